@@ -1,0 +1,40 @@
+use crate::{MassModel, TetMesh, Vec3};
+
+/// A body ready to simulate: the mesh, its per-vertex masses, which vertices are held and the gravity
+/// that loads it. Both the FEM reference and PBD consume this; neither changes it.
+#[derive(Debug, Clone)]
+pub struct Body {
+    /// Name of the scene the body was built from.
+    pub scene: String,
+    /// Mesh resolution N (hexahedra per cube edge).
+    pub n: usize,
+    /// The mesh, rest positions in m.
+    pub mesh: TetMesh,
+    /// Per-vertex mass in kg.
+    pub masses: Vec<f64>,
+    /// Which mass model produced `masses`.
+    pub mass_model: MassModel,
+    /// `held[v]`: vertex v is fixed (inverse mass 0 in PBD, Dirichlet u = 0 in FEM).
+    pub held: Vec<bool>,
+    /// Gravitational acceleration in m/s^2.
+    pub gravity: Vec3,
+    /// Density in kg/m^3.
+    pub density: f64,
+}
+
+impl Body {
+    /// Total mass in kg.
+    pub fn total_mass(&self) -> f64 {
+        self.masses.iter().sum()
+    }
+
+    /// Indices of the held vertices, ascending.
+    pub fn held_indices(&self) -> Vec<usize> {
+        (0..self.held.len()).filter(|&v| self.held[v]).collect()
+    }
+
+    /// Inverse masses for PBD: 0 for held vertices, 1/m otherwise (1/kg).
+    pub fn inverse_masses(&self) -> Vec<f64> {
+        self.masses.iter().zip(&self.held).map(|(&m, &h)| if h { 0.0 } else { 1.0 / m }).collect()
+    }
+}

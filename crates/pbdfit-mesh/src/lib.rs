@@ -1,0 +1,49 @@
+//! # pbdfit-mesh
+//!
+//! The left end of pbdfit's data flow (scene -> mesh -> models -> error -> fit -> study -> plot). This
+//! crate owns:
+//!
+//! - [`Scene`]: a scene file (TOML) naming the body, the held vertices, gravity, density and the mass
+//!   model, and the compound scenes built of several basic ones ([`SceneSet`]);
+//! - [`TetMesh`]: the unit cube split into `N^3` hexahedra of five tetrahedra each, with the exact vertex,
+//!   hexahedron and tetrahedron ordering of the methodology (`shared/docs/methodology.md`, section Scenes);
+//! - [`Body`]: a mesh together with its per-vertex masses ([`MassModel`]), held set and gravity, which is
+//!   what the FEM and PBD models consume;
+//! - [`vtk`]: writing meshes with point data as VTK XML unstructured grids (`.vtu`) and time series
+//!   (`.pvd`) for ParaView.
+//!
+//! Units: lengths in metres, masses in kilograms, accelerations in m/s^2.
+//!
+//! Dependencies: `nalgebra` for points and vectors, `serde` + `toml` for scene files, `thiserror` for
+//! error types, and `vtkio` for VTK files (a maintained reader/writer, so the output is checked by reading
+//! it back rather than trusted from a hand-written XML template).
+//!
+//! ```
+//! use pbdfit_mesh::{Scene, SceneSet};
+//! let set = SceneSet::builtin("gravity-floor").unwrap();
+//! let body = set.scenes()[0].body(1).unwrap();
+//! assert_eq!(body.mesh.tets()[0], [0, 3, 6, 5]);
+//! assert_eq!(body.held.iter().filter(|&&h| h).count(), 4);
+//! assert!((body.total_mass() - 1.0).abs() < 1e-15);
+//! # let _: &Scene = &set.scenes()[0];
+//! ```
+
+mod body;
+mod cube;
+mod error;
+mod held;
+mod mass;
+mod mesh;
+mod scene;
+pub mod vtk;
+
+pub use body::Body;
+pub use cube::unit_cube;
+pub use error::{MeshError, SceneError};
+pub use held::PlaneSelector;
+pub use mass::MassModel;
+pub use mesh::{Edge, Tet, TetMesh, signed_volume};
+pub use scene::{BUILTIN_SCENES, Scene, SceneSet};
+
+/// A point or vector in 3D, in metres.
+pub type Vec3 = nalgebra::Vector3<f64>;
