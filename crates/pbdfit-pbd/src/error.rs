@@ -1,0 +1,52 @@
+/// Why a PBD simulation has no usable result. Messages name the parameters and the scene.
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
+pub enum PbdError {
+    /// A parameter is outside its allowed range.
+    #[error("invalid parameter {name} = {value}: {allowed}")]
+    InvalidParameter {
+        /// Parameter name (e.g. `kd`, `dt`).
+        name: &'static str,
+        /// Its value.
+        value: f64,
+        /// What is allowed.
+        allowed: &'static str,
+    },
+    /// The simulation blew up: NaN, or a displacement larger than the body.
+    #[error("scene {scene}: simulation diverged with {params} after {sweeps} projection sweeps ({reason})")]
+    Diverged {
+        /// Scene name.
+        scene: String,
+        /// The parameters, formatted.
+        params: String,
+        /// Sweeps done when it was detected.
+        sweeps: usize,
+        /// What was seen.
+        reason: String,
+    },
+    /// A tetrahedron inverted (non-positive volume) in the rest state.
+    #[error("scene {scene}: tetrahedron {tet} inverted (volume {volume:e} m^3) with {params}")]
+    InvertedTet {
+        /// Scene name.
+        scene: String,
+        /// The parameters, formatted.
+        params: String,
+        /// Tetrahedron index.
+        tet: usize,
+        /// Its volume in the rest state.
+        volume: f64,
+    },
+    /// No rest state within the step budget.
+    #[error(
+        "scene {scene}: no rest state with {params} within {sweeps} projection sweeps (last relative step {residual:e})"
+    )]
+    NotConverged {
+        /// Scene name.
+        scene: String,
+        /// The parameters, formatted.
+        params: String,
+        /// Sweeps done.
+        sweeps: usize,
+        /// Last relative per-step displacement.
+        residual: f64,
+    },
+}

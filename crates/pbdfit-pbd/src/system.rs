@@ -1,0 +1,360 @@
+//! A body prepared for PBD: constraints with rest data, the colour order, and the step.
+
+use std::ops::Range;
+
+use pbdfit_mesh::Body;
+use rayon::prelude::*;
+
+use crate::constraints::Rule;
+use crate::{ColourGroups, ConstraintRef, DistanceConstraint, Model, SimParams, Vec3, VolumeConstraint};
+
+/// A body ready for PBD: particles, constraints stored in projection order, and the colour groups.
+/// Built once per body; any number of simulations with different parameters run on it (it is `Sync`).
+#[derive(Debug, Clone)]
+pub struct PbdSystem {
+    pub(crate) scene: String,
+    pub(crate) rest: Vec<Vec3>,
+    pub(crate) inverse_masses: Vec<f64>,
+    pub(crate) free: Vec<usize>,
+    pub(crate) gravity: Vec3,
+    /// Largest extent of the body (m): a displacement beyond it counts as divergence.
+    pub(crate) extent: f64,
+    pub(crate) tets: Vec<[usize; 4]>,
+    /// Distance constraints in projection order.
+    pub(crate) distances: Vec<DistanceConstraint>,
+    /// Volume constraints in projection order.
+    pub(crate) volumes: Vec<VolumeConstraint>,
+    /// Per colour group: its range in `distances` and its range in `volumes`.
+    pub(crate) groups: Vec<(Range<usize>, Range<usize>)>,
+    /// List index of each constraint, in projection order (distances 0..nd, then volumes nd..).
+    solve_order: Vec<usize>,
+    /// Groups with at least this many constraints are projected on all threads.
+    parallel_threshold: usize,
+}
+
+/// Scratch state of one simulation: displacements, velocities, predictions, XPBD multipliers.
+#[derive(Debug, Clone)]
+pub struct Dynamics {
+    /// Displacement from the rest configuration, per particle (m).
+    pub u: Vec<Vec3>,
+    /// Velocity per particle (m/s).
+    pub v: Vec<Vec3>,
+    pub(crate) predicted: Vec<Vec3>,
+    pub(crate) lambda_distance: Vec<f64>,
+    pub(crate) lambda_volume: Vec<f64>,
+    pub(crate) delta_distance: Vec<[Vec3; 2]>,
+    pub(crate) delta_volume: Vec<[Vec3; 4]>,
+}
+
+/// Per-constraint-type projection rules for one parameter set.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Rules {
+    pub distance: Rule,
+    pub volume: Rule,
+    pub volume_gradient_scale: f64,
+}
+
+impl Rules {
+    pub(crate) fn new(params: &SimParams) -> Self {
+        let linearise = |k: f64| 1.0 - (1.0 - k).powf(1.0 / params.nit as f64);
+        match params.model {
+            Model::Pbd { kd, kv } => {
+                Self { distance: Rule::Pbd { k: kd }, volume: Rule::Pbd { k: kv }, volume_gradient_scale: 1.0 }
+            }
+            Model::PbdLinearised { kd, kv } => Self {
+                distance: Rule::Pbd { k: linearise(kd) },
+                volume: Rule::Pbd { k: linearise(kv) },
+                volume_gradient_scale: 1.0,
+            },
+            Model::PbdTextbookVolume { kd, kv } => {
+                Self { distance: Rule::Pbd { k: kd }, volume: Rule::Pbd { k: kv }, volume_gradient_scale: 1.0 / 6.0 }
+            }
+            Model::Xpbd { compliance_distance, compliance_volume } => {
+                let dt2 = params.dt * params.dt;
+                Self {
+                    distance: Rule::Xpbd { alpha_tilde: compliance_distance / dt2 },
+                    volume: Rule::Xpbd { alpha_tilde: compliance_volume / dt2 },
+                    volume_gradient_scale: 1.0 / 6.0,
+                }
+            }
+        }
+    }
+}
+
+impl PbdSystem {
+    /// Builds the constraints (one distance constraint per unique edge in first-met order, one volume
+    /// constraint per tetrahedron), colours them greedily in list order and stores them in projection
+    /// order.
+    pub fn new(body: &Body) -> Self {
+        let rest = body.mesh.vertices().to_vec();
+        let inverse_masses = body.inverse_masses();
+        let edges = body.mesh.edges();
+        let tets = body.mesh.tets().to_vec();
+        let nd = edges.len();
+        let mut touched: Vec<Vec<usize>> = edges.iter().map(|e| e.to_vec()).collect();
+        touched.extend(tets.iter().map(|t| t.to_vec()));
+        let colours = ColourGroups::greedy(&touched, rest.len());
+        let mut distances = Vec::with_capacity(nd);
+        let mut volumes = Vec::with_capacity(tets.len());
+        let mut groups = Vec::with_capacity(colours.groups().len());
+        for group in colours.groups() {
+            let (d0, v0) = (distances.len(), volumes.len());
+            for &c in group {
+                if c < nd {
+                    distances.push(DistanceConstraint::new(edges[c], &rest, &inverse_masses));
+                } else {
+                    volumes.push(VolumeConstraint::new(tets[c - nd], &rest, &inverse_masses));
+                }
+            }
+            groups.push((d0..distances.len(), v0..volumes.len()));
+        }
+        let free = (0..rest.len()).filter(|&p| !body.held[p]).collect();
+        let (mut lo, mut hi) = (rest[0], rest[0]);
+        for p in &rest {
+            lo = lo.inf(p);
+            hi = hi.sup(p);
+        }
+        let extent = (hi - lo).max();
+        Self {
+            scene: body.scene.clone(),
+            rest,
+            inverse_masses,
+            free,
+            gravity: body.gravity,
+            extent,
+            tets,
+            distances,
+            volumes,
+            groups,
+            solve_order: colours.solve_order(),
+            parallel_threshold: 4096,
+        }
+    }
+
+    /// Sets the group size from which a colour group is projected on all threads (default 4096; the
+    /// result is bit-identical either way). `usize::MAX` keeps everything on one thread.
+    pub fn with_parallel_threshold(mut self, threshold: usize) -> Self {
+        self.parallel_threshold = threshold;
+        self
+    }
+
+    /// Name of the scene the body came from.
+    pub fn scene(&self) -> &str {
+        &self.scene
+    }
+
+    /// Rest positions (m).
+    pub fn rest_positions(&self) -> &[Vec3] {
+        &self.rest
+    }
+
+    /// Number of particles.
+    pub fn particle_count(&self) -> usize {
+        self.rest.len()
+    }
+
+    /// Number of constraints (distance + volume).
+    pub fn constraint_count(&self) -> usize {
+        self.distances.len() + self.volumes.len()
+    }
+
+    /// Constraint list indices in projection order: distances are `0..nd` (edge order), volumes
+    /// `nd..nd + nt` (tetrahedron order).
+    pub fn solve_order(&self) -> &[usize] {
+        &self.solve_order
+    }
+
+    /// The constraints in list order, with the particles each touches.
+    pub fn constraints_in_list_order(&self) -> Vec<(ConstraintRef, Vec<usize>)> {
+        let nd = self.distances.len();
+        let mut list = vec![(ConstraintRef::Distance(0), Vec::new()); self.constraint_count()];
+        let mut d = self.distances.iter();
+        let mut v = self.volumes.iter();
+        for &c in &self.solve_order {
+            list[c] = if c < nd {
+                (ConstraintRef::Distance(c), d.next().expect("distance count").particles.to_vec())
+            } else {
+                (ConstraintRef::Volume(c - nd), v.next().expect("volume count").particles.to_vec())
+            };
+        }
+        list
+    }
+
+    /// Colour groups as ranges of (distances, volumes) in projection order.
+    pub fn group_count(&self) -> usize {
+        self.groups.len()
+    }
+
+    /// Distance constraints in projection order (for other backends, e.g. the GPU).
+    pub fn distance_constraints(&self) -> &[DistanceConstraint] {
+        &self.distances
+    }
+
+    /// Volume constraints in projection order.
+    pub fn volume_constraints(&self) -> &[VolumeConstraint] {
+        &self.volumes
+    }
+
+    /// Per colour group, its ranges in [`Self::distance_constraints`] and [`Self::volume_constraints`].
+    pub fn group_ranges(&self) -> &[(Range<usize>, Range<usize>)] {
+        &self.groups
+    }
+
+    /// Indices of the free (not held) particles.
+    pub fn free_particles(&self) -> &[usize] {
+        &self.free
+    }
+
+    /// Inverse masses (1/kg), 0 for held particles.
+    pub fn inverse_masses(&self) -> &[f64] {
+        &self.inverse_masses
+    }
+
+    /// Gravity (m/s^2).
+    pub fn gravity(&self) -> Vec3 {
+        self.gravity
+    }
+
+    /// Tetrahedra of the body.
+    pub fn tets(&self) -> &[[usize; 4]] {
+        &self.tets
+    }
+
+    /// A body at rest in its initial configuration: zero displacement and velocity.
+    pub fn dynamics(&self) -> Dynamics {
+        let n = self.rest.len();
+        Dynamics {
+            u: vec![Vec3::zeros(); n],
+            v: vec![Vec3::zeros(); n],
+            predicted: vec![Vec3::zeros(); n],
+            lambda_distance: vec![0.0; self.distances.len()],
+            lambda_volume: vec![0.0; self.volumes.len()],
+            delta_distance: Vec::new(),
+            delta_volume: Vec::new(),
+        }
+    }
+
+    /// One Gauss-Seidel sweep over all constraints, in colour order, on the displacements `u`.
+    pub(crate) fn sweep(&self, rules: &Rules, d: &mut Dynamics) {
+        let u = &mut d.predicted;
+        for (dr, vr) in &self.groups {
+            if dr.len() + vr.len() >= self.parallel_threshold {
+                self.project_group_parallel(
+                    rules,
+                    dr.clone(),
+                    vr.clone(),
+                    (&mut d.delta_distance, &mut d.delta_volume),
+                    u,
+                    &mut d.lambda_distance,
+                    &mut d.lambda_volume,
+                );
+                continue;
+            }
+            for (c, lambda) in self.distances[dr.clone()].iter().zip(&mut d.lambda_distance[dr.clone()]) {
+                if let Some([a, b]) = c.correction(u, rules.distance, lambda) {
+                    u[c.particles[0]] += a;
+                    u[c.particles[1]] += b;
+                }
+            }
+            for (c, lambda) in self.volumes[vr.clone()].iter().zip(&mut d.lambda_volume[vr.clone()]) {
+                if let Some(delta) = c.correction(u, rules.volume, rules.volume_gradient_scale, lambda) {
+                    for (p, dp) in c.particles.iter().zip(delta) {
+                        u[*p] += dp;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Projects one colour group on all threads: every constraint computes its correction from the
+    /// current displacements (no other constraint of the group touches its particles, so this is what a
+    /// serial pass would see), then the corrections are applied in list order. Bit-identical to serial.
+    fn project_group_parallel(
+        &self,
+        rules: &Rules,
+        dr: Range<usize>,
+        vr: Range<usize>,
+        (delta_distance, delta_volume): (&mut Vec<[Vec3; 2]>, &mut Vec<[Vec3; 4]>),
+        u: &mut [Vec3],
+        lambda_distance: &mut [f64],
+        lambda_volume: &mut [f64],
+    ) {
+        delta_distance.resize(dr.len(), [Vec3::zeros(); 2]);
+        delta_volume.resize(vr.len(), [Vec3::zeros(); 4]);
+        {
+            let u: &[Vec3] = u;
+            self.distances[dr.clone()]
+                .par_iter()
+                .zip(&mut lambda_distance[dr.clone()])
+                .zip(&mut delta_distance[..])
+                .for_each(|((c, lambda), out)| {
+                    *out = c.correction(u, rules.distance, lambda).unwrap_or([Vec3::zeros(); 2]);
+                });
+            self.volumes[vr.clone()]
+                .par_iter()
+                .zip(&mut lambda_volume[vr.clone()])
+                .zip(&mut delta_volume[..])
+                .for_each(|((c, lambda), out)| {
+                    *out = c
+                        .correction(u, rules.volume, rules.volume_gradient_scale, lambda)
+                        .unwrap_or([Vec3::zeros(); 4]);
+                });
+        }
+        for (c, [a, b]) in self.distances[dr].iter().zip(delta_distance.iter()) {
+            u[c.particles[0]] += a;
+            u[c.particles[1]] += b;
+        }
+        for (c, delta) in self.volumes[vr].iter().zip(delta_volume.iter()) {
+            for (p, dp) in c.particles.iter().zip(delta) {
+                u[*p] += dp;
+            }
+        }
+    }
+
+    /// One time step (methodology, section PBD model): for free particles `v <- (1 - damping) v + dt g`,
+    /// `p <- u + dt v`; `nit` sweeps; `v <- (p - u) / dt`, `u <- p`. XPBD multipliers are reset each step.
+    /// Returns the largest per-particle displacement of the step (m).
+    pub fn step(&self, params: &SimParams, d: &mut Dynamics) -> f64 {
+        self.step_with(&Rules::new(params), params, d)
+    }
+
+    pub(crate) fn step_with(&self, rules: &Rules, params: &SimParams, d: &mut Dynamics) -> f64 {
+        let dt = params.dt;
+        let keep = 1.0 - params.damping;
+        let dv = self.gravity * dt;
+        for &p in &self.free {
+            d.v[p] = d.v[p] * keep + dv;
+            d.predicted[p] = d.u[p] + d.v[p] * dt;
+        }
+        d.lambda_distance.fill(0.0);
+        d.lambda_volume.fill(0.0);
+        for _ in 0..params.nit {
+            self.sweep(rules, d);
+        }
+        let mut largest: f64 = 0.0;
+        for &p in &self.free {
+            let step = d.predicted[p] - d.u[p];
+            largest = largest.max(step.norm());
+            d.v[p] = step / dt;
+            d.u[p] = d.predicted[p];
+        }
+        largest
+    }
+
+    /// The rest-state map `G(u) = P(u + dt^2 g)`: one step from `u` with zero velocity. Its fixed points
+    /// are the rest states. `u` and the result hold the free particles' displacements, 3 numbers each.
+    pub(crate) fn rest_map(&self, rules: &Rules, params: &SimParams, d: &mut Dynamics, x: &[f64], out: &mut [f64]) {
+        let load = self.gravity * (params.dt * params.dt);
+        for (i, &p) in self.free.iter().enumerate() {
+            d.predicted[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]) + load;
+        }
+        d.lambda_distance.fill(0.0);
+        d.lambda_volume.fill(0.0);
+        for _ in 0..params.nit {
+            self.sweep(rules, d);
+        }
+        for (i, &p) in self.free.iter().enumerate() {
+            out[3 * i..3 * i + 3].copy_from_slice(d.predicted[p].as_slice());
+        }
+    }
+}

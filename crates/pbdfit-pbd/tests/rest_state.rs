@@ -1,0 +1,110 @@
+//! Rest states: the reference library's values, and the two methods agreeing.
+
+use pbdfit_mesh::SceneSet;
+use pbdfit_pbd::{Model, PbdSystem, RestMethod, RestOptions, RestState, SimParams};
+
+fn system(scene: &str, n: usize) -> PbdSystem {
+    PbdSystem::new(&SceneSet::builtin(scene).unwrap().scenes()[0].body(n).unwrap())
+}
+
+fn rest(scene: &str, n: usize, params: SimParams, method: RestMethod) -> RestState {
+    let options = RestOptions { method, ..RestOptions::default() };
+    let r = system(scene, n).rest_state(&params, &options, None).unwrap();
+    assert!(r.converged, "{scene} N = {n} {params:?} {method:?}: not converged, residual {}", r.residual);
+    r
+}
+
+/// Reference values from the methodology: the reference PBD library and an exact fixed-point solve of
+/// its step map. The fixed point is solved to ~1e-13, so 1e-9 relative is a comfortable bound.
+#[test]
+fn matches_the_reference_library() {
+    let cases = [
+        ("gravity-floor", 1, 0.01, 1, 9.9399075845e-04),
+        ("gravity-wall", 1, 0.01, 1, 6.2529506192e-03),
+        ("gravity-wall", 2, 0.01, 4, 2.6455782944e-03),
+        ("gravity-ceiling", 2, 0.001, 1, 3.0391495408e-05),
+    ];
+    for (scene, n, dt, nit, expected) in cases {
+        for method in [RestMethod::FixedPoint, RestMethod::Stepping] {
+            let r = rest(scene, n, SimParams::new(dt, nit, Model::Pbd { kd: 0.5, kv: 0.5 }), method);
+            let got = r.max_displacement();
+            assert!(
+                (got - expected).abs() <= 1e-9 * expected,
+                "{scene} N = {n} dt = {dt} nit = {nit} {method:?}: max |u| = {got:.10e}, reference {expected:.10e}"
+            );
+        }
+    }
+}
+
+/// Stepping the dynamics and solving the fixed point directly reach the same rest state.
+#[test]
+fn stepping_and_fixed_point_agree() {
+    let models = [
+        Model::Pbd { kd: 0.3, kv: 0.9 },
+        Model::Pbd { kd: 1.0, kv: 0.1 },
+        Model::PbdLinearised { kd: 0.4, kv: 0.6 },
+        Model::PbdTextbookVolume { kd: 0.7, kv: 0.2 },
+        Model::Xpbd { compliance_distance: 1e-4, compliance_volume: 1e-5 },
+    ];
+    let mut sweeps = (0usize, 0usize);
+    for scene in ["gravity-floor", "gravity-wall", "gravity-ceiling"] {
+        for (i, model) in models.iter().enumerate() {
+            let (n, dt, nit) = [(1, 0.01, 1), (2, 0.005, 2), (1, 0.002, 4), (2, 0.01, 1), (1, 0.01, 3)][i];
+            let params = SimParams::new(dt, nit, *model);
+            let a = rest(scene, n, params, RestMethod::Stepping);
+            let b = rest(scene, n, params, RestMethod::FixedPoint);
+            assert_eq!(b.method, RestMethod::FixedPoint, "{scene} {model:?}: fixed point fell back to stepping");
+            let scale = a.max_displacement();
+            let diff = a.displacements.iter().zip(&b.displacements).map(|(x, y)| (x - y).norm()).fold(0.0, f64::max);
+            assert!(diff <= 1e-9 * scale, "{scene} N = {n} {model:?}: differ by {diff:e} (scale {scale:e})");
+            println!(
+                "{scene} N={n} dt={dt} nit={nit} {model:?}: stepping {} sweeps, fixed point {}",
+                a.iterations, b.iterations
+            );
+            sweeps.0 += a.iterations;
+            sweeps.1 += b.iterations;
+        }
+    }
+    println!("total sweeps: stepping {}, fixed point {}", sweeps.0, sweeps.1);
+    // A count, not a time: the fixed point should need far fewer sweeps in total.
+    assert!(sweeps.1 * 5 < sweeps.0, "fixed point {} sweeps vs stepping {}", sweeps.1, sweeps.0);
+}
+
+/// The rest state does not depend on velocity damping (it only changes the path to rest).
+#[test]
+fn damping_does_not_change_the_rest_state() {
+    let params = SimParams::new(0.01, 2, Model::Pbd { kd: 0.6, kv: 0.4 });
+    let undamped = rest("gravity-wall", 2, params, RestMethod::Stepping);
+    let damped = rest("gravity-wall", 2, SimParams { damping: 0.3, ..params }, RestMethod::Stepping);
+    let scale = undamped.max_displacement();
+    for (a, b) in undamped.displacements.iter().zip(&damped.displacements) {
+        assert!((a - b).norm() <= 1e-9 * scale);
+    }
+}
+
+/// A warm start from a neighbouring rest state reaches the same state in fewer sweeps.
+#[test]
+fn warm_start_reaches_the_same_state() {
+    let sys = system("gravity-ceiling", 2);
+    let options = RestOptions::default();
+    let near = sys.rest_state(&SimParams::new(0.01, 1, Model::Pbd { kd: 0.5, kv: 0.5 }), &options, None).unwrap();
+    let params = SimParams::new(0.01, 1, Model::Pbd { kd: 0.52, kv: 0.5 });
+    let cold = sys.rest_state(&params, &options, None).unwrap();
+    let warm = sys.rest_state(&params, &options, Some(&near.displacements)).unwrap();
+    let scale = cold.max_displacement();
+    for (a, b) in cold.displacements.iter().zip(&warm.displacements) {
+        assert!((a - b).norm() <= 1e-10 * scale);
+    }
+    assert!(warm.iterations <= cold.iterations, "warm {} vs cold {}", warm.iterations, cold.iterations);
+}
+
+/// With kd = 0 the volume constraints leave mechanisms: the cube has no rest state, and that is an
+/// error naming the scene and parameters, not a hang or a NaN.
+#[test]
+fn no_rest_state_is_an_error() {
+    let e = system("gravity-ceiling", 1)
+        .rest_state(&SimParams::new(0.01, 1, Model::Pbd { kd: 0.0, kv: 0.5 }), &RestOptions::default(), None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("gravity-ceiling") && e.contains("kd = 0"), "{e}");
+}
