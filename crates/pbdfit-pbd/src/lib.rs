@@ -34,6 +34,7 @@
 //! ```
 
 mod anderson;
+mod backend;
 mod colouring;
 mod constraints;
 mod error;
@@ -41,6 +42,7 @@ mod model;
 mod rest_state;
 mod system;
 
+pub use backend::{CpuBackend, RestStateBackend};
 pub use colouring::ColourGroups;
 pub use constraints::{ConstraintRef, DistanceConstraint, VolumeConstraint};
 pub use error::PbdError;
