@@ -1,0 +1,35 @@
+//! The error between a PBD and a FEM rest state (methodology, section The error).
+
+use pbdfit_mesh::Vec3;
+
+/// The vertices the FEM moves: `|u_fem| > threshold * max |u_fem|`, with a relative threshold of 1e-12
+/// (held vertices have `u = 0` exactly and are never in the set).
+pub fn moved_vertices(fem: &[Vec3]) -> Vec<usize> {
+    let largest = fem.iter().map(|u| u.norm()).fold(0.0, f64::max);
+    (0..fem.len()).filter(|&i| fem[i].norm() > 1e-12 * largest && fem[i].norm() > 0.0).collect()
+}
+
+/// Mean squared relative error `e = (1/|D|) sum_{i in D} (|u_pbd,i - u_fem,i| / |u_fem,i|)^2` over the
+/// moved vertices `D` (dimensionless).
+///
+/// ```
+/// use pbdfit_mesh::Vec3;
+/// let fem = [Vec3::zeros(), Vec3::new(0.0, -2.0, 0.0), Vec3::new(0.0, -4.0, 0.0)];
+/// let pbd = [Vec3::zeros(), Vec3::new(0.0, -1.0, 0.0), Vec3::new(0.0, -4.0, 0.0)];
+/// let d = pbdfit_fit::moved_vertices(&fem);
+/// assert_eq!(d, [1, 2]);
+/// // vertex 1 is off by half its displacement, vertex 2 exact: (0.25 + 0) / 2
+/// assert_eq!(pbdfit_fit::relative_error(&pbd, &fem, &d), 0.125);
+/// ```
+pub fn relative_error(pbd: &[Vec3], fem: &[Vec3], moved: &[usize]) -> f64 {
+    if moved.is_empty() {
+        return 0.0;
+    }
+    let sum: f64 = moved.iter().map(|&i| ((pbd[i] - fem[i]).norm() / fem[i].norm()).powi(2)).sum();
+    sum / moved.len() as f64
+}
+
+/// The compound scene's error: the Euclidean norm of its parts' errors.
+pub fn compound_error(parts: &[f64]) -> f64 {
+    parts.iter().map(|e| e * e).sum::<f64>().sqrt()
+}

@@ -1,0 +1,1 @@
+//! Studies (see the crate doc).
