@@ -35,6 +35,7 @@
 
 mod anderson;
 mod backend;
+pub mod bench;
 mod colouring;
 mod constraints;
 mod error;

@@ -34,7 +34,6 @@ impl std::fmt::Display for CliError {
 pub type CliResult = Result<(), CliError>;
 
 /// Loads `--scene` (a built-in name or a TOML path), with an optional mass-model override.
-#[allow(dead_code)]
 pub fn load_scene(name: &str, mass_model: Option<MassModel>) -> Result<SceneSet, CliError> {
     let set = SceneSet::load(name).map_err(|e| CliError::Input(e.to_string()))?;
     Ok(match mass_model {
@@ -57,4 +56,67 @@ pub fn list_scenes() -> CliResult {
         }
     }
     Ok(())
+}
+
+/// The PBD model variants on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModelName {
+    /// The reference library's PBD: k multiplies the correction, volume gradient 6 dV/dp.
+    Pbd,
+    /// PBD with k' = 1 - (1 - k)^(1/nit).
+    PbdLinearised,
+    /// PBD with the true volume gradient dV/dp.
+    PbdTextbookVolume,
+    /// XPBD with compliances (--compliance-distance, --compliance-volume).
+    Xpbd,
+}
+
+/// PBD simulation settings shared by `simulate` and `fit`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SimulationArgs {
+    /// Time step in s.
+    #[arg(long, default_value_t = 0.01)]
+    pub dt: f64,
+    /// Solver iterations (Gauss-Seidel sweeps) per time step.
+    #[arg(long, default_value_t = 1)]
+    pub nit: usize,
+    /// PBD model variant.
+    #[arg(long, value_enum, default_value_t = ModelName::Pbd)]
+    pub model: ModelName,
+}
+
+impl SimulationArgs {
+    /// The model with the given parameters.
+    pub fn model(&self, kd: f64, kv: f64, compliance: (f64, f64)) -> pbdfit_pbd::Model {
+        use pbdfit_pbd::Model;
+        match self.model {
+            ModelName::Pbd => Model::Pbd { kd, kv },
+            ModelName::PbdLinearised => Model::PbdLinearised { kd, kv },
+            ModelName::PbdTextbookVolume => Model::PbdTextbookVolume { kd, kv },
+            ModelName::Xpbd => Model::Xpbd { compliance_distance: compliance.0, compliance_volume: compliance.1 },
+        }
+    }
+}
+
+/// The mesh resolution to use: the flag, else the scene's default.
+pub fn resolution(set: &SceneSet, n: Option<usize>) -> Result<usize, CliError> {
+    let n = n.unwrap_or_else(|| set.scenes().first().map(|s| s.default_n).unwrap_or(1));
+    if n == 0 {
+        return Err(CliError::Input("--n: mesh resolution must be at least 1".into()));
+    }
+    Ok(n)
+}
+
+/// Serialises to JSON for stdout.
+pub fn to_json<T: serde::Serialize>(value: &T) -> Result<String, CliError> {
+    serde_json::to_string(value).map_err(|e| CliError::Internal(format!("JSON output: {e}")))
+}
+
+/// For a compound scene, `out.vtu` -> `out-<part>.vtu`; for a basic scene the path itself.
+pub fn part_path(path: &std::path::Path, part: &str, compound: bool) -> std::path::PathBuf {
+    if !compound {
+        return path.to_path_buf();
+    }
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    path.with_file_name(format!("{stem}-{part}.vtu"))
 }

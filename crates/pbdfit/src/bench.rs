@@ -1,0 +1,30 @@
+//! `pbdfit bench`: throughput figures (printed, never asserted).
+
+use crate::cli::CliResult;
+
+/// What to benchmark.
+#[derive(Debug, clap::Subcommand)]
+pub enum BenchArgs {
+    /// PBD on the CPU: projections per second and rest-state times for N = 1, 4, 8, 16, 32.
+    Pbd {
+        /// Solver iterations per step.
+        #[arg(long, default_value_t = 4)]
+        nit: usize,
+        /// Seconds spent on each throughput figure.
+        #[arg(long, default_value_t = 0.5)]
+        seconds: f64,
+        /// Mesh resolutions.
+        #[arg(long, value_delimiter = ',', default_value = "1,4,8,16,32")]
+        n: Vec<usize>,
+    },
+}
+
+/// Runs `pbdfit bench`.
+pub fn run(args: BenchArgs) -> CliResult {
+    match args {
+        BenchArgs::Pbd { nit, seconds, n } => {
+            println!("{}", pbdfit_pbd::bench::bench_report(&n, nit.max(1), seconds));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,97 @@
+//! `pbdfit study`: run (or resume) a study file with a progress bar.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use pbdfit_fit::study::{Progress, RunOptions, Study, run_study};
+use pbdfit_pbd::CpuBackend;
+
+use crate::cli::{CliError, CliResult};
+
+/// Arguments of `pbdfit study`.
+#[derive(Debug, clap::Args)]
+pub struct StudyArgs {
+    /// Study file (TOML), e.g. fits/thesis.toml.
+    study: PathBuf,
+    /// Only these parts: `scene`, `scene/experiment` or `*/experiment` (repeatable).
+    #[arg(long)]
+    only: Vec<String>,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Results folder (default: `results/<study name>` next to the study file).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Use every k-th value of the study's nu range (a quick, coarse run).
+    #[arg(long, default_value_t = 1)]
+    poisson_stride: usize,
+}
+
+/// Runs `pbdfit study`.
+pub fn run(args: StudyArgs) -> CliResult {
+    let mut study = Study::from_file(&args.study).map_err(|e| CliError::Input(e.to_string()))?;
+    if args.poisson_stride == 0 {
+        return Err(CliError::Input("--poisson-stride must be at least 1".into()));
+    }
+    if args.poisson_stride > 1 {
+        let coarse = study.poisson.iter().step_by(args.poisson_stride).copied().collect();
+        study = study.with_poisson(coarse);
+    }
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| args.study.parent().unwrap_or(std::path::Path::new(".")).join("results").join(&study.name));
+    run_with_progress(&study, &out, &args.only, args.jobs)
+}
+
+/// Runs a study on `jobs` threads with a progress bar on stderr (plain lines when stderr is not a
+/// terminal), then prints the summary.
+pub fn run_with_progress(study: &Study, out: &std::path::Path, only: &[String], jobs: Option<usize>) -> CliResult {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.unwrap_or(0))
+        .build()
+        .map_err(|e| CliError::Internal(format!("thread pool: {e}")))?;
+    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr_with_hz(4));
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} fits, {per_sec}, ETA {eta} {msg}")
+            .expect("progress template")
+            .progress_chars("=> "),
+    );
+    let plain = bar.is_hidden();
+    let last_line = std::sync::Mutex::new(std::time::Instant::now() - Duration::from_secs(60));
+    let observer = |p: &Progress| {
+        bar.set_length(p.total as u64);
+        bar.set_position(p.done as u64);
+        bar.set_message(p.message.clone());
+        if plain {
+            let mut last = last_line.lock().expect("progress lock");
+            if last.elapsed() > Duration::from_secs(10) || p.done == p.total || p.done == 0 {
+                eprintln!("[{}/{} fits, {} resumed] {}", p.done, p.total, p.resumed, p.message);
+                *last = std::time::Instant::now();
+            }
+        }
+    };
+    let summary = pool
+        .install(|| {
+            run_study(study, out, &pbdfit_fit::study::RunOptions { only: only.to_vec() }, &CpuBackend, &observer)
+        })
+        .map_err(|e| match e {
+            pbdfit_fit::FitError::Internal(m) => CliError::Internal(m),
+            other => CliError::Input(other.to_string()),
+        })?;
+    bar.finish_and_clear();
+    let _ = RunOptions::default();
+    println!(
+        "study {}: {} fits ({} computed now, {} resumed, {} failed) in {:.1} s on {} threads; results in {}",
+        summary.study,
+        summary.fits,
+        summary.computed,
+        summary.resumed,
+        summary.failed,
+        summary.seconds,
+        summary.threads,
+        out.display()
+    );
+    Ok(())
+}
