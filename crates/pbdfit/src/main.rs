@@ -6,6 +6,7 @@
 //! Exit codes: 0 success, 2 bad input (the message on stderr names what was wrong), 1 internal failure.
 
 mod cli;
+mod plot;
 
 use std::process::ExitCode;
 
@@ -23,12 +24,15 @@ struct Cli {
 enum Command {
     /// List the built-in scenes.
     Scenes,
+    /// Draw every thesis figure (4.1 to 4.39) from a study's results CSVs, as PNG and SVG, and a report.
+    Plot(plot::PlotArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Scenes => cli::list_scenes(),
+        Command::Plot(args) => plot::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

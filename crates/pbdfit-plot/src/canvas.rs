@@ -1,0 +1,212 @@
+//! Writing one drawing as both PNG and SVG, and the drawing pieces every figure shares: titles, legends,
+//! text, tick labels.
+
+use std::fmt::Display;
+use std::path::{Path, PathBuf};
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::PlotError;
+use crate::style::{self, FONT};
+
+/// Result of a drawing step; the message is plotters' (the caller adds the file name).
+pub(crate) type Dr<T = ()> = Result<T, String>;
+
+/// Turns any displayable error into a [`Dr`] message.
+pub(crate) trait OrMsg<T> {
+    /// The error as text.
+    fn msg(self) -> Dr<T>;
+}
+
+impl<T, E: Display> OrMsg<T> for Result<T, E> {
+    fn msg(self) -> Dr<T> {
+        self.map_err(|e| e.to_string())
+    }
+}
+
+/// Something that can draw itself on any plotters backend (so that the PNG and the SVG are the same
+/// drawing).
+pub(crate) trait Drawing {
+    /// Draws onto `root`, which is already white.
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Dr;
+}
+
+/// The two files of one figure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FigureFiles {
+    /// The PNG (always).
+    pub png: PathBuf,
+    /// The SVG (same drawing, vector form).
+    pub svg: PathBuf,
+}
+
+/// Draws `drawing` into `<out_dir>/<stem>.png` and `<out_dir>/<stem>.svg`, `size` pixels.
+pub(crate) fn save<D: Drawing>(
+    drawing: &D,
+    out_dir: &Path,
+    stem: &str,
+    size: (u32, u32),
+) -> Result<FigureFiles, PlotError> {
+    style::ensure_font()?;
+    let png = out_dir.join(format!("{stem}.png"));
+    let svg = out_dir.join(format!("{stem}.svg"));
+    let draw_err = |path: PathBuf| move |message: String| PlotError::Draw { path, message };
+    {
+        let root = BitMapBackend::new(&png, size).into_drawing_area();
+        root.fill(&WHITE)
+            .msg()
+            .and_then(|_| drawing.draw(&root))
+            .and_then(|_| root.present().msg())
+            .map_err(draw_err(png.clone()))?;
+    }
+    {
+        let root = SVGBackend::new(&svg, size).into_drawing_area();
+        root.fill(&WHITE)
+            .msg()
+            .and_then(|_| drawing.draw(&root))
+            .and_then(|_| root.present().msg())
+            .map_err(draw_err(svg.clone()))?;
+    }
+    Ok(FigureFiles { png, svg })
+}
+
+/// A text style of the embedded font.
+pub(crate) fn font(size: f64) -> TextStyle<'static> {
+    TextStyle::from((FONT, size).into_font())
+}
+
+/// A text style of the embedded font in a colour.
+pub(crate) fn coloured_font(size: f64, colour: RGBColor) -> TextStyle<'static> {
+    TextStyle { color: colour.to_backend_color(), ..font(size) }
+}
+
+/// Draws a title centred at the top of `area` and returns the area below it.
+pub(crate) fn title<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, text: &str) -> Dr<DrawingArea<DB, Shift>> {
+    let height = (style::TITLE_SIZE * 1.7) as u32;
+    let (top, rest) = area.split_vertically(height);
+    let (w, _) = top.dim_in_pixel();
+    let style = font(style::TITLE_SIZE).pos(Pos::new(HPos::Center, VPos::Center));
+    top.draw_text(text, &style, (w as i32 / 2, height as i32 / 2 + 2)).msg()?;
+    Ok(rest)
+}
+
+/// How a legend entry's sample looks.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Sample {
+    /// A curve with point markers.
+    Curve(RGBColor),
+    /// A filled area.
+    Fill(RGBColor, f64),
+    /// A cross (failed fits).
+    Cross(RGBColor),
+}
+
+/// Height of one legend row in pixels.
+pub(crate) const LEGEND_ROW: u32 = 34;
+
+/// Draws legend entries in centred rows across `area` (they never sit on the data: the caller reserves
+/// the strip). Returns the number of rows used.
+pub(crate) fn legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, entries: &[(String, Sample)]) -> Dr<usize> {
+    const SAMPLE: i32 = 36;
+    const GAP: i32 = 8;
+    const SPACING: i32 = 34;
+    let text = font(style::LEGEND_SIZE).pos(Pos::new(HPos::Left, VPos::Center));
+    let (w, _) = area.dim_in_pixel();
+    let widths: Vec<i32> = entries
+        .iter()
+        .map(|(label, _)| area.estimate_text_size(label, &text).map(|(tw, _)| SAMPLE + GAP + tw as i32).msg())
+        .collect::<Dr<_>>()?;
+    // Greedy rows.
+    let mut rows: Vec<Vec<usize>> = vec![Vec::new()];
+    let mut used = 0;
+    for (i, &ew) in widths.iter().enumerate() {
+        let need = if rows.last().expect("never empty").is_empty() { ew } else { used + SPACING + ew };
+        if need > w as i32 - 20 && !rows.last().expect("never empty").is_empty() {
+            rows.push(vec![i]);
+            used = ew;
+        } else {
+            rows.last_mut().expect("never empty").push(i);
+            used = need;
+        }
+    }
+    for (r, row) in rows.iter().enumerate() {
+        let row_width: i32 = row.iter().map(|&i| widths[i]).sum::<i32>() + SPACING * (row.len() as i32 - 1);
+        let mut x = (w as i32 - row_width) / 2;
+        let y = r as i32 * LEGEND_ROW as i32 + LEGEND_ROW as i32 / 2;
+        for &i in row {
+            let (label, sample) = &entries[i];
+            match *sample {
+                Sample::Curve(c) => {
+                    area.draw(&PathElement::new(vec![(x, y), (x + SAMPLE, y)], c.stroke_width(style::CURVE_WIDTH + 1)))
+                        .msg()?;
+                    area.draw(&Circle::new((x + SAMPLE / 2, y), style::MARKER_RADIUS + 1, c.filled())).msg()?;
+                }
+                Sample::Fill(c, opacity) => {
+                    area.draw(&Rectangle::new([(x + 4, y - 9), (x + SAMPLE - 4, y + 9)], c.mix(opacity).filled()))
+                        .msg()?;
+                }
+                Sample::Cross(c) => {
+                    area.draw(&Cross::new((x + SAMPLE / 2, y), 6, c.stroke_width(2))).msg()?;
+                }
+            }
+            area.draw_text(label, &text, (x + SAMPLE + GAP, y)).msg()?;
+            x += widths[i] + SPACING;
+        }
+    }
+    Ok(rows.len())
+}
+
+/// A tick label without float noise: 6 significant digits, shortest form (`0.002`, not
+/// `0.0020000000000000005`).
+pub(crate) fn tick(v: f64) -> String {
+    if v == 0.0 {
+        return "0".to_string();
+    }
+    let rounded: f64 = format!("{v:.5e}").parse().unwrap_or(v);
+    format!("{rounded}")
+}
+
+/// A tick label on a logarithmic axis: powers of ten as 10 with a superscript exponent.
+pub(crate) fn log_tick(v: f64) -> String {
+    let e = v.log10().round();
+    if (v / 10f64.powf(e) - 1.0).abs() < 1e-9 {
+        let digits: String = format!("{}", e as i64)
+            .chars()
+            .map(|c| match c {
+                '-' => '⁻',
+                '0' => '⁰',
+                '1' => '¹',
+                '2' => '²',
+                '3' => '³',
+                '4' => '⁴',
+                '5' => '⁵',
+                '6' => '⁶',
+                '7' => '⁷',
+                '8' => '⁸',
+                '9' => '⁹',
+                c => c,
+            })
+            .collect();
+        format!("10{digits}")
+    } else {
+        String::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tick_labels_are_short() {
+        assert_eq!(tick(0.1 + 0.2), "0.3");
+        assert_eq!(tick(0.0020000000000000005), "0.002");
+        assert_eq!(tick(0.0), "0");
+        assert_eq!(tick(12.5), "12.5");
+        assert_eq!(log_tick(1e-3), "10⁻³");
+        assert_eq!(log_tick(1.0), "10⁰");
+        assert_eq!(log_tick(3e-3), "");
+    }
+}

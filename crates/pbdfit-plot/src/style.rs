@@ -1,0 +1,106 @@
+//! How every figure looks: the embedded font, colours, line widths, text sizes and picture sizes.
+//!
+//! Everything a reader compares between figures (a variant's colour, the part colours of the compound
+//! scene, the size of the pictures) is fixed here once, so two figures of the same kind always match.
+
+use std::sync::OnceLock;
+
+use plotters::style::{FontStyle, RGBColor, register_font};
+
+use crate::PlotError;
+use crate::thesis::{FigureContent, ThesisFigure};
+
+/// DejaVu Sans (Bitstream Vera derivative, free licence: `fonts/LICENSE-DejaVu.txt`), embedded so that
+/// rendering never depends on the fonts of the machine (the build and CI machines have none).
+static DEJAVU_SANS: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
+
+/// The family name every text element uses.
+///
+/// plotters' `ab_glyph` backend looks fonts up by this exact string, and the SVG backend writes it as the
+/// `font-family` attribute, so it is registered under a CSS family list: PNGs use the embedded DejaVu Sans,
+/// SVG viewers use DejaVu Sans where installed and their sans-serif font otherwise.
+pub(crate) const FONT: &str = "DejaVu Sans, sans-serif";
+
+/// Registers the embedded font with plotters (once per process).
+pub(crate) fn ensure_font() -> Result<(), PlotError> {
+    static REGISTERED: OnceLock<bool> = OnceLock::new();
+    let ok = *REGISTERED.get_or_init(|| register_font(FONT, FontStyle::Normal, DEJAVU_SANS).is_ok());
+    if ok { Ok(()) } else { Err(PlotError::Font("DejaVuSans.ttf is not a valid font file".into())) }
+}
+
+/// Variant colours in the order of the study table (methodology, "Figures"): black, red, green, blue;
+/// further variants (not in the thesis study) get the remaining colours.
+pub(crate) const VARIANT_COLOURS: [RGBColor; 8] = [
+    RGBColor(0, 0, 0),
+    RGBColor(214, 0, 0),
+    RGBColor(0, 150, 0),
+    RGBColor(0, 40, 220),
+    RGBColor(200, 0, 200),
+    RGBColor(230, 130, 0),
+    RGBColor(0, 170, 190),
+    RGBColor(120, 120, 120),
+];
+
+/// The colour of the `i`-th variant.
+pub(crate) fn variant_colour(i: usize) -> RGBColor {
+    VARIANT_COLOURS[i % VARIANT_COLOURS.len()]
+}
+
+/// Part colours of the compound scene: red GravityFloor, green GravityWall, blue GravityCeiling.
+pub(crate) const FLOOR_COLOUR: RGBColor = RGBColor(214, 0, 0);
+/// See [`FLOOR_COLOUR`].
+pub(crate) const WALL_COLOUR: RGBColor = RGBColor(0, 150, 0);
+/// See [`FLOOR_COLOUR`].
+pub(crate) const CEILING_COLOUR: RGBColor = RGBColor(0, 40, 220);
+/// Opacity of the filled share areas (light enough that grid lines and the total stay visible).
+pub(crate) const SHARE_OPACITY: f64 = 0.35;
+
+/// Light grid lines.
+pub(crate) const GRID_LIGHT: RGBColor = RGBColor(238, 238, 238);
+/// Grid lines at labelled ticks.
+pub(crate) const GRID_BOLD: RGBColor = RGBColor(205, 205, 205);
+/// Wireframe of a state drawn for reference behind another one.
+pub(crate) const GHOST: RGBColor = RGBColor(190, 190, 190);
+/// Wireframe edges nearest the viewer.
+pub(crate) const WIRE: RGBColor = RGBColor(30, 60, 110);
+/// Wireframe edges farthest from the viewer (edges between are shaded by depth, so the cube does not
+/// flip like a Necker cube).
+pub(crate) const WIRE_FAR: RGBColor = RGBColor(165, 180, 205);
+
+/// Text sizes in plotters units (plotters draws an em of `size / 1.24` pixels).
+pub(crate) const TITLE_SIZE: f64 = 30.0;
+/// Axis descriptions (ν, k_d, ...).
+pub(crate) const DESC_SIZE: f64 = 24.0;
+/// Tick labels.
+pub(crate) const TICK_SIZE: f64 = 20.0;
+/// Legend entries.
+pub(crate) const LEGEND_SIZE: f64 = 21.0;
+/// Small panels (the compound scene's share panels) and notes.
+pub(crate) const SMALL_SIZE: f64 = 17.0;
+
+/// Curve stroke width in pixels.
+pub(crate) const CURVE_WIDTH: u32 = 2;
+/// Radius of the data point markers in pixels.
+pub(crate) const MARKER_RADIUS: i32 = 4;
+
+/// Error against ν for one basic scene.
+pub const ERROR_SIZE: (u32, u32) = (1000, 700);
+/// Error against ν for the compound scene: the totals, and one share panel per variant below them.
+pub const COMPOUND_ERROR_SIZE: (u32, u32) = (1000, 1000);
+/// k_d above k_v, against ν.
+pub const STIFFNESS_SIZE: (u32, u32) = (1000, 860);
+/// Base case: error, k_d and k_v stacked.
+pub const BASE_SIZE: (u32, u32) = (1000, 1100);
+/// Scene picture: initial and rest state side by side.
+pub const SCENE_PICTURE_SIZE: (u32, u32) = (1000, 600);
+
+/// The pixel size (width, height) of a thesis figure's PNG (and of its SVG canvas).
+pub fn figure_size(figure: &ThesisFigure) -> (u32, u32) {
+    match figure.content {
+        FigureContent::ScenePicture => SCENE_PICTURE_SIZE,
+        FigureContent::Base => BASE_SIZE,
+        FigureContent::Error(_) if figure.scene.is_compound() => COMPOUND_ERROR_SIZE,
+        FigureContent::Error(_) => ERROR_SIZE,
+        FigureContent::Stiffness(_) => STIFFNESS_SIZE,
+    }
+}
