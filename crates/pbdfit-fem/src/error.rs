@@ -1,0 +1,81 @@
+//! Error types of the FEM reference.
+
+/// Material parameters outside the range where small-strain isotropic linear elasticity is defined.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MaterialError {
+    /// Young's modulus not a finite number > 0.
+    #[error("Young's modulus E = {0} Pa is not allowed: E must be a finite number > 0 Pa")]
+    Young(f64),
+    /// Poisson ratio outside the open interval (-1, 0.5).
+    #[error(
+        "Poisson ratio nu = {0} is not allowed: nu must satisfy -1 < nu < 0.5 \
+         (at 0.5 the material is incompressible and the Lame parameter lambda is infinite)"
+    )]
+    Poisson(f64),
+}
+
+/// Why a static FEM solve failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FemError {
+    /// The material parameters are invalid.
+    #[error(transparent)]
+    Material(#[from] MaterialError),
+    /// A tetrahedron has zero or negative volume, so its shape-function gradients do not exist.
+    #[error("tetrahedron {tet} is degenerate or inverted (signed volume {volume:e} m^3)")]
+    DegenerateElement {
+        /// Tetrahedron index (or 0 for a lone element).
+        tet: usize,
+        /// Its signed volume in m^3.
+        volume: f64,
+    },
+    /// The constrained (held) vertices do not stop rigid motion, so the stiffness matrix is singular.
+    #[error(
+        "the body is not held well enough: {0}. Hold at least three vertices that are not on one line \
+         (e.g. a whole face of the cube)"
+    )]
+    NotHeld(String),
+    /// A free vertex belongs to no tetrahedron, so nothing resists its motion.
+    #[error("vertex {0} is free but belongs to no tetrahedron: the stiffness matrix would be singular")]
+    OrphanVertex(usize),
+    /// An input array has the wrong length.
+    #[error("{what} has {got} entries, expected {expected} (one per vertex)")]
+    SizeMismatch {
+        /// Which input.
+        what: &'static str,
+        /// Required length.
+        expected: usize,
+        /// Given length.
+        got: usize,
+    },
+    /// The sparse Cholesky factorisation failed (the matrix is not symmetric positive definite).
+    #[error("{solver}: the stiffness matrix is not positive definite ({detail})")]
+    NotPositiveDefinite {
+        /// Solver name.
+        solver: &'static str,
+        /// What the factorisation reported.
+        detail: String,
+    },
+    /// The iterative solver stopped before reaching its tolerance.
+    #[error(
+        "{solver} did not converge: relative residual {residual:e} after {iterations} iterations \
+         (tolerance {tolerance:e})"
+    )]
+    NotConverged {
+        /// Solver name.
+        solver: &'static str,
+        /// Iterations done.
+        iterations: usize,
+        /// Final relative residual |f - K u| / |f|.
+        residual: f64,
+        /// Required relative residual.
+        tolerance: f64,
+    },
+    /// The linear solver failed for another reason (out of memory, index overflow).
+    #[error("{solver}: {detail}")]
+    Solver {
+        /// Solver name.
+        solver: &'static str,
+        /// What went wrong.
+        detail: String,
+    },
+}

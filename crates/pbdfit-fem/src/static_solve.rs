@@ -1,0 +1,198 @@
+//! The static equilibrium `K u = f` of a body under gravity: the FEM rest state.
+
+use std::time::Instant;
+
+use nalgebra::Vector3;
+use pbdfit_mesh::{Body, TetMesh};
+
+use crate::assembly::{Assembler, gravity_loads};
+use crate::solver::{AutoSolver, LinearSolver};
+use crate::{FemError, YoungPoisson};
+
+/// The result of a static solve.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FemSolution {
+    /// Displacement of every vertex in m, in the mesh's vertex numbering; the prescribed value (zero for
+    /// held vertices) at constrained vertices.
+    pub displacements: Vec<Vector3<f64>>,
+    /// Number of unknowns solved for (3 per free vertex).
+    pub dofs: usize,
+    /// Which linear solver ran.
+    pub solver: &'static str,
+    /// Wall time building `K` and `f`, in s (including the sparsity pattern when it was built for this
+    /// solve, as in [`solve_static`]).
+    pub assembly_seconds: f64,
+    /// Wall time of the linear solve (factorisation and substitution), in s.
+    pub solve_seconds: f64,
+}
+
+impl FemSolution {
+    /// The largest vertex displacement norm, max_v |u_v|, in m.
+    pub fn max_displacement(&self) -> f64 {
+        self.displacements.iter().map(|u| u.norm()).fold(0.0, f64::max)
+    }
+}
+
+/// A static problem whose mesh, constraints and loads are fixed and whose material varies: the sparsity
+/// pattern and element gradients are computed once, so repeated solves (a fit over many Poisson ratios)
+/// only assemble values and factorise.
+///
+/// ```
+/// use pbdfit_fem::{StaticProblem, YoungPoisson};
+/// let body = pbdfit_mesh::SceneSet::builtin("gravity-wall").unwrap().scenes()[0].body(2).unwrap();
+/// let problem = StaticProblem::new(&body).unwrap();
+/// for nu in [0.0, 0.25, 0.45] {
+///     let u = problem.solve(YoungPoisson::new(1e3, nu).unwrap()).unwrap();
+///     assert!(u.max_displacement() > 0.0);
+/// }
+/// ```
+#[derive(Debug, Clone)]
+pub struct StaticProblem {
+    assembler: Assembler,
+    loads: Vec<Vector3<f64>>,
+    prescribed: Vec<Vector3<f64>>,
+    /// Keeps the symbolic factorisation between solves: the pattern never changes.
+    solver: AutoSolver,
+}
+
+impl StaticProblem {
+    /// The body's gravity problem: held vertices fixed at u = 0, load `masses * gravity` on every vertex.
+    pub fn new(body: &Body) -> Result<Self, FemError> {
+        let nv = body.mesh.vertices().len();
+        if body.masses.len() != nv {
+            return Err(FemError::SizeMismatch { what: "masses", expected: nv, got: body.masses.len() });
+        }
+        Self::with_dirichlet(&body.mesh, &body.held, vec![Vector3::zeros(); nv], gravity_loads(body))
+    }
+
+    /// A general problem: `constrained[v]` vertices have the displacement `prescribed[v]` (m; ignored at
+    /// free vertices), and `loads[v]` (N) act on every vertex. The constrained vertices must stop every
+    /// rigid motion: at least three of them, not on one line.
+    pub fn with_dirichlet(
+        mesh: &TetMesh,
+        constrained: &[bool],
+        prescribed: Vec<Vector3<f64>>,
+        loads: Vec<Vector3<f64>>,
+    ) -> Result<Self, FemError> {
+        let nv = mesh.vertices().len();
+        for (what, len) in
+            [("constrained flags", constrained.len()), ("prescribed", prescribed.len()), ("loads", loads.len())]
+        {
+            if len != nv {
+                return Err(FemError::SizeMismatch { what, expected: nv, got: len });
+            }
+        }
+        check_rigid_motion_is_stopped(mesh, constrained)?;
+        Ok(Self { assembler: Assembler::new(mesh, constrained)?, loads, prescribed, solver: AutoSolver::default() })
+    }
+
+    /// Number of unknowns.
+    pub fn dofs(&self) -> usize {
+        self.assembler.dof_map().dofs()
+    }
+
+    /// The assembler (for access to the reduced matrix, e.g. to compare solvers).
+    pub fn assembler(&self) -> &Assembler {
+        &self.assembler
+    }
+
+    /// Nodal loads in N.
+    pub fn loads(&self) -> &[Vector3<f64>] {
+        &self.loads
+    }
+
+    /// Solves with [`AutoSolver`] (sparse Cholesky, conjugate gradients above 2e5 unknowns).
+    /// Repeated solves reuse the symbolic factorisation.
+    pub fn solve(&self, material: YoungPoisson) -> Result<FemSolution, FemError> {
+        self.solve_with(material, self.solver.pick(self.dofs()))
+    }
+
+    /// Solves with the given linear solver.
+    pub fn solve_with(&self, material: YoungPoisson, solver: &dyn LinearSolver) -> Result<FemSolution, FemError> {
+        let start = Instant::now();
+        let (k, f) = self.assembler.assemble(material, &self.loads, &self.prescribed)?;
+        let assembled = Instant::now();
+        let u = solver.solve(&k, &f)?;
+        let solved = Instant::now();
+        let map = self.assembler.dof_map();
+        let displacements = (0..map.vertices())
+            .map(|v| match map.dof(v, 0) {
+                Some(d) => Vector3::new(u[d], u[d + 1], u[d + 2]),
+                None => self.prescribed[v],
+            })
+            .collect();
+        Ok(FemSolution {
+            displacements,
+            dofs: map.dofs(),
+            solver: solver.name(),
+            assembly_seconds: (assembled - start).as_secs_f64(),
+            solve_seconds: (solved - assembled).as_secs_f64(),
+        })
+    }
+
+    /// Reactions `K u - f` (N) at the constrained vertices, as `(vertex, force)` in vertex order: the force
+    /// each support exerts on the body. In equilibrium they balance the loads, so for a body under
+    /// gravity they sum to minus its weight vector.
+    pub fn reactions(&self, material: YoungPoisson, displacements: &[Vector3<f64>]) -> Vec<(usize, Vector3<f64>)> {
+        let internal = self.assembler.internal_forces(material, displacements);
+        let map = self.assembler.dof_map();
+        (0..map.vertices()).filter(|&v| map.is_constrained(v)).map(|v| (v, internal[v] - self.loads[v])).collect()
+    }
+}
+
+/// Rejects constraint sets that leave a rigid motion free: none, or all constrained vertices on one line
+/// (a rotation about it would be free). Collinearity is judged relative to the mesh size.
+fn check_rigid_motion_is_stopped(mesh: &TetMesh, constrained: &[bool]) -> Result<(), FemError> {
+    let points: Vec<Vector3<f64>> =
+        mesh.vertices().iter().zip(constrained).filter(|(_, c)| **c).map(|(p, _)| *p).collect();
+    let Some(&p0) = points.first() else {
+        return Err(FemError::NotHeld("no vertex is held, so the body could move freely".into()));
+    };
+    let far = points.iter().copied().max_by(|a, b| (a - p0).norm().total_cmp(&(b - p0).norm())).unwrap_or(p0);
+    let axis = far - p0;
+    let scale = mesh
+        .vertices()
+        .iter()
+        .fold((Vector3::repeat(f64::INFINITY), Vector3::repeat(f64::NEG_INFINITY)), |(lo, hi), p| {
+            (lo.inf(p), hi.sup(p))
+        });
+    let size = (scale.1 - scale.0).norm();
+    let off_line = points.iter().map(|p| (p - p0).cross(&axis).norm()).fold(0.0, f64::max);
+    if off_line <= 1e-9 * size * size {
+        return Err(FemError::NotHeld(format!(
+            "the {} held vertices lie on one line, so the body could rotate about it",
+            points.len()
+        )));
+    }
+    Ok(())
+}
+
+/// The FEM rest state of a body under gravity: solves `K u = f` with held vertices fixed, `f = masses *
+/// gravity`, by sparse Cholesky (conjugate gradients above 2e5 unknowns).
+///
+/// ```
+/// use pbdfit_fem::{YoungPoisson, solve_static};
+/// let body = pbdfit_mesh::SceneSet::builtin("gravity-floor").unwrap().scenes()[0].body(1).unwrap();
+/// let u = solve_static(&body, YoungPoisson::new(1e3, 0.3).unwrap()).unwrap();
+/// // Methodology reference value (scikit-fem), 1e-9 relative.
+/// assert!((u.max_displacement() / 4.6201726251e-3 - 1.0).abs() < 1e-9);
+/// assert_eq!(u.dofs, 12);
+/// ```
+pub fn solve_static(body: &Body, material: YoungPoisson) -> Result<FemSolution, FemError> {
+    let start = Instant::now();
+    let problem = StaticProblem::new(body)?;
+    let setup = start.elapsed().as_secs_f64();
+    let mut solution = problem.solve(material)?;
+    solution.assembly_seconds += setup;
+    Ok(solution)
+}
+
+/// Reactions at the held vertices of `body` for a solution of [`solve_static`]: `(vertex, force in N)`,
+/// `K u - f` at the held DOFs. They sum to `-(total mass) * gravity`.
+pub fn reactions(
+    body: &Body,
+    material: YoungPoisson,
+    solution: &FemSolution,
+) -> Result<Vec<(usize, Vector3<f64>)>, FemError> {
+    Ok(StaticProblem::new(body)?.reactions(material, &solution.displacements))
+}
