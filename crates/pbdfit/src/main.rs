@@ -6,6 +6,7 @@
 //! Exit codes: 0 success, 2 bad input (the message on stderr names what was wrong), 1 internal failure.
 
 mod cli;
+mod fem;
 mod plot;
 
 use std::process::ExitCode;
@@ -24,6 +25,8 @@ struct Cli {
 enum Command {
     /// List the built-in scenes.
     Scenes,
+    /// FEM rest state (linear elasticity, static solve under gravity) of a scene: summary, JSON or VTK.
+    Fem(fem::FemArgs),
     /// Draw every thesis figure (4.1 to 4.39) from a study's results CSVs, as PNG and SVG, and a report.
     Plot(plot::PlotArgs),
 }
@@ -32,6 +35,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Scenes => cli::list_scenes(),
+        Command::Fem(args) => fem::run(args),
         Command::Plot(args) => plot::run(args),
     };
     match result {

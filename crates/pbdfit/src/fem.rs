@@ -1,0 +1,160 @@
+//! `pbdfit fem`: the FEM rest state of a scene, as a summary, JSON or a VTK file for ParaView.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use pbdfit_fem::{FemSolution, YoungPoisson, solve_static};
+use pbdfit_mesh::vtk::{PointData, write_vtu};
+use pbdfit_mesh::{Body, MassModel};
+use serde::Serialize;
+
+use crate::cli::{CliError, CliResult, load_scene};
+
+/// Arguments of `pbdfit fem`.
+#[derive(Debug, Args)]
+pub struct FemArgs {
+    /// Built-in scene name (gravity-floor, gravity-wall, gravity-ceiling, gravity) or a scene TOML file.
+    #[arg(long)]
+    scene: String,
+    /// Mesh resolution N (hexahedra per cube edge); default: the scene's own.
+    #[arg(long)]
+    n: Option<usize>,
+    /// Young's modulus E in Pa (> 0).
+    #[arg(long, default_value_t = 1e3, allow_negative_numbers = true)]
+    young: f64,
+    /// Poisson ratio nu (-1 < nu < 0.5).
+    #[arg(long, default_value_t = 0.3, allow_negative_numbers = true)]
+    poisson: f64,
+    /// Override the scene's mass model: lumped or uniform.
+    #[arg(long, value_name = "lumped|uniform")]
+    mass_model: Option<MassModel>,
+    /// Print one JSON object (a JSON array of them for a compound scene) instead of a summary.
+    #[arg(long)]
+    json: bool,
+    /// Write the mesh with point data displacement (m), held (0/1) and mass (kg) to this `.vtu` file;
+    /// for a compound scene one file per part, the part name inserted before the extension.
+    #[arg(long, value_name = "OUT.vtu")]
+    vtk: Option<PathBuf>,
+}
+
+/// One solved scene part.
+struct Part {
+    body: Body,
+    solution: FemSolution,
+}
+
+/// The `--json` record of one scene part, in the methodology's vertex numbering.
+#[derive(Serialize)]
+struct FemJson<'a> {
+    scene: &'a str,
+    n: usize,
+    young: f64,
+    poisson: f64,
+    mass_model: &'static str,
+    vertices: Vec<[f64; 3]>,
+    tets: &'a [[usize; 4]],
+    fixed: Vec<usize>,
+    masses: &'a [f64],
+    displacements: Vec<[f64; 3]>,
+}
+
+/// Runs `pbdfit fem`.
+pub fn run(args: FemArgs) -> CliResult {
+    let material = YoungPoisson::new(args.young, args.poisson).map_err(|e| CliError::Input(e.to_string()))?;
+    if args.n == Some(0) {
+        return Err(CliError::Input("--n must be at least 1 (hexahedra per cube edge), got 0".into()));
+    }
+    if let Some(path) = &args.vtk {
+        if path.extension().and_then(|e| e.to_str()) != Some("vtu") {
+            return Err(CliError::Input(format!("--vtk {}: the file name must end in .vtu", path.display())));
+        }
+    }
+    let set = load_scene(&args.scene, args.mass_model)?;
+    if let Some(warning) = material.locking_warning() {
+        eprintln!("pbdfit: warning: {warning}");
+    }
+    let mut parts = Vec::new();
+    for scene in set.scenes() {
+        let n = args.n.unwrap_or(scene.default_n);
+        let body = scene.body(n).map_err(|e| CliError::Input(e.to_string()))?;
+        // The scene loader guarantees a held, valid body, so a failure here is ours.
+        let solution = solve_static(&body, material)
+            .map_err(|e| CliError::Internal(format!("FEM solve of {} at N = {n}: {e}", scene.name)))?;
+        parts.push(Part { body, solution });
+    }
+    if let Some(path) = &args.vtk {
+        for part in &parts {
+            let file = if set.is_compound() { part_path(path, &part.body.scene) } else { path.clone() };
+            write_vtk(&file, part)?;
+        }
+    }
+    if args.json {
+        let records: Vec<FemJson> = parts.iter().map(|p| json_record(p, material)).collect();
+        let text = if set.is_compound() { serde_json::to_string(&records) } else { serde_json::to_string(&records[0]) }
+            .map_err(|e| CliError::Internal(format!("JSON output: {e}")))?;
+        println!("{text}");
+    } else {
+        for part in &parts {
+            print_summary(part, material);
+        }
+    }
+    Ok(())
+}
+
+/// `out.vtu` -> `out-<part>.vtu`.
+fn part_path(path: &Path, part: &str) -> PathBuf {
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    path.with_file_name(format!("{stem}-{part}.vtu"))
+}
+
+fn write_vtk(path: &Path, part: &Part) -> CliResult {
+    let body = &part.body;
+    let held = body.held.iter().map(|&h| if h { 1.0 } else { 0.0 }).collect();
+    write_vtu(
+        path,
+        body.mesh.vertices(),
+        body.mesh.tets(),
+        &[
+            ("displacement", PointData::Vectors(part.solution.displacements.clone())),
+            ("held", PointData::Scalars(held)),
+            ("mass", PointData::Scalars(body.masses.clone())),
+        ],
+    )
+    .map_err(|e| CliError::Input(format!("--vtk: {e}")))
+}
+
+fn json_record(part: &Part, material: YoungPoisson) -> FemJson<'_> {
+    let body = &part.body;
+    FemJson {
+        scene: &body.scene,
+        n: body.n,
+        young: material.young(),
+        poisson: material.poisson(),
+        mass_model: body.mass_model.name(),
+        vertices: body.mesh.vertices().iter().map(|p| [p.x, p.y, p.z]).collect(),
+        tets: body.mesh.tets(),
+        fixed: body.held_indices(),
+        masses: &body.masses,
+        displacements: part.solution.displacements.iter().map(|u| [u.x, u.y, u.z]).collect(),
+    }
+}
+
+fn print_summary(part: &Part, material: YoungPoisson) {
+    let (body, s) = (&part.body, &part.solution);
+    println!("scene       {}", body.scene);
+    println!("N           {}", body.n);
+    println!("E           {} Pa", material.young());
+    println!("nu          {}", material.poisson());
+    println!("mass model  {}", body.mass_model.name());
+    println!(
+        "DOFs        {} ({} vertices, {} held, {} tetrahedra)",
+        s.dofs,
+        body.mesh.vertices().len(),
+        body.held_indices().len(),
+        body.mesh.tets().len()
+    );
+    println!("max |u|     {:.10e} m", s.max_displacement());
+    println!("assembly    {:.3} ms", s.assembly_seconds * 1e3);
+    println!("solve       {:.3} ms ({})", s.solve_seconds * 1e3, s.solver);
+    println!();
+}
