@@ -76,9 +76,12 @@ impl FitResult {
     }
 }
 
+/// A parameter point rounded to 1e-12, as integers.
+type Key = (i64, i64);
+
 /// Cache key: parameters rounded to 1e-12, so that a search point a rounding error away from a grid
 /// point reuses the grid's value.
-fn key(kd: f64, kv: f64) -> (i64, i64) {
+fn key(kd: f64, kv: f64) -> Key {
     ((kd * 1e12).round() as i64, (kv * 1e12).round() as i64)
 }
 
@@ -86,8 +89,9 @@ fn key(kd: f64, kv: f64) -> (i64, i64) {
 /// already evaluated (deterministic: evaluations happen in the search's fixed order).
 struct SearchCost<'a> {
     problem: &'a FitProblem,
-    evaluated: RefCell<HashMap<(i64, i64), Evaluation>>,
-    order: RefCell<Vec<(f64, f64, (i64, i64))>>,
+    evaluated: RefCell<HashMap<Key, Evaluation>>,
+    /// Points with a rest state, in evaluation order (the candidates for warm starts).
+    order: RefCell<Vec<(f64, f64, Key)>>,
     failures: RefCell<Vec<FailedPoint>>,
 }
 
@@ -103,9 +107,9 @@ impl SearchCost<'_> {
         self.evaluated.borrow_mut().insert(k, evaluation);
     }
 
-    fn nearest(&self, kd: f64, kv: f64) -> Option<(i64, i64)> {
+    fn nearest(&self, kd: f64, kv: f64) -> Option<Key> {
         let order = self.order.borrow();
-        let mut best: Option<(f64, (i64, i64))> = None;
+        let mut best: Option<(f64, Key)> = None;
         for &(a, b, k) in order.iter() {
             let d = (a - kd).powi(2) + (b - kv).powi(2);
             if best.is_none_or(|(bd, _)| d < bd) {

@@ -160,7 +160,7 @@ impl PbdSystem {
         let positions: Vec<Vec3> = self.rest.iter().zip(&displacements).map(|(x, u)| x + u).collect();
         for (t, tet) in self.tets.iter().enumerate() {
             let volume = pbdfit_mesh::signed_volume(tet.map(|v| positions[v]));
-            if !(volume > 0.0) {
+            if volume.is_nan() || volume <= 0.0 {
                 return Err(PbdError::InvertedTet {
                     scene: self.scene.clone(),
                     params: params.describe(),

@@ -5,9 +5,14 @@
 //!
 //! Exit codes: 0 success, 2 bad input (the message on stderr names what was wrong), 1 internal failure.
 
+mod bench;
 mod cli;
 mod fem;
+mod fit;
 mod plot;
+mod reproduce;
+mod simulate;
+mod study;
 
 use std::process::ExitCode;
 
@@ -29,6 +34,17 @@ enum Command {
     Fem(fem::FemArgs),
     /// Draw every thesis figure (4.1 to 4.39) from a study's results CSVs, as PNG and SVG, and a report.
     Plot(plot::PlotArgs),
+    /// PBD rest state of a scene (reference-library semantics): summary, JSON, VTK, or a VTK time series.
+    Simulate(simulate::SimulateArgs),
+    /// Fit (kd, kv) so that the PBD rest state matches the FEM rest state of a material.
+    Fit(fit::FitArgs),
+    /// Run or resume a study file (a matrix of fits), writing one CSV per scene and experiment.
+    Study(study::StudyArgs),
+    /// Reproduce the thesis: run the study (resuming), draw every figure, write the report.
+    Reproduce(reproduce::ReproduceArgs),
+    /// Print benchmark figures.
+    #[command(subcommand)]
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +52,11 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Scenes => cli::list_scenes(),
         Command::Fem(args) => fem::run(args),
+        Command::Simulate(args) => simulate::run(args),
+        Command::Fit(args) => fit::run(args),
+        Command::Study(args) => study::run(args),
+        Command::Reproduce(args) => reproduce::run(args),
+        Command::Bench(args) => bench::run(args),
         Command::Plot(args) => plot::run(args),
     };
     match result {

@@ -209,7 +209,7 @@ fn killed_study_resumes_to_the_same_result() {
     child.kill().unwrap();
     child.wait().unwrap();
     let partial = count_rows();
-    assert!(partial >= 6 && partial < 60, "{partial} rows before the kill");
+    assert!((6..60).contains(&partial), "{partial} rows before the kill");
     // A kill in the middle of a write leaves a partial line: simulate one.
     let victim = resumed.join("gravity-floor-base.csv");
     if victim.exists() {
@@ -245,5 +245,39 @@ fn bad_study_files_are_rejected_before_any_work() {
         assert!(stderr.contains(needle) && stderr.contains("bad.toml"), "{needle}: {stderr}");
         assert!(!out_dir.exists(), "no work before validation");
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `pbdfit reproduce --quick` end to end on a tiny study: fits, all 39 figures, the report.
+#[test]
+fn reproduce_runs_end_to_end_on_a_tiny_grid() {
+    let dir = temp_dir("reproduce");
+    let thesis = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fits/thesis.toml")).unwrap();
+    // Two values of nu (0 and 0.49 after the quick stride of 7 over 0..0.49 in steps of 0.07).
+    let tiny = thesis.replace("step = 0.01", "step = 0.07").replace("values = [1, 2, 3, 4]", "values = [1, 2]");
+    let study = dir.join("tiny.toml");
+    std::fs::write(&study, tiny).unwrap();
+    let results = dir.join("results");
+    let out = dir.join("report");
+    let run = pbdfit(&[
+        "reproduce",
+        "--quick",
+        "--study",
+        study.to_str().unwrap(),
+        "--results",
+        results.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let report = std::fs::read_to_string(out.join("README.md")).unwrap();
+    for number in 1..=39 {
+        assert!(report.contains(&format!("4.{number}")), "report lacks figure 4.{number}");
+    }
+    let pngs = std::fs::read_dir(&out)
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "png"))
+        .count();
+    assert_eq!(pngs, 39);
     std::fs::remove_dir_all(&dir).unwrap();
 }
