@@ -71,23 +71,20 @@ fn linear_from_zero(values: impl Iterator<Item = f64>) -> YAxis {
     YAxis::Linear(0.0, if max > 0.0 { max * 1.1 } else { 1.0 })
 }
 
-/// A logarithmic axis with some room above and below the data, spanning at least two powers of ten (so at
-/// least two labelled ticks); linear from zero if no value is positive.
+/// A logarithmic axis from a power of ten to a power of ten, so that every curve lies between two labelled
+/// ticks, with at least 15 % room between the data and the frame; linear from zero if no value is
+/// positive.
 fn log_decades(values: impl Iterator<Item = f64> + Clone) -> YAxis {
     let positive = values.clone().filter(|v| v.is_finite() && *v > 0.0);
     let (min, max) = positive.fold((f64::INFINITY, 0.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
     if max <= 0.0 {
         return linear_from_zero(values);
     }
-    let (mut lo, mut hi) = (min / 1.6, max * 1.6);
-    if hi.log10().floor() - lo.log10().ceil() < 1.0 {
-        lo = lo.min(10f64.powf(min.log10().floor()));
-        hi = hi.max(10f64.powf(max.log10().ceil()));
-        if hi.log10().floor() - lo.log10().ceil() < 1.0 {
-            hi = 10f64.powf(hi.log10().ceil() + 1.0);
-        }
-    }
-    YAxis::Log(lo, hi)
+    let lo = 10f64.powf((min / 1.15).log10().floor());
+    let hi = 10f64.powf((max * 1.15).log10().ceil());
+    // plotters finds its ticks by rounding ln(lo)/ln(10) and multiplying up by 10; a hair of slack keeps
+    // the end decades from being lost to rounding (ln(0.1)/ln(10) is just above -1).
+    YAxis::Log(lo * (1.0 - 1e-9), hi * (1.0 + 1e-9))
 }
 
 /// The k axis: [0, 1] with a small margin so that a fit on a bound is not hidden by the frame.
@@ -399,24 +396,24 @@ fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, panel: &Panel) 
             (Some(_), true) => 46,
             (None, _) => 34,
         })
-        .y_label_area_size(if panel.compact { 58 } else { 105 });
+        .y_label_area_size(if panel.compact { 62 } else { 105 });
     let x = panel.x.clone();
     let x_labels = if panel.compact { 3 } else { 6 };
-    let y_labels = if panel.compact { 4 } else { 6 };
+    let y_labels = if panel.compact { 5 } else { 6 };
     match panel.y {
         YAxis::Linear(lo, hi) => {
             let mut chart = builder.build_cartesian_2d(x, lo..hi).msg()?;
             let fmt_x = |v: &f64| canvas::tick(*v);
             let fmt_y = |v: &f64| canvas::tick(*v);
             configure(&mut chart, panel, tick_size, desc_size, x_labels, y_labels, &fmt_x, &fmt_y)?;
-            draw_layers(&mut chart, &panel.layers)
+            draw_layers(&mut chart, &panel.layers, panel.compact)
         }
         YAxis::Log(lo, hi) => {
             let mut chart = builder.build_cartesian_2d(x, (lo..hi).log_scale()).msg()?;
             let fmt_x = |v: &f64| canvas::tick(*v);
             let fmt_y = |v: &f64| canvas::log_tick(*v);
             configure(&mut chart, panel, tick_size, desc_size, x_labels, 20, &fmt_x, &fmt_y)?;
-            draw_layers(&mut chart, &panel.layers)
+            draw_layers(&mut chart, &panel.layers, panel.compact)
         }
     }
 }
@@ -456,6 +453,7 @@ fn configure<DB: DrawingBackend, YC: Ranged<ValueType = f64> + ValueFormatter<f6
 fn draw_layers<DB: DrawingBackend, YC: Ranged<ValueType = f64>>(
     chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, YC>>,
     layers: &[Layer],
+    compact: bool,
 ) -> Dr {
     for layer in layers {
         if let Layer::Band { colour, lower, upper } = layer {
@@ -477,11 +475,16 @@ fn draw_layers<DB: DrawingBackend, YC: Ranged<ValueType = f64>>(
     }
     for layer in layers {
         if let Layer::Curve { colour, segments } = layer {
+            let radius = style::marker_radius(segments.iter().map(Vec::len).sum(), compact);
             for seg in segments {
                 chart
                     .draw_series(LineSeries::new(seg.iter().copied(), colour.stroke_width(style::CURVE_WIDTH)))
                     .msg()?;
-                chart.draw_series(seg.iter().map(|&p| Circle::new(p, style::MARKER_RADIUS, colour.filled()))).msg()?;
+                if radius > 0 || seg.len() == 1 {
+                    // A lone point (between failed fits) always gets a marker: it has no line.
+                    let r = radius.max(2);
+                    chart.draw_series(seg.iter().map(|&p| Circle::new(p, r, colour.filled()))).msg()?;
+                }
             }
         }
     }

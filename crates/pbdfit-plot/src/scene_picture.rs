@@ -211,7 +211,7 @@ impl Drawing for ScenePicture {
             let (_, pic) = half.split_vertically(heading_h);
             let fit = Fit::new(bounds, pic.dim_in_pixel(), 40.0);
             if i == 1 {
-                // The initial state, faint, for reference.
+                // The initial state's grid edges, thin and in another colour, for reference.
                 self.wire(&pic, &fit, &start, None, 1)?;
             }
             let points = if i == 0 { &start } else { &end };
@@ -231,7 +231,7 @@ impl Drawing for ScenePicture {
         .msg()?;
         let max_u = self.displacements().into_iter().fold(0.0, f64::max);
         let text = format!(
-            "■ held vertex   ● free vertex   grey: initial state   largest displacement |u| = {:.3e} m, drawn × {}",
+            "■ held vertex   ● free vertex   orange: initial state   largest displacement |u| = {:.3e} m, drawn × {}",
             max_u,
             format_scale(self.scale)
         );
@@ -253,14 +253,20 @@ impl ScenePicture {
         // Far edges first, so near ones are drawn over them.
         let mut order: Vec<(f64, [usize; 2])> =
             self.edges.iter().map(|e| (nearness.map_or(0.0, |n| (n[e[0]] + n[e[1]]) / 2.0), *e)).collect();
-        order.sort_by(|a, b| a.0.total_cmp(&b.0));
+        order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         for (near, e) in order {
-            let colour = match nearness {
-                Some(_) => mix(style::WIRE_FAR, style::WIRE, near),
-                None => style::GHOST,
+            // Edges along a coordinate axis (the hexahedral grid) carry the shape; the tetrahedra's
+            // diagonals are drawn thin and light so that they do not crowd it.
+            let (a, b) = (self.initial[e[0]], self.initial[e[1]]);
+            let axis_aligned = (0..3).filter(|&k| (a[k] - b[k]).abs() > 1e-12).count() <= 1;
+            let (colour, w) = match (nearness, axis_aligned) {
+                (Some(_), true) => (mix(style::WIRE_FAR, style::WIRE, near), width),
+                (Some(_), false) => (mix(style::DIAGONAL, style::WIRE_FAR, near), 1),
+                (None, true) => (style::GHOST, 1),
+                (None, false) => continue,
             };
             let path = vec![fit.px(points[e[0]]), fit.px(points[e[1]])];
-            area.draw(&PathElement::new(path, colour.stroke_width(width))).msg()?;
+            area.draw(&PathElement::new(path, colour.stroke_width(w))).msg()?;
         }
         Ok(())
     }
@@ -278,10 +284,10 @@ impl ScenePicture {
     }
 }
 
-/// x, y, z arrows in the lower left corner, so the held face can be named.
+/// x, y, z arrows in the upper left corner (clear of the cube, whose top face is seen from above), so the
+/// held face can be named.
 fn axes_triad<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, view: &View) -> Dr {
-    let (_, h) = area.dim_in_pixel();
-    let origin = (40, h as i32 - 40);
+    let origin = (48, 72);
     let font = canvas::font(style::SMALL_SIZE + 1.0).pos(Pos::new(HPos::Center, VPos::Center));
     for (axis, name) in ["x", "y", "z"].iter().enumerate() {
         let mut e = [0.0; 3];

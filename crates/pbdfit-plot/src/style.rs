@@ -59,8 +59,10 @@ pub(crate) const SHARE_OPACITY: f64 = 0.35;
 pub(crate) const GRID_LIGHT: RGBColor = RGBColor(238, 238, 238);
 /// Grid lines at labelled ticks.
 pub(crate) const GRID_BOLD: RGBColor = RGBColor(205, 205, 205);
-/// Wireframe of a state drawn for reference behind another one.
-pub(crate) const GHOST: RGBColor = RGBColor(190, 190, 190);
+/// Wireframe of the initial state drawn for reference behind the rest state.
+pub(crate) const GHOST: RGBColor = RGBColor(240, 150, 90);
+/// Thin tetrahedron diagonals, far end (near end: [`WIRE_FAR`]).
+pub(crate) const DIAGONAL: RGBColor = RGBColor(200, 200, 200);
 /// Wireframe edges nearest the viewer.
 pub(crate) const WIRE: RGBColor = RGBColor(30, 60, 110);
 /// Wireframe edges farthest from the viewer (edges between are shaded by depth, so the cube does not
@@ -80,8 +82,20 @@ pub(crate) const SMALL_SIZE: f64 = 17.0;
 
 /// Curve stroke width in pixels.
 pub(crate) const CURVE_WIDTH: u32 = 2;
-/// Radius of the data point markers in pixels.
+/// Radius of the data point markers in pixels, for a coarse ν grid.
 pub(crate) const MARKER_RADIUS: i32 = 4;
+
+/// Marker radius for a curve of `points` points: full markers on a coarse ν grid (a quick run reads as
+/// points), small ones on the thesis grid of 50 values, none in small panels where they would merge into a
+/// rope.
+pub(crate) fn marker_radius(points: usize, compact: bool) -> i32 {
+    match (points > 20, compact) {
+        (false, false) => MARKER_RADIUS,
+        (false, true) => MARKER_RADIUS - 1,
+        (true, false) => 2,
+        (true, true) => 0,
+    }
+}
 
 /// Error against ν for one basic scene.
 pub const ERROR_SIZE: (u32, u32) = (1000, 700);

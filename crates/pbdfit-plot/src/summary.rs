@@ -9,9 +9,16 @@ use crate::study::{ExperimentData, Point, Scene, Variant, shares};
 /// step falls below its tolerance, so a fit pushed against a bound ends within about that step of it.
 pub const BOUND_TOLERANCE: f64 = 1e-4;
 
-/// An error value as `1.23e-3`.
+/// An error value with three significant digits: `0.156`, `12.3`, or `1.87e-3` outside [0.01, 1000).
 fn e(v: f64) -> String {
-    format!("{v:.2e}")
+    if v == 0.0 {
+        "0".into()
+    } else if (0.01..1000.0).contains(&v.abs()) {
+        let decimals = (2 - v.abs().log10().floor() as i32).max(0) as usize;
+        format!("{v:.decimals$}")
+    } else {
+        format!("{v:.2e}")
+    }
 }
 
 /// A stiffness as `0.412`.
@@ -202,9 +209,9 @@ fn along_nu(data: &ExperimentData) -> String {
     let Some(v) = data.variants.iter().find(|v| v.points().next().is_some()) else { return String::new() };
     let pts: Vec<&Point> = v.points().collect();
     let (a, b) = (pts[0], pts[pts.len() - 1]);
-    let which = if data.variants.len() == 1 { String::new() } else { format!(" For {},", v.label) };
+    let which = if data.variants.len() == 1 { "From".to_string() } else { format!("For {}, from", v.label) };
     format!(
-        "{which} from ν = {} to ν = {} k_d goes from {} to {} and k_v from {} to {}.",
+        "{which} ν = {} to ν = {}, k_d goes from {} to {} and k_v from {} to {}.",
         nu(a.nu),
         nu(b.nu),
         k(a.kd),
@@ -212,8 +219,6 @@ fn along_nu(data: &ExperimentData) -> String {
         k(a.kv),
         k(b.kv)
     )
-    .trim_start()
-    .to_string()
 }
 
 /// Sentences for a base-case figure.
@@ -261,4 +266,18 @@ fn held_face(p: &ScenePicture) -> Option<String> {
     (0..3)
         .find(|&a| held.iter().all(|x| x[a] == first[a]))
         .map(|a| format!("{} = {}", ["x", "y", "z"][a], crate::canvas::tick(first[a])))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_read_as_plain_numbers_where_they_can() {
+        assert_eq!(e(0.1561), "0.156");
+        assert_eq!(e(12.34), "12.3");
+        assert_eq!(e(0.0187), "0.0187");
+        assert_eq!(e(1.87e-3), "1.87e-3");
+        assert_eq!(e(5.49e4), "5.49e4");
+    }
 }
