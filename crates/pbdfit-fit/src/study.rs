@@ -524,12 +524,27 @@ pub fn run_study(
     }
 
     // What earlier runs finished.
+    let model_name = study.model.name().to_string();
     let mut existing: Vec<HashMap<FitKey, FitRecord>> = Vec::new();
     let mut known: HashMap<FitKey, FitRecord> = HashMap::new();
     let scene_index: HashMap<&str, usize> = study.scenes.iter().enumerate().map(|(i, s)| (s.name(), i)).collect();
     for path in &files {
         let mut rows = HashMap::new();
         for r in load_rows(path)? {
+            let expected_mass = study.scenes.iter().find(|s| s.name() == r.scene).and_then(|s| s.scenes().first());
+            let mass_ok = expected_mass.is_none_or(|s| s.mass_model.name() == r.mass_model);
+            if r.model != model_name || !mass_ok {
+                return Err(FitError::Input(format!(
+                    "{} holds results of model {} with {} masses, but study {} asks for model {}{}: \
+                     choose another --out folder or remove the old results",
+                    path.display(),
+                    r.model,
+                    r.mass_model,
+                    study.origin,
+                    model_name,
+                    expected_mass.map(|s| format!(" with {} masses", s.mass_model.name())).unwrap_or_default()
+                )));
+            }
             if let Some(&si) = scene_index.get(r.scene.as_str()) {
                 let c = Configuration { dt: r.dt, n: r.n, nit: r.nit, young: r.young };
                 let key = key_of(si, &c, r.poisson);
@@ -559,7 +574,6 @@ pub fn run_study(
     let total = todo.len();
     let done = Mutex::new(0usize);
     let file_locks: Vec<Mutex<()>> = files.iter().map(|_| Mutex::new(())).collect();
-    let model_name = study.model.name().to_string();
     let mut failed_run = 0usize;
     // Group the remaining fits by grid configuration (dt, n, nit): grids are shared inside a group.
     let mut groups: BTreeMap<(u64, usize, usize), Vec<FitKey>> = BTreeMap::new();
@@ -644,13 +658,12 @@ pub fn run_study(
         crate::write_records(&tmp, &rows).map_err(FitError::Input)?;
         std::fs::rename(&tmp, path).map_err(|e| FitError::Input(format!("cannot write {}: {e}", path.display())))?;
     }
-    let _ = failed_run;
     let summary = StudySummary {
         study: study.name.clone(),
         fits: plan.len(),
         computed: total,
         resumed,
-        failed,
+        failed: failed.max(failed_run),
         seconds: start.elapsed().as_secs_f64(),
         threads: rayon::current_num_threads(),
         backend: backend.name(),

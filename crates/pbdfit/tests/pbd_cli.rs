@@ -281,3 +281,20 @@ fn reproduce_runs_end_to_end_on_a_tiny_grid() {
     assert_eq!(pngs, 39);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Resuming into a folder made with another model is refused, not silently mixed.
+#[test]
+fn resume_refuses_results_of_another_model() {
+    let dir = temp_dir("other-model");
+    let tiny = SMALL_STUDY.replace("to = 0.45", "to = 0.0").replace("values = [2, 3]", "values = [2]");
+    let file = dir.join("s.toml");
+    std::fs::write(&file, &tiny).unwrap();
+    let out_dir = dir.join("out");
+    assert!(pbdfit(&["study", file.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]).status.success());
+    std::fs::write(&file, tiny.replace("scenes = [", "model = \"pbd-linearised\"\nscenes = [")).unwrap();
+    let out = pbdfit(&["study", file.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("pbd-linearised") && stderr.contains("another --out"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
