@@ -82,14 +82,60 @@ pub(crate) fn coloured_font(size: f64, colour: RGBColor) -> TextStyle<'static> {
     TextStyle { color: colour.to_backend_color(), ..font(size) }
 }
 
-/// Draws a title centred at the top of `area` and returns the area below it.
+/// Draws a title centred at the top of `area` and returns the area below it. A title too wide for the
+/// figure is set smaller, down to three quarters of the normal size, and beyond that on two lines.
 pub(crate) fn title<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, text: &str) -> Dr<DrawingArea<DB, Shift>> {
-    let height = (style::TITLE_SIZE * 1.7) as u32;
+    let (w, _) = area.dim_in_pixel();
+    let room = w as f64 - 40.0;
+    let width_at = |size: f64, t: &str| area.estimate_text_size(t, &font(size)).map(|(tw, _)| tw as f64).msg();
+    let full = width_at(style::TITLE_SIZE, text)?;
+    let (size, lines) = if full <= room {
+        (style::TITLE_SIZE, vec![text.to_string()])
+    } else if full * 0.75 <= room {
+        (style::TITLE_SIZE * room / full, vec![text.to_string()])
+    } else {
+        let (a, b) = split_near_middle(text);
+        let size = style::TITLE_SIZE
+            * (room / width_at(style::TITLE_SIZE, &a)?.max(width_at(style::TITLE_SIZE, &b)?)).min(1.0);
+        (size, vec![a, b])
+    };
+    let line_h = (size * 1.25) as u32;
+    let height = (style::TITLE_SIZE * 1.7) as u32 + line_h * (lines.len() as u32 - 1);
     let (top, rest) = area.split_vertically(height);
-    let (w, _) = top.dim_in_pixel();
-    let style = font(style::TITLE_SIZE).pos(Pos::new(HPos::Center, VPos::Center));
-    top.draw_text(text, &style, (w as i32 / 2, height as i32 / 2 + 2)).msg()?;
+    let style = font(size).pos(Pos::new(HPos::Center, VPos::Center));
+    let first = height as i32 / 2 + 2 - (line_h as i32 * (lines.len() as i32 - 1)) / 2;
+    for (i, line) in lines.iter().enumerate() {
+        top.draw_text(line, &style, (w as i32 / 2, first + i as i32 * line_h as i32)).msg()?;
+    }
     Ok(rest)
+}
+
+/// The font at `size`, or smaller if `text` would be wider than `room` pixels.
+pub(crate) fn fitted_font<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    text: &str,
+    size: f64,
+    room: f64,
+) -> Dr<TextStyle<'static>> {
+    let (tw, _) = area.estimate_text_size(text, &font(size)).msg()?;
+    Ok(font(if tw as f64 > room { size * room / tw as f64 } else { size }))
+}
+
+/// Splits a text at a space near its middle: after a comma, colon or semicolon if there is one within a
+/// quarter of the length from the middle, else at the space nearest the middle.
+fn split_near_middle(text: &str) -> (String, String) {
+    let chars: Vec<char> = text.chars().collect();
+    let middle = chars.len() / 2;
+    let spaces: Vec<usize> = (0..chars.len()).filter(|&i| chars[i] == ' ').collect();
+    let punctuated = spaces
+        .iter()
+        .copied()
+        .filter(|&i| i > 0 && matches!(chars[i - 1], ',' | ':' | ';') && i.abs_diff(middle) <= chars.len() / 4)
+        .min_by_key(|&i| i.abs_diff(middle));
+    match punctuated.or_else(|| spaces.iter().copied().min_by_key(|&i| i.abs_diff(middle))) {
+        Some(i) => (chars[..i].iter().collect(), chars[i + 1..].iter().collect()),
+        None => (text.to_string(), String::new()),
+    }
 }
 
 /// How a legend entry's sample looks.
@@ -208,5 +254,12 @@ mod tests {
         assert_eq!(log_tick(1e-3), "10⁻³");
         assert_eq!(log_tick(1.0), "10⁰");
         assert_eq!(log_tick(3e-3), "");
+    }
+
+    #[test]
+    fn long_titles_split_near_the_middle_preferring_punctuation() {
+        let (a, b) = split_near_middle("GravityWall: N = 4, PBD rest state, kd = 0.806, kv = 1.000");
+        assert_eq!(a, "GravityWall: N = 4, PBD rest state,");
+        assert_eq!(b, "kd = 0.806, kv = 1.000");
     }
 }

@@ -195,6 +195,7 @@ impl Drawing for ScenePicture {
         let (d0, d1) = depth.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), d| (a.min(*d), b.max(*d)));
         let nearness: Vec<f64> = depth.iter().map(|d| if d1 > d0 { (d - d0) / (d1 - d0) } else { 1.0 }).collect();
         let end: Vec<(f64, f64)> = shown.iter().map(|p| view.project(*p)).collect();
+        let surface = Surface::of(self, &view);
         // One fit for both halves, so that the two states are drawn at the same size.
         let all = start.iter().chain(&end);
         let bounds = all.fold(((f64::INFINITY, f64::INFINITY), (f64::NEG_INFINITY, f64::NEG_INFINITY)), |b, p| {
@@ -212,11 +213,11 @@ impl Drawing for ScenePicture {
             let fit = Fit::new(bounds, pic.dim_in_pixel(), 40.0);
             if i == 1 {
                 // The initial state's grid edges, thin and in another colour, for reference.
-                self.wire(&pic, &fit, &start, None, 1)?;
+                self.wire(&pic, &fit, &start, None, &surface)?;
             }
             let points = if i == 0 { &start } else { &end };
-            self.wire(&pic, &fit, points, Some(&nearness), 2)?;
-            self.vertices(&pic, &fit, points)?;
+            self.wire(&pic, &fit, points, Some(&nearness), &surface)?;
+            self.vertices(&pic, &fit, points, &surface)?;
             if i == 0 {
                 axes_triad(&pic, &view)?;
             } else {
@@ -231,11 +232,12 @@ impl Drawing for ScenePicture {
         .msg()?;
         let max_u = self.displacements().into_iter().fold(0.0, f64::max);
         let text = format!(
-            "■ held vertex   ● free vertex   orange: initial state   largest displacement |u| = {:.3e} m, drawn × {}",
+            "■ held vertex   ● free vertex   orange: initial state   largest displacement {:.3e} m, drawn × {}",
             max_u,
             format_scale(self.scale)
         );
-        let style = canvas::font(style::SMALL_SIZE + 1.0).pos(Pos::new(HPos::Center, VPos::Center));
+        let style = canvas::fitted_font(&note, &text, style::SMALL_SIZE + 1.0, w as f64 - 30.0)?
+            .pos(Pos::new(HPos::Center, VPos::Center));
         note.draw_text(&text, &style, (w as i32 / 2, 20)).msg()?;
         Ok(())
     }
@@ -248,19 +250,26 @@ impl ScenePicture {
         fit: &Fit,
         points: &[(f64, f64)],
         nearness: Option<&[f64]>,
-        width: u32,
+        surface: &Surface,
     ) -> Dr {
         // Far edges first, so near ones are drawn over them.
         let mut order: Vec<(f64, [usize; 2])> =
             self.edges.iter().map(|e| (nearness.map_or(0.0, |n| (n[e[0]] + n[e[1]]) / 2.0), *e)).collect();
         order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         for (near, e) in order {
+            if !surface.shows_edge(e) {
+                continue;
+            }
             // Edges along a coordinate axis (the hexahedral grid) carry the shape; the tetrahedra's
             // diagonals are drawn thin and light so that they do not crowd it.
             let (a, b) = (self.initial[e[0]], self.initial[e[1]]);
             let axis_aligned = (0..3).filter(|&k| (a[k] - b[k]).abs() > 1e-12).count() <= 1;
+            let back = surface.is_back(e);
             let (colour, w) = match (nearness, axis_aligned) {
-                (Some(_), true) => (mix(style::WIRE_FAR, style::WIRE, near), width),
+                (Some(_), true) if back => (mix(style::DIAGONAL, style::WIRE_FAR, 0.5), 1),
+                (Some(_), false) if back => continue,
+                (None, _) if back => continue,
+                (Some(_), true) => (mix(style::WIRE_FAR, style::WIRE, near), 2),
                 (Some(_), false) => (mix(style::DIAGONAL, style::WIRE_FAR, near), 1),
                 (None, true) => (style::GHOST, 1),
                 (None, false) => continue,
@@ -271,16 +280,84 @@ impl ScenePicture {
         Ok(())
     }
 
-    fn vertices<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, fit: &Fit, points: &[(f64, f64)]) -> Dr {
-        for (p, held) in points.iter().zip(&self.held) {
+    fn vertices<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        fit: &Fit,
+        points: &[(f64, f64)],
+        surface: &Surface,
+    ) -> Dr {
+        for (i, (p, held)) in points.iter().zip(&self.held).enumerate() {
             let (x, y) = fit.px(*p);
             if *held {
                 area.draw(&Rectangle::new([(x - 6, y - 6), (x + 6, y + 6)], BLACK.filled())).msg()?;
-            } else {
+            } else if surface.shows_vertex(i) {
                 area.draw(&Circle::new((x, y), 4, style::WIRE.filled())).msg()?;
             }
         }
         Ok(())
+    }
+}
+
+/// Which vertices lie on the faces of the body's bounding box. For a box-shaped mesh (the cube scenes)
+/// the picture shows the surface: the faces turned to the viewer in full, the grid of the faces turned
+/// away thin and light, the interior not at all (N = 4 has hundreds of interior edges, which would bury
+/// the shape). For other shapes, where few edges lie on the box faces, everything is drawn.
+struct Surface {
+    /// Per vertex, a bit per box face (x min, x max, y min, ...) the vertex lies on.
+    faces: Vec<u8>,
+    /// Whether interior edges and vertices are left out.
+    hides_interior: bool,
+    /// The box faces turned towards the viewer (same bits as `faces`).
+    visible: u8,
+}
+
+impl Surface {
+    fn of(p: &ScenePicture, view: &View) -> Self {
+        let mut lo = [f64::INFINITY; 3];
+        let mut hi = [f64::NEG_INFINITY; 3];
+        for v in &p.initial {
+            for k in 0..3 {
+                lo[k] = lo[k].min(v[k]);
+                hi[k] = hi[k].max(v[k]);
+            }
+        }
+        let faces: Vec<u8> = p
+            .initial
+            .iter()
+            .map(|v| {
+                let mut mask = 0u8;
+                for k in 0..3 {
+                    let tol = 1e-9 * (hi[k] - lo[k]).max(1e-300);
+                    if (v[k] - lo[k]).abs() <= tol {
+                        mask |= 1 << (2 * k);
+                    }
+                    if (v[k] - hi[k]).abs() <= tol {
+                        mask |= 1 << (2 * k + 1);
+                    }
+                }
+                mask
+            })
+            .collect();
+        let on_face = p.edges.iter().filter(|e| faces[e[0]] & faces[e[1]] != 0).count();
+        let interior = p.edges.len() - on_face;
+        // A box mesh has most of its edges on the faces up to N = 4 and a recognisable share beyond.
+        let hides_interior = interior > 0 && on_face * 5 >= p.edges.len();
+        let visible = (0..3).map(|k| if view.towards[k] > 0.0 { 1u8 << (2 * k + 1) } else { 1u8 << (2 * k) }).sum();
+        Surface { faces, hides_interior, visible }
+    }
+
+    /// Whether an edge lies on a face turned away from the viewer only (drawn faint, like a hidden line).
+    fn is_back(&self, e: [usize; 2]) -> bool {
+        self.hides_interior && self.faces[e[0]] & self.faces[e[1]] & self.visible == 0
+    }
+
+    fn shows_edge(&self, e: [usize; 2]) -> bool {
+        !self.hides_interior || self.faces[e[0]] & self.faces[e[1]] != 0
+    }
+
+    fn shows_vertex(&self, i: usize) -> bool {
+        !self.hides_interior || self.faces[i] & self.visible != 0
     }
 }
 
