@@ -188,7 +188,7 @@ pub(crate) struct ErrorFigure<'a> {
 impl Drawing for ErrorFigure<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Dr {
         let data = self.data;
-        let area = canvas::title(root, &self.figure.title())?;
+        let area = canvas::title(root, &drawn_title(&self.figure, self.data))?;
         let area = with_legend(&area, &variant_legend(data))?;
         let all_errors = data.variants.iter().flat_map(|v| v.points().map(|p| p.error).collect::<Vec<_>>());
         let y = if data.experiment.log_error_axis() {
@@ -251,7 +251,7 @@ pub(crate) struct StiffnessFigure<'a> {
 impl Drawing for StiffnessFigure<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Dr {
         let data = self.data;
-        let area = canvas::title(root, &self.figure.title())?;
+        let area = canvas::title(root, &drawn_title(&self.figure, self.data))?;
         let area = with_legend(&area, &variant_legend(data))?;
         let x = nu_range(data);
         let panels = area.split_evenly((2, 1));
@@ -289,7 +289,7 @@ pub(crate) struct BaseFigure<'a> {
 impl Drawing for BaseFigure<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Dr {
         let data = self.data;
-        let area = canvas::title(root, &self.figure.title())?;
+        let area = canvas::title(root, &drawn_title(&self.figure, self.data))?;
         let black = style::variant_colour(0);
         let mut entries = Vec::new();
         if data.scene.is_compound() {
@@ -332,6 +332,14 @@ impl Drawing for BaseFigure<'_> {
             draw_panel(cell, &panel)?;
         }
         Ok(())
+    }
+}
+
+/// The title with the parameters held fixed, as the data say: `... (N = 1, nit = 1, E = 1e3 Pa)`.
+fn drawn_title(figure: &ThesisFigure, data: &ExperimentData) -> String {
+    match data.fixed_label() {
+        fixed if fixed.is_empty() => figure.title(),
+        fixed => format!("{} ({fixed})", figure.title()),
     }
 }
 

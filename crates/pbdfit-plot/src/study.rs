@@ -216,6 +216,43 @@ pub(crate) struct ExperimentData {
     pub experiment: Experiment,
     /// One variant per value, in table order.
     pub variants: Vec<Variant>,
+    /// dt, N, nit and E of the first row: the parameters the experiment does not vary.
+    pub fixed: Option<Fixed>,
+}
+
+/// The simulation parameters of a row, as the figures name them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Fixed {
+    /// Time step in s.
+    pub dt: f64,
+    /// Mesh resolution.
+    pub n: usize,
+    /// Solver iterations.
+    pub nit: usize,
+    /// Young's modulus in Pa.
+    pub young: f64,
+}
+
+impl ExperimentData {
+    /// The parameters not varied, e.g. `N = 1, nit = 1, E = 1e3 Pa` for the dt experiment (all four for
+    /// the base case); empty without data.
+    pub fn fixed_label(&self) -> String {
+        let Some(f) = self.fixed else { return String::new() };
+        let mut parts = Vec::new();
+        if self.experiment != Experiment::Dt {
+            parts.push(format!("dt = {}", format_number(f.dt)));
+        }
+        if self.experiment != Experiment::N {
+            parts.push(format!("N = {}", f.n));
+        }
+        if self.experiment != Experiment::Nit {
+            parts.push(format!("nit = {}", f.nit));
+        }
+        if self.experiment != Experiment::Young {
+            parts.push(format!("E = {} Pa", format_young(f.young)));
+        }
+        parts.join(", ")
+    }
 }
 
 impl ExperimentData {
@@ -297,7 +334,8 @@ pub(crate) fn group(scene: Scene, experiment: Experiment, records: &[FitRecord])
     for (i, v) in variants.iter_mut().enumerate() {
         v.colour_index = i;
     }
-    ExperimentData { scene, experiment, variants }
+    let fixed = records.first().map(|r| Fixed { dt: r.dt, n: r.n, nit: r.nit, young: r.young });
+    ExperimentData { scene, experiment, variants, fixed }
 }
 
 /// Values equal up to rounding in the CSV text (relative 1e-9).
@@ -338,6 +376,19 @@ mod tests {
         assert_eq!(Experiment::Nit.value_label(Some(8.0)), "nit = 8");
         assert_eq!(Experiment::Young.value_label(Some(1e4)), "E = 1e4 Pa");
         assert_eq!(Experiment::Base.value_label(None), "base");
+    }
+
+    #[test]
+    fn the_fixed_parameters_leave_out_the_varied_one() {
+        let data = ExperimentData {
+            scene: Scene::GravityFloor,
+            experiment: Experiment::Dt,
+            variants: Vec::new(),
+            fixed: Some(Fixed { dt: 0.005, n: 1, nit: 2, young: 1e3 }),
+        };
+        assert_eq!(data.fixed_label(), "N = 1, nit = 2, E = 1e3 Pa");
+        let base = ExperimentData { experiment: Experiment::Base, ..data };
+        assert_eq!(base.fixed_label(), "dt = 0.005, N = 1, nit = 2, E = 1e3 Pa");
     }
 
     #[test]

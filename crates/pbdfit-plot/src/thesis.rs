@@ -99,12 +99,13 @@ impl ThesisFigure {
         format!("fig-{CHAPTER}-{:02}-{}-{what}", self.number, self.scene.file_stem())
     }
 
-    /// The figure's title (drawn on it): scene and experiment.
+    /// The figure's title: scene and experiment (the drawn title adds the parameters held fixed, read from
+    /// the data).
     pub fn title(&self) -> String {
         let scene = self.scene.title();
         match self.content {
             FigureContent::ScenePicture => format!("{scene}: initial and rest state"),
-            FigureContent::Base => format!("{scene}, base case (dt = 0.01, N = 1, nit = 1, E = 1e3 Pa)"),
+            FigureContent::Base => format!("{scene}, base case: fitted error, k_d and k_v"),
             FigureContent::Error(e) => format!("{scene}, varying {}: fitted error", e.title()),
             FigureContent::Stiffness(e) => format!("{scene}, varying {}: fitted k_d and k_v", e.title()),
         }
