@@ -71,6 +71,20 @@ impl ScenePicture {
 ///
 /// `initial` and `rest` hold one position per vertex, `edges` index into them, `held` marks the held
 /// vertices, and displacements are drawn `scale` times larger than they are (the picture says so).
+///
+/// ```
+/// // A unit cube held at y = 0 whose top sinks by 5 mm.
+/// let initial: Vec<[f64; 3]> = (0..8).map(|i| [(i & 1) as f64, (i >> 1 & 1) as f64, (i >> 2) as f64]).collect();
+/// let rest: Vec<[f64; 3]> = initial.iter().map(|p| [p[0], p[1] * (1.0 - 5e-3), p[2]]).collect();
+/// let edges: Vec<[usize; 2]> =
+///     (0..8).flat_map(|a| [1, 2, 4].map(move |bit| [a, a | bit])).filter(|[a, b]| a != b).collect();
+/// let held: Vec<bool> = initial.iter().map(|p| p[1] == 0.0).collect();
+/// let scale = pbdfit_plot::auto_scale(&initial, &rest);
+/// let dir = std::env::temp_dir().join("pbdfit-plot-doc-picture");
+/// let files = pbdfit_plot::draw_scene_picture(&dir, "cube", &initial, &rest, &edges, &held, scale, "A cube")?;
+/// assert!(files.png.exists() && files.svg.exists());
+/// # Ok::<(), pbdfit_plot::PlotError>(())
+/// ```
 pub fn draw_scene_picture(
     out_dir: &Path,
     stem: &str,
