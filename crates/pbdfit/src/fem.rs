@@ -84,7 +84,7 @@ pub fn run(args: FemArgs) -> CliResult {
     }
     if let Some(path) = &args.vtk {
         for part in &parts {
-            let file = if set.is_compound() { part_path(path, &part.body.scene) } else { path.clone() };
+            let file = crate::cli::part_path(path, &part.body.scene, set.is_compound());
             write_vtk(&file, part)?;
         }
     }
@@ -99,12 +99,6 @@ pub fn run(args: FemArgs) -> CliResult {
         }
     }
     Ok(())
-}
-
-/// `out.vtu` -> `out-<part>.vtu`.
-fn part_path(path: &Path, part: &str) -> PathBuf {
-    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    path.with_file_name(format!("{stem}-{part}.vtu"))
 }
 
 fn write_vtk(path: &Path, part: &Part) -> CliResult {
