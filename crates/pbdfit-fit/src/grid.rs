@@ -7,6 +7,7 @@ use pbdfit_mesh::Vec3;
 use pbdfit_pbd::{PbdSystem, RestOptions, RestStateBackend};
 
 use crate::Settings;
+use crate::problem::displacements_or_reason;
 
 /// The grid's parameter points in kd-major order (`kd = i/(r-1)` outer, `kv = j/(r-1)` inner).
 ///
@@ -47,16 +48,7 @@ impl GridRestStates {
             .rest_states(system, &params, options)
             .into_iter()
             .zip(&params)
-            .map(|(r, p)| match r {
-                Ok(r) if r.converged => Ok(Arc::new(r.displacements)),
-                Ok(r) => Err(format!(
-                    "scene {}: no rest state within {} sweeps with {}",
-                    system.scene(),
-                    r.iterations,
-                    p.describe()
-                )),
-                Err(e) => Err(e.to_string()),
-            })
+            .map(|(r, p)| displacements_or_reason(system, p, r))
             .collect();
         Self { scene: system.scene().to_string(), resolution, states }
     }

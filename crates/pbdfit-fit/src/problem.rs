@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use pbdfit_fem::{StaticProblem, YoungPoisson};
 use pbdfit_mesh::{SceneSet, Vec3};
-use pbdfit_pbd::{Model, PbdSystem, RestOptions, SimParams};
+use pbdfit_pbd::{Model, PbdError, PbdSystem, RestOptions, RestState, SimParams};
 
 use crate::{FitError, compound_error, moved_vertices, relative_error};
 
@@ -145,7 +145,16 @@ pub fn rest_displacements(
     options: &RestOptions,
     warm: Option<&[Vec3]>,
 ) -> Result<Arc<Vec<Vec3>>, String> {
-    match system.rest_state(params, options, warm) {
+    displacements_or_reason(system, params, system.rest_state(params, options, warm))
+}
+
+/// Turns a rest-state result into its displacements, or a message naming scene and parameters.
+pub(crate) fn displacements_or_reason(
+    system: &PbdSystem,
+    params: &SimParams,
+    result: Result<RestState, PbdError>,
+) -> Result<Arc<Vec<Vec3>>, String> {
+    match result {
         Ok(r) if r.converged => Ok(Arc::new(r.displacements)),
         Ok(r) => Err(format!(
             "scene {}: no rest state within {} sweeps with {} (relative step {:e})",
