@@ -5,6 +5,7 @@ use std::time::Instant;
 use pbdfit_mesh::SceneSet;
 use rayon::prelude::*;
 
+use crate::system::Rules;
 use crate::{Model, PbdSystem, RestMethod, RestOptions, SimParams};
 
 /// One row of the benchmark.
@@ -20,10 +21,10 @@ pub struct BenchRow {
     pub mesh_parallel: f64,
     /// Projections per second, one independent simulation per thread (a batch, as in a grid sweep).
     pub batch_parallel: f64,
-    /// Rest state by stepping: seconds, sweeps, converged.
-    pub stepping: (f64, usize, bool),
-    /// Rest state by the fixed point: seconds, sweeps, converged.
-    pub fixed_point: (f64, usize, bool),
+    /// Rest state by stepping: seconds, sweeps, converged (`None`: not measured at this resolution).
+    pub stepping: Option<(f64, usize, bool)>,
+    /// Rest state by the fixed point: seconds, sweeps, converged (`None`: not measured).
+    pub fixed_point: Option<(f64, usize, bool)>,
 }
 
 fn rate(system: &PbdSystem, params: &SimParams, min_seconds: f64) -> f64 {
@@ -37,12 +38,26 @@ fn rate(system: &PbdSystem, params: &SimParams, min_seconds: f64) -> f64 {
     (steps * params.nit * system.constraint_count()) as f64 / start.elapsed().as_secs_f64()
 }
 
-/// Measures the GravityWall cube at the given resolutions with `nit` iterations (kd = kv = 0.5,
-/// dt = 0.01). `seconds` is the minimum time spent on each throughput figure. Rest states are solved
-/// to a relative tolerance of 1e-10 with a budget of 2e5 sweeps.
+/// The benchmark scene: the GravityFloor cube (held at its base; it has a rest state at every N).
+pub const BENCH_SCENE: &str = "gravity-floor";
+/// Stiffness of the benchmark (kd = kv).
+pub const BENCH_STIFFNESS: f64 = 1.0;
+/// Time step of the benchmark (s).
+pub const BENCH_DT: f64 = 0.01;
+/// Relative tolerance of the benchmark's rest states.
+pub const BENCH_REST_TOLERANCE: f64 = 1e-10;
+/// Sweep budget of the benchmark's rest states.
+pub const BENCH_REST_MAX_SWEEPS: usize = 200_000;
+/// Largest resolution at which the benchmark computes rest states (they take minutes beyond).
+pub const BENCH_REST_MAX_N: usize = 16;
+
+/// Measures the benchmark cube ([`BENCH_SCENE`], kd = kv = [`BENCH_STIFFNESS`], dt = [`BENCH_DT`]) at
+/// the given resolutions with `nit` iterations. `seconds` is the minimum time spent on each throughput
+/// figure. Rest states, up to N = [`BENCH_REST_MAX_N`], are solved to a relative tolerance of
+/// [`BENCH_REST_TOLERANCE`] with a budget of [`BENCH_REST_MAX_SWEEPS`] sweeps.
 pub fn bench_pbd(resolutions: &[usize], nit: usize, seconds: f64) -> Vec<BenchRow> {
-    let scene = SceneSet::builtin("gravity-wall").expect("built-in scene");
-    let params = SimParams::new(0.01, nit, Model::Pbd { kd: 0.5, kv: 0.5 });
+    let scene = SceneSet::builtin(BENCH_SCENE).expect("built-in scene");
+    let params = SimParams::new(BENCH_DT, nit, Model::Pbd { kd: BENCH_STIFFNESS, kv: BENCH_STIFFNESS });
     let threads = rayon::current_num_threads();
     resolutions
         .iter()
@@ -54,12 +69,20 @@ pub fn bench_pbd(resolutions: &[usize], nit: usize, seconds: f64) -> Vec<BenchRo
             let mesh_parallel = rate(&parallel, &params, seconds);
             let batch_parallel: f64 = (0..threads).into_par_iter().map(|_| rate(&serial, &params, seconds)).sum();
             let rest = |method| {
-                let options = RestOptions { method, tolerance: 1e-10, max_sweeps: 200_000, ..RestOptions::default() };
+                if n > BENCH_REST_MAX_N {
+                    return None;
+                }
+                let options = RestOptions {
+                    method,
+                    tolerance: BENCH_REST_TOLERANCE,
+                    max_sweeps: BENCH_REST_MAX_SWEEPS,
+                    ..RestOptions::default()
+                };
                 let start = Instant::now();
-                match parallel.rest_state(&params, &options, None) {
+                Some(match parallel.rest_state(&params, &options, None) {
                     Ok(r) => (start.elapsed().as_secs_f64(), r.iterations, r.converged),
                     Err(_) => (start.elapsed().as_secs_f64(), 0, false),
-                }
+                })
             };
             BenchRow {
                 n,
@@ -78,13 +101,15 @@ pub fn bench_pbd(resolutions: &[usize], nit: usize, seconds: f64) -> Vec<BenchRo
 pub fn bench_report(resolutions: &[usize], nit: usize, seconds: f64) -> String {
     let threads = rayon::current_num_threads();
     let mut out = format!(
-        "PBD CPU benchmark: gravity-wall, kd = kv = 0.5, dt = 0.01, nit = {nit}, f64, {threads} threads\n\
+        "PBD CPU benchmark: {BENCH_SCENE}, kd = kv = {BENCH_STIFFNESS}, dt = {BENCH_DT}, nit = {nit}, f64, \
+         {threads} threads\n\
          {:>4} {:>9} {:>14} {:>14} {:>14} {:>22} {:>22}\n",
         "N", "constr.", "proj/s 1 thr", "proj/s mesh", "proj/s batch", "rest: stepping", "rest: fixed point"
     );
     for r in bench_pbd(resolutions, nit, seconds) {
-        let rest = |(s, sweeps, ok): (f64, usize, bool)| {
-            format!("{:>8.4} s {:>7} sw{}", s, sweeps, if ok { " " } else { "*" })
+        let rest = |r: Option<(f64, usize, bool)>| match r {
+            Some((s, sweeps, ok)) => format!("{:>8.4} s {:>7} sw{}", s, sweeps, if ok { " " } else { "*" }),
+            None => "-".into(),
         };
         out.push_str(&format!(
             "{:>4} {:>9} {:>14.3e} {:>14.3e} {:>14.3e} {:>22} {:>22}\n",
@@ -97,9 +122,64 @@ pub fn bench_report(resolutions: &[usize], nit: usize, seconds: f64) -> String {
             rest(r.fixed_point)
         ));
     }
-    out.push_str(
+    out.push_str(&format!(
         "proj/s mesh: one mesh, colour groups on all threads; batch: one simulation per thread.\n\
-         rest: time to a relative tolerance of 1e-10 and projection sweeps; * = not converged within 2e5 sweeps.\n",
-    );
+         rest: time to a relative tolerance of {BENCH_REST_TOLERANCE:.0e} and projection sweeps, for N <= \
+         {BENCH_REST_MAX_N} only (- = not measured); * = not converged within {BENCH_REST_MAX_SWEEPS} sweeps.\n",
+    ));
     out
+}
+
+/// Profiling hook: `sweeps` serial sweeps on the gravity-floor cube of resolution `n` (kd = kv = 1,
+/// dt = 0.01, after 20 steps of 4 sweeps), of the distance constraints only (`Distances`), the volume
+/// constraints only (`Volumes`) or both. Returns the projections done and the seconds the sweeps took.
+pub fn profile_sweeps(n: usize, sweeps: usize, kind: SweepKind) -> (usize, f64) {
+    let scene = SceneSet::builtin("gravity-floor").expect("built-in scene");
+    let body = scene.scenes()[0].body(n).expect("unit cube");
+    let system = PbdSystem::new(&body).with_parallel_threshold(usize::MAX);
+    let params = SimParams::new(0.01, 4, Model::Pbd { kd: 1.0, kv: 1.0 });
+    let mut d = system.dynamics();
+    for _ in 0..20 {
+        system.step(&params, &mut d);
+    }
+    let rules = Rules::new(&params);
+    let (distances, volumes) = match kind {
+        SweepKind::All => (true, true),
+        SweepKind::Distances => (true, false),
+        SweepKind::Volumes => (false, true),
+    };
+    let start = Instant::now();
+    for _ in 0..sweeps {
+        system.sweep_parts(&rules, &mut d, distances, volumes);
+    }
+    std::hint::black_box(&d.predicted);
+    let seconds = start.elapsed().as_secs_f64();
+    let per_sweep = distances as usize * system.distances.len() + volumes as usize * system.volumes.len();
+    (sweeps * per_sweep, seconds)
+}
+
+/// Which constraints [`profile_sweeps`] projects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SweepKind {
+    /// Distance and volume constraints.
+    All,
+    /// Distance constraints only.
+    Distances,
+    /// Volume constraints only.
+    Volumes,
+}
+
+/// Serial projections per second of (distance, volume) constraints on the gravity-floor cube of
+/// resolution `n`, each timed for at least `seconds` (setup not counted).
+pub fn projection_rates_by_type(n: usize, seconds: f64) -> (f64, f64) {
+    let rate = |kind| {
+        let (mut projections, mut time) = (0, 0.0);
+        while time < seconds {
+            let (p, t) = profile_sweeps(n, 400, kind);
+            projections += p;
+            time += t;
+        }
+        projections as f64 / time
+    };
+    (rate(SweepKind::Distances), rate(SweepKind::Volumes))
 }

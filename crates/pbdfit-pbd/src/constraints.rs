@@ -4,6 +4,7 @@
 use crate::Vec3;
 
 /// How a constraint's correction is scaled: the reference library's PBD stiffness, or XPBD.
+#[cfg(test)]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Rule {
     /// `dp_i = -k C w_i g_i / sum_j w_j |g_j|^2`.
@@ -12,6 +13,7 @@ pub(crate) enum Rule {
     Xpbd { alpha_tilde: f64 },
 }
 
+#[cfg(test)]
 impl Rule {
     /// The factor `f` with `dp_i = f w_i g_i`, given the constraint value `c` and `s = sum w |g|^2`;
     /// updates the XPBD multiplier. `None` when the constraint cannot move (all particles held or a
@@ -58,9 +60,10 @@ impl DistanceConstraint {
         }
     }
 
-    /// The position changes `(dp1, dp2)` that project the constraint, given the displacements.
-    /// `C` is evaluated as `(2 e.du + du.du) / (|d| + l0)` with `du = u2 - u1`, free of cancellation.
-    #[inline(always)]
+    /// Reference projection (the hot loop uses [`DistanceHot`]): the position changes `(dp1, dp2)`
+    /// given the displacements. `C` is evaluated as `(2 e.du + du.du) / (|d| + l0)` with `du = u2 - u1`,
+    /// free of cancellation.
+    #[cfg(test)]
     pub(crate) fn correction(&self, u: &[Vec3], rule: Rule, lambda: &mut f64) -> Option<[Vec3; 2]> {
         let [w1, w2] = self.inverse_masses;
         let du = u[self.particles[1]] - u[self.particles[0]];
@@ -106,10 +109,10 @@ impl VolumeConstraint {
         }
     }
 
-    /// The position changes that project the constraint. `gradient_scale` is 1 for the library's
+    /// Reference projection (the hot loop uses [`VolumeHot`]). `gradient_scale` is 1 for the library's
     /// `6 dV/dp` gradients and 1/6 for the true gradients. `6 (V - V0)` is expanded in powers of the
     /// relative displacements `W_k = u_k - u_0`, so no digit is lost to cancellation.
-    #[inline(always)]
+    #[cfg(test)]
     pub(crate) fn correction(
         &self,
         u: &[Vec3],
@@ -136,6 +139,153 @@ impl VolumeConstraint {
         let s = w0 * g0.norm_squared() + w1 * g1.norm_squared() + w2 * g2.norm_squared() + w3 * g3.norm_squared();
         let f = rule.factor(six_dv / 6.0, s, lambda)?;
         Some([(f * w0) * g0, (f * w1) * g1, (f * w2) * g2, (f * w3) * g3])
+    }
+}
+
+/// A distance constraint as the sweep reads it: rest data in the order used, `u32` particle indices,
+/// and the precomputed mass shares `w_i / (w1 + w2)` (56 bytes).
+///
+/// With `g = k (2 e.du + du.du) / ((|d| + l0) |d|)` the reference library's projection is
+/// `dp1 = (g r1) d`, `dp2 = -(g r2) d` (`d = e + du`): one square root and one division.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct DistanceHot {
+    /// Rest edge vector `X2 - X1` (m).
+    pub rest_edge: Vec3,
+    /// Rest length `|X2 - X1|` (m).
+    pub rest_length: f64,
+    /// `w1 / (w1 + w2)` and `w2 / (w1 + w2)`.
+    pub share: [f64; 2],
+    /// The two particles.
+    pub particles: [u32; 2],
+}
+
+impl DistanceHot {
+    /// The hot form of `c`; `None` when both particles are held (the constraint never moves anything).
+    pub(crate) fn new(c: &DistanceConstraint) -> Option<Self> {
+        let [w1, w2] = c.inverse_masses;
+        let s = w1 + w2;
+        (s > 1e-300).then(|| Self {
+            rest_edge: c.rest_edge,
+            rest_length: c.rest_length,
+            share: [w1 / s, w2 / s],
+            particles: c.particles.map(|p| u32::try_from(p).expect("particle index fits in u32")),
+        })
+    }
+
+    /// `(du, d, 2 e.du + du.du, |d|)` at the displacements `u`.
+    #[inline(always)]
+    fn geometry(&self, u: &[Vec3]) -> (Vec3, f64, f64) {
+        let du = u[self.particles[1] as usize] - u[self.particles[0] as usize];
+        let d = self.rest_edge + du;
+        let numerator = 2.0 * self.rest_edge.dot(&du) + du.norm_squared();
+        (d, numerator, d.norm())
+    }
+
+    /// PBD correction `(dp1, dp2)` with stiffness `k`; zero when the edge has collapsed.
+    #[inline(always)]
+    pub(crate) fn pbd(&self, u: &[Vec3], k: f64) -> [Vec3; 2] {
+        let (d, numerator, length) = self.geometry(u);
+        if length < 1e-300 {
+            return [Vec3::zeros(); 2];
+        }
+        let g = k * numerator / ((length + self.rest_length) * length);
+        [(g * self.share[0]) * d, -(g * self.share[1]) * d]
+    }
+
+    /// XPBD correction with `alpha~ = alpha / dt^2`; updates the multiplier. `w` are the inverse masses.
+    #[inline(always)]
+    pub(crate) fn xpbd(&self, u: &[Vec3], w: &[f64], alpha_tilde: f64, lambda: &mut f64) -> [Vec3; 2] {
+        let (d, numerator, length) = self.geometry(u);
+        let (w1, w2) = (w[self.particles[0] as usize], w[self.particles[1] as usize]);
+        let denominator = w1 + w2 + alpha_tilde;
+        if length < 1e-300 || denominator <= 1e-300 {
+            return [Vec3::zeros(); 2];
+        }
+        let c = numerator / (length + self.rest_length);
+        let n = d / length;
+        let d_lambda = (-c - alpha_tilde * *lambda) / denominator;
+        *lambda += d_lambda;
+        [-(d_lambda * w1) * n, (d_lambda * w2) * n]
+    }
+}
+
+/// A volume constraint as the sweep reads it (168 bytes): rest edges `E_k = X_k - X_0`, the two cross
+/// products the value needs, inverse masses, `u32` particle indices.
+///
+/// With `W_k = u_k - u_0`, `d_k = E_k + W_k`, the library's gradients `g1 = d2 x d3`, `g2 = d3 x d1`,
+/// `g3 = d1 x d2`, `g0 = -(g1 + g2 + g3)`, and
+/// `6 (V - V0) = W1.g1 + W2.(E3 x E1) + W3.(E1 x E2) + E1.(W2 x W3)` (exact, free of cancellation: every
+/// term is of first or higher order in the displacements; it reuses `g1`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct VolumeHot {
+    /// `E1, E2, E3` (m).
+    pub rest_edges: [Vec3; 3],
+    /// `E3 x E1`, `E1 x E2` (m^2).
+    pub rest_cross: [Vec3; 2],
+    /// Inverse masses (1/kg; 0 for held ones).
+    pub inverse_masses: [f64; 4],
+    /// The four particles.
+    pub particles: [u32; 4],
+}
+
+impl VolumeHot {
+    /// The hot form of `c`; `None` when all four particles are held.
+    pub(crate) fn new(c: &VolumeConstraint) -> Option<Self> {
+        c.inverse_masses.iter().any(|&w| w > 0.0).then(|| Self {
+            rest_edges: c.rest_edges,
+            rest_cross: [c.rest_cross[1], c.rest_cross[2]],
+            inverse_masses: c.inverse_masses,
+            particles: c.particles.map(|p| u32::try_from(p).expect("particle index fits in u32")),
+        })
+    }
+
+    /// `(6 (V - V0), g1, g2, g3, sum_i w_i |g_i|^2)` for the unscaled (6 dV/dp) gradients.
+    #[inline(always)]
+    fn geometry(&self, u: &[Vec3]) -> (f64, [Vec3; 3], f64) {
+        let [e1, e2, e3] = self.rest_edges;
+        let [p0, p1, p2, p3] = self.particles.map(|p| p as usize);
+        let u0 = u[p0];
+        let (w1, w2, w3) = (u[p1] - u0, u[p2] - u0, u[p3] - u0);
+        let (d1, d2, d3) = (e1 + w1, e2 + w2, e3 + w3);
+        let g1 = d2.cross(&d3);
+        let g2 = d3.cross(&d1);
+        let g3 = d1.cross(&d2);
+        let six_dv = w1.dot(&g1) + w2.dot(&self.rest_cross[0]) + w3.dot(&self.rest_cross[1]) + e1.dot(&w2.cross(&w3));
+        let [m0, m1, m2, m3] = self.inverse_masses;
+        let s = m0 * (g1 + g2 + g3).norm_squared()
+            + m1 * g1.norm_squared()
+            + m2 * g2.norm_squared()
+            + m3 * g3.norm_squared();
+        (six_dv, [g1, g2, g3], s)
+    }
+
+    /// PBD correction `dp_i = -kk 6(V - V0) w_i g_i / sum_j w_j |g_j|^2`, with `kk = k / (6 scale)` for
+    /// gradients `scale * 6 dV/dp`; zero when `scale^2 sum_j w_j |g_j|^2 <= 1e-300` (degenerate, as the
+    /// reference: `s_min = 1e-300 / scale^2`).
+    #[inline(always)]
+    pub(crate) fn pbd(&self, u: &[Vec3], kk: f64, s_min: f64) -> [Vec3; 4] {
+        let (six_dv, [g1, g2, g3], s) = self.geometry(u);
+        if s.is_nan() || s <= s_min {
+            return [Vec3::zeros(); 4];
+        }
+        let q = -kk * six_dv / s;
+        let [m0, m1, m2, m3] = self.inverse_masses;
+        [-(q * m0) * (g1 + g2 + g3), (q * m1) * g1, (q * m2) * g2, (q * m3) * g3]
+    }
+
+    /// XPBD correction with gradients `scale * 6 dV/dp` and `alpha~ = alpha / dt^2`; updates the multiplier.
+    #[inline(always)]
+    pub(crate) fn xpbd(&self, u: &[Vec3], scale: f64, alpha_tilde: f64, lambda: &mut f64) -> [Vec3; 4] {
+        let (six_dv, [g1, g2, g3], s) = self.geometry(u);
+        let denominator = scale * scale * s + alpha_tilde;
+        if denominator <= 1e-300 {
+            return [Vec3::zeros(); 4];
+        }
+        let d_lambda = (-(six_dv / 6.0) - alpha_tilde * *lambda) / denominator;
+        *lambda += d_lambda;
+        let f = d_lambda * scale;
+        let [m0, m1, m2, m3] = self.inverse_masses;
+        [-(f * m0) * (g1 + g2 + g3), (f * m1) * g1, (f * m2) * g2, (f * m3) * g3]
     }
 }
 
@@ -203,5 +353,57 @@ mod tests {
         let mut lambda = 0.0;
         let d1 = c.correction(&u6, Rule::Xpbd { alpha_tilde: 0.0 }, 1.0 / 6.0, &mut lambda).unwrap();
         assert!((d1[3] - delta[3]).norm() < 1e-18, "XPBD with zero compliance is PBD with k = 1");
+    }
+
+    /// The sweep's compact projections agree with the reference projections up to rounding, for PBD
+    /// (both volume gradient scales) and XPBD, with free and held particles.
+    #[test]
+    fn hot_projections_match_the_reference() {
+        let (rest, mut w) = tet();
+        let u: Vec<Vec3> = (0..4)
+            .map(|p| Vec3::new(0.01 * p as f64 - 0.013, 0.007 * (p * p) as f64, -0.004 * (p + 1) as f64))
+            .collect();
+        let close = |a: Vec3, b: Vec3| (a - b).norm() <= 1e-15 * b.norm().max(1e-12);
+        for held in [None, Some(0), Some(2)] {
+            if let Some(p) = held {
+                w[p] = 0.0;
+            }
+            for pair in [[0, 1], [1, 3], [2, 0]] {
+                let c = DistanceConstraint::new(pair, &rest, &w);
+                let Some(hot) = DistanceHot::new(&c) else {
+                    assert!(c.correction(&u, Rule::Pbd { k: 0.7 }, &mut 0.0).is_none(), "both held: no move");
+                    continue;
+                };
+                let reference = c.correction(&u, Rule::Pbd { k: 0.7 }, &mut 0.0).unwrap();
+                let fast = hot.pbd(&u, 0.7);
+                assert!(close(fast[0], reference[0]) && close(fast[1], reference[1]), "{fast:?} vs {reference:?}");
+                let (mut l1, mut l2) = (0.3, 0.3);
+                let reference = c.correction(&u, Rule::Xpbd { alpha_tilde: 2.0 }, &mut l1).unwrap();
+                let fast = hot.xpbd(&u, &w, 2.0, &mut l2);
+                assert!(close(fast[0], reference[0]) && close(fast[1], reference[1]));
+                assert!((l1 - l2).abs() <= 1e-15 * l1.abs());
+            }
+            let c = VolumeConstraint::new([0, 1, 2, 3], &rest, &w);
+            let hot = VolumeHot::new(&c).unwrap();
+            for scale in [1.0, 1.0 / 6.0] {
+                let k = 0.6;
+                let reference = c.correction(&u, Rule::Pbd { k }, scale, &mut 0.0).unwrap();
+                let fast = hot.pbd(&u, k / (6.0 * scale), 1e-300 / (scale * scale));
+                for p in 0..4 {
+                    assert!(close(fast[p], reference[p]), "{scale}: {:?} vs {:?}", fast[p], reference[p]);
+                }
+                let (mut l1, mut l2) = (0.1, 0.1);
+                let reference = c.correction(&u, Rule::Xpbd { alpha_tilde: 0.5 }, scale, &mut l1).unwrap();
+                let fast = hot.xpbd(&u, scale, 0.5, &mut l2);
+                for p in 0..4 {
+                    assert!(close(fast[p], reference[p]));
+                }
+                assert!((l1 - l2).abs() <= 1e-15 * l1.abs());
+            }
+        }
+        // Constraints whose particles are all held are left out of the sweep.
+        let none = DistanceConstraint::new([0, 2], &rest, &[0.0; 4]);
+        assert!(DistanceHot::new(&none).is_none());
+        assert!(VolumeHot::new(&VolumeConstraint::new([0, 1, 2, 3], &rest, &[0.0; 4])).is_none());
     }
 }

@@ -5,7 +5,7 @@ use std::ops::Range;
 use pbdfit_mesh::Body;
 use rayon::prelude::*;
 
-use crate::constraints::Rule;
+use crate::constraints::{DistanceHot, VolumeHot};
 use crate::{ColourGroups, ConstraintRef, DistanceConstraint, Model, SimParams, Vec3, VolumeConstraint};
 
 /// A body ready for PBD: particles, constraints stored in projection order, and the colour groups.
@@ -26,6 +26,12 @@ pub struct PbdSystem {
     pub(crate) volumes: Vec<VolumeConstraint>,
     /// Per colour group: its range in `distances` and its range in `volumes`.
     pub(crate) groups: Vec<(Range<usize>, Range<usize>)>,
+    /// The constraints the sweep projects, in projection order, compact; constraints whose particles are
+    /// all held are left out (they never move anything).
+    hot_distances: Vec<DistanceHot>,
+    hot_volumes: Vec<VolumeHot>,
+    /// Per colour group: its ranges in `hot_distances` and `hot_volumes`.
+    hot_groups: Vec<(Range<usize>, Range<usize>)>,
     /// List index of each constraint, in projection order (distances 0..nd, then volumes nd..).
     solve_order: Vec<usize>,
     /// Groups with at least this many constraints are projected on all threads.
@@ -46,38 +52,78 @@ pub struct Dynamics {
     pub(crate) delta_volume: Vec<[Vec3; 4]>,
 }
 
-/// Per-constraint-type projection rules for one parameter set.
+/// The projection rule for one parameter set, with its constants folded: the sweep is specialised per
+/// variant so that no branch on the model is left in the inner loops.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Rules {
-    pub distance: Rule,
-    pub volume: Rule,
-    pub volume_gradient_scale: f64,
+pub(crate) enum Rules {
+    /// PBD: distance stiffness `kd`; volume `kk = kv / (6 scale)` for gradients `scale * 6 dV/dp`, and the
+    /// degenerate threshold `s_min = 1e-300 / scale^2` on `sum w |6 dV/dp|^2`.
+    Pbd { kd: f64, kk: f64, s_min: f64 },
+    /// XPBD with `alpha~ = alpha / dt^2` per type and the volume gradient scale.
+    Xpbd { alpha_distance: f64, alpha_volume: f64, scale: f64 },
 }
 
 impl Rules {
     pub(crate) fn new(params: &SimParams) -> Self {
         let linearise = |k: f64| 1.0 - (1.0 - k).powf(1.0 / params.nit as f64);
+        let pbd =
+            |kd: f64, kv: f64, scale: f64| Rules::Pbd { kd, kk: kv / (6.0 * scale), s_min: 1e-300 / (scale * scale) };
         match params.model {
-            Model::Pbd { kd, kv } => {
-                Self { distance: Rule::Pbd { k: kd }, volume: Rule::Pbd { k: kv }, volume_gradient_scale: 1.0 }
-            }
-            Model::PbdLinearised { kd, kv } => Self {
-                distance: Rule::Pbd { k: linearise(kd) },
-                volume: Rule::Pbd { k: linearise(kv) },
-                volume_gradient_scale: 1.0,
-            },
-            Model::PbdTextbookVolume { kd, kv } => {
-                Self { distance: Rule::Pbd { k: kd }, volume: Rule::Pbd { k: kv }, volume_gradient_scale: 1.0 / 6.0 }
-            }
+            Model::Pbd { kd, kv } => pbd(kd, kv, 1.0),
+            Model::PbdLinearised { kd, kv } => pbd(linearise(kd), linearise(kv), 1.0),
+            Model::PbdTextbookVolume { kd, kv } => pbd(kd, kv, 1.0 / 6.0),
             Model::Xpbd { compliance_distance, compliance_volume } => {
                 let dt2 = params.dt * params.dt;
-                Self {
-                    distance: Rule::Xpbd { alpha_tilde: compliance_distance / dt2 },
-                    volume: Rule::Xpbd { alpha_tilde: compliance_volume / dt2 },
-                    volume_gradient_scale: 1.0 / 6.0,
+                Rules::Xpbd {
+                    alpha_distance: compliance_distance / dt2,
+                    alpha_volume: compliance_volume / dt2,
+                    scale: 1.0 / 6.0,
                 }
             }
         }
+    }
+}
+
+/// A constraint's correction from the current displacements (updating its multiplier), per rule.
+trait Projection: Sync {
+    fn distance(&self, c: &DistanceHot, u: &[Vec3], lambda: &mut f64) -> [Vec3; 2];
+    fn volume(&self, c: &VolumeHot, u: &[Vec3], lambda: &mut f64) -> [Vec3; 4];
+}
+
+struct PbdProjection {
+    kd: f64,
+    kk: f64,
+    s_min: f64,
+}
+
+impl Projection for PbdProjection {
+    #[inline(always)]
+    fn distance(&self, c: &DistanceHot, u: &[Vec3], _: &mut f64) -> [Vec3; 2] {
+        c.pbd(u, self.kd)
+    }
+
+    #[inline(always)]
+    fn volume(&self, c: &VolumeHot, u: &[Vec3], _: &mut f64) -> [Vec3; 4] {
+        c.pbd(u, self.kk, self.s_min)
+    }
+}
+
+struct XpbdProjection<'a> {
+    inverse_masses: &'a [f64],
+    alpha_distance: f64,
+    alpha_volume: f64,
+    scale: f64,
+}
+
+impl Projection for XpbdProjection<'_> {
+    #[inline(always)]
+    fn distance(&self, c: &DistanceHot, u: &[Vec3], lambda: &mut f64) -> [Vec3; 2] {
+        c.xpbd(u, self.inverse_masses, self.alpha_distance, lambda)
+    }
+
+    #[inline(always)]
+    fn volume(&self, c: &VolumeHot, u: &[Vec3], lambda: &mut f64) -> [Vec3; 4] {
+        c.xpbd(u, self.scale, self.alpha_volume, lambda)
     }
 }
 
@@ -108,6 +154,15 @@ impl PbdSystem {
             }
             groups.push((d0..distances.len(), v0..volumes.len()));
         }
+        let mut hot_distances = Vec::with_capacity(distances.len());
+        let mut hot_volumes = Vec::with_capacity(volumes.len());
+        let mut hot_groups = Vec::with_capacity(groups.len());
+        for (dr, vr) in &groups {
+            let (d0, v0) = (hot_distances.len(), hot_volumes.len());
+            hot_distances.extend(distances[dr.clone()].iter().filter_map(DistanceHot::new));
+            hot_volumes.extend(volumes[vr.clone()].iter().filter_map(VolumeHot::new));
+            hot_groups.push((d0..hot_distances.len(), v0..hot_volumes.len()));
+        }
         let free = (0..rest.len()).filter(|&p| !body.held[p]).collect();
         let (mut lo, mut hi) = (rest[0], rest[0]);
         for p in &rest {
@@ -126,6 +181,9 @@ impl PbdSystem {
             distances,
             volumes,
             groups,
+            hot_distances,
+            hot_volumes,
+            hot_groups,
             solve_order: colours.solve_order(),
             parallel_threshold: 4096,
         }
@@ -227,8 +285,8 @@ impl PbdSystem {
             u: vec![Vec3::zeros(); n],
             v: vec![Vec3::zeros(); n],
             predicted: vec![Vec3::zeros(); n],
-            lambda_distance: vec![0.0; self.distances.len()],
-            lambda_volume: vec![0.0; self.volumes.len()],
+            lambda_distance: vec![0.0; self.hot_distances.len()],
+            lambda_volume: vec![0.0; self.hot_volumes.len()],
             delta_distance: Vec::new(),
             delta_volume: Vec::new(),
         }
@@ -236,32 +294,49 @@ impl PbdSystem {
 
     /// One Gauss-Seidel sweep over all constraints, in colour order, on the displacements `u`.
     pub(crate) fn sweep(&self, rules: &Rules, d: &mut Dynamics) {
-        let u = &mut d.predicted;
-        for (dr, vr) in &self.groups {
+        self.sweep_parts(rules, d, true, true);
+    }
+
+    /// A sweep over the distance constraints, the volume constraints, or both (profiling: `bench`).
+    pub(crate) fn sweep_parts(&self, rules: &Rules, d: &mut Dynamics, distances: bool, volumes: bool) {
+        let parts = (distances, volumes);
+        match *rules {
+            Rules::Pbd { kd, kk, s_min } => self.sweep_with(d, parts, PbdProjection { kd, kk, s_min }),
+            Rules::Xpbd { alpha_distance, alpha_volume, scale } => self.sweep_with(
+                d,
+                parts,
+                XpbdProjection { inverse_masses: &self.inverse_masses, alpha_distance, alpha_volume, scale },
+            ),
+        }
+    }
+
+    /// The sweep, monomorphised per rule.
+    #[inline(always)]
+    fn sweep_with<P: Projection>(&self, d: &mut Dynamics, (distances, volumes): (bool, bool), rule: P) {
+        let u = &mut d.predicted[..];
+        for (dr, vr) in &self.hot_groups {
+            let (dr, vr) = (if distances { dr.clone() } else { 0..0 }, if volumes { vr.clone() } else { 0..0 });
             if dr.len() + vr.len() >= self.parallel_threshold {
                 self.project_group_parallel(
-                    rules,
-                    dr.clone(),
-                    vr.clone(),
+                    &rule,
+                    (dr, vr),
                     (&mut d.delta_distance, &mut d.delta_volume),
                     u,
-                    &mut d.lambda_distance,
-                    &mut d.lambda_volume,
+                    (&mut d.lambda_distance, &mut d.lambda_volume),
                 );
                 continue;
             }
-            for (c, lambda) in self.distances[dr.clone()].iter().zip(&mut d.lambda_distance[dr.clone()]) {
-                if let Some([a, b]) = c.correction(u, rules.distance, lambda) {
-                    u[c.particles[0]] += a;
-                    u[c.particles[1]] += b;
-                }
+            for (c, lambda) in self.hot_distances[dr.clone()].iter().zip(&mut d.lambda_distance[dr]) {
+                let [a, b] = rule.distance(c, u, lambda);
+                u[c.particles[0] as usize] += a;
+                u[c.particles[1] as usize] += b;
             }
-            for (c, lambda) in self.volumes[vr.clone()].iter().zip(&mut d.lambda_volume[vr.clone()]) {
-                if let Some(delta) = c.correction(u, rules.volume, rules.volume_gradient_scale, lambda) {
-                    for (p, dp) in c.particles.iter().zip(delta) {
-                        u[*p] += dp;
-                    }
-                }
+            for (c, lambda) in self.hot_volumes[vr.clone()].iter().zip(&mut d.lambda_volume[vr]) {
+                let [a, b, e, f] = rule.volume(c, u, lambda);
+                u[c.particles[0] as usize] += a;
+                u[c.particles[1] as usize] += b;
+                u[c.particles[2] as usize] += e;
+                u[c.particles[3] as usize] += f;
             }
         }
     }
@@ -269,44 +344,36 @@ impl PbdSystem {
     /// Projects one colour group on all threads: every constraint computes its correction from the
     /// current displacements (no other constraint of the group touches its particles, so this is what a
     /// serial pass would see), then the corrections are applied in list order. Bit-identical to serial.
-    fn project_group_parallel(
+    fn project_group_parallel<P: Projection>(
         &self,
-        rules: &Rules,
-        dr: Range<usize>,
-        vr: Range<usize>,
+        rule: &P,
+        (dr, vr): (Range<usize>, Range<usize>),
         (delta_distance, delta_volume): (&mut Vec<[Vec3; 2]>, &mut Vec<[Vec3; 4]>),
         u: &mut [Vec3],
-        lambda_distance: &mut [f64],
-        lambda_volume: &mut [f64],
+        (lambda_distance, lambda_volume): (&mut [f64], &mut [f64]),
     ) {
         delta_distance.resize(dr.len(), [Vec3::zeros(); 2]);
         delta_volume.resize(vr.len(), [Vec3::zeros(); 4]);
         {
             let u: &[Vec3] = u;
-            self.distances[dr.clone()]
+            self.hot_distances[dr.clone()]
                 .par_iter()
                 .zip(&mut lambda_distance[dr.clone()])
                 .zip(&mut delta_distance[..])
-                .for_each(|((c, lambda), out)| {
-                    *out = c.correction(u, rules.distance, lambda).unwrap_or([Vec3::zeros(); 2]);
-                });
-            self.volumes[vr.clone()]
+                .for_each(|((c, lambda), out)| *out = rule.distance(c, u, lambda));
+            self.hot_volumes[vr.clone()]
                 .par_iter()
                 .zip(&mut lambda_volume[vr.clone()])
                 .zip(&mut delta_volume[..])
-                .for_each(|((c, lambda), out)| {
-                    *out = c
-                        .correction(u, rules.volume, rules.volume_gradient_scale, lambda)
-                        .unwrap_or([Vec3::zeros(); 4]);
-                });
+                .for_each(|((c, lambda), out)| *out = rule.volume(c, u, lambda));
         }
-        for (c, [a, b]) in self.distances[dr].iter().zip(delta_distance.iter()) {
-            u[c.particles[0]] += a;
-            u[c.particles[1]] += b;
+        for (c, [a, b]) in self.hot_distances[dr].iter().zip(delta_distance.iter()) {
+            u[c.particles[0] as usize] += a;
+            u[c.particles[1] as usize] += b;
         }
-        for (c, delta) in self.volumes[vr].iter().zip(delta_volume.iter()) {
-            for (p, dp) in c.particles.iter().zip(delta) {
-                u[*p] += dp;
+        for (c, delta) in self.hot_volumes[vr].iter().zip(delta_volume.iter()) {
+            for (&p, dp) in c.particles.iter().zip(delta) {
+                u[p as usize] += dp;
             }
         }
     }
