@@ -1,0 +1,344 @@
+//! Many simulations of one small mesh in one dispatch, and the [`GpuBackend`] built on it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use pbdfit_pbd::{CpuBackend, PbdError, PbdSystem, RestOptions, RestState, RestStateBackend, SimParams, Vec3};
+
+use crate::context::{floats, storage_entry, uniform_entry, words};
+use crate::layout::{MeshData, bits, sim_words};
+use crate::rest::{Body, DeviceOutcome, RUNNING};
+use crate::{GpuContext, GpuError, GpuSimulation};
+
+const SOURCE: &str = concat!(include_str!("shaders/constraints.wgsl"), include_str!("shaders/batch.wgsl"));
+/// Threads per workgroup of the batched kernel.
+const WORKGROUP: usize = 64;
+/// The most free particles one lane keeps in registers.
+const MAX_OWNED: usize = 16;
+/// Wall time one chunk of steps should take: long enough that the status read-back is rare, short
+/// enough to stay far below display-driver watchdogs (about 2 s on some systems).
+const CHUNK_TARGET: Duration = Duration::from_millis(150);
+/// Words per simulation in the status buffer (batch.wgsl `Status`).
+const STATUS_WORDS: usize = 8;
+/// Vectors per free particle in the state buffer: hi and lo of u, v, hi and lo of the window snapshot.
+const STATE_VECTORS: usize = 5;
+
+/// How simulations map onto workgroups for one mesh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Plan {
+    /// Threads per simulation (a power of two, at least the largest colour group where possible).
+    tps: usize,
+    /// Simulations per workgroup.
+    spw: usize,
+    /// Free particles per lane (registers).
+    max_owned: usize,
+}
+
+impl Plan {
+    /// Workgroup memory of one simulation: hi and lo of every particle (32 bytes), an XPBD multiplier
+    /// per constraint, and the per-simulation scalars.
+    fn bytes_per_simulation(mesh: &MeshData) -> usize {
+        32 * mesh.particle_count + 4 * (mesh.distance_count() + mesh.volume_count()) + 32
+    }
+
+    /// The plan for `mesh`, or `None` when it does not fit in one workgroup's memory (the single-mesh
+    /// kernels take it then).
+    fn new(mesh: &MeshData, limits: &wgpu::Limits) -> Option<Self> {
+        let tps = mesh.max_group.max(1).next_power_of_two().min(WORKGROUP);
+        let max_owned = mesh.free.len().div_ceil(tps).max(1);
+        if max_owned > MAX_OWNED {
+            return None;
+        }
+        let memory = limits.max_compute_workgroup_storage_size as usize;
+        let per_sim = Self::bytes_per_simulation(mesh);
+        let mut spw = WORKGROUP / tps;
+        while spw > 1 && spw * per_sim + 16 > memory {
+            spw /= 2;
+        }
+        (spw * per_sim + 16 <= memory).then_some(Self { tps, spw, max_owned })
+    }
+
+    fn header(&self, mesh: &MeshData) -> String {
+        let (np, nf, nd, nv, ng) =
+            (mesh.particle_count, mesh.free.len(), mesh.distance_count(), mesh.volume_count(), mesh.groups.len());
+        let off_groups = nf + np;
+        let off_dist = off_groups + 4 * ng;
+        let consts = [
+            ("NP", np),
+            ("NF", nf),
+            ("ND", nd),
+            ("NV", nv),
+            ("NC", nd + nv),
+            ("NG", ng),
+            ("TPS", self.tps),
+            ("SPW", self.spw),
+            ("WG", self.tps * self.spw),
+            ("MAXOWN", self.max_owned),
+            ("SPW_NP", self.spw * np),
+            ("SPW_NC", (self.spw * (nd + nv)).max(1)),
+            ("OFF_FREE", 0),
+            ("OFF_MASS", nf),
+            ("OFF_GROUPS", off_groups),
+            ("OFF_DIST", off_dist),
+            ("OFF_VOL", off_dist + 2 * nd),
+            ("GEO_VOL", 4 * nd),
+        ];
+        consts.iter().map(|(name, value)| format!("const {name}: u32 = {value}u;\n")).collect()
+    }
+}
+
+/// A compiled batched kernel for one mesh shape.
+struct BatchPipeline {
+    layout: wgpu::BindGroupLayout,
+    pipeline: wgpu::ComputePipeline,
+}
+
+/// Rest states on the GPU, for [`RestStateBackend`] users (grid sweeps, fits, studies).
+///
+/// Small meshes (those whose particles fit in one workgroup's memory: N <= 4 cubes on any adapter,
+/// more on adapters with more workgroup memory) run as one batched dispatch per chunk of steps, one
+/// workgroup per simulation (several per workgroup for tiny meshes), each simulation with its own
+/// parameters; the rest test runs on the device, and the host reads a status word per simulation per
+/// chunk. Larger meshes run one after the other on the single-mesh kernels ([`GpuSimulation`]).
+///
+/// Results come back in `params` order, as f64. Rest states are computed by stepping from a cold start
+/// with a windowed rest test (see [`crate::F32_TOLERANCE_FLOOR`]); diverged points come back as
+/// [`PbdError::Diverged`], points that reach the step cap as `converged: false`. A device failure sends
+/// the whole batch to the CPU backend, with a one-line message on stderr.
+pub struct GpuBackend {
+    ctx: GpuContext,
+    pipelines: Mutex<HashMap<String, Arc<BatchPipeline>>>,
+}
+
+impl std::fmt::Debug for GpuBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuBackend").field("adapter", &self.ctx.adapter_name()).finish()
+    }
+}
+
+impl GpuBackend {
+    /// A backend on an opened device.
+    pub fn new(ctx: GpuContext) -> Self {
+        Self { ctx, pipelines: Mutex::new(HashMap::new()) }
+    }
+
+    /// The device.
+    pub fn context(&self) -> &GpuContext {
+        &self.ctx
+    }
+
+    /// Whether `system` runs on the batched kernel on this device (otherwise on the single-mesh kernels).
+    pub fn batches(&self, system: &PbdSystem) -> bool {
+        Plan::new(&MeshData::new(system), &self.ctx.limits).is_some()
+    }
+
+    /// [`RestStateBackend::rest_states`] with device failures reported instead of handled.
+    pub fn try_rest_states(
+        &self,
+        system: &PbdSystem,
+        params: &[SimParams],
+        options: &RestOptions,
+    ) -> Result<Vec<Result<RestState, PbdError>>, GpuError> {
+        let mut results: Vec<Option<Result<RestState, PbdError>>> = vec![None; params.len()];
+        let mut valid = Vec::new();
+        for (i, p) in params.iter().enumerate() {
+            match p.validate() {
+                Ok(()) => valid.push(i),
+                Err(e) => results[i] = Some(Err(e)),
+            }
+        }
+        if !valid.is_empty() {
+            let mesh = MeshData::new(system);
+            let chosen: Vec<SimParams> = valid.iter().map(|&i| params[i]).collect();
+            let computed = match Plan::new(&mesh, &self.ctx.limits) {
+                Some(plan) => self.run_batches(system, &mesh, plan, &chosen, options)?,
+                None => self.run_one_by_one(system, &chosen, options)?,
+            };
+            for (i, r) in valid.into_iter().zip(computed) {
+                results[i] = Some(r);
+            }
+        }
+        Ok(results.into_iter().map(|r| r.expect("every point has a result")).collect())
+    }
+
+    fn run_one_by_one(
+        &self,
+        system: &PbdSystem,
+        params: &[SimParams],
+        options: &RestOptions,
+    ) -> Result<Vec<Result<RestState, PbdError>>, GpuError> {
+        let mut sim = GpuSimulation::new(&self.ctx, system, &params[0])?;
+        let mut out = Vec::with_capacity(params.len());
+        for p in params {
+            sim.set_params(p)?;
+            out.push(sim.rest_state(options)?);
+        }
+        Ok(out)
+    }
+
+    fn pipeline(&self, header: String) -> Result<Arc<BatchPipeline>, GpuError> {
+        let mut cache = self.pipelines.lock().map_err(|_| self.ctx.failed("compiling", "cache poisoned".into()))?;
+        if let Some(p) = cache.get(&header) {
+            return Ok(Arc::clone(p));
+        }
+        let layout = self.ctx.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("batch"),
+            entries: &[
+                uniform_entry(0, false),
+                storage_entry(1, true),
+                storage_entry(2, false),
+                storage_entry(3, false),
+                storage_entry(4, true),
+                storage_entry(5, true),
+            ],
+        });
+        let source = format!("{header}{SOURCE}");
+        let pipeline = self.ctx.pipelines("batched", &source, &[&layout], &["main"])?.remove(0);
+        let compiled = Arc::new(BatchPipeline { layout, pipeline });
+        cache.insert(header, Arc::clone(&compiled));
+        Ok(compiled)
+    }
+
+    fn run_batches(
+        &self,
+        system: &PbdSystem,
+        mesh: &MeshData,
+        plan: Plan,
+        params: &[SimParams],
+        options: &RestOptions,
+    ) -> Result<Vec<Result<RestState, PbdError>>, GpuError> {
+        let limits = &self.ctx.limits;
+        let state_bytes = STATE_VECTORS * 16 * mesh.free.len().max(1);
+        let by_memory = limits.max_storage_buffer_binding_size as usize / state_bytes;
+        let by_dispatch = limits.max_compute_workgroups_per_dimension as usize * plan.spw;
+        let most = by_memory.min(by_dispatch).max(1);
+        let pipeline = self.pipeline(plan.header(mesh))?;
+        let mut out = Vec::with_capacity(params.len());
+        for part in params.chunks(most) {
+            out.extend(self.run_batch(system, mesh, plan, &pipeline, part, options)?);
+        }
+        Ok(out)
+    }
+
+    fn run_batch(
+        &self,
+        system: &PbdSystem,
+        mesh: &MeshData,
+        plan: Plan,
+        compiled: &BatchPipeline,
+        params: &[SimParams],
+        options: &RestOptions,
+    ) -> Result<Vec<Result<RestState, PbdError>>, GpuError> {
+        let ctx = &self.ctx;
+        let b = params.len();
+        let nf = mesh.free.len();
+        let gravity = system.gravity();
+        let tolerance = crate::device_tolerance(options);
+        let sims: Vec<u32> = params
+            .iter()
+            .flat_map(|p| {
+                sim_words(p, [gravity.x, gravity.y, gravity.z], tolerance, crate::device_max_steps(options, p.nit))
+            })
+            .collect();
+        let mut mesh_u32 = mesh.free.clone();
+        mesh_u32.extend(bits(&mesh.inverse_masses));
+        mesh_u32.extend(mesh.groups.iter().flatten());
+        mesh_u32.extend(&mesh.dist_idx);
+        mesh_u32.extend(&mesh.vol_idx);
+        let mut geo = bits(&mesh.dist_geo);
+        geo.extend(bits(&mesh.vol_geo));
+        let max_nit = params.iter().map(|p| p.nit).max().unwrap_or(1) as u32;
+        let none = wgpu::BufferUsages::empty();
+        let control = ctx.uniform("control", &[b as u32, 0, max_nit, mesh.extent.to_bits()]);
+        let sims = ctx.storage("sims", &sims, none);
+        let state = ctx.storage("state", &vec![0; b * nf * STATE_VECTORS * 4], none);
+        let status = ctx.storage("status", &vec![0; b * STATUS_WORDS], none);
+        let mesh_u32 = ctx.storage("mesh", &mesh_u32, none);
+        let geo = ctx.storage("geometry", &geo, none);
+        let entries: Vec<wgpu::BindGroupEntry> = [&control, &sims, &state, &status, &mesh_u32, &geo]
+            .iter()
+            .enumerate()
+            .map(|(i, buffer)| wgpu::BindGroupEntry { binding: i as u32, resource: buffer.as_entire_binding() })
+            .collect();
+        let bind = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("batch"),
+            layout: &compiled.layout,
+            entries: &entries,
+        });
+        ctx.take_error("uploading the batch")?;
+        let workgroups = b.div_ceil(plan.spw) as u32;
+        let status_bytes = (b * STATUS_WORDS * 4) as u64;
+        let mut chunk: u32 = 64;
+        let outcomes = loop {
+            ctx.queue.write_buffer(&control, 4, bytemuck::cast_slice(&[chunk]));
+            let started = Instant::now();
+            let mut encoder = ctx.device.create_command_encoder(&Default::default());
+            {
+                let mut pass =
+                    encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
+                pass.set_pipeline(&compiled.pipeline);
+                pass.set_bind_group(0, &bind, &[]);
+                pass.dispatch_workgroups(workgroups, 1, 1);
+            }
+            let w = words(&ctx.read(encoder, &status, 0, status_bytes, "running the batch")?);
+            let outcomes: Vec<DeviceOutcome> = w
+                .chunks_exact(STATUS_WORDS)
+                .map(|s| DeviceOutcome {
+                    status: s[0],
+                    steps: s[1],
+                    residual: f32::from_bits(s[2]),
+                    largest: f32::from_bits(s[3]),
+                })
+                .collect();
+            if outcomes.iter().all(|o| o.status != RUNNING) {
+                break outcomes;
+            }
+            // Aim the next chunk at CHUNK_TARGET of wall time (at most doubling, to learn the speed).
+            let elapsed = started.elapsed().as_secs_f64().max(1e-4);
+            let scaled = chunk as f64 * CHUNK_TARGET.as_secs_f64() / elapsed;
+            chunk = scaled.clamp(16.0, 2.0 * chunk as f64).min(1048576.0) as u32;
+        };
+        let encoder = ctx.device.create_command_encoder(&Default::default());
+        let values =
+            floats(&ctx.read(encoder, &state, 0, (b * nf * STATE_VECTORS * 16) as u64, "reading the rest states")?);
+        let body = Body::new(system, mesh.extent);
+        let np = mesh.particle_count;
+        Ok(params
+            .iter()
+            .zip(outcomes)
+            .enumerate()
+            .map(|(s, (p, outcome))| {
+                let mut u = vec![Vec3::zeros(); np];
+                for (j, &particle) in mesh.free.iter().enumerate() {
+                    let o = 4 * STATE_VECTORS * (s * nf + j);
+                    let (h, l) = (&values[o..o + 3], &values[o + 4..o + 7]);
+                    u[particle as usize] =
+                        Vec3::new(h[0] as f64 + l[0] as f64, h[1] as f64 + l[1] as f64, h[2] as f64 + l[2] as f64);
+                }
+                body.finish(p, u, outcome)
+            })
+            .collect())
+    }
+}
+
+impl RestStateBackend for GpuBackend {
+    fn name(&self) -> String {
+        format!("gpu ({})", self.ctx.adapter_name())
+    }
+
+    fn rest_states(
+        &self,
+        system: &PbdSystem,
+        params: &[SimParams],
+        options: &RestOptions,
+    ) -> Vec<Result<RestState, PbdError>> {
+        match self.try_rest_states(system, params, options) {
+            Ok(results) => results,
+            Err(e) => {
+                eprintln!("pbdfit: {e}; computing these {} rest states on the CPU", params.len());
+                CpuBackend.rest_states(system, params, options)
+            }
+        }
+    }
+}
