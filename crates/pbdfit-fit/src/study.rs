@@ -293,6 +293,17 @@ impl Study {
         })
     }
 
+    /// Every mesh resolution the study uses (the base and any N experiment's values).
+    pub fn base_and_experiment_resolutions(&self) -> Vec<usize> {
+        let mut n = vec![self.base.n];
+        for e in &self.experiments {
+            if let Some((Parameter::N, values)) = &e.varies {
+                n.extend(values.iter().map(|v| *v as usize));
+            }
+        }
+        n
+    }
+
     /// Keeps only the given nu values (e.g. a coarse grid for a quick run).
     pub fn with_poisson(mut self, poisson: Vec<f64>) -> Self {
         self.poisson = poisson;

@@ -120,3 +120,31 @@ pub fn part_path(path: &std::path::Path, part: &str, compound: bool) -> std::pat
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     path.with_file_name(format!("{stem}-{part}.vtu"))
 }
+
+/// Where rest states are computed (`--backend`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BackendName {
+    /// The f64 CPU path.
+    Cpu,
+    /// The f32 GPU path (wgpu); the CPU path with a one-line message when no adapter exists.
+    Gpu,
+    /// The GPU when a hardware adapter exists and the work is large enough to gain, else the CPU.
+    Auto,
+}
+
+/// Picks the rest-state backend for `rest_states` rest states of `system`, and says on stderr which.
+pub fn backend(
+    name: BackendName,
+    system: &pbdfit_pbd::PbdSystem,
+    rest_states: usize,
+) -> Box<dyn pbdfit_pbd::RestStateBackend> {
+    use pbdfit_gpu::{BackendChoice, WorkSize, choose_backend};
+    let choice = match name {
+        BackendName::Cpu => BackendChoice::Cpu,
+        BackendName::Gpu => BackendChoice::Gpu,
+        BackendName::Auto => BackendChoice::Auto,
+    };
+    let (backend, message) = choose_backend(choice, WorkSize::new(system, rest_states));
+    eprintln!("{message}");
+    backend
+}

@@ -5,7 +5,7 @@ use pbdfit_fit::{FitOptions, FitProblem, Settings};
 use pbdfit_mesh::MassModel;
 use serde_json::json;
 
-use crate::cli::{CliError, CliResult, SimulationArgs, load_scene, resolution, to_json};
+use crate::cli::{BackendName, CliError, CliResult, SimulationArgs, load_scene, resolution, to_json};
 
 /// Arguments of `pbdfit fit`.
 #[derive(Debug, clap::Args)]
@@ -31,6 +31,9 @@ pub struct FitArgs {
     /// Pattern search stops when its step falls below this.
     #[arg(long, default_value_t = 1e-4)]
     min_step: f64,
+    /// Where the grid's rest states are computed.
+    #[arg(long, value_enum, default_value_t = BackendName::Cpu)]
+    backend: BackendName,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -51,7 +54,8 @@ pub fn run(args: FitArgs) -> CliResult {
     settings.at(0.5, 0.5).validate().map_err(|e| CliError::Input(e.to_string()))?;
     let problem = FitProblem::new(&set, settings, material, &|_| None).map_err(|e| CliError::Input(e.to_string()))?;
     let options = FitOptions { min_step: args.min_step, ..FitOptions::default() };
-    let result = pbdfit_fit::fit_cpu(&problem, &options).map_err(|e| match e {
+    let backend = crate::cli::backend(args.backend, &problem.parts[0].system, options.grid * options.grid);
+    let result = pbdfit_fit::fit(&problem, &options, backend.as_ref()).map_err(|e| match e {
         pbdfit_fit::FitError::Internal(m) => CliError::Internal(m),
         other => CliError::Input(other.to_string()),
     })?;

@@ -23,6 +23,9 @@ pub struct ReproduceArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     jobs: Option<usize>,
+    /// Where the grid rest states are computed.
+    #[arg(long, value_enum, default_value_t = crate::cli::BackendName::Cpu)]
+    backend: crate::cli::BackendName,
     /// Study file (default: fits/thesis.toml if present, else the built-in copy).
     #[arg(long)]
     study: Option<PathBuf>,
@@ -56,7 +59,7 @@ pub fn run(args: ReproduceArgs) -> CliResult {
         study.poisson.len(),
         results.display()
     );
-    crate::study::run_with_progress(&study, &results, &[], args.jobs)?;
+    crate::study::run_with_progress(&study, &results, &[], args.jobs, args.backend)?;
 
     let pictures = scene_pictures(&study, &results)?;
     let figures = render_study(&results, &out, &pictures).map_err(|e| CliError::Internal(e.to_string()))?;

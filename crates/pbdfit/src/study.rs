@@ -5,9 +5,8 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pbdfit_fit::study::{Progress, RunOptions, Study, run_study};
-use pbdfit_pbd::CpuBackend;
 
-use crate::cli::{CliError, CliResult};
+use crate::cli::{BackendName, CliError, CliResult};
 
 /// Arguments of `pbdfit study`.
 #[derive(Debug, clap::Args)]
@@ -23,6 +22,9 @@ pub struct StudyArgs {
     /// Results folder (default: `results/<study name>` next to the study file).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Where the grid rest states are computed.
+    #[arg(long, value_enum, default_value_t = BackendName::Cpu)]
+    backend: BackendName,
     /// Use every k-th value of the study's nu range (a quick, coarse run).
     #[arg(long, default_value_t = 1)]
     poisson_stride: usize,
@@ -42,16 +44,27 @@ pub fn run(args: StudyArgs) -> CliResult {
         .out
         .clone()
         .unwrap_or_else(|| args.study.parent().unwrap_or(std::path::Path::new(".")).join("results").join(&study.name));
-    run_with_progress(&study, &out, &args.only, args.jobs)
+    run_with_progress(&study, &out, &args.only, args.jobs, args.backend)
 }
 
 /// Runs a study on `jobs` threads with a progress bar on stderr (plain lines when stderr is not a
 /// terminal), then prints the summary.
-pub fn run_with_progress(study: &Study, out: &std::path::Path, only: &[String], jobs: Option<usize>) -> CliResult {
+pub fn run_with_progress(
+    study: &Study,
+    out: &std::path::Path,
+    only: &[String],
+    jobs: Option<usize>,
+    backend: BackendName,
+) -> CliResult {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.unwrap_or(0))
         .build()
         .map_err(|e| CliError::Internal(format!("thread pool: {e}")))?;
+    // The backend is chosen for the study's largest body and a grid sweep of rest states.
+    let largest = study.base_and_experiment_resolutions().into_iter().max().unwrap_or(1);
+    let scene = study.scenes[0].scenes()[0].body(largest).map_err(|e| CliError::Input(e.to_string()))?;
+    let grid = study.fit.grid * study.fit.grid;
+    let backend = crate::cli::backend(backend, &pbdfit_pbd::PbdSystem::new(&scene), grid);
     let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr_with_hz(4));
     bar.set_style(
         ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} fits, {per_sec}, ETA {eta} {msg}")
@@ -73,15 +86,12 @@ pub fn run_with_progress(study: &Study, out: &std::path::Path, only: &[String], 
         }
     };
     let summary = pool
-        .install(|| {
-            run_study(study, out, &pbdfit_fit::study::RunOptions { only: only.to_vec() }, &CpuBackend, &observer)
-        })
+        .install(|| run_study(study, out, &RunOptions { only: only.to_vec() }, backend.as_ref(), &observer))
         .map_err(|e| match e {
             pbdfit_fit::FitError::Internal(m) => CliError::Internal(m),
             other => CliError::Input(other.to_string()),
         })?;
     bar.finish_and_clear();
-    let _ = RunOptions::default();
     println!(
         "study {}: {} fits ({} computed now, {} resumed, {} failed) in {:.1} s on {} threads; results in {}",
         summary.study,

@@ -298,3 +298,23 @@ fn resume_refuses_results_of_another_model() {
     assert!(stderr.contains("pbd-linearised") && stderr.contains("another --out"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--backend gpu` fits within 1e-3 of the CPU fit (f32 kernels), or says it fell back to the CPU;
+/// `--backend auto` says what it chose.
+#[test]
+fn fit_backend_choice() {
+    let args = ["fit", "--scene", "gravity-wall", "--young", "1e3", "--poisson", "0.25", "--json"];
+    let cpu = json(&args);
+    let out = pbdfit(&[&args[..], &["--backend", "gpu"]].concat());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("backend:"), "the choice is reported: {stderr}");
+    let gpu: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for k in ["kd", "kv"] {
+        let (a, b) = (cpu[k].as_f64().unwrap(), gpu[k].as_f64().unwrap());
+        assert!((a - b).abs() < 1e-3, "{k}: cpu {a}, gpu {b} ({stderr})");
+    }
+    let out = pbdfit(&[&args[..], &["--backend", "auto"]].concat());
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("backend:"));
+}
