@@ -342,3 +342,26 @@ impl RestStateBackend for GpuBackend {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mesh(n: usize) -> MeshData {
+        let body = pbdfit_mesh::SceneSet::builtin("gravity-floor").unwrap().scenes()[0].body(n).unwrap();
+        MeshData::new(&PbdSystem::new(&body))
+    }
+
+    #[test]
+    fn plans_fit_the_workgroup() {
+        let limits = wgpu::Limits::default(); // 16 KiB of workgroup memory
+        let tiny = Plan::new(&mesh(1), &limits).unwrap();
+        assert_eq!((tiny.tps, tiny.spw), (4, 16), "N = 1: groups of at most 4 constraints");
+        let small = Plan::new(&mesh(4), &limits).unwrap();
+        assert_eq!((small.tps, small.spw, small.max_owned), (64, 1, 2));
+        assert!(small.spw * Plan::bytes_per_simulation(&mesh(4)) <= 16384);
+        assert!(Plan::new(&mesh(6), &limits).is_none(), "N = 6 needs more than 16 KiB");
+        let header = tiny.header(&mesh(1));
+        assert!(header.contains("const NP: u32 = 8u;") && header.contains("const SPW: u32 = 16u;"));
+    }
+}

@@ -5,6 +5,7 @@ use std::str::FromStr;
 
 use pbdfit_pbd::{CpuBackend, PbdSystem, RestStateBackend};
 
+use crate::context::one_line;
 use crate::{GpuBackend, GpuContext};
 
 /// The backend a command asked for.
@@ -80,11 +81,6 @@ impl WorkSize {
     pub fn gains_on_gpu(&self) -> bool {
         self.particles >= 4096 || self.rest_states.saturating_mul(self.particles) >= 20_000
     }
-}
-
-/// One line, whatever the error text holds.
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The backend for `requested` and `work`, and one line saying which was chosen and why (for the

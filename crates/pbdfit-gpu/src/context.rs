@@ -46,7 +46,7 @@ impl GpuContext {
                     .cloned()
                     .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                     .unwrap_or_else(|| "wgpu panicked".into());
-                Err(GpuError::NoAdapter { reason })
+                Err(GpuError::NoAdapter { reason: one_line(&reason) })
             }
         }
     }
@@ -59,7 +59,7 @@ impl GpuContext {
             power_preference: wgpu::PowerPreference::HighPerformance,
             ..Default::default()
         }))
-        .map_err(|e| GpuError::NoAdapter { reason: e.to_string() })?;
+        .map_err(|e| GpuError::NoAdapter { reason: one_line(&e.to_string()) })?;
         let info = adapter.get_info();
         // Ask for everything the adapter offers: workgroup memory and storage-buffer sizes decide which
         // meshes the kernels take, and software adapters offer more than WebGPU's defaults.
@@ -70,7 +70,7 @@ impl GpuContext {
             required_limits: limits.clone(),
             ..Default::default()
         }))
-        .map_err(|e| GpuError::Device { adapter: info.name.clone(), reason: e.to_string() })?;
+        .map_err(|e| GpuError::Device { adapter: info.name.clone(), reason: one_line(&e.to_string()) })?;
         let errors = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&errors);
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
@@ -113,8 +113,9 @@ impl GpuContext {
         Err(self.failed(during, reason))
     }
 
+    /// A [`GpuError::Failed`]; wgpu's multi-line reports are folded into one line.
     pub(crate) fn failed(&self, during: &str, reason: String) -> GpuError {
-        GpuError::Failed { adapter: self.info.name.clone(), during: during.into(), reason }
+        GpuError::Failed { adapter: self.info.name.clone(), during: during.into(), reason: one_line(&reason) }
     }
 
     /// A storage buffer holding `words` (at least 16 bytes: empty bindings are invalid).
@@ -208,6 +209,11 @@ impl GpuContext {
         staging.unmap();
         Ok(bytes)
     }
+}
+
+/// `text` with every run of whitespace (newlines included) replaced by one space.
+pub(crate) fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Bind-group layout entries for compute shaders.

@@ -119,3 +119,48 @@ pub(crate) fn sim_words(params: &SimParams, gravity: [f64; 3], tolerance: f64, m
 pub(crate) fn bits(values: &[f32]) -> Vec<u32> {
     values.iter().map(|x| x.to_bits()).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn word(w: u32) -> f64 {
+        f32::from_bits(w) as f64
+    }
+
+    #[test]
+    fn rules_follow_the_cpu_rules() {
+        let g = [0.0, -9.81, 0.0];
+        let w = sim_words(&SimParams::new(0.01, 1, Model::Pbd { kd: 0.5, kv: 0.3 }), g, 1e-7, 99);
+        assert_eq!((word(w[1]), word(w[3])), ((-9.81f64 * 0.01) as f32 as f64, 0.01f32 as f64));
+        assert_eq!((word(w[4]), word(w[5]), w[6], word(w[7])), (0.5, (0.3f64 / 6.0) as f32 as f64, 0, 1.0));
+        assert_eq!((word(w[8]), w[9], w[11]), (1.0, 1, 99));
+        let w = sim_words(&SimParams::new(0.01, 4, Model::PbdLinearised { kd: 0.5, kv: 0.5 }), g, 1e-7, 1);
+        let k = 1.0 - 0.5f64.powf(0.25);
+        assert_eq!((word(w[4]), word(w[5])), (k as f32 as f64, (k / 6.0) as f32 as f64));
+        let w = sim_words(&SimParams::new(0.01, 1, Model::PbdTextbookVolume { kd: 0.5, kv: 0.6 }), g, 1e-7, 1);
+        assert_eq!((word(w[5]), word(w[7])), (0.6f32 as f64, (1.0f64 / 6.0) as f32 as f64));
+        let x = Model::Xpbd { compliance_distance: 1e-4, compliance_volume: 2e-6 };
+        let w = sim_words(&SimParams { damping: 0.25, ..SimParams::new(0.01, 2, x) }, g, 1e-7, 1);
+        assert_eq!((word(w[4]), word(w[5]), w[6]), ((1e-4f64 / 1e-4) as f32 as f64, (2e-6f64 / 1e-4) as f32 as f64, 1));
+        assert_eq!(word(w[8]), 0.75);
+    }
+
+    #[test]
+    fn mesh_data_keeps_the_projection_order() {
+        let body = pbdfit_mesh::SceneSet::builtin("gravity-wall").unwrap().scenes()[0].body(2).unwrap();
+        let system = PbdSystem::new(&body);
+        let mesh = MeshData::new(&system);
+        assert_eq!(mesh.distance_count(), system.distance_constraints().len());
+        assert_eq!(mesh.volume_count(), system.volume_constraints().len());
+        assert_eq!(mesh.groups.len(), system.group_count());
+        for (g, (d, v)) in mesh.groups.iter().zip(system.group_ranges()) {
+            assert_eq!(*g, [d.start as u32, d.len() as u32, v.start as u32, v.len() as u32]);
+        }
+        let c = &system.volume_constraints()[3];
+        assert_eq!(&mesh.vol_idx[12..16], &c.particles.map(|p| p as u32));
+        assert_eq!(mesh.vol_geo[45 + 9] as f64, c.rest_cross[1].x as f32 as f64);
+        assert_eq!(mesh.extent, 1.0);
+        assert_eq!(mesh.free.len(), 18);
+    }
+}

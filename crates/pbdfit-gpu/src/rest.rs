@@ -3,11 +3,11 @@
 
 use pbdfit_pbd::{PbdError, PbdSystem, RestMethod, RestState, SimParams, Vec3};
 
-/// Device status codes (single.wgsl `Stats.status`, batch.wgsl `Status.state`).
+/// Device status codes (single.wgsl `Stats.status`, batch.wgsl `Status.state`); 3 is the step cap
+/// (reached without rest: `converged: false`).
 pub(crate) const RUNNING: u32 = 0;
 pub(crate) const AT_REST: u32 = 1;
 pub(crate) const DIVERGED: u32 = 2;
-pub(crate) const STEP_CAP: u32 = 3;
 
 /// What the device reported for one simulation.
 #[derive(Debug, Clone, Copy)]
@@ -56,7 +56,7 @@ impl Body {
         let positions: Vec<Vec3> = self.rest.iter().zip(&u).map(|(x, u)| x + u).collect();
         for (t, tet) in self.tets.iter().enumerate() {
             let volume = pbdfit_mesh::signed_volume(tet.map(|v| positions[v]));
-            if !(volume > 0.0) {
+            if volume.is_nan() || volume <= 0.0 {
                 return Err(PbdError::InvertedTet {
                     scene: self.scene.clone(),
                     params: params.describe(),

@@ -1,67 +1,79 @@
-//! The single-mesh kernels against `PbdSystem::step` and the CPU rest state.
+//! The single-mesh kernels (one dispatch per colour group) against `PbdSystem::step` and the CPU rest
+//! state.
 
 mod common;
 
-use common::{SCENES, gpu_or_skip, relative_difference, system};
+use common::{SCENES, gpu_or_skip, parameter_points, relative_difference, system};
 use pbdfit_gpu::GpuSimulation;
 use pbdfit_pbd::{Model, RestOptions, SimParams};
 
 #[test]
 fn steps_follow_the_cpu_step() {
     let Some(ctx) = gpu_or_skip("steps_follow_the_cpu_step") else { return };
+    let mut worst: f64 = 0.0;
     for scene in SCENES {
         for n in [1, 2, 3] {
             let sys = system(scene, n);
             for params in [
                 SimParams::new(0.01, 1, Model::Pbd { kd: 0.5, kv: 0.5 }),
-                SimParams::new(0.005, 4, Model::PbdTextbookVolume { kd: 0.9, kv: 0.3 }),
+                SimParams { damping: 0.1, ..SimParams::new(0.005, 4, Model::PbdTextbookVolume { kd: 0.9, kv: 0.3 }) },
                 SimParams::new(0.01, 2, Model::Xpbd { compliance_distance: 1e-4, compliance_volume: 1e-6 }),
             ] {
                 let mut gpu = GpuSimulation::new(&ctx, &sys, &params).unwrap();
                 let mut cpu = sys.dynamics();
-                let steps = 50;
-                for _ in 0..steps {
-                    sys.step(&params, &mut cpu);
+                let mut cpu_step = 0.0;
+                for _ in 0..50 {
+                    cpu_step = sys.step(&params, &mut cpu);
                 }
-                gpu.step(steps).unwrap();
+                gpu.step(50).unwrap();
                 let d = relative_difference(&gpu.displacements().unwrap(), &cpu.u);
-                eprintln!("{scene} N={n} {}: {d:e}", params.describe());
-                // f32 kernels: each step rounds at ~6e-8 relative; 50 steps stay well inside 1e-5.
-                assert!(d < 1e-5, "{scene} N={n} {}: {d:e}", params.describe());
-            }
-        }
-    }
-}
-
-#[test]
-fn rest_states_match_the_cpu() {
-    let Some(ctx) = gpu_or_skip("rest_states_match_the_cpu") else { return };
-    let mut worst: f64 = 0.0;
-    for scene in SCENES {
-        for n in [1, 2] {
-            let sys = system(scene, n);
-            for params in [
-                SimParams::new(0.01, 1, Model::Pbd { kd: 0.5, kv: 0.5 }),
-                SimParams::new(0.01, 1, Model::Pbd { kd: 0.05, kv: 0.05 }),
-                SimParams::new(0.001, 1, Model::Pbd { kd: 1.0, kv: 0.2 }),
-                SimParams::new(0.01, 4, Model::Pbd { kd: 0.3, kv: 0.9 }),
-                SimParams::new(0.01, 2, Model::Xpbd { compliance_distance: 1e-4, compliance_volume: 1e-6 }),
-            ] {
-                let cpu = sys.rest_state(&params, &RestOptions::default(), None).unwrap();
-                let mut gpu = GpuSimulation::new(&ctx, &sys, &params).unwrap();
-                let rest = gpu.rest_state(&RestOptions::default()).unwrap().unwrap();
-                let d = relative_difference(&rest.displacements, &cpu.displacements);
-                eprintln!(
-                    "{scene} N={n} {}: {d:e} steps {} conv {} res {:e}",
-                    params.describe(),
-                    rest.iterations,
-                    rest.converged,
-                    rest.residual
-                );
+                // Velocities as the step they make (v dt), relative to the displacement: near rest the
+                // step is a small difference of displacements, so its own relative error is larger.
+                let scale = cpu.u.iter().map(|u| u.norm()).fold(0.0, f64::max);
+                let dv = gpu
+                    .velocities()
+                    .unwrap()
+                    .iter()
+                    .zip(&cpu.v)
+                    .map(|(a, b)| (a - b).norm() * params.dt / scale)
+                    .fold(0.0, f64::max);
+                let last = gpu.last_step().unwrap();
+                eprintln!("{scene} N={n} {}: u {d:.2e}, v dt {dv:.2e}", params.describe());
+                // f32 kernels: 50 steps of the dynamics keep ~1e-7 of the displacement (measured).
+                assert!(d < 1e-5, "{scene} N={n} {}: displacements differ by {d:e}", params.describe());
+                assert!(dv < 1e-5, "{scene} N={n} {}: velocities differ by {dv:e}", params.describe());
+                assert!((last.step - cpu_step).abs() <= 1e-5 * scale, "{} vs {cpu_step}", last.step);
                 worst = worst.max(d);
             }
         }
     }
-    eprintln!("worst {worst:e}");
-    assert!(worst < 1e-5);
+    eprintln!("steps: worst relative difference {worst:.3e}");
+}
+
+#[test]
+fn single_mesh_rest_states_match_the_cpu() {
+    let Some(ctx) = gpu_or_skip("single_mesh_rest_states_match_the_cpu") else { return };
+    let mut worst: f64 = 0.0;
+    for (scene, n) in [("gravity-floor", 1), ("gravity-wall", 1), ("gravity-ceiling", 1), ("gravity-wall", 2)] {
+        let sys = system(scene, n);
+        let points = parameter_points();
+        let mut gpu = GpuSimulation::new(&ctx, &sys, &points[0]).unwrap();
+        for params in points {
+            let cpu = sys.rest_state(&params, &RestOptions::default(), None).unwrap();
+            gpu.set_params(&params).unwrap();
+            let rest = gpu.rest_state(&RestOptions::default()).unwrap().unwrap();
+            let d = relative_difference(&rest.displacements, &cpu.displacements);
+            eprintln!(
+                "{scene} N={n} {}: {d:.2e} after {} sweeps (estimate {:.1e})",
+                params.describe(),
+                rest.iterations,
+                rest.residual
+            );
+            assert!(rest.converged, "{scene} N={n} {}", params.describe());
+            // f32 kernels with two-float displacements: ~1e-7 measured; 1e-5 of the displacement.
+            assert!(d < 1e-5, "{scene} N={n} {}: {d:e}", params.describe());
+            worst = worst.max(d);
+        }
+    }
+    eprintln!("single-mesh rest states: worst relative difference {worst:.3e}");
 }

@@ -1,0 +1,112 @@
+//! The batched kernel (many simulations of one mesh in one dispatch) and `GpuBackend` against the CPU
+//! backend and the single-mesh kernels.
+
+mod common;
+
+use common::{SCENES, gpu_or_skip, parameter_points, relative_difference, system};
+use pbdfit_gpu::{GpuBackend, GpuSimulation};
+use pbdfit_pbd::{CpuBackend, Model, PbdError, RestOptions, RestStateBackend, SimParams};
+
+#[test]
+fn batched_rest_states_match_the_cpu() {
+    let Some(ctx) = gpu_or_skip("batched_rest_states_match_the_cpu") else { return };
+    let backend = GpuBackend::new(ctx);
+    let points = parameter_points();
+    let mut worst: f64 = 0.0;
+    for scene in SCENES {
+        for n in [1, 2] {
+            let sys = system(scene, n);
+            assert!(backend.batches(&sys), "N = {n} fits a workgroup on every adapter");
+            let cpu = CpuBackend.rest_states(&sys, &points, &RestOptions::default());
+            let gpu = backend.rest_states(&sys, &points, &RestOptions::default());
+            assert_eq!(gpu.len(), points.len());
+            for ((params, c), g) in points.iter().zip(&cpu).zip(&gpu) {
+                let (c, g) = (c.as_ref().unwrap(), g.as_ref().unwrap());
+                let d = relative_difference(&g.displacements, &c.displacements);
+                let positions = relative_difference(&g.positions, &c.positions);
+                eprintln!("{scene} N={n} {}: {d:.2e} (positions {positions:.1e})", params.describe());
+                assert!(g.converged, "{scene} N={n} {}", params.describe());
+                // f32 kernels with two-float displacements: ~1e-6 measured; 1e-5 of the displacement.
+                assert!(d < 1e-5, "{scene} N={n} {}: {d:e}", params.describe());
+                worst = worst.max(d);
+            }
+        }
+    }
+    eprintln!("batched rest states: worst relative difference {worst:.3e}");
+}
+
+#[test]
+fn batched_agrees_with_single_mesh() {
+    let Some(ctx) = gpu_or_skip("batched_agrees_with_single_mesh") else { return };
+    let sys = system("gravity-wall", 2);
+    let points = &parameter_points()[..4];
+    let batched = GpuBackend::new(ctx.clone()).try_rest_states(&sys, points, &RestOptions::default()).unwrap();
+    let mut single = GpuSimulation::new(&ctx, &sys, &points[0]).unwrap();
+    for (params, b) in points.iter().zip(batched) {
+        single.set_params(params).unwrap();
+        let s = single.rest_state(&RestOptions::default()).unwrap().unwrap();
+        let b = b.unwrap();
+        let d = relative_difference(&b.displacements, &s.displacements);
+        eprintln!("{}: batched {} sweeps, single {} sweeps, {d:.2e}", params.describe(), b.iterations, s.iterations);
+        // The same f32 arithmetic in a different thread layout; both stop within their rest test.
+        assert!(d < 2e-6, "{}: {d:e}", params.describe());
+    }
+}
+
+/// Results come back in `params` order with the CPU path's verdicts: invalid parameters, divergence,
+/// step cap (not converged), and normal points mixed in one batch.
+#[test]
+fn verdicts_and_order_follow_the_cpu() {
+    let Some(ctx) = gpu_or_skip("verdicts_and_order_follow_the_cpu") else { return };
+    let backend = GpuBackend::new(ctx);
+    assert!(backend.name().starts_with("gpu ("), "{}", backend.name());
+    let sys = system("gravity-floor", 1);
+    let points = vec![
+        SimParams::new(0.01, 1, Model::Pbd { kd: 0.5, kv: 0.5 }),
+        SimParams::new(0.01, 1, Model::Pbd { kd: -0.1, kv: 0.5 }),
+        SimParams::new(0.01, 1, Model::Pbd { kd: 0.0, kv: 0.0 }),
+        SimParams::new(0.01, 1, Model::Pbd { kd: 1.0, kv: 1.0 }),
+        SimParams::new(0.01, 0, Model::Pbd { kd: 1.0, kv: 1.0 }),
+    ];
+    let cpu = CpuBackend.rest_states(&sys, &points, &RestOptions::default());
+    let gpu = backend.rest_states(&sys, &points, &RestOptions::default());
+    for (i, (c, g)) in cpu.iter().zip(&gpu).enumerate() {
+        match (c, g) {
+            (Ok(c), Ok(g)) => {
+                assert!(g.converged);
+                assert!(relative_difference(&g.displacements, &c.displacements) < 1e-5, "point {i}");
+            }
+            (Err(PbdError::InvalidParameter { name: a, .. }), Err(PbdError::InvalidParameter { name: b, .. })) => {
+                assert_eq!(a, b)
+            }
+            (Err(PbdError::Diverged { .. }), Err(PbdError::Diverged { reason, .. })) => {
+                eprintln!("point {i}: {reason}")
+            }
+            _ => panic!("point {i}: CPU {c:?}, GPU {g:?}"),
+        }
+    }
+    // A step cap too small for rest: not converged, like the CPU path.
+    let capped = RestOptions { max_sweeps: 10, ..RestOptions::default() };
+    let gpu = backend.try_rest_states(&sys, &points[..1], &capped).unwrap();
+    let cpu = CpuBackend.rest_states(&sys, &points[..1], &capped);
+    let (g, c) = (gpu[0].as_ref().unwrap(), cpu[0].as_ref().unwrap());
+    assert!(!g.converged && !c.converged);
+    assert_eq!(g.iterations, 10);
+}
+
+/// A body too large for one workgroup's memory runs on the single-mesh kernels, one point after the
+/// other, with the same results.
+#[test]
+fn large_bodies_fall_back_to_the_single_mesh_kernels() {
+    let Some(ctx) = gpu_or_skip("large_bodies_fall_back_to_the_single_mesh_kernels") else { return };
+    let backend = GpuBackend::new(ctx);
+    let n = 7;
+    let sys = system("gravity-floor", n);
+    eprintln!("N = {n}: batched kernel: {}", backend.batches(&sys));
+    let points = [SimParams::new(0.01, 1, Model::Pbd { kd: 1.0, kv: 1.0 })];
+    let cpu = CpuBackend.rest_states(&sys, &points, &RestOptions::default());
+    let gpu = backend.try_rest_states(&sys, &points, &RestOptions::default()).unwrap();
+    let d = relative_difference(&gpu[0].as_ref().unwrap().displacements, &cpu[0].as_ref().unwrap().displacements);
+    eprintln!("N = {n}: {d:.2e}");
+    assert!(d < 1e-5, "{d:e}");
+}
