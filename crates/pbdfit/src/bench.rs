@@ -17,6 +17,13 @@ pub enum BenchArgs {
         #[arg(long, value_delimiter = ',', default_value = "1,4,8,16,32")]
         n: Vec<usize>,
     },
+    /// PBD on the GPU next to the CPU: projections and rest states per second, single meshes
+    /// (N = 16, 32, 64) and 441-point batches (N = 1, 4), with the adapter's name.
+    Gpu {
+        /// Seconds spent on each throughput figure.
+        #[arg(long, default_value_t = 2.0)]
+        seconds: f64,
+    },
 }
 
 /// Runs `pbdfit bench`.
@@ -25,6 +32,7 @@ pub fn run(args: BenchArgs) -> CliResult {
         BenchArgs::Pbd { nit, seconds, n } => {
             println!("{}", pbdfit_pbd::bench::bench_report(&n, nit.max(1), seconds));
         }
+        BenchArgs::Gpu { seconds } => print!("{}", pbdfit_gpu::bench::bench_report(seconds)),
     }
     Ok(())
 }

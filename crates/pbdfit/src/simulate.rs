@@ -8,7 +8,7 @@ use pbdfit_mesh::vtk::{PointData, write_pvd, write_vtu};
 use pbdfit_pbd::{ConstraintRef, PbdSystem, RestMethod, RestOptions, SimParams};
 use serde_json::json;
 
-use crate::cli::{CliError, CliResult, SimulationArgs, load_scene, resolution, to_json};
+use crate::cli::{BackendName, CliError, CliResult, SimulationArgs, load_scene, resolution, to_json};
 
 /// Arguments of `pbdfit simulate`.
 #[derive(Debug, clap::Args)]
@@ -46,6 +46,9 @@ pub struct SimulateArgs {
     /// Rest-state method: fixed point (Anderson, falls back to stepping) or stepping the dynamics.
     #[arg(long, value_enum, default_value_t = Method::FixedPoint)]
     method: Method,
+    /// Where the rest state is computed (the GPU steps the dynamics to rest in f32; --method is the CPU's).
+    #[arg(long, value_enum, default_value_t = BackendName::Cpu)]
+    backend: BackendName,
     /// Print one JSON object (an array of them for a compound scene).
     #[arg(long)]
     json: bool,
@@ -102,7 +105,11 @@ pub fn run(args: SimulateArgs) -> CliResult {
             write_frames(&system, &body, &params, dir, args.frame_every.max(1), args.frame_steps, set.is_compound())?;
         }
         let start = Instant::now();
-        let rest = system.rest_state(&params, &options, None).map_err(|e| CliError::Input(e.to_string()))?;
+        let rest = match args.backend {
+            BackendName::Cpu => system.rest_state(&params, &options, None),
+            other => crate::cli::backend(other, &system, 1).rest_states(&system, &[params], &options).remove(0),
+        }
+        .map_err(|e| CliError::Input(e.to_string()))?;
         let seconds = start.elapsed().as_secs_f64();
         if let Some(path) = &args.vtk {
             let path = crate::cli::part_path(path, &scene.name, set.is_compound());
