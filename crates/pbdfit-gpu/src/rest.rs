@@ -1,7 +1,7 @@
 //! Turning device results (f32 displacements and a status word) into pbdfit-pbd's `RestState`s and
 //! errors, with the CPU path's checks and messages.
 
-use pbdfit_pbd::{PbdError, PbdSystem, RestMethod, RestState, SimParams, Vec3};
+use pbdfit_pbd::{PbdError, PbdSystem, RestMethod, RestState, SimParams, Vec3, accept_rest_state, diverged};
 
 /// Device status codes (single.wgsl `Stats.status`, batch.wgsl `Status.state`); 3 is the step cap
 /// (reached without rest: `converged: false`).
@@ -41,37 +41,18 @@ impl Body {
     pub fn finish(&self, params: &SimParams, u: Vec<Vec3>, outcome: DeviceOutcome) -> Result<RestState, PbdError> {
         let sweeps = outcome.steps as usize * params.nit;
         if outcome.status == DIVERGED {
-            let largest = outcome.largest as f64;
-            return Err(PbdError::Diverged {
-                scene: self.scene.clone(),
-                params: params.describe(),
-                sweeps,
-                reason: if largest.is_finite() {
-                    format!("displacement {largest:.3e} m exceeds the body size {:.3e} m", self.extent)
-                } else {
-                    "NaN or infinite displacement".into()
-                },
-            });
+            return Err(diverged(&self.scene, params, sweeps, outcome.largest as f64, self.extent));
         }
-        let positions: Vec<Vec3> = self.rest.iter().zip(&u).map(|(x, u)| x + u).collect();
-        for (t, tet) in self.tets.iter().enumerate() {
-            let volume = pbdfit_mesh::signed_volume(tet.map(|v| positions[v]));
-            if volume.is_nan() || volume <= 0.0 {
-                return Err(PbdError::InvertedTet {
-                    scene: self.scene.clone(),
-                    params: params.describe(),
-                    tet: t,
-                    volume,
-                });
-            }
-        }
-        Ok(RestState {
-            positions,
-            displacements: u,
-            iterations: sweeps,
-            converged: outcome.status == AT_REST,
-            residual: outcome.residual as f64,
-            method: RestMethod::Stepping,
-        })
+        accept_rest_state(
+            &self.scene,
+            &self.rest,
+            &self.tets,
+            params,
+            u,
+            sweeps,
+            outcome.status == AT_REST,
+            outcome.residual as f64,
+            RestMethod::Stepping,
+        )
     }
 }

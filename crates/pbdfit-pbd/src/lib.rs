@@ -48,7 +48,7 @@ pub use colouring::ColourGroups;
 pub use constraints::{ConstraintRef, DistanceConstraint, VolumeConstraint};
 pub use error::PbdError;
 pub use model::{Model, SimParams};
-pub use rest_state::{RestMethod, RestOptions, RestState};
+pub use rest_state::{RestMethod, RestOptions, RestState, accept_rest_state, diverged};
 pub use system::{Dynamics, PbdSystem};
 
 /// A 3-vector in m (positions, displacements) or m/s (velocities).

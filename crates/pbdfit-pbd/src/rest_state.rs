@@ -100,7 +100,17 @@ impl PbdSystem {
                 for (i, &p) in self.free.iter().enumerate() {
                     u[p] = Vec3::new(out.x[3 * i], out.x[3 * i + 1], out.x[3 * i + 2]);
                 }
-                return self.finish(params, u, spent, true, out.residual, RestMethod::FixedPoint);
+                return accept_rest_state(
+                    &self.scene,
+                    &self.rest,
+                    &self.tets,
+                    params,
+                    u,
+                    spent,
+                    true,
+                    out.residual,
+                    RestMethod::FixedPoint,
+                );
             }
         }
         self.rest_by_stepping(params, &rules, options, warm, spent)
@@ -126,49 +136,74 @@ impl PbdSystem {
             spent += params.nit;
             let largest = self.free.iter().map(|&p| d.u[p].norm()).fold(0.0, f64::max);
             if !largest.is_finite() || largest > self.extent {
-                return Err(PbdError::Diverged {
-                    scene: self.scene.clone(),
-                    params: params.describe(),
-                    sweeps: spent,
-                    reason: if largest.is_finite() {
-                        format!("displacement {largest:.3e} m exceeds the body size {:.3e} m", self.extent)
-                    } else {
-                        "NaN or infinite displacement".into()
-                    },
-                });
+                return Err(diverged(&self.scene, params, spent, largest, self.extent));
             }
             residual = if largest > 0.0 { step / largest } else { step };
             if residual <= options.tolerance || step == 0.0 {
-                return self.finish(params, d.u, spent, true, residual, RestMethod::Stepping);
+                return accept_rest_state(
+                    &self.scene,
+                    &self.rest,
+                    &self.tets,
+                    params,
+                    d.u,
+                    spent,
+                    true,
+                    residual,
+                    RestMethod::Stepping,
+                );
             }
             if spent >= options.max_sweeps {
                 break;
             }
         }
-        self.finish(params, d.u, spent, false, residual, RestMethod::Stepping)
+        accept_rest_state(
+            &self.scene,
+            &self.rest,
+            &self.tets,
+            params,
+            d.u,
+            spent,
+            false,
+            residual,
+            RestMethod::Stepping,
+        )
     }
+}
 
-    fn finish(
-        &self,
-        params: &SimParams,
-        displacements: Vec<Vec3>,
-        iterations: usize,
-        converged: bool,
-        residual: f64,
-        method: RestMethod,
-    ) -> Result<RestState, PbdError> {
-        let positions: Vec<Vec3> = self.rest.iter().zip(&displacements).map(|(x, u)| x + u).collect();
-        for (t, tet) in self.tets.iter().enumerate() {
-            let volume = pbdfit_mesh::signed_volume(tet.map(|v| positions[v]));
-            if volume.is_nan() || volume <= 0.0 {
-                return Err(PbdError::InvertedTet {
-                    scene: self.scene.clone(),
-                    params: params.describe(),
-                    tet: t,
-                    volume,
-                });
-            }
-        }
-        Ok(RestState { positions, displacements, iterations, converged, residual, method })
+/// The error for a run whose largest displacement (m) left the body's extent (m) or is not finite.
+/// Shared by every backend, so all report divergence alike.
+pub fn diverged(scene: &str, params: &SimParams, sweeps: usize, largest: f64, extent: f64) -> PbdError {
+    PbdError::Diverged {
+        scene: scene.to_string(),
+        params: params.describe(),
+        sweeps,
+        reason: if largest.is_finite() {
+            format!("displacement {largest:.3e} m exceeds the body size {extent:.3e} m")
+        } else {
+            "NaN or infinite displacement".into()
+        },
     }
+}
+
+/// Packages candidate rest displacements (m) of a body (scene name, rest positions, tetrahedra), from
+/// any backend, as a [`RestState`], rejecting a state with an inverted or degenerate tetrahedron.
+pub fn accept_rest_state(
+    scene: &str,
+    rest: &[Vec3],
+    tets: &[[usize; 4]],
+    params: &SimParams,
+    displacements: Vec<Vec3>,
+    iterations: usize,
+    converged: bool,
+    residual: f64,
+    method: RestMethod,
+) -> Result<RestState, PbdError> {
+    let positions: Vec<Vec3> = rest.iter().zip(&displacements).map(|(x, u)| x + u).collect();
+    for (t, tet) in tets.iter().enumerate() {
+        let volume = pbdfit_mesh::signed_volume(tet.map(|v| positions[v]));
+        if volume.is_nan() || volume <= 0.0 {
+            return Err(PbdError::InvertedTet { scene: scene.to_string(), params: params.describe(), tet: t, volume });
+        }
+    }
+    Ok(RestState { positions, displacements, iterations, converged, residual, method })
 }
