@@ -131,6 +131,7 @@ impl PbdSystem {
             }
         }
         let mut residual = f64::INFINITY;
+        let mut converged = false;
         while spent + params.nit <= options.max_sweeps.max(params.nit) {
             let step = self.step_with(rules, params, &mut d);
             spent += params.nit;
@@ -139,20 +140,8 @@ impl PbdSystem {
                 return Err(diverged(&self.scene, params, spent, largest, self.extent));
             }
             residual = if largest > 0.0 { step / largest } else { step };
-            if residual <= options.tolerance || step == 0.0 {
-                return accept_rest_state(
-                    &self.scene,
-                    &self.rest,
-                    &self.tets,
-                    params,
-                    d.u,
-                    spent,
-                    true,
-                    residual,
-                    RestMethod::Stepping,
-                );
-            }
-            if spent >= options.max_sweeps {
+            converged = residual <= options.tolerance || step == 0.0;
+            if converged || spent >= options.max_sweeps {
                 break;
             }
         }
@@ -163,7 +152,7 @@ impl PbdSystem {
             params,
             d.u,
             spent,
-            false,
+            converged,
             residual,
             RestMethod::Stepping,
         )
