@@ -1,49 +1,56 @@
-//! A fit: the grid's best point, refined by pattern search.
+//! A fit: the grid's best point, refined by pattern search, in the search box's unit coordinates.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::time::Instant;
 
 use argmin::core::{CostFunction, Error, Executor, State};
-use pbdfit_pbd::{CpuBackend, Model, RestStateBackend};
+use pbdfit_pbd::{CpuBackend, PbdError, RestStateBackend};
 
-use crate::{Evaluation, FitError, FitProblem, GridRestStates, PatternSearch, SearchStep, grid_points};
+use crate::{Evaluation, FitError, FitProblem, GridRestStates, PatternSearch, SearchBox, SearchStep, default_grid};
 
 /// Controls of a fit.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FitOptions {
-    /// Grid points per axis (21: kd, kv in 0, 0.05, ..., 1).
-    pub grid: usize,
-    /// The search stops when its step falls below this.
+    /// The box searched (the model's default box unless overridden).
+    pub search_box: SearchBox,
+    /// Grid points per axis (`None`: [`default_grid`] for the box's dimension; 21 for two parameters).
+    pub grid: Option<usize>,
+    /// The search stops when its step falls below this fraction of each axis's width (in search
+    /// coordinates: the value, or log10 of it).
     pub min_step: f64,
     /// Largest number of pattern-search iterations.
     pub max_iterations: u64,
 }
 
-impl Default for FitOptions {
-    fn default() -> Self {
-        Self { grid: 21, min_step: 1e-4, max_iterations: 10_000 }
+impl FitOptions {
+    /// The thesis's controls on `search_box`: default grid, minimum step 1e-4.
+    pub fn new(search_box: SearchBox) -> Self {
+        Self { search_box, grid: None, min_step: 1e-4, max_iterations: 10_000 }
+    }
+
+    /// Grid points per axis.
+    pub fn resolution(&self) -> usize {
+        self.grid.unwrap_or_else(|| default_grid(self.search_box.dimensions()))
     }
 }
 
 /// A point without a rest state, met during a fit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FailedPoint {
-    /// Distance parameter.
-    pub kd: f64,
-    /// Volume parameter.
-    pub kv: f64,
+    /// Parameter values, in the model's order.
+    pub parameters: Vec<f64>,
     /// Why it has no rest state.
-    pub reason: String,
+    pub reason: PbdError,
 }
 
 /// The result of a fit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FitResult {
-    /// Fitted distance stiffness.
-    pub kd: f64,
-    /// Fitted volume stiffness.
-    pub kv: f64,
+    /// Fitted parameters `(name, value)` in the model's order.
+    pub parameters: Vec<(&'static str, f64)>,
+    /// The parameters whose fitted value lies on the edge of the search box.
+    pub at_bound: Vec<&'static str>,
     /// Error at the fitted point.
     pub error: f64,
     /// Per part errors at the fitted point (one entry for a basic scene).
@@ -52,71 +59,70 @@ pub struct FitResult {
     pub evaluations: usize,
     /// The points without a rest state (counted as infinite error).
     pub failures: Vec<FailedPoint>,
-    /// The search path, from the grid's best point.
+    /// The search path in unit coordinates, from the grid's best point.
     pub history: Vec<SearchStep>,
     /// Wall-clock seconds (excluding grid rest states computed beforehand and shared).
     pub seconds: f64,
 }
 
 impl FitResult {
-    /// A one-line summary of the failed points, e.g. "21 points without rest state (kd = 0 ...)".
+    /// The fitted value of parameter `name`.
+    pub fn value(&self, name: &str) -> Option<f64> {
+        self.parameters.iter().find(|(n, _)| *n == name).map(|p| p.1)
+    }
+
+    /// A one-line summary of the failed points: how many, the first one and why.
     pub fn failure_summary(&self) -> String {
-        if self.failures.is_empty() {
-            return String::new();
-        }
-        let zero_kd = self.failures.iter().filter(|f| f.kd == 0.0).count();
-        format!(
-            "{} points without rest state ({} with kd = 0); first: kd = {}, kv = {}: {}",
-            self.failures.len(),
-            zero_kd,
-            self.failures[0].kd,
-            self.failures[0].kv,
-            self.failures[0].reason
-        )
+        let Some(first) = self.failures.first() else { return String::new() };
+        let at: Vec<String> =
+            self.parameters.iter().zip(&first.parameters).map(|((n, _), v)| format!("{n} = {v}")).collect();
+        format!("{} points without rest state; first: {}: {}", self.failures.len(), at.join(", "), first.reason)
     }
 }
 
-/// A parameter point rounded to 1e-12, as integers.
-type Key = (i64, i64);
+/// A point in unit coordinates rounded to 1e-12, as integers: a search point a rounding error away from
+/// a grid point reuses the grid's value.
+type Key = Vec<i64>;
 
-/// Cache key: parameters rounded to 1e-12, so that a search point a rounding error away from a grid
-/// point reuses the grid's value.
-fn key(kd: f64, kv: f64) -> Key {
-    ((kd * 1e12).round() as i64, (kv * 1e12).round() as i64)
+fn key(t: &[f64]) -> Key {
+    t.iter().map(|x| (x * 1e12).round() as i64).collect()
 }
 
-/// The error as an argmin cost function, memoised, warm-starting each new point from the nearest point
-/// already evaluated (deterministic: evaluations happen in the search's fixed order).
+/// The error as an argmin cost function on unit coordinates, memoised, warm-starting each new point
+/// from the nearest point already evaluated (deterministic: evaluations happen in the search's order).
 struct SearchCost<'a> {
     problem: &'a FitProblem,
+    search_box: &'a SearchBox,
     evaluated: RefCell<HashMap<Key, Evaluation>>,
     /// Points with a rest state, in evaluation order (the candidates for warm starts).
-    order: RefCell<Vec<(f64, f64, Key)>>,
+    order: RefCell<Vec<(Vec<f64>, Key)>>,
     failures: RefCell<Vec<FailedPoint>>,
 }
 
 impl SearchCost<'_> {
-    fn record(&self, kd: f64, kv: f64, evaluation: Evaluation) {
+    fn record(&self, t: &[f64], evaluation: Evaluation) {
         if let Some(reason) = &evaluation.failure {
-            self.failures.borrow_mut().push(FailedPoint { kd, kv, reason: reason.clone() });
+            self.failures
+                .borrow_mut()
+                .push(FailedPoint { parameters: self.search_box.values(t), reason: reason.clone() });
         }
-        let k = key(kd, kv);
+        let k = key(t);
         if !evaluation.rest.is_empty() {
-            self.order.borrow_mut().push((kd, kv, k));
+            self.order.borrow_mut().push((t.to_vec(), k.clone()));
         }
         self.evaluated.borrow_mut().insert(k, evaluation);
     }
 
-    fn nearest(&self, kd: f64, kv: f64) -> Option<Key> {
+    fn nearest(&self, t: &[f64]) -> Option<Key> {
         let order = self.order.borrow();
-        let mut best: Option<(f64, Key)> = None;
-        for &(a, b, k) in order.iter() {
-            let d = (a - kd).powi(2) + (b - kv).powi(2);
+        let mut best: Option<(f64, &Key)> = None;
+        for (p, k) in order.iter() {
+            let d: f64 = p.iter().zip(t).map(|(a, b)| (a - b).powi(2)).sum();
             if best.is_none_or(|(bd, _)| d < bd) {
                 best = Some((d, k));
             }
         }
-        best.map(|b| b.1)
+        best.map(|b| b.1.clone())
     }
 }
 
@@ -124,80 +130,92 @@ impl CostFunction for SearchCost<'_> {
     type Param = Vec<f64>;
     type Output = f64;
 
-    fn cost(&self, x: &Vec<f64>) -> Result<f64, Error> {
-        let k = key(x[0], x[1]);
+    fn cost(&self, t: &Vec<f64>) -> Result<f64, Error> {
+        let k = key(t);
         if let Some(e) = self.evaluated.borrow().get(&k) {
             return Ok(e.error);
         }
-        let warm_key = self.nearest(x[0], x[1]);
+        let warm_key = self.nearest(t);
         let evaluation = {
             let evaluated = self.evaluated.borrow();
             let warm = warm_key.and_then(|k| evaluated.get(&k));
-            self.problem.evaluate(x[0], x[1], warm)
+            self.problem.evaluate(&self.search_box.values(t), warm)
         };
         let error = evaluation.error;
-        self.record(x[0], x[1], evaluation);
+        self.record(t, evaluation);
         Ok(error)
     }
 }
 
-/// Fits (kd, kv): grid sweep (from precomputed per-part grid rest states) then pattern search.
-///
-/// `grids[i]` must be the grid of `problem.parts[i]` at `problem.settings`.
+/// Fits the model's parameters: grid sweep (from precomputed per-part grid rest states) then pattern
+/// search. `grids[i]` must be the grid of `problem.parts[i]` at `problem.settings` and `options`' box.
 pub fn fit_with_grid(
     problem: &FitProblem,
     grids: &[&GridRestStates],
     options: &FitOptions,
 ) -> Result<FitResult, FitError> {
     let start = Instant::now();
-    if matches!(problem.settings.model, Model::Xpbd { .. }) {
-        return Err(FitError::Input(
-            "fitting XPBD compliances is not supported yet: the fit searches [0, 1]^2, and compliance has no such range"
-                .into(),
-        ));
+    let search_box = &options.search_box;
+    let resolution = options.resolution();
+    if search_box.kind() != problem.settings.kind {
+        return Err(FitError::Internal(format!(
+            "search box of model {} for a problem of model {}",
+            search_box.kind(),
+            problem.settings.kind
+        )));
     }
-    if grids.len() != problem.parts.len() || grids.iter().any(|g| g.resolution != options.grid) {
-        return Err(FitError::Input("grid rest states do not match the problem's parts or grid resolution".into()));
+    if grids.len() != problem.parts.len()
+        || grids.iter().any(|g| g.resolution != resolution || g.search_box != *search_box)
+    {
+        return Err(FitError::Internal("grid rest states do not match the problem's parts, box or grid".into()));
     }
+    let dimensions = search_box.dimensions();
+    let solver = PatternSearch::new(
+        vec![0.0; dimensions],
+        vec![1.0; dimensions],
+        1.0 / (resolution.max(2) - 1) as f64,
+        options.min_step,
+    )?;
     let cost = SearchCost {
         problem,
+        search_box,
         evaluated: RefCell::new(HashMap::new()),
         order: RefCell::new(Vec::new()),
         failures: RefCell::new(Vec::new()),
     };
     let mut best: Option<(usize, f64)> = None;
-    let points = grid_points(options.grid);
-    for (i, &(kd, kv)) in points.iter().enumerate() {
+    let points = search_box.grid(resolution);
+    for (i, t) in points.iter().enumerate() {
         let rest: Vec<_> = grids.iter().map(|g| g.states[i].clone()).collect();
         let evaluation = problem.error_from(&rest);
         if evaluation.error < best.map_or(f64::INFINITY, |b| b.1) {
             best = Some((i, evaluation.error));
         }
-        cost.record(kd, kv, evaluation);
+        cost.record(t, evaluation);
     }
     let Some((best_index, _)) = best else {
         let failures = cost.failures.into_inner();
-        return Err(FitError::NoRestState {
-            scene: problem.scene.clone(),
-            reason: failures.first().map(|f| f.reason.clone()).unwrap_or_default(),
+        let first = failures.into_iter().next().map(|f| f.reason);
+        return Err(match first {
+            Some(first) => FitError::NoRestState { scene: problem.scene.clone(), first },
+            None => FitError::Internal(format!("scene {}: the grid has no finite error", problem.scene)),
         });
     };
-    let (kd0, kv0) = points[best_index];
-    let spacing = 1.0 / (options.grid.max(2) - 1) as f64;
-    let solver = PatternSearch::new([0.0, 0.0], [1.0, 1.0], spacing, options.min_step);
+    let start_point = points[best_index].clone();
     let result = Executor::new(cost, solver)
-        .configure(|s| s.param(vec![kd0, kv0]).max_iters(options.max_iterations))
+        .configure(|s| s.param(start_point.clone()).max_iters(options.max_iterations))
         .timer(false)
         .run()
         .map_err(|e| FitError::Internal(format!("pattern search: {e}")))?;
-    let x = result.state.get_best_param().cloned().unwrap_or(vec![kd0, kv0]);
+    let t = result.state.get_best_param().cloned().unwrap_or(start_point);
     let cost =
         result.problem.problem.as_ref().ok_or_else(|| FitError::Internal("pattern search lost its problem".into()))?;
     let evaluated = cost.evaluated.borrow();
-    let at = &evaluated[&key(x[0], x[1])];
+    let at = &evaluated[&key(&t)];
+    let names = search_box.axes().iter().map(|a| a.name);
     Ok(FitResult {
-        kd: x[0],
-        kv: x[1],
+        parameters: names.zip(search_box.values(&t)).collect(),
+        at_bound: search_box.at_bound(&t),
         error: at.error,
         part_errors: problem.parts.iter().map(|p| p.scene.clone()).zip(at.part_errors.iter().copied()).collect(),
         evaluations: evaluated.len(),
@@ -207,13 +225,22 @@ pub fn fit_with_grid(
     })
 }
 
-/// Fits (kd, kv) from scratch: computes the grid rest states on `backend`, then [`fit_with_grid`].
+/// Fits from scratch: computes the grid rest states on `backend`, then [`fit_with_grid`].
 pub fn fit(problem: &FitProblem, options: &FitOptions, backend: &dyn RestStateBackend) -> Result<FitResult, FitError> {
     let start = Instant::now();
     let grids: Vec<GridRestStates> = problem
         .parts
         .iter()
-        .map(|p| GridRestStates::compute(&p.system, &problem.settings, options.grid, backend, &problem.rest_options))
+        .map(|p| {
+            GridRestStates::compute(
+                &p.system,
+                &problem.settings,
+                &options.search_box,
+                options.resolution(),
+                backend,
+                &problem.rest_options,
+            )
+        })
         .collect();
     let refs: Vec<&GridRestStates> = grids.iter().collect();
     let mut result = fit_with_grid(problem, &refs, options)?;

@@ -2,22 +2,24 @@
 
 use argmin::core::{CostFunction, Error, IterState, KV, Problem, Solver, TerminationReason, TerminationStatus};
 
+use crate::SearchError;
+
 /// The golden ratio, the factor by which the step shrinks when no poll point improves.
 pub const GOLDEN_RATIO: f64 = 1.618_033_988_749_895;
 
 /// One accepted state of the search: where it stood, its cost, and the step it polled with.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SearchStep {
     /// Position.
-    pub x: [f64; 2],
+    pub x: Vec<f64>,
     /// Cost there.
     pub cost: f64,
     /// Poll step length.
     pub step: f64,
 }
 
-/// Compass search on a box (methodology, section The fit): poll `x +- step e_i` in the order
-/// `+x0, -x0, +x1, -x1` (poll points outside the box are projected onto it, and skipped when that
+/// Compass search on a box in 1 to 4 dimensions (methodology, section The fit): poll `x +- step e_i` in
+/// the order `+x0, -x0, +x1, -x1, ...` (poll points outside the box are projected onto it, and skipped when that
 /// leaves them at `x`), evaluate all of them (a complete poll), move to the best strictly improving one
 /// (ties to the first in poll order); when none improves divide the step by the golden ratio. Stops when
 /// the step falls below `min_step`.
@@ -33,26 +35,44 @@ pub struct SearchStep {
 ///         Ok((x[0] - 0.3).powi(2) + 2.0 * (x[1] - 0.71).powi(2))
 ///     }
 /// }
-/// let result = Executor::new(Bowl, PatternSearch::new([0.0, 0.0], [1.0, 1.0], 0.05, 1e-6))
+/// let search = PatternSearch::new(vec![0.0, 0.0], vec![1.0, 1.0], 0.05, 1e-6).unwrap();
+/// let result = Executor::new(Bowl, search)
 ///     .configure(|s| s.param(vec![0.5, 0.5]))
 ///     .run()
 ///     .unwrap();
 /// let x = result.state.get_best_param().unwrap();
 /// assert!((x[0] - 0.3).abs() < 1e-5 && (x[1] - 0.71).abs() < 1e-5);
+/// // Bad settings are refused by the constructor.
+/// assert!(PatternSearch::new(vec![0.0], vec![1.0], 0.05, 0.0).is_err());
+/// assert!(PatternSearch::new(vec![1.0], vec![1.0], 0.05, 1e-6).is_err());
 /// ```
 #[derive(Debug, Clone)]
 pub struct PatternSearch {
-    lower: [f64; 2],
-    upper: [f64; 2],
+    lower: Vec<f64>,
+    upper: Vec<f64>,
     step: f64,
     min_step: f64,
     history: Vec<SearchStep>,
 }
 
 impl PatternSearch {
-    /// A search on the box `[lower, upper]` starting with `step`, stopping below `min_step`.
-    pub fn new(lower: [f64; 2], upper: [f64; 2], step: f64, min_step: f64) -> Self {
-        Self { lower, upper, step, min_step, history: Vec::new() }
+    /// A search on the box `[lower, upper]` (1 to 4 dimensions) starting with `step`, stopping below
+    /// `min_step`. Errors for an empty or non-finite box and a step or minimum step that is not > 0.
+    pub fn new(lower: Vec<f64>, upper: Vec<f64>, step: f64, min_step: f64) -> Result<Self, SearchError> {
+        if lower.len() != upper.len() || !(1..=4).contains(&lower.len()) {
+            return Err(SearchError::Dimensions(lower.len().max(upper.len())));
+        }
+        for (i, (&lo, &hi)) in lower.iter().zip(&upper).enumerate() {
+            if !(lo.is_finite() && hi.is_finite() && lo < hi) {
+                return Err(SearchError::EmptyBox { name: format!("axis {i}"), lower: lo, upper: hi });
+            }
+        }
+        for (name, value) in [("step", step), ("min_step", min_step)] {
+            if !(value.is_finite() && value > 0.0) {
+                return Err(SearchError::Step { name, value });
+            }
+        }
+        Ok(Self { lower, upper, step, min_step, history: Vec::new() })
     }
 
     /// Every state the search stood in, in order (the start first).
@@ -78,9 +98,12 @@ where
 
     fn init(&mut self, problem: &mut Problem<O>, mut state: SearchState) -> Result<(SearchState, Option<KV>), Error> {
         let x = state.take_param().ok_or_else(|| Error::msg("pattern search needs a start point"))?;
-        let x: Vec<f64> = (0..2).map(|i| x[i].clamp(self.lower[i], self.upper[i])).collect();
+        if x.len() != self.lower.len() {
+            return Err(Error::msg(format!("start point has {} coordinates, the box {}", x.len(), self.lower.len())));
+        }
+        let x: Vec<f64> = (0..x.len()).map(|i| x[i].clamp(self.lower[i], self.upper[i])).collect();
         let cost = problem.cost(&x)?;
-        self.history.push(SearchStep { x: [x[0], x[1]], cost, step: self.step });
+        self.history.push(SearchStep { x: x.clone(), cost, step: self.step });
         Ok((state.param(x).cost(cost), None))
     }
 
@@ -92,7 +115,7 @@ where
         let x = state.take_param().ok_or_else(|| Error::msg("pattern search lost its position"))?;
         let fx = state.get_cost();
         let mut best: Option<(Vec<f64>, f64)> = None;
-        for (axis, sign) in [(0, 1.0), (0, -1.0), (1, 1.0), (1, -1.0)] {
+        for (axis, sign) in (0..x.len()).flat_map(|axis| [(axis, 1.0), (axis, -1.0)]) {
             let mut y = x.clone();
             y[axis] = (x[axis] + sign * self.step).clamp(self.lower[axis], self.upper[axis]);
             if y[axis] == x[axis] {
@@ -105,7 +128,7 @@ where
         }
         let state = match best {
             Some((y, cost)) if cost < fx => {
-                self.history.push(SearchStep { x: [y[0], y[1]], cost, step: self.step });
+                self.history.push(SearchStep { x: y.clone(), cost, step: self.step });
                 state.param(y).cost(cost)
             }
             _ => {

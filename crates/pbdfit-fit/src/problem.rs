@@ -1,12 +1,13 @@
-//! One fitting problem: a scene (or compound) at fixed (dt, N, nit, E, nu), as a function of (kd, kv).
+//! One fitting problem: a scene (or compound) at fixed (dt, N, nit, E, nu), as a function of the model's
+//! parameters.
 
 use std::sync::Arc;
 
-use pbdfit_fem::{StaticProblem, YoungPoisson};
+use pbdfit_fem::YoungPoisson;
 use pbdfit_mesh::{SceneSet, Vec3};
-use pbdfit_pbd::{Model, PbdError, PbdSystem, RestOptions, RestState, SimParams};
+use pbdfit_pbd::{ModelKind, PbdError, PbdSystem, RestOptions, RestState, SimParams};
 
-use crate::{FitError, compound_error, moved_vertices, relative_error};
+use crate::{FitError, PartCache, compound_error, moved_vertices, relative_error};
 
 /// The simulation settings a fit holds fixed, besides the material.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -17,31 +18,39 @@ pub struct Settings {
     pub n: usize,
     /// Solver iterations per step.
     pub nit: usize,
-    /// The model variant (its parameters are what the fit varies).
-    pub model: Model,
+    /// The model kind (its parameters are what the fit varies).
+    pub kind: ModelKind,
+    /// Allow PBD stiffness above 1 (experimental).
+    pub allow_unbounded: bool,
 }
 
 impl Settings {
-    /// The PBD parameters at a point (kd, kv).
-    pub fn at(&self, kd: f64, kv: f64) -> SimParams {
-        SimParams::new(self.dt, self.nit, self.model.with_parameters(kd, kv))
+    /// Settings with bounded stiffness.
+    pub fn new(dt: f64, n: usize, nit: usize, kind: ModelKind) -> Self {
+        Self { dt, n, nit, kind, allow_unbounded: false }
+    }
+
+    /// The PBD parameters at a parameter point (values in the model's parameter order).
+    pub fn at(&self, values: &[f64]) -> SimParams {
+        let model = self.kind.with(values).expect("a point of the model's own search box");
+        SimParams { allow_unbounded: self.allow_unbounded, ..SimParams::new(self.dt, self.nit, model) }
     }
 }
 
-/// One basic scene of a problem: its PBD system and FEM reference.
+/// One basic scene of a problem: its PBD system and reference rest state.
 #[derive(Debug, Clone)]
 pub struct Part {
     /// Scene name.
     pub scene: String,
     /// The PBD system (shared by every fit on this scene and resolution).
     pub system: Arc<PbdSystem>,
-    /// FEM rest displacements (m).
-    pub fem: Vec<Vec3>,
-    /// The vertices the FEM moves.
+    /// Reference rest displacements (m).
+    pub reference: Vec<Vec3>,
+    /// The vertices the reference moves.
     pub moved: Vec<usize>,
 }
 
-/// A scene set at fixed settings and material: `error(kd, kv)` is what the fit minimises.
+/// A scene set at fixed settings and material: `error(parameters)` is what the fit minimises.
 #[derive(Debug, Clone)]
 pub struct FitProblem {
     /// Scene set name.
@@ -52,9 +61,14 @@ pub struct FitProblem {
     pub parts: Vec<Part>,
     /// Settings held fixed.
     pub settings: Settings,
+    /// What the reference is (e.g. `linear static FEM`).
+    pub reference: String,
     /// Rest-state controls.
     pub rest_options: RestOptions,
 }
+
+/// A rest state's displacements, or why there is none.
+pub type RestResult = Result<Arc<Vec<Vec3>>, PbdError>;
 
 /// The outcome of one error evaluation.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,46 +80,41 @@ pub struct Evaluation {
     /// Per part rest displacements (for warm starts), empty on failure.
     pub rest: Vec<Arc<Vec<Vec3>>>,
     /// Why the point has no error value, if it has none.
-    pub failure: Option<String>,
+    pub failure: Option<PbdError>,
 }
 
 impl FitProblem {
-    /// Builds the problem: PBD systems for each part (reusing `systems` where given, keyed by scene
-    /// name) and the FEM reference for (E, nu).
-    pub fn new(
-        scenes: &SceneSet,
-        settings: Settings,
-        material: YoungPoisson,
-        systems: &dyn Fn(&str) -> Option<Arc<PbdSystem>>,
-    ) -> Result<Self, FitError> {
+    /// Builds the problem: PBD systems and references for each part come from `cache` (built there on
+    /// first use, shared after), the reference is solved for `material`.
+    pub fn new(scenes: &SceneSet, settings: Settings, material: YoungPoisson, cache: &PartCache) -> Result<Self, FitError> {
         let mut parts = Vec::new();
+        let mut reference_name = String::new();
         for scene in scenes.scenes() {
-            let body = scene.body(settings.n).map_err(|e| FitError::Input(e.to_string()))?;
-            let fem = StaticProblem::new(&body)
-                .and_then(|p| p.solve(material))
-                .map_err(|e| FitError::Input(format!("scene {}: FEM reference: {e}", scene.name)))?
-                .displacements;
-            let system = systems(&scene.name).unwrap_or_else(|| Arc::new(PbdSystem::new(&body)));
-            let moved = moved_vertices(&fem);
-            parts.push(Part { scene: scene.name.clone(), system, fem, moved });
+            let reference = cache.reference(scene, settings.n)?;
+            reference_name = reference.describe();
+            let displacements = reference.displacements(material)?;
+            let system = cache.system(scene, settings.n)?;
+            let moved = moved_vertices(&displacements);
+            parts.push(Part { scene: scene.name.clone(), system, reference: displacements, moved });
         }
         Ok(Self {
             scene: scenes.name().to_string(),
             compound: scenes.is_compound(),
             parts,
             settings,
+            reference: reference_name,
             rest_options: RestOptions::default(),
         })
     }
 
-    /// Error at (kd, kv) from given rest displacements per part (`Err` for a part without rest state).
-    pub fn error_from(&self, rest: &[Result<Arc<Vec<Vec3>>, String>]) -> Evaluation {
+    /// The error from given rest displacements per part (`Err` for a part without rest state).
+    pub fn error_from(&self, rest: &[RestResult]) -> Evaluation {
         let mut part_errors = Vec::with_capacity(self.parts.len());
         let mut states = Vec::with_capacity(self.parts.len());
         for (part, r) in self.parts.iter().zip(rest) {
             match r {
                 Ok(u) => {
-                    part_errors.push(relative_error(u, &part.fem, &part.moved));
+                    part_errors.push(relative_error(u, &part.reference, &part.moved));
                     states.push(u.clone());
                 }
                 Err(reason) => {
@@ -122,9 +131,9 @@ impl FitProblem {
         Evaluation { error, part_errors, rest: states, failure: None }
     }
 
-    /// Evaluates the error at (kd, kv), warm-starting each part's rest state from `warm` if given.
-    pub fn evaluate(&self, kd: f64, kv: f64, warm: Option<&Evaluation>) -> Evaluation {
-        let params = self.settings.at(kd, kv);
+    /// Evaluates the error at a parameter point, warm-starting each part's rest state from `warm`.
+    pub fn evaluate(&self, values: &[f64], warm: Option<&Evaluation>) -> Evaluation {
+        let params = self.settings.at(values);
         let rest: Vec<_> = self
             .parts
             .iter()
@@ -138,31 +147,30 @@ impl FitProblem {
     }
 }
 
-/// A rest state's displacements, or why there is none (diverged, inverted, not converged).
+/// A rest state's displacements, or why there is none (invalid, diverged, inverted, not converged).
 pub fn rest_displacements(
     system: &PbdSystem,
     params: &SimParams,
     options: &RestOptions,
     warm: Option<&[Vec3]>,
-) -> Result<Arc<Vec<Vec3>>, String> {
+) -> RestResult {
     displacements_or_reason(system, params, system.rest_state(params, options, warm))
 }
 
-/// Turns a rest-state result into its displacements, or a message naming scene and parameters.
+/// Turns a rest-state result into its displacements, or the error naming scene and parameters.
 pub(crate) fn displacements_or_reason(
     system: &PbdSystem,
     params: &SimParams,
     result: Result<RestState, PbdError>,
-) -> Result<Arc<Vec<Vec3>>, String> {
+) -> RestResult {
     match result {
         Ok(r) if r.converged => Ok(Arc::new(r.displacements)),
-        Ok(r) => Err(format!(
-            "scene {}: no rest state within {} sweeps with {} (relative step {:e})",
-            system.scene(),
-            r.iterations,
-            params.describe(),
-            r.residual
-        )),
-        Err(e) => Err(e.to_string()),
+        Ok(r) => Err(PbdError::NotConverged {
+            scene: system.scene().to_string(),
+            params: params.describe(),
+            sweeps: r.iterations,
+            residual: r.residual,
+        }),
+        Err(e) => Err(e),
     }
 }

@@ -25,7 +25,7 @@ fn system(n: usize) -> PbdSystem {
 fn grid() -> Vec<SimParams> {
     (0..=20)
         .flat_map(|i| {
-            (0..=20).map(move |j| SimParams::new(BENCH_DT, 1, Model::Pbd { kd: i as f64 / 20.0, kv: j as f64 / 20.0 }))
+            (0..=20).map(move |j| SimParams::new(BENCH_DT, 1, Model::pbd(i as f64 / 20.0, j as f64 / 20.0)))
         })
         .collect()
 }
@@ -86,7 +86,7 @@ pub fn bench_report(seconds: f64) -> String {
          {:>4} {:>9} {:>9} {:>7} {:>12} {:>12} {:>12} {:>12}\n",
         "N", "particles", "constr.", "groups", "GPU steps/s", "GPU proj/s", "CPU steps/s", "CPU proj/s"
     ));
-    let params = SimParams::new(BENCH_DT, 1, Model::Pbd { kd: BENCH_SINGLE_STIFFNESS, kv: BENCH_SINGLE_STIFFNESS });
+    let params = SimParams::new(BENCH_DT, 1, Model::pbd(BENCH_SINGLE_STIFFNESS, BENCH_SINGLE_STIFFNESS));
     for n in BENCH_SINGLE_N {
         let system = system(n);
         let constraints = system.constraint_count() as f64;

@@ -1,7 +1,7 @@
 //! Host-side packing: constraint data in projection order and per-simulation parameters, as the f32 and
 //! u32 words the kernels read (the layouts are documented in `shaders/constraints.wgsl`).
 
-use pbdfit_pbd::{Model, PbdSystem, SimParams};
+use pbdfit_pbd::{PbdSystem, ProjectionRule, SimParams};
 
 /// Constraint and particle data of one body, in the CPU's projection order.
 #[derive(Debug, Clone)]
@@ -81,21 +81,17 @@ impl MeshData {
 
 /// One simulation's parameters as the kernels read them (`struct Sim` in constraints.wgsl, 12 words).
 ///
-/// The rules are those of pbdfit-pbd's `Rules::new`, evaluated in f64 and rounded once: PBD stiffness
-/// (linearised `1 - (1 - k)^(1/nit)` for the linearised model; for volumes `kv / (6 scale)`), XPBD
-/// `alpha / dt^2`; volume gradients `6 dV/dp` (scale 1) for the library's PBD, `dV/dp` (scale 1/6) for
-/// the textbook form and XPBD.
+/// The constants come from the model's [`ProjectionRule`] (pbdfit-pbd folds the parameters, in f64),
+/// rounded once to f32: PBD factors `distance_k`, `volume_k` (for the unscaled `6 dV/dp` gradients) or
+/// XPBD `alpha~ = alpha / dt^2`, and the volume gradient scale.
 pub(crate) fn sim_words(params: &SimParams, gravity: [f64; 3], tolerance: f64, max_steps: u32) -> [u32; 12] {
     let dt = params.dt;
-    let linearise = |k: f64| 1.0 - (1.0 - k).powf(1.0 / params.nit as f64);
-    // PBD volumes take kk = kv / (6 scale) with the unscaled gradients (pbdfit-pbd's Rules::Pbd).
-    let pbd = |kd: f64, kv: f64, scale: f64| (kd, kv / (6.0 * scale), 0, scale);
-    let (distance_k, volume_k, xpbd, gradient_scale) = match params.model {
-        Model::Pbd { kd, kv } => pbd(kd, kv, 1.0),
-        Model::PbdLinearised { kd, kv } => pbd(linearise(kd), linearise(kv), 1.0),
-        Model::PbdTextbookVolume { kd, kv } => pbd(kd, kv, 1.0 / 6.0),
-        Model::Xpbd { compliance_distance, compliance_volume } => {
-            (compliance_distance / (dt * dt), compliance_volume / (dt * dt), 1, 1.0 / 6.0)
+    let (distance_k, volume_k, xpbd, gradient_scale) = match params.rule() {
+        ProjectionRule::Pbd { distance_k, volume_k, volume_gradient_scale } => {
+            (distance_k, volume_k, 0, volume_gradient_scale)
+        }
+        ProjectionRule::Xpbd { distance_alpha_tilde, volume_alpha_tilde, volume_gradient_scale } => {
+            (distance_alpha_tilde, volume_alpha_tilde, 1, volume_gradient_scale)
         }
     };
     let f = |x: f64| (x as f32).to_bits();
@@ -122,6 +118,8 @@ pub(crate) fn bits(values: &[f32]) -> Vec<u32> {
 
 #[cfg(test)]
 mod tests {
+    use pbdfit_pbd::{Model, ModelKind};
+
     use super::*;
 
     fn word(w: u32) -> f64 {
@@ -131,16 +129,16 @@ mod tests {
     #[test]
     fn rules_follow_the_cpu_rules() {
         let g = [0.0, -9.81, 0.0];
-        let w = sim_words(&SimParams::new(0.01, 1, Model::Pbd { kd: 0.5, kv: 0.3 }), g, 1e-7, 99);
+        let w = sim_words(&SimParams::new(0.01, 1, Model::pbd(0.5, 0.3)), g, 1e-7, 99);
         assert_eq!((word(w[1]), word(w[3])), ((-9.81f64 * 0.01) as f32 as f64, 0.01f32 as f64));
         assert_eq!((word(w[4]), word(w[5]), w[6], word(w[7])), (0.5, (0.3f64 / 6.0) as f32 as f64, 0, 1.0));
         assert_eq!((word(w[8]), w[9], w[11]), (1.0, 1, 99));
-        let w = sim_words(&SimParams::new(0.01, 4, Model::PbdLinearised { kd: 0.5, kv: 0.5 }), g, 1e-7, 1);
+        let w = sim_words(&SimParams::new(0.01, 4, ModelKind::PBD_LINEARISED.with(&[0.5, 0.5]).unwrap()), g, 1e-7, 1);
         let k = 1.0 - 0.5f64.powf(0.25);
         assert_eq!((word(w[4]), word(w[5])), (k as f32 as f64, (k / 6.0) as f32 as f64));
-        let w = sim_words(&SimParams::new(0.01, 1, Model::PbdTextbookVolume { kd: 0.5, kv: 0.6 }), g, 1e-7, 1);
+        let w = sim_words(&SimParams::new(0.01, 1, ModelKind::PBD_TEXTBOOK_VOLUME.with(&[0.5, 0.6]).unwrap()), g, 1e-7, 1);
         assert_eq!((word(w[5]), word(w[7])), (0.6f32 as f64, (1.0f64 / 6.0) as f32 as f64));
-        let x = Model::Xpbd { compliance_distance: 1e-4, compliance_volume: 2e-6 };
+        let x = Model::xpbd(1e-4, 2e-6);
         let w = sim_words(&SimParams { damping: 0.25, ..SimParams::new(0.01, 2, x) }, g, 1e-7, 1);
         assert_eq!((word(w[4]), word(w[5]), w[6]), ((1e-4f64 / 1e-4) as f32 as f64, (2e-6f64 / 1e-4) as f32 as f64, 1));
         assert_eq!(word(w[8]), 0.75);

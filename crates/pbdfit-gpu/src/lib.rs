@@ -76,7 +76,7 @@
 //! };
 //! let body = pbdfit_mesh::SceneSet::builtin("gravity-floor").unwrap().scenes()[0].body(1).unwrap();
 //! let system = PbdSystem::new(&body);
-//! let params = [SimParams::new(0.01, 1, Model::Pbd { kd: 0.5, kv: 0.5 })];
+//! let params = [SimParams::new(0.01, 1, Model::pbd(0.5, 0.5))];
 //! let rest = GpuBackend::new(ctx).rest_states(&system, &params, &RestOptions::default());
 //! let max_u = rest[0].as_ref().unwrap().max_displacement();
 //! // The reference value of the methodology (9.9399075845e-04 m), to f32 accuracy.

@@ -34,7 +34,7 @@ pub struct StepStats {
 /// let body = pbdfit_mesh::SceneSet::builtin("gravity-wall").unwrap().scenes()[0].body(16).unwrap();
 /// let system = PbdSystem::new(&body);
 /// let ctx = GpuContext::new()?;
-/// let mut sim = GpuSimulation::new(&ctx, &system, &SimParams::new(0.01, 1, Model::Pbd { kd: 0.5, kv: 0.5 }))?;
+/// let mut sim = GpuSimulation::new(&ctx, &system, &SimParams::new(0.01, 1, Model::pbd(0.5, 0.5)))?;
 /// sim.step(100)?;
 /// let u = sim.displacements()?; // m, f64 from the f32 device state
 /// # Ok::<(), pbdfit_gpu::GpuError>(())

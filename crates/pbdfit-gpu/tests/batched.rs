@@ -62,11 +62,11 @@ fn verdicts_and_order_follow_the_cpu() {
     assert!(backend.name().starts_with("gpu ("), "{}", backend.name());
     let sys = system("gravity-floor", 1);
     let points = vec![
-        SimParams::new(0.01, 1, Model::Pbd { kd: 0.5, kv: 0.5 }),
-        SimParams::new(0.01, 1, Model::Pbd { kd: -0.1, kv: 0.5 }),
-        SimParams::new(0.01, 1, Model::Pbd { kd: 0.0, kv: 0.0 }),
-        SimParams::new(0.01, 1, Model::Pbd { kd: 1.0, kv: 1.0 }),
-        SimParams::new(0.01, 0, Model::Pbd { kd: 1.0, kv: 1.0 }),
+        SimParams::new(0.01, 1, Model::pbd(0.5, 0.5)),
+        SimParams::new(0.01, 1, Model::pbd(-0.1, 0.5)),
+        SimParams::new(0.01, 1, Model::pbd(0.0, 0.0)),
+        SimParams::new(0.01, 1, Model::pbd(1.0, 1.0)),
+        SimParams::new(0.01, 0, Model::pbd(1.0, 1.0)),
     ];
     let cpu = CpuBackend.rest_states(&sys, &points, &RestOptions::default());
     let gpu = backend.rest_states(&sys, &points, &RestOptions::default());
@@ -103,7 +103,7 @@ fn large_bodies_fall_back_to_the_single_mesh_kernels() {
     let n = 7;
     let sys = system("gravity-floor", n);
     eprintln!("N = {n}: batched kernel: {}", backend.batches(&sys));
-    let points = [SimParams::new(0.01, 1, Model::Pbd { kd: 1.0, kv: 1.0 })];
+    let points = [SimParams::new(0.01, 1, Model::pbd(1.0, 1.0))];
     let cpu = CpuBackend.rest_states(&sys, &points, &RestOptions::default());
     let gpu = backend.try_rest_states(&sys, &points, &RestOptions::default()).unwrap();
     let d = relative_difference(&gpu[0].as_ref().unwrap().displacements, &cpu[0].as_ref().unwrap().displacements);

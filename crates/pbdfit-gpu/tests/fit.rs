@@ -12,7 +12,7 @@ const DT: f64 = 0.01;
 const TARGET: (f64, f64) = (0.63, 0.27);
 
 fn params(kd: f64, kv: f64) -> SimParams {
-    SimParams::new(DT, 1, Model::Pbd { kd, kv })
+    SimParams::new(DT, 1, Model::pbd(kd, kv))
 }
 
 /// Squared difference to the target relative to the target's size; infinite without a rest state.

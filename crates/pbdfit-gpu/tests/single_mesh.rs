@@ -5,7 +5,7 @@ mod common;
 
 use common::{SCENES, gpu_or_skip, parameter_points, relative_difference, system};
 use pbdfit_gpu::GpuSimulation;
-use pbdfit_pbd::{Model, RestOptions, SimParams};
+use pbdfit_pbd::{Model, ModelKind, RestOptions, SimParams};
 
 #[test]
 fn steps_follow_the_cpu_step() {
@@ -15,9 +15,9 @@ fn steps_follow_the_cpu_step() {
         for n in [1, 2, 3] {
             let sys = system(scene, n);
             for params in [
-                SimParams::new(0.01, 1, Model::Pbd { kd: 0.5, kv: 0.5 }),
-                SimParams { damping: 0.1, ..SimParams::new(0.005, 4, Model::PbdTextbookVolume { kd: 0.9, kv: 0.3 }) },
-                SimParams::new(0.01, 2, Model::Xpbd { compliance_distance: 1e-4, compliance_volume: 1e-6 }),
+                SimParams::new(0.01, 1, Model::pbd(0.5, 0.5)),
+                SimParams { damping: 0.1, ..SimParams::new(0.005, 4, ModelKind::PBD_TEXTBOOK_VOLUME.with(&[0.9, 0.3]).unwrap()) },
+                SimParams::new(0.01, 2, Model::xpbd(1e-4, 1e-6)),
             ] {
                 let mut gpu = GpuSimulation::new(&ctx, &sys, &params).unwrap();
                 let mut cpu = sys.dynamics();

@@ -5,7 +5,6 @@ use std::time::Instant;
 use pbdfit_mesh::SceneSet;
 use rayon::prelude::*;
 
-use crate::system::Rules;
 use crate::{Model, PbdSystem, RestMethod, RestOptions, SimParams};
 
 /// One row of the benchmark.
@@ -57,7 +56,7 @@ pub const BENCH_REST_MAX_N: usize = 16;
 /// [`BENCH_REST_TOLERANCE`] with a budget of [`BENCH_REST_MAX_SWEEPS`] sweeps.
 pub fn bench_pbd(resolutions: &[usize], nit: usize, seconds: f64) -> Vec<BenchRow> {
     let scene = SceneSet::builtin(BENCH_SCENE).expect("built-in scene");
-    let params = SimParams::new(BENCH_DT, nit, Model::Pbd { kd: BENCH_STIFFNESS, kv: BENCH_STIFFNESS });
+    let params = SimParams::new(BENCH_DT, nit, Model::pbd(BENCH_STIFFNESS, BENCH_STIFFNESS));
     let threads = rayon::current_num_threads();
     resolutions
         .iter()
@@ -137,12 +136,12 @@ pub fn profile_sweeps(n: usize, sweeps: usize, kind: SweepKind) -> (usize, f64) 
     let scene = SceneSet::builtin("gravity-floor").expect("built-in scene");
     let body = scene.scenes()[0].body(n).expect("unit cube");
     let system = PbdSystem::new(&body).with_parallel_threshold(usize::MAX);
-    let params = SimParams::new(0.01, 4, Model::Pbd { kd: 1.0, kv: 1.0 });
+    let params = SimParams::new(0.01, 4, Model::pbd(1.0, 1.0));
     let mut d = system.dynamics();
     for _ in 0..20 {
         system.step(&params, &mut d);
     }
-    let rules = Rules::new(&params);
+    let rules = params.rule();
     let (distances, volumes) = match kind {
         SweepKind::All => (true, true),
         SweepKind::Distances => (true, false),

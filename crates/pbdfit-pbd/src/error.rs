@@ -35,6 +35,24 @@ pub enum PbdError {
         /// Its volume in the rest state.
         volume: f64,
     },
+    /// A model name that is not registered.
+    #[error("unknown model `{name}`: the models are {allowed}")]
+    UnknownModel {
+        /// The name given.
+        name: String,
+        /// The registered names.
+        allowed: String,
+    },
+    /// A model was given the wrong number of parameter values.
+    #[error("model {model} takes {expected} parameters, got {got}")]
+    ParameterCount {
+        /// Model name.
+        model: &'static str,
+        /// Its parameter count.
+        expected: usize,
+        /// Values given.
+        got: usize,
+    },
     /// No rest state within the step budget.
     #[error(
         "scene {scene}: no rest state with {params} within {sweeps} projection sweeps (last relative step {residual:e})"

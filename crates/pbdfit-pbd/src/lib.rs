@@ -10,7 +10,8 @@
 //! first-met order, then volume constraints per tetrahedron; greedy colouring in that order; Gauss-Seidel
 //! sweeps over the groups in creation order; the library's volume gradient `6 dV/dp`; stiffness multiplying
 //! the correction; semi-implicit Euler with one sub-step; no damping. Variants ([`Model`]): the linearised
-//! stiffness `1 - (1 - k)^(1/nit)`, the textbook volume gradient, and XPBD with compliances.
+//! stiffness `1 - (1 - k)^(1/nit)`, the textbook volume gradient, and XPBD with compliances. Each model
+//! kind is one file under `src/models/` plus one line in its registry ([`ModelKind`], [`ModelDef`]).
 //!
 //! Numerics: the state is the displacement `u = x - X` from the rest configuration `X`, not the position,
 //! and constraint values are evaluated without cancellation (`|d| - l0 = (2 e.du + du.du) / (|d| + l0)`,
@@ -21,14 +22,15 @@
 //! the constraint's units (`alpha = 1 / stiffness` of the constraint energy `C^2 / (2 alpha)`).
 //!
 //! Dependencies: `nalgebra` (small vectors and the Anderson least-squares solve), `rayon` (colour groups
-//! projected in parallel on large meshes), `thiserror` (error types).
+//! projected in parallel on large meshes), `thiserror` (error types), `clap` (only for [`ModelKind`]'s
+//! `ValueEnum`, so every command line lists the registered models without a copy of their names).
 //!
 //! ```
 //! use pbdfit_mesh::SceneSet;
 //! use pbdfit_pbd::{Model, PbdSystem, RestOptions, SimParams};
 //! let body = SceneSet::builtin("gravity-floor").unwrap().scenes()[0].body(1).unwrap();
 //! let system = PbdSystem::new(&body);
-//! let params = SimParams::new(0.01, 1, Model::Pbd { kd: 0.5, kv: 0.5 });
+//! let params = SimParams::new(0.01, 1, Model::pbd(0.5, 0.5));
 //! let rest = system.rest_state(&params, &RestOptions::default(), None).unwrap();
 //! assert!((rest.max_displacement() - 9.9399075845e-04).abs() < 1e-12);
 //! ```
@@ -40,6 +42,7 @@ mod colouring;
 mod constraints;
 mod error;
 mod model;
+mod models;
 mod rest_state;
 mod system;
 
@@ -47,7 +50,9 @@ pub use backend::{CpuBackend, RestStateBackend};
 pub use colouring::ColourGroups;
 pub use constraints::{ConstraintRef, DistanceConstraint, VolumeConstraint};
 pub use error::PbdError;
-pub use model::{Model, SimParams};
+pub use model::{
+    MAX_PARAMETERS, Model, ModelDef, ModelKind, ParameterSpec, ProjectionRule, RuleSettings, Scale, SimParams,
+};
 pub use rest_state::{RestMethod, RestOptions, RestState, accept_rest_state, diverged};
 pub use system::{Dynamics, PbdSystem};
 

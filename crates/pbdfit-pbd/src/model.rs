@@ -1,68 +1,280 @@
-use crate::PbdError;
+//! Model kinds (one file each under `models/`), their parameters, and the projection rule they fold
+//! into: the one place where a model's parameters become the constants the CPU sweep and the GPU
+//! kernels read.
 
-/// The PBD model variant and its two parameters (one for distance constraints, one for volume).
+use std::fmt;
+use std::str::FromStr;
+use std::sync::LazyLock;
+
+use crate::PbdError;
+use crate::models::MODELS;
+
+/// How a parameter is searched: the value itself, or its base-10 logarithm (for parameters spanning
+/// decades, like compliances).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scale {
+    /// Search the value on a linear scale.
+    Linear,
+    /// Search `log10` of the value; the value must stay > 0.
+    Log10,
+}
+
+/// One parameter of a model.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Model {
-    /// The reference library's PBD (the default): `k` in [0, 1] multiplies the correction; volume
-    /// gradients are `6 dV/dp` (one sixth of the textbook step).
+pub struct ParameterSpec {
+    /// Name on the command line (`--box NAME=LO:HI`), in results columns and in JSON, e.g. `kd`.
+    pub name: &'static str,
+    /// Unit (`1` for dimensionless).
+    pub unit: &'static str,
+    /// What it is, for help texts.
+    pub description: &'static str,
+    /// Search scale.
+    pub scale: Scale,
+    /// The box searched when the user gives none: `(lower, upper)`.
+    pub default_box: (f64, f64),
+    /// Smallest allowed value.
+    pub minimum: f64,
+    /// Largest allowed value.
+    pub maximum: f64,
+    /// Largest allowed value with the unbounded flag (experimental stiffness above 1).
+    pub maximum_unbounded: f64,
+}
+
+impl ParameterSpec {
+    /// Checks a value against the allowed range.
+    pub fn check(&self, value: f64, unbounded: bool) -> Result<(), PbdError> {
+        let bad = |allowed| Err(PbdError::InvalidParameter { name: self.name, value, allowed });
+        if !value.is_finite() || value < self.minimum {
+            return bad(if self.minimum == 0.0 {
+                "must be a finite number >= 0"
+            } else {
+                "must be a finite number above the model's minimum"
+            });
+        }
+        let maximum = if unbounded { self.maximum_unbounded } else { self.maximum };
+        if value > maximum {
+            return bad(if unbounded || self.maximum_unbounded <= self.maximum {
+                "must be in [0, 1] for this model"
+            } else {
+                "must be in [0, 1]; stiffness above 1 needs the unbounded flag"
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The settings a projection rule may depend on besides the parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RuleSettings {
+    /// Time step in s.
+    pub dt: f64,
+    /// Solver iterations per step.
+    pub nit: usize,
+}
+
+/// A model's definition: what the registry in `models/mod.rs` lists.
+#[derive(Debug)]
+pub struct ModelDef {
+    /// Name on the command line and in results (`pbd`, `xpbd`, ...).
+    pub name: &'static str,
+    /// One line for help texts.
+    pub description: &'static str,
+    /// The parameters, in order (1 to [`MAX_PARAMETERS`]).
+    pub parameters: &'static [ParameterSpec],
+    /// Folds parameter values (in [`Self::parameters`] order) into the projection rule.
+    pub rule: fn(&[f64], RuleSettings) -> ProjectionRule,
+}
+
+/// The most parameters a model may have (the search works in 1 to 4 dimensions).
+pub const MAX_PARAMETERS: usize = 4;
+
+/// How every constraint's correction is computed for one parameter set, with the model's constants
+/// folded in. The CPU sweep specialises on it (no branch on the model in the inner loops) and the GPU
+/// encoder packs it into the kernels' parameter words: neither folds stiffness into constants itself.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ProjectionRule {
+    /// PBD: `dp = distance_k * (library distance step)`; volume `dp_i = -volume_k 6(V - V0) w_i g_i /
+    /// sum_j w_j |g_j|^2` on the unscaled gradients `g = 6 dV/dp` (so `volume_k = kv / (6 scale)` for
+    /// gradients `scale * 6 dV/dp`).
     Pbd {
-        /// Distance stiffness.
-        kd: f64,
-        /// Volume stiffness.
-        kv: f64,
+        /// Factor on the distance correction.
+        distance_k: f64,
+        /// Factor on the volume correction with unscaled gradients.
+        volume_k: f64,
+        /// `scale` of the volume gradients `scale * 6 dV/dp` (1 for the library, 1/6 for the textbook).
+        volume_gradient_scale: f64,
     },
-    /// As [`Model::Pbd`], with the original paper's iteration-count correction `k' = 1 - (1 - k)^(1/nit)`.
-    PbdLinearised {
-        /// Distance stiffness before the correction.
-        kd: f64,
-        /// Volume stiffness before the correction.
-        kv: f64,
-    },
-    /// As [`Model::Pbd`], with the true volume gradient `dV/dp` (the textbook step).
-    PbdTextbookVolume {
-        /// Distance stiffness.
-        kd: f64,
-        /// Volume stiffness.
-        kv: f64,
-    },
-    /// XPBD (Macklin, Mueller, Chentanez 2016) with true gradients and multipliers reset each step.
-    /// Compliances: distance in m/N (`C` in m), volume in m^3/(N m) = m^2/N... precisely: the constraint
-    /// energy is `C^2 / (2 alpha)` in J, so `alpha_d` is in m^2/J = m/N and `alpha_v` in m^6/J.
+    /// XPBD: `d_lambda = (-C - alpha~ lambda) / (sum w |grad C|^2 + alpha~)`, `alpha~ = alpha / dt^2`.
     Xpbd {
-        /// Distance compliance `alpha_d` (m/N), >= 0.
-        compliance_distance: f64,
-        /// Volume compliance `alpha_v` (m^6/J), >= 0.
-        compliance_volume: f64,
+        /// `alpha_d / dt^2`.
+        distance_alpha_tilde: f64,
+        /// `alpha_v / dt^2`.
+        volume_alpha_tilde: f64,
+        /// `scale` of the volume gradients `scale * 6 dV/dp` (1/6: the true gradient).
+        volume_gradient_scale: f64,
     },
 }
 
+impl ProjectionRule {
+    /// PBD's degenerate threshold on `sum w |6 dV/dp|^2`: the reference's 1e-300 on the scaled sum.
+    pub fn volume_degenerate_threshold(&self) -> f64 {
+        match *self {
+            ProjectionRule::Pbd { volume_gradient_scale: s, .. } | ProjectionRule::Xpbd { volume_gradient_scale: s, .. } => {
+                1e-300 / (s * s)
+            }
+        }
+    }
+}
+
+/// A model kind: a registered [`ModelDef`]. Parse one by name (`"xpbd".parse::<ModelKind>()`), list them
+/// with [`ModelKind::all`], or name a built-in one (`ModelKind::PBD`).
+#[derive(Clone, Copy)]
+pub struct ModelKind(pub(crate) &'static ModelDef);
+
+impl ModelKind {
+    /// Every registered model kind.
+    pub fn all() -> &'static [ModelKind] {
+        static ALL: LazyLock<Vec<ModelKind>> = LazyLock::new(|| MODELS.iter().map(|d| ModelKind(d)).collect());
+        &ALL
+    }
+
+    /// The definition.
+    pub fn def(self) -> &'static ModelDef {
+        self.0
+    }
+
+    /// The name on the command line and in results.
+    pub fn name(self) -> &'static str {
+        self.0.name
+    }
+
+    /// The parameters, in order.
+    pub fn parameters(self) -> &'static [ParameterSpec] {
+        self.0.parameters
+    }
+
+    /// The parameter called `name`, with its index.
+    pub fn parameter(self, name: &str) -> Option<(usize, &'static ParameterSpec)> {
+        self.0.parameters.iter().enumerate().find(|(_, p)| p.name == name)
+    }
+
+    /// The parameter names joined by `, ` (for messages).
+    pub fn parameter_names(self) -> String {
+        self.0.parameters.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+    }
+
+    /// The model with these parameter values (in [`Self::parameters`] order).
+    pub fn with(self, values: &[f64]) -> Result<Model, PbdError> {
+        if values.len() != self.0.parameters.len() {
+            return Err(PbdError::ParameterCount {
+                model: self.name(),
+                expected: self.0.parameters.len(),
+                got: values.len(),
+            });
+        }
+        let mut v = [0.0; MAX_PARAMETERS];
+        v[..values.len()].copy_from_slice(values);
+        Ok(Model { kind: self, values: v })
+    }
+}
+
+impl PartialEq for ModelKind {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.0, other.0) || self.0.name == other.0.name
+    }
+}
+impl Eq for ModelKind {}
+
+impl fmt::Debug for ModelKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ModelKind({})", self.0.name)
+    }
+}
+
+impl fmt::Display for ModelKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.name)
+    }
+}
+
+impl FromStr for ModelKind {
+    type Err = PbdError;
+
+    /// A model by name; the error lists the names allowed.
+    fn from_str(s: &str) -> Result<Self, PbdError> {
+        ModelKind::all().iter().copied().find(|k| k.name() == s).ok_or_else(|| PbdError::UnknownModel {
+            name: s.to_string(),
+            allowed: ModelKind::all().iter().map(|k| k.name()).collect::<Vec<_>>().join(", "),
+        })
+    }
+}
+
+impl clap::ValueEnum for ModelKind {
+    fn value_variants<'a>() -> &'a [Self] {
+        ModelKind::all()
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.0.name).help(self.0.description))
+    }
+}
+
+/// A model kind with values for all its parameters.
+#[derive(Clone, Copy, PartialEq)]
+pub struct Model {
+    kind: ModelKind,
+    values: [f64; MAX_PARAMETERS],
+}
+
+impl fmt::Debug for Model {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {{", self.kind.name())?;
+        for (p, v) in self.kind.parameters().iter().zip(self.values()) {
+            write!(f, " {} = {v}", p.name)?;
+        }
+        write!(f, " }}")
+    }
+}
+
 impl Model {
+    /// The reference library's PBD with stiffness (kd, kv).
+    pub fn pbd(kd: f64, kv: f64) -> Model {
+        ModelKind::PBD.with(&[kd, kv]).expect("two parameters")
+    }
+
+    /// XPBD with compliances `alpha_d` (m/N) and `alpha_v` (m^6/J).
+    pub fn xpbd(alpha_d: f64, alpha_v: f64) -> Model {
+        ModelKind::XPBD.with(&[alpha_d, alpha_v]).expect("two parameters")
+    }
+
+    /// The kind.
+    pub fn kind(&self) -> ModelKind {
+        self.kind
+    }
+
     /// The model's name on the command line and in results files.
     pub fn name(&self) -> &'static str {
-        match self {
-            Model::Pbd { .. } => "pbd",
-            Model::PbdLinearised { .. } => "pbd-linearised",
-            Model::PbdTextbookVolume { .. } => "pbd-textbook-volume",
-            Model::Xpbd { .. } => "xpbd",
-        }
+        self.kind.name()
     }
 
-    /// The two fitted parameters: (kd, kv), or (alpha_d, alpha_v) for XPBD.
-    pub fn parameters(&self) -> (f64, f64) {
-        match *self {
-            Model::Pbd { kd, kv } | Model::PbdLinearised { kd, kv } | Model::PbdTextbookVolume { kd, kv } => (kd, kv),
-            Model::Xpbd { compliance_distance, compliance_volume } => (compliance_distance, compliance_volume),
-        }
+    /// The parameter values, in the kind's order.
+    pub fn values(&self) -> &[f64] {
+        &self.values[..self.kind.parameters().len()]
     }
 
-    /// The same variant with other parameters.
-    pub fn with_parameters(&self, a: f64, b: f64) -> Model {
-        match self {
-            Model::Pbd { .. } => Model::Pbd { kd: a, kv: b },
-            Model::PbdLinearised { .. } => Model::PbdLinearised { kd: a, kv: b },
-            Model::PbdTextbookVolume { .. } => Model::PbdTextbookVolume { kd: a, kv: b },
-            Model::Xpbd { .. } => Model::Xpbd { compliance_distance: a, compliance_volume: b },
-        }
+    /// `(name, value)` pairs.
+    pub fn named_values(&self) -> Vec<(&'static str, f64)> {
+        self.kind.parameters().iter().map(|p| p.name).zip(self.values().iter().copied()).collect()
+    }
+
+    /// The value of the parameter called `name`.
+    pub fn value(&self, name: &str) -> Option<f64> {
+        self.kind.parameter(name).map(|(i, _)| self.values[i])
+    }
+
+    /// The projection rule at these settings.
+    pub fn rule(&self, settings: RuleSettings) -> ProjectionRule {
+        (self.kind.0.rule)(self.values(), settings)
     }
 }
 
@@ -89,6 +301,11 @@ impl SimParams {
         Self { dt, nit, model, damping: 0.0, allow_unbounded: false }
     }
 
+    /// The projection rule of the model at this dt and nit.
+    pub fn rule(&self) -> ProjectionRule {
+        self.model.rule(RuleSettings { dt: self.dt, nit: self.nit })
+    }
+
     /// Checks every parameter's range.
     pub fn validate(&self) -> Result<(), PbdError> {
         let bad = |name, value, allowed| Err(PbdError::InvalidParameter { name, value, allowed });
@@ -101,42 +318,16 @@ impl SimParams {
         if !(self.damping.is_finite() && (0.0..1.0).contains(&self.damping)) {
             return bad("damping", self.damping, "velocity damping must be in [0, 1)");
         }
-        match self.model {
-            Model::Xpbd { compliance_distance, compliance_volume } => {
-                for (name, v) in
-                    [("compliance_distance", compliance_distance), ("compliance_volume", compliance_volume)]
-                {
-                    if !(v.is_finite() && v >= 0.0) {
-                        return bad(name, v, "compliance must be a finite number >= 0");
-                    }
-                }
-            }
-            m => {
-                let (kd, kv) = m.parameters();
-                for (name, k) in [("kd", kd), ("kv", kv)] {
-                    if !k.is_finite() || k < 0.0 {
-                        return bad(name, k, "stiffness must be a finite number >= 0");
-                    }
-                    if k > 1.0 && !self.allow_unbounded {
-                        return bad(name, k, "stiffness must be in [0, 1]; stiffness above 1 needs the unbounded flag");
-                    }
-                    if k > 1.0 && matches!(m, Model::PbdLinearised { .. }) {
-                        return bad(name, k, "the linearised model needs k in [0, 1]");
-                    }
-                }
-            }
+        for (spec, &v) in self.model.kind().parameters().iter().zip(self.model.values()) {
+            spec.check(v, self.allow_unbounded)?;
         }
         Ok(())
     }
 
-    /// The parameters formatted for messages.
+    /// The parameters formatted for messages: `model pbd, kd = 0.5, kv = 0.5, dt = 0.01, nit = 1`.
     pub fn describe(&self) -> String {
-        let (a, b) = self.model.parameters();
-        let (na, nb) = match self.model {
-            Model::Xpbd { .. } => ("alpha_d", "alpha_v"),
-            _ => ("kd", "kv"),
-        };
-        format!("model {}, {na} = {a}, {nb} = {b}, dt = {}, nit = {}", self.model.name(), self.dt, self.nit)
+        let values: Vec<String> = self.model.named_values().iter().map(|(n, v)| format!("{n} = {v}")).collect();
+        format!("model {}, {}, dt = {}, nit = {}", self.model.name(), values.join(", "), self.dt, self.nit)
     }
 }
 
@@ -146,18 +337,62 @@ mod tests {
 
     #[test]
     fn ranges_are_checked() {
-        let ok = SimParams::new(0.01, 1, Model::Pbd { kd: 0.5, kv: 1.0 });
+        let ok = SimParams::new(0.01, 1, Model::pbd(0.5, 1.0));
         assert!(ok.validate().is_ok());
         assert!(SimParams { dt: -0.01, ..ok }.validate().is_err());
         assert!(SimParams { dt: 0.0, ..ok }.validate().is_err());
         assert!(SimParams { nit: 0, ..ok }.validate().is_err());
         assert!(SimParams { damping: 1.0, ..ok }.validate().is_err());
-        let stiff = SimParams::new(0.01, 1, Model::Pbd { kd: 1.5, kv: 0.5 });
+        let stiff = SimParams::new(0.01, 1, Model::pbd(1.5, 0.5));
         let e = stiff.validate().unwrap_err().to_string();
         assert!(e.contains("kd") && e.contains("unbounded"), "{e}");
         assert!(SimParams { allow_unbounded: true, ..stiff }.validate().is_ok());
-        assert!(SimParams::new(0.01, 1, Model::Pbd { kd: -0.1, kv: 0.5 }).validate().is_err());
-        let x = SimParams::new(0.01, 1, Model::Xpbd { compliance_distance: -1.0, compliance_volume: 0.0 });
-        assert!(x.validate().unwrap_err().to_string().contains("compliance_distance"));
+        assert!(SimParams::new(0.01, 1, Model::pbd(-0.1, 0.5)).validate().is_err());
+        let lin = ModelKind::PBD_LINEARISED.with(&[1.5, 0.5]).unwrap();
+        let e = SimParams { allow_unbounded: true, ..SimParams::new(0.01, 1, lin) }.validate().unwrap_err();
+        assert!(e.to_string().contains("[0, 1] for this model"), "{e}");
+        let x = SimParams::new(0.01, 1, Model::xpbd(-1.0, 0.0));
+        assert!(x.validate().unwrap_err().to_string().contains("alpha_d"));
+    }
+
+    #[test]
+    fn kinds_parse_by_name_and_list_what_is_allowed() {
+        for kind in ModelKind::all() {
+            assert_eq!(kind.name().parse::<ModelKind>().unwrap(), *kind);
+            assert_eq!(kind.to_string(), kind.name());
+            assert!((1..=MAX_PARAMETERS).contains(&kind.parameters().len()), "{kind}");
+            for p in kind.parameters() {
+                let (lo, hi) = p.default_box;
+                assert!(lo < hi && (p.scale == Scale::Linear || lo > 0.0), "{kind} {}", p.name);
+            }
+        }
+        let e = "pbx".parse::<ModelKind>().unwrap_err().to_string();
+        assert!(e.contains("pbx") && e.contains("pbd, pbd-linearised, pbd-textbook-volume, xpbd"), "{e}");
+        assert_eq!(ModelKind::XPBD.parameter_names(), "alpha_d, alpha_v");
+        assert!(ModelKind::PBD.with(&[0.5]).is_err());
+    }
+
+    /// The folding of parameters into constants, per model (the GPU encoder reads the same rule).
+    #[test]
+    fn rules_fold_the_parameters() {
+        let s = RuleSettings { dt: 0.01, nit: 4 };
+        assert_eq!(
+            Model::pbd(0.5, 0.3).rule(s),
+            ProjectionRule::Pbd { distance_k: 0.5, volume_k: 0.3 / 6.0, volume_gradient_scale: 1.0 }
+        );
+        let k = 1.0 - 0.5f64.powf(0.25);
+        let lin = ModelKind::PBD_LINEARISED.with(&[0.5, 0.5]).unwrap();
+        assert_eq!(lin.rule(s), ProjectionRule::Pbd { distance_k: k, volume_k: k / 6.0, volume_gradient_scale: 1.0 });
+        let tb = ModelKind::PBD_TEXTBOOK_VOLUME.with(&[0.5, 0.6]).unwrap().rule(s);
+        assert_eq!(tb, ProjectionRule::Pbd { distance_k: 0.5, volume_k: 0.6 / (6.0 / 6.0), volume_gradient_scale: 1.0 / 6.0 });
+        assert_eq!(tb.volume_degenerate_threshold(), 1e-300 / (1.0 / 36.0));
+        assert_eq!(
+            Model::xpbd(1e-4, 2e-6).rule(s),
+            ProjectionRule::Xpbd {
+                distance_alpha_tilde: 1e-4 / 1e-4,
+                volume_alpha_tilde: 2e-6 / 1e-4,
+                volume_gradient_scale: 1.0 / 6.0
+            }
+        );
     }
 }

@@ -1,8 +1,7 @@
 //! The rest state: the displacements at which the simulation stops moving, `u* = P(u* + dt^2 g)`.
 
 use crate::anderson::anderson;
-use crate::system::Rules;
-use crate::{PbdError, PbdSystem, SimParams, Vec3};
+use crate::{PbdError, PbdSystem, ProjectionRule, SimParams, Vec3};
 
 /// How a rest state is computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,7 +77,7 @@ impl PbdSystem {
         warm: Option<&[Vec3]>,
     ) -> Result<RestState, PbdError> {
         params.validate()?;
-        let rules = Rules::new(params);
+        let rules = params.rule();
         let mut spent = 0;
         if options.method == RestMethod::FixedPoint {
             let mut d = self.dynamics();
@@ -119,7 +118,7 @@ impl PbdSystem {
     fn rest_by_stepping(
         &self,
         params: &SimParams,
-        rules: &Rules,
+        rules: &ProjectionRule,
         options: &RestOptions,
         warm: Option<&[Vec3]>,
         mut spent: usize,

@@ -6,7 +6,7 @@ use pbdfit_mesh::Body;
 use rayon::prelude::*;
 
 use crate::constraints::{DistanceHot, VolumeHot};
-use crate::{ColourGroups, ConstraintRef, DistanceConstraint, Model, SimParams, Vec3, VolumeConstraint};
+use crate::{ColourGroups, ConstraintRef, DistanceConstraint, ProjectionRule, SimParams, Vec3, VolumeConstraint};
 
 /// A body ready for PBD: particles, constraints stored in projection order, and the colour groups.
 /// Built once per body; any number of simulations with different parameters run on it (it is `Sync`).
@@ -50,38 +50,6 @@ pub struct Dynamics {
     pub(crate) lambda_volume: Vec<f64>,
     pub(crate) delta_distance: Vec<[Vec3; 2]>,
     pub(crate) delta_volume: Vec<[Vec3; 4]>,
-}
-
-/// The projection rule for one parameter set, with its constants folded: the sweep is specialised per
-/// variant so that no branch on the model is left in the inner loops.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Rules {
-    /// PBD: distance stiffness `kd`; volume `kk = kv / (6 scale)` for gradients `scale * 6 dV/dp`, and the
-    /// degenerate threshold `s_min = 1e-300 / scale^2` on `sum w |6 dV/dp|^2`.
-    Pbd { kd: f64, kk: f64, s_min: f64 },
-    /// XPBD with `alpha~ = alpha / dt^2` per type and the volume gradient scale.
-    Xpbd { alpha_distance: f64, alpha_volume: f64, scale: f64 },
-}
-
-impl Rules {
-    pub(crate) fn new(params: &SimParams) -> Self {
-        let linearise = |k: f64| 1.0 - (1.0 - k).powf(1.0 / params.nit as f64);
-        let pbd =
-            |kd: f64, kv: f64, scale: f64| Rules::Pbd { kd, kk: kv / (6.0 * scale), s_min: 1e-300 / (scale * scale) };
-        match params.model {
-            Model::Pbd { kd, kv } => pbd(kd, kv, 1.0),
-            Model::PbdLinearised { kd, kv } => pbd(linearise(kd), linearise(kv), 1.0),
-            Model::PbdTextbookVolume { kd, kv } => pbd(kd, kv, 1.0 / 6.0),
-            Model::Xpbd { compliance_distance, compliance_volume } => {
-                let dt2 = params.dt * params.dt;
-                Rules::Xpbd {
-                    alpha_distance: compliance_distance / dt2,
-                    alpha_volume: compliance_volume / dt2,
-                    scale: 1.0 / 6.0,
-                }
-            }
-        }
-    }
 }
 
 /// A constraint's correction from the current displacements (updating its multiplier), per rule.
@@ -293,16 +261,23 @@ impl PbdSystem {
     }
 
     /// One Gauss-Seidel sweep over all constraints, in colour order, on the displacements `u`.
-    pub(crate) fn sweep(&self, rules: &Rules, d: &mut Dynamics) {
+    pub(crate) fn sweep(&self, rules: &ProjectionRule, d: &mut Dynamics) {
         self.sweep_parts(rules, d, true, true);
     }
 
     /// A sweep over the distance constraints, the volume constraints, or both (profiling: `bench`).
-    pub(crate) fn sweep_parts(&self, rules: &Rules, d: &mut Dynamics, distances: bool, volumes: bool) {
+    pub(crate) fn sweep_parts(&self, rules: &ProjectionRule, d: &mut Dynamics, distances: bool, volumes: bool) {
         let parts = (distances, volumes);
+        let s_min = rules.volume_degenerate_threshold();
         match *rules {
-            Rules::Pbd { kd, kk, s_min } => self.sweep_with(d, parts, PbdProjection { kd, kk, s_min }),
-            Rules::Xpbd { alpha_distance, alpha_volume, scale } => self.sweep_with(
+            ProjectionRule::Pbd { distance_k: kd, volume_k: kk, .. } => {
+                self.sweep_with(d, parts, PbdProjection { kd, kk, s_min })
+            }
+            ProjectionRule::Xpbd {
+                distance_alpha_tilde: alpha_distance,
+                volume_alpha_tilde: alpha_volume,
+                volume_gradient_scale: scale,
+            } => self.sweep_with(
                 d,
                 parts,
                 XpbdProjection { inverse_masses: &self.inverse_masses, alpha_distance, alpha_volume, scale },
@@ -382,10 +357,10 @@ impl PbdSystem {
     /// `p <- u + dt v`; `nit` sweeps; `v <- (p - u) / dt`, `u <- p`. XPBD multipliers are reset each step.
     /// Returns the largest per-particle displacement of the step (m).
     pub fn step(&self, params: &SimParams, d: &mut Dynamics) -> f64 {
-        self.step_with(&Rules::new(params), params, d)
+        self.step_with(&params.rule(), params, d)
     }
 
-    pub(crate) fn step_with(&self, rules: &Rules, params: &SimParams, d: &mut Dynamics) -> f64 {
+    pub(crate) fn step_with(&self, rules: &ProjectionRule, params: &SimParams, d: &mut Dynamics) -> f64 {
         let dt = params.dt;
         let keep = 1.0 - params.damping;
         let dv = self.gravity * dt;
@@ -410,7 +385,7 @@ impl PbdSystem {
 
     /// The rest-state map `G(u) = P(u + dt^2 g)`: one step from `u` with zero velocity. Its fixed points
     /// are the rest states. `u` and the result hold the free particles' displacements, 3 numbers each.
-    pub(crate) fn rest_map(&self, rules: &Rules, params: &SimParams, d: &mut Dynamics, x: &[f64], out: &mut [f64]) {
+    pub(crate) fn rest_map(&self, rules: &ProjectionRule, params: &SimParams, d: &mut Dynamics, x: &[f64], out: &mut [f64]) {
         let load = self.gravity * (params.dt * params.dt);
         for (i, &p) in self.free.iter().enumerate() {
             d.predicted[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]) + load;

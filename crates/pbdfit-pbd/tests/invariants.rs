@@ -35,9 +35,9 @@ proptest! {
             *u = Vec3::new(seed[p * 3 % 81], seed[(p * 3 + 1) % 81], seed[(p * 3 + 2) % 81]);
         }
         let model = if xpbd {
-            Model::Xpbd { compliance_distance: kd * 1e-3, compliance_volume: kv * 1e-3 }
+            Model::xpbd(kd * 1e-3, kv * 1e-3)
         } else {
-            Model::Pbd { kd, kv }
+            Model::pbd(kd, kv)
         };
         sys.step(&SimParams::new(0.01, 3, model), &mut d);
         let momentum: Vec3 = d.v.iter().zip(&body.masses).map(|(v, m)| v * *m).sum();
@@ -54,7 +54,7 @@ fn held_vertices_never_move() {
         let body = SceneSet::builtin(scene).unwrap().scenes()[0].body(3).unwrap();
         let sys = PbdSystem::new(&body);
         let mut d = sys.dynamics();
-        let params = SimParams::new(0.01, 2, Model::Pbd { kd: 0.8, kv: 0.8 });
+        let params = SimParams::new(0.01, 2, Model::pbd(0.8, 0.8));
         for _ in 0..200 {
             sys.step(&params, &mut d);
         }
@@ -71,7 +71,7 @@ fn held_vertices_never_move() {
 #[test]
 fn parallel_groups_are_bit_identical_to_serial() {
     let body = SceneSet::builtin("gravity-wall").unwrap().scenes()[0].body(6).unwrap();
-    for model in [Model::Pbd { kd: 0.7, kv: 0.9 }, Model::Xpbd { compliance_distance: 1e-4, compliance_volume: 1e-6 }] {
+    for model in [Model::pbd(0.7, 0.9), Model::xpbd(1e-4, 1e-6)] {
         let params = SimParams::new(0.01, 2, model);
         let run = |threshold| {
             let sys = PbdSystem::new(&body).with_parallel_threshold(threshold);
@@ -107,7 +107,7 @@ fn solve_order_for_n1() {
 fn rest_states_are_deterministic_across_threads() {
     let body = SceneSet::builtin("gravity-floor").unwrap().scenes()[0].body(2).unwrap();
     let sys = PbdSystem::new(&body);
-    let params: Vec<_> = (1..=8).map(|i| SimParams::new(0.01, 1, Model::Pbd { kd: 0.1 * i as f64, kv: 0.5 })).collect();
+    let params: Vec<_> = (1..=8).map(|i| SimParams::new(0.01, 1, Model::pbd(0.1 * i as f64, 0.5))).collect();
     let serial: Vec<_> = params.iter().map(|p| sys.rest_state(p, &Default::default(), None).unwrap()).collect();
     let parallel: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> =

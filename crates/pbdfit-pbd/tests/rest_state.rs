@@ -1,7 +1,7 @@
 //! Rest states: the reference library's values, and the two methods agreeing.
 
 use pbdfit_mesh::SceneSet;
-use pbdfit_pbd::{Model, PbdSystem, RestMethod, RestOptions, RestState, SimParams};
+use pbdfit_pbd::{Model, ModelKind, PbdSystem, RestMethod, RestOptions, RestState, SimParams};
 
 fn system(scene: &str, n: usize) -> PbdSystem {
     PbdSystem::new(&SceneSet::builtin(scene).unwrap().scenes()[0].body(n).unwrap())
@@ -26,7 +26,7 @@ fn matches_the_reference_library() {
     ];
     for (scene, n, dt, nit, expected) in cases {
         for method in [RestMethod::FixedPoint, RestMethod::Stepping] {
-            let r = rest(scene, n, SimParams::new(dt, nit, Model::Pbd { kd: 0.5, kv: 0.5 }), method);
+            let r = rest(scene, n, SimParams::new(dt, nit, Model::pbd(0.5, 0.5)), method);
             let got = r.max_displacement();
             assert!(
                 (got - expected).abs() <= 1e-9 * expected,
@@ -40,11 +40,11 @@ fn matches_the_reference_library() {
 #[test]
 fn stepping_and_fixed_point_agree() {
     let models = [
-        Model::Pbd { kd: 0.3, kv: 0.9 },
-        Model::Pbd { kd: 1.0, kv: 0.1 },
-        Model::PbdLinearised { kd: 0.4, kv: 0.6 },
-        Model::PbdTextbookVolume { kd: 0.7, kv: 0.2 },
-        Model::Xpbd { compliance_distance: 1e-4, compliance_volume: 1e-5 },
+        Model::pbd(0.3, 0.9),
+        Model::pbd(1.0, 0.1),
+        ModelKind::PBD_LINEARISED.with(&[0.4, 0.6]).unwrap(),
+        ModelKind::PBD_TEXTBOOK_VOLUME.with(&[0.7, 0.2]).unwrap(),
+        Model::xpbd(1e-4, 1e-5),
     ];
     let mut sweeps = (0usize, 0usize);
     for scene in ["gravity-floor", "gravity-wall", "gravity-ceiling"] {
@@ -73,7 +73,7 @@ fn stepping_and_fixed_point_agree() {
 /// The rest state does not depend on velocity damping (it only changes the path to rest).
 #[test]
 fn damping_does_not_change_the_rest_state() {
-    let params = SimParams::new(0.01, 2, Model::Pbd { kd: 0.6, kv: 0.4 });
+    let params = SimParams::new(0.01, 2, Model::pbd(0.6, 0.4));
     let undamped = rest("gravity-wall", 2, params, RestMethod::Stepping);
     let damped = rest("gravity-wall", 2, SimParams { damping: 0.3, ..params }, RestMethod::Stepping);
     let scale = undamped.max_displacement();
@@ -87,8 +87,8 @@ fn damping_does_not_change_the_rest_state() {
 fn warm_start_reaches_the_same_state() {
     let sys = system("gravity-ceiling", 2);
     let options = RestOptions::default();
-    let near = sys.rest_state(&SimParams::new(0.01, 1, Model::Pbd { kd: 0.5, kv: 0.5 }), &options, None).unwrap();
-    let params = SimParams::new(0.01, 1, Model::Pbd { kd: 0.52, kv: 0.5 });
+    let near = sys.rest_state(&SimParams::new(0.01, 1, Model::pbd(0.5, 0.5)), &options, None).unwrap();
+    let params = SimParams::new(0.01, 1, Model::pbd(0.52, 0.5));
     let cold = sys.rest_state(&params, &options, None).unwrap();
     let warm = sys.rest_state(&params, &options, Some(&near.displacements)).unwrap();
     let scale = cold.max_displacement();
@@ -103,7 +103,7 @@ fn warm_start_reaches_the_same_state() {
 #[test]
 fn no_rest_state_is_an_error() {
     let e = system("gravity-ceiling", 1)
-        .rest_state(&SimParams::new(0.01, 1, Model::Pbd { kd: 0.0, kv: 0.5 }), &RestOptions::default(), None)
+        .rest_state(&SimParams::new(0.01, 1, Model::pbd(0.0, 0.5)), &RestOptions::default(), None)
         .unwrap_err()
         .to_string();
     assert!(e.contains("gravity-ceiling") && e.contains("kd = 0"), "{e}");

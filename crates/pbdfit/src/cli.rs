@@ -1,6 +1,7 @@
 //! What every subcommand shares: the error type with its exit codes, and scene loading.
 
 use pbdfit_mesh::{BUILTIN_SCENES, MassModel, SceneSet};
+use pbdfit_pbd::ModelKind;
 
 /// A failed command. `Input` is the user's to fix (exit 2); `Internal` is ours (exit 1).
 #[derive(Debug)]
@@ -58,19 +59,6 @@ pub fn list_scenes() -> CliResult {
     Ok(())
 }
 
-/// The PBD model variants on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ModelName {
-    /// The reference library's PBD: k multiplies the correction, volume gradient 6 dV/dp.
-    Pbd,
-    /// PBD with k' = 1 - (1 - k)^(1/nit).
-    PbdLinearised,
-    /// PBD with the true volume gradient dV/dp.
-    PbdTextbookVolume,
-    /// XPBD with compliances (--compliance-distance, --compliance-volume).
-    Xpbd,
-}
-
 /// PBD simulation settings shared by `simulate` and `fit`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct SimulationArgs {
@@ -80,21 +68,57 @@ pub struct SimulationArgs {
     /// Solver iterations (Gauss-Seidel sweeps) per time step.
     #[arg(long, default_value_t = 1)]
     pub nit: usize,
-    /// PBD model variant.
-    #[arg(long, value_enum, default_value_t = ModelName::Pbd)]
-    pub model: ModelName,
+    /// Model kind (every registered model; `pbdfit fit --help` lists them).
+    #[arg(long, value_enum, default_value_t = ModelKind::PBD)]
+    pub model: ModelKind,
 }
 
-impl SimulationArgs {
-    /// The model with the given parameters.
-    pub fn model(&self, kd: f64, kv: f64, compliance: (f64, f64)) -> pbdfit_pbd::Model {
-        use pbdfit_pbd::Model;
-        match self.model {
-            ModelName::Pbd => Model::Pbd { kd, kv },
-            ModelName::PbdLinearised => Model::PbdLinearised { kd, kv },
-            ModelName::PbdTextbookVolume => Model::PbdTextbookVolume { kd, kv },
-            ModelName::Xpbd => Model::Xpbd { compliance_distance: compliance.0, compliance_volume: compliance.1 },
+/// A `NAME=VALUE` pair of `--param`.
+pub fn parse_param(text: &str) -> Result<(String, f64), String> {
+    let (name, value) = text.split_once('=').ok_or_else(|| format!("`{text}`: expected NAME=VALUE, e.g. alpha_d=1e-6"))?;
+    let value = value.trim().parse::<f64>().map_err(|_| format!("`{text}`: `{value}` is not a number"))?;
+    Ok((name.trim().to_string(), value))
+}
+
+/// The model `kind` with its parameter values: from `--param NAME=VALUE` where given, else from the
+/// named flags (`--kd`, `--kv`; XPBD's `--compliance-distance` for alpha_d, `--compliance-volume` for
+/// alpha_v).
+pub fn model_from_flags(
+    kind: ModelKind,
+    params: &[(String, f64)],
+    named: &[(&str, f64)],
+) -> Result<pbdfit_pbd::Model, CliError> {
+    for (name, _) in params {
+        if kind.parameter(name).is_none() {
+            return Err(CliError::Input(format!(
+                "--param {name}: model {kind} has no parameter `{name}`; its parameters are {}",
+                kind.parameter_names()
+            )));
         }
+    }
+    let values: Vec<f64> = kind
+        .parameters()
+        .iter()
+        .map(|p| {
+            params.iter().rev().find(|(n, _)| n == p.name).map(|(_, v)| *v).or_else(|| {
+                named.iter().find(|(n, _)| *n == p.name).map(|(_, v)| *v)
+            })
+            .ok_or_else(|| CliError::Input(format!("model {kind} needs {}: give --param {}=VALUE", p.name, p.name)))
+        })
+        .collect::<Result<_, _>>()?;
+    kind.with(&values).map_err(|e| CliError::Input(e.to_string()))
+}
+
+/// Maps a fit or study error to the command line's: the user's input (exit 2) or the machine's (exit
+/// 1). A failed write during a study says that the finished fits are kept.
+pub fn fit_error(e: pbdfit_fit::FitError) -> CliError {
+    match e {
+        e if e.is_input() => CliError::Input(e.to_string()),
+        e @ pbdfit_fit::FitError::Results(_) => CliError::Internal(format!(
+            "{e}; every fit finished before is kept in the results folder, and running the same command again \
+             resumes from it"
+        )),
+        e => CliError::Internal(e.to_string()),
     }
 }
 

@@ -1,11 +1,11 @@
-//! `pbdfit fit`: the (kd, kv) that best reproduce the FEM rest state of one material.
+//! `pbdfit fit`: the model parameters that best reproduce the reference rest state of one material.
 
 use pbdfit_fem::YoungPoisson;
-use pbdfit_fit::{FitOptions, FitProblem, Settings};
+use pbdfit_fit::{FitOptions, FitProblem, PartCache, SearchBox, Settings};
 use pbdfit_mesh::MassModel;
 use serde_json::json;
 
-use crate::cli::{BackendName, CliError, CliResult, SimulationArgs, load_scene, resolution, to_json};
+use crate::cli::{BackendName, CliError, CliResult, SimulationArgs, fit_error, load_scene, resolution, to_json};
 
 /// Arguments of `pbdfit fit`.
 #[derive(Debug, clap::Args)]
@@ -28,7 +28,18 @@ pub struct FitArgs {
     poisson: f64,
     #[command(flatten)]
     sim: SimulationArgs,
-    /// Pattern search stops when its step falls below this.
+    /// Search box of one parameter, `NAME=LOWER:UPPER` (repeatable), e.g. `kd=0:0.5` or
+    /// `alpha_d=1e-12:1e2`. Log-scale parameters need bounds > 0. Default: the model's box.
+    #[arg(long = "box")]
+    search_box: Vec<String>,
+    /// Allow PBD stiffness above 1 in the box (experimental).
+    #[arg(long)]
+    unbounded: bool,
+    /// Grid points per axis (default: 21 for two parameters, 101 for one, 11 for three, 7 for four).
+    #[arg(long)]
+    grid: Option<usize>,
+    /// Pattern search stops when its step falls below this fraction of each axis's width (in search
+    /// coordinates: the value, or log10 of it).
     #[arg(long, default_value_t = 1e-4)]
     min_step: f64,
     /// Where the grid's rest states are computed.
@@ -41,6 +52,12 @@ pub struct FitArgs {
 
 /// Runs `pbdfit fit`.
 pub fn run(args: FitArgs) -> CliResult {
+    let kind = args.sim.model;
+    // Everything the user gave is checked before any work.
+    let search_box = SearchBox::default_for(kind)
+        .with_overrides(&args.search_box)
+        .and_then(|b| b.check_allowed(args.unbounded).map(|_| b))
+        .map_err(|e| CliError::Input(e.to_string()))?;
     let set = load_scene(&args.scene, args.mass_model)?;
     let n = resolution(&set, args.n)?;
     let material = YoungPoisson::new(args.young, args.poisson).map_err(|e| CliError::Input(e.to_string()))?;
@@ -50,56 +67,88 @@ pub fn run(args: FitArgs) -> CliResult {
     if !(args.min_step.is_finite() && args.min_step > 0.0) {
         return Err(CliError::Input(format!("--min-step {} must be > 0", args.min_step)));
     }
-    let settings = Settings { dt: args.sim.dt, n, nit: args.sim.nit, model: args.sim.model(0.5, 0.5, (0.0, 0.0)) };
-    settings.at(0.5, 0.5).validate().map_err(|e| CliError::Input(e.to_string()))?;
-    let problem = FitProblem::new(&set, settings, material, &|_| None).map_err(|e| CliError::Input(e.to_string()))?;
-    let options = FitOptions { min_step: args.min_step, ..FitOptions::default() };
-    let backend = crate::cli::backend(args.backend, &problem.parts[0].system, options.grid * options.grid);
-    let result = pbdfit_fit::fit(&problem, &options, backend.as_ref()).map_err(|e| match e {
-        pbdfit_fit::FitError::Internal(m) => CliError::Internal(m),
-        other => CliError::Input(other.to_string()),
-    })?;
+    if args.grid.is_some_and(|g| g < 2) {
+        return Err(CliError::Input("--grid needs at least 2 points per axis".into()));
+    }
+    let settings = Settings { allow_unbounded: args.unbounded, ..Settings::new(args.sim.dt, n, args.sim.nit, kind) };
+    let corner: Vec<f64> = search_box.axes().iter().map(|a| a.upper).collect();
+    settings.at(&corner).validate().map_err(|e| CliError::Input(e.to_string()))?;
+    let problem = FitProblem::new(&set, settings, material, &PartCache::default()).map_err(fit_error)?;
+    let options = FitOptions { grid: args.grid, min_step: args.min_step, ..FitOptions::new(search_box.clone()) };
+    let grid_points = options.resolution().pow(search_box.dimensions() as u32);
+    let backend = crate::cli::backend(args.backend, &problem.parts[0].system, grid_points);
+    let result = pbdfit_fit::fit(&problem, &options, backend.as_ref()).map_err(fit_error)?;
     if args.json {
         let scene_errors: serde_json::Map<String, serde_json::Value> =
             result.part_errors.iter().map(|(s, e)| (s.clone(), json!(e))).collect();
-        let value = json!({
+        let parameters: serde_json::Map<String, serde_json::Value> =
+            result.parameters.iter().map(|(n, v)| (n.to_string(), json!(v))).collect();
+        let boxes: serde_json::Map<String, serde_json::Value> = search_box
+            .axes()
+            .iter()
+            .map(|a| (a.name.to_string(), json!({"lower": a.lower, "upper": a.upper, "unit": a.unit, "scale": format!("{:?}", a.scale).to_lowercase()})))
+            .collect();
+        let mut value = json!({
             "scene": set.name(),
+            "model": kind.name(),
+            "parameters": parameters,
+            "error": result.error,
+            "scene_errors": scene_errors,
+            "evaluations": result.evaluations,
+            "failed_evaluations": result.failures.len(),
+            "at_bound": result.at_bound,
+            "seconds": result.seconds,
+            "box": boxes,
             "n": n,
             "dt": args.sim.dt,
             "nit": args.sim.nit,
             "young": args.young,
             "poisson": args.poisson,
-            "model": settings.model.name(),
-            "kd": result.kd,
-            "kv": result.kv,
-            "error": result.error,
-            "scene_errors": scene_errors,
-            "evaluations": result.evaluations,
-            "failed_evaluations": result.failures.len(),
+            "mass_model": set.scenes()[0].mass_model.name(),
+            "reference": problem.reference,
+            "backend": backend.name(),
+            "pbdfit_version": env!("CARGO_PKG_VERSION"),
             "search_moves": result.history.len() - 1,
-            "seconds": result.seconds,
         });
+        // The PBD models keep kd, kv at the top level (the format before models had named parameters).
+        for name in ["kd", "kv"] {
+            if let Some(v) = result.value(name) {
+                value[name] = json!(v);
+            }
+        }
         println!("{}", to_json(&value)?);
     } else {
         println!(
-            "scene {} (N = {n}, dt = {}, nit = {}, model {}), E = {:e} Pa, nu = {}",
+            "scene {} (N = {n}, dt = {}, nit = {}, model {}), E = {:e} Pa, nu = {}; box {}",
             set.name(),
             args.sim.dt,
             args.sim.nit,
-            settings.model.name(),
+            kind,
             args.young,
-            args.poisson
+            args.poisson,
+            search_box.describe()
         );
-        println!("  kd = {:.6}  kv = {:.6}  error = {:.6e}", result.kd, result.kv, result.error);
+        let values: Vec<String> = result
+            .parameters
+            .iter()
+            .zip(search_box.axes())
+            .map(|((n, v), a)| if a.unit == "1" { format!("{n} = {v:.6}") } else { format!("{n} = {v:.6e} {}", a.unit) })
+            .collect();
+        println!("  {}  error = {:.6e}", values.join("  "), result.error);
+        if !result.at_bound.is_empty() {
+            println!(
+                "  at the edge of the box: {} (the minimum may lie outside; widen it with --box)",
+                result.at_bound.join(", ")
+            );
+        }
         if set.is_compound() {
             for (scene, e) in &result.part_errors {
                 println!("    {scene:16} error {e:.6e}");
             }
         }
         println!(
-            "  {} evaluations ({} grid points, {} search moves), {:.3} s",
+            "  {} evaluations ({grid_points} grid points, {} search moves), {:.3} s",
             result.evaluations,
-            options.grid * options.grid,
             result.history.len() - 1,
             result.seconds
         );

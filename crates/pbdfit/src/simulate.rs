@@ -37,6 +37,9 @@ pub struct SimulateArgs {
     /// XPBD volume compliance in m^6/J.
     #[arg(long, default_value_t = 0.0)]
     compliance_volume: f64,
+    /// Any model parameter by name, e.g. `--param alpha_d=1e-6` (repeatable; wins over the flags above).
+    #[arg(long = "param", value_parser = crate::cli::parse_param)]
+    param: Vec<(String, f64)>,
     /// Allow stiffness above 1 (experimental: it can overshoot).
     #[arg(long)]
     unbounded: bool,
@@ -86,7 +89,16 @@ pub fn run(args: SimulateArgs) -> CliResult {
         ..SimParams::new(
             args.sim.dt,
             args.sim.nit,
-            args.sim.model(args.kd, args.kv, (args.compliance_distance, args.compliance_volume)),
+            crate::cli::model_from_flags(
+                args.sim.model,
+                &args.param,
+                &[
+                    ("kd", args.kd),
+                    ("kv", args.kv),
+                    ("alpha_d", args.compliance_distance),
+                    ("alpha_v", args.compliance_volume),
+                ],
+            )?,
         )
     };
     params.validate().map_err(|e| CliError::Input(format!("scene {}: {e}", set.name())))?;
@@ -143,7 +155,8 @@ pub fn run(args: SimulateArgs) -> CliResult {
                 "model": params.model.name(),
                 "dt": params.dt,
                 "nit": params.nit,
-                "parameters": [params.model.parameters().0, params.model.parameters().1],
+                "parameters": params.model.values(),
+                "parameter_names": params.model.kind().parameters().iter().map(|p| p.name).collect::<Vec<_>>(),
                 "mass_model": body.mass_model.name(),
                 "vertices": body.mesh.vertices().iter().map(|p| [p.x, p.y, p.z]).collect::<Vec<_>>(),
                 "tets": body.mesh.tets(),

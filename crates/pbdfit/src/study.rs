@@ -4,9 +4,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use pbdfit_fit::PartCache;
 use pbdfit_fit::study::{Progress, RunOptions, Study, run_study};
 
-use crate::cli::{BackendName, CliError, CliResult};
+use crate::cli::{BackendName, CliError, CliResult, fit_error};
 
 /// Arguments of `pbdfit study`.
 #[derive(Debug, clap::Args)]
@@ -28,11 +29,14 @@ pub struct StudyArgs {
     /// Use every k-th value of the study's nu range (a quick, coarse run).
     #[arg(long, default_value_t = 1)]
     poisson_stride: usize,
+    /// Testing: abort the process (as kill -9 would) right after the K-th fit of this run is written.
+    #[arg(long, hide = true)]
+    abort_after: Option<usize>,
 }
 
 /// Runs `pbdfit study`.
 pub fn run(args: StudyArgs) -> CliResult {
-    let mut study = Study::from_file(&args.study).map_err(|e| CliError::Input(e.to_string()))?;
+    let mut study = Study::from_file(&args.study).map_err(fit_error)?;
     if args.poisson_stride == 0 {
         return Err(CliError::Input("--poisson-stride must be at least 1".into()));
     }
@@ -44,7 +48,7 @@ pub fn run(args: StudyArgs) -> CliResult {
         .out
         .clone()
         .unwrap_or_else(|| args.study.parent().unwrap_or(std::path::Path::new(".")).join("results").join(&study.name));
-    run_with_progress(&study, &out, &args.only, args.jobs, args.backend)
+    run_with_progress(&study, &out, &args.only, args.jobs, args.backend, args.abort_after)
 }
 
 /// Runs a study on `jobs` threads with a progress bar on stderr (plain lines when stderr is not a
@@ -55,6 +59,7 @@ pub fn run_with_progress(
     only: &[String],
     jobs: Option<usize>,
     backend: BackendName,
+    abort_after: Option<usize>,
 ) -> CliResult {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.unwrap_or(0))
@@ -63,7 +68,7 @@ pub fn run_with_progress(
     // The backend is chosen for the study's largest body and a grid sweep of rest states.
     let largest = study.base_and_experiment_resolutions().into_iter().max().unwrap_or(1);
     let scene = study.scenes[0].scenes()[0].body(largest).map_err(|e| CliError::Input(e.to_string()))?;
-    let grid = study.fit.grid * study.fit.grid;
+    let grid = study.fit.resolution().pow(study.fit.search_box.dimensions() as u32);
     let backend = crate::cli::backend(backend, &pbdfit_pbd::PbdSystem::new(&scene), grid);
     let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr_with_hz(4));
     bar.set_style(
@@ -74,6 +79,9 @@ pub fn run_with_progress(
     let plain = bar.is_hidden();
     let last_line = std::sync::Mutex::new(std::time::Instant::now() - Duration::from_secs(60));
     let observer = |p: &Progress| {
+        if abort_after.is_some_and(|k| p.done >= k && p.done > 0) {
+            std::process::abort();
+        }
         bar.set_length(p.total as u64);
         bar.set_position(p.done as u64);
         bar.set_message(p.message.clone());
@@ -86,19 +94,19 @@ pub fn run_with_progress(
         }
     };
     let summary = pool
-        .install(|| run_study(study, out, &RunOptions { only: only.to_vec() }, backend.as_ref(), &observer))
-        .map_err(|e| match e {
-            pbdfit_fit::FitError::Internal(m) => CliError::Internal(m),
-            other => CliError::Input(other.to_string()),
-        })?;
+        .install(|| {
+            run_study(study, out, &RunOptions { only: only.to_vec() }, backend.as_ref(), &PartCache::default(), &observer)
+        })
+        .map_err(fit_error)?;
     bar.finish_and_clear();
     println!(
-        "study {}: {} fits ({} computed now, {} resumed, {} failed) in {:.1} s on {} threads; results in {}",
-        summary.study,
+        "study {}: {} fits ({} computed now, {} resumed, {} failed, {} at the edge of the box) in {:.1} s on {} threads; results in {}",
+        summary.layout.name,
         summary.fits,
         summary.computed,
         summary.resumed,
         summary.failed,
+        summary.at_bound,
         summary.seconds,
         summary.threads,
         out.display()

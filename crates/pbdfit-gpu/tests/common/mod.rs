@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use pbdfit_gpu::GpuContext;
-use pbdfit_pbd::{Model, PbdSystem, SimParams, Vec3};
+use pbdfit_pbd::{Model, ModelKind, PbdSystem, SimParams, Vec3};
 
 /// The GPU context, or `None` after printing why the test is skipped. Every GPU test starts with it, so
 /// a machine without an adapter says so instead of passing silently.
@@ -44,14 +44,14 @@ pub const SCENES: [&str; 3] = ["gravity-floor", "gravity-wall", "gravity-ceiling
 /// A few parameter points covering every model, soft and stiff, small dt and several iterations.
 pub fn parameter_points() -> Vec<SimParams> {
     vec![
-        SimParams::new(0.01, 1, Model::Pbd { kd: 0.5, kv: 0.5 }),
-        SimParams::new(0.01, 1, Model::Pbd { kd: 0.1, kv: 0.65 }),
-        SimParams::new(0.01, 1, Model::Pbd { kd: 1.0, kv: 0.0 }),
-        SimParams::new(0.001, 1, Model::Pbd { kd: 0.1, kv: 0.45 }),
-        SimParams::new(0.01, 4, Model::Pbd { kd: 0.3, kv: 0.9 }),
-        SimParams::new(0.005, 2, Model::PbdLinearised { kd: 0.7, kv: 0.4 }),
-        SimParams::new(0.01, 1, Model::PbdTextbookVolume { kd: 0.9, kv: 0.3 }),
-        SimParams::new(0.01, 2, Model::Xpbd { compliance_distance: 1e-4, compliance_volume: 1e-6 }),
-        SimParams::new(0.002, 1, Model::Xpbd { compliance_distance: 5e-6, compliance_volume: 0.0 }),
+        SimParams::new(0.01, 1, Model::pbd(0.5, 0.5)),
+        SimParams::new(0.01, 1, Model::pbd(0.1, 0.65)),
+        SimParams::new(0.01, 1, Model::pbd(1.0, 0.0)),
+        SimParams::new(0.001, 1, Model::pbd(0.1, 0.45)),
+        SimParams::new(0.01, 4, Model::pbd(0.3, 0.9)),
+        SimParams::new(0.005, 2, ModelKind::PBD_LINEARISED.with(&[0.7, 0.4]).unwrap()),
+        SimParams::new(0.01, 1, ModelKind::PBD_TEXTBOOK_VOLUME.with(&[0.9, 0.3]).unwrap()),
+        SimParams::new(0.01, 2, Model::xpbd(1e-4, 1e-6)),
+        SimParams::new(0.002, 1, Model::xpbd(5e-6, 0.0)),
     ]
 }

@@ -1,0 +1,146 @@
+//! Why a fit or study could not run, by kind: the command line turns `is_input()` into exit code 2,
+//! a failed write into exit code 1 with the finished fits kept.
+
+use pbdfit_fem::{FemError, MaterialError};
+use pbdfit_mesh::SceneError;
+use pbdfit_pbd::PbdError;
+use pbdfit_results::ResultsError;
+
+/// Why a fit or study could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum FitError {
+    /// A scene could not be loaded or meshed.
+    #[error(transparent)]
+    Scene(#[from] SceneError),
+    /// The material is outside linear elasticity's range.
+    #[error(transparent)]
+    Material(#[from] MaterialError),
+    /// The reference rest state could not be computed.
+    #[error("scene {scene}: {reference}: {source}")]
+    Reference {
+        /// Scene name.
+        scene: String,
+        /// Which reference, e.g. `linear static FEM`.
+        reference: String,
+        /// Why.
+        source: FemError,
+    },
+    /// A model name or parameter value is not allowed.
+    #[error(transparent)]
+    Model(#[from] PbdError),
+    /// A search box (or search setting) is not allowed.
+    #[error("{0}")]
+    Search(#[from] SearchError),
+    /// A study file is not valid: names the file and the entry.
+    #[error("study {origin}: {entry}: {message}")]
+    StudyFile {
+        /// File path (or `built-in ...`).
+        origin: String,
+        /// The entry, e.g. `experiment[2] \`dt\``.
+        entry: String,
+        /// What is wrong and what is allowed.
+        message: String,
+    },
+    /// Results already on disk belong to another study setup (model, box, masses).
+    #[error("{path} holds results of {found}, but study {origin} asks for {expected}: choose another --out folder or remove the old results")]
+    ResultsMismatch {
+        /// The file.
+        path: String,
+        /// What the file holds.
+        found: String,
+        /// What the study asks for.
+        expected: String,
+        /// The study file.
+        origin: String,
+    },
+    /// A results file could not be read or written.
+    #[error(transparent)]
+    Results(#[from] ResultsError),
+    /// No grid point has a rest state.
+    #[error("scene {scene}: no grid point has a rest state (first reason: {first})")]
+    NoRestState {
+        /// Scene name.
+        scene: String,
+        /// The first failure.
+        first: PbdError,
+    },
+    /// Something failed that the input does not explain.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl FitError {
+    /// Whether the user's input explains the failure (exit code 2), rather than the machine or pbdfit
+    /// (exit code 1): a results file that cannot be written is the machine's (disk full, folder removed).
+    pub fn is_input(&self) -> bool {
+        !matches!(self, FitError::Internal(_) | FitError::Results(ResultsError::Io { action: "cannot write", .. }))
+    }
+}
+
+/// A search box or search setting that is not allowed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SearchError {
+    /// `--box` names a parameter the model lacks.
+    #[error("model {model} has no parameter `{name}`: its parameters are {allowed}")]
+    UnknownParameter {
+        /// Model name.
+        model: String,
+        /// The name given.
+        name: String,
+        /// The model's parameters.
+        allowed: String,
+    },
+    /// A box whose lower bound is not below its upper bound, or not finite.
+    #[error("box for {name}: lower bound {lower} must be below the upper bound {upper} (both finite)")]
+    EmptyBox {
+        /// Parameter.
+        name: String,
+        /// Lower bound.
+        lower: f64,
+        /// Upper bound.
+        upper: f64,
+    },
+    /// A log-scale parameter with a bound <= 0.
+    #[error("box for {name}: {name} is searched on a log10 scale, so both bounds must be > 0 (got {lower}:{upper})")]
+    NonPositiveLogBound {
+        /// Parameter.
+        name: String,
+        /// Lower bound.
+        lower: f64,
+        /// Upper bound.
+        upper: f64,
+    },
+    /// A box reaching outside the values the model allows.
+    #[error("box for {name}: {lower}:{upper} leaves the allowed range [{minimum}, {maximum}]{hint}")]
+    OutsideAllowed {
+        /// Parameter.
+        name: String,
+        /// Lower bound.
+        lower: f64,
+        /// Upper bound.
+        upper: f64,
+        /// Smallest allowed value.
+        minimum: f64,
+        /// Largest allowed value.
+        maximum: f64,
+        /// What would allow it.
+        hint: &'static str,
+    },
+    /// `--box` text that is not `NAME=LOWER:UPPER`.
+    #[error("--box `{0}`: expected NAME=LOWER:UPPER, e.g. kd=0:0.5 or alpha_d=1e-12:1e2")]
+    Syntax(String),
+    /// A search with no or too many dimensions.
+    #[error("the search works in 1 to 4 dimensions, not {0}")]
+    Dimensions(usize),
+    /// A non-positive or non-finite step.
+    #[error("{name} = {value} must be a finite number > 0")]
+    Step {
+        /// `step` or `min_step`.
+        name: &'static str,
+        /// The value given.
+        value: f64,
+    },
+    /// A grid with fewer than 2 points per axis.
+    #[error("the grid needs at least 2 points per axis, not {0}")]
+    Grid(usize),
+}

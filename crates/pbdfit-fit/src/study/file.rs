@@ -1,0 +1,429 @@
+//! The study file (TOML) and its validation. Every error names the file and the entry.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use pbdfit_mesh::{MassModel, SceneSet};
+use pbdfit_pbd::ModelKind;
+use pbdfit_results::{BaseSettings, ExperimentLayout, ParameterLayout, SceneLayout, StudyLayout};
+use serde::Deserialize;
+
+use crate::{FitError, FitOptions, SearchBox};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StudyFile {
+    name: String,
+    #[serde(default)]
+    description: String,
+    scenes: Vec<String>,
+    #[serde(default = "default_model")]
+    model: String,
+    #[serde(default)]
+    unbounded: bool,
+    mass_model: Option<MassModel>,
+    base: BaseDef,
+    poisson: PoissonDef,
+    #[serde(default)]
+    fit: FitDef,
+    /// Search box overrides: `name = [lower, upper]`.
+    #[serde(default, rename = "box")]
+    search_box: BTreeMap<String, [f64; 2]>,
+    experiment: Vec<ExperimentDef>,
+}
+
+fn default_model() -> String {
+    "pbd".into()
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BaseDef {
+    dt: f64,
+    n: i64,
+    nit: i64,
+    young: f64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PoissonDef {
+    from: f64,
+    to: f64,
+    step: f64,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FitDef {
+    grid: Option<usize>,
+    min_step: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExperimentDef {
+    name: String,
+    parameter: Option<String>,
+    #[serde(default)]
+    values: Vec<f64>,
+}
+
+/// The setting an experiment varies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Setting {
+    /// Time step (s).
+    Dt,
+    /// Mesh resolution.
+    N,
+    /// Solver iterations.
+    Nit,
+    /// Young's modulus (Pa).
+    Young,
+}
+
+impl Setting {
+    fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "dt" => Self::Dt,
+            "n" => Self::N,
+            "nit" => Self::Nit,
+            "young" => Self::Young,
+            _ => return None,
+        })
+    }
+
+    /// The name in study files and results (`dt`, `n`, `nit`, `young`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Dt => "dt",
+            Self::N => "n",
+            Self::Nit => "nit",
+            Self::Young => "young",
+        }
+    }
+
+    fn check(self, v: f64) -> Result<(), String> {
+        let (ok, allowed) = match self {
+            Setting::Dt => (v.is_finite() && v > 0.0, "a time step > 0 s"),
+            Setting::N => (v >= 1.0 && v.fract() == 0.0 && v <= 1e6, "an integer mesh resolution >= 1"),
+            Setting::Nit => (v >= 1.0 && v.fract() == 0.0 && v <= 1e6, "an integer iteration count >= 1"),
+            Setting::Young => (v.is_finite() && v > 0.0, "a Young's modulus > 0 Pa"),
+        };
+        if ok { Ok(()) } else { Err(format!("{v} is not {allowed}")) }
+    }
+}
+
+/// One experiment: a name and, unless it is a base case, the setting it varies and its values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Experiment {
+    /// Name (CSV files are `<scene>-<name>.csv`).
+    pub name: String,
+    /// Varied setting and values; `None` for a base case.
+    pub varies: Option<(Setting, Vec<f64>)>,
+}
+
+/// The simulation configuration of one fit, besides nu.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Configuration {
+    /// Time step (s).
+    pub dt: f64,
+    /// Mesh resolution.
+    pub n: usize,
+    /// Solver iterations.
+    pub nit: usize,
+    /// Young's modulus (Pa).
+    pub young: f64,
+}
+
+/// A validated study definition.
+#[derive(Debug, Clone)]
+pub struct Study {
+    /// Study name.
+    pub name: String,
+    /// What it is.
+    pub description: String,
+    /// Where it was read from.
+    pub origin: String,
+    /// The scene sets fitted, in order.
+    pub scenes: Vec<SceneSet>,
+    /// Mass model override (`None`: each scene's own).
+    pub mass_model: Option<MassModel>,
+    /// Model kind.
+    pub kind: ModelKind,
+    /// Allow PBD stiffness above 1.
+    pub unbounded: bool,
+    /// The base configuration.
+    pub base: Configuration,
+    /// The Poisson ratios, ascending.
+    pub poisson: Vec<f64>,
+    /// The experiments in order.
+    pub experiments: Vec<Experiment>,
+    /// Fit controls, with the search box.
+    pub fit: FitOptions,
+}
+
+impl Study {
+    /// Reads and validates a study file. Every error names the file and the entry.
+    pub fn from_file(path: &Path) -> Result<Self, FitError> {
+        let text = std::fs::read_to_string(path).map_err(|e| FitError::StudyFile {
+            origin: path.display().to_string(),
+            entry: "file".into(),
+            message: format!("cannot read: {e}"),
+        })?;
+        Self::parse(&text, &path.display().to_string())
+    }
+
+    /// Parses and validates study TOML; `origin` names the source in errors.
+    pub fn parse(text: &str, origin: &str) -> Result<Self, FitError> {
+        let bad = |entry: &str, message: String| FitError::StudyFile {
+            origin: origin.to_string(),
+            entry: entry.to_string(),
+            message,
+        };
+        let file: StudyFile = toml::from_str(text).map_err(|e| bad("file", e.to_string().trim().to_string()))?;
+        if file.scenes.is_empty() {
+            return Err(bad("scenes", "lists no scene".into()));
+        }
+        let mut scenes = Vec::new();
+        for s in &file.scenes {
+            let set = SceneSet::load(s).map_err(|e| bad(&format!("scenes: `{s}`"), e.to_string()))?;
+            scenes.push(match file.mass_model {
+                Some(m) => set.with_mass_model(m),
+                None => set,
+            });
+        }
+        let kind: ModelKind = file.model.parse().map_err(|e: pbdfit_pbd::PbdError| bad("model", e.to_string()))?;
+        let mut search_box = SearchBox::default_for(kind);
+        for (name, [lower, upper]) in &file.search_box {
+            search_box = search_box
+                .with_bounds(name, *lower, *upper)
+                .map_err(|e| bad(&format!("box.{name}"), e.to_string()))?;
+        }
+        search_box.check_allowed(file.unbounded).map_err(|e| bad("box", e.to_string()))?;
+        let base_checks = [
+            ("base.dt", Setting::Dt, file.base.dt),
+            ("base.n", Setting::N, file.base.n as f64),
+            ("base.nit", Setting::Nit, file.base.nit as f64),
+            ("base.young", Setting::Young, file.base.young),
+        ];
+        for (entry, setting, v) in base_checks {
+            setting.check(v).map_err(|m| bad(entry, m))?;
+        }
+        let base = Configuration {
+            dt: file.base.dt,
+            n: file.base.n as usize,
+            nit: file.base.nit as usize,
+            young: file.base.young,
+        };
+        let p = &file.poisson;
+        if !(p.step.is_finite() && p.step > 0.0) {
+            return Err(bad("poisson.step", format!("{} must be > 0", p.step)));
+        }
+        if !(p.from.is_finite() && p.to.is_finite()) || p.to < p.from {
+            return Err(bad("poisson", format!("empty range: from {} to {}", p.from, p.to)));
+        }
+        if p.from <= -1.0 || p.to >= 0.5 {
+            return Err(bad(
+                "poisson",
+                format!("range [{}, {}] must lie inside (-1, 0.5): nu >= 0.5 is incompressible", p.from, p.to),
+            ));
+        }
+        let count = ((p.to - p.from) / p.step + 1e-9).floor() as usize + 1;
+        let poisson: Vec<f64> = (0..count).map(|i| ((p.from + i as f64 * p.step) * 1e10).round() / 1e10).collect();
+        let mut fit = FitOptions::new(search_box);
+        if let Some(grid) = file.fit.grid {
+            if grid < 2 {
+                return Err(bad("fit.grid", format!("{grid} must be at least 2")));
+            }
+            fit.grid = Some(grid);
+        }
+        if let Some(min_step) = file.fit.min_step {
+            if !(min_step.is_finite() && min_step > 0.0) {
+                return Err(bad("fit.min_step", format!("{min_step} must be > 0")));
+            }
+            fit.min_step = min_step;
+        }
+        if file.experiment.is_empty() {
+            return Err(bad("experiment", "lists no experiment".into()));
+        }
+        let mut experiments = Vec::new();
+        let mut names = BTreeSet::new();
+        for (i, e) in file.experiment.iter().enumerate() {
+            let entry = format!("experiment[{i}] `{}`", e.name);
+            if !names.insert(e.name.clone()) {
+                return Err(bad(&entry, "duplicate experiment name".into()));
+            }
+            if e.name.is_empty() || !e.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+                return Err(bad(&entry, "names use letters, digits, '-' and '_' only".into()));
+            }
+            let varies = match &e.parameter {
+                None if e.values.is_empty() => None,
+                None => return Err(bad(&entry, "has values but no parameter".into())),
+                Some(name) => {
+                    let setting = Setting::parse(name).ok_or_else(|| {
+                        bad(&entry, format!("unknown parameter `{name}`: expected dt, n, nit or young"))
+                    })?;
+                    if e.values.is_empty() {
+                        return Err(bad(&entry, "empty list of values".into()));
+                    }
+                    for v in &e.values {
+                        setting.check(*v).map_err(|m| bad(&entry, m))?;
+                    }
+                    Some((setting, e.values.clone()))
+                }
+            };
+            experiments.push(Experiment { name: e.name.clone(), varies });
+        }
+        Ok(Self {
+            name: file.name,
+            description: file.description,
+            origin: origin.to_string(),
+            scenes,
+            mass_model: file.mass_model,
+            kind,
+            unbounded: file.unbounded,
+            base,
+            poisson,
+            experiments,
+            fit,
+        })
+    }
+
+    /// Every mesh resolution the study uses (the base and any N experiment's values).
+    pub fn base_and_experiment_resolutions(&self) -> Vec<usize> {
+        let mut n = vec![self.base.n];
+        for e in &self.experiments {
+            if let Some((Setting::N, values)) = &e.varies {
+                n.extend(values.iter().map(|v| *v as usize));
+            }
+        }
+        n
+    }
+
+    /// Keeps only the given nu values (e.g. a coarse grid for a quick run).
+    pub fn with_poisson(mut self, poisson: Vec<f64>) -> Self {
+        self.poisson = poisson;
+        self
+    }
+
+    /// Every (scene, experiment) pair the study writes, as `(scene name, experiment name)`.
+    pub fn outputs(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for s in &self.scenes {
+            for e in &self.experiments {
+                out.push((s.name().to_string(), e.name.clone()));
+            }
+        }
+        out
+    }
+
+    /// The configuration of an experiment at one of its values.
+    pub fn configuration(&self, varies: Option<(Setting, f64)>) -> Configuration {
+        let mut c = self.base;
+        match varies {
+            Some((Setting::Dt, v)) => c.dt = v,
+            Some((Setting::N, v)) => c.n = v as usize,
+            Some((Setting::Nit, v)) => c.nit = v as usize,
+            Some((Setting::Young, v)) => c.young = v,
+            None => {}
+        }
+        c
+    }
+
+    /// The study's layout as `summary.json` records it (`reference`: what the fits match).
+    pub fn layout(&self, reference: &str) -> StudyLayout {
+        let b = &self.fit.search_box;
+        StudyLayout {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            model: self.kind.name().into(),
+            parameters: b
+                .axes()
+                .iter()
+                .map(|a| ParameterLayout {
+                    name: a.name.into(),
+                    unit: a.unit.into(),
+                    scale: match a.scale {
+                        pbdfit_pbd::Scale::Linear => pbdfit_results::Scale::Linear,
+                        pbdfit_pbd::Scale::Log10 => pbdfit_results::Scale::Log10,
+                    },
+                    lower: a.lower,
+                    upper: a.upper,
+                })
+                .collect(),
+            reference: reference.into(),
+            mass_model: self.mass_model.map(|m| m.name().to_string()),
+            scenes: self
+                .scenes
+                .iter()
+                .map(|s| SceneLayout {
+                    name: s.name().into(),
+                    parts: if s.is_compound() { s.scenes().iter().map(|p| p.name.clone()).collect() } else { vec![] },
+                })
+                .collect(),
+            experiments: self
+                .experiments
+                .iter()
+                .map(|e| ExperimentLayout {
+                    name: e.name.clone(),
+                    setting: e.varies.as_ref().map(|(s, _)| s.name().to_string()),
+                    values: e.varies.as_ref().map(|(_, v)| v.clone()).unwrap_or_default(),
+                })
+                .collect(),
+            base: BaseSettings { dt: self.base.dt, n: self.base.n, nit: self.base.nit, young: self.base.young },
+            poisson: self.poisson.clone(),
+            grid: self.fit.resolution(),
+            min_step: self.fit.min_step,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"
+name = "t"
+scenes = ["gravity-floor"]
+model = "xpbd"
+[base]
+dt = 0.01
+n = 1
+nit = 1
+young = 1e3
+[poisson]
+from = 0.0
+to = 0.2
+step = 0.1
+[box]
+alpha_d = [1e-8, 1e-2]
+[[experiment]]
+name = "base"
+"#;
+
+    #[test]
+    fn a_study_reads_its_model_and_box() {
+        let s = Study::parse(MINIMAL, "t.toml").unwrap();
+        assert_eq!(s.kind, ModelKind::XPBD);
+        assert_eq!((s.fit.search_box.axes()[0].lower, s.fit.search_box.axes()[0].upper), (1e-8, 1e-2));
+        assert_eq!(s.poisson, vec![0.0, 0.1, 0.2]);
+        let layout = s.layout("linear static FEM");
+        assert_eq!(layout.parameters[1].name, "alpha_v");
+        assert_eq!(layout.grid, 21);
+    }
+
+    #[test]
+    fn bad_studies_name_the_entry_and_what_is_allowed() {
+        let e = Study::parse(&MINIMAL.replace("\"xpbd\"", "\"pbx\""), "t.toml").unwrap_err().to_string();
+        assert!(e.contains("t.toml") && e.contains("model") && e.contains("pbd, pbd-linearised"), "{e}");
+        let e = Study::parse(&MINIMAL.replace("alpha_d = ", "kd = "), "t.toml").unwrap_err().to_string();
+        assert!(e.contains("box.kd") && e.contains("alpha_d, alpha_v"), "{e}");
+        let e = Study::parse(&MINIMAL.replace("[1e-8, 1e-2]", "[1e-2, 1e-8]"), "t.toml").unwrap_err().to_string();
+        assert!(e.contains("box.alpha_d") && e.contains("below"), "{e}");
+        let e = Study::parse(&MINIMAL.replace("[1e-8, 1e-2]", "[0, 1e-2]"), "t.toml").unwrap_err().to_string();
+        assert!(e.contains("log10"), "{e}");
+        let e = Study::parse(&MINIMAL.replace("n = 1\n", "n = 0\n"), "t.toml").unwrap_err().to_string();
+        assert!(e.contains("base.n"), "{e}");
+    }
+}

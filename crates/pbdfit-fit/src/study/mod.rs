@@ -1,0 +1,22 @@
+//! Studies: a matrix of fits defined in a TOML file, run in parallel, resumable.
+//!
+//! - [`file`]: the study file (TOML) and its validation into a [`Study`];
+//! - [`plan`]: the unique fits a run must do and the rows each writes (a fit shared by several
+//!   experiments is computed once), and the `--only` filter;
+//! - [`store`]: the results folder: CSVs appended and flushed per fit, the repair of a partial last line,
+//!   the check that existing results belong to this study's setup, and `summary.json`;
+//! - [`run`]: the runner: grid rest states once per (dt, N, nit), references once per (scene, N), fits
+//!   in parallel, progress to an observer.
+//!
+//! A study stopped at any moment (Ctrl-C, kill -9) and started again recomputes nothing that was written
+//! and loses nothing. When the run completes, every CSV is rewritten sorted by (value, nu), so the final
+//! files do not depend on thread timing (apart from the `seconds` column).
+
+pub mod file;
+pub mod plan;
+pub mod run;
+pub mod store;
+
+pub use file::{Configuration, Experiment, Setting, Study};
+pub use plan::{FitKey, Plan, matches_filter};
+pub use run::{Progress, RunOptions, run_study};

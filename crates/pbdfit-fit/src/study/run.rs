@@ -1,0 +1,258 @@
+//! The study runner: resume, grid rest states per (dt, N, nit), fits in parallel, sorted files, summary.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use pbdfit_fem::YoungPoisson;
+use pbdfit_mesh::SceneSet;
+use pbdfit_pbd::{RestOptions, RestStateBackend};
+use pbdfit_results::{FitRecord, FitStatus, StudySummary};
+use rayon::prelude::*;
+
+use super::plan::{FitKey, Plan};
+use super::{Configuration, Study, store};
+use crate::{FitError, FitProblem, GridRestStates, PartCache, Settings, fit_with_grid};
+
+/// Which fits a run does.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// `--only` filters (`scene`, `scene/experiment`, `*/experiment`); empty runs everything.
+    pub only: Vec<String>,
+}
+
+/// Progress of a study run, reported to an observer after each fit (after its rows were written).
+#[derive(Debug, Clone)]
+pub struct Progress {
+    /// Fits finished in this run.
+    pub done: usize,
+    /// Fits this run must do (excluding those found already finished).
+    pub total: usize,
+    /// Fits found finished from an earlier run.
+    pub resumed: usize,
+    /// What was just finished or started.
+    pub message: String,
+}
+
+/// Runs (or resumes) a study, writing results under `out_dir`. `backend` computes the grid rest states;
+/// fits run on rayon's current thread pool; references come from `cache` (one per scene and resolution,
+/// reused for every nu and E). `observer` sees progress after every fit.
+///
+/// A results file that cannot be written (disk full, folder removed) stops the run with
+/// [`FitError::Results`]; every fit written before stays on disk and a new run resumes from it.
+pub fn run_study(
+    study: &Study,
+    out_dir: &Path,
+    options: &RunOptions,
+    backend: &dyn RestStateBackend,
+    cache: &PartCache,
+    observer: &(dyn Fn(&Progress) + Sync),
+) -> Result<StudySummary, FitError> {
+    let start = Instant::now();
+    let plan = Plan::new(study, out_dir, &options.only)?;
+    // The reference's name for the layout: build one reference now (it is cached for the fits).
+    let first = study.scenes[0].scenes().first().ok_or_else(|| FitError::Internal("empty scene set".into()))?;
+    let reference_name = cache.reference(first, study.base.n)?.describe();
+    let layout = study.layout(&reference_name);
+    store::check_layout(out_dir, &layout, &study.origin)?;
+    std::fs::create_dir_all(out_dir).map_err(|e| pbdfit_results::ResultsError::Io {
+        action: "cannot write",
+        path: out_dir.into(),
+        source: e,
+    })?;
+
+    // What earlier runs finished.
+    let model = study.kind.name();
+    let parameters: Vec<&str> = study.kind.parameters().iter().map(|p| p.name).collect();
+    let scene_index = Plan::scene_index(study);
+    let mass_of = |scene: &str| {
+        study.scenes.iter().find(|s| s.name() == scene).and_then(|s| s.scenes().first()).map(|s| s.mass_model.name().to_string())
+    };
+    let mut existing: Vec<HashMap<FitKey, FitRecord>> = Vec::new();
+    let mut known: HashMap<FitKey, FitRecord> = HashMap::new();
+    for path in &plan.files {
+        let rows_on_disk = store::load_rows(path)?;
+        store::check_rows(path, &rows_on_disk, model, &parameters, &mass_of, &study.origin)?;
+        let mut rows = HashMap::new();
+        for r in rows_on_disk {
+            if let Some(&si) = scene_index.get(r.scene.as_str()) {
+                let c = Configuration { dt: r.dt, n: r.n, nit: r.nit, young: r.young };
+                let key = FitKey::new(si, &c, r.poisson);
+                known.entry(key).or_insert_with(|| r.clone());
+                rows.insert(key, r);
+            }
+        }
+        existing.push(rows);
+    }
+    let mut todo: Vec<FitKey> = Vec::new();
+    let mut resumed = 0;
+    for (key, targets) in &plan.fits {
+        match known.get(key) {
+            Some(found) => {
+                resumed += 1;
+                for t in targets {
+                    if !existing[t.file].contains_key(key) {
+                        let row = FitRecord { experiment: t.experiment.clone(), value: t.value, ..found.clone() };
+                        store::append_row(&plan.files[t.file], &row)?;
+                    }
+                }
+            }
+            None => todo.push(*key),
+        }
+    }
+
+    let total = todo.len();
+    let done = Mutex::new(0usize);
+    let file_locks: Vec<Mutex<()>> = plan.files.iter().map(|_| Mutex::new(())).collect();
+    observer(&Progress { done: 0, total, resumed, message: format!("{total} fits to do, {resumed} already done") });
+    for ((dt_bits, n, nit), keys) in Plan::groups(&todo) {
+        let dt = f64::from_bits(dt_bits);
+        let settings = Settings { dt, n, nit, kind: study.kind, allow_unbounded: study.unbounded };
+        observer(&Progress {
+            done: *done.lock().expect("progress lock"),
+            total,
+            resumed,
+            message: format!("grid rest states for dt = {dt}, N = {n}, nit = {nit} on {}", backend.name()),
+        });
+        // Grids for every basic scene this group needs.
+        let mut grids: HashMap<String, GridRestStates> = HashMap::new();
+        let needed: BTreeSet<usize> = keys.iter().map(|k| k.scene).collect();
+        for si in needed {
+            for scene in study.scenes[si].scenes() {
+                if grids.contains_key(&scene.name) {
+                    continue;
+                }
+                let system = cache.system(scene, n)?;
+                let grid = GridRestStates::compute(
+                    &system,
+                    &settings,
+                    &study.fit.search_box,
+                    study.fit.resolution(),
+                    backend,
+                    &RestOptions::default(),
+                );
+                grids.insert(scene.name.clone(), grid);
+            }
+        }
+        let results: Vec<Result<(), FitError>> = keys
+            .par_iter()
+            .map(|key| {
+                let set = &study.scenes[key.scene];
+                let record = fit_one(set, key, settings, study, cache, &grids);
+                for t in &plan.fits[key] {
+                    let row = FitRecord { experiment: t.experiment.clone(), value: t.value, ..record.clone() };
+                    let _guard = file_locks[t.file].lock().expect("file lock");
+                    store::append_row(&plan.files[t.file], &row)?;
+                }
+                let mut d = done.lock().expect("progress lock");
+                *d += 1;
+                let values: Vec<String> =
+                    record.parameters.iter().map(|(n, v)| format!("{n} = {}", short(*v))).collect();
+                observer(&Progress {
+                    done: *d,
+                    total,
+                    resumed,
+                    message: format!(
+                        "{} E = {:e} nu = {}: {}, error = {:.3e}",
+                        set.name(),
+                        record.young,
+                        record.poisson,
+                        values.join(", "),
+                        record.error
+                    ),
+                });
+                Ok(())
+            })
+            .collect();
+        results.into_iter().collect::<Result<(), FitError>>()?;
+    }
+
+    // Rewrite each file sorted by (value, nu): the final files do not depend on completion order.
+    let mut failed = 0;
+    let mut at_bound = 0;
+    for path in &plan.files {
+        failed += store::sort_file(path, &parameters)?;
+        at_bound += store::load_rows(path)?.iter().filter(|r| !r.at_bound.is_empty()).count();
+    }
+    let summary = StudySummary {
+        layout,
+        pbdfit_version: env!("CARGO_PKG_VERSION").into(),
+        fits: plan.fits.len(),
+        computed: total,
+        resumed,
+        failed,
+        at_bound,
+        seconds: start.elapsed().as_secs_f64(),
+        threads: rayon::current_num_threads(),
+        backend: backend.name(),
+        files: plan.files.iter().map(|f| f.file_name().unwrap_or_default().to_string_lossy().into_owned()).collect(),
+    };
+    pbdfit_results::write_summary(out_dir, &summary)?;
+    Ok(summary)
+}
+
+/// A value for progress lines: 4 decimals on a linear scale, 3 significant digits otherwise.
+fn short(v: f64) -> String {
+    if v == 0.0 || (1e-3..1e3).contains(&v.abs()) { format!("{v:.4}") } else { format!("{v:.3e}") }
+}
+
+/// One fit of a study, as a record (failed fits become failed records, never errors).
+fn fit_one(
+    set: &SceneSet,
+    key: &FitKey,
+    settings: Settings,
+    study: &Study,
+    cache: &PartCache,
+    grids: &HashMap<String, GridRestStates>,
+) -> FitRecord {
+    let start = Instant::now();
+    let c = key.configuration();
+    let nu = key.poisson();
+    let mass_model = set.scenes().first().map(|s| s.mass_model.name()).unwrap_or("lumped").to_string();
+    let mut record = FitRecord {
+        scene: set.name().to_string(),
+        experiment: String::new(),
+        value: None,
+        young: c.young,
+        poisson: nu,
+        dt: c.dt,
+        n: c.n,
+        nit: c.nit,
+        model: study.kind.name().to_string(),
+        mass_model,
+        parameters: study.kind.parameters().iter().map(|p| (p.name.to_string(), f64::NAN)).collect(),
+        error: f64::INFINITY,
+        scene_errors: Vec::new(),
+        evaluations: 0,
+        failed_evaluations: 0,
+        at_bound: Vec::new(),
+        seconds: 0.0,
+        status: FitStatus::Failed,
+        message: String::new(),
+    };
+    let outcome = YoungPoisson::new(c.young, nu)
+        .map_err(FitError::from)
+        .and_then(|material| FitProblem::new(set, settings, material, cache))
+        .and_then(|problem| {
+            let part_grids: Vec<&GridRestStates> = problem.parts.iter().map(|p| &grids[&p.scene]).collect();
+            fit_with_grid(&problem, &part_grids, &study.fit).map(|r| (problem.compound, r))
+        });
+    match outcome {
+        Ok((compound, r)) => {
+            record.parameters = r.parameters.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+            record.error = r.error;
+            if compound {
+                record.scene_errors = r.part_errors.clone();
+            }
+            record.evaluations = r.evaluations;
+            record.failed_evaluations = r.failures.len();
+            record.at_bound = r.at_bound.iter().map(|s| s.to_string()).collect();
+            record.status = FitStatus::Ok;
+            record.message = r.failure_summary();
+        }
+        Err(e) => record.message = e.to_string(),
+    }
+    record.seconds = start.elapsed().as_secs_f64();
+    record
+}

@@ -1,0 +1,17 @@
+//! PBD with the true volume gradient `dV/dp` (the textbook step, six times the library's).
+
+use super::pbd::{STIFFNESS, pbd_rule};
+use crate::{ModelDef, ModelKind};
+
+/// As `pbd`, with the volume gradient `dV/dp`.
+pub(crate) static PBD_TEXTBOOK_VOLUME: ModelDef = ModelDef {
+    name: "pbd-textbook-volume",
+    description: "PBD with the true volume gradient dV/dp",
+    parameters: &STIFFNESS,
+    rule: |p, _| pbd_rule(p[0], p[1], 1.0 / 6.0),
+};
+
+impl ModelKind {
+    /// PBD with the textbook volume gradient.
+    pub const PBD_TEXTBOOK_VOLUME: ModelKind = ModelKind(&PBD_TEXTBOOK_VOLUME);
+}

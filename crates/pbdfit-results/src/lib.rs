@@ -1,0 +1,30 @@
+//! # pbdfit-results
+//!
+//! The results layer between the fits and the plots (scene -> mesh -> models -> error -> fit -> study ->
+//! **results** -> plot). It knows nothing of meshes, solvers or models: only what a finished fit wrote
+//! and how a study was laid out, so that `pbdfit-plot` depends on this crate alone and can draw any
+//! study, and so that a results folder records how it was made.
+//!
+//! - [`FitRecord`]: one fitted result, one row of a study CSV. Its parameter columns are named by the
+//!   model (`kd,kv` for PBD, `alpha_d,alpha_v` for XPBD, `ks` for a mass-spring model), so a row is
+//!   self-describing; [`read_records`] / [`write_records`] / [`append_record`] handle the files.
+//! - [`StudyLayout`]: scenes (with the parts of a compound scene), experiments and their values, the nu
+//!   values, the model and its parameters (name, unit, scale, box), written into `summary.json` together
+//!   with the run's statistics ([`StudySummary`]).
+//!
+//! Dependencies: `serde` + `csv` (the row format), `serde_json` (`summary.json`), `thiserror` (typed
+//! errors naming the file).
+
+mod error;
+mod layout;
+mod record;
+
+pub use error::ResultsError;
+pub use layout::{
+    BaseSettings, ExperimentLayout, ParameterLayout, Scale, SceneLayout, StudyLayout, StudySummary, read_summary,
+    write_summary,
+};
+pub use record::{
+    FIXED_COLUMNS_AFTER, FIXED_COLUMNS_BEFORE, FitRecord, FitStatus, append_record, csv_header, format_number, parse_records,
+    read_records, write_records,
+};

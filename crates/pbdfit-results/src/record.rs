@@ -1,0 +1,417 @@
+//! One fitted result as a CSV row, with parameter columns named by the model.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::ResultsError;
+
+/// Whether a fit produced a result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FitStatus {
+    /// The search finished; the parameters and error are the fitted values.
+    Ok,
+    /// The fit could not be made (every evaluation failed, bad input...); see `message`.
+    Failed,
+}
+
+impl FitStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            FitStatus::Ok => "ok",
+            FitStatus::Failed => "failed",
+        }
+    }
+}
+
+/// The columns before the parameter columns, in order.
+pub const FIXED_COLUMNS_BEFORE: [&str; 10] =
+    ["scene", "experiment", "value", "young", "poisson", "dt", "n", "nit", "model", "mass_model"];
+/// The columns after the parameter columns, in order.
+pub const FIXED_COLUMNS_AFTER: [&str; 8] =
+    ["error", "scene_errors", "evaluations", "failed_evaluations", "at_bound", "seconds", "status", "message"];
+
+/// One fitted result: the row of a study CSV (`fits/results/<study>/<scene>-<experiment>.csv`).
+///
+/// Every row carries all its settings, so a row is self-describing whatever the experiment. The
+/// parameter columns sit between `mass_model` and `error` and are named by the model: `kd,kv` for the
+/// PBD models, `alpha_d,alpha_v` for XPBD.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FitRecord {
+    /// Scene name, e.g. `gravity-floor`, or `gravity` for the compound.
+    pub scene: String,
+    /// Experiment name, e.g. `base`, `dt`, `n`, `nit` or `young` in the thesis study.
+    pub experiment: String,
+    /// Value of the experiment's varied setting (`None` for an experiment that varies nothing).
+    pub value: Option<f64>,
+    /// Young's modulus E in Pa.
+    pub young: f64,
+    /// Poisson ratio nu.
+    pub poisson: f64,
+    /// Time step in s.
+    pub dt: f64,
+    /// Mesh resolution N.
+    pub n: usize,
+    /// Solver iterations per step.
+    pub nit: usize,
+    /// Model name (`pbd`, `pbd-linearised`, `pbd-textbook-volume`, `xpbd`, ...).
+    pub model: String,
+    /// Mass model (`lumped` or `uniform`).
+    pub mass_model: String,
+    /// Fitted parameters `(name, value)` in the model's order (NaN for a failed fit).
+    pub parameters: Vec<(String, f64)>,
+    /// Mean squared relative error at the fitted point (compound: Euclidean norm of the parts' errors).
+    pub error: f64,
+    /// For a compound scene, each part's error `(scene, error)` (empty otherwise).
+    pub scene_errors: Vec<(String, f64)>,
+    /// Error evaluations the fit made (grid + pattern search).
+    pub evaluations: usize,
+    /// Evaluations without a rest state (diverged or no equilibrium), counted as infinite error.
+    pub failed_evaluations: usize,
+    /// The parameters whose fitted value lies on the edge of the search box.
+    pub at_bound: Vec<String>,
+    /// Wall-clock seconds the fit took.
+    pub seconds: f64,
+    /// Whether the fit produced a result.
+    pub status: FitStatus,
+    /// Why a fit failed, or notes (empty when there is nothing to say).
+    pub message: String,
+}
+
+impl FitRecord {
+    /// The value of the parameter `name`, if the record has it.
+    pub fn parameter(&self, name: &str) -> Option<f64> {
+        self.parameters.iter().find(|(n, _)| n == name).map(|p| p.1)
+    }
+
+    /// The parameter names, in column order.
+    pub fn parameter_names(&self) -> Vec<&str> {
+        self.parameters.iter().map(|(n, _)| n.as_str()).collect()
+    }
+
+    /// The row's fields as text, in column order (see [`csv_header`]).
+    pub fn fields(&self) -> Vec<String> {
+        let mut out = vec![
+            self.scene.clone(),
+            self.experiment.clone(),
+            self.value.map(format_number).unwrap_or_default(),
+            format_number(self.young),
+            format_number(self.poisson),
+            format_number(self.dt),
+            self.n.to_string(),
+            self.nit.to_string(),
+            self.model.clone(),
+            self.mass_model.clone(),
+        ];
+        out.extend(self.parameters.iter().map(|(_, v)| format_number(*v)));
+        out.extend([
+            format_number(self.error),
+            self.scene_errors.iter().map(|(n, e)| format!("{n}={}", format_number(*e))).collect::<Vec<_>>().join(";"),
+            self.evaluations.to_string(),
+            self.failed_evaluations.to_string(),
+            self.at_bound.join(";"),
+            format_number(self.seconds),
+            self.status.as_str().to_string(),
+            self.message.clone(),
+        ]);
+        out
+    }
+}
+
+/// A float as the shortest text that parses back to the same bits: plain decimals for magnitudes in
+/// [1e-4, 1e15) and zero, scientific notation otherwise (`1e-12`, not twelve zeros).
+///
+/// ```
+/// use pbdfit_results::format_number;
+/// assert_eq!(format_number(0.25), "0.25");
+/// assert_eq!(format_number(1e-12), "1e-12");
+/// assert_eq!(format_number(1000.0), "1000");
+/// assert_eq!(format_number(f64::INFINITY), "inf");
+/// for v in [0.1954915028125263, 1.5e-300, -3.0e17, f64::MIN_POSITIVE] {
+///     assert_eq!(format_number(v).parse::<f64>().unwrap().to_bits(), v.to_bits());
+/// }
+/// ```
+pub fn format_number(v: f64) -> String {
+    let a = v.abs();
+    if !v.is_finite() || a == 0.0 || (1e-4..1e15).contains(&a) { format!("{v}") } else { format!("{v:e}") }
+}
+
+/// The header of a results CSV for a model with the given parameter names.
+pub fn csv_header(parameter_names: &[&str]) -> Vec<String> {
+    FIXED_COLUMNS_BEFORE
+        .iter()
+        .chain(parameter_names)
+        .chain(FIXED_COLUMNS_AFTER.iter())
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// The parameter names a header declares, or what is wrong with it.
+fn parameter_columns(header: &csv::StringRecord) -> Result<Vec<String>, String> {
+    let names: Vec<&str> = header.iter().collect();
+    let before = FIXED_COLUMNS_BEFORE.len();
+    let after = FIXED_COLUMNS_AFTER.len();
+    if names.len() < before + after || names[..before] != FIXED_COLUMNS_BEFORE || names[names.len() - after..] != FIXED_COLUMNS_AFTER
+    {
+        return Err(format!(
+            "not a pbdfit results header: expected {}, <parameters>, {}; found {}",
+            FIXED_COLUMNS_BEFORE.join(","),
+            FIXED_COLUMNS_AFTER.join(","),
+            names.join(",")
+        ));
+    }
+    let params: Vec<String> = names[before..names.len() - after].iter().map(|s| s.to_string()).collect();
+    if params.iter().any(|p| p.is_empty()) {
+        return Err("a parameter column has no name".into());
+    }
+    Ok(params)
+}
+
+fn parse_row(row: &csv::StringRecord, params: &[String]) -> Result<FitRecord, String> {
+    let expected = FIXED_COLUMNS_BEFORE.len() + params.len() + FIXED_COLUMNS_AFTER.len();
+    if row.len() != expected {
+        return Err(format!("{} fields, expected {expected}", row.len()));
+    }
+    let mut fields = row.iter();
+    let mut next = || fields.next().unwrap_or_default();
+    fn num(name: &str, s: &str) -> Result<f64, String> {
+        s.parse::<f64>().map_err(|_| format!("{name}: `{s}` is not a number"))
+    }
+    fn int(name: &str, s: &str) -> Result<usize, String> {
+        s.parse::<usize>().map_err(|_| format!("{name}: `{s}` is not a non-negative integer"))
+    }
+    fn list(s: &str) -> Vec<String> {
+        s.split(';').filter(|p| !p.is_empty()).map(str::to_string).collect()
+    }
+    let scene = next().to_string();
+    let experiment = next().to_string();
+    let value = match next() {
+        "" => None,
+        s => Some(num("value", s)?),
+    };
+    let young = num("young", next())?;
+    let poisson = num("poisson", next())?;
+    let dt = num("dt", next())?;
+    let n = int("n", next())?;
+    let nit = int("nit", next())?;
+    let model = next().to_string();
+    let mass_model = next().to_string();
+    let mut parameters = Vec::with_capacity(params.len());
+    for p in params {
+        parameters.push((p.clone(), num(p, next())?));
+    }
+    let error = num("error", next())?;
+    let scene_errors = list(next())
+        .into_iter()
+        .map(|part| {
+            let (name, value) = part.split_once('=').ok_or_else(|| format!("scene_errors: `{part}` is not name=value"))?;
+            Ok((name.to_string(), num("scene_errors", value)?))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let evaluations = int("evaluations", next())?;
+    let failed_evaluations = int("failed_evaluations", next())?;
+    let at_bound = list(next());
+    for name in &at_bound {
+        if !params.contains(name) {
+            return Err(format!("at_bound names `{name}`, which is not a parameter column"));
+        }
+    }
+    let seconds = num("seconds", next())?;
+    let status = match next() {
+        "ok" => FitStatus::Ok,
+        "failed" => FitStatus::Failed,
+        s => return Err(format!("status: `{s}` is neither ok nor failed")),
+    };
+    let message = next().to_string();
+    Ok(FitRecord {
+        scene,
+        experiment,
+        value,
+        young,
+        poisson,
+        dt,
+        n,
+        nit,
+        model,
+        mass_model,
+        parameters,
+        error,
+        scene_errors,
+        evaluations,
+        failed_evaluations,
+        at_bound,
+        seconds,
+        status,
+        message,
+    })
+}
+
+/// Reads every record of a results CSV (from text; `path` only names it in errors).
+pub fn parse_records(text: &str, path: &Path) -> Result<Vec<FitRecord>, ResultsError> {
+    let format = |row: usize, message: String| ResultsError::Format { path: path.to_path_buf(), row, message };
+    let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(text.as_bytes());
+    let header = reader.headers().map_err(|e| format(1, e.to_string()))?.clone();
+    let params = parameter_columns(&header).map_err(|m| format(1, m))?;
+    let mut out = Vec::new();
+    for (i, row) in reader.records().enumerate() {
+        let row = row.map_err(|e| format(i + 2, e.to_string()))?;
+        out.push(parse_row(&row, &params).map_err(|m| format(i + 2, m))?);
+    }
+    Ok(out)
+}
+
+/// Reads every record of a results CSV.
+pub fn read_records(path: &Path) -> Result<Vec<FitRecord>, ResultsError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ResultsError::io("cannot read", path, e))?;
+    parse_records(&text, path)
+}
+
+/// The CSV text of one row (with its line end).
+fn row_bytes(fields: &[String]) -> Vec<u8> {
+    let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());
+    w.write_record(fields).expect("in-memory CSV");
+    w.into_inner().expect("in-memory CSV")
+}
+
+/// Writes records to a CSV file with a header row, replacing the file. All records must have the same
+/// parameter names (the header takes them from the first record, or `parameter_names` when empty).
+pub fn write_records(path: &Path, parameter_names: &[&str], records: &[FitRecord]) -> Result<(), ResultsError> {
+    let mut bytes = row_bytes(&csv_header(parameter_names));
+    for (i, r) in records.iter().enumerate() {
+        if r.parameter_names() != parameter_names {
+            return Err(ResultsError::Format {
+                path: path.to_path_buf(),
+                row: i + 2,
+                message: format!(
+                    "record has parameters {}, the file {}",
+                    r.parameter_names().join(","),
+                    parameter_names.join(",")
+                ),
+            });
+        }
+        bytes.extend(row_bytes(&r.fields()));
+    }
+    std::fs::write(path, bytes).map_err(|e| ResultsError::io("cannot write", path, e))
+}
+
+/// Appends one record to a results CSV and flushes it; writes the header first if the file is new or
+/// empty. One `write` call per row, so a process killed mid-run leaves at most a partial last line.
+pub fn append_record(path: &Path, record: &FitRecord) -> Result<(), ResultsError> {
+    let io = |e| ResultsError::io("cannot write", path, e);
+    let fresh = std::fs::metadata(path).map(|m| m.len() == 0).unwrap_or(true);
+    let mut bytes = Vec::new();
+    if fresh {
+        bytes.extend(row_bytes(&csv_header(&record.parameter_names())));
+    }
+    bytes.extend(row_bytes(&record.fields()));
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(io)?;
+    file.write_all(&bytes).map_err(io)?;
+    file.flush().map_err(io)
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn sample() -> FitRecord {
+        FitRecord {
+            scene: "gravity".into(),
+            experiment: "dt".into(),
+            value: Some(0.005),
+            young: 1e3,
+            poisson: 0.27,
+            dt: 0.005,
+            n: 1,
+            nit: 1,
+            model: "xpbd".into(),
+            mass_model: "lumped".into(),
+            parameters: vec![("alpha_d".into(), 1.234567890123e-7), ("alpha_v".into(), 1e-12)],
+            error: 1.5e-3,
+            scene_errors: vec![("gravity-floor".into(), 1e-3), ("gravity-wall".into(), 2e-3)],
+            evaluations: 480,
+            failed_evaluations: 21,
+            at_bound: vec!["alpha_v".into()],
+            seconds: 0.25,
+            status: FitStatus::Ok,
+            message: "a note, with a comma and \"quotes\"".into(),
+        }
+    }
+
+    #[test]
+    fn csv_round_trip_keeps_every_field_bit_for_bit() {
+        let r = sample();
+        let mut base = r.clone();
+        base.experiment = "base".into();
+        base.value = None;
+        base.at_bound.clear();
+        base.scene_errors.clear();
+        base.status = FitStatus::Failed;
+        base.parameters = vec![("alpha_d".into(), f64::NAN), ("alpha_v".into(), f64::NAN)];
+        base.error = f64::INFINITY;
+        let dir = std::env::temp_dir().join(format!("pbdfit-results-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("r.csv");
+        write_records(&path, &["alpha_d", "alpha_v"], &[r.clone(), base.clone()]).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with(
+            "scene,experiment,value,young,poisson,dt,n,nit,model,mass_model,alpha_d,alpha_v,error,scene_errors,\
+             evaluations,failed_evaluations,at_bound,seconds,status,message\n"
+        ));
+        let back = read_records(&path).unwrap();
+        assert_eq!(back[0], r);
+        assert!(back[1].parameters.iter().all(|(_, v)| v.is_nan()) && back[1].error == f64::INFINITY);
+        assert_eq!(back[1].value, None);
+        // Appending to a new file writes the header once.
+        let appended = dir.join("a.csv");
+        append_record(&appended, &r).unwrap();
+        append_record(&appended, &r).unwrap();
+        assert_eq!(read_records(&appended).unwrap(), vec![r.clone(), r]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn bad_files_name_the_row_and_the_problem() {
+        let path = Path::new("x.csv");
+        let e = parse_records("scene,experiment\n", path).unwrap_err().to_string();
+        assert!(e.contains("x.csv") && e.contains("row 1") && e.contains("not a pbdfit results header"), "{e}");
+        let header = csv_header(&["kd", "kv"]).join(",");
+        let mut row = sample();
+        row.parameters = vec![("kd".into(), 0.5), ("kv".into(), 0.25)];
+        row.at_bound = vec!["kv".into()];
+        let line = String::from_utf8(row_bytes(&row.fields())).unwrap();
+        assert_eq!(parse_records(&format!("{header}\n{line}"), path).unwrap(), vec![row]);
+        let bad = line.replacen(",0.5,", ",half,", 1);
+        let e = parse_records(&format!("{header}\n{bad}"), path).unwrap_err().to_string();
+        assert!(e.contains("row 2") && e.contains("kd") && e.contains("half"), "{e}");
+        let e = parse_records(&format!("{header}\n{line}{line}a,b\n"), path).unwrap_err().to_string();
+        assert!(e.contains("row 4"), "{e}");
+    }
+
+    proptest! {
+        /// Random and mutated input is an error or a record, never a panic.
+        #[test]
+        fn mutated_rows_never_panic(cut in 0usize..400, insert in "[a-z0-9,;=\"\n.-]{0,12}") {
+            let header = csv_header(&["kd", "kv"]).join(",");
+            let mut r = sample();
+            r.parameters = vec![("kd".into(), 0.5), ("kv".into(), 0.25)];
+            r.at_bound.clear();
+            let line = String::from_utf8(row_bytes(&r.fields())).unwrap();
+            let text = format!("{header}\n{line}");
+            let at = cut.min(text.len());
+            let at = (0..=at).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+            let mutated = format!("{}{}{}", &text[..at], insert, &text[at..]);
+            let _ = parse_records(&mutated, Path::new("m.csv"));
+        }
+
+        #[test]
+        fn numbers_round_trip(bits in any::<u64>()) {
+            let v = f64::from_bits(bits);
+            let back: f64 = format_number(v).parse().unwrap();
+            prop_assert!(back.to_bits() == v.to_bits() || (v.is_nan() && back.is_nan()));
+        }
+    }
+}
