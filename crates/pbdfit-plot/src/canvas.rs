@@ -4,12 +4,13 @@
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
 
-use plotters::coord::Shift;
+use plotters::coord::{CoordTranslate, Shift};
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::PlotError;
-use crate::style::{self, FONT};
+use crate::style::{self, FONT, MarkerShape, VariantStyle};
 
 /// Result of a drawing step; the message is plotters' (the caller adds the file name).
 pub(crate) type Dr<T = ()> = Result<T, String>;
@@ -141,12 +142,14 @@ fn split_near_middle(text: &str) -> (String, String) {
 /// How a legend entry's sample looks.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Sample {
-    /// A curve with point markers.
-    Curve(RGBColor),
+    /// A curve with point markers, in a variant's colour, marker shape and dash pattern.
+    Curve(VariantStyle),
     /// A filled area.
     Fill(RGBColor, f64),
     /// A cross (failed fits).
     Cross(RGBColor),
+    /// Three short parallel lines a few pixels apart: "coinciding curves are drawn side by side".
+    Note,
 }
 
 /// Height of one legend row in pixels.
@@ -184,10 +187,15 @@ pub(crate) fn legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, entries:
         for &i in row {
             let (label, sample) = &entries[i];
             match *sample {
-                Sample::Curve(c) => {
-                    area.draw(&PathElement::new(vec![(x, y), (x + SAMPLE, y)], c.stroke_width(style::CURVE_WIDTH + 1)))
-                        .msg()?;
-                    area.draw(&Circle::new((x + SAMPLE / 2, y), style::MARKER_RADIUS + 1, c.filled())).msg()?;
+                Sample::Curve(v) => {
+                    let line = v.colour.stroke_width(style::CURVE_WIDTH + 1);
+                    match v.dash {
+                        None => area.draw(&PathElement::new(vec![(x, y), (x + SAMPLE, y)], line)).msg()?,
+                        Some((dash, gap)) => {
+                            area.draw(&DashedPathElement::new(vec![(x, y), (x + SAMPLE, y)], dash, gap, line)).msg()?
+                        }
+                    }
+                    draw_marker(area, (x + SAMPLE / 2, y), v.marker, v.colour, style::MARKER_RADIUS + 1)?;
                 }
                 Sample::Fill(c, opacity) => {
                     area.draw(&Rectangle::new([(x + 4, y - 9), (x + SAMPLE - 4, y + 9)], c.mix(opacity).filled()))
@@ -196,12 +204,45 @@ pub(crate) fn legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, entries:
                 Sample::Cross(c) => {
                     area.draw(&Cross::new((x + SAMPLE / 2, y), 6, c.stroke_width(2))).msg()?;
                 }
+                Sample::Note => {
+                    let d = style::DODGE_PX as i32;
+                    for (k, c) in [style::variant_colour(0), style::variant_colour(1), style::variant_colour(2)]
+                        .into_iter()
+                        .enumerate()
+                    {
+                        let yy = y + (k as i32 - 1) * d;
+                        area.draw(&PathElement::new(vec![(x + 4, yy), (x + SAMPLE - 4, yy)], c.stroke_width(1)))
+                            .msg()?;
+                    }
+                }
             }
             area.draw_text(label, &text, (x + SAMPLE + GAP, y)).msg()?;
             x += widths[i] + SPACING;
         }
     }
     Ok(rows.len())
+}
+
+/// Draws one point marker of `shape`, about `r` pixels in radius, centred at `at` (in `area`'s
+/// coordinates).
+pub(crate) fn draw_marker<DB: DrawingBackend, CT: CoordTranslate>(
+    area: &DrawingArea<DB, CT>,
+    at: CT::From,
+    shape: MarkerShape,
+    colour: RGBColor,
+    r: i32,
+) -> Dr {
+    let fill = colour.filled();
+    match shape {
+        MarkerShape::Circle => area.draw(&Circle::new(at, r, fill)),
+        MarkerShape::Square => area.draw(&(EmptyElement::at(at) + Rectangle::new([(-r, -r), (r, r)], fill))),
+        MarkerShape::Triangle => area.draw(&TriangleMarker::new(at, r + 2, fill)),
+        MarkerShape::Diamond => {
+            let d = r + 1;
+            area.draw(&(EmptyElement::at(at) + Polygon::new(vec![(0, -d), (d, 0), (0, d), (-d, 0)], fill)))
+        }
+    }
+    .msg()
 }
 
 /// A tick label without float noise: 6 significant digits, shortest form (`0.002`, not

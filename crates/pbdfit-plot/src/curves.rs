@@ -1,12 +1,20 @@
-//! The figures drawn from fit results: error against ν, k_d and k_v against ν, the base case, and the
-//! compound scene's error shares.
+//! The figures drawn from fit results: error against ν, the fitted parameters against ν (one panel per
+//! parameter, in the layout's order), the base case, and a compound scene's error shares.
 //!
 //! Every figure is a title, a legend strip (never on top of the data) and one or more panels sharing the
 //! ν axis. A curve is broken where a fit failed rather than bridged, and data points carry markers so
 //! a coarse ν grid reads as points, not as a smooth law.
+//!
+//! Variants differ in colour, marker shape and dash pattern ([`style::variant_style`]). In parameter
+//! panels, curves that lie on top of each other (several variants fitted at the same bound) are drawn
+//! side by side: at each ν, points closer than [`style::COINCIDE_PX`] are spread [`style::DODGE_PX`]
+//! pixels apart around their mean, in legend order from top to bottom ([`dodge`]). Only the drawing
+//! moves; the report's numbers are the data's.
 
+use std::collections::BTreeMap;
 use std::ops::Range;
 
+use pbdfit_results::{ParameterLayout, Scale};
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{Ranged, ValueFormatter};
 use plotters::coord::types::RangedCoordf64;
@@ -14,28 +22,57 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::canvas::{self, Dr, Drawing, LEGEND_ROW, OrMsg, Sample};
-use crate::study::{ExperimentData, PartValues, Point, Scene, Variant, shares};
-use crate::style;
-use crate::thesis::ThesisFigure;
+use crate::study::{ExperimentData, Point, Variant, share_absolute, share_percent};
+use crate::style::{self, VariantStyle};
 
 /// The vertical axis of a panel.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum YAxis {
+pub(crate) enum YAxis {
     /// Linear from `.0` to `.1`.
     Linear(f64, f64),
     /// Logarithmic from `.0` to `.1` (both positive).
     Log(f64, f64),
 }
 
+impl YAxis {
+    /// Pixels from the top of a panel `h` pixels high to the value `v`.
+    fn to_px(self, v: f64, h: f64) -> f64 {
+        match self {
+            YAxis::Linear(lo, hi) => (hi - v) / (hi - lo) * h,
+            YAxis::Log(lo, hi) => (hi.log10() - v.log10()) / (hi.log10() - lo.log10()) * h,
+        }
+    }
+
+    /// The value `px` pixels from the top of a panel `h` pixels high.
+    fn value_at_px(self, px: f64, h: f64) -> f64 {
+        match self {
+            YAxis::Linear(lo, hi) => hi - px / h * (hi - lo),
+            YAxis::Log(lo, hi) => 10f64.powf(hi.log10() - px / h * (hi.log10() - lo.log10())),
+        }
+    }
+
+    fn contains(self, v: f64) -> bool {
+        let (lo, hi) = match self {
+            YAxis::Linear(lo, hi) | YAxis::Log(lo, hi) => (lo, hi),
+        };
+        v.is_finite() && lo <= v && v <= hi
+    }
+}
+
+/// Polylines: segments of (ν, value) points.
+type Segments = Vec<Vec<(f64, f64)>>;
+
 /// Something drawn in a panel.
 #[derive(Debug, Clone)]
 enum Layer {
     /// Line segments with markers.
-    Curve { colour: RGBColor, segments: Vec<Vec<(f64, f64)>> },
+    Curve { style: VariantStyle, segments: Segments },
     /// A filled area between two curves sampled at the same ν (a stacked share).
     Band { colour: RGBColor, lower: Vec<(f64, f64)>, upper: Vec<(f64, f64)> },
     /// Crosses on the ν axis where fits failed (the curve is broken there).
     Failed { colour: RGBColor, nus: Vec<f64> },
+    /// Thin dashed horizontal lines at these values (the edges of a parameter's search box).
+    Bounds { values: Vec<f64> },
 }
 
 /// One chart.
@@ -50,7 +87,15 @@ struct Panel {
     compact: bool,
     /// A heading above the chart, in a colour.
     heading: Option<(String, RGBColor)>,
+    /// Spread curves that lie on top of each other ([`dodge`]).
+    dodge: bool,
     layers: Vec<Layer>,
+}
+
+impl Panel {
+    fn new(y: YAxis, y_desc: &str, x: Range<f64>, layers: Vec<Layer>) -> Self {
+        Panel { y, y_desc: y_desc.into(), x_desc: None, x, compact: false, heading: None, dodge: false, layers }
+    }
 }
 
 /// The ν axis: [0, 0.5] (the thesis range), widened if data lie outside it.
@@ -87,11 +132,34 @@ fn log_decades(values: impl Iterator<Item = f64> + Clone) -> YAxis {
     YAxis::Log(lo * (1.0 - 1e-9), hi * (1.0 + 1e-9))
 }
 
-/// The k axis: [0, 1] with a small margin so that a fit on a bound is not hidden by the frame.
-const K_AXIS: YAxis = YAxis::Linear(-0.04, 1.04);
+/// A parameter's axis. Linear parameters: the search box (widened to any value outside it) with a 4 %
+/// margin, so a fit on a bound is not hidden by the frame and all figures of a study share the axis (the
+/// thesis's [0, 1] for PBD stiffness). Log10 parameters: the data's range rounded out to whole decades,
+/// not the box, which for compliances spans far more decades than the fits use and would squeeze the
+/// curves into a sliver; a box edge inside that range is drawn as a dashed line.
+pub(crate) fn parameter_axis(p: &ParameterLayout, values: &[f64]) -> YAxis {
+    let finite = || values.iter().copied().filter(|v| v.is_finite());
+    match p.scale {
+        Scale::Log10 => log_decades(finite().collect::<Vec<_>>().into_iter()),
+        Scale::Linear => {
+            let lo = finite().fold(if p.lower.is_finite() { p.lower } else { f64::INFINITY }, f64::min);
+            let hi = finite().fold(if p.upper.is_finite() { p.upper } else { f64::NEG_INFINITY }, f64::max);
+            if !(lo.is_finite() && hi.is_finite()) {
+                return YAxis::Linear(0.0, 1.0);
+            }
+            let w = if hi > lo { hi - lo } else { lo.abs().max(1.0) };
+            YAxis::Linear(lo - 0.04 * w, hi + 0.04 * w)
+        }
+    }
+}
+
+/// A parameter's axis description: `kd`, `alpha_d (m/N)`.
+fn parameter_desc(p: &ParameterLayout) -> String {
+    if p.unit.is_empty() || p.unit == "1" { p.name.clone() } else { format!("{} ({})", p.name, p.unit) }
+}
 
 /// A variant's curve of one quantity; points the axis cannot show (non-positive on a log axis) break it.
-fn curve(variant: &Variant, colour: RGBColor, y: YAxis, f: impl Fn(&Point) -> f64) -> Layer {
+fn curve(variant: &Variant, style: VariantStyle, y: YAxis, f: impl Fn(&Point) -> f64) -> Layer {
     let mut segments = Vec::new();
     for seg in variant.segments() {
         let mut current = Vec::new();
@@ -106,7 +174,7 @@ fn curve(variant: &Variant, colour: RGBColor, y: YAxis, f: impl Fn(&Point) -> f6
         segments.push(current);
     }
     segments.retain(|s: &Vec<(f64, f64)>| !s.is_empty());
-    Layer::Curve { colour, segments }
+    Layer::Curve { style, segments }
 }
 
 /// Crosses marking a variant's failed fits (none if all succeeded).
@@ -120,13 +188,18 @@ fn failed_legend(data: &ExperimentData) -> Option<(String, Sample)> {
     (data.failed() > 0).then(|| ("failed fit".to_string(), Sample::Cross(RGBColor(0, 0, 0))))
 }
 
-/// The compound scene's stacked shares of one variant (see [`shares`]), floor at the bottom.
-fn share_bands(variant: &Variant) -> Vec<Layer> {
+/// Stacked bands of a compound scene's parts for one variant, bottom to top in part order: each part's
+/// share as given by `share` (percent, or absolute under the total curve).
+fn share_bands(
+    data: &ExperimentData,
+    variant: &Variant,
+    share: fn(&ExperimentData, &Point) -> Vec<(String, f64)>,
+) -> Vec<Layer> {
     let mut bands = Vec::new();
     for seg in variant.segments() {
-        let stacks: Vec<(f64, PartValues)> = seg.iter().map(|p| (p.nu, shares(p))).collect();
-        let parts: Vec<Option<Scene>> =
-            stacks.first().map(|(_, s)| s.iter().map(|(sc, _)| *sc).collect()).unwrap_or_default();
+        let stacks: Vec<(f64, Vec<(String, f64)>)> = seg.iter().map(|p| (p.nu, share(data, p))).collect();
+        let parts: Vec<String> =
+            stacks.first().map(|(_, s)| s.iter().map(|(n, _)| n.clone()).collect()).unwrap_or_default();
         let mut lower: Vec<(f64, f64)> = stacks.iter().map(|(nu, _)| (*nu, 0.0)).collect();
         for (k, part) in parts.iter().enumerate() {
             let upper: Vec<(f64, f64)> = stacks
@@ -134,53 +207,63 @@ fn share_bands(variant: &Variant) -> Vec<Layer> {
                 .zip(&lower)
                 .map(|((nu, s), (_, lo))| (*nu, lo + s.get(k).map_or(0.0, |(_, v)| *v)))
                 .collect();
-            bands.push(Layer::Band { colour: part_colour(*part), lower: lower.clone(), upper: upper.clone() });
+            bands.push(Layer::Band { colour: part_colour(data, part), lower: lower.clone(), upper: upper.clone() });
             lower = upper;
         }
     }
     bands
 }
 
-/// The colour of a part of the compound scene.
-fn part_colour(part: Option<Scene>) -> RGBColor {
-    match part {
-        Some(Scene::GravityFloor) => style::FLOOR_COLOUR,
-        Some(Scene::GravityWall) => style::WALL_COLOUR,
-        Some(Scene::GravityCeiling) => style::CEILING_COLOUR,
-        _ => RGBColor(128, 128, 128),
+fn percent(data: &ExperimentData, p: &Point) -> Vec<(String, f64)> {
+    share_percent(&data.scene, p)
+}
+
+fn absolute(data: &ExperimentData, p: &Point) -> Vec<(String, f64)> {
+    share_absolute(&data.scene, p)
+}
+
+/// The colour of a part of a compound scene, by its place in the scene's parts: red, green, blue (the
+/// thesis's GravityFloor, GravityWall, GravityCeiling), then the further variant colours.
+fn part_colour(data: &ExperimentData, part: &str) -> RGBColor {
+    match data.scene.parts.iter().position(|p| p == part) {
+        Some(0) => style::FLOOR_COLOUR,
+        Some(1) => style::WALL_COLOUR,
+        Some(2) => style::CEILING_COLOUR,
+        Some(i) => style::variant_colour(i + 1),
+        None => RGBColor(128, 128, 128),
     }
 }
 
-/// Legend entries of the compound scene's shares.
-fn share_legend() -> Vec<(String, Sample)> {
-    [Scene::GravityFloor, Scene::GravityWall, Scene::GravityCeiling]
-        .into_iter()
-        .map(|s| (format!("{} share", s.title()), Sample::Fill(part_colour(Some(s)), style::SHARE_OPACITY)))
+/// Legend entries of a compound scene's shares.
+fn share_legend(data: &ExperimentData, what: &str) -> Vec<(String, Sample)> {
+    data.scene
+        .parts
+        .iter()
+        .map(|p| {
+            let title = pbdfit_results::SceneLayout { name: p.clone(), parts: vec![] }.title();
+            (format!("{title} {what}"), Sample::Fill(part_colour(data, p), style::SHARE_OPACITY))
+        })
         .collect()
 }
 
-/// Legend entries naming each variant in its colour.
+/// Legend entries naming each variant in its colour, marker and dash.
 fn variant_legend(data: &ExperimentData) -> Vec<(String, Sample)> {
     let mut entries: Vec<(String, Sample)> =
-        data.variants.iter().map(|v| (v.label.clone(), Sample::Curve(style::variant_colour(v.colour_index)))).collect();
+        data.variants.iter().map(|v| (v.label.clone(), Sample::Curve(style::variant_style(v.style_index)))).collect();
     entries.extend(failed_legend(data));
     entries
 }
 
-/// A quantity read off a fit.
-type Quantity = fn(&Point) -> f64;
-
 /// Axis descriptions.
 const NU_DESC: &str = "Poisson ratio ν";
 const ERROR_DESC: &str = "relative error e";
-const KD_DESC: &str = "k_d (distance)";
-const KV_DESC: &str = "k_v (volume)";
 
-/// Figures 4.3, 4.5, ...: the error against ν, one curve per variant; for the compound scene, the totals
-/// above and one panel per variant with the parts' shares below.
+/// Error figures: the error against ν, one curve per variant; for a compound scene, the totals above and,
+/// below, one panel per variant with each part's share of e² in percent (stacked to 100 %, so small shares
+/// stay visible when the totals span decades on a log axis).
 pub(crate) struct ErrorFigure<'a> {
-    /// Which figure.
-    pub figure: ThesisFigure,
+    /// The drawn title (the settings held fixed are added from the data).
+    pub title: String,
     /// Its data.
     pub data: &'a ExperimentData,
 }
@@ -188,7 +271,7 @@ pub(crate) struct ErrorFigure<'a> {
 impl Drawing for ErrorFigure<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Dr {
         let data = self.data;
-        let area = canvas::title(root, &drawn_title(&self.figure, self.data))?;
+        let area = canvas::title(root, &drawn_title(&self.title, data))?;
         let area = with_legend(&area, &variant_legend(data))?;
         let all_errors = data.variants.iter().flat_map(|v| v.points().map(|p| p.error).collect::<Vec<_>>());
         let y = if data.experiment.log_error_axis() {
@@ -199,40 +282,28 @@ impl Drawing for ErrorFigure<'_> {
         let x = nu_range(data);
         let mut layers = Vec::new();
         for v in &data.variants {
-            let colour = style::variant_colour(v.colour_index);
-            layers.push(curve(v, colour, y, |p| p.error));
-            layers.extend(failed_marks(v, colour));
+            let style = style::variant_style(v.style_index);
+            layers.push(curve(v, style, y, |p| p.error));
+            layers.extend(failed_marks(v, style.colour));
         }
-        let main = Panel {
-            y,
-            y_desc: ERROR_DESC.into(),
-            x_desc: Some(NU_DESC.into()),
-            x: x.clone(),
-            compact: false,
-            heading: None,
-            layers,
-        };
+        let main = Panel { x_desc: Some(NU_DESC.into()), ..Panel::new(y, ERROR_DESC, x.clone(), layers) };
         if !data.scene.is_compound() {
             return draw_panel(&area, &main);
         }
         let (_, h) = area.dim_in_pixel();
         let (top, bottom) = area.split_vertically(h * 56 / 100);
         draw_panel(&top, &main)?;
-        let bottom = with_legend(&bottom, &share_legend())?;
+        let bottom = with_legend(&bottom, &share_legend(data, "share"))?;
         let n = data.variants.len().max(1);
-        for (v, cell) in data.variants.iter().zip(bottom.split_evenly((1, n))) {
-            let colour = style::variant_colour(v.colour_index);
-            let mut layers = share_bands(v);
-            layers.push(curve(v, colour, YAxis::Linear(0.0, 1.0), |p| p.error));
+        for (i, (v, cell)) in data.variants.iter().zip(bottom.split_evenly((1, n))).enumerate() {
+            let colour = style::variant_colour(v.style_index);
+            let mut layers = share_bands(data, v, percent);
             layers.extend(failed_marks(v, colour));
             let panel = Panel {
-                y: linear_from_zero(v.points().map(|p| p.error)),
-                y_desc: String::new(),
                 x_desc: Some("ν".into()),
-                x: x.clone(),
                 compact: true,
-                heading: Some((format!("shares, {}", v.label), colour)),
-                layers,
+                heading: Some((v.label.clone(), colour)),
+                ..Panel::new(YAxis::Linear(0.0, 100.0), if i == 0 { "% of e²" } else { "" }, x.clone(), layers)
             };
             draw_panel(&cell, &panel)?;
         }
@@ -240,48 +311,61 @@ impl Drawing for ErrorFigure<'_> {
     }
 }
 
-/// Figures 4.4, 4.6, ...: k_d above, k_v below, one curve per variant.
-pub(crate) struct StiffnessFigure<'a> {
-    /// Which figure.
-    pub figure: ThesisFigure,
+/// Parameter figures: one panel per fitted parameter (layout order, top to bottom), one curve per variant.
+pub(crate) struct ParameterFigure<'a> {
+    /// The drawn title (the settings held fixed are added from the data).
+    pub title: String,
     /// Its data.
     pub data: &'a ExperimentData,
 }
 
-impl Drawing for StiffnessFigure<'_> {
+/// The panel of parameter `i`: curves of every variant, box edges inside the axis as dashed lines.
+fn parameter_panel(data: &ExperimentData, i: usize, variant_styles: bool, x: Range<f64>) -> Panel {
+    let p = &data.parameters[i];
+    let values: Vec<f64> = data.variants.iter().flat_map(|v| v.points().map(|pt| pt.values[i])).collect();
+    let y = parameter_axis(p, &values);
+    let mut layers =
+        vec![Layer::Bounds { values: [p.lower, p.upper].into_iter().filter(|b| y.contains(*b)).collect() }];
+    for v in &data.variants {
+        let style = if variant_styles { style::variant_style(v.style_index) } else { style::variant_style(0) };
+        layers.push(curve(v, style, y, |pt| pt.values[i]));
+        layers.extend(failed_marks(v, style.colour));
+    }
+    Panel { dodge: variant_styles, ..Panel::new(y, &parameter_desc(p), x, layers) }
+}
+
+impl Drawing for ParameterFigure<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Dr {
         let data = self.data;
-        let area = canvas::title(root, &drawn_title(&self.figure, self.data))?;
-        let area = with_legend(&area, &variant_legend(data))?;
+        let area = canvas::title(root, &drawn_title(&self.title, data))?;
+        let mut legend = variant_legend(data);
+        if data.variants.len() > 1 {
+            legend.push((format!("coinciding curves drawn {} px apart", style::DODGE_PX), Sample::Note));
+        }
+        let area = with_legend(&area, &legend)?;
         let x = nu_range(data);
-        let panels = area.split_evenly((2, 1));
-        let quantities: [(&str, Quantity); 2] = [(KD_DESC, |p| p.kd), (KV_DESC, |p| p.kv)];
-        for (i, ((desc, f), cell)) in quantities.into_iter().zip(&panels).enumerate() {
-            let mut layers = Vec::new();
-            for v in &data.variants {
-                let colour = style::variant_colour(v.colour_index);
-                layers.push(curve(v, colour, K_AXIS, f));
-                layers.extend(failed_marks(v, colour));
+        let n = data.parameters.len().max(1);
+        let (_, h) = area.dim_in_pixel();
+        // Equal panels; the lowest one is taller by the ν axis description.
+        let extra = 28;
+        let each = (h as i32 - extra) / n as i32;
+        let breaks: Vec<i32> = (1..n as i32).map(|k| k * each).collect();
+        let cells = area.split_by_breakpoints([] as [i32; 0], breaks);
+        for (i, cell) in cells.iter().enumerate().take(data.parameters.len()) {
+            let mut panel = parameter_panel(data, i, true, x.clone());
+            if i + 1 == data.parameters.len() {
+                panel.x_desc = Some(NU_DESC.into());
             }
-            let panel = Panel {
-                y: K_AXIS,
-                y_desc: desc.into(),
-                x_desc: (i == 1).then(|| NU_DESC.into()),
-                x: x.clone(),
-                compact: false,
-                heading: None,
-                layers,
-            };
             draw_panel(cell, &panel)?;
         }
         Ok(())
     }
 }
 
-/// Figures 4.2, 4.12, 4.22, 4.31: error, k_d and k_v of the base case in three stacked panels.
+/// Base figures: the error and every fitted parameter of a base case in stacked panels.
 pub(crate) struct BaseFigure<'a> {
-    /// Which figure.
-    pub figure: ThesisFigure,
+    /// The drawn title (the settings held fixed are added from the data).
+    pub title: String,
     /// Its data.
     pub data: &'a ExperimentData,
 }
@@ -289,12 +373,12 @@ pub(crate) struct BaseFigure<'a> {
 impl Drawing for BaseFigure<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Dr {
         let data = self.data;
-        let area = canvas::title(root, &drawn_title(&self.figure, self.data))?;
-        let black = style::variant_colour(0);
+        let area = canvas::title(root, &drawn_title(&self.title, data))?;
+        let black = style::variant_style(0);
         let mut entries = Vec::new();
         if data.scene.is_compound() {
             entries.push(("total error".to_string(), Sample::Curve(black)));
-            entries.extend(share_legend());
+            entries.extend(share_legend(data, "share"));
         }
         entries.extend(failed_legend(data));
         let area = with_legend(&area, &entries)?;
@@ -302,45 +386,86 @@ impl Drawing for BaseFigure<'_> {
         let y_error =
             linear_from_zero(data.variants.iter().flat_map(|v| v.points().map(|p| p.error).collect::<Vec<_>>()));
         let (_, h) = area.dim_in_pixel();
-        // Three panels; the lowest one carries the ν axis description as well.
-        let base = (h as i32 - 30) / 3;
-        let cells = area.split_by_breakpoints([] as [i32; 0], [base, 2 * base]);
+        let n = 1 + data.parameters.len();
+        // Equal panels; the lowest one carries the ν axis description as well.
+        let each = (h as i32 - 30) / n as i32;
+        let breaks: Vec<i32> = (1..n as i32).map(|k| k * each).collect();
+        let cells = area.split_by_breakpoints([] as [i32; 0], breaks);
         for (i, cell) in cells.iter().enumerate() {
-            let mut layers = Vec::new();
-            for v in &data.variants {
-                match i {
-                    0 => {
-                        if data.scene.is_compound() {
-                            layers.extend(share_bands(v));
-                        }
-                        layers.push(curve(v, black, y_error, |p| p.error));
+            let mut panel = if i == 0 {
+                let mut layers = Vec::new();
+                for v in &data.variants {
+                    if data.scene.is_compound() {
+                        layers.extend(share_bands(data, v, absolute));
                     }
-                    1 => layers.push(curve(v, black, K_AXIS, |p| p.kd)),
-                    _ => layers.push(curve(v, black, K_AXIS, |p| p.kv)),
+                    layers.push(curve(v, black, y_error, |p| p.error));
+                    layers.extend(failed_marks(v, black.colour));
                 }
-                layers.extend(failed_marks(v, black));
-            }
-            let panel = Panel {
-                y: if i == 0 { y_error } else { K_AXIS },
-                y_desc: [ERROR_DESC, KD_DESC, KV_DESC][i].into(),
-                x_desc: (i == 2).then(|| NU_DESC.into()),
-                x: x.clone(),
-                compact: false,
-                heading: None,
-                layers,
+                Panel::new(y_error, ERROR_DESC, x.clone(), layers)
+            } else {
+                parameter_panel(data, i - 1, false, x.clone())
             };
+            if i + 1 == n {
+                panel.x_desc = Some(NU_DESC.into());
+            }
             draw_panel(cell, &panel)?;
         }
         Ok(())
     }
 }
 
-/// The title with the parameters held fixed, as the data say: `... (N = 1, nit = 1, E = 1e3 Pa)`.
-fn drawn_title(figure: &ThesisFigure, data: &ExperimentData) -> String {
+/// The title with the model and the settings held fixed, as the data say:
+/// `... (pbd; N = 1, nit = 1, E = 1e3 Pa)`.
+fn drawn_title(title: &str, data: &ExperimentData) -> String {
     match data.fixed_label() {
-        fixed if fixed.is_empty() => figure.title(),
-        fixed => format!("{} ({fixed})", figure.title()),
+        fixed if fixed.is_empty() => format!("{title} ({})", data.model),
+        fixed => format!("{title} ({}; {fixed})", data.model),
     }
+}
+
+/// Spreads curves that lie on top of each other: at each ν, points of different curves closer than
+/// [`style::COINCIDE_PX`] (chained: a point joins a group if it is that close to the group's last
+/// point) are redrawn [`style::DODGE_PX`] apart around the group's mean, the first curve (legend order)
+/// on top. `h` is the panel's height in pixels. Curves alone at a ν keep their exact values.
+pub(crate) fn dodge(curves: &[Segments], y: YAxis, h: f64) -> Vec<Segments> {
+    let mut out = curves.to_vec();
+    if h <= 0.0 {
+        return out;
+    }
+    // ν (by bits, deterministic order) -> (pixel y, curve, segment, index).
+    let mut at: BTreeMap<u64, Vec<(f64, usize, usize, usize)>> = BTreeMap::new();
+    for (c, segments) in curves.iter().enumerate() {
+        for (s, seg) in segments.iter().enumerate() {
+            for (i, &(nu, v)) in seg.iter().enumerate() {
+                let px = y.to_px(v, h);
+                if px.is_finite() {
+                    at.entry(nu.to_bits()).or_default().push((px, c, s, i));
+                }
+            }
+        }
+    }
+    for points in at.values_mut() {
+        points.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut start = 0;
+        while start < points.len() {
+            let mut end = start + 1;
+            while end < points.len() && points[end].0 - points[end - 1].0 <= style::COINCIDE_PX {
+                end += 1;
+            }
+            let group = &mut points[start..end];
+            if group.len() > 1 {
+                let mean = group.iter().map(|g| g.0).sum::<f64>() / group.len() as f64;
+                group.sort_by_key(|g| g.1);
+                let m = group.len() as f64;
+                for (rank, &(_, c, s, i)) in group.iter().enumerate() {
+                    let px = mean + (rank as f64 - (m - 1.0) / 2.0) * style::DODGE_PX;
+                    out[c][s][i].1 = y.value_at_px(px, h);
+                }
+            }
+            start = end;
+        }
+    }
+    out
 }
 
 /// Draws a legend strip at the top of `area` and returns the area below it.
@@ -404,7 +529,11 @@ fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, panel: &Panel) 
             (Some(_), true) => 46,
             (None, _) => 34,
         })
-        .y_label_area_size(if panel.compact { 62 } else { 105 });
+        .y_label_area_size(match (panel.compact, panel.y_desc.is_empty()) {
+            (true, true) => 52,
+            (true, false) => 74,
+            (false, _) => 105,
+        });
     let x = panel.x.clone();
     let x_labels = if panel.compact { 3 } else { 6 };
     let y_labels = if panel.compact { 5 } else { 6 };
@@ -414,14 +543,14 @@ fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, panel: &Panel) 
             let fmt_x = |v: &f64| canvas::tick(*v);
             let fmt_y = |v: &f64| canvas::tick(*v);
             configure(&mut chart, panel, tick_size, desc_size, x_labels, y_labels, &fmt_x, &fmt_y)?;
-            draw_layers(&mut chart, &panel.layers, panel.compact)
+            draw_layers(&mut chart, panel)
         }
         YAxis::Log(lo, hi) => {
             let mut chart = builder.build_cartesian_2d(x, (lo..hi).log_scale()).msg()?;
             let fmt_x = |v: &f64| canvas::tick(*v);
             let fmt_y = |v: &f64| canvas::log_tick(*v);
             configure(&mut chart, panel, tick_size, desc_size, x_labels, 20, &fmt_x, &fmt_y)?;
-            draw_layers(&mut chart, &panel.layers, panel.compact)
+            draw_layers(&mut chart, panel)
         }
     }
 }
@@ -457,13 +586,28 @@ fn configure<DB: DrawingBackend, YC: Ranged<ValueType = f64> + ValueFormatter<f6
     mesh.draw().msg()
 }
 
-/// Draws bands first (under everything), then curves with markers.
+/// Draws box edges and bands first (under everything), then failed-fit crosses, then curves with markers
+/// (spread by [`dodge`] in a dodging panel).
 fn draw_layers<DB: DrawingBackend, YC: Ranged<ValueType = f64>>(
     chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, YC>>,
-    layers: &[Layer],
-    compact: bool,
+    panel: &Panel,
 ) -> Dr {
-    for layer in layers {
+    let x = panel.x.clone();
+    for layer in &panel.layers {
+        if let Layer::Bounds { values } = layer {
+            for &b in values {
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        [(x.start, b), (x.end, b)],
+                        6,
+                        5,
+                        style::BOUND_LINE.stroke_width(1),
+                    ))
+                    .msg()?;
+            }
+        }
+    }
+    for layer in &panel.layers {
         if let Layer::Band { colour, lower, upper } = layer {
             let mut outline: Vec<(f64, f64)> = upper.clone();
             outline.extend(lower.iter().rev());
@@ -473,28 +617,92 @@ fn draw_layers<DB: DrawingBackend, YC: Ranged<ValueType = f64>>(
         }
     }
     let y = chart.y_range();
-    for layer in layers {
+    for layer in &panel.layers {
         if let Layer::Failed { colour, nus } = layer {
-            // On the ν axis line itself, where no data point can be (the k axis starts below 0, an error
-            // axis at 0 or below the smallest error), so a cross is never read as a fitted value.
+            // On the ν axis line itself, where no data point can be (a parameter axis has a margin below
+            // the box, an error axis starts at 0 or below the smallest error), so a cross is never read
+            // as a fitted value.
             let at = y.start;
             chart.draw_series(nus.iter().map(|&nu| Cross::new((nu, at), 6, colour.stroke_width(2)))).msg()?;
         }
     }
-    for layer in layers {
-        if let Layer::Curve { colour, segments } = layer {
-            let radius = style::marker_radius(segments.iter().map(Vec::len).sum(), compact);
-            for seg in segments {
-                chart
-                    .draw_series(LineSeries::new(seg.iter().copied(), colour.stroke_width(style::CURVE_WIDTH)))
-                    .msg()?;
-                if radius > 0 || seg.len() == 1 {
-                    // A lone point (between failed fits) always gets a marker: it has no line.
-                    let r = radius.max(2);
-                    chart.draw_series(seg.iter().map(|&p| Circle::new(p, r, colour.filled()))).msg()?;
+    let curves: Vec<(VariantStyle, &Segments)> = panel
+        .layers
+        .iter()
+        .filter_map(|l| match l {
+            Layer::Curve { style, segments } => Some((*style, segments)),
+            _ => None,
+        })
+        .collect();
+    let segments: Vec<Segments> = curves.iter().map(|(_, s)| (*s).clone()).collect();
+    let shown = if panel.dodge {
+        let (_, h) = chart.plotting_area().dim_in_pixel();
+        dodge(&segments, panel.y, h as f64)
+    } else {
+        segments
+    };
+    for ((style, _), segments) in curves.iter().zip(&shown) {
+        let radius = style::marker_radius(segments.iter().map(Vec::len).sum(), panel.compact);
+        let line = style.colour.stroke_width(style::CURVE_WIDTH);
+        for seg in segments {
+            match style.dash {
+                None => chart.draw_series(LineSeries::new(seg.iter().copied(), line)).msg()?,
+                Some((dash, gap)) => {
+                    chart.draw_series(DashedLineSeries::new(seg.iter().copied(), dash, gap, line)).msg()?
+                }
+            };
+            if radius > 0 || seg.len() == 1 {
+                // A lone point (between failed fits) always gets a marker: it has no line.
+                let r = radius.max(2);
+                let area = chart.plotting_area();
+                for &p in seg {
+                    canvas::draw_marker(area, p, style.marker, style.colour, r)?;
                 }
             }
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coinciding_curves_are_spread_in_legend_order_and_lone_ones_stay() {
+        let y = YAxis::Linear(-0.04, 1.04);
+        let h = 300.0;
+        // Four curves at kd = 1 for the first two ν; at the third ν they part.
+        let curve = |last: f64| vec![vec![(0.0, 1.0), (0.1, 1.0), (0.2, last)]];
+        let curves = vec![curve(1.0), curve(0.8), curve(0.6), curve(0.4)];
+        let shown = dodge(&curves, y, h);
+        for i in 0..2 {
+            let px: Vec<f64> = shown.iter().map(|c| y.to_px(c[0][i].1, h)).collect();
+            let at_one = y.to_px(1.0, h);
+            for (k, p) in px.iter().enumerate() {
+                let expected = at_one + (k as f64 - 1.5) * style::DODGE_PX;
+                assert!((p - expected).abs() < 1e-9, "curve {k} at {p}, expected {expected}");
+            }
+        }
+        // Apart at ν = 0.2: exact values.
+        for (c, v) in shown.iter().zip([1.0, 0.8, 0.6, 0.4]) {
+            assert_eq!(c[0][2].1, v);
+        }
+        // A log axis works the same way, in pixels.
+        let y = YAxis::Log(1e-10, 1e-2);
+        let shown = dodge(&[vec![vec![(0.0, 1e-6)]], vec![vec![(0.0, 1e-6)]]], y, h);
+        let gap = y.to_px(shown[1][0][0].1, h) - y.to_px(shown[0][0][0].1, h);
+        assert!((gap - style::DODGE_PX).abs() < 1e-9, "{gap}");
+    }
+
+    #[test]
+    fn log_parameters_get_decades_around_the_data_and_linear_ones_the_box() {
+        let p = |scale, lower, upper| ParameterLayout { name: "a".into(), unit: "m/N".into(), scale, lower, upper };
+        let YAxis::Log(lo, hi) = parameter_axis(&p(Scale::Log10, 1e-12, 1e2), &[1e-9, 3e-4, 1e-2]) else {
+            panic!("not a log axis")
+        };
+        assert!((lo / 1e-10 - 1.0).abs() < 1e-6 && (hi / 1e-1 - 1.0).abs() < 1e-6, "{lo} {hi}");
+        assert_eq!(parameter_axis(&p(Scale::Linear, 0.0, 1.0), &[0.2, 1.0]), YAxis::Linear(-0.04, 1.04));
+        assert_eq!(parameter_desc(&p(Scale::Log10, 0.0, 1.0)), "a (m/N)");
+    }
 }

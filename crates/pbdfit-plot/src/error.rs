@@ -11,12 +11,18 @@ pub enum PlotError {
     /// The results folder does not exist.
     #[error(
         "results folder {} does not exist or is not a folder: name the folder that holds the study's \
-         <scene>-<experiment>.csv files (for example fits/results/thesis)",
+         summary.json and the <scene>-<experiment>.csv files (for example fits/results/thesis)",
         path.display()
     )]
     ResultsDir {
         /// The folder given.
         path: PathBuf,
+    },
+    /// The study's `summary.json` (its layout) is missing or unreadable: nothing can be drawn.
+    #[error("{message}")]
+    Summary {
+        /// What the results reader said (names the file).
+        message: String,
     },
     /// A results file that a figure needs is not there.
     #[error("no results file {}", path.display())]

@@ -1,12 +1,17 @@
 //! # pbdfit-plot
 //!
-//! The last step of pbdfit's data flow (scene -> mesh -> models -> error -> fit -> study -> plot): the
-//! figures of the thesis's results chapter, drawn from a study's results CSVs, and a Markdown report that
-//! shows them by thesis number with sentences derived from the data. It owns:
+//! The last step of pbdfit's data flow (scene -> mesh -> models -> error -> fit -> study -> results ->
+//! **plot**): the figures of any study, drawn from its results folder (`summary.json` for the layout, one
+//! CSV per scene and experiment), and a Markdown report that shows them with sentences derived from the
+//! data. It owns:
 //!
-//! - the thesis numbering (figures 4.1 to 4.39, [`thesis_figures`]);
-//! - the curve figures: error against ν, k_d above k_v against ν, the base case, and the compound scene's
-//!   error shares (variants black, red, green, blue in table order; logarithmic error axis for E);
+//! - the curve figures: error against ν, the model's fitted parameters against ν (one panel each, in the
+//!   layout's order; log10 axis for a Log10 parameter), the base case, and a compound scene's error shares
+//!   (stacked areas under the total in the base case, percent of e² per variant in the error figures).
+//!   Variants are black, red, green, blue in the layout's value order, each with its own marker and dash;
+//!   in parameter panels, curves that coincide are drawn side by side;
+//! - figure naming ([`Naming`]): generic names for any study, or the thesis numbering (figures 4.1 to
+//!   4.39, [`thesis_figures`]) for the thesis study;
 //! - scene pictures (orthographic wireframes, initial and rest state side by side, [`draw_scene_picture`]);
 //! - the report ([`write_report`]).
 //!
@@ -16,8 +21,8 @@
 //! machine's fonts, clock or hash order, so the same results give byte-identical PNG and SVG files.
 //!
 //! Dependencies:
-//! - `pbdfit-fit`: [`FitRecord`](pbdfit_fit::FitRecord) and its CSV reader, the format of the results;
-//!   the plot crate does not depend on the FEM or PBD crates (scene pictures take plain positions).
+//! - `pbdfit-results`: [`FitRecord`](pbdfit_results::FitRecord) and its CSV reader, and the study layout
+//!   in `summary.json`; the plot crate depends on no solver crate (scene pictures take plain positions).
 //! - `plotters` (bitmap, SVG and `ab_glyph` text backends): charts, PNG and SVG output from one drawing
 //!   code path, with a font registered from bytes instead of looked up on the system.
 //! - `thiserror`: [`PlotError`], which names the file concerned.
@@ -35,10 +40,12 @@ mod thesis;
 
 pub use canvas::FigureFiles;
 pub use error::PlotError;
-pub use render::{FigureOutcome, RenderedFigure, render_study};
+pub use render::{FigureId, FigureOutcome, Naming, RenderedFigure, RenderedStudy, render_study};
 pub use report::{ReportContext, write_report};
 pub use scene_picture::{ScenePicture, auto_scale, draw_scene_picture};
-pub use study::{Experiment, Scene, csv_path};
-pub use style::{BASE_SIZE, COMPOUND_ERROR_SIZE, ERROR_SIZE, SCENE_PICTURE_SIZE, STIFFNESS_SIZE, figure_size};
+pub use style::{
+    BASE_PANEL_HEIGHT, BASE_SIZE, COINCIDE_PX, COMPOUND_ERROR_SIZE, DODGE_PX, ERROR_SIZE, PARAMETER_PANEL_HEIGHT,
+    PARAMETERS_SIZE, SCENE_PICTURE_SIZE, figure_size,
+};
 pub use summary::BOUND_TOLERANCE;
 pub use thesis::{CHAPTER, FigureContent, ThesisFigure, thesis_figure, thesis_figures};

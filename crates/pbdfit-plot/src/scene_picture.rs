@@ -12,14 +12,14 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::PlotError;
 use crate::canvas::{self, Dr, Drawing, FigureFiles, OrMsg};
-use crate::study::Scene;
 use crate::style;
 
 /// Everything a scene picture shows; [`crate::render_study`] draws one per basic scene it is given.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScenePicture {
-    /// The scene (GravityFloor, GravityWall or GravityCeiling have thesis numbers; others are ignored).
-    pub scene: Scene,
+    /// The scene's name as in the study layout, e.g. `gravity-floor` (in the thesis naming,
+    /// gravity-floor, gravity-wall and gravity-ceiling have numbers 4.1, 4.11, 4.21).
+    pub scene: String,
     /// Initial vertex positions in m.
     pub initial: Vec<[f64; 3]>,
     /// Rest positions in m (same vertex order).
@@ -96,7 +96,7 @@ pub fn draw_scene_picture(
     title: &str,
 ) -> Result<FigureFiles, PlotError> {
     let picture = ScenePicture {
-        scene: Scene::GravityFloor,
+        scene: String::new(),
         initial: initial.to_vec(),
         rest: rest.to_vec(),
         edges: edges.to_vec(),
@@ -429,7 +429,7 @@ mod tests {
     #[test]
     fn inconsistent_input_is_rejected_with_the_title() {
         let p = ScenePicture {
-            scene: Scene::GravityFloor,
+            scene: String::new(),
             initial: vec![[0.0; 3]; 2],
             rest: vec![[0.0; 3]; 2],
             edges: vec![[0, 2]],

@@ -1,183 +1,37 @@
-//! The results layout of a study and its curves: which scenes and experiments exist, where their CSV files
-//! lie (`<scene>-<experiment>.csv`), and how the rows of one file become one curve per variant.
+//! From a results file to curves: the rows of one `<scene>-<experiment>.csv` become one curve per variant
+//! (value of the varied setting), with the study's layout (scene parts, experiment values, the model's
+//! parameters) deciding order, colours and axes.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use pbdfit_fit::{FitRecord, FitStatus, read_records};
+use pbdfit_results::{ExperimentLayout, FitRecord, FitStatus, ParameterLayout, SceneLayout, StudyLayout, read_records};
 
 use crate::PlotError;
-
-/// A scene of the thesis study (methodology, "Scenes").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Scene {
-    /// Cube held at y = 0.
-    GravityFloor,
-    /// Cube held at z = 0.
-    GravityWall,
-    /// Cube held at y = 1.
-    GravityCeiling,
-    /// The three above together (compound scene; its error is the norm of the parts' errors).
-    Gravity,
-}
-
-impl Scene {
-    /// All scenes, in thesis order.
-    pub const ALL: [Scene; 4] = [Scene::GravityFloor, Scene::GravityWall, Scene::GravityCeiling, Scene::Gravity];
-
-    /// The name in file names and in the `scene` column, e.g. `gravity-floor`.
-    pub fn file_stem(self) -> &'static str {
-        match self {
-            Scene::GravityFloor => "gravity-floor",
-            Scene::GravityWall => "gravity-wall",
-            Scene::GravityCeiling => "gravity-ceiling",
-            Scene::Gravity => "gravity",
-        }
-    }
-
-    /// The name a reader sees, e.g. `GravityFloor`.
-    pub fn title(self) -> &'static str {
-        match self {
-            Scene::GravityFloor => "GravityFloor",
-            Scene::GravityWall => "GravityWall",
-            Scene::GravityCeiling => "GravityCeiling",
-            Scene::Gravity => "Gravity",
-        }
-    }
-
-    /// The scene whose [`file_stem`](Self::file_stem) is `stem`.
-    pub fn from_file_stem(stem: &str) -> Option<Scene> {
-        Scene::ALL.into_iter().find(|s| s.file_stem() == stem)
-    }
-
-    /// Whether this is the compound scene.
-    pub fn is_compound(self) -> bool {
-        self == Scene::Gravity
-    }
-}
-
-/// An experiment of the study matrix (methodology, "The study matrix").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Experiment {
-    /// dt = 0.01, N = 1, nit = 1, E = 1e3 Pa.
-    Base,
-    /// Time step dt varied.
-    Dt,
-    /// Mesh resolution N varied.
-    N,
-    /// Solver iterations nit varied.
-    Nit,
-    /// Young's modulus E varied.
-    Young,
-}
-
-impl Experiment {
-    /// All experiments, in table order.
-    pub const ALL: [Experiment; 5] =
-        [Experiment::Base, Experiment::Dt, Experiment::N, Experiment::Nit, Experiment::Young];
-
-    /// The name in file names and in the `experiment` column.
-    pub fn file_stem(self) -> &'static str {
-        match self {
-            Experiment::Base => "base",
-            Experiment::Dt => "dt",
-            Experiment::N => "n",
-            Experiment::Nit => "nit",
-            Experiment::Young => "young",
-        }
-    }
-
-    /// The varied parameter as a reader names it (`dt`, `N`, `nit`, `E`; empty for the base case).
-    pub fn symbol(self) -> &'static str {
-        match self {
-            Experiment::Base => "",
-            Experiment::Dt => "dt",
-            Experiment::N => "N",
-            Experiment::Nit => "nit",
-            Experiment::Young => "E",
-        }
-    }
-
-    /// Words for titles, e.g. `time step dt`.
-    pub fn title(self) -> &'static str {
-        match self {
-            Experiment::Base => "base case",
-            Experiment::Dt => "time step dt",
-            Experiment::N => "mesh resolution N",
-            Experiment::Nit => "solver iterations nit",
-            Experiment::Young => "Young's modulus E",
-        }
-    }
-
-    /// The variants of the thesis study, in table order (which is also the colour order).
-    pub fn table_values(self) -> &'static [f64] {
-        match self {
-            Experiment::Base => &[],
-            Experiment::Dt => &[0.01, 0.005, 0.002, 0.001],
-            Experiment::N => &[1.0, 2.0, 3.0, 4.0],
-            Experiment::Nit => &[1.0, 2.0, 4.0, 8.0],
-            Experiment::Young => &[1e3, 1e4, 1e5, 1e6],
-        }
-    }
-
-    /// A variant's legend label, e.g. `dt = 0.005`, `N = 2`, `E = 1e4 Pa`.
-    pub fn value_label(self, value: Option<f64>) -> String {
-        match (self, value) {
-            (_, None) | (Experiment::Base, _) => "base".to_string(),
-            (Experiment::Young, Some(v)) => format!("E = {} Pa", format_young(v)),
-            (_, Some(v)) => format!("{} = {}", self.symbol(), format_number(v)),
-        }
-    }
-
-    /// Whether the error axis is logarithmic: the E experiment spans orders of magnitude.
-    pub fn log_error_axis(self) -> bool {
-        self == Experiment::Young
-    }
-
-    /// The experiment whose [`file_stem`](Self::file_stem) is `stem`.
-    pub fn from_file_stem(stem: &str) -> Option<Experiment> {
-        Experiment::ALL.into_iter().find(|e| e.file_stem() == stem)
-    }
-}
-
-/// Shortest decimal form of a value (`0.005`, `2`).
-pub(crate) fn format_number(v: f64) -> String {
-    format!("{v}")
-}
-
-/// Young's modulus as `1e3`, `2.5e4`.
-fn format_young(v: f64) -> String {
-    format!("{v:e}")
-}
-
-/// The CSV file of one scene and experiment inside a results folder.
-pub fn csv_path(results_dir: &Path, scene: Scene, experiment: Experiment) -> PathBuf {
-    results_dir.join(format!("{}-{}.csv", scene.file_stem(), experiment.file_stem()))
-}
 
 /// One successful fit, as the curves use it.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Point {
     /// Poisson ratio.
     pub nu: f64,
-    /// Fitted distance stiffness.
-    pub kd: f64,
-    /// Fitted volume stiffness.
-    pub kv: f64,
+    /// Fitted parameters in the layout's parameter order.
+    pub values: Vec<f64>,
     /// Fitted error.
     pub error: f64,
-    /// Compound scene: each part's error (scene, error), in the order the row lists them.
-    pub parts: PartValues,
+    /// Compound scene: each part's error `(scene, error)`, in the order the row lists them.
+    pub parts: Vec<(String, f64)>,
+    /// The parameters the fit reports on the edge of the search box.
+    pub at_bound: Vec<String>,
 }
 
-/// All rows of one variant (one value of the varied parameter), sorted by ν.
+/// All rows of one variant (one value of the varied setting), sorted by ν.
 #[derive(Debug, Clone)]
 pub(crate) struct Variant {
-    /// The varied parameter's value (`None` for the base case).
+    /// The varied setting's value (`None` for a base case).
     pub value: Option<f64>,
     /// Legend label, e.g. `dt = 0.005`.
     pub label: String,
-    /// Index into the colour table.
-    pub colour_index: usize,
+    /// Index into the colour, marker and dash tables (the layout's value order).
+    pub style_index: usize,
     /// `(nu, Some(point))` for a successful fit, `(nu, None)` for a failed one; sorted by ν.
     pub rows: Vec<(f64, Option<Point>)>,
 }
@@ -207,20 +61,24 @@ impl Variant {
     }
 }
 
-/// The curves of one results file.
+/// The curves of one results file, with the layout that describes them.
 #[derive(Debug, Clone)]
 pub(crate) struct ExperimentData {
     /// Scene of the file.
-    pub scene: Scene,
+    pub scene: SceneLayout,
     /// Experiment of the file.
-    pub experiment: Experiment,
-    /// One variant per value, in table order.
+    pub experiment: ExperimentLayout,
+    /// The model's name (`pbd`, `xpbd`, ...), from the layout.
+    pub model: String,
+    /// The fitted parameters, in the layout's order.
+    pub parameters: Vec<ParameterLayout>,
+    /// One variant per value, in the layout's value order (values not in the layout after, ascending).
     pub variants: Vec<Variant>,
-    /// dt, N, nit and E of the first row: the parameters the experiment does not vary.
+    /// dt, N, nit and E of the first row: the settings the experiment does not vary.
     pub fixed: Option<Fixed>,
 }
 
-/// The simulation parameters of a row, as the figures name them.
+/// The simulation settings of a row, as the figures name them.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Fixed {
     /// Time step in s.
@@ -234,28 +92,27 @@ pub(crate) struct Fixed {
 }
 
 impl ExperimentData {
-    /// The parameters not varied, e.g. `N = 1, nit = 1, E = 1e3 Pa` for the dt experiment (all four for
-    /// the base case); empty without data.
+    /// The settings not varied, e.g. `N = 1, nit = 1, E = 1e3 Pa` for the dt experiment (all four for a
+    /// base case); empty without data.
     pub fn fixed_label(&self) -> String {
         let Some(f) = self.fixed else { return String::new() };
+        let varied = self.experiment.setting.as_deref();
         let mut parts = Vec::new();
-        if self.experiment != Experiment::Dt {
-            parts.push(format!("dt = {}", format_number(f.dt)));
+        if varied != Some("dt") {
+            parts.push(format!("dt = {}", f.dt));
         }
-        if self.experiment != Experiment::N {
+        if varied != Some("n") {
             parts.push(format!("N = {}", f.n));
         }
-        if self.experiment != Experiment::Nit {
+        if varied != Some("nit") {
             parts.push(format!("nit = {}", f.nit));
         }
-        if self.experiment != Experiment::Young {
-            parts.push(format!("E = {} Pa", format_young(f.young)));
+        if varied != Some("young") {
+            parts.push(format!("E = {:e} Pa", f.young));
         }
         parts.join(", ")
     }
-}
 
-impl ExperimentData {
     /// Number of fits (rows after removing duplicates).
     pub fn fits(&self) -> usize {
         self.variants.iter().map(|v| v.rows.len()).sum()
@@ -270,39 +127,65 @@ impl ExperimentData {
     pub fn has_points(&self) -> bool {
         self.variants.iter().any(|v| v.points().next().is_some())
     }
+
+    /// The parameter names joined for a sentence: `kd and kv`, `a, b and c`.
+    pub fn parameter_list(&self) -> String {
+        and_list(&self.parameters.iter().map(|p| p.name.clone()).collect::<Vec<_>>())
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+pub(crate) fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
 }
 
 /// Reads `<scene>-<experiment>.csv` from a results folder into curves.
-pub(crate) fn load(results_dir: &Path, scene: Scene, experiment: Experiment) -> Result<ExperimentData, PlotError> {
-    let path = csv_path(results_dir, scene, experiment);
+pub(crate) fn load(
+    results_dir: &Path,
+    layout: &StudyLayout,
+    scene: &SceneLayout,
+    experiment: &ExperimentLayout,
+) -> Result<ExperimentData, PlotError> {
+    let path = layout.csv_path(results_dir, &scene.name, &experiment.name);
     if !path.is_file() {
         return Err(PlotError::MissingResults { path });
     }
-    let records = read_records(&path).map_err(|message| PlotError::Read { path: path.clone(), message })?;
-    Ok(group(scene, experiment, &records))
+    let records = read_records(&path).map_err(|e| PlotError::Read { path: path.clone(), message: e.to_string() })?;
+    Ok(group(layout, scene, experiment, &records))
 }
 
-/// Groups records into variants in table order. A repeated (value, ν) keeps the last row, so a resumed
-/// study that appended a newer fit shows that one.
-pub(crate) fn group(scene: Scene, experiment: Experiment, records: &[FitRecord]) -> ExperimentData {
+/// Groups records into variants in the layout's value order. A repeated (value, ν) keeps the last row, so
+/// a resumed study that appended a newer fit shows that one.
+pub(crate) fn group(
+    layout: &StudyLayout,
+    scene: &SceneLayout,
+    experiment: &ExperimentLayout,
+    records: &[FitRecord],
+) -> ExperimentData {
+    let base = experiment.setting.is_none();
     let mut variants: Vec<Variant> = Vec::new();
     for r in records {
-        let value = if experiment == Experiment::Base { None } else { r.value };
-        let point =
-            (r.status == FitStatus::Ok && r.error.is_finite() && r.kd.is_finite() && r.kv.is_finite()).then(|| Point {
-                nu: r.poisson,
-                kd: r.kd,
-                kv: r.kv,
-                error: r.error,
-                parts: r.part_errors().into_iter().map(|(name, e)| (Scene::from_file_stem(&name), e)).collect(),
-            });
+        let value = if base { None } else { r.value };
+        let values: Vec<f64> = layout.parameters.iter().map(|p| r.parameter(&p.name).unwrap_or(f64::NAN)).collect();
+        let ok = r.status == FitStatus::Ok && r.error.is_finite() && values.iter().all(|v| v.is_finite());
+        let point = ok.then(|| Point {
+            nu: r.poisson,
+            values,
+            error: r.error,
+            parts: r.scene_errors.clone(),
+            at_bound: r.at_bound.clone(),
+        });
         let variant = match variants.iter_mut().position(|v| same_value(v.value, value)) {
             Some(i) => &mut variants[i],
             None => {
                 variants.push(Variant {
                     value,
                     label: experiment.value_label(value),
-                    colour_index: 0,
+                    style_index: 0,
                     rows: Vec::new(),
                 });
                 variants.last_mut().expect("just pushed")
@@ -316,14 +199,12 @@ pub(crate) fn group(scene: Scene, experiment: Experiment, records: &[FitRecord])
     for v in &mut variants {
         v.rows.sort_by(|a, b| a.0.total_cmp(&b.0));
     }
-    // Table order first (it fixes the colours: black, red, green, blue), values outside the table after,
-    // ascending.
-    let table = experiment.table_values();
+    // The layout's order first (it fixes colours, markers and dashes), values outside it after, ascending.
+    let table = &experiment.values;
     let rank = |v: &Variant| -> (usize, f64) {
-        let value = v.value.unwrap_or(f64::NAN);
         match table.iter().position(|t| same_value(Some(*t), v.value)) {
             Some(i) => (i, 0.0),
-            None => (table.len(), value),
+            None => (table.len(), v.value.unwrap_or(f64::NAN)),
         }
     };
     variants.sort_by(|a, b| {
@@ -332,10 +213,17 @@ pub(crate) fn group(scene: Scene, experiment: Experiment, records: &[FitRecord])
         ra.cmp(&rb).then(va.total_cmp(&vb))
     });
     for (i, v) in variants.iter_mut().enumerate() {
-        v.colour_index = i;
+        v.style_index = i;
     }
     let fixed = records.first().map(|r| Fixed { dt: r.dt, n: r.n, nit: r.nit, young: r.young });
-    ExperimentData { scene, experiment, variants, fixed }
+    ExperimentData {
+        scene: scene.clone(),
+        experiment: experiment.clone(),
+        model: layout.model.clone(),
+        parameters: layout.parameters.clone(),
+        variants,
+        fixed,
+    }
 }
 
 /// Values equal up to rounding in the CSV text (relative 1e-9).
@@ -347,71 +235,147 @@ fn same_value(a: Option<f64>, b: Option<f64>) -> bool {
     }
 }
 
-/// `(part scene, value)` pairs of a compound scene, floor first.
-pub(crate) type PartValues = Vec<(Option<Scene>, f64)>;
-
-/// Each part's share of the compound error, in the order floor, wall, ceiling (then any other parts).
+/// Each part's share of the compound error in percent, in the scene's part order (parts a row names but
+/// the layout does not come after, in row order).
 ///
 /// The compound error is e = sqrt(sum e_i^2) (methodology, "The error"); part i's share is
-/// e * e_i^2 / sum e_j^2, so the shares are non-negative and add up to e: stacked, they fill the area
-/// under the total curve, each in proportion to its contribution to the squared norm.
-pub(crate) fn shares(point: &Point) -> PartValues {
-    let mut parts = point.parts.clone();
-    parts.sort_by_key(|(s, _)| s.map_or(usize::MAX, |s| s as usize));
+/// 100 e_i^2 / sum e_j^2: its contribution to the squared norm. The shares are non-negative and add up to
+/// 100 whatever the size of e, so they stay readable when e spans decades (the E experiment). All zero
+/// when the parts' errors are all zero or not finite.
+pub(crate) fn share_percent(scene: &SceneLayout, point: &Point) -> Vec<(String, f64)> {
+    let mut parts: Vec<(String, f64)> = Vec::new();
+    for name in &scene.parts {
+        let e = point.parts.iter().find(|(n, _)| n == name).map_or(0.0, |p| p.1);
+        parts.push((name.clone(), e));
+    }
+    for (n, e) in &point.parts {
+        if !scene.parts.contains(n) {
+            parts.push((n.clone(), *e));
+        }
+    }
     let sum_sq: f64 = parts.iter().map(|(_, e)| e * e).sum();
     if sum_sq <= 0.0 || !sum_sq.is_finite() {
         return parts.into_iter().map(|(s, _)| (s, 0.0)).collect();
     }
-    parts.into_iter().map(|(s, e)| (s, point.error * e * e / sum_sq)).collect()
+    parts.into_iter().map(|(s, e)| (s, 100.0 * e * e / sum_sq)).collect()
+}
+
+/// Each part's share of the compound error in the error's own units (share percent times e / 100): the
+/// shares stack up to the total curve on a linear axis (the base figure).
+pub(crate) fn share_absolute(scene: &SceneLayout, point: &Point) -> Vec<(String, f64)> {
+    share_percent(scene, point).into_iter().map(|(s, pct)| (s, pct / 100.0 * point.error)).collect()
 }
 
 #[cfg(test)]
 mod tests {
+    use pbdfit_results::Scale;
+
     use super::*;
 
-    #[test]
-    fn labels_name_the_parameter_and_value() {
-        assert_eq!(Experiment::Dt.value_label(Some(0.005)), "dt = 0.005");
-        assert_eq!(Experiment::N.value_label(Some(2.0)), "N = 2");
-        assert_eq!(Experiment::Nit.value_label(Some(8.0)), "nit = 8");
-        assert_eq!(Experiment::Young.value_label(Some(1e4)), "E = 1e4 Pa");
-        assert_eq!(Experiment::Base.value_label(None), "base");
+    fn experiment(setting: Option<&str>, values: Vec<f64>) -> ExperimentLayout {
+        ExperimentLayout { name: setting.unwrap_or("base").into(), setting: setting.map(String::from), values }
     }
 
-    #[test]
-    fn the_fixed_parameters_leave_out_the_varied_one() {
-        let data = ExperimentData {
-            scene: Scene::GravityFloor,
-            experiment: Experiment::Dt,
+    fn data(setting: Option<&str>) -> ExperimentData {
+        ExperimentData {
+            scene: SceneLayout { name: "gravity-floor".into(), parts: vec![] },
+            experiment: experiment(setting, vec![]),
+            model: "pbd".into(),
+            parameters: vec![ParameterLayout {
+                name: "kd".into(),
+                unit: "1".into(),
+                scale: Scale::Linear,
+                lower: 0.0,
+                upper: 1.0,
+            }],
             variants: Vec::new(),
             fixed: Some(Fixed { dt: 0.005, n: 1, nit: 2, young: 1e3 }),
-        };
-        assert_eq!(data.fixed_label(), "N = 1, nit = 2, E = 1e3 Pa");
-        let base = ExperimentData { experiment: Experiment::Base, ..data };
-        assert_eq!(base.fixed_label(), "dt = 0.005, N = 1, nit = 2, E = 1e3 Pa");
+        }
     }
 
     #[test]
-    fn shares_add_up_to_the_total() {
-        let p = Point {
-            nu: 0.3,
-            kd: 0.5,
-            kv: 0.5,
-            error: (0.01f64 + 0.04 + 0.0).sqrt(),
-            parts: vec![
-                (Some(Scene::GravityWall), 0.2),
-                (Some(Scene::GravityFloor), 0.1),
-                (Some(Scene::GravityCeiling), 0.0),
-            ],
+    fn the_fixed_settings_leave_out_the_varied_one() {
+        assert_eq!(data(Some("dt")).fixed_label(), "N = 1, nit = 2, E = 1e3 Pa");
+        assert_eq!(data(None).fixed_label(), "dt = 0.005, N = 1, nit = 2, E = 1e3 Pa");
+        assert_eq!(data(Some("young")).fixed_label(), "dt = 0.005, N = 1, nit = 2");
+    }
+
+    #[test]
+    fn shares_are_percent_in_part_order_and_add_to_100() {
+        let scene = SceneLayout {
+            name: "gravity".into(),
+            parts: vec!["gravity-floor".into(), "gravity-wall".into(), "gravity-ceiling".into()],
         };
-        let s = shares(&p);
-        assert_eq!(
-            s.iter().map(|(sc, _)| *sc).collect::<Vec<_>>(),
-            vec![Some(Scene::GravityFloor), Some(Scene::GravityWall), Some(Scene::GravityCeiling)]
-        );
-        let total: f64 = s.iter().map(|(_, v)| v).sum();
-        // Three additions of positive numbers: a few ulps.
-        assert!((total - p.error).abs() < 1e-15);
-        assert!((s[1].1 / s[0].1 - 4.0).abs() < 1e-12);
+        // Errors over six decades (the E experiment): the percentages do not care.
+        for scale in [1e-6, 1.0, 1e3] {
+            let p = Point {
+                nu: 0.3,
+                values: vec![0.5],
+                error: scale * (0.01f64 + 0.04 + 0.0001).sqrt(),
+                parts: vec![
+                    ("gravity-wall".into(), scale * 0.2),
+                    ("gravity-floor".into(), scale * 0.1),
+                    ("gravity-ceiling".into(), scale * 0.01),
+                ],
+                at_bound: vec![],
+            };
+            let s = share_percent(&scene, &p);
+            assert_eq!(s.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(), scene.parts);
+            let total: f64 = s.iter().map(|(_, v)| v).sum();
+            assert!((total - 100.0).abs() < 1e-12, "{total}");
+            assert!((s[1].1 / s[0].1 - 4.0).abs() < 1e-12);
+            // The smallest part is 0.2 % and still there.
+            assert!((s[2].1 - 100.0 * 1e-4 / 0.0501).abs() < 1e-9);
+            let abs: f64 = share_absolute(&scene, &p).iter().map(|(_, v)| v).sum();
+            assert!((abs - p.error).abs() <= 1e-12 * p.error);
+        }
+    }
+
+    #[test]
+    fn variants_follow_the_layout_order_then_ascending() {
+        let layout_exp = experiment(Some("dt"), vec![0.01, 0.005]);
+        let mut d = data(Some("dt"));
+        d.experiment = layout_exp.clone();
+        let layout = StudyLayout {
+            name: "s".into(),
+            description: String::new(),
+            model: "pbd".into(),
+            parameters: d.parameters.clone(),
+            reference: "FEM".into(),
+            mass_model: None,
+            scenes: vec![d.scene.clone()],
+            experiments: vec![layout_exp.clone()],
+            base: pbdfit_results::BaseSettings { dt: 0.01, n: 1, nit: 1, young: 1e3 },
+            poisson: vec![0.0],
+            grid: 21,
+            min_step: 1e-4,
+        };
+        let row = |value: f64, nu: f64| FitRecord {
+            scene: "gravity-floor".into(),
+            experiment: "dt".into(),
+            value: Some(value),
+            young: 1e3,
+            poisson: nu,
+            dt: value,
+            n: 1,
+            nit: 1,
+            model: "pbd".into(),
+            mass_model: "lumped".into(),
+            parameters: vec![("kd".into(), 0.5)],
+            error: 0.1,
+            scene_errors: vec![],
+            evaluations: 1,
+            failed_evaluations: 0,
+            at_bound: vec![],
+            seconds: 0.0,
+            status: FitStatus::Ok,
+            message: String::new(),
+        };
+        let records = [row(0.003, 0.1), row(0.005, 0.2), row(0.001, 0.1), row(0.005, 0.1), row(0.01, 0.0)];
+        let g = group(&layout, &d.scene, &layout_exp, &records);
+        let values: Vec<f64> = g.variants.iter().map(|v| v.value.unwrap()).collect();
+        assert_eq!(values, [0.01, 0.005, 0.001, 0.003]);
+        assert_eq!(g.variants[1].rows.iter().map(|r| r.0).collect::<Vec<_>>(), [0.1, 0.2]);
+        assert_eq!(g.variants.iter().map(|v| v.style_index).collect::<Vec<_>>(), [0, 1, 2, 3]);
     }
 }

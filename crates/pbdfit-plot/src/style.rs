@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use plotters::style::{FontStyle, RGBColor, register_font};
 
 use crate::PlotError;
-use crate::thesis::{FigureContent, ThesisFigure};
+use crate::thesis::FigureContent;
 
 /// DejaVu Sans (Bitstream Vera derivative, free licence: `fonts/LICENSE-DejaVu.txt`), embedded so that
 /// rendering never depends on the fonts of the machine (the build and CI machines have none).
@@ -71,7 +71,7 @@ pub(crate) const WIRE_FAR: RGBColor = RGBColor(165, 180, 205);
 
 /// Text sizes in plotters units (plotters draws an em of `size / 1.24` pixels).
 pub(crate) const TITLE_SIZE: f64 = 30.0;
-/// Axis descriptions (ν, k_d, ...).
+/// Axis descriptions (ν, kd, ...).
 pub(crate) const DESC_SIZE: f64 = 24.0;
 /// Tick labels.
 pub(crate) const TICK_SIZE: f64 = 20.0;
@@ -92,29 +92,83 @@ pub(crate) fn marker_radius(points: usize, compact: bool) -> i32 {
     match (points > 20, compact) {
         (false, false) => MARKER_RADIUS,
         (false, true) => MARKER_RADIUS - 1,
-        (true, false) => 2,
+        (true, false) => 3,
         (true, true) => 0,
     }
 }
 
 /// Error against ν for one basic scene.
 pub const ERROR_SIZE: (u32, u32) = (1000, 700);
-/// Error against ν for the compound scene: the totals, and one share panel per variant below them.
+/// Error against ν for a compound scene: the totals, and one panel per variant below them with each part's
+/// share of the squared error in percent.
 pub const COMPOUND_ERROR_SIZE: (u32, u32) = (1000, 1000);
-/// k_d above k_v, against ν.
-pub const STIFFNESS_SIZE: (u32, u32) = (1000, 860);
-/// Base case: error, k_d and k_v stacked.
+/// Fitted parameters against ν for a model with two parameters (one panel each, stacked); each further
+/// parameter adds [`PARAMETER_PANEL_HEIGHT`].
+pub const PARAMETERS_SIZE: (u32, u32) = (1000, 860);
+/// Base case of a model with two parameters: error and the parameters stacked; each further parameter adds
+/// [`BASE_PANEL_HEIGHT`].
 pub const BASE_SIZE: (u32, u32) = (1000, 1100);
 /// Scene picture: initial and rest state side by side.
 pub const SCENE_PICTURE_SIZE: (u32, u32) = (1000, 600);
+/// Height one more (or one fewer) parameter panel adds to a parameter figure.
+pub const PARAMETER_PANEL_HEIGHT: u32 = 380;
+/// Height one more (or one fewer) parameter panel adds to a base figure.
+pub const BASE_PANEL_HEIGHT: u32 = 333;
 
-/// The pixel size (width, height) of a thesis figure's PNG (and of its SVG canvas).
-pub fn figure_size(figure: &ThesisFigure) -> (u32, u32) {
-    match figure.content {
+/// The pixel size (width, height) of a figure's PNG (and of its SVG canvas): what it shows, whether its
+/// scene is compound, and how many parameters the model fits (at least one panel is drawn).
+pub fn figure_size(content: FigureContent, compound: bool, parameters: usize) -> (u32, u32) {
+    let n = parameters.max(1) as i64;
+    let grow = |(w, h): (u32, u32), per: u32| (w, (h as i64 + (n - 2) * per as i64) as u32);
+    match content {
         FigureContent::ScenePicture => SCENE_PICTURE_SIZE,
-        FigureContent::Base => BASE_SIZE,
-        FigureContent::Error(_) if figure.scene.is_compound() => COMPOUND_ERROR_SIZE,
-        FigureContent::Error(_) => ERROR_SIZE,
-        FigureContent::Stiffness(_) => STIFFNESS_SIZE,
+        FigureContent::Base => grow(BASE_SIZE, BASE_PANEL_HEIGHT),
+        FigureContent::Error if compound => COMPOUND_ERROR_SIZE,
+        FigureContent::Error => ERROR_SIZE,
+        FigureContent::Parameters => grow(PARAMETERS_SIZE, PARAMETER_PANEL_HEIGHT),
     }
 }
+
+/// A point marker shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum MarkerShape {
+    /// Filled circle.
+    Circle,
+    /// Filled square.
+    Square,
+    /// Filled triangle, tip up.
+    Triangle,
+    /// Filled diamond.
+    Diamond,
+}
+
+/// How a variant's curve looks: colour, marker and dash pattern all differ between the first four
+/// variants, so curves lying on top of each other (fits at a bound) can still be told apart.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct VariantStyle {
+    /// Line and marker colour.
+    pub colour: RGBColor,
+    /// Marker shape.
+    pub marker: MarkerShape,
+    /// `None` for a solid line, else (dash, gap) in pixels.
+    pub dash: Option<(u32, u32)>,
+}
+
+/// Marker shapes in variant order.
+const MARKERS: [MarkerShape; 4] =
+    [MarkerShape::Circle, MarkerShape::Square, MarkerShape::Triangle, MarkerShape::Diamond];
+/// Dash patterns in variant order: solid, long dashes, dots, short dashes.
+const DASHES: [Option<(u32, u32)>; 4] = [None, Some((14, 6)), Some((3, 4)), Some((7, 4))];
+
+/// The style of the `i`-th variant.
+pub(crate) fn variant_style(i: usize) -> VariantStyle {
+    VariantStyle { colour: variant_colour(i), marker: MARKERS[i % MARKERS.len()], dash: DASHES[i % DASHES.len()] }
+}
+
+/// Curves closer than this (pixels, at the same ν) count as lying on top of each other.
+pub const COINCIDE_PX: f64 = 2.0;
+/// Coinciding curves are drawn this many pixels apart, in legend order from top to bottom.
+pub const DODGE_PX: f64 = 4.0;
+/// Box edges of a parameter (where a fit "at the bound" sits) are drawn as thin dashed lines in this
+/// colour.
+pub(crate) const BOUND_LINE: RGBColor = RGBColor(150, 150, 150);

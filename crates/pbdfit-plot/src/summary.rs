@@ -1,12 +1,16 @@
 //! The sentences the report writes under each figure, derived from the data: where the error is lowest
-//! and highest along ν, how k_d and k_v move with the varied parameter, whether fits sit on the bounds 0
-//! or 1, and how many fits failed.
+//! and highest along ν, how the model's parameters move with the varied setting, whether fits sit on the
+//! edges of the search box, and how many fits failed.
+
+use pbdfit_results::{ParameterLayout, Scale, SceneLayout, format_number};
 
 use crate::scene_picture::ScenePicture;
-use crate::study::{ExperimentData, Point, Scene, Variant, shares};
+use crate::study::{ExperimentData, Point, Variant, and_list, share_percent};
 
-/// A fitted stiffness closer than this to 0 or 1 counts as on the bound: the pattern search stops once its
-/// step falls below its tolerance, so a fit pushed against a bound ends within about that step of it.
+/// A fitted parameter closer than this fraction of its box's width (in search coordinates: log10 for a
+/// Log10 parameter) to an edge counts as on the bound, even where the row's `at_bound` does not say so
+/// (older results): the pattern search stops once its step falls below its tolerance, so a fit pushed
+/// against a bound ends within about that step of it.
 pub const BOUND_TOLERANCE: f64 = 1e-4;
 
 /// An error value with three significant digits: `0.156`, `12.3`, or `1.87e-3` outside [0.01, 1000).
@@ -19,11 +23,6 @@ fn e(v: f64) -> String {
     } else {
         format!("{v:.2e}")
     }
-}
-
-/// A stiffness as `0.412`.
-fn k(v: f64) -> String {
-    format!("{v:.3}")
 }
 
 /// ν as `0.27`.
@@ -75,24 +74,54 @@ fn failures(data: &ExperimentData) -> String {
     }
 }
 
-/// Fits on the bounds, e.g. "k_d is at the bound 1 in 12 fits; k_v never reaches a bound."
+/// Whether parameter `i` of a fit lies on an edge of its search box: named in the row's `at_bound`, or
+/// within [`BOUND_TOLERANCE`] of the box's width (in log10 for a Log10 parameter) of an edge. The edge
+/// (lower or upper), if so.
+fn bound_of(p: &ParameterLayout, point: &Point, i: usize) -> Option<f64> {
+    let v = point.values[i];
+    let search = |x: f64| if p.scale == Scale::Log10 { x.log10() } else { x };
+    let (lo, hi, x) = (search(p.lower), search(p.upper), search(v));
+    let width = hi - lo;
+    let near = |b: f64| width.is_finite() && width > 0.0 && (x - b).abs() <= BOUND_TOLERANCE * width;
+    let nearer = if (x - lo).abs() <= (x - hi).abs() { p.lower } else { p.upper };
+    if point.at_bound.contains(&p.name) {
+        return Some(nearer);
+    }
+    if near(lo) {
+        Some(p.lower)
+    } else if near(hi) {
+        Some(p.upper)
+    } else {
+        None
+    }
+}
+
+/// Fits on the bounds, e.g. "kd is at the bound 1 in 12 fits; kv never reaches a bound."
 fn bounds(data: &ExperimentData) -> String {
-    let count = |f: &dyn Fn(&Point) -> f64, target: f64| -> usize {
-        data.variants.iter().flat_map(|v| v.points()).filter(|p| (f(p) - target).abs() <= BOUND_TOLERANCE).count()
-    };
-    let describe = |name: &str, f: &dyn Fn(&Point) -> f64| -> Option<String> {
-        let (zero, one) = (count(f, 0.0), count(f, 1.0));
-        let plural = |n: usize| if n == 1 { "fit" } else { "fits" };
-        match (zero, one) {
-            (0, 0) => None,
-            (0, o) => Some(format!("{name} is at the bound 1 in {o} {}", plural(o))),
-            (z, 0) => Some(format!("{name} is at the bound 0 in {z} {}", plural(z))),
-            (z, o) => Some(format!("{name} is at the bound 0 in {z} {} and at 1 in {o}", plural(z))),
+    let plural = |n: usize| if n == 1 { "fit" } else { "fits" };
+    let mut parts = Vec::new();
+    for (i, p) in data.parameters.iter().enumerate() {
+        let (mut lower, mut upper) = (0, 0);
+        for point in data.variants.iter().flat_map(|v| v.points()) {
+            match bound_of(p, point, i) {
+                Some(b) if b == p.lower => lower += 1,
+                Some(_) => upper += 1,
+                None => {}
+            }
         }
-    };
-    let parts: Vec<String> =
-        [describe("k_d", &|p: &Point| p.kd), describe("k_v", &|p: &Point| p.kv)].into_iter().flatten().collect();
-    if parts.is_empty() { "No fit reached the bounds 0 or 1.".into() } else { format!("{}.", parts.join("; ")) }
+        let (l, u) = (format_number(p.lower), format_number(p.upper));
+        match (lower, upper) {
+            (0, 0) => {}
+            (0, o) => parts.push(format!("{} is at the bound {u} in {o} {}", p.name, plural(o))),
+            (z, 0) => parts.push(format!("{} is at the bound {l} in {z} {}", p.name, plural(z))),
+            (z, o) => parts.push(format!("{} is at the bound {l} in {z} {} and at {u} in {o}", p.name, plural(z))),
+        }
+    }
+    if parts.is_empty() {
+        "No fit reached the edges of the search box.".into()
+    } else {
+        format!("{}.", parts.join("; "))
+    }
 }
 
 /// Sentences for an error figure.
@@ -150,17 +179,16 @@ fn trend_note(values: &[f64]) -> &'static str {
 
 /// Which part scene carries most of the compound error, on average over all successful fits.
 fn dominant_part(data: &ExperimentData) -> Option<String> {
-    let mut sums: Vec<(Scene, f64)> = Vec::new();
+    let mut sums: Vec<(String, f64)> = Vec::new();
     let mut total = 0.0;
     for p in data.variants.iter().flat_map(|v| v.points()) {
         if p.error <= 0.0 {
             continue;
         }
-        for (scene, share) in shares(p) {
-            let Some(scene) = scene else { continue };
+        for (scene, pct) in share_percent(&data.scene, p) {
             match sums.iter_mut().find(|(s, _)| *s == scene) {
-                Some(entry) => entry.1 += share / p.error,
-                None => sums.push((scene, share / p.error)),
+                Some(entry) => entry.1 += pct,
+                None => sums.push((scene, pct)),
             }
         }
         total += 1.0;
@@ -170,30 +198,58 @@ fn dominant_part(data: &ExperimentData) -> Option<String> {
     }
     let (scene, sum) = sums.into_iter().max_by(|a, b| a.1.total_cmp(&b.1))?;
     Some(format!(
-        "{} carries the largest share of the compound error: {:.0}% of the total on average.",
-        scene.title(),
-        100.0 * sum / total
+        "{} carries the largest share of the compound error: {:.0}% of e² on average.",
+        SceneLayout { name: scene, parts: vec![] }.title(),
+        sum / total
     ))
 }
 
-/// How a quantity moves from the first to the last variant, e.g.
-/// "k_d goes from 0.31 (dt = 0.01) to 0.85 (dt = 0.001)".
-fn movement(data: &ExperimentData, name: &str, f: impl Fn(&Point) -> f64 + Copy) -> Option<String> {
-    let means: Vec<(String, f64)> =
-        data.variants.iter().filter_map(|v| mean(v, f).map(|m| (v.label.clone(), m))).collect();
-    let (first, last) = (means.first()?, means.last()?);
-    let values: Vec<f64> = means.iter().map(|m| m.1).collect();
-    Some(format!("{name} goes from {} ({}) to {} ({}){}", k(first.1), first.0, k(last.1), last.0, trend_note(&values)))
+/// A parameter's value as text: `0.412` on a linear scale, `1.23e-7` on a log scale.
+fn pv(p: &ParameterLayout, v: f64) -> String {
+    match p.scale {
+        Scale::Linear => format!("{v:.3}"),
+        Scale::Log10 => format!("{v:.2e}"),
+    }
 }
 
-/// Sentences for a k_d / k_v figure.
-pub(crate) fn stiffness_sentences(data: &ExperimentData) -> Vec<String> {
+/// The mean of parameter `i` over a variant's fits: arithmetic on a linear scale, geometric on a log
+/// scale (the mean of log10).
+fn parameter_mean(p: &ParameterLayout, v: &Variant, i: usize) -> Option<f64> {
+    match p.scale {
+        Scale::Linear => mean(v, |pt| pt.values[i]),
+        Scale::Log10 => mean(v, |pt| pt.values[i].log10()).map(|m| 10f64.powf(m)),
+    }
+}
+
+/// How parameter `i` moves from the first to the last variant, e.g.
+/// "kd goes from 0.310 (dt = 0.01) to 0.850 (dt = 0.001)".
+fn movement(data: &ExperimentData, i: usize) -> Option<String> {
+    let p = &data.parameters[i];
+    let means: Vec<(String, f64)> =
+        data.variants.iter().filter_map(|v| parameter_mean(p, v, i).map(|m| (v.label.clone(), m))).collect();
+    let (first, last) = (means.first()?, means.last()?);
+    let values: Vec<f64> = means.iter().map(|m| m.1).collect();
+    Some(format!(
+        "{} goes from {} ({}) to {} ({}){}",
+        p.name,
+        pv(p, first.1),
+        first.0,
+        pv(p, last.1),
+        last.0,
+        trend_note(&values)
+    ))
+}
+
+/// Sentences for a parameter figure.
+pub(crate) fn parameter_sentences(data: &ExperimentData) -> Vec<String> {
     if !data.has_points() {
         return vec!["No fit succeeded, so there is nothing to draw.".into(), failures(data)];
     }
     let mut out = Vec::new();
-    if let (Some(kd), Some(kv)) = (movement(data, "k_d", |p| p.kd), movement(data, "k_v", |p| p.kv)) {
-        out.push(format!("Averaged over ν, {kd}, and {kv}."));
+    let moves: Vec<String> = (0..data.parameters.len()).filter_map(|i| movement(data, i)).collect();
+    if !moves.is_empty() {
+        let mean = if data.parameters.iter().any(|p| p.scale == Scale::Log10) { "(geometric) " } else { "" };
+        out.push(format!("Averaged {mean}over ν, {}.", moves.join("; ")));
     }
     out.push(along_nu(data));
     let mut last = bounds(data);
@@ -204,21 +260,22 @@ pub(crate) fn stiffness_sentences(data: &ExperimentData) -> Vec<String> {
     out
 }
 
-/// How k_d and k_v move along ν for the first variant (the base value of the parameter).
+/// How the parameters move along ν for the first variant (the base value of the setting).
 fn along_nu(data: &ExperimentData) -> String {
     let Some(v) = data.variants.iter().find(|v| v.points().next().is_some()) else { return String::new() };
     let pts: Vec<&Point> = v.points().collect();
     let (a, b) = (pts[0], pts[pts.len() - 1]);
     let which = if data.variants.len() == 1 { "From".to_string() } else { format!("For {}, from", v.label) };
-    format!(
-        "{which} ν = {} to ν = {}, k_d goes from {} to {} and k_v from {} to {}.",
-        nu(a.nu),
-        nu(b.nu),
-        k(a.kd),
-        k(b.kd),
-        k(a.kv),
-        k(b.kv)
-    )
+    let items: Vec<String> = data
+        .parameters
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let verb = if i == 0 { " goes" } else { "" };
+            format!("{}{verb} from {} to {}", p.name, pv(p, a.values[i]), pv(p, b.values[i]))
+        })
+        .collect();
+    format!("{which} ν = {} to ν = {}, {}.", nu(a.nu), nu(b.nu), and_list(&items))
 }
 
 /// Sentences for a base-case figure.

@@ -32,7 +32,7 @@ enum Command {
     Scenes,
     /// FEM rest state (linear elasticity, static solve under gravity) of a scene: summary, JSON or VTK.
     Fem(fem::FemArgs),
-    /// Draw every thesis figure (4.1 to 4.39) from a study's results CSVs, as PNG and SVG, and a report.
+    /// Draw any study from its results folder (summary.json + CSVs): error and parameter figures, a report.
     Plot(plot::PlotArgs),
     /// PBD rest state of a scene (reference-library semantics): summary, JSON, VTK, or a VTK time series.
     Simulate(simulate::SimulateArgs),

@@ -4,9 +4,10 @@ use std::path::{Path, PathBuf};
 
 use pbdfit_fit::study::Study;
 use pbdfit_fit::{FitStatus, read_records};
+use pbdfit_pbd::Model;
 use pbdfit_mesh::SceneSet;
-use pbdfit_pbd::{Model, PbdSystem, RestOptions, SimParams};
-use pbdfit_plot::{ReportContext, Scene, ScenePicture, auto_scale, render_study, write_report};
+use pbdfit_pbd::{PbdSystem, RestOptions, SimParams};
+use pbdfit_plot::{Naming, ReportContext, ScenePicture, auto_scale, render_study, write_report};
 
 use crate::cli::{CliError, CliResult};
 
@@ -45,7 +46,7 @@ pub fn run(args: ReproduceArgs) -> CliResult {
         None if default_file.exists() => Study::from_file(default_file),
         None => Study::parse(THESIS_STUDY, "built-in fits/thesis.toml"),
     }
-    .map_err(|e| CliError::Input(e.to_string()))?;
+    .map_err(crate::cli::fit_error)?;
     let suffix = if args.quick { "-quick" } else { "" };
     if args.quick {
         let coarse = study.poisson.iter().step_by(7).copied().collect();
@@ -59,10 +60,11 @@ pub fn run(args: ReproduceArgs) -> CliResult {
         study.poisson.len(),
         results.display()
     );
-    crate::study::run_with_progress(&study, &results, &[], args.jobs, args.backend)?;
+    crate::study::run_with_progress(&study, &results, &[], args.jobs, args.backend, None)?;
 
     let pictures = scene_pictures(&study, &results)?;
-    let figures = render_study(&results, &out, &pictures).map_err(|e| CliError::Internal(e.to_string()))?;
+    let figures =
+        render_study(&results, &out, Naming::Thesis, &pictures).map_err(|e| CliError::Internal(e.to_string()))?;
     let command = format!("pbdfit reproduce{}", if args.quick { " --quick" } else { "" });
     let nu = &study.poisson;
     let context = ReportContext {
@@ -77,9 +79,9 @@ pub fn run(args: ReproduceArgs) -> CliResult {
                 nu.first().copied().unwrap_or_default(),
                 nu.last().copied().unwrap_or_default(),
                 nu.len(),
-                study.model.name(),
-                study.fit.grid,
-                study.fit.grid,
+                study.kind.name(),
+                study.fit.resolution(),
+                study.fit.resolution(),
                 study.fit.min_step
             ),
             "The error is the mean squared relative displacement error over the vertices the FEM moves \
@@ -90,13 +92,13 @@ pub fn run(args: ReproduceArgs) -> CliResult {
     };
     let report = out.join("README.md");
     write_report(&figures, &report, &context).map_err(|e| CliError::Internal(e.to_string()))?;
-    let drawn = figures.iter().filter(|f| f.files().is_some()).count();
-    println!("drew {drawn} of {} figures; report: {}", figures.len(), report.display());
+    println!("drew {} of {} figures; report: {}", figures.drawn(), figures.figures.len(), report.display());
     Ok(())
 }
 
-/// Scene pictures (thesis 4.1, 4.11, 4.21): the N = 4 cube's initial state and PBD rest state at the
-/// parameters fitted for nu = 0.3 in the N experiment (kd = kv = 0.5 when that fit is not there).
+/// Scene pictures (thesis 4.1, 4.11, 4.21): the N = 4 cube's initial state and rest state with the study's
+/// model at the parameters fitted for nu = 0.3 in the N experiment (the middle of the default box when that
+/// fit is not there).
 fn scene_pictures(study: &Study, results: &Path) -> Result<Vec<ScenePicture>, CliError> {
     let n = 4;
     let mut pictures = Vec::new();
@@ -104,21 +106,25 @@ fn scene_pictures(study: &Study, results: &Path) -> Result<Vec<ScenePicture>, Cl
         if set.is_compound() {
             continue;
         }
-        let Some(scene) = Scene::from_file_stem(set.name()) else { continue };
-        let (kd, kv, source) = fitted(results, set.name(), n, 0.3).unwrap_or((0.5, 0.5, "not fitted".into()));
+        let (model, source) = fitted(study, results, set.name(), n, 0.3).unwrap_or_else(|| {
+            let middle: Vec<f64> = study.fit.search_box.values(&vec![0.5; study.fit.search_box.dimensions()]);
+            (study.kind.with(&middle).expect("box dimension"), "not fitted".into())
+        });
         let basic = SceneSet::load(set.name()).map_err(|e| CliError::Input(e.to_string()))?;
         let body = basic.scenes()[0].body(n).map_err(|e| CliError::Input(e.to_string()))?;
         let system = PbdSystem::new(&body);
-        let params = SimParams::new(study.base.dt, study.base.nit, Model::Pbd { kd, kv });
+        let params = SimParams::new(study.base.dt, study.base.nit, model);
         let rest = system
             .rest_state(&params, &RestOptions::default(), None)
             .map_err(|e| CliError::Internal(format!("scene picture: {e}")))?;
         let initial: Vec<[f64; 3]> = body.mesh.vertices().iter().map(|p| [p.x, p.y, p.z]).collect();
         let rest_positions: Vec<[f64; 3]> = rest.positions.iter().map(|p| [p.x, p.y, p.z]).collect();
         let scale = auto_scale(&initial, &rest_positions);
+        let values: Vec<String> = model.named_values().iter().map(|(n, v)| format!("{n} = {v:.3}")).collect();
+        let title = pbdfit_results::SceneLayout { name: set.name().into(), parts: vec![] }.title();
         pictures.push(ScenePicture {
-            scene,
-            title: format!("{}: N = {n}, PBD rest state, kd = {kd:.3}, kv = {kv:.3} ({source})", scene.title()),
+            scene: set.name().to_string(),
+            title: format!("{title}: N = {n}, {} rest state, {} ({source})", model.name(), values.join(", ")),
             initial,
             rest: rest_positions,
             edges: body.mesh.edges(),
@@ -129,12 +135,14 @@ fn scene_pictures(study: &Study, results: &Path) -> Result<Vec<ScenePicture>, Cl
     Ok(pictures)
 }
 
-/// The fitted (kd, kv) of `<scene>-n.csv` at resolution `n` and the nu nearest to `nu`.
-fn fitted(results: &Path, scene: &str, n: usize, nu: f64) -> Option<(f64, f64, String)> {
+/// The fitted parameters of `<scene>-n.csv` at resolution `n` and the nu nearest to `nu`.
+fn fitted(study: &Study, results: &Path, scene: &str, n: usize, nu: f64) -> Option<(Model, String)> {
     let rows = read_records(&results.join(format!("{scene}-n.csv"))).ok()?;
     let row = rows
         .iter()
         .filter(|r| r.n == n && r.status == FitStatus::Ok)
         .min_by(|a, b| (a.poisson - nu).abs().total_cmp(&(b.poisson - nu).abs()))?;
-    Some((row.kd, row.kv, format!("fit at E = {:e}, ν = {}", row.young, row.poisson)))
+    let values: Option<Vec<f64>> = study.kind.parameters().iter().map(|p| row.parameter(p.name)).collect();
+    let model = study.kind.with(&values?).ok()?;
+    Some((model, format!("fit at E = {:e}, ν = {}", row.young, row.poisson)))
 }
