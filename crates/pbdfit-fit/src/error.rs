@@ -42,7 +42,9 @@ pub enum FitError {
         message: String,
     },
     /// Results already on disk belong to another study setup (model, box, masses).
-    #[error("{path} holds results of {found}, but study {origin} asks for {expected}: choose another --out folder or remove the old results")]
+    #[error(
+        "{path} holds results of {found}, but study {origin} asks for {expected}: choose another --out folder or remove the old results"
+    )]
     ResultsMismatch {
         /// The file.
         path: String,
@@ -71,9 +73,10 @@ pub enum FitError {
 
 impl FitError {
     /// Whether the user's input explains the failure (exit code 2), rather than the machine or pbdfit
-    /// (exit code 1): a results file that cannot be written is the machine's (disk full, folder removed).
+    /// (exit code 1): a results file that cannot be read or written is the machine's (disk full, folder
+    /// removed, a folder where the file must go).
     pub fn is_input(&self) -> bool {
-        !matches!(self, FitError::Internal(_) | FitError::Results(ResultsError::Io { action: "cannot write", .. }))
+        !matches!(self, FitError::Internal(_) | FitError::Results(ResultsError::Io { .. }))
     }
 }
 

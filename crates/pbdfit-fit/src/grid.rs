@@ -29,8 +29,7 @@ impl GridRestStates {
         backend: &dyn RestStateBackend,
         options: &RestOptions,
     ) -> Self {
-        let params: Vec<_> =
-            search_box.grid(resolution).iter().map(|t| settings.at(&search_box.values(t))).collect();
+        let params: Vec<_> = search_box.grid(resolution).iter().map(|t| settings.at(&search_box.values(t))).collect();
         let states = backend
             .rest_states(system, &params, options)
             .into_iter()

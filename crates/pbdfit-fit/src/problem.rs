@@ -86,7 +86,12 @@ pub struct Evaluation {
 impl FitProblem {
     /// Builds the problem: PBD systems and references for each part come from `cache` (built there on
     /// first use, shared after), the reference is solved for `material`.
-    pub fn new(scenes: &SceneSet, settings: Settings, material: YoungPoisson, cache: &PartCache) -> Result<Self, FitError> {
+    pub fn new(
+        scenes: &SceneSet,
+        settings: Settings,
+        material: YoungPoisson,
+        cache: &PartCache,
+    ) -> Result<Self, FitError> {
         let mut parts = Vec::new();
         let mut reference_name = String::new();
         for scene in scenes.scenes() {

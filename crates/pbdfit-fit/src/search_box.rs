@@ -54,7 +54,13 @@ impl SearchBox {
         let axes = kind
             .parameters()
             .iter()
-            .map(|p| Axis { name: p.name, unit: p.unit, scale: p.scale, lower: p.default_box.0, upper: p.default_box.1 })
+            .map(|p| Axis {
+                name: p.name,
+                unit: p.unit,
+                scale: p.scale,
+                lower: p.default_box.0,
+                upper: p.default_box.1,
+            })
             .collect();
         Self { kind, axes }
     }

@@ -136,7 +136,8 @@ mod tests {
         let w = sim_words(&SimParams::new(0.01, 4, ModelKind::PBD_LINEARISED.with(&[0.5, 0.5]).unwrap()), g, 1e-7, 1);
         let k = 1.0 - 0.5f64.powf(0.25);
         assert_eq!((word(w[4]), word(w[5])), (k as f32 as f64, (k / 6.0) as f32 as f64));
-        let w = sim_words(&SimParams::new(0.01, 1, ModelKind::PBD_TEXTBOOK_VOLUME.with(&[0.5, 0.6]).unwrap()), g, 1e-7, 1);
+        let w =
+            sim_words(&SimParams::new(0.01, 1, ModelKind::PBD_TEXTBOOK_VOLUME.with(&[0.5, 0.6]).unwrap()), g, 1e-7, 1);
         assert_eq!((word(w[5]), word(w[7])), (0.6f32 as f64, (1.0f64 / 6.0) as f32 as f64));
         let x = Model::xpbd(1e-4, 2e-6);
         let w = sim_words(&SimParams { damping: 0.25, ..SimParams::new(0.01, 2, x) }, g, 1e-7, 1);

@@ -16,7 +16,10 @@ fn steps_follow_the_cpu_step() {
             let sys = system(scene, n);
             for params in [
                 SimParams::new(0.01, 1, Model::pbd(0.5, 0.5)),
-                SimParams { damping: 0.1, ..SimParams::new(0.005, 4, ModelKind::PBD_TEXTBOOK_VOLUME.with(&[0.9, 0.3]).unwrap()) },
+                SimParams {
+                    damping: 0.1,
+                    ..SimParams::new(0.005, 4, ModelKind::PBD_TEXTBOOK_VOLUME.with(&[0.9, 0.3]).unwrap())
+                },
                 SimParams::new(0.01, 2, Model::xpbd(1e-4, 1e-6)),
             ] {
                 let mut gpu = GpuSimulation::new(&ctx, &sys, &params).unwrap();

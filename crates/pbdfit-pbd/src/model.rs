@@ -119,9 +119,8 @@ impl ProjectionRule {
     /// PBD's degenerate threshold on `sum w |6 dV/dp|^2`: the reference's 1e-300 on the scaled sum.
     pub fn volume_degenerate_threshold(&self) -> f64 {
         match *self {
-            ProjectionRule::Pbd { volume_gradient_scale: s, .. } | ProjectionRule::Xpbd { volume_gradient_scale: s, .. } => {
-                1e-300 / (s * s)
-            }
+            ProjectionRule::Pbd { volume_gradient_scale: s, .. }
+            | ProjectionRule::Xpbd { volume_gradient_scale: s, .. } => 1e-300 / (s * s),
         }
     }
 }
@@ -384,7 +383,10 @@ mod tests {
         let lin = ModelKind::PBD_LINEARISED.with(&[0.5, 0.5]).unwrap();
         assert_eq!(lin.rule(s), ProjectionRule::Pbd { distance_k: k, volume_k: k / 6.0, volume_gradient_scale: 1.0 });
         let tb = ModelKind::PBD_TEXTBOOK_VOLUME.with(&[0.5, 0.6]).unwrap().rule(s);
-        assert_eq!(tb, ProjectionRule::Pbd { distance_k: 0.5, volume_k: 0.6 / (6.0 / 6.0), volume_gradient_scale: 1.0 / 6.0 });
+        assert_eq!(
+            tb,
+            ProjectionRule::Pbd { distance_k: 0.5, volume_k: 0.6 / (6.0 / 6.0), volume_gradient_scale: 1.0 / 6.0 }
+        );
         assert_eq!(tb.volume_degenerate_threshold(), 1e-300 / (1.0 / 36.0));
         assert_eq!(
             Model::xpbd(1e-4, 2e-6).rule(s),

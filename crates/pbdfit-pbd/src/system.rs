@@ -385,7 +385,14 @@ impl PbdSystem {
 
     /// The rest-state map `G(u) = P(u + dt^2 g)`: one step from `u` with zero velocity. Its fixed points
     /// are the rest states. `u` and the result hold the free particles' displacements, 3 numbers each.
-    pub(crate) fn rest_map(&self, rules: &ProjectionRule, params: &SimParams, d: &mut Dynamics, x: &[f64], out: &mut [f64]) {
+    pub(crate) fn rest_map(
+        &self,
+        rules: &ProjectionRule,
+        params: &SimParams,
+        d: &mut Dynamics,
+        x: &[f64],
+        out: &mut [f64],
+    ) {
         let load = self.gravity * (params.dt * params.dt);
         for (i, &p) in self.free.iter().enumerate() {
             d.predicted[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]) + load;

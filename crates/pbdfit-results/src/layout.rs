@@ -219,10 +219,8 @@ pub fn read_summary(results_dir: &Path) -> Result<StudySummary, ResultsError> {
 /// Writes `<results_dir>/summary.json` (pretty-printed, newline-terminated).
 pub fn write_summary(results_dir: &Path, summary: &StudySummary) -> Result<(), ResultsError> {
     let path = results_dir.join("summary.json");
-    let text = serde_json::to_string_pretty(summary).map_err(|e| ResultsError::Summary {
-        path: path.clone(),
-        message: e.to_string(),
-    })?;
+    let text = serde_json::to_string_pretty(summary)
+        .map_err(|e| ResultsError::Summary { path: path.clone(), message: e.to_string() })?;
     std::fs::write(&path, text + "\n").map_err(|e| ResultsError::io("cannot write", &path, e))
 }
 

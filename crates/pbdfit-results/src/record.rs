@@ -153,7 +153,9 @@ fn parameter_columns(header: &csv::StringRecord) -> Result<Vec<String>, String> 
     let names: Vec<&str> = header.iter().collect();
     let before = FIXED_COLUMNS_BEFORE.len();
     let after = FIXED_COLUMNS_AFTER.len();
-    if names.len() < before + after || names[..before] != FIXED_COLUMNS_BEFORE || names[names.len() - after..] != FIXED_COLUMNS_AFTER
+    if names.len() < before + after
+        || names[..before] != FIXED_COLUMNS_BEFORE
+        || names[names.len() - after..] != FIXED_COLUMNS_AFTER
     {
         return Err(format!(
             "not a pbdfit results header: expected {}, <parameters>, {}; found {}",
@@ -206,7 +208,8 @@ fn parse_row(row: &csv::StringRecord, params: &[String]) -> Result<FitRecord, St
     let scene_errors = list(next())
         .into_iter()
         .map(|part| {
-            let (name, value) = part.split_once('=').ok_or_else(|| format!("scene_errors: `{part}` is not name=value"))?;
+            let (name, value) =
+                part.split_once('=').ok_or_else(|| format!("scene_errors: `{part}` is not name=value"))?;
             Ok((name.to_string(), num("scene_errors", value)?))
         })
         .collect::<Result<Vec<_>, String>>()?;

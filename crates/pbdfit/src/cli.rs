@@ -75,7 +75,8 @@ pub struct SimulationArgs {
 
 /// A `NAME=VALUE` pair of `--param`.
 pub fn parse_param(text: &str) -> Result<(String, f64), String> {
-    let (name, value) = text.split_once('=').ok_or_else(|| format!("`{text}`: expected NAME=VALUE, e.g. alpha_d=1e-6"))?;
+    let (name, value) =
+        text.split_once('=').ok_or_else(|| format!("`{text}`: expected NAME=VALUE, e.g. alpha_d=1e-6"))?;
     let value = value.trim().parse::<f64>().map_err(|_| format!("`{text}`: `{value}` is not a number"))?;
     Ok((name.trim().to_string(), value))
 }
@@ -100,10 +101,13 @@ pub fn model_from_flags(
         .parameters()
         .iter()
         .map(|p| {
-            params.iter().rev().find(|(n, _)| n == p.name).map(|(_, v)| *v).or_else(|| {
-                named.iter().find(|(n, _)| *n == p.name).map(|(_, v)| *v)
-            })
-            .ok_or_else(|| CliError::Input(format!("model {kind} needs {}: give --param {}=VALUE", p.name, p.name)))
+            params
+                .iter()
+                .rev()
+                .find(|(n, _)| n == p.name)
+                .map(|(_, v)| *v)
+                .or_else(|| named.iter().find(|(n, _)| *n == p.name).map(|(_, v)| *v))
+                .ok_or_else(|| CliError::Input(format!("model {kind} needs {}: give --param {}=VALUE", p.name, p.name)))
         })
         .collect::<Result<_, _>>()?;
     kind.with(&values).map_err(|e| CliError::Input(e.to_string()))

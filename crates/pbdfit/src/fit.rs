@@ -132,7 +132,9 @@ pub fn run(args: FitArgs) -> CliResult {
             .parameters
             .iter()
             .zip(search_box.axes())
-            .map(|((n, v), a)| if a.unit == "1" { format!("{n} = {v:.6}") } else { format!("{n} = {v:.6e} {}", a.unit) })
+            .map(
+                |((n, v), a)| if a.unit == "1" { format!("{n} = {v:.6}") } else { format!("{n} = {v:.6e} {}", a.unit) },
+            )
             .collect();
         println!("  {}  error = {:.6e}", values.join("  "), result.error);
         if !result.at_bound.is_empty() {

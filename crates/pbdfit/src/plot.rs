@@ -49,11 +49,8 @@ pub fn run(args: PlotArgs) -> CliResult {
         args.out.display()
     )];
     notes.extend(extra);
-    let context = ReportContext {
-        results_dir: args.results_dir.display().to_string(),
-        notes,
-        ..ReportContext::default()
-    };
+    let context =
+        ReportContext { results_dir: args.results_dir.display().to_string(), notes, ..ReportContext::default() };
     write_report(&study, &report, &context).map_err(plot_error)?;
     println!(
         "drew {} of {} figures of study {} into {}",

@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 
 use pbdfit_fit::study::Study;
 use pbdfit_fit::{FitStatus, read_records};
-use pbdfit_pbd::Model;
 use pbdfit_mesh::SceneSet;
+use pbdfit_pbd::Model;
 use pbdfit_pbd::{PbdSystem, RestOptions, SimParams};
 use pbdfit_plot::{Naming, ReportContext, ScenePicture, auto_scale, render_study, write_report};
 

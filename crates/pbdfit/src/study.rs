@@ -95,7 +95,14 @@ pub fn run_with_progress(
     };
     let summary = pool
         .install(|| {
-            run_study(study, out, &RunOptions { only: only.to_vec() }, backend.as_ref(), &PartCache::default(), &observer)
+            run_study(
+                study,
+                out,
+                &RunOptions { only: only.to_vec() },
+                backend.as_ref(),
+                &PartCache::default(),
+                &observer,
+            )
         })
         .map_err(fit_error)?;
     bar.finish_and_clear();

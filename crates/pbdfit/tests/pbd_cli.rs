@@ -231,7 +231,8 @@ fn a_failed_write_exits_1_and_keeps_what_was_done() {
     let file = dir.join("small.toml");
     std::fs::write(&file, SMALL_STUDY.replace("to = 0.45", "to = 0.05")).unwrap();
     let out_dir = dir.join("out");
-    let out = pbdfit(&["study", file.to_str().unwrap(), "--out", out_dir.to_str().unwrap(), "--only", "gravity-floor/base"]);
+    let out =
+        pbdfit(&["study", file.to_str().unwrap(), "--out", out_dir.to_str().unwrap(), "--only", "gravity-floor/base"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let kept = std::fs::read_to_string(out_dir.join("gravity-floor-base.csv")).unwrap();
     // The next file cannot be created: a folder stands where it must go.
@@ -259,7 +260,7 @@ fn xpbd_fit_json_and_boxes() {
     assert!(v.get("kd").is_none());
     assert_eq!(v["at_bound"], serde_json::json!([]));
     let narrow = json(&[&base[..], &["--model", "xpbd", "--box", "alpha_d=1e-8:1e-4"]].concat());
-    assert_eq!(narrow["at_bound"], serde_json::json!(["alpha_d"]));
+    assert!(narrow["at_bound"].as_array().unwrap().contains(&serde_json::json!("alpha_d")), "{narrow}");
     assert_eq!(narrow["parameters"]["alpha_d"].as_f64().unwrap(), 1e-4);
     let pbd = json(&[&base[..], &["--box", "kd=0:0.1"]].concat());
     assert_eq!(pbd["kd"], pbd["parameters"]["kd"]);

@@ -196,9 +196,8 @@ impl Study {
         let kind: ModelKind = file.model.parse().map_err(|e: pbdfit_pbd::PbdError| bad("model", e.to_string()))?;
         let mut search_box = SearchBox::default_for(kind);
         for (name, [lower, upper]) in &file.search_box {
-            search_box = search_box
-                .with_bounds(name, *lower, *upper)
-                .map_err(|e| bad(&format!("box.{name}"), e.to_string()))?;
+            search_box =
+                search_box.with_bounds(name, *lower, *upper).map_err(|e| bad(&format!("box.{name}"), e.to_string()))?;
         }
         search_box.check_allowed(file.unbounded).map_err(|e| bad("box", e.to_string()))?;
         let base_checks = [

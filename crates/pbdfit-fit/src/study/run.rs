@@ -67,7 +67,12 @@ pub fn run_study(
     let parameters: Vec<&str> = study.kind.parameters().iter().map(|p| p.name).collect();
     let scene_index = Plan::scene_index(study);
     let mass_of = |scene: &str| {
-        study.scenes.iter().find(|s| s.name() == scene).and_then(|s| s.scenes().first()).map(|s| s.mass_model.name().to_string())
+        study
+            .scenes
+            .iter()
+            .find(|s| s.name() == scene)
+            .and_then(|s| s.scenes().first())
+            .map(|s| s.mass_model.name().to_string())
     };
     let mut existing: Vec<HashMap<FitKey, FitRecord>> = Vec::new();
     let mut known: HashMap<FitKey, FitRecord> = HashMap::new();

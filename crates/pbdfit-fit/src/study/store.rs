@@ -17,8 +17,11 @@ pub fn load_rows(path: &Path) -> Result<Vec<FitRecord>, FitError> {
     };
     let complete = repair(&text);
     if complete.len() != text.len() {
-        std::fs::write(path, complete)
-            .map_err(|e| ResultsError::Io { action: "cannot write", path: path.into(), source: e })?;
+        std::fs::write(path, complete).map_err(|e| ResultsError::Io {
+            action: "cannot write",
+            path: path.into(),
+            source: e,
+        })?;
     }
     if complete.is_empty() {
         return Ok(Vec::new());
@@ -101,7 +104,11 @@ pub fn sort_file(path: &Path, parameters: &[&str]) -> Result<usize, FitError> {
     let failed = rows.iter().filter(|r| r.status == FitStatus::Failed).count();
     let tmp = path.with_extension("csv.tmp");
     write_records(&tmp, parameters, &rows)?;
-    std::fs::rename(&tmp, path).map_err(|e| ResultsError::Io { action: "cannot write", path: path.into(), source: e })?;
+    std::fs::rename(&tmp, path).map_err(|e| ResultsError::Io {
+        action: "cannot write",
+        path: path.into(),
+        source: e,
+    })?;
     Ok(failed)
 }
 

@@ -5,7 +5,10 @@ use crate::{ModelDef, ModelKind, ParameterSpec, ProjectionRule, Scale};
 /// Distance stiffness `kd` and volume stiffness `kv`, dimensionless, searched on [0, 1].
 pub(crate) const STIFFNESS: [ParameterSpec; 2] = [
     ParameterSpec::stiffness("kd", "distance stiffness: the fraction of an edge's length error removed per projection"),
-    ParameterSpec::stiffness("kv", "volume stiffness: the fraction of a tetrahedron's volume error removed per projection"),
+    ParameterSpec::stiffness(
+        "kv",
+        "volume stiffness: the fraction of a tetrahedron's volume error removed per projection",
+    ),
 ];
 
 impl ParameterSpec {
