@@ -109,6 +109,8 @@ struct BatchPipeline {
 pub struct GpuBackend {
     ctx: GpuContext,
     pipelines: Mutex<HashMap<String, Arc<BatchPipeline>>>,
+    /// Whether the one-line note on mass-spring models (no kernel, Newton on the CPU) was printed.
+    said_newton: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for GpuBackend {
@@ -120,7 +122,7 @@ impl std::fmt::Debug for GpuBackend {
 impl GpuBackend {
     /// A backend on an opened device.
     pub fn new(ctx: GpuContext) -> Self {
-        Self { ctx, pipelines: Mutex::new(HashMap::new()) }
+        Self { ctx, pipelines: Mutex::new(HashMap::new()), said_newton: Default::default() }
     }
 
     /// The device.
@@ -235,12 +237,11 @@ impl GpuBackend {
         let nf = mesh.free.len();
         let gravity = system.gravity();
         let tolerance = crate::device_tolerance(options);
-        let sims: Vec<u32> = params
-            .iter()
-            .flat_map(|p| {
-                sim_words(p, [gravity.x, gravity.y, gravity.z], tolerance, crate::device_max_steps(options, p.nit))
-            })
-            .collect();
+        let mut sims: Vec<u32> = Vec::with_capacity(12 * params.len());
+        for p in params {
+            let g = [gravity.x, gravity.y, gravity.z];
+            sims.extend(sim_words(p, g, tolerance, crate::device_max_steps(options, p.nit))?);
+        }
         let mut mesh_u32 = mesh.free.clone();
         mesh_u32.extend(bits(&mesh.inverse_masses));
         mesh_u32.extend(mesh.groups.iter().flatten());
@@ -333,6 +334,17 @@ impl RestStateBackend for GpuBackend {
         params: &[SimParams],
         options: &RestOptions,
     ) -> Vec<Result<RestState, PbdError>> {
+        if let Some(p) = params.iter().find(|p| p.projection_rule().is_err()) {
+            // Not a fallback: a mass-spring rest state is a Newton solve, which runs on the CPU.
+            if !self.said_newton.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                eprintln!(
+                    "pbdfit: model {} has no GPU kernel (its rest state is a Newton solve); computing its rest \
+                     states on the CPU",
+                    p.model.name()
+                );
+            }
+            return CpuBackend.rest_states(system, params, options);
+        }
         match self.try_rest_states(system, params, options) {
             Ok(results) => results,
             Err(e) => {

@@ -1,7 +1,7 @@
 //! Host-side packing: constraint data in projection order and per-simulation parameters, as the f32 and
 //! u32 words the kernels read (the layouts are documented in `shaders/constraints.wgsl`).
 
-use pbdfit_pbd::{PbdSystem, ProjectionRule, SimParams};
+use pbdfit_pbd::{PbdError, PbdSystem, ProjectionRule, SimParams, SpringPotential};
 
 /// Constraint and particle data of one body, in the CPU's projection order.
 #[derive(Debug, Clone)]
@@ -83,32 +83,51 @@ impl MeshData {
 ///
 /// The constants come from the model's [`ProjectionRule`] (pbdfit-pbd folds the parameters, in f64),
 /// rounded once to f32: PBD factors `distance_k`, `volume_k` (for the unscaled `6 dV/dp` gradients) or
-/// XPBD `alpha~ = alpha / dt^2`, and the volume gradient scale.
-pub(crate) fn sim_words(params: &SimParams, gravity: [f64; 3], tolerance: f64, max_steps: u32) -> [u32; 12] {
+/// XPBD `alpha~ = alpha / dt^2`, and the volume gradient scale. The rule word is 0 for PBD and, for XPBD,
+/// the distance constraint function: 1 stretching, 2 Hookean, 3 St. Venant-Kirchhoff, 4 Morse (every
+/// spring potential has a kernel). A mass-spring model has no projection rule and no kernel: its rest
+/// state is a Newton solve on the CPU (the error names the model).
+pub(crate) fn sim_words(
+    params: &SimParams,
+    gravity: [f64; 3],
+    tolerance: f64,
+    max_steps: u32,
+) -> Result<[u32; 12], PbdError> {
     let dt = params.dt;
-    let (distance_k, volume_k, xpbd, gradient_scale) = match params.rule() {
+    let (distance_k, volume_k, rule, gradient_scale) = match params.projection_rule()? {
         ProjectionRule::Pbd { distance_k, volume_k, volume_gradient_scale } => {
             (distance_k, volume_k, 0, volume_gradient_scale)
         }
-        ProjectionRule::Xpbd { distance_alpha_tilde, volume_alpha_tilde, volume_gradient_scale } => {
-            (distance_alpha_tilde, volume_alpha_tilde, 1, volume_gradient_scale)
+        ProjectionRule::Xpbd {
+            distance_potential,
+            distance_alpha_tilde,
+            volume_alpha_tilde,
+            volume_gradient_scale,
+        } => {
+            let potential = match distance_potential {
+                SpringPotential::Stretch => 1,
+                SpringPotential::Hookean => 2,
+                SpringPotential::Stvk => 3,
+                SpringPotential::Morse => 4,
+            };
+            (distance_alpha_tilde, volume_alpha_tilde, potential, volume_gradient_scale)
         }
     };
     let f = |x: f64| (x as f32).to_bits();
-    [
+    Ok([
         f(gravity[0] * dt),
         f(gravity[1] * dt),
         f(gravity[2] * dt),
         f(dt),
         f(distance_k),
         f(volume_k),
-        xpbd,
+        rule,
         f(gradient_scale),
         f(1.0 - params.damping),
         params.nit as u32,
         f(tolerance),
         max_steps,
-    ]
+    ])
 }
 
 /// f32 bit patterns of a float slice.
@@ -129,20 +148,29 @@ mod tests {
     #[test]
     fn rules_follow_the_cpu_rules() {
         let g = [0.0, -9.81, 0.0];
-        let w = sim_words(&SimParams::new(0.01, 1, Model::pbd(0.5, 0.3)), g, 1e-7, 99);
+        let w = sim_words(&SimParams::new(0.01, 1, Model::pbd(0.5, 0.3)), g, 1e-7, 99).unwrap();
         assert_eq!((word(w[1]), word(w[3])), ((-9.81f64 * 0.01) as f32 as f64, 0.01f32 as f64));
         assert_eq!((word(w[4]), word(w[5]), w[6], word(w[7])), (0.5, (0.3f64 / 6.0) as f32 as f64, 0, 1.0));
         assert_eq!((word(w[8]), w[9], w[11]), (1.0, 1, 99));
-        let w = sim_words(&SimParams::new(0.01, 4, ModelKind::PBD_LINEARISED.with(&[0.5, 0.5]).unwrap()), g, 1e-7, 1);
+        let w = sim_words(&SimParams::new(0.01, 4, ModelKind::PBD_LINEARISED.with(&[0.5, 0.5]).unwrap()), g, 1e-7, 1)
+            .unwrap();
         let k = 1.0 - 0.5f64.powf(0.25);
         assert_eq!((word(w[4]), word(w[5])), (k as f32 as f64, (k / 6.0) as f32 as f64));
         let w =
-            sim_words(&SimParams::new(0.01, 1, ModelKind::PBD_TEXTBOOK_VOLUME.with(&[0.5, 0.6]).unwrap()), g, 1e-7, 1);
+            sim_words(&SimParams::new(0.01, 1, ModelKind::PBD_TEXTBOOK_VOLUME.with(&[0.5, 0.6]).unwrap()), g, 1e-7, 1)
+                .unwrap();
         assert_eq!((word(w[5]), word(w[7])), (0.6f32 as f64, (1.0f64 / 6.0) as f32 as f64));
         let x = Model::xpbd(1e-4, 2e-6);
-        let w = sim_words(&SimParams { damping: 0.25, ..SimParams::new(0.01, 2, x) }, g, 1e-7, 1);
+        let w = sim_words(&SimParams { damping: 0.25, ..SimParams::new(0.01, 2, x) }, g, 1e-7, 1).unwrap();
         assert_eq!((word(w[4]), word(w[5]), w[6]), ((1e-4f64 / 1e-4) as f32 as f64, (2e-6f64 / 1e-4) as f32 as f64, 1));
         assert_eq!(word(w[8]), 0.75);
+        for (kind, code) in [(ModelKind::XPBD_HOOKEAN, 2), (ModelKind::XPBD_STVK, 3), (ModelKind::XPBD_MORSE, 4)] {
+            let w = sim_words(&SimParams::new(0.01, 1, kind.with(&[1e-6, 1e-8]).unwrap()), g, 1e-7, 1).unwrap();
+            assert_eq!((w[6], word(w[4])), (code, (1e-6f64 / 1e-4) as f32 as f64), "{kind}");
+        }
+        let springs = SimParams::new(0.01, 1, ModelKind::MASS_SPRING.with(&[100.0]).unwrap());
+        let e = sim_words(&springs, g, 1e-7, 1).unwrap_err().to_string();
+        assert!(e.contains("mass-spring") && e.contains("no projection step"), "{e}");
     }
 
     #[test]

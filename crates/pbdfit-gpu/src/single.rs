@@ -104,7 +104,7 @@ impl GpuSimulation {
         }
         let initial_state = bits(&initial);
         let usage = wgpu::BufferUsages::empty();
-        let sim = ctx.uniform("sim", &sim_words(params, [gravity.x, gravity.y, gravity.z], 0.0, u32::MAX));
+        let sim = ctx.uniform("sim", &sim_words(params, [gravity.x, gravity.y, gravity.z], 0.0, u32::MAX)?);
         let mesh_words = [np as u32, mesh.free.len() as u32, nd as u32, nv as u32, mesh.extent.to_bits(), 0, 0, 0];
         let mesh_buf = ctx.uniform("mesh", &mesh_words);
         let state = ctx.storage("state", &initial_state, usage);
@@ -190,7 +190,7 @@ impl GpuSimulation {
     pub fn set_params(&mut self, params: &SimParams) -> Result<(), GpuError> {
         params.validate()?;
         self.params = *params;
-        let words = sim_words(params, self.gravity, 0.0, u32::MAX);
+        let words = sim_words(params, self.gravity, 0.0, u32::MAX)?;
         self.ctx.queue.write_buffer(&self.sim, 0, bytemuck::cast_slice(&words));
         self.reset();
         Ok(())
@@ -317,7 +317,7 @@ impl GpuSimulation {
         let gravity = self.gravity;
         let tolerance = crate::device_tolerance(options);
         let max_steps = crate::device_max_steps(options, self.params.nit);
-        let words = sim_words(&self.params, gravity, tolerance, max_steps);
+        let words = sim_words(&self.params, gravity, tolerance, max_steps)?;
         self.ctx.queue.write_buffer(&self.sim, 0, bytemuck::cast_slice(&words));
         let mut chunk = 16usize;
         let outcome = loop {

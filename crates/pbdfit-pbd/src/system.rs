@@ -6,7 +6,9 @@ use pbdfit_mesh::Body;
 use rayon::prelude::*;
 
 use crate::constraints::{DistanceHot, VolumeHot};
-use crate::{ColourGroups, ConstraintRef, DistanceConstraint, ProjectionRule, SimParams, Vec3, VolumeConstraint};
+use crate::{
+    ColourGroups, ConstraintRef, DistanceConstraint, ProjectionRule, SimParams, SpringPotential, Vec3, VolumeConstraint,
+};
 
 /// A body ready for PBD: particles, constraints stored in projection order, and the colour groups.
 /// Built once per body; any number of simulations with different parameters run on it (it is `Sync`).
@@ -78,6 +80,7 @@ impl Projection for PbdProjection {
 
 struct XpbdProjection<'a> {
     inverse_masses: &'a [f64],
+    potential: SpringPotential,
     alpha_distance: f64,
     alpha_volume: f64,
     scale: f64,
@@ -86,7 +89,10 @@ struct XpbdProjection<'a> {
 impl Projection for XpbdProjection<'_> {
     #[inline(always)]
     fn distance(&self, c: &DistanceHot, u: &[Vec3], lambda: &mut f64) -> [Vec3; 2] {
-        c.xpbd(u, self.inverse_masses, self.alpha_distance, lambda)
+        match self.potential {
+            SpringPotential::Stretch => c.xpbd(u, self.inverse_masses, self.alpha_distance, lambda),
+            potential => c.xpbd_potential(u, self.inverse_masses, potential, self.alpha_distance, lambda),
+        }
     }
 
     #[inline(always)]
@@ -274,13 +280,14 @@ impl PbdSystem {
                 self.sweep_with(d, parts, PbdProjection { kd, kk, s_min })
             }
             ProjectionRule::Xpbd {
+                distance_potential: potential,
                 distance_alpha_tilde: alpha_distance,
                 volume_alpha_tilde: alpha_volume,
                 volume_gradient_scale: scale,
             } => self.sweep_with(
                 d,
                 parts,
-                XpbdProjection { inverse_masses: &self.inverse_masses, alpha_distance, alpha_volume, scale },
+                XpbdProjection { inverse_masses: &self.inverse_masses, potential, alpha_distance, alpha_volume, scale },
             ),
         }
     }
@@ -356,8 +363,13 @@ impl PbdSystem {
     /// One time step (methodology, section PBD model): for free particles `v <- (1 - damping) v + dt g`,
     /// `p <- u + dt v`; `nit` sweeps; `v <- (p - u) / dt`, `u <- p`. XPBD multipliers are reset each step.
     /// Returns the largest per-particle displacement of the step (m).
+    ///
+    /// # Panics
+    /// For a mass-spring model, which has no projection step (check [`SimParams::projection_rule`]
+    /// first; its dynamics are [`SpringBody::integrate`](crate::SpringBody)'s).
     pub fn step(&self, params: &SimParams, d: &mut Dynamics) -> f64 {
-        self.step_with(&params.rule(), params, d)
+        let rule = params.projection_rule().expect("PbdSystem::step needs a projection model");
+        self.step_with(&rule, params, d)
     }
 
     pub(crate) fn step_with(&self, rules: &ProjectionRule, params: &SimParams, d: &mut Dynamics) -> f64 {

@@ -45,18 +45,35 @@ fn stepping_and_fixed_point_agree() {
         ModelKind::PBD_LINEARISED.with(&[0.4, 0.6]).unwrap(),
         ModelKind::PBD_TEXTBOOK_VOLUME.with(&[0.7, 0.2]).unwrap(),
         Model::xpbd(1e-4, 1e-5),
+        // Stiff enough that the energy-form springs have one rest state: softer ones can settle by stepping
+        // in another fixed point of the step than the one the fixed-point solver reaches (module doc).
+        ModelKind::XPBD_HOOKEAN.with(&[1e-8, 1e-5]).unwrap(),
+        ModelKind::XPBD_STVK.with(&[1e-8, 1e-5]).unwrap(),
+        ModelKind::XPBD_MORSE.with(&[1e-8, 1e-5]).unwrap(),
     ];
     let mut sweeps = (0usize, 0usize);
     for scene in ["gravity-floor", "gravity-wall", "gravity-ceiling"] {
         for (i, model) in models.iter().enumerate() {
-            let (n, dt, nit) = [(1, 0.01, 1), (2, 0.005, 2), (1, 0.002, 4), (2, 0.01, 1), (1, 0.01, 3)][i];
+            let (n, dt, nit) = [
+                (1, 0.01, 1),
+                (2, 0.005, 2),
+                (1, 0.002, 4),
+                (2, 0.01, 1),
+                (1, 0.01, 3),
+                (1, 0.01, 1),
+                (2, 0.01, 2),
+                (1, 0.005, 1),
+            ][i];
             let params = SimParams::new(dt, nit, *model);
             let a = rest(scene, n, params, RestMethod::Stepping);
             let b = rest(scene, n, params, RestMethod::FixedPoint);
             assert_eq!(b.method, RestMethod::FixedPoint, "{scene} {model:?}: fixed point fell back to stepping");
             let scale = a.max_displacement();
             let diff = a.displacements.iter().zip(&b.displacements).map(|(x, y)| (x - y).norm()).fold(0.0, f64::max);
-            assert!(diff <= 1e-9 * scale, "{scene} N = {n} {model:?}: differ by {diff:e} (scale {scale:e})");
+            // The energy-form springs have no linear stiffness, so their slowest modes contract by nearly 1
+            // per step and stepping stops (per-step change 1e-13) further from rest: 6e-8 measured.
+            let bound = if model.name().starts_with("xpbd-") { 1e-6 } else { 1e-9 };
+            assert!(diff <= bound * scale, "{scene} N = {n} {model:?}: differ by {diff:e} (scale {scale:e})");
             println!(
                 "{scene} N={n} dt={dt} nit={nit} {model:?}: stepping {} sweeps, fixed point {}",
                 a.iterations, b.iterations

@@ -2,17 +2,31 @@
 //!
 //! **Adding a model** is one file in this folder (a `static` [`ModelDef`](crate::ModelDef): name,
 //! parameters with units, scales and default boxes, and the function that folds the parameter values
-//! into a [`ProjectionRule`](crate::ProjectionRule)) plus one registration line: its `mod` line and
+//! into a [`ModelRule`](crate::ModelRule)) plus one registration line: its `mod` line and
 //! entry in [`MODELS`] below. The CPU sweep and the GPU encoder both read the rule, the command line
 //! and the study files find the model by name, and the fit searches its parameters by their specs.
 
+mod mass_spring;
+mod mass_spring_volume;
 mod pbd;
 mod pbd_linearised;
 mod pbd_textbook_volume;
 mod xpbd;
+mod xpbd_hookean;
+mod xpbd_morse;
+mod xpbd_stvk;
 
 use crate::ModelDef;
 
 /// Every registered model, in the order the command line lists them.
-pub(crate) static MODELS: &[&ModelDef] =
-    &[&pbd::PBD, &pbd_linearised::PBD_LINEARISED, &pbd_textbook_volume::PBD_TEXTBOOK_VOLUME, &xpbd::XPBD];
+pub(crate) static MODELS: &[&ModelDef] = &[
+    &pbd::PBD,
+    &pbd_linearised::PBD_LINEARISED,
+    &pbd_textbook_volume::PBD_TEXTBOOK_VOLUME,
+    &xpbd::XPBD,
+    &xpbd_hookean::XPBD_HOOKEAN,
+    &xpbd_stvk::XPBD_STVK,
+    &xpbd_morse::XPBD_MORSE,
+    &mass_spring::MASS_SPRING,
+    &mass_spring_volume::MASS_SPRING_VOLUME,
+];

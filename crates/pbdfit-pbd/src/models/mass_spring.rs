@@ -1,0 +1,31 @@
+//! A classic mass-spring system: a linear spring on every tetrahedron edge (methodology, section
+//! Mass-spring systems). Its rest state is the static equilibrium of spring forces and gravity, solved by
+//! Newton; it depends on neither dt nor nit.
+
+use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec, Scale};
+
+/// The spring constant `ks` (N/m), on a log10 box around the estimate `ks ~ E h` (h = 1/N; E from 1e2 to
+/// 1e7 Pa) with margin.
+pub(crate) const SPRING_CONSTANT: ParameterSpec = ParameterSpec {
+    name: "ks",
+    unit: "N/m",
+    description: "spring constant of every tetrahedron edge",
+    scale: Scale::Log10,
+    default_box: (1e-3, 1e9),
+    minimum: 0.0,
+    maximum: f64::INFINITY,
+    maximum_unbounded: f64::INFINITY,
+};
+
+/// Mass-spring: one parameter.
+pub(crate) static MASS_SPRING: ModelDef = ModelDef {
+    name: "mass-spring",
+    description: "springs on every tetrahedron edge, spring constant ks (N/m); rest state by Newton",
+    parameters: &[SPRING_CONSTANT],
+    rule: |p, _| ModelRule::Springs { ks: p[0], kvol: 0.0 },
+};
+
+impl ModelKind {
+    /// Mass-spring.
+    pub const MASS_SPRING: ModelKind = ModelKind(&MASS_SPRING);
+}

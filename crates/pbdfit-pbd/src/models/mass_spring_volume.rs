@@ -1,0 +1,34 @@
+//! A mass-spring system with a volume penalty per tetrahedron, energy `(kvol / 2) (V - V0)^2 / V0`
+//! (methodology, section Mass-spring systems). Rest state by Newton, as for `mass-spring`.
+
+use super::mass_spring::SPRING_CONSTANT;
+use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec, Scale};
+
+/// `ks` (N/m) and the volume penalty `kvol` (Pa), on a log10 box around the bulk modulus
+/// `K = E / (3 (1 - 2 nu))` (E from 1e2 to 1e7 Pa, nu up to 0.49) with margin.
+const PARAMETERS: [ParameterSpec; 2] = [
+    SPRING_CONSTANT,
+    ParameterSpec {
+        name: "kvol",
+        unit: "Pa",
+        description: "volume penalty of every tetrahedron",
+        scale: Scale::Log10,
+        default_box: (1e-3, 1e10),
+        minimum: 0.0,
+        maximum: f64::INFINITY,
+        maximum_unbounded: f64::INFINITY,
+    },
+];
+
+/// Mass-spring with a volume penalty.
+pub(crate) static MASS_SPRING_VOLUME: ModelDef = ModelDef {
+    name: "mass-spring-volume",
+    description: "mass-spring plus a volume penalty kvol (Pa) per tetrahedron; rest state by Newton",
+    parameters: &PARAMETERS,
+    rule: |p, _| ModelRule::Springs { ks: p[0], kvol: p[1] },
+};
+
+impl ModelKind {
+    /// Mass-spring with a volume penalty.
+    pub const MASS_SPRING_VOLUME: ModelKind = ModelKind(&MASS_SPRING_VOLUME);
+}

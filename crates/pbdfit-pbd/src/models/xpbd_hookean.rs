@@ -1,0 +1,23 @@
+//! XPBD with the Hookean spring potential as the distance constraint, `C = (l - l0)^2 / 2` (methodology,
+//! section Spring-potential constraints).
+
+use super::xpbd::{VOLUME_COMPLIANCE, distance_compliance, xpbd_rule};
+use crate::{ModelDef, ModelKind, ParameterSpec, SpringPotential};
+
+/// `C` is in m^2, so the energy `C^2 / (2 alpha_d)` puts `alpha_d` in m^4/J. At rest a spring carries
+/// the force `(l - l0)^3 / (2 alpha_d)`: a cubic spring with no linear stiffness. The box holds the
+/// minima of the shipped studies (fits/models.toml) with margin.
+const PARAMETERS: [ParameterSpec; 2] = [distance_compliance("m^4/J", (1e-16, 1e2)), VOLUME_COMPLIANCE];
+
+/// XPBD, Hookean spring potential.
+pub(crate) static XPBD_HOOKEAN: ModelDef = ModelDef {
+    name: "xpbd-hookean",
+    description: "XPBD with the Hookean spring potential C = (l - l0)^2 / 2 (alpha_d in m^4/J, alpha_v in m^6/J)",
+    parameters: &PARAMETERS,
+    rule: |p, settings| xpbd_rule(p, settings, SpringPotential::Hookean),
+};
+
+impl ModelKind {
+    /// XPBD with the Hookean spring potential.
+    pub const XPBD_HOOKEAN: ModelKind = ModelKind(&XPBD_HOOKEAN);
+}
