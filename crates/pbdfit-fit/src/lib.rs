@@ -20,13 +20,15 @@
 //! - [`study`]: study files, the plan of unique fits, the results folder, the resumable runner. The row
 //!   format ([`FitRecord`]) and `summary.json` belong to `pbdfit-results`.
 //!
-//! Dependencies: `argmin` (the solver framework the search plugs into), `rayon` (fits in parallel),
+//! Dependencies: `argmin` (the solver framework the search plugs into), `nalgebra` (the eigenvalues of the
+//! identifiability Hessian), `rayon` (fits in parallel),
 //! `serde` + `toml` (study files), `pbdfit-results` (results files), `thiserror` (errors).
 
 mod error;
 mod error_metric;
 mod fit;
 mod grid;
+mod identifiability;
 mod pattern_search;
 mod problem;
 mod reference;
@@ -37,6 +39,7 @@ pub use error::{FitError, SearchError};
 pub use error_metric::{compound_error, moved_vertices, relative_error};
 pub use fit::{FailedPoint, FitOptions, FitResult, fit, fit_cpu, fit_with_grid};
 pub use grid::GridRestStates;
+pub use identifiability::{Identifiability, RISE};
 pub use pattern_search::{GOLDEN_RATIO, PatternSearch, SearchStep};
 pub use pbdfit_results::{FitRecord, FitStatus, read_records};
 pub use problem::{Evaluation, FitProblem, Part, RestResult, Settings, rest_displacements};

@@ -20,6 +20,11 @@ pub struct Axis {
 }
 
 impl Axis {
+    /// The width of the axis in search coordinates: `upper - lower`, or the decades it spans.
+    pub fn search_width(&self) -> f64 {
+        self.coordinate(self.upper) - self.coordinate(self.lower)
+    }
+
     /// The search coordinate of a value: the value, or its log10.
     fn coordinate(&self, value: f64) -> f64 {
         match self.scale {

@@ -30,8 +30,19 @@ impl FitStatus {
 pub const FIXED_COLUMNS_BEFORE: [&str; 10] =
     ["scene", "experiment", "value", "young", "poisson", "dt", "n", "nit", "model", "mass_model"];
 /// The columns after the parameter columns, in order.
-pub const FIXED_COLUMNS_AFTER: [&str; 8] =
-    ["error", "scene_errors", "evaluations", "failed_evaluations", "at_bound", "seconds", "status", "message"];
+pub const FIXED_COLUMNS_AFTER: [&str; 11] = [
+    "error",
+    "scene_errors",
+    "evaluations",
+    "failed_evaluations",
+    "at_bound",
+    "condition",
+    "hessian",
+    "ranges",
+    "seconds",
+    "status",
+    "message",
+];
 
 /// One fitted result: the row of a study CSV (`fits/results/<study>/<scene>-<experiment>.csv`).
 ///
@@ -72,6 +83,16 @@ pub struct FitRecord {
     pub failed_evaluations: usize,
     /// The parameters whose fitted value lies on the edge of the search box.
     pub at_bound: Vec<String>,
+    /// Identifiability: the condition number of the error's Hessian at the optimum in the search
+    /// coordinates (`inf`: not positive definite, some direction is not determined; `None`: not
+    /// measured). Column `condition`.
+    pub condition: Option<f64>,
+    /// That Hessian, row-major (`d x d` numbers; empty when not measured). Column `hessian`, the numbers
+    /// separated by `;`.
+    pub hessian: Vec<f64>,
+    /// Per parameter, the values between which the error rises by at most 1 % (the others at their
+    /// fitted values): `(name, low, high)`. Column `ranges`, as `kd=0.21:0.25;kv=0:1`.
+    pub ranges: Vec<(String, f64, f64)>,
     /// Wall-clock seconds the fit took.
     pub seconds: f64,
     /// Whether the fit produced a result.
@@ -112,6 +133,13 @@ impl FitRecord {
             self.evaluations.to_string(),
             self.failed_evaluations.to_string(),
             self.at_bound.join(";"),
+            self.condition.map(format_number).unwrap_or_default(),
+            self.hessian.iter().map(|v| format_number(*v)).collect::<Vec<_>>().join(";"),
+            self.ranges
+                .iter()
+                .map(|(n, lo, hi)| format!("{n}={}:{}", format_number(*lo), format_number(*hi)))
+                .collect::<Vec<_>>()
+                .join(";"),
             format_number(self.seconds),
             self.status.as_str().to_string(),
             self.message.clone(),
@@ -221,6 +249,25 @@ fn parse_row(row: &csv::StringRecord, params: &[String]) -> Result<FitRecord, St
             return Err(format!("at_bound names `{name}`, which is not a parameter column"));
         }
     }
+    let condition = match next() {
+        "" => None,
+        s => Some(num("condition", s)?),
+    };
+    let hessian = list(next()).iter().map(|v| num("hessian", v)).collect::<Result<Vec<_>, String>>()?;
+    if !hessian.is_empty() && hessian.len() != params.len() * params.len() {
+        return Err(format!("hessian: {} numbers for {} parameters", hessian.len(), params.len()));
+    }
+    let ranges = list(next())
+        .into_iter()
+        .map(|part| {
+            let parsed = part.split_once('=').and_then(|(n, r)| r.split_once(':').map(|(lo, hi)| (n, lo, hi)));
+            let (name, lo, hi) = parsed.ok_or_else(|| format!("ranges: `{part}` is not name=low:high"))?;
+            if !params.iter().any(|p| p == name) {
+                return Err(format!("ranges names `{name}`, which is not a parameter column"));
+            }
+            Ok((name.to_string(), num("ranges", lo)?, num("ranges", hi)?))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
     let seconds = num("seconds", next())?;
     let status = match next() {
         "ok" => FitStatus::Ok,
@@ -245,6 +292,9 @@ fn parse_row(row: &csv::StringRecord, params: &[String]) -> Result<FitRecord, St
         evaluations,
         failed_evaluations,
         at_bound,
+        condition,
+        hessian,
+        ranges,
         seconds,
         status,
         message,
@@ -338,6 +388,9 @@ mod tests {
             evaluations: 480,
             failed_evaluations: 21,
             at_bound: vec!["alpha_v".into()],
+            condition: Some(1.25e7),
+            hessian: vec![0.5, -1e-3, -1e-3, 2.5e-9],
+            ranges: vec![("alpha_d".into(), 1.1e-7, 1.4e-7), ("alpha_v".into(), 1e-14, 3e-12)],
             seconds: 0.25,
             status: FitStatus::Ok,
             message: "a note, with a comma and \"quotes\"".into(),
@@ -352,6 +405,9 @@ mod tests {
         base.value = None;
         base.at_bound.clear();
         base.scene_errors.clear();
+        base.condition = None;
+        base.hessian.clear();
+        base.ranges.clear();
         base.status = FitStatus::Failed;
         base.parameters = vec![("alpha_d".into(), f64::NAN), ("alpha_v".into(), f64::NAN)];
         base.error = f64::INFINITY;
@@ -362,7 +418,7 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.starts_with(
             "scene,experiment,value,young,poisson,dt,n,nit,model,mass_model,alpha_d,alpha_v,error,scene_errors,\
-             evaluations,failed_evaluations,at_bound,seconds,status,message\n"
+             evaluations,failed_evaluations,at_bound,condition,hessian,ranges,seconds,status,message\n"
         ));
         let back = read_records(&path).unwrap();
         assert_eq!(back[0], r);
@@ -385,6 +441,7 @@ mod tests {
         let mut row = sample();
         row.parameters = vec![("kd".into(), 0.5), ("kv".into(), 0.25)];
         row.at_bound = vec!["kv".into()];
+        row.ranges = vec![("kd".into(), 0.4, 0.6), ("kv".into(), 0.0, 1.0)];
         let line = String::from_utf8(row_bytes(&row.fields())).unwrap();
         assert_eq!(parse_records(&format!("{header}\n{line}"), path).unwrap(), vec![row]);
         let bad = line.replacen(",0.5,", ",half,", 1);
@@ -392,6 +449,12 @@ mod tests {
         assert!(e.contains("row 2") && e.contains("kd") && e.contains("half"), "{e}");
         let e = parse_records(&format!("{header}\n{line}{line}a,b\n"), path).unwrap_err().to_string();
         assert!(e.contains("row 4"), "{e}");
+        let bad = line.replacen("kd=0.4:0.6", "kd=0.4", 1);
+        let e = parse_records(&format!("{header}\n{bad}"), path).unwrap_err().to_string();
+        assert!(e.contains("ranges") && e.contains("name=low:high"), "{e}");
+        let bad = line.replacen(";-0.001;-0.001;", ";-0.001;", 1);
+        let e = parse_records(&format!("{header}\n{bad}"), path).unwrap_err().to_string();
+        assert!(e.contains("hessian") && e.contains("3 numbers for 2 parameters"), "{e}");
     }
 
     proptest! {
@@ -402,6 +465,7 @@ mod tests {
             let mut r = sample();
             r.parameters = vec![("kd".into(), 0.5), ("kv".into(), 0.25)];
             r.at_bound.clear();
+            r.ranges = vec![("kd".into(), 0.4, 0.6), ("kv".into(), 0.0, 1.0)];
             let line = String::from_utf8(row_bytes(&r.fields())).unwrap();
             let text = format!("{header}\n{line}");
             let at = cut.min(text.len());

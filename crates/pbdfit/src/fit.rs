@@ -110,6 +110,21 @@ pub fn run(args: FitArgs) -> CliResult {
             "pbdfit_version": env!("CARGO_PKG_VERSION"),
             "search_moves": result.history.len() - 1,
         });
+        if let Some(id) = &result.identifiability {
+            let ranges: serde_json::Map<String, serde_json::Value> = result
+                .parameters
+                .iter()
+                .zip(&id.ranges)
+                .map(|((n, _), (lo, hi))| (n.to_string(), json!([lo, hi])))
+                .collect();
+            // JSON has no infinity: a Hessian that is not positive definite has condition null.
+            value["identifiability"] = json!({
+                "hessian": id.hessian,
+                "condition": id.condition.is_finite().then_some(id.condition),
+                "ranges_1_percent": ranges,
+                "evaluations": id.evaluations,
+            });
+        }
         // The PBD models keep kd, kv at the top level (the format before models had named parameters).
         for name in ["kd", "kv"] {
             if let Some(v) = result.value(name) {
@@ -156,6 +171,21 @@ pub fn run(args: FitArgs) -> CliResult {
         );
         if !result.failures.is_empty() {
             println!("  {}", result.failure_summary());
+        }
+        if let Some(id) = &result.identifiability {
+            let ranges: Vec<String> = result
+                .parameters
+                .iter()
+                .zip(&id.ranges)
+                .map(|((n, _), (lo, hi))| format!("{n} in [{lo:.4e}, {hi:.4e}]"))
+                .collect();
+            let condition = if id.condition.is_finite() {
+                format!("{:.3e}", id.condition)
+            } else {
+                "infinite (a direction in which the error does not rise: not determined)".into()
+            };
+            println!("  identifiability: Hessian condition number {condition}");
+            println!("    error within 1 % of the minimum for {}", ranges.join(", "));
         }
     }
     Ok(())

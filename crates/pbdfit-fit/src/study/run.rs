@@ -232,6 +232,9 @@ fn fit_one(
         evaluations: 0,
         failed_evaluations: 0,
         at_bound: Vec::new(),
+        condition: None,
+        hessian: Vec::new(),
+        ranges: Vec::new(),
         seconds: 0.0,
         status: FitStatus::Failed,
         message: String::new(),
@@ -253,6 +256,12 @@ fn fit_one(
             record.evaluations = r.evaluations;
             record.failed_evaluations = r.failures.len();
             record.at_bound = r.at_bound.iter().map(|s| s.to_string()).collect();
+            if let Some(id) = &r.identifiability {
+                record.condition = Some(id.condition);
+                record.hessian = id.hessian.clone();
+                record.ranges =
+                    r.parameters.iter().zip(&id.ranges).map(|((n, _), (lo, hi))| (n.to_string(), *lo, *hi)).collect();
+            }
             record.status = FitStatus::Ok;
             record.message = r.failure_summary();
         }

@@ -1,0 +1,186 @@
+//! How well a fit determines its parameters: the Hessian of the error at the optimum in the search
+//! coordinates, its condition number, and per parameter the range within which the error rises by at
+//! most 1 % (methodology, section The fit; the user question "is kv even determined here?").
+
+use nalgebra::{DMatrix, SymmetricEigen};
+
+use crate::SearchBox;
+
+/// Central-difference step in unit coordinates (1e-3 of each axis's width in search coordinates).
+const STEP: f64 = 1e-3;
+/// The error rise that bounds a parameter's range: 1 %.
+pub const RISE: f64 = 0.01;
+/// Bisections that refine each end of a range (to 1/256 of the bracket's width).
+const BISECTIONS: usize = 8;
+
+/// Identifiability of one fit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Identifiability {
+    /// Hessian of the error with respect to the search coordinates (the parameter itself on a linear
+    /// scale, log10 of it on a log scale), row-major, `d x d`; evaluated by central differences at the
+    /// optimum moved inside the box by one step where it sits on an edge.
+    pub hessian: Vec<f64>,
+    /// `|lambda_max| / lambda_min` of the Hessian; infinite when it is not positive definite (a
+    /// direction in which the error does not rise: the parameters are not all determined).
+    pub condition: f64,
+    /// Per parameter, the values `(low, high)` between which the error rises by at most 1 % with the
+    /// other parameters at their fitted values; an end at the box's edge means the error stays within
+    /// 1 % up to the edge.
+    pub ranges: Vec<(f64, f64)>,
+    /// Error evaluations spent.
+    pub evaluations: usize,
+}
+
+impl Identifiability {
+    /// Computes the identifiability at unit coordinates `t` (the optimum, with error `best`) from the
+    /// error `cost` at unit coordinates (non-finite where there is no rest state).
+    pub fn compute(search_box: &SearchBox, t: &[f64], best: f64, mut cost: impl FnMut(&[f64]) -> f64) -> Self {
+        let d = t.len();
+        let mut evaluations = 0;
+        let mut f = |p: &[f64]| {
+            evaluations += 1;
+            cost(p)
+        };
+        let widths: Vec<f64> = search_box.axes().iter().map(|a| a.search_width()).collect();
+        let centre: Vec<f64> = t.iter().map(|&x| x.clamp(STEP, 1.0 - STEP)).collect();
+        let f0 = if centre == t { best } else { f(&centre) };
+        let at = |shifts: &[(usize, f64)]| {
+            let mut p = centre.clone();
+            for &(i, s) in shifts {
+                p[i] += s;
+            }
+            p
+        };
+        let mut h = DMatrix::<f64>::zeros(d, d);
+        for i in 0..d {
+            let (plus, minus) = (f(&at(&[(i, STEP)])), f(&at(&[(i, -STEP)])));
+            h[(i, i)] = (plus - 2.0 * f0 + minus) / (STEP * STEP) / (widths[i] * widths[i]);
+            for j in 0..i {
+                let pp = f(&at(&[(i, STEP), (j, STEP)]));
+                let pm = f(&at(&[(i, STEP), (j, -STEP)]));
+                let mp = f(&at(&[(i, -STEP), (j, STEP)]));
+                let mm = f(&at(&[(i, -STEP), (j, -STEP)]));
+                let v = (pp - pm - mp + mm) / (4.0 * STEP * STEP) / (widths[i] * widths[j]);
+                h[(i, j)] = v;
+                h[(j, i)] = v;
+            }
+        }
+        let condition = if h.iter().all(|v| v.is_finite()) {
+            let eigen = SymmetricEigen::new(h.clone()).eigenvalues;
+            let (lo, hi) = eigen.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &e| (lo.min(e), hi.max(e.abs())));
+            if lo > 0.0 { hi / lo } else { f64::INFINITY }
+        } else {
+            f64::INFINITY
+        };
+        let limit = best * (1.0 + RISE);
+        let mut ranges = Vec::with_capacity(d);
+        for i in 0..d {
+            let mut ends = [0.0; 2];
+            for (k, direction) in [-1.0, 1.0].into_iter().enumerate() {
+                ends[k] = range_end(t, i, direction, limit, &mut f);
+            }
+            let mut lo = t.to_vec();
+            lo[i] = ends[0];
+            let mut hi = t.to_vec();
+            hi[i] = ends[1];
+            ranges.push((search_box.values(&lo)[i], search_box.values(&hi)[i]));
+        }
+        Self { hessian: h.iter_column_major_transposed(), condition, ranges, evaluations }
+    }
+}
+
+/// Where, along axis `i` from `t` in `direction`, the error first exceeds `limit`: doubling steps from
+/// [`STEP`] until it does or the box's edge is reached, then bisection. Unit coordinate of the end.
+fn range_end(t: &[f64], i: usize, direction: f64, limit: f64, f: &mut impl FnMut(&[f64]) -> f64) -> f64 {
+    let edge = if direction > 0.0 { 1.0 } else { 0.0 };
+    let point = |x: f64| {
+        let mut p = t.to_vec();
+        p[i] = x;
+        p
+    };
+    let (mut inside, mut outside) = (t[i], None);
+    let mut step = STEP;
+    while inside != edge {
+        let x = (t[i] + direction * step).clamp(0.0, 1.0);
+        if f(&point(x)) > limit {
+            outside = Some(x);
+            break;
+        }
+        inside = x;
+        step *= 2.0;
+    }
+    let Some(mut outside) = outside else { return edge };
+    for _ in 0..BISECTIONS {
+        let mid = 0.5 * (inside + outside);
+        if f(&point(mid)) > limit {
+            outside = mid;
+        } else {
+            inside = mid;
+        }
+    }
+    0.5 * (inside + outside)
+}
+
+/// Row-major flattening of a symmetric matrix (equal to column-major, named for the reader).
+trait Flatten {
+    fn iter_column_major_transposed(&self) -> Vec<f64>;
+}
+
+impl Flatten for DMatrix<f64> {
+    fn iter_column_major_transposed(&self) -> Vec<f64> {
+        self.transpose().iter().copied().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pbdfit_pbd::ModelKind;
+
+    use super::*;
+
+    /// A known quadratic bowl: exact Hessian (central differences are exact on quadratics), condition
+    /// number, and 1 % ranges `x* +- sqrt(2 * 0.01 * e* / H_ii)`; a flat direction is not determined.
+    #[test]
+    fn recovers_a_known_quadratic() {
+        let b = SearchBox::default_for(ModelKind::PBD);
+        let (x0, y0, e0) = (0.4, 0.6, 0.5);
+        let (a, c, bxy) = (3.0, 0.5, 0.4);
+        let bowl = |p: &[f64]| {
+            e0 + 0.5 * (a * (p[0] - x0).powi(2) + 2.0 * bxy * (p[0] - x0) * (p[1] - y0) + c * (p[1] - y0).powi(2))
+        };
+        let id = Identifiability::compute(&b, &[x0, y0], e0, bowl);
+        for (got, want) in id.hessian.iter().zip([a, bxy, bxy, c]) {
+            assert!((got - want).abs() < 1e-6, "{:?}", id.hessian);
+        }
+        let m = nalgebra::Matrix2::new(a, bxy, bxy, c);
+        let ev = m.symmetric_eigen().eigenvalues;
+        let want = ev.max() / ev.min();
+        assert!((id.condition - want).abs() < 1e-5 * want, "{} vs {want}", id.condition);
+        for (i, (lo, hi)) in id.ranges.iter().enumerate() {
+            let (centre, curvature) = if i == 0 { (x0, a) } else { (y0, c) };
+            let half = (2.0 * RISE * e0 / curvature).sqrt();
+            let edge = |v: f64| v.clamp(0.0, 1.0);
+            assert!((lo - edge(centre - half)).abs() < 2e-3, "{i}: {lo} vs {}", centre - half);
+            assert!((hi - edge(centre + half)).abs() < 2e-3, "{i}: {hi} vs {}", centre + half);
+        }
+        let flat = |p: &[f64]| e0 + (p[0] - x0).powi(2);
+        let id = Identifiability::compute(&b, &[x0, y0], e0, flat);
+        assert!(id.condition.is_infinite(), "kv does not matter: not determined");
+        assert_eq!(id.ranges[1], (0.0, 1.0), "the whole box");
+    }
+
+    /// On a log axis the Hessian is with respect to log10 of the value.
+    #[test]
+    fn log_axes_use_log10_coordinates() {
+        let b = SearchBox::default_for(ModelKind::XPBD);
+        let w: Vec<f64> = b.axes().iter().map(|a| a.search_width()).collect();
+        assert_eq!(w, vec![12.0, 16.0]);
+        let t = [0.5, 0.5];
+        let e = |p: &[f64]| 1.0 + (w[0] * (p[0] - 0.5)).powi(2) + 4.0 * (w[1] * (p[1] - 0.5)).powi(2);
+        let id = Identifiability::compute(&b, &t, 1.0, e);
+        assert!((id.hessian[0] - 2.0).abs() < 1e-6 && (id.hessian[3] - 8.0).abs() < 1e-6, "{:?}", id.hessian);
+        let (lo, hi) = id.ranges[0];
+        let centre = b.values(&t)[0];
+        assert!(((hi / centre).log10() - 0.1).abs() < 5e-3 && ((centre / lo).log10() - 0.1).abs() < 5e-3);
+    }
+}
