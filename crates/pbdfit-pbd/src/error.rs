@@ -76,4 +76,14 @@ pub enum PbdError {
         /// Model name.
         model: &'static str,
     },
+    /// A mass-spring model found no rest state or its dynamics failed.
+    #[error("scene {scene}: {params}: {error}")]
+    MassSpring {
+        /// Scene name.
+        scene: String,
+        /// The parameters, formatted.
+        params: String,
+        /// What happened.
+        error: crate::SpringError,
+    },
 }

@@ -21,7 +21,8 @@
 //! Units: m, s, kg. Stiffness is dimensionless; XPBD compliance is in m/N for distance and m^3/... per
 //! the constraint's units (`alpha = 1 / stiffness` of the constraint energy `C^2 / (2 alpha)`).
 //!
-//! Dependencies: `nalgebra` (small vectors and the Anderson least-squares solve), `rayon` (colour groups
+//! Dependencies: `nalgebra` (small vectors, the Anderson least-squares solve, the mass-spring stability
+//! estimate), `faer` (the sparse tangent solves of the mass-spring Newton method), `rayon` (colour groups
 //! projected in parallel on large meshes), `thiserror` (error types), `clap` (only for [`ModelKind`]'s
 //! `ValueEnum`, so every command line lists the registered models without a copy of their names).
 //!
@@ -41,6 +42,7 @@ pub mod bench;
 mod colouring;
 mod constraints;
 mod error;
+mod mass_spring;
 mod model;
 mod models;
 mod rest_state;
@@ -50,6 +52,7 @@ pub use backend::{CpuBackend, RestStateBackend};
 pub use colouring::ColourGroups;
 pub use constraints::{ConstraintRef, DistanceConstraint, VolumeConstraint};
 pub use error::PbdError;
+pub use mass_spring::{Equilibrium, IntegrateOptions, Integrator, SpringBody, SpringError, SpringLaw, Trajectory};
 pub use model::{
     MAX_PARAMETERS, Model, ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule, RuleSettings, Scale,
     SimParams, SpringPotential,

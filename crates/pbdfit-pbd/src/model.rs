@@ -368,6 +368,13 @@ impl SimParams {
         Ok(())
     }
 
+    /// The parameters of a model whose rest state depends on neither dt nor nit (mass-spring), for
+    /// messages: `model mass-spring, ks = 100`.
+    pub fn describe_springs(&self) -> String {
+        let values: Vec<String> = self.model.named_values().iter().map(|(n, v)| format!("{n} = {v}")).collect();
+        format!("model {}, {}", self.model.name(), values.join(", "))
+    }
+
     /// The parameters formatted for messages: `model pbd, kd = 0.5, kv = 0.5, dt = 0.01, nit = 1`.
     pub fn describe(&self) -> String {
         let values: Vec<String> = self.model.named_values().iter().map(|(n, v)| format!("{n} = {v}")).collect();

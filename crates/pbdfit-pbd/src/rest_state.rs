@@ -20,6 +20,8 @@ pub enum RestMethod {
     /// Step the dynamics until the largest per-step displacement, relative to the largest
     /// displacement, falls below the tolerance.
     Stepping,
+    /// Mass-spring models: the static equilibrium by Newton (`iterations` counts Newton iterations).
+    Newton,
     /// Solve `u = P(u + dt^2 g)` with Anderson acceleration (the configured memory, then a memory of 3);
     /// fall back to stepping if both fail.
     FixedPoint,
@@ -141,11 +143,24 @@ impl PbdSystem {
     fn spring_rest_state(
         &self,
         params: &SimParams,
-        _ks: f64,
-        _kvol: f64,
-        _warm: Option<&[Vec3]>,
+        ks: f64,
+        kvol: f64,
+        warm: Option<&[Vec3]>,
     ) -> Result<RestState, PbdError> {
-        Err(PbdError::NoProjection { model: params.model.name() })
+        let law = crate::SpringLaw { ks, kvol, damping: 0.0 };
+        let fail = |error| PbdError::MassSpring { scene: self.scene.clone(), params: params.describe_springs(), error };
+        let eq = crate::SpringBody::new(self).equilibrium(&law, warm).map_err(fail)?;
+        accept_rest_state(
+            &self.scene,
+            &self.rest,
+            &self.tets,
+            params,
+            eq.displacements,
+            eq.iterations,
+            true,
+            eq.residual,
+            RestMethod::Newton,
+        )
     }
 
     fn rest_by_stepping(

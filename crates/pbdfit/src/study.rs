@@ -36,19 +36,25 @@ pub struct StudyArgs {
 
 /// Runs `pbdfit study`.
 pub fn run(args: StudyArgs) -> CliResult {
-    let mut study = Study::from_file(&args.study).map_err(fit_error)?;
+    let studies = Study::all_from_file(&args.study).map_err(fit_error)?;
     if args.poisson_stride == 0 {
         return Err(CliError::Input("--poisson-stride must be at least 1".into()));
     }
-    if args.poisson_stride > 1 {
-        let coarse = study.poisson.iter().step_by(args.poisson_stride).copied().collect();
-        study = study.with_poisson(coarse);
+    for (i, mut study) in studies.into_iter().enumerate() {
+        if args.poisson_stride > 1 {
+            let coarse = study.poisson.iter().step_by(args.poisson_stride).copied().collect();
+            study = study.with_poisson(coarse);
+        }
+        let mut out = args.out.clone().unwrap_or_else(|| {
+            args.study.parent().unwrap_or(std::path::Path::new(".")).join("results").join(&study.name)
+        });
+        if study.model_folder {
+            out = out.join(study.kind.name());
+            eprintln!("model {} ({}): results in {}", study.kind, i + 1, out.display());
+        }
+        run_with_progress(&study, &out, &args.only, args.jobs, args.backend, args.abort_after)?;
     }
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| args.study.parent().unwrap_or(std::path::Path::new(".")).join("results").join(&study.name));
-    run_with_progress(&study, &out, &args.only, args.jobs, args.backend, args.abort_after)
+    Ok(())
 }
 
 /// Runs a study on `jobs` threads with a progress bar on stderr (plain lines when stderr is not a

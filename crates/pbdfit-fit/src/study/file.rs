@@ -17,8 +17,10 @@ struct StudyFile {
     #[serde(default)]
     description: String,
     scenes: Vec<String>,
-    #[serde(default = "default_model")]
-    model: String,
+    /// One model (default `pbd`)...
+    model: Option<String>,
+    /// ... or several: one study each, in `<results>/<model>/` ([`Study::all_from_file`]).
+    models: Option<Vec<String>>,
     #[serde(default)]
     unbounded: bool,
     mass_model: Option<MassModel>,
@@ -30,10 +32,6 @@ struct StudyFile {
     #[serde(default, rename = "box")]
     search_box: BTreeMap<String, [f64; 2]>,
     experiment: Vec<ExperimentDef>,
-}
-
-fn default_model() -> String {
-    "pbd".into()
 }
 
 #[derive(Debug, Deserialize)]
@@ -161,6 +159,8 @@ pub struct Study {
     pub experiments: Vec<Experiment>,
     /// Fit controls, with the search box.
     pub fit: FitOptions,
+    /// From a file with `models = [...]`: its results go to `<results>/<model>/`.
+    pub model_folder: bool,
 }
 
 impl Study {
@@ -174,14 +174,68 @@ impl Study {
         Self::parse(&text, &path.display().to_string())
     }
 
-    /// Parses and validates study TOML; `origin` names the source in errors.
+    /// Reads and validates a study file that may list several models (`models = [...]`): one study per
+    /// model, in the file's order. A `[box]` entry applies to every listed model with that parameter and
+    /// must name a parameter of at least one of them.
+    pub fn all_from_file(path: &Path) -> Result<Vec<Self>, FitError> {
+        let text = std::fs::read_to_string(path).map_err(|e| FitError::StudyFile {
+            origin: path.display().to_string(),
+            entry: "file".into(),
+            message: format!("cannot read: {e}"),
+        })?;
+        Self::parse_all(&text, &path.display().to_string())
+    }
+
+    /// Parses and validates study TOML with one model; `origin` names the source in errors.
     pub fn parse(text: &str, origin: &str) -> Result<Self, FitError> {
+        let mut all = Self::parse_all(text, origin)?;
+        if all.len() != 1 {
+            return Err(FitError::StudyFile {
+                origin: origin.to_string(),
+                entry: "models".into(),
+                message: format!("lists {} models where one is expected (run it with `pbdfit study`)", all.len()),
+            });
+        }
+        Ok(all.remove(0))
+    }
+
+    /// Parses and validates study TOML: one study per model.
+    pub fn parse_all(text: &str, origin: &str) -> Result<Vec<Self>, FitError> {
         let bad = |entry: &str, message: String| FitError::StudyFile {
             origin: origin.to_string(),
             entry: entry.to_string(),
             message,
         };
         let file: StudyFile = toml::from_str(text).map_err(|e| bad("file", e.to_string().trim().to_string()))?;
+        let names = match (&file.model, &file.models) {
+            (Some(_), Some(_)) => return Err(bad("models", "give either `model` or `models`, not both".into())),
+            (None, Some(list)) if list.is_empty() => return Err(bad("models", "lists no model".into())),
+            (None, Some(list)) => list.clone(),
+            (Some(one), None) => vec![one.clone()],
+            (None, None) => vec!["pbd".into()],
+        };
+        let mut kinds: Vec<ModelKind> = Vec::new();
+        for name in &names {
+            let kind: ModelKind = name.parse().map_err(|e: pbdfit_pbd::PbdError| bad("model", e.to_string()))?;
+            if kinds.contains(&kind) {
+                return Err(bad("models", format!("lists {kind} twice")));
+            }
+            kinds.push(kind);
+        }
+        for name in file.search_box.keys() {
+            if file.models.is_some() && !kinds.iter().any(|k| k.parameter(name).is_some()) {
+                return Err(bad(&format!("box.{name}"), format!("none of the models has a parameter `{name}`")));
+            }
+        }
+        kinds.iter().map(|&kind| Self::from_parts(&file, kind, origin)).collect()
+    }
+
+    fn from_parts(file: &StudyFile, kind: ModelKind, origin: &str) -> Result<Self, FitError> {
+        let bad = |entry: &str, message: String| FitError::StudyFile {
+            origin: origin.to_string(),
+            entry: entry.to_string(),
+            message,
+        };
         if file.scenes.is_empty() {
             return Err(bad("scenes", "lists no scene".into()));
         }
@@ -193,9 +247,11 @@ impl Study {
                 None => set,
             });
         }
-        let kind: ModelKind = file.model.parse().map_err(|e: pbdfit_pbd::PbdError| bad("model", e.to_string()))?;
         let mut search_box = SearchBox::default_for(kind);
         for (name, [lower, upper]) in &file.search_box {
+            if file.models.is_some() && kind.parameter(name).is_none() {
+                continue;
+            }
             search_box =
                 search_box.with_bounds(name, *lower, *upper).map_err(|e| bad(&format!("box.{name}"), e.to_string()))?;
         }
@@ -275,8 +331,8 @@ impl Study {
             experiments.push(Experiment { name: e.name.clone(), varies });
         }
         Ok(Self {
-            name: file.name,
-            description: file.description,
+            name: file.name.clone(),
+            description: file.description.clone(),
             origin: origin.to_string(),
             scenes,
             mass_model: file.mass_model,
@@ -286,6 +342,7 @@ impl Study {
             poisson,
             experiments,
             fit,
+            model_folder: file.models.is_some(),
         })
     }
 
