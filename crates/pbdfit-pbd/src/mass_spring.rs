@@ -90,8 +90,8 @@ pub enum SpringError {
     /// An explicit run blew up.
     #[error(
         "{integrator} diverged at step {step} with dt = {dt} s: the estimated stability limit is about \
-         2 / omega_max = {limit:.3e} s (omega_max^2 the largest eigenvalue of M^-1 K); use a smaller dt, \
-         more damping or implicit-euler"
+         2 / omega_max = {limit:.3e} s (omega_max^2 the largest eigenvalue of M^-1 K){note}; use a smaller \
+         dt, more damping or implicit-euler"
     )]
     Diverged {
         /// Integrator name.
@@ -102,6 +102,8 @@ pub enum SpringError {
         step: usize,
         /// Estimated limit `2 / omega_max` in s.
         limit: f64,
+        /// What else limits this integrator (empty when nothing).
+        note: &'static str,
     },
 }
 
@@ -515,7 +517,13 @@ impl SpringBody {
                 .fold(0.0, f64::max);
             if !largest.is_finite() || largest > self.extent {
                 let limit = self.stability_limit(law, &vec![Vec3::zeros(); self.rest.len()]);
-                return Err(SpringError::Diverged { integrator: integrator.name(), dt, step: steps, limit });
+                let note = if integrator == Integrator::ExplicitEuler {
+                    "; explicit Euler also amplifies every undamped oscillation at any dt: with spring damping c \
+                     it needs dt below about c / ks as well"
+                } else {
+                    ""
+                };
+                return Err(SpringError::Diverged { integrator: integrator.name(), dt, step: steps, limit, note });
             }
             energies.push(self.energy(law, &self.expand(&u), &self.expand(&v)));
             if steps % every == 0 {

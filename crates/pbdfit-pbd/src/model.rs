@@ -193,6 +193,13 @@ impl ModelKind {
         self.0.parameters.iter().enumerate().find(|(_, p)| p.name == name)
     }
 
+    /// Whether the model projects constraints (PBD, XPBD) rather than applying spring forces
+    /// (mass-spring: Newton rest state, integrators).
+    pub fn has_projection(self) -> bool {
+        let values = vec![1.0; self.0.parameters.len()];
+        matches!((self.0.rule)(&values, RuleSettings { dt: 1.0, nit: 1 }), ModelRule::Projection(_))
+    }
+
     /// The parameter names joined by `, ` (for messages).
     pub fn parameter_names(self) -> String {
         self.0.parameters.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")

@@ -5,7 +5,9 @@ use std::time::Instant;
 
 use pbdfit_mesh::MassModel;
 use pbdfit_mesh::vtk::{PointData, write_pvd, write_vtu};
-use pbdfit_pbd::{ConstraintRef, PbdSystem, RestMethod, RestOptions, SimParams};
+use pbdfit_pbd::{
+    ConstraintRef, IntegrateOptions, Integrator, PbdSystem, RestMethod, RestOptions, SimParams, SpringBody, SpringLaw,
+};
 use serde_json::json;
 
 use crate::cli::{BackendName, CliError, CliResult, SimulationArgs, load_scene, resolution, to_json};
@@ -37,13 +39,27 @@ pub struct SimulateArgs {
     /// XPBD volume compliance in m^6/J.
     #[arg(long, default_value_t = 0.0)]
     compliance_volume: f64,
+    /// Mass-spring spring constant ks in N/m.
+    #[arg(long)]
+    ks: Option<f64>,
+    /// Mass-spring volume penalty kvol in Pa (mass-spring-volume).
+    #[arg(long)]
+    kvol: Option<f64>,
+    /// Mass-spring models: run the dynamics with this integrator (until they settle or --steps) instead
+    /// of solving the Newton rest state.
+    #[arg(long, value_enum)]
+    integrator: Option<Integrator>,
+    /// With --integrator: the largest number of steps.
+    #[arg(long, default_value_t = 1_000_000)]
+    steps: usize,
     /// Any model parameter by name, e.g. `--param alpha_d=1e-6` (repeatable; wins over the flags above).
     #[arg(long = "param", value_parser = crate::cli::parse_param)]
     param: Vec<(String, f64)>,
     /// Allow stiffness above 1 (experimental: it can overshoot).
     #[arg(long)]
     unbounded: bool,
-    /// Velocity damping per step in [0, 1): changes the path to rest, not the rest state.
+    /// PBD models: velocity damping per step in [0, 1); mass-spring models: spring damping in N s/m (>= 0).
+    /// It changes the path to rest, not the rest state.
     #[arg(long, default_value_t = 0.0)]
     damping: f64,
     /// Rest-state method: fixed point (Anderson, falls back to stepping) or stepping the dynamics.
@@ -83,23 +99,44 @@ fn parse_mass_model(s: &str) -> Result<MassModel, String> {
 pub fn run(args: SimulateArgs) -> CliResult {
     let set = load_scene(&args.scene, args.mass_model)?;
     let n = resolution(&set, args.n)?;
+    let springs = !args.sim.model.has_projection();
+    let mut named = vec![
+        ("kd", args.kd),
+        ("kv", args.kv),
+        ("alpha_d", args.compliance_distance),
+        ("alpha_v", args.compliance_volume),
+    ];
+    named.extend(args.ks.map(|v| ("ks", v)));
+    named.extend(args.kvol.map(|v| ("kvol", v)));
+    let model = crate::cli::model_from_flags(args.sim.model, &args.param, &named)?;
+    if args.integrator.is_some() && !springs {
+        return Err(CliError::Input(format!(
+            "--integrator: model {} has no integrator (its dynamics are the PBD step); integrators are for the \
+             mass-spring models",
+            model.name()
+        )));
+    }
+    if springs {
+        let law = SpringLaw {
+            ks: model.value("ks").unwrap_or(0.0),
+            kvol: model.value("kvol").unwrap_or(0.0),
+            damping: args.damping,
+        };
+        law.validate().map_err(|e| CliError::Input(format!("scene {}: model {}: {e}", set.name(), model.name())))?;
+        if let Some(integrator) = args.integrator {
+            return run_springs_dynamics(&args, &set, n, law, integrator);
+        }
+        if args.frames.is_some() {
+            return Err(CliError::Input(format!(
+                "--frames: model {} has no PBD step; give --integrator to write its dynamics",
+                model.name()
+            )));
+        }
+    }
     let params = SimParams {
-        damping: args.damping,
+        damping: if springs { 0.0 } else { args.damping },
         allow_unbounded: args.unbounded,
-        ..SimParams::new(
-            args.sim.dt,
-            args.sim.nit,
-            crate::cli::model_from_flags(
-                args.sim.model,
-                &args.param,
-                &[
-                    ("kd", args.kd),
-                    ("kv", args.kv),
-                    ("alpha_d", args.compliance_distance),
-                    ("alpha_v", args.compliance_volume),
-                ],
-            )?,
-        )
+        ..SimParams::new(args.sim.dt, args.sim.nit, model)
     };
     params.validate().map_err(|e| CliError::Input(format!("scene {}: {e}", set.name())))?;
     let options = RestOptions {
@@ -171,7 +208,8 @@ pub fn run(args: SimulateArgs) -> CliResult {
                 "residual": rest.residual,
             }));
         } else {
-            println!("scene {} (N = {n}, {} mass): {}", scene.name, body.mass_model.name(), params.describe());
+            let describe = if springs { params.describe_springs() } else { params.describe() };
+            println!("scene {} (N = {n}, {} mass): {describe}", scene.name, body.mass_model.name());
             println!(
                 "  {} particles ({} held), {} constraints in {} colour groups",
                 system.particle_count(),
@@ -180,10 +218,11 @@ pub fn run(args: SimulateArgs) -> CliResult {
                 system.group_count()
             );
             println!(
-                "  rest state: max |u| = {:.10e} m, {} after {} projection sweeps ({:?}, relative residual {:.1e}), {:.3} ms",
+                "  rest state: max |u| = {:.10e} m, {} after {} {} ({:?}, relative residual {:.1e}), {:.3} ms",
                 rest.max_displacement(),
                 if rest.converged { "converged" } else { "NOT converged" },
                 rest.iterations,
+                if springs { "Newton iterations" } else { "projection sweeps" },
                 rest.method,
                 rest.residual,
                 seconds * 1e3
@@ -229,5 +268,109 @@ fn write_frames(
     let pvd = dir.join(format!("{prefix}dynamics.pvd"));
     write_pvd(&pvd, &frames).map_err(CliError::Input)?;
     eprintln!("wrote {} frames and {}", frames.len(), pvd.display());
+    Ok(())
+}
+
+/// `simulate --integrator`: the mass-spring dynamics from rest, until they settle (largest per-step
+/// displacement below 1e-13 of the largest displacement) or `--steps`.
+fn run_springs_dynamics(
+    args: &SimulateArgs,
+    set: &pbdfit_mesh::SceneSet,
+    n: usize,
+    law: SpringLaw,
+    integrator: Integrator,
+) -> CliResult {
+    let mut outputs = Vec::new();
+    for scene in set.scenes() {
+        let body = scene.body(n).map_err(|e| CliError::Input(e.to_string()))?;
+        let system = PbdSystem::new(&body);
+        let springs = SpringBody::new(&system);
+        let every = args.frame_every.max(1);
+        let options = IntegrateOptions { max_steps: args.steps, tolerance: 1e-13, every };
+        let prefix = if set.is_compound() { format!("{}-", body.scene) } else { String::new() };
+        let mut frames = Vec::new();
+        let mut write_error = None;
+        let start = Instant::now();
+        let run = springs.integrate(&law, integrator, args.sim.dt, &options, |step, u| {
+            let Some(dir) = &args.frames else { return };
+            if write_error.is_some() {
+                return;
+            }
+            let name = format!("{prefix}frame-{step:06}.vtu");
+            let written = std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot create {}: {e}", dir.display()))
+                .and_then(|_| {
+                    write_vtu(
+                        &dir.join(&name),
+                        body.mesh.vertices(),
+                        body.mesh.tets(),
+                        &[("displacement", PointData::Vectors(u.to_vec()))],
+                    )
+                });
+            match written {
+                Ok(()) => frames.push((step as f64 * args.sim.dt, name)),
+                Err(e) => write_error = Some(e),
+            }
+        });
+        let seconds = start.elapsed().as_secs_f64();
+        if let Some(e) = write_error {
+            return Err(CliError::Input(e));
+        }
+        let t = run.map_err(|e| {
+            CliError::Input(format!(
+                "scene {}: model {}, ks = {}, kvol = {}, damping = {}: {e}",
+                scene.name, args.sim.model, law.ks, law.kvol, law.damping
+            ))
+        })?;
+        if let Some(dir) = &args.frames {
+            let pvd = dir.join(format!("{prefix}dynamics.pvd"));
+            write_pvd(&pvd, &frames).map_err(CliError::Input)?;
+            eprintln!("wrote {} frames and {}", frames.len(), pvd.display());
+        }
+        let largest = t.displacements.iter().map(|u| u.norm()).fold(0.0, f64::max);
+        if args.json {
+            outputs.push(json!({
+                "scene": scene.name,
+                "n": n,
+                "model": args.sim.model.name(),
+                "integrator": integrator.name(),
+                "dt": args.sim.dt,
+                "parameters": [law.ks, law.kvol],
+                "parameter_names": ["ks", "kvol"],
+                "damping": law.damping,
+                "mass_model": body.mass_model.name(),
+                "steps": t.steps,
+                "settled": t.settled,
+                "displacements": t.displacements.iter().map(|p| [p.x, p.y, p.z]).collect::<Vec<_>>(),
+                "rest_positions": body.mesh.vertices().iter().zip(&t.displacements).map(|(x, u)| [x.x + u.x, x.y + u.y, x.z + u.z]).collect::<Vec<_>>(),
+                "energy": t.energies.last(),
+                "seconds": seconds,
+            }));
+        } else {
+            println!(
+                "scene {} (N = {n}, {} mass): model {}, ks = {} N/m, kvol = {} Pa, damping = {} N s/m, {} with dt = {} s",
+                scene.name,
+                body.mass_model.name(),
+                args.sim.model,
+                law.ks,
+                law.kvol,
+                law.damping,
+                integrator.name(),
+                args.sim.dt
+            );
+            println!(
+                "  {} after {} steps: max |u| = {:.10e} m, energy {:.6e} J, {:.3} ms",
+                if t.settled { "settled" } else { "NOT settled (raise --steps or --damping)" },
+                t.steps,
+                largest,
+                t.energies.last().copied().unwrap_or(f64::NAN),
+                seconds * 1e3
+            );
+        }
+    }
+    if args.json {
+        let value = if set.is_compound() { serde_json::Value::Array(outputs) } else { outputs.remove(0) };
+        println!("{}", to_json(&value)?);
+    }
     Ok(())
 }

@@ -367,3 +367,95 @@ fn fit_backend_choice() {
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("backend:"));
 }
+
+/// The new models through the command line: the Newton rest state of mass-spring equals where its
+/// damped implicit-Euler dynamics settle; a spring-potential XPBD model simulates like the others;
+/// every model fits, with identifiability in the JSON; wrong use exits 2 naming model and values.
+#[test]
+fn spring_models_simulate_settle_and_fit() {
+    let newton = json(&[
+        "simulate",
+        "--scene",
+        "gravity-wall",
+        "--model",
+        "mass-spring-volume",
+        "--ks",
+        "800",
+        "--kvol",
+        "300",
+        "--json",
+    ]);
+    assert_eq!(newton["model"], "mass-spring-volume");
+    assert_eq!(newton["parameters"], serde_json::json!([800.0, 300.0]));
+    let dynamic = json(&[
+        "simulate",
+        "--scene",
+        "gravity-wall",
+        "--model",
+        "mass-spring-volume",
+        "--ks",
+        "800",
+        "--kvol",
+        "300",
+        "--integrator",
+        "implicit-euler",
+        "--damping",
+        "20",
+        "--dt",
+        "0.01",
+        "--json",
+    ]);
+    assert_eq!(dynamic["settled"], true);
+    let (a, b) = (&newton["displacements"], &dynamic["displacements"]);
+    let scale = max_norm(a);
+    let diff =
+        a.as_array().unwrap().iter().zip(b.as_array().unwrap()).map(|(x, y)| {
+            (0..3).map(|k| (x[k].as_f64().unwrap() - y[k].as_f64().unwrap()).powi(2)).sum::<f64>().sqrt()
+        });
+    let diff = diff.fold(0.0, f64::max);
+    assert!(diff <= 1e-9 * scale, "Newton vs settled dynamics: {diff:e} of {scale:e}");
+
+    let morse = json(&[
+        "simulate",
+        "--scene",
+        "gravity-floor",
+        "--model",
+        "xpbd-morse",
+        "--compliance-distance",
+        "1e-7",
+        "--compliance-volume",
+        "1e-3",
+        "--json",
+    ]);
+    assert_eq!(morse["converged"], true);
+    assert!(max_norm(&morse["displacements"]) > 1e-4);
+
+    let fit = json(&["fit", "--scene", "gravity-floor", "--poisson", "0.3", "--model", "mass-spring", "--json"]);
+    assert_eq!(fit["parameters"].as_object().unwrap().len(), 1, "one parameter: the 1-D search");
+    let ks = fit["parameters"]["ks"].as_f64().unwrap();
+    let range = fit["identifiability"]["ranges_1_percent"]["ks"].as_array().unwrap().clone();
+    assert!(range[0].as_f64().unwrap() < ks && ks < range[1].as_f64().unwrap(), "{range:?} around {ks}");
+    assert!(fit["identifiability"]["condition"].as_f64().unwrap() == 1.0, "one parameter: condition 1");
+
+    for (args, expected) in [
+        (vec!["--model", "pbd", "--integrator", "verlet"], "no integrator"),
+        (vec!["--model", "mass-spring", "--ks", "-5"], "ks = -5"),
+        (vec!["--model", "mass-spring", "--ks", "100", "--damping", "-1"], "damping = -1"),
+        (
+            vec!["--model", "mass-spring", "--ks", "1000", "--integrator", "explicit-euler", "--dt", "0.05"],
+            "2 / omega_max",
+        ),
+        (vec!["--model", "mass-spring", "--ks", "0"], "Newton's method found no static equilibrium"),
+        (vec!["--model", "xpbd-hookean", "--compliance-distance", "-1"], "alpha_d"),
+    ] {
+        let mut all = vec!["simulate", "--scene", "gravity-floor"];
+        all.extend(&args);
+        let out = pbdfit(&all);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(expected) && (err.contains("mass-spring") || err.contains("pbd") || err.contains("xpbd")),
+            "{args:?}: {err}"
+        );
+    }
+}
