@@ -84,6 +84,6 @@ pub enum PbdError {
         /// The parameters, formatted.
         params: String,
         /// What happened.
-        error: crate::SpringError,
+        error: Box<crate::SpringError>,
     },
 }

@@ -148,7 +148,11 @@ impl PbdSystem {
         warm: Option<&[Vec3]>,
     ) -> Result<RestState, PbdError> {
         let law = crate::SpringLaw { ks, kvol, damping: 0.0 };
-        let fail = |error| PbdError::MassSpring { scene: self.scene.clone(), params: params.describe_springs(), error };
+        let fail = |error| PbdError::MassSpring {
+            scene: self.scene.clone(),
+            params: params.describe_springs(),
+            error: Box::new(error),
+        };
         let eq = crate::SpringBody::new(self).equilibrium(&law, warm).map_err(fail)?;
         accept_rest_state(
             &self.scene,
