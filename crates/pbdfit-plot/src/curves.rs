@@ -417,9 +417,10 @@ impl Drawing for BaseFigure<'_> {
 /// The title with the model and the settings held fixed, as the data say:
 /// `... (pbd; N = 1, nit = 1, E = 1e3 Pa)`.
 fn drawn_title(title: &str, data: &ExperimentData) -> String {
-    match data.fixed_label() {
-        fixed if fixed.is_empty() => format!("{title} ({})", data.model),
-        fixed => format!("{title} ({}; {fixed})", data.model),
+    match (data.fixed_label(), data.model.as_str()) {
+        (fixed, model) if fixed.is_empty() => format!("{title} ({model})"),
+        (fixed, "") => format!("{title} ({fixed})"),
+        (fixed, model) => format!("{title} ({model}; {fixed})"),
     }
 }
 

@@ -30,6 +30,7 @@
 mod canvas;
 mod curves;
 mod error;
+mod models;
 mod render;
 mod report;
 mod scene_picture;
@@ -40,6 +41,7 @@ mod thesis;
 
 pub use canvas::FigureFiles;
 pub use error::PlotError;
+pub use models::{ModelsReport, is_models_folder, render_models};
 pub use render::{FigureId, FigureOutcome, Naming, RenderedFigure, RenderedStudy, render_study};
 pub use report::{ReportContext, write_report};
 pub use scene_picture::{ScenePicture, auto_scale, draw_scene_picture};

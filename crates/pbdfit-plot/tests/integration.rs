@@ -581,3 +581,40 @@ fn a_results_folder_that_does_not_exist_or_has_no_layout_is_an_error_naming_it()
     assert!(e.contains("summary.json") && e.contains("run `pbdfit study` again"), "{e}");
     cleanup(&dir);
 }
+
+/// A folder of several models' studies is drawn as a comparison: one figure per scene and setting, a
+/// table row per model, and models with equal errors reported as a tie, never ranked.
+#[test]
+fn a_comparison_of_models_names_ties() {
+    let dir = temp_dir("models");
+    let (pbd, xpbd) = (dir.join("pbd"), dir.join("xpbd"));
+    std::fs::create_dir_all(&pbd).unwrap();
+    std::fs::create_dir_all(&xpbd).unwrap();
+    let n = || vec![experiment("n", Some("n"), &[1.0, 4.0])];
+    let mut pbd_layout = thesis_layout();
+    pbd_layout.experiments = n();
+    let mut xpbd_layout = xpbd_layout();
+    xpbd_layout.experiments = n();
+    write_synthetic_results(&pbd, &pbd_layout);
+    write_synthetic_results(&xpbd, &xpbd_layout);
+    assert!(pbdfit_plot::is_models_folder(&dir) && !pbdfit_plot::is_models_folder(&pbd));
+    let out = dir.join("report");
+    let report = pbdfit_plot::render_models(&dir, &out, Some("A note.")).unwrap();
+    assert!(!report.figures.is_empty());
+    for f in &report.figures {
+        assert!(f.is_file() && f.with_extension("svg").is_file(), "{}", f.display());
+    }
+    let md = std::fs::read_to_string(&report.report).unwrap();
+    assert!(
+        md.contains("| pbd | kd (1), kv (1) |") && md.contains("| xpbd | alpha_d (m/N), alpha_v (m^6/J) |"),
+        "{md}"
+    );
+    // The synthetic errors do not depend on the model: every ranking line is a tie.
+    let ranking: Vec<&str> = md.lines().filter(|l| l.starts_with("| gravity")).collect();
+    assert!(
+        !ranking.is_empty() && ranking.iter().all(|l| l.contains("pbd = xpbd") && l.contains("tie")),
+        "{ranking:?}"
+    );
+    assert!(md.trim_end().ends_with("A note."));
+    cleanup(&dir);
+}

@@ -108,9 +108,10 @@ impl ExperimentLayout {
         }
     }
 
-    /// Whether the error spans orders of magnitude across variants (the E experiment): a log axis.
+    /// Whether the error spans orders of magnitude across variants (the E experiment, or a comparison
+    /// of models, setting `model`): a log axis.
     pub fn log_error_axis(&self) -> bool {
-        self.setting.as_deref() == Some("young")
+        matches!(self.setting.as_deref(), Some("young") | Some("model"))
     }
 }
 
