@@ -166,6 +166,17 @@ pub fn format_number(v: f64) -> String {
     if !v.is_finite() || a == 0.0 || (1e-4..1e15).contains(&a) { format!("{v}") } else { format!("{v:e}") }
 }
 
+/// The columns after the parameters in results written before identifiability was measured (pbdfit
+/// 0.1 up to the `condition`, `hessian`, `ranges` columns): still read, with those fields empty.
+pub const LEGACY_COLUMNS_AFTER: [&str; 8] =
+    ["error", "scene_errors", "evaluations", "failed_evaluations", "at_bound", "seconds", "status", "message"];
+
+/// Whether a results CSV's text starts with the legacy header (no identifiability columns).
+pub fn is_legacy(text: &str) -> bool {
+    let header = text.lines().next().unwrap_or_default();
+    header.ends_with(&LEGACY_COLUMNS_AFTER.join(",")) && !header.contains(",condition,")
+}
+
 /// The header of a results CSV for a model with the given parameter names.
 pub fn csv_header(parameter_names: &[&str]) -> Vec<String> {
     FIXED_COLUMNS_BEFORE
@@ -176,15 +187,18 @@ pub fn csv_header(parameter_names: &[&str]) -> Vec<String> {
         .collect()
 }
 
-/// The parameter names a header declares, or what is wrong with it.
-fn parameter_columns(header: &csv::StringRecord) -> Result<Vec<String>, String> {
+/// The parameter names a header declares and whether it is a legacy header, or what is wrong with it.
+fn parameter_columns(header: &csv::StringRecord) -> Result<(Vec<String>, bool), String> {
     let names: Vec<&str> = header.iter().collect();
     let before = FIXED_COLUMNS_BEFORE.len();
-    let after = FIXED_COLUMNS_AFTER.len();
-    if names.len() < before + after
-        || names[..before] != FIXED_COLUMNS_BEFORE
-        || names[names.len() - after..] != FIXED_COLUMNS_AFTER
-    {
+    let matches = |after: &[&str]| {
+        names.len() >= before + after.len()
+            && names[..before] == FIXED_COLUMNS_BEFORE
+            && names[names.len() - after.len()..] == *after
+    };
+    let legacy = !matches(&FIXED_COLUMNS_AFTER) && matches(&LEGACY_COLUMNS_AFTER);
+    let after = if legacy { LEGACY_COLUMNS_AFTER.len() } else { FIXED_COLUMNS_AFTER.len() };
+    if !legacy && !matches(&FIXED_COLUMNS_AFTER) {
         return Err(format!(
             "not a pbdfit results header: expected {}, <parameters>, {}; found {}",
             FIXED_COLUMNS_BEFORE.join(","),
@@ -196,11 +210,12 @@ fn parameter_columns(header: &csv::StringRecord) -> Result<Vec<String>, String> 
     if params.iter().any(|p| p.is_empty()) {
         return Err("a parameter column has no name".into());
     }
-    Ok(params)
+    Ok((params, legacy))
 }
 
-fn parse_row(row: &csv::StringRecord, params: &[String]) -> Result<FitRecord, String> {
-    let expected = FIXED_COLUMNS_BEFORE.len() + params.len() + FIXED_COLUMNS_AFTER.len();
+fn parse_row(row: &csv::StringRecord, params: &[String], legacy: bool) -> Result<FitRecord, String> {
+    let after = if legacy { LEGACY_COLUMNS_AFTER.len() } else { FIXED_COLUMNS_AFTER.len() };
+    let expected = FIXED_COLUMNS_BEFORE.len() + params.len() + after;
     if row.len() != expected {
         return Err(format!("{} fields, expected {expected}", row.len()));
     }
@@ -249,15 +264,16 @@ fn parse_row(row: &csv::StringRecord, params: &[String]) -> Result<FitRecord, St
             return Err(format!("at_bound names `{name}`, which is not a parameter column"));
         }
     }
-    let condition = match next() {
+    let (condition_text, hessian_text, ranges_text) = if legacy { ("", "", "") } else { (next(), next(), next()) };
+    let condition = match condition_text {
         "" => None,
         s => Some(num("condition", s)?),
     };
-    let hessian = list(next()).iter().map(|v| num("hessian", v)).collect::<Result<Vec<_>, String>>()?;
+    let hessian = list(hessian_text).iter().map(|v| num("hessian", v)).collect::<Result<Vec<_>, String>>()?;
     if !hessian.is_empty() && hessian.len() != params.len() * params.len() {
         return Err(format!("hessian: {} numbers for {} parameters", hessian.len(), params.len()));
     }
-    let ranges = list(next())
+    let ranges = list(ranges_text)
         .into_iter()
         .map(|part| {
             let parsed = part.split_once('=').and_then(|(n, r)| r.split_once(':').map(|(lo, hi)| (n, lo, hi)));
@@ -306,11 +322,11 @@ pub fn parse_records(text: &str, path: &Path) -> Result<Vec<FitRecord>, ResultsE
     let format = |row: usize, message: String| ResultsError::Format { path: path.to_path_buf(), row, message };
     let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(text.as_bytes());
     let header = reader.headers().map_err(|e| format(1, e.to_string()))?.clone();
-    let params = parameter_columns(&header).map_err(|m| format(1, m))?;
+    let (params, legacy) = parameter_columns(&header).map_err(|m| format(1, m))?;
     let mut out = Vec::new();
     for (i, row) in reader.records().enumerate() {
         let row = row.map_err(|e| format(i + 2, e.to_string()))?;
-        out.push(parse_row(&row, &params).map_err(|m| format(i + 2, m))?);
+        out.push(parse_row(&row, &params, legacy).map_err(|m| format(i + 2, m))?);
     }
     Ok(out)
 }
@@ -455,6 +471,23 @@ mod tests {
         let bad = line.replacen(";-0.001;-0.001;", ";-0.001;", 1);
         let e = parse_records(&format!("{header}\n{bad}"), path).unwrap_err().to_string();
         assert!(e.contains("hessian") && e.contains("3 numbers for 2 parameters"), "{e}");
+    }
+
+    /// Files written before the identifiability columns still read, with those fields empty.
+    #[test]
+    fn legacy_files_still_read() {
+        let mut r = sample();
+        r.condition = None;
+        r.hessian.clear();
+        r.ranges.clear();
+        let header = FIXED_COLUMNS_BEFORE.iter().chain(&["alpha_d", "alpha_v"]).chain(&LEGACY_COLUMNS_AFTER).copied();
+        let header = header.collect::<Vec<_>>().join(",");
+        let mut fields = r.fields();
+        let at = FIXED_COLUMNS_BEFORE.len() + 2 + 5;
+        fields.drain(at..at + 3);
+        let text = format!("{header}\n{}", String::from_utf8(row_bytes(&fields)).unwrap());
+        assert!(is_legacy(&text));
+        assert_eq!(parse_records(&text, Path::new("old.csv")).unwrap(), vec![r]);
     }
 
     proptest! {

@@ -26,7 +26,15 @@ pub fn load_rows(path: &Path) -> Result<Vec<FitRecord>, FitError> {
     if complete.is_empty() {
         return Ok(Vec::new());
     }
-    Ok(pbdfit_results::parse_records(complete, path)?)
+    let rows = pbdfit_results::parse_records(complete, path)?;
+    if pbdfit_results::is_legacy(complete) {
+        // Results from before the identifiability columns: rewrite them in today's format (those fields
+        // empty) so that new rows can be appended to the same file.
+        if let Some(first) = rows.first() {
+            write_records(path, &first.parameter_names(), &rows)?;
+        }
+    }
+    Ok(rows)
 }
 
 /// The complete lines of a results file: everything up to the last line end.
@@ -168,6 +176,31 @@ mod tests {
         std::fs::write(&path, "scene,experi").unwrap();
         assert!(load_rows(&path).unwrap().is_empty());
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A results file from before the identifiability columns is rewritten in today's format on resume,
+    /// so new rows append to a consistent file.
+    #[test]
+    fn legacy_files_are_upgraded_before_appending() {
+        let dir = std::env::temp_dir().join(format!("pbdfit-store-legacy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("gravity-floor-base.csv");
+        let old = record(0.1);
+        let mut fields = old.fields();
+        let at = pbdfit_results::FIXED_COLUMNS_BEFORE.len() + 2 + 5;
+        fields.drain(at..at + 3);
+        let header: Vec<&str> = pbdfit_results::FIXED_COLUMNS_BEFORE
+            .iter()
+            .chain(&["kd", "kv"])
+            .chain(&pbdfit_results::LEGACY_COLUMNS_AFTER)
+            .copied()
+            .collect();
+        std::fs::write(&path, format!("{}\n{}\n", header.join(","), fields.join(","))).unwrap();
+        assert_eq!(load_rows(&path).unwrap(), vec![old.clone()]);
+        assert!(!pbdfit_results::is_legacy(&std::fs::read_to_string(&path).unwrap()));
+        append_row(&path, &record(0.2)).unwrap();
+        assert_eq!(read_records(&path).unwrap(), vec![old, record(0.2)]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
