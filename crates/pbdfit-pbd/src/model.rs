@@ -41,6 +41,26 @@ pub struct ParameterSpec {
 }
 
 impl ParameterSpec {
+    /// A positive parameter searched on a log10 scale (compliances, spring constants): allowed from 0
+    /// to infinity, `default_box` searched when the user gives none.
+    pub const fn log10(
+        name: &'static str,
+        unit: &'static str,
+        description: &'static str,
+        default_box: (f64, f64),
+    ) -> Self {
+        ParameterSpec {
+            name,
+            unit,
+            description,
+            scale: Scale::Log10,
+            default_box,
+            minimum: 0.0,
+            maximum: f64::INFINITY,
+            maximum_unbounded: f64::INFINITY,
+        }
+    }
+
     /// Checks a value against the allowed range.
     pub fn check(&self, value: f64, unbounded: bool) -> Result<(), PbdError> {
         let bad = |allowed| Err(PbdError::InvalidParameter { name: self.name, value, allowed });

@@ -67,6 +67,15 @@ struct ExperimentDef {
     values: Vec<f64>,
 }
 
+/// A study file's text; an error naming the file when it cannot be read.
+fn read_study_file(path: &Path) -> Result<String, FitError> {
+    std::fs::read_to_string(path).map_err(|e| FitError::StudyFile {
+        origin: path.display().to_string(),
+        entry: "file".into(),
+        message: format!("cannot read: {e}"),
+    })
+}
+
 /// The setting an experiment varies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Setting {
@@ -166,24 +175,14 @@ pub struct Study {
 impl Study {
     /// Reads and validates a study file. Every error names the file and the entry.
     pub fn from_file(path: &Path) -> Result<Self, FitError> {
-        let text = std::fs::read_to_string(path).map_err(|e| FitError::StudyFile {
-            origin: path.display().to_string(),
-            entry: "file".into(),
-            message: format!("cannot read: {e}"),
-        })?;
-        Self::parse(&text, &path.display().to_string())
+        Self::parse(&read_study_file(path)?, &path.display().to_string())
     }
 
     /// Reads and validates a study file that may list several models (`models = [...]`): one study per
     /// model, in the file's order. A `[box]` entry applies to every listed model with that parameter and
     /// must name a parameter of at least one of them.
     pub fn all_from_file(path: &Path) -> Result<Vec<Self>, FitError> {
-        let text = std::fs::read_to_string(path).map_err(|e| FitError::StudyFile {
-            origin: path.display().to_string(),
-            entry: "file".into(),
-            message: format!("cannot read: {e}"),
-        })?;
-        Self::parse_all(&text, &path.display().to_string())
+        Self::parse_all(&read_study_file(path)?, &path.display().to_string())
     }
 
     /// Parses and validates study TOML with one model; `origin` names the source in errors.

@@ -2,20 +2,12 @@
 //! Mass-spring systems). Its rest state is the static equilibrium of spring forces and gravity, solved by
 //! Newton; it depends on neither dt nor nit.
 
-use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec, Scale};
+use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec};
 
 /// The spring constant `ks` (N/m), on a log10 box around the estimate `ks ~ E h` (h = 1/N; E from 1e2 to
 /// 1e7 Pa) with margin.
-pub(crate) const SPRING_CONSTANT: ParameterSpec = ParameterSpec {
-    name: "ks",
-    unit: "N/m",
-    description: "spring constant of every tetrahedron edge",
-    scale: Scale::Log10,
-    default_box: (1e-3, 1e9),
-    minimum: 0.0,
-    maximum: f64::INFINITY,
-    maximum_unbounded: f64::INFINITY,
-};
+pub(crate) const SPRING_CONSTANT: ParameterSpec =
+    ParameterSpec::log10("ks", "N/m", "spring constant of every tetrahedron edge", (1e-3, 1e9));
 
 /// Mass-spring: one parameter.
 pub(crate) static MASS_SPRING: ModelDef = ModelDef {

@@ -2,23 +2,12 @@
 //! (methodology, section Mass-spring systems). Rest state by Newton, as for `mass-spring`.
 
 use super::mass_spring::SPRING_CONSTANT;
-use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec, Scale};
+use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec};
 
 /// `ks` (N/m) and the volume penalty `kvol` (Pa), on a log10 box around the bulk modulus
 /// `K = E / (3 (1 - 2 nu))` (E from 1e2 to 1e7 Pa, nu up to 0.49) with margin.
-const PARAMETERS: [ParameterSpec; 2] = [
-    SPRING_CONSTANT,
-    ParameterSpec {
-        name: "kvol",
-        unit: "Pa",
-        description: "volume penalty of every tetrahedron",
-        scale: Scale::Log10,
-        default_box: (1e-3, 1e10),
-        minimum: 0.0,
-        maximum: f64::INFINITY,
-        maximum_unbounded: f64::INFINITY,
-    },
-];
+const PARAMETERS: [ParameterSpec; 2] =
+    [SPRING_CONSTANT, ParameterSpec::log10("kvol", "Pa", "volume penalty of every tetrahedron", (1e-3, 1e10))];
 
 /// Mass-spring with a volume penalty.
 pub(crate) static MASS_SPRING_VOLUME: ModelDef = ModelDef {

@@ -1,32 +1,19 @@
 //! XPBD (Macklin, Mueller, Chentanez 2016): compliances, true gradients, multipliers reset each step.
 
-use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule, RuleSettings, Scale, SpringPotential};
+use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule, RuleSettings, SpringPotential};
 
 /// A distance compliance in `unit` on a log10 box.
 pub(crate) const fn distance_compliance(unit: &'static str, default_box: (f64, f64)) -> ParameterSpec {
-    ParameterSpec {
-        name: "alpha_d",
-        unit,
-        description: "distance compliance (inverse stiffness of the edge constraint)",
-        scale: Scale::Log10,
-        default_box,
-        minimum: 0.0,
-        maximum: f64::INFINITY,
-        maximum_unbounded: f64::INFINITY,
-    }
+    ParameterSpec::log10("alpha_d", unit, "distance compliance (inverse stiffness of the edge constraint)", default_box)
 }
 
 /// The volume compliance of every XPBD model: `C = V - V0` in m^3, energy `C^2 / (2 alpha_v)` in J.
-pub(crate) const VOLUME_COMPLIANCE: ParameterSpec = ParameterSpec {
-    name: "alpha_v",
-    unit: "m^6/J",
-    description: "volume compliance (inverse stiffness of the tetrahedron-volume constraint)",
-    scale: Scale::Log10,
-    default_box: (1e-14, 1e2),
-    minimum: 0.0,
-    maximum: f64::INFINITY,
-    maximum_unbounded: f64::INFINITY,
-};
+pub(crate) const VOLUME_COMPLIANCE: ParameterSpec = ParameterSpec::log10(
+    "alpha_v",
+    "m^6/J",
+    "volume compliance (inverse stiffness of the tetrahedron-volume constraint)",
+    (1e-14, 1e2),
+);
 
 /// The compliances. The constraint energy is `C^2 / (2 alpha)` in J, so `alpha_d` (C in m) is in m/N and
 /// `alpha_v` (C in m^3) in m^6/J. The default boxes hold every minimum of the shipped studies (E from
