@@ -10,11 +10,12 @@
 //! column. No per-element scatter table is stored, so memory stays at the matrix plus 13 numbers per
 //! tetrahedron.
 
-use nalgebra::Vector3;
+use nalgebra::{Matrix3, Vector3};
 use nalgebra_sparse::{CscMatrix, pattern::SparsityPattern};
 use pbdfit_mesh::{Body, Tet, TetMesh};
 
-use crate::element::{shape_gradients, stiffness_from_gradients};
+use crate::element::{ElementStiffness, shape_gradients, stiffness_from_gradients};
+use crate::materials::Material;
 use crate::{FemError, YoungPoisson};
 
 const CONSTRAINED: usize = usize::MAX;
@@ -195,12 +196,7 @@ impl Assembler {
                 for (a, &va) in e.tet.iter().enumerate() {
                     let Some(row0) = self.dof_map.dof(va, 0) else { continue };
                     if col_free {
-                        let (base, stride) = self.block_position(va, vb);
-                        for j in 0..3 {
-                            for i in 0..3 {
-                                values[base + j * stride + i] += ke[(3 * a + i, 3 * b + j)];
-                            }
-                        }
+                        self.add_block(&mut values, va, vb, &ke, a, b);
                     } else {
                         let uc = &prescribed[vb];
                         for i in 0..3 {
@@ -214,6 +210,133 @@ impl Assembler {
         let k = CscMatrix::try_from_pattern_and_values(self.pattern.clone(), values)
             .map_err(|e| FemError::Solver { solver: "assembly", detail: e.to_string() })?;
         Ok((k, rhs))
+    }
+
+    /// Adds block `(a, b)` of the element matrix `ke` to the values of `K_ff` at vertices `(va, vb)`.
+    fn add_block(&self, values: &mut [f64], va: usize, vb: usize, ke: &ElementStiffness, a: usize, b: usize) {
+        let (base, stride) = self.block_position(va, vb);
+        for j in 0..3 {
+            for i in 0..3 {
+                values[base + j * stride + i] += ke[(3 * a + i, 3 * b + j)];
+            }
+        }
+    }
+
+    /// The deformation gradient `F = I + sum_a u_a g_a^T` of every element at `displacements` (m).
+    pub fn deformation_gradients(&self, displacements: &[Vector3<f64>]) -> Vec<Matrix3<f64>> {
+        self.elements
+            .iter()
+            .map(|e| {
+                let mut f = Matrix3::identity();
+                for (a, &v) in e.tet.iter().enumerate() {
+                    f += displacements[v] * e.gradients[a].transpose();
+                }
+                f
+            })
+            .collect()
+    }
+
+    /// The nonlinear system at `displacements` (m, prescribed values at constrained vertices) for a
+    /// constitutive law: internal forces `f_a = V P g_a` (N) at every vertex, and the tangent stiffness
+    /// `K_ff = d f / d u` (N/m) over the free DOFs, with the same sparsity pattern as [`assemble`]
+    /// (so a Cholesky factorisation's symbolic analysis is shared). Fails with
+    /// [`FemError::InvertedElement`] if the law needs `det F > 0` and an element violates it.
+    ///
+    /// [`assemble`]: Self::assemble
+    pub fn nonlinear_system(
+        &self,
+        law: &dyn Material,
+        material: YoungPoisson,
+        displacements: &[Vector3<f64>],
+    ) -> Result<(CscMatrix<f64>, Vec<Vector3<f64>>), FemError> {
+        let lame = material.lame();
+        let mut values = vec![0.0; self.pattern.nnz()];
+        let mut forces = vec![Vector3::zeros(); self.dof_map.vertices()];
+        for (t, (e, f)) in self.elements.iter().zip(self.deformation_gradients(displacements)).enumerate() {
+            let det = f.determinant();
+            if law.needs_positive_volume() && (det.is_nan() || det <= 0.0) {
+                return Err(FemError::InvertedElement { tet: t, det, load: None });
+            }
+            let p = law.stress(&f, lame);
+            for (a, &v) in e.tet.iter().enumerate() {
+                forces[v] += p * e.gradients[a] * e.volume;
+            }
+            let mut ke = ElementStiffness::zeros();
+            for b in 0..4 {
+                for j in 0..3 {
+                    let mut df = Matrix3::zeros();
+                    df.set_row(j, &e.gradients[b].transpose());
+                    let dp = law.stress_differential(&f, &df, lame);
+                    for a in 0..4 {
+                        let column = dp * e.gradients[a] * e.volume;
+                        for i in 0..3 {
+                            ke[(3 * a + i, 3 * b + j)] = column[i];
+                        }
+                    }
+                }
+            }
+            for (b, &vb) in e.tet.iter().enumerate() {
+                if self.dof_map.is_constrained(vb) {
+                    continue;
+                }
+                for (a, &va) in e.tet.iter().enumerate() {
+                    if !self.dof_map.is_constrained(va) {
+                        self.add_block(&mut values, va, vb, &ke, a, b);
+                    }
+                }
+            }
+        }
+        let k = CscMatrix::try_from_pattern_and_values(self.pattern.clone(), values)
+            .map_err(|e| FemError::Solver { solver: "assembly", detail: e.to_string() })?;
+        Ok((k, forces))
+    }
+
+    /// The consistent mass matrix of linear tetrahedra over the free DOFs (kg), with density `density`
+    /// (kg/m^3): `M_ab = rho V (1 + delta_ab) / 20` times the 3 x 3 identity, same pattern as `K_ff`.
+    pub fn consistent_mass(&self, density: f64) -> Result<CscMatrix<f64>, FemError> {
+        let mut values = vec![0.0; self.pattern.nnz()];
+        for e in &self.elements {
+            let mut me = ElementStiffness::zeros();
+            for a in 0..4 {
+                for b in 0..4 {
+                    let m = density * e.volume * if a == b { 2.0 } else { 1.0 } / 20.0;
+                    for i in 0..3 {
+                        me[(3 * a + i, 3 * b + i)] = m;
+                    }
+                }
+            }
+            for (b, &vb) in e.tet.iter().enumerate() {
+                for (a, &va) in e.tet.iter().enumerate() {
+                    if !self.dof_map.is_constrained(va) && !self.dof_map.is_constrained(vb) {
+                        self.add_block(&mut values, va, vb, &me, a, b);
+                    }
+                }
+            }
+        }
+        CscMatrix::try_from_pattern_and_values(self.pattern.clone(), values)
+            .map_err(|e| FemError::Solver { solver: "assembly", detail: e.to_string() })
+    }
+
+    /// The lumped (diagonal) mass matrix over the free DOFs from vertex masses (kg), stored in the
+    /// pattern of `K_ff` so that it adds to the stiffness value by value.
+    pub fn lumped_mass(&self, masses: &[f64]) -> Result<CscMatrix<f64>, FemError> {
+        let mut values = vec![0.0; self.pattern.nnz()];
+        for (v, &m) in masses.iter().enumerate() {
+            if self.dof_map.is_constrained(v) {
+                continue;
+            }
+            let (base, stride) = self.block_position(v, v);
+            for i in 0..3 {
+                values[base + i * stride + i] = m;
+            }
+        }
+        CscMatrix::try_from_pattern_and_values(self.pattern.clone(), values)
+            .map_err(|e| FemError::Solver { solver: "assembly", detail: e.to_string() })
+    }
+
+    /// Total reference volume of the mesh (m^3).
+    pub fn volume(&self) -> f64 {
+        self.elements.iter().map(|e| e.volume).sum()
     }
 
     /// Internal forces `K u` (N) of the full, unreduced system at every vertex, computed element by

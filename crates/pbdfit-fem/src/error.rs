@@ -70,6 +70,59 @@ pub enum FemError {
         /// Required relative residual.
         tolerance: f64,
     },
+    /// An element turned inside out (`det F <= 0`) for a law that is undefined there.
+    #[error(
+        "tetrahedron {tet} inverted (det F = {det:.3e}){}: the load is too large for one step; \
+         use more load steps (or a smaller load), or a material defined for inverted elements",
+        load.map(|l| format!(" at load factor {l:.4}")).unwrap_or_default()
+    )]
+    InvertedElement {
+        /// Tetrahedron index.
+        tet: usize,
+        /// Its `det F`.
+        det: f64,
+        /// The load factor (0..1) of the load step in which it happened, where known.
+        load: Option<f64>,
+    },
+    /// Newton's method failed on a load step even with the smallest allowed increment.
+    #[error(
+        "Newton's method failed for {material} at load factor {load:.4} (increment {increment:.3e}): \
+         relative residual {residual:.3e} after {iterations} iterations (tolerance {tolerance:.0e}); \
+         the load may exceed what the material can carry (e.g. St. Venant-Kirchhoff collapses under \
+         strong compression), try a smaller load"
+    )]
+    NewtonFailed {
+        /// Material name.
+        material: &'static str,
+        /// Load factor (0..1) reached.
+        load: f64,
+        /// The last increment tried.
+        increment: f64,
+        /// The relative residual at the end.
+        residual: f64,
+        /// Iterations of the last attempt.
+        iterations: usize,
+        /// Required relative residual.
+        tolerance: f64,
+    },
+    /// A dynamic solve did not come to rest within its step budget.
+    #[error(
+        "the dynamic solve did not come to rest in {steps} steps of dt = {dt} s ({time:.3} s simulated): \
+         the largest step displacement is still {ratio:.3e} of the largest displacement (rest below \
+         {tolerance:.0e}); add damping or give a fixed time"
+    )]
+    NotAtRest {
+        /// Steps taken.
+        steps: usize,
+        /// Time step (s).
+        dt: f64,
+        /// Simulated time (s).
+        time: f64,
+        /// The last step's ratio.
+        ratio: f64,
+        /// The rest rule's ratio.
+        tolerance: f64,
+    },
     /// The linear solver failed for another reason (out of memory, index overflow).
     #[error("{solver}: {detail}")]
     Solver {

@@ -70,14 +70,19 @@
 //! ```
 
 pub mod assembly;
+mod dynamic;
 pub mod element;
 mod error;
 pub mod material;
+pub mod materials;
+mod nonlinear;
 pub mod solver;
 mod static_solve;
 
+pub use dynamic::{DynamicSettings, DynamicSolution, MassMatrix, RestRule};
 pub use element::element_stiffness;
 pub use error::{FemError, MaterialError};
 pub use material::{LameParameters, YoungPoisson};
-pub use solver::{AutoSolver, CG_THRESHOLD_DOFS, FaerCholesky, JacobiCg, LinearSolver, NalgebraCholesky};
+pub use nonlinear::{NewtonSettings, NonlinearSolution};
+pub use solver::{AutoSolver, CG_THRESHOLD_DOFS, FaerCholesky, FaerLu, JacobiCg, LinearSolver, NalgebraCholesky};
 pub use static_solve::{FemSolution, StaticProblem, reactions, solve_static};

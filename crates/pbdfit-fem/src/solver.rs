@@ -137,6 +137,40 @@ impl LinearSolver for FaerCholesky {
     }
 }
 
+/// faer's sparse LU with partial pivoting, for tangents that are not positive definite (a nonlinear
+/// material under strong compression, the corotational tangent far from rest). Not symmetric-aware,
+/// so about twice the work of [`FaerCholesky`]; the Newton solver uses it only when Cholesky fails.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FaerLu;
+
+impl LinearSolver for FaerLu {
+    fn name(&self) -> &'static str {
+        "faer-lu"
+    }
+
+    fn solve(&self, k: &CscMatrix<f64>, f: &[f64]) -> Result<Vec<f64>, FemError> {
+        use faer::linalg::solvers::SolveCore;
+        check_shape(self.name(), k, f)?;
+        let n = f.len();
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let generic = |detail: String| FemError::Solver { solver: "faer-lu", detail };
+        let (col_ptr, row_idx, values) = k.csc_data();
+        let symbolic = faer::sparse::SymbolicSparseColMat::new_checked(n, n, col_ptr.to_vec(), None, row_idx.to_vec());
+        let a = faer::sparse::SparseColMat::new(symbolic, values.to_vec());
+        let lu = a.sp_lu().map_err(|e| generic(format!("{e:?}")))?;
+        let mut x = faer::Mat::<f64>::from_fn(n, 1, |i, _| f[i]);
+        lu.solve_in_place_with_conj(faer::Conj::No, x.as_mut());
+        let u: Vec<f64> = (0..n).map(|i| x[(i, 0)]).collect();
+        if u.iter().all(|v| v.is_finite()) {
+            Ok(u)
+        } else {
+            Err(generic("the matrix is singular (the solution is not finite)".into()))
+        }
+    }
+}
+
 /// nalgebra-sparse's `CscCholesky` (no fill-reducing ordering). For comparison only: on a 20k-DOF
 /// cube it is orders of magnitude slower than [`FaerCholesky`] (see the crate documentation).
 #[derive(Debug, Clone, Copy, Default)]
@@ -176,7 +210,7 @@ impl Default for JacobiCg {
 }
 
 /// `y = K x` for a CSC matrix stored with both triangles.
-fn multiply(k: &CscMatrix<f64>, x: &[f64], y: &mut [f64]) {
+pub(crate) fn multiply(k: &CscMatrix<f64>, x: &[f64], y: &mut [f64]) {
     y.fill(0.0);
     let (col_ptr, row_idx, values) = k.csc_data();
     for (j, &xj) in x.iter().enumerate() {

@@ -48,11 +48,13 @@ impl FemSolution {
 /// ```
 #[derive(Debug, Clone)]
 pub struct StaticProblem {
-    assembler: Assembler,
-    loads: Vec<Vector3<f64>>,
-    prescribed: Vec<Vector3<f64>>,
+    pub(crate) assembler: Assembler,
+    pub(crate) loads: Vec<Vector3<f64>>,
+    pub(crate) prescribed: Vec<Vector3<f64>>,
     /// Keeps the symbolic factorisation between solves: the pattern never changes.
-    solver: AutoSolver,
+    pub(crate) solver: AutoSolver,
+    /// Vertex masses (kg) of the body, for dynamics; `None` for a problem built without a body.
+    pub(crate) masses: Option<Vec<f64>>,
 }
 
 impl StaticProblem {
@@ -62,7 +64,20 @@ impl StaticProblem {
         if body.masses.len() != nv {
             return Err(FemError::SizeMismatch { what: "masses", expected: nv, got: body.masses.len() });
         }
-        Self::with_dirichlet(&body.mesh, &body.held, vec![Vector3::zeros(); nv], gravity_loads(body))
+        let mut problem =
+            Self::with_dirichlet(&body.mesh, &body.held, vec![Vector3::zeros(); nv], gravity_loads(body))?;
+        problem.masses = Some(body.masses.clone());
+        Ok(problem)
+    }
+
+    /// The same problem with vertex masses (kg) for dynamic solves.
+    pub fn with_masses(mut self, masses: Vec<f64>) -> Result<Self, FemError> {
+        let nv = self.assembler.dof_map().vertices();
+        if masses.len() != nv {
+            return Err(FemError::SizeMismatch { what: "masses", expected: nv, got: masses.len() });
+        }
+        self.masses = Some(masses);
+        Ok(self)
     }
 
     /// A general problem: `constrained[v]` vertices have the displacement `prescribed[v]` (m; ignored at
@@ -83,7 +98,13 @@ impl StaticProblem {
             }
         }
         check_rigid_motion_is_stopped(mesh, constrained)?;
-        Ok(Self { assembler: Assembler::new(mesh, constrained)?, loads, prescribed, solver: AutoSolver::default() })
+        Ok(Self {
+            assembler: Assembler::new(mesh, constrained)?,
+            loads,
+            prescribed,
+            solver: AutoSolver::default(),
+            masses: None,
+        })
     }
 
     /// Number of unknowns.

@@ -1,0 +1,270 @@
+//! The dynamic reference: implicit Euler in time with the study's dt until the body comes to rest (or
+//! for a fixed simulated time), as the thesis let SOFA "let time pass until the rest state is achieved"
+//! (methodology, section Reference models).
+//!
+//! Each step solves, for the displacement `u` at the end of the step,
+//! `M (u - u_n - dt v_n) / dt^2 + C (u - u_n) / dt + f_int(u) = f_ext` by Newton's method, with the
+//! Rayleigh damping `C = a M + b K_0` (`K_0` the tangent at rest) and `M` lumped (the body's vertex
+//! masses) or consistent (linear tetrahedra with the body's mean density). Velocities are
+//! `v = (u - u_n) / dt`. Rest: the largest per-step vertex displacement is at most `1e-13` of the
+//! largest displacement (the relative rule of the PBD side). For a linear material run to rest the
+//! result equals the static solution (a test checks it to 1e-9).
+
+use nalgebra::Vector3;
+use nalgebra_sparse::CscMatrix;
+
+use crate::materials::Material;
+use crate::solver::multiply;
+use crate::{FemError, StaticProblem, YoungPoisson};
+
+/// Which mass matrix the dynamics use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MassMatrix {
+    /// The body's vertex masses on the diagonal (the scene's mass model).
+    #[default]
+    Lumped,
+    /// The consistent mass of linear tetrahedra, `rho V (1 + delta_ab) / 20`, with `rho` the body's
+    /// total mass over its volume.
+    Consistent,
+}
+
+impl MassMatrix {
+    /// The name in files and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            MassMatrix::Lumped => "lumped",
+            MassMatrix::Consistent => "consistent",
+        }
+    }
+
+    /// Parses `lumped` or `consistent`.
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "lumped" => Some(MassMatrix::Lumped),
+            "consistent" => Some(MassMatrix::Consistent),
+            _ => None,
+        }
+    }
+}
+
+/// When a dynamic solve stops.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RestRule {
+    /// At rest: the largest per-step displacement at most `tolerance` times the largest displacement.
+    AtRest {
+        /// Relative per-step displacement (the methodology's 1e-13).
+        tolerance: f64,
+    },
+    /// After a fixed simulated time in s (rounded up to whole steps).
+    Time(f64),
+}
+
+/// Settings of the dynamic reference.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DynamicSettings {
+    /// Time step in s.
+    pub dt: f64,
+    /// Mass matrix.
+    pub mass: MassMatrix,
+    /// Rayleigh mass coefficient `a` (1/s).
+    pub rayleigh_mass: f64,
+    /// Rayleigh stiffness coefficient `b` (s).
+    pub rayleigh_stiffness: f64,
+    /// When to stop.
+    pub stop: RestRule,
+    /// Step budget for [`RestRule::AtRest`].
+    pub max_steps: usize,
+}
+
+impl DynamicSettings {
+    /// Run to rest with step `dt`, lumped mass and no Rayleigh damping (implicit Euler's own numerical
+    /// damping brings the body to rest).
+    pub fn to_rest(dt: f64) -> Self {
+        Self {
+            dt,
+            mass: MassMatrix::Lumped,
+            rayleigh_mass: 0.0,
+            rayleigh_stiffness: 0.0,
+            stop: RestRule::AtRest { tolerance: 1e-13 },
+            max_steps: 2_000_000,
+        }
+    }
+}
+
+/// The end state of a dynamic solve.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DynamicSolution {
+    /// Displacement of every vertex (m).
+    pub displacements: Vec<Vector3<f64>>,
+    /// Steps taken.
+    pub steps: usize,
+    /// Simulated time (s).
+    pub time: f64,
+    /// The last step's largest vertex displacement over the largest displacement.
+    pub last_step_ratio: f64,
+    /// Newton iterations over all steps.
+    pub newton_iterations: usize,
+}
+
+impl DynamicSolution {
+    /// The largest vertex displacement norm (m).
+    pub fn max_displacement(&self) -> f64 {
+        self.displacements.iter().map(|u| u.norm()).fold(0.0, f64::max)
+    }
+}
+
+fn combine(parts: &[(&CscMatrix<f64>, f64)]) -> CscMatrix<f64> {
+    let first = parts[0].0;
+    let mut values = vec![0.0; first.nnz()];
+    for (m, c) in parts {
+        for (v, x) in values.iter_mut().zip(m.values()) {
+            *v += c * x;
+        }
+    }
+    CscMatrix::try_from_pattern_and_values(first.pattern().clone(), values).expect("same pattern")
+}
+
+impl StaticProblem {
+    /// Implicit Euler from rest at `u = 0` under the problem's loads, for `law`.
+    ///
+    /// Fails if the problem has no masses (build it with [`StaticProblem::new`] or
+    /// [`with_masses`](Self::with_masses)), if `dt` is not positive, if a step's Newton solve does not
+    /// converge, or if the body does not come to rest within `max_steps`.
+    pub fn solve_dynamic(
+        &self,
+        law: &dyn Material,
+        material: YoungPoisson,
+        settings: DynamicSettings,
+    ) -> Result<DynamicSolution, FemError> {
+        let dt = settings.dt;
+        let invalid = |detail: String| FemError::Solver { solver: "implicit Euler", detail };
+        if !(dt.is_finite() && dt > 0.0) {
+            return Err(invalid(format!("time step dt = {dt} s must be a finite number > 0")));
+        }
+        for (name, c) in [("a", settings.rayleigh_mass), ("b", settings.rayleigh_stiffness)] {
+            if !(c.is_finite() && c >= 0.0) {
+                return Err(invalid(format!("Rayleigh damping {name} = {c} must be a finite number >= 0")));
+            }
+        }
+        let masses = self.masses.as_ref().ok_or_else(|| invalid("the problem has no masses".into()))?;
+        let map = self.assembler.dof_map();
+        let nv = map.vertices();
+        let m = match settings.mass {
+            MassMatrix::Lumped => self.assembler.lumped_mass(masses)?,
+            MassMatrix::Consistent => {
+                self.assembler.consistent_mass(masses.iter().sum::<f64>() / self.assembler.volume())?
+            }
+        };
+        let zero = vec![Vector3::zeros(); nv];
+        let (k0, _) = self.assembler.nonlinear_system(law, material, &zero)?;
+        let damping = combine(&[(&m, settings.rayleigh_mass), (&k0, settings.rayleigh_stiffness)]);
+        let scale = norm(&self.reduce(&zero, 1.0)).max(f64::MIN_POSITIVE);
+        let steps_for_time = match settings.stop {
+            RestRule::Time(t) => {
+                if !(t.is_finite() && t >= 0.0) {
+                    return Err(invalid(format!("simulated time {t} s must be a finite number >= 0")));
+                }
+                Some((t / dt - 1e-9).ceil().max(0.0) as usize)
+            }
+            RestRule::AtRest { .. } => None,
+        };
+        let dofs = map.dofs();
+        let mut u = vec![0.0; dofs];
+        let mut v = vec![0.0; dofs];
+        let mut steps = 0;
+        let mut newton_iterations = 0;
+        let mut ratio = f64::INFINITY;
+        let (mut mv, mut cv) = (vec![0.0; dofs], vec![0.0; dofs]);
+        loop {
+            if let Some(n) = steps_for_time {
+                if steps >= n {
+                    break;
+                }
+            } else if steps >= settings.max_steps {
+                let RestRule::AtRest { tolerance } = settings.stop else { unreachable!() };
+                return Err(FemError::NotAtRest { steps, dt, time: steps as f64 * dt, ratio, tolerance });
+            }
+            // Newton on g(x) = M (x - u - dt v) / dt^2 + C (x - u) / dt + f_int(x) - f_ext, from x = u + dt v.
+            let mut x: Vec<f64> = u.iter().zip(&v).map(|(u, v)| u + dt * v).collect();
+            let mut converged = false;
+            let mut best = f64::INFINITY;
+            for _ in 0..30 {
+                let xs = self.expand(&x);
+                let (k, forces) = self.assembler.nonlinear_system(law, material, &xs)?;
+                let mut g = self.reduce(&forces, 1.0);
+                let inertia: Vec<f64> = x.iter().zip(&u).zip(&v).map(|((x, u), v)| x - u - dt * v).collect();
+                let velocity: Vec<f64> = x.iter().zip(&u).map(|(x, u)| x - u).collect();
+                multiply(&m, &inertia, &mut mv);
+                multiply(&damping, &velocity, &mut cv);
+                for i in 0..dofs {
+                    g[i] += mv[i] / (dt * dt) + cv[i] / dt;
+                }
+                let residual = norm(&g) / scale;
+                if residual <= 1e-14 || (residual <= 1e-9 && residual >= 0.5 * best) {
+                    converged = true;
+                    break;
+                }
+                best = best.min(residual);
+                newton_iterations += 1;
+                let jacobian = combine(&[(&m, 1.0 / (dt * dt)), (&damping, 1.0 / dt), (&k, 1.0)]);
+                let minus_g: Vec<f64> = g.iter().map(|x| -x).collect();
+                let (step, _) = self.linear_solve(&jacobian, &minus_g)?;
+                for (x, s) in x.iter_mut().zip(&step) {
+                    *x += s;
+                }
+            }
+            if !converged {
+                return Err(FemError::NewtonFailed {
+                    material: law.name(),
+                    load: 1.0,
+                    increment: dt,
+                    residual: best,
+                    iterations: 30,
+                    tolerance: 1e-9,
+                });
+            }
+            let mut largest_step: f64 = 0.0;
+            let mut largest: f64 = 0.0;
+            for p in (0..dofs).step_by(3) {
+                let step = Vector3::new(x[p] - u[p], x[p + 1] - u[p + 1], x[p + 2] - u[p + 2]).norm();
+                let size = Vector3::new(x[p], x[p + 1], x[p + 2]).norm();
+                largest_step = largest_step.max(step);
+                largest = largest.max(size);
+            }
+            for i in 0..dofs {
+                v[i] = (x[i] - u[i]) / dt;
+            }
+            u = x;
+            steps += 1;
+            ratio = if largest > 0.0 { largest_step / largest } else { 0.0 };
+            if let RestRule::AtRest { tolerance } = settings.stop {
+                if ratio <= tolerance {
+                    break;
+                }
+            }
+        }
+        Ok(DynamicSolution {
+            displacements: self.expand(&u),
+            steps,
+            time: steps as f64 * dt,
+            last_step_ratio: ratio,
+            newton_iterations,
+        })
+    }
+
+    /// Free-DOF values placed into a full vertex array, constrained vertices at their prescribed
+    /// displacement.
+    fn expand(&self, x: &[f64]) -> Vec<Vector3<f64>> {
+        let map = self.assembler.dof_map();
+        (0..map.vertices())
+            .map(|v| match map.dof(v, 0) {
+                Some(d) => Vector3::new(x[d], x[d + 1], x[d + 2]),
+                None => self.prescribed[v],
+            })
+            .collect()
+    }
+}
+
+fn norm(v: &[f64]) -> f64 {
+    v.iter().map(|x| x * x).sum::<f64>().sqrt()
+}

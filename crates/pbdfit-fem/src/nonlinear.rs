@@ -1,0 +1,284 @@
+//! Static equilibrium for any [`Material`]: Newton's method with load stepping and a backtracking line
+//! search on the residual norm (methodology, section Reference models).
+//!
+//! The load (nodal loads and prescribed displacements together) is applied in increments of the load
+//! factor `lambda` from 0 to 1. Each increment starts from the previous equilibrium and iterates
+//! `K(u) du = -(f_int(u) - lambda f_ext)` with the sparse tangent (faer Cholesky, whose symbolic
+//! analysis is shared by every iteration; LU where the tangent is not positive definite) until the
+//! relative residual `|r| / |r_0|` is at most `1e-10`, `r_0` the residual of the undeformed body under
+//! the full load. An increment that fails is halved, down to `2^-10`; after a success the next
+//! increment doubles again (never past the remaining load).
+
+use nalgebra::Vector3;
+use nalgebra_sparse::CscMatrix;
+
+use crate::materials::Material;
+use crate::solver::{FaerLu, LinearSolver};
+use crate::{FemError, StaticProblem, YoungPoisson};
+
+/// Settings of the Newton solve.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NewtonSettings {
+    /// Converged when `|r| <= relative_tolerance |r_0|` (2-norm over the free DOFs).
+    pub relative_tolerance: f64,
+    /// Newton iterations allowed per load increment.
+    pub max_iterations: usize,
+    /// The smallest load increment is `1 / max_increments` (a power of two).
+    pub max_increments: usize,
+    /// Load increments to start with (1: the whole load at once).
+    pub initial_increments: usize,
+}
+
+impl Default for NewtonSettings {
+    fn default() -> Self {
+        Self { relative_tolerance: 1e-10, max_iterations: 40, max_increments: 1 << 10, initial_increments: 1 }
+    }
+}
+
+/// A nonlinear equilibrium and how it was reached.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NonlinearSolution {
+    /// Displacement of every vertex (m), prescribed values at constrained vertices.
+    pub displacements: Vec<Vector3<f64>>,
+    /// Load increments that converged.
+    pub increments: usize,
+    /// Increments that failed and were halved.
+    pub halvings: usize,
+    /// Newton iterations in total.
+    pub iterations: usize,
+    /// Relative residuals of the last increment, one per iteration, starting with the initial one.
+    pub residuals: Vec<f64>,
+    /// Which linear solvers ran (`faer-cholesky`, `faer-lu` when the tangent was indefinite).
+    pub solvers: Vec<&'static str>,
+}
+
+impl NonlinearSolution {
+    /// The largest vertex displacement norm (m).
+    pub fn max_displacement(&self) -> f64 {
+        self.displacements.iter().map(|u| u.norm()).fold(0.0, f64::max)
+    }
+}
+
+fn norm(v: &[f64]) -> f64 {
+    v.iter().map(|x| x * x).sum::<f64>().sqrt()
+}
+
+/// Outcome of one Newton attempt on an increment.
+enum Attempt {
+    Converged { u: Vec<Vector3<f64>>, residuals: Vec<f64>, solvers: Vec<&'static str> },
+    Failed { residual: f64, iterations: usize, inverted: Option<(usize, f64)> },
+}
+
+impl StaticProblem {
+    /// Residual `f_int(u) - lambda f_ext` over the free DOFs and the tangent at `u`.
+    pub(crate) fn residual_and_tangent(
+        &self,
+        law: &dyn Material,
+        material: YoungPoisson,
+        u: &[Vector3<f64>],
+        lambda: f64,
+    ) -> Result<(Vec<f64>, CscMatrix<f64>), FemError> {
+        let (k, forces) = self.assembler.nonlinear_system(law, material, u)?;
+        Ok((self.reduce(&forces, lambda), k))
+    }
+
+    /// `forces - lambda loads` at the free DOFs.
+    pub(crate) fn reduce(&self, forces: &[Vector3<f64>], lambda: f64) -> Vec<f64> {
+        let map = self.assembler.dof_map();
+        let mut r = vec![0.0; map.dofs()];
+        for (v, f) in forces.iter().enumerate() {
+            if let Some(d) = map.dof(v, 0) {
+                for i in 0..3 {
+                    r[d + i] = f[i] - lambda * self.loads[v][i];
+                }
+            }
+        }
+        r
+    }
+
+    /// Adds `step` (free DOFs) times `alpha` to `u`.
+    pub(crate) fn update(&self, u: &[Vector3<f64>], step: &[f64], alpha: f64) -> Vec<Vector3<f64>> {
+        let map = self.assembler.dof_map();
+        u.iter()
+            .enumerate()
+            .map(|(v, x)| match map.dof(v, 0) {
+                Some(d) => x + Vector3::new(step[d], step[d + 1], step[d + 2]) * alpha,
+                None => *x,
+            })
+            .collect()
+    }
+
+    /// Solves `k x = b`: Cholesky, or LU where `k` is not positive definite. Returns the solver's name.
+    pub(crate) fn linear_solve(&self, k: &CscMatrix<f64>, b: &[f64]) -> Result<(Vec<f64>, &'static str), FemError> {
+        let direct = &self.solver.direct;
+        match direct.solve(k, b) {
+            Ok(x) => Ok((x, direct.name())),
+            Err(FemError::NotPositiveDefinite { .. }) => FaerLu.solve(k, b).map(|x| (x, FaerLu.name())),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Static equilibrium for the constitutive law `law` with the default [`NewtonSettings`].
+    ///
+    /// ```
+    /// use pbdfit_fem::{StaticProblem, YoungPoisson, materials::material};
+    /// let body = pbdfit_mesh::SceneSet::builtin("gravity-wall").unwrap().scenes()[0].body(1).unwrap();
+    /// let problem = StaticProblem::new(&body).unwrap();
+    /// let m = YoungPoisson::new(1e3, 0.3).unwrap();
+    /// let stvk = problem.solve_law(material("stvk").unwrap(), m).unwrap();
+    /// let linear = problem.solve(m).unwrap();
+    /// // A small load: the nonlinear law is within a few per cent of the linear solution.
+    /// let ratio = stvk.max_displacement() / linear.max_displacement();
+    /// assert!((ratio - 1.0).abs() < 0.05, "{ratio}");
+    /// // Newton converged quadratically to the tolerance.
+    /// assert!(*stvk.residuals.last().unwrap() <= 1e-10);
+    /// ```
+    pub fn solve_law(&self, law: &dyn Material, material: YoungPoisson) -> Result<NonlinearSolution, FemError> {
+        self.solve_law_with(law, material, NewtonSettings::default())
+    }
+
+    /// Static equilibrium for `law` with the given settings.
+    pub fn solve_law_with(
+        &self,
+        law: &dyn Material,
+        material: YoungPoisson,
+        settings: NewtonSettings,
+    ) -> Result<NonlinearSolution, FemError> {
+        let map = self.assembler.dof_map();
+        // Scale of the residual: the undeformed body under the full load and prescribed displacements.
+        let zero = vec![Vector3::zeros(); map.vertices()];
+        let full = self.with_prescribed(&zero, 1.0);
+        let (_, forces) = self.assembler.nonlinear_system(law, material, &full)?;
+        let scale = norm(&self.reduce(&forces, 1.0));
+        let mut u = zero;
+        let mut solution = NonlinearSolution {
+            displacements: Vec::new(),
+            increments: 0,
+            halvings: 0,
+            iterations: 0,
+            residuals: vec![],
+            solvers: vec![],
+        };
+        if scale == 0.0 {
+            solution.displacements = full;
+            return Ok(solution);
+        }
+        let minimum = 1.0 / settings.max_increments.max(1) as f64;
+        let mut lambda = 0.0;
+        let mut increment = 1.0 / settings.initial_increments.max(1) as f64;
+        while lambda < 1.0 {
+            let step = increment.min(1.0 - lambda);
+            let target = if step >= 1.0 - lambda { 1.0 } else { lambda + step };
+            let start = self.with_prescribed(&u, target);
+            match self.newton(law, material, start, target, scale, settings)? {
+                Attempt::Converged { u: next, residuals, solvers } => {
+                    solution.iterations += residuals.len() - 1;
+                    solution.increments += 1;
+                    solution.residuals = residuals;
+                    for s in solvers {
+                        if !solution.solvers.contains(&s) {
+                            solution.solvers.push(s);
+                        }
+                    }
+                    u = next;
+                    lambda = target;
+                    increment = (2.0 * step).min(1.0);
+                }
+                Attempt::Failed { residual, iterations, inverted } => {
+                    solution.iterations += iterations;
+                    if step / 2.0 < minimum * (1.0 - 1e-12) {
+                        return Err(match inverted {
+                            Some((tet, det)) => FemError::InvertedElement { tet, det, load: Some(target) },
+                            None => FemError::NewtonFailed {
+                                material: law.name(),
+                                load: target,
+                                increment: step,
+                                residual,
+                                iterations,
+                                tolerance: settings.relative_tolerance,
+                            },
+                        });
+                    }
+                    solution.halvings += 1;
+                    increment = step / 2.0;
+                }
+            }
+        }
+        solution.displacements = u;
+        Ok(solution)
+    }
+
+    /// `u` with the constrained vertices at `lambda` times their prescribed displacement.
+    fn with_prescribed(&self, u: &[Vector3<f64>], lambda: f64) -> Vec<Vector3<f64>> {
+        let map = self.assembler.dof_map();
+        u.iter()
+            .enumerate()
+            .map(|(v, x)| if map.is_constrained(v) { self.prescribed[v] * lambda } else { *x })
+            .collect()
+    }
+
+    /// Newton iterations at load factor `lambda` from `u`.
+    fn newton(
+        &self,
+        law: &dyn Material,
+        material: YoungPoisson,
+        mut u: Vec<Vector3<f64>>,
+        lambda: f64,
+        scale: f64,
+        settings: NewtonSettings,
+    ) -> Result<Attempt, FemError> {
+        let (mut r, mut k) = match self.residual_and_tangent(law, material, &u, lambda) {
+            Ok(x) => x,
+            Err(FemError::InvertedElement { tet, det, .. }) => {
+                return Ok(Attempt::Failed { residual: f64::INFINITY, iterations: 0, inverted: Some((tet, det)) });
+            }
+            Err(e) => return Err(e),
+        };
+        let mut residuals = vec![norm(&r) / scale];
+        let mut solvers = Vec::new();
+        let mut inverted = None;
+        for iteration in 0..settings.max_iterations {
+            let current = *residuals.last().expect("one residual");
+            if current <= settings.relative_tolerance {
+                return Ok(Attempt::Converged { u, residuals, solvers });
+            }
+            let minus_r: Vec<f64> = r.iter().map(|x| -x).collect();
+            let Ok((step, solver)) = self.linear_solve(&k, &minus_r) else {
+                return Ok(Attempt::Failed { residual: current, iterations: iteration, inverted });
+            };
+            if !solvers.contains(&solver) {
+                solvers.push(solver);
+            }
+            // Backtracking on the residual norm: accept the first alpha that reduces it.
+            let mut alpha = 1.0;
+            let mut accepted = None;
+            for _ in 0..12 {
+                let trial = self.update(&u, &step, alpha);
+                match self.residual_and_tangent(law, material, &trial, lambda) {
+                    Ok((r_trial, k_trial)) => {
+                        let n = norm(&r_trial) / scale;
+                        if n.is_finite() && n < (1.0 - 1e-4 * alpha) * current {
+                            accepted = Some((trial, r_trial, k_trial, n));
+                            break;
+                        }
+                    }
+                    Err(FemError::InvertedElement { tet, det, .. }) => inverted = Some((tet, det)),
+                    Err(e) => return Err(e),
+                }
+                alpha *= 0.5;
+            }
+            let Some((trial, r_trial, k_trial, n)) = accepted else {
+                return Ok(Attempt::Failed { residual: current, iterations: iteration + 1, inverted });
+            };
+            u = trial;
+            r = r_trial;
+            k = k_trial;
+            residuals.push(n);
+        }
+        let current = *residuals.last().expect("one residual");
+        if current <= settings.relative_tolerance {
+            return Ok(Attempt::Converged { u, residuals, solvers });
+        }
+        Ok(Attempt::Failed { residual: current, iterations: settings.max_iterations, inverted })
+    }
+}
