@@ -70,6 +70,17 @@ pub enum FemError {
         /// Required relative residual.
         tolerance: f64,
     },
+    /// A `[reference]` field (or the matching command-line option) has a value the reference does not
+    /// support.
+    #[error("reference {key} = {value} is not supported: allowed {allowed}")]
+    InvalidReference {
+        /// The field (`material`, `solve`, `time`, `mass`, `damping`, `split`).
+        key: &'static str,
+        /// The value given.
+        value: String,
+        /// What is allowed.
+        allowed: String,
+    },
     /// An element turned inside out (`det F <= 0`) for a law that is undefined there.
     #[error(
         "tetrahedron {tet} inverted (det F = {det:.3e}){}: the load is too large for one step; \

@@ -76,6 +76,7 @@ mod error;
 pub mod material;
 pub mod materials;
 mod nonlinear;
+mod reference_spec;
 pub mod solver;
 mod static_solve;
 
@@ -84,5 +85,6 @@ pub use element::element_stiffness;
 pub use error::{FemError, MaterialError};
 pub use material::{LameParameters, YoungPoisson};
 pub use nonlinear::{NewtonSettings, NonlinearSolution};
+pub use reference_spec::{ReferenceSpec, Solve};
 pub use solver::{AutoSolver, CG_THRESHOLD_DOFS, FaerCholesky, FaerLu, JacobiCg, LinearSolver, NalgebraCholesky};
 pub use static_solve::{FemSolution, StaticProblem, reactions, solve_static};

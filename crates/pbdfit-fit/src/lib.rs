@@ -7,9 +7,10 @@
 //! fit -> study -> results -> plot) and owns:
 //!
 //! - the error metric ([`relative_error`], [`compound_error`]; methodology, section The error);
-//! - the reference seam: [`Reference`] (linear static FEM, [`LinearStaticFem`], is the one
-//!   implementation today) and [`PartCache`], which builds PBD systems and references once per scene and
-//!   resolution;
+//! - the reference seam: [`Reference`], implemented by [`FemReference`] for every reference pbdfit-fem
+//!   offers (chosen by a [`ReferenceSpec`](pbdfit_fem::ReferenceSpec): the scene's `[reference]` table
+//!   under the study's and the command line's), and [`PartCache`], which builds PBD systems and
+//!   references once per scene and resolution (and dt, for a dynamic reference);
 //! - [`FitProblem`]: a scene (or compound) at fixed settings and material, `error(parameters)`;
 //! - [`SearchBox`]: the box of the model's parameters, linear or log10 per parameter, searched in unit
 //!   coordinates;
@@ -43,5 +44,5 @@ pub use identifiability::{Identifiability, RISE};
 pub use pattern_search::{GOLDEN_RATIO, PatternSearch, SearchStep};
 pub use pbdfit_results::{FitRecord, FitStatus, read_records};
 pub use problem::{Evaluation, FitProblem, Part, RestResult, Settings, rest_displacements};
-pub use reference::{LinearStaticFem, PartCache, Reference, ReferenceFactory, linear_static_fem};
+pub use reference::{FemReference, PartCache, Reference, reference_id, reference_spec};
 pub use search_box::{Axis, SearchBox, default_grid};

@@ -61,7 +61,8 @@ pub struct FitProblem {
     pub parts: Vec<Part>,
     /// Settings held fixed.
     pub settings: Settings,
-    /// What the reference is (e.g. `linear static FEM`).
+    /// What the reference is (e.g. `linear static`; the parts' references joined by `; ` where they
+    /// differ).
     pub reference: String,
     /// Rest-state controls.
     pub rest_options: RestOptions,
@@ -93,10 +94,12 @@ impl FitProblem {
         cache: &PartCache,
     ) -> Result<Self, FitError> {
         let mut parts = Vec::new();
-        let mut reference_name = String::new();
+        let mut names: Vec<String> = Vec::new();
         for scene in scenes.scenes() {
-            let reference = cache.reference(scene, settings.n)?;
-            reference_name = reference.describe();
+            let reference = cache.reference(scene, settings.n, settings.dt)?;
+            if !names.contains(&reference.describe()) {
+                names.push(reference.describe());
+            }
             let displacements = reference.displacements(material)?;
             let system = cache.system(scene, settings.n)?;
             let moved = moved_vertices(&displacements);
@@ -107,7 +110,7 @@ impl FitProblem {
             compound: scenes.is_compound(),
             parts,
             settings,
-            reference: reference_name,
+            reference: names.join("; "),
             rest_options: RestOptions::default(),
         })
     }

@@ -21,6 +21,52 @@ const B: [[usize; 3]; 4] = [[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]];
 /// assert_eq!(mesh.tets(), &[[0, 3, 6, 5], [1, 0, 5, 3], [2, 3, 6, 0], [4, 5, 0, 6], [7, 6, 3, 5]]);
 /// ```
 pub fn unit_cube(n: usize) -> Result<TetMesh, MeshError> {
+    unit_cube_split(n, CubeSplit::Five)
+}
+
+/// How each hexahedron of the cube is split into tetrahedra.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum CubeSplit {
+    /// Five tetrahedra, central tetrahedron A in even hexahedra (the methodology's convention, the
+    /// PBD library's mesh).
+    #[default]
+    Five,
+    /// Five tetrahedra with the opposite parity: central tetrahedron B in even hexahedra (the other
+    /// conforming 5-tet mesh of the same grid).
+    FiveOpposite,
+    /// Six tetrahedra around the diagonal from the lowest to the highest corner (Kuhn's split, as a
+    /// hexahedron-to-tetrahedron mapping makes; conforming, all hexahedra alike).
+    Six,
+}
+
+impl CubeSplit {
+    /// The name in files and on the command line, relative to the model's split: `same`, `opposite`,
+    /// `six`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CubeSplit::Five => "same",
+            CubeSplit::FiveOpposite => "opposite",
+            CubeSplit::Six => "six",
+        }
+    }
+
+    /// Parses [`name`](Self::name)'s values.
+    pub fn parse(name: &str) -> Option<Self> {
+        [CubeSplit::Five, CubeSplit::FiveOpposite, CubeSplit::Six].into_iter().find(|s| s.name() == name)
+    }
+}
+
+/// The unit cube with `n^3` hexahedra split as `split` says; vertices are numbered as in
+/// [`unit_cube`] whatever the split, so displacements of two splits compare vertex by vertex.
+///
+/// ```
+/// use pbdfit_mesh::{CubeSplit, unit_cube_split};
+/// let six = unit_cube_split(2, CubeSplit::Six).unwrap();
+/// assert_eq!(six.tets().len(), 48);
+/// let total: f64 = (0..48).map(|t| six.tet_volume(t)).sum();
+/// assert!((total - 1.0).abs() < 1e-12);
+/// ```
+pub fn unit_cube_split(n: usize, split: CubeSplit) -> Result<TetMesh, MeshError> {
     if n == 0 {
         return Err(MeshError::ZeroResolution(n));
     }
@@ -35,12 +81,29 @@ pub fn unit_cube(n: usize) -> Result<TetMesh, MeshError> {
             }
         }
     }
-    let mut tets = Vec::with_capacity(5 * n * n * n);
+    let mut tets = Vec::with_capacity(6 * n * n * n);
     for k in 0..n {
         for j in 0..n {
             for i in 0..n {
                 let corner = |c: [usize; 3]| index(i + c[0], j + c[1], k + c[2]);
-                let (central, corners) = if (i + j + k) % 2 == 0 { (A, B) } else { (B, A) };
+                if split == CubeSplit::Six {
+                    // The six paths from corner 000 to 111 along the axes, one tetrahedron each.
+                    for axes in [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]] {
+                        let mut c = [0usize; 3];
+                        let mut t = [corner(c); 4];
+                        for (step, &axis) in axes.iter().enumerate() {
+                            c[axis] = 1;
+                            t[step + 1] = corner(c);
+                        }
+                        if signed_volume(t.map(|v| vertices[v])) < 0.0 {
+                            t.swap(2, 3);
+                        }
+                        tets.push(t);
+                    }
+                    continue;
+                }
+                let even = (i + j + k) % 2 == 0;
+                let (central, corners) = if even == (split == CubeSplit::Five) { (A, B) } else { (B, A) };
                 let mut local: Vec<Tet> = vec![central.map(corner)];
                 for c in corners {
                     let flip = |axis: usize| {
@@ -109,6 +172,31 @@ mod tests {
         }
         assert_eq!(unit_cube(1).unwrap().edges().len(), 18);
         assert_eq!(unit_cube(2).unwrap().edges().len(), 90);
+    }
+
+    #[test]
+    fn every_split_is_conforming_positive_and_fills_the_cube() {
+        for split in [CubeSplit::Five, CubeSplit::FiveOpposite, CubeSplit::Six] {
+            for n in 1..=4 {
+                let mesh = unit_cube_split(n, split).unwrap();
+                let per_hex = if split == CubeSplit::Six { 6 } else { 5 };
+                assert_eq!(mesh.tets().len(), per_hex * n.pow(3));
+                assert_eq!(mesh.vertices(), unit_cube(n).unwrap().vertices(), "same vertex numbering");
+                let total: f64 = (0..mesh.tets().len()).map(|t| mesh.tet_volume(t)).sum();
+                assert!((0..mesh.tets().len()).all(|t| mesh.tet_volume(t) > 0.0));
+                assert!((total - 1.0).abs() < 1e-12, "{split:?} n = {n}: {total}");
+                let counts = mesh.face_use_counts();
+                assert_eq!(counts.values().filter(|&&c| c == 1).count(), 12 * n * n, "{split:?} n = {n}");
+                assert!(counts.values().all(|&c| c <= 2));
+            }
+        }
+        // The opposite parity is a different mesh: its central tetrahedron at N = 1 is B.
+        let opposite = unit_cube_split(1, CubeSplit::FiveOpposite).unwrap();
+        let mut first = opposite.tets()[0];
+        first.sort_unstable();
+        assert_eq!(first, [1, 2, 4, 7]);
+        assert_eq!(CubeSplit::parse("opposite"), Some(CubeSplit::FiveOpposite));
+        assert_eq!(CubeSplit::parse("five"), None);
     }
 
     #[test]

@@ -34,15 +34,17 @@ mod error;
 mod held;
 mod mass;
 mod mesh;
+mod reference;
 mod scene;
 pub mod vtk;
 
 pub use body::Body;
-pub use cube::unit_cube;
+pub use cube::{CubeSplit, unit_cube, unit_cube_split};
 pub use error::{MeshError, SceneError};
 pub use held::PlaneSelector;
 pub use mass::MassModel;
 pub use mesh::{Edge, Tet, TetMesh, signed_volume};
+pub use reference::ReferenceTable;
 pub use scene::{BUILTIN_SCENES, Scene, SceneSet};
 
 /// A point or vector in 3D, in metres.

@@ -2,7 +2,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::{Body, MassModel, PlaneSelector, SceneError, Vec3, unit_cube};
+use crate::{Body, CubeSplit, MassModel, PlaneSelector, ReferenceTable, SceneError, Vec3, unit_cube_split};
 
 /// The built-in scenes, compiled into the library so that `--scene gravity-floor` works from any
 /// directory. Their sources are the files under `scenes/`.
@@ -28,6 +28,7 @@ struct SceneFile {
     load: Option<LoadDef>,
     material: Option<MaterialDef>,
     compound: Option<Vec<String>>,
+    reference: Option<ReferenceTable>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -106,6 +107,8 @@ pub struct Scene {
     pub density: f64,
     /// How mass is spread over the vertices.
     pub mass_model: MassModel,
+    /// The reference the scene asks for (its `[reference]` table; empty: the default).
+    pub reference: ReferenceTable,
 }
 
 /// What a `--scene` argument names: one basic scene, or a compound of several evaluated together
@@ -183,7 +186,12 @@ impl SceneSet {
                         format!("part `{part}` is itself compound; nesting is not supported"),
                     ));
                 }
-                scenes.extend(set.scenes);
+                scenes.extend(set.scenes.into_iter().map(|mut s| {
+                    if let Some(r) = &file.reference {
+                        s.reference = r.over(&s.reference);
+                    }
+                    s
+                }));
             }
             return Ok(Self { name: file.name, scenes, compound: true });
         }
@@ -226,6 +234,7 @@ impl SceneSet {
             gravity: Vec3::from(load.gravity),
             density: material.density,
             mass_model: material.mass_model,
+            reference: file.reference.unwrap_or_default(),
         };
         Ok(Self { name: file.name, scenes: vec![scene], compound: false })
     }
@@ -258,7 +267,13 @@ impl Scene {
     /// Builds the body at resolution `n`: mesh, masses, held vertices. Fails if a held plane selects no
     /// vertex (a typo such as `y = 2` would otherwise leave the body floating).
     pub fn body(&self, n: usize) -> Result<Body, SceneError> {
-        let mesh = unit_cube(n).map_err(|source| SceneError::Mesh { origin: self.origin.clone(), source })?;
+        self.body_split(n, CubeSplit::Five)
+    }
+
+    /// [`body`](Self::body) on the cube split as `split` says (the FEM reference's mesh variants).
+    pub fn body_split(&self, n: usize, split: CubeSplit) -> Result<Body, SceneError> {
+        let mesh =
+            unit_cube_split(n, split).map_err(|source| SceneError::Mesh { origin: self.origin.clone(), source })?;
         let mut held = vec![false; mesh.vertices().len()];
         for (i, plane) in self.held.iter().enumerate() {
             let mut any = false;

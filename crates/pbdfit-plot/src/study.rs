@@ -373,6 +373,7 @@ mod tests {
             seconds: 0.0,
             status: FitStatus::Ok,
             message: String::new(),
+            reference: "linear static".into(),
         };
         let records = [row(0.003, 0.1), row(0.005, 0.2), row(0.001, 0.1), row(0.005, 0.1), row(0.01, 0.0)];
         let g = group(&layout, &d.scene, &layout_exp, &records);

@@ -171,6 +171,7 @@ fn record(layout: &StudyLayout, scene: &str, e: &ExperimentLayout, value: Option
         seconds: 0.1,
         status: FitStatus::Ok,
         message: String::new(),
+        reference: "linear static".into(),
     }
 }
 

@@ -25,6 +25,7 @@ pub use layout::{
     write_summary,
 };
 pub use record::{
-    FIXED_COLUMNS_AFTER, FIXED_COLUMNS_BEFORE, FitRecord, FitStatus, LEGACY_COLUMNS_AFTER, append_record, csv_header,
-    format_number, is_legacy, parse_records, read_records, write_records,
+    DEFAULT_REFERENCE, FIXED_COLUMNS_AFTER, FIXED_COLUMNS_BEFORE, FitRecord, FitStatus, LEGACY_COLUMNS_AFTER,
+    UNREFERENCED_COLUMNS_AFTER, append_record, csv_header, format_number, is_legacy, parse_records, read_records,
+    write_records,
 };

@@ -30,7 +30,24 @@ impl FitStatus {
 pub const FIXED_COLUMNS_BEFORE: [&str; 10] =
     ["scene", "experiment", "value", "young", "poisson", "dt", "n", "nit", "model", "mass_model"];
 /// The columns after the parameter columns, in order.
-pub const FIXED_COLUMNS_AFTER: [&str; 11] = [
+pub const FIXED_COLUMNS_AFTER: [&str; 12] = [
+    "error",
+    "scene_errors",
+    "evaluations",
+    "failed_evaluations",
+    "at_bound",
+    "condition",
+    "hessian",
+    "ranges",
+    "seconds",
+    "status",
+    "message",
+    "reference",
+];
+
+/// The columns after the parameters in results written before the reference was selectable (with
+/// identifiability, without `reference`): still read, with `reference` set to [`DEFAULT_REFERENCE`].
+pub const UNREFERENCED_COLUMNS_AFTER: [&str; 11] = [
     "error",
     "scene_errors",
     "evaluations",
@@ -43,6 +60,9 @@ pub const FIXED_COLUMNS_AFTER: [&str; 11] = [
     "status",
     "message",
 ];
+
+/// The reference of every result written before the reference was selectable.
+pub const DEFAULT_REFERENCE: &str = "linear static";
 
 /// One fitted result: the row of a study CSV (`fits/results/<study>/<scene>-<experiment>.csv`).
 ///
@@ -99,6 +119,9 @@ pub struct FitRecord {
     pub status: FitStatus,
     /// Why a fit failed, or notes (empty when there is nothing to say).
     pub message: String,
+    /// The reference the fit matched, e.g. `linear static`, `stvk dynamic lumped rest` (pbdfit-fem's
+    /// `ReferenceSpec::id`). Column `reference`, the last.
+    pub reference: String,
 }
 
 impl FitRecord {
@@ -143,6 +166,7 @@ impl FitRecord {
             format_number(self.seconds),
             self.status.as_str().to_string(),
             self.message.clone(),
+            self.reference.clone(),
         ]);
         out
     }
@@ -171,10 +195,35 @@ pub fn format_number(v: f64) -> String {
 pub const LEGACY_COLUMNS_AFTER: [&str; 8] =
     ["error", "scene_errors", "evaluations", "failed_evaluations", "at_bound", "seconds", "status", "message"];
 
-/// Whether a results CSV's text starts with the legacy header (no identifiability columns).
+/// Whether a results CSV's text starts with an older header (without the identifiability columns, or
+/// without `reference`): such files are read, and rewritten in the current format before rows are
+/// appended to them.
 pub fn is_legacy(text: &str) -> bool {
     let header = text.lines().next().unwrap_or_default();
-    header.ends_with(&LEGACY_COLUMNS_AFTER.join(",")) && !header.contains(",condition,")
+    !header.ends_with(&FIXED_COLUMNS_AFTER.join(","))
+        && (header.ends_with(&LEGACY_COLUMNS_AFTER.join(","))
+            || header.ends_with(&UNREFERENCED_COLUMNS_AFTER.join(",")))
+}
+
+/// Which of the known column sets a file has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    /// No identifiability columns, no reference.
+    Legacy,
+    /// Identifiability columns, no reference.
+    Unreferenced,
+    /// The current columns.
+    Current,
+}
+
+impl Format {
+    fn after(self) -> &'static [&'static str] {
+        match self {
+            Format::Legacy => &LEGACY_COLUMNS_AFTER,
+            Format::Unreferenced => &UNREFERENCED_COLUMNS_AFTER,
+            Format::Current => &FIXED_COLUMNS_AFTER,
+        }
+    }
 }
 
 /// The header of a results CSV for a model with the given parameter names.
@@ -187,8 +236,8 @@ pub fn csv_header(parameter_names: &[&str]) -> Vec<String> {
         .collect()
 }
 
-/// The parameter names a header declares and whether it is a legacy header, or what is wrong with it.
-fn parameter_columns(header: &csv::StringRecord) -> Result<(Vec<String>, bool), String> {
+/// The parameter names a header declares and its format, or what is wrong with it.
+fn parameter_columns(header: &csv::StringRecord) -> Result<(Vec<String>, Format), String> {
     let names: Vec<&str> = header.iter().collect();
     let before = FIXED_COLUMNS_BEFORE.len();
     let matches = |after: &[&str]| {
@@ -196,25 +245,27 @@ fn parameter_columns(header: &csv::StringRecord) -> Result<(Vec<String>, bool), 
             && names[..before] == FIXED_COLUMNS_BEFORE
             && names[names.len() - after.len()..] == *after
     };
-    let legacy = !matches(&FIXED_COLUMNS_AFTER) && matches(&LEGACY_COLUMNS_AFTER);
-    let after = if legacy { LEGACY_COLUMNS_AFTER.len() } else { FIXED_COLUMNS_AFTER.len() };
-    if !legacy && !matches(&FIXED_COLUMNS_AFTER) {
-        return Err(format!(
-            "not a pbdfit results header: expected {}, <parameters>, {}; found {}",
-            FIXED_COLUMNS_BEFORE.join(","),
-            FIXED_COLUMNS_AFTER.join(","),
-            names.join(",")
-        ));
-    }
-    let params: Vec<String> = names[before..names.len() - after].iter().map(|s| s.to_string()).collect();
+    let format = [Format::Current, Format::Unreferenced, Format::Legacy]
+        .into_iter()
+        .find(|f| matches(f.after()))
+        .ok_or_else(|| {
+            format!(
+                "not a pbdfit results header: expected {}, <parameters>, {}; found {}",
+                FIXED_COLUMNS_BEFORE.join(","),
+                FIXED_COLUMNS_AFTER.join(","),
+                names.join(",")
+            )
+        })?;
+    let params: Vec<String> = names[before..names.len() - format.after().len()].iter().map(|s| s.to_string()).collect();
     if params.iter().any(|p| p.is_empty()) {
         return Err("a parameter column has no name".into());
     }
-    Ok((params, legacy))
+    Ok((params, format))
 }
 
-fn parse_row(row: &csv::StringRecord, params: &[String], legacy: bool) -> Result<FitRecord, String> {
-    let after = if legacy { LEGACY_COLUMNS_AFTER.len() } else { FIXED_COLUMNS_AFTER.len() };
+fn parse_row(row: &csv::StringRecord, params: &[String], format: Format) -> Result<FitRecord, String> {
+    let after = format.after().len();
+    let legacy = format == Format::Legacy;
     let expected = FIXED_COLUMNS_BEFORE.len() + params.len() + after;
     if row.len() != expected {
         return Err(format!("{} fields, expected {expected}", row.len()));
@@ -291,6 +342,7 @@ fn parse_row(row: &csv::StringRecord, params: &[String], legacy: bool) -> Result
         s => return Err(format!("status: `{s}` is neither ok nor failed")),
     };
     let message = next().to_string();
+    let reference = if format == Format::Current { next().to_string() } else { DEFAULT_REFERENCE.to_string() };
     Ok(FitRecord {
         scene,
         experiment,
@@ -314,6 +366,7 @@ fn parse_row(row: &csv::StringRecord, params: &[String], legacy: bool) -> Result
         seconds,
         status,
         message,
+        reference,
     })
 }
 
@@ -322,11 +375,11 @@ pub fn parse_records(text: &str, path: &Path) -> Result<Vec<FitRecord>, ResultsE
     let format = |row: usize, message: String| ResultsError::Format { path: path.to_path_buf(), row, message };
     let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(text.as_bytes());
     let header = reader.headers().map_err(|e| format(1, e.to_string()))?.clone();
-    let (params, legacy) = parameter_columns(&header).map_err(|m| format(1, m))?;
+    let (params, columns) = parameter_columns(&header).map_err(|m| format(1, m))?;
     let mut out = Vec::new();
     for (i, row) in reader.records().enumerate() {
         let row = row.map_err(|e| format(i + 2, e.to_string()))?;
-        out.push(parse_row(&row, &params, legacy).map_err(|m| format(i + 2, m))?);
+        out.push(parse_row(&row, &params, columns).map_err(|m| format(i + 2, m))?);
     }
     Ok(out)
 }
@@ -410,6 +463,7 @@ mod tests {
             seconds: 0.25,
             status: FitStatus::Ok,
             message: "a note, with a comma and \"quotes\"".into(),
+            reference: "stvk dynamic lumped rest".into(),
         }
     }
 
@@ -434,7 +488,7 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.starts_with(
             "scene,experiment,value,young,poisson,dt,n,nit,model,mass_model,alpha_d,alpha_v,error,scene_errors,\
-             evaluations,failed_evaluations,at_bound,condition,hessian,ranges,seconds,status,message\n"
+             evaluations,failed_evaluations,at_bound,condition,hessian,ranges,seconds,status,message,reference\n"
         ));
         let back = read_records(&path).unwrap();
         assert_eq!(back[0], r);
@@ -480,14 +534,32 @@ mod tests {
         r.condition = None;
         r.hessian.clear();
         r.ranges.clear();
+        r.reference = DEFAULT_REFERENCE.into();
         let header = FIXED_COLUMNS_BEFORE.iter().chain(&["alpha_d", "alpha_v"]).chain(&LEGACY_COLUMNS_AFTER).copied();
         let header = header.collect::<Vec<_>>().join(",");
         let mut fields = r.fields();
         let at = FIXED_COLUMNS_BEFORE.len() + 2 + 5;
         fields.drain(at..at + 3);
+        fields.pop();
         let text = format!("{header}\n{}", String::from_utf8(row_bytes(&fields)).unwrap());
         assert!(is_legacy(&text));
         assert_eq!(parse_records(&text, Path::new("old.csv")).unwrap(), vec![r]);
+    }
+
+    /// Files written before the reference column read as the one reference there was, linear static.
+    #[test]
+    fn files_without_a_reference_column_read_as_linear_static() {
+        let mut r = sample();
+        r.reference = DEFAULT_REFERENCE.into();
+        let header = FIXED_COLUMNS_BEFORE.iter().chain(&["alpha_d", "alpha_v"]).chain(&UNREFERENCED_COLUMNS_AFTER);
+        let header = header.copied().collect::<Vec<_>>().join(",");
+        let mut fields = r.fields();
+        fields.pop();
+        let text = format!("{header}\n{}", String::from_utf8(row_bytes(&fields)).unwrap());
+        assert!(is_legacy(&text));
+        assert_eq!(parse_records(&text, Path::new("old.csv")).unwrap(), vec![r.clone()]);
+        let current = format!("{}\n", csv_header(&["alpha_d", "alpha_v"]).join(","));
+        assert!(!is_legacy(&current));
     }
 
     proptest! {

@@ -1,6 +1,6 @@
 //! What every subcommand shares: the error type with its exit codes, and scene loading.
 
-use pbdfit_mesh::{BUILTIN_SCENES, MassModel, SceneSet};
+use pbdfit_mesh::{BUILTIN_SCENES, MassModel, ReferenceTable, SceneSet};
 use pbdfit_pbd::ModelKind;
 
 /// A failed command. `Input` is the user's to fix (exit 2); `Internal` is ours (exit 1).
@@ -175,4 +175,50 @@ pub fn backend(
     let (backend, message) = choose_backend(choice, WorkSize::new(system, rest_states));
     eprintln!("{message}");
     backend
+}
+
+/// The FEM reference a command uses (over the study's and the scene's `[reference]` tables).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ReferenceArgs {
+    /// Reference material: linear, corotational, stvk or neo-hookean (default: the scene's, else
+    /// linear).
+    #[arg(long, value_name = "NAME")]
+    pub material: Option<String>,
+    /// Reach the reference's rest state dynamically (implicit Euler with the fit's dt) instead of by a
+    /// static solve.
+    #[arg(long)]
+    pub dynamic: bool,
+    /// With --dynamic: stop after this simulated time in s instead of at rest.
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    pub time: Option<f64>,
+    /// With --dynamic: the mass matrix, lumped or consistent.
+    #[arg(long, value_name = "lumped|consistent")]
+    pub fem_mass: Option<String>,
+    /// With --dynamic: Rayleigh damping `A,B` (C = A M + B K; A in 1/s, B in s).
+    #[arg(long, value_name = "A,B", value_parser = parse_pair, allow_negative_numbers = true)]
+    pub rayleigh: Option<[f64; 2]>,
+    /// The FEM mesh's tetrahedral split relative to the model's: same, opposite (the other 5-tet
+    /// parity) or six.
+    #[arg(long, value_name = "same|opposite|six")]
+    pub split: Option<String>,
+}
+
+fn parse_pair(text: &str) -> Result<[f64; 2], String> {
+    let (a, b) = text.split_once(',').ok_or_else(|| format!("`{text}`: expected A,B, e.g. 0.1,0"))?;
+    let num = |s: &str| s.trim().parse::<f64>().map_err(|_| format!("`{text}`: `{s}` is not a number"));
+    Ok([num(a)?, num(b)?])
+}
+
+impl ReferenceArgs {
+    /// The options as a `[reference]` table (unset options left empty).
+    pub fn table(&self) -> ReferenceTable {
+        ReferenceTable {
+            material: self.material.clone(),
+            solve: self.dynamic.then(|| "dynamic".to_string()),
+            time: self.time,
+            mass: self.fem_mass.clone(),
+            damping: self.rayleigh,
+            split: self.split.clone(),
+        }
+    }
 }

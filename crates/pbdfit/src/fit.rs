@@ -5,7 +5,9 @@ use pbdfit_fit::{FitOptions, FitProblem, PartCache, SearchBox, Settings};
 use pbdfit_mesh::MassModel;
 use serde_json::json;
 
-use crate::cli::{BackendName, CliError, CliResult, SimulationArgs, fit_error, load_scene, resolution, to_json};
+use crate::cli::{
+    BackendName, CliError, CliResult, ReferenceArgs, SimulationArgs, fit_error, load_scene, resolution, to_json,
+};
 
 /// Arguments of `pbdfit fit`.
 #[derive(Debug, clap::Args)]
@@ -28,6 +30,8 @@ pub struct FitArgs {
     poisson: f64,
     #[command(flatten)]
     sim: SimulationArgs,
+    #[command(flatten)]
+    reference: ReferenceArgs,
     /// Search box of one parameter, `NAME=LOWER:UPPER` (repeatable), e.g. `kd=0:0.5` or
     /// `alpha_d=1e-12:1e2`. Log-scale parameters need bounds > 0. Default: the model's box.
     #[arg(long = "box")]
@@ -73,7 +77,8 @@ pub fn run(args: FitArgs) -> CliResult {
     let settings = Settings { allow_unbounded: args.unbounded, ..Settings::new(args.sim.dt, n, args.sim.nit, kind) };
     let corner: Vec<f64> = search_box.axes().iter().map(|a| a.upper).collect();
     settings.at(&corner).validate().map_err(|e| CliError::Input(e.to_string()))?;
-    let problem = FitProblem::new(&set, settings, material, &PartCache::default()).map_err(fit_error)?;
+    let problem =
+        FitProblem::new(&set, settings, material, &PartCache::new(args.reference.table())).map_err(fit_error)?;
     let options = FitOptions { grid: args.grid, min_step: args.min_step, ..FitOptions::new(search_box.clone()) };
     let grid_points = options.resolution().pow(search_box.dimensions() as u32);
     let backend = crate::cli::backend(args.backend, &problem.parts[0].system, grid_points);

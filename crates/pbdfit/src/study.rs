@@ -7,7 +7,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pbdfit_fit::PartCache;
 use pbdfit_fit::study::{Progress, RunOptions, Study, run_study};
 
-use crate::cli::{BackendName, CliError, CliResult, fit_error};
+use crate::cli::{BackendName, CliError, CliResult, ReferenceArgs, fit_error};
 
 /// Arguments of `pbdfit study`.
 #[derive(Debug, clap::Args)]
@@ -29,6 +29,8 @@ pub struct StudyArgs {
     /// Use every k-th value of the study's nu range (a quick, coarse run).
     #[arg(long, default_value_t = 1)]
     poisson_stride: usize,
+    #[command(flatten)]
+    reference: ReferenceArgs,
     /// Testing: abort the process (as kill -9 would) right after the K-th fit of this run is written.
     #[arg(long, hide = true)]
     abort_after: Option<usize>,
@@ -41,6 +43,12 @@ pub fn run(args: StudyArgs) -> CliResult {
         return Err(CliError::Input("--poisson-stride must be at least 1".into()));
     }
     for (i, mut study) in studies.into_iter().enumerate() {
+        study.reference = args.reference.table().over(&study.reference);
+        for set in &study.scenes {
+            for scene in set.scenes() {
+                pbdfit_fit::reference_spec(scene, &study.reference).map_err(fit_error)?;
+            }
+        }
         if args.poisson_stride > 1 {
             let coarse = study.poisson.iter().step_by(args.poisson_stride).copied().collect();
             study = study.with_poisson(coarse);
@@ -106,7 +114,7 @@ pub fn run_with_progress(
                 out,
                 &RunOptions { only: only.to_vec() },
                 backend.as_ref(),
-                &PartCache::default(),
+                &PartCache::new(study.reference.clone()),
                 &observer,
             )
         })

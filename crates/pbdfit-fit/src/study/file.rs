@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use pbdfit_mesh::{MassModel, SceneSet};
+use pbdfit_mesh::{MassModel, ReferenceTable, SceneSet};
 use pbdfit_pbd::ModelKind;
 use pbdfit_results::{BaseSettings, ExperimentLayout, ParameterLayout, SceneLayout, StudyLayout};
 use serde::Deserialize;
@@ -32,6 +32,8 @@ struct StudyFile {
     #[serde(default, rename = "box")]
     search_box: BTreeMap<String, [f64; 2]>,
     experiment: Vec<ExperimentDef>,
+    /// The reference the fits match (over each scene's own `[reference]`).
+    reference: Option<ReferenceTable>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -170,6 +172,8 @@ pub struct Study {
     pub fit: FitOptions,
     /// From a file with `models = [...]`: its results go to `<results>/<model>/`.
     pub model_folder: bool,
+    /// The study's `[reference]` table (empty: each scene's own reference, by default linear static).
+    pub reference: ReferenceTable,
 }
 
 impl Study {
@@ -329,6 +333,12 @@ impl Study {
             };
             experiments.push(Experiment { name: e.name.clone(), varies });
         }
+        let reference = file.reference.clone().unwrap_or_default();
+        for set in &scenes {
+            for scene in set.scenes() {
+                crate::reference_spec(scene, &reference).map_err(|e| bad("reference", e.to_string()))?;
+            }
+        }
         Ok(Self {
             name: file.name.clone(),
             description: file.description.clone(),
@@ -342,6 +352,7 @@ impl Study {
             experiments,
             fit,
             model_folder: file.models.is_some(),
+            reference,
         })
     }
 

@@ -53,7 +53,7 @@ pub fn run_study(
     let plan = Plan::new(study, out_dir, &options.only)?;
     // The reference's name for the layout: build one reference now (it is cached for the fits).
     let first = study.scenes[0].scenes().first().ok_or_else(|| FitError::Internal("empty scene set".into()))?;
-    let reference_name = cache.reference(first, study.base.n)?.describe();
+    let reference_name = cache.reference(first, study.base.n, study.base.dt)?.describe();
     let layout = study.layout(&reference_name);
     store::check_layout(out_dir, &layout, &study.origin)?;
     std::fs::create_dir_all(out_dir).map_err(|e| pbdfit_results::ResultsError::Io {
@@ -238,6 +238,7 @@ fn fit_one(
         seconds: 0.0,
         status: FitStatus::Failed,
         message: String::new(),
+        reference: crate::reference_id(set, cache.overrides()),
     };
     let outcome = YoungPoisson::new(c.young, nu)
         .map_err(FitError::from)

@@ -1,0 +1,147 @@
+//! End-to-end tests of the reference options: `pbdfit fem` and `pbdfit fit` with nonlinear materials,
+//! dynamic solves, scene and study `[reference]` tables, and exit code 2 for what the reference refuses.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn pbdfit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pbdfit")).args(args).output().expect("run pbdfit")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("one JSON value")
+}
+
+fn displacements(json: &serde_json::Value) -> Vec<[f64; 3]> {
+    json["displacements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| {
+            let u = u.as_array().unwrap();
+            [u[0].as_f64().unwrap(), u[1].as_f64().unwrap(), u[2].as_f64().unwrap()]
+        })
+        .collect()
+}
+
+fn max_difference(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| ((x[0] - y[0]).powi(2) + (x[1] - y[1]).powi(2) + (x[2] - y[2]).powi(2)).sqrt())
+        .fold(0.0, f64::max)
+}
+
+fn max_norm(u: &[[f64; 3]]) -> f64 {
+    u.iter().map(|u| (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]).sqrt()).fold(0.0, f64::max)
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pbdfit-reference-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn fem(extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["fem", "--scene", "gravity-wall", "--n", "2", "--json"];
+    args.extend_from_slice(extra);
+    json(&pbdfit(&args))
+}
+
+#[test]
+fn nonlinear_materials_are_close_to_linear_at_small_load_and_named_in_the_output() {
+    let linear = fem(&[]);
+    assert_eq!(linear["reference"], "linear static");
+    let ul = displacements(&linear);
+    for material in ["corotational", "stvk", "neo-hookean"] {
+        let out = fem(&["--material", material]);
+        assert_eq!(out["reference"], format!("{material} static"));
+        let u = displacements(&out);
+        // E = 1e3 Pa: the wall sags by 2 % of its size, so the laws differ from linear by a few per cent.
+        let relative = max_difference(&u, &ul) / max_norm(&ul);
+        assert!(relative > 1e-4 && relative < 0.05, "{material}: {relative}");
+    }
+}
+
+#[test]
+fn dynamic_linear_reference_at_rest_equals_the_static_one_and_a_short_run_does_not() {
+    let stat = displacements(&fem(&[]));
+    let out = fem(&["--dynamic", "--rayleigh", "1,0", "--dt", "0.005"]);
+    assert_eq!(out["reference"], "linear dynamic lumped rest a=1 b=0");
+    let d = max_difference(&displacements(&out), &stat) / max_norm(&stat);
+    assert!(d < 1e-9, "{d:e}");
+    let early = displacements(&fem(&["--dynamic", "--time", "0.05"]));
+    let d = max_difference(&early, &stat) / max_norm(&stat);
+    assert!(d > 0.1, "{d}");
+}
+
+#[test]
+fn the_opposite_split_is_another_mesh_with_the_same_vertices() {
+    let same = fem(&[]);
+    let opposite = fem(&["--split", "opposite"]);
+    assert_eq!(opposite["reference"], "linear static split=opposite");
+    assert_eq!(same["vertices"], opposite["vertices"]);
+    assert_ne!(same["tets"], opposite["tets"]);
+    let six = fem(&["--split", "six"]);
+    assert_eq!(six["tets"].as_array().unwrap().len(), 48);
+    let d = max_difference(&displacements(&same), &displacements(&opposite));
+    assert!(d > 1e-4 * max_norm(&displacements(&same)), "{d:e}");
+}
+
+#[test]
+fn a_scene_file_reference_table_is_used_and_the_command_line_wins() {
+    let dir = scratch("scene");
+    let scene = dir.join("soft.toml");
+    std::fs::write(
+        &scene,
+        "name = \"soft\"\n[body]\nshape = \"unit-cube\"\nn = 2\n[[held]]\nplane = \"z = 0\"\n[reference]\nmaterial = \"stvk\"\n",
+    )
+    .unwrap();
+    let path = scene.to_str().unwrap();
+    let out = json(&pbdfit(&["fem", "--scene", path, "--json"]));
+    assert_eq!(out["reference"], "stvk static");
+    let out = json(&pbdfit(&["fem", "--scene", path, "--json", "--material", "neo-hookean"]));
+    assert_eq!(out["reference"], "neo-hookean static");
+    let fit = json(&pbdfit(&["fit", "--scene", path, "--n", "1", "--grid", "5", "--min-step", "1e-2", "--json"]));
+    assert_eq!(fit["reference"], "stvk static");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+fn bad(args: &[&str], needles: &[&str]) {
+    let out = pbdfit(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(out.stdout.is_empty(), "{args:?}");
+    assert!(!err.contains("panicked"), "{err}");
+    for needle in needles {
+        assert!(err.contains(needle), "{args:?}: `{needle}` not in {err}");
+    }
+}
+
+#[test]
+fn what_the_reference_refuses_exits_with_code_2() {
+    let base = ["fem", "--scene", "gravity-floor"];
+    let with = |extra: &[&'static str]| base.iter().copied().chain(extra.iter().copied()).collect::<Vec<_>>();
+    bad(&with(&["--material", "rubber"]), &["material = rubber", "linear, corotational, stvk, neo-hookean"]);
+    bad(&with(&["--time", "5"]), &["time", "only with solve = \"dynamic\""]);
+    bad(&with(&["--dynamic", "--time", "-1"]), &["time = -1"]);
+    bad(&with(&["--split", "seven"]), &["split = seven", "same, opposite, six"]);
+    bad(&with(&["--dynamic", "--fem-mass", "heavy"]), &["mass = heavy", "lumped, consistent"]);
+    bad(&with(&["--dynamic", "--rayleigh=-1,0"]), &["damping"]);
+    bad(&with(&["--dynamic", "--dt", "0"]), &["dt = 0"]);
+    bad(&with(&["--material", "neo-hookean", "--poisson", "0.5"]), &["nu = 0.5"]);
+    bad(&["fit", "--scene", "gravity-floor", "--material", "rubber"], &["material = rubber"]);
+    // A load far beyond what the material carries: the load step (and an inverted element) is named.
+    let dir = scratch("heavy");
+    let scene = dir.join("heavy.toml");
+    std::fs::write(
+        &scene,
+        "name = \"heavy\"\n[body]\nshape = \"unit-cube\"\nn = 2\n[[held]]\nplane = \"y = 0\"\n[load]\ngravity = [0.0, -1e6, 0.0]\n",
+    )
+    .unwrap();
+    bad(
+        &["fem", "--scene", scene.to_str().unwrap(), "--material", "neo-hookean", "--young", "100"],
+        &["neo-hookean static reference of heavy", "load factor"],
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
