@@ -172,6 +172,27 @@ pub enum Stat {
     AtEach,
 }
 
+/// What a `values_order` check takes of each value's series: `stat = "mean" | "min" | "max"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeriesStat {
+    /// The mean over the nu range.
+    Mean,
+    /// The smallest value (e.g. "the best error").
+    Min,
+    /// The largest value.
+    Max,
+}
+
+impl fmt::Display for SeriesStat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SeriesStat::Mean => "mean",
+            SeriesStat::Min => "min",
+            SeriesStat::Max => "max",
+        })
+    }
+}
+
 /// Less or greater.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Relation {
@@ -274,6 +295,8 @@ pub enum Check {
         direction: Direction,
         /// Every step, or last against first.
         monotone: Monotone,
+        /// What is taken of each value's series over the range (default the mean).
+        stat: SeriesStat,
     },
     /// Two series compared by a statistic or a ratio.
     Compare {
@@ -281,8 +304,10 @@ pub enum Check {
         a: SeriesRef,
         /// Series B.
         b: SeriesRef,
-        /// What is read (the same for both).
-        quantity: Quantity,
+        /// What is read of A (`quantity` inside `a`, else the check's `quantity`).
+        quantity_a: Quantity,
+        /// What is read of B.
+        quantity_b: Quantity,
         /// Where, and with which statistic.
         at: CompareAt,
         /// The test.
@@ -421,6 +446,18 @@ struct RawClaim {
 }
 
 /// A number or a `[from, to]` pair.
+/// A `compare` side: a series, optionally with its own quantity.
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+struct RawSide {
+    scene: String,
+    experiment: String,
+    #[serde(default)]
+    value: Option<f64>,
+    #[serde(default)]
+    quantity: Option<String>,
+}
+
 #[derive(Deserialize, Clone, Copy)]
 #[serde(untagged)]
 enum NuSpec {
@@ -446,8 +483,8 @@ struct RawCheck {
     min_correlation: Option<f64>,
     values: Option<Vec<f64>>,
     monotone: Option<String>,
-    a: Option<SeriesRef>,
-    b: Option<SeriesRef>,
+    a: Option<RawSide>,
+    b: Option<RawSide>,
     stat: Option<String>,
     relation: Option<String>,
     ratio: Option<[f64; 2]>,
@@ -465,7 +502,7 @@ fn allowed_fields(kind: &str) -> Option<&'static [&'static str]> {
         "at" => &["scene", "experiment", "value", "quantity", "nu", "expect", "tolerance", "below", "above"],
         "range" => &["scene", "experiment", "value", "quantity", "nu", "below", "above"],
         "trend" => &["scene", "experiment", "value", "quantity", "nu", "direction", "min_correlation", "tolerance"],
-        "values_order" => &["scene", "experiment", "quantity", "nu", "values", "direction", "monotone"],
+        "values_order" => &["scene", "experiment", "quantity", "nu", "values", "direction", "monotone", "stat"],
         "compare" => &["a", "b", "quantity", "nu", "stat", "relation", "ratio", "fraction"],
         "oscillates" => &["scene", "experiment", "value", "quantity", "nu", "min_changes", "max_changes"],
         "argmin" => &["scene", "experiment", "value", "quantity", "nu", "over", "values", "within"],
@@ -656,7 +693,14 @@ fn parse_check(value: &toml::Value, prefix: &str) -> Result<Check, (String, Stri
                 Some("overall") => Monotone::Overall,
                 Some(other) => return Err((at("monotone"), format!("unknown `{other}`; one of strict, overall"))),
             };
+            let stat = match raw.stat.as_deref() {
+                None | Some("mean") => SeriesStat::Mean,
+                Some("min") => SeriesStat::Min,
+                Some("max") => SeriesStat::Max,
+                Some(other) => return Err((at("stat"), format!("unknown `{other}`; one of mean, min, max"))),
+            };
             Check::ValuesOrder {
+                stat,
                 scene: need(&raw.scene, "scene")?,
                 experiment: need(&raw.experiment, "experiment")?,
                 quantity: quantity()?,
@@ -667,8 +711,18 @@ fn parse_check(value: &toml::Value, prefix: &str) -> Result<Check, (String, Stri
             }
         }
         "compare" => {
-            let a = raw.a.clone().ok_or_else(|| (at("a"), "missing; kind `compare` needs series a = {...}".into()))?;
-            let b = raw.b.clone().ok_or_else(|| (at("b"), "missing; kind `compare` needs series b = {...}".into()))?;
+            let side = |side: &Option<RawSide>, name: &str| -> Result<(SeriesRef, Quantity), (String, String)> {
+                let s = side
+                    .clone()
+                    .ok_or_else(|| (at(name), format!("missing; kind `compare` needs series {name} = {{...}}")))?;
+                let q = s.quantity.or_else(|| raw.quantity.clone()).ok_or_else(|| {
+                    (at("quantity"), format!("missing; give `quantity`, or `quantity` inside `{name}`"))
+                })?;
+                let q = q.parse::<Quantity>().map_err(|m| (at(name), m))?;
+                Ok((SeriesRef { scene: s.scene, experiment: s.experiment, value: s.value }, q))
+            };
+            let (a, quantity_a) = side(&raw.a, "a")?;
+            let (b, quantity_b) = side(&raw.b, "b")?;
             let stat = match raw.stat.as_deref() {
                 None | Some("mean") => Stat::Mean,
                 Some("max") => Stat::Max,
@@ -711,7 +765,7 @@ fn parse_check(value: &toml::Value, prefix: &str) -> Result<Check, (String, Stri
                 (None, None) => return Err((at("relation"), "missing; give relation or ratio".into())),
                 (Some(_), Some(_)) => return Err((at("ratio"), "give relation or ratio, not both".into())),
             };
-            Check::Compare { a, b, quantity: quantity()?, at: compare_at, test }
+            Check::Compare { a, b, quantity_a, quantity_b, at: compare_at, test }
         }
         "oscillates" => {
             if raw.min_changes.is_none() && raw.max_changes.is_none() {

@@ -4,7 +4,7 @@ use std::fmt;
 
 use crate::claims::{
     ArgminOver, Bound, Check, Claim, ClaimsFile, CompareAt, CompareTest, Direction, Monotone, NuRange, Quantity,
-    Relation, SeriesRef, Stat, Trend,
+    Relation, SeriesRef, SeriesStat, Stat, Trend,
 };
 use crate::results::{Results, same_value};
 
@@ -358,11 +358,16 @@ fn eval(check: &Check, results: &Results) -> Result<CheckResult, CheckResult> {
                 }
             }
         }
-        Check::ValuesOrder { scene, experiment, quantity, nu, values, direction, monotone } => {
+        Check::ValuesOrder { scene, experiment, quantity, nu, values, direction, monotone, stat } => {
             let mut means = Vec::with_capacity(values.len());
             for &v in values {
                 let s = SeriesRef { scene: scene.clone(), experiment: experiment.clone(), value: Some(v) };
-                means.push(mean(&series_in(results, &s, quantity, *nu)?.1));
+                let y = series_in(results, &s, quantity, *nu)?.1;
+                means.push(match stat {
+                    SeriesStat::Mean => mean(&y),
+                    SeriesStat::Min => y.iter().copied().fold(f64::INFINITY, f64::min),
+                    SeriesStat::Max => max(&y),
+                });
             }
             let step = |a: f64, b: f64| match direction {
                 Direction::Rising => b > a,
@@ -376,20 +381,29 @@ fn eval(check: &Check, results: &Results) -> Result<CheckResult, CheckResult> {
             result(
                 holds,
                 format!(
-                    "{scene} mean {quantity} over {nu} at {symbol} = {}: {} ({direction} {need})",
+                    "{scene} {stat} {quantity} over {nu} at {symbol} = {}: {} ({direction} {need})",
                     values.iter().map(|v| value_text(*v)).collect::<Vec<_>>().join(", "),
                     means.iter().map(|m| sig3(*m)).collect::<Vec<_>>().join(", ")
                 ),
             )
         }
-        Check::Compare { a, b, quantity, at, test } => {
+        Check::Compare { a, b, quantity_a, quantity_b, at, test } => {
             let range = match at {
                 CompareAt::Range(r, _) => *r,
                 CompareAt::Nu(_) => NuRange::ALL,
             };
-            let (xa, ya) = series_in(results, a, quantity, range)?;
-            let (xb, yb) = series_in(results, b, quantity, range)?;
-            let (la, lb) = (label(a, results), label(b, results));
+            let (xa, ya) = series_in(results, a, quantity_a, range)?;
+            let (xb, yb) = series_in(results, b, quantity_b, range)?;
+            // One quantity named once ("mean error, A / B"); two named with their series.
+            let (quantity, la, lb) = if quantity_a == quantity_b {
+                (quantity_a.to_string(), label(a, results), label(b, results))
+            } else {
+                (
+                    "value".to_string(),
+                    format!("{} {quantity_a}", label(a, results)),
+                    format!("{} {quantity_b}", label(b, results)),
+                )
+            };
             // Common nu: the points both series have (fits that failed in one are left out of both).
             let (mut pa, mut pb) = (Vec::new(), Vec::new());
             for (n, va) in xa.iter().zip(&ya) {

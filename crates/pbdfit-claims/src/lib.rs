@@ -38,8 +38,8 @@
 //! | `at` | series, `nu` (number), `expect` + `tolerance` or `below` / `above` | the value at the data's nu within 1e-6 of `nu` is in the band |
 //! | `range` | series, `nu`?, `below`? `above`? | every value over the range is `< below` and `> above` |
 //! | `trend` | series, `nu`?, `direction` = rising / falling / flat, `min_correlation`? (0.5), `tolerance`? (0.2) | Spearman rho vs nu `>= min_correlation` (rising), `<= -min_correlation` (falling); flat: `(max - min) / mean(abs) <= tolerance` |
-//! | `values_order` | `scene`, `experiment`, `quantity`, `nu`?, `values = [...]`, `direction` = rising / falling, `monotone`? = strict / overall | the mean over the range at each value, in the order of `values`, moves in `direction` at each step (strictly), or last vs first with `overall` |
-//! | `compare` | `a = {scene, experiment, value?}`, `b = {...}`, `quantity`, `nu`? (range or number), `stat`? = mean / max / at_each, `relation` = less / greater or `ratio = [lo, hi]`, `fraction`? | over the nu both series have: stat(A) `relation` stat(B), or stat(A) / stat(B) in `[lo, hi]`; `at_each`: at every common nu (at least `fraction` of them, default 1), every pointwise ratio in `[lo, hi]`; a number `nu`: the values there |
+//! | `values_order` | `scene`, `experiment`, `quantity`, `nu`?, `values = [...]`, `direction` = rising / falling, `monotone`? = strict / overall, `stat`? = mean / min / max | the statistic (default mean) over the range at each value, in the order of `values`, moves in `direction` at each step (strictly), or last vs first with `overall` |
+//! | `compare` | `a = {scene, experiment, value?, quantity?}`, `b = {...}`, `quantity` (unless both sides give theirs), `nu`? (range or number), `stat`? = mean / max / at_each, `relation` = less / greater or `ratio = [lo, hi]`, `fraction`? | over the nu both series have: stat(A) `relation` stat(B), or stat(A) / stat(B) in `[lo, hi]`; `at_each`: at every common nu (at least `fraction` of them, default 1), every pointwise ratio in `[lo, hi]`; a number `nu`: the values there |
 //! | `oscillates` | series, `nu`?, `min_changes`? `max_changes`? | sign changes of successive differences (zero differences skipped) `>= min_changes` and `<= max_changes` |
 //! | `argmin` | series, `nu`?, `within = [lo, hi]`, `over`? = nu / values, `values`? | the nu of the smallest value lies in `[lo, hi]`; `over = "values"`: the experiment value whose mean over the range is smallest (over `values`, default the study's) |
 //! | `untestable` | `reason` | never: the claim is reported untestable |
@@ -72,7 +72,7 @@ mod results;
 
 pub use claims::{
     ArgminOver, Bound, Check, Claim, ClaimsFile, CompareAt, CompareTest, Direction, Monotone, NuRange, Quantity,
-    Relation, SeriesRef, Stat, Trend,
+    Relation, SeriesRef, SeriesStat, Stat, Trend,
 };
 pub use error::ClaimsError;
 pub use evaluate::{
