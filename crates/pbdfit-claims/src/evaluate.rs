@@ -147,7 +147,7 @@ pub fn evaluate_claim(claim: &Claim, results: &Results) -> Verdict {
     }
 }
 
-/// A number with 3 significant digits: `0.220`, `0.0912`, `12.3`, `1.23e4`, `4.56e-5`, `0`.
+/// A number with 3 significant digits: `0.220`, `0.0912`, `12.3`, `649`, `6.49e3`, `4.56e-5`, `0`.
 pub fn sig3(v: f64) -> String {
     if !v.is_finite() {
         return format!("{v}");
@@ -159,7 +159,7 @@ pub fn sig3(v: f64) -> String {
     let s = format!("{v:.2e}");
     let (mantissa, exp) = s.split_once('e').expect("scientific format");
     let exp: i32 = exp.parse().expect("exponent");
-    if (-3..4).contains(&exp) {
+    if (-3..3).contains(&exp) {
         let decimals = (2 - exp).max(0) as usize;
         let m: f64 = mantissa.parse().expect("mantissa");
         format!("{:.*}", decimals, m * 10f64.powi(exp))
