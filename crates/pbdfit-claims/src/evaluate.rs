@@ -468,10 +468,12 @@ fn eval(check: &Check, results: &Results) -> Result<CheckResult, CheckResult> {
                                     result(
                                         rmin >= lo && rmax <= hi,
                                         format!(
-                                            "{head}: ratio {} to {} over {} common nu (thesis in [{lo}, {hi}])",
+                                            "{head}: ratio {} to {} over {} common nu (thesis in [{}, {}])",
                                             sig3(rmin),
                                             sig3(rmax),
-                                            pa.len()
+                                            pa.len(),
+                                            value_text(lo),
+                                            value_text(hi)
                                         ),
                                     )
                                 }
@@ -564,7 +566,14 @@ fn compare_values(a: f64, b: f64, head: &str, test: &CompareTest) -> CheckResult
             let r = a / b;
             result(
                 r >= lo && r <= hi,
-                format!("{head}: {} / {} = {} (thesis ratio in [{lo}, {hi}])", sig3(a), sig3(b), sig3(r)),
+                format!(
+                    "{head}: {} / {} = {} (thesis ratio in [{}, {}])",
+                    sig3(a),
+                    sig3(b),
+                    sig3(r),
+                    value_text(lo),
+                    value_text(hi)
+                ),
             )
         }
     }

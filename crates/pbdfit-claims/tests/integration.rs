@@ -87,3 +87,34 @@ fn thesis_claims_against_thesis_results() {
         assert_eq!(check.outcome, Outcome::Fails);
     }
 }
+
+#[test]
+fn a_folder_with_only_base_and_dt_leaves_the_other_claims_not_run() {
+    let from = repo().join("fits/results/thesis");
+    let dir = std::env::temp_dir().join(format!("pbdfit-claims-partial-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(from.join("summary.json"), dir.join("summary.json")).unwrap();
+    for scene in ["gravity-floor", "gravity-wall", "gravity-ceiling", "gravity"] {
+        for experiment in ["base", "dt"] {
+            let file = format!("{scene}-{experiment}.csv");
+            std::fs::copy(from.join(&file), dir.join(&file)).unwrap();
+        }
+    }
+    let claims = ClaimsFile::from_path(&repo().join("fits/thesis-claims.toml")).unwrap();
+    let results = Results::open(&dir).unwrap();
+    let verdicts = evaluate(&claims, &results);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(results.has("gravity-floor", "dt") && !results.has("gravity-floor", "n"));
+    // Claims on N, nit or E only.
+    for id in ["F8", "F9", "F10", "F12", "W9", "W12", "C7", "C9", "G6", "G8", "K2"] {
+        assert_eq!(verdict(&verdicts, id).outcome, Outcome::NotRun, "{id}: {}", verdict(&verdicts, id).measured);
+    }
+    // Claims on base and dt come out as on the full folder.
+    let full = self::verdicts();
+    for id in ["F1", "F2", "F4", "F6", "W1", "W4", "C1", "C4", "G1", "G3"] {
+        assert_eq!(verdict(&verdicts, id), verdict(&full, id), "{id}");
+    }
+    // K1 mixes an E check (not run) with a base check that fails: the claim fails.
+    assert_eq!(verdict(&verdicts, "K1").outcome, Outcome::Fails);
+    assert_eq!(verdict(&verdicts, "K1").checks[0].outcome, Outcome::NotRun);
+}

@@ -288,8 +288,7 @@ fn compare_shares_of_a_compound() {
         )
     );
     // A part the compound does not have: no data.
-    let (o, _) =
-        run(&format!("kind = \"range\"\nscene = \"c\"\nexperiment = \"base\"\nquantity = \"share:x\"\nbelow = 1\n"));
+    let (o, _) = run("kind = \"range\"\nscene = \"c\"\nexperiment = \"base\"\nquantity = \"share:x\"\nbelow = 1\n");
     assert_eq!(o, Outcome::NotRun);
 }
 
