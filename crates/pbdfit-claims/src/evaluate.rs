@@ -1,0 +1,597 @@
+//! Evaluating claims against results: verdicts, the score, and the Markdown table.
+
+use std::fmt;
+
+use crate::claims::{
+    ArgminOver, Bound, Check, Claim, ClaimsFile, CompareAt, CompareTest, Direction, Monotone, NuRange, Quantity,
+    Relation, SeriesRef, SeriesStat, Stat, Trend,
+};
+use crate::results::{Results, same_value};
+
+/// How a claim (or one check) came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// Our results satisfy it.
+    Holds,
+    /// Our results contradict it.
+    Fails,
+    /// The results folder lacks the data it needs (an experiment not run, a fit that failed).
+    NotRun,
+    /// No predicate captures it.
+    Untestable,
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Outcome::Holds => "holds",
+            Outcome::Fails => "fails",
+            Outcome::NotRun => "not run",
+            Outcome::Untestable => "untestable",
+        })
+    }
+}
+
+/// One check's outcome and our numbers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckResult {
+    /// How it came out.
+    pub outcome: Outcome,
+    /// Our numbers and what the thesis needs, e.g. `error at nu = 0: 0.220 (thesis 0.14 +- 0.04)`.
+    pub measured: String,
+}
+
+/// A claim's verdict.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    /// Claim id.
+    pub id: String,
+    /// Thesis figure(s).
+    pub figure: String,
+    /// The thesis's statement.
+    pub thesis: String,
+    /// The claim's outcome: fails if any check fails, else not run if any lacks data, else untestable if
+    /// any is untestable, else holds.
+    pub outcome: Outcome,
+    /// Our numbers, each check's text joined by `; ` (a failing check of several marked `[fails]`).
+    pub measured: String,
+    /// Each check's result, in order.
+    pub checks: Vec<CheckResult>,
+}
+
+/// How many claims came out each way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Score {
+    /// Claims that hold.
+    pub holds: usize,
+    /// Claims that fail.
+    pub fails: usize,
+    /// Claims without data.
+    pub not_run: usize,
+    /// Claims no predicate captures.
+    pub untestable: usize,
+}
+
+impl Score {
+    /// Counts the verdicts.
+    pub fn of(verdicts: &[Verdict]) -> Score {
+        let mut s = Score::default();
+        for v in verdicts {
+            match v.outcome {
+                Outcome::Holds => s.holds += 1,
+                Outcome::Fails => s.fails += 1,
+                Outcome::NotRun => s.not_run += 1,
+                Outcome::Untestable => s.untestable += 1,
+            }
+        }
+        s
+    }
+
+    /// All claims counted.
+    pub fn total(&self) -> usize {
+        self.holds + self.fails + self.not_run + self.untestable
+    }
+}
+
+impl fmt::Display for Score {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} of {} claims hold, {} fail, {} not run, {} untestable",
+            self.holds,
+            self.total(),
+            self.fails,
+            self.not_run,
+            self.untestable
+        )
+    }
+}
+
+/// Evaluates every claim of the file against the results, in file order.
+pub fn evaluate(file: &ClaimsFile, results: &Results) -> Vec<Verdict> {
+    file.claims.iter().map(|c| evaluate_claim(c, results)).collect()
+}
+
+/// Evaluates one claim.
+pub fn evaluate_claim(claim: &Claim, results: &Results) -> Verdict {
+    let checks: Vec<CheckResult> = claim.checks.iter().map(|c| evaluate_check(c, results)).collect();
+    let any = |o: Outcome| checks.iter().any(|c| c.outcome == o);
+    let outcome = if any(Outcome::Fails) {
+        Outcome::Fails
+    } else if any(Outcome::NotRun) {
+        Outcome::NotRun
+    } else if any(Outcome::Untestable) {
+        Outcome::Untestable
+    } else {
+        Outcome::Holds
+    };
+    let several = checks.len() > 1;
+    let measured = checks
+        .iter()
+        .map(|c| {
+            if several && c.outcome != Outcome::Holds {
+                format!("[{}] {}", c.outcome, c.measured)
+            } else {
+                c.measured.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    Verdict {
+        id: claim.id.clone(),
+        figure: claim.figure.clone(),
+        thesis: claim.thesis.clone(),
+        outcome,
+        measured,
+        checks,
+    }
+}
+
+/// A number with 3 significant digits: `0.220`, `0.0912`, `12.3`, `649`, `6.49e3`, `4.56e-5`, `0`.
+pub fn sig3(v: f64) -> String {
+    if !v.is_finite() {
+        return format!("{v}");
+    }
+    if v == 0.0 {
+        return "0".into();
+    }
+    // `{:.2e}` rounds to 3 significant digits first, so the exponent is that of the rounded value.
+    let s = format!("{v:.2e}");
+    let (mantissa, exp) = s.split_once('e').expect("scientific format");
+    let exp: i32 = exp.parse().expect("exponent");
+    if (-3..3).contains(&exp) {
+        let decimals = (2 - exp).max(0) as usize;
+        let m: f64 = mantissa.parse().expect("mantissa");
+        format!("{:.*}", decimals, m * 10f64.powi(exp))
+    } else {
+        format!("{mantissa}e{exp}")
+    }
+}
+
+/// Spearman's rank correlation (ties get their mean rank); `None` with fewer than 2 points or when
+/// either variable is constant.
+pub fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
+    if x.len() != y.len() || x.len() < 2 {
+        return None;
+    }
+    pearson(&ranks(x), &ranks(y))
+}
+
+fn ranks(v: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    order.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
+    let mut r = vec![0.0; v.len()];
+    let mut i = 0;
+    while i < order.len() {
+        let mut j = i;
+        while j + 1 < order.len() && v[order[j + 1]] == v[order[i]] {
+            j += 1;
+        }
+        let mean_rank = (i + j) as f64 / 2.0 + 1.0;
+        for k in i..=j {
+            r[order[k]] = mean_rank;
+        }
+        i = j + 1;
+    }
+    r
+}
+
+fn pearson(x: &[f64], y: &[f64]) -> Option<f64> {
+    let n = x.len() as f64;
+    let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (a, b) in x.iter().zip(y) {
+        sxy += (a - mx) * (b - my);
+        sxx += (a - mx) * (a - mx);
+        syy += (b - my) * (b - my);
+    }
+    if sxx == 0.0 || syy == 0.0 { None } else { Some(sxy / (sxx * syy).sqrt()) }
+}
+
+/// Sign changes between successive non-zero differences of `v` (a zero difference is skipped).
+pub fn sign_changes(v: &[f64]) -> usize {
+    let signs: Vec<bool> = v.windows(2).map(|w| w[1] - w[0]).filter(|d| *d != 0.0).map(|d| d > 0.0).collect();
+    signs.windows(2).filter(|w| w[0] != w[1]).count()
+}
+
+/// `(max - min) / mean(|v|)`: the relative spread a `flat` trend bounds.
+pub fn relative_spread(v: &[f64]) -> f64 {
+    let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let min = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let mean_abs = v.iter().map(|x| x.abs()).sum::<f64>() / v.len() as f64;
+    (max - min) / mean_abs
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+fn max(v: &[f64]) -> f64 {
+    v.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+}
+
+fn result(holds: bool, measured: String) -> CheckResult {
+    CheckResult { outcome: if holds { Outcome::Holds } else { Outcome::Fails }, measured }
+}
+
+fn not_run(measured: String) -> CheckResult {
+    CheckResult { outcome: Outcome::NotRun, measured }
+}
+
+/// `gravity-floor base`, `gravity-floor dt = 0.005`, `gravity N = 4`.
+fn label(s: &SeriesRef, results: &Results) -> String {
+    match s.value {
+        None => format!("{} {}", s.scene, s.experiment),
+        Some(v) => format!("{} {} = {}", s.scene, results.symbol(&s.experiment), value_text(v)),
+    }
+}
+
+fn value_text(v: f64) -> String {
+    if v.abs() >= 1e4 { format!("{v:e}") } else { format!("{v}") }
+}
+
+fn band_text(below: Option<f64>, above: Option<f64>) -> String {
+    match (below, above) {
+        (Some(b), Some(a)) => format!("thesis between {a} and {b}"),
+        (Some(b), None) => format!("thesis < {b}"),
+        (None, Some(a)) => format!("thesis > {a}"),
+        (None, None) => "no bound".into(),
+    }
+}
+
+fn in_band(v: f64, below: Option<f64>, above: Option<f64>) -> bool {
+    below.is_none_or(|b| v < b) && above.is_none_or(|a| v > a)
+}
+
+/// The series restricted to a nu range, or the not-run result saying what is missing.
+fn series_in(
+    results: &Results,
+    s: &SeriesRef,
+    quantity: &Quantity,
+    nu: NuRange,
+) -> Result<(Vec<f64>, Vec<f64>), CheckResult> {
+    let Some(points) = results.series(&s.scene, &s.experiment, s.value, quantity) else {
+        return Err(not_run(format!("no data for {} {quantity}", label(s, results))));
+    };
+    let (x, y): (Vec<f64>, Vec<f64>) = points.into_iter().filter(|(n, _)| nu.contains(*n)).unzip();
+    if x.is_empty() {
+        return Err(not_run(format!("no fit of {} {quantity} in {nu}", label(s, results))));
+    }
+    Ok((x, y))
+}
+
+fn at_nu(x: &[f64], y: &[f64], nu: f64) -> Option<f64> {
+    x.iter().zip(y).find(|(n, _)| (**n - nu).abs() <= 1e-6).map(|p| *p.1)
+}
+
+/// Evaluates one check.
+pub fn evaluate_check(check: &Check, results: &Results) -> CheckResult {
+    match eval(check, results) {
+        Ok(r) | Err(r) => r,
+    }
+}
+
+fn eval(check: &Check, results: &Results) -> Result<CheckResult, CheckResult> {
+    Ok(match check {
+        Check::At { series, quantity, nu, bound } => {
+            let (x, y) = series_in(results, series, quantity, NuRange::ALL)?;
+            let v = at_nu(&x, &y, *nu)
+                .ok_or_else(|| not_run(format!("no fit of {} {quantity} at nu = {nu}", label(series, results))))?;
+            let head = format!("{} {quantity} at nu = {nu}: {}", label(series, results), sig3(v));
+            match *bound {
+                Bound::Near { expect, tolerance } => {
+                    result((v - expect).abs() <= tolerance, format!("{head} (thesis {expect} +- {tolerance})"))
+                }
+                Bound::Band { below, above } => {
+                    result(in_band(v, below, above), format!("{head} ({})", band_text(below, above)))
+                }
+            }
+        }
+        Check::Range { series, quantity, nu, below, above } => {
+            let (_, y) = series_in(results, series, quantity, *nu)?;
+            let outside = y.iter().filter(|v| !in_band(**v, *below, *above)).count();
+            let mut text = format!(
+                "{} {quantity} over {nu}: {} to {} ({})",
+                label(series, results),
+                sig3(y.iter().copied().fold(f64::INFINITY, f64::min)),
+                sig3(max(&y)),
+                band_text(*below, *above)
+            );
+            if outside > 0 {
+                text += &format!(", {outside} of {} outside", y.len());
+            }
+            result(outside == 0, text)
+        }
+        Check::Trend { series, quantity, nu, trend } => {
+            let (x, y) = series_in(results, series, quantity, *nu)?;
+            let head = format!("{} {quantity} over {nu}", label(series, results));
+            match *trend {
+                Trend::Monotone { direction, min_correlation } => {
+                    let need = match direction {
+                        Direction::Rising => format!("rising needs >= {min_correlation}"),
+                        Direction::Falling => format!("falling needs <= -{min_correlation}"),
+                    };
+                    match spearman(&x, &y) {
+                        None => {
+                            result(false, format!("{head}: Spearman rho undefined (constant or one point; {need})"))
+                        }
+                        Some(rho) => {
+                            let holds = match direction {
+                                Direction::Rising => rho >= min_correlation,
+                                Direction::Falling => rho <= -min_correlation,
+                            };
+                            result(holds, format!("{head}: Spearman rho = {} ({need})", sig3(rho)))
+                        }
+                    }
+                }
+                Trend::Flat { tolerance } => {
+                    let spread = relative_spread(&y);
+                    result(
+                        spread <= tolerance,
+                        format!(
+                            "{head}: {} to {}, (max - min) / mean = {} (flat needs <= {tolerance})",
+                            sig3(y.iter().copied().fold(f64::INFINITY, f64::min)),
+                            sig3(max(&y)),
+                            sig3(spread)
+                        ),
+                    )
+                }
+            }
+        }
+        Check::ValuesOrder { scene, experiment, quantity, nu, values, direction, monotone, stat } => {
+            let mut means = Vec::with_capacity(values.len());
+            for &v in values {
+                let s = SeriesRef { scene: scene.clone(), experiment: experiment.clone(), value: Some(v) };
+                let y = series_in(results, &s, quantity, *nu)?.1;
+                means.push(match stat {
+                    SeriesStat::Mean => mean(&y),
+                    SeriesStat::Min => y.iter().copied().fold(f64::INFINITY, f64::min),
+                    SeriesStat::Max => max(&y),
+                });
+            }
+            let step = |a: f64, b: f64| match direction {
+                Direction::Rising => b > a,
+                Direction::Falling => b < a,
+            };
+            let (holds, need) = match monotone {
+                Monotone::Strict => (means.windows(2).all(|w| step(w[0], w[1])), "each step"),
+                Monotone::Overall => (step(means[0], means[means.len() - 1]), "last against first"),
+            };
+            let symbol = results.symbol(experiment);
+            result(
+                holds,
+                format!(
+                    "{scene} {stat} {quantity} over {nu} at {symbol} = {}: {} ({direction} {need})",
+                    values.iter().map(|v| value_text(*v)).collect::<Vec<_>>().join(", "),
+                    means.iter().map(|m| sig3(*m)).collect::<Vec<_>>().join(", ")
+                ),
+            )
+        }
+        Check::Compare { a, b, quantity_a, quantity_b, at, test } => {
+            let range = match at {
+                CompareAt::Range(r, _) => *r,
+                CompareAt::Nu(_) => NuRange::ALL,
+            };
+            let (xa, ya) = series_in(results, a, quantity_a, range)?;
+            let (xb, yb) = series_in(results, b, quantity_b, range)?;
+            // One quantity named once ("mean error, A / B"); two named with their series.
+            let (quantity, la, lb) = if quantity_a == quantity_b {
+                (quantity_a.to_string(), label(a, results), label(b, results))
+            } else {
+                (
+                    "value".to_string(),
+                    format!("{} {quantity_a}", label(a, results)),
+                    format!("{} {quantity_b}", label(b, results)),
+                )
+            };
+            // Common nu: the points both series have (fits that failed in one are left out of both).
+            let (mut pa, mut pb) = (Vec::new(), Vec::new());
+            for (n, va) in xa.iter().zip(&ya) {
+                if let Some(vb) = at_nu(&xb, &yb, *n) {
+                    pa.push(*va);
+                    pb.push(vb);
+                }
+            }
+            match at {
+                CompareAt::Nu(nu) => {
+                    let va = at_nu(&xa, &ya, *nu)
+                        .ok_or_else(|| not_run(format!("no fit of {la} {quantity} at nu = {nu}")))?;
+                    let vb = at_nu(&xb, &yb, *nu)
+                        .ok_or_else(|| not_run(format!("no fit of {lb} {quantity} at nu = {nu}")))?;
+                    compare_values(va, vb, &format!("{quantity} at nu = {nu}, {la} / {lb}"), test)
+                }
+                CompareAt::Range(range, stat) => {
+                    if pa.is_empty() {
+                        return Err(not_run(format!("{la} and {lb} share no nu in {range}")));
+                    }
+                    match stat {
+                        Stat::Mean | Stat::Max => {
+                            let f = if *stat == Stat::Mean { mean } else { max };
+                            let name = if *stat == Stat::Mean { "mean" } else { "max" };
+                            compare_values(
+                                f(&pa),
+                                f(&pb),
+                                &format!("{name} {quantity} over {range}, {la} / {lb}"),
+                                test,
+                            )
+                        }
+                        Stat::AtEach => {
+                            let head = format!("{quantity} over {range}, {la} vs {lb}");
+                            match *test {
+                                CompareTest::Relation { relation, fraction } => {
+                                    let ok = pa
+                                        .iter()
+                                        .zip(&pb)
+                                        .filter(|(x, y)| match relation {
+                                            Relation::Less => x < y,
+                                            Relation::Greater => x > y,
+                                        })
+                                        .count();
+                                    let word = if relation == Relation::Less { "less" } else { "greater" };
+                                    let need = if fraction >= 1.0 {
+                                        "at every nu".to_string()
+                                    } else {
+                                        format!("at >= {} % of nu", sig3(fraction * 100.0))
+                                    };
+                                    result(
+                                        ok as f64 >= fraction * pa.len() as f64 - 1e-9,
+                                        format!(
+                                            "{head}: {word} at {ok} of {} common nu (thesis {word} {need})",
+                                            pa.len()
+                                        ),
+                                    )
+                                }
+                                CompareTest::Ratio { lo, hi } => {
+                                    let ratios: Vec<f64> = pa.iter().zip(&pb).map(|(x, y)| x / y).collect();
+                                    let (rmin, rmax) =
+                                        (ratios.iter().copied().fold(f64::INFINITY, f64::min), max(&ratios));
+                                    result(
+                                        rmin >= lo && rmax <= hi,
+                                        format!(
+                                            "{head}: ratio {} to {} over {} common nu (thesis in [{}, {}])",
+                                            sig3(rmin),
+                                            sig3(rmax),
+                                            pa.len(),
+                                            value_text(lo),
+                                            value_text(hi)
+                                        ),
+                                    )
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Check::Oscillates { series, quantity, nu, min_changes, max_changes } => {
+            let (_, y) = series_in(results, series, quantity, *nu)?;
+            let changes = sign_changes(&y);
+            let holds = min_changes.is_none_or(|m| changes >= m) && max_changes.is_none_or(|m| changes <= m);
+            let need = match (min_changes, max_changes) {
+                (Some(lo), Some(hi)) => format!("thesis {lo} to {hi}"),
+                (Some(lo), None) => format!("oscillating needs >= {lo}"),
+                (None, Some(hi)) => format!("regular needs <= {hi}"),
+                (None, None) => "no bound".into(),
+            };
+            result(
+                holds,
+                format!(
+                    "{} {quantity} over {nu}: {changes} sign changes in {} successive differences ({need})",
+                    label(series, results),
+                    y.len().saturating_sub(1)
+                ),
+            )
+        }
+        Check::Argmin { series, quantity, nu, over, within: (lo, hi) } => match over {
+            ArgminOver::Nu => {
+                let (x, y) = series_in(results, series, quantity, *nu)?;
+                let i = (0..y.len()).min_by(|&i, &j| y[i].total_cmp(&y[j])).expect("non-empty");
+                result(
+                    x[i] >= lo - 1e-9 && x[i] <= hi + 1e-9,
+                    format!(
+                        "{} {quantity} smallest at nu = {} ({}) (thesis nu in [{lo}, {hi}])",
+                        label(series, results),
+                        x[i],
+                        sig3(y[i])
+                    ),
+                )
+            }
+            ArgminOver::Values(given) => {
+                let values = if given.is_empty() { results.values(&series.experiment) } else { given.clone() };
+                if values.is_empty() {
+                    return Err(not_run(format!("experiment {} has no values", series.experiment)));
+                }
+                let mut means = Vec::with_capacity(values.len());
+                for &v in &values {
+                    let s = SeriesRef {
+                        scene: series.scene.clone(),
+                        experiment: series.experiment.clone(),
+                        value: Some(v),
+                    };
+                    means.push(mean(&series_in(results, &s, quantity, *nu)?.1));
+                }
+                let i = (0..means.len()).min_by(|&i, &j| means[i].total_cmp(&means[j])).expect("non-empty");
+                let symbol = results.symbol(&series.experiment);
+                let v = values[i];
+                result(
+                    (v >= *lo || same_value(v, *lo)) && (v <= *hi || same_value(v, *hi)),
+                    format!(
+                        "{} mean {quantity} over {nu} smallest at {symbol} = {} ({}; means {}) (thesis {symbol} in [{}, {}])",
+                        series.scene,
+                        value_text(values[i]),
+                        sig3(means[i]),
+                        means.iter().map(|m| sig3(*m)).collect::<Vec<_>>().join(", "),
+                        value_text(*lo),
+                        value_text(*hi)
+                    ),
+                )
+            }
+        },
+        Check::Untestable { reason } => {
+            CheckResult { outcome: Outcome::Untestable, measured: format!("untestable: {reason}") }
+        }
+    })
+}
+
+fn compare_values(a: f64, b: f64, head: &str, test: &CompareTest) -> CheckResult {
+    match *test {
+        CompareTest::Relation { relation, .. } => {
+            let (holds, word) = match relation {
+                Relation::Less => (a < b, "less"),
+                Relation::Greater => (a > b, "greater"),
+            };
+            result(holds, format!("{head}: {} vs {} (thesis {word})", sig3(a), sig3(b)))
+        }
+        CompareTest::Ratio { lo, hi } => {
+            let r = a / b;
+            result(
+                r >= lo && r <= hi,
+                format!(
+                    "{head}: {} / {} = {} (thesis ratio in [{}, {}])",
+                    sig3(a),
+                    sig3(b),
+                    sig3(r),
+                    value_text(lo),
+                    value_text(hi)
+                ),
+            )
+        }
+    }
+}
+
+/// The verdicts as a Markdown table (columns id, figure, thesis, ours, verdict), `|` escaped.
+pub fn markdown_table(verdicts: &[Verdict]) -> String {
+    let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
+    let mut out = String::from("| id | figure | thesis | ours | verdict |\n|---|---|---|---|---|\n");
+    for v in verdicts {
+        out += &format!(
+            "| {} | {} | {} | {} | {} |\n",
+            cell(&v.id),
+            cell(&v.figure),
+            cell(&v.thesis),
+            cell(&v.measured),
+            v.outcome
+        );
+    }
+    out
+}

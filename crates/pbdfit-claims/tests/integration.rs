@@ -1,0 +1,120 @@
+//! The committed claims file against the committed thesis results (fits/results/thesis).
+
+use std::path::PathBuf;
+
+use pbdfit_claims::{ClaimsFile, Outcome, Quantity, Results, Score, Verdict, evaluate, markdown_table};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn verdicts() -> Vec<Verdict> {
+    let claims = ClaimsFile::from_path(&repo().join("fits/thesis-claims.toml")).unwrap();
+    let results = Results::open(&repo().join("fits/results/thesis")).unwrap();
+    evaluate(&claims, &results)
+}
+
+fn verdict<'a>(verdicts: &'a [Verdict], id: &str) -> &'a Verdict {
+    verdicts.iter().find(|v| v.id == id).unwrap_or_else(|| panic!("no claim {id}"))
+}
+
+/// The number in `text` right after `prefix` (e.g. `"error at nu = 0: "` -> 0.220).
+fn number_after(text: &str, prefix: &str) -> f64 {
+    let start = text.find(prefix).unwrap_or_else(|| panic!("`{prefix}` not in `{text}`")) + prefix.len();
+    let rest = &text[start..];
+    let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == 'e')).unwrap_or(rest.len());
+    rest[..end].parse().unwrap_or_else(|_| panic!("no number after `{prefix}` in `{text}`"))
+}
+
+#[test]
+fn every_thesis_claim_is_in_the_file() {
+    let claims = ClaimsFile::from_path(&repo().join("fits/thesis-claims.toml")).unwrap();
+    let mut expected = Vec::new();
+    for (prefix, count) in [("F", 12), ("W", 12), ("C", 11), ("G", 9), ("K", 2)] {
+        expected.extend((1..=count).map(|i| format!("{prefix}{i}")));
+    }
+    assert_eq!(expected.len(), 46);
+    let ids: Vec<&str> = claims.claims.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, expected, "claims in the thesis's order, one each");
+}
+
+#[test]
+fn thesis_claims_against_thesis_results() {
+    let verdicts = verdicts();
+    let score = Score::of(&verdicts);
+    println!("{}\n{score}", markdown_table(&verdicts));
+    assert_eq!(score.total(), 46);
+
+    // Every experiment of the thesis study is in the folder: nothing is "not run".
+    assert_eq!(score.not_run, 0, "{:?}", verdicts.iter().filter(|v| v.outcome == Outcome::NotRun).collect::<Vec<_>>());
+
+    // F1 fails: our GravityFloor base error is 0.220 at nu = 0 (thesis 0.14 +- 0.04) and falls with nu
+    // to about 0.09 at 0.49 (thesis: rises to 0.75).
+    let f1 = verdict(&verdicts, "F1");
+    assert_eq!(f1.outcome, Outcome::Fails);
+    let at0 = number_after(&f1.checks[0].measured, "error at nu = 0: ");
+    assert!((at0 - 0.220).abs() < 0.005, "{}", f1.measured);
+    assert_eq!(f1.checks[0].outcome, Outcome::Fails);
+    assert_eq!(f1.checks[2].outcome, Outcome::Fails, "floor error falls, not rises, above nu = 0.3");
+    let rho = number_after(&f1.checks[2].measured, "Spearman rho = ");
+    assert!(rho < -0.9, "{}", f1.measured);
+    // It falls to 0.093 at nu = 0.48 and jumps back to 0.163 at 0.49 (thesis 0.75 +- 0.19).
+    let at49 = number_after(&f1.checks[3].measured, "error at nu = 0.49: ");
+    assert!((at49 - 0.163).abs() < 0.005, "{}", f1.measured);
+    let results = Results::open(&repo().join("fits/results/thesis")).unwrap();
+    let floor = results.series("gravity-floor", "base", None, &Quantity::Error).unwrap();
+    assert_eq!(floor.len(), 50);
+    let (nu_min, e_min) = floor.iter().copied().min_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
+    assert!((nu_min - 0.48).abs() < 1e-9 && (e_min - 0.0928).abs() < 0.001, "min {e_min} at {nu_min}");
+
+    // F2 holds: kd rises with nu on the floor.
+    assert_eq!(verdict(&verdicts, "F2").outcome, Outcome::Holds);
+
+    // C1 fails: ceiling equals floor (a linear, mirror-consistent set-up), mean error ratio about 1.00.
+    let c1 = verdict(&verdicts, "C1");
+    assert_eq!(c1.outcome, Outcome::Fails);
+    let mean = |scene: &str| {
+        let s = results.series(scene, "base", None, &Quantity::Error).unwrap();
+        s.iter().map(|p| p.1).sum::<f64>() / s.len() as f64
+    };
+    let ratio = mean("gravity-ceiling") / mean("gravity-floor");
+    assert!((ratio - 1.0).abs() < 0.01, "mean ceiling / floor error {ratio}");
+    // The ratios at nu = 0 and 0.49 (thesis about 1.10 and 1.30) are about 1.00 too.
+    for check in &c1.checks[1..] {
+        let text = &check.measured;
+        let r = number_after(&text[text.rfind(" = ").unwrap()..], " = ");
+        assert!((r - 1.0).abs() < 0.015, "{text}");
+        assert_eq!(check.outcome, Outcome::Fails);
+    }
+}
+
+#[test]
+fn a_folder_with_only_base_and_dt_leaves_the_other_claims_not_run() {
+    let from = repo().join("fits/results/thesis");
+    let dir = std::env::temp_dir().join(format!("pbdfit-claims-partial-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(from.join("summary.json"), dir.join("summary.json")).unwrap();
+    for scene in ["gravity-floor", "gravity-wall", "gravity-ceiling", "gravity"] {
+        for experiment in ["base", "dt"] {
+            let file = format!("{scene}-{experiment}.csv");
+            std::fs::copy(from.join(&file), dir.join(&file)).unwrap();
+        }
+    }
+    let claims = ClaimsFile::from_path(&repo().join("fits/thesis-claims.toml")).unwrap();
+    let results = Results::open(&dir).unwrap();
+    let verdicts = evaluate(&claims, &results);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(results.has("gravity-floor", "dt") && !results.has("gravity-floor", "n"));
+    // Claims on N, nit or E only.
+    for id in ["F8", "F9", "F10", "F12", "W9", "W12", "C7", "C9", "G6", "G8", "K2"] {
+        assert_eq!(verdict(&verdicts, id).outcome, Outcome::NotRun, "{id}: {}", verdict(&verdicts, id).measured);
+    }
+    // Claims on base and dt come out as on the full folder.
+    let full = self::verdicts();
+    for id in ["F1", "F2", "F4", "F6", "W1", "W4", "C1", "C4", "G1", "G3"] {
+        assert_eq!(verdict(&verdicts, id), verdict(&full, id), "{id}");
+    }
+    // K1 mixes an E check (not run) with a base check that fails: the claim fails.
+    assert_eq!(verdict(&verdicts, "K1").outcome, Outcome::Fails);
+    assert_eq!(verdict(&verdicts, "K1").checks[0].outcome, Outcome::NotRun);
+}
