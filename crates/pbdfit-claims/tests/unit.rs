@@ -69,6 +69,7 @@ fn record(scene: &str, experiment: &str, value: Option<f64>, nu: f64, error: f64
         seconds: 0.0,
         status: FitStatus::Ok,
         message: String::new(),
+        reference: "linear static".into(),
     }
 }
 
