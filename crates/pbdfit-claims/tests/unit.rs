@@ -27,6 +27,7 @@ fn layout() -> StudyLayout {
         model: "pbd".into(),
         parameters: vec![parameter("kd"), parameter("kv")],
         reference: "linear static FEM".into(),
+        precision: "f64".into(),
         mass_model: None,
         scenes: vec![
             SceneLayout { name: "s".into(), parts: vec![] },

@@ -67,6 +67,14 @@ pub enum PbdError {
         /// Last relative per-step displacement.
         residual: f64,
     },
+    /// A rest-state method that does not exist for the model.
+    #[error("model {model}: {what}")]
+    Unsupported {
+        /// Model name.
+        model: String,
+        /// What is not supported, and what is.
+        what: &'static str,
+    },
     /// A projection step was asked of a model that has none (mass-spring: Newton rest state, integrators).
     #[error(
         "model {model} has no projection step: its rest state is a Newton equilibrium and its dynamics use an \

@@ -45,6 +45,7 @@ mod error;
 mod mass_spring;
 mod model;
 mod models;
+mod precision;
 mod rest_state;
 mod system;
 
@@ -57,7 +58,7 @@ pub use model::{
     MAX_PARAMETERS, Model, ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule, RuleSettings, Scale,
     SimParams, SpringPotential,
 };
-pub use rest_state::{RestMethod, RestOptions, RestState, accept_rest_state, diverged};
+pub use rest_state::{Precision, RestMethod, RestOptions, RestState, accept_rest_state, diverged};
 pub use system::{Dynamics, PbdSystem};
 
 /// A 3-vector in m (positions, displacements) or m/s (velocities).

@@ -25,6 +25,43 @@ pub enum RestMethod {
     /// Solve `u = P(u + dt^2 g)` with Anderson acceleration (the configured memory, then a memory of 3);
     /// fall back to stepping if both fail.
     FixedPoint,
+    /// The reference library's arithmetic in f32 (positions, not displacements), stepped from the
+    /// initial configuration until the motion stops (PBD models only; see the `precision` module).
+    LibraryF32,
+}
+
+/// The arithmetic of a model's rest states: pbdfit's f64 (the default), or the reference library's own
+/// arithmetic in f32 ([`RestMethod::LibraryF32`]), to test what single precision does to fits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Precision {
+    /// f64 displacements, rest state by the fixed point (exact to 1e-13).
+    #[default]
+    F64,
+    /// The library's f32 positions, stepped until the motion stops (PBD models only).
+    F32,
+}
+
+impl Precision {
+    /// `f64` or `f32`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::F64 => "f64",
+            Precision::F32 => "f32",
+        }
+    }
+
+    /// Parses [`name`](Self::name)'s values.
+    pub fn parse(text: &str) -> Option<Self> {
+        [Precision::F64, Precision::F32].into_iter().find(|p| p.name() == text)
+    }
+
+    /// The rest options for this precision (the defaults, with the f32 method where asked).
+    pub fn rest_options(self) -> RestOptions {
+        match self {
+            Precision::F64 => RestOptions::default(),
+            Precision::F32 => RestOptions { method: RestMethod::LibraryF32, ..RestOptions::default() },
+        }
+    }
 }
 
 /// Controls of the rest-state computation.
@@ -95,6 +132,9 @@ impl PbdSystem {
             ModelRule::Projection(rule) => rule,
             ModelRule::Springs { ks, kvol } => return self.spring_rest_state(params, ks, kvol, warm),
         };
+        if options.method == RestMethod::LibraryF32 {
+            return self.rest_in_f32(params, &rules, options);
+        }
         let mut spent = 0;
         if options.method == RestMethod::FixedPoint {
             // A short memory second: the normal equations of a long one can turn too ill-conditioned

@@ -248,6 +248,7 @@ mod tests {
                 model: "pbd".into(),
                 parameters: vec![],
                 reference: "linear static FEM".into(),
+                precision: "f64".into(),
                 mass_model: None,
                 scenes: vec![],
                 experiments: vec![],

@@ -342,6 +342,7 @@ mod tests {
             model: "pbd".into(),
             parameters: d.parameters.clone(),
             reference: "FEM".into(),
+            precision: "f64".into(),
             mass_model: None,
             scenes: vec![d.scene.clone()],
             experiments: vec![layout_exp.clone()],

@@ -54,6 +54,7 @@ fn layout(
         model: model.into(),
         parameters,
         reference: "linear static FEM".into(),
+        precision: "f64".into(),
         mass_model: None,
         scenes,
         experiments,

@@ -128,6 +128,10 @@ pub struct BaseSettings {
     pub young: f64,
 }
 
+fn default_precision() -> String {
+    "f64".into()
+}
+
 /// A study's layout: what was fitted, over which scenes, experiments and values.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StudyLayout {
@@ -140,8 +144,13 @@ pub struct StudyLayout {
     pub model: String,
     /// The model's fitted parameters, in column order, with their search boxes.
     pub parameters: Vec<ParameterLayout>,
-    /// The reference the fits match, e.g. `linear static FEM`.
+    /// The reference the fits match, e.g. `linear static` (`linear static FEM` in results from before
+    /// the reference was selectable).
     pub reference: String,
+    /// The arithmetic of the model's rest states: `f64` (pbdfit's, the default) or `f32` (the reference
+    /// library's, stepped).
+    #[serde(default = "default_precision")]
+    pub precision: String,
     /// Mass model override of the study (`None`: each scene's own).
     pub mass_model: Option<String>,
     /// Scenes in order.
@@ -254,6 +263,7 @@ mod tests {
                 upper: 1e2,
             }],
             reference: "linear static FEM".into(),
+            precision: "f64".into(),
             mass_model: None,
             scenes: vec![SceneLayout { name: "gravity".into(), parts: vec!["gravity-floor".into()] }],
             experiments: vec![ExperimentLayout { name: "dt".into(), setting: Some("dt".into()), values: vec![0.01] }],

@@ -3,6 +3,7 @@
 use pbdfit_fem::YoungPoisson;
 use pbdfit_fit::{FitOptions, FitProblem, PartCache, SearchBox, Settings};
 use pbdfit_mesh::MassModel;
+use pbdfit_pbd::Precision;
 use serde_json::json;
 
 use crate::cli::{
@@ -49,6 +50,10 @@ pub struct FitArgs {
     /// Where the grid's rest states are computed.
     #[arg(long, value_enum, default_value_t = BackendName::Cpu)]
     backend: BackendName,
+    /// Arithmetic of the model's rest states: f64 (pbdfit's) or f32 (the reference library's own, in
+    /// positions, stepped until the motion stops; PBD models only).
+    #[arg(long, value_enum, default_value_t = Precision::F64)]
+    precision: Precision,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -79,6 +84,7 @@ pub fn run(args: FitArgs) -> CliResult {
     settings.at(&corner).validate().map_err(|e| CliError::Input(e.to_string()))?;
     let problem =
         FitProblem::new(&set, settings, material, &PartCache::new(args.reference.table())).map_err(fit_error)?;
+    let problem = FitProblem { rest_options: args.precision.rest_options(), ..problem };
     let options = FitOptions { grid: args.grid, min_step: args.min_step, ..FitOptions::new(search_box.clone()) };
     let grid_points = options.resolution().pow(search_box.dimensions() as u32);
     let backend = crate::cli::backend(args.backend, &problem.parts[0].system, grid_points);
@@ -111,6 +117,7 @@ pub fn run(args: FitArgs) -> CliResult {
             "poisson": args.poisson,
             "mass_model": set.scenes()[0].mass_model.name(),
             "reference": problem.reference,
+            "precision": args.precision.name(),
             "backend": backend.name(),
             "pbdfit_version": env!("CARGO_PKG_VERSION"),
             "search_moves": result.history.len() - 1,
@@ -148,6 +155,7 @@ pub fn run(args: FitArgs) -> CliResult {
             args.poisson,
             search_box.describe()
         );
+        println!("  reference {}; model arithmetic {}", problem.reference, args.precision.name());
         let values: Vec<String> = result
             .parameters
             .iter()

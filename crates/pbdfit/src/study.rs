@@ -31,6 +31,10 @@ pub struct StudyArgs {
     poisson_stride: usize,
     #[command(flatten)]
     reference: ReferenceArgs,
+    /// Arithmetic of the model's rest states, over the study file's `precision`: f64 or f32 (the
+    /// reference library's own; PBD models only).
+    #[arg(long, value_enum)]
+    precision: Option<pbdfit_pbd::Precision>,
     /// Testing: abort the process (as kill -9 would) right after the K-th fit of this run is written.
     #[arg(long, hide = true)]
     abort_after: Option<usize>,
@@ -44,6 +48,9 @@ pub fn run(args: StudyArgs) -> CliResult {
     }
     for (i, mut study) in studies.into_iter().enumerate() {
         study.reference = args.reference.table().over(&study.reference);
+        if let Some(p) = args.precision {
+            study.precision = p;
+        }
         for set in &study.scenes {
             for scene in set.scenes() {
                 pbdfit_fit::reference_spec(scene, &study.reference).map_err(fit_error)?;

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use pbdfit_mesh::{MassModel, ReferenceTable, SceneSet};
-use pbdfit_pbd::ModelKind;
+use pbdfit_pbd::{ModelKind, Precision};
 use pbdfit_results::{BaseSettings, ExperimentLayout, ParameterLayout, SceneLayout, StudyLayout};
 use serde::Deserialize;
 
@@ -34,6 +34,8 @@ struct StudyFile {
     experiment: Vec<ExperimentDef>,
     /// The reference the fits match (over each scene's own `[reference]`).
     reference: Option<ReferenceTable>,
+    /// `f64` (default) or `f32`: the arithmetic of the model's rest states.
+    precision: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -174,6 +176,8 @@ pub struct Study {
     pub model_folder: bool,
     /// The study's `[reference]` table (empty: each scene's own reference, by default linear static).
     pub reference: ReferenceTable,
+    /// The arithmetic of the model's rest states (`precision = "f32"`: the reference library's).
+    pub precision: Precision,
 }
 
 impl Study {
@@ -334,6 +338,10 @@ impl Study {
             experiments.push(Experiment { name: e.name.clone(), varies });
         }
         let reference = file.reference.clone().unwrap_or_default();
+        let precision = match file.precision.as_deref() {
+            None => Precision::F64,
+            Some(p) => Precision::parse(p).ok_or_else(|| bad("precision", format!("`{p}`: allowed f64, f32")))?,
+        };
         for set in &scenes {
             for scene in set.scenes() {
                 crate::reference_spec(scene, &reference).map_err(|e| bad("reference", e.to_string()))?;
@@ -353,6 +361,7 @@ impl Study {
             fit,
             model_folder: file.models.is_some(),
             reference,
+            precision,
         })
     }
 
@@ -419,6 +428,7 @@ impl Study {
                 })
                 .collect(),
             reference: reference.into(),
+            precision: self.precision.name().into(),
             mass_model: self.mass_model.map(|m| m.name().to_string()),
             scenes: self
                 .scenes

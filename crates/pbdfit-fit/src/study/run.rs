@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use pbdfit_fem::YoungPoisson;
 use pbdfit_mesh::SceneSet;
-use pbdfit_pbd::{RestOptions, RestStateBackend};
+use pbdfit_pbd::RestStateBackend;
 use pbdfit_results::{FitRecord, FitStatus, StudySummary};
 use rayon::prelude::*;
 
@@ -135,7 +135,7 @@ pub fn run_study(
                     &study.fit.search_box,
                     study.fit.resolution(),
                     backend,
-                    &RestOptions::default(),
+                    &study.precision.rest_options(),
                 );
                 grids.insert(scene.name.clone(), grid);
             }
@@ -243,6 +243,7 @@ fn fit_one(
     let outcome = YoungPoisson::new(c.young, nu)
         .map_err(FitError::from)
         .and_then(|material| FitProblem::new(set, settings, material, cache))
+        .map(|problem| FitProblem { rest_options: study.precision.rest_options(), ..problem })
         .and_then(|problem| {
             let part_grids: Vec<&GridRestStates> = problem.parts.iter().map(|p| &grids[&p.scene]).collect();
             fit_with_grid(&problem, &part_grids, &study.fit).map(|r| (problem.compound, r))

@@ -86,7 +86,7 @@ pub fn check_layout(out_dir: &Path, layout: &StudyLayout, origin: &str) -> Resul
             l.parameters.iter().map(|p| format!("{} in [{:e}, {:e}]", p.name, p.lower, p.upper)).collect();
         // Results from before references were selectable name the one reference there was so.
         let reference = if l.reference == "linear static FEM" { "linear static" } else { &l.reference };
-        format!("model {} with {}, reference {reference}", l.model, boxes.join(", "))
+        format!("model {} ({}) with {}, reference {reference}", l.model, l.precision, boxes.join(", "))
     };
     let (found, expected) = (describe(&previous.layout), describe(layout));
     if found != expected {
