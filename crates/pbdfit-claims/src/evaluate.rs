@@ -595,3 +595,38 @@ pub fn markdown_table(verdicts: &[Verdict]) -> String {
     }
     out
 }
+
+/// Verdicts of the same claims under several variants, as Markdown: a score table (variants in the
+/// given order, with the claims that hold, fail or were not run) and a claim x variant matrix
+/// (`holds` / `FAILS` / `-` for not run, `?` for untestable). `variants` pairs each variant's name with
+/// its verdicts, all in the same claim order.
+pub fn comparison_markdown(variants: &[(String, Vec<Verdict>)]) -> String {
+    let mut out = String::from("| variant | holds | fails | not run | holds of tested |\n|---|---|---|---|---|\n");
+    for (name, verdicts) in variants {
+        let s = Score::of(verdicts);
+        let tested = s.holds + s.fails;
+        out += &format!("| {name} | {} | {} | {} | {} / {tested} |\n", s.holds, s.fails, s.not_run, s.holds);
+    }
+    out += "\n| claim |";
+    for (name, _) in variants {
+        out += &format!(" {name} |");
+    }
+    out += "\n|---|";
+    out += &"---|".repeat(variants.len());
+    out += "\n";
+    let Some((_, first)) = variants.first() else { return out };
+    for (i, claim) in first.iter().enumerate() {
+        out += &format!("| {} |", claim.id);
+        for (_, verdicts) in variants {
+            let mark = match verdicts.get(i).map(|v| v.outcome) {
+                Some(Outcome::Holds) => "holds",
+                Some(Outcome::Fails) => "FAILS",
+                Some(Outcome::NotRun) | None => "-",
+                Some(Outcome::Untestable) => "?",
+            };
+            out += &format!(" {mark} |");
+        }
+        out += "\n";
+    }
+    out
+}

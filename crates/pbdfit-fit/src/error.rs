@@ -25,6 +25,16 @@ pub enum FitError {
         /// Why.
         source: FemError,
     },
+    /// A `compare` variant name with an atom that does not exist.
+    #[error("variant `{name}`: `{atom}` is not a known variant; variants combine these with `+`:\n{known}")]
+    UnknownVariant {
+        /// The variant name given.
+        name: String,
+        /// The atom not recognised.
+        atom: String,
+        /// The known atoms, one per line.
+        known: String,
+    },
     /// A model name or parameter value is not allowed.
     #[error(transparent)]
     Model(#[from] PbdError),

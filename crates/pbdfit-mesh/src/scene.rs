@@ -254,6 +254,14 @@ impl SceneSet {
         self.compound
     }
 
+    /// Multiplies the gravity of every scene in the set by `factor` (a load level).
+    pub fn with_gravity_scale(mut self, factor: f64) -> Self {
+        for s in &mut self.scenes {
+            s.gravity *= factor;
+        }
+        self
+    }
+
     /// Overrides the mass model of every scene in the set.
     pub fn with_mass_model(mut self, model: MassModel) -> Self {
         for s in &mut self.scenes {

@@ -7,6 +7,7 @@
 
 mod bench;
 mod cli;
+mod compare;
 mod fem;
 mod fit;
 mod plot;
@@ -18,7 +19,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// Fit Position Based Dynamics stiffness parameters to a linear-elastic FEM reference.
+/// Fit Position Based Dynamics stiffness parameters to an FEM reference.
 #[derive(Debug, Parser)]
 #[command(name = "pbdfit", version, about, long_about = None)]
 struct Cli {
@@ -30,7 +31,7 @@ struct Cli {
 enum Command {
     /// List the built-in scenes.
     Scenes,
-    /// FEM rest state (linear elasticity, static solve under gravity) of a scene: summary, JSON or VTK.
+    /// FEM rest state of a scene (linear or nonlinear material, static or dynamic): summary, JSON or VTK.
     Fem(fem::FemArgs),
     /// Draw any study from its results folder (summary.json + CSVs): error and parameter figures, a report.
     Plot(plot::PlotArgs),
@@ -40,6 +41,9 @@ enum Command {
     Fit(fit::FitArgs),
     /// Run or resume a study file (a matrix of fits), writing one CSV per scene and experiment.
     Study(study::StudyArgs),
+    /// Run a study under named variants of the setup (reference material, solve, mesh split, mass, load,
+    /// arithmetic) and score each against the thesis's claims.
+    Compare(compare::CompareArgs),
     /// Reproduce the thesis: run the study (resuming), draw every figure, write the report.
     Reproduce(reproduce::ReproduceArgs),
     /// Print benchmark figures.
@@ -56,6 +60,7 @@ fn main() -> ExitCode {
         Command::Fit(args) => fit::run(args),
         Command::Study(args) => study::run(args),
         Command::Reproduce(args) => reproduce::run(args),
+        Command::Compare(args) => compare::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Plot(args) => plot::run(args),
     };

@@ -5,6 +5,8 @@
 //!   experiments is computed once), and the `--only` filter;
 //! - [`store`]: the results folder: CSVs appended and flushed per fit, the repair of a partial last line,
 //!   the check that existing results belong to this study's setup, and `summary.json`;
+//! - [`variant`]: a study under a changed setup (reference, mesh split, mass, load, arithmetic), for
+//!   `pbdfit compare`;
 //! - [`run`]: the runner: grid rest states once per (dt, N, nit), references once per (scene, N), fits
 //!   in parallel, progress to an observer.
 //!
@@ -16,7 +18,9 @@ pub mod file;
 pub mod plan;
 pub mod run;
 pub mod store;
+pub mod variant;
 
 pub use file::{Configuration, Experiment, Setting, Study};
 pub use plan::{FitKey, Plan, matches_filter};
 pub use run::{Progress, RunOptions, run_study};
+pub use variant::Variant;

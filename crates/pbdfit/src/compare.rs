@@ -1,0 +1,125 @@
+//! `pbdfit compare`: a study (by default the thesis's base and dt experiments) under named variants of
+//! the setup, each scored against the thesis's claims (`fits/thesis-claims.toml`).
+
+use std::path::{Path, PathBuf};
+
+use pbdfit_claims::{ClaimsFile, Results, Score, comparison_markdown, evaluate, markdown_table};
+use pbdfit_fit::study::{Study, Variant};
+
+use crate::cli::{BackendName, CliError, CliResult, fit_error};
+
+/// The variants run when none are named: one atom at a time, and the mesh split combined with the
+/// other candidates.
+pub const DEFAULT_VARIANTS: &[&str] = &[
+    "baseline",
+    "opposite",
+    "six",
+    "corotational",
+    "stvk",
+    "neo-hookean",
+    "dynamic-t1",
+    "uniform",
+    "load8",
+    "f32",
+    "opposite+corotational",
+    "opposite+f32",
+];
+
+/// Arguments of `pbdfit compare`.
+#[derive(Debug, clap::Args)]
+pub struct CompareArgs {
+    /// The study to vary.
+    #[arg(long, default_value = "fits/thesis.toml")]
+    study: PathBuf,
+    /// The claims to score (predicates on results).
+    #[arg(long, default_value = "fits/thesis-claims.toml")]
+    claims: PathBuf,
+    /// Variants, comma separated; each is atoms joined by `+` (`--list` shows them). Default: the
+    /// standard list (`--list`).
+    #[arg(long, value_delimiter = ',')]
+    variants: Vec<String>,
+    /// The study's experiments to run, comma separated.
+    #[arg(long, value_delimiter = ',', default_values_t = ["base".to_string(), "dt".to_string()])]
+    experiments: Vec<String>,
+    /// Results folder; each variant's study goes to `<out>/<variant>/` (resumable), the comparison to
+    /// `<out>/comparison.md`.
+    #[arg(long, default_value = "fits/results/compare")]
+    out: PathBuf,
+    /// Use every k-th nu of the study (a quick, coarse comparison).
+    #[arg(long, default_value_t = 1)]
+    poisson_stride: usize,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// List the variant atoms and the default variants, and exit.
+    #[arg(long)]
+    list: bool,
+}
+
+/// Runs `pbdfit compare`.
+pub fn run(args: CompareArgs) -> CliResult {
+    if args.list {
+        println!("variant atoms (combine with +):\n{}\n", Variant::known());
+        println!("default variants: {}", DEFAULT_VARIANTS.join(", "));
+        return Ok(());
+    }
+    // Everything is checked before any work: variants, claims, experiments.
+    let names: Vec<String> =
+        if args.variants.is_empty() { DEFAULT_VARIANTS.iter().map(|s| s.to_string()).collect() } else { args.variants };
+    let variants: Vec<Variant> =
+        names.iter().map(|n| Variant::parse(n)).collect::<Result<_, _>>().map_err(fit_error)?;
+    let claims = ClaimsFile::from_path(&args.claims).map_err(|e| CliError::Input(e.to_string()))?;
+    let mut study = Study::from_file(&args.study).map_err(fit_error)?;
+    if args.poisson_stride == 0 {
+        return Err(CliError::Input("--poisson-stride must be at least 1".into()));
+    }
+    if args.poisson_stride > 1 {
+        let coarse = study.poisson.iter().step_by(args.poisson_stride).copied().collect();
+        study = study.with_poisson(coarse);
+    }
+    for e in &args.experiments {
+        if !study.experiments.iter().any(|x| &x.name == e) {
+            let known: Vec<&str> = study.experiments.iter().map(|x| x.name.as_str()).collect();
+            return Err(CliError::Input(format!(
+                "--experiments: study {} has no experiment `{e}`; it has {}",
+                args.study.display(),
+                known.join(", ")
+            )));
+        }
+    }
+    // Identifiability is not scored by any claim; leaving it out saves a fifth of the time.
+    study.fit.identifiability = false;
+    let studies: Vec<Study> = variants.iter().map(|v| v.apply(&study)).collect::<Result<_, _>>().map_err(fit_error)?;
+    let only: Vec<String> = args.experiments.iter().map(|e| format!("*/{e}")).collect();
+    let mut scored = Vec::new();
+    for (variant, study) in variants.iter().zip(&studies) {
+        let out = args.out.join(&variant.name);
+        eprintln!("variant {}: results in {}", variant.name, out.display());
+        crate::study::run_with_progress(study, &out, &only, args.jobs, BackendName::Cpu, None)?;
+        let results = Results::open(&out).map_err(|e| CliError::Internal(e.to_string()))?;
+        let verdicts = evaluate(&claims, &results);
+        write(
+            &out.join("claims.md"),
+            &format!("# Claims under variant {}\n\n{}", variant.name, markdown_table(&verdicts)),
+        )?;
+        println!("variant {:28} {}", variant.name, Score::of(&verdicts));
+        scored.push((variant.name.clone(), verdicts));
+    }
+    let table = comparison_markdown(&scored);
+    let text = format!(
+        "# Variants of {} scored against {}\n\nExperiments: {}; nu stride {}. Each variant's verdicts with our numbers: \
+         `<variant>/claims.md`.\n\n{table}",
+        args.study.display(),
+        args.claims.display(),
+        args.experiments.join(", "),
+        args.poisson_stride
+    );
+    write(&args.out.join("comparison.md"), &text)?;
+    println!("\n{table}");
+    println!("comparison written to {}", args.out.join("comparison.md").display());
+    Ok(())
+}
+
+fn write(path: &Path, text: &str) -> CliResult {
+    std::fs::write(path, text).map_err(|e| CliError::Internal(format!("cannot write {}: {e}", path.display())))
+}
