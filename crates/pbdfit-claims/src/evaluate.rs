@@ -630,3 +630,68 @@ pub fn comparison_markdown(variants: &[(String, Vec<Verdict>)]) -> String {
     }
     out
 }
+
+/// The report section "Comparison with the thesis": every claim with the thesis's statement, our
+/// numbers and the verdict on `ours` (the reproduction's results), and for each claim that fails, the
+/// variants of `variants` under which it holds (with their numbers: the evidence) or "unexplained"
+/// when it fails under all of them, or "not tested by a variant" when no variant ran its experiment.
+pub fn comparison_section(ours: &[Verdict], variants: &[(String, Vec<Verdict>)]) -> String {
+    let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
+    let score = Score::of(ours);
+    let mut out = format!(
+        "## Comparison with the thesis\n\nEach claim of the thesis (ids as in `shared/docs/thesis-claims.md`, \
+         predicates in `fits/thesis-claims.toml`) checked against these results: {score}.\n\n"
+    );
+    if !variants.is_empty() {
+        let names: Vec<&str> = variants.iter().map(|(n, _)| n.as_str()).collect();
+        out += &format!(
+            "For a claim that fails, the explanation column lists the variants of the setup (`pbdfit compare`, \
+             results in `fits/results/compare`) under which it holds, with the numbers there; \"unexplained\" \
+             means it fails under every variant tried ({}).\n\n",
+            names.join(", ")
+        );
+        out += "Scores of the variants (claims that hold of those their experiments test):\n\n";
+        for (name, verdicts) in variants {
+            let s = Score::of(verdicts);
+            out += &format!("- `{name}`: {} of {} hold\n", s.holds, s.holds + s.fails);
+        }
+        out += "\n";
+    }
+    out += "| id | figure | thesis | ours | verdict | explanation |\n|---|---|---|---|---|---|\n";
+    for (i, v) in ours.iter().enumerate() {
+        let explanation = match v.outcome {
+            Outcome::Holds => String::new(),
+            Outcome::NotRun | Outcome::Untestable => "-".into(),
+            Outcome::Fails => {
+                let holding: Vec<String> = variants
+                    .iter()
+                    .filter_map(|(name, vs)| {
+                        vs.get(i)
+                            .filter(|x| x.id == v.id && x.outcome == Outcome::Holds)
+                            .map(|x| format!("holds under `{name}`: {}", x.measured))
+                    })
+                    .collect();
+                let tested = variants
+                    .iter()
+                    .any(|(_, vs)| vs.get(i).is_some_and(|x| matches!(x.outcome, Outcome::Holds | Outcome::Fails)));
+                if !holding.is_empty() {
+                    holding.join("; ")
+                } else if tested {
+                    "unexplained: fails under every variant tried".into()
+                } else {
+                    "unexplained: not tested by a variant (its experiment was not run under one)".into()
+                }
+            }
+        };
+        out += &format!(
+            "| {} | {} | {} | {} | {} | {} |\n",
+            cell(&v.id),
+            cell(&v.figure),
+            cell(&v.thesis),
+            cell(&v.measured),
+            v.outcome,
+            cell(&explanation)
+        );
+    }
+    out
+}

@@ -76,7 +76,7 @@ pub use claims::{
 };
 pub use error::ClaimsError;
 pub use evaluate::{
-    CheckResult, Outcome, Score, Verdict, comparison_markdown, evaluate, evaluate_check, evaluate_claim,
-    markdown_table, relative_spread, sig3, sign_changes, spearman,
+    CheckResult, Outcome, Score, Verdict, comparison_markdown, comparison_section, evaluate, evaluate_check,
+    evaluate_claim, markdown_table, relative_spread, sig3, sign_changes, spearman,
 };
 pub use results::Results;

@@ -23,6 +23,9 @@ pub struct ReportContext {
     pub results_dir: String,
     /// Paragraphs printed after the heading (how the study was run, the ν grid, the command).
     pub notes: Vec<String>,
+    /// Whole Markdown sections (each starting with a `##` heading) printed after the notes and before
+    /// the figures, e.g. the comparison with the thesis's claims.
+    pub sections: Vec<String>,
 }
 
 /// Writes the report of a rendered study to `out_path_md`. Image links are relative to the report's
@@ -53,6 +56,9 @@ fn report_text(study: &RenderedStudy, report_dir: &Path, context: &ReportContext
     let _ = writeln!(md, "# {title}\n");
     for note in &context.notes {
         let _ = writeln!(md, "{note}\n");
+    }
+    for section in &context.sections {
+        let _ = writeln!(md, "{}\n", section.trim_end());
     }
     match study.naming {
         Naming::Thesis => thesis_report(&mut md, study, report_dir, &results_dir),

@@ -196,12 +196,37 @@ fn dominant_part(data: &ExperimentData) -> Option<String> {
     if total == 0.0 {
         return None;
     }
-    let (scene, sum) = sums.into_iter().max_by(|a, b| a.1.total_cmp(&b.1))?;
-    Some(format!(
-        "{} carries the largest share of the compound error: {:.0}% of e² on average.",
-        SceneLayout { name: scene, parts: vec![] }.title(),
-        sum / total
-    ))
+    Some(share_sentence(sums.into_iter().map(|(scene, sum)| (scene, sum / total)).collect()))
+}
+
+/// The sentence on the parts' shares (percent of e², averaged): the largest share, or the shares tied
+/// with it within one percentage point (a tie is not presented as a ranking), then the others.
+fn share_sentence(mut shares: Vec<(String, f64)>) -> String {
+    shares.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let title = |s: &str| SceneLayout { name: s.to_string(), parts: vec![] }.title();
+    let top = shares.first().map_or(0.0, |s| s.1);
+    let (tied, rest): (Vec<_>, Vec<_>) = shares.iter().partition(|(_, pct)| top - pct < 1.0);
+    let others = if rest.is_empty() {
+        String::new()
+    } else {
+        let list: Vec<String> = rest.iter().map(|(s, pct)| format!("{} {pct:.0}%", title(s))).collect();
+        format!(" ({})", list.join(", "))
+    };
+    if tied.len() == 1 {
+        format!(
+            "{} carries the largest share of the compound error: {:.0}% of e² on average{others}.",
+            title(&tied[0].0),
+            tied[0].1
+        )
+    } else {
+        let names: Vec<String> = tied.iter().map(|(s, _)| title(s)).collect();
+        let values: Vec<String> = tied.iter().map(|(_, pct)| format!("{pct:.0}%")).collect();
+        format!(
+            "{} carry equal shares of the compound error (within one percentage point): {} of e² on average{others}.",
+            and_list(&names),
+            and_list(&values)
+        )
+    }
 }
 
 /// A parameter's value as text: `0.412` on a linear scale, `1.23e-7` on a log scale.
@@ -336,5 +361,24 @@ mod tests {
         assert_eq!(e(0.0187), "0.0187");
         assert_eq!(e(1.87e-3), "1.87e-3");
         assert_eq!(e(5.49e4), "5.49e4");
+    }
+
+    #[test]
+    fn shares_within_a_point_are_a_tie_not_a_ranking() {
+        let tie = share_sentence(vec![
+            ("gravity-floor".into(), 45.2),
+            ("gravity-wall".into(), 9.6),
+            ("gravity-ceiling".into(), 45.2 - 0.3),
+        ]);
+        assert_eq!(
+            tie,
+            "GravityFloor and GravityCeiling carry equal shares of the compound error (within one percentage \
+             point): 45% and 45% of e² on average (GravityWall 10%)."
+        );
+        let one = share_sentence(vec![("gravity-wall".into(), 41.0), ("gravity-floor".into(), 30.0)]);
+        assert_eq!(
+            one,
+            "GravityWall carries the largest share of the compound error: 41% of e² on average (GravityFloor 30%)."
+        );
     }
 }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use pbdfit_claims::{ClaimsFile, Results, Score, comparison_markdown, evaluate, markdown_table};
+use pbdfit_claims::{Results, Score, comparison_markdown, evaluate, markdown_table};
 use pbdfit_fit::study::{Study, Variant};
 
 use crate::cli::{BackendName, CliError, CliResult, fit_error};
@@ -28,12 +28,13 @@ pub const DEFAULT_VARIANTS: &[&str] = &[
 /// Arguments of `pbdfit compare`.
 #[derive(Debug, clap::Args)]
 pub struct CompareArgs {
-    /// The study to vary.
-    #[arg(long, default_value = "fits/thesis.toml")]
-    study: PathBuf,
-    /// The claims to score (predicates on results).
-    #[arg(long, default_value = "fits/thesis-claims.toml")]
-    claims: PathBuf,
+    /// The study to vary (default: fits/thesis.toml if present, else the built-in copy).
+    #[arg(long)]
+    study: Option<PathBuf>,
+    /// The claims to score, predicates on results (default: fits/thesis-claims.toml if present, else the
+    /// built-in copy).
+    #[arg(long)]
+    claims: Option<PathBuf>,
     /// Variants, comma separated; each is atoms joined by `+` (`--list` shows them). Default: the
     /// standard list (`--list`).
     #[arg(long, value_delimiter = ',')]
@@ -68,8 +69,8 @@ pub fn run(args: CompareArgs) -> CliResult {
         if args.variants.is_empty() { DEFAULT_VARIANTS.iter().map(|s| s.to_string()).collect() } else { args.variants };
     let variants: Vec<Variant> =
         names.iter().map(|n| Variant::parse(n)).collect::<Result<_, _>>().map_err(fit_error)?;
-    let claims = ClaimsFile::from_path(&args.claims).map_err(|e| CliError::Input(e.to_string()))?;
-    let mut study = Study::from_file(&args.study).map_err(fit_error)?;
+    let claims = crate::reproduce::thesis_claims(args.claims.as_deref())?;
+    let mut study = crate::reproduce::thesis_study(args.study.as_deref())?;
     if args.poisson_stride == 0 {
         return Err(CliError::Input("--poisson-stride must be at least 1".into()));
     }
@@ -82,7 +83,7 @@ pub fn run(args: CompareArgs) -> CliResult {
             let known: Vec<&str> = study.experiments.iter().map(|x| x.name.as_str()).collect();
             return Err(CliError::Input(format!(
                 "--experiments: study {} has no experiment `{e}`; it has {}",
-                args.study.display(),
+                study.origin,
                 known.join(", ")
             )));
         }
@@ -109,8 +110,8 @@ pub fn run(args: CompareArgs) -> CliResult {
     let text = format!(
         "# Variants of {} scored against {}\n\nExperiments: {}; nu stride {}. Each variant's verdicts with our numbers: \
          `<variant>/claims.md`.\n\n{table}",
-        args.study.display(),
-        args.claims.display(),
+        study.origin,
+        claims.origin,
         args.experiments.join(", "),
         args.poisson_stride
     );
