@@ -674,10 +674,25 @@ pub fn comparison_section(ours: &[Verdict], variants: &[(String, Vec<Verdict>)])
                 let tested = variants
                     .iter()
                     .any(|(_, vs)| vs.get(i).is_some_and(|x| matches!(x.outcome, Outcome::Holds | Outcome::Fails)));
+                let holds_in = |x: &Verdict| x.checks.iter().filter(|c| c.outcome == Outcome::Holds).count();
+                let ours_holding = holds_in(v);
+                // The variant under which most of the claim's checks hold, if more than here.
+                let closest = variants
+                    .iter()
+                    .filter_map(|(name, vs)| vs.get(i).filter(|x| x.id == v.id).map(|x| (name, x, holds_in(x))))
+                    .filter(|(_, _, n)| *n > ours_holding)
+                    .max_by_key(|(_, _, n)| *n);
                 if !holding.is_empty() {
                     holding.join("; ")
+                } else if let Some((name, x, n)) = closest {
+                    format!(
+                        "unexplained: fails under every variant tried; closest `{name}` ({n} of {} checks hold there, \
+                         {ours_holding} here): {}",
+                        x.checks.len(),
+                        x.measured
+                    )
                 } else if tested {
-                    "unexplained: fails under every variant tried".into()
+                    "unexplained: fails under every variant tried, none closer".into()
                 } else {
                     "unexplained: not tested by a variant (its experiment was not run under one)".into()
                 }

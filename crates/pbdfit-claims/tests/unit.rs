@@ -376,3 +376,40 @@ fn failed_fits_are_skipped_and_missing_data_is_not_run() {
     assert!(table.contains("| D | 1 | t | untestable: words only | untestable |"), "{table}");
     assert!(matches!(file.claims[3].checks[0], Check::Untestable { .. }));
 }
+
+fn verdict(id: &str, checks: &[Outcome]) -> pbdfit_claims::Verdict {
+    let outcome = if checks.contains(&Outcome::Fails) { Outcome::Fails } else { Outcome::Holds };
+    pbdfit_claims::Verdict {
+        id: id.into(),
+        figure: "4.2".into(),
+        thesis: "words".into(),
+        outcome,
+        measured: format!("{id} numbers {checks:?}"),
+        checks: checks.iter().map(|&o| pbdfit_claims::CheckResult { outcome: o, measured: String::new() }).collect(),
+    }
+}
+
+#[test]
+fn comparison_section_explains_failures_by_variants_or_says_unexplained() {
+    use Outcome::{Fails, Holds};
+    let ours = vec![verdict("A", &[Fails, Holds]), verdict("B", &[Fails, Fails, Fails]), verdict("C", &[Holds])];
+    let variants = vec![
+        (
+            "opposite".to_string(),
+            vec![verdict("A", &[Holds, Holds]), verdict("B", &[Holds, Fails, Fails]), verdict("C", &[Fails])],
+        ),
+        (
+            "f32".to_string(),
+            vec![verdict("A", &[Fails, Holds]), verdict("B", &[Holds, Holds, Fails]), verdict("C", &[Holds])],
+        ),
+    ];
+    let text = pbdfit_claims::comparison_section(&ours, &variants);
+    assert!(text.contains("1 of 3 claims hold, 2 fail"), "{text}");
+    let row = |id: &str| text.lines().find(|l| l.starts_with(&format!("| {id} |"))).unwrap().to_string();
+    assert!(row("A").contains("holds under `opposite`: A numbers [Holds, Holds]"), "{}", row("A"));
+    assert!(!row("A").contains("f32"), "{}", row("A"));
+    // B holds nowhere: the variant with the most holding checks is named, with the counts.
+    assert!(row("B").contains("unexplained") && row("B").contains("closest `f32` (2 of 3 checks hold there, 0 here)"));
+    assert!(row("C").ends_with("| holds |  |"), "{}", row("C"));
+    assert!(text.contains("- `opposite`: 1 of 3 hold") && text.contains("- `f32`: 1 of 3 hold"), "{text}");
+}

@@ -107,9 +107,22 @@ pub fn run(args: CompareArgs) -> CliResult {
         scored.push((variant.name.clone(), verdicts));
     }
     let table = comparison_markdown(&scored);
+    // What each folder holds: earlier runs into the same folder may have added experiments, whose
+    // claims then count too.
+    let mut held = String::new();
+    for (variant, study) in variants.iter().zip(&studies) {
+        let dir = args.out.join(&variant.name);
+        let present: Vec<&str> = study
+            .experiments
+            .iter()
+            .filter(|e| study.scenes.iter().any(|s| dir.join(format!("{}-{}.csv", s.name(), e.name)).exists()))
+            .map(|e| e.name.as_str())
+            .collect();
+        held += &format!("- `{}`: {}\n", variant.name, present.join(", "));
+    }
     let text = format!(
-        "# Variants of {} scored against {}\n\nExperiments: {}; nu stride {}. Each variant's verdicts with our numbers: \
-         `<variant>/claims.md`.\n\n{table}",
+        "# Variants of {} scored against {}\n\nThis run: experiments {}, nu stride {}. Experiments in each variant's \
+         folder (all count):\n\n{held}\nEach variant's verdicts with our numbers: `<variant>/claims.md`.\n\n{table}",
         study.origin,
         claims.origin,
         args.experiments.join(", "),
