@@ -479,6 +479,26 @@ name = "base"
 "#;
 
     #[test]
+    fn a_study_reads_its_reference_and_precision_and_refuses_bad_ones() {
+        let text = MINIMAL
+            .replace("model = \"xpbd\"", "model = \"pbd\"\nprecision = \"f32\"")
+            .replace("[box]\nalpha_d = [1e-8, 1e-2]\n", "")
+            + "[reference]\nmaterial = \"corotational\"\nsolve = \"dynamic\"\ntime = 2.0\nsplit = \"six\"\n";
+        let s = Study::parse(&text, "t.toml").unwrap();
+        assert_eq!(s.precision, Precision::F32);
+        assert_eq!(s.layout("x").precision, "f32");
+        let spec = crate::reference_spec(&s.scenes[0].scenes()[0], &s.reference).unwrap();
+        assert_eq!(spec.id(), "corotational dynamic lumped t=2 split=six");
+        let e = Study::parse(&text.replace("\"six\"", "\"seven\""), "t.toml").unwrap_err().to_string();
+        assert!(e.contains("t.toml") && e.contains("reference") && e.contains("same, opposite, six"), "{e}");
+        let e = Study::parse(&text.replace("\"f32\"", "\"f16\""), "t.toml").unwrap_err().to_string();
+        assert!(e.contains("precision") && e.contains("f64, f32"), "{e}");
+        let e =
+            Study::parse(&text.replace("time = 2.0", "time = 2.0\nviscosity = 1"), "t.toml").unwrap_err().to_string();
+        assert!(e.contains("viscosity"), "{e}");
+    }
+
+    #[test]
     fn a_study_reads_its_model_and_box() {
         let s = Study::parse(MINIMAL, "t.toml").unwrap();
         assert_eq!(s.kind, ModelKind::XPBD);
