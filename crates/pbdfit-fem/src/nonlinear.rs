@@ -6,7 +6,9 @@
 //! `K(u) du = -(f_int(u) - lambda f_ext)` with the sparse tangent (faer Cholesky, whose symbolic
 //! analysis is shared by every iteration; LU where the tangent is not positive definite) until the
 //! relative residual `|r| / |r_0|` is at most `1e-10`, `r_0` the residual of the undeformed body under
-//! the full load. An increment that fails is halved, down to `2^-10`; after a success the next
+//! the full load (or until no step lowers a residual already within [`ROUND_OFF_FACTOR`] of it: the
+//! round-off floor, reached for example by the corotational law at E = 1e6 Pa under gravity, whose
+//! residual stalls at 1.4e-10). An increment that fails is halved, down to `2^-10`; after a success the next
 //! increment doubles again (never past the remaining load).
 
 use nalgebra::Vector3;
@@ -15,6 +17,11 @@ use nalgebra_sparse::CscMatrix;
 use crate::materials::Material;
 use crate::solver::{FaerLu, LinearSolver};
 use crate::{FemError, StaticProblem, YoungPoisson};
+
+/// A Newton iteration whose residual no step can lower (round-off: the polar decomposition of an
+/// element barely deformed, a stiff material under a small load) counts as converged when its residual
+/// is within this factor of the tolerance.
+pub const ROUND_OFF_FACTOR: f64 = 100.0;
 
 /// Settings of the Newton solve.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -268,6 +275,10 @@ impl StaticProblem {
                 alpha *= 0.5;
             }
             let Some((trial, r_trial, k_trial, n)) = accepted else {
+                // No step lowers the residual: round-off. Close enough to the tolerance, that is the solution.
+                if current <= ROUND_OFF_FACTOR * settings.relative_tolerance {
+                    return Ok(Attempt::Converged { u, residuals, solvers });
+                }
                 return Ok(Attempt::Failed { residual: current, iterations: iteration + 1, inverted });
             };
             u = trial;

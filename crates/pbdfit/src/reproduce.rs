@@ -89,7 +89,13 @@ fn comparison(results: &Path, compare: &Path) -> Result<(String, pbdfit_claims::
         let verdicts = pbdfit_claims::evaluate(&claims, &open(&compare.join(&name))?);
         variants.push((name, verdicts));
     }
-    Ok((pbdfit_claims::comparison_section(&ours, &variants), pbdfit_claims::Score::of(&ours)))
+    let mut section = pbdfit_claims::comparison_section(&ours, &variants);
+    // Hand-written findings (what the variants show, with numbers) follow the generated table.
+    let findings = Path::new("fits/thesis-findings.md");
+    if let Ok(text) = std::fs::read_to_string(findings) {
+        section += &format!("\n### What the variants show\n\n(From `{}`.)\n\n{}\n", findings.display(), text.trim());
+    }
+    Ok((section, pbdfit_claims::Score::of(&ours)))
 }
 
 /// Runs `pbdfit reproduce`: the study (resuming what exists), the figures, the report.
