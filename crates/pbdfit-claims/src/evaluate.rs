@@ -676,18 +676,28 @@ pub fn comparison_section(ours: &[Verdict], variants: &[(String, Vec<Verdict>)])
                     .any(|(_, vs)| vs.get(i).is_some_and(|x| matches!(x.outcome, Outcome::Holds | Outcome::Fails)));
                 let holds_in = |x: &Verdict| x.checks.iter().filter(|c| c.outcome == Outcome::Holds).count();
                 let ours_holding = holds_in(v);
-                // The variant under which most of the claim's checks hold, if more than here.
-                let closest = variants
+                // The variants under which most of the claim's checks hold, if more than here (all of
+                // them when several tie; the numbers shown are the first's).
+                let counts: Vec<(&String, &Verdict, usize)> = variants
                     .iter()
                     .filter_map(|(name, vs)| vs.get(i).filter(|x| x.id == v.id).map(|x| (name, x, holds_in(x))))
                     .filter(|(_, _, n)| *n > ours_holding)
-                    .max_by_key(|(_, _, n)| *n);
+                    .collect();
+                let best = counts.iter().map(|c| c.2).max();
+                let closest: Vec<&(&String, &Verdict, usize)> = counts.iter().filter(|c| Some(c.2) == best).collect();
                 if !holding.is_empty() {
                     holding.join("; ")
-                } else if let Some((name, x, n)) = closest {
+                } else if let Some((name, x, n)) = closest.first() {
+                    let names: Vec<String> = closest.iter().map(|c| format!("`{}`", c.0)).collect();
+                    let (there, shown) = if closest.len() == 1 {
+                        ("there".to_string(), String::new())
+                    } else {
+                        ("under each".to_string(), format!(", numbers under `{name}`"))
+                    };
                     format!(
-                        "unexplained: fails under every variant tried; closest `{name}` ({n} of {} checks hold there, \
-                         {ours_holding} here): {}",
+                        "unexplained: fails under every variant tried; closest {} ({n} of {} checks hold {there}, \
+                         {ours_holding} here{shown}): {}",
+                        names.join(", "),
                         x.checks.len(),
                         x.measured
                     )

@@ -410,6 +410,18 @@ fn comparison_section_explains_failures_by_variants_or_says_unexplained() {
     assert!(!row("A").contains("f32"), "{}", row("A"));
     // B holds nowhere: the variant with the most holding checks is named, with the counts.
     assert!(row("B").contains("unexplained") && row("B").contains("closest `f32` (2 of 3 checks hold there, 0 here)"));
+    // A tie between variants is named as a tie, not as a ranking.
+    let tied = vec![
+        ("opposite".to_string(), vec![verdict("B", &[Holds, Fails, Fails])]),
+        ("opposite+f32".to_string(), vec![verdict("B", &[Fails, Holds, Fails])]),
+    ];
+    let tie_text = pbdfit_claims::comparison_section(&ours[1..2], &tied);
+    assert!(
+        tie_text.contains(
+            "closest `opposite`, `opposite+f32` (1 of 3 checks hold under each, 0 here, numbers under `opposite`)"
+        ),
+        "{tie_text}"
+    );
     assert!(row("C").ends_with("| holds |  |"), "{}", row("C"));
     assert!(text.contains("- `opposite`: 1 of 3 hold") && text.contains("- `f32`: 1 of 3 hold"), "{text}");
 }
