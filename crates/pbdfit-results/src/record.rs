@@ -46,20 +46,9 @@ pub const FIXED_COLUMNS_AFTER: [&str; 12] = [
 ];
 
 /// The columns after the parameters in results written before the reference was selectable (with
-/// identifiability, without `reference`): still read, with `reference` set to [`DEFAULT_REFERENCE`].
-pub const UNREFERENCED_COLUMNS_AFTER: [&str; 11] = [
-    "error",
-    "scene_errors",
-    "evaluations",
-    "failed_evaluations",
-    "at_bound",
-    "condition",
-    "hessian",
-    "ranges",
-    "seconds",
-    "status",
-    "message",
-];
+/// identifiability, without `reference`, the last current column): still read, with `reference` set to
+/// [`DEFAULT_REFERENCE`].
+pub const UNREFERENCED_COLUMNS_AFTER: &[&str] = FIXED_COLUMNS_AFTER.split_last().expect("columns").1;
 
 /// The reference of every result written before the reference was selectable.
 pub const DEFAULT_REFERENCE: &str = "linear static";
@@ -220,7 +209,7 @@ impl Format {
     fn after(self) -> &'static [&'static str] {
         match self {
             Format::Legacy => &LEGACY_COLUMNS_AFTER,
-            Format::Unreferenced => &UNREFERENCED_COLUMNS_AFTER,
+            Format::Unreferenced => UNREFERENCED_COLUMNS_AFTER,
             Format::Current => &FIXED_COLUMNS_AFTER,
         }
     }
@@ -551,7 +540,7 @@ mod tests {
     fn files_without_a_reference_column_read_as_linear_static() {
         let mut r = sample();
         r.reference = DEFAULT_REFERENCE.into();
-        let header = FIXED_COLUMNS_BEFORE.iter().chain(&["alpha_d", "alpha_v"]).chain(&UNREFERENCED_COLUMNS_AFTER);
+        let header = FIXED_COLUMNS_BEFORE.iter().chain(&["alpha_d", "alpha_v"]).chain(UNREFERENCED_COLUMNS_AFTER);
         let header = header.copied().collect::<Vec<_>>().join(",");
         let mut fields = r.fields();
         fields.pop();
