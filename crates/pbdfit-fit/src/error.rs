@@ -25,6 +25,15 @@ pub enum FitError {
         /// Why.
         source: FemError,
     },
+    /// The run was cancelled ([`RunOptions::cancel`](crate::study::RunOptions)); the finished fits are
+    /// written and a new run resumes from them.
+    #[error("interrupted after {done} of {total} fits; the finished fits are kept and a new run resumes from them")]
+    Interrupted {
+        /// Fits finished in this run.
+        done: usize,
+        /// Fits this run had to do.
+        total: usize,
+    },
     /// A `compare` variant name with an atom that does not exist.
     #[error("variant `{name}`: `{atom}` is not a known variant; variants combine these with `+`:\n{known}")]
     UnknownVariant {

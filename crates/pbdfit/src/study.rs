@@ -119,7 +119,7 @@ pub fn run_with_progress(
             run_study(
                 study,
                 out,
-                &RunOptions { only: only.to_vec() },
+                &RunOptions { only: only.to_vec(), ..RunOptions::default() },
                 backend.as_ref(),
                 &PartCache::new(study.reference.clone()),
                 &observer,

@@ -20,6 +20,9 @@ use crate::{FitError, FitProblem, GridRestStates, PartCache, Settings, fit_with_
 pub struct RunOptions {
     /// `--only` filters (`scene`, `scene/experiment`, `*/experiment`); empty runs everything.
     pub only: Vec<String>,
+    /// When set (by another thread, or the observer), no further fit starts; the fits in flight finish
+    /// and are written, and the run returns [`FitError::Interrupted`]. A later run resumes.
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// Progress of a study run, reported to an observer after each fit (after its rows were written).
@@ -140,9 +143,13 @@ pub fn run_study(
                 grids.insert(scene.name.clone(), grid);
             }
         }
+        let cancelled = || options.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst));
         let results: Vec<Result<(), FitError>> = keys
             .par_iter()
             .map(|key| {
+                if cancelled() {
+                    return Ok(());
+                }
                 let set = &study.scenes[key.scene];
                 let record = fit_one(set, key, settings, study, cache, &grids);
                 for t in &plan.fits[key] {
@@ -171,6 +178,9 @@ pub fn run_study(
             })
             .collect();
         results.into_iter().collect::<Result<(), FitError>>()?;
+        if cancelled() {
+            return Err(FitError::Interrupted { done: *done.lock().expect("progress lock"), total });
+        }
     }
 
     // Rewrite each file sorted by (value, nu): the final files do not depend on completion order.
