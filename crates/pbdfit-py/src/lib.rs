@@ -1,0 +1,459 @@
+//! # pbdfit-py
+//!
+//! The `pbdfit._native` extension module behind the Python package in `python/` (built by maturin).
+//! It is a thin layer: scenes, FEM references, PBD rest states, fits and studies come from the
+//! library crates through the same calls the command line makes, so a result equals the CLI's JSON to
+//! the last bit (the pytest suite checks it). The Python package (`python/pbdfit/__init__.py`) wraps
+//! these functions in typed classes and converts results to numpy arrays (and pandas, if installed).
+//!
+//! Errors: bad input raises `ValueError` with the command line's message; internal failures raise
+//! `RuntimeError`. Long calls release the GIL and poll for signals: Ctrl-C raises `KeyboardInterrupt`
+//! (a study finishes the fits in flight, keeps every finished fit and resumes on the next call).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use pbdfit_fem::{StaticProblem, YoungPoisson};
+use pbdfit_fit::study::{Progress, RunOptions, Study, run_study};
+use pbdfit_fit::{FitError, FitOptions, FitProblem, PartCache, SearchBox, Settings};
+use pbdfit_mesh::{BUILTIN_SCENES, ReferenceTable, SceneSet, Vec3};
+use pbdfit_pbd::{CpuBackend, ModelKind, PbdSystem, RestOptions, SimParams};
+
+fn value_error(message: impl ToString) -> PyErr {
+    PyValueError::new_err(message.to_string())
+}
+
+/// A fit or study error as the CLI maps it: the user's input (ValueError) or ours (RuntimeError).
+fn fit_error(e: FitError) -> PyErr {
+    if e.is_input() { value_error(e) } else { PyRuntimeError::new_err(e.to_string()) }
+}
+
+fn load(scene: &str) -> PyResult<SceneSet> {
+    SceneSet::load(scene).map_err(value_error)
+}
+
+fn resolution(set: &SceneSet, n: Option<usize>) -> PyResult<usize> {
+    let n = n.unwrap_or_else(|| set.scenes().first().map(|s| s.default_n).unwrap_or(1));
+    if n == 0 {
+        return Err(value_error("n: mesh resolution must be at least 1"));
+    }
+    Ok(n)
+}
+
+fn matrix<'py>(py: Python<'py>, rows: &[Vec3]) -> Bound<'py, PyArray2<f64>> {
+    let flat: Vec<f64> = rows.iter().flat_map(|p| [p.x, p.y, p.z]).collect();
+    flat.into_pyarray(py).reshape([rows.len(), 3]).expect("n x 3")
+}
+
+/// Runs `work` on a worker thread with the GIL released, polling for signals every 50 ms. On a
+/// signal (Ctrl-C) `cancel` is set; if `wait_on_interrupt`, the worker is waited for (a study writes
+/// its fits in flight), else it is left to finish alone (a pure computation loses nothing). `tick`
+/// runs on the calling thread at every poll (with the GIL), e.g. to raise a test interrupt.
+fn interruptible<T: Send + 'static>(
+    py: Python<'_>,
+    cancel: Arc<AtomicBool>,
+    wait_on_interrupt: bool,
+    tick: &dyn Fn(Python<'_>),
+    work: impl FnOnce() -> T + Send + 'static,
+) -> PyResult<T> {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    // A Receiver is Send but not Sync; the closures that wait on it without the GIL need Sync.
+    let receiver = std::sync::Mutex::new(receiver);
+    let worker = std::thread::spawn(move || {
+        let _ = sender.send(work());
+    });
+    loop {
+        match py.detach(|| receiver.lock().expect("receiver").recv_timeout(Duration::from_millis(50))) {
+            Ok(value) => {
+                let _ = worker.join();
+                return Ok(value);
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(PyRuntimeError::new_err("pbdfit: the computation panicked (a bug: please report it)"));
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                tick(py);
+                if let Err(interrupt) = py.check_signals() {
+                    cancel.store(true, Ordering::SeqCst);
+                    if wait_on_interrupt {
+                        py.detach(|| {
+                            let _ = receiver.lock().expect("receiver").recv();
+                        });
+                    }
+                    return Err(interrupt);
+                }
+            }
+        }
+    }
+}
+
+/// The built-in scene names.
+#[pyfunction]
+fn scenes() -> Vec<&'static str> {
+    BUILTIN_SCENES.iter().map(|(n, _)| *n).collect()
+}
+
+/// The bodies of a scene at resolution `n` (default: the scene's): one dict per basic scene with
+/// `name`, `n`, `vertices` (nv x 3, m), `tets` (nt x 4, int64), `held` (nv, bool), `masses` (nv, kg),
+/// `gravity` (3, m/s^2), `mass_model`, plus `compound` (bool) for the set.
+#[pyfunction]
+#[pyo3(signature = (scene, n=None))]
+fn scene_bodies<'py>(py: Python<'py>, scene: &str, n: Option<usize>) -> PyResult<(bool, Vec<Bound<'py, PyDict>>)> {
+    let set = load(scene)?;
+    let n = resolution(&set, n)?;
+    let mut out = Vec::new();
+    for s in set.scenes() {
+        let body = s.body(n).map_err(value_error)?;
+        let d = PyDict::new(py);
+        d.set_item("name", &s.name)?;
+        d.set_item("n", n)?;
+        d.set_item("vertices", matrix(py, body.mesh.vertices()))?;
+        let tets: Vec<i64> = body.mesh.tets().iter().flatten().map(|&v| v as i64).collect();
+        d.set_item("tets", tets.into_pyarray(py).reshape([body.mesh.tets().len(), 4])?)?;
+        d.set_item("held", PyArray1::from_slice(py, &body.held))?;
+        d.set_item("masses", PyArray1::from_slice(py, &body.masses))?;
+        d.set_item("gravity", PyArray1::from_slice(py, body.gravity.as_slice()))?;
+        d.set_item("mass_model", body.mass_model.name())?;
+        out.push(d);
+    }
+    Ok((set.is_compound(), out))
+}
+
+/// One basic scene's FEM result: name, displacements (nv x 3, m), reference id.
+type FemPart<'py> = (String, Bound<'py, PyArray2<f64>>, String);
+
+/// FEM rest displacements (nv x 3, m) of every basic scene of `scene`, as `(compound, [(name, array,
+/// reference)])`.
+#[pyfunction]
+#[pyo3(signature = (scene, n=None, young=1e3, poisson=0.3, material=None, dynamic=false, time=None, dt=0.01, split=None))]
+fn fem<'py>(
+    py: Python<'py>,
+    scene: &str,
+    n: Option<usize>,
+    young: f64,
+    poisson: f64,
+    material: Option<String>,
+    dynamic: bool,
+    time: Option<f64>,
+    dt: f64,
+    split: Option<String>,
+) -> PyResult<(bool, Vec<FemPart<'py>>)> {
+    let m = YoungPoisson::new(young, poisson).map_err(value_error)?;
+    let set = load(scene)?;
+    let n = resolution(&set, n)?;
+    let table =
+        ReferenceTable { material, solve: dynamic.then(|| "dynamic".into()), time, split, ..Default::default() };
+    let mut jobs = Vec::new();
+    for s in set.scenes() {
+        let spec = pbdfit_fit::reference_spec(s, &table).map_err(fit_error)?;
+        let body = s.body_split(n, spec.split).map_err(value_error)?;
+        let problem = StaticProblem::new(&body).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        jobs.push((s.name.clone(), spec, problem));
+    }
+    let solved = interruptible(py, Arc::default(), false, &|_| {}, move || {
+        jobs.into_iter()
+            .map(|(name, spec, problem)| {
+                spec.displacements(&problem, m, dt)
+                    .map(|u| (name.clone(), u, spec.id()))
+                    .map_err(|e| format!("{} reference of {name} at N = {n}: {e}", spec.id()))
+            })
+            .collect::<Result<Vec<_>, String>>()
+    })?
+    .map_err(value_error)?;
+    Ok((set.is_compound(), solved.into_iter().map(|(name, u, id)| (name, matrix(py, &u), id)).collect()))
+}
+
+/// The model's parameter values from a dict, in the model's order; every parameter is required.
+fn model_values(kind: ModelKind, parameters: &HashMap<String, f64>) -> PyResult<Vec<f64>> {
+    for name in parameters.keys() {
+        if kind.parameter(name).is_none() {
+            return Err(value_error(format!(
+                "model {kind} has no parameter `{name}`; its parameters are {}",
+                kind.parameter_names()
+            )));
+        }
+    }
+    kind.parameters()
+        .iter()
+        .map(|p| parameters.get(p.name).copied().ok_or_else(|| value_error(format!("model {kind} needs {}", p.name))))
+        .collect()
+}
+
+fn kind(model: &str) -> PyResult<ModelKind> {
+    model.parse::<ModelKind>().map_err(value_error)
+}
+
+/// PBD rest states of every basic scene: one dict per scene with `scene`, `displacements`,
+/// `positions` (nv x 3, m), `iterations`, `converged`, `residual`, `method`.
+#[pyfunction]
+#[pyo3(signature = (scene, model="pbd", dt=0.01, nit=1, n=None, parameters=HashMap::new()))]
+fn simulate<'py>(
+    py: Python<'py>,
+    scene: &str,
+    model: &str,
+    dt: f64,
+    nit: usize,
+    n: Option<usize>,
+    parameters: HashMap<String, f64>,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let kind = kind(model)?;
+    let values = model_values(kind, &parameters)?;
+    let m = kind.with(&values).map_err(value_error)?;
+    let set = load(scene)?;
+    let n = resolution(&set, n)?;
+    let params = SimParams::new(dt, nit, m);
+    params.validate().map_err(|e| value_error(format!("scene {}: {e}", set.name())))?;
+    let systems: Vec<(String, PbdSystem)> = set
+        .scenes()
+        .iter()
+        .map(|s| s.body(n).map(|b| (s.name.clone(), PbdSystem::new(&b))).map_err(value_error))
+        .collect::<PyResult<_>>()?;
+    let rests = interruptible(py, Arc::default(), false, &|_| {}, move || {
+        systems
+            .into_iter()
+            .map(|(name, system)| {
+                system.rest_state(&params, &RestOptions::default(), None).map(|r| (name, r)).map_err(|e| e.to_string())
+            })
+            .collect::<Result<Vec<_>, String>>()
+    })?
+    .map_err(value_error)?;
+    rests
+        .into_iter()
+        .map(|(name, r)| {
+            let d = PyDict::new(py);
+            d.set_item("scene", name)?;
+            d.set_item("displacements", matrix(py, &r.displacements))?;
+            d.set_item("positions", matrix(py, &r.positions))?;
+            d.set_item("iterations", r.iterations)?;
+            d.set_item("converged", r.converged)?;
+            d.set_item("residual", r.residual)?;
+            d.set_item("method", format!("{:?}", r.method))?;
+            Ok(d)
+        })
+        .collect()
+}
+
+/// One fit, as `pbdfit fit` makes it (grid, then compass search, on the CPU): a dict with
+/// `parameters` (name -> value), `error`, `scene_errors` (name -> error, compound scenes), `at_bound`,
+/// `evaluations`, `failed_evaluations`, `reference`, `seconds`, `condition`, `ranges`.
+#[pyfunction]
+#[pyo3(signature = (scene, young, poisson, model="pbd", dt=0.01, n=None, nit=1, search_box=None, grid=None, min_step=1e-4, material=None))]
+fn fit<'py>(
+    py: Python<'py>,
+    scene: &str,
+    young: f64,
+    poisson: f64,
+    model: &str,
+    dt: f64,
+    n: Option<usize>,
+    nit: usize,
+    search_box: Option<HashMap<String, (f64, f64)>>,
+    grid: Option<usize>,
+    min_step: f64,
+    material: Option<String>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let kind = kind(model)?;
+    let overrides: Vec<String> =
+        search_box.unwrap_or_default().iter().map(|(name, (lo, hi))| format!("{name}={lo}:{hi}")).collect();
+    let search_box = SearchBox::default_for(kind)
+        .with_overrides(&overrides)
+        .and_then(|b| b.check_allowed(false).map(|_| b))
+        .map_err(value_error)?;
+    let set = load(scene)?;
+    let n = resolution(&set, n)?;
+    let m = YoungPoisson::new(young, poisson).map_err(value_error)?;
+    if !(min_step.is_finite() && min_step > 0.0) {
+        return Err(value_error(format!("min_step {min_step} must be > 0")));
+    }
+    if grid.is_some_and(|g| g < 2) {
+        return Err(value_error("grid needs at least 2 points per axis"));
+    }
+    let settings = Settings::new(dt, n, nit, kind);
+    let corner: Vec<f64> = search_box.axes().iter().map(|a| a.upper).collect();
+    settings.at(&corner).validate().map_err(value_error)?;
+    let cache = PartCache::new(ReferenceTable { material, ..Default::default() });
+    let problem = FitProblem::new(&set, settings, m, &cache).map_err(fit_error)?;
+    let options = FitOptions { grid, min_step, ..FitOptions::new(search_box) };
+    let reference = problem.reference.clone();
+    let result =
+        interruptible(py, Arc::default(), false, &|_| {}, move || pbdfit_fit::fit(&problem, &options, &CpuBackend))?
+            .map_err(fit_error)?;
+    let d = PyDict::new(py);
+    let parameters = PyDict::new(py);
+    for (name, v) in &result.parameters {
+        parameters.set_item(name, v)?;
+    }
+    d.set_item("parameters", parameters)?;
+    d.set_item("error", result.error)?;
+    let scene_errors = PyDict::new(py);
+    for (name, e) in &result.part_errors {
+        scene_errors.set_item(name, e)?;
+    }
+    d.set_item("scene_errors", scene_errors)?;
+    d.set_item("at_bound", result.at_bound.clone())?;
+    d.set_item("evaluations", result.evaluations)?;
+    d.set_item("failed_evaluations", result.failures.len())?;
+    d.set_item("reference", reference)?;
+    d.set_item("seconds", result.seconds)?;
+    if let Some(id) = &result.identifiability {
+        d.set_item("condition", id.condition)?;
+        let ranges = PyDict::new(py);
+        for ((name, _), range) in result.parameters.iter().zip(&id.ranges) {
+            ranges.set_item(name, *range)?;
+        }
+        d.set_item("ranges", ranges)?;
+    }
+    Ok(d)
+}
+
+/// Runs (or resumes) a study file on `jobs` threads (default: all cores), results in `out` (default:
+/// `results/<study name>` next to the file, as the CLI). Returns the summary as a dict. Progress lines go
+/// to stderr when `progress`. `_interrupt_after` (tests) interrupts the call as Ctrl-C would once that
+/// many fits are done.
+#[pyfunction]
+#[pyo3(signature = (path, jobs=None, progress=true, out=None, _interrupt_after=None))]
+fn study<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    jobs: Option<usize>,
+    progress: bool,
+    out: Option<PathBuf>,
+    _interrupt_after: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let study = Study::from_file(&path).map_err(fit_error)?;
+    if study.model_folder {
+        return Err(value_error(format!(
+            "{}: a study file with `models = [...]` runs one study per model; run it with the command line",
+            path.display()
+        )));
+    }
+    let out =
+        out.unwrap_or_else(|| path.parent().unwrap_or(std::path::Path::new(".")).join("results").join(&study.name));
+    let cancel = Arc::new(AtomicBool::new(false));
+    let worker_cancel = cancel.clone();
+    let interrupt = Arc::new(AtomicBool::new(false));
+    let worker_interrupt = interrupt.clone();
+    let tick = move |py: Python<'_>| {
+        if interrupt.swap(false, Ordering::SeqCst) {
+            // What Ctrl-C does: the interpreter's KeyboardInterrupt, seen by the next signal check.
+            let _ = py.run(c"import _thread; _thread.interrupt_main()", None, None);
+        }
+    };
+    let summary = interruptible(py, cancel, true, &tick, move || {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs.unwrap_or(0))
+            .build()
+            .map_err(|e| FitError::Internal(format!("thread pool: {e}")))?;
+        let observer = |p: &Progress| {
+            if _interrupt_after.is_some_and(|k| p.done >= k) {
+                // As the signal would, but at a fixed fit: no further fit starts.
+                worker_cancel.store(true, Ordering::SeqCst);
+                worker_interrupt.store(true, Ordering::SeqCst);
+            }
+            if progress && (p.done == p.total || p.done % 50 == 0) {
+                eprintln!("[{}/{} fits, {} resumed] {}", p.done, p.total, p.resumed, p.message);
+            }
+        };
+        let options = RunOptions { cancel: Some(worker_cancel.clone()), ..RunOptions::default() };
+        let cache = PartCache::new(study.reference.clone());
+        pool.install(|| run_study(&study, &out, &options, &CpuBackend, &cache, &observer))
+    })?
+    .map_err(|e| match e {
+        FitError::Interrupted { .. } => pyo3::exceptions::PyKeyboardInterrupt::new_err(e.to_string()),
+        e => fit_error(e),
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("name", &summary.layout.name)?;
+    d.set_item("fits", summary.fits)?;
+    d.set_item("computed", summary.computed)?;
+    d.set_item("resumed", summary.resumed)?;
+    d.set_item("failed", summary.failed)?;
+    d.set_item("at_bound", summary.at_bound)?;
+    d.set_item("seconds", summary.seconds)?;
+    d.set_item("threads", summary.threads)?;
+    d.set_item("files", summary.files.clone())?;
+    Ok(d)
+}
+
+/// Every fit of a results folder (or one CSV file) as columns: name -> list, with the parameter
+/// columns named by the model, `scene_errors` and `ranges` as text, and failed fits included (status).
+#[pyfunction]
+fn read_results<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyDict>> {
+    let files: Vec<PathBuf> = if path.is_dir() {
+        let mut f: Vec<PathBuf> = std::fs::read_dir(&path)
+            .map_err(|e| value_error(format!("cannot read {}: {e}", path.display())))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "csv"))
+            .collect();
+        f.sort();
+        f
+    } else {
+        vec![path.clone()]
+    };
+    if files.is_empty() {
+        return Err(value_error(format!("{}: no results CSV files", path.display())));
+    }
+    let mut records = Vec::new();
+    for f in &files {
+        records.extend(pbdfit_results::read_records(f).map_err(value_error)?);
+    }
+    let d = PyDict::new(py);
+    macro_rules! column {
+        ($name:expr, $f:expr) => {
+            d.set_item($name, records.iter().map($f).collect::<Vec<_>>())?;
+        };
+    }
+    column!("scene", |r| r.scene.clone());
+    column!("experiment", |r| r.experiment.clone());
+    column!("value", |r| r.value.unwrap_or(f64::NAN));
+    column!("young", |r| r.young);
+    column!("poisson", |r| r.poisson);
+    column!("dt", |r| r.dt);
+    column!("n", |r| r.n as i64);
+    column!("nit", |r| r.nit as i64);
+    column!("model", |r| r.model.clone());
+    column!("mass_model", |r| r.mass_model.clone());
+    let mut names: Vec<String> = Vec::new();
+    for r in &records {
+        for (n, _) in &r.parameters {
+            if !names.contains(n) {
+                names.push(n.clone());
+            }
+        }
+    }
+    for name in &names {
+        column!(name.as_str(), |r| r.parameter(name).unwrap_or(f64::NAN));
+    }
+    column!("error", |r| r.error);
+    column!("evaluations", |r| r.evaluations as i64);
+    column!("failed_evaluations", |r| r.failed_evaluations as i64);
+    column!("at_bound", |r| r.at_bound.join(";"));
+    column!("condition", |r| r.condition.unwrap_or(f64::NAN));
+    column!("seconds", |r| r.seconds);
+    column!("status", |r| if r.status == pbdfit_results::FitStatus::Ok { "ok" } else { "failed" });
+    column!("message", |r| r.message.clone());
+    column!("reference", |r| r.reference.clone());
+    Ok(d)
+}
+
+/// The module `pbdfit._native`.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(scenes, m)?)?;
+    m.add_function(wrap_pyfunction!(scene_bodies, m)?)?;
+    m.add_function(wrap_pyfunction!(fem, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(fit, m)?)?;
+    m.add_function(wrap_pyfunction!(study, m)?)?;
+    m.add_function(wrap_pyfunction!(read_results, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,223 @@
+"""pbdfit: physical parameters for Position Based Dynamics.
+
+Simulate a body with an FEM reference and with PBD, XPBD or a mass-spring model, and fit the model's
+parameters so that the rest states match. Units are SI throughout: lengths and displacements in m,
+Young's modulus in Pa, masses in kg, time in s.
+
+Bad input raises ``ValueError`` with the command line's message; internal failures ``RuntimeError``.
+Long calls release the GIL; Ctrl-C raises ``KeyboardInterrupt`` (a study keeps every finished fit and
+resumes on the next call).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
+
+import numpy as np
+
+from . import _native
+
+__version__: str = _native.__version__
+
+__all__ = [
+    "FitResult",
+    "RestState",
+    "Scene",
+    "fem",
+    "fit",
+    "read_results",
+    "scenes",
+    "simulate",
+    "study",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def scenes() -> List[str]:
+    """The built-in scene names (``gravity-floor``, ``gravity-wall``, ``gravity-ceiling``, ``gravity``)."""
+    return list(_native.scenes())
+
+
+class Scene:
+    """A scene's body at one mesh resolution, as numpy arrays.
+
+    Attributes (basic scenes):
+        name: the scene name.
+        source: what was loaded (a built-in name or a TOML path); pass a Scene anywhere a name is taken.
+        n: mesh resolution (hexahedra per cube edge).
+        vertices: (nv, 3) float64, rest positions in m.
+        tets: (nt, 4) int64, vertex indices of each tetrahedron (positively oriented).
+        held: (nv,) bool, the vertices held in place.
+        masses: (nv,) float64, vertex masses in kg.
+        gravity: (3,) float64, in m/s^2.
+        mass_model: ``lumped`` or ``uniform``.
+        parts: for a compound scene (``gravity``), its basic scenes; empty otherwise.
+    """
+
+    def __init__(self, source: str, compound: bool, bodies: List[Dict[str, Any]]) -> None:
+        self.source = source
+        self.parts: Tuple[Scene, ...] = ()
+        if compound:
+            self.name = source
+            self.parts = tuple(Scene(b["name"], False, [b]) for b in bodies)
+            self.n = int(bodies[0]["n"])
+            return
+        b = bodies[0]
+        self.name = str(b["name"])
+        self.n = int(b["n"])
+        self.vertices: np.ndarray = b["vertices"]
+        self.tets: np.ndarray = b["tets"]
+        self.held: np.ndarray = b["held"]
+        self.masses: np.ndarray = b["masses"]
+        self.gravity: np.ndarray = b["gravity"]
+        self.mass_model = str(b["mass_model"])
+
+    @property
+    def compound(self) -> bool:
+        """Whether this is a compound scene (its error is the norm of its parts' errors)."""
+        return bool(self.parts)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("vertices", "tets", "held", "masses", "gravity", "mass_model") and self.__dict__.get("parts"):
+            parts = ", ".join(p.name for p in self.parts)
+            raise ValueError(f"scene {self.name} is a compound of {parts}: use .parts[i].{name}")
+        raise AttributeError(name)
+
+    def __repr__(self) -> str:
+        if self.compound:
+            return f"Scene({self.name!r}, compound of {[p.name for p in self.parts]}, n={self.n})"
+        return f"Scene({self.name!r}, n={self.n}, {len(self.vertices)} vertices, {len(self.tets)} tetrahedra)"
+
+    @classmethod
+    def load(cls, name_or_path: PathLike, n: Optional[int] = None) -> "Scene":
+        """Loads a built-in scene by name or a scene TOML file, meshed at resolution ``n`` (default: the
+        scene's own)."""
+        source = os.fspath(name_or_path)
+        compound, bodies = _native.scene_bodies(source, n)
+        return cls(source, compound, bodies)
+
+
+def _source(scene: Union[str, Scene, "os.PathLike[str]"]) -> str:
+    return scene.source if isinstance(scene, Scene) else os.fspath(scene)
+
+
+def fem(
+    scene: Union[str, Scene, "os.PathLike[str]"],
+    n: Optional[int] = 1,
+    young: float = 1e3,
+    poisson: float = 0.3,
+    material: str = "linear",
+    dynamic: bool = False,
+    time: Optional[float] = None,
+    dt: float = 0.01,
+    split: Optional[str] = None,
+) -> Union[np.ndarray, Dict[str, np.ndarray]]:
+    """FEM rest displacements in m: an (nv, 3) float64 array, or for a compound scene a dict of them by
+    part name.
+
+    ``young`` in Pa, ``poisson`` in (-1, 0.5); ``material`` is ``linear``, ``corotational``, ``stvk`` or
+    ``neo-hookean``; ``dynamic`` reaches rest by implicit Euler with step ``dt`` (s), for ``time`` s if
+    given; ``split`` chooses the FEM mesh's tetrahedral split (``same``, ``opposite``, ``six``).
+    """
+    compound, parts = _native.fem(_source(scene), n, young, poisson, material, dynamic, time, dt, split)
+    if not compound:
+        return parts[0][1]
+    return {name: u for name, u, _ in parts}
+
+
+@dataclass(frozen=True)
+class RestState:
+    """A model's rest state: ``displacements`` and ``positions`` (nv, 3) in m, and how it was found."""
+
+    scene: str
+    displacements: np.ndarray
+    positions: np.ndarray
+    iterations: int
+    converged: bool
+    residual: float
+    method: str
+
+
+def simulate(
+    scene: Union[str, Scene, "os.PathLike[str]"],
+    model: str = "pbd",
+    dt: float = 0.01,
+    nit: int = 1,
+    n: Optional[int] = None,
+    **parameters: float,
+) -> Union[RestState, Dict[str, RestState]]:
+    """The rest state of ``model`` (``pbd``, ``xpbd``, ``mass-spring``, ...) with time step ``dt`` (s) and
+    ``nit`` iterations, its parameters by name (``kd=0.5, kv=0.5``; XPBD ``alpha_d=..., alpha_v=...``).
+    A compound scene gives a dict by part name."""
+    states = [RestState(**d) for d in _native.simulate(_source(scene), model, dt, nit, n, dict(parameters))]
+    if len(states) == 1:
+        return states[0]
+    return {s.scene: s for s in states}
+
+
+@dataclass(frozen=True)
+class FitResult:
+    """A fit: the model's ``parameters`` (name -> value, in the model's units), the ``error`` (mean squared
+    relative displacement error; compound: norm of the parts'), ``scene_errors`` (compound scenes),
+    ``at_bound`` (parameters on the search box's edge), and how it was made."""
+
+    parameters: Dict[str, float]
+    error: float
+    scene_errors: Dict[str, float]
+    at_bound: List[str]
+    evaluations: int
+    failed_evaluations: int
+    reference: str
+    seconds: float
+    condition: Optional[float] = None
+    ranges: Dict[str, Tuple[float, float]] = field(default_factory=dict)
+
+
+def fit(
+    scene: Union[str, Scene, "os.PathLike[str]"],
+    young: float,
+    poisson: float,
+    model: str = "pbd",
+    dt: float = 0.01,
+    n: Optional[int] = 1,
+    nit: int = 1,
+    box: Optional[Mapping[str, Tuple[float, float]]] = None,
+    grid: Optional[int] = None,
+    min_step: float = 1e-4,
+    material: Optional[str] = None,
+) -> FitResult:
+    """Fits ``model``'s parameters so that its rest state matches the FEM reference of the material
+    (``young`` in Pa, ``poisson``), as ``pbdfit fit`` does: a grid over the box, then a compass search
+    (``min_step`` of each axis's width). ``box`` overrides parameter boxes (``{"kd": (0, 0.5)}``)."""
+    d = _native.fit(
+        _source(scene), young, poisson, model, dt, n, nit,
+        None if box is None else {k: (float(lo), float(hi)) for k, (lo, hi) in box.items()},
+        grid, min_step, material,
+    )
+    return FitResult(**d)
+
+
+def study(
+    path: PathLike,
+    jobs: Optional[int] = None,
+    progress: bool = True,
+    out: Optional[PathLike] = None,
+) -> Dict[str, Any]:
+    """Runs or resumes a study file on ``jobs`` threads (default: all cores), results in ``out`` (default:
+    ``results/<name>`` next to the file, as the command line). Returns the run's summary. Ctrl-C raises
+    ``KeyboardInterrupt`` after the fits in flight are written; calling again resumes."""
+    return dict(_native.study(os.fspath(path), jobs, progress, None if out is None else os.fspath(out)))
+
+
+def read_results(path: PathLike) -> Any:
+    """Every fit of a results folder (or one CSV file): a pandas DataFrame when pandas is installed, else
+    a dict of numpy columns. Parameter columns are named by the model (``kd``, ``alpha_d``, ...)."""
+    columns = {k: np.asarray(v) for k, v in _native.read_results(os.fspath(path)).items()}
+    try:
+        import pandas
+    except ImportError:
+        return columns
+    return pandas.DataFrame(columns)

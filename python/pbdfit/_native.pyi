@@ -1,0 +1,50 @@
+"""Type stubs of the extension module behind ``pbdfit`` (use the ``pbdfit`` package, not this module)."""
+
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+
+__version__: str
+
+def scenes() -> List[str]: ...
+def scene_bodies(scene: str, n: Optional[int] = None) -> Tuple[bool, List[Dict[str, Any]]]: ...
+def fem(
+    scene: str,
+    n: Optional[int] = None,
+    young: float = 1e3,
+    poisson: float = 0.3,
+    material: Optional[str] = None,
+    dynamic: bool = False,
+    time: Optional[float] = None,
+    dt: float = 0.01,
+    split: Optional[str] = None,
+) -> Tuple[bool, List[Tuple[str, np.ndarray, str]]]: ...
+def simulate(
+    scene: str,
+    model: str = "pbd",
+    dt: float = 0.01,
+    nit: int = 1,
+    n: Optional[int] = None,
+    parameters: Dict[str, float] = ...,
+) -> List[Dict[str, Any]]: ...
+def fit(
+    scene: str,
+    young: float,
+    poisson: float,
+    model: str = "pbd",
+    dt: float = 0.01,
+    n: Optional[int] = None,
+    nit: int = 1,
+    search_box: Optional[Dict[str, Tuple[float, float]]] = None,
+    grid: Optional[int] = None,
+    min_step: float = 1e-4,
+    material: Optional[str] = None,
+) -> Dict[str, Any]: ...
+def study(
+    path: str,
+    jobs: Optional[int] = None,
+    progress: bool = True,
+    out: Optional[str] = None,
+    _interrupt_after: Optional[int] = None,
+) -> Dict[str, Any]: ...
+def read_results(path: str) -> Dict[str, List[Any]]: ...

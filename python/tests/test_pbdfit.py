@@ -1,0 +1,150 @@
+"""The Python package against the command line: results equal the CLI's JSON to the last bit, arrays have
+the documented shapes and dtypes, errors map to ValueError, and a study interrupted from Python resumes
+like the CLI's.
+
+The CLI binary comes from $PBDFIT_CLI, else target/debug or target/release of this repository; without
+one the tests fail (they never skip)."""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pbdfit
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def cli_path() -> str:
+    candidates = [os.environ.get("PBDFIT_CLI")] + [str(ROOT / "target" / p / "pbdfit") for p in ("debug", "release")]
+    for c in candidates:
+        if c and Path(c).is_file():
+            return c
+    raise AssertionError("no pbdfit CLI binary: build it (cargo build) or set PBDFIT_CLI")
+
+
+def cli_json(*args: str):
+    out = subprocess.run([cli_path(), *args, "--json"], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def test_scenes_and_arrays_have_the_documented_shapes_and_dtypes():
+    assert pbdfit.scenes() == ["gravity-floor", "gravity-wall", "gravity-ceiling", "gravity"]
+    s = pbdfit.Scene.load("gravity-floor", n=2)
+    assert s.vertices.shape == (27, 3) and s.vertices.dtype == np.float64
+    assert s.tets.shape == (40, 4) and s.tets.dtype == np.int64
+    assert s.held.shape == (27,) and s.held.dtype == np.bool_
+    assert s.held.sum() == 9 and np.all(s.vertices[s.held][:, 1] == 0.0)
+    assert s.masses.shape == (27,) and abs(s.masses.sum() - 1.0) < 1e-12
+    assert list(s.gravity) == [0.0, -9.81, 0.0]
+    g = pbdfit.Scene.load("gravity")
+    assert g.compound and [p.name for p in g.parts] == ["gravity-floor", "gravity-wall", "gravity-ceiling"]
+    with pytest.raises(ValueError, match="compound"):
+        g.vertices
+
+
+def test_fem_equals_the_cli_to_the_last_bit():
+    for material in ["linear", "stvk"]:
+        ours = pbdfit.fem("gravity-wall", n=2, young=1e3, poisson=0.3, material=material)
+        theirs = cli_json("fem", "--scene", "gravity-wall", "--n", "2", "--material", material)
+        assert ours.shape == (27, 3) and ours.dtype == np.float64
+        assert np.array_equal(ours, np.array(theirs["displacements"]))
+    # The methodology's reference value (scikit-fem), 1e-9 relative.
+    u = pbdfit.fem("gravity-wall", n=4)
+    assert abs(np.linalg.norm(u, axis=1).max() / 2.6792241782e-2 - 1) < 1e-9
+    parts = pbdfit.fem("gravity", n=1)
+    assert sorted(parts) == ["gravity-ceiling", "gravity-floor", "gravity-wall"]
+
+
+def test_simulate_equals_the_cli_to_the_last_bit():
+    ours = pbdfit.simulate("gravity-wall", model="pbd", dt=0.01, nit=4, n=2, kd=0.5, kv=0.5)
+    theirs = cli_json("simulate", "--scene", "gravity-wall", "--n", "2", "--nit", "4", "--kd", "0.5", "--kv", "0.5")
+    assert np.array_equal(ours.displacements, np.array(theirs["displacements"]))
+    assert ours.iterations == theirs["iterations"] and ours.converged
+    # Methodology reference value (the reference library's exact fixed point).
+    assert abs(np.linalg.norm(ours.displacements, axis=1).max() / 2.6455782944e-3 - 1) < 1e-9
+
+
+def test_fit_equals_the_cli_to_the_last_bit():
+    ours = pbdfit.fit("gravity", young=1e3, poisson=0.3, model="pbd", dt=0.01, n=1, nit=1)
+    theirs = cli_json("fit", "--scene", "gravity", "--young", "1e3", "--poisson", "0.3")
+    assert ours.parameters == theirs["parameters"]
+    assert ours.error == theirs["error"]
+    assert ours.scene_errors == theirs["scene_errors"]
+    assert ours.at_bound == theirs["at_bound"] and ours.evaluations == theirs["evaluations"]
+    assert ours.reference == theirs["reference"] == "linear static"
+    xpbd = pbdfit.fit("gravity-floor", 1e3, 0.3, model="xpbd", box={"alpha_d": (1e-8, 1e-2)})
+    theirs = cli_json("fit", "--scene", "gravity-floor", "--model", "xpbd", "--box", "alpha_d=1e-8:1e-2")
+    assert xpbd.parameters == theirs["parameters"] and xpbd.error == theirs["error"]
+
+
+def test_bad_input_raises_value_error_with_the_cli_message():
+    cases = [
+        (lambda: pbdfit.fem("gravity-floor", poisson=0.5), ["fem", "--scene", "gravity-floor", "--poisson", "0.5"]),
+        (lambda: pbdfit.fem("nope"), ["fem", "--scene", "nope"]),
+        (lambda: pbdfit.fit("gravity-floor", 1e3, 0.3, model="pbx"), ["fit", "--scene", "gravity-floor", "--model", "pbx"]),
+        (lambda: pbdfit.fem("gravity-floor", material="rubber"), ["fem", "--scene", "gravity-floor", "--material", "rubber"]),
+    ]
+    for call, args in cases:
+        with pytest.raises(ValueError) as info:
+            call()
+        out = subprocess.run([cli_path(), *args], capture_output=True, text=True)
+        assert out.returncode == 2
+        # The CLI prefixes its message with "pbdfit: error: " (clap's own errors differ in form).
+        if "pbdfit: error:" in out.stderr:
+            assert str(info.value) in out.stderr, (str(info.value), out.stderr)
+    with pytest.raises(ValueError, match="has no parameter `ks`"):
+        pbdfit.simulate("gravity-floor", kd=0.5, kv=0.5, ks=3.0)
+    with pytest.raises(ValueError, match="needs kv"):
+        pbdfit.simulate("gravity-floor", kd=0.5)
+
+
+STUDY = """
+name = "tiny"
+scenes = ["gravity-floor", "gravity"]
+[base]
+dt = 0.01
+n = 1
+nit = 1
+young = 1e3
+[poisson]
+from = 0.0
+to = 0.4
+step = 0.1
+[fit]
+grid = 6
+[[experiment]]
+name = "base"
+"""
+
+
+def rows(path: Path):
+    lines = path.read_text().splitlines()
+    header = lines[0].split(",")
+    seconds = header.index("seconds")
+    return [",".join(f for i, f in enumerate(line.split(",")) if i != seconds) for line in lines[1:]]
+
+
+def test_an_interrupted_study_keeps_its_fits_and_resumes_like_the_cli(tmp_path):
+    (tmp_path / "tiny.toml").write_text(STUDY)
+    out = tmp_path / "py"
+    with pytest.raises(KeyboardInterrupt):
+        pbdfit._native.study(str(tmp_path / "tiny.toml"), 1, False, str(out), 3)
+    done = sum(len(rows(f)) for f in out.glob("*.csv"))
+    assert done == 3, done
+    summary = pbdfit.study(tmp_path / "tiny.toml", jobs=1, progress=False, out=out)
+    assert (summary["resumed"], summary["computed"], summary["fits"]) == (3, 7, 10)
+    cli_out = tmp_path / "cli"
+    subprocess.run([cli_path(), "study", str(tmp_path / "tiny.toml"), "--out", str(cli_out), "--jobs", "1"],
+                   check=True, capture_output=True)
+    for f in ["gravity-floor-base.csv", "gravity-base.csv"]:
+        assert rows(out / f) == rows(cli_out / f), f
+    table = pbdfit.read_results(out)
+    columns = table if isinstance(table, dict) else {c: table[c].to_numpy() for c in table.columns}
+    assert len(columns["error"]) == 10 and columns["error"].dtype == np.float64
+    assert set(columns["scene"]) == {"gravity-floor", "gravity"}
+    assert np.all(columns["kd"] >= 0) and np.all(columns["kd"] <= 1)
+    assert set(columns["reference"]) == {"linear static"}
