@@ -18,10 +18,6 @@ fn max_difference(a: &[Vector3<f64>], b: &[Vector3<f64>]) -> f64 {
     a.iter().zip(b).map(|(x, y)| (x - y).norm()).fold(0.0, f64::max)
 }
 
-fn max_norm(u: &[Vector3<f64>]) -> f64 {
-    u.iter().map(|x| x.norm()).fold(0.0, f64::max)
-}
-
 /// A problem on `body`'s mesh and held set with the loads scaled by `load`.
 fn scaled(body: &Body, load: f64) -> StaticProblem {
     let loads = body.masses.iter().map(|&m| body.gravity * m * load).collect();
@@ -194,8 +190,8 @@ fn dynamic_without_masses_or_with_a_bad_step_is_an_error() {
     }
     let bare =
         StaticProblem::with_dirichlet(&b.mesh, &b.held, vec![Vector3::zeros(); 8], vec![Vector3::zeros(); 8]).unwrap();
-    assert!(bare.solve_dynamic(law, young(1e3), DynamicSettings::to_rest(0.01)).is_err());
-    assert!(max_norm(&problem.solve(young(1e3)).unwrap().displacements) > 0.0);
+    let e = bare.solve_dynamic(law, young(1e3), DynamicSettings::to_rest(0.01)).unwrap_err();
+    assert!(e.to_string().contains("no masses"), "{e}");
 }
 
 #[test]

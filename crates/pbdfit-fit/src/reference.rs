@@ -143,3 +143,17 @@ impl PartCache {
         self.references.lock().expect("cache lock").len()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Results from before the reference column read as `DEFAULT_REFERENCE` (pbdfit-results, which
+    /// cannot see pbdfit-fem): it must be the id the default reference writes.
+    #[test]
+    fn old_results_read_as_the_default_reference_id() {
+        assert_eq!(ReferenceSpec::default().id(), pbdfit_results::DEFAULT_REFERENCE);
+        let scene = &pbdfit_mesh::SceneSet::builtin("gravity-floor").unwrap().scenes()[0].clone();
+        assert_eq!(reference_spec(scene, &ReferenceTable::default()).unwrap().id(), pbdfit_results::DEFAULT_REFERENCE);
+    }
+}

@@ -135,9 +135,9 @@ impl PbdSystem {
         let mut smallest = f32::INFINITY;
         let mut since_smallest = 0;
         let mut averaging: Option<(usize, Vec<Vec3>)> = None;
-        let displacement = |x: &[V32]| -> Vec<Vec3> {
-            x.iter().zip(&self.rest).map(|(p, r)| Vec3::new(p.x as f64, p.y as f64, p.z as f64) - r).collect()
-        };
+        let displacement_of =
+            |x: &[V32], p: usize| -> Vec3 { Vec3::new(x[p].x as f64, x[p].y as f64, x[p].z as f64) - self.rest[p] };
+        let displacement = |x: &[V32]| -> Vec<Vec3> { (0..x.len()).map(|p| displacement_of(x, p)).collect() };
         loop {
             for &p in &body.free {
                 old[p] = body.x[p];
@@ -154,8 +154,9 @@ impl PbdSystem {
                 body.v[p] = d * (1.0 / dt);
             }
             spent += params.nit;
-            let u = displacement(&body.x);
-            let largest = self.free.iter().map(|&p| u[p].norm()).fold(0.0, f64::max);
+            // The largest displacement without building the whole field: that happens only once a state
+            // is returned or averaged.
+            let largest = self.free.iter().map(|&p| displacement_of(&body.x, p).norm()).fold(0.0, f64::max);
             if !largest.is_finite() || largest > self.extent {
                 return Err(crate::diverged(&self.scene, params, spent, largest, self.extent));
             }
@@ -174,8 +175,8 @@ impl PbdSystem {
                 )
             };
             if let Some((count, sum)) = &mut averaging {
-                for (s, x) in sum.iter_mut().zip(&u) {
-                    *s += x;
+                for (p, s) in sum.iter_mut().enumerate() {
+                    *s += displacement_of(&body.x, p);
                 }
                 *count += 1;
                 if *count == AVERAGE_STEPS {
@@ -185,10 +186,10 @@ impl PbdSystem {
                 continue;
             }
             if step == 0.0 || residual <= options.tolerance {
-                return finish(u, true);
+                return finish(displacement(&body.x), true);
             }
             if spent >= options.max_sweeps {
-                return finish(u, false);
+                return finish(displacement(&body.x), false);
             }
             if step < smallest {
                 smallest = step;
@@ -196,7 +197,7 @@ impl PbdSystem {
             } else {
                 since_smallest += 1;
                 if since_smallest >= STALL_STEPS {
-                    averaging = Some((0, vec![Vec3::zeros(); u.len()]));
+                    averaging = Some((0, vec![Vec3::zeros(); body.x.len()]));
                 }
             }
         }

@@ -188,10 +188,8 @@ pub const LEGACY_COLUMNS_AFTER: [&str; 8] =
 /// without `reference`): such files are read, and rewritten in the current format before rows are
 /// appended to them.
 pub fn is_legacy(text: &str) -> bool {
-    let header = text.lines().next().unwrap_or_default();
-    !header.ends_with(&FIXED_COLUMNS_AFTER.join(","))
-        && (header.ends_with(&LEGACY_COLUMNS_AFTER.join(","))
-            || header.ends_with(&UNREFERENCED_COLUMNS_AFTER.join(",")))
+    let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(text.as_bytes());
+    reader.headers().ok().and_then(|h| parameter_columns(h).ok()).is_some_and(|(_, f)| f != Format::Current)
 }
 
 /// Which of the known column sets a file has.

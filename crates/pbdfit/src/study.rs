@@ -51,11 +51,7 @@ pub fn run(args: StudyArgs) -> CliResult {
         if let Some(p) = args.precision {
             study.precision = p;
         }
-        for set in &study.scenes {
-            for scene in set.scenes() {
-                pbdfit_fit::reference_spec(scene, &study.reference).map_err(fit_error)?;
-            }
-        }
+        study.check_reference().map_err(fit_error)?;
         if args.poisson_stride > 1 {
             let coarse = study.poisson.iter().step_by(args.poisson_stride).copied().collect();
             study = study.with_poisson(coarse);

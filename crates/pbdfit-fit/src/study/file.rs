@@ -342,12 +342,7 @@ impl Study {
             None => Precision::F64,
             Some(p) => Precision::parse(p).ok_or_else(|| bad("precision", format!("`{p}`: allowed f64, f32")))?,
         };
-        for set in &scenes {
-            for scene in set.scenes() {
-                crate::reference_spec(scene, &reference).map_err(|e| bad("reference", e.to_string()))?;
-            }
-        }
-        Ok(Self {
+        let study = Self {
             name: file.name.clone(),
             description: file.description.clone(),
             origin: origin.to_string(),
@@ -362,7 +357,20 @@ impl Study {
             model_folder: file.models.is_some(),
             reference,
             precision,
-        })
+        };
+        study.check_reference().map_err(|e| bad("reference", e.to_string()))?;
+        Ok(study)
+    }
+
+    /// Checks that the study's `[reference]` (over each scene's own) names a reference pbdfit-fem has,
+    /// for every scene: the error names the scene and the field.
+    pub fn check_reference(&self) -> Result<(), FitError> {
+        for set in &self.scenes {
+            for scene in set.scenes() {
+                crate::reference_spec(scene, &self.reference)?;
+            }
+        }
+        Ok(())
     }
 
     /// Every mesh resolution the study uses (the base and any N experiment's values).

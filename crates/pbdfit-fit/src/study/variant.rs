@@ -130,11 +130,7 @@ impl Variant {
         if let Some(p) = self.precision {
             out.precision = p;
         }
-        for set in &out.scenes {
-            for scene in set.scenes() {
-                crate::reference_spec(scene, &out.reference)?;
-            }
-        }
+        out.check_reference()?;
         Ok(out)
     }
 }
