@@ -356,13 +356,6 @@ impl Assembler {
     }
 }
 
-/// Gravity load on every vertex, `masses[v] * gravity` (N). With lumped masses this is the consistent
-/// load of linear tetrahedra (a quarter of each tetrahedron's weight on each of its vertices); with the
-/// uniform mass model it is that model's weight distribution.
-pub fn gravity_loads(body: &Body) -> Vec<Vector3<f64>> {
-    body.masses.iter().map(|&m| body.gravity * m).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

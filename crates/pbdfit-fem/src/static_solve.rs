@@ -5,7 +5,7 @@ use std::time::Instant;
 use nalgebra::Vector3;
 use pbdfit_mesh::{Body, TetMesh};
 
-use crate::assembly::{Assembler, gravity_loads};
+use crate::assembly::Assembler;
 use crate::solver::{AutoSolver, LinearSolver};
 use crate::{FemError, YoungPoisson};
 
@@ -58,14 +58,15 @@ pub struct StaticProblem {
 }
 
 impl StaticProblem {
-    /// The body's gravity problem: held vertices fixed at u = 0, load `masses * gravity` on every vertex.
+    /// The body's problem: held vertices fixed at their prescribed displacement (zero for a plain held
+    /// vertex), load `masses * gravity + forces` on every vertex (its weight and any traction).
     pub fn new(body: &Body) -> Result<Self, FemError> {
         let nv = body.mesh.vertices().len();
         if body.masses.len() != nv {
             return Err(FemError::SizeMismatch { what: "masses", expected: nv, got: body.masses.len() });
         }
         let mut problem =
-            Self::with_dirichlet(&body.mesh, &body.held, vec![Vector3::zeros(); nv], gravity_loads(body))?;
+            Self::with_dirichlet(&body.mesh, &body.held, body.prescribed.clone(), body.external_forces())?;
         problem.masses = Some(body.masses.clone());
         Ok(problem)
     }

@@ -2,11 +2,13 @@
 
 use pbdfit_mesh::Vec3;
 
-/// The vertices the FEM moves: `|u_fem| > threshold * max |u_fem|`, with a relative threshold of 1e-12
-/// (held vertices have `u = 0` exactly and are never in the set).
-pub fn moved_vertices(fem: &[Vec3]) -> Vec<usize> {
-    let largest = fem.iter().map(|u| u.norm()).fold(0.0, f64::max);
-    (0..fem.len()).filter(|&i| fem[i].norm() > 1e-12 * largest && fem[i].norm() > 0.0).collect()
+/// The vertices the FEM moves: `|u_fem| > threshold * max |u_fem|` over the free vertices, with a
+/// relative threshold of 1e-12. Held vertices (`held[i]`), whether fixed in place or moved by a
+/// prescribed displacement, are never in the set: the reference does not move them, the load does.
+pub fn moved_vertices(fem: &[Vec3], held: &[bool]) -> Vec<usize> {
+    let free = || (0..fem.len()).filter(|&i| !held[i]);
+    let largest = free().map(|i| fem[i].norm()).fold(0.0, f64::max);
+    free().filter(|&i| fem[i].norm() > 1e-12 * largest && fem[i].norm() > 0.0).collect()
 }
 
 /// Mean squared relative error `e = (1/|D|) sum_{i in D} (|u_pbd,i - u_fem,i| / |u_fem,i|)^2` over the
@@ -16,8 +18,10 @@ pub fn moved_vertices(fem: &[Vec3]) -> Vec<usize> {
 /// use pbdfit_mesh::Vec3;
 /// let fem = [Vec3::zeros(), Vec3::new(0.0, -2.0, 0.0), Vec3::new(0.0, -4.0, 0.0)];
 /// let pbd = [Vec3::zeros(), Vec3::new(0.0, -1.0, 0.0), Vec3::new(0.0, -4.0, 0.0)];
-/// let d = pbdfit_fit::moved_vertices(&fem);
+/// let d = pbdfit_fit::moved_vertices(&fem, &[true, false, false]);
 /// assert_eq!(d, [1, 2]);
+/// // A held vertex that a load moves is left out.
+/// assert_eq!(pbdfit_fit::moved_vertices(&fem, &[true, false, true]), [1]);
 /// // vertex 1 is off by half its displacement, vertex 2 exact: (0.25 + 0) / 2
 /// assert_eq!(pbdfit_fit::relative_error(&pbd, &fem, &d), 0.125);
 /// ```

@@ -102,7 +102,7 @@ impl FitProblem {
             }
             let displacements = reference.displacements(material)?;
             let system = cache.system(scene, settings.n)?;
-            let moved = moved_vertices(&displacements);
+            let moved = moved_vertices(&displacements, &system.held_mask());
             parts.push(Part { scene: scene.name.clone(), system, reference: displacements, moved });
         }
         Ok(Self {

@@ -74,7 +74,7 @@ fn model_reference_problem(scene: &str, n: usize, nit: usize, kind: ModelKind, v
     for part in &mut problem.parts {
         let rest = part.system.rest_state(&settings.at(values), &RestOptions::default(), None).unwrap();
         part.reference = rest.displacements;
-        part.moved = pbdfit_fit::moved_vertices(&part.reference);
+        part.moved = pbdfit_fit::moved_vertices(&part.reference, &part.system.held_mask());
     }
     problem
 }

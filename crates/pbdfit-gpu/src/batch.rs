@@ -111,6 +111,8 @@ pub struct GpuBackend {
     pipelines: Mutex<HashMap<String, Arc<BatchPipeline>>>,
     /// Whether the one-line note on mass-spring models (no kernel, Newton on the CPU) was printed.
     said_newton: std::sync::atomic::AtomicBool,
+    /// Whether the "loads besides gravity run on the CPU" line was printed.
+    said_loads: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for GpuBackend {
@@ -122,7 +124,7 @@ impl std::fmt::Debug for GpuBackend {
 impl GpuBackend {
     /// A backend on an opened device.
     pub fn new(ctx: GpuContext) -> Self {
-        Self { ctx, pipelines: Mutex::new(HashMap::new()), said_newton: Default::default() }
+        Self { ctx, pipelines: Mutex::new(HashMap::new()), said_newton: Default::default(), said_loads: Default::default() }
     }
 
     /// The device.
@@ -341,6 +343,17 @@ impl RestStateBackend for GpuBackend {
                     "pbdfit: model {} has no GPU kernel (its rest state is a Newton solve); computing its rest \
                      states on the CPU",
                     p.model.name()
+                );
+            }
+            return CpuBackend.rest_states(system, params, options);
+        }
+        if !system.is_gravity_only() {
+            // Not a fallback either: the kernels take gravity as one vector and hold particles in place.
+            if !self.said_loads.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                eprintln!(
+                    "pbdfit: scene {} has tractions or prescribed displacements, which the GPU kernels do not \
+                     take (gravity only); computing its rest states on the CPU",
+                    system.scene()
                 );
             }
             return CpuBackend.rest_states(system, params, options);

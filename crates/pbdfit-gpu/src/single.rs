@@ -75,6 +75,13 @@ impl GpuSimulation {
     /// Errors: invalid parameters (as on the CPU), a body beyond the device's limits, shader failures.
     pub fn new(ctx: &GpuContext, system: &PbdSystem, params: &SimParams) -> Result<Self, GpuError> {
         params.validate()?;
+        if !system.is_gravity_only() {
+            return Err(GpuError::Parameters(pbdfit_pbd::PbdError::Unsupported {
+                model: params.model.kind().name().to_string(),
+                what: "the GPU kernels take gravity as the only load: a scene with tractions or prescribed \
+                       displacements runs on the CPU (--backend cpu)",
+            }));
+        }
         let mesh = MeshData::new(system);
         let np = mesh.particle_count;
         let (nd, nv) = (mesh.distance_count(), mesh.volume_count());

@@ -32,20 +32,25 @@ mod body;
 mod cube;
 mod error;
 mod held;
+mod load;
 mod mass;
 mod mesh;
+mod mesh_file;
 mod reference;
 mod scene;
+mod selector;
 pub mod vtk;
 
 pub use body::Body;
 pub use cube::{CubeSplit, unit_cube, unit_cube_split};
 pub use error::{MeshError, SceneError};
 pub use held::PlaneSelector;
+pub use load::{Load, selected_boundary_faces, traction_forces, unanchored_vertices};
 pub use mass::MassModel;
 pub use mesh::{Edge, Tet, TetMesh, signed_volume};
 pub use reference::ReferenceTable;
-pub use scene::{BUILTIN_SCENES, Scene, SceneSet};
+pub use scene::{BUILTIN_SCENES, Scene, SceneSet, Shape};
+pub use selector::{BoxSelector, Selector};
 
 /// A point or vector in 3D, in metres.
 pub type Vec3 = nalgebra::Vector3<f64>;

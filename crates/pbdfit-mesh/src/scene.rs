@@ -1,16 +1,24 @@
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Deserialize;
 
-use crate::{Body, CubeSplit, MassModel, PlaneSelector, ReferenceTable, SceneError, Vec3, unit_cube_split};
+use crate::load::{Load, LoadTables};
+use crate::selector::SelectorKeys;
+use crate::{Body, CubeSplit, MassModel, ReferenceTable, SceneError, Selector, TetMesh, Vec3, unit_cube_split};
 
 /// The built-in scenes, compiled into the library so that `--scene gravity-floor` works from any
 /// directory. Their sources are the files under `scenes/`.
-pub const BUILTIN_SCENES: [(&str, &str); 4] = [
+pub const BUILTIN_SCENES: [(&str, &str); 8] = [
     ("gravity-floor", include_str!("../../../scenes/gravity-floor.toml")),
     ("gravity-wall", include_str!("../../../scenes/gravity-wall.toml")),
     ("gravity-ceiling", include_str!("../../../scenes/gravity-ceiling.toml")),
     ("gravity", include_str!("../../../scenes/gravity.toml")),
+    ("tension", include_str!("../../../scenes/tension.toml")),
+    ("compression", include_str!("../../../scenes/compression.toml")),
+    ("shear", include_str!("../../../scenes/shear.toml")),
+    ("torsion", include_str!("../../../scenes/torsion.toml")),
 ];
 
 pub(crate) fn builtin_names() -> String {
@@ -24,8 +32,8 @@ struct SceneFile {
     #[serde(default)]
     description: String,
     body: Option<BodyDef>,
-    held: Option<Vec<HeldDef>>,
-    load: Option<LoadDef>,
+    held: Option<Vec<SelectorKeys>>,
+    load: Option<LoadTables>,
     material: Option<MaterialDef>,
     compound: Option<Vec<String>>,
     reference: Option<ReferenceTable>,
@@ -34,32 +42,16 @@ struct SceneFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct BodyDef {
-    shape: String,
+    shape: Option<String>,
+    mesh: Option<String>,
+    #[serde(default)]
+    fix_orientation: bool,
     #[serde(default = "default_n")]
     n: i64,
 }
 
 fn default_n() -> i64 {
     1
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct HeldDef {
-    plane: String,
-    #[serde(default = "default_tolerance")]
-    tolerance: f64,
-}
-
-fn default_tolerance() -> f64 {
-    PlaneSelector::DEFAULT_TOLERANCE
-}
-
-#[derive(Debug, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct LoadDef {
-    #[serde(default = "default_gravity")]
-    gravity: [f64; 3],
 }
 
 fn default_gravity() -> [f64; 3] {
@@ -88,7 +80,23 @@ fn default_mass_model() -> MassModel {
     MassModel::Lumped
 }
 
-/// A basic scene: the unit cube, held on one or more planes, loaded by gravity.
+/// The body's geometry: the unit cube at a resolution N, or an imported tetrahedral mesh.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Shape {
+    /// The unit cube split into N^3 hexahedra of five tetrahedra (methodology, section Scenes).
+    UnitCube,
+    /// An imported mesh, validated when the scene was read; it has its own resolution (N = 1 only).
+    Mesh {
+        /// The mesh file as the scene names it.
+        file: String,
+        /// The validated mesh.
+        mesh: Arc<TetMesh>,
+        /// Named vertex groups (Gmsh physical groups), for `group` selectors.
+        groups: Arc<BTreeMap<String, Vec<usize>>>,
+    },
+}
+
+/// A basic scene: a body (the unit cube or an imported mesh), its held sets and its loads.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scene {
     /// Scene name (e.g. `gravity-floor`).
@@ -99,10 +107,14 @@ pub struct Scene {
     pub origin: String,
     /// Default mesh resolution N, used when a run does not give one.
     pub default_n: usize,
-    /// Planes whose vertices are held.
-    pub held: Vec<PlaneSelector>,
+    /// The body's geometry.
+    pub shape: Shape,
+    /// Selectors of the held vertices (fixed at u = 0).
+    pub held: Vec<Selector>,
     /// Gravitational acceleration, m/s^2.
     pub gravity: Vec3,
+    /// Loads besides gravity, each with its scene-file key (`load.traction[0]`).
+    pub loads: Vec<(String, Load)>,
     /// Density, kg/m^3.
     pub density: f64,
     /// How mass is spread over the vertices.
@@ -196,14 +208,42 @@ impl SceneSet {
             return Ok(Self { name: file.name, scenes, compound: true });
         }
         let body = file.body.ok_or_else(|| invalid("body", "missing: a basic scene needs a [body] table".into()))?;
-        if body.shape != "unit-cube" {
-            return Err(invalid("body.shape", format!("`{}` is not supported: expected `unit-cube`", body.shape)));
-        }
         if body.n < 1 {
             return Err(invalid("body.n", format!("mesh resolution must be at least 1, got {}", body.n)));
         }
+        let shape = match (&body.shape, &body.mesh) {
+            (Some(shape), None) if shape == "unit-cube" => {
+                if body.fix_orientation {
+                    return Err(invalid("body.fix_orientation", "applies to imported meshes only".into()));
+                }
+                Shape::UnitCube
+            }
+            (Some(shape), None) => {
+                return Err(invalid(
+                    "body.shape",
+                    format!("`{shape}` is not supported: expected `unit-cube`, or `mesh = \"<file>\"` for your own mesh"),
+                ));
+            }
+            (None, Some(file)) => {
+                if body.n != 1 {
+                    return Err(invalid(
+                        "body.n",
+                        format!("an imported mesh has its own resolution: n must be 1, got {}", body.n),
+                    ));
+                }
+                let (mesh, groups) = crate::mesh_file::load(file, dir, origin, body.fix_orientation)
+                    .map_err(|m| invalid("body.mesh", m))?;
+                Shape::Mesh { file: file.clone(), mesh: Arc::new(mesh), groups: Arc::new(groups) }
+            }
+            (Some(_), Some(_)) => return Err(invalid("body", "give either `shape` or `mesh`, not both".into())),
+            (None, None) => {
+                return Err(invalid("body", "missing: `shape = \"unit-cube\"` or `mesh = \"<file>\"`".into()));
+            }
+        };
         let held_defs = file.held.unwrap_or_default();
-        if held_defs.is_empty() {
+        let load = file.load.unwrap_or_default();
+        let loads = load.loads().map_err(|(key, m)| invalid(&key, m))?;
+        if held_defs.is_empty() && !loads.iter().any(|(_, l)| !matches!(l, Load::Traction { .. })) {
             return Err(invalid(
                 "held",
                 "the body is not held at all: with no fixed vertex it has no rest state (the FEM stiffness \
@@ -213,12 +253,10 @@ impl SceneSet {
         }
         let mut held = Vec::new();
         for (i, h) in held_defs.iter().enumerate() {
-            held.push(
-                PlaneSelector::parse(&h.plane, h.tolerance).map_err(|m| invalid(&format!("held[{i}].plane"), m))?,
-            );
+            held.push(h.selector().map_err(|m| invalid(&format!("held[{i}]"), m))?);
         }
-        let load = file.load.unwrap_or_default();
-        if load.gravity.iter().any(|g| !g.is_finite()) {
+        let gravity = load.gravity.unwrap_or_else(default_gravity);
+        if gravity.iter().any(|g| !g.is_finite()) {
             return Err(invalid("load.gravity", "components must be finite".into()));
         }
         let material = file.material.unwrap_or_default();
@@ -230,12 +268,18 @@ impl SceneSet {
             description: file.description,
             origin: origin.to_string(),
             default_n: body.n as usize,
+            shape,
             held,
-            gravity: Vec3::from(load.gravity),
+            gravity: Vec3::from(gravity),
+            loads,
             density: material.density,
             mass_model: material.mass_model,
             reference: file.reference.unwrap_or_default(),
         };
+        if let Shape::Mesh { .. } = scene.shape {
+            // Select and load now, so that a scene with an empty selector fails when it is read.
+            scene.body(1)?;
+        }
         Ok(Self { name: file.name, scenes: vec![scene], compound: false })
     }
 
@@ -254,10 +298,14 @@ impl SceneSet {
         self.compound
     }
 
-    /// Multiplies the gravity of every scene in the set by `factor` (a load level).
-    pub fn with_gravity_scale(mut self, factor: f64) -> Self {
+    /// Multiplies every load of every scene in the set by `factor` (a load level): gravity, tractions,
+    /// prescribed displacements and rotation angles.
+    pub fn with_load_scale(mut self, factor: f64) -> Self {
         for s in &mut self.scenes {
             s.gravity *= factor;
+            for (_, load) in &mut s.loads {
+                *load = load.scaled(factor);
+            }
         }
         self
     }
@@ -279,26 +327,39 @@ impl Scene {
     }
 
     /// [`body`](Self::body) on the cube split as `split` says (the FEM reference's mesh variants).
+    /// Imported meshes have no split variants and only N = 1.
     pub fn body_split(&self, n: usize, split: CubeSplit) -> Result<Body, SceneError> {
-        let mesh =
-            unit_cube_split(n, split).map_err(|source| SceneError::Mesh { origin: self.origin.clone(), source })?;
-        let mut held = vec![false; mesh.vertices().len()];
-        for (i, plane) in self.held.iter().enumerate() {
-            let mut any = false;
-            for (v, p) in mesh.vertices().iter().enumerate() {
-                if plane.contains(p) {
-                    held[v] = true;
-                    any = true;
+        let invalid = |key: &str, message: String| SceneError::Invalid {
+            origin: self.origin.clone(),
+            key: key.to_string(),
+            message,
+        };
+        let no_groups = BTreeMap::new();
+        let (mesh, groups) = match &self.shape {
+            Shape::UnitCube => (
+                unit_cube_split(n, split).map_err(|source| SceneError::Mesh { origin: self.origin.clone(), source })?,
+                &no_groups,
+            ),
+            Shape::Mesh { mesh, groups, .. } => {
+                if n != 1 {
+                    return Err(invalid(
+                        "body.mesh",
+                        format!("an imported mesh has its own resolution: N must be 1, got {n}"),
+                    ));
                 }
+                if split != CubeSplit::Five {
+                    return Err(invalid("reference.split", "the split variants apply to the unit cube only".into()));
+                }
+                (mesh.as_ref().clone(), groups.as_ref())
             }
-            if !any {
-                return Err(SceneError::Invalid {
-                    origin: self.origin.clone(),
-                    key: format!("held[{i}].plane"),
-                    message: format!("plane `{plane}` selects no vertex of the unit cube (coordinates are in [0, 1])"),
-                });
-            }
-        }
+        };
+        let applied = crate::load::apply(&mesh, groups, &self.held, &self.loads).map_err(|(key, message)| {
+            let message = match &self.shape {
+                Shape::UnitCube => message.replace("of the body", "of the unit cube (coordinates are in [0, 1])"),
+                Shape::Mesh { .. } => message,
+            };
+            invalid(&key, message)
+        })?;
         let masses = self.mass_model.masses(&mesh, self.density);
         Ok(Body {
             scene: self.name.clone(),
@@ -306,7 +367,9 @@ impl Scene {
             mesh,
             masses,
             mass_model: self.mass_model,
-            held,
+            held: applied.held,
+            prescribed: applied.prescribed,
+            forces: applied.forces,
             gravity: self.gravity,
             density: self.density,
         })
@@ -356,13 +419,85 @@ mod tests {
         let e = err("name = \"x\"\n[body]\nshape = \"sphere\"\n[[held]]\nplane = \"y = 0\"\n");
         assert!(e.contains("body.shape"), "{e}");
         let e = err(&ok.replace("y = 0", "q = 0"));
-        assert!(e.contains("held[0].plane"), "{e}");
+        assert!(e.contains("held[0]") && e.contains("`q`"), "{e}");
         let set = SceneSet::parse(&ok.replace("y = 0", "y = 2"), "test.toml", None).unwrap();
         let e = set.scenes()[0].body(2).unwrap_err().to_string();
         assert!(e.contains("selects no vertex") && e.contains("test.toml"), "{e}");
         let e = err("name = \"x\"\ncompound = []\n");
         assert!(e.contains("compound"), "{e}");
         assert!(SceneSet::load("no-such-scene").unwrap_err().to_string().contains("gravity-floor"));
+    }
+
+    #[test]
+    fn load_scenes_carry_their_loads() {
+        // Tension: the top face's nodal forces sum to traction x area, nothing is prescribed.
+        let body = SceneSet::load("tension").unwrap().scenes()[0].body(3).unwrap();
+        let total: Vec3 = body.forces.iter().sum();
+        assert!((total - Vec3::new(0.0, 10.0, 0.0)).norm() < 1e-12, "{total}");
+        assert_eq!(body.gravity, Vec3::zeros());
+        assert!(body.prescribed.iter().all(|u| *u == Vec3::zeros()));
+        assert!(!body.is_gravity_only());
+        let compression = SceneSet::load("compression").unwrap().scenes()[0].body(3).unwrap();
+        let total: Vec3 = compression.forces.iter().sum();
+        assert!((total + Vec3::new(0.0, 10.0, 0.0)).norm() < 1e-12, "{total}");
+        let shear = SceneSet::load("shear").unwrap().scenes()[0].body(2).unwrap();
+        let total: Vec3 = shear.forces.iter().sum();
+        assert!((total - Vec3::new(10.0, 0.0, 0.0)).norm() < 1e-12, "{total}");
+        // Torsion: the top face is held and turned by 0.05 rad about x = z = 0.5; the corner (1, 1, 1)
+        // moves 0.05 * sqrt(0.5) along the circle, the bottom face stays.
+        let torsion = SceneSet::load("torsion").unwrap().scenes()[0].body(2).unwrap();
+        let x = torsion.mesh.vertices();
+        for v in 0..x.len() {
+            assert_eq!(torsion.held[v], x[v].y == 0.0 || x[v].y == 1.0, "vertex {v}");
+            if x[v].y == 1.0 {
+                let r = Vec3::new(x[v].x - 0.5, 0.0, x[v].z - 0.5);
+                let chord = 2.0 * r.norm() * (0.025f64).sin();
+                assert!((torsion.prescribed[v].norm() - chord).abs() < 1e-15, "vertex {v}");
+                assert_eq!(torsion.prescribed[v].y, 0.0);
+            } else {
+                assert_eq!(torsion.prescribed[v], Vec3::zeros());
+            }
+        }
+        assert!(torsion.forces.iter().all(|f| *f == Vec3::zeros()));
+        // Gravity scenes: gravity only, bit for bit as before.
+        let floor = SceneSet::load("gravity-floor").unwrap().scenes()[0].body(2).unwrap();
+        assert!(floor.is_gravity_only());
+        // A load level scales every load.
+        let half = SceneSet::load("torsion").unwrap().with_load_scale(0.5).scenes()[0].body(2).unwrap();
+        let corner = x.iter().position(|p| *p == Vec3::new(1.0, 1.0, 1.0)).unwrap();
+        let expected = 2.0 * 0.5f64.sqrt() * (0.0125f64).sin();
+        assert!((half.prescribed[corner].norm() - expected).abs() < 1e-15);
+    }
+
+    #[test]
+    fn bad_loads_name_the_key() {
+        let base = "name = \"x\"\n[body]\nshape = \"unit-cube\"\n[[held]]\nplane = \"y = 0\"\n";
+        let body_err = |extra: &str| {
+            SceneSet::parse(&format!("{base}{extra}"), "test.toml", None)
+                .and_then(|s| s.scenes()[0].body(2))
+                .unwrap_err()
+                .to_string()
+        };
+        let e = body_err("[[load.traction]]\nplane = \"y = 3\"\ntraction = [0, 1, 0]\n");
+        assert!(e.contains("test.toml") && e.contains("load.traction[0]") && e.contains("selects no vertex"), "{e}");
+        let e = body_err("[[load.traction]]\nplane = \"y = 0\"\ntraction = [0, 1, 0]\n");
+        assert!(e.contains("load.traction[0]") && e.contains("also held"), "{e}");
+        let e = body_err("[[load.traction]]\nbox = { min = [0, 0, 0], max = [0, 1, 0] }\ntraction = [0, 1, 0]\n");
+        assert!(e.contains("no boundary face"), "{e}");
+        let e = body_err("[[load.displacement]]\nplane = \"y = 1\"\ndisplacement = [0, 5, 0]\n");
+        assert!(e.contains("load.displacement[0]") && e.contains("larger than the body"), "{e}");
+        let e = body_err("[[load.displacement]]\nplane = \"x = 0\"\ndisplacement = [0, 0.1, 0]\n");
+        assert!(e.contains("load.displacement[0]") && e.contains("also fixed by held[0]"), "{e}");
+        let e = body_err("[[load.rotation]]\nplane = \"y = 1\"\naxis = [0, 0, 0]\ncenter = [0, 1, 0]\nangle = 0.1\n");
+        assert!(e.contains("load.rotation[0]") && e.contains("axis"), "{e}");
+        let e = body_err("[[load.traction]]\nplane = \"y = 1\"\ndisplacement = [0, 1, 0]\n");
+        assert!(e.contains("load.traction[0]") && e.contains("does not belong"), "{e}");
+        // A prescribed displacement alone holds the body.
+        let text = "name = \"x\"\n[body]\nshape = \"unit-cube\"\n[[load.displacement]]\nplane = \"y = 0\"\ndisplacement = [0, 0.01, 0]\n";
+        assert!(SceneSet::parse(text, "t", None).unwrap().scenes()[0].body(1).is_ok());
+        // Tractions alone do not.
+        let text = "name = \"x\"\n[body]\nshape = \"unit-cube\"\n[[load.traction]]\nplane = \"y = 0\"\ntraction = [0, 1, 0]\n";
+        assert!(SceneSet::parse(text, "t", None).unwrap_err().to_string().contains("not held"));
     }
 
     #[test]

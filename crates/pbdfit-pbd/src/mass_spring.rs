@@ -158,7 +158,10 @@ pub struct SpringBody {
     /// Index of each vertex among the free ones (`usize::MAX` when held).
     slot: Vec<usize>,
     masses: Vec<f64>,
-    gravity: Vec3,
+    /// Load acceleration per vertex (m/s^2): gravity plus traction over mass.
+    accelerations: Vec<Vec3>,
+    /// Displacement of each vertex where held (m; zero where free or plainly held).
+    prescribed: Vec<Vec3>,
     extent: f64,
     /// `(a, b, X_b - X_a, l0)`.
     edges: Vec<([usize; 2], Vec3, f64)>,
@@ -189,17 +192,36 @@ impl SpringBody {
         edges.sort_by_key(|e| e.0);
         let mut tets: Vec<_> = system.volumes.iter().map(|c| (c.particles, c.rest_edges, c.rest_volume)).collect();
         tets.sort_by_key(|t| t.0);
-        Self { rest, free, slot, masses, gravity: system.gravity, extent: system.extent, edges, tets }
+        Self {
+            rest,
+            free,
+            slot,
+            masses,
+            accelerations: system.accelerations.clone(),
+            prescribed: system.prescribed.clone(),
+            extent: system.extent,
+            edges,
+            tets,
+        }
     }
 
     fn dofs(&self) -> usize {
         3 * self.free.len()
     }
 
+    /// The displacement of vertex `p` (m): from the free DOFs `x`, or its prescribed value where held.
     fn vertex(&self, x: &[f64], p: usize) -> Vec3 {
         match self.slot[p] {
-            usize::MAX => Vec3::zeros(),
+            usize::MAX => self.prescribed[p],
             i => Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]),
+        }
+    }
+
+    /// The velocity of vertex `p` (m/s): from the free DOFs `v`, zero where held.
+    fn velocity(&self, v: &[f64], p: usize) -> Vec3 {
+        match self.slot[p] {
+            usize::MAX => Vec3::zeros(),
+            i => Vec3::new(v[3 * i], v[3 * i + 1], v[3 * i + 2]),
         }
     }
 
@@ -237,7 +259,7 @@ impl SpringBody {
     fn forces(&self, law: &SpringLaw, u: &[f64], v: Option<&[f64]>) -> Vec<f64> {
         let mut f = vec![0.0; self.dofs()];
         for (i, &p) in self.free.iter().enumerate() {
-            let g = self.gravity * self.masses[p];
+            let g = self.accelerations[p] * self.masses[p];
             f[3 * i] += g.x;
             f[3 * i + 1] += g.y;
             f[3 * i + 2] += g.z;
@@ -246,7 +268,7 @@ impl SpringBody {
             let (_, stretch, n) = self.spring(u, spring);
             let mut fa = n * (law.ks * stretch);
             if let (Some(v), true) = (v, law.damping > 0.0) {
-                let dv = self.vertex(v, spring.0[1]) - self.vertex(v, spring.0[0]);
+                let dv = self.velocity(v, spring.0[1]) - self.velocity(v, spring.0[0]);
                 fa += n * (law.damping * dv.dot(&n));
             }
             self.add(&mut f, spring.0[0], fa);
@@ -354,6 +376,10 @@ impl SpringBody {
         (0..self.rest.len()).map(|p| self.vertex(x, p)).collect()
     }
 
+    fn expand_velocities(&self, v: &[f64]) -> Vec<Vec3> {
+        (0..self.rest.len()).map(|p| self.velocity(v, p)).collect()
+    }
+
     fn flatten(&self, u: &[Vec3]) -> Vec<f64> {
         self.free.iter().flat_map(|&p| [u[p].x, u[p].y, u[p].z]).collect()
     }
@@ -421,7 +447,7 @@ impl SpringBody {
     pub fn energy(&self, law: &SpringLaw, u: &[Vec3], v: &[Vec3]) -> f64 {
         let (uf, mut e) = (self.flatten(u), 0.0);
         for &p in &self.free {
-            e += 0.5 * self.masses[p] * v[p].norm_squared() - self.masses[p] * self.gravity.dot(&u[p]);
+            e += 0.5 * self.masses[p] * v[p].norm_squared() - self.masses[p] * self.accelerations[p].dot(&u[p]);
         }
         for spring in &self.edges {
             let (_, stretch, _) = self.spring(&uf, spring);
@@ -454,7 +480,7 @@ impl SpringBody {
         let mass: Vec<f64> = (0..n).map(|i| self.masses[self.free[i / 3]]).collect();
         let (mut u, mut v, mut previous) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
         let every = options.every.max(1);
-        let mut energies = vec![self.energy(law, &self.expand(&u), &self.expand(&v))];
+        let mut energies = vec![self.energy(law, &self.expand(&u), &self.expand_velocities(&v))];
         frame(0, &self.expand(&u));
         let mut settled = false;
         let mut steps = 0;
@@ -525,7 +551,7 @@ impl SpringBody {
                 };
                 return Err(SpringError::Diverged { integrator: integrator.name(), dt, step: steps, limit, note });
             }
-            energies.push(self.energy(law, &self.expand(&u), &self.expand(&v)));
+            energies.push(self.energy(law, &self.expand(&u), &self.expand_velocities(&v)));
             if steps % every == 0 {
                 frame(steps, &self.expand(&u));
             }
@@ -544,7 +570,7 @@ impl SpringBody {
                 break;
             }
         }
-        Ok(Trajectory { displacements: self.expand(&u), velocities: self.expand(&v), steps, settled, energies })
+        Ok(Trajectory { displacements: self.expand(&u), velocities: self.expand_velocities(&v), steps, settled, energies })
     }
 }
 

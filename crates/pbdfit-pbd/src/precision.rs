@@ -124,6 +124,12 @@ impl PbdSystem {
                 what: "f32 library arithmetic exists for the PBD models only (the reference library has no XPBD)",
             });
         };
+        if !self.is_gravity_only() {
+            return Err(PbdError::Unsupported {
+                model: params.model.kind().name().to_string(),
+                what: "f32 library arithmetic supports gravity loads only (no traction, no prescribed displacement)",
+            });
+        }
         let s_min = rules.volume_degenerate_threshold() as f32;
         // The library's volume step is k (V - V0) / sum w |g|^2 with g = 6 dV/dp: volume_k is per 6 (V - V0).
         let (kd, kv) = (distance_k as f32, (6.0 * volume_k) as f32);

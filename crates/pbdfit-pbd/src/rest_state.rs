@@ -158,7 +158,7 @@ impl PbdSystem {
                 );
                 spent += out.evaluations * params.nit;
                 if out.converged {
-                    let mut u = vec![Vec3::zeros(); self.rest.len()];
+                    let mut u = self.prescribed.clone();
                     for (i, &p) in self.free.iter().enumerate() {
                         u[p] = Vec3::new(out.x[3 * i], out.x[3 * i + 1], out.x[3 * i + 2]);
                     }

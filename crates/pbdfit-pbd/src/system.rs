@@ -19,6 +19,14 @@ pub struct PbdSystem {
     pub(crate) inverse_masses: Vec<f64>,
     pub(crate) free: Vec<usize>,
     pub(crate) gravity: Vec3,
+    /// Acceleration of each particle from its loads (m/s^2): gravity plus its traction force over its
+    /// mass (methodology, section Load cases); gravity alone at held particles.
+    pub(crate) accelerations: Vec<Vec3>,
+    /// Displacement of each particle that the body prescribes (m): non-zero only at held particles that
+    /// a load moves (kinematic particles at `X + u`).
+    pub(crate) prescribed: Vec<Vec3>,
+    /// Whether gravity is the only load and held particles stay in place (see [`Self::is_gravity_only`]).
+    gravity_only: bool,
     /// Largest extent of the body (m): a displacement beyond it counts as divergence.
     pub(crate) extent: f64,
     pub(crate) tets: Vec<[usize; 4]>,
@@ -144,12 +152,19 @@ impl PbdSystem {
             hi = hi.sup(p);
         }
         let extent = (hi - lo).max();
+        let accelerations = (0..rest.len())
+            .map(|p| if body.held[p] { body.gravity } else { body.gravity + body.forces[p] * inverse_masses[p] })
+            .collect();
+        let prescribed = (0..rest.len()).map(|p| if body.held[p] { body.prescribed[p] } else { Vec3::zeros() }).collect();
         Self {
             scene: body.scene.clone(),
             rest,
             inverse_masses,
             free,
             gravity: body.gravity,
+            accelerations,
+            prescribed,
+            gravity_only: body.is_gravity_only(),
             extent,
             tets,
             distances,
@@ -237,6 +252,15 @@ impl PbdSystem {
         &self.free
     }
 
+    /// `held[p]`: particle p is held (fixed in place or at a prescribed displacement).
+    pub fn held_mask(&self) -> Vec<bool> {
+        let mut held = vec![true; self.rest.len()];
+        for &p in &self.free {
+            held[p] = false;
+        }
+        held
+    }
+
     /// Inverse masses (1/kg), 0 for held particles.
     pub fn inverse_masses(&self) -> &[f64] {
         &self.inverse_masses
@@ -247,18 +271,36 @@ impl PbdSystem {
         self.gravity
     }
 
+    /// Whether gravity is the only load and every held particle stays at its rest position: no traction
+    /// and no prescribed displacement. Backends that take gravity as one vector (the GPU, the f32
+    /// library arithmetic) need this.
+    pub fn is_gravity_only(&self) -> bool {
+        self.gravity_only
+    }
+
+    /// Acceleration of each particle from its loads (m/s^2): gravity plus traction force over mass.
+    pub fn accelerations(&self) -> &[Vec3] {
+        &self.accelerations
+    }
+
+    /// Prescribed displacement of each particle (m): non-zero only at held particles that a load moves.
+    pub fn prescribed(&self) -> &[Vec3] {
+        &self.prescribed
+    }
+
     /// Tetrahedra of the body.
     pub fn tets(&self) -> &[[usize; 4]] {
         &self.tets
     }
 
-    /// A body at rest in its initial configuration: zero displacement and velocity.
+    /// A body at rest in its initial configuration: zero displacement and velocity, held particles at
+    /// their prescribed displacement.
     pub fn dynamics(&self) -> Dynamics {
         let n = self.rest.len();
         Dynamics {
-            u: vec![Vec3::zeros(); n],
+            u: self.prescribed.clone(),
             v: vec![Vec3::zeros(); n],
-            predicted: vec![Vec3::zeros(); n],
+            predicted: self.prescribed.clone(),
             lambda_distance: vec![0.0; self.hot_distances.len()],
             lambda_volume: vec![0.0; self.hot_volumes.len()],
             delta_distance: Vec::new(),
@@ -360,7 +402,8 @@ impl PbdSystem {
         }
     }
 
-    /// One time step (methodology, section PBD model): for free particles `v <- (1 - damping) v + dt g`,
+    /// One time step (methodology, section PBD model): for free particles `v <- (1 - damping) v + dt a`
+    /// (`a`: gravity plus traction over mass),
     /// `p <- u + dt v`; `nit` sweeps; `v <- (p - u) / dt`, `u <- p`. XPBD multipliers are reset each step.
     /// Returns the largest per-particle displacement of the step (m).
     ///
@@ -375,9 +418,8 @@ impl PbdSystem {
     pub(crate) fn step_with(&self, rules: &ProjectionRule, params: &SimParams, d: &mut Dynamics) -> f64 {
         let dt = params.dt;
         let keep = 1.0 - params.damping;
-        let dv = self.gravity * dt;
         for &p in &self.free {
-            d.v[p] = d.v[p] * keep + dv;
+            d.v[p] = d.v[p] * keep + self.accelerations[p] * dt;
             d.predicted[p] = d.u[p] + d.v[p] * dt;
         }
         d.lambda_distance.fill(0.0);
@@ -395,7 +437,7 @@ impl PbdSystem {
         largest
     }
 
-    /// The rest-state map `G(u) = P(u + dt^2 g)`: one step from `u` with zero velocity. Its fixed points
+    /// The rest-state map `G(u) = P(u + dt^2 a)` (`a`: gravity plus traction over mass): one step from `u` with zero velocity. Its fixed points
     /// are the rest states. `u` and the result hold the free particles' displacements, 3 numbers each.
     pub(crate) fn rest_map(
         &self,
@@ -405,9 +447,9 @@ impl PbdSystem {
         x: &[f64],
         out: &mut [f64],
     ) {
-        let load = self.gravity * (params.dt * params.dt);
+        let dt2 = params.dt * params.dt;
         for (i, &p) in self.free.iter().enumerate() {
-            d.predicted[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]) + load;
+            d.predicted[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]) + self.accelerations[p] * dt2;
         }
         d.lambda_distance.fill(0.0);
         d.lambda_volume.fill(0.0);

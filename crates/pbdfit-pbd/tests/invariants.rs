@@ -15,6 +15,8 @@ fn free_body(n: usize) -> Body {
         masses,
         mass_model: MassModel::Lumped,
         held: vec![false; nv],
+        prescribed: vec![Vec3::zeros(); nv],
+        forces: vec![Vec3::zeros(); nv],
         gravity: Vec3::zeros(),
         density: 1.0,
     }

@@ -75,7 +75,7 @@ impl Variant {
     pub fn known() -> String {
         let mut lines: Vec<String> = ATOMS.iter().map(|a| format!("{:14} {}", a.name, a.what)).collect();
         lines.push(format!("{:14} {}", "dynamic-t<S>", "dynamic FEM stopped after S seconds (e.g. dynamic-t2)"));
-        lines.push(format!("{:14} {}", "load<F>", "gravity times F on both sides (e.g. load8)"));
+        lines.push(format!("{:14} {}", "load<F>", "every load (gravity, tractions, prescribed displacements) times F on both sides (e.g. load8)"));
         lines.join("\n")
     }
 
@@ -125,7 +125,7 @@ impl Variant {
             out.scenes = out.scenes.into_iter().map(|s| s.with_mass_model(m)).collect();
         }
         if let Some(f) = self.load {
-            out.scenes = out.scenes.into_iter().map(|s| s.with_gravity_scale(f)).collect();
+            out.scenes = out.scenes.into_iter().map(|s| s.with_load_scale(f)).collect();
         }
         if let Some(p) = self.precision {
             out.precision = p;

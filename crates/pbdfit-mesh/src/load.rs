@@ -1,0 +1,405 @@
+//! Load cases besides gravity (methodology, section Load cases): a uniform surface traction on selected
+//! boundary faces, a prescribed displacement of selected vertices, and a torsion, i.e. a prescribed
+//! rotation of selected vertices about an axis.
+//!
+//! Sign conventions: a traction is the force per area (Pa) that acts on the body's surface, so
+//! `[0, 10, 0]` on the top face `y = 1` pulls it up (tension) and `[0, -10, 0]` pushes it down
+//! (compression). A rotation is right-handed about its axis by `angle` radians.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::selector::{BoxKeys, SelectorKeys};
+use crate::{Selector, TetMesh, Vec3};
+
+/// One load of a scene besides gravity.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Load {
+    /// A uniform traction (Pa, a vector) on the boundary faces whose three vertices are all selected.
+    /// Each face of area `A` gives `t A / 3` to each of its vertices (the consistent load of linear
+    /// triangles).
+    Traction {
+        /// The selected vertices; faces made of them carry the traction.
+        on: Selector,
+        /// Force per area, Pa.
+        traction: Vec3,
+    },
+    /// The selected vertices are moved by `displacement` (m) and held there (Dirichlet in FEM,
+    /// kinematic particles with inverse mass 0 in PBD).
+    Displacement {
+        /// The selected vertices.
+        on: Selector,
+        /// Prescribed displacement, m.
+        displacement: Vec3,
+    },
+    /// Torsion: the selected vertices are rotated by `angle` about the line through `center` along
+    /// `axis` and held there, `u = R (X - c) + c - X`.
+    Rotation {
+        /// The selected vertices.
+        on: Selector,
+        /// Unit axis direction.
+        axis: Vec3,
+        /// A point on the axis, m.
+        center: Vec3,
+        /// Rotation angle, rad (right-handed about `axis`).
+        angle: f64,
+    },
+}
+
+impl Load {
+    /// The scene-file key of this kind of load (`traction`, `displacement`, `rotation`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Load::Traction { .. } => "traction",
+            Load::Displacement { .. } => "displacement",
+            Load::Rotation { .. } => "rotation",
+        }
+    }
+
+    /// The selector of the load.
+    pub fn selector(&self) -> &Selector {
+        match self {
+            Load::Traction { on, .. } | Load::Displacement { on, .. } | Load::Rotation { on, .. } => on,
+        }
+    }
+
+    /// The load multiplied by `factor` (a load level): the traction, the displacement or the angle.
+    pub fn scaled(&self, factor: f64) -> Self {
+        let mut load = self.clone();
+        match &mut load {
+            Load::Traction { traction, .. } => *traction *= factor,
+            Load::Displacement { displacement, .. } => *displacement *= factor,
+            Load::Rotation { angle, .. } => *angle *= factor,
+        }
+        load
+    }
+
+    /// The prescribed displacement of a vertex at `x` (m), for the kinds that prescribe one.
+    pub fn prescribed_at(&self, x: &Vec3) -> Option<Vec3> {
+        match self {
+            Load::Traction { .. } => None,
+            Load::Displacement { displacement, .. } => Some(*displacement),
+            Load::Rotation { axis, center, angle, .. } => {
+                let rotation = nalgebra::Rotation3::from_axis_angle(&nalgebra::Unit::new_normalize(*axis), *angle);
+                let r = x - center;
+                Some(rotation * r - r)
+            }
+        }
+    }
+}
+
+/// Nodal forces (N) of a uniform traction `t` (Pa) on `faces`: `t A / 3` to each vertex of a face of
+/// area `A`.
+pub fn traction_forces(mesh: &TetMesh, faces: &[[usize; 3]], traction: Vec3) -> Vec<Vec3> {
+    let x = mesh.vertices();
+    let mut f = vec![Vec3::zeros(); x.len()];
+    for &[a, b, c] in faces {
+        let area = 0.5 * (x[b] - x[a]).cross(&(x[c] - x[a])).norm();
+        for v in [a, b, c] {
+            f[v] += traction * (area / 3.0);
+        }
+    }
+    f
+}
+
+/// The boundary faces whose three vertices are all in `selected` (a mask).
+pub fn selected_boundary_faces(mesh: &TetMesh, selected: &[bool]) -> Vec<[usize; 3]> {
+    mesh.boundary_faces().into_iter().filter(|f| f.iter().all(|&v| selected[v])).collect()
+}
+
+/// Vertices not connected through tetrahedra to any vertex in `anchored` (a mask), ascending: with
+/// no anchor they would fall forever.
+pub fn unanchored_vertices(mesh: &TetMesh, anchored: &[bool]) -> Vec<usize> {
+    let nv = mesh.vertices().len();
+    let mut adjacency: Vec<Vec<usize>> = vec![Vec::new(); nv];
+    for tet in mesh.tets() {
+        for &a in tet {
+            for &b in tet {
+                if a != b {
+                    adjacency[a].push(b);
+                }
+            }
+        }
+    }
+    let mut reached = anchored.to_vec();
+    let mut stack: Vec<usize> = (0..nv).filter(|&v| anchored[v]).collect();
+    while let Some(v) = stack.pop() {
+        for &w in &adjacency[v] {
+            if !reached[w] {
+                reached[w] = true;
+                stack.push(w);
+            }
+        }
+    }
+    // Vertices in no tetrahedron carry no mass and no load; they are not part of the body.
+    (0..nv).filter(|&v| !reached[v] && !adjacency[v].is_empty()).collect()
+}
+
+/// `[[load.traction]]`, `[[load.displacement]]` and `[[load.rotation]]` tables: the selector keys and
+/// the load's own.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LoadKeys {
+    plane: Option<String>,
+    #[serde(rename = "box")]
+    bounds: Option<BoxKeys>,
+    group: Option<String>,
+    tolerance: Option<f64>,
+    traction: Option<[f64; 3]>,
+    displacement: Option<[f64; 3]>,
+    axis: Option<[f64; 3]>,
+    center: Option<[f64; 3]>,
+    angle: Option<f64>,
+}
+
+/// The loads of a `[load]` table, in file order per kind.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LoadTables {
+    pub gravity: Option<[f64; 3]>,
+    #[serde(default)]
+    pub traction: Vec<LoadKeys>,
+    #[serde(default)]
+    pub displacement: Vec<LoadKeys>,
+    #[serde(default)]
+    pub rotation: Vec<LoadKeys>,
+}
+
+fn finite(v: [f64; 3], what: &str) -> Result<Vec3, String> {
+    if v.iter().all(|x| x.is_finite()) { Ok(Vec3::from(v)) } else { Err(format!("{what} must be finite")) }
+}
+
+impl LoadTables {
+    /// The loads, each with its key (`load.traction[0]`), or the key and what is wrong with it.
+    pub fn loads(&self) -> Result<Vec<(String, Load)>, (String, String)> {
+        let mut loads = Vec::new();
+        for (kind, tables) in
+            [("traction", &self.traction), ("displacement", &self.displacement), ("rotation", &self.rotation)]
+        {
+            for (i, t) in tables.iter().enumerate() {
+                let key = format!("load.{kind}[{i}]");
+                let load = t.load(kind).map_err(|m| (key.clone(), m))?;
+                loads.push((key, load));
+            }
+        }
+        Ok(loads)
+    }
+}
+
+impl LoadKeys {
+    fn load(&self, kind: &str) -> Result<Load, String> {
+        let keys = SelectorKeys {
+            plane: self.plane.clone(),
+            bounds: self.bounds.clone(),
+            group: self.group.clone(),
+            tolerance: self.tolerance,
+        };
+        let on = keys.selector()?;
+        let allowed: &[&str] = match kind {
+            "traction" => &["traction"],
+            "displacement" => &["displacement"],
+            _ => &["axis", "center", "angle"],
+        };
+        let given = [
+            ("traction", self.traction.is_some()),
+            ("displacement", self.displacement.is_some()),
+            ("axis", self.axis.is_some()),
+            ("center", self.center.is_some()),
+            ("angle", self.angle.is_some()),
+        ];
+        for (name, present) in given {
+            if present && !allowed.contains(&name) {
+                return Err(format!("`{name}` does not belong to a {kind} load (it takes {})", allowed.join(", ")));
+            }
+        }
+        let missing = |name: &str| format!("missing `{name}`");
+        Ok(match kind {
+            "traction" => {
+                Load::Traction { on, traction: finite(self.traction.ok_or_else(|| missing("traction"))?, "traction")? }
+            }
+            "displacement" => Load::Displacement {
+                on,
+                displacement: finite(self.displacement.ok_or_else(|| missing("displacement"))?, "displacement")?,
+            },
+            _ => {
+                let axis = finite(self.axis.ok_or_else(|| missing("axis"))?, "axis")?;
+                if axis.norm() == 0.0 {
+                    return Err("axis must not be zero".into());
+                }
+                let center = finite(self.center.ok_or_else(|| missing("center"))?, "center")?;
+                let angle = self.angle.ok_or_else(|| missing("angle"))?;
+                if !(angle.is_finite() && angle.abs() <= std::f64::consts::PI) {
+                    return Err(format!("angle {angle} rad must be finite and within [-pi, pi]"));
+                }
+                Load::Rotation { on, axis: axis.normalize(), center, angle }
+            }
+        })
+    }
+}
+
+/// What a body's loads give its vertices: held flags, prescribed displacements (m) and nodal forces (N)
+/// besides gravity.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct AppliedLoads {
+    pub held: Vec<bool>,
+    pub prescribed: Vec<Vec3>,
+    pub forces: Vec<Vec3>,
+}
+
+/// Applies the held selectors and the loads to a mesh. Errors name the key and what is wrong: a
+/// selector that selects nothing, a traction on held faces, a vertex prescribed twice differently, a
+/// prescribed displacement larger than the body, a body not connected to its held set.
+pub(crate) fn apply(
+    mesh: &TetMesh,
+    groups: &BTreeMap<String, Vec<usize>>,
+    held_selectors: &[Selector],
+    loads: &[(String, Load)],
+) -> Result<AppliedLoads, (String, String)> {
+    let x = mesh.vertices();
+    let nv = x.len();
+    let mut held = vec![false; nv];
+    let mut prescribed = vec![Vec3::zeros(); nv];
+    // Which key first fixed each vertex, to name both in a conflict.
+    let mut fixed_by: Vec<Option<String>> = vec![None; nv];
+    for (i, s) in held_selectors.iter().enumerate() {
+        let key = format!("held[{i}]");
+        let selected = s.select(x, groups).map_err(|m| (key.clone(), m))?;
+        if selected.is_empty() {
+            return Err((key, format!("{s} selects no vertex of the body")));
+        }
+        for v in selected {
+            held[v] = true;
+            fixed_by[v].get_or_insert_with(|| key.clone());
+        }
+    }
+    let (mut lo, mut hi) = (x.first().copied().unwrap_or_default(), x.first().copied().unwrap_or_default());
+    for p in x {
+        lo = lo.inf(p);
+        hi = hi.sup(p);
+    }
+    let size = (hi - lo).norm();
+    let mut forces = vec![Vec3::zeros(); nv];
+    for (key, load) in loads {
+        let s = load.selector();
+        let selected = s.select(x, groups).map_err(|m| (key.clone(), m))?;
+        if selected.is_empty() {
+            return Err((key.clone(), format!("{s} selects no vertex of the body")));
+        }
+        match load {
+            Load::Traction { traction, .. } => {
+                let mut mask = vec![false; nv];
+                for &v in &selected {
+                    mask[v] = true;
+                }
+                let faces = selected_boundary_faces(mesh, &mask);
+                if faces.is_empty() {
+                    return Err((key.clone(), format!("{s} selects no boundary face (a traction acts on faces)")));
+                }
+                if let Some(f) = faces.iter().find(|f| f.iter().all(|&v| held[v])) {
+                    return Err((
+                        key.clone(),
+                        format!(
+                            "the traction acts on a face that is also held (vertices {f:?}, held by {}); a held \
+                             face takes no load",
+                            fixed_by[f[0]].as_deref().unwrap_or("a load")
+                        ),
+                    ));
+                }
+                for (v, f) in traction_forces(mesh, &faces, *traction).into_iter().enumerate() {
+                    forces[v] += f;
+                }
+            }
+            _ => {
+                for v in selected {
+                    let u = load.prescribed_at(&x[v]).expect("a prescribing load");
+                    if !u.iter().all(|c| c.is_finite()) || u.norm() > size {
+                        return Err((
+                            key.clone(),
+                            format!(
+                                "prescribes a displacement of {:.3e} m at vertex {v}, larger than the body \
+                                 ({size:.3e} m across)",
+                                u.norm()
+                            ),
+                        ));
+                    }
+                    if let Some(other) = &fixed_by[v] {
+                        if prescribed[v] != u {
+                            return Err((
+                                key.clone(),
+                                format!(
+                                    "vertex {v} at {:?} is also fixed by {other} with a different displacement",
+                                    x[v].as_slice()
+                                ),
+                            ));
+                        }
+                    }
+                    held[v] = true;
+                    prescribed[v] = u;
+                    fixed_by[v].get_or_insert_with(|| key.clone());
+                }
+            }
+        }
+    }
+    let loose = unanchored_vertices(mesh, &held);
+    if let Some(&first) = loose.first() {
+        return Err((
+            "held".into(),
+            format!(
+                "{} vertices (the first is vertex {first} at {:?}) are not connected through tetrahedra to any \
+                 held vertex: that part of the body would fall forever",
+                loose.len(),
+                x[first].as_slice()
+            ),
+        ));
+    }
+    Ok(AppliedLoads { held, prescribed, forces })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_traction_on_the_unit_square_gives_its_force() {
+        // The top face of the N = 2 cube: area 1, so the nodal forces sum to the traction.
+        let mesh = crate::unit_cube(2).unwrap();
+        let top: Vec<bool> = mesh.vertices().iter().map(|p| p.y == 1.0).collect();
+        let faces = selected_boundary_faces(&mesh, &top);
+        assert_eq!(faces.len(), 8, "two triangles per quad, 4 quads");
+        let f = traction_forces(&mesh, &faces, Vec3::new(0.0, 10.0, 0.0));
+        let total: Vec3 = f.iter().sum();
+        assert!((total - Vec3::new(0.0, 10.0, 0.0)).norm() < 1e-13, "{total}");
+        assert!(f.iter().zip(&top).all(|(f, &t)| t || f.norm() == 0.0), "only top vertices are loaded");
+    }
+
+    #[test]
+    fn a_rotation_moves_points_on_a_circle() {
+        let load = Load::Rotation {
+            on: Selector::Group("g".into()),
+            axis: Vec3::y(),
+            center: Vec3::new(0.5, 1.0, 0.5),
+            angle: std::f64::consts::FRAC_PI_2,
+        };
+        let u = load.prescribed_at(&Vec3::new(1.0, 1.0, 0.5)).unwrap();
+        // (0.5, 0, 0) rotated a quarter turn about +y goes to (0, 0, -0.5).
+        assert!((u - Vec3::new(-0.5, 0.0, -0.5)).norm() < 1e-15, "{u}");
+        assert_eq!(load.prescribed_at(&Vec3::new(0.5, 0.0, 0.5)).unwrap(), Vec3::zeros(), "on the axis");
+    }
+
+    #[test]
+    fn a_part_not_connected_to_the_held_set_is_found() {
+        // Two cubes side by side that share no vertex: hold the first only.
+        let a = crate::unit_cube(1).unwrap();
+        let mut vertices = a.vertices().to_vec();
+        vertices.extend(a.vertices().iter().map(|p| p + Vec3::new(2.0, 0.0, 0.0)));
+        let mut tets = a.tets().to_vec();
+        tets.extend(a.tets().iter().map(|t| t.map(|v| v + 8)));
+        let mesh = TetMesh::new(vertices, tets).unwrap();
+        let mut held = vec![false; 16];
+        held[0] = true;
+        assert_eq!(unanchored_vertices(&mesh, &held), (8..16).collect::<Vec<_>>());
+        held[8] = true;
+        assert!(unanchored_vertices(&mesh, &held).is_empty());
+    }
+}
