@@ -32,6 +32,7 @@ mod body;
 mod cube;
 mod error;
 mod held;
+pub mod import;
 mod mass;
 mod mesh;
 mod reference;
