@@ -89,7 +89,7 @@ const VTU: [&str; 2] = ["cube.vtu", "cube_b64.vtu"];
 const VTK: [&str; 2] = ["cube.vtk", "cube_bin.vtk"];
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..400), text in "[ -~\n]{0,300}") {

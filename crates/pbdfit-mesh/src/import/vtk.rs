@@ -21,7 +21,18 @@ pub fn parse_vtu(bytes: &[u8], origin: &str) -> Result<RawMesh, ImportError> {
                 .into(),
         });
     }
-    let vtk = Vtk::parse_xml(bytes).map_err(|e| syntax(format!("not a readable VTK XML file: {e}")))?;
+    let count = |needle: &[u8]| bytes.windows(needle.len()).filter(|w| *w == needle).count();
+    if count(b"<Points") < count(b"<Piece ") {
+        return Err(syntax("a <Piece> has no <Points>".into()));
+    }
+    // Last resort: vtkio 0.7.0-rc2 panics on some malformed files instead of returning an error (found
+    // by tests/import_proptest.rs): `points.unwrap()` (xml.rs:2747) when a <Piece> has no <Points>
+    // (the check above catches the plain case).
+    // The closure only reads the borrowed input and its result is dropped on a panic, so nothing is
+    // left half-updated; the panic becomes a syntax error.
+    let parsed = std::panic::catch_unwind(|| Vtk::parse_xml(bytes))
+        .map_err(|_| syntax("not a readable VTK XML file (vtkio could not read it)".into()))?;
+    let vtk = parsed.map_err(|e| syntax(format!("not a readable VTK XML file: {e}")))?;
     grid_to_raw(vtk, origin)
 }
 
