@@ -4,8 +4,7 @@
 use std::path::PathBuf;
 
 use pbdfit_mesh::import::{
-    ImportError, ImportOptions, MeshFormat, RawMesh, parse_gmsh, parse_legacy_vtk, parse_tetgen, parse_vtu,
-    read_mesh,
+    ImportError, ImportOptions, MeshFormat, RawMesh, parse_gmsh, parse_legacy_vtk, parse_tetgen, parse_vtu, read_mesh,
 };
 use pbdfit_mesh::{Vec3, unit_cube};
 
@@ -123,7 +122,11 @@ fn cube_tetgen(flip: &[usize]) -> (String, String) {
     tetgen(&points, &tets)
 }
 
-fn validate_tetgen(node: &str, ele: &str, options: ImportOptions) -> Result<pbdfit_mesh::import::ImportedMesh, ImportError> {
+fn validate_tetgen(
+    node: &str,
+    ele: &str,
+    options: ImportOptions,
+) -> Result<pbdfit_mesh::import::ImportedMesh, ImportError> {
     parse_tetgen(node, ele, "case")?.validate("case", options)
 }
 
@@ -242,11 +245,15 @@ fn duplicate_vertices_name_both_numbers_and_the_position() {
     ];
     let (node, ele) = tetgen(&points, &[(1, [1, 2, 3, 4]), (2, [1, 3, 6, 5])]);
     let err = validate_tetgen(&node, &ele, STRICT).unwrap_err();
-    assert!(matches!(err, ImportError::DuplicateVertices { first: 2, second: 6, x: 1.0, y: 0.0, z: 0.0, .. }), "{err:?}");
+    assert!(
+        matches!(err, ImportError::DuplicateVertices { first: 2, second: 6, x: 1.0, y: 0.0, z: 0.0, .. }),
+        "{err:?}"
+    );
     let message = err.to_string();
     assert!(message.contains("vertices 2 and 6") && message.contains("(1, 0, 0)"), "{message}");
     // 1e-10 apart (the diagonal is 2.4): not a duplicate.
-    let points_apart: Vec<_> = points.iter().map(|&(n, p)| if n == 6 { (n, [1.0 + 1e-10, 0.0, 0.0]) } else { (n, p) }).collect();
+    let points_apart: Vec<_> =
+        points.iter().map(|&(n, p)| if n == 6 { (n, [1.0 + 1e-10, 0.0, 0.0]) } else { (n, p) }).collect();
     let (node, ele) = tetgen(&points_apart, &[(1, [1, 2, 3, 4]), (2, [1, 3, 6, 5])]);
     assert_eq!(validate_tetgen(&node, &ele, STRICT).unwrap().mesh.vertices().len(), 6);
 }
@@ -312,12 +319,16 @@ fn unsupported_and_malformed_gmsh_headers() {
 fn huge_counts_are_errors_not_allocations() {
     let gmsh = b"$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n1000000000000000000\n1 0 0 0\n$EndNodes\n";
     assert!(matches!(parse_gmsh(gmsh, "huge.msh"), Err(ImportError::Syntax { .. })));
-    let text = std::fs::read_to_string(data("cube41.msh")).unwrap().replace("1 8 1 8 \n3 1 0 8", "1 8 1 8 \n3 1 0 1000000000000000000");
+    let text = std::fs::read_to_string(data("cube41.msh"))
+        .unwrap()
+        .replace("1 8 1 8 \n3 1 0 8", "1 8 1 8 \n3 1 0 1000000000000000000");
     assert!(matches!(parse_gmsh(text.as_bytes(), "huge41.msh"), Err(ImportError::Syntax { .. })));
     let node = "1000000000000000000 3 0 0\n1 0 0 0\n";
     assert!(matches!(parse_tetgen(node, "0 4 0\n", "huge"), Err(ImportError::Syntax { .. })));
     let vtk = std::fs::read_to_string(data("cube.vtk")).unwrap().replace("POINTS 8", "POINTS 1000000000000000000");
     assert!(parse_legacy_vtk(vtk.as_bytes(), "huge.vtk").is_err());
-    let vtu = std::fs::read_to_string(data("cube.vtu")).unwrap().replace("NumberOfPoints=\"8\"", "NumberOfPoints=\"1000000000000000000\"");
+    let vtu = std::fs::read_to_string(data("cube.vtu"))
+        .unwrap()
+        .replace("NumberOfPoints=\"8\"", "NumberOfPoints=\"1000000000000000000\"");
     assert!(parse_vtu(vtu.as_bytes(), "huge.vtu").is_err());
 }

@@ -36,7 +36,8 @@ enum Mutation {
 fn mutation() -> impl Strategy<Value = Mutation> {
     prop_oneof![
         (any::<usize>(), any::<u8>()).prop_map(|(p, b)| Mutation::Flip(p, b)),
-        (any::<usize>(), prop::sample::select(vec![b'0', b'9', b'-', b'.', b'\n', b' ', b'e', b'$'])).prop_map(|(p, b)| Mutation::Flip(p, b)),
+        (any::<usize>(), prop::sample::select(vec![b'0', b'9', b'-', b'.', b'\n', b' ', b'e', b'$']))
+            .prop_map(|(p, b)| Mutation::Flip(p, b)),
         any::<usize>().prop_map(Mutation::Truncate),
         (any::<usize>(), "[0-9]{1,20}").prop_map(|(p, d)| Mutation::InsertDigits(p, d)),
         any::<usize>().prop_map(Mutation::DeleteLine),

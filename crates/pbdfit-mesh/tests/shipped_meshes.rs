@@ -36,7 +36,8 @@ fn beam_msh() {
     assert!(tip.iter().all(|&v| mesh.vertices()[v].x == 1.0));
     assert_eq!(beam.groups["beam"].len(), 99);
     // The grid numbering of the script: vertex (i, j, k) has index i + 11 (j + 3 k).
-    assert_eq!(mesh.vertices()[1 + 11 * (2 + 3 * 1)], pbdfit_mesh::Vec3::new(0.1, 0.2, 0.1));
+    let (i, j, k) = (1, 2, 1);
+    assert_eq!(mesh.vertices()[i + 11 * (j + 3 * k)], pbdfit_mesh::Vec3::new(0.1, 0.2, 0.1));
     // Conforming: every face is shared by at most two tetrahedra, boundary 2 (10 x 2 x 2 + ...) faces.
     let counts = mesh.face_use_counts();
     assert!(counts.values().all(|&c| c <= 2));
@@ -67,10 +68,12 @@ fn cylinder_vtu() {
         mesh.vertices().iter().filter(|p| p.y == 0.0 && (r(p) - 0.25).abs() < 1e-15).map(|p| p.z.atan2(p.x)).collect();
     rim.sort_by(f64::total_cmp);
     assert_eq!(rim.len(), 24);
-    let area: f64 = (0..24).map(|i| {
-        let next = if i + 1 < 24 { rim[i + 1] } else { rim[0] + std::f64::consts::TAU };
-        0.5 * 0.0625 * (next - rim[i]).sin()
-    }).sum();
+    let area: f64 = (0..24)
+        .map(|i| {
+            let next = if i + 1 < 24 { rim[i + 1] } else { rim[0] + std::f64::consts::TAU };
+            0.5 * 0.0625 * (next - rim[i]).sin()
+        })
+        .sum();
     assert!((total - area).abs() < 1e-12, "{total} vs polygon {area}");
     // Against the circle: measured 1.17 % below pi r^2 = 0.19635 (0.194058), the inscribed 24-gon's
     // deficit; tolerance 1.5 %.

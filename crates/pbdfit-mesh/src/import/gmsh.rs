@@ -310,9 +310,16 @@ pub fn parse_gmsh(bytes: &[u8], origin: &str) -> Result<RawMesh, ImportError> {
         "2" | "2.0" | "2.1" | "2.2" => false,
         "4.1" => true,
         v if v.parse::<f64>().is_ok() => {
-            return Err(c.unsupported(format!("MSH version {v}; pbdfit reads versions 2.2 and 4.1 (Gmsh: -format msh22 or msh41)")));
+            return Err(c.unsupported(format!(
+                "MSH version {v}; pbdfit reads versions 2.2 and 4.1 (Gmsh: -format msh22 or msh41)"
+            )));
         }
-        v => return Err(c.error(format!("expected the MSH version (2.2 or 4.1), found `{}`", v.chars().take(40).collect::<String>()))),
+        v => {
+            return Err(c.error(format!(
+                "expected the MSH version (2.2 or 4.1), found `{}`",
+                v.chars().take(40).collect::<String>()
+            )));
+        }
     };
     let file_type: i64 = c.parse("the file type (0 ASCII, 1 binary)")?;
     let data_size: usize = c.parse("the data size")?;
@@ -422,7 +429,9 @@ fn read_physical_names(c: &mut Cursor, b: &mut Builder) -> Result<(), ImportErro
 fn read_entities(c: &mut Cursor, entities: &mut HashMap<(i64, i64), Vec<i64>>) -> Result<(), ImportError> {
     let mut counts = [0usize; 4];
     for (dim, count) in counts.iter_mut().enumerate() {
-        *count = c.size_usize(["the number of points", "the number of curves", "the number of surfaces", "the number of volumes"][dim])?;
+        *count = c.size_usize(
+            ["the number of points", "the number of curves", "the number of surfaces", "the number of volumes"][dim],
+        )?;
     }
     for (dim, &count) in counts.iter().enumerate() {
         for _ in 0..count {
@@ -484,7 +493,11 @@ fn read_nodes_41(c: &mut Cursor, b: &mut Builder) -> Result<(), ImportError> {
     Ok(())
 }
 
-fn read_elements_41(c: &mut Cursor, b: &mut Builder, entities: &HashMap<(i64, i64), Vec<i64>>) -> Result<(), ImportError> {
+fn read_elements_41(
+    c: &mut Cursor,
+    b: &mut Builder,
+    entities: &HashMap<(i64, i64), Vec<i64>>,
+) -> Result<(), ImportError> {
     let blocks = c.size_usize("the number of element blocks")?;
     let total = c.size_usize("the number of elements")?;
     c.size("the minimum element tag")?;
@@ -588,7 +601,14 @@ fn read_elements_22(c: &mut Cursor, b: &mut Builder) -> Result<(), ImportError> 
 }
 
 /// In 2.2 the first element tag is the physical tag (0: none), the second the elementary entity.
-fn add_element_22(c: &Cursor, b: &mut Builder, tag: usize, element_type: i64, tags: &[i64], nodes: &[usize]) -> Result<(), ImportError> {
+fn add_element_22(
+    c: &Cursor,
+    b: &mut Builder,
+    tag: usize,
+    element_type: i64,
+    tags: &[i64],
+    nodes: &[usize],
+) -> Result<(), ImportError> {
     let physical: &[i64] = match tags.first() {
         Some(&p) if p != 0 => &tags[..1],
         _ => &[],

@@ -170,7 +170,13 @@ impl RawMesh {
         let tid = |t: usize| tet_ids.get(t).copied().unwrap_or(t);
         for (v, p) in vertices.iter().enumerate() {
             if !p.iter().all(|c| c.is_finite()) {
-                return Err(ImportError::NonFiniteCoordinate { origin: origin_s(), vertex: vid(v), x: p.x, y: p.y, z: p.z });
+                return Err(ImportError::NonFiniteCoordinate {
+                    origin: origin_s(),
+                    vertex: vid(v),
+                    x: p.x,
+                    y: p.y,
+                    z: p.z,
+                });
             }
         }
         for (t, tet) in tets.iter().enumerate() {
@@ -189,9 +195,14 @@ impl RawMesh {
 
         let volumes: Vec<f64> = tets.iter().map(|t| signed_volume(t.map(|v| vertices[v]))).collect();
         let mean = volumes.iter().map(|v| v.abs()).sum::<f64>() / volumes.len() as f64;
-        // `!(a >= b)` also catches NaN volumes (coordinates so large that the products overflow).
-        if let Some(t) = volumes.iter().position(|v| !(v.abs() >= DEGENERATE_FRACTION * mean) || *v == 0.0) {
-            return Err(ImportError::DegenerateTet { origin: origin_s(), element: tid(t), volume: volumes[t], mean_volume: mean });
+        // NaN volumes come from coordinates so large that the products overflow.
+        if let Some(t) = volumes.iter().position(|v| v.is_nan() || v.abs() < DEGENERATE_FRACTION * mean || *v == 0.0) {
+            return Err(ImportError::DegenerateTet {
+                origin: origin_s(),
+                element: tid(t),
+                volume: volumes[t],
+                mean_volume: mean,
+            });
         }
         let inverted: Vec<usize> = (0..tets.len()).filter(|&t| volumes[t] < 0.0).collect();
         if let Some(&first) = inverted.first() {
@@ -248,7 +259,8 @@ impl RawMesh {
             unused_vertices_dropped: vertices.len() - used_list.len(),
             ignored_cells,
         };
-        let mesh = TetMesh::new(kept_vertices, tets).map_err(|source| ImportError::Mesh { origin: origin_s(), source })?;
+        let mesh =
+            TetMesh::new(kept_vertices, tets).map_err(|source| ImportError::Mesh { origin: origin_s(), source })?;
         Ok(ImportedMesh { mesh, groups, vertex_ids: kept_ids, report })
     }
 }

@@ -33,7 +33,11 @@ impl Fields<'_> {
 
     fn get<T: std::str::FromStr>(&self, i: usize, what: &str) -> Result<T, ImportError> {
         match self.fields.get(i) {
-            None => Err(self.error(format!("expected {what} in field {}, the line has {} fields", i + 1, self.fields.len()))),
+            None => Err(self.error(format!(
+                "expected {what} in field {}, the line has {} fields",
+                i + 1,
+                self.fields.len()
+            ))),
             Some(s) => s.parse().map_err(|_| {
                 let shown: String = s.chars().take(40).collect();
                 self.error(format!("expected {what}, found `{shown}`"))
@@ -56,7 +60,11 @@ impl Fields<'_> {
 pub fn parse_tetgen(node: &str, ele: &str, origin: &str) -> Result<RawMesh, ImportError> {
     let node_origin = format!("{origin}.node");
     let ele_origin = format!("{origin}.ele");
-    let no_header = |o: &str| ImportError::Syntax { origin: o.to_string(), line: None, message: "the file has no header line".into() };
+    let no_header = |o: &str| ImportError::Syntax {
+        origin: o.to_string(),
+        line: None,
+        message: "the file has no header line".into(),
+    };
 
     let mut lines = data_lines(node);
     let (line, fields) = lines.next().ok_or_else(|| no_header(&node_origin))?;
@@ -99,10 +107,10 @@ pub fn parse_tetgen(node: &str, ele: &str, origin: &str) -> Result<RawMesh, Impo
     if per != 4 && per != 10 {
         return Err(header.error(format!("nodes per tetrahedron must be 4 or 10, found {per}")));
     }
-    let attributes: usize = header.get(2, "the number of attributes").or_else(|e| if header.fields.len() < 3 { Ok(0) } else { Err(e) })?;
+    let attributes: usize =
+        header.get(2, "the number of attributes").or_else(|e| if header.fields.len() < 3 { Ok(0) } else { Err(e) })?;
     let expected = (1 + per).saturating_add(attributes);
-    let mut read = 0usize;
-    for _ in 0..count {
+    for read in 0..count {
         let (line, fields) = lines.next().ok_or_else(|| ImportError::Syntax {
             origin: ele_origin.clone(),
             line: None,
@@ -124,7 +132,6 @@ pub fn parse_tetgen(node: &str, ele: &str, origin: &str) -> Result<RawMesh, Impo
                 tet[k] = i;
             }
         }
-        read += 1;
         if per == 4 {
             mesh.tets.push(tet);
             mesh.tet_ids.push(number);

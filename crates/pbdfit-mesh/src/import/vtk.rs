@@ -71,11 +71,14 @@ fn grid_to_raw(vtk: Vtk, origin: &str) -> Result<RawMesh, ImportError> {
         let piece = match piece {
             Piece::Inline(p) => *p,
             Piece::Source(..) | Piece::Loaded(..) => {
-                return Err(unsupported("pieces stored in other files (parallel .pvtu); read the pieces' .vtu files".into()));
+                return Err(unsupported(
+                    "pieces stored in other files (parallel .pvtu); read the pieces' .vtu files".into(),
+                ));
             }
         };
         let base = mesh.vertices.len();
-        let coords: Vec<f64> = piece.points.cast_into().ok_or_else(|| syntax("point coordinates are not numbers".into()))?;
+        let coords: Vec<f64> =
+            piece.points.cast_into().ok_or_else(|| syntax("point coordinates are not numbers".into()))?;
         if coords.len() % 3 != 0 {
             return Err(syntax(format!("{} point coordinates, not a multiple of 3", coords.len())));
         }
@@ -94,16 +97,23 @@ fn grid_to_raw(vtk: Vtk, origin: &str) -> Result<RawMesh, ImportError> {
                 let mut ranges = Vec::with_capacity(types.len().min(vertices.len()));
                 let mut at = 0usize;
                 for c in 0..types.len() {
-                    let n = *vertices.get(at).ok_or_else(|| syntax(format!("cell {} has no point count", cell_base + c)))? as usize;
+                    let n =
+                        *vertices.get(at).ok_or_else(|| syntax(format!("cell {} has no point count", cell_base + c)))?
+                            as usize;
                     let end = at.checked_add(1 + n).filter(|&e| e <= vertices.len());
-                    let end = end.ok_or_else(|| syntax(format!("cell {} runs past the end of the cell list", cell_base + c)))?;
+                    let end = end
+                        .ok_or_else(|| syntax(format!("cell {} runs past the end of the cell list", cell_base + c)))?;
                     ranges.push((at + 1, end));
                     at = end;
                 }
                 (vertices.into_iter().map(u64::from).collect(), ranges)
             }
             VertexNumbers::XML { connectivity, offsets } => {
-                let offsets: &[u64] = if offsets.len() == types.len() + 1 && offsets.first() == Some(&0) { &offsets[1..] } else { &offsets };
+                let offsets: &[u64] = if offsets.len() == types.len() + 1 && offsets.first() == Some(&0) {
+                    &offsets[1..]
+                } else {
+                    &offsets
+                };
                 if offsets.len() != types.len() {
                     return Err(syntax(format!("{} cell offsets but {} cell types", offsets.len(), types.len())));
                 }
@@ -111,7 +121,9 @@ fn grid_to_raw(vtk: Vtk, origin: &str) -> Result<RawMesh, ImportError> {
                 let mut start = 0usize;
                 for (c, &end) in offsets.iter().enumerate() {
                     let end = usize::try_from(end).ok().filter(|&e| e >= start && e <= connectivity.len());
-                    let end = end.ok_or_else(|| syntax(format!("cell {} has an offset outside the connectivity array", cell_base + c)))?;
+                    let end = end.ok_or_else(|| {
+                        syntax(format!("cell {} has an offset outside the connectivity array", cell_base + c))
+                    })?;
                     ranges.push((start, end));
                     start = end;
                 }
