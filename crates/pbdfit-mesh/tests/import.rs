@@ -16,8 +16,9 @@ const FIX: ImportOptions = ImportOptions { fix_orientation: true };
 const STRICT: ImportOptions = ImportOptions { fix_orientation: false };
 
 /// The fixtures: file name, format, expected first vertex number, expected element numbers.
-const FIXTURES: [(&str, MeshFormat, usize, [usize; 5]); 10] = [
+const FIXTURES: [(&str, MeshFormat, usize, [usize; 5]); 11] = [
     ("cube22.msh", MeshFormat::Gmsh, 1, [3, 4, 5, 6, 7]),
+    ("cube22_be.msh", MeshFormat::Gmsh, 1, [3, 4, 5, 6, 7]),
     ("cube22_bin.msh", MeshFormat::Gmsh, 1, [3, 4, 5, 6, 7]),
     ("cube41.msh", MeshFormat::Gmsh, 1, [3, 4, 5, 6, 7]),
     ("cube41_bin.msh", MeshFormat::Gmsh, 1, [3, 4, 5, 6, 7]),
@@ -71,7 +72,7 @@ fn unknown_extension_names_the_path_and_the_known_ones() {
 
 #[test]
 fn gmsh_physical_groups_by_name_and_by_number() {
-    for name in ["cube22.msh", "cube22_bin.msh", "cube41.msh", "cube41_bin.msh"] {
+    for name in ["cube22.msh", "cube22_bin.msh", "cube22_be.msh", "cube41.msh", "cube41_bin.msh"] {
         let raw = read_mesh(&data(name)).unwrap();
         let clamp: Vec<usize> = raw.groups["clamp"].iter().copied().collect();
         // The face y = 0 of the unit cube: vertices 0, 1, 4, 5.
@@ -331,4 +332,18 @@ fn huge_counts_are_errors_not_allocations() {
         .unwrap()
         .replace("NumberOfPoints=\"8\"", "NumberOfPoints=\"1000000000000000000\"");
     assert!(parse_vtu(vtu.as_bytes(), "huge.vtu").is_err());
+}
+
+/// vtkio 0.7.0-rc2 unwraps a missing <Points> (found by the mutation property test): an error here.
+#[test]
+fn regression_vtu_piece_without_points_is_an_error_not_a_panic() {
+    let text = std::fs::read_to_string(data("cube.vtu")).unwrap();
+    let start = text.find("<Points>").unwrap();
+    let end = text.find("</Points>").unwrap() + "</Points>".len();
+    let cut = format!("{}{}", &text[..start], &text[end..]);
+    let err = parse_vtu(cut.as_bytes(), "cut.vtu").unwrap_err();
+    assert!(matches!(err, ImportError::Syntax { .. }) && err.to_string().contains("cut.vtu"), "{err}");
+    // Points deleted but the word still present elsewhere: vtkio's panic, caught.
+    let sneaky = cut.replace("<Piece ", "<!-- <Points --><Piece ");
+    assert!(matches!(parse_vtu(sneaky.as_bytes(), "sneaky.vtu"), Err(ImportError::Syntax { .. })));
 }

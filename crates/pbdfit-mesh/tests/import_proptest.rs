@@ -85,12 +85,12 @@ fn apply(bytes: &[u8], mutations: &[Mutation]) -> Vec<u8> {
     b
 }
 
-const GMSH: [&str; 4] = ["cube22.msh", "cube22_bin.msh", "cube41.msh", "cube41_bin.msh"];
+const GMSH: [&str; 5] = ["cube22.msh", "cube22_bin.msh", "cube22_be.msh", "cube41.msh", "cube41_bin.msh"];
 const VTU: [&str; 2] = ["cube.vtu", "cube_b64.vtu"];
 const VTK: [&str; 2] = ["cube.vtk", "cube_bin.vtk"];
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
     #[test]
     fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..400), text in "[ -~\n]{0,300}") {

@@ -6,8 +6,8 @@ use vtkio::model::{CellType, DataSet, Piece, VertexNumbers, Vtk};
 use super::{ImportError, RawMesh};
 use crate::Vec3;
 
-/// Parses a VTK XML unstructured grid (`.vtu`): ASCII, base64 binary or raw appended data, without
-/// compression. Tetrahedra (cell type 10) become tets; other cells are counted in `ignored_cells`.
+/// Parses a VTK XML unstructured grid (`.vtu`) with inline data arrays, ASCII or base64 binary, without
+/// compression (compressed files are [`ImportError::Unsupported`]). Tetrahedra (cell type 10) become tets; other cells are counted in `ignored_cells`.
 pub fn parse_vtu(bytes: &[u8], origin: &str) -> Result<RawMesh, ImportError> {
     let syntax = |message: String| ImportError::Syntax { origin: origin.to_string(), line: None, message };
     if !bytes.windows(9).any(|w| w == b"<VTKFile ") {

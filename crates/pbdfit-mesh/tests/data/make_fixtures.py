@@ -39,18 +39,18 @@ def msh22_ascii():
     return s + "$EndElements\n"
 
 
-def msh22_binary():
-    b = b"$MeshFormat\n2.2 1 8\n" + struct.pack("<i", 1) + b"\n$EndMeshFormat\n" + PHYS_NAMES.encode()
+def msh22_binary(e="<"):
+    b = b"$MeshFormat\n2.2 1 8\n" + struct.pack(e + "i", 1) + b"\n$EndMeshFormat\n" + PHYS_NAMES.encode()
     b += b"$Nodes\n%d\n" % len(VERTS)
     for i, p in enumerate(VERTS):
-        b += struct.pack("<i3d", i + 1, *p)
+        b += struct.pack(e + "i3d", i + 1, *p)
     b += b"\n$EndNodes\n$Elements\n%d\n" % (len(TRIS) + len(TETS))
-    b += struct.pack("<3i", 2, len(TRIS), 2)
+    b += struct.pack(e + "3i", 2, len(TRIS), 2)
     for n, t in enumerate(TRIS):
-        b += struct.pack("<6i", n + 1, 1, 1, *(v + 1 for v in t))
-    b += struct.pack("<3i", 4, len(TETS), 2)
+        b += struct.pack(e + "6i", n + 1, 1, 1, *(v + 1 for v in t))
+    b += struct.pack(e + "3i", 4, len(TETS), 2)
     for n, t in enumerate(TETS):
-        b += struct.pack("<7i", n + 3, 2, 1, *(v + 1 for v in t))
+        b += struct.pack(e + "7i", n + 3, 2, 1, *(v + 1 for v in t))
     return b + b"\n$EndElements\n"
 
 
@@ -157,6 +157,7 @@ def tetgen(first):
 
 write("cube22.msh", msh22_ascii())
 write("cube22_bin.msh", msh22_binary())
+write("cube22_be.msh", msh22_binary(">"))  # big-endian binary, as a big-endian machine writes it
 write("cube41.msh", msh41(False))
 write("cube41_bin.msh", msh41(True))
 write("cube.vtu", vtu(False))
