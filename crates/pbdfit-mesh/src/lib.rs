@@ -10,13 +10,19 @@
 //! - [`Body`]: a mesh together with its per-vertex masses ([`MassModel`]), held set and gravity, which is
 //!   what the FEM and PBD models consume;
 //! - [`vtk`]: writing meshes with point data as VTK XML unstructured grids (`.vtu`) and time series
-//!   (`.pvd`) for ParaView.
+//!   (`.pvd`) for ParaView;
+//! - [`import`]: tetrahedral meshes from Gmsh (`.msh` 2.2 and 4.1), VTK (`.vtu`, legacy `.vtk`) and
+//!   TetGen (`.node`/`.ele`), validated (orientation, degenerate tetrahedra, duplicate and unused
+//!   vertices) into a [`TetMesh`] with Gmsh physical groups as vertex sets.
 //!
 //! Units: lengths in metres, masses in kilograms, accelerations in m/s^2.
 //!
 //! Dependencies: `nalgebra` for points and vectors, `serde` + `toml` for scene files, `thiserror` for
 //! error types, and `vtkio` for VTK files (a maintained reader/writer, so the output is checked by reading
-//! it back rather than trusted from a hand-written XML template).
+//! it back rather than trusted from a hand-written XML template; the importers read `.vtu` and legacy
+//! `.vtk` through it too). The importers add no dependency: Gmsh files are parsed by hand in
+//! `import/gmsh.rs`, because the `mshio` crate (0.4.2, its only release) reads MSH 4.1 only, ignores
+//! `$PhysicalNames` and panics on some malformed headers; TetGen's format is a few lines of text.
 //!
 //! ```
 //! use pbdfit_mesh::{Scene, SceneSet};
@@ -32,6 +38,7 @@ mod body;
 mod cube;
 mod error;
 mod held;
+pub mod import;
 mod load;
 mod mass;
 mod mesh;

@@ -4,13 +4,14 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
+use crate::import::ImportReport;
 use crate::load::{Load, LoadTables};
 use crate::selector::SelectorKeys;
 use crate::{Body, CubeSplit, MassModel, ReferenceTable, SceneError, Selector, TetMesh, Vec3, unit_cube_split};
 
 /// The built-in scenes, compiled into the library so that `--scene gravity-floor` works from any
 /// directory. Their sources are the files under `scenes/`.
-pub const BUILTIN_SCENES: [(&str, &str); 8] = [
+pub const BUILTIN_SCENES: [(&str, &str); 9] = [
     ("gravity-floor", include_str!("../../../scenes/gravity-floor.toml")),
     ("gravity-wall", include_str!("../../../scenes/gravity-wall.toml")),
     ("gravity-ceiling", include_str!("../../../scenes/gravity-ceiling.toml")),
@@ -19,6 +20,7 @@ pub const BUILTIN_SCENES: [(&str, &str); 8] = [
     ("compression", include_str!("../../../scenes/compression.toml")),
     ("shear", include_str!("../../../scenes/shear.toml")),
     ("torsion", include_str!("../../../scenes/torsion.toml")),
+    ("cantilever", include_str!("../../../scenes/cantilever.toml")),
 ];
 
 pub(crate) fn builtin_names() -> String {
@@ -93,6 +95,8 @@ pub enum Shape {
         mesh: Arc<TetMesh>,
         /// Named vertex groups (Gmsh physical groups), for `group` selectors.
         groups: Arc<BTreeMap<String, Vec<usize>>>,
+        /// What validation changed (tetrahedra reoriented, unused vertices dropped, cells ignored).
+        report: ImportReport,
     },
 }
 
@@ -159,7 +163,8 @@ impl SceneSet {
         Self::parse(&text, &path.display().to_string(), path.parent())
     }
 
-    /// Parses scene TOML. `origin` names the source in errors.
+    /// Parses scene TOML. `origin` names the source in errors; `dir` is the folder that relative paths
+    /// (compound parts, `[body] mesh`) start from, `None` for a built-in scene (its mesh is compiled in).
     pub fn parse(text: &str, origin: &str, dir: Option<&Path>) -> Result<Self, SceneError> {
         let file: SceneFile = toml::from_str(text)
             .map_err(|e| SceneError::Parse { origin: origin.to_string(), message: e.to_string().trim().to_string() })?;
@@ -231,9 +236,9 @@ impl SceneSet {
                         format!("an imported mesh has its own resolution: n must be 1, got {}", body.n),
                     ));
                 }
-                let (mesh, groups) = crate::mesh_file::load(file, dir, origin, body.fix_orientation)
-                    .map_err(|m| invalid("body.mesh", m))?;
-                Shape::Mesh { file: file.clone(), mesh: Arc::new(mesh), groups: Arc::new(groups) }
+                let (mesh, groups, report) =
+                    crate::mesh_file::load(file, dir, body.fix_orientation).map_err(|m| invalid("body.mesh", m))?;
+                Shape::Mesh { file: file.clone(), mesh: Arc::new(mesh), groups: Arc::new(groups), report }
             }
             (Some(_), Some(_)) => return Err(invalid("body", "give either `shape` or `mesh`, not both".into())),
             (None, None) => {

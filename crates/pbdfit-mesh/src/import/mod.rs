@@ -1,0 +1,323 @@
+//! Tetrahedral meshes from other tools: Gmsh `.msh` (2.2 and 4.1, ASCII and binary), VTK XML unstructured
+//! grids (`.vtu`), legacy VTK unstructured grids (`.vtk`) and TetGen `.node`/`.ele` pairs
+//! (methodology, section "Imported meshes").
+//!
+//! Reading is two steps: a parser gives a [`RawMesh`] (the file's vertices, linear tetrahedra and Gmsh
+//! physical groups, with the file's own numbering kept for messages), and [`RawMesh::validate`] turns it
+//! into a [`TetMesh`] that pbdfit can simulate: finite coordinates, positively oriented, no degenerate
+//! tetrahedra, no duplicate vertices, no unused vertices.
+//!
+//! Parsers never panic and never allocate from a count the file claims: a count only bounds a loop that
+//! stops at the end of the input.
+//!
+//! ```
+//! use pbdfit_mesh::import::{ImportOptions, parse_tetgen};
+//! let node = "4 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n";
+//! let ele = "1 4 0\n1 1 2 3 4\n";
+//! let raw = parse_tetgen(node, ele, "tet").unwrap();
+//! let imported = raw.validate("tet", ImportOptions::default()).unwrap();
+//! assert_eq!(imported.mesh.tets(), &[[0, 1, 2, 3]]);
+//! assert!((imported.mesh.tet_volume(0) - 1.0 / 6.0).abs() < 1e-15);
+//! ```
+
+mod error;
+mod gmsh;
+mod tetgen;
+mod vtk;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+pub use error::ImportError;
+pub use gmsh::parse_gmsh;
+pub use tetgen::parse_tetgen;
+pub use vtk::{parse_legacy_vtk, parse_vtu};
+
+use crate::{TetMesh, Vec3, signed_volume};
+
+/// The file formats pbdfit imports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MeshFormat {
+    /// Gmsh `.msh`, versions 2.2 and 4.1, ASCII or binary.
+    Gmsh,
+    /// VTK XML unstructured grid `.vtu`.
+    Vtu,
+    /// Legacy VTK `.vtk`, dataset `UNSTRUCTURED_GRID`.
+    LegacyVtk,
+    /// TetGen `base.node` + `base.ele`.
+    TetGen,
+}
+
+impl MeshFormat {
+    /// The format by the file's extension: `.msh` -> Gmsh, `.vtu` -> Vtu, `.vtk` -> LegacyVtk, `.node` or
+    /// `.ele` -> TetGen (the pair `base.node` + `base.ele`). Any other extension is
+    /// [`ImportError::UnknownFormat`].
+    pub fn from_path(path: &Path) -> Result<Self, ImportError> {
+        let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+        match ext.as_deref() {
+            Some("msh") => Ok(MeshFormat::Gmsh),
+            Some("vtu") => Ok(MeshFormat::Vtu),
+            Some("vtk") => Ok(MeshFormat::LegacyVtk),
+            Some("node") | Some("ele") => Ok(MeshFormat::TetGen),
+            _ => Err(ImportError::UnknownFormat { path: path.to_path_buf() }),
+        }
+    }
+}
+
+/// A mesh as read, before validation: 0-based indices, orientation as in the file.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RawMesh {
+    /// Vertex positions in m, in file order.
+    pub vertices: Vec<Vec3>,
+    /// Linear tetrahedra, 0-based indices into `vertices`, vertex order as in the file.
+    pub tets: Vec<[usize; 4]>,
+    /// For each tet, the element's number as the file names it (Gmsh element tag, VTK cell index,
+    /// TetGen element number), for error messages.
+    pub tet_ids: Vec<usize>,
+    /// For each vertex, its number as the file names it (Gmsh node tag, VTK point index, TetGen point
+    /// number).
+    pub vertex_ids: Vec<usize>,
+    /// Gmsh physical groups as vertex sets (indices into `vertices`): every node of every element (of any
+    /// dimension: surfaces, volumes, points) carrying that physical tag. Keyed by the physical name when
+    /// `$PhysicalNames` gives one, and by the tag number as a string (`"3"`). Empty for other formats.
+    pub groups: BTreeMap<String, BTreeSet<usize>>,
+    /// Cells that are not linear tetrahedra (triangles, hexahedra, quadratic tets, ...) and were
+    /// skipped; lower-dimensional Gmsh elements still contribute to groups.
+    pub ignored_cells: usize,
+}
+
+/// How to treat fixable problems when importing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ImportOptions {
+    /// Swap the last two vertices of each negatively oriented tetrahedron instead of refusing the mesh.
+    pub fix_orientation: bool,
+}
+
+/// What validation changed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ImportReport {
+    /// Tetrahedra whose last two vertices were swapped (only with `fix_orientation`).
+    pub orientation_fixed: usize,
+    /// Vertices that no tetrahedron uses, dropped.
+    pub unused_vertices_dropped: usize,
+    /// Cells that are not linear tetrahedra, skipped by the parser.
+    pub ignored_cells: usize,
+}
+
+/// A validated imported mesh.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportedMesh {
+    /// Validated, positively oriented, unused vertices removed (renumbered, order kept).
+    pub mesh: TetMesh,
+    /// Gmsh physical groups as sorted vertex indices into `mesh`, renumbered; vertices dropped as unused
+    /// are dropped from the groups.
+    pub groups: BTreeMap<String, Vec<usize>>,
+    /// The file's number of each kept vertex.
+    pub vertex_ids: Vec<usize>,
+    /// What validation changed.
+    pub report: ImportReport,
+}
+
+/// Reads a mesh file of any format [`MeshFormat::from_path`] knows. For TetGen, `path` may name either
+/// file of the pair; both `base.node` and `base.ele` are read.
+pub fn read_mesh(path: &Path) -> Result<RawMesh, ImportError> {
+    let format = MeshFormat::from_path(path)?;
+    let read = |p: &Path| std::fs::read(p).map_err(|source| ImportError::Io { path: p.to_path_buf(), source });
+    let origin = path.display().to_string();
+    match format {
+        MeshFormat::Gmsh => parse_gmsh(&read(path)?, &origin),
+        MeshFormat::Vtu => parse_vtu(&read(path)?, &origin),
+        MeshFormat::LegacyVtk => parse_legacy_vtk(&read(path)?, &origin),
+        MeshFormat::TetGen => {
+            let base = path.with_extension("");
+            let text = |p: &Path| {
+                String::from_utf8(read(p)?).map_err(|e| ImportError::Syntax {
+                    origin: p.display().to_string(),
+                    line: None,
+                    message: format!("not UTF-8 text ({e})"),
+                })
+            };
+            let node = text(&base.with_extension("node"))?;
+            let ele = text(&base.with_extension("ele"))?;
+            parse_tetgen(&node, &ele, &base.display().to_string())
+        }
+    }
+}
+
+/// A tetrahedron whose absolute volume is below this fraction of the mean is degenerate (methodology).
+const DEGENERATE_FRACTION: f64 = 1e-12;
+/// Two used vertices closer than this fraction of the bounding-box diagonal are duplicates.
+const DUPLICATE_FRACTION: f64 = 1e-12;
+
+impl RawMesh {
+    /// Validates and cleans the mesh, in this order:
+    /// - a non-finite coordinate is refused ([`ImportError::NonFiniteCoordinate`]);
+    /// - a vertex index out of range is refused ([`ImportError::IndexOutOfRange`]);
+    /// - no tetrahedra at all is refused ([`ImportError::NoTetrahedra`]);
+    /// - a degenerate tetrahedron (|volume| < 1e-12 mean |volume|) is refused
+    ///   ([`ImportError::DegenerateTet`]);
+    /// - inverted (negative) tetrahedra are refused ([`ImportError::InvertedTets`]), unless
+    ///   `options.fix_orientation`: then the last two vertices of each are swapped and counted;
+    /// - two used vertices at the same position (within 1e-12 of the bounding-box diagonal) are refused
+    ///   ([`ImportError::DuplicateVertices`]);
+    /// - unused vertices are dropped (the rest renumbered in order) and counted, and dropped from groups.
+    ///
+    /// `origin` names the file in error messages.
+    pub fn validate(self, origin: &str, options: ImportOptions) -> Result<ImportedMesh, ImportError> {
+        let RawMesh { vertices, mut tets, tet_ids, vertex_ids, groups, ignored_cells } = self;
+        let origin_s = || origin.to_string();
+        let vid = |v: usize| vertex_ids.get(v).copied().unwrap_or(v);
+        let tid = |t: usize| tet_ids.get(t).copied().unwrap_or(t);
+        for (v, p) in vertices.iter().enumerate() {
+            if !p.iter().all(|c| c.is_finite()) {
+                return Err(ImportError::NonFiniteCoordinate {
+                    origin: origin_s(),
+                    vertex: vid(v),
+                    x: p.x,
+                    y: p.y,
+                    z: p.z,
+                });
+            }
+        }
+        for (t, tet) in tets.iter().enumerate() {
+            if let Some(&v) = tet.iter().find(|&&v| v >= vertices.len()) {
+                return Err(ImportError::IndexOutOfRange {
+                    origin: origin_s(),
+                    element: tid(t),
+                    vertex: v,
+                    count: vertices.len(),
+                });
+            }
+        }
+        if tets.is_empty() {
+            return Err(ImportError::NoTetrahedra { origin: origin_s(), ignored_cells });
+        }
+
+        let volumes: Vec<f64> = tets.iter().map(|t| signed_volume(t.map(|v| vertices[v]))).collect();
+        let mean = volumes.iter().map(|v| v.abs()).sum::<f64>() / volumes.len() as f64;
+        // NaN volumes come from coordinates so large that the products overflow.
+        if let Some(t) = volumes.iter().position(|v| v.is_nan() || v.abs() < DEGENERATE_FRACTION * mean || *v == 0.0) {
+            return Err(ImportError::DegenerateTet {
+                origin: origin_s(),
+                element: tid(t),
+                volume: volumes[t],
+                mean_volume: mean,
+            });
+        }
+        let inverted: Vec<usize> = (0..tets.len()).filter(|&t| volumes[t] < 0.0).collect();
+        if let Some(&first) = inverted.first() {
+            if !options.fix_orientation {
+                return Err(ImportError::InvertedTets {
+                    origin: origin_s(),
+                    element: tid(first),
+                    volume: volumes[first],
+                    count: inverted.len(),
+                });
+            }
+            for &t in &inverted {
+                tets[t].swap(2, 3);
+            }
+        }
+
+        let mut used = vec![false; vertices.len()];
+        for tet in &tets {
+            for &v in tet {
+                used[v] = true;
+            }
+        }
+        let used_list: Vec<usize> = (0..vertices.len()).filter(|&v| used[v]).collect();
+        if let Some((a, b)) = find_duplicate(&vertices, &used_list) {
+            let p = vertices[a];
+            return Err(ImportError::DuplicateVertices {
+                origin: origin_s(),
+                first: vid(a),
+                second: vid(b),
+                x: p.x,
+                y: p.y,
+                z: p.z,
+            });
+        }
+
+        let mut new_index = vec![usize::MAX; vertices.len()];
+        for (n, &v) in used_list.iter().enumerate() {
+            new_index[v] = n;
+        }
+        let kept_vertices: Vec<Vec3> = used_list.iter().map(|&v| vertices[v]).collect();
+        let kept_ids: Vec<usize> = used_list.iter().map(|&v| vid(v)).collect();
+        let tets: Vec<[usize; 4]> = tets.iter().map(|t| t.map(|v| new_index[v])).collect();
+        let groups = groups
+            .into_iter()
+            .map(|(name, members)| {
+                let kept = members.into_iter().filter_map(|v| new_index.get(v).copied().filter(|&n| n != usize::MAX));
+                let mut kept: Vec<usize> = kept.collect();
+                kept.sort_unstable();
+                (name, kept)
+            })
+            .collect();
+        let report = ImportReport {
+            orientation_fixed: if options.fix_orientation { inverted.len() } else { 0 },
+            unused_vertices_dropped: vertices.len() - used_list.len(),
+            ignored_cells,
+        };
+        let mesh =
+            TetMesh::new(kept_vertices, tets).map_err(|source| ImportError::Mesh { origin: origin_s(), source })?;
+        Ok(ImportedMesh { mesh, groups, vertex_ids: kept_ids, report })
+    }
+}
+
+/// The first pair (lowest first index, then lowest second) of vertices among `candidates` within
+/// `DUPLICATE_FRACTION` of their bounding-box diagonal of each other.
+///
+/// Points are binned into cubes of the tolerance's size and the bins sorted; each point then looks in
+/// its own and the 26 neighbouring bins by binary search: O(n log n), where comparing all pairs would
+/// be O(n^2).
+fn find_duplicate(vertices: &[Vec3], candidates: &[usize]) -> Option<(usize, usize)> {
+    if candidates.len() < 2 {
+        return None;
+    }
+    let mut lo = vertices[candidates[0]];
+    let mut hi = lo;
+    for &v in candidates {
+        lo = lo.inf(&vertices[v]);
+        hi = hi.sup(&vertices[v]);
+    }
+    let tol = DUPLICATE_FRACTION * (hi - lo).norm();
+    if !(tol.is_finite() && tol > 0.0) {
+        // All points coincide (tol 0) or the extent overflows: fall back to exact equality.
+        let mut sorted = candidates.to_vec();
+        let key = |v: &usize| (vertices[*v].x, vertices[*v].y, vertices[*v].z);
+        sorted.sort_by(|a, b| {
+            let (ka, kb) = (key(a), key(b));
+            ka.0.total_cmp(&kb.0).then(ka.1.total_cmp(&kb.1)).then(ka.2.total_cmp(&kb.2)).then(a.cmp(b))
+        });
+        return sorted
+            .windows(2)
+            .filter(|w| vertices[w[0]] == vertices[w[1]])
+            .map(|w| (w[0].min(w[1]), w[0].max(w[1])))
+            .min();
+    }
+    // Bin coordinates are at most diagonal / tol = 1e12, well inside i64.
+    let bin = |p: &Vec3| -> [i64; 3] { [0, 1, 2].map(|a| ((p[a] - lo[a]) / tol).floor() as i64) };
+    let mut sorted: Vec<([i64; 3], usize)> = candidates.iter().map(|&v| (bin(&vertices[v]), v)).collect();
+    sorted.sort_unstable();
+    let mut best: Option<(usize, usize)> = None;
+    for &(b, v) in &sorted {
+        for dx in -1..=1 {
+            for dy in -1..=1 {
+                for dz in -1..=1 {
+                    let key = [b[0] + dx, b[1] + dy, b[2] + dz];
+                    let start = sorted.partition_point(|(k, _)| *k < key);
+                    for &(k, w) in &sorted[start..] {
+                        if k != key {
+                            break;
+                        }
+                        if w > v && (vertices[w] - vertices[v]).norm() <= tol && best.is_none_or(|p| (v, w) < p) {
+                            best = Some((v, w));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    best
+}
