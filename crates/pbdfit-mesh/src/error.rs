@@ -63,6 +63,14 @@ pub enum SceneError {
     /// No built-in scene of that name, and no such file.
     #[error("unknown scene `{0}`: not a built-in scene ({builtins}) and no such file", builtins = crate::scene::builtin_names())]
     Unknown(String),
+    /// The body would not fit in memory (see [`SizeEstimate`](crate::SizeEstimate)).
+    #[error("scene {origin}: {message}")]
+    TooLarge {
+        /// File path or built-in name.
+        origin: String,
+        /// The estimate and the limit.
+        message: String,
+    },
     /// The mesh built from the scene is unusable.
     #[error("scene {origin}: {source}")]
     Mesh {

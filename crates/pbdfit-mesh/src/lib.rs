@@ -46,6 +46,7 @@ mod mesh_file;
 mod reference;
 mod scene;
 mod selector;
+mod size;
 pub mod vtk;
 
 pub use body::Body;
@@ -58,6 +59,7 @@ pub use mesh::{Edge, Tet, TetMesh, signed_volume};
 pub use reference::ReferenceTable;
 pub use scene::{BUILTIN_SCENES, Scene, SceneSet, Shape};
 pub use selector::{BoxSelector, Selector};
+pub use size::{SizeEstimate, available_memory, human_bytes};
 
 /// A point or vector in 3D, in metres.
 pub type Vec3 = nalgebra::Vector3<f64>;

@@ -273,12 +273,7 @@ pub(crate) fn apply(
             fixed_by[v].get_or_insert_with(|| key.clone());
         }
     }
-    let (mut lo, mut hi) = (x.first().copied().unwrap_or_default(), x.first().copied().unwrap_or_default());
-    for p in x {
-        lo = lo.inf(p);
-        hi = hi.sup(p);
-    }
-    let size = (hi - lo).norm();
+    let size = crate::size::extent(x);
     let mut forces = vec![Vec3::zeros(); nv];
     for (key, load) in loads {
         let s = load.selector();

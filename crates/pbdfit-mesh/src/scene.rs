@@ -7,6 +7,7 @@ use serde::Deserialize;
 use crate::import::ImportReport;
 use crate::load::{Load, LoadTables};
 use crate::selector::SelectorKeys;
+use crate::size::{SizeEstimate, available_memory};
 use crate::{Body, CubeSplit, MassModel, ReferenceTable, SceneError, Selector, TetMesh, Vec3, unit_cube_split};
 
 /// The built-in scenes, compiled into the library so that `--scene gravity-floor` works from any
@@ -339,6 +340,13 @@ impl Scene {
             key: key.to_string(),
             message,
         };
+        let estimate = match &self.shape {
+            Shape::UnitCube => SizeEstimate::unit_cube(n),
+            Shape::Mesh { mesh, .. } => SizeEstimate::new(mesh.vertices().len() as u64, mesh.tets().len() as u64),
+        };
+        estimate
+            .check(available_memory())
+            .map_err(|message| SceneError::TooLarge { origin: self.origin.clone(), message })?;
         let no_groups = BTreeMap::new();
         let (mesh, groups) = match &self.shape {
             Shape::UnitCube => (
