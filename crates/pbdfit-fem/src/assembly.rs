@@ -12,7 +12,7 @@
 
 use nalgebra::{Matrix3, Vector3};
 use nalgebra_sparse::{CscMatrix, pattern::SparsityPattern};
-use pbdfit_mesh::{Body, Tet, TetMesh};
+use pbdfit_mesh::{Tet, TetMesh};
 
 use crate::element::{ElementStiffness, shape_gradients, stiffness_from_gradients};
 use crate::materials::Material;

@@ -226,3 +226,19 @@ fn a_cancelled_study_keeps_its_fits_and_resumes() {
     assert_eq!(strip(rows(&cut)), strip(rows(&full)));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The error leaves out the vertices a load prescribes: in the torsion scene the turned top face moves
+/// in the reference, but by the load, not by the material.
+#[test]
+fn prescribed_vertices_are_not_in_the_error() {
+    let set = SceneSet::builtin("torsion").unwrap();
+    let settings = Settings::new(0.01, 2, 1, ModelKind::PBD);
+    let problem =
+        FitProblem::new(&set, settings, YoungPoisson::new(1e3, 0.3).unwrap(), &PartCache::default()).unwrap();
+    let part = &problem.parts[0];
+    let held = part.system.held_mask();
+    assert_eq!(held.iter().filter(|&&h| h).count(), 18, "bottom and top faces of the N = 2 cube");
+    assert!(part.moved.iter().all(|&v| !held[v]));
+    // The middle layer's 9 vertices, less the one on the axis, which stays put.
+    assert_eq!(part.moved.len(), 8, "{:?}", part.moved);
+}

@@ -147,12 +147,20 @@ impl SceneSet {
 
     /// A built-in scene name, or else a path to a TOML scene file.
     pub fn load(name_or_path: &str) -> Result<Self, SceneError> {
+        Self::load_with(name_or_path, false)
+    }
+
+    /// [`load`](Self::load), reorienting the negatively oriented tetrahedra of imported meshes when
+    /// `fix_orientation` is set (as `[body] fix_orientation = true` does), instead of refusing them.
+    pub fn load_with(name_or_path: &str, fix_orientation: bool) -> Result<Self, SceneError> {
         if BUILTIN_SCENES.iter().any(|(n, _)| *n == name_or_path) {
             return Self::builtin(name_or_path);
         }
         let path = Path::new(name_or_path);
         if path.exists() {
-            return Self::from_file(path);
+            let text = std::fs::read_to_string(path)
+                .map_err(|source| SceneError::Io { path: path.to_path_buf(), source })?;
+            return Self::parse_with(&text, &path.display().to_string(), path.parent(), fix_orientation);
         }
         Err(SceneError::Unknown(name_or_path.to_string()))
     }
@@ -167,6 +175,11 @@ impl SceneSet {
     /// Parses scene TOML. `origin` names the source in errors; `dir` is the folder that relative paths
     /// (compound parts, `[body] mesh`) start from, `None` for a built-in scene (its mesh is compiled in).
     pub fn parse(text: &str, origin: &str, dir: Option<&Path>) -> Result<Self, SceneError> {
+        Self::parse_with(text, origin, dir, false)
+    }
+
+    /// [`parse`](Self::parse), with `fix_orientation` as in [`load_with`](Self::load_with).
+    pub fn parse_with(text: &str, origin: &str, dir: Option<&Path>, fix_orientation: bool) -> Result<Self, SceneError> {
         let file: SceneFile = toml::from_str(text)
             .map_err(|e| SceneError::Parse { origin: origin.to_string(), message: e.to_string().trim().to_string() })?;
         let invalid = |key: &str, message: String| SceneError::Invalid {
@@ -196,7 +209,9 @@ impl SceneSet {
                             format!("part `{part}` is neither a built-in scene nor a file"),
                         ));
                     }
-                    Self::from_file(&p)?
+                    let text = std::fs::read_to_string(&p)
+                        .map_err(|source| SceneError::Io { path: p.clone(), source })?;
+                    Self::parse_with(&text, &p.display().to_string(), p.parent(), fix_orientation)?
                 };
                 if set.compound {
                     return Err(invalid(
@@ -238,7 +253,7 @@ impl SceneSet {
                     ));
                 }
                 let (mesh, groups, report) =
-                    crate::mesh_file::load(file, dir, body.fix_orientation).map_err(|m| invalid("body.mesh", m))?;
+                    crate::mesh_file::load(file, dir, body.fix_orientation || fix_orientation).map_err(|m| invalid("body.mesh", m))?;
                 Shape::Mesh { file: file.clone(), mesh: Arc::new(mesh), groups: Arc::new(groups), report }
             }
             (Some(_), Some(_)) => return Err(invalid("body", "give either `shape` or `mesh`, not both".into())),

@@ -385,12 +385,15 @@ impl SpringBody {
     }
 
     /// The static equilibrium by Newton's method from `warm` (or the undeformed body): relative residual
-    /// `|f|_inf / |m g|_inf <= 1e-12` over the free vertices, at most 100 iterations, backtracking line
+    /// `|f|_inf / |f_0|_inf <= 1e-12` over the free vertices (`f_0`: the force on the undeformed free
+    /// vertices, their weight and tractions plus what a prescribed displacement pulls), at most 100 iterations, backtracking line
     /// search on the residual norm.
     pub fn equilibrium(&self, law: &SpringLaw, warm: Option<&[Vec3]>) -> Result<Equilibrium, SpringError> {
         law.validate()?;
         let statics = SpringLaw { damping: 0.0, ..*law };
-        let load = inf(&self.forces(&SpringLaw { ks: 0.0, kvol: 0.0, damping: 0.0 }, &vec![0.0; self.dofs()], None));
+        // The force scale: the load on the undeformed free vertices, i.e. their weight and tractions plus
+        // the springs a prescribed displacement stretches (for gravity alone, exactly the weight).
+        let load = inf(&self.forces(&statics, &vec![0.0; self.dofs()], None));
         let scale = if load > 0.0 { load } else { 1.0 };
         let mut u = warm.map(|w| self.flatten(w)).unwrap_or_else(|| vec![0.0; self.dofs()]);
         let mut f = self.forces(&statics, &u, None);

@@ -1,6 +1,6 @@
 //! What every subcommand shares: the error type with its exit codes, and scene loading.
 
-use pbdfit_mesh::{BUILTIN_SCENES, MassModel, ReferenceTable, SceneSet};
+use pbdfit_mesh::{BUILTIN_SCENES, MassModel, ReferenceTable, SceneSet, Shape};
 use pbdfit_pbd::ModelKind;
 
 /// A failed command. `Input` is the user's to fix (exit 2); `Internal` is ours (exit 1).
@@ -34,9 +34,32 @@ impl std::fmt::Display for CliError {
 /// Result of a subcommand.
 pub type CliResult = Result<(), CliError>;
 
-/// Loads `--scene` (a built-in name or a TOML path), with an optional mass-model override.
-pub fn load_scene(name: &str, mass_model: Option<MassModel>) -> Result<SceneSet, CliError> {
-    let set = SceneSet::load(name).map_err(|e| CliError::Input(e.to_string()))?;
+/// Loads `--scene` (a built-in name or a TOML path), with an optional mass-model override;
+/// `fix_orientation` reorients inverted tetrahedra of imported meshes instead of refusing them. Says on
+/// stderr what each imported mesh is and what validation changed.
+pub fn load_scene(name: &str, mass_model: Option<MassModel>, fix_orientation: bool) -> Result<SceneSet, CliError> {
+    let set = SceneSet::load_with(name, fix_orientation).map_err(|e| CliError::Input(e.to_string()))?;
+    for scene in set.scenes() {
+        if let Shape::Mesh { file, mesh, report, .. } = &scene.shape {
+            let mut changes = Vec::new();
+            if report.orientation_fixed > 0 {
+                changes.push(format!("{} tetrahedra reoriented", report.orientation_fixed));
+            }
+            if report.unused_vertices_dropped > 0 {
+                changes.push(format!("{} unused vertices dropped", report.unused_vertices_dropped));
+            }
+            if report.ignored_cells > 0 {
+                changes.push(format!("{} non-tetrahedral cells ignored", report.ignored_cells));
+            }
+            eprintln!(
+                "pbdfit: scene {}: mesh {file}: {} vertices, {} tetrahedra{}",
+                scene.name,
+                mesh.vertices().len(),
+                mesh.tets().len(),
+                if changes.is_empty() { String::new() } else { format!("; {}", changes.join(", ")) }
+            );
+        }
+    }
     Ok(match mass_model {
         Some(m) => set.with_mass_model(m),
         None => set,

@@ -28,6 +28,10 @@ pub struct FemArgs {
     /// Override the scene's mass model: lumped or uniform.
     #[arg(long, value_name = "lumped|uniform")]
     mass_model: Option<MassModel>,
+    /// Reorient the negatively oriented tetrahedra of an imported mesh (and say how many) instead of
+    /// refusing the mesh.
+    #[arg(long)]
+    fix_orientation: bool,
     /// Print one JSON object (a JSON array of them for a compound scene) instead of a summary.
     #[arg(long)]
     json: bool,
@@ -78,7 +82,7 @@ pub fn run(args: FemArgs) -> CliResult {
             return Err(CliError::Input(format!("--vtk {}: the file name must end in .vtu", path.display())));
         }
     }
-    let set = load_scene(&args.scene, args.mass_model)?;
+    let set = load_scene(&args.scene, args.mass_model, args.fix_orientation)?;
     if let Some(warning) = material.locking_warning() {
         eprintln!("pbdfit: warning: {warning}");
     }

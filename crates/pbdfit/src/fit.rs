@@ -5,6 +5,9 @@ use pbdfit_fit::{FitOptions, FitProblem, PartCache, SearchBox, Settings};
 use pbdfit_mesh::MassModel;
 use pbdfit_pbd::Precision;
 use serde_json::json;
+use std::path::PathBuf;
+
+use pbdfit_mesh::vtk::{PointData, write_vtu};
 
 use crate::cli::{
     BackendName, CliError, CliResult, ReferenceArgs, SimulationArgs, fit_error, load_scene, resolution, to_json,
@@ -23,6 +26,10 @@ pub struct FitArgs {
     /// Override the scene's mass model.
     #[arg(long, value_parser = |s: &str| s.parse::<MassModel>())]
     mass_model: Option<MassModel>,
+    /// Reorient the negatively oriented tetrahedra of an imported mesh (and say how many) instead of
+    /// refusing the mesh.
+    #[arg(long)]
+    fix_orientation: bool,
     /// Young's modulus E in Pa.
     #[arg(long, default_value_t = 1e3)]
     young: f64,
@@ -54,6 +61,11 @@ pub struct FitArgs {
     /// positions, stepped until the motion stops; PBD models only).
     #[arg(long, value_enum, default_value_t = Precision::F64)]
     precision: Precision,
+    /// Write the result for ParaView: per scene a `.vtu` (compound scenes: `<stem>-<scene>.vtu`) with the
+    /// reference and the model's rest displacements at the fitted parameters and the per-vertex error
+    /// as point data.
+    #[arg(long, value_name = "FILE.vtu")]
+    vtk: Option<PathBuf>,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -67,7 +79,7 @@ pub fn run(args: FitArgs) -> CliResult {
         .with_overrides(&args.search_box)
         .and_then(|b| b.check_allowed(args.unbounded).map(|_| b))
         .map_err(|e| CliError::Input(e.to_string()))?;
-    let set = load_scene(&args.scene, args.mass_model)?;
+    let set = load_scene(&args.scene, args.mass_model, args.fix_orientation)?;
     let n = resolution(&set, args.n)?;
     let material = YoungPoisson::new(args.young, args.poisson).map_err(|e| CliError::Input(e.to_string()))?;
     if let Some(warning) = material.locking_warning() {
@@ -75,6 +87,11 @@ pub fn run(args: FitArgs) -> CliResult {
     }
     if !(args.min_step.is_finite() && args.min_step > 0.0) {
         return Err(CliError::Input(format!("--min-step {} must be > 0", args.min_step)));
+    }
+    if let Some(path) = &args.vtk {
+        if path.extension().and_then(|e| e.to_str()) != Some("vtu") {
+            return Err(CliError::Input(format!("--vtk {}: the file name must end in .vtu", path.display())));
+        }
     }
     if args.grid.is_some_and(|g| g < 2) {
         return Err(CliError::Input("--grid needs at least 2 points per axis".into()));
@@ -89,6 +106,9 @@ pub fn run(args: FitArgs) -> CliResult {
     let grid_points = options.resolution().pow(search_box.dimensions() as u32);
     let backend = crate::cli::backend(args.backend, &problem.parts[0].system, grid_points);
     let result = pbdfit_fit::fit(&problem, &options, backend.as_ref()).map_err(fit_error)?;
+    if let Some(path) = &args.vtk {
+        write_vtk(path, &set, &problem, &result)?;
+    }
     if args.json {
         let scene_errors: serde_json::Map<String, serde_json::Value> =
             result.part_errors.iter().map(|(s, e)| (s.clone(), json!(e))).collect();
@@ -200,6 +220,51 @@ pub fn run(args: FitArgs) -> CliResult {
             println!("  identifiability: Hessian condition number {condition}");
             println!("    error within 1 % of the minimum for {}", ranges.join(", "));
         }
+    }
+    Ok(())
+}
+
+/// `--vtk`: per part, the reference and the model's rest displacements at the fitted parameters, the
+/// per-vertex relative error `|u_model - u_ref| / |u_ref|` (0 where the vertex is not in the error's set:
+/// held, prescribed, or not moved by the reference), that set, the held flags and the load forces.
+fn write_vtk(
+    path: &std::path::Path,
+    set: &pbdfit_mesh::SceneSet,
+    problem: &FitProblem,
+    result: &pbdfit_fit::FitResult,
+) -> CliResult {
+    let values: Vec<f64> = result.parameters.iter().map(|(_, v)| *v).collect();
+    let params = problem.settings.at(&values);
+    for (part, scene) in problem.parts.iter().zip(set.scenes()) {
+        let rest = part
+            .system
+            .rest_state(&params, &problem.rest_options, None)
+            .map_err(|e| CliError::Internal(format!("--vtk: the rest state at the fitted parameters: {e}")))?;
+        let n = part.reference.len();
+        let mut error = vec![0.0; n];
+        let mut in_error = vec![0.0; n];
+        for &v in &part.moved {
+            error[v] = (rest.displacements[v] - part.reference[v]).norm() / part.reference[v].norm();
+            in_error[v] = 1.0;
+        }
+        let held: Vec<f64> = part.system.held_mask().iter().map(|&h| if h { 1.0 } else { 0.0 }).collect();
+        let body = scene.body(problem.settings.n).map_err(|e| CliError::Input(e.to_string()))?;
+        let file = crate::cli::part_path(path, &part.scene, set.is_compound());
+        write_vtu(
+            &file,
+            part.system.rest_positions(),
+            part.system.tets(),
+            &[
+                ("reference_displacement", PointData::Vectors(part.reference.clone())),
+                ("model_displacement", PointData::Vectors(rest.displacements.clone())),
+                ("relative_error", PointData::Scalars(error)),
+                ("in_error", PointData::Scalars(in_error)),
+                ("held", PointData::Scalars(held)),
+                ("load_force", PointData::Vectors(body.external_forces())),
+            ],
+        )
+        .map_err(|e| CliError::Input(format!("--vtk: {e}")))?;
+        eprintln!("pbdfit: wrote {}", file.display());
     }
     Ok(())
 }

@@ -25,6 +25,10 @@ pub struct SimulateArgs {
     /// Override the scene's mass model.
     #[arg(long, value_parser = parse_mass_model)]
     mass_model: Option<MassModel>,
+    /// Reorient the negatively oriented tetrahedra of an imported mesh (and say how many) instead of
+    /// refusing the mesh.
+    #[arg(long)]
+    fix_orientation: bool,
     #[command(flatten)]
     sim: SimulationArgs,
     /// Distance stiffness kd in [0, 1] (PBD models).
@@ -97,7 +101,7 @@ fn parse_mass_model(s: &str) -> Result<MassModel, String> {
 
 /// Runs `pbdfit simulate`.
 pub fn run(args: SimulateArgs) -> CliResult {
-    let set = load_scene(&args.scene, args.mass_model)?;
+    let set = load_scene(&args.scene, args.mass_model, args.fix_orientation)?;
     let n = resolution(&set, args.n)?;
     let springs = !args.sim.model.has_projection();
     let mut named = vec![
