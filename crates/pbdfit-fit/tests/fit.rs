@@ -233,8 +233,7 @@ fn a_cancelled_study_keeps_its_fits_and_resumes() {
 fn prescribed_vertices_are_not_in_the_error() {
     let set = SceneSet::builtin("torsion").unwrap();
     let settings = Settings::new(0.01, 2, 1, ModelKind::PBD);
-    let problem =
-        FitProblem::new(&set, settings, YoungPoisson::new(1e3, 0.3).unwrap(), &PartCache::default()).unwrap();
+    let problem = FitProblem::new(&set, settings, YoungPoisson::new(1e3, 0.3).unwrap(), &PartCache::default()).unwrap();
     let part = &problem.parts[0];
     let held = part.system.held_mask();
     assert_eq!(held.iter().filter(|&&h| h).count(), 18, "bottom and top faces of the N = 2 cube");

@@ -124,7 +124,12 @@ impl std::fmt::Debug for GpuBackend {
 impl GpuBackend {
     /// A backend on an opened device.
     pub fn new(ctx: GpuContext) -> Self {
-        Self { ctx, pipelines: Mutex::new(HashMap::new()), said_newton: Default::default(), said_loads: Default::default() }
+        Self {
+            ctx,
+            pipelines: Mutex::new(HashMap::new()),
+            said_newton: Default::default(),
+            said_loads: Default::default(),
+        }
     }
 
     /// The device.

@@ -4,7 +4,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::TetMesh;
-use crate::import::{ImportOptions, ImportReport, MeshFormat, RawMesh, parse_gmsh, parse_legacy_vtk, parse_vtu, read_mesh};
+use crate::import::{
+    ImportOptions, ImportReport, MeshFormat, RawMesh, parse_gmsh, parse_legacy_vtk, parse_vtu, read_mesh,
+};
 
 /// The meshes the built-in scenes name, compiled in so that built-in scenes work from any directory.
 /// Their sources are the files under `scenes/meshes/`, written by `scenes/meshes/make_meshes.py`.
@@ -21,7 +23,10 @@ pub(crate) fn load(file: &str, dir: Option<&Path>, fix_orientation: bool) -> Res
         None => {
             let (_, bytes) = BUILTIN_MESHES.iter().find(|(name, _)| *name == file).ok_or_else(|| {
                 let known: Vec<&str> = BUILTIN_MESHES.iter().map(|(n, _)| *n).collect();
-                format!("`{file}` is not a built-in mesh ({}); a scene file names its mesh relative to itself", known.join(", "))
+                format!(
+                    "`{file}` is not a built-in mesh ({}); a scene file names its mesh relative to itself",
+                    known.join(", ")
+                )
             })?;
             let format = MeshFormat::from_path(Path::new(file)).map_err(|e| e.to_string())?;
             match format {

@@ -158,8 +158,8 @@ impl SceneSet {
         }
         let path = Path::new(name_or_path);
         if path.exists() {
-            let text = std::fs::read_to_string(path)
-                .map_err(|source| SceneError::Io { path: path.to_path_buf(), source })?;
+            let text =
+                std::fs::read_to_string(path).map_err(|source| SceneError::Io { path: path.to_path_buf(), source })?;
             return Self::parse_with(&text, &path.display().to_string(), path.parent(), fix_orientation);
         }
         Err(SceneError::Unknown(name_or_path.to_string()))
@@ -209,8 +209,8 @@ impl SceneSet {
                             format!("part `{part}` is neither a built-in scene nor a file"),
                         ));
                     }
-                    let text = std::fs::read_to_string(&p)
-                        .map_err(|source| SceneError::Io { path: p.clone(), source })?;
+                    let text =
+                        std::fs::read_to_string(&p).map_err(|source| SceneError::Io { path: p.clone(), source })?;
                     Self::parse_with(&text, &p.display().to_string(), p.parent(), fix_orientation)?
                 };
                 if set.compound {
@@ -242,7 +242,9 @@ impl SceneSet {
             (Some(shape), None) => {
                 return Err(invalid(
                     "body.shape",
-                    format!("`{shape}` is not supported: expected `unit-cube`, or `mesh = \"<file>\"` for your own mesh"),
+                    format!(
+                        "`{shape}` is not supported: expected `unit-cube`, or `mesh = \"<file>\"` for your own mesh"
+                    ),
                 ));
             }
             (None, Some(file)) => {
@@ -252,8 +254,8 @@ impl SceneSet {
                         format!("an imported mesh has its own resolution: n must be 1, got {}", body.n),
                     ));
                 }
-                let (mesh, groups, report) =
-                    crate::mesh_file::load(file, dir, body.fix_orientation || fix_orientation).map_err(|m| invalid("body.mesh", m))?;
+                let (mesh, groups, report) = crate::mesh_file::load(file, dir, body.fix_orientation || fix_orientation)
+                    .map_err(|m| invalid("body.mesh", m))?;
                 Shape::Mesh { file: file.clone(), mesh: Arc::new(mesh), groups: Arc::new(groups), report }
             }
             (Some(_), Some(_)) => return Err(invalid("body", "give either `shape` or `mesh`, not both".into())),
@@ -524,7 +526,8 @@ mod tests {
         let text = "name = \"x\"\n[body]\nshape = \"unit-cube\"\n[[load.displacement]]\nplane = \"y = 0\"\ndisplacement = [0, 0.01, 0]\n";
         assert!(SceneSet::parse(text, "t", None).unwrap().scenes()[0].body(1).is_ok());
         // Tractions alone do not.
-        let text = "name = \"x\"\n[body]\nshape = \"unit-cube\"\n[[load.traction]]\nplane = \"y = 0\"\ntraction = [0, 1, 0]\n";
+        let text =
+            "name = \"x\"\n[body]\nshape = \"unit-cube\"\n[[load.traction]]\nplane = \"y = 0\"\ntraction = [0, 1, 0]\n";
         assert!(SceneSet::parse(text, "t", None).unwrap_err().to_string().contains("not held"));
     }
 

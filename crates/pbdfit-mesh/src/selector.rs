@@ -63,11 +63,9 @@ impl std::fmt::Display for Selector {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Selector::Plane(p) => write!(f, "plane `{p}`"),
-            Selector::Box(b) => write!(
-                f,
-                "box [{}, {}, {}] to [{}, {}, {}]",
-                b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z
-            ),
+            Selector::Box(b) => {
+                write!(f, "box [{}, {}, {}] to [{}, {}, {}]", b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z)
+            }
             Selector::Group(g) => write!(f, "group `{g}`"),
         }
     }

@@ -29,11 +29,33 @@ enum Mutation {
 
 fn mutation() -> impl Strategy<Value = Mutation> {
     let tokens = vec![
-        "0", "-1", "1e308", "nan", "inf", "-0.0", "2", "\"\"", "[", "]", "=", "\n", "[[held]]\n", "[[load.traction]]\n",
-        "[[load.rotation]]\n", "[[load.displacement]]\n", "plane = \"y = 1\"\n", "group = \"tip\"\n",
-        "box = { min = [0, 0, 0], max = [1, 1, 1] }\n", "traction = [0, 1e300, 0]\n", "angle = 3.2\n",
-        "axis = [0, 0, 0]\n", "center = [0, 0, 0]\n", "displacement = [1e9, 0, 0]\n", "mesh = \"meshes/beam.msh\"\n",
-        "compound = [\"gravity-floor\"]\n", "n = 1000000\n",
+        "0",
+        "-1",
+        "1e308",
+        "nan",
+        "inf",
+        "-0.0",
+        "2",
+        "\"\"",
+        "[",
+        "]",
+        "=",
+        "\n",
+        "[[held]]\n",
+        "[[load.traction]]\n",
+        "[[load.rotation]]\n",
+        "[[load.displacement]]\n",
+        "plane = \"y = 1\"\n",
+        "group = \"tip\"\n",
+        "box = { min = [0, 0, 0], max = [1, 1, 1] }\n",
+        "traction = [0, 1e300, 0]\n",
+        "angle = 3.2\n",
+        "axis = [0, 0, 0]\n",
+        "center = [0, 0, 0]\n",
+        "displacement = [1e9, 0, 0]\n",
+        "mesh = \"meshes/beam.msh\"\n",
+        "compound = [\"gravity-floor\"]\n",
+        "n = 1000000\n",
     ];
     prop_oneof![
         (any::<usize>(), prop::sample::select(vec!['0', '9', '-', '.', '\n', ' ', '"', '[', ']', '=', 'e', '#', 'y']))

@@ -573,7 +573,13 @@ impl SpringBody {
                 break;
             }
         }
-        Ok(Trajectory { displacements: self.expand(&u), velocities: self.expand_velocities(&v), steps, settled, energies })
+        Ok(Trajectory {
+            displacements: self.expand(&u),
+            velocities: self.expand_velocities(&v),
+            steps,
+            settled,
+            energies,
+        })
     }
 }
 

@@ -155,7 +155,8 @@ impl PbdSystem {
         let accelerations = (0..rest.len())
             .map(|p| if body.held[p] { body.gravity } else { body.gravity + body.forces[p] * inverse_masses[p] })
             .collect();
-        let prescribed = (0..rest.len()).map(|p| if body.held[p] { body.prescribed[p] } else { Vec3::zeros() }).collect();
+        let prescribed =
+            (0..rest.len()).map(|p| if body.held[p] { body.prescribed[p] } else { Vec3::zeros() }).collect();
         Self {
             scene: body.scene.clone(),
             rest,

@@ -75,7 +75,10 @@ impl Variant {
     pub fn known() -> String {
         let mut lines: Vec<String> = ATOMS.iter().map(|a| format!("{:14} {}", a.name, a.what)).collect();
         lines.push(format!("{:14} {}", "dynamic-t<S>", "dynamic FEM stopped after S seconds (e.g. dynamic-t2)"));
-        lines.push(format!("{:14} {}", "load<F>", "every load (gravity, tractions, prescribed displacements) times F on both sides (e.g. load8)"));
+        lines.push(format!(
+            "{:14} {}",
+            "load<F>", "every load (gravity, tractions, prescribed displacements) times F on both sides (e.g. load8)"
+        ));
         lines.join("\n")
     }
 
