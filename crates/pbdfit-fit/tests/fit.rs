@@ -238,6 +238,7 @@ fn prescribed_vertices_are_not_in_the_error() {
     let held = part.system.held_mask();
     assert_eq!(held.iter().filter(|&&h| h).count(), 18, "bottom and top faces of the N = 2 cube");
     assert!(part.moved.iter().all(|&v| !held[v]));
-    // The middle layer's 9 vertices, less the one on the axis, which stays put.
-    assert_eq!(part.moved.len(), 8, "{:?}", part.moved);
+    // Exactly the middle layer y = 0.5 (index i + 3 (j + 3 k) with j = 1); its centre moves too, a little,
+    // because the five-tetrahedron split is not symmetric under a quarter turn.
+    assert_eq!(part.moved, [3, 4, 5, 12, 13, 14, 21, 22, 23]);
 }
