@@ -68,7 +68,8 @@ mod tests {
     use super::*;
 
     /// f(x, y) = x^2 + y on x in {0, 1, 3}, y in {0, 1, 2}: linear in y (leave-one-out exact along y),
-    /// and along x the middle node is predicted as (3 f(0) + 1 f(3)) / 4 - f(1) = 9/4 - 1 = 1.25 too high.
+    /// and along x the middle node (t = 1/3 between x = 0 and x = 3) is predicted as (2 f(0) + f(3)) / 3 = 3,
+/// 2 above f(1) = 1 whatever y.
     #[test]
     fn a_known_function_gives_the_known_error() {
         let axes = vec![vec![0.0, 1.0, 3.0], vec![0.0, 1.0, 2.0]];
@@ -85,7 +86,7 @@ mod tests {
             let index = unflat(&[3, 3], q.node);
             if q.axis == 0 {
                 assert_eq!(index[0], 1);
-                assert!((q.deviation[0] - 1.25).abs() < 1e-15, "{q:?}");
+                assert!((q.deviation[0] - 2.0).abs() < 1e-15, "{q:?}");
             } else {
                 assert_eq!(index[1], 1);
                 assert!(q.deviation[0].abs() < 1e-15, "{q:?}");
@@ -93,8 +94,8 @@ mod tests {
             assert!(q.deviation[1].abs() < 1e-15, "{q:?}");
         }
         let along_x: Vec<f64> = p.iter().map(|q| q.deviation[0].abs()).collect();
-        // Three zeros and three 1.25: median (rank 3) 0, 90th percentile (rank 6) 1.25.
-        assert_eq!(quantiles(&along_x), Some((0.0, 1.25, 1.25)));
+        // Three zeros (along y) and three 2s (along x): median (rank 3) 0, 90th percentile (rank 6) 2.
+        assert_eq!(quantiles(&along_x), Some((0.0, 2.0, 2.0)));
     }
 
     #[test]
