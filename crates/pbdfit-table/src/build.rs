@@ -55,7 +55,8 @@ pub fn node_configurations(def: &TableDef) -> Vec<Configuration> {
 /// `<scene>-table.csv` as it finishes (a rerun skips finished nodes), the file sorted when all are done
 /// and `summary.json` written. Then every interior node is predicted from its neighbours (leave-one-out)
 /// and the prediction simulated, and `table.csv` and `table.json` are written (atomically). The table's
-/// files depend on the fits alone, so a resumed build writes the same bytes.
+/// files depend on the fits' results alone (not on their timing, which stays in the fits' CSV and
+/// `summary.json`), so a resumed or re-threaded build writes the same bytes.
 pub fn build(
     def: &TableDef,
     out_dir: &Path,
@@ -95,7 +96,6 @@ pub fn build(
         return Err(FitError::Internal(format!("{missing} table nodes have no fit after the run")).into());
     }
     let mut nodes: Vec<Node> = nodes.into_iter().flatten().collect();
-    let fit_seconds: f64 = rows.iter().map(|r| r.seconds).sum();
 
     // Leave-one-out in search coordinates.
     let box_axes = study.fit.search_box.axes();
@@ -108,7 +108,9 @@ pub fn build(
         .collect();
     let search: Vec<Vec<f64>> = nodes
         .iter()
-        .map(|n| n.parameters.iter().zip(&scales).map(|(v, s)| if n.ok { to_search(*s, *v) } else { f64::NAN }).collect())
+        .map(|n| {
+            n.parameters.iter().zip(&scales).map(|(v, s)| if n.ok { to_search(*s, *v) } else { f64::NAN }).collect()
+        })
         .collect();
     let predictions = crate::loo::predictions(&axes.coordinates(), &search);
     observer(&Progress {
@@ -126,7 +128,8 @@ pub fn build(
                 return Err(FitError::Interrupted { done: 0, total: 0 });
             }
             let node = &nodes[p.node];
-            let settings = Settings { allow_unbounded: study.unbounded, ..Settings::new(node.dt, node.n, node.nit, kind) };
+            let settings =
+                Settings { allow_unbounded: study.unbounded, ..Settings::new(node.dt, node.n, node.nit, kind) };
             let material = YoungPoisson::new(node.young, node.poisson)?;
             let problem = FitProblem::new(set, settings, material, cache)?;
             let problem = FitProblem { rest_options: study.precision.rest_options(), ..problem };
@@ -169,9 +172,7 @@ pub fn build(
             })
             .collect(),
         error_increase: Stats::of(&with_loo.iter().map(|(_, l)| l.increase).collect::<Vec<_>>()),
-        relative_error_increase: Stats::of(
-            &with_loo.iter().map(|(n, l)| l.increase / n.error).collect::<Vec<_>>(),
-        ),
+        relative_error_increase: Stats::of(&with_loo.iter().map(|(n, l)| l.increase / n.error).collect::<Vec<_>>()),
     };
     let reference = pbdfit_fit::reference_id(set, cache.overrides());
     let meta = TableMeta {
@@ -203,7 +204,6 @@ pub fn build(
         nodes: nodes.len(),
         failed: nodes.iter().filter(|n| !n.ok).count(),
         at_bound: nodes.iter().filter(|n| n.at_bound.iter().any(|b| *b)).count(),
-        fit_seconds,
         pbdfit_version: env!("CARGO_PKG_VERSION").into(),
         leave_one_out,
     };

@@ -9,8 +9,8 @@ use pbdfit_mesh::{MassModel, ReferenceTable, SceneSet};
 use pbdfit_pbd::{ModelKind, Precision};
 use serde::Deserialize;
 
-use crate::axes::{Axes, parse_number};
 use crate::TableError;
+use crate::axes::{Axes, parse_number};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -96,11 +96,8 @@ impl TableDef {
     /// assert!(e.contains("t.toml") && e.contains("axes.poisson") && e.contains("empty"), "{e}");
     /// ```
     pub fn parse(text: &str, origin: &str) -> Result<Self, TableError> {
-        let bad = |key: &str, message: String| TableError::File {
-            origin: origin.to_string(),
-            key: key.to_string(),
-            message,
-        };
+        let bad =
+            |key: &str, message: String| TableError::File { origin: origin.to_string(), key: key.to_string(), message };
         let file: TableFile = toml::from_str(text).map_err(|e| bad("file", e.to_string().trim().to_string()))?;
         if file.name.is_empty() || !file.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
             return Err(bad("name", format!("`{}`: names use letters, digits, '-' and '_' only", file.name)));
@@ -161,7 +158,12 @@ impl TableDef {
             mass_model: file.mass_model,
             kind,
             unbounded: false,
-            base: Configuration { dt: axes.dt[0], n: axes.n[0] as usize, nit: axes.nit[0] as usize, young: axes.young[0] },
+            base: Configuration {
+                dt: axes.dt[0],
+                n: axes.n[0] as usize,
+                nit: axes.nit[0] as usize,
+                young: axes.young[0],
+            },
             poisson: axes.poisson.clone(),
             experiments: vec![Experiment { name: "table".into(), varies: None }],
             fit,

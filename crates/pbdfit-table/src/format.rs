@@ -6,8 +6,8 @@ use std::path::Path;
 use pbdfit_results::{ParameterLayout, Scale, format_number};
 use serde::{Deserialize, Serialize};
 
-use crate::axes::{Axes, DIMS, Dim, flat};
 use crate::TableError;
+use crate::axes::{Axes, DIMS, Dim, flat};
 
 /// The shipped tables, compiled in: `(name, table.csv, table.json)`. An empty text is a table not built
 /// when the binary was (a lookup says so).
@@ -144,8 +144,6 @@ pub struct TableMeta {
     pub failed: usize,
     /// Nodes with a parameter on the search box's edge.
     pub at_bound: usize,
-    /// Sum of the fits' own seconds (grid rest states shared and not counted).
-    pub fit_seconds: f64,
     /// pbdfit version that built the table.
     pub pbdfit_version: String,
     /// Leave-one-out.

@@ -27,7 +27,8 @@ pub enum Position {
 pub fn locate(axis: &[f64], x: f64) -> Position {
     let first = axis[0];
     let last = axis[axis.len() - 1];
-    let tolerance = if axis.len() == 1 { EDGE_TOLERANCE * first.abs().max(1.0) } else { EDGE_TOLERANCE * (last - first) };
+    let tolerance =
+        if axis.len() == 1 { EDGE_TOLERANCE * first.abs().max(1.0) } else { EDGE_TOLERANCE * (last - first) };
     if x.is_nan() {
         return Position::Above;
     }
@@ -113,9 +114,13 @@ mod tests {
 
     /// Irregular axes, like a table's (one of them a single node).
     fn axes() -> Vec<Vec<f64>> {
-        vec![vec![2.0, 3.0, 4.5, 7.0], vec![0.0, 0.2, 0.35, 0.49], vec![-3.0, -2.5, -1.477], vec![0.0], vec![
-            0.0, 1.0, 2.0,
-        ]]
+        vec![
+            vec![2.0, 3.0, 4.5, 7.0],
+            vec![0.0, 0.2, 0.35, 0.49],
+            vec![-3.0, -2.5, -1.477],
+            vec![0.0],
+            vec![0.0, 1.0, 2.0],
+        ]
     }
 
     fn on_nodes(axes: &[Vec<f64>], f: impl Fn(&[f64]) -> f64) -> Vec<f64> {

@@ -32,7 +32,7 @@ pub mod interp;
 pub mod loo;
 mod lookup;
 
-pub use axes::{Axes, Dim, DIMS};
+pub use axes::{Axes, DIMS, Dim};
 pub use build::{BuildSummary, build, node_configurations};
 pub use error::TableError;
 pub use file::TableDef;

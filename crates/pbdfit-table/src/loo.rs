@@ -69,7 +69,7 @@ mod tests {
 
     /// f(x, y) = x^2 + y on x in {0, 1, 3}, y in {0, 1, 2}: linear in y (leave-one-out exact along y),
     /// and along x the middle node (t = 1/3 between x = 0 and x = 3) is predicted as (2 f(0) + f(3)) / 3 = 3,
-/// 2 above f(1) = 1 whatever y.
+    /// 2 above f(1) = 1 whatever y.
     #[test]
     fn a_known_function_gives_the_known_error() {
         let axes = vec![vec![0.0, 1.0, 3.0], vec![0.0, 1.0, 2.0]];

@@ -3,10 +3,10 @@
 
 use serde::Serialize;
 
+use crate::TableError;
 use crate::axes::DIMS;
 use crate::format::{Node, Table, from_search, to_search};
 use crate::interp::{Position, corners, locate, weighted};
-use crate::TableError;
 
 /// A lookup's settings and material.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -320,7 +320,8 @@ mod tests {
             })
             .collect();
         let stats = Stats { median: None, p90: None, max: None };
-        let layout = |name: &str, scale| ParameterLayout { name: name.into(), unit: "1".into(), scale, lower: 1e-9, upper: 1.0 };
+        let layout =
+            |name: &str, scale| ParameterLayout { name: name.into(), unit: "1".into(), scale, lower: 1e-9, upper: 1.0 };
         Table {
             meta: TableMeta {
                 name: "synthetic".into(),
@@ -339,7 +340,6 @@ mod tests {
                 nodes: 24,
                 failed: 0,
                 at_bound: 0,
-                fit_seconds: 0.0,
                 pbdfit_version: "0".into(),
                 leave_one_out: LooSummary {
                     method: String::new(),

@@ -66,7 +66,13 @@ pub fn run(args: LookupArgs) -> CliResult {
     let values: Vec<String> = l
         .parameters
         .iter()
-        .map(|p| if p.unit == "1" { format!("{} = {:.6}", p.name, p.value) } else { format!("{} = {:.6e} {}", p.name, p.value, p.unit) })
+        .map(|p| {
+            if p.unit == "1" {
+                format!("{} = {:.6}", p.name, p.value)
+            } else {
+                format!("{} = {:.6e} {}", p.name, p.value, p.unit)
+            }
+        })
         .collect();
     println!("  {}", values.join("  "));
     println!("  fit error interpolated from the cell's nodes: {:.4e}", l.interpolated_fit_error);
@@ -102,7 +108,11 @@ pub fn run(args: LookupArgs) -> CliResult {
             c.n,
             c.weight,
             c.error,
-            if c.at_bound.is_empty() { String::new() } else { format!(", at the box's edge: {}", c.at_bound.join(", ")) }
+            if c.at_bound.is_empty() {
+                String::new()
+            } else {
+                format!(", at the box's edge: {}", c.at_bound.join(", "))
+            }
         );
     }
     if !l.at_bound.is_empty() {

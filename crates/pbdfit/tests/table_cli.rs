@@ -73,8 +73,22 @@ fn a_tiny_table_matches_pbdfit_fit_bit_for_bit_and_resumes_unchanged() {
 
     // One node against `pbdfit fit` at its setting: the same kd and kv, bit for bit.
     let fit = json(&pbdfit(&[
-        "fit", "--scene", "gravity-floor", "--n", "1", "--dt", "0.005", "--nit", "2", "--young", "1e4", "--poisson",
-        "0.3", "--grid", "11", "--json",
+        "fit",
+        "--scene",
+        "gravity-floor",
+        "--n",
+        "1",
+        "--dt",
+        "0.005",
+        "--nit",
+        "2",
+        "--young",
+        "1e4",
+        "--poisson",
+        "0.3",
+        "--grid",
+        "11",
+        "--json",
     ]));
     let (kd, kv) = row(&out, "1e4", "0.3", "0.005", "2");
     assert_eq!(fit["kd"].as_f64().unwrap().to_bits(), kd.to_bits(), "kd: fit {} table {kd}", fit["kd"]);
@@ -82,8 +96,20 @@ fn a_tiny_table_matches_pbdfit_fit_bit_for_bit_and_resumes_unchanged() {
 
     // The lookup at that node returns the node's values.
     let node = [
-        "lookup", "--table", out.to_str().unwrap(), "--young", "1e4", "--poisson", "0.3", "--dt", "0.005", "--nit", "2",
-        "--n", "1", "--json",
+        "lookup",
+        "--table",
+        out.to_str().unwrap(),
+        "--young",
+        "1e4",
+        "--poisson",
+        "0.3",
+        "--dt",
+        "0.005",
+        "--nit",
+        "2",
+        "--n",
+        "1",
+        "--json",
     ];
     let l = json(&pbdfit(&node));
     let values: Vec<f64> = l["parameters"].as_array().unwrap().iter().map(|p| p["value"].as_f64().unwrap()).collect();
@@ -92,8 +118,20 @@ fn a_tiny_table_matches_pbdfit_fit_bit_for_bit_and_resumes_unchanged() {
     assert_eq!(l["extrapolated_any"], false);
     // Between nodes: inside the range of the cell's values (a convex combination).
     let mid = json(&pbdfit(&[
-        "lookup", "--table", out.to_str().unwrap(), "--young", "3e3", "--poisson", "0.15", "--dt", "1/150", "--nit", "1",
-        "--n", "1", "--json",
+        "lookup",
+        "--table",
+        out.to_str().unwrap(),
+        "--young",
+        "3e3",
+        "--poisson",
+        "0.15",
+        "--dt",
+        "1/150",
+        "--nit",
+        "1",
+        "--n",
+        "1",
+        "--json",
     ]));
     assert_eq!(mid["corners"].as_array().unwrap().len(), 8);
     let corner_kd: Vec<(f64, f64, f64, usize)> = mid["corners"]
@@ -119,7 +157,16 @@ fn a_tiny_table_matches_pbdfit_fit_bit_for_bit_and_resumes_unchanged() {
 
     // Killed after 5 fits (no table files yet), then resumed on another thread count: the same bytes.
     let killed = dir.join("killed");
-    let k = pbdfit(&["table", file.to_str().unwrap(), "--out", killed.to_str().unwrap(), "--jobs", "1", "--abort-after", "5"]);
+    let k = pbdfit(&[
+        "table",
+        file.to_str().unwrap(),
+        "--out",
+        killed.to_str().unwrap(),
+        "--jobs",
+        "1",
+        "--abort-after",
+        "5",
+    ]);
     assert!(!k.status.success());
     assert!(!killed.join("table.csv").exists() && !killed.join("table.json").exists());
     let resumed = pbdfit(&["table", file.to_str().unwrap(), "--out", killed.to_str().unwrap(), "--jobs", "2"]);
@@ -141,7 +188,8 @@ fn a_tiny_table_matches_pbdfit_fit_bit_for_bit_and_resumes_unchanged() {
     assert_eq!(x["extrapolated_any"], true);
     assert_eq!(x["extrapolated"][0]["parameter"], "young");
     assert_eq!(x["parameters"][0]["value"].as_f64().unwrap().to_bits(), kd.to_bits());
-    let text = pbdfit(&extrapolated[..extrapolated.len() - 2].iter().chain(&["--extrapolate"]).copied().collect::<Vec<_>>());
+    let text =
+        pbdfit(&extrapolated[..extrapolated.len() - 2].iter().chain(&["--extrapolate"]).copied().collect::<Vec<_>>());
     assert!(String::from_utf8_lossy(&text.stdout).contains("EXTRAPOLATED: young = 100000"));
 }
 
@@ -172,8 +220,21 @@ fn bad_table_files_and_lookups_exit_2_naming_what_is_wrong_and_write_nothing() {
         ("--nit", "0", "nit must be"),
         ("--n", "0", "N must be"),
     ] {
-        let mut args =
-            vec!["lookup", "--table", "pbd", "--young", "1e3", "--poisson", "0.3", "--dt", "0.01", "--nit", "1", "--n", "1"];
+        let mut args = vec![
+            "lookup",
+            "--table",
+            "pbd",
+            "--young",
+            "1e3",
+            "--poisson",
+            "0.3",
+            "--dt",
+            "0.01",
+            "--nit",
+            "1",
+            "--n",
+            "1",
+        ];
         let i = args.iter().position(|a| *a == flag).unwrap();
         args[i + 1] = value;
         let r = pbdfit(&args);
@@ -181,7 +242,21 @@ fn bad_table_files_and_lookups_exit_2_naming_what_is_wrong_and_write_nothing() {
         let e = String::from_utf8_lossy(&r.stderr);
         assert!(e.contains(&format!("{flag} {value}")) && e.contains(says), "{flag} {value}: {e}");
     }
-    let r = pbdfit(&["lookup", "--table", "nosuch", "--young", "1e3", "--poisson", "0.3", "--dt", "0.01", "--nit", "1", "--n", "1"]);
+    let r = pbdfit(&[
+        "lookup",
+        "--table",
+        "nosuch",
+        "--young",
+        "1e3",
+        "--poisson",
+        "0.3",
+        "--dt",
+        "0.01",
+        "--nit",
+        "1",
+        "--n",
+        "1",
+    ]);
     assert_eq!(r.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&r.stderr).contains("built-in tables are pbd, xpbd"));
 }

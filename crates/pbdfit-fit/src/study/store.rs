@@ -108,7 +108,8 @@ pub fn sort_file(path: &Path, parameters: &[&str]) -> Result<usize, FitError> {
     let mut rows = load_rows(path)?;
     // Inside a study experiment's file the value fixes the configuration, so the configuration only
     // orders (and tells apart) the rows of a file written from explicit configurations (a table).
-    let order = |r: &FitRecord| (r.value.unwrap_or(f64::NEG_INFINITY), r.poisson, r.young, r.dt, r.n as f64, r.nit as f64);
+    let order =
+        |r: &FitRecord| (r.value.unwrap_or(f64::NEG_INFINITY), r.poisson, r.young, r.dt, r.n as f64, r.nit as f64);
     rows.sort_by(|a, b| order(a).partial_cmp(&order(b)).unwrap_or(std::cmp::Ordering::Equal));
     rows.dedup_by(|a, b| order(a) == order(b));
     let failed = rows.iter().filter(|r| r.status == FitStatus::Failed).count();
