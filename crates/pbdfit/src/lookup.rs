@@ -117,7 +117,7 @@ pub fn run(args: LookupArgs) -> CliResult {
     }
     if !l.at_bound.is_empty() {
         println!(
-            "  WARNING: {} lies on the search box's edge at a node of this cell: the table cannot reach the target \
+            "  WARNING: on the search box's edge at a node of this cell: {}; the table cannot reach the target \
              there (the best fit may lie outside the box)",
             l.at_bound.join(", ")
         );
