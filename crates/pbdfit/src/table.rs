@@ -41,11 +41,17 @@ pub fn run(args: TableArgs) -> CliResult {
     let def = TableDef::from_file(&args.file).map_err(table_error)?;
     let out =
         args.out.clone().unwrap_or_else(|| args.file.parent().unwrap_or(std::path::Path::new(".")).join(&def.name));
-    let summary =
-        crate::study::with_progress(&def.study, args.jobs, args.backend, args.abort_after, |backend, observer| {
+    let summary = crate::study::with_progress(
+        &def.study,
+        largest,
+        args.jobs,
+        args.backend,
+        args.abort_after,
+        |backend, observer| {
             build(&def, &out, &RunOptions::default(), backend, &PartCache::new(def.study.reference.clone()), observer)
                 .map_err(table_error)
-        })?;
+        },
+    )?;
     let m = &summary.table.meta;
     let loo = &m.leave_one_out;
     println!(
