@@ -41,6 +41,7 @@ pub fn run(args: TableArgs) -> CliResult {
     let def = TableDef::from_file(&args.file).map_err(table_error)?;
     let out =
         args.out.clone().unwrap_or_else(|| args.file.parent().unwrap_or(std::path::Path::new(".")).join(&def.name));
+    let largest = def.axes.n.iter().fold(1.0f64, |a, &b| a.max(b)) as usize;
     let summary = crate::study::with_progress(
         &def.study,
         largest,
