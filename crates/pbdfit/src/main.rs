@@ -10,10 +10,12 @@ mod cli;
 mod compare;
 mod fem;
 mod fit;
+mod lookup;
 mod plot;
 mod reproduce;
 mod simulate;
 mod study;
+mod table;
 
 use std::process::ExitCode;
 
@@ -41,6 +43,10 @@ enum Command {
     Fit(fit::FitArgs),
     /// Run or resume a study file (a matrix of fits), writing one CSV per scene and experiment.
     Study(study::StudyArgs),
+    /// Build (or resume) a stiffness table: fits over a grid of (E, nu, dt, nit, N), with leave-one-out.
+    Table(table::TableArgs),
+    /// Look a model's parameters up in a stiffness table (interpolated), with an error estimate.
+    Lookup(lookup::LookupArgs),
     /// Run a study under named variants of the setup (reference material, solve, mesh split, mass, load,
     /// arithmetic) and score each against the thesis's claims.
     Compare(compare::CompareArgs),
@@ -59,6 +65,8 @@ fn main() -> ExitCode {
         Command::Simulate(args) => simulate::run(args),
         Command::Fit(args) => fit::run(args),
         Command::Study(args) => study::run(args),
+        Command::Table(args) => table::run(args),
+        Command::Lookup(args) => lookup::run(args),
         Command::Reproduce(args) => reproduce::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Bench(args) => bench::run(args),

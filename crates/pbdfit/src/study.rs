@@ -78,12 +78,50 @@ pub fn run_with_progress(
     backend: BackendName,
     abort_after: Option<usize>,
 ) -> CliResult {
+    let largest = study.base_and_experiment_resolutions().into_iter().max().unwrap_or(1);
+    let summary = with_progress(study, largest, jobs, backend, abort_after, |backend, observer| {
+        run_study(
+            study,
+            out,
+            &RunOptions { only: only.to_vec(), ..RunOptions::default() },
+            backend,
+            &PartCache::new(study.reference.clone()),
+            observer,
+        )
+        .map_err(fit_error)
+    })?;
+    println!(
+        "study {}: {} fits ({} computed now, {} resumed, {} failed, {} at the edge of the box) in {:.1} s on {} threads; results in {}",
+        summary.layout.name,
+        summary.fits,
+        summary.computed,
+        summary.resumed,
+        summary.failed,
+        summary.at_bound,
+        summary.seconds,
+        summary.threads,
+        out.display()
+    );
+    Ok(())
+}
+
+/// Runs `work` on a pool of `jobs` threads with the rest-state backend chosen for `study`'s body at
+/// resolution `largest` (the largest the work meets) and a progress bar on stderr (plain lines every 10 s
+/// when stderr is not a terminal). `abort_after` (testing) aborts the process as kill -9 would once that
+/// many fits of this run are written.
+pub fn with_progress<T: Send>(
+    study: &Study,
+    largest: usize,
+    jobs: Option<usize>,
+    backend: BackendName,
+    abort_after: Option<usize>,
+    work: impl FnOnce(&dyn pbdfit_pbd::RestStateBackend, &(dyn Fn(&Progress) + Sync)) -> Result<T, CliError> + Send,
+) -> Result<T, CliError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.unwrap_or(0))
         .build()
         .map_err(|e| CliError::Internal(format!("thread pool: {e}")))?;
-    // The backend is chosen for the study's largest body and a grid sweep of rest states.
-    let largest = study.base_and_experiment_resolutions().into_iter().max().unwrap_or(1);
+    // The backend is chosen for the largest body and a grid sweep of rest states.
     let scene = study.scenes[0].scenes()[0].body(largest).map_err(|e| CliError::Input(e.to_string()))?;
     let grid = study.fit.resolution().pow(study.fit.search_box.dimensions() as u32);
     let backend = crate::cli::backend(backend, &pbdfit_pbd::PbdSystem::new(&scene), grid);
@@ -110,30 +148,7 @@ pub fn run_with_progress(
             }
         }
     };
-    let summary = pool
-        .install(|| {
-            run_study(
-                study,
-                out,
-                &RunOptions { only: only.to_vec(), ..RunOptions::default() },
-                backend.as_ref(),
-                &PartCache::new(study.reference.clone()),
-                &observer,
-            )
-        })
-        .map_err(fit_error)?;
+    let result = pool.install(|| work(backend.as_ref(), &observer));
     bar.finish_and_clear();
-    println!(
-        "study {}: {} fits ({} computed now, {} resumed, {} failed, {} at the edge of the box) in {:.1} s on {} threads; results in {}",
-        summary.layout.name,
-        summary.fits,
-        summary.computed,
-        summary.resumed,
-        summary.failed,
-        summary.at_bound,
-        summary.seconds,
-        summary.threads,
-        out.display()
-    );
-    Ok(())
+    result
 }

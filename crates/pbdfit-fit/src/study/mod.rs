@@ -2,7 +2,8 @@
 //!
 //! - [`file`]: the study file (TOML) and its validation into a [`Study`];
 //! - [`plan`]: the unique fits a run must do and the rows each writes (a fit shared by several
-//!   experiments is computed once), and the `--only` filter;
+//!   experiments is computed once), and the `--only` filter; or the fits at an explicit list of
+//!   configurations (a stiffness table's nodes, run by [`run_plan`]);
 //! - [`store`]: the results folder: CSVs appended and flushed per fit, the repair of a partial last line,
 //!   the check that existing results belong to this study's setup, and `summary.json`;
 //! - [`variant`]: a study under a changed setup (reference, mesh split, mass, load, arithmetic), for
@@ -22,5 +23,5 @@ pub mod variant;
 
 pub use file::{Configuration, Experiment, Setting, Study};
 pub use plan::{FitKey, Plan, matches_filter};
-pub use run::{Progress, RunOptions, run_study};
+pub use run::{Progress, RunOptions, run_plan, run_study};
 pub use variant::Variant;

@@ -117,6 +117,33 @@ impl Plan {
         Ok(Self { files, fits })
     }
 
+    /// Plans fits at an explicit list of configurations (e.g. the nodes of a stiffness table), each at
+    /// every nu of `study`, for every scene set: one file per scene set, `<scene>-<experiment>.csv`,
+    /// whose rows carry no experiment value (the row's settings say which configuration it is). The
+    /// study's own experiments are not planned.
+    pub fn from_configurations(
+        study: &Study,
+        out_dir: &Path,
+        experiment: &str,
+        configurations: &[Configuration],
+    ) -> Self {
+        let mut files = Vec::new();
+        let mut fits: BTreeMap<FitKey, Vec<Target>> = BTreeMap::new();
+        for (si, set) in study.scenes.iter().enumerate() {
+            let file = files.len();
+            files.push(out_dir.join(format!("{}-{experiment}.csv", set.name())));
+            for c in configurations {
+                for &nu in &study.poisson {
+                    let targets = fits.entry(FitKey::new(si, c, nu)).or_default();
+                    if targets.is_empty() {
+                        targets.push(Target { file, experiment: experiment.to_string(), value: None });
+                    }
+                }
+            }
+        }
+        Self { files, fits }
+    }
+
     /// The remaining fits grouped by grid configuration (dt, N, nit): grids are shared inside a group.
     pub fn groups(keys: &[FitKey]) -> BTreeMap<(u64, usize, usize), Vec<FitKey>> {
         let mut groups: BTreeMap<(u64, usize, usize), Vec<FitKey>> = BTreeMap::new();
@@ -179,6 +206,20 @@ values = [1e3, 1e4]
         assert_eq!(targets, ["base", "dt", "young"]);
         let rows: usize = plan.fits.values().map(|t| t.len()).sum();
         assert_eq!(rows, 2 * 2 * (1 + 2 + 2));
+    }
+
+    /// An explicit list of configurations plans each (configuration, nu) once, into one file per scene.
+    #[test]
+    fn explicit_configurations_are_planned_once_each() {
+        let s = study();
+        let a = Configuration { dt: 0.01, n: 1, nit: 1, young: 1e3 };
+        let b = Configuration { dt: 0.005, n: 2, nit: 4, young: 1e4 };
+        let plan = Plan::from_configurations(&s, Path::new("out"), "table", &[a, b, a]);
+        assert_eq!(plan.files, vec![Path::new("out/gravity-floor-table.csv"), Path::new("out/gravity-wall-table.csv")]);
+        // 2 scenes x 2 distinct configurations x 2 nu.
+        assert_eq!(plan.fits.len(), 8);
+        assert!(plan.fits.values().all(|t| t.len() == 1 && t[0].value.is_none()));
+        assert_eq!(Plan::groups(&plan.fits.keys().copied().collect::<Vec<_>>()).len(), 2);
     }
 
     #[test]

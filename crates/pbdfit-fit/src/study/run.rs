@@ -52,8 +52,23 @@ pub fn run_study(
     cache: &PartCache,
     observer: &(dyn Fn(&Progress) + Sync),
 ) -> Result<StudySummary, FitError> {
-    let start = Instant::now();
     let plan = Plan::new(study, out_dir, &options.only)?;
+    run_plan(study, &plan, out_dir, options, backend, cache, observer)
+}
+
+/// Runs (or resumes) a given plan of `study`'s fits (from [`Plan::new`], or [`Plan::from_configurations`]
+/// for fits at explicit configurations such as a stiffness table's nodes): everything [`run_study`] does
+/// after planning. `options.only` is not consulted (the plan is already filtered).
+pub fn run_plan(
+    study: &Study,
+    plan: &Plan,
+    out_dir: &Path,
+    options: &RunOptions,
+    backend: &dyn RestStateBackend,
+    cache: &PartCache,
+    observer: &(dyn Fn(&Progress) + Sync),
+) -> Result<StudySummary, FitError> {
+    let start = Instant::now();
     // The reference's name for the layout: build one reference now (it is cached for the fits).
     let first = study.scenes[0].scenes().first().ok_or_else(|| FitError::Internal("empty scene set".into()))?;
     let reference_name = cache.reference(first, study.base.n, study.base.dt)?.describe();

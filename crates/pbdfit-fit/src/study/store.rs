@@ -100,17 +100,18 @@ pub fn check_layout(out_dir: &Path, layout: &StudyLayout, origin: &str) -> Resul
     Ok(())
 }
 
-/// Rewrites a results file sorted by (value, nu), keeping the last row of a repeated (value, nu);
+/// Rewrites a results file sorted by (value, nu) (then E, dt, N, nit, for a file of explicit
+/// configurations), keeping one row of a repeated (value, nu, configuration);
 /// returns the number of failed fits in it. Written to a temporary file and renamed, so a kill during the
 /// rewrite loses nothing.
 pub fn sort_file(path: &Path, parameters: &[&str]) -> Result<usize, FitError> {
     let mut rows = load_rows(path)?;
-    rows.sort_by(|a, b| {
-        (a.value.unwrap_or(f64::NEG_INFINITY), a.poisson)
-            .partial_cmp(&(b.value.unwrap_or(f64::NEG_INFINITY), b.poisson))
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
-    rows.dedup_by(|a, b| a.value == b.value && a.poisson == b.poisson);
+    // Inside a study experiment's file the value fixes the configuration, so the configuration only
+    // orders (and tells apart) the rows of a file written from explicit configurations (a table).
+    let order =
+        |r: &FitRecord| (r.value.unwrap_or(f64::NEG_INFINITY), r.poisson, r.young, r.dt, r.n as f64, r.nit as f64);
+    rows.sort_by(|a, b| order(a).partial_cmp(&order(b)).unwrap_or(std::cmp::Ordering::Equal));
+    rows.dedup_by(|a, b| order(a) == order(b));
     let failed = rows.iter().filter(|r| r.status == FitStatus::Failed).count();
     let tmp = path.with_extension("csv.tmp");
     write_records(&tmp, parameters, &rows)?;

@@ -1,0 +1,220 @@
+//! Building a table: every node's fit through the study runner, leave-one-out, the table files.
+
+use std::path::Path;
+use std::time::Instant;
+
+use pbdfit_fem::YoungPoisson;
+use pbdfit_fit::study::{Configuration, Plan, Progress, RunOptions, run_plan, store};
+use pbdfit_fit::{FitError, FitProblem, FitStatus, PartCache, Settings};
+use pbdfit_pbd::RestStateBackend;
+use pbdfit_results::{ParameterLayout, Scale};
+use rayon::prelude::*;
+
+use crate::axes::{DIMS, flat};
+use crate::format::{LooStats, LooSummary, Node, NodeLoo, Stats, Table, TableMeta, from_search, to_search};
+use crate::{TableDef, TableError};
+
+/// What a build did.
+#[derive(Debug, Clone)]
+pub struct BuildSummary {
+    /// The table written.
+    pub table: Table,
+    /// Fits computed in this run.
+    pub computed: usize,
+    /// Fits found finished from an earlier run.
+    pub resumed: usize,
+    /// Leave-one-out predictions simulated.
+    pub simulated: usize,
+    /// Wall-clock seconds of this run.
+    pub seconds: f64,
+    /// Worker threads.
+    pub threads: usize,
+}
+
+/// The configurations (E, dt, N, nit) of a table's nodes, each fitted at every nu of the table.
+pub fn node_configurations(def: &TableDef) -> Vec<Configuration> {
+    let a = &def.axes;
+    let mut out = Vec::new();
+    for &young in &a.young {
+        for &dt in &a.dt {
+            for &nit in &a.nit {
+                for &n in &a.n {
+                    out.push(Configuration { dt, n: n as usize, nit: nit as usize, young });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Builds (or resumes) a table into `out_dir`.
+///
+/// The fits are those of a study ([`TableDef::study`]) planned at the table's nodes
+/// ([`Plan::from_configurations`]) and run by [`run_plan`]: grid rest states once per (dt, N, nit) and
+/// shared by every (E, nu), fits in parallel on rayon's current pool, each appended to
+/// `<scene>-table.csv` as it finishes (a rerun skips finished nodes), the file sorted when all are done
+/// and `summary.json` written. Then every interior node is predicted from its neighbours (leave-one-out)
+/// and the prediction simulated, and `table.csv` and `table.json` are written (atomically). The table's
+/// files depend on the fits' results alone (not on their timing, which stays in the fits' CSV and
+/// `summary.json`), so a resumed or re-threaded build writes the same bytes.
+pub fn build(
+    def: &TableDef,
+    out_dir: &Path,
+    options: &RunOptions,
+    backend: &dyn RestStateBackend,
+    cache: &PartCache,
+    observer: &(dyn Fn(&Progress) + Sync),
+) -> Result<BuildSummary, TableError> {
+    let start = Instant::now();
+    let study = &def.study;
+    let plan = Plan::from_configurations(study, out_dir, "table", &node_configurations(def));
+    let run = run_plan(study, &plan, out_dir, options, backend, cache, observer)?;
+    let rows = store::load_rows(&plan.files[0])?;
+    let kind = study.kind;
+    let axes = &def.axes;
+    let shape = axes.shape();
+    let names: Vec<&str> = kind.parameters().iter().map(|p| p.name).collect();
+    let mut nodes: Vec<Option<Node>> = vec![None; axes.nodes()];
+    for r in &rows {
+        let settings = [r.young, r.poisson, r.dt, r.nit as f64, r.n as f64];
+        let Some(index) = axes.index_of(&settings) else { continue };
+        nodes[flat(&shape, &index)] = Some(Node {
+            young: r.young,
+            poisson: r.poisson,
+            dt: r.dt,
+            nit: r.nit,
+            n: r.n,
+            parameters: names.iter().map(|n| r.parameter(n).unwrap_or(f64::NAN)).collect(),
+            error: r.error,
+            at_bound: names.iter().map(|n| r.at_bound.iter().any(|b| b == n)).collect(),
+            ok: r.status == FitStatus::Ok,
+            loo: None,
+        });
+    }
+    let missing = nodes.iter().filter(|n| n.is_none()).count();
+    if missing > 0 {
+        return Err(FitError::Internal(format!("{missing} table nodes have no fit after the run")).into());
+    }
+    let mut nodes: Vec<Node> = nodes.into_iter().flatten().collect();
+
+    // Leave-one-out in search coordinates.
+    let box_axes = study.fit.search_box.axes();
+    let scales: Vec<Scale> = box_axes
+        .iter()
+        .map(|a| match a.scale {
+            pbdfit_pbd::Scale::Linear => Scale::Linear,
+            pbdfit_pbd::Scale::Log10 => Scale::Log10,
+        })
+        .collect();
+    let search: Vec<Vec<f64>> = nodes
+        .iter()
+        .map(|n| {
+            n.parameters.iter().zip(&scales).map(|(v, s)| if n.ok { to_search(*s, *v) } else { f64::NAN }).collect()
+        })
+        .collect();
+    let predictions = crate::loo::predictions(&axes.coordinates(), &search);
+    observer(&Progress {
+        done: run.fits,
+        total: run.fits,
+        resumed: run.resumed,
+        message: format!("leave-one-out: simulating {} predictions of interior nodes", predictions.len()),
+    });
+    let set = &study.scenes[0];
+    let cancelled = || options.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst));
+    let errors: Vec<Result<f64, FitError>> = predictions
+        .par_iter()
+        .map(|p| {
+            if cancelled() {
+                return Err(FitError::Interrupted { done: 0, total: 0 });
+            }
+            let node = &nodes[p.node];
+            let settings =
+                Settings { allow_unbounded: study.unbounded, ..Settings::new(node.dt, node.n, node.nit, kind) };
+            let material = YoungPoisson::new(node.young, node.poisson)?;
+            let problem = FitProblem::new(set, settings, material, cache)?;
+            let problem = FitProblem { rest_options: study.precision.rest_options(), ..problem };
+            let values: Vec<f64> = p.values.iter().zip(&scales).map(|(s, sc)| from_search(*sc, *s)).collect();
+            Ok(problem.evaluate(&values, None).error)
+        })
+        .collect();
+    let errors: Vec<f64> = errors.into_iter().collect::<Result<_, _>>()?;
+    for (p, e) in predictions.iter().zip(&errors) {
+        let fitted = nodes[p.node].error;
+        let loo = nodes[p.node].loo.get_or_insert_with(|| NodeLoo {
+            axes: Vec::new(),
+            deviation: vec![0.0; names.len()],
+            error: f64::NEG_INFINITY,
+            increase: f64::NEG_INFINITY,
+        });
+        loo.axes.push(DIMS[p.axis]);
+        for (d, x) in loo.deviation.iter_mut().zip(&p.deviation) {
+            *d = d.max(x.abs());
+        }
+        loo.error = loo.error.max(*e);
+        loo.increase = loo.increase.max(e - fitted);
+    }
+    let with_loo: Vec<(&Node, &NodeLoo)> = nodes.iter().filter_map(|n| n.loo.as_ref().map(|l| (n, l))).collect();
+    let leave_one_out = LooSummary {
+        method: "each node with a neighbour on both sides along an axis is predicted by linear interpolation \
+                 between those two neighbours (in the interpolation coordinates, the node dropped), along each \
+                 such axis; the prediction is compared with the node's fitted parameters in search coordinates \
+                 (the value, log10 for compliances) and simulated (one rest state per scene, cold start) for the \
+                 error it gives; per node the worst over its axes, statistics over the nodes"
+            .into(),
+        nodes: with_loo.len(),
+        predictions: predictions.len(),
+        parameters: names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| LooStats {
+                name: n.to_string(),
+                stats: Stats::of(&with_loo.iter().map(|(_, l)| l.deviation[i]).collect::<Vec<_>>()),
+            })
+            .collect(),
+        error_increase: Stats::of(&with_loo.iter().map(|(_, l)| l.increase).collect::<Vec<_>>()),
+        relative_error_increase: Stats::of(&with_loo.iter().map(|(n, l)| l.increase / n.error).collect::<Vec<_>>()),
+    };
+    let reference = pbdfit_fit::reference_id(set, cache.overrides());
+    let meta = TableMeta {
+        name: def.name.clone(),
+        description: def.description.clone(),
+        definition: Path::new(&def.origin).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(),
+        model: kind.name().into(),
+        parameters: box_axes
+            .iter()
+            .zip(&scales)
+            .map(|(a, s)| ParameterLayout {
+                name: a.name.into(),
+                unit: a.unit.into(),
+                scale: *s,
+                lower: a.lower,
+                upper: a.upper,
+            })
+            .collect(),
+        scene: set.name().into(),
+        parts: if set.is_compound() { set.scenes().iter().map(|s| s.name.clone()).collect() } else { Vec::new() },
+        reference,
+        mass_model: set.scenes().first().map(|s| s.mass_model.name().to_string()).unwrap_or_default(),
+        grid: study.fit.resolution(),
+        min_step: study.fit.min_step,
+        axes: axes.clone(),
+        interpolation: "multilinear on the cell containing the query in (log10 E, nu, log10 dt, log2 nit, log2 N), \
+                        parameters in search coordinates (the value, log10 for compliances)"
+            .into(),
+        nodes: nodes.len(),
+        failed: nodes.iter().filter(|n| !n.ok).count(),
+        at_bound: nodes.iter().filter(|n| n.at_bound.iter().any(|b| *b)).count(),
+        pbdfit_version: env!("CARGO_PKG_VERSION").into(),
+        leave_one_out,
+    };
+    let table = Table { meta, nodes, source: out_dir.display().to_string() };
+    table.write(out_dir)?;
+    Ok(BuildSummary {
+        table,
+        computed: run.computed,
+        resumed: run.resumed,
+        simulated: predictions.len(),
+        seconds: start.elapsed().as_secs_f64(),
+        threads: rayon::current_num_threads(),
+    })
+}

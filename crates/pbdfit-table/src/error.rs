@@ -1,0 +1,80 @@
+//! Why a table could not be built, read or looked up.
+
+use std::path::PathBuf;
+
+use pbdfit_fit::FitError;
+
+/// Why a table could not be built, read or looked up. [`TableError::is_input`] tells the user's
+/// mistakes (exit code 2 on the command line) from the machine's.
+#[derive(Debug, thiserror::Error)]
+pub enum TableError {
+    /// A table definition file is wrong: the file, the key and what is allowed.
+    #[error("{origin}: {key}: {message}")]
+    File {
+        /// The file.
+        origin: String,
+        /// The key, e.g. `axes.poisson[3]`.
+        key: String,
+        /// What is wrong and what is allowed.
+        message: String,
+    },
+    /// A lookup's parameter is not a valid material or setting.
+    #[error("--{parameter} {value}: {message}")]
+    Query {
+        /// The parameter (`young`, `poisson`, `dt`, `nit`, `n`).
+        parameter: String,
+        /// Its value as given.
+        value: String,
+        /// What is allowed.
+        message: String,
+    },
+    /// A lookup outside the table's range without `--extrapolate`.
+    #[error(
+        "--{parameter} {value} is outside table {table}'s range [{lower}, {upper}] of {parameter}; give \
+         --extrapolate to use the table's nearest edge instead (flagged in the output)"
+    )]
+    OutOfRange {
+        /// The parameter.
+        parameter: String,
+        /// Its value.
+        value: f64,
+        /// The table's name.
+        table: String,
+        /// The table's smallest node.
+        lower: f64,
+        /// The table's largest node.
+        upper: f64,
+    },
+    /// A table's files are missing or malformed, or the table named does not exist.
+    #[error("table {origin}: {message}")]
+    Format {
+        /// The table (name or folder).
+        origin: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A fit or the study runner failed.
+    #[error(transparent)]
+    Fit(#[from] FitError),
+    /// A file could not be read or written.
+    #[error("{action} {}: {source}", path.display())]
+    Io {
+        /// `cannot read` or `cannot write`.
+        action: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+impl TableError {
+    /// Whether the error is the user's to fix (bad file, parameter or table) rather than the machine's.
+    pub fn is_input(&self) -> bool {
+        match self {
+            TableError::Fit(e) => e.is_input(),
+            TableError::Io { .. } => false,
+            _ => true,
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! The table definition file (TOML) and its validation. Every error names the file and the key.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use pbdfit_fit::study::{Configuration, Experiment, Study};
+use pbdfit_fit::{FitOptions, SearchBox};
+use pbdfit_mesh::{MassModel, ReferenceTable, SceneSet};
+use pbdfit_pbd::{ModelKind, Precision};
+use serde::Deserialize;
+
+use crate::TableError;
+use crate::axes::{Axes, parse_number};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TableFile {
+    name: String,
+    #[serde(default)]
+    description: String,
+    /// Model name (default `pbd`).
+    model: Option<String>,
+    /// The scene set fitted (default the compound `gravity`).
+    scene: Option<String>,
+    mass_model: Option<MassModel>,
+    #[serde(default)]
+    fit: FitDef,
+    /// Search box overrides: `name = [lower, upper]`.
+    #[serde(default, rename = "box")]
+    search_box: BTreeMap<String, [f64; 2]>,
+    reference: Option<ReferenceTable>,
+    axes: AxesDef,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FitDef {
+    grid: Option<usize>,
+    min_step: Option<f64>,
+}
+
+/// A number, or a fraction as text (`"1/30"`).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Number {
+    Value(f64),
+    Text(String),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AxesDef {
+    young: Vec<Number>,
+    poisson: Vec<Number>,
+    dt: Vec<Number>,
+    nit: Vec<Number>,
+    n: Vec<Number>,
+}
+
+/// A validated table definition: what to fit, where, and on which nodes.
+#[derive(Debug, Clone)]
+pub struct TableDef {
+    /// Table name (its folder is `<name>/` next to the definition file).
+    pub name: String,
+    /// What the table is, including what it does not cover.
+    pub description: String,
+    /// Where it was read from.
+    pub origin: String,
+    /// The node values.
+    pub axes: Axes,
+    /// The fits as a study: the scene set, model, box, fit controls, reference and the nu axis; its
+    /// experiments are not used (the table's nodes are planned explicitly).
+    pub study: Study,
+}
+
+impl TableDef {
+    /// Reads and validates a table definition file.
+    pub fn from_file(path: &Path) -> Result<Self, TableError> {
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| TableError::File {
+            origin: origin.clone(),
+            key: "file".into(),
+            message: format!("cannot read: {e}"),
+        })?;
+        Self::parse(&text, &origin)
+    }
+
+    /// Parses and validates table TOML; `origin` names the source in errors.
+    ///
+    /// ```
+    /// use pbdfit_table::TableDef;
+    /// let text = "name = \"t\"\n[axes]\nyoung = [1e3]\npoisson = [0.0, 0.3]\ndt = [\"1/100\"]\nnit = [1]\nn = [1]\n";
+    /// let def = TableDef::parse(text, "t.toml").unwrap();
+    /// assert_eq!(def.axes.dt, vec![0.01]);
+    /// let e = TableDef::parse(&text.replace("[0.0, 0.3]", "[]"), "t.toml").unwrap_err().to_string();
+    /// assert!(e.contains("t.toml") && e.contains("axes.poisson") && e.contains("empty"), "{e}");
+    /// ```
+    pub fn parse(text: &str, origin: &str) -> Result<Self, TableError> {
+        let bad =
+            |key: &str, message: String| TableError::File { origin: origin.to_string(), key: key.to_string(), message };
+        let file: TableFile = toml::from_str(text).map_err(|e| bad("file", e.to_string().trim().to_string()))?;
+        if file.name.is_empty() || !file.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+            return Err(bad("name", format!("`{}`: names use letters, digits, '-' and '_' only", file.name)));
+        }
+        let kind: ModelKind = file
+            .model
+            .as_deref()
+            .unwrap_or("pbd")
+            .parse()
+            .map_err(|e: pbdfit_pbd::PbdError| bad("model", e.to_string()))?;
+        let scene_name = file.scene.as_deref().unwrap_or("gravity");
+        let set = SceneSet::load(scene_name).map_err(|e| bad("scene", format!("`{scene_name}`: {e}")))?;
+        let set = match file.mass_model {
+            Some(m) => set.with_mass_model(m),
+            None => set,
+        };
+        let mut search_box = SearchBox::default_for(kind);
+        for (name, [lower, upper]) in &file.search_box {
+            search_box =
+                search_box.with_bounds(name, *lower, *upper).map_err(|e| bad(&format!("box.{name}"), e.to_string()))?;
+        }
+        search_box.check_allowed(false).map_err(|e| bad("box", e.to_string()))?;
+        let number = |key: String, n: &Number| match n {
+            Number::Value(v) => Ok(*v),
+            Number::Text(t) => parse_number(t).map_err(|m| bad(&key, m)),
+        };
+        let list = |name: &str, values: &[Number]| -> Result<Vec<f64>, TableError> {
+            values.iter().enumerate().map(|(i, v)| number(format!("axes.{name}[{i}]"), v)).collect()
+        };
+        let a = &file.axes;
+        let axes = Axes {
+            young: list("young", &a.young)?,
+            poisson: list("poisson", &a.poisson)?,
+            dt: list("dt", &a.dt)?,
+            nit: list("nit", &a.nit)?,
+            n: list("n", &a.n)?,
+        };
+        axes.validate().map_err(|(key, m)| bad(&format!("axes.{key}"), m))?;
+        // A fit's identifiability never changes the fit; tables do not record it, so it is not measured.
+        let mut fit = FitOptions { identifiability: false, ..FitOptions::new(search_box) };
+        if let Some(grid) = file.fit.grid {
+            if grid < 2 {
+                return Err(bad("fit.grid", format!("{grid} must be at least 2")));
+            }
+            fit.grid = Some(grid);
+        }
+        if let Some(min_step) = file.fit.min_step {
+            if !(min_step.is_finite() && min_step > 0.0) {
+                return Err(bad("fit.min_step", format!("{min_step} must be > 0")));
+            }
+            fit.min_step = min_step;
+        }
+        let study = Study {
+            name: file.name.clone(),
+            description: file.description.clone(),
+            origin: origin.to_string(),
+            scenes: vec![set],
+            mass_model: file.mass_model,
+            kind,
+            unbounded: false,
+            base: Configuration {
+                dt: axes.dt[0],
+                n: axes.n[0] as usize,
+                nit: axes.nit[0] as usize,
+                young: axes.young[0],
+            },
+            poisson: axes.poisson.clone(),
+            experiments: vec![Experiment { name: "table".into(), varies: None }],
+            fit,
+            model_folder: false,
+            reference: file.reference.clone().unwrap_or_default(),
+            precision: Precision::F64,
+        };
+        study.check_reference().map_err(|e| bad("reference", e.to_string()))?;
+        Ok(Self { name: file.name, description: file.description, origin: origin.to_string(), axes, study })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TABLE: &str = r#"
+name = "t"
+model = "xpbd"
+scene = "gravity-floor"
+[axes]
+young = [1e2, 1e3]
+poisson = [0.0, 0.3]
+dt = [0.001, "1/30"]
+nit = [1, 4]
+n = [1]
+"#;
+
+    #[test]
+    fn a_table_reads_its_model_scene_and_axes() {
+        let d = TableDef::parse(TABLE, "t.toml").unwrap();
+        assert_eq!(d.study.kind, ModelKind::XPBD);
+        assert_eq!(d.study.scenes[0].name(), "gravity-floor");
+        assert_eq!(d.axes.dt, vec![0.001, 1.0 / 30.0]);
+        assert_eq!(d.axes.nodes(), 16);
+        assert!(!d.study.fit.identifiability);
+        let d = TableDef::parse(&TABLE.replace("scene = \"gravity-floor\"\n", ""), "t.toml").unwrap();
+        assert_eq!(d.study.scenes[0].name(), "gravity");
+    }
+
+    #[test]
+    fn bad_axes_name_the_file_and_the_key() {
+        let cases = [
+            ("poisson = [0.0, 0.3]", "poisson = []", "axes.poisson", "empty"),
+            ("poisson = [0.0, 0.3]", "poisson = [0.0, 0.5]", "axes.poisson[1]", "incompressible"),
+            ("young = [1e2, 1e3]", "young = [0, 1e3]", "axes.young[0]", "E must be > 0"),
+            ("young = [1e2, 1e3]", "young = [1e3, 1e2]", "axes.young[1]", "ascending"),
+            ("dt = [0.001, \"1/30\"]", "dt = [0.001, \"1/x\"]", "axes.dt[1]", "not a number"),
+            ("nit = [1, 4]", "nit = [0, 4]", "axes.nit[0]", "integer >= 1"),
+            ("n = [1]", "n = [1.5]", "axes.n[0]", "integer >= 1"),
+            ("n = [1]\n", "", "file", "missing field `n`"),
+            ("model = \"xpbd\"", "model = \"xpdb\"", "model", "pbd"),
+        ];
+        for (from, to, key, message) in cases {
+            let e = TableDef::parse(&TABLE.replace(from, to), "dir/t.toml").unwrap_err().to_string();
+            assert!(e.starts_with("dir/t.toml: ") && e.contains(key) && e.contains(message), "{to}: {e}");
+        }
+    }
+}

@@ -1,0 +1,40 @@
+//! # pbdfit-table
+//!
+//! Stiffness tables: one model fitted over a grid of (E, nu, dt, nit, N) for one scene set, and the
+//! lookup that interpolates it (methodology, section Stiffness tables). It sits after the study runner
+//! in the data flow (scene -> mesh -> models -> error -> fit -> study -> **table** -> results) and owns:
+//!
+//! - [`TableDef`]: the table definition file (TOML: model, scene, reference, fit settings and the five
+//!   axes as explicit value lists), validated with errors naming the file and the key;
+//! - [`build`]: every node's fit, run by the study runner ([`pbdfit_fit::study::run_plan`] on a plan of
+//!   explicit configurations: grid rest states once per (dt, N, nit) and shared across (E, nu),
+//!   resumable, deterministic), then leave-one-out, then `table.csv` and `table.json` written atomically;
+//! - [`Table`]: the table format (read and write) and the tables compiled into the binary
+//!   ([`BUILTIN_TABLES`]);
+//! - [`interp`]: multilinear interpolation on a rectilinear grid (in log10 E, nu, log10 dt, log2 nit,
+//!   log2 N);
+//! - [`loo`]: leave-one-out predictions of interior nodes from their neighbours;
+//! - [`lookup()`]: a query's parameters, its cell's nodes, the leave-one-out error estimate, range checks.
+//!
+//! Dependencies: `pbdfit-fit` (the study runner, `FitProblem` to simulate leave-one-out predictions,
+//! `SearchBox`), `pbdfit-results` (the fits' rows, the parameter layout and number format), `pbdfit-mesh`
+//! (scene sets, mass models, `[reference]` tables), `pbdfit-pbd` (model kinds, parameter scales, the
+//! rest-state backend and precision), `pbdfit-fem` (`YoungPoisson` for the leave-one-out simulations),
+//! `rayon` (leave-one-out simulations in parallel), `serde` + `serde_json` + `toml` (the files),
+//! `thiserror` (errors).
+
+pub mod axes;
+mod build;
+mod error;
+mod file;
+mod format;
+pub mod interp;
+pub mod loo;
+mod lookup;
+
+pub use axes::{Axes, DIMS, Dim};
+pub use build::{BuildSummary, build, node_configurations};
+pub use error::TableError;
+pub use file::TableDef;
+pub use format::{BUILTIN_TABLES, LooStats, LooSummary, Node, NodeLoo, Stats, Table, TableMeta};
+pub use lookup::{CornerNode, Estimate, Extrapolated, Lookup, LookupParameter, Query, lookup};

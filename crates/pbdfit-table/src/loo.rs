@@ -1,0 +1,109 @@
+//! Leave-one-out: every interior node predicted from its two neighbours along each axis on which it has
+//! a neighbour on both sides, with the node itself dropped (methodology, section Stiffness tables). The
+//! prediction is what interpolation would give there had the node not been fitted, so its deviation from
+//! the node's fitted value estimates the interpolation's error between nodes.
+
+use crate::axes::{flat, unflat};
+
+/// One leave-one-out prediction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prediction {
+    /// Flat index of the node predicted.
+    pub node: usize,
+    /// The axis along which it was predicted (index into the grid's axes).
+    pub axis: usize,
+    /// The predicted values (in the coordinates the values were given in: search coordinates).
+    pub values: Vec<f64>,
+    /// Predicted minus fitted, per value.
+    pub deviation: Vec<f64>,
+}
+
+/// Every leave-one-out prediction on a grid with coordinates `axes` and per-node values `values` (flat,
+/// last axis fastest; one vector per node), node by node and axis by axis. A node whose values or whose
+/// neighbours' values are not finite (a failed fit) is not predicted along that axis.
+pub fn predictions(axes: &[Vec<f64>], values: &[Vec<f64>]) -> Vec<Prediction> {
+    let shape: Vec<usize> = axes.iter().map(|a| a.len()).collect();
+    let finite = |v: &Vec<f64>| v.iter().all(|x| x.is_finite());
+    let mut out = Vec::new();
+    for node in 0..values.len() {
+        if !finite(&values[node]) {
+            continue;
+        }
+        let index = unflat(&shape, node);
+        for (k, axis) in axes.iter().enumerate() {
+            let i = index[k];
+            if i == 0 || i + 1 >= axis.len() {
+                continue;
+            }
+            let mut lower = index.clone();
+            lower[k] = i - 1;
+            let mut upper = index.clone();
+            upper[k] = i + 1;
+            let (lo, hi) = (&values[flat(&shape, &lower)], &values[flat(&shape, &upper)]);
+            if !finite(lo) || !finite(hi) {
+                continue;
+            }
+            let t = (axis[i] - axis[i - 1]) / (axis[i + 1] - axis[i - 1]);
+            let predicted: Vec<f64> = lo.iter().zip(hi).map(|(a, b)| (1.0 - t) * a + t * b).collect();
+            let deviation = predicted.iter().zip(&values[node]).map(|(p, f)| p - f).collect();
+            out.push(Prediction { node, axis: k, values: predicted, deviation });
+        }
+    }
+    out
+}
+
+/// Median, 90th percentile (nearest rank) and maximum of `values` (finite ones only); `None` if none.
+pub fn quantiles(values: &[f64]) -> Option<(f64, f64, f64)> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let rank = |q: f64| v[((q * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1];
+    Some((rank(0.5), rank(0.9), v[v.len() - 1]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// f(x, y) = x^2 + y on x in {0, 1, 3}, y in {0, 1, 2}: linear in y (leave-one-out exact along y),
+    /// and along x the middle node (t = 1/3 between x = 0 and x = 3) is predicted as (2 f(0) + f(3)) / 3 = 3,
+    /// 2 above f(1) = 1 whatever y.
+    #[test]
+    fn a_known_function_gives_the_known_error() {
+        let axes = vec![vec![0.0, 1.0, 3.0], vec![0.0, 1.0, 2.0]];
+        let mut values = Vec::new();
+        for x in &axes[0] {
+            for y in &axes[1] {
+                values.push(vec![x * x + y, 2.0 * y]);
+            }
+        }
+        let p = predictions(&axes, &values);
+        // Interior along x: the three nodes with x = 1; along y: the three with y = 1.
+        assert_eq!(p.len(), 6);
+        for q in &p {
+            let index = unflat(&[3, 3], q.node);
+            if q.axis == 0 {
+                assert_eq!(index[0], 1);
+                assert!((q.deviation[0] - 2.0).abs() < 1e-15, "{q:?}");
+            } else {
+                assert_eq!(index[1], 1);
+                assert!(q.deviation[0].abs() < 1e-15, "{q:?}");
+            }
+            assert!(q.deviation[1].abs() < 1e-15, "{q:?}");
+        }
+        let along_x: Vec<f64> = p.iter().map(|q| q.deviation[0].abs()).collect();
+        // Three zeros (along y) and three 2s (along x): median (rank 3) 0, 90th percentile (rank 6) 2.
+        assert_eq!(quantiles(&along_x), Some((0.0, 2.0, 2.0)));
+    }
+
+    #[test]
+    fn failed_neighbours_are_skipped() {
+        let axes = vec![vec![0.0, 1.0, 2.0]];
+        let values = vec![vec![0.0], vec![1.0], vec![f64::NAN]];
+        assert!(predictions(&axes, &values).is_empty());
+        assert_eq!(quantiles(&[3.0, f64::NAN, 1.0, 2.0]), Some((2.0, 3.0, 3.0)));
+        assert_eq!(quantiles(&[]), None);
+    }
+}

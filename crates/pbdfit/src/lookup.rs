@@ -1,0 +1,132 @@
+//! `pbdfit lookup`: a model's parameters interpolated from a stiffness table, with an error estimate.
+
+use pbdfit_table::{Query, Table, lookup};
+
+use crate::cli::{CliResult, to_json};
+use crate::table::table_error;
+
+/// Arguments of `pbdfit lookup`.
+#[derive(Debug, clap::Args)]
+#[command(allow_negative_numbers = true)]
+pub struct LookupArgs {
+    /// A built-in table (`pbd`, `xpbd`) or a table folder (with table.csv and table.json).
+    #[arg(long)]
+    table: String,
+    /// Young's modulus E in Pa (> 0).
+    #[arg(long)]
+    young: f64,
+    /// Poisson ratio nu (< 0.5).
+    #[arg(long)]
+    poisson: f64,
+    /// Time step in s (a decimal or a fraction such as 1/300).
+    #[arg(long, value_parser = |s: &str| pbdfit_table::axes::parse_number(s))]
+    dt: f64,
+    /// Solver iterations per step (>= 1).
+    #[arg(long)]
+    nit: usize,
+    /// Mesh resolution N (>= 1).
+    #[arg(long)]
+    n: usize,
+    /// Outside the table's range, use the table's nearest edge for each such setting instead of refusing
+    /// (the output flags it).
+    #[arg(long)]
+    extrapolate: bool,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `pbdfit lookup`.
+pub fn run(args: LookupArgs) -> CliResult {
+    let query = Query { young: args.young, poisson: args.poisson, dt: args.dt, nit: args.nit, n: args.n };
+    // The query is checked before the table is read: a bad material is the same mistake for any table.
+    query.check().map_err(table_error)?;
+    let table = Table::open(&args.table).map_err(table_error)?;
+    let l = lookup(&table, &query, args.extrapolate).map_err(table_error)?;
+    if args.json {
+        println!("{}", to_json(&l)?);
+        return Ok(());
+    }
+    if l.extrapolated_any {
+        for x in &l.extrapolated {
+            println!(
+                "EXTRAPOLATED: {} = {} lies outside the table's [{}, {}]; the table's edge {} = {} was used",
+                x.parameter, x.value, x.range[0], x.range[1], x.parameter, x.used
+            );
+        }
+    }
+    println!(
+        "table {} ({}, model {}, scene {}, reference {}, {} masses, pbdfit {})",
+        l.table, l.source, l.model, l.scene, l.reference, l.mass_model, l.pbdfit_version
+    );
+    println!(
+        "E = {:e} Pa, nu = {}, dt = {} s, nit = {}, N = {}",
+        l.query.young, l.query.poisson, l.query.dt, l.query.nit, l.query.n
+    );
+    let values: Vec<String> = l
+        .parameters
+        .iter()
+        .map(|p| {
+            if p.unit == "1" {
+                format!("{} = {:.6}", p.name, p.value)
+            } else {
+                format!("{} = {:.6e} {}", p.name, p.value, p.unit)
+            }
+        })
+        .collect();
+    println!("  {}", values.join("  "));
+    println!("  fit error interpolated from the cell's nodes: {:.4e}", l.interpolated_fit_error);
+    let e = &l.estimate;
+    let deviations: Vec<String> = e.parameters.iter().map(|(n, d)| format!("{n} {d:.2e}")).collect();
+    match e.error_increase {
+        Some(inc) => println!(
+            "  error estimate (leave-one-out, worst of {} of the cell's {} nodes): parameters off by up to {} \
+             (search coordinates), error up by up to {:.3e} when simulated",
+            e.nodes_with_estimate,
+            e.nodes,
+            deviations.join(", "),
+            inc
+        ),
+        None => println!(
+            "  error estimate: none (the cell's {} nodes lie on the table's edge, where leave-one-out cannot predict)",
+            e.nodes
+        ),
+    }
+    let n = &l.nearest;
+    println!(
+        "  nearest node: E = {:e}, nu = {}, dt = {}, nit = {}, N = {}: fit error {:.4e}",
+        n.young, n.poisson, n.dt, n.nit, n.n, n.error
+    );
+    println!("  cell nodes ({}):", l.corners.len());
+    for c in &l.corners {
+        println!(
+            "    E = {:e}, nu = {}, dt = {}, nit = {}, N = {}: weight {:.3}, fit error {:.4e}{}",
+            c.young,
+            c.poisson,
+            c.dt,
+            c.nit,
+            c.n,
+            c.weight,
+            c.error,
+            if c.at_bound.is_empty() {
+                String::new()
+            } else {
+                format!(", at the box's edge: {}", c.at_bound.join(", "))
+            }
+        );
+    }
+    if !l.at_bound.is_empty() {
+        println!(
+            "  WARNING: on the search box's edge at a node of this cell: {}; the table cannot reach the target \
+             there (the best fit may lie outside the box)",
+            l.at_bound.join(", ")
+        );
+    }
+    if l.extrapolated_any {
+        println!("  WARNING: extrapolated (see above): the values are the table edge's, not a fit at this query");
+    }
+    if !l.description.is_empty() {
+        println!("  about the table: {}", l.description);
+    }
+    Ok(())
+}

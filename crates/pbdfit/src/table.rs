@@ -1,0 +1,90 @@
+//! `pbdfit table`: build (or resume) a stiffness table from its definition file.
+
+use std::path::PathBuf;
+
+use pbdfit_fit::PartCache;
+use pbdfit_fit::study::RunOptions;
+use pbdfit_table::{TableDef, TableError, build};
+
+use crate::cli::{BackendName, CliError, CliResult, fit_error};
+
+/// Arguments of `pbdfit table`.
+#[derive(Debug, clap::Args)]
+pub struct TableArgs {
+    /// Table definition file (TOML), e.g. fits/tables/pbd.toml.
+    file: PathBuf,
+    /// Table folder (default: `<name>/` next to the definition file).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(long, visible_alias = "threads")]
+    jobs: Option<usize>,
+    /// Where the grid rest states are computed.
+    #[arg(long, value_enum, default_value_t = BackendName::Cpu)]
+    backend: BackendName,
+    /// Testing: abort the process (as kill -9 would) right after the K-th fit of this run is written.
+    #[arg(long, hide = true)]
+    abort_after: Option<usize>,
+}
+
+/// A table error as the command line's: the user's (exit 2) or the machine's (exit 1).
+pub fn table_error(e: TableError) -> CliError {
+    match e {
+        TableError::Fit(e) => fit_error(e),
+        e if e.is_input() => CliError::Input(e.to_string()),
+        e => CliError::Internal(e.to_string()),
+    }
+}
+
+/// Runs `pbdfit table`.
+pub fn run(args: TableArgs) -> CliResult {
+    let def = TableDef::from_file(&args.file).map_err(table_error)?;
+    let out =
+        args.out.clone().unwrap_or_else(|| args.file.parent().unwrap_or(std::path::Path::new(".")).join(&def.name));
+    let largest = def.axes.n.iter().fold(1.0f64, |a, &b| a.max(b)) as usize;
+    let summary = crate::study::with_progress(
+        &def.study,
+        largest,
+        args.jobs,
+        args.backend,
+        args.abort_after,
+        |backend, observer| {
+            build(&def, &out, &RunOptions::default(), backend, &PartCache::new(def.study.reference.clone()), observer)
+                .map_err(table_error)
+        },
+    )?;
+    let m = &summary.table.meta;
+    let loo = &m.leave_one_out;
+    println!(
+        "table {}: {} nodes ({} fitted now, {} resumed, {} failed, {} at the edge of the box), {} leave-one-out \
+         predictions simulated, in {:.1} s on {} threads; written to {}",
+        m.name,
+        m.nodes,
+        summary.computed,
+        summary.resumed,
+        m.failed,
+        m.at_bound,
+        summary.simulated,
+        summary.seconds,
+        summary.threads,
+        out.display()
+    );
+    let fmt = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.3e}"));
+    for p in &loo.parameters {
+        println!(
+            "  leave-one-out {}: |predicted - fitted| median {}, 90th percentile {}, max {} (search coordinates)",
+            p.name,
+            fmt(p.stats.median),
+            fmt(p.stats.p90),
+            fmt(p.stats.max)
+        );
+    }
+    println!(
+        "  leave-one-out error increase when simulated: median {}, 90th percentile {}, max {} ({} nodes)",
+        fmt(loo.error_increase.median),
+        fmt(loo.error_increase.p90),
+        fmt(loo.error_increase.max),
+        loo.nodes
+    );
+    Ok(())
+}

@@ -1,0 +1,262 @@
+//! End-to-end tests of `pbdfit table` and `pbdfit lookup`: a tiny real table (gravity-floor, N = 1, two
+//! dt, two nit, two E, two nu, pbd) whose nodes are exactly what `pbdfit fit` gives, looked up bit for
+//! bit at a node, resumed after a kill without changing a byte; and bad input refused with exit code 2.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn pbdfit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pbdfit")).args(args).output().expect("run pbdfit")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pbdfit-table-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+// An 11 x 11 grid keeps the 16 fits quick; `pbdfit fit --grid 11` is the same fit.
+const TINY: &str = r#"
+name = "tiny"
+description = "test table"
+model = "pbd"
+scene = "gravity-floor"
+[fit]
+grid = 11
+[axes]
+young = [1e3, 1e4]
+poisson = [0.0, 0.3]
+dt = [0.005, 0.01]
+nit = [1, 2]
+n = [1]
+"#;
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+/// The (kd, kv) of the table.csv row at the given settings.
+fn row(dir: &Path, young: &str, poisson: &str, dt: &str, nit: &str) -> (f64, f64) {
+    let text = std::fs::read_to_string(dir.join("table.csv")).unwrap();
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    assert_eq!(&header[..8], ["young", "poisson", "dt", "nit", "n", "kd", "kv", "error"]);
+    let want = [young, poisson, dt, nit, "1"].map(|s| s.parse::<f64>().unwrap());
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let settings: Vec<f64> = f[..5].iter().map(|s| s.parse().unwrap()).collect();
+        if settings == want {
+            return (f[5].parse().unwrap(), f[6].parse().unwrap());
+        }
+    }
+    panic!("no row {want:?} in\n{text}");
+}
+
+#[test]
+fn a_tiny_table_matches_pbdfit_fit_bit_for_bit_and_resumes_unchanged() {
+    let dir = scratch("tiny");
+    let file = dir.join("tiny.toml");
+    std::fs::write(&file, TINY).unwrap();
+    let out = dir.join("out");
+    let built = pbdfit(&["table", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--jobs", "2"]);
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    let stdout = String::from_utf8_lossy(&built.stdout);
+    assert!(stdout.contains("16 nodes (16 fitted now, 0 resumed, 0 failed"), "{stdout}");
+    let csv = std::fs::read(out.join("table.csv")).unwrap();
+    let meta = std::fs::read(out.join("table.json")).unwrap();
+    let table: serde_json::Value = serde_json::from_slice(&meta).unwrap();
+    assert_eq!(table["model"], "pbd");
+    assert_eq!(table["nodes"], 16);
+    // Two nodes per axis: no node is interior, so leave-one-out has nothing to predict.
+    assert_eq!(table["leave_one_out"]["predictions"], 0);
+
+    // One node against `pbdfit fit` at its setting: the same kd and kv, bit for bit.
+    let fit = json(&pbdfit(&[
+        "fit",
+        "--scene",
+        "gravity-floor",
+        "--n",
+        "1",
+        "--dt",
+        "0.005",
+        "--nit",
+        "2",
+        "--young",
+        "1e4",
+        "--poisson",
+        "0.3",
+        "--grid",
+        "11",
+        "--json",
+    ]));
+    let (kd, kv) = row(&out, "1e4", "0.3", "0.005", "2");
+    assert_eq!(fit["kd"].as_f64().unwrap().to_bits(), kd.to_bits(), "kd: fit {} table {kd}", fit["kd"]);
+    assert_eq!(fit["kv"].as_f64().unwrap().to_bits(), kv.to_bits(), "kv: fit {} table {kv}", fit["kv"]);
+
+    // The lookup at that node returns the node's values.
+    let node = [
+        "lookup",
+        "--table",
+        out.to_str().unwrap(),
+        "--young",
+        "1e4",
+        "--poisson",
+        "0.3",
+        "--dt",
+        "0.005",
+        "--nit",
+        "2",
+        "--n",
+        "1",
+        "--json",
+    ];
+    let l = json(&pbdfit(&node));
+    let values: Vec<f64> = l["parameters"].as_array().unwrap().iter().map(|p| p["value"].as_f64().unwrap()).collect();
+    assert_eq!(values.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), [kd.to_bits(), kv.to_bits()]);
+    assert_eq!(l["corners"].as_array().unwrap().len(), 1);
+    assert_eq!(l["extrapolated_any"], false);
+    // Between nodes: inside the range of the cell's values (a convex combination).
+    let mid = json(&pbdfit(&[
+        "lookup",
+        "--table",
+        out.to_str().unwrap(),
+        "--young",
+        "3e3",
+        "--poisson",
+        "0.15",
+        "--dt",
+        "1/150",
+        "--nit",
+        "1",
+        "--n",
+        "1",
+        "--json",
+    ]));
+    assert_eq!(mid["corners"].as_array().unwrap().len(), 8);
+    let corner_kd: Vec<(f64, f64, f64, usize)> = mid["corners"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["young"].as_f64().unwrap(), c["poisson"].as_f64().unwrap(), c["dt"].as_f64().unwrap(), 1))
+        .collect();
+    let kds: Vec<f64> = corner_kd
+        .iter()
+        .map(|(e, nu, dt, _)| row(&out, &e.to_string(), &nu.to_string(), &dt.to_string(), "1").0)
+        .collect();
+    let got = mid["parameters"][0]["value"].as_f64().unwrap();
+    let (lo, hi) = kds.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+    assert!(lo <= got && got <= hi, "kd {got} outside the corners' [{lo}, {hi}]");
+
+    // Resumed: nothing is refitted and the table's files keep every byte.
+    let again = pbdfit(&["table", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--jobs", "1"]);
+    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+    assert!(String::from_utf8_lossy(&again.stdout).contains("(0 fitted now, 16 resumed"));
+    assert_eq!(std::fs::read(out.join("table.csv")).unwrap(), csv);
+    assert_eq!(std::fs::read(out.join("table.json")).unwrap(), meta);
+
+    // Killed after 5 fits (no table files yet), then resumed on another thread count: the same bytes.
+    let killed = dir.join("killed");
+    let k = pbdfit(&[
+        "table",
+        file.to_str().unwrap(),
+        "--out",
+        killed.to_str().unwrap(),
+        "--jobs",
+        "1",
+        "--abort-after",
+        "5",
+    ]);
+    assert!(!k.status.success());
+    assert!(!killed.join("table.csv").exists() && !killed.join("table.json").exists());
+    let resumed = pbdfit(&["table", file.to_str().unwrap(), "--out", killed.to_str().unwrap(), "--jobs", "2"]);
+    assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
+    assert!(String::from_utf8_lossy(&resumed.stdout).contains("(11 fitted now, 5 resumed"));
+    assert_eq!(std::fs::read(killed.join("table.csv")).unwrap(), csv);
+    assert_eq!(std::fs::read(killed.join("table.json")).unwrap(), meta);
+
+    // Outside the range: refused naming the parameter, or flagged with --extrapolate.
+    let mut far = node;
+    far[4] = "1e5";
+    let refused = pbdfit(&far);
+    assert_eq!(refused.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&refused.stderr);
+    assert!(e.contains("--young 100000") && e.contains("[1000, 10000]"), "{e}");
+    let mut extrapolated = far.to_vec();
+    extrapolated.push("--extrapolate");
+    let x = json(&pbdfit(&extrapolated));
+    assert_eq!(x["extrapolated_any"], true);
+    assert_eq!(x["extrapolated"][0]["parameter"], "young");
+    assert_eq!(x["parameters"][0]["value"].as_f64().unwrap().to_bits(), kd.to_bits());
+    let text =
+        pbdfit(&extrapolated[..extrapolated.len() - 2].iter().chain(&["--extrapolate"]).copied().collect::<Vec<_>>());
+    assert!(String::from_utf8_lossy(&text.stdout).contains("EXTRAPOLATED: young = 100000"));
+}
+
+#[test]
+fn bad_table_files_and_lookups_exit_2_naming_what_is_wrong_and_write_nothing() {
+    let dir = scratch("bad");
+    for (from, to, named) in [
+        ("poisson = [0.0, 0.3]", "poisson = []", "axes.poisson"),
+        ("poisson = [0.0, 0.3]", "poisson = [0.0, 0.5]", "axes.poisson[1]"),
+        ("young = [1e3, 1e4]", "young = [0, 1e4]", "axes.young[0]"),
+        ("dt = [0.005, 0.01]", "dt = [0.01, 0.005]", "axes.dt[1]"),
+    ] {
+        let file = dir.join("bad.toml");
+        std::fs::write(&file, TINY.replace(from, to)).unwrap();
+        let out = dir.join("out");
+        let r = pbdfit(&["table", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        assert_eq!(r.status.code(), Some(2), "{to}");
+        let e = String::from_utf8_lossy(&r.stderr);
+        assert!(e.contains("bad.toml") && e.contains(named), "{to}: {e}");
+        assert!(!out.exists(), "{to}: something was written");
+    }
+    // A lookup with an invalid material or setting names the parameter (whatever the table).
+    for (flag, value, says) in [
+        ("--poisson", "0.5", "incompressible"),
+        ("--young", "0", "E must be > 0"),
+        ("--young", "-3", "E must be > 0"),
+        ("--dt", "0", "dt must be > 0"),
+        ("--nit", "0", "nit must be"),
+        ("--n", "0", "N must be"),
+    ] {
+        let mut args = vec![
+            "lookup",
+            "--table",
+            "pbd",
+            "--young",
+            "1e3",
+            "--poisson",
+            "0.3",
+            "--dt",
+            "0.01",
+            "--nit",
+            "1",
+            "--n",
+            "1",
+        ];
+        let i = args.iter().position(|a| *a == flag).unwrap();
+        args[i + 1] = value;
+        let r = pbdfit(&args);
+        assert_eq!(r.status.code(), Some(2), "{flag} {value}");
+        let e = String::from_utf8_lossy(&r.stderr);
+        assert!(e.contains(&format!("{flag} {value}")) && e.contains(says), "{flag} {value}: {e}");
+    }
+    let r = pbdfit(&[
+        "lookup",
+        "--table",
+        "nosuch",
+        "--young",
+        "1e3",
+        "--poisson",
+        "0.3",
+        "--dt",
+        "0.01",
+        "--nit",
+        "1",
+        "--n",
+        "1",
+    ]);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("built-in tables are pbd, xpbd"));
+}
