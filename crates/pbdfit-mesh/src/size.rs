@@ -4,19 +4,22 @@
 //! The estimate covers the whole pipeline on one body: the mesh, the PBD system (constraints in two
 //! layouts, colours, rest-state scratch and Anderson history) and the FEM reference (the sparse stiffness
 //! and its Cholesky factor, whose fill grows faster than the vertex count). The constants were measured
-//! as peak resident memory of `pbdfit fem` and `pbdfit fit` on the unit cube (see the tests and the
-//! README's size section); they err on the high side.
+//! as peak resident memory (`/usr/bin/time -f %M`) of `pbdfit fem` and `pbdfit simulate` on the unit cube
+//! at N = 16 and 32; the sum errs on the high side (1.4 GB estimated at N = 32, where the FEM alone
+//! peaks at 1.0 GB and PBD at 0.15 GB).
 
 use crate::Vec3;
 
-/// Bytes per vertex that every body needs whatever its size: mesh, masses, loads, PBD constraints and
-/// scratch, the sparse stiffness (about 15 neighbours x 9 entries per vertex), Anderson history.
-const BYTES_PER_VERTEX: f64 = 12_000.0;
-/// Bytes per vertex of the Cholesky factor's fill at 10^4 vertices; it grows with vertices^(1/3) for a
-/// 3D mesh under nested dissection.
-const FILL_BYTES_PER_VERTEX_AT_1E4: f64 = 6_000.0;
+/// Bytes per vertex of the mesh and the PBD system (constraints in two layouts, colours, rest-state
+/// scratch, Anderson history). Measured: 149 MB peak for `pbdfit simulate` at N = 32 (35,937 vertices),
+/// 4.1 kB per vertex.
+const BYTES_PER_VERTEX: f64 = 4_500.0;
+/// The FEM's sparse Cholesky factor dominates large bodies: its fill grows as vertices^(4/3) (nested
+/// dissection in 3D). Measured peak of `pbdfit fem`: 70 MB at N = 16 (4,913 vertices), 996 MB at N = 32,
+/// i.e. 845 and 844 bytes x vertices^(4/3); rounded up.
+const FEM_BYTES_PER_VERTEX_POW_4_3: f64 = 1_000.0;
 /// Fixed cost of the process (binary, allocator, thread pool), bytes.
-const BASE_BYTES: f64 = 50e6;
+const BASE_BYTES: f64 = 30e6;
 
 /// What a body of a given size will need.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -33,8 +36,11 @@ impl SizeEstimate {
     /// The estimate for a mesh of `vertices` and `tets`.
     pub fn new(vertices: u64, tets: u64) -> Self {
         let v = vertices as f64;
-        let fill = FILL_BYTES_PER_VERTEX_AT_1E4 * (v / 1e4).max(1.0).cbrt();
-        Self { vertices, tets, bytes: BASE_BYTES + v * (BYTES_PER_VERTEX + fill) }
+        Self {
+            vertices,
+            tets,
+            bytes: BASE_BYTES + v * BYTES_PER_VERTEX + FEM_BYTES_PER_VERTEX_POW_4_3 * v.powf(4.0 / 3.0),
+        }
     }
 
     /// The unit cube at resolution N: (N + 1)^3 vertices, 5 N^3 tetrahedra (saturating, so a huge N
@@ -101,6 +107,15 @@ pub(crate) fn extent(points: &[Vec3]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_estimate_covers_the_measured_peaks() {
+        // Measured peaks (FEM + PBD) at N = 16 and 32: 70 + 25 MB and 996 + 149 MB.
+        for (n, measured) in [(16, 95e6), (32, 1145e6)] {
+            let e = SizeEstimate::unit_cube(n).bytes;
+            assert!(e >= measured && e <= 2.0 * measured, "N = {n}: {e:e} vs {measured:e}");
+        }
+    }
 
     #[test]
     fn the_cube_that_aborted_is_refused_and_small_cubes_pass() {

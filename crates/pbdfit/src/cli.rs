@@ -49,7 +49,7 @@ pub fn load_scene(name: &str, mass_model: Option<MassModel>, fix_orientation: bo
                 changes.push(format!("{} unused vertices dropped", report.unused_vertices_dropped));
             }
             if report.ignored_cells > 0 {
-                changes.push(format!("{} non-tetrahedral cells ignored", report.ignored_cells));
+                changes.push(format!("{} non-tetrahedral cells left out of the body", report.ignored_cells));
             }
             eprintln!(
                 "pbdfit: scene {}: mesh {file}: {} vertices, {} tetrahedra{}",
