@@ -37,7 +37,9 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 
 def scenes() -> List[str]:
-    """The built-in scene names (``gravity-floor``, ``gravity-wall``, ``gravity-ceiling``, ``gravity``)."""
+    """The built-in scene names: the gravity scenes (``gravity-floor``, ``gravity-wall``, ``gravity-ceiling``,
+    the compound ``gravity``), the load cases (``tension``, ``compression``, ``shear``, ``torsion``) and
+    ``cantilever`` on an imported beam mesh."""
     return list(_native.scenes())
 
 
@@ -50,7 +52,10 @@ class Scene:
         n: mesh resolution (hexahedra per cube edge).
         vertices: (nv, 3) float64, rest positions in m.
         tets: (nt, 4) int64, vertex indices of each tetrahedron (positively oriented).
-        held: (nv,) bool, the vertices held in place.
+        held: (nv,) bool, the vertices held (in place, or at a prescribed displacement).
+        prescribed: (nv, 3) float64, the displacement in m a load prescribes at held vertices (zero
+            elsewhere and at plainly held ones).
+        forces: (nv, 3) float64, nodal forces in N from tractions (gravity is separate).
         masses: (nv,) float64, vertex masses in kg.
         gravity: (3,) float64, in m/s^2.
         mass_model: ``lumped`` or ``uniform``.
@@ -71,6 +76,8 @@ class Scene:
         self.vertices: np.ndarray = b["vertices"]
         self.tets: np.ndarray = b["tets"]
         self.held: np.ndarray = b["held"]
+        self.prescribed: np.ndarray = b["prescribed"]
+        self.forces: np.ndarray = b["forces"]
         self.masses: np.ndarray = b["masses"]
         self.gravity: np.ndarray = b["gravity"]
         self.mass_model = str(b["mass_model"])
@@ -81,7 +88,8 @@ class Scene:
         return bool(self.parts)
 
     def __getattr__(self, name: str) -> Any:
-        if name in ("vertices", "tets", "held", "masses", "gravity", "mass_model") and self.__dict__.get("parts"):
+        per_body = ("vertices", "tets", "held", "prescribed", "forces", "masses", "gravity", "mass_model")
+        if name in per_body and self.__dict__.get("parts"):
             parts = ", ".join(p.name for p in self.parts)
             raise ValueError(f"scene {self.name} is a compound of {parts}: use .parts[i].{name}")
         raise AttributeError(name)

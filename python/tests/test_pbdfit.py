@@ -32,7 +32,10 @@ def cli_json(*args: str):
 
 
 def test_scenes_and_arrays_have_the_documented_shapes_and_dtypes():
-    assert pbdfit.scenes() == ["gravity-floor", "gravity-wall", "gravity-ceiling", "gravity"]
+    assert pbdfit.scenes() == [
+        "gravity-floor", "gravity-wall", "gravity-ceiling", "gravity",
+        "tension", "compression", "shear", "torsion", "cantilever",
+    ]
     s = pbdfit.Scene.load("gravity-floor", n=2)
     assert s.vertices.shape == (27, 3) and s.vertices.dtype == np.float64
     assert s.tets.shape == (40, 4) and s.tets.dtype == np.int64
@@ -40,6 +43,11 @@ def test_scenes_and_arrays_have_the_documented_shapes_and_dtypes():
     assert s.held.sum() == 9 and np.all(s.vertices[s.held][:, 1] == 0.0)
     assert s.masses.shape == (27,) and abs(s.masses.sum() - 1.0) < 1e-12
     assert list(s.gravity) == [0.0, -9.81, 0.0]
+    assert s.prescribed.shape == (27, 3) and not s.prescribed.any() and not s.forces.any()
+    t = pbdfit.Scene.load("tension", n=2)
+    assert np.allclose(t.forces.sum(axis=0), [0.0, 10.0, 0.0], rtol=0, atol=1e-12)
+    r = pbdfit.Scene.load("torsion", n=2)
+    assert r.held.sum() == 18 and np.abs(r.prescribed[r.vertices[:, 1] == 1.0]).max() > 0.0
     g = pbdfit.Scene.load("gravity")
     assert g.compound and [p.name for p in g.parts] == ["gravity-floor", "gravity-wall", "gravity-ceiling"]
     with pytest.raises(ValueError, match="compound"):

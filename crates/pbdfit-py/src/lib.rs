@@ -102,8 +102,9 @@ fn scenes() -> Vec<&'static str> {
 }
 
 /// The bodies of a scene at resolution `n` (default: the scene's): one dict per basic scene with
-/// `name`, `n`, `vertices` (nv x 3, m), `tets` (nt x 4, int64), `held` (nv, bool), `masses` (nv, kg),
-/// `gravity` (3, m/s^2), `mass_model`, plus `compound` (bool) for the set.
+/// `name`, `n`, `vertices` (nv x 3, m), `tets` (nt x 4, int64), `held` (nv, bool), `prescribed` (nv x 3,
+/// m: displacement of held vertices a load moves), `forces` (nv x 3, N: traction loads), `masses` (nv,
+/// kg), `gravity` (3, m/s^2), `mass_model`, plus `compound` (bool) for the set.
 #[pyfunction]
 #[pyo3(signature = (scene, n=None))]
 fn scene_bodies<'py>(py: Python<'py>, scene: &str, n: Option<usize>) -> PyResult<(bool, Vec<Bound<'py, PyDict>>)> {
@@ -119,6 +120,8 @@ fn scene_bodies<'py>(py: Python<'py>, scene: &str, n: Option<usize>) -> PyResult
         let tets: Vec<i64> = body.mesh.tets().iter().flatten().map(|&v| v as i64).collect();
         d.set_item("tets", tets.into_pyarray(py).reshape([body.mesh.tets().len(), 4])?)?;
         d.set_item("held", PyArray1::from_slice(py, &body.held))?;
+        d.set_item("prescribed", matrix(py, &body.prescribed))?;
+        d.set_item("forces", matrix(py, &body.forces))?;
         d.set_item("masses", PyArray1::from_slice(py, &body.masses))?;
         d.set_item("gravity", PyArray1::from_slice(py, body.gravity.as_slice()))?;
         d.set_item("mass_model", body.mass_model.name())?;
