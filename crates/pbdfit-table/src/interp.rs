@@ -5,6 +5,20 @@
 //! that is multilinear in the coordinates, takes the node values at the nodes (the weight of the node
 //! is exactly 1 there and every other weight exactly 0), and is monotone along an axis wherever the node
 //! data are.
+//!
+//! A table's parameters are interpolated in a per-cell *interpolation coordinate*
+//! ([`Coordinate::of_cell`], applied by [`interpolate_parameter`], which both lookup and leave-one-out
+//! use): log10 of the value where every contributing corner value (the corners with a non-zero weight)
+//! is > 0, else the parameter's search coordinate (the value for linear-scale parameters such as kd, kv;
+//! log10 for compliances, which are always > 0 and so always interpolated in log10). A power law
+//! `c E^p` (more generally any positive function whose log10 is multilinear in the coordinates) is
+//! then reproduced exactly between nodes, and the interpolant stays monotone within a cell wherever the
+//! corner data are (log10 is monotone). Where a cell has a zero corner and its neighbour has none, the
+//! two cells interpolate their shared face differently (the zero-corner cell linearly, the face itself
+//! in log10), so the interpolant can jump there by the difference between the arithmetic and geometric
+//! means of the face's corner values.
+
+use pbdfit_results::Scale;
 
 use crate::axes::flat;
 
@@ -82,6 +96,97 @@ pub fn weighted(corners: &[(usize, f64)], value: impl Fn(usize) -> f64) -> f64 {
         }
     }
     corners.iter().map(|&(i, w)| w * value(i)).sum()
+}
+
+/// The coordinate a parameter is interpolated in on one cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Coordinate {
+    /// The value itself.
+    Linear,
+    /// log10 of the value.
+    Log10,
+}
+
+impl Coordinate {
+    /// The search coordinate of a parameter of scale `scale` (the fallback).
+    pub fn search(scale: Scale) -> Self {
+        match scale {
+            Scale::Linear => Self::Linear,
+            Scale::Log10 => Self::Log10,
+        }
+    }
+
+    /// The interpolation coordinate of a cell whose contributing corners (non-zero weight) have the
+    /// values `corner_values`: log10 where all are > 0, else the search coordinate of `scale`.
+    pub fn of_cell(scale: Scale, corner_values: impl IntoIterator<Item = f64>) -> Self {
+        if corner_values.into_iter().all(|v| v > 0.0) { Self::Log10 } else { Self::search(scale) }
+    }
+
+    /// A value's coordinate.
+    pub fn to(self, v: f64) -> f64 {
+        match self {
+            Self::Linear => v,
+            Self::Log10 => v.log10(),
+        }
+    }
+
+    /// The value at a coordinate.
+    pub fn from(self, c: f64) -> f64 {
+        match self {
+            Self::Linear => c,
+            Self::Log10 => 10f64.powf(c),
+        }
+    }
+}
+
+/// A parameter interpolated on a cell.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Interpolated {
+    /// The value in its natural units (at a node, the node's value bit for bit).
+    pub value: f64,
+    /// The cell's interpolation coordinate.
+    pub coordinate: Coordinate,
+    /// The interpolated coordinate (the weighted sum of the corners' coordinates).
+    pub at: f64,
+}
+
+impl Interpolated {
+    /// The value in the search coordinate of `scale` (log10 for compliances): the interpolated
+    /// coordinate itself where the two coincide.
+    pub fn search(&self, scale: Scale) -> f64 {
+        let search = Coordinate::search(scale);
+        if search == self.coordinate { self.at } else { search.to(self.value) }
+    }
+}
+
+/// Interpolates one parameter (of scale `scale`, node values in natural units given by `value`) on the
+/// cell `corners` (from [`corners`]) in the cell's interpolation coordinate ([`Coordinate::of_cell`]):
+/// the one rule of the table's lookup and leave-one-out. At a node (one corner of weight 1) the node's
+/// value exactly.
+///
+/// ```
+/// use pbdfit_results::Scale;
+/// use pbdfit_table::interp::{Coordinate, interpolate_parameter};
+/// // kd = 2.5e-6 E on E = 1e2, 1e4 (coordinates log10 E = 2, 4): at E = 1e3 (t = 1/2) exactly 2.5e-3.
+/// let kd = [2.5e-4, 2.5e-2];
+/// let p = interpolate_parameter(Scale::Linear, &[(0, 0.5), (1, 0.5)], |i| kd[i]);
+/// assert_eq!(p.coordinate, Coordinate::Log10);
+/// assert!((p.value / 2.5e-3 - 1.0).abs() < 1e-14);
+/// // A zero corner: linear in the value.
+/// let kd = [0.0, 0.5];
+/// let p = interpolate_parameter(Scale::Linear, &[(0, 0.5), (1, 0.5)], |i| kd[i]);
+/// assert_eq!((p.coordinate, p.value), (Coordinate::Linear, 0.25));
+/// ```
+pub fn interpolate_parameter(scale: Scale, corners: &[(usize, f64)], value: impl Fn(usize) -> f64) -> Interpolated {
+    let coordinate = Coordinate::of_cell(scale, corners.iter().map(|&(i, _)| value(i)));
+    if let [(i, w)] = corners {
+        if *w == 1.0 {
+            let v = value(*i);
+            return Interpolated { value: v, coordinate, at: coordinate.to(v) };
+        }
+    }
+    let at = weighted(corners, |i| coordinate.to(value(i)));
+    Interpolated { value: coordinate.from(at), coordinate, at }
 }
 
 /// Interpolates node values (flat, last axis fastest) at the point `x` of the grid with coordinates

@@ -1,9 +1,15 @@
 //! Leave-one-out: every interior node predicted from its two neighbours along each axis on which it has
 //! a neighbour on both sides, with the node itself dropped (methodology, section Stiffness tables). The
 //! prediction is what interpolation would give there had the node not been fitted, so its deviation from
-//! the node's fitted value estimates the interpolation's error between nodes.
+//! the node's fitted value estimates the interpolation's error between nodes. The prediction uses
+//! lookup's rule ([`interpolate_parameter`]): per parameter, in log10 where both neighbours' values are
+//! > 0, else in the search coordinate.
+
+use pbdfit_results::Scale;
 
 use crate::axes::{flat, unflat};
+use crate::format::to_search;
+use crate::interp::interpolate_parameter;
 
 /// One leave-one-out prediction.
 #[derive(Debug, Clone, PartialEq)]
@@ -12,16 +18,17 @@ pub struct Prediction {
     pub node: usize,
     /// The axis along which it was predicted (index into the grid's axes).
     pub axis: usize,
-    /// The predicted values (in the coordinates the values were given in: search coordinates).
+    /// The predicted values in their natural units.
     pub values: Vec<f64>,
-    /// Predicted minus fitted, per value.
+    /// Predicted minus fitted, per value, in search coordinates (log10 for compliances).
     pub deviation: Vec<f64>,
 }
 
 /// Every leave-one-out prediction on a grid with coordinates `axes` and per-node values `values` (flat,
-/// last axis fastest; one vector per node), node by node and axis by axis. A node whose values or whose
-/// neighbours' values are not finite (a failed fit) is not predicted along that axis.
-pub fn predictions(axes: &[Vec<f64>], values: &[Vec<f64>]) -> Vec<Prediction> {
+/// last axis fastest; one vector per node, in natural units, parameter `j` of scale `scales[j]`), node by
+/// node and axis by axis. A node whose values or whose neighbours' values are not finite (a failed fit)
+/// is not predicted along that axis.
+pub fn predictions(axes: &[Vec<f64>], values: &[Vec<f64>], scales: &[Scale]) -> Vec<Prediction> {
     let shape: Vec<usize> = axes.iter().map(|a| a.len()).collect();
     let finite = |v: &Vec<f64>| v.iter().all(|x| x.is_finite());
     let mut out = Vec::new();
@@ -44,8 +51,14 @@ pub fn predictions(axes: &[Vec<f64>], values: &[Vec<f64>]) -> Vec<Prediction> {
                 continue;
             }
             let t = (axis[i] - axis[i - 1]) / (axis[i + 1] - axis[i - 1]);
-            let predicted: Vec<f64> = lo.iter().zip(hi).map(|(a, b)| (1.0 - t) * a + t * b).collect();
-            let deviation = predicted.iter().zip(&values[node]).map(|(p, f)| p - f).collect();
+            let cell = [(0, 1.0 - t), (1, t)];
+            let mut predicted = Vec::with_capacity(scales.len());
+            let mut deviation = Vec::with_capacity(scales.len());
+            for (j, &scale) in scales.iter().enumerate() {
+                let p = interpolate_parameter(scale, &cell, |c| if c == 0 { lo[j] } else { hi[j] });
+                predicted.push(p.value);
+                deviation.push(p.search(scale) - to_search(scale, values[node][j]));
+            }
             out.push(Prediction { node, axis: k, values: predicted, deviation });
         }
     }

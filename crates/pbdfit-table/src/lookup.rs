@@ -5,8 +5,8 @@ use serde::Serialize;
 
 use crate::TableError;
 use crate::axes::DIMS;
-use crate::format::{Node, Table, from_search, to_search};
-use crate::interp::{Position, corners, locate, weighted};
+use crate::format::{Node, Table};
+use crate::interp::{Position, corners, interpolate_parameter, locate, weighted};
 
 /// A lookup's settings and material.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -121,7 +121,7 @@ pub struct Lookup {
     pub corners: Vec<CornerNode>,
     /// The nearest node: the corner with the largest weight.
     pub nearest: CornerNode,
-    /// The fit error interpolated like the parameters (the error a fit at the query would give,
+    /// The fit error interpolated linearly in its value from the cell's nodes (the error a fit at the query would give,
     /// roughly; the leave-one-out estimate says what interpolating the parameters costs on top).
     pub interpolated_fit_error: f64,
     /// Leave-one-out estimate.
@@ -204,12 +204,8 @@ pub fn lookup(table: &Table, query: &Query, extrapolate: bool) -> Result<Lookup,
         .enumerate()
         .map(|(j, p)| {
             // At a node (one corner of weight 1) the node's own value, bit for bit; else interpolated in
-            // search coordinates.
-            let value = if let [(i, w)] = weights.as_slice() {
-                if *w == 1.0 { table.nodes[*i].parameters[j] } else { f64::NAN }
-            } else {
-                from_search(p.scale, weighted(&weights, |i| to_search(p.scale, table.nodes[i].parameters[j])))
-            };
+            // the cell's interpolation coordinate (log10 where every corner value is > 0).
+            let value = interpolate_parameter(p.scale, &weights, |i| table.nodes[i].parameters[j]).value;
             LookupParameter { name: p.name.clone(), unit: p.unit.clone(), value }
         })
         .collect();
