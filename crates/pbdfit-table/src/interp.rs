@@ -295,6 +295,90 @@ mod tests {
         }
     }
 
+    /// The cell of `x` on `axes` (every coordinate inside).
+    fn cell(axes: &[Vec<f64>], x: &[f64]) -> Vec<(usize, f64)> {
+        let shape: Vec<usize> = axes.iter().map(|a| a.len()).collect();
+        let cells: Vec<(usize, f64)> = axes
+            .iter()
+            .zip(x)
+            .map(|(a, &xk)| match locate(a, xk) {
+                Position::Inside(i, t) => (i, t),
+                p => panic!("{xk} is {p:?}"),
+            })
+            .collect();
+        corners(&shape, &cells)
+    }
+
+    /// A deterministic scatter of points over the whole range of `axes()`.
+    fn scatter(axes: &[Vec<f64>], k: usize) -> [f64; 5] {
+        let s = |m: f64, a: &Vec<f64>| a[0] + ((k as f64 * m).fract()) * (a[a.len() - 1] - a[0]);
+        [s(0.618034, &axes[0]), s(0.414214, &axes[1]), s(0.732051, &axes[2]), 0.0, s(0.236068, &axes[4])]
+    }
+
+    #[test]
+    fn a_power_law_in_e_is_reproduced_exactly_between_nodes() {
+        // kd = c E^p with x0 = log10 E on an irregular axis (1e2 to 1e7), like PBD's kd (p about 1).
+        let axes = axes();
+        let (c, p) = (2.5e-6, 0.97);
+        let kd = |x: &[f64]| c * 10f64.powf(p * x[0]);
+        let values = on_nodes(&axes, kd);
+        let mut worst: f64 = 0.0;
+        for k in 0..500 {
+            let x = scatter(&axes, k);
+            let got = interpolate_parameter(Scale::Linear, &cell(&axes, &x), |i| values[i]);
+            assert_eq!(got.coordinate, Coordinate::Log10);
+            worst = worst.max((got.value / kd(&x) - 1.0).abs());
+        }
+        assert!(worst < 1e-12, "largest relative deviation {worst:e}");
+        // Linear in the value, the same data are far off between decades: at E = 10^2.5 the mean of
+        // c 10^(2p) and c 10^(3p) is 1.69 times c 10^(2.5p).
+        let x = [2.5, 0.1, -2.0, 0.0, 1.0];
+        let linear = interpolate(&axes, &values, &x).unwrap();
+        assert!(linear / kd(&x) > 1.6, "{}", linear / kd(&x));
+    }
+
+    #[test]
+    fn a_cell_with_a_zero_corner_falls_back_to_linear() {
+        let axes = axes();
+        // Positive except at the nodes with x0 = 2 and x1 = 0 (one face of the grid): there 0, as kd on the
+        // search box's lower edge.
+        let f = |x: &[f64]| if x[0] == 2.0 && x[1] == 0.0 { 0.0 } else { 0.01 * x[0].powi(2) * (1.0 + x[1]) };
+        let values = on_nodes(&axes, f);
+        let (mut linear, mut log) = (0, 0);
+        for k in 0..500 {
+            let x = scatter(&axes, k);
+            let c = cell(&axes, &x);
+            let got = interpolate_parameter(Scale::Linear, &c, |i| values[i]);
+            if c.iter().any(|&(i, _)| values[i] == 0.0) {
+                // Exactly the multilinear interpolant of the values.
+                assert_eq!(got.coordinate, Coordinate::Linear);
+                assert_eq!(got.value, interpolate(&axes, &values, &x).unwrap());
+                assert_eq!(got.search(Scale::Linear), got.value);
+                linear += 1;
+            } else {
+                assert_eq!(got.coordinate, Coordinate::Log10);
+                let logs: Vec<f64> = values.iter().map(|v| v.log10()).collect();
+                assert!((got.value.log10() - interpolate(&axes, &logs, &x).unwrap()).abs() < 1e-12);
+                log += 1;
+            }
+        }
+        assert!(linear > 10 && log > 100, "{linear} linear, {log} log10 cells");
+        // The cell x0 in [2, 3], x1 in [0, 0.2] on its face x0 = 3: the corners at x0 = 2 have weight 0, so
+        // only the face's (positive) values count.
+        let shape: Vec<usize> = axes.iter().map(|a| a.len()).collect();
+        let face = corners(&shape, &[(0, 1.0), (0, 0.5), (0, 0.5), (0, 0.0), (0, 0.5)]);
+        assert_eq!(face.len(), 8);
+        assert_eq!(interpolate_parameter(Scale::Linear, &face, |i| values[i]).coordinate, Coordinate::Log10);
+        let inside = corners(&shape, &[(0, 0.999), (0, 0.5), (0, 0.5), (0, 0.0), (0, 0.5)]);
+        assert_eq!(interpolate_parameter(Scale::Linear, &inside, |i| values[i]).coordinate, Coordinate::Linear);
+        // A compliance (log10 search coordinate) stays in log10 either way, and at a node the value is exact.
+        let alpha = [1e-6, 1e-2];
+        let mid = interpolate_parameter(Scale::Log10, &[(0, 0.5), (1, 0.5)], |i| alpha[i]);
+        assert_eq!((mid.coordinate, mid.search(Scale::Log10)), (Coordinate::Log10, -4.0));
+        let node = interpolate_parameter(Scale::Linear, &[(1, 1.0)], |i| values[i]);
+        assert_eq!(node.value.to_bits(), values[1].to_bits());
+    }
+
     #[test]
     fn points_outside_the_range_or_off_a_one_node_axis_are_refused() {
         let axes = axes();

@@ -80,19 +80,20 @@ pub fn quantiles(values: &[f64]) -> Option<(f64, f64, f64)> {
 mod tests {
     use super::*;
 
-    /// f(x, y) = x^2 + y on x in {0, 1, 3}, y in {0, 1, 2}: linear in y (leave-one-out exact along y),
-    /// and along x the middle node (t = 1/3 between x = 0 and x = 3) is predicted as (2 f(0) + f(3)) / 3 = 3,
-    /// 2 above f(1) = 1 whatever y.
+    /// f(x, y) = x^2 + y - 10 (negative, so interpolated linearly) on x in {0, 1, 3}, y in {0, 1, 2}:
+    /// linear in y (leave-one-out exact along y), and along x the middle node (t = 1/3 between x = 0 and
+    /// x = 3) is predicted as (2 f(0) + f(3)) / 3 = -7, 2 above f(1) = -9 whatever y. The second value, 2y,
+    /// is exact either way (constant along x, in log10 where positive; linear along y from a zero).
     #[test]
     fn a_known_function_gives_the_known_error() {
         let axes = vec![vec![0.0, 1.0, 3.0], vec![0.0, 1.0, 2.0]];
         let mut values = Vec::new();
         for x in &axes[0] {
             for y in &axes[1] {
-                values.push(vec![x * x + y, 2.0 * y]);
+                values.push(vec![x * x + y - 10.0, 2.0 * y]);
             }
         }
-        let p = predictions(&axes, &values);
+        let p = predictions(&axes, &values, &[Scale::Linear, Scale::Linear]);
         // Interior along x: the three nodes with x = 1; along y: the three with y = 1.
         assert_eq!(p.len(), 6);
         for q in &p {
@@ -106,7 +107,8 @@ mod tests {
             }
             assert!(q.deviation[1].abs() < 1e-15, "{q:?}");
         }
-        let along_x: Vec<f64> = p.iter().map(|q| q.deviation[0].abs()).collect();
+        // (Rounded: -10 costs the last bits.)
+        let along_x: Vec<f64> = p.iter().map(|q| (q.deviation[0].abs() * 1e12).round() / 1e12).collect();
         // Three zeros (along y) and three 2s (along x): median (rank 3) 0, 90th percentile (rank 6) 2.
         assert_eq!(quantiles(&along_x), Some((0.0, 2.0, 2.0)));
     }
@@ -115,8 +117,33 @@ mod tests {
     fn failed_neighbours_are_skipped() {
         let axes = vec![vec![0.0, 1.0, 2.0]];
         let values = vec![vec![0.0], vec![1.0], vec![f64::NAN]];
-        assert!(predictions(&axes, &values).is_empty());
+        assert!(predictions(&axes, &values, &[Scale::Linear]).is_empty());
         assert_eq!(quantiles(&[3.0, f64::NAN, 1.0, 2.0]), Some((2.0, 3.0, 3.0)));
         assert_eq!(quantiles(&[]), None);
+    }
+
+    /// kd = c E^p (p near 1, as PBD's) on log10 E in {2, 3, 4, 5}, and a compliance alpha = 1e-3 / E:
+    /// both predicted exactly (to rounding) from their neighbours. With kd = 0 at E = 1e2 (the search box's
+    /// lower edge) the node at 1e3 falls back to linear: (0 + kd(1e4)) / 2.
+    #[test]
+    fn a_power_law_is_predicted_exactly_and_a_zero_neighbour_falls_back_to_linear() {
+        let axes = vec![vec![2.0, 3.0, 4.0, 5.0]];
+        let kd = |x: f64| 2.5e-6 * 10f64.powf(0.98 * x);
+        let mut values: Vec<Vec<f64>> = axes[0].iter().map(|&x| vec![kd(x), 1e-3 * 10f64.powf(-x)]).collect();
+        let scales = [Scale::Linear, Scale::Log10];
+        let p = predictions(&axes, &values, &scales);
+        assert_eq!(p.len(), 2);
+        for q in &p {
+            let x = axes[0][q.node];
+            assert!((q.values[0] / kd(x) - 1.0).abs() < 1e-12, "{q:?}");
+            assert!(q.deviation[0].abs() < 1e-12 * kd(x) && q.deviation[1].abs() < 1e-12, "{q:?}");
+        }
+        values[0][0] = 0.0;
+        let p = predictions(&axes, &values, &scales);
+        assert_eq!(p[0].node, 1);
+        assert_eq!(p[0].values[0], 0.5 * kd(4.0));
+        assert_eq!(p[0].deviation[0], 0.5 * kd(4.0) - kd(3.0));
+        assert!(p[0].deviation[1].abs() < 1e-12, "{:?}", p[0]);
+        assert!((p[1].values[0] / kd(4.0) - 1.0).abs() < 1e-12, "{:?}", p[1]);
     }
 }
