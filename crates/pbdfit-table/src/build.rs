@@ -11,7 +11,7 @@ use pbdfit_results::{ParameterLayout, Scale};
 use rayon::prelude::*;
 
 use crate::axes::{DIMS, flat};
-use crate::format::{LooStats, LooSummary, Node, NodeLoo, Stats, Table, TableMeta, from_search, to_search};
+use crate::format::{LooStats, LooSummary, Node, NodeLoo, Stats, Table, TableMeta};
 use crate::{TableDef, TableError};
 
 /// What a build did.
@@ -97,7 +97,7 @@ pub fn build(
     }
     let mut nodes: Vec<Node> = nodes.into_iter().flatten().collect();
 
-    // Leave-one-out in search coordinates.
+    // Leave-one-out in the interpolation coordinates (deviations in search coordinates).
     let box_axes = study.fit.search_box.axes();
     let scales: Vec<Scale> = box_axes
         .iter()
@@ -106,13 +106,9 @@ pub fn build(
             pbdfit_pbd::Scale::Log10 => Scale::Log10,
         })
         .collect();
-    let search: Vec<Vec<f64>> = nodes
-        .iter()
-        .map(|n| {
-            n.parameters.iter().zip(&scales).map(|(v, s)| if n.ok { to_search(*s, *v) } else { f64::NAN }).collect()
-        })
-        .collect();
-    let predictions = crate::loo::predictions(&axes.coordinates(), &search);
+    let values: Vec<Vec<f64>> =
+        nodes.iter().map(|n| n.parameters.iter().map(|v| if n.ok { *v } else { f64::NAN }).collect()).collect();
+    let predictions = crate::loo::predictions(&axes.coordinates(), &values, &scales);
     observer(&Progress {
         done: run.fits,
         total: run.fits,
@@ -133,8 +129,7 @@ pub fn build(
             let material = YoungPoisson::new(node.young, node.poisson)?;
             let problem = FitProblem::new(set, settings, material, cache)?;
             let problem = FitProblem { rest_options: study.precision.rest_options(), ..problem };
-            let values: Vec<f64> = p.values.iter().zip(&scales).map(|(s, sc)| from_search(*sc, *s)).collect();
-            Ok(problem.evaluate(&values, None).error)
+            Ok(problem.evaluate(&p.values, None).error)
         })
         .collect();
     let errors: Vec<f64> = errors.into_iter().collect::<Result<_, _>>()?;
@@ -156,10 +151,12 @@ pub fn build(
     let with_loo: Vec<(&Node, &NodeLoo)> = nodes.iter().filter_map(|n| n.loo.as_ref().map(|l| (n, l))).collect();
     let leave_one_out = LooSummary {
         method: "each node with a neighbour on both sides along an axis is predicted by linear interpolation \
-                 between those two neighbours (in the interpolation coordinates, the node dropped), along each \
-                 such axis; the prediction is compared with the node's fitted parameters in search coordinates \
-                 (the value, log10 for compliances) and simulated (one rest state per scene, cold start) for the \
-                 error it gives; per node the worst over its axes, statistics over the nodes"
+                 between those two neighbours (the node dropped), along each such axis, in the interpolation \
+                 coordinates as lookup: the axis's coordinate (log10 E, nu, log10 dt, log2 nit, log2 N) and per \
+                 parameter log10 of the value where both neighbours' values are > 0, else the search coordinate \
+                 (the value for kd, kv); the prediction is compared with the node's fitted parameters in search \
+                 coordinates (the value, log10 for compliances) and simulated (one rest state per scene, cold \
+                 start) for the error it gives; per node the worst over its axes, statistics over the nodes"
             .into(),
         nodes: with_loo.len(),
         predictions: predictions.len(),
@@ -198,8 +195,10 @@ pub fn build(
         grid: study.fit.resolution(),
         min_step: study.fit.min_step,
         axes: axes.clone(),
-        interpolation: "multilinear on the cell containing the query in (log10 E, nu, log10 dt, log2 nit, log2 N), \
-                        parameters in search coordinates (the value, log10 for compliances)"
+        interpolation: "multilinear on the cell containing the query in (log10 E, nu, log10 dt, log2 nit, log2 N); \
+                        each parameter in log10 of its value where the values at all the cell's corners with a \
+                        non-zero weight are > 0 (exact for power laws in E), else in its search coordinate (the \
+                        value for kd, kv; compliances are always > 0, so always log10); at a node the node's value"
             .into(),
         nodes: nodes.len(),
         failed: nodes.iter().filter(|n| !n.ok).count(),

@@ -329,14 +329,6 @@ pub fn to_search(scale: Scale, v: f64) -> f64 {
     }
 }
 
-/// A parameter's value from its search coordinate.
-pub fn from_search(scale: Scale, s: f64) -> f64 {
-    match scale {
-        Scale::Linear => s,
-        Scale::Log10 => 10f64.powf(s),
-    }
-}
-
 /// Writes `text` to `path` through a temporary file in the same folder and a rename.
 fn write_atomic(path: &Path, text: &str) -> Result<(), TableError> {
     let tmp = path.with_extension("tmp");

@@ -5,6 +5,20 @@
 //! that is multilinear in the coordinates, takes the node values at the nodes (the weight of the node
 //! is exactly 1 there and every other weight exactly 0), and is monotone along an axis wherever the node
 //! data are.
+//!
+//! A table's parameters are interpolated in a per-cell *interpolation coordinate*
+//! ([`Coordinate::of_cell`], applied by [`interpolate_parameter`], which both lookup and leave-one-out
+//! use): log10 of the value where every contributing corner value (the corners with a non-zero weight)
+//! is > 0, else the parameter's search coordinate (the value for linear-scale parameters such as kd, kv;
+//! log10 for compliances, which are always > 0 and so always interpolated in log10). A power law
+//! `c E^p` (more generally any positive function whose log10 is multilinear in the coordinates) is
+//! then reproduced exactly between nodes, and the interpolant stays monotone within a cell wherever the
+//! corner data are (log10 is monotone). Where a cell has a zero corner and its neighbour has none, the
+//! two cells interpolate their shared face differently (the zero-corner cell linearly, the face itself
+//! in log10), so the interpolant can jump there by the difference between the arithmetic and geometric
+//! means of the face's corner values.
+
+use pbdfit_results::Scale;
 
 use crate::axes::flat;
 
@@ -82,6 +96,97 @@ pub fn weighted(corners: &[(usize, f64)], value: impl Fn(usize) -> f64) -> f64 {
         }
     }
     corners.iter().map(|&(i, w)| w * value(i)).sum()
+}
+
+/// The coordinate a parameter is interpolated in on one cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Coordinate {
+    /// The value itself.
+    Linear,
+    /// log10 of the value.
+    Log10,
+}
+
+impl Coordinate {
+    /// The search coordinate of a parameter of scale `scale` (the fallback).
+    pub fn search(scale: Scale) -> Self {
+        match scale {
+            Scale::Linear => Self::Linear,
+            Scale::Log10 => Self::Log10,
+        }
+    }
+
+    /// The interpolation coordinate of a cell whose contributing corners (non-zero weight) have the
+    /// values `corner_values`: log10 where all are > 0, else the search coordinate of `scale`.
+    pub fn of_cell(scale: Scale, corner_values: impl IntoIterator<Item = f64>) -> Self {
+        if corner_values.into_iter().all(|v| v > 0.0) { Self::Log10 } else { Self::search(scale) }
+    }
+
+    /// A value's coordinate.
+    pub fn to(self, v: f64) -> f64 {
+        match self {
+            Self::Linear => v,
+            Self::Log10 => v.log10(),
+        }
+    }
+
+    /// The value at a coordinate.
+    pub fn from(self, c: f64) -> f64 {
+        match self {
+            Self::Linear => c,
+            Self::Log10 => 10f64.powf(c),
+        }
+    }
+}
+
+/// A parameter interpolated on a cell.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Interpolated {
+    /// The value in its natural units (at a node, the node's value bit for bit).
+    pub value: f64,
+    /// The cell's interpolation coordinate.
+    pub coordinate: Coordinate,
+    /// The interpolated coordinate (the weighted sum of the corners' coordinates).
+    pub at: f64,
+}
+
+impl Interpolated {
+    /// The value in the search coordinate of `scale` (log10 for compliances): the interpolated
+    /// coordinate itself where the two coincide.
+    pub fn search(&self, scale: Scale) -> f64 {
+        let search = Coordinate::search(scale);
+        if search == self.coordinate { self.at } else { search.to(self.value) }
+    }
+}
+
+/// Interpolates one parameter (of scale `scale`, node values in natural units given by `value`) on the
+/// cell `corners` (from [`corners`]) in the cell's interpolation coordinate ([`Coordinate::of_cell`]):
+/// the one rule of the table's lookup and leave-one-out. At a node (one corner of weight 1) the node's
+/// value exactly.
+///
+/// ```
+/// use pbdfit_results::Scale;
+/// use pbdfit_table::interp::{Coordinate, interpolate_parameter};
+/// // kd = 2.5e-6 E on E = 1e2, 1e4 (coordinates log10 E = 2, 4): at E = 1e3 (t = 1/2) exactly 2.5e-3.
+/// let kd = [2.5e-4, 2.5e-2];
+/// let p = interpolate_parameter(Scale::Linear, &[(0, 0.5), (1, 0.5)], |i| kd[i]);
+/// assert_eq!(p.coordinate, Coordinate::Log10);
+/// assert!((p.value / 2.5e-3 - 1.0).abs() < 1e-14);
+/// // A zero corner: linear in the value.
+/// let kd = [0.0, 0.5];
+/// let p = interpolate_parameter(Scale::Linear, &[(0, 0.5), (1, 0.5)], |i| kd[i]);
+/// assert_eq!((p.coordinate, p.value), (Coordinate::Linear, 0.25));
+/// ```
+pub fn interpolate_parameter(scale: Scale, corners: &[(usize, f64)], value: impl Fn(usize) -> f64) -> Interpolated {
+    let coordinate = Coordinate::of_cell(scale, corners.iter().map(|&(i, _)| value(i)));
+    if let [(i, w)] = corners {
+        if *w == 1.0 {
+            let v = value(*i);
+            return Interpolated { value: v, coordinate, at: coordinate.to(v) };
+        }
+    }
+    let at = weighted(corners, |i| coordinate.to(value(i)));
+    Interpolated { value: coordinate.from(at), coordinate, at }
 }
 
 /// Interpolates node values (flat, last axis fastest) at the point `x` of the grid with coordinates
@@ -188,6 +293,90 @@ mod tests {
             assert!(v <= previous, "not decreasing at x1 = {x1}");
             previous = v;
         }
+    }
+
+    /// The cell of `x` on `axes` (every coordinate inside).
+    fn cell(axes: &[Vec<f64>], x: &[f64]) -> Vec<(usize, f64)> {
+        let shape: Vec<usize> = axes.iter().map(|a| a.len()).collect();
+        let cells: Vec<(usize, f64)> = axes
+            .iter()
+            .zip(x)
+            .map(|(a, &xk)| match locate(a, xk) {
+                Position::Inside(i, t) => (i, t),
+                p => panic!("{xk} is {p:?}"),
+            })
+            .collect();
+        corners(&shape, &cells)
+    }
+
+    /// A deterministic scatter of points over the whole range of `axes()`.
+    fn scatter(axes: &[Vec<f64>], k: usize) -> [f64; 5] {
+        let s = |m: f64, a: &Vec<f64>| a[0] + ((k as f64 * m).fract()) * (a[a.len() - 1] - a[0]);
+        [s(0.618034, &axes[0]), s(0.414214, &axes[1]), s(0.732051, &axes[2]), 0.0, s(0.236068, &axes[4])]
+    }
+
+    #[test]
+    fn a_power_law_in_e_is_reproduced_exactly_between_nodes() {
+        // kd = c E^p with x0 = log10 E on an irregular axis (1e2 to 1e7), like PBD's kd (p about 1).
+        let axes = axes();
+        let (c, p) = (2.5e-6, 0.97);
+        let kd = |x: &[f64]| c * 10f64.powf(p * x[0]);
+        let values = on_nodes(&axes, kd);
+        let mut worst: f64 = 0.0;
+        for k in 0..500 {
+            let x = scatter(&axes, k);
+            let got = interpolate_parameter(Scale::Linear, &cell(&axes, &x), |i| values[i]);
+            assert_eq!(got.coordinate, Coordinate::Log10);
+            worst = worst.max((got.value / kd(&x) - 1.0).abs());
+        }
+        assert!(worst < 1e-12, "largest relative deviation {worst:e}");
+        // Linear in the value, the same data are far off between decades: at E = 10^2.5 the mean of
+        // c 10^(2p) and c 10^(3p) is 1.69 times c 10^(2.5p).
+        let x = [2.5, 0.1, -2.0, 0.0, 1.0];
+        let linear = interpolate(&axes, &values, &x).unwrap();
+        assert!(linear / kd(&x) > 1.6, "{}", linear / kd(&x));
+    }
+
+    #[test]
+    fn a_cell_with_a_zero_corner_falls_back_to_linear() {
+        let axes = axes();
+        // Positive except at the nodes with x0 = 2 and x1 = 0 (one face of the grid): there 0, as kd on the
+        // search box's lower edge.
+        let f = |x: &[f64]| if x[0] == 2.0 && x[1] == 0.0 { 0.0 } else { 0.01 * x[0].powi(2) * (1.0 + x[1]) };
+        let values = on_nodes(&axes, f);
+        let (mut linear, mut log) = (0, 0);
+        for k in 0..500 {
+            let x = scatter(&axes, k);
+            let c = cell(&axes, &x);
+            let got = interpolate_parameter(Scale::Linear, &c, |i| values[i]);
+            if c.iter().any(|&(i, _)| values[i] == 0.0) {
+                // Exactly the multilinear interpolant of the values.
+                assert_eq!(got.coordinate, Coordinate::Linear);
+                assert_eq!(got.value, interpolate(&axes, &values, &x).unwrap());
+                assert_eq!(got.search(Scale::Linear), got.value);
+                linear += 1;
+            } else {
+                assert_eq!(got.coordinate, Coordinate::Log10);
+                let logs: Vec<f64> = values.iter().map(|v| v.log10()).collect();
+                assert!((got.value.log10() - interpolate(&axes, &logs, &x).unwrap()).abs() < 1e-12);
+                log += 1;
+            }
+        }
+        assert!(linear > 10 && log > 100, "{linear} linear, {log} log10 cells");
+        // The cell x0 in [2, 3], x1 in [0, 0.2] on its face x0 = 3: the corners at x0 = 2 have weight 0, so
+        // only the face's (positive) values count.
+        let shape: Vec<usize> = axes.iter().map(|a| a.len()).collect();
+        let face = corners(&shape, &[(0, 1.0), (0, 0.5), (0, 0.5), (0, 0.0), (0, 0.5)]);
+        assert_eq!(face.len(), 8);
+        assert_eq!(interpolate_parameter(Scale::Linear, &face, |i| values[i]).coordinate, Coordinate::Log10);
+        let inside = corners(&shape, &[(0, 0.999), (0, 0.5), (0, 0.5), (0, 0.0), (0, 0.5)]);
+        assert_eq!(interpolate_parameter(Scale::Linear, &inside, |i| values[i]).coordinate, Coordinate::Linear);
+        // A compliance (log10 search coordinate) stays in log10 either way, and at a node the value is exact.
+        let alpha = [1e-6, 1e-2];
+        let mid = interpolate_parameter(Scale::Log10, &[(0, 0.5), (1, 0.5)], |i| alpha[i]);
+        assert_eq!((mid.coordinate, mid.search(Scale::Log10)), (Coordinate::Log10, -4.0));
+        let node = interpolate_parameter(Scale::Linear, &[(1, 1.0)], |i| values[i]);
+        assert_eq!(node.value.to_bits(), values[1].to_bits());
     }
 
     #[test]

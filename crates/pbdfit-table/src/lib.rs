@@ -12,8 +12,14 @@
 //! - [`Table`]: the table format (read and write) and the tables compiled into the binary
 //!   ([`BUILTIN_TABLES`]);
 //! - [`interp`]: multilinear interpolation on a rectilinear grid (in log10 E, nu, log10 dt, log2 nit,
-//!   log2 N);
-//! - [`loo`]: leave-one-out predictions of interior nodes from their neighbours;
+//!   log2 N), each parameter in its cell's interpolation coordinate ([`interp::interpolate_parameter`],
+//!   the one rule of lookup and leave-one-out): log10 of the value where the values at all the cell's
+//!   corners with a non-zero weight are > 0, else the search coordinate (the value for kd, kv; log10 for
+//!   compliances, which are always > 0 and so always in log10). This reproduces power laws in E exactly
+//!   (PBD's kd grows roughly in proportion to E) and is monotone within a cell wherever the data are; a
+//!   cell with a zero corner is interpolated linearly, and the interpolant can jump at its face with an
+//!   all-positive neighbour (see [`interp`]);
+//! - [`loo`]: leave-one-out predictions of interior nodes from their neighbours (the same rule);
 //! - [`lookup()`]: a query's parameters, its cell's nodes, the leave-one-out error estimate, range checks.
 //!
 //! Dependencies: `pbdfit-fit` (the study runner, `FitProblem` to simulate leave-one-out predictions,

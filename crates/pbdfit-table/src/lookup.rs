@@ -5,8 +5,8 @@ use serde::Serialize;
 
 use crate::TableError;
 use crate::axes::DIMS;
-use crate::format::{Node, Table, from_search, to_search};
-use crate::interp::{Position, corners, locate, weighted};
+use crate::format::{Node, Table};
+use crate::interp::{Position, corners, interpolate_parameter, locate, weighted};
 
 /// A lookup's settings and material.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -121,7 +121,7 @@ pub struct Lookup {
     pub corners: Vec<CornerNode>,
     /// The nearest node: the corner with the largest weight.
     pub nearest: CornerNode,
-    /// The fit error interpolated like the parameters (the error a fit at the query would give,
+    /// The fit error interpolated linearly in its value from the cell's nodes (the error a fit at the query would give,
     /// roughly; the leave-one-out estimate says what interpolating the parameters costs on top).
     pub interpolated_fit_error: f64,
     /// Leave-one-out estimate.
@@ -204,12 +204,8 @@ pub fn lookup(table: &Table, query: &Query, extrapolate: bool) -> Result<Lookup,
         .enumerate()
         .map(|(j, p)| {
             // At a node (one corner of weight 1) the node's own value, bit for bit; else interpolated in
-            // search coordinates.
-            let value = if let [(i, w)] = weights.as_slice() {
-                if *w == 1.0 { table.nodes[*i].parameters[j] } else { f64::NAN }
-            } else {
-                from_search(p.scale, weighted(&weights, |i| to_search(p.scale, table.nodes[i].parameters[j])))
-            };
+            // the cell's interpolation coordinate (log10 where every corner value is > 0).
+            let value = interpolate_parameter(p.scale, &weights, |i| table.nodes[i].parameters[j]).value;
             LookupParameter { name: p.name.clone(), unit: p.unit.clone(), value }
         })
         .collect();
@@ -286,8 +282,9 @@ mod tests {
     use crate::format::{LooSummary, NodeLoo, Stats, TableMeta};
     use pbdfit_results::{ParameterLayout, Scale};
 
-    /// A synthetic table: kd = 0.1 + 0.1 log10 E + 0.5 nu (linear), alpha = 10^(-6 - log10 dt) (log10),
-    /// on E in {1e2, 1e4}, nu in {0, 0.2, 0.4}, dt in {1e-3, 1e-2}, nit in {1, 4}, N in {2}.
+    /// A synthetic table: kd = 2.5e-6 E 10^nu (a power law in E; linear-scale) except kd = 0 at nu = 0
+    /// (the search box's lower edge), alpha = 10^(-6 - log10 dt) (log10), on E in {1e2, 1e4},
+    /// nu in {0, 0.2, 0.4}, dt in {1e-3, 1e-2}, nit in {1, 4}, N in {2}.
     fn table() -> Table {
         let axes = Axes {
             young: vec![1e2, 1e4],
@@ -306,7 +303,7 @@ mod tests {
                     dt: s[2],
                     nit: s[3] as usize,
                     n: s[4] as usize,
-                    parameters: vec![0.1 + 0.1 * s[0].log10() + 0.5 * s[1], 10f64.powf(-6.0 - s[2].log10())],
+                    parameters: vec![kd(s[0], s[1]), 10f64.powf(-6.0 - s[2].log10())],
                     error: 0.01 * (1.0 + s[1]),
                     at_bound: vec![false, s[1] == 0.4 && s[0] == 1e4],
                     ok: true,
@@ -355,12 +352,16 @@ mod tests {
         }
     }
 
+    fn kd(young: f64, poisson: f64) -> f64 {
+        if poisson == 0.0 { 0.0 } else { 2.5e-6 * young * 10f64.powf(poisson) }
+    }
+
     fn q(young: f64, poisson: f64, dt: f64, nit: usize, n: usize) -> Query {
         Query { young, poisson, dt, nit, n }
     }
 
     #[test]
-    fn nodes_are_returned_bit_for_bit_and_cells_interpolated_in_search_coordinates() {
+    fn nodes_are_returned_bit_for_bit_and_cells_interpolated_in_log10_or_linear_by_a_zero_corner() {
         let t = table();
         for node in &t.nodes {
             let l = lookup(&t, &q(node.young, node.poisson, node.dt, node.nit, node.n), false).unwrap();
@@ -368,9 +369,10 @@ mod tests {
             assert_eq!(l.parameters[1].value.to_bits(), node.parameters[1].to_bits());
             assert_eq!(l.corners.len(), 1);
         }
-        // Linear in log10 E and nu for kd, in log10 dt for log10 alpha: interpolation is exact (to rounding).
+        // log10 kd linear in log10 E and nu where kd > 0 at every corner (nu >= 0.2), log10 alpha in
+        // log10 dt: interpolation is exact (to rounding), though kd is not linear in E.
         let l = lookup(&t, &q(1e3, 0.3, 10f64.powf(-2.5), 2, 2), false).unwrap();
-        assert!((l.parameters[0].value - (0.1 + 0.3 + 0.15)).abs() < 1e-12, "{:?}", l.parameters);
+        assert!((l.parameters[0].value / kd(1e3, 0.3) - 1.0).abs() < 1e-12, "{:?}", l.parameters);
         assert!((l.parameters[1].value / 10f64.powf(-3.5) - 1.0).abs() < 1e-12, "{:?}", l.parameters);
         // 2 (E) x 2 (nu) x 2 (dt) x 2 (nit) corners, N a one-node axis.
         assert_eq!(l.corners.len(), 16);
@@ -379,6 +381,15 @@ mod tests {
         assert_eq!(l.estimate.error_increase, Some(0.02));
         assert_eq!(l.at_bound, vec!["alpha".to_string()]);
         assert!(!l.extrapolated_any);
+        // nu in (0, 0.2): kd = 0 at the corners with nu = 0, so kd is linear in the value there (half of the
+        // mean of kd(1e2, 0.2) and kd(1e4, 0.2)); alpha stays log10.
+        let l = lookup(&t, &q(1e3, 0.1, 10f64.powf(-2.5), 2, 2), false).unwrap();
+        let linear = 0.5 * (0.5 * kd(1e2, 0.2) + 0.5 * kd(1e4, 0.2));
+        assert!((l.parameters[0].value / linear - 1.0).abs() < 1e-12, "{:?}", l.parameters);
+        assert!((l.parameters[1].value / 10f64.powf(-3.5) - 1.0).abs() < 1e-12, "{:?}", l.parameters);
+        // On the face nu = 0.2 the nu = 0 corners have weight 0: log10 again, exact.
+        let l = lookup(&t, &q(1e3, 0.2, 1e-3, 1, 2), false).unwrap();
+        assert!((l.parameters[0].value / kd(1e3, 0.2) - 1.0).abs() < 1e-12, "{:?}", l.parameters);
     }
 
     #[test]
