@@ -273,7 +273,7 @@ pub(crate) fn apply(
             fixed_by[v].get_or_insert_with(|| key.clone());
         }
     }
-    let size = crate::size::extent(x);
+    let size = extent(x);
     let mut forces = vec![Vec3::zeros(); nv];
     for (key, load) in loads {
         let s = load.selector();
@@ -349,6 +349,17 @@ pub(crate) fn apply(
         ));
     }
     Ok(AppliedLoads { held, prescribed, forces })
+}
+
+/// The diagonal of the points' bounding box, m (zero for none): the body's size.
+fn extent(points: &[Vec3]) -> f64 {
+    let Some(first) = points.first() else { return 0.0 };
+    let (mut lo, mut hi) = (*first, *first);
+    for p in points {
+        lo = lo.inf(p);
+        hi = hi.sup(p);
+    }
+    (hi - lo).norm()
 }
 
 #[cfg(test)]

@@ -158,18 +158,21 @@ impl SceneSet {
         }
         let path = Path::new(name_or_path);
         if path.exists() {
-            let text =
-                std::fs::read_to_string(path).map_err(|source| SceneError::Io { path: path.to_path_buf(), source })?;
-            return Self::parse_with(&text, &path.display().to_string(), path.parent(), fix_orientation);
+            return Self::from_file_with(path, fix_orientation);
         }
         Err(SceneError::Unknown(name_or_path.to_string()))
     }
 
     /// Reads a scene file. Parts of a compound scene are built-in names or paths relative to the file.
     pub fn from_file(path: &Path) -> Result<Self, SceneError> {
+        Self::from_file_with(path, false)
+    }
+
+    /// [`from_file`](Self::from_file), with `fix_orientation` as in [`load_with`](Self::load_with).
+    pub fn from_file_with(path: &Path, fix_orientation: bool) -> Result<Self, SceneError> {
         let text =
             std::fs::read_to_string(path).map_err(|source| SceneError::Io { path: path.to_path_buf(), source })?;
-        Self::parse(&text, &path.display().to_string(), path.parent())
+        Self::parse_with(&text, &path.display().to_string(), path.parent(), fix_orientation)
     }
 
     /// Parses scene TOML. `origin` names the source in errors; `dir` is the folder that relative paths
@@ -209,9 +212,7 @@ impl SceneSet {
                             format!("part `{part}` is neither a built-in scene nor a file"),
                         ));
                     }
-                    let text =
-                        std::fs::read_to_string(&p).map_err(|source| SceneError::Io { path: p.clone(), source })?;
-                    Self::parse_with(&text, &p.display().to_string(), p.parent(), fix_orientation)?
+                    Self::from_file_with(&p, fix_orientation)?
                 };
                 if set.compound {
                     return Err(invalid(

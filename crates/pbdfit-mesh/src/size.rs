@@ -8,8 +8,6 @@
 //! at N = 16 and 32; the sum errs on the high side (1.4 GB estimated at N = 32, where the FEM alone
 //! peaks at 1.0 GB and PBD at 0.15 GB).
 
-use crate::Vec3;
-
 /// Bytes per vertex of the mesh and the PBD system (constraints in two layouts, colours, rest-state
 /// scratch, Anderson history). Measured: 149 MB peak for `pbdfit simulate` at N = 32 (35,937 vertices),
 /// 4.1 kB per vertex.
@@ -91,17 +89,6 @@ pub fn human_bytes(bytes: f64) -> String {
         }
     }
     format!("{bytes:.0} B")
-}
-
-/// The axis-aligned extent of points, m (zero for none).
-pub(crate) fn extent(points: &[Vec3]) -> f64 {
-    let Some(first) = points.first() else { return 0.0 };
-    let (mut lo, mut hi) = (*first, *first);
-    for p in points {
-        lo = lo.inf(p);
-        hi = hi.sup(p);
-    }
-    (hi - lo).norm()
 }
 
 #[cfg(test)]

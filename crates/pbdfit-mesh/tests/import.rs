@@ -347,3 +347,14 @@ fn regression_vtu_piece_without_points_is_an_error_not_a_panic() {
     let sneaky = cut.replace("<Piece ", "<!-- <Points --><Piece ");
     assert!(matches!(parse_vtu(sneaky.as_bytes(), "sneaky.vtu"), Err(ImportError::Syntax { .. })));
 }
+
+/// Coordinates large enough that a volume overflows to infinity are refused as degenerate, not passed on
+/// with an infinite mass (the check used to test only for NaN).
+#[test]
+fn an_overflowing_volume_is_refused() {
+    let node = "4 3 0 0\n1 0 0 0\n2 1e110 0 0\n3 0 1e110 0\n4 0 0 1e110\n";
+    let ele = "1 4 0\n1 1 2 3 4\n";
+    let raw = parse_tetgen(node, ele, "huge").unwrap();
+    let e = raw.validate("huge", ImportOptions::default()).unwrap_err();
+    assert!(matches!(e, ImportError::DegenerateTet { element: 1, .. }), "{e}");
+}

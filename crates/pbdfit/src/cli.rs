@@ -41,22 +41,12 @@ pub fn load_scene(name: &str, mass_model: Option<MassModel>, fix_orientation: bo
     let set = SceneSet::load_with(name, fix_orientation).map_err(|e| CliError::Input(e.to_string()))?;
     for scene in set.scenes() {
         if let Shape::Mesh { file, mesh, report, .. } = &scene.shape {
-            let mut changes = Vec::new();
-            if report.orientation_fixed > 0 {
-                changes.push(format!("{} tetrahedra reoriented", report.orientation_fixed));
-            }
-            if report.unused_vertices_dropped > 0 {
-                changes.push(format!("{} unused vertices dropped", report.unused_vertices_dropped));
-            }
-            if report.ignored_cells > 0 {
-                changes.push(format!("{} non-tetrahedral cells left out of the body", report.ignored_cells));
-            }
+            let changes = if *report == Default::default() { String::new() } else { format!("; {report}") };
             eprintln!(
-                "pbdfit: scene {}: mesh {file}: {} vertices, {} tetrahedra{}",
+                "pbdfit: scene {}: mesh {file}: {} vertices, {} tetrahedra{changes}",
                 scene.name,
                 mesh.vertices().len(),
-                mesh.tets().len(),
-                if changes.is_empty() { String::new() } else { format!("; {}", changes.join(", ")) }
+                mesh.tets().len()
             );
         }
     }

@@ -104,6 +104,23 @@ pub struct ImportReport {
     pub ignored_cells: usize,
 }
 
+impl std::fmt::Display for ImportReport {
+    /// What validation changed, e.g. `2 tetrahedra reoriented, 16 non-tetrahedral cells left out of the
+    /// body`; `no changes` when nothing was.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let changes: Vec<String> = [
+            (self.orientation_fixed, "tetrahedra reoriented"),
+            (self.unused_vertices_dropped, "unused vertices dropped"),
+            (self.ignored_cells, "non-tetrahedral cells left out of the body"),
+        ]
+        .iter()
+        .filter(|(count, _)| *count > 0)
+        .map(|(count, what)| format!("{count} {what}"))
+        .collect();
+        if changes.is_empty() { f.write_str("no changes") } else { f.write_str(&changes.join(", ")) }
+    }
+}
+
 /// A validated imported mesh.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ImportedMesh {
@@ -195,8 +212,10 @@ impl RawMesh {
 
         let volumes: Vec<f64> = tets.iter().map(|t| signed_volume(t.map(|v| vertices[v]))).collect();
         let mean = volumes.iter().map(|v| v.abs()).sum::<f64>() / volumes.len() as f64;
-        // NaN volumes come from coordinates so large that the products overflow.
-        if let Some(t) = volumes.iter().position(|v| v.is_nan() || v.abs() < DEGENERATE_FRACTION * mean || *v == 0.0) {
+        // Non-finite volumes (NaN or inf) come from coordinates so large that the products overflow.
+        if let Some(t) =
+            volumes.iter().position(|v| !v.is_finite() || v.abs() < DEGENERATE_FRACTION * mean || *v == 0.0)
+        {
             return Err(ImportError::DegenerateTet {
                 origin: origin_s(),
                 element: tid(t),
@@ -255,7 +274,7 @@ impl RawMesh {
             })
             .collect();
         let report = ImportReport {
-            orientation_fixed: if options.fix_orientation { inverted.len() } else { 0 },
+            orientation_fixed: inverted.len(), // without fix_orientation an inverted tet returned an error above
             unused_vertices_dropped: vertices.len() - used_list.len(),
             ignored_cells,
         };
