@@ -98,8 +98,9 @@ pub struct Estimate {
     pub nodes_with_estimate: usize,
     /// Cell nodes.
     pub nodes: usize,
-    /// Per parameter, the worst |predicted - fitted| in search coordinates (log10 for compliances).
-    pub parameters: Vec<(String, f64)>,
+    /// Per parameter, the worst |predicted - fitted| in search coordinates (log10 for compliances);
+    /// `None` when no node of the cell has a leave-one-out prediction (not a perfect 0).
+    pub parameters: Vec<(String, Option<f64>)>,
     /// The worst error increase of a simulated prediction over the fitted error.
     pub error_increase: Option<f64>,
     /// The worst error of a simulated prediction.
@@ -240,7 +241,7 @@ pub fn lookup(table: &Table, query: &Query, extrapolate: bool) -> Result<Lookup,
         parameters: names
             .iter()
             .enumerate()
-            .map(|(j, n)| (n.clone(), with_loo.iter().map(|l| l.deviation[j]).fold(0.0, f64::max)))
+            .map(|(j, n)| (n.clone(), with_loo.iter().map(|l| l.deviation[j]).reduce(f64::max)))
             .collect(),
         error_increase: with_loo.iter().map(|l| l.increase).reduce(f64::max),
         error: with_loo.iter().map(|l| l.error).reduce(f64::max),

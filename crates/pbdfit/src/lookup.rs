@@ -77,7 +77,7 @@ pub fn run(args: LookupArgs) -> CliResult {
     println!("  {}", values.join("  "));
     println!("  fit error interpolated from the cell's nodes: {:.4e}", l.interpolated_fit_error);
     let e = &l.estimate;
-    let deviations: Vec<String> = e.parameters.iter().map(|(n, d)| format!("{n} {d:.2e}")).collect();
+    let deviations: Vec<String> = e.parameters.iter().filter_map(|(n, d)| d.map(|d| format!("{n} {d:.2e}"))).collect();
     match e.error_increase {
         Some(inc) => println!(
             "  error estimate (leave-one-out, worst of {} of the cell's {} nodes): parameters off by up to {} \
