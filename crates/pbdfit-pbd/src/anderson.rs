@@ -1,7 +1,5 @@
 //! Anderson acceleration (type II, Walker & Ni 2011) of a fixed-point iteration `x = G(x)`.
 
-use nalgebra::{DMatrix, DVector};
-
 /// What the accelerated iteration reached.
 pub(crate) struct AndersonOutcome {
     /// The last `G(x)`, the best estimate of the fixed point.
@@ -17,8 +15,13 @@ pub(crate) struct AndersonOutcome {
 
 /// Iterates `x <- G(x) - dG gamma` with `gamma` minimising `|f - dF gamma|` over the last `memory`
 /// differences of `f = G(x) - x`. The small least-squares problem is solved through its normal
-/// equations (Gram matrix kept up to date one column at a time), with a restart when it turns
-/// ill-conditioned or the residual jumps.
+/// equations, with a restart when it turns ill-conditioned or the residual jumps.
+///
+/// The Gram matrix `dF^T dF` is kept from one iteration to the next: a new difference adds one row of
+/// dot products and the oldest one drops out, so an iteration costs `O(memory n)` instead of
+/// `O(memory^2 n)`, and the difference vectors live in a ring of reused buffers (no allocation per
+/// iteration). Every entry is the same dot product of the same vectors as when it was recomputed each
+/// iteration, so the iterates are bit-identical to that form (tested against it below).
 pub(crate) fn anderson(
     x0: Vec<f64>,
     mut g: impl FnMut(&[f64], &mut [f64]),
@@ -34,8 +37,8 @@ pub(crate) fn anderson(
     let mut f = vec![0.0; n];
     let mut prev_g = vec![0.0; n];
     let mut prev_f = vec![0.0; n];
-    let mut df: Vec<Vec<f64>> = Vec::new();
-    let mut dg: Vec<Vec<f64>> = Vec::new();
+    let mut history = History::new(memory, n);
+    let mut normal = NormalEquations::default();
     let mut best = f64::INFINITY;
     let mut evaluations = 0;
     let mut residual = f64::INFINITY;
@@ -56,56 +59,198 @@ pub(crate) fn anderson(
         }
         if evaluations > 1 {
             if residual > 1e4 * best {
-                df.clear();
-                dg.clear();
+                history.clear();
             } else {
-                if df.len() == memory {
-                    df.remove(0);
-                    dg.remove(0);
-                }
-                df.push(f.iter().zip(&prev_f).map(|(a, b)| a - b).collect());
-                dg.push(gx.iter().zip(&prev_g).map(|(a, b)| a - b).collect());
+                history.push(&f, &prev_f, &gx, &prev_g);
             }
         }
         best = best.min(residual);
         prev_f.copy_from_slice(&f);
         prev_g.copy_from_slice(&gx);
-        let m = df.len();
-        let mut next = gx.clone();
+        x.copy_from_slice(&gx);
+        let m = history.len();
         if m > 0 {
-            let mut gram = DMatrix::<f64>::zeros(m, m);
-            let mut rhs = DVector::<f64>::zeros(m);
+            let (gram, gamma) = (&mut normal.gram, &mut normal.rhs);
+            gram.clear();
+            gram.resize(m * m, 0.0);
+            gamma.clear();
+            gamma.resize(m, 0.0);
             for a in 0..m {
-                rhs[a] = dot(&df[a], &f);
+                gamma[a] = dot(history.df(a), &f);
                 for b in 0..=a {
-                    let v = dot(&df[a], &df[b]);
-                    gram[(a, b)] = v;
-                    gram[(b, a)] = v;
+                    let v = history.gram(a, b);
+                    gram[b * m + a] = v;
+                    gram[a * m + b] = v;
                 }
             }
-            let trace: f64 = (0..m).map(|a| gram[(a, a)]).sum();
+            let trace: f64 = (0..m).map(|a| gram[a * m + a]).sum();
             for a in 0..m {
-                gram[(a, a)] += 1e-13 * trace;
+                gram[a * m + a] += 1e-13 * trace;
             }
-            match gram.cholesky() {
-                Some(ch) => {
-                    let gamma = ch.solve(&rhs);
-                    for (a, col) in dg.iter().enumerate() {
-                        let c = gamma[a];
-                        for i in 0..n {
-                            next[i] -= c * col[i];
-                        }
+            if cholesky_solve(gram, m, gamma) {
+                for a in 0..m {
+                    let (c, col) = (gamma[a], history.dg(a));
+                    for i in 0..n {
+                        x[i] -= c * col[i];
                     }
                 }
-                None => {
-                    df.clear();
-                    dg.clear();
-                }
+            } else {
+                history.clear();
             }
         }
-        x = next;
     }
     AndersonOutcome { x: gx, residual, evaluations, converged: false }
+}
+
+/// The last `memory` differences `dF`, `dG` (oldest first) in reused buffers, with the lower triangle
+/// of their Gram matrix `dF_a . dF_b` (`b <= a`).
+struct History {
+    memory: usize,
+    n: usize,
+    /// Buffers of the live differences, oldest first.
+    df: Vec<Vec<f64>>,
+    dg: Vec<Vec<f64>>,
+    /// `gram[a][b] = dF_a . dF_b` for `b <= a`.
+    gram: Vec<Vec<f64>>,
+    /// Buffers of dropped differences, reused by the next push.
+    spare: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)>,
+}
+
+impl History {
+    fn new(memory: usize, n: usize) -> Self {
+        Self { memory, n, df: Vec::new(), dg: Vec::new(), gram: Vec::new(), spare: Vec::new() }
+    }
+
+    fn len(&self) -> usize {
+        self.df.len()
+    }
+
+    fn df(&self, a: usize) -> &[f64] {
+        &self.df[a]
+    }
+
+    fn dg(&self, a: usize) -> &[f64] {
+        &self.dg[a]
+    }
+
+    fn gram(&self, a: usize, b: usize) -> f64 {
+        self.gram[a][b]
+    }
+
+    fn clear(&mut self) {
+        while !self.df.is_empty() {
+            self.drop_oldest();
+        }
+    }
+
+    fn drop_oldest(&mut self) {
+        let df = self.df.remove(0);
+        let dg = self.dg.remove(0);
+        let mut row = self.gram.remove(0);
+        for r in &mut self.gram {
+            r.remove(0);
+        }
+        row.clear();
+        self.spare.push((df, dg, row));
+    }
+
+    /// Appends `f - prev_f` and `g - prev_g`, dropping the oldest pair when the memory is full.
+    fn push(&mut self, f: &[f64], prev_f: &[f64], g: &[f64], prev_g: &[f64]) {
+        if self.memory == 0 {
+            return;
+        }
+        if self.df.len() == self.memory {
+            self.drop_oldest();
+        }
+        let (mut df, mut dg, mut row) =
+            self.spare.pop().unwrap_or_else(|| (Vec::with_capacity(self.n), Vec::with_capacity(self.n), Vec::new()));
+        df.clear();
+        df.extend(f.iter().zip(prev_f).map(|(a, b)| a - b));
+        dg.clear();
+        dg.extend(g.iter().zip(prev_g).map(|(a, b)| a - b));
+        row.clear();
+        row.extend(self.df.iter().map(|old| dot(&df, old)));
+        row.push(dot(&df, &df));
+        self.df.push(df);
+        self.dg.push(dg);
+        self.gram.push(row);
+    }
+}
+
+/// Buffers of the small normal equations, reused across iterations.
+#[derive(Default)]
+struct NormalEquations {
+    /// The regularised Gram matrix, column-major, `m x m`.
+    gram: Vec<f64>,
+    /// The right-hand side `dF^T f`, then the solution `gamma`.
+    rhs: Vec<f64>,
+}
+
+/// Solves `a gamma = rhs` in place for a symmetric `m x m` matrix `a` (column-major, both triangles
+/// stored; overwritten by its Cholesky factor) by `L L^T`; `false` when `a` is not positive definite.
+///
+/// The operations, and their order, are those of nalgebra 0.35's `Cholesky::new` and `Cholesky::solve`
+/// for a dynamically sized matrix (column updates `y <- (-l) x + y`, division of the column below the
+/// diagonal, forward substitution by columns, back substitution by dot products summed in eight
+/// accumulators), so the results are bit-identical to them (tested below) without their allocations
+/// and generic views, which cost more than the projections at N = 1.
+fn cholesky_solve(a: &mut [f64], m: usize, rhs: &mut [f64]) -> bool {
+    let (a, rhs) = (&mut a[..m * m], &mut rhs[..m]);
+    for j in 0..m {
+        let (done, rest) = a.split_at_mut(j * m);
+        let col_j = &mut rest[j..m];
+        for col_k in done.chunks_exact(m) {
+            let factor = -col_k[j];
+            for (y, &x) in col_j.iter_mut().zip(&col_k[j..]) {
+                *y = factor * x + *y;
+            }
+        }
+        let diag = col_j[0];
+        // nalgebra: zero, or a square root that cannot be taken (negative or NaN), fails.
+        if diag == 0.0 || !(diag >= 0.0) {
+            return false;
+        }
+        let denom = diag.sqrt();
+        col_j[0] = denom;
+        for y in &mut col_j[1..] {
+            *y /= denom;
+        }
+    }
+    for (i, col) in a.chunks_exact(m).enumerate() {
+        let coeff = rhs[i] / col[i];
+        rhs[i] = coeff;
+        for (y, &l) in rhs[i + 1..].iter_mut().zip(&col[i + 1..]) {
+            *y = -coeff * l + *y;
+        }
+    }
+    for (i, col) in a.chunks_exact(m).enumerate().rev() {
+        let dot = unrolled_dot(&col[i + 1..], &rhs[i + 1..]);
+        rhs[i] = (rhs[i] - dot) / col[i];
+    }
+    true
+}
+
+/// nalgebra 0.35's dot product of dynamically sized vectors: blocks of eight terms in eight
+/// accumulators, combined pairwise, then the remaining terms one by one.
+fn unrolled_dot(x: &[f64], y: &[f64]) -> f64 {
+    let y = &y[..x.len()];
+    let mut res = 0.0;
+    let mut acc = [0.0f64; 8];
+    let (xs, ys) = (x.chunks_exact(8), y.chunks_exact(8));
+    let (x_tail, y_tail) = (xs.remainder(), ys.remainder());
+    for (xb, yb) in xs.zip(ys) {
+        for k in 0..8 {
+            acc[k] += xb[k] * yb[k];
+        }
+    }
+    res += acc[0] + acc[4];
+    res += acc[1] + acc[5];
+    res += acc[2] + acc[6];
+    res += acc[3] + acc[7];
+    for (a, b) in x_tail.iter().zip(y_tail) {
+        res += a * b;
+    }
+    res
 }
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {
@@ -115,6 +260,162 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nalgebra::{DMatrix, DVector};
+
+    /// The former form, which rebuilt the Gram matrix from all differences each iteration and allocated
+    /// its vectors anew: the cached form must reproduce it bit for bit.
+    fn anderson_recomputed(
+        x0: Vec<f64>,
+        mut g: impl FnMut(&[f64], &mut [f64]),
+        memory: usize,
+        tolerance: f64,
+        max_evaluations: usize,
+        limit: f64,
+    ) -> AndersonOutcome {
+        let n = x0.len();
+        let inf = |v: &[f64]| v.iter().fold(0.0f64, |m, a| m.max(a.abs()));
+        let mut x = x0;
+        let mut gx = vec![0.0; n];
+        let mut f = vec![0.0; n];
+        let mut prev_g = vec![0.0; n];
+        let mut prev_f = vec![0.0; n];
+        let mut df: Vec<Vec<f64>> = Vec::new();
+        let mut dg: Vec<Vec<f64>> = Vec::new();
+        let mut best = f64::INFINITY;
+        let mut evaluations = 0;
+        let mut residual = f64::INFINITY;
+        while evaluations < max_evaluations {
+            g(&x, &mut gx);
+            evaluations += 1;
+            let scale = inf(&gx);
+            if !scale.is_finite() || scale > limit {
+                return AndersonOutcome { x: gx, residual: f64::INFINITY, evaluations, converged: false };
+            }
+            for i in 0..n {
+                f[i] = gx[i] - x[i];
+            }
+            let fn_inf = inf(&f);
+            residual = if scale > 0.0 { fn_inf / scale } else { fn_inf };
+            if residual <= tolerance || fn_inf == 0.0 {
+                return AndersonOutcome { x: gx, residual, evaluations, converged: true };
+            }
+            if evaluations > 1 {
+                if residual > 1e4 * best {
+                    df.clear();
+                    dg.clear();
+                } else {
+                    if df.len() == memory {
+                        df.remove(0);
+                        dg.remove(0);
+                    }
+                    df.push(f.iter().zip(&prev_f).map(|(a, b)| a - b).collect());
+                    dg.push(gx.iter().zip(&prev_g).map(|(a, b)| a - b).collect());
+                }
+            }
+            best = best.min(residual);
+            prev_f.copy_from_slice(&f);
+            prev_g.copy_from_slice(&gx);
+            let m = df.len();
+            let mut next = gx.clone();
+            if m > 0 {
+                let mut gram = DMatrix::<f64>::zeros(m, m);
+                let mut rhs = DVector::<f64>::zeros(m);
+                for a in 0..m {
+                    rhs[a] = dot(&df[a], &f);
+                    for b in 0..=a {
+                        let v = dot(&df[a], &df[b]);
+                        gram[(a, b)] = v;
+                        gram[(b, a)] = v;
+                    }
+                }
+                let trace: f64 = (0..m).map(|a| gram[(a, a)]).sum();
+                for a in 0..m {
+                    gram[(a, a)] += 1e-13 * trace;
+                }
+                match gram.cholesky() {
+                    Some(ch) => {
+                        let gamma = ch.solve(&rhs);
+                        for (a, col) in dg.iter().enumerate() {
+                            let c = gamma[a];
+                            for i in 0..n {
+                                next[i] -= c * col[i];
+                            }
+                        }
+                    }
+                    None => {
+                        df.clear();
+                        dg.clear();
+                    }
+                }
+            }
+            x = next;
+        }
+        AndersonOutcome { x: gx, residual, evaluations, converged: false }
+    }
+
+    #[test]
+    fn small_cholesky_matches_nalgebra_bit_for_bit() {
+        // Deterministic pseudo-random matrices B; A = B B^T + shift I is SPD for shift > 0 and
+        // indefinite for a negative shift: both solvers must agree on every bit, and on failure.
+        let mut state = 0x2545f4914f6cdd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        for m in 1..=12 {
+            for shift in [1e-9, 1e-3, 1.0, -0.5] {
+                let b = DMatrix::<f64>::from_fn(m, m, |_, _| next());
+                let a = &b * b.transpose() + DMatrix::<f64>::identity(m, m) * shift;
+                let rhs = DVector::<f64>::from_fn(m, |_, _| next());
+                let expected = a.clone().cholesky().map(|ch| ch.solve(&rhs));
+                let mut packed: Vec<f64> = a.as_slice().to_vec();
+                let mut got: Vec<f64> = rhs.as_slice().to_vec();
+                let ok = cholesky_solve(&mut packed, m, &mut got);
+                assert_eq!(ok, expected.is_some(), "m {m} shift {shift}");
+                if let Some(e) = expected {
+                    assert!(got.iter().zip(e.iter()).all(|(p, q)| p.to_bits() == q.to_bits()), "m {m} shift {shift}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn cached_gram_matches_the_recomputed_form_bit_for_bit() {
+        // A nonlinear contraction coupling neighbours, slow enough that the memory fills and its oldest
+        // differences drop out, for several memories (1 evicts every iteration); and a map whose
+        // residual jumps (restarts) part of the way.
+        let n = 15;
+        let map = |x: &[f64], out: &mut [f64]| {
+            for i in 0..n {
+                let next = x[(i + 1) % n];
+                out[i] =
+                    0.97 * x[i] - 0.2 * next.sin() + 0.01 * (i as f64 + 1.0) + 0.05 * x[i] * next / (1.0 + x[i] * x[i]);
+            }
+        };
+        let mut calls = 0usize;
+        let jumpy = move |x: &[f64], out: &mut [f64]| {
+            calls += 1;
+            for i in 0..n {
+                out[i] = 0.9 * x[i] + 1.0 + if calls == 7 { 1e6 } else { 0.0 };
+            }
+        };
+        for memory in [1, 3, 10] {
+            for tolerance in [1e-13, 0.0] {
+                let a = anderson(vec![0.0; n], map, memory, tolerance, 300, 1e12);
+                let b = anderson_recomputed(vec![0.0; n], map, memory, tolerance, 300, 1e12);
+                assert_eq!(a.evaluations, b.evaluations, "memory {memory}");
+                assert_eq!(a.converged, b.converged);
+                assert_eq!(a.residual.to_bits(), b.residual.to_bits(), "memory {memory}");
+                assert!(a.x.iter().zip(&b.x).all(|(p, q)| p.to_bits() == q.to_bits()), "memory {memory}");
+            }
+            let a = anderson(vec![0.0; n], jumpy, memory, 1e-13, 200, 1e12);
+            let b = anderson_recomputed(vec![0.0; n], jumpy, memory, 1e-13, 200, 1e12);
+            assert_eq!((a.evaluations, a.converged), (b.evaluations, b.converged), "memory {memory}");
+            assert!(a.x.iter().zip(&b.x).all(|(p, q)| p.to_bits() == q.to_bits()), "memory {memory}");
+        }
+    }
 
     #[test]
     fn solves_a_slow_linear_contraction_fast() {
