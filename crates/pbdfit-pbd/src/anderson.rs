@@ -202,12 +202,12 @@ fn cholesky_solve(a: &mut [f64], m: usize, rhs: &mut [f64]) -> bool {
         for col_k in done.chunks_exact(m) {
             let factor = -col_k[j];
             for (y, &x) in col_j.iter_mut().zip(&col_k[j..]) {
-                *y = factor * x + *y;
+                *y += factor * x;
             }
         }
         let diag = col_j[0];
         // nalgebra: zero, or a square root that cannot be taken (negative or NaN), fails.
-        if diag == 0.0 || !(diag >= 0.0) {
+        if diag.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
             return false;
         }
         let denom = diag.sqrt();
@@ -220,7 +220,7 @@ fn cholesky_solve(a: &mut [f64], m: usize, rhs: &mut [f64]) -> bool {
         let coeff = rhs[i] / col[i];
         rhs[i] = coeff;
         for (y, &l) in rhs[i + 1..].iter_mut().zip(&col[i + 1..]) {
-            *y = -coeff * l + *y;
+            *y += -coeff * l;
         }
     }
     for (i, col) in a.chunks_exact(m).enumerate().rev() {
