@@ -75,8 +75,8 @@ pub fn list_scenes() -> CliResult {
 /// PBD simulation settings shared by `simulate` and `fit`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct SimulationArgs {
-    /// Time step in s.
-    #[arg(long, default_value_t = 0.01)]
+    /// Time step in s, as a decimal or a fraction (`0.005`, `1/200`).
+    #[arg(long, default_value_t = 0.01, value_parser = |s: &str| pbdfit_table::axes::parse_number(s))]
     pub dt: f64,
     /// Solver iterations (Gauss-Seidel sweeps) per time step.
     #[arg(long, default_value_t = 1)]

@@ -39,8 +39,8 @@ pub struct FemArgs {
     /// for a compound scene one file per part, the part name inserted before the extension.
     #[arg(long, value_name = "OUT.vtu")]
     vtk: Option<PathBuf>,
-    /// Time step in s of a dynamic reference (--dynamic).
-    #[arg(long, default_value_t = 0.01)]
+    /// Time step in s of a dynamic reference (--dynamic), as a decimal or a fraction (`1/200`).
+    #[arg(long, default_value_t = 0.01, value_parser = |s: &str| pbdfit_table::axes::parse_number(s))]
     dt: f64,
     #[command(flatten)]
     reference: ReferenceArgs,

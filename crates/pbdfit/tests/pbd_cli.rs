@@ -36,6 +36,8 @@ fn simulate_json_matches_the_reference_library() {
         ("gravity-wall", "1", "0.01", "1", 6.2529506192e-03),
         ("gravity-wall", "2", "0.01", "4", 2.6455782944e-03),
         ("gravity-ceiling", "2", "0.001", "1", 3.0391495408e-05),
+        // A fraction is the same time step (1/1000 and 0.001 are the same double).
+        ("gravity-ceiling", "2", "1/1000", "1", 3.0391495408e-05),
     ] {
         let v = json(&[
             "simulate", "--scene", scene, "--n", n, "--dt", dt, "--nit", nit, "--kd", "0.5", "--kv", "0.5", "--json",
@@ -91,6 +93,7 @@ fn bad_parameters_exit_with_2_and_a_message() {
     for (args, needle) in [
         (vec!["simulate", "--scene", "gravity-floor", "--kd", "1.5"], "unbounded"),
         (vec!["simulate", "--scene", "gravity-floor", "--dt", "-0.01"], "dt"),
+        (vec!["fit", "--scene", "gravity-floor", "--dt", "1/x"], "not a number"),
         (vec!["simulate", "--scene", "gravity-floor", "--nit", "0"], "nit"),
         (vec!["simulate", "--scene", "gravity-floor", "--model", "xpbd", "--compliance-distance", "-1"], "alpha_d"),
         (vec!["fit", "--scene", "gravity-floor", "--model", "pbx"], "xpbd"),
