@@ -1,6 +1,7 @@
 //! End-to-end tests of `pbdfit table` and `pbdfit lookup`: a tiny real table (gravity-floor, N = 1, two
-//! dt, two nit, two E, two nu, pbd) whose nodes are exactly what `pbdfit fit` gives, looked up bit for
-//! bit at a node, resumed after a kill without changing a byte; and bad input refused with exit code 2.
+//! dt, three nit, two E, two nu, pbd) whose nodes are exactly what `pbdfit fit` gives, looked up bit for
+//! bit at a node, its nit = 2 nodes predicted by leave-one-out from their neighbours, resumed after a
+//! kill without changing a byte; and bad input refused with exit code 2.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -16,7 +17,8 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-// An 11 x 11 grid keeps the 16 fits quick; `pbdfit fit --grid 11` is the same fit.
+// An 11 x 11 grid keeps the 24 fits quick; `pbdfit fit --grid 11` is the same fit. The nit axis has an
+// interior value (2), so leave-one-out predicts the 8 nodes at nit = 2 from nit = 1 and 4.
 const TINY: &str = r#"
 name = "tiny"
 description = "test table"
@@ -28,7 +30,7 @@ grid = 11
 young = [1e3, 1e4]
 poisson = [0.0, 0.3]
 dt = [0.005, 0.01]
-nit = [1, 2]
+nit = [1, 2, 4]
 n = [1]
 "#;
 
@@ -53,6 +55,50 @@ fn row(dir: &Path, young: &str, poisson: &str, dt: &str, nit: &str) -> (f64, f64
     panic!("no row {want:?} in\n{text}");
 }
 
+/// The rows of table.csv as maps from column name to text.
+fn rows(dir: &Path) -> Vec<std::collections::HashMap<String, String>> {
+    let text = std::fs::read_to_string(dir.join("table.csv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<String> = lines.next().unwrap().split(',').map(String::from).collect();
+    lines.map(|l| header.iter().cloned().zip(l.split(',').map(String::from)).collect()).collect()
+}
+
+/// Each nit = 2 node's leave-one-out deviations are |prediction - fitted value|, the prediction being the
+/// interpolation of its nit = 1 and nit = 4 neighbours halfway in log2 nit (in log10 of a parameter where
+/// both are > 0, else linearly; kd and kv are searched linearly, so the deviation is in their units),
+/// and its error increase is the simulated prediction's error minus the node's own.
+fn leave_one_out_predicts_from_the_neighbours(dir: &Path) {
+    let rows = rows(dir);
+    let f = |r: &std::collections::HashMap<String, String>, k: &str| -> f64 { r[k].parse().unwrap() };
+    let at = |young: f64, poisson: f64, dt: f64, nit: f64| {
+        rows.iter()
+            .find(|r| [f(r, "young"), f(r, "poisson"), f(r, "dt"), f(r, "nit")] == [young, poisson, dt, nit])
+            .unwrap()
+    };
+    let mut predicted = 0;
+    for r in &rows {
+        let (young, poisson, dt, nit) = (f(r, "young"), f(r, "poisson"), f(r, "dt"), f(r, "nit"));
+        if nit != 2.0 {
+            assert_eq!(r["loo_axes"], "", "a boundary node is not predicted");
+            continue;
+        }
+        predicted += 1;
+        assert_eq!(r["loo_axes"], "nit");
+        let (lo, hi) = (at(young, poisson, dt, 1.0), at(young, poisson, dt, 4.0));
+        for p in ["kd", "kv"] {
+            let (a, b) = (f(lo, p), f(hi, p));
+            let prediction = if a > 0.0 && b > 0.0 { (a * b).sqrt() } else { 0.5 * (a + b) };
+            let want = (prediction - f(r, p)).abs();
+            let got = f(r, &format!("loo_{p}"));
+            assert!((got - want).abs() <= 1e-12, "{p} at {young} {poisson} {dt}: deviation {got} vs {want}");
+        }
+        let (error, loo_error) = (f(r, "error"), f(r, "loo_error"));
+        assert!(loo_error.is_finite() && loo_error > 0.0);
+        assert!((f(r, "loo_error_increase") - (loo_error - error)).abs() <= 1e-12 * loo_error, "{r:?}");
+    }
+    assert_eq!(predicted, 8);
+}
+
 #[test]
 fn a_tiny_table_matches_pbdfit_fit_bit_for_bit_and_resumes_unchanged() {
     let dir = scratch("tiny");
@@ -62,14 +108,15 @@ fn a_tiny_table_matches_pbdfit_fit_bit_for_bit_and_resumes_unchanged() {
     let built = pbdfit(&["table", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--jobs", "2"]);
     assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
     let stdout = String::from_utf8_lossy(&built.stdout);
-    assert!(stdout.contains("16 nodes (16 fitted now, 0 resumed, 0 failed"), "{stdout}");
+    assert!(stdout.contains("24 nodes (24 fitted now, 0 resumed, 0 failed"), "{stdout}");
     let csv = std::fs::read(out.join("table.csv")).unwrap();
     let meta = std::fs::read(out.join("table.json")).unwrap();
     let table: serde_json::Value = serde_json::from_slice(&meta).unwrap();
     assert_eq!(table["model"], "pbd");
-    assert_eq!(table["nodes"], 16);
-    // Two nodes per axis: no node is interior, so leave-one-out has nothing to predict.
-    assert_eq!(table["leave_one_out"]["predictions"], 0);
+    assert_eq!(table["nodes"], 24);
+    // Only the nit = 2 nodes are interior (along nit), each predicted once.
+    assert_eq!(table["leave_one_out"]["predictions"], 8);
+    leave_one_out_predicts_from_the_neighbours(&out);
 
     // One node against `pbdfit fit` at its setting: the same kd and kv, bit for bit.
     let fit = json(&pbdfit(&[
@@ -151,7 +198,7 @@ fn a_tiny_table_matches_pbdfit_fit_bit_for_bit_and_resumes_unchanged() {
     // Resumed: nothing is refitted and the table's files keep every byte.
     let again = pbdfit(&["table", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--jobs", "1"]);
     assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
-    assert!(String::from_utf8_lossy(&again.stdout).contains("(0 fitted now, 16 resumed"));
+    assert!(String::from_utf8_lossy(&again.stdout).contains("(0 fitted now, 24 resumed"));
     assert_eq!(std::fs::read(out.join("table.csv")).unwrap(), csv);
     assert_eq!(std::fs::read(out.join("table.json")).unwrap(), meta);
 
@@ -171,7 +218,7 @@ fn a_tiny_table_matches_pbdfit_fit_bit_for_bit_and_resumes_unchanged() {
     assert!(!killed.join("table.csv").exists() && !killed.join("table.json").exists());
     let resumed = pbdfit(&["table", file.to_str().unwrap(), "--out", killed.to_str().unwrap(), "--jobs", "2"]);
     assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
-    assert!(String::from_utf8_lossy(&resumed.stdout).contains("(11 fitted now, 5 resumed"));
+    assert!(String::from_utf8_lossy(&resumed.stdout).contains("(19 fitted now, 5 resumed"));
     assert_eq!(std::fs::read(killed.join("table.csv")).unwrap(), csv);
     assert_eq!(std::fs::read(killed.join("table.json")).unwrap(), meta);
 
