@@ -1,10 +1,9 @@
 //! The table definition file (TOML) and its validation. Every error names the file and the key.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
-use pbdfit_fit::study::{Configuration, Experiment, Study};
-use pbdfit_fit::{FitOptions, SearchBox};
+use pbdfit_fit::FitOptions;
+use pbdfit_fit::study::{BoxDef, Configuration, Experiment, FitDef, Study};
 use pbdfit_mesh::{MassModel, ReferenceTable, SceneSet};
 use pbdfit_pbd::{ModelKind, Precision};
 use serde::Deserialize;
@@ -27,16 +26,9 @@ struct TableFile {
     fit: FitDef,
     /// Search box overrides: `name = [lower, upper]`.
     #[serde(default, rename = "box")]
-    search_box: BTreeMap<String, [f64; 2]>,
+    search_box: BoxDef,
     reference: Option<ReferenceTable>,
     axes: AxesDef,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FitDef {
-    grid: Option<usize>,
-    min_step: Option<f64>,
 }
 
 /// A number, or a fraction as text (`"1/30"`).
@@ -114,12 +106,6 @@ impl TableDef {
             Some(m) => set.with_mass_model(m),
             None => set,
         };
-        let mut search_box = SearchBox::default_for(kind);
-        for (name, [lower, upper]) in &file.search_box {
-            search_box =
-                search_box.with_bounds(name, *lower, *upper).map_err(|e| bad(&format!("box.{name}"), e.to_string()))?;
-        }
-        search_box.check_allowed(false).map_err(|e| bad("box", e.to_string()))?;
         let number = |key: String, n: &Number| match n {
             Number::Value(v) => Ok(*v),
             Number::Text(t) => parse_number(t).map_err(|m| bad(&key, m)),
@@ -136,20 +122,9 @@ impl TableDef {
             n: list("n", &a.n)?,
         };
         axes.validate().map_err(|(key, m)| bad(&format!("axes.{key}"), m))?;
+        let fit = file.fit.options(kind, &file.search_box, false, false).map_err(|(key, m)| bad(&key, m))?;
         // A fit's identifiability never changes the fit; tables do not record it, so it is not measured.
-        let mut fit = FitOptions { identifiability: false, ..FitOptions::new(search_box) };
-        if let Some(grid) = file.fit.grid {
-            if grid < 2 {
-                return Err(bad("fit.grid", format!("{grid} must be at least 2")));
-            }
-            fit.grid = Some(grid);
-        }
-        if let Some(min_step) = file.fit.min_step {
-            if !(min_step.is_finite() && min_step > 0.0) {
-                return Err(bad("fit.min_step", format!("{min_step} must be > 0")));
-            }
-            fit.min_step = min_step;
-        }
+        let fit = FitOptions { identifiability: false, ..fit };
         let study = Study {
             name: file.name.clone(),
             description: file.description.clone(),

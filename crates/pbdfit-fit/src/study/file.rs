@@ -30,7 +30,7 @@ struct StudyFile {
     fit: FitDef,
     /// Search box overrides: `name = [lower, upper]`.
     #[serde(default, rename = "box")]
-    search_box: BTreeMap<String, [f64; 2]>,
+    search_box: BoxDef,
     experiment: Vec<ExperimentDef>,
     /// The reference the fits match (over each scene's own `[reference]`).
     reference: Option<ReferenceTable>,
@@ -55,11 +55,56 @@ struct PoissonDef {
     step: f64,
 }
 
+/// The `[fit]` table of a study or table file: the grid's points per axis and the search's stopping
+/// step (both optional; [`FitOptions::new`]'s defaults otherwise).
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct FitDef {
-    grid: Option<usize>,
-    min_step: Option<f64>,
+pub struct FitDef {
+    /// Grid points per axis (at least 2).
+    pub grid: Option<usize>,
+    /// Stopping step of the pattern search, in unit coordinates (> 0).
+    pub min_step: Option<f64>,
+}
+
+/// The `[box]` table of a study or table file: `name = [lower, upper]` per parameter.
+pub type BoxDef = BTreeMap<String, [f64; 2]>;
+
+impl FitDef {
+    /// The fit options for `kind`: its default search box with the bounds of `boxes` (entries naming
+    /// none of `kind`'s parameters are skipped when `skip_foreign`, as in a file fitting several models,
+    /// else refused), checked against `unbounded`, and this table's grid and stopping step. An error is
+    /// `(entry, message)`, the entry named as in the file (`box.kd`, `box`, `fit.grid`, `fit.min_step`).
+    pub fn options(
+        &self,
+        kind: ModelKind,
+        boxes: &BoxDef,
+        skip_foreign: bool,
+        unbounded: bool,
+    ) -> Result<FitOptions, (String, String)> {
+        let mut search_box = SearchBox::default_for(kind);
+        for (name, [lower, upper]) in boxes {
+            if skip_foreign && kind.parameter(name).is_none() {
+                continue;
+            }
+            search_box =
+                search_box.with_bounds(name, *lower, *upper).map_err(|e| (format!("box.{name}"), e.to_string()))?;
+        }
+        search_box.check_allowed(unbounded).map_err(|e| ("box".to_string(), e.to_string()))?;
+        let mut fit = FitOptions::new(search_box);
+        if let Some(grid) = self.grid {
+            if grid < 2 {
+                return Err(("fit.grid".into(), format!("{grid} must be at least 2")));
+            }
+            fit.grid = Some(grid);
+        }
+        if let Some(min_step) = self.min_step {
+            if !(min_step.is_finite() && min_step > 0.0) {
+                return Err(("fit.min_step".into(), format!("{min_step} must be > 0")));
+            }
+            fit.min_step = min_step;
+        }
+        Ok(fit)
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -254,15 +299,10 @@ impl Study {
                 None => set,
             });
         }
-        let mut search_box = SearchBox::default_for(kind);
-        for (name, [lower, upper]) in &file.search_box {
-            if file.models.is_some() && kind.parameter(name).is_none() {
-                continue;
-            }
-            search_box =
-                search_box.with_bounds(name, *lower, *upper).map_err(|e| bad(&format!("box.{name}"), e.to_string()))?;
-        }
-        search_box.check_allowed(file.unbounded).map_err(|e| bad("box", e.to_string()))?;
+        let fit = file
+            .fit
+            .options(kind, &file.search_box, file.models.is_some(), file.unbounded)
+            .map_err(|(entry, message)| bad(&entry, message))?;
         let base_checks = [
             ("base.dt", Setting::Dt, file.base.dt),
             ("base.n", Setting::N, file.base.n as f64),
@@ -293,19 +333,6 @@ impl Study {
         }
         let count = ((p.to - p.from) / p.step + 1e-9).floor() as usize + 1;
         let poisson: Vec<f64> = (0..count).map(|i| ((p.from + i as f64 * p.step) * 1e10).round() / 1e10).collect();
-        let mut fit = FitOptions::new(search_box);
-        if let Some(grid) = file.fit.grid {
-            if grid < 2 {
-                return Err(bad("fit.grid", format!("{grid} must be at least 2")));
-            }
-            fit.grid = Some(grid);
-        }
-        if let Some(min_step) = file.fit.min_step {
-            if !(min_step.is_finite() && min_step > 0.0) {
-                return Err(bad("fit.min_step", format!("{min_step} must be > 0")));
-            }
-            fit.min_step = min_step;
-        }
         if file.experiment.is_empty() {
             return Err(bad("experiment", "lists no experiment".into()));
         }
