@@ -7,7 +7,7 @@ use pbdfit_fem::YoungPoisson;
 use pbdfit_fit::study::{Configuration, Plan, Progress, RunOptions, run_plan, store};
 use pbdfit_fit::{FitError, FitProblem, FitStatus, PartCache, Settings};
 use pbdfit_pbd::RestStateBackend;
-use pbdfit_results::{ParameterLayout, Scale};
+use pbdfit_results::Scale;
 use rayon::prelude::*;
 
 use crate::axes::{DIMS, flat};
@@ -97,15 +97,12 @@ pub fn build(
     }
     let mut nodes: Vec<Node> = nodes.into_iter().flatten().collect();
 
+    // The parameters (names, units, scales, box) and scene parts as the study's summary.json has them.
+    let set = &study.scenes[0];
+    let reference = pbdfit_fit::reference_id(set, cache.overrides());
+    let layout = study.layout(&reference);
     // Leave-one-out in the interpolation coordinates (deviations in search coordinates).
-    let box_axes = study.fit.search_box.axes();
-    let scales: Vec<Scale> = box_axes
-        .iter()
-        .map(|a| match a.scale {
-            pbdfit_pbd::Scale::Linear => Scale::Linear,
-            pbdfit_pbd::Scale::Log10 => Scale::Log10,
-        })
-        .collect();
+    let scales: Vec<Scale> = layout.parameters.iter().map(|p| p.scale).collect();
     let values: Vec<Vec<f64>> =
         nodes.iter().map(|n| n.parameters.iter().map(|v| if n.ok { *v } else { f64::NAN }).collect()).collect();
     let predictions = crate::loo::predictions(&axes.coordinates(), &values, &scales);
@@ -115,7 +112,6 @@ pub fn build(
         resumed: run.resumed,
         message: format!("leave-one-out: simulating {} predictions of interior nodes", predictions.len()),
     });
-    let set = &study.scenes[0];
     let cancelled = || options.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst));
     let errors: Vec<Result<f64, FitError>> = predictions
         .par_iter()
@@ -171,25 +167,14 @@ pub fn build(
         error_increase: Stats::of(&with_loo.iter().map(|(_, l)| l.increase).collect::<Vec<_>>()),
         relative_error_increase: Stats::of(&with_loo.iter().map(|(n, l)| l.increase / n.error).collect::<Vec<_>>()),
     };
-    let reference = pbdfit_fit::reference_id(set, cache.overrides());
     let meta = TableMeta {
         name: def.name.clone(),
         description: def.description.clone(),
         definition: Path::new(&def.origin).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(),
         model: kind.name().into(),
-        parameters: box_axes
-            .iter()
-            .zip(&scales)
-            .map(|(a, s)| ParameterLayout {
-                name: a.name.into(),
-                unit: a.unit.into(),
-                scale: *s,
-                lower: a.lower,
-                upper: a.upper,
-            })
-            .collect(),
-        scene: set.name().into(),
-        parts: if set.is_compound() { set.scenes().iter().map(|s| s.name.clone()).collect() } else { Vec::new() },
+        parameters: layout.parameters,
+        scene: layout.scenes[0].name.clone(),
+        parts: layout.scenes[0].parts.clone(),
         reference,
         mass_model: set.scenes().first().map(|s| s.mass_model.name().to_string()).unwrap_or_default(),
         grid: study.fit.resolution(),
