@@ -3,9 +3,8 @@
 use std::path::Path;
 use std::time::Instant;
 
-use pbdfit_fem::YoungPoisson;
 use pbdfit_fit::study::{Configuration, Plan, Progress, RunOptions, run_plan, store};
-use pbdfit_fit::{FitError, FitProblem, FitStatus, PartCache, Settings};
+use pbdfit_fit::{FitError, FitStatus, PartCache};
 use pbdfit_pbd::RestStateBackend;
 use pbdfit_results::Scale;
 use rayon::prelude::*;
@@ -112,20 +111,15 @@ pub fn build(
         resumed: run.resumed,
         message: format!("leave-one-out: simulating {} predictions of interior nodes", predictions.len()),
     });
-    let cancelled = || options.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst));
     let errors: Vec<Result<f64, FitError>> = predictions
         .par_iter()
         .map(|p| {
-            if cancelled() {
+            if options.cancelled() {
                 return Err(FitError::Interrupted { done: 0, total: 0 });
             }
             let node = &nodes[p.node];
-            let settings =
-                Settings { allow_unbounded: study.unbounded, ..Settings::new(node.dt, node.n, node.nit, kind) };
-            let material = YoungPoisson::new(node.young, node.poisson)?;
-            let problem = FitProblem::new(set, settings, material, cache)?;
-            let problem = FitProblem { rest_options: study.precision.rest_options(), ..problem };
-            Ok(problem.evaluate(&p.values, None).error)
+            let c = Configuration { dt: node.dt, n: node.n, nit: node.nit, young: node.young };
+            Ok(study.problem(set, &c, node.poisson, cache)?.evaluate(&p.values, None).error)
         })
         .collect();
     let errors: Vec<f64> = errors.into_iter().collect::<Result<_, _>>()?;

@@ -22,11 +22,10 @@
 //! - [`loo`]: leave-one-out predictions of interior nodes from their neighbours (the same rule);
 //! - [`lookup()`]: a query's parameters, its cell's nodes, the leave-one-out error estimate, range checks.
 //!
-//! Dependencies: `pbdfit-fit` (the study runner, `FitProblem` to simulate leave-one-out predictions,
-//! `SearchBox`), `pbdfit-results` (the fits' rows, the parameter layout and number format), `pbdfit-mesh`
-//! (scene sets, mass models, `[reference]` tables), `pbdfit-pbd` (model kinds, parameter scales, the
-//! rest-state backend and precision), `pbdfit-fem` (`YoungPoisson` for the leave-one-out simulations),
-//! `rayon` (leave-one-out simulations in parallel), `serde` + `serde_json` + `toml` (the files),
+//! Dependencies: `pbdfit-fit` (the study runner, `Study::problem` to simulate leave-one-out
+//! predictions, the `[fit]` and `[box]` tables), `pbdfit-results` (the fits' rows, the parameter layout
+//! and number format), `pbdfit-mesh` (scene sets, mass models, `[reference]` tables), `pbdfit-pbd` (model
+//! kinds, parameter scales, the rest-state backend and precision), `rayon` (leave-one-out simulations in parallel), `serde` + `serde_json` + `toml` (the files),
 //! `thiserror` (errors).
 
 pub mod axes;

@@ -8,7 +8,9 @@ use pbdfit_pbd::{ModelKind, Precision};
 use pbdfit_results::{BaseSettings, ExperimentLayout, ParameterLayout, SceneLayout, StudyLayout};
 use serde::Deserialize;
 
-use crate::{FitError, FitOptions, SearchBox};
+use pbdfit_fem::YoungPoisson;
+
+use crate::{FitError, FitOptions, FitProblem, PartCache, SearchBox, Settings};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -439,6 +441,26 @@ impl Study {
             None => {}
         }
         c
+    }
+
+    /// The settings of this study's fits at time step `dt` (s), resolution `n` and `nit` iterations.
+    pub fn settings(&self, dt: f64, n: usize, nit: usize) -> Settings {
+        Settings { dt, n, nit, kind: self.kind, allow_unbounded: self.unbounded }
+    }
+
+    /// The fit problem of scene set `set` at configuration `c` and Poisson ratio `nu`, its reference from
+    /// `cache`, its rest states in the study's precision: what every fit of the study, and whatever
+    /// evaluates a point of it (a table's leave-one-out), starts from.
+    pub fn problem(
+        &self,
+        set: &SceneSet,
+        c: &Configuration,
+        nu: f64,
+        cache: &PartCache,
+    ) -> Result<FitProblem, FitError> {
+        let material = YoungPoisson::new(c.young, nu)?;
+        let problem = FitProblem::new(set, self.settings(c.dt, c.n, c.nit), material, cache)?;
+        Ok(FitProblem { rest_options: self.precision.rest_options(), ..problem })
     }
 
     /// The study's layout as `summary.json` records it (`reference`: what the fits match).

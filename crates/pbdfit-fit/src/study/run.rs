@@ -5,7 +5,6 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use pbdfit_fem::YoungPoisson;
 use pbdfit_mesh::SceneSet;
 use pbdfit_pbd::RestStateBackend;
 use pbdfit_results::{FitRecord, FitStatus, StudySummary};
@@ -13,7 +12,7 @@ use rayon::prelude::*;
 
 use super::plan::{FitKey, Plan};
 use super::{Configuration, Study, store};
-use crate::{FitError, FitProblem, GridRestStates, PartCache, Settings, fit_with_grid};
+use crate::{FitError, GridRestStates, PartCache, fit_with_grid};
 
 /// Which fits a run does.
 #[derive(Debug, Clone, Default)]
@@ -23,6 +22,13 @@ pub struct RunOptions {
     /// When set (by another thread, or the observer), no further fit starts; the fits in flight finish
     /// and are written, and the run returns [`FitError::Interrupted`]. A later run resumes.
     pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+}
+
+impl RunOptions {
+    /// Whether the run was asked to stop ([`Self::cancel`] set).
+    pub fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst))
+    }
 }
 
 /// Progress of a study run, reported to an observer after each fit (after its rows were written).
@@ -131,7 +137,7 @@ pub fn run_plan(
     observer(&Progress { done: 0, total, resumed, message: format!("{total} fits to do, {resumed} already done") });
     for ((dt_bits, n, nit), keys) in Plan::groups(&todo) {
         let dt = f64::from_bits(dt_bits);
-        let settings = Settings { dt, n, nit, kind: study.kind, allow_unbounded: study.unbounded };
+        let settings = study.settings(dt, n, nit);
         observer(&Progress {
             done: *done.lock().expect("progress lock"),
             total,
@@ -158,15 +164,14 @@ pub fn run_plan(
                 grids.insert(scene.name.clone(), grid);
             }
         }
-        let cancelled = || options.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst));
         let results: Vec<Result<(), FitError>> = keys
             .par_iter()
             .map(|key| {
-                if cancelled() {
+                if options.cancelled() {
                     return Ok(());
                 }
                 let set = &study.scenes[key.scene];
-                let record = fit_one(set, key, settings, study, cache, &grids);
+                let record = fit_one(set, key, study, cache, &grids);
                 for t in &plan.fits[key] {
                     let row = FitRecord { experiment: t.experiment.clone(), value: t.value, ..record.clone() };
                     let _guard = file_locks[t.file].lock().expect("file lock");
@@ -193,7 +198,7 @@ pub fn run_plan(
             })
             .collect();
         results.into_iter().collect::<Result<(), FitError>>()?;
-        if cancelled() {
+        if options.cancelled() {
             return Err(FitError::Interrupted { done: *done.lock().expect("progress lock"), total });
         }
     }
@@ -231,7 +236,6 @@ fn short(v: f64) -> String {
 fn fit_one(
     set: &SceneSet,
     key: &FitKey,
-    settings: Settings,
     study: &Study,
     cache: &PartCache,
     grids: &HashMap<String, GridRestStates>,
@@ -265,14 +269,10 @@ fn fit_one(
         message: String::new(),
         reference: crate::reference_id(set, cache.overrides()),
     };
-    let outcome = YoungPoisson::new(c.young, nu)
-        .map_err(FitError::from)
-        .and_then(|material| FitProblem::new(set, settings, material, cache))
-        .map(|problem| FitProblem { rest_options: study.precision.rest_options(), ..problem })
-        .and_then(|problem| {
-            let part_grids: Vec<&GridRestStates> = problem.parts.iter().map(|p| &grids[&p.scene]).collect();
-            fit_with_grid(&problem, &part_grids, &study.fit).map(|r| (problem.compound, r))
-        });
+    let outcome = study.problem(set, &c, nu, cache).and_then(|problem| {
+        let part_grids: Vec<&GridRestStates> = problem.parts.iter().map(|p| &grids[&p.scene]).collect();
+        fit_with_grid(&problem, &part_grids, &study.fit).map(|r| (problem.compound, r))
+    });
     match outcome {
         Ok((compound, r)) => {
             record.parameters = r.parameters.iter().map(|(n, v)| (n.to_string(), *v)).collect();
