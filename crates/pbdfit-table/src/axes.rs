@@ -1,5 +1,6 @@
 //! The five axes of a table, their order and the coordinates they are interpolated in.
 
+use pbdfit_fit::study::Setting;
 use serde::{Deserialize, Serialize};
 
 /// One axis of a table.
@@ -43,19 +44,25 @@ impl Dim {
         }
     }
 
-    /// Whether `v` is a valid value of this setting; `Err` says what is allowed.
+    /// Whether `v` is a valid value of this setting; `Err` says what is allowed (the study files' rule,
+    /// [`Setting::allows`], for E, dt, nit and N).
     pub fn check(self, v: f64) -> Result<(), String> {
-        let (ok, allowed) = match self {
-            Dim::Young => (v.is_finite() && v > 0.0, "E must be > 0 Pa"),
-            Dim::Poisson => (
-                v.is_finite() && v > -1.0 && v < 0.5,
-                "nu must lie in (-1, 0.5): nu >= 0.5 is incompressible, linear elasticity has no such material",
-            ),
-            Dim::Dt => (v.is_finite() && v > 0.0, "dt must be > 0 s"),
-            Dim::Nit => (v >= 1.0 && v.fract() == 0.0 && v <= 1e6, "nit must be an integer >= 1"),
-            Dim::N => (v >= 1.0 && v.fract() == 0.0 && v <= 1e6, "N must be an integer >= 1"),
+        let (label, setting) = match self {
+            Dim::Young => ("E", Setting::Young),
+            Dim::Dt => ("dt", Setting::Dt),
+            Dim::Nit => ("nit", Setting::Nit),
+            Dim::N => ("N", Setting::N),
+            Dim::Poisson => {
+                return if v.is_finite() && v > -1.0 && v < 0.5 {
+                    Ok(())
+                } else {
+                    Err("nu must lie in (-1, 0.5): nu >= 0.5 is incompressible, linear elasticity has no such \
+                         material"
+                        .into())
+                };
+            }
         };
-        if ok { Ok(()) } else { Err(allowed.to_string()) }
+        setting.allows(v).map_err(|allowed| format!("{label} must be {allowed}"))
     }
 }
 

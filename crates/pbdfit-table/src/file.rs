@@ -184,11 +184,11 @@ n = [1]
         let cases = [
             ("poisson = [0.0, 0.3]", "poisson = []", "axes.poisson", "empty"),
             ("poisson = [0.0, 0.3]", "poisson = [0.0, 0.5]", "axes.poisson[1]", "incompressible"),
-            ("young = [1e2, 1e3]", "young = [0, 1e3]", "axes.young[0]", "E must be > 0"),
+            ("young = [1e2, 1e3]", "young = [0, 1e3]", "axes.young[0]", "E must be a Young's modulus > 0 Pa"),
             ("young = [1e2, 1e3]", "young = [1e3, 1e2]", "axes.young[1]", "ascending"),
             ("dt = [0.001, \"1/30\"]", "dt = [0.001, \"1/x\"]", "axes.dt[1]", "not a number"),
-            ("nit = [1, 4]", "nit = [0, 4]", "axes.nit[0]", "integer >= 1"),
-            ("n = [1]", "n = [1.5]", "axes.n[0]", "integer >= 1"),
+            ("nit = [1, 4]", "nit = [0, 4]", "axes.nit[0]", "integer iteration count >= 1"),
+            ("n = [1]", "n = [1.5]", "axes.n[0]", "integer mesh resolution >= 1"),
             ("n = [1]\n", "", "file", "missing field `n`"),
             ("model = \"xpbd\"", "model = \"xpdb\"", "model", "pbd"),
         ];

@@ -261,9 +261,9 @@ fn bad_table_files_and_lookups_exit_2_naming_what_is_wrong_and_write_nothing() {
     // A lookup with an invalid material or setting names the parameter (whatever the table).
     for (flag, value, says) in [
         ("--poisson", "0.5", "incompressible"),
-        ("--young", "0", "E must be > 0"),
-        ("--young", "-3", "E must be > 0"),
-        ("--dt", "0", "dt must be > 0"),
+        ("--young", "0", "E must be a Young's modulus > 0 Pa"),
+        ("--young", "-3", "E must be a Young's modulus > 0 Pa"),
+        ("--dt", "0", "dt must be a time step > 0 s"),
         ("--nit", "0", "nit must be"),
         ("--n", "0", "N must be"),
     ] {

@@ -161,14 +161,20 @@ impl Setting {
         }
     }
 
-    fn check(self, v: f64) -> Result<(), String> {
+    /// Whether `v` is a valid value of this setting; `Err` says what is allowed (`"a time step > 0 s"`).
+    /// The one rule for study files, table files and lookups.
+    pub fn allows(self, v: f64) -> Result<(), &'static str> {
         let (ok, allowed) = match self {
             Setting::Dt => (v.is_finite() && v > 0.0, "a time step > 0 s"),
             Setting::N => (v >= 1.0 && v.fract() == 0.0 && v <= 1e6, "an integer mesh resolution >= 1"),
             Setting::Nit => (v >= 1.0 && v.fract() == 0.0 && v <= 1e6, "an integer iteration count >= 1"),
             Setting::Young => (v.is_finite() && v > 0.0, "a Young's modulus > 0 Pa"),
         };
-        if ok { Ok(()) } else { Err(format!("{v} is not {allowed}")) }
+        if ok { Ok(()) } else { Err(allowed) }
+    }
+
+    fn check(self, v: f64) -> Result<(), String> {
+        self.allows(v).map_err(|allowed| format!("{v} is not {allowed}"))
     }
 }
 
