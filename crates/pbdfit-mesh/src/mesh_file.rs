@@ -4,9 +4,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::TetMesh;
-use crate::import::{
-    ImportOptions, ImportReport, MeshFormat, RawMesh, parse_gmsh, parse_legacy_vtk, parse_vtu, read_mesh,
-};
+use crate::import::{ImportOptions, ImportReport, MeshFormat, RawMesh, parse_single_file, read_mesh};
 
 /// The meshes the built-in scenes name, compiled in so that built-in scenes work from any directory.
 /// Their sources are the files under `scenes/meshes/`, written by `scenes/meshes/make_meshes.py`.
@@ -28,14 +26,9 @@ pub(crate) fn load(file: &str, dir: Option<&Path>, fix_orientation: bool) -> Res
                     known.join(", ")
                 )
             })?;
+            // Built-in meshes are single files (a test checks each parses).
             let format = MeshFormat::from_path(Path::new(file)).map_err(|e| e.to_string())?;
-            match format {
-                MeshFormat::Gmsh => parse_gmsh(bytes, file),
-                MeshFormat::Vtu => parse_vtu(bytes, file),
-                MeshFormat::LegacyVtk => parse_legacy_vtk(bytes, file),
-                MeshFormat::TetGen => unreachable!("no built-in TetGen mesh"),
-            }
-            .map_err(|e| e.to_string())?
+            parse_single_file(format, bytes, file).map_err(|e| e.to_string())?
         }
         Some(dir) => read_mesh(&dir.join(file)).map_err(|e| e.to_string())?,
     };
@@ -45,4 +38,20 @@ pub(crate) fn load(file: &str, dir: Option<&Path>, fix_orientation: bool) -> Res
     };
     let imported = raw.validate(&origin, ImportOptions { fix_orientation }).map_err(|e| e.to_string())?;
     Ok((imported.mesh, imported.groups, imported.report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_mesh_is_one_valid_file() {
+        for (name, _) in BUILTIN_MESHES {
+            let (mesh, _, report) = load(name, None, false).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(!mesh.tets().is_empty(), "{name}");
+            assert_eq!(report.orientation_fixed, 0, "{name}");
+        }
+        let e = load("meshes/nope.msh", None, false).unwrap_err();
+        assert!(e.contains("not a built-in mesh") && e.contains("meshes/beam.msh"), "{e}");
+    }
 }

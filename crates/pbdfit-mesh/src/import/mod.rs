@@ -142,9 +142,7 @@ pub fn read_mesh(path: &Path) -> Result<RawMesh, ImportError> {
     let read = |p: &Path| std::fs::read(p).map_err(|source| ImportError::Io { path: p.to_path_buf(), source });
     let origin = path.display().to_string();
     match format {
-        MeshFormat::Gmsh => parse_gmsh(&read(path)?, &origin),
-        MeshFormat::Vtu => parse_vtu(&read(path)?, &origin),
-        MeshFormat::LegacyVtk => parse_legacy_vtk(&read(path)?, &origin),
+        MeshFormat::Gmsh | MeshFormat::Vtu | MeshFormat::LegacyVtk => parse_single_file(format, &read(path)?, &origin),
         MeshFormat::TetGen => {
             let base = path.with_extension("");
             let text = |p: &Path| {
@@ -158,6 +156,20 @@ pub fn read_mesh(path: &Path) -> Result<RawMesh, ImportError> {
             let ele = text(&base.with_extension("ele"))?;
             parse_tetgen(&node, &ele, &base.display().to_string())
         }
+    }
+}
+
+/// Parses the bytes of a one-file mesh format (Gmsh, VTU, legacy VTK); `origin` names the source in
+/// errors. TetGen meshes are two files (`.node` and `.ele`): [`parse_tetgen`].
+///
+/// # Panics
+/// For [`MeshFormat::TetGen`], which has no single-file form (a caller's mistake, not bad input).
+pub fn parse_single_file(format: MeshFormat, bytes: &[u8], origin: &str) -> Result<RawMesh, ImportError> {
+    match format {
+        MeshFormat::Gmsh => parse_gmsh(bytes, origin),
+        MeshFormat::Vtu => parse_vtu(bytes, origin),
+        MeshFormat::LegacyVtk => parse_legacy_vtk(bytes, origin),
+        MeshFormat::TetGen => panic!("{origin}: TetGen meshes are two files; use parse_tetgen"),
     }
 }
 
