@@ -32,7 +32,7 @@ pub trait LinearSolver {
     fn solve(&self, k: &CscMatrix<f64>, f: &[f64]) -> Result<Vec<f64>, FemError>;
 }
 
-fn check_shape(name: &'static str, k: &CscMatrix<f64>, f: &[f64]) -> Result<(), FemError> {
+pub(crate) fn check_shape(name: &'static str, k: &CscMatrix<f64>, f: &[f64]) -> Result<(), FemError> {
     if k.nrows() != k.ncols() || k.nrows() != f.len() {
         return Err(FemError::Solver {
             solver: name,
@@ -89,18 +89,12 @@ impl FaerCholesky {
     }
 }
 
-impl LinearSolver for FaerCholesky {
-    fn name(&self) -> &'static str {
-        "faer-cholesky"
-    }
-
-    fn solve(&self, k: &CscMatrix<f64>, f: &[f64]) -> Result<Vec<f64>, FemError> {
-        let name = self.name();
-        check_shape(name, k, f)?;
-        let n = f.len();
-        if n == 0 {
-            return Ok(Vec::new());
-        }
+impl FaerCholesky {
+    /// Factorises `k = L L^T` (symbolic analysis from the cache where the pattern matches), for
+    /// repeated solves with one matrix (the coarsest level of [`MultigridCg`](crate::MultigridCg)).
+    pub(crate) fn factor(&self, k: &CscMatrix<f64>) -> Result<CholeskyFactor, FemError> {
+        let name = "faer-cholesky";
+        let n = k.nrows();
         let generic = |detail: String| FemError::Solver { solver: name, detail };
         let (col_ptr, row_idx, values) = k.csc_data();
         // nalgebra-sparse keeps rows sorted and unique within each column, as faer requires.
@@ -126,13 +120,44 @@ impl LinearSolver for FaerCholesky {
                 Default::default(),
             )
             .map_err(|e| FemError::NotPositiveDefinite { solver: name, detail: format!("{e:?}") })?;
-        let mut u = f.to_vec();
-        LltRef::<usize, f64>::new(factor_symbolic, &l_values).solve_in_place_with_conj(
+        Ok(CholeskyFactor { cached, l_values, buffer })
+    }
+}
+
+/// A numeric Cholesky factor with its symbolic analysis and a workspace for substitutions.
+pub(crate) struct CholeskyFactor {
+    cached: Arc<CachedSymbolic>,
+    l_values: Vec<f64>,
+    buffer: MemBuffer,
+}
+
+impl CholeskyFactor {
+    /// Overwrites `x` (the right-hand side) with the solution of `L L^T x = b`.
+    pub(crate) fn solve_in_place(&mut self, x: &mut [f64]) {
+        let n = x.len();
+        let stack = MemStack::new(&mut self.buffer);
+        LltRef::<usize, f64>::new(&self.cached.symbolic, &self.l_values).solve_in_place_with_conj(
             faer::Conj::No,
-            faer::MatMut::from_column_major_slice_mut(&mut u, n, 1),
-            par,
+            faer::MatMut::from_column_major_slice_mut(x, n, 1),
+            Par::Seq,
             stack,
         );
+    }
+}
+
+impl LinearSolver for FaerCholesky {
+    fn name(&self) -> &'static str {
+        "faer-cholesky"
+    }
+
+    fn solve(&self, k: &CscMatrix<f64>, f: &[f64]) -> Result<Vec<f64>, FemError> {
+        check_shape(self.name(), k, f)?;
+        if f.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut factor = self.factor(k)?;
+        let mut u = f.to_vec();
+        factor.solve_in_place(&mut u);
         Ok(u)
     }
 }
@@ -220,7 +245,7 @@ pub(crate) fn multiply(k: &CscMatrix<f64>, x: &[f64], y: &mut [f64]) {
     }
 }
 
-fn dot(a: &[f64], b: &[f64]) -> f64 {
+pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
