@@ -184,6 +184,9 @@ struct BlockMatrix {
     col: Vec<usize>,
     /// Row-major 3 x 3 blocks: `val[p][3 i + j]` is entry `(3 a + i, 3 col[p] + j)` of block row `a`.
     val: Vec<[f64; 9]>,
+    /// Position of the diagonal block in each block row (entries before it are the strictly lower
+    /// triangle, entries after it the strictly upper one).
+    diagonal: Vec<usize>,
     /// Inverse of each diagonal block, row-major.
     inverse_diagonal: Vec<[f64; 9]>,
 }
@@ -253,6 +256,7 @@ impl BlockMatrix {
     fn with_inverse_diagonal(row_ptr: Vec<usize>, col: Vec<usize>, val: Vec<[f64; 9]>) -> Result<Self, FemError> {
         let nb = row_ptr.len() - 1;
         let mut inverse_diagonal = Vec::with_capacity(nb);
+        let mut diagonal = Vec::with_capacity(nb);
         for a in 0..nb {
             let row = &col[row_ptr[a]..row_ptr[a + 1]];
             let p = row.binary_search(&a).map_err(|_| FemError::NotPositiveDefinite {
@@ -264,6 +268,7 @@ impl BlockMatrix {
                 solver: NAME,
                 detail: format!("diagonal block {a} is not positive definite: {:?}", val[p]),
             })?;
+            diagonal.push(p);
             let mut flat = [0.0; 9];
             for i in 0..3 {
                 for j in 0..3 {
@@ -272,7 +277,7 @@ impl BlockMatrix {
             }
             inverse_diagonal.push(flat);
         }
-        Ok(Self { row_ptr, col, val, inverse_diagonal })
+        Ok(Self { row_ptr, col, val, diagonal, inverse_diagonal })
     }
 
     /// `y = A x`.
@@ -286,8 +291,14 @@ impl BlockMatrix {
     /// Block row `a` times `x`.
     #[inline]
     fn row_times(&self, a: usize, x: &[f64]) -> [f64; 3] {
+        self.range_times(self.row_ptr[a]..self.row_ptr[a + 1], x)
+    }
+
+    /// The blocks at positions `range` times `x`.
+    #[inline]
+    fn range_times(&self, range: std::ops::Range<usize>, x: &[f64]) -> [f64; 3] {
         let mut s = [0.0; 3];
-        for p in self.row_ptr[a]..self.row_ptr[a + 1] {
+        for p in range {
             let c = 3 * self.col[p];
             let (x0, x1, x2) = (x[c], x[c + 1], x[c + 2]);
             let v = &self.val[p];
@@ -306,6 +317,24 @@ impl BlockMatrix {
         let d = &self.inverse_diagonal[a];
         for i in 0..3 {
             x[3 * a + i] += d[3 * i] * r[0] + d[3 * i + 1] * r[1] + d[3 * i + 2] * r[2];
+        }
+    }
+
+    /// One forward block Gauss-Seidel sweep from `x = 0` (only the lower triangle is needed), then the
+    /// residual `r = b - A x`, which after such a sweep is `-U x` (strictly upper triangle): the
+    /// lower triangle and the diagonal cancel `b` exactly in exact arithmetic.
+    fn forward_sweep_from_zero(&self, b: &[f64], x: &mut [f64], r: &mut [f64]) {
+        for a in 0..self.blocks() {
+            let s = self.range_times(self.row_ptr[a]..self.diagonal[a], x);
+            let ra = [b[3 * a] - s[0], b[3 * a + 1] - s[1], b[3 * a + 2] - s[2]];
+            let d = &self.inverse_diagonal[a];
+            for i in 0..3 {
+                x[3 * a + i] = d[3 * i] * ra[0] + d[3 * i + 1] * ra[1] + d[3 * i + 2] * ra[2];
+            }
+        }
+        for (a, ra) in r.chunks_exact_mut(3).enumerate() {
+            let s = self.range_times(self.diagonal[a] + 1..self.row_ptr[a + 1], x);
+            ra.copy_from_slice(&[-s[0], -s[1], -s[2]]);
         }
     }
 
@@ -530,14 +559,19 @@ impl MultigridCg {
             let a = &matrices[l];
             let [b, x, r] = &mut work.vectors[l];
             x.fill(0.0);
-            for _ in 0..self.sweeps {
-                match self.smoother {
-                    Smoother::SymmetricGaussSeidel => (0..a.blocks()).for_each(|v| a.relax(v, b, x)),
-                    Smoother::Jacobi { omega } => a.jacobi(omega, b, x, r),
+            match self.smoother {
+                Smoother::SymmetricGaussSeidel => {
+                    a.forward_sweep_from_zero(b, x, r);
+                    for _ in 1..self.sweeps {
+                        (0..a.blocks()).for_each(|v| a.relax(v, b, x));
+                    }
                 }
+                Smoother::Jacobi { omega } => (0..self.sweeps).for_each(|_| a.jacobi(omega, b, x, r)),
             }
-            a.multiply(x, r);
-            r.iter_mut().zip(b.iter()).for_each(|(r, b)| *r = b - *r);
+            if self.sweeps != 1 || self.smoother != Smoother::SymmetricGaussSeidel {
+                a.multiply(x, r);
+                r.iter_mut().zip(b.iter()).for_each(|(r, b)| *r = b - *r);
+            }
         }
         let (fine, coarse) = work.vectors.split_at_mut(l + 1);
         self.hierarchy.transfers[l].restrict(&fine[l][2], &mut coarse[0][0]);
