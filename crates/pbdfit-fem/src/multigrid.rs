@@ -309,10 +309,26 @@ impl BlockMatrix {
         s
     }
 
-    /// One block Gauss-Seidel update of vertex `a`: `x_a += D_a^-1 (b_a - (A x)_a)`.
+    /// One block Gauss-Seidel update of vertex `a`: `x_a += D_a^-1 (b_a - (A x)_a)`. With `descending`
+    /// the row is read from its end, so that a backward sweep reads the matrix in one descending
+    /// stream (reading rows forwards in a backward sweep defeats the hardware prefetcher: four times
+    /// slower measured at N = 32).
     #[inline]
-    fn relax(&self, a: usize, b: &[f64], x: &mut [f64]) {
-        let s = self.row_times(a, x);
+    fn relax(&self, a: usize, b: &[f64], x: &mut [f64], descending: bool) {
+        let s = if descending {
+            let mut s = [0.0; 3];
+            for p in (self.row_ptr[a]..self.row_ptr[a + 1]).rev() {
+                let c = 3 * self.col[p];
+                let (x0, x1, x2) = (x[c], x[c + 1], x[c + 2]);
+                let v = &self.val[p];
+                s[0] += v[0] * x0 + v[1] * x1 + v[2] * x2;
+                s[1] += v[3] * x0 + v[4] * x1 + v[5] * x2;
+                s[2] += v[6] * x0 + v[7] * x1 + v[8] * x2;
+            }
+            s
+        } else {
+            self.row_times(a, x)
+        };
         let r = [b[3 * a] - s[0], b[3 * a + 1] - s[1], b[3 * a + 2] - s[2]];
         let d = &self.inverse_diagonal[a];
         for i in 0..3 {
@@ -563,7 +579,7 @@ impl MultigridCg {
                 Smoother::SymmetricGaussSeidel => {
                     a.forward_sweep_from_zero(b, x, r);
                     for _ in 1..self.sweeps {
-                        (0..a.blocks()).for_each(|v| a.relax(v, b, x));
+                        (0..a.blocks()).for_each(|v| a.relax(v, b, x, false));
                     }
                 }
                 Smoother::Jacobi { omega } => (0..self.sweeps).for_each(|_| a.jacobi(omega, b, x, r)),
@@ -582,7 +598,7 @@ impl MultigridCg {
         let [b, x, r] = &mut work.vectors[l];
         for _ in 0..self.sweeps {
             match self.smoother {
-                Smoother::SymmetricGaussSeidel => (0..a.blocks()).rev().for_each(|v| a.relax(v, b, x)),
+                Smoother::SymmetricGaussSeidel => (0..a.blocks()).rev().for_each(|v| a.relax(v, b, x, true)),
                 Smoother::Jacobi { omega } => a.jacobi(omega, b, x, r),
             }
         }
@@ -674,3 +690,4 @@ impl LinearSolver for MultigridCg {
         self.solve_counted(k, f).map(|s| s.u)
     }
 }
+
