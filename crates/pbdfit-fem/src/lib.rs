@@ -98,6 +98,7 @@ pub use multigrid::{MultigridCg, MultigridSolve, Smoother};
 pub use nonlinear::{NewtonSettings, NonlinearSolution};
 pub use reference_spec::{ReferenceSpec, Solve};
 pub use solver::{
-    AutoSolver, CG_THRESHOLD_DOFS, FaerCholesky, FaerLu, JacobiCg, LinearSolver, MULTIGRID_THRESHOLD_DOFS, NalgebraCholesky,
+    AutoSolver, CG_THRESHOLD_DOFS, FaerCholesky, FaerLu, JacobiCg, LinearSolver, MULTIGRID_THRESHOLD_DOFS,
+    NalgebraCholesky,
 };
 pub use static_solve::{FemSolution, StaticProblem, reactions, solve_static};

@@ -137,8 +137,9 @@ impl Hierarchy {
         while n % 2 == 0 && n >= 4 {
             let nc = n / 2;
             let (m, mc) = (n + 1, nc + 1);
-            let coarse_held: Vec<bool> =
-                (0..mc * mc * mc).map(|v| held[2 * (v % mc) + m * (2 * ((v / mc) % mc) + m * 2 * (v / (mc * mc)))]).collect();
+            let coarse_held: Vec<bool> = (0..mc * mc * mc)
+                .map(|v| held[2 * (v % mc) + m * (2 * ((v / mc) % mc) + m * 2 * (v / (mc * mc)))])
+                .collect();
             let fine_map = DofMap::new(&held);
             let coarse_map = DofMap::new(&coarse_held);
             if coarse_map.dofs() == 0 {
@@ -184,11 +185,48 @@ struct BlockMatrix {
     col: Vec<usize>,
     /// Row-major 3 x 3 blocks: `val[p][3 i + j]` is entry `(3 a + i, 3 col[p] + j)` of block row `a`.
     val: Vec<[f64; 9]>,
-    /// Position of the diagonal block in each block row (entries before it are the strictly lower
-    /// triangle, entries after it the strictly upper one).
-    diagonal: Vec<usize>,
     /// Inverse of each diagonal block, row-major.
     inverse_diagonal: Vec<[f64; 9]>,
+    /// Copies of the strictly lower and strictly upper triangles, each contiguous: the first
+    /// Gauss-Seidel sweep and the residual after it read one triangle each, and reading half of every
+    /// row of the full matrix costs as much memory traffic as reading all of it (measured at N = 32:
+    /// 4.7 and 5.6 ms for the two halves against 2.6 ms for a whole product).
+    lower: Triangle,
+    upper: Triangle,
+}
+
+/// One triangle of a [`BlockMatrix`], in the same block compressed sparse row form.
+#[derive(Debug, Clone)]
+struct Triangle {
+    row_ptr: Vec<usize>,
+    col: Vec<usize>,
+    val: Vec<[f64; 9]>,
+}
+
+impl Triangle {
+    /// Block row `a` times `x`.
+    #[inline]
+    fn row_times(&self, a: usize, x: &[f64]) -> [f64; 3] {
+        blocks_times(
+            &self.col[self.row_ptr[a]..self.row_ptr[a + 1]],
+            &self.val[self.row_ptr[a]..self.row_ptr[a + 1]],
+            x,
+        )
+    }
+}
+
+/// The sum of `val[p] * x[col[p]]` over the blocks (3 x 3 blocks, 3-vectors).
+#[inline]
+fn blocks_times(col: &[usize], val: &[[f64; 9]], x: &[f64]) -> [f64; 3] {
+    let mut s = [0.0; 3];
+    for (&c, v) in col.iter().zip(val) {
+        let c = 3 * c;
+        let (x0, x1, x2) = (x[c], x[c + 1], x[c + 2]);
+        s[0] += v[0] * x0 + v[1] * x1 + v[2] * x2;
+        s[1] += v[3] * x0 + v[4] * x1 + v[5] * x2;
+        s[2] += v[6] * x0 + v[7] * x1 + v[8] * x2;
+    }
+    s
 }
 
 impl BlockMatrix {
@@ -256,6 +294,7 @@ impl BlockMatrix {
     fn with_inverse_diagonal(row_ptr: Vec<usize>, col: Vec<usize>, val: Vec<[f64; 9]>) -> Result<Self, FemError> {
         let nb = row_ptr.len() - 1;
         let mut inverse_diagonal = Vec::with_capacity(nb);
+        // Position of the diagonal block in each block row.
         let mut diagonal = Vec::with_capacity(nb);
         for a in 0..nb {
             let row = &col[row_ptr[a]..row_ptr[a + 1]];
@@ -277,7 +316,18 @@ impl BlockMatrix {
             }
             inverse_diagonal.push(flat);
         }
-        Ok(Self { row_ptr, col, val, diagonal, inverse_diagonal })
+        let triangle = |range: &dyn Fn(usize) -> std::ops::Range<usize>| {
+            let mut part = Triangle { row_ptr: vec![0], col: Vec::new(), val: Vec::new() };
+            for a in 0..nb {
+                part.col.extend_from_slice(&col[range(a)]);
+                part.val.extend_from_slice(&val[range(a)]);
+                part.row_ptr.push(part.col.len());
+            }
+            part
+        };
+        let lower = triangle(&|a| row_ptr[a]..diagonal[a]);
+        let upper = triangle(&|a| diagonal[a] + 1..row_ptr[a + 1]);
+        Ok(Self { row_ptr, col, val, inverse_diagonal, lower, upper })
     }
 
     /// `y = A x`.
@@ -291,22 +341,8 @@ impl BlockMatrix {
     /// Block row `a` times `x`.
     #[inline]
     fn row_times(&self, a: usize, x: &[f64]) -> [f64; 3] {
-        self.range_times(self.row_ptr[a]..self.row_ptr[a + 1], x)
-    }
-
-    /// The blocks at positions `range` times `x`.
-    #[inline]
-    fn range_times(&self, range: std::ops::Range<usize>, x: &[f64]) -> [f64; 3] {
-        let mut s = [0.0; 3];
-        for p in range {
-            let c = 3 * self.col[p];
-            let (x0, x1, x2) = (x[c], x[c + 1], x[c + 2]);
-            let v = &self.val[p];
-            s[0] += v[0] * x0 + v[1] * x1 + v[2] * x2;
-            s[1] += v[3] * x0 + v[4] * x1 + v[5] * x2;
-            s[2] += v[6] * x0 + v[7] * x1 + v[8] * x2;
-        }
-        s
+        let range = self.row_ptr[a]..self.row_ptr[a + 1];
+        blocks_times(&self.col[range.clone()], &self.val[range], x)
     }
 
     /// One block Gauss-Seidel update of vertex `a`: `x_a += D_a^-1 (b_a - (A x)_a)`. With `descending`
@@ -341,7 +377,7 @@ impl BlockMatrix {
     /// lower triangle and the diagonal cancel `b` exactly in exact arithmetic.
     fn forward_sweep_from_zero(&self, b: &[f64], x: &mut [f64], r: &mut [f64]) {
         for a in 0..self.blocks() {
-            let s = self.range_times(self.row_ptr[a]..self.diagonal[a], x);
+            let s = self.lower.row_times(a, x);
             let ra = [b[3 * a] - s[0], b[3 * a + 1] - s[1], b[3 * a + 2] - s[2]];
             let d = &self.inverse_diagonal[a];
             for i in 0..3 {
@@ -349,7 +385,7 @@ impl BlockMatrix {
             }
         }
         for (a, ra) in r.chunks_exact_mut(3).enumerate() {
-            let s = self.range_times(self.diagonal[a] + 1..self.row_ptr[a + 1], x);
+            let s = self.upper.row_times(a, x);
             ra.copy_from_slice(&[-s[0], -s[1], -s[2]]);
         }
     }
@@ -670,7 +706,12 @@ impl MultigridCg {
                 p[i] = z[i] + beta * p[i];
             }
         }
-        Err(FemError::NotConverged { solver: NAME, iterations: max_iterations, residual, tolerance: self.relative_tolerance })
+        Err(FemError::NotConverged {
+            solver: NAME,
+            iterations: max_iterations,
+            residual,
+            tolerance: self.relative_tolerance,
+        })
     }
 }
 
@@ -690,4 +731,3 @@ impl LinearSolver for MultigridCg {
         self.solve_counted(k, f).map(|s| s.u)
     }
 }
-
