@@ -6,6 +6,9 @@
 //! - [`JacobiCg`]: conjugate gradients preconditioned with the diagonal of `K`; memory linear in the
 //!   matrix size, used by [`AutoSolver`] above [`CG_THRESHOLD_DOFS`] unknowns where fill-in makes a
 //!   direct factor too large.
+//! - [`MultigridCg`]: conjugate gradients preconditioned by a geometric multigrid V-cycle, for the
+//!   unit-cube meshes of even N ([`multigrid`](crate::multigrid)); [`AutoSolver`] uses it from
+//!   [`MULTIGRID_THRESHOLD_DOFS`] unknowns on.
 //! - [`NalgebraCholesky`]: nalgebra-sparse's `CscCholesky`, which has no fill-reducing ordering. Kept
 //!   for the comparison in the crate documentation, not for use.
 
@@ -25,10 +28,10 @@ use crate::{FemError, MultigridCg};
 pub const CG_THRESHOLD_DOFS: usize = 200_000;
 
 /// From this many unknowns on, [`AutoSolver`] uses [`MultigridCg`] where the mesh has a multigrid
-/// hierarchy (the unit cube at even N >= 4). Chosen by measurement (crate documentation): multigrid
-/// beats faer's Cholesky from about N = 12 (6,084 unknowns) on; the threshold is set above every mesh
-/// the project's committed results and tests solve (N <= 10, at most 3,630 unknowns), so that none of
-/// them changes.
+/// hierarchy (the unit cube at even N >= 4). Chosen by measurement (crate documentation): multigrid is
+/// never slower than faer's Cholesky from N = 12 (6,084 unknowns) on and 1.5-4 times faster at N = 14
+/// (9,450) and 16 (13,872); the threshold lies above every mesh the project's committed results and
+/// tests solve (N <= 10, at most 3,630 unknowns), so that none of them changes.
 pub const MULTIGRID_THRESHOLD_DOFS: usize = 10_000;
 
 /// Solves `K u = f` for a symmetric positive definite `K` stored with both triangles.
