@@ -545,7 +545,7 @@ impl MultigridCg {
         }
         let n = unit_cube_resolution(mesh)?;
         let hierarchy = Hierarchy::new(n, constrained);
-        (hierarchy.transfers.len() > 0).then(|| Self {
+        (!hierarchy.transfers.is_empty()).then(|| Self {
             relative_tolerance: 1e-12,
             max_iterations: None,
             smoother: Smoother::SymmetricGaussSeidel,

@@ -58,12 +58,13 @@ fn agrees_with_cholesky_on_floor_wall_and_torsion() {
 }
 
 #[test]
-fn agrees_with_cholesky_on_tension_and_the_six_tet_split() {
-    // Traction load, and a mesh with other tetrahedra on the same vertex grid (the Galerkin operators
-    // need only the grid).
-    let tension = body("tension", 8);
-    let six = SceneSet::builtin("gravity-wall").unwrap().scenes()[0].body_split(8, CubeSplit::Six).unwrap();
-    for b in [tension, six] {
+fn agrees_with_cholesky_on_the_other_cube_scenes_and_the_six_tet_split() {
+    // The other built-in cube scenes (traction loads, the held top face of the ceiling), and a mesh
+    // with other tetrahedra on the same vertex grid (the Galerkin operators need only the grid).
+    let mut bodies: Vec<Body> =
+        ["tension", "compression", "shear", "gravity-ceiling"].iter().map(|s| body(s, 8)).collect();
+    bodies.push(SceneSet::builtin("gravity-wall").unwrap().scenes()[0].body_split(8, CubeSplit::Six).unwrap());
+    for b in bodies {
         let problem = StaticProblem::new(&b).unwrap();
         let mg = multigrid(&b);
         for nu in [0.3, 0.49] {
