@@ -12,7 +12,8 @@
 //! - assembly of the reduced global stiffness with held DOFs eliminated, and the gravity load
 //!   ([`assembly`]);
 //! - the [`LinearSolver`] trait with a sparse Cholesky default and a conjugate-gradient fallback for large
-//!   systems ([`solver`]);
+//!   systems ([`solver`]), and conjugate gradients preconditioned by a geometric multigrid V-cycle for
+//!   the unit-cube meshes ([`multigrid`]);
 //! - [`solve_static`], [`StaticProblem`] and [`FemSolution`]: displacements and reactions.
 //!
 //! ## Units and conventions
@@ -32,8 +33,17 @@
 //!   consumes; the crate to its left in the data flow.
 //! - `nalgebra`: fixed-size element algebra (`SMatrix<f64, 12, 12>`), as elsewhere in the workspace.
 //! - `nalgebra-sparse`: the global matrix type (CSC, both triangles stored), shared with any solver.
+//!   Its sparse products are not used for the multigrid's Galerkin operators `P^T K P`: a product
+//!   written for the 3 x 3 vertex blocks (the prolongation acts on x, y and z alike, so one weight and
+//!   one index serve nine entries) gives the block matrices the smoother needs directly. At N = 32 all
+//!   of the multigrid's per-matrix setup (fine matrix to blocks, every level's product, the coarsest
+//!   factor, one V-cycle) takes 0.17-0.22 s, about what nalgebra-sparse's scalar `P^T (K P)` takes
+//!   for the finest product alone (0.18-0.21 s, `solver_comparison -- 32 --galerkin-product`), whose
+//!   result would still have to be converted to blocks. faer's sparse product is scalar too and was
+//!   not tried.
 //! - `faer` (`sparse-linalg`): the sparse Cholesky with AMD fill-reducing ordering. nalgebra-sparse's
-//!   own `CscCholesky` has no ordering and is far slower (figures below).
+//!   own `CscCholesky` has no ordering and is far slower (figures below). It also factorises the
+//!   multigrid's coarsest level.
 //! - `thiserror`: error types with messages that name the bad value and the allowed range.
 //!
 //! ## Solver choice: measured
@@ -59,6 +69,60 @@
 //! study a whole [`solve_static`] takes from about 0.01 ms (N = 1, 12 unknowns) to about 1 ms (N = 4,
 //! 300 unknowns).
 //!
+//! ## Multigrid for the unit cube: measured
+//!
+//! For the unit cube at even N, [`MultigridCg`] (conjugate gradients preconditioned by one geometric
+//! multigrid V-cycle: trilinear prolongation, Galerkin coarse operators, one symmetric block
+//! Gauss-Seidel sweep before and after each coarse correction, coarsest level N = 2 or odd by faer's
+//! Cholesky; [`multigrid`]) needs about the same number of iterations at every N, where Jacobi CG's
+//! count doubles when N doubles. GravityFloor cube, E = 1e3 Pa, release build, same machine and load
+//! (load average 3-3.7 on 2 cores while measuring, so a quiet machine is faster; faer and Jacobi CG
+//! took 10.5 s and 1.9 s at N = 32, nu = 0.3, on a quieter one), from
+//! `cargo run --release -p pbdfit-fem --example solver_comparison -- N nu --skip-nalgebra`. Solve time
+//! given the assembled `K` and `f`: faer best of 3 (symbolic analysis included), Jacobi CG one run,
+//! multigrid best of 3 (its per-matrix setup included; the hierarchy from the mesh, 0.005 s at N = 32,
+//! is built once per [`StaticProblem`]):
+//!
+//! | N (unknowns) | nu | faer Cholesky | Jacobi CG | multigrid CG (iterations) | multigrid vs faer |
+//! | --- | --- | --- | --- | --- | --- |
+//! | 16 (13,872) | 0.3 | 0.136 s | 0.084 s | 0.031 s (17) | 9.0e-14 |
+//! | 16 (13,872) | 0.49 | 0.143 s | 0.409 s | 0.127 s (69) | 2.9e-13 |
+//! | 24 (45,000) | 0.3 | 2.13 s | 0.573 s | 0.136 s (18) | 7.6e-14 |
+//! | 24 (45,000) | 0.49 | 2.02 s | 2.11 s | 0.418 s (70) | 5.0e-13 |
+//! | 32 (104,544) | 0.3 | 11.9 s | 1.96 s | 0.475 s (18) | 9.7e-14 |
+//! | 32 (104,544) | 0.49 | 14.1 s | 7.33 s | 1.11 s (71) | 1.3e-12 |
+//!
+//! (last column: max difference to faer relative to the largest displacement). Two more runs of the
+//! same build at N = 32 under the same load gave 0.37 and 0.55 s (nu = 0.3), 0.92 and 1.46 s
+//! (nu = 0.49), so the N = 32 solve stays within 2 s at both ratios. Iterations at nu = 0.3 are 17 from N = 8 to N = 20 and 18 at
+//! N = 24 and 32; at nu = 0.49, 64-71 (the point smoother and the coarse grids of linear tetrahedra
+//! resolve nearly incompressible modes poorly, so the count is higher, but it still does not grow
+//! with N).
+//!
+//! Smoother, by measurement at N = 32 (iterations at nu = 0.3 / 0.49): one symmetric block
+//! Gauss-Seidel sweep 18 / 71, two sweeps 11 / 43, three sweeps - / 33; damped block Jacobi with
+//! omega = 0.6, one sweep 27 / 89, three sweeps - / 52; with omega = 0.7 the V-cycle is not positive
+//! definite at nu = 0.49 (CG stops with [`FemError::NotPositiveDefinite`]). Wall times of one and two
+//! Gauss-Seidel sweeps and of Jacobi with one were within the load's noise of each other (1.5-1.8 s at
+//! nu = 0.49, measured before the lower and upper triangles got their own copies, which made the
+//! first sweep three times faster). More sweeps on the coarse levels only (two or four times the
+//! fine level's) saved 2-4 of the 71 iterations at nu = 0.49 and cost more time than they saved
+//! (1.18 and 1.35 s against 1.04 s), so the fine level's smoothing, not the coarse solve, limits
+//! convergence there. One Gauss-Seidel sweep is the default: it needs no damping factor (it is a convergent
+//! smoother for any SPD matrix) and reads the fine matrix the fewest times per iteration (the first
+//! sweep starts from zero and reads only the lower triangle, the residual after it only the upper).
+//!
+//! [`AutoSolver`] uses multigrid from [`MULTIGRID_THRESHOLD_DOFS`] = 1e4 unknowns on, where the mesh has
+//! a hierarchy. Below N = 16 the two are close (multigrid vs faer, nu = 0.3 / 0.49): N = 10 (3,630
+//! unknowns) 0.008 / 0.013 s vs 0.014 / 0.010 s; N = 12 (6,084) 0.009 / 0.022 s vs 0.024 / 0.024 s;
+//! N = 14 (9,450) 0.017 / 0.041 s vs 0.060 / 0.063 s. From N = 12 on multigrid is never slower;
+//! the threshold is set higher, above every mesh of the project's committed results and tests
+//! (N <= 10) with a margin, so that none of them changes, and where the gain is a factor of 1.1 or
+//! more. Solutions above it differ from the direct solver's at the 1e-13 to 1e-12 level (the table's
+//! last column). Odd N and imported meshes keep faer (and Jacobi CG above [`CG_THRESHOLD_DOFS`]); the
+//! other tetrahedral splits of the cube ([`pbdfit_mesh::CubeSplit`]) share its vertex grid and use
+//! multigrid too.
+//!
 //! ## Example
 //!
 //! ```
@@ -75,6 +139,7 @@ pub mod element;
 mod error;
 pub mod material;
 pub mod materials;
+pub mod multigrid;
 mod nonlinear;
 mod reference_spec;
 pub mod solver;
@@ -84,7 +149,11 @@ pub use dynamic::{DynamicSettings, DynamicSolution, MassMatrix, RestRule};
 pub use element::element_stiffness;
 pub use error::{FemError, MaterialError};
 pub use material::{LameParameters, YoungPoisson};
+pub use multigrid::{MultigridCg, MultigridSolve, Smoother};
 pub use nonlinear::{NewtonSettings, NonlinearSolution};
 pub use reference_spec::{ReferenceSpec, Solve};
-pub use solver::{AutoSolver, CG_THRESHOLD_DOFS, FaerCholesky, FaerLu, JacobiCg, LinearSolver, NalgebraCholesky};
+pub use solver::{
+    AutoSolver, CG_THRESHOLD_DOFS, FaerCholesky, FaerLu, JacobiCg, LinearSolver, MULTIGRID_THRESHOLD_DOFS,
+    NalgebraCholesky,
+};
 pub use static_solve::{FemSolution, StaticProblem, reactions, solve_static};

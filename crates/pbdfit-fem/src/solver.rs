@@ -6,6 +6,9 @@
 //! - [`JacobiCg`]: conjugate gradients preconditioned with the diagonal of `K`; memory linear in the
 //!   matrix size, used by [`AutoSolver`] above [`CG_THRESHOLD_DOFS`] unknowns where fill-in makes a
 //!   direct factor too large.
+//! - [`MultigridCg`]: conjugate gradients preconditioned by a geometric multigrid V-cycle, for the
+//!   unit-cube meshes of even N ([`multigrid`](crate::multigrid)); [`AutoSolver`] uses it from
+//!   [`MULTIGRID_THRESHOLD_DOFS`] unknowns on.
 //! - [`NalgebraCholesky`]: nalgebra-sparse's `CscCholesky`, which has no fill-reducing ordering. Kept
 //!   for the comparison in the crate documentation, not for use.
 
@@ -18,10 +21,18 @@ use faer::sparse::linalg::cholesky::{LltRef, SymbolicCholesky, SymmetricOrdering
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use nalgebra_sparse::CscMatrix;
 
-use crate::FemError;
+use crate::{FemError, MultigridCg};
 
-/// Above this many unknowns, [`AutoSolver`] switches from the direct [`FaerCholesky`] to [`JacobiCg`].
+/// Above this many unknowns, [`AutoSolver`] switches from the direct [`FaerCholesky`] to [`JacobiCg`]
+/// (where no multigrid hierarchy exists).
 pub const CG_THRESHOLD_DOFS: usize = 200_000;
+
+/// From this many unknowns on, [`AutoSolver`] uses [`MultigridCg`] where the mesh has a multigrid
+/// hierarchy (the unit cube at even N >= 4). Chosen by measurement (crate documentation): multigrid is
+/// never slower than faer's Cholesky from N = 12 (6,084 unknowns) on and 1.5-4 times faster at N = 14
+/// (9,450) and 16 (13,872); the threshold lies above every mesh the project's committed results and
+/// tests solve (N <= 10, at most 3,630 unknowns), so that none of them changes.
+pub const MULTIGRID_THRESHOLD_DOFS: usize = 10_000;
 
 /// Solves `K u = f` for a symmetric positive definite `K` stored with both triangles.
 pub trait LinearSolver {
@@ -32,7 +43,7 @@ pub trait LinearSolver {
     fn solve(&self, k: &CscMatrix<f64>, f: &[f64]) -> Result<Vec<f64>, FemError>;
 }
 
-fn check_shape(name: &'static str, k: &CscMatrix<f64>, f: &[f64]) -> Result<(), FemError> {
+pub(crate) fn check_shape(name: &'static str, k: &CscMatrix<f64>, f: &[f64]) -> Result<(), FemError> {
     if k.nrows() != k.ncols() || k.nrows() != f.len() {
         return Err(FemError::Solver {
             solver: name,
@@ -89,18 +100,12 @@ impl FaerCholesky {
     }
 }
 
-impl LinearSolver for FaerCholesky {
-    fn name(&self) -> &'static str {
-        "faer-cholesky"
-    }
-
-    fn solve(&self, k: &CscMatrix<f64>, f: &[f64]) -> Result<Vec<f64>, FemError> {
-        let name = self.name();
-        check_shape(name, k, f)?;
-        let n = f.len();
-        if n == 0 {
-            return Ok(Vec::new());
-        }
+impl FaerCholesky {
+    /// Factorises `k = L L^T` (symbolic analysis from the cache where the pattern matches), for
+    /// repeated solves with one matrix (the coarsest level of [`MultigridCg`](crate::MultigridCg)).
+    pub(crate) fn factor(&self, k: &CscMatrix<f64>) -> Result<CholeskyFactor, FemError> {
+        let name = "faer-cholesky";
+        let n = k.nrows();
         let generic = |detail: String| FemError::Solver { solver: name, detail };
         let (col_ptr, row_idx, values) = k.csc_data();
         // nalgebra-sparse keeps rows sorted and unique within each column, as faer requires.
@@ -126,13 +131,44 @@ impl LinearSolver for FaerCholesky {
                 Default::default(),
             )
             .map_err(|e| FemError::NotPositiveDefinite { solver: name, detail: format!("{e:?}") })?;
-        let mut u = f.to_vec();
-        LltRef::<usize, f64>::new(factor_symbolic, &l_values).solve_in_place_with_conj(
+        Ok(CholeskyFactor { cached, l_values, buffer })
+    }
+}
+
+/// A numeric Cholesky factor with its symbolic analysis and a workspace for substitutions.
+pub(crate) struct CholeskyFactor {
+    cached: Arc<CachedSymbolic>,
+    l_values: Vec<f64>,
+    buffer: MemBuffer,
+}
+
+impl CholeskyFactor {
+    /// Overwrites `x` (the right-hand side) with the solution of `L L^T x = b`.
+    pub(crate) fn solve_in_place(&mut self, x: &mut [f64]) {
+        let n = x.len();
+        let stack = MemStack::new(&mut self.buffer);
+        LltRef::<usize, f64>::new(&self.cached.symbolic, &self.l_values).solve_in_place_with_conj(
             faer::Conj::No,
-            faer::MatMut::from_column_major_slice_mut(&mut u, n, 1),
-            par,
+            faer::MatMut::from_column_major_slice_mut(x, n, 1),
+            Par::Seq,
             stack,
         );
+    }
+}
+
+impl LinearSolver for FaerCholesky {
+    fn name(&self) -> &'static str {
+        "faer-cholesky"
+    }
+
+    fn solve(&self, k: &CscMatrix<f64>, f: &[f64]) -> Result<Vec<f64>, FemError> {
+        check_shape(self.name(), k, f)?;
+        if f.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut factor = self.factor(k)?;
+        let mut u = f.to_vec();
+        factor.solve_in_place(&mut u);
         Ok(u)
     }
 }
@@ -220,7 +256,7 @@ pub(crate) fn multiply(k: &CscMatrix<f64>, x: &[f64], y: &mut [f64]) {
     }
 }
 
-fn dot(a: &[f64], b: &[f64]) -> f64 {
+pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
@@ -294,27 +330,43 @@ impl LinearSolver for JacobiCg {
     }
 }
 
-/// [`FaerCholesky`] up to `cg_above_dofs` unknowns, [`JacobiCg`] above.
+/// [`MultigridCg`] from `multigrid_from_dofs` unknowns on where a hierarchy exists; otherwise
+/// [`FaerCholesky`] up to `cg_above_dofs` unknowns and [`JacobiCg`] above.
 #[derive(Debug, Clone)]
 pub struct AutoSolver {
-    /// Unknown count above which conjugate gradients take over.
+    /// Unknown count above which conjugate gradients take over (without a multigrid hierarchy).
     pub cg_above_dofs: usize,
     /// The iterative solver's settings.
     pub cg: JacobiCg,
     /// The direct solver (with its symbolic cache).
     pub direct: FaerCholesky,
+    /// Unknown count from which [`MultigridCg`] takes over, where `multigrid` is set.
+    pub multigrid_from_dofs: usize,
+    /// The multigrid solver of the problem's mesh, if it has a hierarchy ([`StaticProblem`](crate::StaticProblem)
+    /// sets it for unit-cube meshes of even N >= 4); used only for matrices of its own size.
+    pub multigrid: Option<MultigridCg>,
 }
 
 impl Default for AutoSolver {
     fn default() -> Self {
-        Self { cg_above_dofs: CG_THRESHOLD_DOFS, cg: JacobiCg::default(), direct: FaerCholesky::new() }
+        Self {
+            cg_above_dofs: CG_THRESHOLD_DOFS,
+            cg: JacobiCg::default(),
+            direct: FaerCholesky::new(),
+            multigrid_from_dofs: MULTIGRID_THRESHOLD_DOFS,
+            multigrid: None,
+        }
     }
 }
 
 impl AutoSolver {
     /// The solver this picks for `dofs` unknowns.
     pub fn pick(&self, dofs: usize) -> &dyn LinearSolver {
-        if dofs > self.cg_above_dofs { &self.cg } else { &self.direct }
+        match &self.multigrid {
+            Some(mg) if dofs >= self.multigrid_from_dofs && mg.level_dofs()[0] == dofs => mg,
+            _ if dofs > self.cg_above_dofs => &self.cg,
+            _ => &self.direct,
+        }
     }
 }
 

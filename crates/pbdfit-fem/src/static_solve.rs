@@ -7,7 +7,7 @@ use pbdfit_mesh::{Body, TetMesh};
 
 use crate::assembly::Assembler;
 use crate::solver::{AutoSolver, LinearSolver};
-use crate::{FemError, YoungPoisson};
+use crate::{FemError, MultigridCg, YoungPoisson};
 
 /// The result of a static solve.
 #[derive(Debug, Clone, PartialEq)]
@@ -99,13 +99,8 @@ impl StaticProblem {
             }
         }
         check_rigid_motion_is_stopped(mesh, constrained)?;
-        Ok(Self {
-            assembler: Assembler::new(mesh, constrained)?,
-            loads,
-            prescribed,
-            solver: AutoSolver::default(),
-            masses: None,
-        })
+        let solver = AutoSolver { multigrid: MultigridCg::for_mesh(mesh, constrained), ..AutoSolver::default() };
+        Ok(Self { assembler: Assembler::new(mesh, constrained)?, loads, prescribed, solver, masses: None })
     }
 
     /// Number of unknowns.
@@ -123,8 +118,10 @@ impl StaticProblem {
         &self.loads
     }
 
-    /// Solves with [`AutoSolver`] (sparse Cholesky, conjugate gradients above 2e5 unknowns).
-    /// Repeated solves reuse the symbolic factorisation.
+    /// Solves with [`AutoSolver`]: sparse Cholesky; multigrid-preconditioned conjugate gradients from
+    /// [`MULTIGRID_THRESHOLD_DOFS`](crate::MULTIGRID_THRESHOLD_DOFS) = 1e4 unknowns on for unit-cube
+    /// meshes of even N; Jacobi-preconditioned conjugate gradients above 2e5 unknowns for other meshes.
+    /// Repeated solves reuse the symbolic factorisation (and the multigrid hierarchy).
     pub fn solve(&self, material: YoungPoisson) -> Result<FemSolution, FemError> {
         self.solve_with(material, self.solver.pick(self.dofs()))
     }
@@ -190,7 +187,7 @@ fn check_rigid_motion_is_stopped(mesh: &TetMesh, constrained: &[bool]) -> Result
 }
 
 /// The FEM rest state of a body under gravity: solves `K u = f` with held vertices fixed, `f = masses *
-/// gravity`, by sparse Cholesky (conjugate gradients above 2e5 unknowns).
+/// gravity`, with the solver [`StaticProblem::solve`] picks (sparse Cholesky for the study's meshes).
 ///
 /// ```
 /// use pbdfit_fem::{YoungPoisson, solve_static};
