@@ -164,8 +164,12 @@ pub fn run_plan(
                 grids.insert(scene.name.clone(), grid);
             }
         }
+        // One fit per task (`with_max_len(1)`): a fit at a soft corner can take minutes while its
+        // neighbours take seconds, and rayon's adaptive splitting would otherwise leave a thread with a
+        // queue of fits behind the slow one while the other threads run out of work.
         let results: Vec<Result<(), FitError>> = keys
             .par_iter()
+            .with_max_len(1)
             .map(|key| {
                 if options.cancelled() {
                     return Ok(());
