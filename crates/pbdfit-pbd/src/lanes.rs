@@ -319,7 +319,9 @@ mod tests {
                 let body = SceneSet::builtin(scene).unwrap().scenes()[0].body(n).unwrap();
                 let scalar = PbdSystem::new(&body).with_volume_lanes(false);
                 let lanes = PbdSystem::new(&body);
-                assert!(!lanes.volume_lanes.is_empty(), "{scene} N = {n}: no group has four volume constraints");
+                // At N = 2 no colour group has four volume constraints (the scalar remainder does all);
+                // at N = 4, 264 of the 320 go through the lanes.
+                assert_eq!(lanes.volume_lanes.is_empty(), n == 2, "{scene} N = {n}: lane blocks");
                 lane_blocks += lanes.volume_lanes.len();
                 for &kind in &kinds {
                     for values in parameter_points(kind) {
