@@ -134,7 +134,8 @@ impl VolumeLanes {
     /// The particles of vertex `k` in the four lanes.
     #[inline(always)]
     fn vertex(&self, k: usize) -> [usize; 4] {
-        self.particles[k].map(|p| p as usize)
+        let p = self.particles[k];
+        [p[0] as usize, p[1] as usize, p[2] as usize, p[3] as usize]
     }
 
     /// [`VolumeHot::geometry`] per lane, plus the gathered displacements of the four vertices:
@@ -142,7 +143,13 @@ impl VolumeLanes {
     #[inline(always)]
     fn geometry(&self, u: &[Vec3]) -> ([Lanes3; 4], f64x4, [Lanes3; 3], Lanes3, f64x4) {
         let [e1, e2, e3] = self.rest_edges;
-        let uk = [0, 1, 2, 3].map(|k| Lanes3::gather(u, self.vertex(k)));
+        // Written out: `array::map` with these closures is not always inlined.
+        let uk = [
+            Lanes3::gather(u, self.vertex(0)),
+            Lanes3::gather(u, self.vertex(1)),
+            Lanes3::gather(u, self.vertex(2)),
+            Lanes3::gather(u, self.vertex(3)),
+        ];
         let u0 = uk[0];
         let (w1, w2, w3) = (uk[1].sub(u0), uk[2].sub(u0), uk[3].sub(u0));
         let (d1, d2, d3) = (e1.add(w1), e2.add(w2), e3.add(w3));
