@@ -6,7 +6,7 @@ use pbdfit_mesh::Body;
 use rayon::prelude::*;
 
 use crate::constraints::{DistanceHot, VolumeHot};
-use crate::lanes::VolumeLanes;
+use crate::lanes::{LANES, VolumeLanes};
 use crate::{
     ColourGroups, ConstraintRef, DistanceConstraint, ProjectionRule, SimParams, SpringPotential, Vec3, VolumeConstraint,
 };
@@ -171,7 +171,7 @@ impl PbdSystem {
             let b0 = volume_lanes.len();
             volume_lanes.extend(
                 hot_volumes[vr.clone()]
-                    .chunks_exact(4)
+                    .chunks_exact(LANES)
                     .map(|c| VolumeLanes::new(c.try_into().expect("chunks of four"))),
             );
             lane_groups.push(b0..volume_lanes.len());
@@ -402,11 +402,11 @@ impl PbdSystem {
             if self.use_volume_lanes && volumes {
                 // No two constraints of the group share a particle: four at a time, then the rest.
                 let blocks = &self.volume_lanes[blocks.clone()];
-                let lambdas = &mut d.lambda_volume[vr.start..vr.start + 4 * blocks.len()];
-                for (c, lambda) in blocks.iter().zip(lambdas.chunks_exact_mut(4)) {
+                let lambdas = &mut d.lambda_volume[vr.start..vr.start + LANES * blocks.len()];
+                for (c, lambda) in blocks.iter().zip(lambdas.chunks_exact_mut(LANES)) {
                     rule.volume_lanes(c, u, lambda);
                 }
-                vr.start += 4 * blocks.len();
+                vr.start += LANES * blocks.len();
             }
             for (c, lambda) in self.hot_volumes[vr.clone()].iter().zip(&mut d.lambda_volume[vr]) {
                 let [a, b, e, f] = rule.volume(c, u, lambda);
