@@ -1,25 +1,29 @@
-//! Volume constraints projected four at a time by the serial sweep.
+//! Volume constraints projected several at a time by the serial sweep.
 //!
-//! Why lanes: the volume projection is the most expensive step of the serial sweep (about 270
+//! Why lanes: the volume projection is the most expensive step of the serial sweep (about 285
 //! instructions, a third of the distance projection's rate). Inside one colour group no two constraints
 //! share a particle, so constraint `i + 1` never reads what constraint `i` wrote: the corrections of
-//! four volume constraints of a group can be computed side by side from the same displacements and
-//! written back, and every particle ends up exactly as the one-at-a-time sweep leaves it. [`VolumeLanes`]
-//! holds four consecutive constraints of a group with their rest data lane-major (`f64x4` per
-//! coordinate), so the arithmetic runs on SIMD registers (two SSE2 registers per `f64x4` on baseline
-//! x86-64, one AVX register where the target has it) and the particles are gathered and scattered once.
+//! [`LANES`] consecutive volume constraints of a group can be computed side by side from the same
+//! displacements and written back, and every particle ends up exactly as the one-at-a-time sweep leaves
+//! it. [`VolumeLanes`] holds such a block with its rest data lane-major, so the arithmetic runs on SIMD
+//! registers; the rest of a group (fewer than [`LANES`]) goes through the scalar [`VolumeHot`].
+//!
+//! Why two lanes, not four: the build targets baseline x86-64 (SSE2, 16 registers of two `f64`). With
+//! `f64x4` (two SSE2 registers each) the projection's live values do not fit and spill: 219
+//! instructions per projection (callgrind, N = 8) against 193 with `f64x2` and 285 scalar. `LANES` and
+//! `W` are the only things to change for four lanes on a target with AVX.
 //!
 //! Why bit-identical: every lane performs the floating-point operations of [`VolumeHot::pbd`] and
 //! [`VolumeHot::xpbd`] in the same order, as nalgebra 0.35 evaluates them for `Vector3<f64>`: `a.dot(b)`
 //! is `(a.x b.x + a.y b.y) + a.z b.z` (`blas.rs`, `dotx`, the 3-vector case); `norm_squared` is
 //! `0 + a.dot(a)`, and `0 + x` is `x` for the `+0`, positive, infinite or NaN sums of squares; `cross` is
 //! `(a.y b.z - a.z b.y, a.z b.x - a.x b.z, a.x b.y - a.y b.x)`; `f * v` multiplies each component by `f`
-//! (`v.x * f`); vector sums and differences are per component. Nothing is fused (no `mul_add`; Rust does
-//! not contract on its own) and IEEE-754 addition, multiplication and division are correctly rounded per
-//! lane, so each lane's result is the scalar result. The scalar early returns (degenerate gradients in
-//! PBD, a denominator `<= 1e-300` in XPBD) become masks: a skipped lane's correction is bitwise `+0.0`
-//! (the scalar `Vec3::zeros()`, which `u += 0` then applies, turning a `-0.0` into `+0.0` as the scalar
-//! sweep does) and its multiplier keeps its old bits.
+//! (`v.x * f`); vector sums and differences are per component; negation flips the sign bit. Nothing is
+//! fused (no `mul_add`; Rust does not contract on its own) and IEEE-754 addition, multiplication and
+//! division are correctly rounded per lane, so each lane's result is the scalar result. The scalar early
+//! returns (degenerate gradients in PBD, a denominator `<= 1e-300` in XPBD) become masks: a skipped
+//! lane's correction is bitwise `+0.0` (the scalar `Vec3::zeros()`, which `u += 0` then applies, turning
+//! a `-0.0` into `+0.0` as the scalar sweep does) and its multiplier keeps its old bits.
 
 use wide::f64x2;
 
@@ -31,7 +35,7 @@ type W = f64x2;
 use crate::Vec3;
 use crate::constraints::VolumeHot;
 
-/// Four 3-vectors, one per lane, component-major.
+/// [`LANES`] 3-vectors, one per lane, component-major.
 #[derive(Debug, Clone, Copy)]
 struct Lanes3 {
     x: W,
@@ -84,12 +88,12 @@ impl Lanes3 {
         Self { x: self.x & mask, y: self.y & mask, z: self.z & mask }
     }
 
-    /// The same-index vectors of four constant 3-vectors.
+    /// One constant 3-vector per lane.
     fn from_vectors(v: [Vec3; LANES]) -> Self {
         Self { x: W::new(v.map(|v| v.x)), y: W::new(v.map(|v| v.y)), z: W::new(v.map(|v| v.z)) }
     }
 
-    /// `u` at four particles.
+    /// `u` at one particle per lane.
     #[inline(always)]
     fn gather(u: &[Vec3], p: [usize; LANES]) -> Self {
         let v: [Vec3; LANES] = std::array::from_fn(|l| u[p[l]]);
@@ -110,8 +114,8 @@ impl Lanes3 {
     }
 }
 
-/// Four consecutive volume constraints of one colour group (no particle shared), lane `l` holding the
-/// `l`-th: [`VolumeHot`]'s data, lane-major (672 bytes, as four `VolumeHot`s).
+/// [`LANES`] consecutive volume constraints of one colour group (no particle shared), lane `l` holding
+/// the `l`-th: [`VolumeHot`]'s data, lane-major (336 bytes for two, as two `VolumeHot`s).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct VolumeLanes {
     /// `E1, E2, E3` (m).
@@ -125,7 +129,7 @@ pub(crate) struct VolumeLanes {
 }
 
 impl VolumeLanes {
-    /// The four constraints `c` side by side; they must share no particle (one colour group).
+    /// The constraints `c` side by side; they must share no particle (one colour group).
     pub(crate) fn new(c: &[VolumeHot; LANES]) -> Self {
         let lanes = |f: &dyn Fn(&VolumeHot) -> Vec3| Lanes3::from_vectors(c.each_ref().map(f));
         Self {
@@ -136,7 +140,7 @@ impl VolumeLanes {
         }
     }
 
-    /// The particles of vertex `k` in the four lanes.
+    /// The particles of vertex `k` in the lanes.
     #[inline(always)]
     fn vertex(&self, k: usize) -> [usize; LANES] {
         let p = self.particles[k];
@@ -179,7 +183,7 @@ impl VolumeLanes {
         }
     }
 
-    /// [`VolumeHot::pbd`] on the four lanes, applied to `u`.
+    /// [`VolumeHot::pbd`] on every lane, applied to `u`.
     #[inline(always)]
     pub(crate) fn pbd(&self, u: &mut [Vec3], kk: f64, s_min: f64) {
         let (uk, six_dv, g, g0, s) = self.geometry(u);
@@ -189,7 +193,7 @@ impl VolumeLanes {
         self.apply(u, uk, g, g0, q, keep);
     }
 
-    /// [`VolumeHot::xpbd`] on the four lanes, applied to `u`; `lambda` holds the four multipliers.
+    /// [`VolumeHot::xpbd`] on every lane, applied to `u`; `lambda` holds the lanes' multipliers.
     #[inline(always)]
     pub(crate) fn xpbd(&self, u: &mut [Vec3], scale: f64, alpha_tilde: f64, lambda: &mut [f64]) {
         let (uk, six_dv, g, g0, s) = self.geometry(u);
@@ -254,7 +258,8 @@ mod tests {
         u[hot[2].particles[2] as usize].y = f64::NAN;
         // Lane 3: its held vertex 0 at -0.0.
         u[hot[3].particles[0] as usize] = Vec3::new(-0.0, -0.0, -0.0);
-        let lanes: Vec<VolumeLanes> = hot.chunks_exact(LANES).map(|c| VolumeLanes::new(c.try_into().unwrap())).collect();
+        let lanes: Vec<VolumeLanes> =
+            hot.chunks_exact(LANES).map(|c| VolumeLanes::new(c.try_into().unwrap())).collect();
         let scalar_apply = |u: &mut Vec<Vec3>, f: &mut dyn FnMut(usize, &[Vec3]) -> [Vec3; 4]| {
             for l in 0..4 {
                 let dp = f(l, u);

@@ -25,7 +25,7 @@
 //! estimate), `faer` (the sparse tangent solves of the mass-spring Newton method), `rayon` (colour groups
 //! projected in parallel on large meshes), `thiserror` (error types), `clap` (only for [`ModelKind`]'s
 //! `ValueEnum`, so every command line lists the registered models without a copy of their names), `wide`
-//! (portable SIMD: the serial sweep projects the volume constraints of a colour group four at a time,
+//! (portable SIMD: the serial sweep projects the volume constraints of a colour group two at a time,
 //! bit-identical to one at a time; `wide` picks SSE2, AVX or NEON at compile time with no target flags and
 //! no `unsafe` here, and nalgebra already pulls it in through `simba`).
 //!
