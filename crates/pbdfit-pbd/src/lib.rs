@@ -24,7 +24,10 @@
 //! Dependencies: `nalgebra` (small vectors, the Anderson least-squares solve, the mass-spring stability
 //! estimate), `faer` (the sparse tangent solves of the mass-spring Newton method), `rayon` (colour groups
 //! projected in parallel on large meshes), `thiserror` (error types), `clap` (only for [`ModelKind`]'s
-//! `ValueEnum`, so every command line lists the registered models without a copy of their names).
+//! `ValueEnum`, so every command line lists the registered models without a copy of their names), `wide`
+//! (portable SIMD: the serial sweep projects the volume constraints of a colour group two at a time,
+//! bit-identical to one at a time; `wide` picks SSE2, AVX or NEON at compile time with no target flags and
+//! no `unsafe` here, and nalgebra already pulls it in through `simba`).
 //!
 //! ```
 //! use pbdfit_mesh::SceneSet;
@@ -42,6 +45,7 @@ pub mod bench;
 mod colouring;
 mod constraints;
 mod error;
+mod lanes;
 mod mass_spring;
 mod model;
 mod models;
