@@ -237,10 +237,10 @@ impl StaticProblem {
             u = x;
             steps += 1;
             ratio = if largest > 0.0 { largest_step / largest } else { 0.0 };
-            if let RestRule::AtRest { tolerance } = settings.stop {
-                if ratio <= tolerance {
-                    break;
-                }
+            if let RestRule::AtRest { tolerance } = settings.stop
+                && ratio <= tolerance
+            {
+                break;
             }
         }
         Ok(DynamicSolution {

@@ -134,7 +134,7 @@ impl Hierarchy {
         let mut dofs = vec![DofMap::new(&held).dofs()];
         let mut transfers = Vec::new();
         let mut n = n;
-        while n % 2 == 0 && n >= 4 {
+        while n.is_multiple_of(2) && n >= 4 {
             let nc = n / 2;
             let (m, mc) = (n + 1, nc + 1);
             let coarse_held: Vec<bool> = (0..mc * mc * mc)
@@ -146,7 +146,7 @@ impl Hierarchy {
                 break;
             }
             let stencil = |i: usize| -> Vec<(usize, f64)> {
-                if i % 2 == 0 { vec![(i / 2, 1.0)] } else { vec![(i / 2, 0.5), (i / 2 + 1, 0.5)] }
+                if i.is_multiple_of(2) { vec![(i / 2, 1.0)] } else { vec![(i / 2, 0.5), (i / 2 + 1, 0.5)] }
             };
             let mut row_ptr = vec![0];
             let (mut col, mut weight) = (Vec::new(), Vec::new());
@@ -239,7 +239,7 @@ impl BlockMatrix {
     fn from_csc(k: &CscMatrix<f64>) -> Result<Self, FemError> {
         let not_blocked = |detail: String| FemError::Solver { solver: NAME, detail };
         let n = k.ncols();
-        if n % 3 != 0 {
+        if !n.is_multiple_of(3) {
             return Err(not_blocked(format!("{n} unknowns are not 3 per vertex")));
         }
         let nb = n / 3;

@@ -80,10 +80,11 @@ impl FaerCholesky {
 
     fn symbolic_for(&self, k: &CscMatrix<f64>) -> Result<Arc<CachedSymbolic>, FemError> {
         let (col_ptr, row_idx, _) = k.csc_data();
-        if let Some(cached) = self.symbolic.get() {
-            if cached.col_ptr == col_ptr && cached.row_idx == row_idx {
-                return Ok(cached.clone());
-            }
+        if let Some(cached) = self.symbolic.get()
+            && cached.col_ptr == col_ptr
+            && cached.row_idx == row_idx
+        {
+            return Ok(cached.clone());
         }
         let n = k.nrows();
         let pattern = SymbolicSparseColMatRef::new_checked(n, n, col_ptr, None, row_idx);

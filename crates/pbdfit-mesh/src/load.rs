@@ -318,16 +318,16 @@ pub(crate) fn apply(
                             ),
                         ));
                     }
-                    if let Some(other) = &fixed_by[v] {
-                        if prescribed[v] != u {
-                            return Err((
-                                key.clone(),
-                                format!(
-                                    "vertex {v} at {:?} is also fixed by {other} with a different displacement",
-                                    x[v].as_slice()
-                                ),
-                            ));
-                        }
+                    if let Some(other) = &fixed_by[v]
+                        && prescribed[v] != u
+                    {
+                        return Err((
+                            key.clone(),
+                            format!(
+                                "vertex {v} at {:?} is also fixed by {other} with a different displacement",
+                                x[v].as_slice()
+                            ),
+                        ));
                     }
                     held[v] = true;
                     prescribed[v] = u;

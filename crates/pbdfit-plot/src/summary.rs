@@ -155,10 +155,10 @@ pub(crate) fn error_sentences(data: &ExperimentData) -> Vec<String> {
             ));
         }
     }
-    if data.scene.is_compound() {
-        if let Some(s) = dominant_part(data) {
-            out.push(s);
-        }
+    if data.scene.is_compound()
+        && let Some(s) = dominant_part(data)
+    {
+        out.push(s);
     }
     out.push(failures(data));
     out

@@ -361,7 +361,7 @@ fn study<'py>(
                 worker_cancel.store(true, Ordering::SeqCst);
                 worker_interrupt.store(true, Ordering::SeqCst);
             }
-            if progress && (p.done == p.total || p.done % 50 == 0) {
+            if progress && (p.done == p.total || p.done.is_multiple_of(50)) {
                 eprintln!("[{}/{} fits, {} resumed] {}", p.done, p.total, p.resumed, p.message);
             }
         };

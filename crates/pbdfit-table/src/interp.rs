@@ -90,10 +90,10 @@ pub fn corners(shape: &[usize], cells: &[(usize, f64)]) -> Vec<(usize, f64)> {
 /// The interpolated value: the weighted sum of the corner values, in the corners' order. At a node
 /// (one corner of weight 1) this is the node's value exactly.
 pub fn weighted(corners: &[(usize, f64)], value: impl Fn(usize) -> f64) -> f64 {
-    if let [(i, w)] = corners {
-        if *w == 1.0 {
-            return value(*i);
-        }
+    if let [(i, w)] = corners
+        && *w == 1.0
+    {
+        return value(*i);
     }
     corners.iter().map(|&(i, w)| w * value(i)).sum()
 }
@@ -179,11 +179,11 @@ impl Interpolated {
 /// ```
 pub fn interpolate_parameter(scale: Scale, corners: &[(usize, f64)], value: impl Fn(usize) -> f64) -> Interpolated {
     let coordinate = Coordinate::of_cell(scale, corners.iter().map(|&(i, _)| value(i)));
-    if let [(i, w)] = corners {
-        if *w == 1.0 {
-            let v = value(*i);
-            return Interpolated { value: v, coordinate, at: coordinate.to(v) };
-        }
+    if let [(i, w)] = corners
+        && *w == 1.0
+    {
+        let v = value(*i);
+        return Interpolated { value: v, coordinate, at: coordinate.to(v) };
     }
     let at = weighted(corners, |i| coordinate.to(value(i)));
     Interpolated { value: coordinate.from(at), coordinate, at }

@@ -77,10 +77,10 @@ pub fn run(args: FemArgs) -> CliResult {
     if args.n == Some(0) {
         return Err(CliError::Input("--n must be at least 1 (hexahedra per cube edge), got 0".into()));
     }
-    if let Some(path) = &args.vtk {
-        if path.extension().and_then(|e| e.to_str()) != Some("vtu") {
-            return Err(CliError::Input(format!("--vtk {}: the file name must end in .vtu", path.display())));
-        }
+    if let Some(path) = &args.vtk
+        && path.extension().and_then(|e| e.to_str()) != Some("vtu")
+    {
+        return Err(CliError::Input(format!("--vtk {}: the file name must end in .vtu", path.display())));
     }
     let set = load_scene(&args.scene, args.mass_model, args.fix_orientation)?;
     if let Some(warning) = material.locking_warning() {

@@ -88,10 +88,10 @@ pub fn run(args: FitArgs) -> CliResult {
     if !(args.min_step.is_finite() && args.min_step > 0.0) {
         return Err(CliError::Input(format!("--min-step {} must be > 0", args.min_step)));
     }
-    if let Some(path) = &args.vtk {
-        if path.extension().and_then(|e| e.to_str()) != Some("vtu") {
-            return Err(CliError::Input(format!("--vtk {}: the file name must end in .vtu", path.display())));
-        }
+    if let Some(path) = &args.vtk
+        && path.extension().and_then(|e| e.to_str()) != Some("vtu")
+    {
+        return Err(CliError::Input(format!("--vtk {}: the file name must end in .vtu", path.display())));
     }
     if args.grid.is_some_and(|g| g < 2) {
         return Err(CliError::Input("--grid needs at least 2 points per axis".into()));

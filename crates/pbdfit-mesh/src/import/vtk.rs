@@ -79,7 +79,7 @@ fn grid_to_raw(vtk: Vtk, origin: &str) -> Result<RawMesh, ImportError> {
         let base = mesh.vertices.len();
         let coords: Vec<f64> =
             piece.points.cast_into().ok_or_else(|| syntax("point coordinates are not numbers".into()))?;
-        if coords.len() % 3 != 0 {
+        if !coords.len().is_multiple_of(3) {
             return Err(syntax(format!("{} point coordinates, not a multiple of 3", coords.len())));
         }
         for (i, p) in coords.chunks_exact(3).enumerate() {
