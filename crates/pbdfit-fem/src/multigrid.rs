@@ -36,7 +36,7 @@ use pbdfit_mesh::TetMesh;
 
 use crate::FemError;
 use crate::assembly::DofMap;
-use crate::solver::{FaerCholesky, LinearSolver, check_shape, dot};
+use crate::solver::{FaerCholesky, LinearSolver, check_shape, preconditioned_cg};
 
 const NAME: &str = "multigrid-cg";
 
@@ -652,65 +652,24 @@ impl MultigridCg {
     /// Solves `k u = f` and reports the iteration count.
     pub fn solve_counted(&self, k: &CscMatrix<f64>, f: &[f64]) -> Result<MultigridSolve, FemError> {
         check_shape(NAME, k, f)?;
-        let n = f.len();
-        let level_dofs = self.hierarchy.dofs.clone();
-        let f_norm = dot(f, f).sqrt();
-        let mut u = vec![0.0; n];
-        if f_norm == 0.0 {
-            return Ok(MultigridSolve { u, iterations: 0, residual: 0.0, level_dofs });
-        }
         let (matrices, mut work) = self.setup(k)?;
-        let fine = &matrices[0];
-        let mut r = f.to_vec();
-        let precondition = |work: &mut Work, r: &[f64], z: &mut [f64]| {
-            work.vectors[0][0].copy_from_slice(r);
-            self.vcycle(&matrices, work, 0);
-            z.copy_from_slice(&work.vectors[0][1]);
-        };
-        let mut z = vec![0.0; n];
-        precondition(&mut work, &r, &mut z);
-        let mut p = z.clone();
-        let mut q = vec![0.0; n];
-        let mut rz = dot(&r, &z);
-        let max_iterations = self.max_iterations.unwrap_or(1000);
-        let mut residual = 1.0;
-        for iteration in 1..=max_iterations {
-            fine.multiply(&p, &mut q);
-            let pq = dot(&p, &q);
-            if pq.is_nan() || pq <= 0.0 {
-                return Err(FemError::NotPositiveDefinite {
-                    solver: NAME,
-                    detail: format!("p^T K p = {pq:e} at iteration {iteration}"),
-                });
-            }
-            let alpha = rz / pq;
-            for i in 0..n {
-                u[i] += alpha * p[i];
-                r[i] -= alpha * q[i];
-            }
-            residual = dot(&r, &r).sqrt() / f_norm;
-            if residual <= self.relative_tolerance {
-                return Ok(MultigridSolve { u, iterations: iteration, residual, level_dofs });
-            }
-            precondition(&mut work, &r, &mut z);
-            let rz_next = dot(&r, &z);
-            if rz_next.is_nan() || rz_next <= 0.0 {
-                return Err(FemError::NotPositiveDefinite {
-                    solver: NAME,
-                    detail: format!("r^T M r = {rz_next:e} at iteration {iteration}: the preconditioner is not SPD"),
-                });
-            }
-            let beta = rz_next / rz;
-            rz = rz_next;
-            for i in 0..n {
-                p[i] = z[i] + beta * p[i];
-            }
-        }
-        Err(FemError::NotConverged {
-            solver: NAME,
-            iterations: max_iterations,
-            residual,
-            tolerance: self.relative_tolerance,
+        let cg = preconditioned_cg(
+            NAME,
+            f,
+            self.relative_tolerance,
+            self.max_iterations.unwrap_or(1000),
+            |p, q| matrices[0].multiply(p, q),
+            |r, z| {
+                work.vectors[0][0].copy_from_slice(r);
+                self.vcycle(&matrices, &mut work, 0);
+                z.copy_from_slice(&work.vectors[0][1]);
+            },
+        )?;
+        Ok(MultigridSolve {
+            u: cg.u,
+            iterations: cg.iterations,
+            residual: cg.residual,
+            level_dofs: self.hierarchy.dofs.clone(),
         })
     }
 }

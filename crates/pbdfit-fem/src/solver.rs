@@ -282,53 +282,88 @@ impl LinearSolver for JacobiCg {
             }
             inverse_diagonal[j] = 1.0 / d;
         }
-        let f_norm = dot(f, f).sqrt();
-        let mut u = vec![0.0; n];
-        if f_norm == 0.0 {
-            return Ok(u);
-        }
-        let mut r = f.to_vec();
-        let mut z: Vec<f64> = r.iter().zip(&inverse_diagonal).map(|(r, d)| r * d).collect();
-        let mut p = z.clone();
-        let mut q = vec![0.0; n];
-        let mut rz = dot(&r, &z);
         let max_iterations = self.max_iterations.unwrap_or(2 * n + 100);
-        let mut residual = 1.0;
-        for iteration in 1..=max_iterations {
-            multiply(k, &p, &mut q);
-            let pq = dot(&p, &q);
-            if pq.is_nan() || pq <= 0.0 {
-                return Err(FemError::NotPositiveDefinite {
-                    solver: name,
-                    detail: format!("p^T K p = {pq:e} at iteration {iteration}"),
-                });
-            }
-            let alpha = rz / pq;
-            for i in 0..n {
-                u[i] += alpha * p[i];
-                r[i] -= alpha * q[i];
-            }
-            residual = dot(&r, &r).sqrt() / f_norm;
-            if residual <= self.relative_tolerance {
-                return Ok(u);
-            }
-            for i in 0..n {
-                z[i] = r[i] * inverse_diagonal[i];
-            }
-            let rz_next = dot(&r, &z);
-            let beta = rz_next / rz;
-            rz = rz_next;
-            for i in 0..n {
-                p[i] = z[i] + beta * p[i];
-            }
-        }
-        Err(FemError::NotConverged {
-            solver: name,
-            iterations: max_iterations,
-            residual,
-            tolerance: self.relative_tolerance,
-        })
+        let cg = preconditioned_cg(
+            name,
+            f,
+            self.relative_tolerance,
+            max_iterations,
+            |p, q| multiply(k, p, q),
+            |r, z| z.iter_mut().zip(r.iter().zip(&inverse_diagonal)).for_each(|(z, (r, d))| *z = r * d),
+        )?;
+        Ok(cg.u)
     }
+}
+
+/// What [`preconditioned_cg`] reached.
+pub(crate) struct CgOutcome {
+    /// The solution.
+    pub u: Vec<f64>,
+    /// Iterations done (0 for `f = 0`).
+    pub iterations: usize,
+    /// `|r| / |f|` at the end (recursively updated residual).
+    pub residual: f64,
+}
+
+/// Conjugate gradients from `u = 0` for `K u = f`, with `multiply(p, q)` setting `q = K p` and
+/// `precondition(r, z)` setting `z = M r` for a symmetric positive definite `M`; stops when
+/// `|r| <= relative_tolerance |f|`. The one CG loop of [`JacobiCg`] and
+/// [`MultigridCg`](crate::MultigridCg). Errors name `solver`: [`FemError::NotPositiveDefinite`] when
+/// `p^T K p <= 0` or `r^T M r <= 0`, [`FemError::NotConverged`] after `max_iterations`.
+pub(crate) fn preconditioned_cg(
+    solver: &'static str,
+    f: &[f64],
+    relative_tolerance: f64,
+    max_iterations: usize,
+    mut multiply: impl FnMut(&[f64], &mut [f64]),
+    mut precondition: impl FnMut(&[f64], &mut [f64]),
+) -> Result<CgOutcome, FemError> {
+    let n = f.len();
+    let f_norm = dot(f, f).sqrt();
+    let mut u = vec![0.0; n];
+    if f_norm == 0.0 {
+        return Ok(CgOutcome { u, iterations: 0, residual: 0.0 });
+    }
+    let mut r = f.to_vec();
+    let mut z = vec![0.0; n];
+    precondition(&r, &mut z);
+    let mut p = z.clone();
+    let mut q = vec![0.0; n];
+    let mut rz = dot(&r, &z);
+    let mut residual = 1.0;
+    for iteration in 1..=max_iterations {
+        multiply(&p, &mut q);
+        let pq = dot(&p, &q);
+        if pq.is_nan() || pq <= 0.0 {
+            return Err(FemError::NotPositiveDefinite {
+                solver,
+                detail: format!("p^T K p = {pq:e} at iteration {iteration}"),
+            });
+        }
+        let alpha = rz / pq;
+        for i in 0..n {
+            u[i] += alpha * p[i];
+            r[i] -= alpha * q[i];
+        }
+        residual = dot(&r, &r).sqrt() / f_norm;
+        if residual <= relative_tolerance {
+            return Ok(CgOutcome { u, iterations: iteration, residual });
+        }
+        precondition(&r, &mut z);
+        let rz_next = dot(&r, &z);
+        if rz_next.is_nan() || rz_next <= 0.0 {
+            return Err(FemError::NotPositiveDefinite {
+                solver,
+                detail: format!("r^T M r = {rz_next:e} at iteration {iteration}: the preconditioner is not SPD"),
+            });
+        }
+        let beta = rz_next / rz;
+        rz = rz_next;
+        for i in 0..n {
+            p[i] = z[i] + beta * p[i];
+        }
+    }
+    Err(FemError::NotConverged { solver, iterations: max_iterations, residual, tolerance: relative_tolerance })
 }
 
 /// [`MultigridCg`] from `multigrid_from_dofs` unknowns on where a hierarchy exists; otherwise

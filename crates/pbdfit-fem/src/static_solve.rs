@@ -99,8 +99,13 @@ impl StaticProblem {
             }
         }
         check_rigid_motion_is_stopped(mesh, constrained)?;
-        let solver = AutoSolver { multigrid: MultigridCg::for_mesh(mesh, constrained), ..AutoSolver::default() };
-        Ok(Self { assembler: Assembler::new(mesh, constrained)?, loads, prescribed, solver, masses: None })
+        let assembler = Assembler::new(mesh, constrained)?;
+        let mut solver = AutoSolver::default();
+        // The multigrid hierarchy only where AutoSolver would use it (the study's meshes never do).
+        if assembler.dof_map().dofs() >= solver.multigrid_from_dofs {
+            solver.multigrid = MultigridCg::for_mesh(mesh, constrained);
+        }
+        Ok(Self { assembler, loads, prescribed, solver, masses: None })
     }
 
     /// Number of unknowns.

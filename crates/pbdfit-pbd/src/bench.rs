@@ -156,8 +156,8 @@ impl SweepFixture {
     }
 
     /// Back to the state after the 20 steps. Sweeps repeated without the steps' gravity relax the cube
-    /// back to its undeformed shape: the displacements decay geometrically into subnormal numbers
-    /// (1,876 of the 2,187 coordinates at N = 8 after 60,000 sweeps), which the CPU handles slowly (the
+    /// back to its undeformed shape: the displacements decay geometrically into subnormal numbers (most
+    /// coordinates at N = 8 after some 60,000 sweeps, seen once), which the CPU handles slowly (the
     /// sweep then takes 2 to 3 times as long), so a benchmark resets before each batch of sweeps.
     pub fn reset(&mut self) {
         self.dynamics.predicted.copy_from_slice(&self.start.predicted);

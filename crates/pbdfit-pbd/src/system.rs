@@ -221,8 +221,9 @@ impl PbdSystem {
     }
 
     /// Whether the serial sweep projects the volume constraints of a colour group two at a time in SIMD
-    /// lanes (default on; about 1.5 times the volume projections per second). The result is bit-identical either way (see the tests in `lanes.rs`); off, every
-    /// constraint is projected one at a time, the reference the lanes are checked against.
+    /// lanes (default on; about 1.5 times the volume projections per second). The result is
+    /// bit-identical either way (see the tests in `lanes.rs`); off, every constraint is projected one at
+    /// a time, the reference the lanes are checked against.
     pub fn with_volume_lanes(mut self, on: bool) -> Self {
         self.use_volume_lanes = on;
         self
