@@ -75,8 +75,8 @@ pub(crate) fn anderson(
             gram.resize(m * m, 0.0);
             gamma.clear();
             gamma.resize(m, 0.0);
+            history.dots(&f, gamma);
             for a in 0..m {
-                gamma[a] = dot(history.df(a), &f);
                 for b in 0..=a {
                     let v = history.gram(a, b);
                     gram[b * m + a] = v;
@@ -88,12 +88,7 @@ pub(crate) fn anderson(
                 gram[a * m + a] += 1e-13 * trace;
             }
             if cholesky_solve(gram, m, gamma) {
-                for a in 0..m {
-                    let (c, col) = (gamma[a], history.dg(a));
-                    for i in 0..n {
-                        x[i] -= c * col[i];
-                    }
-                }
+                history.subtract_dg(gamma, &mut x);
             } else {
                 history.clear();
             }
@@ -102,78 +97,134 @@ pub(crate) fn anderson(
     AndersonOutcome { x: gx, residual, evaluations, converged: false }
 }
 
-/// The last `memory` differences `dF`, `dG` (oldest first) in reused buffers, with the lower triangle
-/// of their Gram matrix `dF_a . dF_b` (`b <= a`).
+/// The last `memory` differences `dF`, `dG` in a ring of slots, with their Gram matrix `dF_a . dF_b`.
+///
+/// Layout: element `i` of `dF` in slot `s` sits at `i * memory + s` (component-major), so the dot
+/// products of one vector with every slot run as `memory` independent sums side by side, `acc[s] +=
+/// v[i] dF[i, s]` for `i = 0, 1, ...`: each sum adds the same products in the same order as `dot` (from
+/// `-0.0`, as `Iterator::sum` of `f64` does), so every entry is bit-identical to the one-vector-at-a-time
+/// form, but the loop over slots is a vector loop instead of a chain of dependent additions (N = 1: `n` =
+/// 12 and a memory of 10, where the chains cost more than the projections). `dG` is slot-major: the
+/// update subtracts one whole slot at a time, in logical order.
 struct History {
     memory: usize,
     n: usize,
-    /// Buffers of the live differences, oldest first.
-    df: Vec<Vec<f64>>,
-    dg: Vec<Vec<f64>>,
-    /// `gram[a][b] = dF_a . dF_b` for `b <= a`.
-    gram: Vec<Vec<f64>>,
-    /// Buffers of dropped differences, reused by the next push.
-    spare: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)>,
+    /// Live differences.
+    len: usize,
+    /// The slot of the oldest live difference (logical index `a` is slot `(start + a) % memory`).
+    start: usize,
+    /// `dF`, component-major by slot.
+    df: Vec<f64>,
+    /// `dG`, slot-major (slot `s` is `dg[s * n..(s + 1) * n]`): the update subtracts whole slots.
+    dg: Vec<f64>,
+    /// `gram[s * memory + t] = dF_s . dF_t` for live slots (symmetric).
+    gram: Vec<f64>,
+    /// One accumulator per slot.
+    acc: Vec<f64>,
+    /// The slot of each logical index, oldest first (`len` entries).
+    order: Vec<usize>,
 }
 
 impl History {
     fn new(memory: usize, n: usize) -> Self {
-        Self { memory, n, df: Vec::new(), dg: Vec::new(), gram: Vec::new(), spare: Vec::new() }
+        Self {
+            memory,
+            n,
+            len: 0,
+            start: 0,
+            df: vec![0.0; n * memory],
+            dg: vec![0.0; n * memory],
+            gram: vec![0.0; memory * memory],
+            acc: vec![0.0; memory],
+            order: Vec::with_capacity(memory),
+        }
     }
 
     fn len(&self) -> usize {
-        self.df.len()
+        self.len
     }
 
-    fn df(&self, a: usize) -> &[f64] {
-        &self.df[a]
+    /// The slot of logical index `a` (0 = oldest), counted from `start` (`a` up to `len`).
+    fn slot(&self, a: usize) -> usize {
+        let s = self.start + a;
+        if s >= self.memory { s - self.memory } else { s }
     }
 
-    fn dg(&self, a: usize) -> &[f64] {
-        &self.dg[a]
-    }
-
+    /// `dF_a . dF_b` for logical indices.
     fn gram(&self, a: usize, b: usize) -> f64 {
-        self.gram[a][b]
+        self.gram[self.order[a] * self.memory + self.order[b]]
     }
 
     fn clear(&mut self) {
-        while !self.df.is_empty() {
-            self.drop_oldest();
+        self.len = 0;
+        self.start = 0;
+        self.order.clear();
+    }
+
+    /// `acc[s] = v . dF_s` for every slot, each summed in component order from `-0.0` like `dot`.
+    fn dots_with_slots(&mut self, v: &[f64]) {
+        let m = self.memory;
+        self.acc.fill(-0.0);
+        for (row, &vi) in self.df.chunks_exact(m).zip(v) {
+            for (acc, &d) in self.acc.iter_mut().zip(row) {
+                *acc += d * vi;
+            }
         }
     }
 
-    fn drop_oldest(&mut self) {
-        let df = self.df.remove(0);
-        let dg = self.dg.remove(0);
-        let mut row = self.gram.remove(0);
-        for r in &mut self.gram {
-            r.remove(0);
+    /// `dF_a . v` for logical `a = 0..len` into `out[..len]`.
+    fn dots(&mut self, v: &[f64], out: &mut [f64]) {
+        self.dots_with_slots(v);
+        for (o, &s) in out[..self.len].iter_mut().zip(&self.order) {
+            *o = self.acc[s];
         }
-        row.clear();
-        self.spare.push((df, dg, row));
     }
 
-    /// Appends `f - prev_f` and `g - prev_g`, dropping the oldest pair when the memory is full.
+    /// `x -= sum_a c[a] dG_a`, the terms subtracted in logical order for each component.
+    fn subtract_dg(&self, c: &[f64], x: &mut [f64]) {
+        let n = self.n;
+        for (&ca, &s) in c[..self.len].iter().zip(&self.order) {
+            for (xi, &d) in x.iter_mut().zip(&self.dg[s * n..(s + 1) * n]) {
+                *xi -= ca * d;
+            }
+        }
+    }
+
     fn push(&mut self, f: &[f64], prev_f: &[f64], g: &[f64], prev_g: &[f64]) {
-        if self.memory == 0 {
+        let m = self.memory;
+        if m == 0 {
             return;
         }
-        if self.df.len() == self.memory {
-            self.drop_oldest();
+        if self.len == m {
+            // Drop the oldest: its slot becomes the newest.
+            self.start = self.slot(1);
+            self.len -= 1;
         }
-        let (mut df, mut dg, mut row) =
-            self.spare.pop().unwrap_or_else(|| (Vec::with_capacity(self.n), Vec::with_capacity(self.n), Vec::new()));
-        df.clear();
-        df.extend(f.iter().zip(prev_f).map(|(a, b)| a - b));
-        dg.clear();
-        dg.extend(g.iter().zip(prev_g).map(|(a, b)| a - b));
-        row.clear();
-        row.extend(self.df.iter().map(|old| dot(&df, old)));
-        row.push(dot(&df, &df));
-        self.df.push(df);
-        self.dg.push(dg);
-        self.gram.push(row);
+        let s = self.slot(self.len);
+        for i in 0..self.n {
+            self.df[i * m + s] = f[i] - prev_f[i];
+        }
+        for (d, (a, b)) in self.dg[s * self.n..(s + 1) * self.n].iter_mut().zip(g.iter().zip(prev_g)) {
+            *d = a - b;
+        }
+        self.len += 1;
+        // The new difference against every slot (itself included): `dF_new . dF_t` adds `dF_new[i]
+        // dF_t[i]`, the same products as `dot(dF_new, dF_t)` (multiplication commutes exactly).
+        let m = self.memory;
+        self.acc.fill(-0.0);
+        for row in self.df.chunks_exact(m) {
+            let d = row[s];
+            for (acc, &o) in self.acc.iter_mut().zip(row) {
+                *acc += d * o;
+            }
+        }
+        self.order.clear();
+        for a in 0..self.len {
+            let t = self.slot(a);
+            self.order.push(t);
+            self.gram[s * m + t] = self.acc[t];
+            self.gram[t * m + s] = self.acc[t];
+        }
     }
 }
 
@@ -253,6 +304,7 @@ fn unrolled_dot(x: &[f64], y: &[f64]) -> f64 {
     res
 }
 
+#[cfg(test)]
 fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
@@ -351,6 +403,69 @@ mod tests {
             x = next;
         }
         AndersonOutcome { x: gx, residual, evaluations, converged: false }
+    }
+
+    #[test]
+    fn ring_dots_match_one_vector_dots_bit_for_bit() {
+        // Signed zeros included: `Iterator::sum` starts from -0.0, so a sum of -0.0 products is -0.0.
+        let mut state = 0x9e3779b97f4a7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            match state % 5 {
+                0 => -0.0,
+                1 => 0.0,
+                _ => (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5,
+            }
+        };
+        // All products -0.0: the sum's starting value decides the sign.
+        let mut h = History::new(2, 3);
+        h.push(&[1.0, 2.0, 3.0], &[0.0; 3], &[0.0; 3], &[0.0; 3]);
+        let mut out = [0.0; 2];
+        h.dots(&[-0.0; 3], &mut out);
+        assert_eq!(out[0].to_bits(), dot(&[1.0, 2.0, 3.0], &[-0.0; 3]).to_bits());
+        for (memory, n) in [(1, 3), (3, 12), (10, 12), (10, 31)] {
+            let mut h = History::new(memory, n);
+            let mut kept: Vec<(Vec<f64>, Vec<f64>)> = Vec::new();
+            let zero = vec![0.0; n];
+            for push in 0..3 * memory + 2 {
+                let (f, g): (Vec<f64>, Vec<f64>) = ((0..n).map(|_| next()).collect(), (0..n).map(|_| next()).collect());
+                if push == 2 * memory {
+                    h.clear();
+                    kept.clear();
+                }
+                h.push(&f, &zero, &g, &zero);
+                // What `push` stores: the differences `f - 0`, `g - 0`.
+                let df: Vec<f64> = f.iter().map(|a| a - 0.0).collect();
+                let dg: Vec<f64> = g.iter().map(|a| a - 0.0).collect();
+                if kept.len() == memory {
+                    kept.remove(0);
+                }
+                kept.push((df, dg));
+                assert_eq!(h.len(), kept.len());
+                for a in 0..kept.len() {
+                    for b in 0..kept.len() {
+                        assert_eq!(h.gram(a, b).to_bits(), dot(&kept[b].0, &kept[a].0).to_bits(), "{memory} {a} {b}");
+                    }
+                }
+                // Every third time a vector of -0.0, whose products with `dF` are all signed zeros.
+                let v: Vec<f64> = (0..n).map(|_| if push % 3 == 0 { -0.0 } else { next() }).collect();
+                let mut out = vec![0.0; memory];
+                h.dots(&v, &mut out);
+                let c: Vec<f64> = (0..kept.len()).map(|_| next()).collect();
+                let mut x: Vec<f64> = (0..n).map(|_| next()).collect();
+                let mut y = x.clone();
+                h.subtract_dg(&c, &mut x);
+                for (a, (df, dg)) in kept.iter().enumerate() {
+                    assert_eq!(out[a].to_bits(), dot(df, &v).to_bits(), "{memory} {a}");
+                    for i in 0..n {
+                        y[i] -= c[a] * dg[i];
+                    }
+                }
+                assert!(x.iter().zip(&y).all(|(p, q)| p.to_bits() == q.to_bits()));
+            }
+        }
     }
 
     #[test]

@@ -70,6 +70,19 @@ pub struct Dynamics {
     pub(crate) delta_volume: Vec<[Vec3; 4]>,
 }
 
+impl Dynamics {
+    /// Zeroes the XPBD multipliers at the start of a step. PBD projections never read or write them
+    /// (they stay at the zeros they were created with), so for PBD this is skipped (it was about 4 % of
+    /// the instructions of an N = 4 rest state).
+    #[inline]
+    fn reset_multipliers(&mut self, rules: &ProjectionRule) {
+        if matches!(rules, ProjectionRule::Xpbd { .. }) {
+            self.lambda_distance.fill(0.0);
+            self.lambda_volume.fill(0.0);
+        }
+    }
+}
+
 /// A constraint's correction from the current displacements (updating its multiplier), per rule.
 trait Projection: Sync {
     fn distance(&self, c: &DistanceHot, u: &[Vec3], lambda: &mut f64) -> [Vec3; 2];
@@ -476,8 +489,7 @@ impl PbdSystem {
             d.v[p] = d.v[p] * keep + self.accelerations[p] * dt;
             d.predicted[p] = d.u[p] + d.v[p] * dt;
         }
-        d.lambda_distance.fill(0.0);
-        d.lambda_volume.fill(0.0);
+        d.reset_multipliers(rules);
         for _ in 0..params.nit {
             self.sweep(rules, d);
         }
@@ -505,8 +517,7 @@ impl PbdSystem {
         for (i, &p) in self.free.iter().enumerate() {
             d.predicted[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]) + self.accelerations[p] * dt2;
         }
-        d.lambda_distance.fill(0.0);
-        d.lambda_volume.fill(0.0);
+        d.reset_multipliers(rules);
         for _ in 0..params.nit {
             self.sweep(rules, d);
         }
