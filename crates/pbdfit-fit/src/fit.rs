@@ -7,6 +7,8 @@ use std::time::Instant;
 use argmin::core::{CostFunction, Error, Executor, State};
 use pbdfit_pbd::{CpuBackend, PbdError, RestStateBackend};
 
+use crate::grid::{Lineage, SharedRestStates};
+use crate::problem::rest_displacements;
 use crate::{
     Evaluation, FitError, FitProblem, GridRestStates, Identifiability, PatternSearch, SearchBox, SearchStep,
     default_grid,
@@ -102,14 +104,18 @@ fn key(t: &[f64]) -> Key {
 struct SearchCost<'a> {
     problem: &'a FitProblem,
     search_box: &'a SearchBox,
+    /// Per part: the rest states shared with the other fits on the same grids.
+    shared: Vec<&'a SharedRestStates>,
     evaluated: RefCell<HashMap<Key, Evaluation>>,
+    /// Per point with a rest state: each part's [`Lineage`] (what a warm start from it continues).
+    lineages: RefCell<HashMap<Key, Vec<Lineage>>>,
     /// Points with a rest state, in evaluation order (the candidates for warm starts).
     order: RefCell<Vec<(Vec<f64>, Key)>>,
     failures: RefCell<Vec<FailedPoint>>,
 }
 
 impl SearchCost<'_> {
-    fn record(&self, t: &[f64], evaluation: Evaluation) {
+    fn record(&self, t: &[f64], evaluation: Evaluation, lineages: Vec<Lineage>) {
         if let Some(reason) = &evaluation.failure {
             self.failures
                 .borrow_mut()
@@ -118,6 +124,7 @@ impl SearchCost<'_> {
         let k = key(t);
         if !evaluation.rest.is_empty() {
             self.order.borrow_mut().push((t.to_vec(), k.clone()));
+            self.lineages.borrow_mut().insert(k.clone(), lineages);
         }
         self.evaluated.borrow_mut().insert(k, evaluation);
     }
@@ -145,13 +152,29 @@ impl CostFunction for SearchCost<'_> {
             return Ok(e.error);
         }
         let warm_key = self.nearest(t);
+        let mut lineages = Vec::with_capacity(self.shared.len());
         let evaluation = {
             let evaluated = self.evaluated.borrow();
-            let warm = warm_key.and_then(|k| evaluated.get(&k));
-            self.problem.evaluate(&self.search_box.values(t), warm)
+            let warm = warm_key.as_ref().and_then(|k| evaluated.get(k));
+            let warm_lineages = warm_key.as_ref().and_then(|k| self.lineages.borrow().get(k).cloned());
+            let options = &self.problem.rest_options;
+            self.problem.evaluate_with(&self.search_box.values(t), warm, |i, part, params, w| {
+                let compute = || rest_displacements(&part.system, params, options, w);
+                match (w, warm_lineages.as_ref().and_then(|l| l.get(i))) {
+                    (Some(_), Some(&from)) => {
+                        let (lineage, rest) = self.shared[i].get_or_compute(t, from, compute);
+                        lineages.push(lineage);
+                        rest
+                    }
+                    _ => {
+                        lineages.push(self.shared[i].fresh_lineage());
+                        compute()
+                    }
+                }
+            })
         };
         let error = evaluation.error;
-        self.record(t, evaluation);
+        self.record(t, evaluation, lineages);
         Ok(error)
     }
 }
@@ -188,7 +211,9 @@ pub fn fit_with_grid(
     let cost = SearchCost {
         problem,
         search_box,
+        shared: grids.iter().map(|g| &*g.shared).collect(),
         evaluated: RefCell::new(HashMap::new()),
+        lineages: RefCell::new(HashMap::new()),
         order: RefCell::new(Vec::new()),
         failures: RefCell::new(Vec::new()),
     };
@@ -200,7 +225,7 @@ pub fn fit_with_grid(
         if evaluation.error < best.map_or(f64::INFINITY, |b| b.1) {
             best = Some((i, evaluation.error));
         }
-        cost.record(t, evaluation);
+        cost.record(t, evaluation, vec![i as Lineage; grids.len()]);
     }
     let Some((best_index, _)) = best else {
         let failures = cost.failures.into_inner();

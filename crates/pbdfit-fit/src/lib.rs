@@ -14,7 +14,8 @@
 //! - [`FitProblem`]: a scene (or compound) at fixed settings and material, `error(parameters)`;
 //! - [`SearchBox`]: the box of the model's parameters, linear or log10 per parameter, searched in unit
 //!   coordinates;
-//! - the grid sweep ([`GridRestStates`]: rest states shared by every material) and [`PatternSearch`], an
+//! - the grid sweep ([`GridRestStates`]: rest states shared by every material, with the searched ones
+//!   in [`SharedRestStates`], shared bit-identically by the fits of a group) and [`PatternSearch`], an
 //!   argmin [`Solver`](argmin::core::Solver) in 1 to 4 dimensions (argmin 0.11 has no pattern search);
 //! - [`fit`] / [`fit_with_grid`]: grid then search, with failed points counted and reported, and the
 //!   parameters at the box's edge named;
@@ -39,7 +40,7 @@ pub mod study;
 pub use error::{FitError, SearchError};
 pub use error_metric::{compound_error, moved_vertices, relative_error};
 pub use fit::{FailedPoint, FitOptions, FitResult, fit, fit_cpu, fit_with_grid};
-pub use grid::GridRestStates;
+pub use grid::{GridRestStates, Lineage, SharedRestStates};
 pub use identifiability::{Identifiability, RISE};
 pub use pattern_search::{GOLDEN_RATIO, PatternSearch, SearchStep};
 pub use pbdfit_results::{FitRecord, FitStatus, read_records};

@@ -141,17 +141,27 @@ impl FitProblem {
 
     /// Evaluates the error at a parameter point, warm-starting each part's rest state from `warm`.
     pub fn evaluate(&self, values: &[f64], warm: Option<&Evaluation>) -> Evaluation {
+        self.evaluate_with(values, warm, |_, part, params, w| {
+            rest_displacements(&part.system, params, &self.rest_options, w)
+        })
+    }
+
+    /// [`evaluate`](Self::evaluate) with each part's rest state from `rest(index, part, params, warm)`
+    /// (which may take it from a store of states computed before).
+    pub(crate) fn evaluate_with(
+        &self,
+        values: &[f64],
+        warm: Option<&Evaluation>,
+        mut rest: impl FnMut(usize, &Part, &SimParams, Option<&[Vec3]>) -> RestResult,
+    ) -> Evaluation {
         let params = self.settings.at(values);
-        let rest: Vec<_> = self
+        let states: Vec<_> = self
             .parts
             .iter()
             .enumerate()
-            .map(|(i, part)| {
-                let w = warm.and_then(|e| e.rest.get(i)).map(|u| u.as_slice());
-                rest_displacements(&part.system, &params, &self.rest_options, w)
-            })
+            .map(|(i, part)| rest(i, part, &params, warm.and_then(|e| e.rest.get(i)).map(|u| u.as_slice())))
             .collect();
-        self.error_from(&rest)
+        self.error_from(&states)
     }
 }
 
