@@ -99,7 +99,7 @@ pub(crate) fn anderson(
 
 /// The last `memory` differences `dF`, `dG` in a ring of slots, with their Gram matrix `dF_a . dF_b`.
 ///
-/// Layout: element `i` of `dF` in slot `s` sits at `i * memory + s` (component-major), so the dot
+/// Layout: element `i` of `dF` in slot `s` sits at `i * stride + s` (component-major), so the dot
 /// products of one vector with every slot run as `memory` independent sums side by side, `acc[s] +=
 /// v[i] dF[i, s]` for `i = 0, 1, ...`: each sum adds the same products in the same order as `dot` (from
 /// `-0.0`, as `Iterator::sum` of `f64` does), so every entry is bit-identical to the one-vector-at-a-time
@@ -113,6 +113,9 @@ struct History {
     len: usize,
     /// The slot of the oldest live difference (logical index `a` is slot `(start + a) % memory`).
     start: usize,
+    /// Slots per component in `df`: [`PACKED`] for a memory up to it (the slots beyond the memory stay
+    /// zero and are never read), else the memory.
+    stride: usize,
     /// `dF`, component-major by slot.
     df: Vec<f64>,
     /// `dG`, slot-major (slot `s` is `dg[s * n..(s + 1) * n]`): the update subtracts whole slots.
@@ -127,15 +130,17 @@ struct History {
 
 impl History {
     fn new(memory: usize, n: usize) -> Self {
+        let stride = if memory <= PACKED { PACKED } else { memory };
         Self {
             memory,
             n,
             len: 0,
             start: 0,
-            df: vec![0.0; n * memory],
+            stride,
+            df: vec![0.0; n * stride],
             dg: vec![0.0; n * memory],
             gram: vec![0.0; memory * memory],
-            acc: vec![0.0; memory],
+            acc: vec![0.0; stride],
             order: Vec::with_capacity(memory),
         }
     }
@@ -161,20 +166,34 @@ impl History {
         self.order.clear();
     }
 
-    /// `acc[s] = v . dF_s` for every slot, each summed in component order from `-0.0` like `dot`.
-    fn dots_with_slots(&mut self, v: &[f64]) {
-        let m = self.memory;
-        self.acc.fill(-0.0);
-        for (row, &vi) in self.df.chunks_exact(m).zip(v) {
-            for (acc, &d) in self.acc.iter_mut().zip(row) {
-                *acc += d * vi;
+    /// `acc[s] = sum_i dF[i, s] x(row_i, i)` for every slot (`row_i` is component `i` of every slot),
+    /// each summed in component order from `-0.0` like `dot`. With the packed stride the accumulators
+    /// are a fixed-size array the compiler keeps in registers across the components.
+    #[inline(always)]
+    fn slot_dots(&mut self, x: impl Fn(&[f64], usize) -> f64) {
+        if self.stride == PACKED {
+            let mut acc = [-0.0f64; PACKED];
+            for (i, row) in self.df.chunks_exact(PACKED).enumerate() {
+                let xi = x(row, i);
+                for (a, &d) in acc.iter_mut().zip(row) {
+                    *a += d * xi;
+                }
+            }
+            self.acc.copy_from_slice(&acc);
+        } else {
+            self.acc.fill(-0.0);
+            for (i, row) in self.df.chunks_exact(self.stride).enumerate() {
+                let xi = x(row, i);
+                for (a, &d) in self.acc.iter_mut().zip(row) {
+                    *a += d * xi;
+                }
             }
         }
     }
 
     /// `dF_a . v` for logical `a = 0..len` into `out[..len]`.
     fn dots(&mut self, v: &[f64], out: &mut [f64]) {
-        self.dots_with_slots(v);
+        self.slot_dots(|_, i| v[i]);
         for (o, &s) in out[..self.len].iter_mut().zip(&self.order) {
             *o = self.acc[s];
         }
@@ -202,7 +221,7 @@ impl History {
         }
         let s = self.slot(self.len);
         for i in 0..self.n {
-            self.df[i * m + s] = f[i] - prev_f[i];
+            self.df[i * self.stride + s] = f[i] - prev_f[i];
         }
         for (d, (a, b)) in self.dg[s * self.n..(s + 1) * self.n].iter_mut().zip(g.iter().zip(prev_g)) {
             *d = a - b;
@@ -210,14 +229,7 @@ impl History {
         self.len += 1;
         // The new difference against every slot (itself included): `dF_new . dF_t` adds `dF_new[i]
         // dF_t[i]`, the same products as `dot(dF_new, dF_t)` (multiplication commutes exactly).
-        let m = self.memory;
-        self.acc.fill(-0.0);
-        for row in self.df.chunks_exact(m) {
-            let d = row[s];
-            for (acc, &o) in self.acc.iter_mut().zip(row) {
-                *acc += d * o;
-            }
-        }
+        self.slot_dots(|row, _| row[s]);
         self.order.clear();
         for a in 0..self.len {
             let t = self.slot(a);
@@ -227,6 +239,10 @@ impl History {
         }
     }
 }
+
+/// Slots of the packed `dF` layout: memories up to this (the default 10 and the retry's 3) get
+/// accumulators of this fixed size.
+const PACKED: usize = 12;
 
 /// Buffers of the small normal equations, reused across iterations.
 #[derive(Default)]
@@ -425,7 +441,7 @@ mod tests {
         let mut out = [0.0; 2];
         h.dots(&[-0.0; 3], &mut out);
         assert_eq!(out[0].to_bits(), dot(&[1.0, 2.0, 3.0], &[-0.0; 3]).to_bits());
-        for (memory, n) in [(1, 3), (3, 12), (10, 12), (10, 31)] {
+        for (memory, n) in [(1, 3), (3, 12), (10, 12), (10, 31), (12, 7), (14, 20)] {
             let mut h = History::new(memory, n);
             let mut kept: Vec<(Vec<f64>, Vec<f64>)> = Vec::new();
             let zero = vec![0.0; n];
