@@ -249,8 +249,31 @@ impl Assembler {
         material: YoungPoisson,
         displacements: &[Vector3<f64>],
     ) -> Result<(CscMatrix<f64>, Vec<Vector3<f64>>), FemError> {
+        let (k, forces) = self.nonlinear_parts(law, material, displacements, true)?;
+        Ok((k.expect("the tangent was asked for"), forces))
+    }
+
+    /// The internal forces of [`nonlinear_system`](Self::nonlinear_system) alone (N, the same arithmetic
+    /// bit for bit), for a law whose tangent is known already ([`Material::is_linear`]).
+    pub fn nonlinear_forces(
+        &self,
+        law: &dyn Material,
+        material: YoungPoisson,
+        displacements: &[Vector3<f64>],
+    ) -> Result<Vec<Vector3<f64>>, FemError> {
+        Ok(self.nonlinear_parts(law, material, displacements, false)?.1)
+    }
+
+    /// The forces, and the tangent where `tangent` is set ([`NonlinearParts`]).
+    fn nonlinear_parts(
+        &self,
+        law: &dyn Material,
+        material: YoungPoisson,
+        displacements: &[Vector3<f64>],
+        tangent: bool,
+    ) -> Result<NonlinearParts, FemError> {
         let lame = material.lame();
-        let mut values = vec![0.0; self.pattern.nnz()];
+        let mut values = if tangent { vec![0.0; self.pattern.nnz()] } else { Vec::new() };
         let mut forces = vec![Vector3::zeros(); self.dof_map.vertices()];
         for (t, (e, f)) in self.elements.iter().zip(self.deformation_gradients(displacements)).enumerate() {
             let det = f.determinant();
@@ -260,6 +283,9 @@ impl Assembler {
             let p = law.stress(&f, lame);
             for (a, &v) in e.tet.iter().enumerate() {
                 forces[v] += p * e.gradients[a] * e.volume;
+            }
+            if !tangent {
+                continue;
             }
             let mut ke = ElementStiffness::zeros();
             for b in 0..4 {
@@ -286,9 +312,12 @@ impl Assembler {
                 }
             }
         }
+        if !tangent {
+            return Ok((None, forces));
+        }
         let k = CscMatrix::try_from_pattern_and_values(self.pattern.clone(), values)
             .map_err(|e| FemError::Solver { solver: "assembly", detail: e.to_string() })?;
-        Ok((k, forces))
+        Ok((Some(k), forces))
     }
 
     /// The consistent mass matrix of linear tetrahedra over the free DOFs (kg), with density `density`
@@ -355,6 +384,9 @@ impl Assembler {
         forces
     }
 }
+
+/// The tangent stiffness (when asked for) and the internal forces at every vertex.
+type NonlinearParts = (Option<CscMatrix<f64>>, Vec<Vector3<f64>>);
 
 #[cfg(test)]
 mod tests {

@@ -175,6 +175,15 @@ impl StaticProblem {
         let mut newton_iterations = 0;
         let mut ratio = f64::INFINITY;
         let (mut mv, mut cv) = (vec![0.0; dofs], vec![0.0; dofs]);
+        // A linear law's tangent is `k0` at every state, bit for bit, so the Newton matrix is factored
+        // once (what each iteration's Cholesky would compute again), and the iterations assemble only
+        // forces. Where Cholesky fails, every iteration takes the general path (LU).
+        let mut constant = if law.is_linear() {
+            let jacobian = combine(&[(&m, 1.0 / (dt * dt)), (&damping, 1.0 / dt), (&k0, 1.0)]);
+            self.solver.direct.factor(&jacobian).ok()
+        } else {
+            None
+        };
         loop {
             if let Some(n) = steps_for_time {
                 if steps >= n {
@@ -190,7 +199,13 @@ impl StaticProblem {
             let mut best = f64::INFINITY;
             for _ in 0..30 {
                 let xs = self.expand(&x);
-                let (k, forces) = self.assembler.nonlinear_system(law, material, &xs)?;
+                let (k, forces) = match constant {
+                    Some(_) => (None, self.assembler.nonlinear_forces(law, material, &xs)?),
+                    None => {
+                        let (k, forces) = self.assembler.nonlinear_system(law, material, &xs)?;
+                        (Some(k), forces)
+                    }
+                };
                 let mut g = self.reduce(&forces, 1.0);
                 let inertia: Vec<f64> = x.iter().zip(&u).zip(&v).map(|((x, u), v)| x - u - dt * v).collect();
                 let velocity: Vec<f64> = x.iter().zip(&u).map(|(x, u)| x - u).collect();
@@ -206,9 +221,19 @@ impl StaticProblem {
                 }
                 best = best.min(residual);
                 newton_iterations += 1;
-                let jacobian = combine(&[(&m, 1.0 / (dt * dt)), (&damping, 1.0 / dt), (&k, 1.0)]);
                 let minus_g: Vec<f64> = g.iter().map(|x| -x).collect();
-                let (step, _) = self.linear_solve(&jacobian, &minus_g)?;
+                let step = match (&mut constant, k) {
+                    (Some(factor), _) => {
+                        let mut step = minus_g;
+                        factor.solve_in_place(&mut step);
+                        step
+                    }
+                    (None, Some(k)) => {
+                        let jacobian = combine(&[(&m, 1.0 / (dt * dt)), (&damping, 1.0 / dt), (&k, 1.0)]);
+                        self.linear_solve(&jacobian, &minus_g)?.0
+                    }
+                    (None, None) => unreachable!("the tangent is assembled whenever there is no factor"),
+                };
                 for (x, s) in x.iter_mut().zip(&step) {
                     *x += s;
                 }

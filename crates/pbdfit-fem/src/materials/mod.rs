@@ -34,7 +34,9 @@ pub trait Material: Send + Sync + std::fmt::Debug {
     /// One line for help texts and reports.
     fn description(&self) -> &'static str;
 
-    /// Whether the internal force is linear in the displacements (one linear solve is exact).
+    /// Whether the internal force is linear in the displacements (one linear solve is exact). Such a
+    /// law's tangent must not depend on `F` at all, to the bit: the dynamic solve factors it once
+    /// (tested for every registered law that says so).
     fn is_linear(&self) -> bool {
         false
     }
