@@ -107,11 +107,19 @@ struct SearchCost<'a> {
     /// Per part: the rest states shared with the other fits on the same grids.
     shared: Vec<&'a SharedRestStates>,
     evaluated: RefCell<HashMap<Key, Evaluation>>,
-    /// Per point with a rest state: each part's [`Lineage`] (what a warm start from it continues).
-    lineages: RefCell<HashMap<Key, Vec<Lineage>>>,
     /// Points with a rest state, in evaluation order (the candidates for warm starts).
-    order: RefCell<Vec<(Vec<f64>, Key)>>,
+    order: RefCell<Vec<WarmStart>>,
     failures: RefCell<Vec<FailedPoint>>,
+}
+
+/// A point with a rest state, as a warm start for later points.
+struct WarmStart {
+    /// Unit coordinates.
+    t: Vec<f64>,
+    /// Its memo key (its evaluation in `evaluated`).
+    key: Key,
+    /// Each part's [`Lineage`]: what a rest state warm-started from it continues.
+    lineages: Vec<Lineage>,
 }
 
 impl SearchCost<'_> {
@@ -123,22 +131,21 @@ impl SearchCost<'_> {
         }
         let k = key(t);
         if !evaluation.rest.is_empty() {
-            self.order.borrow_mut().push((t.to_vec(), k.clone()));
-            self.lineages.borrow_mut().insert(k.clone(), lineages);
+            self.order.borrow_mut().push(WarmStart { t: t.to_vec(), key: k.clone(), lineages });
         }
         self.evaluated.borrow_mut().insert(k, evaluation);
     }
 
-    fn nearest(&self, t: &[f64]) -> Option<Key> {
-        let order = self.order.borrow();
-        let mut best: Option<(f64, &Key)> = None;
-        for (p, k) in order.iter() {
-            let d: f64 = p.iter().zip(t).map(|(a, b)| (a - b).powi(2)).sum();
+    /// The first of the nearest warm starts to `t`.
+    fn nearest<'o>(order: &'o [WarmStart], t: &[f64]) -> Option<&'o WarmStart> {
+        let mut best: Option<(f64, &WarmStart)> = None;
+        for w in order {
+            let d: f64 = w.t.iter().zip(t).map(|(a, b)| (a - b).powi(2)).sum();
             if best.is_none_or(|(bd, _)| d < bd) {
-                best = Some((d, k));
+                best = Some((d, w));
             }
         }
-        best.map(|b| b.1.clone())
+        best.map(|b| b.1)
     }
 }
 
@@ -151,17 +158,16 @@ impl CostFunction for SearchCost<'_> {
         if let Some(e) = self.evaluated.borrow().get(&k) {
             return Ok(e.error);
         }
-        let warm_key = self.nearest(t);
         let mut lineages = Vec::with_capacity(self.shared.len());
         let evaluation = {
-            let evaluated = self.evaluated.borrow();
-            let warm = warm_key.as_ref().and_then(|k| evaluated.get(k));
-            let warm_lineages = warm_key.as_ref().and_then(|k| self.lineages.borrow().get(k).cloned());
+            let (order, evaluated) = (self.order.borrow(), self.evaluated.borrow());
+            let start = Self::nearest(&order, t);
+            let warm = start.and_then(|w| evaluated.get(&w.key));
             let options = &self.problem.rest_options;
             self.problem.evaluate_with(&self.search_box.values(t), warm, |i, part, params, w| {
                 let compute = || rest_displacements(&part.system, params, options, w);
-                match (w, warm_lineages.as_ref().and_then(|l| l.get(i))) {
-                    (Some(_), Some(&from)) => {
+                match (w, start.map(|s| s.lineages[i])) {
+                    (Some(_), Some(from)) => {
                         let (lineage, rest) = self.shared[i].get_or_compute(t, from, compute);
                         lineages.push(lineage);
                         rest
@@ -213,7 +219,6 @@ pub fn fit_with_grid(
         search_box,
         shared: grids.iter().map(|g| &*g.shared).collect(),
         evaluated: RefCell::new(HashMap::new()),
-        lineages: RefCell::new(HashMap::new()),
         order: RefCell::new(Vec::new()),
         failures: RefCell::new(Vec::new()),
     };

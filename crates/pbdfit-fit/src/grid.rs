@@ -43,14 +43,13 @@ impl GridRestStates {
             .zip(&params)
             .map(|(r, p)| displacements_or_reason(system, p, r))
             .collect();
-        let shared = std::sync::Arc::new(SharedRestStates::new(states.len(), system.rest_positions().len()));
+        let shared = std::sync::Arc::new(SharedRestStates::new(states.len()));
         Self { scene: system.scene().to_string(), search_box: search_box.clone(), resolution, states, shared }
     }
 
     /// The same grid with an empty [`SharedRestStates`]: fits on it share nothing with fits on `self`.
     pub fn unshared(&self) -> Self {
-        let vertices = self.shared.vertices;
-        Self { shared: std::sync::Arc::new(SharedRestStates::new(self.states.len(), vertices)), ..self.clone() }
+        Self { shared: std::sync::Arc::new(SharedRestStates::new(self.states.len())), ..self.clone() }
     }
 }
 
@@ -65,9 +64,10 @@ type SharedKey = (Vec<u64>, Lineage);
 /// The search's rest states on one scene at one (dt, N, nit), shared across the fits of a study group.
 ///
 /// Why: the fits of one group (every E and nu at one dt, N, nit) search the same rest map, and those
-/// that start from the same grid point poll the same points from the same warm starts. In the thesis
-/// study 14 % of the search's rest states (4 to 22 % per group at N = 2 to 4) repeat one that another
-/// fit of the group already computed; the study went from 39 s to 32.5 s on 2 threads.
+/// that start from the same grid point poll the same points from the same warm starts; [`hits`]
+/// counts the rest states one fit took from another.
+///
+/// [`hits`]: SharedRestStates::hits
 ///
 /// Why results cannot change: a rest state is a deterministic function of the system, the rest options,
 /// the exact parameter point and the warm start's displacements. An entry is keyed by the parameter
@@ -80,7 +80,6 @@ type SharedKey = (Vec<u64>, Lineage);
 pub struct SharedRestStates {
     entries: Mutex<HashMap<SharedKey, (Lineage, RestResult)>>,
     next: AtomicU64,
-    vertices: usize,
     bytes: AtomicUsize,
     hits: AtomicUsize,
 }
@@ -89,13 +88,11 @@ impl SharedRestStates {
     /// Memory bound of one scene's shared states (bytes of displacements).
     pub const MAX_BYTES: usize = 256 << 20;
 
-    /// An empty store for a grid of `grid_points` points (their lineages are `0..grid_points`) on a
-    /// body of `vertices` vertices.
-    pub fn new(grid_points: usize, vertices: usize) -> Self {
+    /// An empty store for a grid of `grid_points` points (their lineages are `0..grid_points`).
+    pub fn new(grid_points: usize) -> Self {
         Self {
             entries: Mutex::new(HashMap::new()),
             next: AtomicU64::new(grid_points as u64),
-            vertices,
             bytes: AtomicUsize::new(0),
             hits: AtomicUsize::new(0),
         }
@@ -115,7 +112,7 @@ impl SharedRestStates {
             return (*id, r.clone());
         }
         let result = compute();
-        let size = self.vertices * std::mem::size_of::<Vec3>();
+        let size = result.as_ref().map_or(0, |u| u.len() * std::mem::size_of::<Vec3>());
         let mut entries = self.entries.lock().expect("shared rest states lock");
         if let Some((id, r)) = entries.get(&key) {
             return (*id, r.clone());
