@@ -22,6 +22,10 @@ pub(crate) struct AndersonOutcome {
 /// `O(memory^2 n)`, and the difference vectors live in a ring of reused buffers (no allocation per
 /// iteration). Every entry is the same dot product of the same vectors as when it was recomputed each
 /// iteration, so the iterates are bit-identical to that form (tested against it below).
+///
+/// `go_on(evaluations)` is asked before every evaluation after the first; `false` ends the iteration
+/// unconverged (the caller's way to stop a solve it has found hopeless, without touching the iterates of
+/// one that goes on).
 pub(crate) fn anderson(
     x0: Vec<f64>,
     mut g: impl FnMut(&[f64], &mut [f64]),
@@ -29,6 +33,7 @@ pub(crate) fn anderson(
     tolerance: f64,
     max_evaluations: usize,
     limit: f64,
+    mut go_on: impl FnMut(usize) -> bool,
 ) -> AndersonOutcome {
     let n = x0.len();
     let inf = |v: &[f64]| v.iter().fold(0.0f64, |m, a| m.max(a.abs()));
@@ -43,6 +48,9 @@ pub(crate) fn anderson(
     let mut evaluations = 0;
     let mut residual = f64::INFINITY;
     while evaluations < max_evaluations {
+        if evaluations > 0 && !go_on(evaluations) {
+            break;
+        }
         g(&x, &mut gx);
         evaluations += 1;
         let scale = inf(&gx);
@@ -559,17 +567,45 @@ mod tests {
         };
         for memory in [1, 3, 10] {
             for tolerance in [1e-13, 0.0] {
-                let a = anderson(vec![0.0; n], map, memory, tolerance, 300, 1e12);
+                let a = anderson(vec![0.0; n], map, memory, tolerance, 300, 1e12, |_| true);
                 let b = anderson_recomputed(vec![0.0; n], map, memory, tolerance, 300, 1e12);
                 assert_eq!(a.evaluations, b.evaluations, "memory {memory}");
                 assert_eq!(a.converged, b.converged);
                 assert_eq!(a.residual.to_bits(), b.residual.to_bits(), "memory {memory}");
                 assert!(a.x.iter().zip(&b.x).all(|(p, q)| p.to_bits() == q.to_bits()), "memory {memory}");
             }
-            let a = anderson(vec![0.0; n], jumpy, memory, 1e-13, 200, 1e12);
+            let a = anderson(vec![0.0; n], jumpy, memory, 1e-13, 200, 1e12, |_| true);
             let b = anderson_recomputed(vec![0.0; n], jumpy, memory, 1e-13, 200, 1e12);
             assert_eq!((a.evaluations, a.converged), (b.evaluations, b.converged), "memory {memory}");
             assert!(a.x.iter().zip(&b.x).all(|(p, q)| p.to_bits() == q.to_bits()), "memory {memory}");
+        }
+    }
+
+    #[test]
+    fn stopping_early_leaves_the_iterates_of_a_shorter_budget() {
+        // `go_on` refusing evaluation k + 1 gives the very outcome of a budget of k evaluations, and a
+        // `go_on` that never refuses changes nothing.
+        let n = 12;
+        let map = |x: &[f64], out: &mut [f64]| {
+            for i in 0..n {
+                let next = x[(i + 1) % n];
+                out[i] = 0.95 * x[i] - 0.1 * next.sin() + 0.02 * (i as f64 + 1.0);
+            }
+        };
+        let full = anderson(vec![0.0; n], map, 10, 0.0, 60, 1e12, |_| true);
+        assert_eq!(full.evaluations, 60);
+        for k in [1, 2, 7, 23, 59] {
+            let short = anderson(vec![0.0; n], map, 10, 0.0, k, 1e12, |_| true);
+            let mut asked = Vec::new();
+            let stopped = anderson(vec![0.0; n], map, 10, 0.0, 60, 1e12, |e| {
+                asked.push(e);
+                e < k
+            });
+            assert_eq!(stopped.evaluations, k);
+            assert_eq!(asked, (1..=k).collect::<Vec<_>>(), "asked before each evaluation after the first");
+            assert!(!stopped.converged);
+            assert_eq!(stopped.residual.to_bits(), short.residual.to_bits(), "k = {k}");
+            assert!(stopped.x.iter().zip(&short.x).all(|(p, q)| p.to_bits() == q.to_bits()), "k = {k}");
         }
     }
 
@@ -592,6 +628,7 @@ mod tests {
             1e-14,
             500,
             1e12,
+            |_| true,
         );
         assert!(out.converged, "residual {}", out.residual);
         assert!(out.evaluations < 300, "{} evaluations", out.evaluations);

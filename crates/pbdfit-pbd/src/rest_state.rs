@@ -14,6 +14,21 @@ use crate::{ModelRule, PbdError, PbdSystem, ProjectionRule, SimParams, Vec3};
 /// The Anderson memory of the fixed point's second attempt, when the first (the configured memory) fails.
 const RETRY_MEMORY: usize = 3;
 
+/// Map evaluations after which an unconverged fixed-point solve asks whether the simulation diverges
+/// (see [`PbdSystem::rest_state`]). Converging solves of the thesis grids take a median of 75 and at
+/// most 957 from the undeformed state at N = 4 (2 of 511 above 500), far fewer when warm-started.
+const STALL_EVALUATIONS: usize = 500;
+
+/// Simulated seconds the divergence probe steps. A unit cube falling freely passes [`PROBE_FACTOR`]
+/// times its size in 0.9 s.
+const PROBE_SECONDS: f64 = 3.0;
+
+/// How far beyond the body's extent the probe's motion must go before the point counts as diverged. An
+/// undamped body released from rest overshoots its rest displacement up to about twice, so a soft point
+/// whose rest state lies within the body can pass the extent on its way there (seen on gravity-wall,
+/// N = 4, kd = 0.05); a mechanism keeps falling.
+const PROBE_FACTOR: f64 = 4.0;
+
 /// How a rest state is computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RestMethod {
@@ -78,6 +93,9 @@ pub struct RestOptions {
     pub anderson_memory: usize,
     /// Largest number of rest-map evaluations the fixed-point solver may spend before falling back.
     pub max_map_evaluations: usize,
+    /// Whether a fixed-point solve that stalls asks a short simulation whether the point runs away (see
+    /// [`PbdSystem::rest_state`]; it changes no rest state, only how soon a point without one is given up).
+    pub divergence_probe: bool,
 }
 
 impl Default for RestOptions {
@@ -88,6 +106,7 @@ impl Default for RestOptions {
             max_sweeps: 20_000_000,
             anderson_memory: 10,
             max_map_evaluations: 3000,
+            divergence_probe: true,
         }
     }
 }
@@ -121,6 +140,14 @@ impl PbdSystem {
     /// rest state of nearby parameters). Errors for invalid parameters, divergence, inverted
     /// tetrahedra; a state that did not meet the tolerance within `max_sweeps` comes back with
     /// `converged: false`.
+    ///
+    /// The rest state is where the simulation settles (methodology, section Rest state), so a point
+    /// whose simulation runs away has none. The fixed point is solved first; when it has not converged
+    /// after [`STALL_EVALUATIONS`] map evaluations, a probe steps the simulation from the same start for
+    /// [`PROBE_SECONDS`]. If the motion goes [`PROBE_FACTOR`] times beyond the body's extent, the point is
+    /// reported as diverged where it first left the body: the step and displacement the stepping
+    /// fallback would report after both fixed-point attempts had failed, with their sweeps not spent.
+    /// A solve that goes on is not touched, so every rest state is the one it was without the probe.
     pub fn rest_state(
         &self,
         params: &SimParams,
@@ -136,6 +163,8 @@ impl PbdSystem {
             return self.rest_in_f32(params, &rules, options);
         }
         let mut spent = 0;
+        // Whether the simulation stays within the body for the probe's steps (asked once at most).
+        let mut probed = false;
         if options.method == RestMethod::FixedPoint {
             // A short memory second: the normal equations of a long one can turn too ill-conditioned
             // to make progress (seen with the energy-form XPBD springs, whose rest map is strongly
@@ -148,6 +177,7 @@ impl PbdSystem {
                     Some(w) => self.free.iter().flat_map(|&p| [w[p].x, w[p].y, w[p].z]).collect(),
                     None => vec![0.0; 3 * self.free.len()],
                 };
+                let mut left_body = None;
                 let out = anderson(
                     x0,
                     |x, out| self.rest_map(&rules, params, &mut d, x, out),
@@ -155,8 +185,20 @@ impl PbdSystem {
                     options.tolerance,
                     options.max_map_evaluations.min(options.max_sweeps.saturating_sub(spent) / params.nit.max(1)),
                     self.extent,
+                    |evaluations| {
+                        if probed || !options.divergence_probe || evaluations < STALL_EVALUATIONS {
+                            return true;
+                        }
+                        probed = true;
+                        let budget = options.max_sweeps.saturating_sub(spent + evaluations * params.nit);
+                        left_body = self.runs_away(&rules, params, warm, options.tolerance, budget);
+                        left_body.is_none()
+                    },
                 );
                 spent += out.evaluations * params.nit;
+                if let Some((sweeps, largest)) = left_body {
+                    return Err(diverged(&self.scene, params, spent + sweeps, largest, self.extent));
+                }
                 if out.converged {
                     let mut u = self.prescribed.clone();
                     for (i, &p) in self.free.iter().enumerate() {
@@ -247,6 +289,49 @@ impl PbdSystem {
             residual,
             RestMethod::Stepping,
         )
+    }
+}
+
+impl PbdSystem {
+    /// The divergence probe of [`PbdSystem::rest_state`]: steps from `warm` for [`PROBE_SECONDS`] (at most
+    /// `budget` sweeps) and, if the largest displacement passes [`PROBE_FACTOR`] times the extent or turns
+    /// non-finite, returns the sweeps and largest displacement (m) of the first step that left the body.
+    /// `None` when the motion settles to `tolerance`, stays within the factor, or the time runs out.
+    fn runs_away(
+        &self,
+        rules: &ProjectionRule,
+        params: &SimParams,
+        warm: Option<&[Vec3]>,
+        tolerance: f64,
+        budget: usize,
+    ) -> Option<(usize, f64)> {
+        let steps = (PROBE_SECONDS / params.dt).ceil();
+        let budget = budget.min(if steps < 1e9 { steps as usize * params.nit } else { usize::MAX });
+        let mut d = self.dynamics();
+        if let Some(w) = warm {
+            for &p in &self.free {
+                d.u[p] = w[p];
+            }
+        }
+        let mut sweeps = 0;
+        let mut left = None;
+        while sweeps + params.nit <= budget {
+            let step = self.step_with(rules, params, &mut d);
+            sweeps += params.nit;
+            let largest = self.free.iter().map(|&p| d.u[p].norm()).fold(0.0, f64::max);
+            let outside = !largest.is_finite() || largest > self.extent;
+            if outside && left.is_none() {
+                left = Some((sweeps, largest));
+            }
+            if !largest.is_finite() || largest > PROBE_FACTOR * self.extent {
+                return left;
+            }
+            let residual = if largest > 0.0 { step / largest } else { step };
+            if residual <= tolerance || step == 0.0 {
+                return None;
+            }
+        }
+        None
     }
 }
 

@@ -1,7 +1,7 @@
 //! Rest states: the reference library's values, and the two methods agreeing.
 
 use pbdfit_mesh::SceneSet;
-use pbdfit_pbd::{Model, ModelKind, PbdSystem, RestMethod, RestOptions, RestState, SimParams};
+use pbdfit_pbd::{Model, ModelKind, PbdError, PbdSystem, RestMethod, RestOptions, RestState, SimParams};
 
 fn system(scene: &str, n: usize) -> PbdSystem {
     PbdSystem::new(&SceneSet::builtin(scene).unwrap().scenes()[0].body(n).unwrap())
@@ -124,4 +124,56 @@ fn no_rest_state_is_an_error() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("gravity-ceiling") && e.contains("kd = 0"), "{e}");
+}
+
+fn rest_result(
+    scene: &str,
+    n: usize,
+    params: &SimParams,
+    method: RestMethod,
+    probe: bool,
+) -> Result<RestState, PbdError> {
+    let options = RestOptions { method, divergence_probe: probe, ..RestOptions::default() };
+    system(scene, n).rest_state(params, &options, None)
+}
+
+fn divergence(r: Result<RestState, PbdError>) -> (usize, String) {
+    match r {
+        Err(PbdError::Diverged { sweeps, reason, .. }) => (sweeps, reason),
+        other => panic!("expected divergence, got {other:?}"),
+    }
+}
+
+/// A mechanism (kd = 0: volume constraints alone leave the cube free to sag) has no rest state. Its
+/// fixed-point solve stalls, and the divergence probe gives it up after 500 map evaluations instead of
+/// two full attempts (3,000 evaluations, then 3,000 with the short memory): reported at the same step
+/// with the same displacement as the stepping fallback reports it after both attempts.
+#[test]
+fn the_divergence_probe_gives_up_a_runaway_point_where_stepping_does() {
+    let params = SimParams::new(0.01, 1, Model::pbd(0.0, 0.5));
+    let (probed, probed_reason) = divergence(rest_result("gravity-floor", 4, &params, RestMethod::FixedPoint, true));
+    let (full, full_reason) = divergence(rest_result("gravity-floor", 4, &params, RestMethod::FixedPoint, false));
+    let (stepped, stepped_reason) = divergence(rest_result("gravity-floor", 4, &params, RestMethod::Stepping, true));
+    assert_eq!(probed_reason, stepped_reason);
+    assert_eq!(full_reason, stepped_reason);
+    assert!(stepped > 0 && stepped < 200, "the simulation leaves the body after {stepped} sweeps");
+    assert_eq!(probed, 500 + stepped, "500 stalled evaluations, then the probe's steps");
+    assert_eq!(full, 3000 + 3000 + stepped, "without the probe: both attempts, then the stepping fallback");
+}
+
+/// A soft point whose simulation passes the body's extent on its way to rest (undamped overshoot) keeps
+/// the rest state its fixed-point solve reaches after the probe has looked (575 evaluations at N = 4),
+/// bit for bit; judged by the first exit alone, as the stepping fallback judges, it would be lost.
+#[test]
+fn the_divergence_probe_changes_no_rest_state() {
+    let params = SimParams::new(0.01, 1, Model::pbd(0.05, 0.15));
+    let with = rest_result("gravity-wall", 4, &params, RestMethod::FixedPoint, true).unwrap();
+    let without = rest_result("gravity-wall", 4, &params, RestMethod::FixedPoint, false).unwrap();
+    assert!(with.converged && with.iterations > 500, "{} sweeps: the probe must have run", with.iterations);
+    assert_eq!(with.iterations, without.iterations);
+    let bits =
+        |r: &RestState| r.displacements.iter().flat_map(|u| [u.x, u.y, u.z]).map(f64::to_bits).collect::<Vec<_>>();
+    assert_eq!(bits(&with), bits(&without));
+    assert!(with.max_displacement() < 1.0, "the rest state lies within the body: {}", with.max_displacement());
+    divergence(rest_result("gravity-wall", 4, &params, RestMethod::Stepping, true));
 }
