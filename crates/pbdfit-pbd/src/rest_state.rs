@@ -163,7 +163,7 @@ impl PbdSystem {
             return self.rest_in_f32(params, &rules, options);
         }
         let mut spent = 0;
-        // Whether the simulation stays within the body for the probe's steps (asked once at most).
+        // Whether the divergence probe has run (once at most, whichever attempt stalls first).
         let mut probed = false;
         if options.method == RestMethod::FixedPoint {
             // A short memory second: the normal equations of a long one can turn too ill-conditioned
