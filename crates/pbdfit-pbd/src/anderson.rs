@@ -545,19 +545,25 @@ mod tests {
         }
     }
 
+    /// A nonlinear contraction of `n` unknowns coupling neighbours, slow enough that a memory of 10 fills
+    /// and evicts.
+    fn coupled_contraction(n: usize) -> impl Fn(&[f64], &mut [f64]) + Copy {
+        move |x: &[f64], out: &mut [f64]| {
+            for i in 0..n {
+                let next = x[(i + 1) % n];
+                out[i] =
+                    0.97 * x[i] - 0.2 * next.sin() + 0.01 * (i as f64 + 1.0) + 0.05 * x[i] * next / (1.0 + x[i] * x[i]);
+            }
+        }
+    }
+
     #[test]
     fn cached_gram_matches_the_recomputed_form_bit_for_bit() {
         // A nonlinear contraction coupling neighbours, slow enough that the memory fills and its oldest
         // differences drop out, for several memories (1 evicts every iteration); and a map whose
         // residual jumps (restarts) part of the way.
         let n = 15;
-        let map = |x: &[f64], out: &mut [f64]| {
-            for i in 0..n {
-                let next = x[(i + 1) % n];
-                out[i] =
-                    0.97 * x[i] - 0.2 * next.sin() + 0.01 * (i as f64 + 1.0) + 0.05 * x[i] * next / (1.0 + x[i] * x[i]);
-            }
-        };
+        let map = coupled_contraction(n);
         let mut calls = 0usize;
         let jumpy = move |x: &[f64], out: &mut [f64]| {
             calls += 1;
@@ -586,12 +592,7 @@ mod tests {
         // `go_on` refusing evaluation k + 1 gives the very outcome of a budget of k evaluations, and a
         // `go_on` that never refuses changes nothing.
         let n = 12;
-        let map = |x: &[f64], out: &mut [f64]| {
-            for i in 0..n {
-                let next = x[(i + 1) % n];
-                out[i] = 0.95 * x[i] - 0.1 * next.sin() + 0.02 * (i as f64 + 1.0);
-            }
-        };
+        let map = coupled_contraction(n);
         let full = anderson(vec![0.0; n], map, 10, 0.0, 60, 1e12, |_| true);
         assert_eq!(full.evaluations, 60);
         for k in [1, 2, 7, 23, 59] {

@@ -9,14 +9,14 @@
 //! solver's, the one nearest the undeformed state along the accelerated iteration.
 
 use crate::anderson::anderson;
-use crate::{ModelRule, PbdError, PbdSystem, ProjectionRule, SimParams, Vec3};
+use crate::{Dynamics, ModelRule, PbdError, PbdSystem, ProjectionRule, SimParams, Vec3};
 
 /// The Anderson memory of the fixed point's second attempt, when the first (the configured memory) fails.
 const RETRY_MEMORY: usize = 3;
 
 /// Map evaluations after which an unconverged fixed-point solve asks whether the simulation diverges
 /// (see [`PbdSystem::rest_state`]). Converging solves of the thesis grids take a median of 75 and at
-/// most 957 from the undeformed state at N = 4 (2 of 511 above 500), far fewer when warm-started.
+/// most 957 from the undeformed state in one fit at N = 4 (gravity-floor, nu = 0.3; 2 of 511 above 500, counted once with a temporary tally), far fewer when warm-started.
 const STALL_EVALUATIONS: usize = 500;
 
 /// Simulated seconds the divergence probe steps. A unit cube falling freely passes [`PROBE_FACTOR`]
@@ -257,23 +257,17 @@ impl PbdSystem {
         warm: Option<&[Vec3]>,
         mut spent: usize,
     ) -> Result<RestState, PbdError> {
-        let mut d = self.dynamics();
-        if let Some(w) = warm {
-            for &p in &self.free {
-                d.u[p] = w[p];
-            }
-        }
+        let mut d = self.dynamics_from(warm);
         let mut residual = f64::INFINITY;
         let mut converged = false;
         while spent + params.nit <= options.max_sweeps.max(params.nit) {
-            let step = self.step_with(rules, params, &mut d);
+            let step = self.measured_step(rules, params, &mut d);
             spent += params.nit;
-            let largest = self.free.iter().map(|&p| d.u[p].norm()).fold(0.0, f64::max);
-            if !largest.is_finite() || largest > self.extent {
-                return Err(diverged(&self.scene, params, spent, largest, self.extent));
+            if step.outside {
+                return Err(diverged(&self.scene, params, spent, step.largest, self.extent));
             }
-            residual = if largest > 0.0 { step / largest } else { step };
-            converged = residual <= options.tolerance || step == 0.0;
+            residual = step.residual;
+            converged = step.settled(options.tolerance);
             if converged || spent >= options.max_sweeps {
                 break;
             }
@@ -292,7 +286,49 @@ impl PbdSystem {
     }
 }
 
+/// One time step of a rest-state search, measured ([`PbdSystem::measured_step`]).
+struct MeasuredStep {
+    /// Largest displacement norm of a free particle after the step (m).
+    largest: f64,
+    /// Whether that displacement left the body's extent or is not finite.
+    outside: bool,
+    /// The step's largest particle motion relative to `largest` (absolute when `largest` is 0).
+    residual: f64,
+    /// Whether nothing moved at all.
+    still: bool,
+}
+
+impl MeasuredStep {
+    /// Whether the motion has stopped to `tolerance` (the stepping criterion of [`RestOptions::tolerance`]).
+    fn settled(&self, tolerance: f64) -> bool {
+        self.residual <= tolerance || self.still
+    }
+}
+
 impl PbdSystem {
+    /// The dynamics at rest, with the free particles displaced by `warm` (m) where given.
+    fn dynamics_from(&self, warm: Option<&[Vec3]>) -> Dynamics {
+        let mut d = self.dynamics();
+        if let Some(w) = warm {
+            for &p in &self.free {
+                d.u[p] = w[p];
+            }
+        }
+        d
+    }
+
+    /// One time step of `d`, with what the stepping fallback and the divergence probe judge it by.
+    fn measured_step(&self, rules: &ProjectionRule, params: &SimParams, d: &mut Dynamics) -> MeasuredStep {
+        let step = self.step_with(rules, params, d);
+        let largest = self.free.iter().map(|&p| d.u[p].norm()).fold(0.0, f64::max);
+        MeasuredStep {
+            largest,
+            outside: !largest.is_finite() || largest > self.extent,
+            residual: if largest > 0.0 { step / largest } else { step },
+            still: step == 0.0,
+        }
+    }
+
     /// The divergence probe of [`PbdSystem::rest_state`]: steps from `warm` for [`PROBE_SECONDS`] (at most
     /// `budget` sweeps) and, if the largest displacement passes [`PROBE_FACTOR`] times the extent or turns
     /// non-finite, returns the sweeps and largest displacement (m) of the first step that left the body.
@@ -305,29 +341,21 @@ impl PbdSystem {
         tolerance: f64,
         budget: usize,
     ) -> Option<(usize, f64)> {
-        let steps = (PROBE_SECONDS / params.dt).ceil();
-        let budget = budget.min(if steps < 1e9 { steps as usize * params.nit } else { usize::MAX });
-        let mut d = self.dynamics();
-        if let Some(w) = warm {
-            for &p in &self.free {
-                d.u[p] = w[p];
-            }
-        }
+        // Float-to-integer casts saturate, so a tiny dt gives a huge count, capped by the budget.
+        let budget = budget.min(((PROBE_SECONDS / params.dt).ceil() as usize).saturating_mul(params.nit));
+        let mut d = self.dynamics_from(warm);
         let mut sweeps = 0;
         let mut left = None;
         while sweeps + params.nit <= budget {
-            let step = self.step_with(rules, params, &mut d);
+            let step = self.measured_step(rules, params, &mut d);
             sweeps += params.nit;
-            let largest = self.free.iter().map(|&p| d.u[p].norm()).fold(0.0, f64::max);
-            let outside = !largest.is_finite() || largest > self.extent;
-            if outside && left.is_none() {
-                left = Some((sweeps, largest));
+            if step.outside && left.is_none() {
+                left = Some((sweeps, step.largest));
             }
-            if !largest.is_finite() || largest > PROBE_FACTOR * self.extent {
+            if !step.largest.is_finite() || step.largest > PROBE_FACTOR * self.extent {
                 return left;
             }
-            let residual = if largest > 0.0 { step / largest } else { step };
-            if residual <= tolerance || step == 0.0 {
+            if step.settled(tolerance) {
                 return None;
             }
         }
