@@ -67,6 +67,24 @@ pub enum PbdError {
         /// Last relative per-step displacement.
         residual: f64,
     },
+    /// The linear solve of a rest state's sensitivity did not converge (a rest state at the edge of
+    /// stability, where `I - dPhi/du` is nearly singular), or a mass-spring tangent is singular.
+    #[error(
+        "scene {scene}: no sensitivity to {parameter} at the rest state with {params} ({products} Jacobian-vector \
+         products, relative residual {residual:e})"
+    )]
+    SensitivityNotConverged {
+        /// Scene name.
+        scene: String,
+        /// The parameters, formatted.
+        params: String,
+        /// The parameter whose derivative failed.
+        parameter: &'static str,
+        /// Jacobian-vector products spent (0 for a singular tangent).
+        products: usize,
+        /// Last relative residual.
+        residual: f64,
+    },
     /// A rest-state method that does not exist for the model.
     #[error("model {model}: {what}")]
     Unsupported {

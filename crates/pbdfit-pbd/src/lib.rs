@@ -51,6 +51,7 @@ mod model;
 mod models;
 mod precision;
 mod rest_state;
+mod sensitivity;
 mod system;
 
 pub use backend::{CpuBackend, RestStateBackend};
@@ -63,6 +64,7 @@ pub use model::{
     SimParams, SpringPotential,
 };
 pub use rest_state::{Precision, RestMethod, RestOptions, RestState, accept_rest_state, diverged};
+pub use sensitivity::{Sensitivity, SensitivityOptions};
 pub use system::{Dynamics, PbdSystem};
 
 /// A 3-vector in m (positions, displacements) or m/s (velocities).

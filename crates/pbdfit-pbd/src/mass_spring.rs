@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 
 use faer::linalg::solvers::SolveCore;
+use faer::sparse::linalg::solvers::Lu;
 use faer::sparse::{SparseColMat, Triplet};
 use faer::{Conj, Mat};
 use nalgebra::{DMatrix, Matrix3, SymmetricEigen};
@@ -349,8 +350,38 @@ impl SpringBody {
         (k, d)
     }
 
-    /// Solves `A x = b` for `A = sum of scaled entry maps` (sparse LU).
-    fn solve(&self, parts: &[(&Entries, f64)], diagonal: Option<&[f64]>, b: &[f64]) -> Option<Vec<f64>> {
+    /// The sensitivities `du*/dp_j` of the equilibrium `u` (m per unit of `p_j`) for parameters that change
+    /// `(ks, kvol)` at the rates `rates[j] = (d ks/dp_j, d kvol/dp_j)`: `K s_j = -df/dp_j` with the tangent
+    /// `K = df/du` at `u`, factored once. The force is linear in both constants, so `df/dks` is the spring
+    /// force at unit `ks` (and likewise for `kvol`). `None` when the tangent is singular.
+    pub(crate) fn parameter_sensitivities(
+        &self,
+        law: &SpringLaw,
+        u: &[Vec3],
+        rates: &[(f64, f64)],
+    ) -> Option<Vec<Vec<Vec3>>> {
+        let statics = SpringLaw { damping: 0.0, ..*law };
+        let x = self.flatten(u);
+        let (k, _) = self.tangents(&statics, &x);
+        let weight = self.forces(&SpringLaw { ks: 0.0, kvol: 0.0, damping: 0.0 }, &x, None);
+        let unit = |ks, kvol| -> Vec<f64> {
+            let f = self.forces(&SpringLaw { ks, kvol, damping: 0.0 }, &x, None);
+            f.iter().zip(&weight).map(|(a, b)| a - b).collect()
+        };
+        let (per_ks, per_kvol) = (unit(1.0, 0.0), unit(0.0, 1.0));
+        let lu = self.factor(&[(&k, 1.0)], None)?;
+        let n = self.dofs();
+        let mut rhs = Mat::<f64>::from_fn(n, rates.len(), |i, j| -(rates[j].0 * per_ks[i] + rates[j].1 * per_kvol[i]));
+        lu.solve_in_place_with_conj(Conj::No, rhs.as_mut());
+        let columns: Vec<Vec<Vec3>> = (0..rates.len())
+            .map(|j| self.expand(&(0..n).map(|i| rhs[(i, j)]).collect::<Vec<_>>()))
+            .map(|c| c.iter().zip(&self.prescribed).map(|(a, p)| a - p).collect())
+            .collect();
+        columns.iter().flatten().all(|v| v.iter().all(|c| c.is_finite())).then_some(columns)
+    }
+
+    /// The sparse LU of `A = sum of scaled entry maps + diag`.
+    fn factor(&self, parts: &[(&Entries, f64)], diagonal: Option<&[f64]>) -> Option<Lu<usize, f64>> {
         let n = self.dofs();
         let mut entries: Entries = BTreeMap::new();
         for (m, s) in parts {
@@ -365,7 +396,13 @@ impl SpringBody {
         }
         let triplets: Vec<_> = entries.iter().map(|(&(r, c), &v)| Triplet::new(r, c, v)).collect();
         let a = SparseColMat::<usize, f64>::try_new_from_triplets(n, n, &triplets).ok()?;
-        let lu = a.sp_lu().ok()?;
+        a.sp_lu().ok()
+    }
+
+    /// Solves `A x = b` for `A = sum of scaled entry maps` (sparse LU).
+    fn solve(&self, parts: &[(&Entries, f64)], diagonal: Option<&[f64]>, b: &[f64]) -> Option<Vec<f64>> {
+        let n = self.dofs();
+        let lu = self.factor(parts, diagonal)?;
         let mut x = Mat::<f64>::from_fn(n, 1, |i, _| b[i]);
         lu.solve_in_place_with_conj(Conj::No, x.as_mut());
         let out: Vec<f64> = (0..n).map(|i| x[(i, 0)]).collect();

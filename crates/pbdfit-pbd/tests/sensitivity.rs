@@ -1,0 +1,125 @@
+//! The rest state's sensitivity `du*/dp` against central differences of warm-started rest states, for
+//! every registered model (methodology, section Sensitivity of the rest state).
+
+use pbdfit_mesh::{SceneSet, Vec3};
+use pbdfit_pbd::{ModelKind, PbdSystem, RestOptions, RestState, Scale, SensitivityOptions, SimParams};
+
+fn system(scene: &str, n: usize) -> PbdSystem {
+    PbdSystem::new(&SceneSet::builtin(scene).unwrap().scenes()[0].body(n).unwrap())
+}
+
+/// A point inside every model's box where the rest state depends on every parameter: linear axes at
+/// 0.35 and 0.6 (kd, kv), compliances of about a 1 kPa material (`alpha_d ~ l0 / (E h^2)`, `alpha_v ~
+/// V0 / K`; the energy-form springs, whose energy is quartic in the stretch, a million times stiffer in
+/// alpha_d), spring constants of the same material (`ks ~ E h`, `kvol ~ K`).
+fn point(kind: ModelKind) -> Vec<f64> {
+    kind.parameters()
+        .iter()
+        .enumerate()
+        .map(|(i, p)| match (p.scale, p.name) {
+            (Scale::Linear, _) => [0.35, 0.6][i % 2],
+            (_, "alpha_d") if p.unit == "m/N" && kind.name() == "xpbd" => 1e-4,
+            (_, "alpha_d") => 1e-9,
+            (_, "alpha_v") => 1e-6,
+            _ => 1e3,
+        })
+        .collect()
+}
+
+fn rest(system: &PbdSystem, params: &SimParams, warm: Option<&[Vec3]>) -> RestState {
+    let r = system.rest_state(params, &RestOptions::default(), warm).unwrap();
+    assert!(r.converged, "{params:?}: residual {}", r.residual);
+    r
+}
+
+/// Largest difference between the sensitivity and central differences of rest states in each search
+/// coordinate (step 1e-5 of the box width), relative to the largest difference quotient, per parameter.
+fn disagreement(scene: &str, n: usize, kind: ModelKind, dt: f64, nit: usize) -> Vec<f64> {
+    let system = system(scene, n);
+    let values = point(kind);
+    let params = SimParams::new(dt, nit, kind.with(&values).unwrap());
+    let base = rest(&system, &params, None);
+    let s = system.sensitivity(&params, &base.displacements, &SensitivityOptions::default()).unwrap();
+    assert_eq!(s.columns.len(), values.len());
+    let mut out = Vec::new();
+    for (j, spec) in kind.parameters().iter().enumerate() {
+        let width = match spec.scale {
+            Scale::Linear => spec.default_box.1 - spec.default_box.0,
+            Scale::Log10 => (spec.default_box.1 / spec.default_box.0).log10(),
+        };
+        let h = 1e-5 * width;
+        let shifted = |sign: f64| {
+            let mut v = values.clone();
+            v[j] = match spec.scale {
+                Scale::Linear => v[j] + sign * h,
+                Scale::Log10 => v[j] * 10f64.powf(sign * h),
+            };
+            rest(&system, &SimParams::new(dt, nit, kind.with(&v).unwrap()), Some(&base.displacements))
+        };
+        let (plus, minus) = (shifted(1.0), shifted(-1.0));
+        // d/ds = dp/ds d/dp: 1 on a linear axis, p ln 10 on a log axis.
+        let chain = match spec.scale {
+            Scale::Linear => 1.0,
+            Scale::Log10 => values[j] * std::f64::consts::LN_10,
+        };
+        let mut largest: f64 = 0.0;
+        let mut worst: f64 = 0.0;
+        for v in 0..plus.displacements.len() {
+            let fd = (plus.displacements[v] - minus.displacements[v]) / (2.0 * h);
+            largest = largest.max(fd.norm());
+            worst = worst.max((fd - s.columns[j][v] * chain).norm());
+        }
+        // A parameter that only scales the stiffness leaves a body moved by prescribed displacements
+        // alone where it is (mass-spring under torsion): then the sensitivity must vanish too.
+        let moved = base.max_displacement();
+        if largest <= 1e-9 * moved {
+            assert!(
+                worst <= 1e-7 * moved,
+                "{scene} {kind} {}: |S| {worst:e} where the rest state does not move",
+                spec.name
+            );
+            out.push(0.0);
+            continue;
+        }
+        out.push(worst / largest);
+    }
+    out
+}
+
+fn show(d: &[f64]) -> String {
+    d.iter().map(|x| format!("{x:.2e}")).collect::<Vec<_>>().join(", ")
+}
+
+/// Floor and wall at N = 2 and 4, every model.
+#[test]
+fn sensitivities_match_differences_of_rest_states() {
+    let mut failures = Vec::new();
+    for &kind in ModelKind::all() {
+        for scene in ["gravity-floor", "gravity-wall"] {
+            for n in [2, 4] {
+                let d = disagreement(scene, n, kind, 0.01, 2);
+                println!("{kind:>20} {scene:>14} N = {n}: {}", show(&d));
+                if d.iter().any(|&x| !(x <= 1e-5)) {
+                    failures.push(format!("{kind} {scene} N = {n}: {}", show(&d)));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// A traction scene and a prescribed-displacement scene (rotation of the held top face), every model.
+#[test]
+fn sensitivities_under_tractions_and_prescribed_displacements() {
+    let mut failures = Vec::new();
+    for &kind in ModelKind::all() {
+        for scene in ["tension", "torsion"] {
+            let d = disagreement(scene, 2, kind, 0.01, 1);
+            println!("{kind:>20} {scene:>14}: {}", show(&d));
+            if d.iter().any(|&x| !(x <= 1e-5)) {
+                failures.push(format!("{kind} {scene}: {}", show(&d)));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
