@@ -71,6 +71,7 @@ fn record(scene: &str, experiment: &str, value: Option<f64>, nu: f64, error: f64
         status: FitStatus::Ok,
         message: String::new(),
         reference: "linear static".into(),
+        search: None,
     }
 }
 

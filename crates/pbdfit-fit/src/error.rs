@@ -122,6 +122,9 @@ pub enum SearchError {
         /// Upper bound.
         upper: f64,
     },
+    /// A search name that does not exist.
+    #[error("unknown search `{0}`: the searches are gradient, pattern")]
+    UnknownSearch(String),
     /// A log-scale parameter with a bound <= 0.
     #[error("box for {name}: {name} is searched on a log10 scale, so both bounds must be > 0 (got {lower}:{upper})")]
     NonPositiveLogBound {

@@ -5,18 +5,96 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use argmin::core::{CostFunction, Error, Executor, State};
-use pbdfit_pbd::{CpuBackend, PbdError, RestStateBackend};
+use pbdfit_pbd::{CpuBackend, PbdError, RestStateBackend, Scale};
 
+use crate::gradient::{self, REACHED, gradient_grid};
 use crate::grid::{Lineage, SharedRestStates};
 use crate::problem::rest_displacements;
 use crate::{
-    Evaluation, FitError, FitProblem, GridRestStates, Identifiability, PatternSearch, SearchBox, SearchStep,
-    default_grid,
+    Evaluation, FitError, FitProblem, GridRestStates, Identifiability, PatternSearch, SearchBox, SearchError,
+    SearchStep, default_grid,
 };
+
+/// Which search a fit runs (methodology, section The fit, and section Sensitivity of the rest state).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Search {
+    /// The thesis's search: a fine grid (21 x 21 for two parameters), then the golden-ratio compass
+    /// search from its best point. Derivative-free; 450 to 750 rest states per fit.
+    #[default]
+    Pattern,
+    /// A coarse grid ([`gradient_grid`] points per axis, at cell centres), then projected
+    /// Levenberg-Marquardt on the rest state's sensitivity from the best point of each basin (at most
+    /// [`MAX_BASINS`](crate::MAX_BASINS)) and from the caller's starts; the best end point wins.
+    Gradient,
+}
+
+impl Search {
+    /// Every search, in the order the command line lists them.
+    pub const ALL: [Search; 2] = [Search::Gradient, Search::Pattern];
+
+    /// `pattern` or `gradient`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Search::Pattern => "pattern",
+            Search::Gradient => "gradient",
+        }
+    }
+
+    /// Parses [`name`](Self::name)'s values; the error lists them.
+    pub fn parse(text: &str) -> Result<Self, SearchError> {
+        Self::ALL.into_iter().find(|s| s.name() == text).ok_or_else(|| SearchError::UnknownSearch(text.to_string()))
+    }
+}
+
+/// The rest-state budget of a fit, and whether it ran out.
+#[derive(Debug)]
+pub(crate) struct Budget {
+    /// Evaluations counted so far.
+    pub spent: usize,
+    limit: usize,
+    deadline: Option<Instant>,
+    /// Why the fit stopped early, once it has.
+    pub stopped: Option<String>,
+}
+
+impl Budget {
+    pub(crate) fn new(options: &FitOptions, start: Instant) -> Self {
+        let deadline = options.max_seconds.map(|s| start + std::time::Duration::from_secs_f64(s.max(0.0)));
+        Self { spent: 0, limit: options.max_evaluations, deadline, stopped: None }
+    }
+
+    /// Counts one rest-state evaluation.
+    pub(crate) fn spend(&mut self) {
+        self.spent += 1;
+    }
+
+    /// Whether the budget is spent (and, the first time, records why).
+    pub(crate) fn exhausted(&mut self) -> bool {
+        if self.stopped.is_none() {
+            if self.spent >= self.limit {
+                self.stopped = Some(format!("stopped at its budget of {} evaluations", self.limit));
+            } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                self.stopped = Some("stopped at its time limit (--max-seconds)".to_string());
+            }
+        }
+        self.stopped.is_some()
+    }
+}
 
 /// Controls of a fit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FitOptions {
+    /// The search (the thesis's pattern search unless asked otherwise).
+    pub search: Search,
+    /// Further starts of a gradient search, as parameter values in the model's order (a table's lookup,
+    /// a neighbouring setting's fit); clamped into the box.
+    pub starts: Vec<Vec<f64>>,
+    /// Largest number of error evaluations a gradient fit spends after its grid (each one rest state
+    /// per part); when it runs out the fit reports its best point with a note saying so.
+    pub max_evaluations: usize,
+    /// Wall-clock limit of a fit in seconds (`None`: none); checked between evaluations, so a fit stops
+    /// after the rest state under way. Its best point so far is the result, with a note saying so.
+    pub max_seconds: Option<f64>,
     /// The box searched (the model's default box unless overridden).
     pub search_box: SearchBox,
     /// Grid points per axis (`None`: [`default_grid`] for the box's dimension; 21 for two parameters).
@@ -34,12 +112,39 @@ pub struct FitOptions {
 impl FitOptions {
     /// The thesis's controls on `search_box`: default grid, minimum step 1e-4.
     pub fn new(search_box: SearchBox) -> Self {
-        Self { search_box, grid: None, min_step: 1e-4, max_iterations: 10_000, identifiability: true }
+        Self {
+            search: Search::Pattern,
+            starts: Vec::new(),
+            max_evaluations: 400,
+            max_seconds: None,
+            search_box,
+            grid: None,
+            min_step: 1e-4,
+            max_iterations: 10_000,
+            identifiability: true,
+        }
     }
 
-    /// Grid points per axis.
+    /// The same controls with another search.
+    pub fn with_search(self, search: Search) -> Self {
+        Self { search, ..self }
+    }
+
+    /// Grid points per axis (the search's default unless set).
     pub fn resolution(&self) -> usize {
-        self.grid.unwrap_or_else(|| default_grid(self.search_box.dimensions()))
+        self.grid.unwrap_or_else(|| match self.search {
+            Search::Pattern => default_grid(self.search_box.dimensions()),
+            Search::Gradient => gradient_grid(self.search_box.dimensions()),
+        })
+    }
+
+    /// The grid's points in unit coordinates: the pattern search's grid includes the box's edges
+    /// ([`SearchBox::grid`]), the gradient search's sits at cell centres ([`SearchBox::centred_grid`]).
+    pub fn grid_points(&self) -> Vec<Vec<f64>> {
+        match self.search {
+            Search::Pattern => self.search_box.grid(self.resolution()),
+            Search::Gradient => self.search_box.centred_grid(self.resolution()),
+        }
     }
 }
 
@@ -74,6 +179,13 @@ pub struct FitResult {
     pub identifiability: Option<Identifiability>,
     /// Wall-clock seconds (excluding grid rest states computed beforehand and shared).
     pub seconds: f64,
+    /// The search that made the fit.
+    pub search: Search,
+    /// Starts of a gradient search: `(reached, total)`, how many of its descents ended within
+    /// [`REACHED`](crate::REACHED) of the best error, of how many (`(1, 1)` for the pattern search).
+    pub starts: (usize, usize),
+    /// Why the fit stopped before converging (its budget or time limit), if it did.
+    pub stopped: Option<String>,
 }
 
 impl FitResult {
@@ -195,6 +307,7 @@ pub fn fit_with_grid(
     let start = Instant::now();
     let search_box = &options.search_box;
     let resolution = options.resolution();
+    let points = options.grid_points();
     if search_box.kind() != problem.settings.kind {
         return Err(FitError::Internal(format!(
             "search box of model {} for a problem of model {}",
@@ -203,9 +316,12 @@ pub fn fit_with_grid(
         )));
     }
     if grids.len() != problem.parts.len()
-        || grids.iter().any(|g| g.resolution != resolution || g.search_box != *search_box)
+        || grids.iter().any(|g| g.resolution != resolution || g.search_box != *search_box || g.points != points)
     {
         return Err(FitError::Internal("grid rest states do not match the problem's parts, box or grid".into()));
+    }
+    if options.search == Search::Gradient {
+        return fit_gradient(problem, grids, options, &points, start);
     }
     let dimensions = search_box.dimensions();
     let solver = PatternSearch::new(
@@ -223,7 +339,6 @@ pub fn fit_with_grid(
         failures: RefCell::new(Vec::new()),
     };
     let mut best: Option<(usize, f64)> = None;
-    let points = search_box.grid(resolution);
     for (i, t) in points.iter().enumerate() {
         let rest: Vec<_> = grids.iter().map(|g| g.states[i].clone()).collect();
         let evaluation = problem.error_from(&rest);
@@ -270,6 +385,95 @@ pub fn fit_with_grid(
         history: result.solver.history().to_vec(),
         identifiability,
         seconds: start.elapsed().as_secs_f64(),
+        search: Search::Pattern,
+        starts: (1, 1),
+        stopped: None,
+    })
+}
+
+/// The gradient search of [`fit_with_grid`] (see [`Search::Gradient`]).
+fn fit_gradient(
+    problem: &FitProblem,
+    grids: &[&GridRestStates],
+    options: &FitOptions,
+    points: &[Vec<f64>],
+    start: Instant,
+) -> Result<FitResult, FitError> {
+    let search_box = &options.search_box;
+    let mut failures = Vec::new();
+    let mut budget = Budget::new(options, start);
+    let scored: Vec<Evaluation> = (0..points.len())
+        .map(|i| problem.error_from(&grids.iter().map(|g| g.states[i].clone()).collect::<Vec<_>>()))
+        .collect();
+    for (t, e) in points.iter().zip(&scored) {
+        if let Some(reason) = &e.failure {
+            failures.push(FailedPoint { parameters: search_box.values(t), reason: reason.clone() });
+        }
+    }
+    let errors: Vec<f64> = scored.iter().map(|e| e.error).collect();
+    let (r, d) = (options.resolution(), points[0].len());
+    let basins = gradient::basin_starts(&errors, r, d);
+    let log_axes: Vec<usize> =
+        search_box.axes().iter().enumerate().filter(|(_, a)| a.scale == Scale::Log10).map(|(i, _)| i).collect();
+    let profile = gradient::profile_starts(&errors, r, &log_axes, d, &basins);
+    let mut starts: Vec<(Vec<f64>, Evaluation)> =
+        basins.into_iter().chain(profile).map(|i| (points[i].clone(), scored[i].clone())).collect();
+    let mut evaluations = points.len();
+    for values in &options.starts {
+        let t: Vec<f64> =
+            search_box.unit(values).iter().map(|x| if x.is_nan() { 0.5 } else { x.clamp(0.0, 1.0) }).collect();
+        // Warm-started from the nearest grid point with a rest state.
+        let nearest = (0..points.len()).filter(|&i| scored[i].failure.is_none()).min_by(|&a, &b| {
+            let d = |p: &[f64]| p.iter().zip(&t).map(|(x, y)| (x - y).powi(2)).sum::<f64>();
+            d(&points[a]).total_cmp(&d(&points[b]))
+        });
+        let e = problem.evaluate(&search_box.values(&t), nearest.map(|i| &scored[i]));
+        budget.spend();
+        evaluations += 1;
+        match &e.failure {
+            Some(reason) => failures.push(FailedPoint { parameters: search_box.values(&t), reason: reason.clone() }),
+            None => starts.push((t, e)),
+        }
+    }
+    if starts.is_empty() {
+        let first = failures.into_iter().next().map(|f| f.reason);
+        return Err(match first {
+            Some(first) => FitError::NoRestState { scene: problem.scene.clone(), first },
+            None => FitError::Internal(format!("scene {}: the grid has no finite error", problem.scene)),
+        });
+    }
+    let before = budget.spent;
+    let descents: Vec<gradient::Descent> = starts
+        .into_iter()
+        .map(|(t, e)| gradient::descend(problem, search_box, t, e, &mut budget, &mut failures))
+        .collect();
+    evaluations += budget.spent - before;
+    let best = descents
+        .iter()
+        .enumerate()
+        .min_by(|(i, a), (j, b)| a.evaluation.error.total_cmp(&b.evaluation.error).then(i.cmp(j)))
+        .map(|(i, _)| i)
+        .expect("at least one start");
+    let best_error = descents[best].evaluation.error;
+    let reached = descents.iter().filter(|d| d.evaluation.error <= best_error * (1.0 + REACHED)).count();
+    let total = descents.len();
+    let chosen = descents.into_iter().nth(best).expect("the best start");
+    let identifiability =
+        if options.identifiability { gradient::identifiability(problem, search_box, &chosen) } else { None };
+    let names = search_box.axes().iter().map(|a| a.name);
+    Ok(FitResult {
+        parameters: names.zip(search_box.values(&chosen.t)).collect(),
+        at_bound: search_box.at_bound(&chosen.t),
+        error: chosen.evaluation.error,
+        part_errors: problem.parts.iter().map(|p| p.scene.clone()).zip(chosen.evaluation.part_errors.clone()).collect(),
+        evaluations,
+        failures,
+        history: chosen.history,
+        identifiability,
+        seconds: start.elapsed().as_secs_f64(),
+        search: Search::Gradient,
+        starts: (reached, total),
+        stopped: budget.stopped,
     })
 }
 
@@ -279,16 +483,7 @@ pub fn fit(problem: &FitProblem, options: &FitOptions, backend: &dyn RestStateBa
     let grids: Vec<GridRestStates> = problem
         .parts
         .iter()
-        .map(|p| {
-            GridRestStates::compute(
-                &p.system,
-                &problem.settings,
-                &options.search_box,
-                options.resolution(),
-                backend,
-                &problem.rest_options,
-            )
-        })
+        .map(|p| GridRestStates::for_fit(&p.system, &problem.settings, options, backend, &problem.rest_options))
         .collect();
     let refs: Vec<&GridRestStates> = grids.iter().collect();
     let mut result = fit_with_grid(problem, &refs, options)?;

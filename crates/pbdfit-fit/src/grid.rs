@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use pbdfit_pbd::{PbdSystem, RestOptions, RestStateBackend, Vec3};
 
 use crate::problem::{RestResult, displacements_or_reason};
-use crate::{SearchBox, Settings};
+use crate::{FitOptions, SearchBox, Settings};
 
 /// Rest displacements of one scene at every grid point (`Err` with the reason where there is none).
 #[derive(Debug, Clone)]
@@ -20,6 +20,8 @@ pub struct GridRestStates {
     pub search_box: SearchBox,
     /// Grid resolution per axis.
     pub resolution: usize,
+    /// The grid's points in unit coordinates (the order of `states`).
+    pub points: Vec<Vec<f64>>,
     /// One entry per point of [`SearchBox::grid`], same order.
     pub states: Vec<RestResult>,
     /// The search's rest states on this scene, shared by every fit that uses this grid.
@@ -27,7 +29,8 @@ pub struct GridRestStates {
 }
 
 impl GridRestStates {
-    /// Computes every grid point's rest state on `backend` (which spreads them over threads or a GPU).
+    /// Computes every point's rest state of the pattern search's grid ([`SearchBox::grid`]) on `backend`
+    /// (which spreads them over threads or a GPU).
     pub fn compute(
         system: &PbdSystem,
         settings: &Settings,
@@ -36,7 +39,30 @@ impl GridRestStates {
         backend: &dyn RestStateBackend,
         options: &RestOptions,
     ) -> Self {
-        let params: Vec<_> = search_box.grid(resolution).iter().map(|t| settings.at(&search_box.values(t))).collect();
+        Self::compute_at(system, settings, search_box, resolution, search_box.grid(resolution), backend, options)
+    }
+
+    /// The grid a fit with `fit`'s options starts from (its search's grid, [`FitOptions::grid_points`]).
+    pub fn for_fit(
+        system: &PbdSystem,
+        settings: &Settings,
+        fit: &FitOptions,
+        backend: &dyn RestStateBackend,
+        options: &RestOptions,
+    ) -> Self {
+        Self::compute_at(system, settings, &fit.search_box, fit.resolution(), fit.grid_points(), backend, options)
+    }
+
+    fn compute_at(
+        system: &PbdSystem,
+        settings: &Settings,
+        search_box: &SearchBox,
+        resolution: usize,
+        points: Vec<Vec<f64>>,
+        backend: &dyn RestStateBackend,
+        options: &RestOptions,
+    ) -> Self {
+        let params: Vec<_> = points.iter().map(|t| settings.at(&search_box.values(t))).collect();
         let states: Vec<RestResult> = backend
             .rest_states(system, &params, options)
             .into_iter()
@@ -44,7 +70,7 @@ impl GridRestStates {
             .map(|(r, p)| displacements_or_reason(system, p, r))
             .collect();
         let shared = std::sync::Arc::new(SharedRestStates::new(states.len()));
-        Self { scene: system.scene().to_string(), search_box: search_box.clone(), resolution, states, shared }
+        Self { scene: system.scene().to_string(), search_box: search_box.clone(), resolution, points, states, shared }
     }
 
     /// The same grid with an empty [`SharedRestStates`]: fits on it share nothing with fits on `self`.

@@ -65,13 +65,7 @@ impl Identifiability {
                 h[(j, i)] = v;
             }
         }
-        let condition = if h.iter().all(|v| v.is_finite()) {
-            let eigen = SymmetricEigen::new(h.clone()).eigenvalues;
-            let (lo, hi) = eigen.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &e| (lo.min(e), hi.max(e.abs())));
-            if lo > 0.0 { hi / lo } else { f64::INFINITY }
-        } else {
-            f64::INFINITY
-        };
+        let condition = condition(&h);
         let limit = best * (1.0 + RISE);
         let mut ranges = Vec::with_capacity(d);
         for i in 0..d {
@@ -87,6 +81,53 @@ impl Identifiability {
         }
         Self { hessian: h.iter_column_major_transposed(), condition, ranges, evaluations }
     }
+}
+
+impl Identifiability {
+    /// The identifiability from a quadratic model of the error at unit coordinates `t` (error `best`,
+    /// gradient `gradient` and Gauss-Newton Hessian `hessian` in unit coordinates, row-major): what a
+    /// gradient fit knows at its optimum without further evaluations (methodology: `J^T J` at the optimum
+    /// is the Hessian identifiability reports). Each range ends where the model's error along its axis
+    /// rises by [`RISE`], or at the box's edge.
+    pub fn from_model(search_box: &SearchBox, t: &[f64], best: f64, gradient: &[f64], hessian: &[f64]) -> Self {
+        let d = t.len();
+        let widths: Vec<f64> = search_box.axes().iter().map(|a| a.search_width()).collect();
+        let h = DMatrix::<f64>::from_fn(d, d, |i, j| hessian[i * d + j] / (widths[i] * widths[j]));
+        let condition = condition(&h);
+        let rise = best * RISE;
+        let ranges = (0..d)
+            .map(|i| {
+                let (g, c) = (gradient[i], 0.5 * hessian[i * d + i]);
+                // The step x along the axis where g x + c x^2 = rise, for x > 0 (up) and x < 0 (down).
+                let end = |sign: f64| {
+                    let (a, b) = (c, sign * g);
+                    let x = if a > 0.0 {
+                        (-b + (b * b + 4.0 * a * rise).sqrt()) / (2.0 * a)
+                    } else if b > 0.0 {
+                        rise / b
+                    } else {
+                        f64::INFINITY
+                    };
+                    (t[i] + sign * x).clamp(0.0, 1.0)
+                };
+                let (mut lo, mut hi) = (t.to_vec(), t.to_vec());
+                lo[i] = end(-1.0);
+                hi[i] = end(1.0);
+                (search_box.values(&lo)[i], search_box.values(&hi)[i])
+            })
+            .collect();
+        Self { hessian: h.iter_column_major_transposed(), condition, ranges, evaluations: 0 }
+    }
+}
+
+/// `|lambda_max| / lambda_min` of a symmetric matrix; infinite when it is not positive definite.
+fn condition(h: &DMatrix<f64>) -> f64 {
+    if !h.iter().all(|v| v.is_finite()) {
+        return f64::INFINITY;
+    }
+    let eigen = SymmetricEigen::new(h.clone()).eigenvalues;
+    let (lo, hi) = eigen.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &e| (lo.min(e), hi.max(e.abs())));
+    if lo > 0.0 { hi / lo } else { f64::INFINITY }
 }
 
 /// Where, along axis `i` from `t` in `direction`, the error first exceeds `limit`: doubling steps from

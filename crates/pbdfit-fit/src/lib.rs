@@ -29,6 +29,7 @@
 mod error;
 mod error_metric;
 mod fit;
+mod gradient;
 mod grid;
 mod identifiability;
 mod pattern_search;
@@ -39,7 +40,8 @@ pub mod study;
 
 pub use error::{FitError, SearchError};
 pub use error_metric::{compound_error, moved_vertices, relative_error};
-pub use fit::{FailedPoint, FitOptions, FitResult, fit, fit_cpu, fit_with_grid};
+pub use fit::{FailedPoint, FitOptions, FitResult, Search, fit, fit_cpu, fit_with_grid};
+pub use gradient::{MAX_BASINS, REACHED, gradient_grid};
 pub use grid::{GridRestStates, Lineage, SharedRestStates};
 pub use identifiability::{Identifiability, RISE};
 pub use pattern_search::{GOLDEN_RATIO, PatternSearch, SearchStep};

@@ -181,6 +181,18 @@ impl SearchBox {
         points
     }
 
+    /// The points at the centres of `resolution` equal cells per axis, `(i + 1/2) / resolution`, the first
+    /// axis outermost (the gradient search's grid: no point on a bound).
+    pub fn centred_grid(&self, resolution: usize) -> Vec<Vec<f64>> {
+        let r = resolution.max(1);
+        let at = |i: usize| (i as f64 + 0.5) / r as f64;
+        let mut points: Vec<Vec<f64>> = vec![Vec::new()];
+        for _ in &self.axes {
+            points = points.into_iter().flat_map(|p| (0..r).map(move |i| [p.clone(), vec![at(i)]].concat())).collect();
+        }
+        points
+    }
+
     /// The parameters whose unit coordinate lies on the box's edge (0 or 1).
     pub fn at_bound(&self, t: &[f64]) -> Vec<&'static str> {
         self.axes.iter().zip(t).filter(|(_, t)| **t <= 0.0 || **t >= 1.0).map(|(a, _)| a.name).collect()

@@ -375,6 +375,7 @@ mod tests {
             status: FitStatus::Ok,
             message: String::new(),
             reference: "linear static".into(),
+            search: None,
         };
         let records = [row(0.003, 0.1), row(0.005, 0.2), row(0.001, 0.1), row(0.005, 0.1), row(0.01, 0.0)];
         let g = group(&layout, &d.scene, &layout_exp, &records);

@@ -173,6 +173,7 @@ fn record(layout: &StudyLayout, scene: &str, e: &ExperimentLayout, value: Option
         status: FitStatus::Ok,
         message: String::new(),
         reference: "linear static".into(),
+        search: None,
     }
 }
 

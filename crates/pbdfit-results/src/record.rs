@@ -109,9 +109,27 @@ pub struct FitRecord {
     /// Why a fit failed, or notes (empty when there is nothing to say).
     pub message: String,
     /// The reference the fit matched, e.g. `linear static`, `stvk dynamic lumped rest` (pbdfit-fem's
-    /// `ReferenceSpec::id`). Column `reference`, the last.
+    /// `ReferenceSpec::id`). Column `reference`.
     pub reference: String,
+    /// The search that made the fit, where it is not the thesis's pattern search: columns `search` and
+    /// `starts` after `reference`, present only in files of such searches (so the pinned pattern results
+    /// keep their bytes). `None`: the pattern search.
+    pub search: Option<SearchRecord>,
 }
+
+/// How a gradient fit searched: its name and how many of its starts reached the minimum.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchRecord {
+    /// The search's name (`gradient`).
+    pub name: String,
+    /// Descents that ended within the fit's margin of the best error.
+    pub reached: usize,
+    /// Descents run.
+    pub starts: usize,
+}
+
+/// The columns after `reference` in the files of a search other than the pattern search.
+pub const SEARCH_COLUMNS: [&str; 2] = ["search", "starts"];
 
 impl FitRecord {
     /// The value of the parameter `name`, if the record has it.
@@ -157,6 +175,9 @@ impl FitRecord {
             self.message.clone(),
             self.reference.clone(),
         ]);
+        if let Some(search) = &self.search {
+            out.extend([search.name.clone(), format!("{}/{}", search.reached, search.starts)]);
+        }
         out
     }
 }
@@ -189,7 +210,11 @@ pub const LEGACY_COLUMNS_AFTER: [&str; 8] =
 /// appended to them.
 pub fn is_legacy(text: &str) -> bool {
     let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(text.as_bytes());
-    reader.headers().ok().and_then(|h| parameter_columns(h).ok()).is_some_and(|(_, f)| f != Format::Current)
+    reader
+        .headers()
+        .ok()
+        .and_then(|h| parameter_columns(h).ok())
+        .is_some_and(|(_, f)| !matches!(f, Format::Current | Format::Searched))
 }
 
 /// Which of the known column sets a file has.
@@ -201,6 +226,8 @@ enum Format {
     Unreferenced,
     /// The current columns.
     Current,
+    /// The current columns and the search's (`search`, `starts`).
+    Searched,
 }
 
 impl Format {
@@ -209,18 +236,32 @@ impl Format {
             Format::Legacy => &LEGACY_COLUMNS_AFTER,
             Format::Unreferenced => UNREFERENCED_COLUMNS_AFTER,
             Format::Current => &FIXED_COLUMNS_AFTER,
+            Format::Searched => &SEARCHED_COLUMNS_AFTER,
         }
     }
 }
 
-/// The header of a results CSV for a model with the given parameter names.
+const SEARCHED_COLUMNS_AFTER: [&str; 14] = {
+    let mut out = [""; 14];
+    let mut i = 0;
+    while i < 12 {
+        out[i] = FIXED_COLUMNS_AFTER[i];
+        i += 1;
+    }
+    out[12] = SEARCH_COLUMNS[0];
+    out[13] = SEARCH_COLUMNS[1];
+    out
+};
+
+/// The header of a results CSV for a model with the given parameter names (pattern-search rows).
 pub fn csv_header(parameter_names: &[&str]) -> Vec<String> {
-    FIXED_COLUMNS_BEFORE
-        .iter()
-        .chain(parameter_names)
-        .chain(FIXED_COLUMNS_AFTER.iter())
-        .map(|s| s.to_string())
-        .collect()
+    header(parameter_names, false)
+}
+
+/// The header for rows with or without the search columns.
+fn header(parameter_names: &[&str], searched: bool) -> Vec<String> {
+    let after: &[&str] = if searched { &SEARCHED_COLUMNS_AFTER } else { &FIXED_COLUMNS_AFTER };
+    FIXED_COLUMNS_BEFORE.iter().chain(parameter_names).chain(after.iter()).map(|s| s.to_string()).collect()
 }
 
 /// The parameter names a header declares and its format, or what is wrong with it.
@@ -232,7 +273,7 @@ fn parameter_columns(header: &csv::StringRecord) -> Result<(Vec<String>, Format)
             && names[..before] == FIXED_COLUMNS_BEFORE
             && names[names.len() - after.len()..] == *after
     };
-    let format = [Format::Current, Format::Unreferenced, Format::Legacy]
+    let format = [Format::Searched, Format::Current, Format::Unreferenced, Format::Legacy]
         .into_iter()
         .find(|f| matches(f.after()))
         .ok_or_else(|| {
@@ -329,7 +370,22 @@ fn parse_row(row: &csv::StringRecord, params: &[String], format: Format) -> Resu
         s => return Err(format!("status: `{s}` is neither ok nor failed")),
     };
     let message = next().to_string();
-    let reference = if format == Format::Current { next().to_string() } else { DEFAULT_REFERENCE.to_string() };
+    let reference = if matches!(format, Format::Current | Format::Searched) {
+        next().to_string()
+    } else {
+        DEFAULT_REFERENCE.to_string()
+    };
+    let search = if format == Format::Searched {
+        let name = next().to_string();
+        let starts = next();
+        let (reached, total) = starts
+            .split_once('/')
+            .and_then(|(a, b)| Some((a.parse::<usize>().ok()?, b.parse::<usize>().ok()?)))
+            .ok_or_else(|| format!("starts: `{starts}` is not reached/total"))?;
+        Some(SearchRecord { name, reached, starts: total })
+    } else {
+        None
+    };
     Ok(FitRecord {
         scene,
         experiment,
@@ -354,6 +410,7 @@ fn parse_row(row: &csv::StringRecord, params: &[String], format: Format) -> Resu
         status,
         message,
         reference,
+        search,
     })
 }
 
@@ -387,8 +444,16 @@ fn row_bytes(fields: &[String]) -> Vec<u8> {
 /// Writes records to a CSV file with a header row, replacing the file. All records must have the same
 /// parameter names (the header takes them from the first record, or `parameter_names` when empty).
 pub fn write_records(path: &Path, parameter_names: &[&str], records: &[FitRecord]) -> Result<(), ResultsError> {
-    let mut bytes = row_bytes(&csv_header(parameter_names));
+    let searched = records.first().is_some_and(|r| r.search.is_some());
+    let mut bytes = row_bytes(&header(parameter_names, searched));
     for (i, r) in records.iter().enumerate() {
+        if r.search.is_some() != searched {
+            return Err(ResultsError::Format {
+                path: path.to_path_buf(),
+                row: i + 2,
+                message: "rows of the pattern search and of another search in one file".into(),
+            });
+        }
         if r.parameter_names() != parameter_names {
             return Err(ResultsError::Format {
                 path: path.to_path_buf(),
@@ -412,7 +477,7 @@ pub fn append_record(path: &Path, record: &FitRecord) -> Result<(), ResultsError
     let fresh = std::fs::metadata(path).map(|m| m.len() == 0).unwrap_or(true);
     let mut bytes = Vec::new();
     if fresh {
-        bytes.extend(row_bytes(&csv_header(&record.parameter_names())));
+        bytes.extend(row_bytes(&header(&record.parameter_names(), record.search.is_some())));
     }
     bytes.extend(row_bytes(&record.fields()));
     let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(io)?;
@@ -451,6 +516,7 @@ mod tests {
             status: FitStatus::Ok,
             message: "a note, with a comma and \"quotes\"".into(),
             reference: "stvk dynamic lumped rest".into(),
+            search: None,
         }
     }
 

@@ -1,7 +1,7 @@
 //! `pbdfit fit`: the model parameters that best reproduce the reference rest state of one material.
 
 use pbdfit_fem::YoungPoisson;
-use pbdfit_fit::{FitOptions, FitProblem, PartCache, SearchBox, Settings};
+use pbdfit_fit::{FitOptions, FitProblem, PartCache, Search, SearchBox, Settings};
 use pbdfit_mesh::MassModel;
 use pbdfit_pbd::Precision;
 use serde_json::json;
@@ -47,9 +47,26 @@ pub struct FitArgs {
     /// Allow PBD stiffness above 1 in the box (experimental).
     #[arg(long)]
     unbounded: bool,
-    /// Grid points per axis (default: 21 for two parameters, 101 for one, 11 for three, 7 for four).
+    /// The search: `gradient` (a coarse grid, then Levenberg-Marquardt on the rest state's sensitivity
+    /// from the best point of each basin) or `pattern` (the thesis's fine grid and compass search).
+    #[arg(long, default_value = "gradient", value_parser = |s: &str| Search::parse(s))]
+    search: Search,
+    /// Grid points per axis (default: pattern 21 for two parameters, 101 for one, 11 for three, 7 for
+    /// four; gradient 5, 9, 4, 3, at cell centres).
     #[arg(long)]
     grid: Option<usize>,
+    /// A further start of the gradient search, `NAME=VALUE,NAME=VALUE` in the model's parameters
+    /// (repeatable), e.g. a table's lookup.
+    #[arg(long = "start")]
+    starts: Vec<String>,
+    /// Largest number of evaluations of the gradient search after its grid; when spent, the best point
+    /// so far is the result and the output says so.
+    #[arg(long, default_value_t = 400)]
+    max_evaluations: usize,
+    /// Wall-clock limit of the fit in seconds; when reached, the best point so far is the result and the
+    /// output says so.
+    #[arg(long)]
+    max_seconds: Option<f64>,
     /// Pattern search stops when its step falls below this fraction of each axis's width (in search
     /// coordinates: the value, or log10 of it).
     #[arg(long, default_value_t = 1e-4)]
@@ -96,13 +113,27 @@ pub fn run(args: FitArgs) -> CliResult {
     if args.grid.is_some_and(|g| g < 2) {
         return Err(CliError::Input("--grid needs at least 2 points per axis".into()));
     }
+    if let Some(s) = args.max_seconds
+        && !(s.is_finite() && s > 0.0)
+    {
+        return Err(CliError::Input(format!("--max-seconds {s} must be a finite number > 0")));
+    }
+    let starts = args.starts.iter().map(|s| parse_start(s, &search_box)).collect::<Result<Vec<_>, _>>()?;
     let settings = Settings { allow_unbounded: args.unbounded, ..Settings::new(args.sim.dt, n, args.sim.nit, kind) };
     let corner: Vec<f64> = search_box.axes().iter().map(|a| a.upper).collect();
     settings.at(&corner).validate().map_err(|e| CliError::Input(e.to_string()))?;
     let problem =
         FitProblem::new(&set, settings, material, &PartCache::new(args.reference.table())).map_err(fit_error)?;
     let problem = FitProblem { rest_options: args.precision.rest_options(), ..problem };
-    let options = FitOptions { grid: args.grid, min_step: args.min_step, ..FitOptions::new(search_box.clone()) };
+    let options = FitOptions {
+        grid: args.grid,
+        min_step: args.min_step,
+        search: args.search,
+        starts,
+        max_evaluations: args.max_evaluations,
+        max_seconds: args.max_seconds,
+        ..FitOptions::new(search_box.clone())
+    };
     let grid_points = options.resolution().pow(search_box.dimensions() as u32);
     let backend = crate::cli::backend(args.backend, &problem.parts[0].system, grid_points);
     let result = pbdfit_fit::fit(&problem, &options, backend.as_ref()).map_err(fit_error)?;
@@ -141,7 +172,13 @@ pub fn run(args: FitArgs) -> CliResult {
             "backend": backend.name(),
             "pbdfit_version": env!("CARGO_PKG_VERSION"),
             "search_moves": result.history.len() - 1,
+            "search": result.search.name(),
+            "starts": {"total": result.starts.1, "reached_minimum": result.starts.0},
+            "status": if result.stopped.is_some() { "budget" } else { "converged" },
         });
+        if let Some(why) = &result.stopped {
+            value["stopped"] = json!(why);
+        }
         if let Some(id) = &result.identifiability {
             let ranges: serde_json::Map<String, serde_json::Value> = result
                 .parameters
@@ -197,11 +234,18 @@ pub fn run(args: FitArgs) -> CliResult {
             }
         }
         println!(
-            "  {} evaluations ({grid_points} grid points, {} search moves), {:.3} s",
+            "  {} search: {} evaluations ({grid_points} grid points, {} search moves), {:.3} s",
+            result.search.name(),
             result.evaluations,
             result.history.len() - 1,
             result.seconds
         );
+        if result.search == Search::Gradient {
+            println!("  {} of {} starts reached the minimum", result.starts.0, result.starts.1);
+        }
+        if let Some(why) = &result.stopped {
+            println!("  note: the fit {why}; the result is its best point so far");
+        }
         if !result.failures.is_empty() {
             println!("  {}", result.failure_summary());
         }
@@ -222,6 +266,34 @@ pub fn run(args: FitArgs) -> CliResult {
         }
     }
     Ok(())
+}
+
+/// A `--start`: `NAME=VALUE` pairs separated by commas, every parameter of the model once.
+fn parse_start(text: &str, search_box: &SearchBox) -> Result<Vec<f64>, CliError> {
+    let axes = search_box.axes();
+    let mut values = vec![f64::NAN; axes.len()];
+    for pair in text.split(',') {
+        let bad = || {
+            CliError::Input(format!(
+                "--start {text}: expected NAME=VALUE for each of {}",
+                search_box.kind().parameter_names()
+            ))
+        };
+        let (name, value) = pair.split_once('=').ok_or_else(bad)?;
+        let i = axes.iter().position(|a| a.name == name.trim()).ok_or_else(bad)?;
+        let v: f64 = value.trim().parse().map_err(|_| bad())?;
+        if !v.is_finite() || (axes[i].scale == pbdfit_pbd::Scale::Log10 && v <= 0.0) {
+            return Err(CliError::Input(format!("--start {text}: {name} = {v} is not a value of the box")));
+        }
+        values[i] = v;
+    }
+    if values.iter().any(|v| v.is_nan()) {
+        return Err(CliError::Input(format!(
+            "--start {text}: give every parameter ({})",
+            search_box.kind().parameter_names()
+        )));
+    }
+    Ok(values)
 }
 
 /// `--vtk`: per part, the reference and the model's rest displacements at the fitted parameters, the

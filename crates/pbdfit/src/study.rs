@@ -35,6 +35,10 @@ pub struct StudyArgs {
     /// reference library's own; PBD models only).
     #[arg(long, value_enum)]
     precision: Option<pbdfit_pbd::Precision>,
+    /// The search, over the study file's `[fit] search`: `gradient` or `pattern`. Choosing another
+    /// search than the file's also drops the file's `grid` (each search has its own default grid).
+    #[arg(long, value_parser = |s: &str| pbdfit_fit::Search::parse(s))]
+    search: Option<pbdfit_fit::Search>,
     /// Testing: abort the process (as kill -9 would) right after the K-th fit of this run is written.
     #[arg(long, hide = true)]
     abort_after: Option<usize>,
@@ -50,6 +54,12 @@ pub fn run(args: StudyArgs) -> CliResult {
         study.reference = args.reference.table().over(&study.reference);
         if let Some(p) = args.precision {
             study.precision = p;
+        }
+        if let Some(search) = args.search
+            && search != study.fit.search
+        {
+            study.fit.search = search;
+            study.fit.grid = None;
         }
         study.check_reference().map_err(fit_error)?;
         if args.poisson_stride > 1 {

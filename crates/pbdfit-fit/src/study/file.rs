@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use pbdfit_fem::YoungPoisson;
 
-use crate::{FitError, FitOptions, FitProblem, PartCache, SearchBox, Settings};
+use crate::{FitError, FitOptions, FitProblem, PartCache, Search, SearchBox, Settings};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -66,6 +66,8 @@ pub struct FitDef {
     pub grid: Option<usize>,
     /// Stopping step of the pattern search, in unit coordinates (> 0).
     pub min_step: Option<f64>,
+    /// The search, `pattern` (the default of study files: the thesis's) or `gradient`.
+    pub search: Option<String>,
 }
 
 /// The `[box]` table of a study or table file: `name = [lower, upper]` per parameter.
@@ -93,6 +95,9 @@ impl FitDef {
         }
         search_box.check_allowed(unbounded).map_err(|e| ("box".to_string(), e.to_string()))?;
         let mut fit = FitOptions::new(search_box);
+        if let Some(search) = &self.search {
+            fit.search = Search::parse(search).map_err(|e| ("fit.search".to_string(), e.to_string()))?;
+        }
         if let Some(grid) = self.grid {
             if grid < 2 {
                 return Err(("fit.grid".into(), format!("{grid} must be at least 2")));

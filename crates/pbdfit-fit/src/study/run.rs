@@ -7,12 +7,12 @@ use std::time::Instant;
 
 use pbdfit_mesh::SceneSet;
 use pbdfit_pbd::RestStateBackend;
-use pbdfit_results::{FitRecord, FitStatus, StudySummary};
+use pbdfit_results::{FitRecord, FitStatus, SearchRecord, StudySummary};
 use rayon::prelude::*;
 
 use super::plan::{FitKey, Plan};
 use super::{Configuration, Study, store};
-use crate::{FitError, GridRestStates, PartCache, fit_with_grid};
+use crate::{FitError, GridRestStates, PartCache, Search, fit_with_grid};
 
 /// Which fits a run does.
 #[derive(Debug, Clone, Default)]
@@ -153,14 +153,8 @@ pub fn run_plan(
                     continue;
                 }
                 let system = cache.system(scene, n)?;
-                let grid = GridRestStates::compute(
-                    &system,
-                    &settings,
-                    &study.fit.search_box,
-                    study.fit.resolution(),
-                    backend,
-                    &study.precision.rest_options(),
-                );
+                let grid =
+                    GridRestStates::for_fit(&system, &settings, &study.fit, backend, &study.precision.rest_options());
                 grids.insert(scene.name.clone(), grid);
             }
         }
@@ -272,6 +266,11 @@ fn fit_one(
         status: FitStatus::Failed,
         message: String::new(),
         reference: crate::reference_id(set, cache.overrides()),
+        search: (study.fit.search != Search::Pattern).then(|| SearchRecord {
+            name: study.fit.search.name().to_string(),
+            reached: 0,
+            starts: 0,
+        }),
     };
     let outcome = study.problem(set, &c, nu, cache).and_then(|problem| {
         let part_grids: Vec<&GridRestStates> = problem.parts.iter().map(|p| &grids[&p.scene]).collect();
@@ -295,6 +294,12 @@ fn fit_one(
             }
             record.status = FitStatus::Ok;
             record.message = r.failure_summary();
+            if let Some(why) = &r.stopped {
+                record.message = [format!("the fit {why}"), record.message].join("; ").trim_end_matches("; ").into();
+            }
+            if let Some(search) = &mut record.search {
+                (search.reached, search.starts) = r.starts;
+            }
         }
         Err(e) => record.message = e.to_string(),
     }

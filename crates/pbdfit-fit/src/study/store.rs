@@ -157,6 +157,7 @@ mod tests {
             status: FitStatus::Ok,
             message: String::new(),
             reference: "linear static".into(),
+            search: None,
         }
     }
 

@@ -1,0 +1,320 @@
+//! The gradient fit: a projected Levenberg-Marquardt search in the box's unit coordinates, from the best
+//! point of each basin of a coarse grid (methodology, section Sensitivity of the rest state, and fits
+//! that follow the gradient).
+//!
+//! For one scene the error is `e = (1/|D|) sum_i |r_i|^2` with `r_i = (u_i - u_fem,i) / |u_fem,i|`, so
+//! with the rest state's sensitivity `S = du*/dp` (pbdfit-pbd) the residual Jacobian is
+//! `J_i = S_i (dp/dt) / |u_fem,i|`, the gradient `(2/|D|) J^T r` and the Gauss-Newton Hessian
+//! `(2/|D|) J^T J`. A compound scene minimises `sum_p e_p^2` (the same minimiser as its norm) with
+//! gradient `sum_p 2 e_p grad e_p` and Hessian `sum_p (2 grad e_p grad e_p^T + 2 e_p H_p)`.
+//!
+//! A step solves `(H + mu diag H) delta = -g` over the free parameters: a parameter on its bound whose
+//! gradient pushes outward is held there (an active set), the step is projected into the box, and it is
+//! accepted only if the error falls (a point without a rest state counts as a rise). `mu` falls by 3 on
+//! success and rises by 4 on failure. This is a small projected LM written here rather than a
+//! dependency: argmin 0.11 has Gauss-Newton without damping or bounds, the `levenberg-marquardt` crate
+//! (a MINPACK port) has no bounds, and every step here needs the rest state's own warm start and the
+//! fit's evaluation budget, which a generic driver would hide.
+
+use nalgebra::{DMatrix, DVector};
+use pbdfit_pbd::{PbdError, Scale, SensitivityOptions};
+
+use crate::fit::{Budget, FailedPoint};
+use crate::{Evaluation, FitProblem, Identifiability, SearchBox, SearchStep};
+
+/// The most basins a fit starts from (besides the starts its caller gives).
+pub const MAX_BASINS: usize = 3;
+
+/// Levenberg-Marquardt iterations per start, at most.
+const MAX_ITERATIONS: usize = 60;
+
+/// Errors within this relative margin of the best count as reaching it.
+pub const REACHED: f64 = 1e-6;
+
+/// The coarse grid of a gradient fit, points per axis (at the centres of equal cells, so no point sits
+/// on a bound, where PBD's `kd = 0` has no rest state and costs a divergence probe).
+pub fn gradient_grid(dimensions: usize) -> usize {
+    match dimensions {
+        0 | 1 => 9,
+        2 => 5,
+        3 => 4,
+        _ => 3,
+    }
+}
+
+/// One start's descent.
+pub(crate) struct Descent {
+    /// Unit coordinates of the end point.
+    pub t: Vec<f64>,
+    /// Its evaluation.
+    pub evaluation: Evaluation,
+    /// The objective there (`e`, or `sum e_p^2` for a compound scene).
+    pub objective: f64,
+    /// Gradient and Gauss-Newton Hessian of the objective in unit coordinates (`None` where the
+    /// sensitivity could not be solved).
+    pub model: Option<(Vec<f64>, Vec<f64>)>,
+    /// Accepted points, from the start.
+    pub history: Vec<SearchStep>,
+}
+
+/// The objective a descent minimises, from an evaluation.
+pub(crate) fn objective(problem: &FitProblem, e: &Evaluation) -> f64 {
+    if e.failure.is_some() {
+        f64::INFINITY
+    } else if problem.compound {
+        e.part_errors.iter().map(|x| x * x).sum()
+    } else {
+        e.error
+    }
+}
+
+/// Gradient and Gauss-Newton Hessian (row-major) of the objective in unit coordinates at `t`.
+pub(crate) fn linearise(
+    problem: &FitProblem,
+    search_box: &SearchBox,
+    t: &[f64],
+    evaluation: &Evaluation,
+) -> Result<(Vec<f64>, Vec<f64>), PbdError> {
+    let d = t.len();
+    let values = search_box.values(t);
+    let params = problem.settings.at(&values);
+    // dp/dt per axis: the width on a linear axis, p ln 10 times the decades on a log axis.
+    let chain: Vec<f64> = search_box
+        .axes()
+        .iter()
+        .zip(&values)
+        .map(|(a, &v)| match a.scale {
+            Scale::Linear => a.upper - a.lower,
+            Scale::Log10 => v * std::f64::consts::LN_10 * a.search_width(),
+        })
+        .collect();
+    let mut g = vec![0.0; d];
+    let mut h = vec![0.0; d * d];
+    for (p, part) in problem.parts.iter().enumerate() {
+        let u = &evaluation.rest[p];
+        let s = part.system.sensitivity(&params, u, &SensitivityOptions::default())?;
+        let m = part.moved.len().max(1) as f64;
+        let (mut ge, mut he) = (vec![0.0; d], vec![0.0; d * d]);
+        for &i in &part.moved {
+            let scale = 1.0 / part.reference[i].norm();
+            let r = (u[i] - part.reference[i]) * scale;
+            let columns: Vec<_> = (0..d).map(|j| s.columns[j][i] * (chain[j] * scale)).collect();
+            for j in 0..d {
+                ge[j] += 2.0 / m * columns[j].dot(&r);
+                for k in 0..d {
+                    he[j * d + k] += 2.0 / m * columns[j].dot(&columns[k]);
+                }
+            }
+        }
+        if problem.compound {
+            let e = evaluation.part_errors[p];
+            for j in 0..d {
+                g[j] += 2.0 * e * ge[j];
+                for k in 0..d {
+                    h[j * d + k] += 2.0 * ge[j] * ge[k] + 2.0 * e * he[j * d + k];
+                }
+            }
+        } else {
+            g = ge;
+            h = he;
+        }
+    }
+    Ok((g, h))
+}
+
+/// Runs Levenberg-Marquardt from `t` (with its evaluation), spending rest states from `budget`;
+/// records points without a rest state in `failures`.
+pub(crate) fn descend(
+    problem: &FitProblem,
+    search_box: &SearchBox,
+    t: Vec<f64>,
+    evaluation: Evaluation,
+    budget: &mut Budget,
+    failures: &mut Vec<FailedPoint>,
+) -> Descent {
+    let d = t.len();
+    let f = objective(problem, &evaluation);
+    let mut here = Descent {
+        history: vec![SearchStep { x: t.clone(), cost: evaluation.error, step: 0.0 }],
+        model: linearise(problem, search_box, &t, &evaluation).ok(),
+        t,
+        evaluation,
+        objective: f,
+    };
+    let mut mu = 1e-3;
+    for _ in 0..MAX_ITERATIONS {
+        let Some((g, h)) = here.model.clone() else { break };
+        if budget.exhausted() {
+            break;
+        }
+        // Free parameters: not on a bound with the gradient pushing outward.
+        let free: Vec<usize> =
+            (0..d).filter(|&j| !((here.t[j] <= 0.0 && g[j] > 0.0) || (here.t[j] >= 1.0 && g[j] < 0.0))).collect();
+        if free.is_empty() || free.iter().all(|&j| g[j] == 0.0) {
+            break;
+        }
+        let largest = free.iter().map(|&j| h[j * d + j]).fold(0.0, f64::max);
+        let floor = (1e-12 * largest).max(f64::MIN_POSITIVE);
+        let a = DMatrix::from_fn(free.len(), free.len(), |r, c| {
+            let (j, k) = (free[r], free[c]);
+            h[j * d + k] + if r == c { mu * h[j * d + j].max(floor) } else { 0.0 }
+        });
+        let b = DVector::from_fn(free.len(), |r, _| -g[free[r]]);
+        let Some(delta) = a.cholesky().map(|c| c.solve(&b)) else {
+            mu *= 4.0;
+            if mu > 1e10 {
+                break;
+            }
+            continue;
+        };
+        let mut trial = here.t.clone();
+        for (r, &j) in free.iter().enumerate() {
+            trial[j] = (trial[j] + delta[r]).clamp(0.0, 1.0);
+        }
+        let step = trial.iter().zip(&here.t).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+        if step <= 1e-12 {
+            break;
+        }
+        let e = problem.evaluate(&search_box.values(&trial), Some(&here.evaluation));
+        budget.spend();
+        if let Some(reason) = &e.failure {
+            failures.push(FailedPoint { parameters: search_box.values(&trial), reason: reason.clone() });
+        }
+        let f_new = objective(problem, &e);
+        if f_new < here.objective {
+            let decrease = (here.objective - f_new) / here.objective;
+            here.history.push(SearchStep { x: trial.clone(), cost: e.error, step });
+            here.model = linearise(problem, search_box, &trial, &e).ok();
+            here.t = trial;
+            here.evaluation = e;
+            here.objective = f_new;
+            mu = (mu / 3.0).max(1e-12);
+            if decrease <= 1e-12 {
+                break;
+            }
+        } else {
+            mu *= 4.0;
+            if mu > 1e10 {
+                break;
+            }
+        }
+    }
+    here
+}
+
+/// Indices of the grid points that start descents: per basin (a local minimum of the grid, ties with
+/// an adjacent chosen minimum counting as the same plateau), the lowest, in order of error, at most
+/// [`MAX_BASINS`]. `errors` in the grid's order (first axis outermost), `r` points per axis.
+pub(crate) fn basin_starts(errors: &[f64], r: usize, d: usize) -> Vec<usize> {
+    let index = |i: usize| -> Vec<usize> { (0..d).rev().map(|a| (i / r.pow(a as u32)) % r).collect() };
+    let neighbours = |i: usize| -> Vec<usize> {
+        let at = index(i);
+        let mut out = Vec::new();
+        for offset in 0..3usize.pow(d as u32) {
+            let mut j = 0usize;
+            let mut ok = true;
+            let mut zero = true;
+            for (a, &c) in at.iter().enumerate() {
+                let o = (offset / 3usize.pow((d - 1 - a) as u32)) % 3;
+                zero &= o == 1;
+                let c = c as isize + o as isize - 1;
+                if c < 0 || c >= r as isize {
+                    ok = false;
+                    break;
+                }
+                j = j * r + c as usize;
+            }
+            if ok && !zero {
+                out.push(j);
+            }
+        }
+        out
+    };
+    let mut minima: Vec<usize> = (0..errors.len())
+        .filter(|&i| errors[i].is_finite() && neighbours(i).iter().all(|&j| !(errors[j] < errors[i])))
+        .collect();
+    minima.sort_by(|&a, &b| errors[a].total_cmp(&errors[b]).then(a.cmp(&b)));
+    let mut chosen: Vec<usize> = Vec::new();
+    let mut covered = vec![false; errors.len()];
+    for i in minima {
+        if covered[i] || chosen.len() == MAX_BASINS {
+            continue;
+        }
+        chosen.push(i);
+        // The plateau of equal errors around it is the same basin.
+        let mut stack = vec![i];
+        covered[i] = true;
+        while let Some(c) = stack.pop() {
+            for j in neighbours(c) {
+                if !covered[j] && errors[j] == errors[i] {
+                    covered[j] = true;
+                    stack.push(j);
+                }
+            }
+        }
+    }
+    chosen
+}
+
+/// Indices of further starts on log-scale axes: for each grid value of such an axis, the grid point with
+/// the lowest error among those sharing it (the error's profile along the axis), in order of error,
+/// without the indices in `taken`.
+///
+/// Why: on a log axis spanning many decades the error can have a narrow valley (XPBD's volume
+/// compliance: a minimum less than a decade wide beside a plateau where the constraint is absent), which
+/// a coarse grid straddles without a local minimum in it. A descent from any point of the valley's stiff
+/// side leads into it, and the profile holds such points.
+pub(crate) fn profile_starts(errors: &[f64], r: usize, log_axes: &[usize], d: usize, taken: &[usize]) -> Vec<usize> {
+    let coordinate = |i: usize, axis: usize| (i / r.pow((d - 1 - axis) as u32)) % r;
+    let mut out: Vec<usize> = Vec::new();
+    for &axis in log_axes {
+        for value in 0..r {
+            let best = (0..errors.len())
+                .filter(|&i| coordinate(i, axis) == value && errors[i].is_finite())
+                .min_by(|&a, &b| errors[a].total_cmp(&errors[b]).then(a.cmp(&b)));
+            if let Some(i) = best
+                && !taken.contains(&i)
+                && !out.contains(&i)
+            {
+                out.push(i);
+            }
+        }
+    }
+    out.sort_by(|&a, &b| errors[a].total_cmp(&errors[b]).then(a.cmp(&b)));
+    out
+}
+
+/// The identifiability of a gradient fit's optimum from its Gauss-Newton model (of the error itself:
+/// for a compound scene `e = sqrt(f)`, so `grad e = grad f / (2 e)` and `H_e ~ H_f / (2 e)` near the
+/// optimum).
+pub(crate) fn identifiability(problem: &FitProblem, search_box: &SearchBox, best: &Descent) -> Option<Identifiability> {
+    let (g, h) = best.model.as_ref()?;
+    let e = best.evaluation.error;
+    let (g, h): (Vec<f64>, Vec<f64>) = if problem.compound && e > 0.0 {
+        (g.iter().map(|x| x / (2.0 * e)).collect(), h.iter().map(|x| x / (2.0 * e)).collect())
+    } else {
+        (g.clone(), h.clone())
+    };
+    Some(Identifiability::from_model(search_box, &best.t, e, &g, &h))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One basin per local minimum; a plateau of equal minima is one basin; at most [`MAX_BASINS`].
+    #[test]
+    fn basins_are_local_minima_of_the_grid() {
+        // 3 x 3, minima at 0 (1.0) and 8 (0.5); 4 is a saddle.
+        let e = [1.0, 2.0, 3.0, 2.0, 2.5, 2.0, 3.0, 2.0, 0.5];
+        assert_eq!(basin_starts(&e, 3, 2), vec![8, 0]);
+        // A plateau along the last row: one start.
+        let e = [5.0, 5.0, 5.0, 4.0, 4.0, 4.0, 1.0, 1.0, 1.0];
+        assert_eq!(basin_starts(&e, 3, 2), vec![6]);
+        // Points without rest state are never minima and never block one.
+        let e = [f64::INFINITY, 2.0, 1.0];
+        assert_eq!(basin_starts(&e, 3, 1), vec![2]);
+        let e = [1.0, 3.0, 0.5, 3.0, 2.0, 3.0, 0.7];
+        assert_eq!(basin_starts(&e, 7, 1), vec![2, 6, 0]);
+    }
+}
