@@ -147,6 +147,7 @@ class RestState:
     converged: bool
     residual: float
     method: str
+    sensitivity: Optional[Dict[str, np.ndarray]] = None
 
 
 def simulate(
@@ -155,12 +156,16 @@ def simulate(
     dt: float = 0.01,
     nit: int = 1,
     n: Optional[int] = None,
+    sensitivity: bool = False,
     **parameters: float,
 ) -> Union[RestState, Dict[str, RestState]]:
     """The rest state of ``model`` (``pbd``, ``xpbd``, ``mass-spring``, ...) with time step ``dt`` (s) and
     ``nit`` iterations, its parameters by name (``kd=0.5, kv=0.5``; XPBD ``alpha_d=..., alpha_v=...``).
-    A compound scene gives a dict by part name."""
-    states = [RestState(**d) for d in _native.simulate(_source(scene), model, dt, nit, n, dict(parameters))]
+    A compound scene gives a dict by part name. ``sensitivity=True`` adds ``du*/dp`` per parameter
+    (name -> (nv, 3) array, m per unit of the parameter), as ``pbdfit simulate --sensitivity``."""
+    states = [
+        RestState(**d) for d in _native.simulate(_source(scene), model, dt, nit, n, dict(parameters), sensitivity)
+    ]
     if len(states) == 1:
         return states[0]
     return {s.scene: s for s in states}
@@ -180,6 +185,11 @@ class FitResult:
     failed_evaluations: int
     reference: str
     seconds: float
+    search: str = "gradient"
+    starts: int = 1
+    starts_reached_minimum: int = 1
+    status: str = "converged"
+    stopped: Optional[str] = None
     condition: Optional[float] = None
     ranges: Dict[str, Tuple[float, float]] = field(default_factory=dict)
 
@@ -196,14 +206,20 @@ def fit(
     grid: Optional[int] = None,
     min_step: float = 1e-4,
     material: Optional[str] = None,
+    search: str = "gradient",
+    max_evaluations: int = 400,
+    max_seconds: Optional[float] = None,
 ) -> FitResult:
     """Fits ``model``'s parameters so that its rest state matches the FEM reference of the material
-    (``young`` in Pa, ``poisson``), as ``pbdfit fit`` does: a grid over the box, then a compass search
-    (``min_step`` of each axis's width). ``box`` overrides parameter boxes (``{"kd": (0, 0.5)}``)."""
+    (``young`` in Pa, ``poisson``), as ``pbdfit fit`` does. ``search="gradient"`` (the default): a coarse
+    grid, then Levenberg-Marquardt on the rest state's sensitivity from each basin; ``"pattern"``: the
+    thesis's fine grid and compass search (``min_step`` of each axis's width). ``box`` overrides parameter
+    boxes (``{"kd": (0, 0.5)}``). A fit that spends ``max_evaluations`` or ``max_seconds`` returns its best
+    point with ``status == "budget"``."""
     d = _native.fit(
         _source(scene), young, poisson, model, dt, n, nit,
         None if box is None else {k: (float(lo), float(hi)) for k, (lo, hi) in box.items()},
-        grid, min_step, material,
+        grid, min_step, material, search, max_evaluations, max_seconds,
     )
     return FitResult(**d)
 

@@ -89,6 +89,19 @@ def test_fit_equals_the_cli_to_the_last_bit():
     assert xpbd.parameters == theirs["parameters"] and xpbd.error == theirs["error"]
 
 
+def test_gradient_fit_and_sensitivity_equal_the_cli():
+    ours = pbdfit.fit("gravity", 1e3, 0.3, search="pattern")
+    theirs = cli_json("fit", "--scene", "gravity", "--young", "1e3", "--poisson", "0.3", "--search", "pattern")
+    assert ours.search == theirs["search"] == "pattern" and ours.parameters == theirs["parameters"]
+    grad = pbdfit.fit("gravity", 1e3, 0.3)
+    assert grad.search == "gradient" and grad.error <= ours.error * (1 + 1e-6)
+    assert 1 <= grad.starts_reached_minimum <= grad.starts and grad.status == "converged"
+    rest = pbdfit.simulate("gravity-wall", n=2, kd=0.4, kv=0.6, sensitivity=True)
+    cli = cli_json("simulate", "--scene", "gravity-wall", "--n", "2", "--kd", "0.4", "--kv", "0.6", "--sensitivity")
+    for name in ("kd", "kv"):
+        assert np.array_equal(rest.sensitivity[name], np.array(cli["sensitivity"][name]))
+
+
 def test_bad_input_raises_value_error_with_the_cli_message():
     cases = [
         (lambda: pbdfit.fem("gravity-floor", poisson=0.5), ["fem", "--scene", "gravity-floor", "--poisson", "0.5"]),

@@ -231,7 +231,9 @@ pub(crate) fn basin_starts(errors: &[f64], r: usize, d: usize) -> Vec<usize> {
         out
     };
     let mut minima: Vec<usize> = (0..errors.len())
-        .filter(|&i| errors[i].is_finite() && neighbours(i).iter().all(|&j| !(errors[j] < errors[i])))
+        .filter(|&i| {
+            errors[i].is_finite() && neighbours(i).iter().all(|&j| errors[j].is_nan() || errors[j] >= errors[i])
+        })
         .collect();
     minima.sort_by(|&a, &b| errors[a].total_cmp(&errors[b]).then(a.cmp(&b)));
     let mut chosen: Vec<usize> = Vec::new();

@@ -23,9 +23,9 @@ use pyo3::types::PyDict;
 
 use pbdfit_fem::{StaticProblem, YoungPoisson};
 use pbdfit_fit::study::{Progress, RunOptions, Study, run_study};
-use pbdfit_fit::{FitError, FitOptions, FitProblem, PartCache, SearchBox, Settings};
+use pbdfit_fit::{FitError, FitOptions, FitProblem, PartCache, Search, SearchBox, Settings};
 use pbdfit_mesh::{BUILTIN_SCENES, ReferenceTable, SceneSet, Vec3};
-use pbdfit_pbd::{CpuBackend, ModelKind, PbdSystem, RestOptions, SimParams};
+use pbdfit_pbd::{CpuBackend, ModelKind, PbdSystem, RestOptions, SensitivityOptions, SimParams};
 
 fn value_error(message: impl ToString) -> PyErr {
     PyValueError::new_err(message.to_string())
@@ -197,7 +197,7 @@ fn kind(model: &str) -> PyResult<ModelKind> {
 /// PBD rest states of every basic scene: one dict per scene with `scene`, `displacements`,
 /// `positions` (nv x 3, m), `iterations`, `converged`, `residual`, `method`.
 #[pyfunction]
-#[pyo3(signature = (scene, model="pbd", dt=0.01, nit=1, n=None, parameters=HashMap::new()))]
+#[pyo3(signature = (scene, model="pbd", dt=0.01, nit=1, n=None, parameters=HashMap::new(), sensitivity=false))]
 fn simulate<'py>(
     py: Python<'py>,
     scene: &str,
@@ -206,6 +206,7 @@ fn simulate<'py>(
     nit: usize,
     n: Option<usize>,
     parameters: HashMap<String, f64>,
+    sensitivity: bool,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let kind = kind(model)?;
     let values = model_values(kind, &parameters)?;
@@ -223,16 +224,33 @@ fn simulate<'py>(
         systems
             .into_iter()
             .map(|(name, system)| {
-                system.rest_state(&params, &RestOptions::default(), None).map(|r| (name, r)).map_err(|e| e.to_string())
+                let r = system.rest_state(&params, &RestOptions::default(), None).map_err(|e| e.to_string())?;
+                let s = if sensitivity && r.converged {
+                    Some(
+                        system
+                            .sensitivity(&params, &r.displacements, &SensitivityOptions::default())
+                            .map_err(|e| e.to_string())?,
+                    )
+                } else {
+                    None
+                };
+                Ok((name, r, s))
             })
             .collect::<Result<Vec<_>, String>>()
     })?
     .map_err(value_error)?;
     rests
         .into_iter()
-        .map(|(name, r)| {
+        .map(|(name, r, s)| {
             let d = PyDict::new(py);
             d.set_item("scene", name)?;
+            if let Some(s) = s {
+                let columns = PyDict::new(py);
+                for (p, c) in kind.parameters().iter().zip(&s.columns) {
+                    columns.set_item(p.name, matrix(py, c))?;
+                }
+                d.set_item("sensitivity", columns)?;
+            }
             d.set_item("displacements", matrix(py, &r.displacements))?;
             d.set_item("positions", matrix(py, &r.positions))?;
             d.set_item("iterations", r.iterations)?;
@@ -248,7 +266,7 @@ fn simulate<'py>(
 /// `parameters` (name -> value), `error`, `scene_errors` (name -> error, compound scenes), `at_bound`,
 /// `evaluations`, `failed_evaluations`, `reference`, `seconds`, `condition`, `ranges`.
 #[pyfunction]
-#[pyo3(signature = (scene, young, poisson, model="pbd", dt=0.01, n=None, nit=1, search_box=None, grid=None, min_step=1e-4, material=None))]
+#[pyo3(signature = (scene, young, poisson, model="pbd", dt=0.01, n=None, nit=1, search_box=None, grid=None, min_step=1e-4, material=None, search="gradient", max_evaluations=400, max_seconds=None))]
 fn fit<'py>(
     py: Python<'py>,
     scene: &str,
@@ -262,8 +280,17 @@ fn fit<'py>(
     grid: Option<usize>,
     min_step: f64,
     material: Option<String>,
+    search: &str,
+    max_evaluations: usize,
+    max_seconds: Option<f64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let kind = kind(model)?;
+    let search = Search::parse(search).map_err(value_error)?;
+    if let Some(s) = max_seconds
+        && !(s.is_finite() && s > 0.0)
+    {
+        return Err(value_error(format!("--max-seconds {s} must be a finite number > 0")));
+    }
     let overrides: Vec<String> =
         search_box.unwrap_or_default().iter().map(|(name, (lo, hi))| format!("{name}={lo}:{hi}")).collect();
     let search_box = SearchBox::default_for(kind)
@@ -284,7 +311,7 @@ fn fit<'py>(
     settings.at(&corner).validate().map_err(value_error)?;
     let cache = PartCache::new(ReferenceTable { material, ..Default::default() });
     let problem = FitProblem::new(&set, settings, m, &cache).map_err(fit_error)?;
-    let options = FitOptions { grid, min_step, ..FitOptions::new(search_box) };
+    let options = FitOptions { grid, min_step, search, max_evaluations, max_seconds, ..FitOptions::new(search_box) };
     let reference = problem.reference.clone();
     let result =
         interruptible(py, Arc::default(), false, &|_| {}, move || pbdfit_fit::fit(&problem, &options, &CpuBackend))?
@@ -306,6 +333,11 @@ fn fit<'py>(
     d.set_item("failed_evaluations", result.failures.len())?;
     d.set_item("reference", reference)?;
     d.set_item("seconds", result.seconds)?;
+    d.set_item("search", result.search.name())?;
+    d.set_item("starts", result.starts.1)?;
+    d.set_item("starts_reached_minimum", result.starts.0)?;
+    d.set_item("status", if result.stopped.is_some() { "budget" } else { "converged" })?;
+    d.set_item("stopped", result.stopped.clone())?;
     if let Some(id) = &result.identifiability {
         d.set_item("condition", id.condition)?;
         let ranges = PyDict::new(py);

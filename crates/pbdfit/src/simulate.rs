@@ -6,7 +6,8 @@ use std::time::Instant;
 use pbdfit_mesh::MassModel;
 use pbdfit_mesh::vtk::{PointData, write_pvd, write_vtu};
 use pbdfit_pbd::{
-    ConstraintRef, IntegrateOptions, Integrator, PbdSystem, RestMethod, RestOptions, SimParams, SpringBody, SpringLaw,
+    ConstraintRef, IntegrateOptions, Integrator, PbdSystem, RestMethod, RestOptions, SensitivityOptions, SimParams,
+    SpringBody, SpringLaw,
 };
 use serde_json::json;
 
@@ -75,6 +76,11 @@ pub struct SimulateArgs {
     /// Print one JSON object (an array of them for a compound scene).
     #[arg(long)]
     json: bool,
+    /// Also the rest state's sensitivity to each parameter, `du*/dp` (m per unit of the parameter; the
+    /// implicit function theorem at the fixed point, or the Newton tangent for mass-spring models): JSON
+    /// key `sensitivity`, one array per parameter with a row per vertex.
+    #[arg(long)]
+    sensitivity: bool,
     /// Write the rest state with its displacement to this .vtu file.
     #[arg(long)]
     vtk: Option<PathBuf>,
@@ -164,6 +170,20 @@ pub fn run(args: SimulateArgs) -> CliResult {
         }
         .map_err(|e| CliError::Input(e.to_string()))?;
         let seconds = start.elapsed().as_secs_f64();
+        let sensitivity = if args.sensitivity {
+            if !rest.converged {
+                return Err(CliError::Input(format!(
+                    "scene {}: --sensitivity needs a converged rest state (relative residual {:e})",
+                    scene.name, rest.residual
+                )));
+            }
+            let s = system
+                .sensitivity(&params, &rest.displacements, &SensitivityOptions::default())
+                .map_err(|e| CliError::Input(e.to_string()))?;
+            Some(s)
+        } else {
+            None
+        };
         if let Some(path) = &args.vtk {
             let path = crate::cli::part_path(path, &scene.name, set.is_compound());
             write_vtu(
@@ -211,6 +231,19 @@ pub fn run(args: SimulateArgs) -> CliResult {
                 "converged": rest.converged,
                 "residual": rest.residual,
             }));
+            if let Some(s) = &sensitivity {
+                let columns: serde_json::Map<String, serde_json::Value> = params
+                    .model
+                    .kind()
+                    .parameters()
+                    .iter()
+                    .zip(&s.columns)
+                    .map(|(p, c)| (p.name.to_string(), json!(c.iter().map(|v| [v.x, v.y, v.z]).collect::<Vec<_>>())))
+                    .collect();
+                let last = outputs.last_mut().expect("just pushed");
+                last["sensitivity"] = serde_json::Value::Object(columns);
+                last["sensitivity_map_evaluations"] = json!(s.map_evaluations);
+            }
         } else {
             let describe = if springs { params.describe_springs() } else { params.describe() };
             println!("scene {} (N = {n}, {} mass): {describe}", scene.name, body.mass_model.name());
@@ -231,6 +264,12 @@ pub fn run(args: SimulateArgs) -> CliResult {
                 rest.residual,
                 seconds * 1e3
             );
+            if let Some(s) = &sensitivity {
+                for (p, c) in params.model.kind().parameters().iter().zip(&s.columns) {
+                    let largest = c.iter().map(|v| v.norm()).fold(0.0, f64::max);
+                    println!("  sensitivity: max |du/d{}| = {largest:.6e} m per {}", p.name, p.unit);
+                }
+            }
         }
     }
     if args.json {

@@ -118,7 +118,8 @@ fn bad_parameters_exit_with_2_and_a_message() {
 
 #[test]
 fn fit_json_reports_the_fitted_point() {
-    let v = json(&["fit", "--scene", "gravity", "--young", "1e3", "--poisson", "0.3", "--json"]);
+    let v = json(&["fit", "--scene", "gravity", "--young", "1e3", "--poisson", "0.3", "--search", "pattern", "--json"]);
+    assert_eq!(v["search"], "pattern");
     for key in ["kd", "kv", "error", "evaluations", "seconds"] {
         assert!(v[key].is_number(), "{key} missing: {v}");
     }
@@ -129,6 +130,76 @@ fn fit_json_reports_the_fitted_point() {
     let (kd, kv) = (v["kd"].as_f64().unwrap(), v["kv"].as_f64().unwrap());
     assert!((0.0..=1.0).contains(&kd) && (0.0..=1.0).contains(&kv));
     assert_eq!(v["failed_evaluations"], 21, "the 21 grid points with kd = 0 have no rest state");
+}
+
+/// The gradient search (the default) reaches the pattern search's minimum or a lower one with far fewer
+/// evaluations, and says how many of its starts reached it.
+#[test]
+fn gradient_fit_is_never_worse_than_the_pattern_search() {
+    for scene in ["gravity", "gravity-wall"] {
+        let args = ["fit", "--scene", scene, "--young", "1e3", "--poisson", "0.3", "--json"];
+        let pattern = json(&[&args[..], &["--search", "pattern"]].concat());
+        let gradient = json(&args);
+        assert_eq!(gradient["search"], "gradient");
+        assert_eq!(gradient["status"], "converged");
+        let (ep, eg) = (pattern["error"].as_f64().unwrap(), gradient["error"].as_f64().unwrap());
+        assert!(eg <= ep * (1.0 + 1e-6), "{scene}: gradient {eg} against pattern {ep}");
+        let (np, ng) = (pattern["evaluations"].as_u64().unwrap(), gradient["evaluations"].as_u64().unwrap());
+        assert!(ng * 5 < np, "{scene}: {ng} evaluations against {np}");
+        let starts = &gradient["starts"];
+        assert!(starts["reached_minimum"].as_u64().unwrap() >= 1);
+        assert!(starts["reached_minimum"].as_u64() <= starts["total"].as_u64());
+    }
+}
+
+/// XPBD on the floor at nu = 0: the interior minimum the pattern search's grid misses (methodology,
+/// section Sensitivity of the rest state: e = 0.1956 at alpha_d = 1.26e-2, alpha_v = 8.2e-5, against the
+/// plateau alpha_v = 1e2 at e = 0.2050).
+#[test]
+fn gradient_fit_finds_the_xpbd_valley() {
+    let args = ["fit", "--scene", "gravity-floor", "--model", "xpbd", "--young", "1e3", "--poisson", "0", "--json"];
+    let v = json(&args);
+    let e = v["error"].as_f64().unwrap();
+    assert!(e <= 0.1957, "error {e}");
+    let (ad, av) = (v["parameters"]["alpha_d"].as_f64().unwrap(), v["parameters"]["alpha_v"].as_f64().unwrap());
+    assert!((ad / 1.26e-2 - 1.0).abs() < 0.01 && (av / 8.2e-5 - 1.0).abs() < 0.01, "alpha_d {ad}, alpha_v {av}");
+    let pattern = json(&[&args[..], &["--search", "pattern"]].concat());
+    assert!(pattern["error"].as_f64().unwrap() > 0.205, "the pattern search stops on the plateau");
+}
+
+/// A fit that runs out of its budget reports its best point so far and says so.
+#[test]
+fn a_fit_stops_at_its_budget_with_its_best_point() {
+    let v = json(&["fit", "--scene", "gravity-floor", "--max-evaluations", "1", "--json"]);
+    assert_eq!(v["status"], "budget");
+    assert!(v["stopped"].as_str().unwrap().contains("budget of 1 evaluations"), "{v}");
+    assert!(v["error"].as_f64().unwrap().is_finite());
+    let out = pbdfit(&["fit", "--scene", "gravity-floor", "--max-seconds", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--max-seconds"));
+}
+
+/// `simulate --sensitivity --json`: du/dkd per vertex, against a central difference of two rest states.
+#[test]
+fn simulate_reports_the_sensitivity() {
+    let rest = |kd: &str| {
+        let args = ["simulate", "--scene", "gravity-wall", "--n", "2", "--kd", kd, "--kv", "0.6", "--json"];
+        json(&[&args[..], &["--sensitivity"]].concat())
+    };
+    let base = rest("0.4");
+    let (plus, minus) = (rest("0.40001"), rest("0.39999"));
+    let column = base["sensitivity"]["kd"].as_array().unwrap();
+    let (mut largest, mut worst) = (0.0f64, 0.0f64);
+    for (v, row) in column.iter().enumerate() {
+        for c in 0..3 {
+            let at = |j: &serde_json::Value| j["displacements"][v][c].as_f64().unwrap();
+            let fd = (at(&plus) - at(&minus)) / 2e-5;
+            largest = largest.max(fd.abs());
+            worst = worst.max((fd - row[c].as_f64().unwrap()).abs());
+        }
+    }
+    assert!(largest > 0.0 && worst <= 1e-4 * largest, "worst {worst:e} of {largest:e}");
+    assert_eq!(base["sensitivity"]["kv"].as_array().unwrap().len(), column.len());
 }
 
 const SMALL_STUDY: &str = r#"
