@@ -266,7 +266,7 @@ fn simulate<'py>(
 /// `parameters` (name -> value), `error`, `scene_errors` (name -> error, compound scenes), `at_bound`,
 /// `evaluations`, `failed_evaluations`, `reference`, `seconds`, `condition`, `ranges`.
 #[pyfunction]
-#[pyo3(signature = (scene, young, poisson, model="pbd", dt=0.01, n=None, nit=1, search_box=None, grid=None, min_step=1e-4, material=None, search="gradient", max_evaluations=400, max_seconds=None))]
+#[pyo3(signature = (scene, young, poisson, model="pbd", dt=0.01, n=None, nit=1, search_box=None, grid=None, min_step=1e-4, material=None, search="pattern", max_evaluations=400, max_seconds=None))]
 fn fit<'py>(
     py: Python<'py>,
     scene: &str,
