@@ -1,0 +1,91 @@
+//! Issue 26 ("No panics, no silent nonsense"): the command line's answers to hostile input, each a
+//! regression test of a defect the campaign found. Exit 2 with a message naming the key or file, or a
+//! quiet end; never a panic, an abort or a silent nonsense result with exit 0.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn pbdfit_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pbdfit")).current_dir(dir).args(args).output().expect("run pbdfit")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pbdfit-issue26-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Exit 2 with a message containing every one of `words`.
+fn assert_input_error(o: &Output, words: &[&str]) {
+    let e = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(!e.contains("panicked"), "{e}");
+    for w in words {
+        assert!(e.contains(w), "`{w}` missing from: {e}");
+    }
+}
+
+#[test]
+fn issue_26_1_a_compound_scene_that_includes_itself_exits_2_naming_the_chain() {
+    let dir = scratch("loop");
+    std::fs::write(dir.join("loop.toml"), "name = \"loop\"\ncompound = [\"loop.toml\"]\n").unwrap();
+    let o = pbdfit_in(&dir, &["fem", "--scene", "loop.toml", "--young", "1e3", "--poisson", "0.3"]);
+    assert_input_error(&o, &["loop.toml -> ", "includes itself"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs pbdfit with its stdout (or stderr) a pipe whose reader reads at most `keep` bytes and then
+/// closes it; returns the exit status and what went to the other stream.
+fn with_short_reader(args: &[&str], keep: usize, on_stderr: bool) -> (Option<i32>, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pbdfit"));
+    command.args(args).stdin(Stdio::null());
+    if on_stderr {
+        command.stderr(Stdio::piped()).stdout(Stdio::null());
+    } else {
+        command.stdout(Stdio::piped()).stderr(Stdio::piped());
+    }
+    let mut child = command.spawn().expect("run pbdfit");
+    let mut reader: Box<dyn Read> =
+        if on_stderr { Box::new(child.stderr.take().unwrap()) } else { Box::new(child.stdout.take().unwrap()) };
+    let mut buffer = vec![0; keep];
+    let mut got = 0;
+    while got < keep {
+        match reader.read(&mut buffer[got..]) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => got += k,
+        }
+    }
+    drop(reader);
+    let mut other = String::new();
+    if !on_stderr {
+        child.stderr.take().unwrap().read_to_string(&mut other).unwrap();
+    }
+    (child.wait().unwrap().code(), other)
+}
+
+#[test]
+fn issue_26_2_a_closed_pipe_ends_every_printing_subcommand_quietly() {
+    // Reader gone before anything is read, and a reader that takes the first bytes of an output longer
+    // than a pipe's buffer (64 KiB on Linux): std's println! panicked on the broken pipe (exit 101).
+    let floor = ["--scene", "gravity-floor", "--young", "1e3", "--poisson", "0.3"];
+    let fem: Vec<&str> = ["fem", "--n", "16", "--json"].iter().chain(&floor).copied().collect();
+    let compound: Vec<&str> =
+        ["fem", "--n", "8", "--json", "--scene", "gravity", "--young", "1e3", "--poisson", "0.3"].to_vec();
+    let simulate = ["simulate", "--scene", "gravity-floor", "--n", "8", "--kd", "0.5", "--kv", "0.5", "--json"];
+    let cases: [(&[&str], usize); 6] =
+        [(&["scenes"], 0), (&["scenes"], 10), (&fem, 100), (&compound, 0), (&simulate, 100), (&["fem", "--help"], 0)];
+    for (args, keep) in cases {
+        let (code, stderr) = with_short_reader(args, keep, false);
+        assert!(matches!(code, Some(0) | Some(141)), "{args:?}: exit {code:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+    // The same on stderr: an error message to a closed reader.
+    let (code, _) = with_short_reader(&["fem", "--scene", "no-such-scene"], 0, true);
+    assert!(matches!(code, Some(2) | Some(141)), "exit {code:?}");
+}
