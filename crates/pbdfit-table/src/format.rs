@@ -261,6 +261,19 @@ impl Table {
             return Err(bad(origin, format!("table.csv: header `{header}` is not that of model {}", meta.model)));
         }
         let shape = meta.axes.shape();
+        // The axes are bounded by `validate`; the rows must also be as many as the nodes, checked before
+        // a slot is allocated for each.
+        let rows = csv.lines().skip(1).count();
+        if rows != meta.axes.nodes() {
+            return Err(bad(
+                origin,
+                format!(
+                    "table.csv has {rows} rows, but table.json's axes ({} values) give {} nodes",
+                    shape.iter().map(|k| k.to_string()).collect::<Vec<_>>().join(" x "),
+                    meta.axes.nodes()
+                ),
+            ));
+        }
         let mut nodes: Vec<Option<Node>> = vec![None; meta.axes.nodes()];
         for (row, line) in lines.enumerate() {
             let line_no = row + 2;
