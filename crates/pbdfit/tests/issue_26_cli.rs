@@ -89,3 +89,25 @@ fn issue_26_2_a_closed_pipe_ends_every_printing_subcommand_quietly() {
     let (code, _) = with_short_reader(&["fem", "--scene", "no-such-scene"], 0, true);
     assert!(matches!(code, Some(2) | Some(141)), "exit {code:?}");
 }
+
+#[test]
+fn issue_26_8_lookup_refuses_a_table_with_a_value_outside_the_box() {
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fits/tables/pbd");
+    let csv = std::fs::read_to_string(shipped.join("table.csv")).unwrap();
+    let json = std::fs::read_to_string(shipped.join("table.json")).unwrap();
+    for value in ["NaN", "inf", "-5"] {
+        let dir = scratch("table");
+        let mut lines: Vec<String> = csv.lines().map(str::to_string).collect();
+        let mut fields: Vec<String> = lines[1].split(',').map(str::to_string).collect();
+        fields[5] = value.to_string(); // kd
+        lines[1] = fields.join(",");
+        std::fs::write(dir.join("table.csv"), lines.join("\n") + "\n").unwrap();
+        std::fs::write(dir.join("table.json"), &json).unwrap();
+        let o = pbdfit_in(
+            &dir,
+            &["lookup", "--table", ".", "--young", "100", "--poisson", "0", "--dt", "0.001", "--nit", "1", "--n", "1"],
+        );
+        assert_input_error(&o, &["table.csv line 2", "kd = "]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
