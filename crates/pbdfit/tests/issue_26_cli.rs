@@ -111,3 +111,17 @@ fn issue_26_8_lookup_refuses_a_table_with_a_value_outside_the_box() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+#[test]
+fn issue_26_5_nothing_to_fit_exits_2_naming_the_scene_and_the_cause() {
+    let dir = scratch("still");
+    let cube = "[body]\nshape = \"unit-cube\"\n[[held]]\nplane = \"y = 0\"\n";
+    std::fs::write(dir.join("zero.toml"), format!("name = \"zero\"\n{cube}[load]\ngravity = [0, 0, 0]\n")).unwrap();
+    let o = pbdfit_in(&dir, &["fit", "--scene", "zero.toml", "--young", "1e3", "--poisson", "0.3"]);
+    assert_input_error(&o, &["scene zero", "moves no free vertex", "nothing to fit"]);
+    for young in ["1e300", "1e-300"] {
+        let o = pbdfit_in(&dir, &["fit", "--scene", "gravity-floor", "--young", young, "--poisson", "0.3"]);
+        assert_input_error(&o, &["scene gravity-floor", "nothing to fit"]);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
