@@ -134,6 +134,19 @@ pub enum FemError {
         /// The rest rule's ratio.
         tolerance: f64,
     },
+    /// The solution is not a finite number at some vertex: the material, density and loads are
+    /// outside what f64 can solve (or a displacement's squared norm overflows).
+    #[error(
+        "the displacement of vertex {vertex} ({displacement:?} m) or its length is not finite in f64: Young's \
+         modulus (young) is too small for the loads (material.density with load.gravity, load.traction), or \
+         they too large for it"
+    )]
+    NotFinite {
+        /// The first such vertex.
+        vertex: usize,
+        /// Its displacement, m.
+        displacement: [f64; 3],
+    },
     /// The linear solver failed for another reason (out of memory, index overflow).
     #[error("{solver}: {detail}")]
     Solver {

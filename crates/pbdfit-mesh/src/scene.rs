@@ -462,6 +462,33 @@ impl Scene {
             invalid(&key, message)
         })?;
         let masses = self.mass_model.masses(&mesh, self.density);
+        // Finite inputs can still give non-finite or vanishing products (density 1e308 times a volume,
+        // a weight of mass times gravity 1e300), which the solvers turned into NaN displacements.
+        if let Some((v, m)) =
+            masses.iter().enumerate().find(|(_, m)| !(m.is_finite() && **m > 0.0 && (1.0 / **m).is_finite()))
+        {
+            return Err(invalid(
+                "material.density",
+                format!(
+                    "{:e} kg/m^3 gives vertex {v} a mass of {m:e} kg, outside what f64 can simulate (the mass and \
+                     its inverse must be finite numbers > 0)",
+                    self.density
+                ),
+            ));
+        }
+        // The total, not only each vertex's: the solvers sum the weights.
+        let total: f64 = masses.iter().sum();
+        if !(total * self.gravity.amax()).is_finite() {
+            return Err(invalid(
+                "load.gravity",
+                format!(
+                    "the body's weight overflows f64: its mass, {total:e} kg (material.density = {:e} kg/m^3), times \
+                     gravity {:?} m/s^2",
+                    self.density,
+                    self.gravity.as_slice()
+                ),
+            ));
+        }
         Ok(Body {
             scene: self.name.clone(),
             n,

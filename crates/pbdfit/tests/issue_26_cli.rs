@@ -119,9 +119,41 @@ fn issue_26_5_nothing_to_fit_exits_2_naming_the_scene_and_the_cause() {
     std::fs::write(dir.join("zero.toml"), format!("name = \"zero\"\n{cube}[load]\ngravity = [0, 0, 0]\n")).unwrap();
     let o = pbdfit_in(&dir, &["fit", "--scene", "zero.toml", "--young", "1e3", "--poisson", "0.3"]);
     assert_input_error(&o, &["scene zero", "moves no free vertex", "nothing to fit"]);
-    for young in ["1e300", "1e-300"] {
-        let o = pbdfit_in(&dir, &["fit", "--scene", "gravity-floor", "--young", young, "--poisson", "0.3"]);
-        assert_input_error(&o, &["scene gravity-floor", "nothing to fit"]);
+    let o = pbdfit_in(&dir, &["fit", "--scene", "gravity-floor", "--young", "1e300", "--poisson", "0.3"]);
+    assert_input_error(&o, &["scene gravity-floor", "nothing to fit"]);
+    let o = pbdfit_in(&dir, &["fit", "--scene", "gravity-floor", "--young", "1e-300", "--poisson", "0.3"]);
+    assert_input_error(&o, &["scene gravity-floor", "not finite"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn issue_26_6_non_finite_physics_exits_2_naming_the_key() {
+    let dir = scratch("physics");
+    let cube = "[body]\nshape = \"unit-cube\"\n[[held]]\nplane = \"y = 0\"\n";
+    let cases = [
+        ("[material]\ndensity = 1e308\n", "material.density"),
+        ("[material]\ndensity = 1e-320\n", "material.density"),
+        ("[load]\ngravity = [0, -1e300, 0]\n", "load.gravity"),
+        ("[load]\ngravity = [0, -1e308, 0]\n", "load.gravity"),
+        ("[[load.traction]]\nplane = \"y = 1\"\ntraction = [0, 1e308, 0]\n", "load.traction"),
+    ];
+    for (extra, key) in cases {
+        std::fs::write(dir.join("s.toml"), format!("name = \"s\"\n{cube}{extra}")).unwrap();
+        // The inputs are checked where the body is built, for every command; a product that only the
+        // solution overflows (gravity 1e300 on a body of 1 kg) is the FEM's to report.
+        let o = pbdfit_in(&dir, &["fem", "--scene", "s.toml", "--n", "2"]);
+        assert_input_error(&o, &[key]);
+        let o = pbdfit_in(&dir, &["simulate", "--scene", "s.toml", "--n", "2", "--kd", "0.5", "--kv", "0.5"]);
+        assert!(o.status.code() == Some(2) && !stderr(&o).contains("panicked"), "{}", stderr(&o));
     }
+    // Finite inputs whose solution overflows.
+    let o = pbdfit_in(&dir, &["fem", "--scene", "gravity-floor", "--young", "1e-300", "--poisson", "0.3"]);
+    assert_input_error(&o, &["not finite"]);
+    // A displacement beyond the body's size is solved, with a warning.
+    let o = pbdfit_in(&dir, &["fem", "--scene", "gravity-floor", "--young", "1e-3", "--poisson", "0.3"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("warning") && stderr(&o).contains("exceeds the body's size"), "{}", stderr(&o));
+    let o = pbdfit_in(&dir, &["fem", "--scene", "gravity-floor", "--young", "1e3", "--poisson", "0.3"]);
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
