@@ -134,6 +134,21 @@ pub enum FemError {
         /// The rest rule's ratio.
         tolerance: f64,
     },
+    /// A dynamic solve for a fixed time would take more steps than its budget.
+    #[error(
+        "the dynamic solve would take {steps:.3e} steps of dt = {dt} s to simulate {time:e} s; at most {limit} \
+         (give a larger dt or a shorter time)"
+    )]
+    TooManySteps {
+        /// Steps the time asks for.
+        steps: f64,
+        /// The budget.
+        limit: usize,
+        /// Time step (s).
+        dt: f64,
+        /// Simulated time asked for (s).
+        time: f64,
+    },
     /// The solution is not a finite number at some vertex: the material, density and loads are
     /// outside what f64 can solve (or a displacement's squared norm overflows).
     #[error(

@@ -157,3 +157,37 @@ fn issue_26_6_non_finite_physics_exits_2_naming_the_key() {
     assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Runs pbdfit, killing it after `patience` (a regression to a run with no end then fails on its exit
+/// status instead of hanging the test suite; no time is asserted).
+fn pbdfit_or_kill(dir: &Path, args: &[&str], patience: std::time::Duration) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pbdfit"))
+        .current_dir(dir)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run pbdfit");
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() && start.elapsed() < patience {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn issue_26_7_a_dynamic_run_with_no_end_is_refused() {
+    let dir = scratch("dynamic");
+    let patience = std::time::Duration::from_secs(300);
+    let o = pbdfit_or_kill(
+        &dir,
+        &["fem", "--scene", "gravity-floor", "--dynamic", "--time", "1e300", "--dt", "0.01"],
+        patience,
+    );
+    assert_input_error(&o, &["1.000e302 steps", "at most 2000000"]);
+    // Item 10: a tiny dt named, not "the matrix is singular".
+    let o = pbdfit_or_kill(&dir, &["fem", "--scene", "gravity-floor", "--dynamic", "--dt", "1e-300"], patience);
+    assert_input_error(&o, &["dt = 1e-300", "too small"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
