@@ -191,3 +191,21 @@ fn issue_26_7_a_dynamic_run_with_no_end_is_refused() {
     assert_input_error(&o, &["dt = 1e-300", "too small"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn issue_26_9_a_vtu_piece_without_points_exits_2_without_a_backtrace() {
+    let dir = scratch("vtu");
+    let cube =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../pbdfit-mesh/tests/data/cube.vtu"))
+            .unwrap();
+    let start = cube.find("<Points>").unwrap();
+    let end = cube.find("</Points>").unwrap() + "</Points>".len();
+    let cut = format!("{}{}", &cube[..start], &cube[end..]).replace("<Piece ", "<!-- <Points --><Piece ");
+    std::fs::write(dir.join("sneaky.vtu"), cut).unwrap();
+    let scene = "name = \"s\"\n[body]\nmesh = \"sneaky.vtu\"\n[[held]]\nplane = \"y = 0\"\n";
+    std::fs::write(dir.join("s.toml"), scene).unwrap();
+    let o = pbdfit_in(&dir, &["fem", "--scene", "s.toml"]);
+    assert_input_error(&o, &["sneaky.vtu", "has no <Points>"]);
+    assert!(!stderr(&o).contains("backtrace") && !stderr(&o).contains("vtkio"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
