@@ -47,6 +47,11 @@ impl MassMatrix {
     }
 }
 
+/// The step budget of a dynamic solve ([`DynamicSettings::max_steps`] of
+/// [`DynamicSettings::to_rest`]): a run to rest that takes more fails, and so does a fixed time that
+/// needs more (`time / dt`), before the first step.
+pub const MAX_DYNAMIC_STEPS: usize = 2_000_000;
+
 /// When a dynamic solve stops.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum RestRule {
@@ -72,7 +77,8 @@ pub struct DynamicSettings {
     pub rayleigh_stiffness: f64,
     /// When to stop.
     pub stop: RestRule,
-    /// Step budget for [`RestRule::AtRest`].
+    /// Step budget: the most steps a run to rest takes before it fails with
+    /// [`FemError::NotAtRest`], and the most a fixed time may ask for ([`FemError::TooManySteps`]).
     pub max_steps: usize,
 }
 
@@ -86,7 +92,7 @@ impl DynamicSettings {
             rayleigh_mass: 0.0,
             rayleigh_stiffness: 0.0,
             stop: RestRule::AtRest { tolerance: 1e-13 },
-            max_steps: 2_000_000,
+            max_steps: MAX_DYNAMIC_STEPS,
         }
     }
 }
@@ -141,6 +147,11 @@ impl StaticProblem {
         if !(dt.is_finite() && dt > 0.0) {
             return Err(invalid(format!("time step dt = {dt} s must be a finite number > 0")));
         }
+        if !(1.0 / (dt * dt)).is_finite() {
+            // The step's matrix M / dt^2 + ... would overflow, which the linear solver reported as "the
+            // matrix is singular".
+            return Err(invalid(format!("time step dt = {dt:e} s is too small for f64: 1/dt^2 overflows")));
+        }
         for (name, c) in [("a", settings.rayleigh_mass), ("b", settings.rayleigh_stiffness)] {
             if !(c.is_finite() && c >= 0.0) {
                 return Err(invalid(format!("Rayleigh damping {name} = {c} must be a finite number >= 0")));
@@ -164,7 +175,12 @@ impl StaticProblem {
                 if !(t.is_finite() && t >= 0.0) {
                     return Err(invalid(format!("simulated time {t} s must be a finite number >= 0")));
                 }
-                Some((t / dt - 1e-9).ceil().max(0.0) as usize)
+                // Counted in f64 and bounded before the loop: `--time 1e300 --dt 0.01` ran until killed.
+                let steps = (t / dt - 1e-9).ceil().max(0.0);
+                if steps > settings.max_steps as f64 {
+                    return Err(FemError::TooManySteps { steps, limit: settings.max_steps, dt, time: t });
+                }
+                Some(steps as usize)
             }
             RestRule::AtRest { .. } => None,
         };

@@ -134,6 +134,34 @@ pub enum FemError {
         /// The rest rule's ratio.
         tolerance: f64,
     },
+    /// A dynamic solve for a fixed time would take more steps than its budget.
+    #[error(
+        "the dynamic solve would take {steps:.3e} steps of dt = {dt} s to simulate {time:e} s; at most {limit} \
+         (give a larger dt or a shorter time)"
+    )]
+    TooManySteps {
+        /// Steps the time asks for.
+        steps: f64,
+        /// The budget.
+        limit: usize,
+        /// Time step (s).
+        dt: f64,
+        /// Simulated time asked for (s).
+        time: f64,
+    },
+    /// The solution is not a finite number at some vertex: the material, density and loads are
+    /// outside what f64 can solve (or a displacement's squared norm overflows).
+    #[error(
+        "the displacement of vertex {vertex} ({displacement:?} m) or its length is not finite in f64: Young's \
+         modulus (young) is too small for the loads (material.density with load.gravity, load.traction), or \
+         they too large for it"
+    )]
+    NotFinite {
+        /// The first such vertex.
+        vertex: usize,
+        /// Its displacement, m.
+        displacement: [f64; 3],
+    },
     /// The linear solver failed for another reason (out of memory, index overflow).
     #[error("{solver}: {detail}")]
     Solver {

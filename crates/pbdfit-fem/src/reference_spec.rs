@@ -157,12 +157,16 @@ impl ReferenceSpec {
         material: YoungPoisson,
         dt: f64,
     ) -> Result<Vec<Vector3<f64>>, FemError> {
-        match self.solve {
-            Solve::Static if self.material.is_linear() => Ok(problem.solve(material)?.displacements),
-            Solve::Static => Ok(problem.solve_law(self.material, material)?.displacements),
-            Solve::Dynamic => {
-                Ok(problem.solve_dynamic(self.material, material, self.dynamic_settings(dt))?.displacements)
-            }
+        let u = match self.solve {
+            Solve::Static if self.material.is_linear() => problem.solve(material)?.displacements,
+            Solve::Static => problem.solve_law(self.material, material)?.displacements,
+            Solve::Dynamic => problem.solve_dynamic(self.material, material, self.dynamic_settings(dt))?.displacements,
+        };
+        // Every consumer measures displacements by their norms: a NaN, an infinity or a norm that
+        // overflows would print as "max |u| 0" or "inf m", or fit as a perfect error of 0.
+        if let Some((vertex, d)) = u.iter().enumerate().find(|(_, d)| !d.norm().is_finite()) {
+            return Err(FemError::NotFinite { vertex, displacement: [d.x, d.y, d.z] });
         }
+        Ok(u)
     }
 }

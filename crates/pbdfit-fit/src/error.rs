@@ -85,9 +85,51 @@ pub enum FitError {
         /// The first failure.
         first: PbdError,
     },
+    /// The reference gives nothing to fit: no free vertex moves, or its displacements are not finite
+    /// numbers (a fit would report a "perfect" error of 0).
+    #[error("scene {scene}: the {reference} reference {fault}; there is nothing to fit")]
+    UnusableReference {
+        /// Scene name.
+        scene: String,
+        /// Which reference, e.g. `linear static`.
+        reference: String,
+        /// What is wrong with its displacements.
+        fault: ReferenceFault,
+    },
     /// Something failed that the input does not explain.
     #[error("internal error: {0}")]
     Internal(String),
+}
+
+/// Why a reference's displacements cannot be fitted ([`FitError::UnusableReference`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ReferenceFault {
+    /// Every free vertex stays where it is.
+    #[error(
+        "moves no free vertex (the load is zero where the body is free, or every vertex is held): give the scene a \
+         load that moves it"
+    )]
+    NoMotion,
+    /// A displacement is infinite or NaN.
+    #[error(
+        "displaces vertex {vertex} by a non-finite amount ({value}): Young's modulus, density or load overflows \
+         f64 (is E tiny, or the load huge?)"
+    )]
+    NotFinite {
+        /// The first such vertex.
+        vertex: usize,
+        /// One of its non-finite components.
+        value: f64,
+    },
+    /// The displacements are finite, but too small or too large for the error's squared norms.
+    #[error(
+        "moves the free vertices by up to {largest:e} m, beyond what the error metric can measure in f64 (its \
+         squared norms under- or overflow): Young's modulus or the load is extreme"
+    )]
+    OutOfRange {
+        /// The largest displacement component of a free vertex, in m.
+        largest: f64,
+    },
 }
 
 impl FitError {

@@ -11,6 +11,24 @@ pub fn moved_vertices(fem: &[Vec3], held: &[bool]) -> Vec<usize> {
     free().filter(|&i| fem[i].norm() > 1e-12 * largest && fem[i].norm() > 0.0).collect()
 }
 
+/// What makes reference displacements `fem` unusable for a fit, if anything: a non-finite component,
+/// no free vertex moved, or displacements whose squared norms under- or overflow (so that `moved`, the
+/// result of [`moved_vertices`], is empty although a free vertex moves). A fit of such a reference would
+/// report an error of 0.
+pub fn reference_fault(fem: &[Vec3], held: &[bool], moved: &[usize]) -> Option<crate::error::ReferenceFault> {
+    use crate::error::ReferenceFault;
+    if let Some((vertex, value)) =
+        fem.iter().enumerate().find_map(|(v, u)| u.iter().find(|x| !x.is_finite()).map(|x| (v, *x)))
+    {
+        return Some(ReferenceFault::NotFinite { vertex, value });
+    }
+    if !moved.is_empty() {
+        return None;
+    }
+    let largest = (0..fem.len()).filter(|&i| !held[i]).map(|i| fem[i].amax()).fold(0.0, f64::max);
+    Some(if largest == 0.0 { ReferenceFault::NoMotion } else { ReferenceFault::OutOfRange { largest } })
+}
+
 /// Mean squared relative error `e = (1/|D|) sum_{i in D} (|u_pbd,i - u_fem,i| / |u_fem,i|)^2` over the
 /// moved vertices `D` (dimensionless).
 ///

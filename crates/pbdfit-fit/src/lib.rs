@@ -38,8 +38,8 @@ mod reference;
 mod search_box;
 pub mod study;
 
-pub use error::{FitError, SearchError};
-pub use error_metric::{compound_error, moved_vertices, relative_error};
+pub use error::{FitError, ReferenceFault, SearchError};
+pub use error_metric::{compound_error, moved_vertices, reference_fault, relative_error};
 pub use fit::{FailedPoint, FitOptions, FitResult, Search, fit, fit_cpu, fit_with_grid};
 pub use gradient::{MAX_BASINS, REACHED, gradient_grid};
 pub use grid::{GridRestStates, Lineage, SharedRestStates};

@@ -7,7 +7,7 @@ use pbdfit_fem::YoungPoisson;
 use pbdfit_mesh::{SceneSet, Vec3};
 use pbdfit_pbd::{ModelKind, PbdError, PbdSystem, RestOptions, RestState, SimParams};
 
-use crate::{FitError, PartCache, compound_error, moved_vertices, relative_error};
+use crate::{FitError, PartCache, compound_error, moved_vertices, reference_fault, relative_error};
 
 /// The simulation settings a fit holds fixed, besides the material.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,6 +103,13 @@ impl FitProblem {
             let displacements = reference.displacements(material)?;
             let system = cache.system(scene, settings.n)?;
             let moved = moved_vertices(&displacements, &system.held_mask());
+            if let Some(fault) = reference_fault(&displacements, &system.held_mask(), &moved) {
+                return Err(FitError::UnusableReference {
+                    scene: scene.name.clone(),
+                    reference: reference.describe(),
+                    fault,
+                });
+            }
             parts.push(Part { scene: scene.name.clone(), system, reference: displacements, moved });
         }
         Ok(Self {

@@ -33,6 +33,11 @@ impl Body {
         self.masses.iter().sum()
     }
 
+    /// The body's size in m: the diagonal of its rest bounding box.
+    pub fn size(&self) -> f64 {
+        crate::load::extent(self.mesh.vertices())
+    }
+
     /// Indices of the held vertices, ascending.
     pub fn held_indices(&self) -> Vec<usize> {
         (0..self.held.len()).filter(|&v| self.held[v]).collect()

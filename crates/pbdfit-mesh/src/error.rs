@@ -71,6 +71,19 @@ pub enum SceneError {
         /// The estimate and the limit.
         message: String,
     },
+    /// A compound scene's part is itself compound, or names a file of the chain that led to it again
+    /// (which would never end). `chain` lists the files from the scene named first to the offending part.
+    #[error(
+        "compound scene {chain}: {problem}; a compound scene lists basic scenes only (nesting is not supported)",
+        chain = chain.join(" -> "),
+        problem = if *cycle { "includes itself" } else { "its last part is itself compound" }
+    )]
+    Compound {
+        /// The files (or built-in names) from the first scene to the offending part.
+        chain: Vec<String>,
+        /// Whether the last file of the chain is one of the files before it.
+        cycle: bool,
+    },
     /// The mesh built from the scene is unusable.
     #[error("scene {origin}: {source}")]
     Mesh {

@@ -301,8 +301,27 @@ pub(crate) fn apply(
                         ),
                     ));
                 }
-                for (v, f) in traction_forces(mesh, &faces, *traction).into_iter().enumerate() {
+                let traction_forces = traction_forces(mesh, &faces, *traction);
+                // Bounded in total, not only per vertex: the solvers sum the forces.
+                let total: f64 = traction_forces.iter().map(|f| f.amax()).sum();
+                if !total.is_finite() {
+                    return Err((
+                        key.clone(),
+                        format!("the traction {:?} Pa gives a total force that overflows f64", traction.as_slice()),
+                    ));
+                }
+                for (v, f) in traction_forces.into_iter().enumerate() {
                     forces[v] += f;
+                    if !forces[v].iter().all(|c| c.is_finite()) {
+                        return Err((
+                            key.clone(),
+                            format!(
+                                "the traction {:?} Pa gives vertex {v} a force that overflows f64 ({:?} N)",
+                                traction.as_slice(),
+                                forces[v].as_slice()
+                            ),
+                        ));
+                    }
                 }
             }
             _ => {
@@ -352,7 +371,7 @@ pub(crate) fn apply(
 }
 
 /// The diagonal of the points' bounding box, m (zero for none): the body's size.
-fn extent(points: &[Vec3]) -> f64 {
+pub(crate) fn extent(points: &[Vec3]) -> f64 {
     let Some(first) = points.first() else { return 0.0 };
     let (mut lo, mut hi) = (*first, *first);
     for p in points {

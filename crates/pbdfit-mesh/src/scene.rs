@@ -83,6 +83,32 @@ fn default_mass_model() -> MassModel {
     MassModel::Lumped
 }
 
+/// One scene in the chain of compound scenes that led to a part: how errors show it, and the file it
+/// is (canonical, so that `a.toml` and `./a.toml` are the same), if it is a file.
+#[derive(Debug, Clone)]
+struct Link {
+    shown: String,
+    canonical: Option<PathBuf>,
+}
+
+impl Link {
+    fn named(name: &str) -> Self {
+        Self { shown: name.to_string(), canonical: None }
+    }
+
+    fn file(path: &Path) -> Self {
+        Self { shown: path.display().to_string(), canonical: std::fs::canonicalize(path).ok() }
+    }
+
+    fn same(&self, other: &Self) -> bool {
+        match (&self.canonical, &other.canonical) {
+            (Some(a), Some(b)) => a == b,
+            (None, None) => self.shown == other.shown,
+            _ => false,
+        }
+    }
+}
+
 /// The body's geometry: the unit cube at a resolution N, or an imported tetrahedral mesh.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Shape {
@@ -170,9 +196,16 @@ impl SceneSet {
 
     /// [`from_file`](Self::from_file), with `fix_orientation` as in [`load_with`](Self::load_with).
     pub fn from_file_with(path: &Path, fix_orientation: bool) -> Result<Self, SceneError> {
+        Self::from_file_in(path, fix_orientation, &[])
+    }
+
+    /// Reads a scene file reached through `chain` (the compound scenes that name it, outermost first).
+    fn from_file_in(path: &Path, fix_orientation: bool, chain: &[Link]) -> Result<Self, SceneError> {
         let text =
             std::fs::read_to_string(path).map_err(|source| SceneError::Io { path: path.to_path_buf(), source })?;
-        Self::parse_with(&text, &path.display().to_string(), path.parent(), fix_orientation)
+        let mut chain = chain.to_vec();
+        chain.push(Link::file(path));
+        Self::parse_in(&text, &path.display().to_string(), path.parent(), fix_orientation, &chain)
     }
 
     /// Parses scene TOML. `origin` names the source in errors; `dir` is the folder that relative paths
@@ -183,6 +216,20 @@ impl SceneSet {
 
     /// [`parse`](Self::parse), with `fix_orientation` as in [`load_with`](Self::load_with).
     pub fn parse_with(text: &str, origin: &str, dir: Option<&Path>, fix_orientation: bool) -> Result<Self, SceneError> {
+        Self::parse_in(text, origin, dir, fix_orientation, &[Link::named(origin)])
+    }
+
+    /// [`parse_with`](Self::parse_with) for a scene reached through `chain` (outermost first; its last
+    /// link is this scene). A part of a compound (a chain of two or more) that is itself compound is
+    /// refused before any of its parts is read, so a scene that includes itself, directly or through
+    /// other files, ends with the chain named instead of recursing until the stack overflows.
+    fn parse_in(
+        text: &str,
+        origin: &str,
+        dir: Option<&Path>,
+        fix_orientation: bool,
+        chain: &[Link],
+    ) -> Result<Self, SceneError> {
         let file: SceneFile = toml::from_str(text)
             .map_err(|e| SceneError::Parse { origin: origin.to_string(), message: e.to_string().trim().to_string() })?;
         let invalid = |key: &str, message: String| SceneError::Invalid {
@@ -200,10 +247,39 @@ impl SceneSet {
             if parts.is_empty() {
                 return Err(invalid("compound", "lists no scenes".into()));
             }
+            let part_link = |part: &str| {
+                if BUILTIN_SCENES.iter().any(|(n, _)| *n == part) {
+                    Link::named(&format!("builtin:{part}"))
+                } else {
+                    Link::file(&dir.map(|d| d.join(part)).unwrap_or_else(|| PathBuf::from(part)))
+                }
+            };
+            if chain.len() > 1 {
+                // This scene is a part of a compound: refuse it without reading its parts, naming a
+                // cycle where one of them leads back into the chain.
+                let mut chain = chain.to_vec();
+                let cycle = parts.iter().map(|p| part_link(p)).find(|l| chain.iter().any(|c| c.same(l)));
+                if let Some(link) = &cycle {
+                    chain.push(link.clone());
+                }
+                return Err(SceneError::Compound {
+                    chain: chain.into_iter().map(|l| l.shown).collect(),
+                    cycle: cycle.is_some(),
+                });
+            }
             let mut scenes = Vec::new();
             for part in &parts {
+                let link = part_link(part);
+                if chain.iter().any(|c| c.same(&link)) {
+                    let mut chain: Vec<String> = chain.iter().map(|l| l.shown.clone()).collect();
+                    chain.push(link.shown);
+                    return Err(SceneError::Compound { chain, cycle: true });
+                }
                 let set = if BUILTIN_SCENES.iter().any(|(n, _)| n == part) {
-                    Self::builtin(part)?
+                    let (_, text) = BUILTIN_SCENES.iter().find(|(n, _)| n == part).expect("a built-in name");
+                    let mut chain = chain.to_vec();
+                    chain.push(link.clone());
+                    Self::parse_in(text, &link.shown, None, false, &chain)?
                 } else {
                     let p: PathBuf = dir.map(|d| d.join(part)).unwrap_or_else(|| PathBuf::from(part));
                     if !p.exists() {
@@ -212,14 +288,8 @@ impl SceneSet {
                             format!("part `{part}` is neither a built-in scene nor a file"),
                         ));
                     }
-                    Self::from_file_with(&p, fix_orientation)?
+                    Self::from_file_in(&p, fix_orientation, chain)?
                 };
-                if set.compound {
-                    return Err(invalid(
-                        "compound",
-                        format!("part `{part}` is itself compound; nesting is not supported"),
-                    ));
-                }
                 scenes.extend(set.scenes.into_iter().map(|mut s| {
                     if let Some(r) = &file.reference {
                         s.reference = r.over(&s.reference);
@@ -392,6 +462,33 @@ impl Scene {
             invalid(&key, message)
         })?;
         let masses = self.mass_model.masses(&mesh, self.density);
+        // Finite inputs can still give non-finite or vanishing products (density 1e308 times a volume,
+        // a weight of mass times gravity 1e300), which the solvers turned into NaN displacements.
+        if let Some((v, m)) =
+            masses.iter().enumerate().find(|(_, m)| !(m.is_finite() && **m > 0.0 && (1.0 / **m).is_finite()))
+        {
+            return Err(invalid(
+                "material.density",
+                format!(
+                    "{:e} kg/m^3 gives vertex {v} a mass of {m:e} kg, outside what f64 can simulate (the mass and \
+                     its inverse must be finite numbers > 0)",
+                    self.density
+                ),
+            ));
+        }
+        // The total, not only each vertex's: the solvers sum the weights.
+        let total: f64 = masses.iter().sum();
+        if !(total * self.gravity.amax()).is_finite() {
+            return Err(invalid(
+                "load.gravity",
+                format!(
+                    "the body's weight overflows f64: its mass, {total:e} kg (material.density = {:e} kg/m^3), times \
+                     gravity {:?} m/s^2",
+                    self.density,
+                    self.gravity.as_slice()
+                ),
+            ));
+        }
         Ok(Body {
             scene: self.name.clone(),
             n,

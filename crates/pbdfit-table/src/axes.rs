@@ -66,6 +66,10 @@ impl Dim {
     }
 }
 
+/// The most nodes a table may have (the product of its axes' lengths; the shipped tables have a few
+/// hundred). Checked before anything is allocated for them, in a definition file and in `table.json`.
+pub const MAX_NODES: usize = 100_000;
+
 /// The node values of the five axes, each strictly ascending.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Axes {
@@ -93,9 +97,19 @@ impl Axes {
         }
     }
 
-    /// Checks every axis: not empty, every value valid for its setting, strictly ascending. `Err`
-    /// names the axis (and the index of the value) and what is allowed.
+    /// Checks every axis: not empty, every value valid for its setting, strictly ascending, and the
+    /// nodes (the product of the axes' lengths) at most [`MAX_NODES`]. `Err` names the axis (and the
+    /// index of the value) and what is allowed.
     pub fn validate(&self) -> Result<(), (String, String)> {
+        let nodes = self.shape().iter().try_fold(1usize, |acc, &k| acc.checked_mul(k));
+        if nodes.is_none_or(|k| k > MAX_NODES) {
+            let product: f64 = self.shape().iter().map(|&k| k as f64).product();
+            let lengths: Vec<String> = self.shape().iter().map(|k| k.to_string()).collect();
+            return Err((
+                "young, poisson, dt, nit, n".into(),
+                format!("{} values give {product:.3e} nodes; at most {MAX_NODES}", lengths.join(" x ")),
+            ));
+        }
         for d in DIMS {
             let values = self.get(d);
             if values.is_empty() {

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use pbdfit_pbd::ModelKind;
 use pbdfit_results::{ParameterLayout, Scale, format_number};
 use serde::{Deserialize, Serialize};
 
@@ -255,12 +256,26 @@ impl Table {
         meta.axes.validate().map_err(|(k, m)| bad(origin, format!("table.json: axes.{k}: {m}")))?;
         let names: Vec<String> = meta.parameters.iter().map(|p| p.name.clone()).collect();
         let p = names.len();
+        check_model(&meta).map_err(|m| bad(origin, format!("table.json: {m}")))?;
         let mut lines = csv.lines();
         let header = lines.next().unwrap_or_default();
         if header != Self::header(&names).join(",") {
             return Err(bad(origin, format!("table.csv: header `{header}` is not that of model {}", meta.model)));
         }
         let shape = meta.axes.shape();
+        // The axes are bounded by `validate`; the rows must also be as many as the nodes, checked before
+        // a slot is allocated for each.
+        let rows = csv.lines().skip(1).count();
+        if rows != meta.axes.nodes() {
+            return Err(bad(
+                origin,
+                format!(
+                    "table.csv has {rows} rows, but table.json's axes ({} values) give {} nodes",
+                    shape.iter().map(|k| k.to_string()).collect::<Vec<_>>().join(" x "),
+                    meta.axes.nodes()
+                ),
+            ));
+        }
         let mut nodes: Vec<Option<Node>> = vec![None; meta.axes.nodes()];
         for (row, line) in lines.enumerate() {
             let line_no = row + 2;
@@ -277,8 +292,21 @@ impl Table {
             let index = meta.axes.index_of(&settings).ok_or_else(|| here("not a node of the table's axes".into()))?;
             let parameters = f[5..5 + p].iter().map(|s| num(s.trim())).collect::<Result<Vec<_>, _>>()?;
             let error = num(f[5 + p])?;
-            let at_bound = f[6 + p..6 + 2 * p].iter().map(|s| *s == "1").collect();
-            let ok = f[6 + 2 * p] == "ok";
+            let at_bound = f[6 + p..6 + 2 * p]
+                .iter()
+                .zip(&names)
+                .map(|(s, name)| match *s {
+                    "1" => Ok(true),
+                    "0" => Ok(false),
+                    other => Err(here(format!("{name}_at_bound `{other}`: expected 0 or 1"))),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let ok = match f[6 + 2 * p] {
+                "ok" => true,
+                "failed" => false,
+                other => return Err(here(format!("status `{other}`: expected ok or failed"))),
+            };
+            check_values(&meta.parameters, &parameters, error, ok).map_err(here)?;
             let loo_axes = f[7 + 2 * p];
             let loo = if loo_axes.is_empty() {
                 None
@@ -288,7 +316,9 @@ impl Table {
                     .map(|a| DIMS.iter().copied().find(|d| d.name() == a).ok_or_else(|| here(format!("axis `{a}`"))))
                     .collect::<Result<Vec<_>, _>>()?;
                 let deviation = f[8 + 2 * p..8 + 3 * p].iter().map(|s| num(s.trim())).collect::<Result<Vec<_>, _>>()?;
-                Some(NodeLoo { axes, deviation, error: num(f[8 + 3 * p])?, increase: num(f[9 + 3 * p])? })
+                let loo = NodeLoo { axes, deviation, error: num(f[8 + 3 * p])?, increase: num(f[9 + 3 * p])? };
+                check_loo(&names, &loo).map_err(here)?;
+                Some(loo)
             };
             let node = Node {
                 young: settings[0],
@@ -319,6 +349,63 @@ impl Table {
     pub fn scales(&self) -> Vec<Scale> {
         self.meta.parameters.iter().map(|p| p.scale).collect()
     }
+}
+
+/// Checks `table.json`'s model and search box against the model's own parameters: the same names in
+/// the same order, each box finite, ascending and inside the values the model allows (with stiffness
+/// above 1, the most any table may have searched).
+fn check_model(meta: &TableMeta) -> Result<(), String> {
+    let kind: ModelKind = meta.model.parse().map_err(|e: pbdfit_pbd::PbdError| format!("model: {e}"))?;
+    let expected: Vec<&str> = kind.parameters().iter().map(|s| s.name).collect();
+    let given: Vec<&str> = meta.parameters.iter().map(|p| p.name.as_str()).collect();
+    if expected != given {
+        return Err(format!("parameters {given:?} are not model {kind}'s {expected:?}"));
+    }
+    for (spec, p) in kind.parameters().iter().zip(&meta.parameters) {
+        let inside = |v: f64| v.is_finite() && v >= spec.minimum && v <= spec.maximum_unbounded;
+        if !(inside(p.lower) && inside(p.upper) && p.lower < p.upper) {
+            return Err(format!(
+                "parameters: {} box [{}, {}] is not an ascending interval of the values model {kind} allows                  ([{}, {}])",
+                p.name, p.lower, p.upper, spec.minimum, spec.maximum_unbounded
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks a row's fitted values: a successful fit's parameters lie in the search box and its error is
+/// a finite number >= 0; a failed fit's parameters are NaN (or in the box) and its error >= 0 (infinite
+/// allowed). A lookup interpolates these values, so anything else would print as a parameter.
+fn check_values(box_: &[ParameterLayout], parameters: &[f64], error: f64, ok: bool) -> Result<(), String> {
+    for (b, &v) in box_.iter().zip(parameters) {
+        let in_box = v >= b.lower && v <= b.upper;
+        if !(in_box || (!ok && v.is_nan())) {
+            let allowed = if ok { "" } else { " (or NaN for a failed fit)" };
+            return Err(format!("{} = {v} is outside the search box [{}, {}]{allowed}", b.name, b.lower, b.upper));
+        }
+    }
+    if !(error >= 0.0 && (error.is_finite() || !ok)) {
+        let allowed = if ok { "a finite number >= 0" } else { "a number >= 0" };
+        return Err(format!("error = {error}: expected {allowed}"));
+    }
+    Ok(())
+}
+
+/// Checks a row's leave-one-out figures: deviations finite and >= 0, the simulated error >= 0 and its
+/// increase a number (both infinite where the prediction's simulation failed).
+fn check_loo(names: &[String], loo: &NodeLoo) -> Result<(), String> {
+    for (name, &d) in names.iter().zip(&loo.deviation) {
+        if !(d.is_finite() && d >= 0.0) {
+            return Err(format!("loo_{name} = {d}: expected a finite number >= 0"));
+        }
+    }
+    if loo.error.is_nan() || loo.error < 0.0 {
+        return Err(format!("loo_error = {}: expected a number >= 0", loo.error));
+    }
+    if loo.increase.is_nan() {
+        return Err("loo_error_increase = NaN: expected a number".into());
+    }
+    Ok(())
 }
 
 /// A parameter's search coordinate: the value, or its log10.

@@ -101,6 +101,16 @@ pub fn run(args: FemArgs) -> CliResult {
             .displacements(&problem, material, args.dt)
             .map_err(|e| CliError::Input(format!("{} reference of {} at N = {n}: {e}", spec.id(), scene.name)))?;
         let seconds = start.elapsed().as_secs_f64();
+        let largest = displacements.iter().map(|u| u.norm()).fold(0.0, f64::max);
+        if largest > body.size() {
+            eprintln!(
+                "pbdfit: warning: scene {}: the largest displacement, {largest:.3e} m, exceeds the body's size \
+                 ({:.3e} m across): a linear reference means little at such strains (is E too small, or the load \
+                 too large?)",
+                scene.name,
+                body.size()
+            );
+        }
         parts.push(Part { body, spec, displacements, dofs: problem.dofs(), seconds });
     }
     if let Some(path) = &args.vtk {

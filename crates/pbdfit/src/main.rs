@@ -5,6 +5,23 @@
 //!
 //! Exit codes: 0 success, 2 bad input (the message on stderr names what was wrong), 1 internal failure.
 
+// Every print of the binary goes through `output::write`, which ends the process quietly when the
+// reader has gone (a broken pipe) instead of panicking as std's macros do. These shadow std's macros in
+// every module declared below (macro_rules scope is textual), so a new print cannot bring the panic back.
+macro_rules! println {
+    () => { $crate::output::write($crate::output::Stream::Out, format_args!(""), true) };
+    ($($arg:tt)*) => { $crate::output::write($crate::output::Stream::Out, format_args!($($arg)*), true) };
+}
+macro_rules! print {
+    ($($arg:tt)*) => { $crate::output::write($crate::output::Stream::Out, format_args!($($arg)*), false) };
+}
+macro_rules! eprintln {
+    () => { $crate::output::write($crate::output::Stream::Err, format_args!(""), true) };
+    ($($arg:tt)*) => { $crate::output::write($crate::output::Stream::Err, format_args!($($arg)*), true) };
+}
+
+mod output;
+
 mod bench;
 mod cli;
 mod compare;

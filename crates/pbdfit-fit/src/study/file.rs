@@ -12,6 +12,13 @@ use pbdfit_fem::YoungPoisson;
 
 use crate::{FitError, FitOptions, FitProblem, PartCache, Search, SearchBox, Settings};
 
+/// The most values of nu a study's `[poisson]` range may give (the thesis's grid has 50).
+pub const MAX_POISSON_VALUES: usize = 10_000;
+
+/// The most fits a study may plan: scene sets x values of nu x experiment values (the thesis's study
+/// plans about 1500; a million fits of a second each is eleven days).
+pub const MAX_FITS: usize = 1_000_000;
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct StudyFile {
@@ -335,6 +342,10 @@ impl Study {
         if !(p.step.is_finite() && p.step > 0.0) {
             return Err(bad("poisson.step", format!("{} must be > 0", p.step)));
         }
+        if p.step < 1e-10 {
+            // The values are rounded to 1e-10 (below), so a finer step would repeat them.
+            return Err(bad("poisson.step", format!("{} is below nu's resolution of 1e-10", p.step)));
+        }
         if !(p.from.is_finite() && p.to.is_finite()) || p.to < p.from {
             return Err(bad("poisson", format!("empty range: from {} to {}", p.from, p.to)));
         }
@@ -344,7 +355,19 @@ impl Study {
                 format!("range [{}, {}] must lie inside (-1, 0.5): nu >= 0.5 is incompressible", p.from, p.to),
             ));
         }
-        let count = ((p.to - p.from) / p.step + 1e-9).floor() as usize + 1;
+        // Counted in f64 and bounded before anything is allocated: a tiny step asked for terabytes, and
+        // 1e-300 overflowed the count to 0 (an empty study that exited 0).
+        let count = ((p.to - p.from) / p.step + 1e-9).floor() + 1.0;
+        if count.is_nan() || count > MAX_POISSON_VALUES as f64 {
+            return Err(bad(
+                "poisson.step",
+                format!(
+                    "{} from {} to {} gives {count:.3e} values of nu; at most {MAX_POISSON_VALUES} (a larger step)",
+                    p.step, p.from, p.to
+                ),
+            ));
+        }
+        let count = count as usize;
         let poisson: Vec<f64> = (0..count).map(|i| ((p.from + i as f64 * p.step) * 1e10).round() / 1e10).collect();
         if file.experiment.is_empty() {
             return Err(bad("experiment", "lists no experiment".into()));
@@ -376,6 +399,21 @@ impl Study {
                 }
             };
             experiments.push(Experiment { name: e.name.clone(), varies });
+        }
+        // Every fit the study plans (before `--only`), bounded like nu's count; explicit value lists are
+        // short, but their products are not.
+        let values: usize = experiments.iter().map(|e| e.varies.as_ref().map_or(1, |(_, v)| v.len())).sum();
+        let fits = (scenes.len() as f64) * (poisson.len() as f64) * (values as f64);
+        if fits > MAX_FITS as f64 {
+            return Err(bad(
+                "experiment",
+                format!(
+                    "{} scene sets x {} values of nu x {values} experiment values give {fits:.3e} fits; at most \
+                     {MAX_FITS}",
+                    scenes.len(),
+                    poisson.len()
+                ),
+            ));
         }
         let reference = file.reference.clone().unwrap_or_default();
         let precision = match file.precision.as_deref() {

@@ -21,7 +21,7 @@ pub mod run;
 pub mod store;
 pub mod variant;
 
-pub use file::{BoxDef, Configuration, Experiment, FitDef, Setting, Study};
+pub use file::{BoxDef, Configuration, Experiment, FitDef, MAX_FITS, MAX_POISSON_VALUES, Setting, Study};
 pub use plan::{FitKey, Plan, matches_filter};
 pub use run::{Progress, RunOptions, run_plan, run_study};
 pub use variant::Variant;

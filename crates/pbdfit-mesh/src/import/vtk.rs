@@ -21,19 +21,94 @@ pub fn parse_vtu(bytes: &[u8], origin: &str) -> Result<RawMesh, ImportError> {
                 .into(),
         });
     }
-    let count = |needle: &[u8]| bytes.windows(needle.len()).filter(|w| *w == needle).count();
-    if count(b"<Points") < count(b"<Piece ") {
-        return Err(syntax("a <Piece> has no <Points>".into()));
+    // Check the XML's structure before vtkio converts it: vtkio 0.7.0-rc2 unwraps a piece's points
+    // (`points.unwrap()`, xml.rs:2619, 2702, 2747), so a <Piece> without <Points> panicked there. A
+    // count of the text `<Points` missed one inside a comment (issue 26).
+    if let Some((grid, piece)) = piece_without_points(bytes).map_err(syntax)? {
+        return Err(syntax(format!("<Piece> {piece} of the <{grid}> has no <Points>")));
     }
-    // Last resort: vtkio 0.7.0-rc2 panics on some malformed files instead of returning an error (found
-    // by tests/import_proptest.rs): `points.unwrap()` (xml.rs:2747) when a <Piece> has no <Points>
-    // (the check above catches the plain case).
-    // The closure only reads the borrowed input and its result is dropped on a panic, so nothing is
-    // left half-updated; the panic becomes a syntax error.
-    let parsed = std::panic::catch_unwind(|| Vtk::parse_xml(bytes))
+    // Last resort for vtkio's other panics (none known): caught, and the panic hook kept quiet so that
+    // no backtrace reaches the user. The closure owns its input and its result is dropped on a panic,
+    // so nothing is left half-updated; the panic becomes a syntax error.
+    let parsed = quietly(|| Vtk::parse_xml(bytes))
         .map_err(|_| syntax("not a readable VTK XML file (vtkio could not read it)".into()))?;
     let vtk = parsed.map_err(|e| syntax(format!("not a readable VTK XML file: {e}")))?;
     grid_to_raw(vtk, origin)
+}
+
+/// The first `<Piece>` (its data set's element name and the piece's index in it) of a data set whose
+/// pieces need `<Points>` (unstructured and structured grids, poly data) that has none, read from the
+/// XML's events (comments are not elements). `Err` for XML that does not parse.
+fn piece_without_points(bytes: &[u8]) -> Result<Option<(String, usize)>, String> {
+    use quick_xml::events::Event;
+    const WITH_POINTS: [&[u8]; 3] = [b"UnstructuredGrid", b"StructuredGrid", b"PolyData"];
+    let mut reader = quick_xml::Reader::from_reader(bytes);
+    let mut buffer = Vec::new();
+    let mut path: Vec<Vec<u8>> = Vec::new();
+    // (data set element, piece index, whether it has <Points>) of the open piece.
+    let mut open: Option<(Vec<u8>, usize, bool)> = None;
+    let mut pieces = 0usize;
+    loop {
+        let event = reader
+            .read_event_into(&mut buffer)
+            .map_err(|e| format!("not a readable VTK XML file: {e} (at byte {})", reader.buffer_position()))?;
+        let (name, empty) = match &event {
+            Event::Start(e) => (e.name().as_ref().to_vec(), false),
+            Event::Empty(e) => (e.name().as_ref().to_vec(), true),
+            Event::End(_) => {
+                let closed = path.pop();
+                if closed.as_deref() == Some(b"Piece".as_slice())
+                    && let Some((grid, piece, false)) = open.take()
+                {
+                    return Ok(Some((String::from_utf8_lossy(&grid).into_owned(), piece)));
+                }
+                continue;
+            }
+            Event::Eof => return Ok(None),
+            _ => continue,
+        };
+        let parent = path.last().cloned().unwrap_or_default();
+        if name == b"Piece" && WITH_POINTS.contains(&parent.as_slice()) {
+            if empty {
+                return Ok(Some((String::from_utf8_lossy(&parent).into_owned(), pieces)));
+            }
+            open = Some((parent.clone(), pieces, false));
+            pieces += 1;
+        } else if name == b"Points"
+            && parent == b"Piece"
+            && let Some(o) = open.as_mut()
+        {
+            o.2 = true;
+        }
+        if !empty {
+            path.push(name);
+        }
+        buffer.clear();
+    }
+}
+
+thread_local! {
+    /// Whether this thread is inside [`quietly`]: the panic hook then prints nothing.
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f`, catching a panic without the panic hook printing it (on this thread only: the hook that
+/// [`quietly`] installs once stays silent while this thread's flag is set and calls the previous hook
+/// otherwise, so other threads' panics are reported as before).
+fn quietly<T>(f: impl FnOnce() -> T + std::panic::UnwindSafe) -> std::thread::Result<T> {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(std::cell::Cell::get) {
+                previous(info)
+            }
+        }));
+    });
+    QUIET.with(|q| q.set(true));
+    let result = std::panic::catch_unwind(f);
+    QUIET.with(|q| q.set(false));
+    result
 }
 
 /// Parses a legacy VTK file (`.vtk`) holding an `UNSTRUCTURED_GRID`, ASCII or binary (big endian, as the
