@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use argmin::core::{CostFunction, Error, Executor, State};
-use pbdfit_pbd::{CpuBackend, PbdError, RestStateBackend, Scale};
+use pbdfit_pbd::{CpuBackend, PbdError, RestOptions, RestStateBackend, Scale};
 
 use crate::gradient::{self, REACHED, gradient_grid};
 use crate::grid::{Lineage, SharedRestStates};
@@ -66,6 +66,11 @@ impl Budget {
     /// Counts one rest-state evaluation.
     pub(crate) fn spend(&mut self) {
         self.spent += 1;
+    }
+
+    /// Whether the time limit has passed.
+    pub(crate) fn timed_out(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     /// Whether the budget is spent (and, the first time, records why).
@@ -320,6 +325,17 @@ pub fn fit_with_grid(
     {
         return Err(FitError::Internal("grid rest states do not match the problem's parts, box or grid".into()));
     }
+    // A time limit reaches into the rest states, so that one slow point cannot outlast it.
+    let limited;
+    let problem = match options.max_seconds {
+        Some(seconds) => {
+            let deadline = start + std::time::Duration::from_secs_f64(seconds.max(0.0));
+            let rest_options = RestOptions { deadline: Some(deadline), ..problem.rest_options };
+            limited = FitProblem { rest_options, ..problem.clone() };
+            &limited
+        }
+        None => problem,
+    };
     if options.search == Search::Gradient {
         return fit_gradient(problem, grids, options, &points, start);
     }
@@ -387,7 +403,7 @@ pub fn fit_with_grid(
         seconds: start.elapsed().as_secs_f64(),
         search: Search::Pattern,
         starts: (1, 1),
-        stopped: None,
+        stopped: Budget::new(options, start).timed_out().then(|| "stopped at its time limit (--max-seconds)".into()),
     })
 }
 
@@ -480,13 +496,20 @@ fn fit_gradient(
 /// Fits from scratch: computes the grid rest states on `backend`, then [`fit_with_grid`].
 pub fn fit(problem: &FitProblem, options: &FitOptions, backend: &dyn RestStateBackend) -> Result<FitResult, FitError> {
     let start = Instant::now();
+    let deadline = options.max_seconds.map(|s| start + std::time::Duration::from_secs_f64(s.max(0.0)));
+    let rest_options = RestOptions { deadline, ..problem.rest_options };
     let grids: Vec<GridRestStates> = problem
         .parts
         .iter()
-        .map(|p| GridRestStates::for_fit(&p.system, &problem.settings, options, backend, &problem.rest_options))
+        .map(|p| GridRestStates::for_fit(&p.system, &problem.settings, options, backend, &rest_options))
         .collect();
     let refs: Vec<&GridRestStates> = grids.iter().collect();
-    let mut result = fit_with_grid(problem, &refs, options)?;
+    // The search gets what the grid left of the time limit.
+    let options = FitOptions {
+        max_seconds: options.max_seconds.map(|s| (s - start.elapsed().as_secs_f64()).max(0.0)),
+        ..options.clone()
+    };
+    let mut result = fit_with_grid(problem, &refs, &options)?;
     result.seconds = start.elapsed().as_secs_f64();
     Ok(result)
 }

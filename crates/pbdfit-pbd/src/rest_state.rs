@@ -96,6 +96,11 @@ pub struct RestOptions {
     /// Whether a fixed-point solve that stalls asks a short simulation whether the point runs away (see
     /// [`PbdSystem::rest_state`]; it changes no rest state, only how soon a point without one is given up).
     pub divergence_probe: bool,
+    /// A wall-clock time after which the computation stops unconverged (a fit's `--max-seconds`): the
+    /// fixed point and stepping check it before every map evaluation or step, so a point that would
+    /// spend its whole sweep budget (a mechanism that creeps without running away) ends at the fit's
+    /// limit. `None`: no limit. It never changes a rest state that converges before it.
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Default for RestOptions {
@@ -107,6 +112,7 @@ impl Default for RestOptions {
             anderson_memory: 10,
             max_map_evaluations: 3000,
             divergence_probe: true,
+            deadline: None,
         }
     }
 }
@@ -186,6 +192,9 @@ impl PbdSystem {
                     options.max_map_evaluations.min(options.max_sweeps.saturating_sub(spent) / params.nit.max(1)),
                     self.extent,
                     |evaluations| {
+                        if past(options.deadline) {
+                            return false;
+                        }
                         if probed || !options.divergence_probe || evaluations < STALL_EVALUATIONS {
                             return true;
                         }
@@ -268,7 +277,7 @@ impl PbdSystem {
             }
             residual = step.residual;
             converged = step.settled(options.tolerance);
-            if converged || spent >= options.max_sweeps {
+            if converged || spent >= options.max_sweeps || past(options.deadline) {
                 break;
             }
         }
@@ -361,6 +370,11 @@ impl PbdSystem {
         }
         None
     }
+}
+
+/// Whether the wall-clock `deadline` (if any) has passed.
+fn past(deadline: Option<std::time::Instant>) -> bool {
+    deadline.is_some_and(|d| std::time::Instant::now() >= d)
 }
 
 /// The error for a run whose largest displacement (m) left the body's extent (m) or is not finite.

@@ -174,6 +174,12 @@ fn a_fit_stops_at_its_budget_with_its_best_point() {
     assert_eq!(v["status"], "budget");
     assert!(v["stopped"].as_str().unwrap().contains("budget of 1 evaluations"), "{v}");
     assert!(v["error"].as_f64().unwrap().is_finite());
+    // Torsion at N = 2: points near kd = 0 creep without running away and would spend the rest state's
+    // whole sweep budget (over 20 minutes); the time limit reaches into the rest states and ends the fit.
+    let v = json(&["fit", "--scene", "torsion", "--n", "2", "--max-seconds", "2", "--json"]);
+    assert_eq!(v["status"], "budget");
+    assert!(v["stopped"].as_str().unwrap().contains("time limit"), "{v}");
+    assert!(v["error"].as_f64().unwrap().is_finite());
     let out = pbdfit(&["fit", "--scene", "gravity-floor", "--max-seconds", "0"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--max-seconds"));
