@@ -209,3 +209,33 @@ fn issue_26_9_a_vtu_piece_without_points_exits_2_without_a_backtrace() {
     assert!(!stderr(&o).contains("backtrace") && !stderr(&o).contains("vtkio"), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn issue_26_10_errors_blame_the_right_thing() {
+    let dir = scratch("blame");
+    // Held vertices on one line: the input's fault (exit 2), not an internal error.
+    let edge = "name = \"edge\"\n[body]\nshape = \"unit-cube\"\n[[held]]\nbox = { min = [0, 0, 0], max = [1, 0, 0] }\n";
+    std::fs::write(dir.join("edge.toml"), edge).unwrap();
+    let o = pbdfit_in(&dir, &["fem", "--scene", "edge.toml"]);
+    assert_input_error(&o, &["edge", "one line"]);
+    // A mesh scaled to 1e-100 m holds one face, as the unit one does.
+    let cube =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../pbdfit-mesh/tests/data/cube.vtu"))
+            .unwrap()
+            .replace("1.0 ", "1e-100 ")
+            .replace("1.0<", "1e-100<");
+    std::fs::write(dir.join("tiny.vtu"), cube).unwrap();
+    let tiny = "name = \"tiny\"\n[body]\nmesh = \"tiny.vtu\"\n[[held]]\nplane = \"y = 0\"\n";
+    std::fs::write(dir.join("tiny.toml"), tiny).unwrap();
+    let o = pbdfit_in(&dir, &["fem", "--scene", "tiny.toml", "--json"]);
+    let e = stderr(&o);
+    assert!(!e.contains("one line") && !e.contains("internal error"), "{e}");
+    assert!(o.status.success(), "{e}");
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(json["fixed"].as_array().unwrap().len(), 4, "{json}");
+    // Its displacements (about 1e-202 m) are not printed as 0.
+    let o = pbdfit_in(&dir, &["fem", "--scene", "tiny.toml"]);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(text.contains("max |u|") && !text.contains("max |u|     0.0000000000e0"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
