@@ -40,7 +40,7 @@ pub struct FemArgs {
     #[arg(long, value_name = "OUT.vtu")]
     vtk: Option<PathBuf>,
     /// Time step in s of a dynamic reference (--dynamic), as a decimal or a fraction (`1/200`).
-    #[arg(long, default_value_t = 0.01, value_parser = |s: &str| pbdfit_table::axes::parse_number(s))]
+    #[arg(long, default_value_t = 0.01, value_parser = |s: &str| pbdfit_table::axes::parse_number(s), allow_hyphen_values = true)]
     dt: f64,
     #[command(flatten)]
     reference: ReferenceArgs,

@@ -239,3 +239,20 @@ fn issue_26_10_errors_blame_the_right_thing() {
     assert!(text.contains("max |u|") && !text.contains("max |u|     0.0000000000e0"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn issue_26_10_values_that_start_with_a_hyphen_are_values() {
+    let dir = scratch("hyphen");
+    // `--rayleigh -5,0` was read as an unknown flag; now the value is checked and named.
+    let o = pbdfit_in(&dir, &["fem", "--scene", "gravity-floor", "--dynamic", "--rayleigh", "-5,0"]);
+    assert_input_error(&o, &["damping", "-5"]);
+    // Fractions with a sign, the sibling: the value reaches its check.
+    let o = pbdfit_in(&dir, &["fem", "--scene", "gravity-floor", "--dynamic", "--dt", "-1/100"]);
+    assert_input_error(&o, &["dt = -0.01"]);
+    let o = pbdfit_in(&dir, &["simulate", "--scene", "gravity-floor", "--kd", "0.5", "--kv", "0.5", "--dt", "-1/100"]);
+    assert!(o.status.code() == Some(2) && !stderr(&o).contains("unexpected argument"), "{}", stderr(&o));
+    let lookup = ["lookup", "--table", "pbd", "--young", "1e3", "--poisson", "0.3", "--nit", "1", "--n", "1"];
+    let o = pbdfit_in(&dir, &[&lookup[..], &["--dt", "-1/100"]].concat());
+    assert!(o.status.code() == Some(2) && !stderr(&o).contains("unexpected argument"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
