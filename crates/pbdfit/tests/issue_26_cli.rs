@@ -256,3 +256,28 @@ fn issue_26_10_values_that_start_with_a_hyphen_are_values() {
     assert!(o.status.code() == Some(2) && !stderr(&o).contains("unexpected argument"), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn issue_26_10_an_out_folder_that_cannot_be_written_is_the_input() {
+    let dir = scratch("out");
+    let study = "name = \"s\"\nscenes = [\"gravity-floor\"]\n[base]\ndt = 0.01\nn = 1\nnit = 1\nyoung = 1e3\n\
+                 [poisson]\nfrom = 0.0\nto = 0.0\nstep = 0.1\n[fit]\ngrid = 3\n[[experiment]]\nname = \"base\"\n";
+    std::fs::write(dir.join("s.toml"), study).unwrap();
+    std::fs::write(dir.join("a-file"), "").unwrap();
+    for out in ["a-file", "a-file/below"] {
+        let o = pbdfit_in(&dir, &["study", "s.toml", "--out", out]);
+        assert_input_error(&o, &["results folder", out, "cannot be written"]);
+        assert!(!stderr(&o).contains("internal error") && !stderr(&o).contains("finished before"), "{}", stderr(&o));
+    }
+    // A read-only folder (where permissions apply: not for root).
+    let locked = dir.join("locked");
+    std::fs::create_dir_all(&locked).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
+    if std::fs::write(locked.join("probe"), "").is_err() {
+        let o = pbdfit_in(&dir, &["study", "s.toml", "--out", "locked"]);
+        assert_input_error(&o, &["results folder", "cannot be written"]);
+    }
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
