@@ -185,7 +185,7 @@ fn check_rigid_motion_is_stopped(mesh: &TetMesh, constrained: &[bool]) -> Result
     let far = points.iter().map(unit).max_by(|a, b| a.norm().total_cmp(&b.norm())).unwrap_or_else(Vector3::zeros);
     let size = ((scale.1 - scale.0) / side).norm();
     let off_line = points.iter().map(|p| unit(p).cross(&far).norm()).fold(0.0, f64::max);
-    if !(off_line > 1e-9 * size * size) {
+    if off_line.is_nan() || off_line <= 1e-9 * size * size {
         return Err(FemError::NotHeld(format!(
             "the {} held vertices lie on one line, so the body could rotate about it",
             points.len()

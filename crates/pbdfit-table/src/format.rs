@@ -399,7 +399,7 @@ fn check_loo(names: &[String], loo: &NodeLoo) -> Result<(), String> {
             return Err(format!("loo_{name} = {d}: expected a finite number >= 0"));
         }
     }
-    if !(loo.error >= 0.0) {
+    if loo.error.is_nan() || loo.error < 0.0 {
         return Err(format!("loo_error = {}: expected a number >= 0", loo.error));
     }
     if loo.increase.is_nan() {

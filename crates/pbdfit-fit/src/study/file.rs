@@ -361,7 +361,7 @@ impl Study {
         // Counted in f64 and bounded before anything is allocated: a tiny step asked for terabytes, and
         // 1e-300 overflowed the count to 0 (an empty study that exited 0).
         let count = ((p.to - p.from) / p.step + 1e-9).floor() + 1.0;
-        if !(count <= MAX_POISSON_VALUES as f64) {
+        if count.is_nan() || count > MAX_POISSON_VALUES as f64 {
             return Err(bad(
                 "poisson.step",
                 format!(

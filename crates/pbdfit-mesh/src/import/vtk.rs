@@ -74,10 +74,11 @@ fn piece_without_points(bytes: &[u8]) -> Result<Option<(String, usize)>, String>
             }
             open = Some((parent.clone(), pieces, false));
             pieces += 1;
-        } else if name == b"Points" && parent == b"Piece" {
-            if let Some(o) = open.as_mut() {
-                o.2 = true;
-            }
+        } else if name == b"Points"
+            && parent == b"Piece"
+            && let Some(o) = open.as_mut()
+        {
+            o.2 = true;
         }
         if !empty {
             path.push(name);
