@@ -119,6 +119,9 @@ fn issue_26_5_nothing_to_fit_exits_2_naming_the_scene_and_the_cause() {
     std::fs::write(dir.join("zero.toml"), format!("name = \"zero\"\n{cube}[load]\ngravity = [0, 0, 0]\n")).unwrap();
     let o = pbdfit_in(&dir, &["fit", "--scene", "zero.toml", "--young", "1e3", "--poisson", "0.3"]);
     assert_input_error(&o, &["scene zero", "moves no free vertex", "nothing to fit"]);
+    // Every vertex held: torsion at N = 1 (its faces y = 0 and y = 1 are all the vertices there).
+    let o = pbdfit_in(&dir, &["fit", "--scene", "torsion", "--n", "1"]);
+    assert_input_error(&o, &["scene torsion", "moves no free vertex"]);
     let o = pbdfit_in(&dir, &["fit", "--scene", "gravity-floor", "--young", "1e300", "--poisson", "0.3"]);
     assert_input_error(&o, &["scene gravity-floor", "nothing to fit"]);
     let o = pbdfit_in(&dir, &["fit", "--scene", "gravity-floor", "--young", "1e-300", "--poisson", "0.3"]);
