@@ -172,17 +172,20 @@ fn check_rigid_motion_is_stopped(mesh: &TetMesh, constrained: &[bool]) -> Result
     let Some(&p0) = points.first() else {
         return Err(FemError::NotHeld("no vertex is held, so the body could move freely".into()));
     };
-    let far = points.iter().copied().max_by(|a, b| (a - p0).norm().total_cmp(&(b - p0).norm())).unwrap_or(p0);
-    let axis = far - p0;
     let scale = mesh
         .vertices()
         .iter()
         .fold((Vector3::repeat(f64::INFINITY), Vector3::repeat(f64::NEG_INFINITY)), |(lo, hi), p| {
             (lo.inf(p), hi.sup(p))
         });
-    let size = (scale.1 - scale.0).norm();
-    let off_line = points.iter().map(|p| (p - p0).cross(&axis).norm()).fold(0.0, f64::max);
-    if off_line <= 1e-9 * size * size {
+    // In units of the body's largest side, so that the squares below neither underflow (a mesh scaled
+    // to 1e-100 m was "on one line") nor overflow.
+    let side = (scale.1 - scale.0).max();
+    let unit = |p: &Vector3<f64>| (p - p0) / side;
+    let far = points.iter().map(unit).max_by(|a, b| a.norm().total_cmp(&b.norm())).unwrap_or_else(Vector3::zeros);
+    let size = ((scale.1 - scale.0) / side).norm();
+    let off_line = points.iter().map(|p| unit(p).cross(&far).norm()).fold(0.0, f64::max);
+    if off_line.is_nan() || off_line <= 1e-9 * size * size {
         return Err(FemError::NotHeld(format!(
             "the {} held vertices lie on one line, so the body could rotate about it",
             points.len()

@@ -101,3 +101,47 @@ mod dynamic {
         }
     }
 }
+
+/// Issue 26, item 10: a mesh scaled to 1e-100 m said its held vertices were collinear: the default
+/// selector tolerance (an absolute 1e-9 m) held every vertex, and the collinearity check's squares
+/// underflowed. Both are now relative to the body: a scaled mesh holds the same vertices and builds.
+mod scaled {
+    use pbdfit_fem::StaticProblem;
+    use pbdfit_mesh::SceneSet;
+    use proptest::prelude::*;
+
+    fn held_of_scaled_cube(exponent: i32) -> Result<(usize, usize), String> {
+        let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../pbdfit-mesh/tests/data/cube.vtu");
+        let text = std::fs::read_to_string(source)
+            .unwrap()
+            .replace("1.0 ", &format!("1e{exponent} "))
+            .replace("1.0<", &format!("1e{exponent}<"));
+        let dir = std::env::temp_dir().join(format!("pbdfit-fem-scaled-{}-{exponent}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("cube.vtu"), text).unwrap();
+        let scene = "name = \"s\"\n[body]\nmesh = \"cube.vtu\"\n[[held]]\nplane = \"y = 0\"\n";
+        let result = SceneSet::parse(scene, "s.toml", Some(&dir)).map_err(|e| e.to_string()).and_then(|set| {
+            let body = set.scenes()[0].body(1).map_err(|e| e.to_string())?;
+            StaticProblem::new(&body).map_err(|e| e.to_string())?;
+            Ok((body.held_indices().len(), body.mesh.vertices().len()))
+        });
+        let _ = std::fs::remove_dir_all(&dir);
+        result
+    }
+
+    #[test]
+    fn a_mesh_scaled_to_1e_minus_100_holds_one_face() {
+        assert_eq!(held_of_scaled_cube(-100), Ok((4, 8)));
+        assert_eq!(held_of_scaled_cube(0), Ok((4, 8)));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// Any scale whose volumes f64 holds: the same face held, the FEM problem built.
+        #[test]
+        fn any_scale_holds_the_same_face(exponent in -90i32..90) {
+            prop_assert_eq!(held_of_scaled_cube(exponent), Ok((4, 8)));
+        }
+    }
+}

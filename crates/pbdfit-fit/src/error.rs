@@ -74,6 +74,14 @@ pub enum FitError {
         /// The study file.
         origin: String,
     },
+    /// The results folder cannot be created or written (checked before any fit).
+    #[error("results folder {path} cannot be written: {source} (is it a file, or not writable? give another --out)")]
+    ResultsFolder {
+        /// The folder.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
     /// A results file could not be read or written.
     #[error(transparent)]
     Results(#[from] ResultsError),

@@ -8,15 +8,20 @@ pub struct PlaneSelector {
     pub axis: usize,
     /// Plane position in m.
     pub value: f64,
-    /// Distance from the plane (m) within which a vertex counts as on it.
+    /// Distance from the plane within which a vertex counts as on it: in m, or, when `relative`, as a
+    /// fraction of the body's largest bounding-box side.
     pub tolerance: f64,
+    /// Whether `tolerance` is relative to the body's size (the default tolerance is: an absolute 1e-9 m
+    /// held every vertex of a mesh scaled to 1e-100 m).
+    pub relative: bool,
 }
 
 impl PlaneSelector {
-    /// Default tolerance, m: far below any mesh spacing, far above rounding of `i / N`.
+    /// Default tolerance, relative to the body's largest bounding-box side (1e-9 m on the unit cube):
+    /// far below any mesh spacing, far above rounding of `i / N`.
     pub const DEFAULT_TOLERANCE: f64 = 1e-9;
 
-    /// Parses `"<axis> = <value>"` with axis `x`, `y` or `z`.
+    /// Parses `"<axis> = <value>"` with axis `x`, `y` or `z`, with an absolute `tolerance` in m.
     ///
     /// ```
     /// let p = pbdfit_mesh::PlaneSelector::parse("y = 1", 1e-9).unwrap();
@@ -41,12 +46,12 @@ impl PlaneSelector {
         if !(tolerance.is_finite() && tolerance >= 0.0) {
             return Err(format!("tolerance {tolerance} must be a finite number >= 0"));
         }
-        Ok(Self { axis, value, tolerance })
+        Ok(Self { axis, value, tolerance, relative: false })
     }
 
-    /// Whether the point lies on the plane.
-    pub fn contains(&self, p: &Vec3) -> bool {
-        (p[self.axis] - self.value).abs() <= self.tolerance
+    /// Whether the point lies on the plane, for a body whose largest bounding-box side is `size` (m).
+    pub fn contains(&self, p: &Vec3, size: f64) -> bool {
+        (p[self.axis] - self.value).abs() <= if self.relative { self.tolerance * size } else { self.tolerance }
     }
 }
 

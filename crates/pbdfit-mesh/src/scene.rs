@@ -237,6 +237,7 @@ impl SceneSet {
             key: key.to_string(),
             message,
         };
+        crate::check_file_name(&file.name).map_err(|m| invalid("name", m))?;
         if let Some(parts) = file.compound {
             if file.body.is_some() || file.held.is_some() || file.load.is_some() || file.material.is_some() {
                 return Err(invalid(
@@ -551,6 +552,9 @@ mod tests {
         let set = SceneSet::parse(&ok.replace("y = 0", "y = 2"), "test.toml", None).unwrap();
         let e = set.scenes()[0].body(2).unwrap_err().to_string();
         assert!(e.contains("selects no vertex") && e.contains("test.toml"), "{e}");
+        // Names are file names (results are `<scene>-<experiment>.csv`), not paths (issue 26).
+        let e = err(&ok.replace("name = \"x\"", "name = \"../../escaped\""));
+        assert!(e.contains("test.toml") && e.contains("`name`") && e.contains("not paths"), "{e}");
         let e = err("name = \"x\"\ncompound = []\n");
         assert!(e.contains("compound"), "{e}");
         assert!(SceneSet::load("no-such-scene").unwrap_err().to_string().contains("gravity-floor"));

@@ -15,15 +15,27 @@ pub struct BoxSelector {
     pub min: Vec3,
     /// Upper corner (m).
     pub max: Vec3,
-    /// Slack (m) on every face.
+    /// Slack on every face: in m, or, when `relative`, as a fraction of the body's largest bounding-box
+    /// side.
     pub tolerance: f64,
+    /// Whether `tolerance` is relative to the body's size (the default tolerance is).
+    pub relative: bool,
 }
 
 impl BoxSelector {
-    /// Whether the point lies in the box (with the tolerance).
-    pub fn contains(&self, p: &Vec3) -> bool {
-        (0..3).all(|a| p[a] >= self.min[a] - self.tolerance && p[a] <= self.max[a] + self.tolerance)
+    /// Whether the point lies in the box (with the tolerance), for a body whose largest bounding-box side
+    /// is `size` (m).
+    pub fn contains(&self, p: &Vec3, size: f64) -> bool {
+        let tolerance = if self.relative { self.tolerance * size } else { self.tolerance };
+        (0..3).all(|a| p[a] >= self.min[a] - tolerance && p[a] <= self.max[a] + tolerance)
     }
+}
+
+/// The largest side of the points' bounding box, m (1 for the unit cube; 0 for no points).
+fn largest_side(vertices: &[Vec3]) -> f64 {
+    let Some(first) = vertices.first() else { return 0.0 };
+    let (lo, hi) = vertices.iter().fold((*first, *first), |(lo, hi), p| (lo.inf(p), hi.sup(p)));
+    (hi - lo).max()
 }
 
 /// Which vertices something acts on.
@@ -42,9 +54,10 @@ impl Selector {
     /// Empty when nothing is selected (callers refuse that, naming the selector). A group the mesh does
     /// not have is an error listing the groups it has.
     pub fn select(&self, vertices: &[Vec3], groups: &BTreeMap<String, Vec<usize>>) -> Result<Vec<usize>, String> {
+        let size = largest_side(vertices);
         Ok(match self {
-            Selector::Plane(p) => (0..vertices.len()).filter(|&v| p.contains(&vertices[v])).collect(),
-            Selector::Box(b) => (0..vertices.len()).filter(|&v| b.contains(&vertices[v])).collect(),
+            Selector::Plane(p) => (0..vertices.len()).filter(|&v| p.contains(&vertices[v], size)).collect(),
+            Selector::Box(b) => (0..vertices.len()).filter(|&v| b.contains(&vertices[v], size)).collect(),
             Selector::Group(name) => match groups.get(name) {
                 Some(members) => members.clone(),
                 None if groups.is_empty() => {
@@ -93,12 +106,17 @@ pub(crate) struct BoxKeys {
 impl SelectorKeys {
     /// The selector these keys describe; the message says what is wrong (the caller names the key).
     pub fn selector(&self) -> Result<Selector, String> {
+        // Given: in m. Default: relative to the body's size, so that scaling a mesh scales what it
+        // selects (1e-9 m on the unit cube, as before).
         let tolerance = self.tolerance.unwrap_or(PlaneSelector::DEFAULT_TOLERANCE);
+        let relative = self.tolerance.is_none();
         if !(tolerance.is_finite() && tolerance >= 0.0) {
             return Err(format!("tolerance {tolerance} must be a finite number >= 0"));
         }
         match (&self.plane, &self.bounds, &self.group) {
-            (Some(plane), None, None) => Ok(Selector::Plane(PlaneSelector::parse(plane, tolerance)?)),
+            (Some(plane), None, None) => {
+                Ok(Selector::Plane(PlaneSelector { relative, ..PlaneSelector::parse(plane, tolerance)? }))
+            }
             (None, Some(b), None) => {
                 if b.min.iter().chain(&b.max).any(|x| !x.is_finite()) {
                     return Err("box corners must be finite".into());
@@ -106,7 +124,7 @@ impl SelectorKeys {
                 if (0..3).any(|a| b.min[a] > b.max[a]) {
                     return Err(format!("box min {:?} is above max {:?} on some axis", b.min, b.max));
                 }
-                Ok(Selector::Box(BoxSelector { min: Vec3::from(b.min), max: Vec3::from(b.max), tolerance }))
+                Ok(Selector::Box(BoxSelector { min: Vec3::from(b.min), max: Vec3::from(b.max), tolerance, relative }))
             }
             (None, None, Some(group)) => {
                 if self.tolerance.is_some() {

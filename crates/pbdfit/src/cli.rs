@@ -76,7 +76,7 @@ pub fn list_scenes() -> CliResult {
 #[derive(Debug, Clone, clap::Args)]
 pub struct SimulationArgs {
     /// Time step in s, as a decimal or a fraction (`0.005`, `1/200`).
-    #[arg(long, default_value_t = 0.01, value_parser = |s: &str| pbdfit_table::axes::parse_number(s))]
+    #[arg(long, default_value_t = 0.01, value_parser = |s: &str| pbdfit_table::axes::parse_number(s), allow_hyphen_values = true)]
     pub dt: f64,
     /// Solver iterations (Gauss-Seidel sweeps) per time step.
     #[arg(long, default_value_t = 1)]
@@ -208,7 +208,7 @@ pub struct ReferenceArgs {
     #[arg(long, value_name = "lumped|consistent")]
     pub fem_mass: Option<String>,
     /// With --dynamic: Rayleigh damping `A,B` (C = A M + B K; A in 1/s, B in s).
-    #[arg(long, value_name = "A,B", value_parser = parse_pair, allow_negative_numbers = true)]
+    #[arg(long, value_name = "A,B", value_parser = parse_pair, allow_hyphen_values = true)]
     pub rayleigh: Option<[f64; 2]>,
     /// The FEM mesh's tetrahedral split relative to the model's: same, opposite (the other 5-tet
     /// parity) or six.

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use pbdfit_fem::{ReferenceSpec, StaticProblem, YoungPoisson};
+use pbdfit_fem::{FemError, ReferenceSpec, StaticProblem, YoungPoisson};
 use pbdfit_mesh::vtk::{PointData, write_vtu};
 use pbdfit_mesh::{Body, MassModel};
 use serde::Serialize;
@@ -40,7 +40,7 @@ pub struct FemArgs {
     #[arg(long, value_name = "OUT.vtu")]
     vtk: Option<PathBuf>,
     /// Time step in s of a dynamic reference (--dynamic), as a decimal or a fraction (`1/200`).
-    #[arg(long, default_value_t = 0.01, value_parser = |s: &str| pbdfit_table::axes::parse_number(s))]
+    #[arg(long, default_value_t = 0.01, value_parser = |s: &str| pbdfit_table::axes::parse_number(s), allow_hyphen_values = true)]
     dt: f64,
     #[command(flatten)]
     reference: ReferenceArgs,
@@ -93,15 +93,21 @@ pub fn run(args: FemArgs) -> CliResult {
             pbdfit_fit::reference_spec(scene, &args.reference.table()).map_err(|e| CliError::Input(e.to_string()))?;
         let body = scene.body_split(n, spec.split).map_err(|e| CliError::Input(e.to_string()))?;
         let start = std::time::Instant::now();
-        // The scene loader guarantees a held, valid body, so a failure to build the problem is ours; a
-        // solve that fails (Newton, an inverted element, no rest) is the input's: load or material.
-        let problem = StaticProblem::new(&body)
-            .map_err(|e| CliError::Internal(format!("FEM problem of {} at N = {n}: {e}", scene.name)))?;
+        // The scene loader guarantees a valid body, but not that its held vertices stop every rigid
+        // motion (all on one line): that, like a solve that fails (Newton, an inverted element, no
+        // rest), is the input's. Other failures to build the problem are ours.
+        let problem = StaticProblem::new(&body).map_err(|e| {
+            let message = format!("FEM problem of {} at N = {n}: {e}", scene.name);
+            match e {
+                FemError::NotHeld(_) | FemError::OrphanVertex(_) => CliError::Input(message),
+                _ => CliError::Internal(message),
+            }
+        })?;
         let displacements = spec
             .displacements(&problem, material, args.dt)
             .map_err(|e| CliError::Input(format!("{} reference of {} at N = {n}: {e}", spec.id(), scene.name)))?;
         let seconds = start.elapsed().as_secs_f64();
-        let largest = displacements.iter().map(|u| u.norm()).fold(0.0, f64::max);
+        let largest = displacements.iter().map(length).fold(0.0, f64::max);
         if largest > body.size() {
             eprintln!(
                 "pbdfit: warning: scene {}: the largest displacement, {largest:.3e} m, exceeds the body's size \
@@ -180,8 +186,15 @@ fn print_summary(part: &Part, material: YoungPoisson) {
         body.held_indices().len(),
         body.mesh.tets().len()
     );
-    let max = part.displacements.iter().map(|u| u.norm()).fold(0.0, f64::max);
+    let max = part.displacements.iter().map(length).fold(0.0, f64::max);
     println!("max |u|     {max:.10e} m");
     println!("time        {:.3} ms", part.seconds * 1e3);
     println!();
+}
+
+/// |u| without the underflow of its squares: a body scaled to 1e-100 m moves by about 1e-200 m, whose
+/// square is 0 in f64 (printed as "max |u| 0").
+fn length(u: &pbdfit_mesh::Vec3) -> f64 {
+    let largest = u.amax();
+    if largest == 0.0 || !largest.is_finite() { largest } else { largest * (u / largest).norm() }
 }

@@ -19,7 +19,7 @@ pub struct LookupArgs {
     #[arg(long)]
     poisson: f64,
     /// Time step in s (a decimal or a fraction such as 1/300).
-    #[arg(long, value_parser = |s: &str| pbdfit_table::axes::parse_number(s))]
+    #[arg(long, value_parser = |s: &str| pbdfit_table::axes::parse_number(s), allow_hyphen_values = true)]
     dt: f64,
     /// Solver iterations per step (>= 1).
     #[arg(long)]

@@ -119,6 +119,9 @@ fn issue_26_5_nothing_to_fit_exits_2_naming_the_scene_and_the_cause() {
     std::fs::write(dir.join("zero.toml"), format!("name = \"zero\"\n{cube}[load]\ngravity = [0, 0, 0]\n")).unwrap();
     let o = pbdfit_in(&dir, &["fit", "--scene", "zero.toml", "--young", "1e3", "--poisson", "0.3"]);
     assert_input_error(&o, &["scene zero", "moves no free vertex", "nothing to fit"]);
+    // Every vertex held: torsion at N = 1 (its faces y = 0 and y = 1 are all the vertices there).
+    let o = pbdfit_in(&dir, &["fit", "--scene", "torsion", "--n", "1"]);
+    assert_input_error(&o, &["scene torsion", "moves no free vertex"]);
     let o = pbdfit_in(&dir, &["fit", "--scene", "gravity-floor", "--young", "1e300", "--poisson", "0.3"]);
     assert_input_error(&o, &["scene gravity-floor", "nothing to fit"]);
     let o = pbdfit_in(&dir, &["fit", "--scene", "gravity-floor", "--young", "1e-300", "--poisson", "0.3"]);
@@ -207,5 +210,77 @@ fn issue_26_9_a_vtu_piece_without_points_exits_2_without_a_backtrace() {
     let o = pbdfit_in(&dir, &["fem", "--scene", "s.toml"]);
     assert_input_error(&o, &["sneaky.vtu", "has no <Points>"]);
     assert!(!stderr(&o).contains("backtrace") && !stderr(&o).contains("vtkio"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn issue_26_10_errors_blame_the_right_thing() {
+    let dir = scratch("blame");
+    // Held vertices on one line: the input's fault (exit 2), not an internal error.
+    let edge = "name = \"edge\"\n[body]\nshape = \"unit-cube\"\n[[held]]\nbox = { min = [0, 0, 0], max = [1, 0, 0] }\n";
+    std::fs::write(dir.join("edge.toml"), edge).unwrap();
+    let o = pbdfit_in(&dir, &["fem", "--scene", "edge.toml"]);
+    assert_input_error(&o, &["edge", "one line"]);
+    // A mesh scaled to 1e-100 m holds one face, as the unit one does.
+    let cube =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../pbdfit-mesh/tests/data/cube.vtu"))
+            .unwrap()
+            .replace("1.0 ", "1e-100 ")
+            .replace("1.0<", "1e-100<");
+    std::fs::write(dir.join("tiny.vtu"), cube).unwrap();
+    let tiny = "name = \"tiny\"\n[body]\nmesh = \"tiny.vtu\"\n[[held]]\nplane = \"y = 0\"\n";
+    std::fs::write(dir.join("tiny.toml"), tiny).unwrap();
+    let o = pbdfit_in(&dir, &["fem", "--scene", "tiny.toml", "--json"]);
+    let e = stderr(&o);
+    assert!(!e.contains("one line") && !e.contains("internal error"), "{e}");
+    assert!(o.status.success(), "{e}");
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(json["fixed"].as_array().unwrap().len(), 4, "{json}");
+    // Its displacements (about 1e-202 m) are not printed as 0.
+    let o = pbdfit_in(&dir, &["fem", "--scene", "tiny.toml"]);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(text.contains("max |u|") && !text.contains("max |u|     0.0000000000e0"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn issue_26_10_values_that_start_with_a_hyphen_are_values() {
+    let dir = scratch("hyphen");
+    // `--rayleigh -5,0` was read as an unknown flag; now the value is checked and named.
+    let o = pbdfit_in(&dir, &["fem", "--scene", "gravity-floor", "--dynamic", "--rayleigh", "-5,0"]);
+    assert_input_error(&o, &["damping", "-5"]);
+    // Fractions with a sign, the sibling: the value reaches its check.
+    let o = pbdfit_in(&dir, &["fem", "--scene", "gravity-floor", "--dynamic", "--dt", "-1/100"]);
+    assert_input_error(&o, &["dt = -0.01"]);
+    let o = pbdfit_in(&dir, &["simulate", "--scene", "gravity-floor", "--kd", "0.5", "--kv", "0.5", "--dt", "-1/100"]);
+    assert!(o.status.code() == Some(2) && !stderr(&o).contains("unexpected argument"), "{}", stderr(&o));
+    let lookup = ["lookup", "--table", "pbd", "--young", "1e3", "--poisson", "0.3", "--nit", "1", "--n", "1"];
+    let o = pbdfit_in(&dir, &[&lookup[..], &["--dt", "-1/100"]].concat());
+    assert!(o.status.code() == Some(2) && !stderr(&o).contains("unexpected argument"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn issue_26_10_an_out_folder_that_cannot_be_written_is_the_input() {
+    let dir = scratch("out");
+    let study = "name = \"s\"\nscenes = [\"gravity-floor\"]\n[base]\ndt = 0.01\nn = 1\nnit = 1\nyoung = 1e3\n\
+                 [poisson]\nfrom = 0.0\nto = 0.0\nstep = 0.1\n[fit]\ngrid = 3\n[[experiment]]\nname = \"base\"\n";
+    std::fs::write(dir.join("s.toml"), study).unwrap();
+    std::fs::write(dir.join("a-file"), "").unwrap();
+    for out in ["a-file", "a-file/below"] {
+        let o = pbdfit_in(&dir, &["study", "s.toml", "--out", out]);
+        assert_input_error(&o, &["results folder", out, "cannot be written"]);
+        assert!(!stderr(&o).contains("internal error") && !stderr(&o).contains("finished before"), "{}", stderr(&o));
+    }
+    // A read-only folder (where permissions apply: not for root).
+    let locked = dir.join("locked");
+    std::fs::create_dir_all(&locked).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
+    if std::fs::write(locked.join("probe"), "").is_err() {
+        let o = pbdfit_in(&dir, &["study", "s.toml", "--out", "locked"]);
+        assert_input_error(&o, &["results folder", "cannot be written"]);
+    }
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -50,14 +50,15 @@ fn fem_tension_gives_the_exact_stretch() {
 /// the per-vertex error for ParaView.
 #[test]
 fn load_scenes_and_the_beam_fit() {
-    // Torsion at N = 1 holds every vertex (both faces): nothing to fit, which is an error, not error 0.
     for scene in ["tension", "compression", "shear"] {
         let v = json(&pbdfit(&["fit", "--scene", scene, "--json", "--grid", "5"]));
         let e = v["error"].as_f64().unwrap();
         assert!(e.is_finite() && e > 0.0, "{scene}: {e}");
     }
-    let o = pbdfit(&["fit", "--scene", "torsion", "--n", "1", "--grid", "5"]);
-    assert_eq!(o.status.code(), Some(2));
+    // Torsion at its default N = 1 holds every vertex (the bottom face, and the turned top face): there is
+    // nothing to fit, which is refused (issue 26) instead of "fitted" with error 0.
+    let o = pbdfit(&["fit", "--scene", "torsion", "--json", "--grid", "5"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     assert!(text(&o.stderr).contains("moves no free vertex"), "{}", text(&o.stderr));
     let dir = scratch_dir("beam");
     let vtu = dir.join("beam.vtu");

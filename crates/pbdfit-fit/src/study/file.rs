@@ -279,6 +279,7 @@ impl Study {
             message,
         };
         let file: StudyFile = toml::from_str(text).map_err(|e| bad("file", e.to_string().trim().to_string()))?;
+        pbdfit_mesh::check_file_name(&file.name).map_err(|m| bad("name", m))?;
         let names = match (&file.model, &file.models) {
             (Some(_), Some(_)) => return Err(bad("models", "give either `model` or `models`, not both".into())),
             (None, Some(list)) if list.is_empty() => return Err(bad("models", "lists no model".into())),
@@ -311,9 +312,16 @@ impl Study {
         if file.scenes.is_empty() {
             return Err(bad("scenes", "lists no scene".into()));
         }
-        let mut scenes = Vec::new();
+        let mut scenes: Vec<SceneSet> = Vec::new();
         for s in &file.scenes {
             let set = SceneSet::load(s).map_err(|e| bad(&format!("scenes: `{s}`"), e.to_string()))?;
+            // A scene set's name names its CSV files: listed twice, it was computed twice into them.
+            if scenes.iter().any(|other| other.name() == set.name()) {
+                return Err(bad(
+                    &format!("scenes: `{s}`"),
+                    format!("scene `{}` is listed twice (its name names the results files)", set.name()),
+                ));
+            }
             scenes.push(match file.mass_model {
                 Some(m) => set.with_mass_model(m),
                 None => set,
@@ -392,8 +400,12 @@ impl Study {
                     if e.values.is_empty() {
                         return Err(bad(&entry, "empty list of values".into()));
                     }
-                    for v in &e.values {
+                    for (i, v) in e.values.iter().enumerate() {
                         setting.check(*v).map_err(|m| bad(&entry, m))?;
+                        // Each value writes its rows once; a repeated one wrote them twice.
+                        if e.values[..i].contains(v) {
+                            return Err(bad(&entry, format!("value {v} is listed twice")));
+                        }
                     }
                     Some((setting, e.values.clone()))
                 }

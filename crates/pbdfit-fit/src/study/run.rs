@@ -79,12 +79,8 @@ pub fn run_plan(
     let first = study.scenes[0].scenes().first().ok_or_else(|| FitError::Internal("empty scene set".into()))?;
     let reference_name = cache.reference(first, study.base.n, study.base.dt)?.describe();
     let layout = study.layout(&reference_name);
+    prepare_folder(out_dir)?;
     store::check_layout(out_dir, &layout, &study.origin)?;
-    std::fs::create_dir_all(out_dir).map_err(|e| pbdfit_results::ResultsError::Io {
-        action: "cannot write",
-        path: out_dir.into(),
-        source: e,
-    })?;
 
     // What earlier runs finished.
     let model = study.kind.name();
@@ -228,6 +224,18 @@ pub fn run_plan(
 /// A value for progress lines: 4 decimals on a linear scale, 3 significant digits otherwise.
 fn short(v: f64) -> String {
     if v == 0.0 || (1e-3..1e3).contains(&v.abs()) { format!("{v:.4}") } else { format!("{v:.3e}") }
+}
+
+/// Creates the results folder and writes (and removes) a file in it, before any fit: a folder that is
+/// a file or not writable was found only when the first finished fit was appended, and reported as an
+/// internal error ("every fit finished before is kept") though nothing had run.
+fn prepare_folder(out_dir: &Path) -> Result<(), FitError> {
+    let fail = |source| FitError::ResultsFolder { path: out_dir.display().to_string(), source };
+    std::fs::create_dir_all(out_dir).map_err(fail)?;
+    let probe = out_dir.join(format!(".pbdfit-write-check-{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(fail)?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
 }
 
 /// One fit of a study, as a record (failed fits become failed records, never errors).
