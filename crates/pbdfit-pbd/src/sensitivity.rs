@@ -4,11 +4,11 @@
 //! - Projection models (PBD, XPBD and its spring potentials): the rest state is the fixed point
 //!   `F(u, p) = Phi(u, p) - u = 0` of one step from rest, so by the implicit function theorem
 //!   `(I - dPhi/du) s_j = dPhi/dp_j`, one linear solve per parameter. The solve is restarted GMRES with
-//!   Jacobian-vector products `dPhi/du v` taken as forward differences of the rest map itself from
-//!   `Phi(u*)`, through the very sweeps the rest state used (so every projection rule, present and future,
-//!   is differentiated with no code of its own; one map evaluation per product); `dPhi/dp_j` is a central
-//!   difference of the map in the parameter (a one-sided second-order difference at an edge of the allowed
-//!   range). The tests find the result within 4e-6 of differences of rest states.
+//!   Jacobian-vector products `dPhi/du v` taken as central differences of the rest map itself, through the
+//!   very sweeps the rest state used (so every projection rule, present and future, is differentiated with
+//!   no code of its own); `dPhi/dp_j` is likewise a central difference of the map in the parameter (a
+//!   one-sided second-order difference at an edge of the allowed range). The differences' relative
+//!   error is about 1e-10, far below the 1e-5 of the check against differences of rest states.
 //! - Mass-spring models: the rest state is the equilibrium `f(u, p) = 0`, so `K s_j = -df/dp_j` with the
 //!   Newton tangent `K = df/du` (one sparse LU for all parameters); the force is linear in `ks` and
 //!   `kvol`, and the model's rule gives `d(ks, kvol)/dp_j`.
@@ -23,7 +23,7 @@ use crate::{ModelRule, PbdError, PbdSystem, ProjectionRule, Scale, SimParams, Ve
 pub struct SensitivityOptions {
     /// GMRES stops when `|(I - dPhi/du) s - dPhi/dp|_2 <= tolerance |dPhi/dp|_2`.
     pub tolerance: f64,
-    /// Largest number of Jacobian-vector products per parameter (each costs one rest-map evaluation).
+    /// Largest number of Jacobian-vector products per parameter (each costs two rest-map evaluations).
     pub max_products: usize,
     /// Krylov vectors kept before a restart.
     pub restart: usize,
@@ -31,7 +31,7 @@ pub struct SensitivityOptions {
 
 impl Default for SensitivityOptions {
     fn default() -> Self {
-        Self { tolerance: 1e-7, max_products: 1500, restart: 60 }
+        Self { tolerance: 1e-8, max_products: 1500, restart: 60 }
     }
 }
 
@@ -52,13 +52,8 @@ pub struct Sensitivity {
 /// on a linear one.
 const PARAMETER_STEP: f64 = 1e-5;
 
-/// The displacement step of a Jacobian-vector product, relative to the largest displacement: a forward
-/// difference's truncation error is of the order of this step (the map's curvature scale is the
-/// displacement itself for the energy-form springs, the edge length otherwise), its rounding error of
-/// 1e-16 over it. Measured with the tests: 5e-8 agrees with differences of rest states to 4.1e-6 at
-/// worst; 1e-7 gives 8.2e-6 (the Morse potential under torsion), 2e-8 leaves GMRES on a rounding floor
-/// above its 1e-7 tolerance (the wall at N = 4).
-const STATE_STEP: f64 = 5e-8;
+/// The displacement step of a Jacobian-vector product, relative to the largest displacement.
+const STATE_STEP: f64 = 1e-5;
 
 impl PbdSystem {
     /// The sensitivity of the rest state at `params` (its displacements `rest`, m, converged) to the
@@ -125,10 +120,6 @@ impl PbdSystem {
             self.rest_map(rules, params, &mut d, at, out);
         };
         let scale = inf(&x).max(1e-9 * self.extent);
-        // Phi(u*), the base of every forward difference (equal to u* within the rest state's tolerance,
-        // but the difference must start from the map's own value).
-        let mut phi = vec![0.0; n];
-        map(&rules, params, &x, &mut phi);
         let mut columns = Vec::new();
         let mut worst: f64 = 0.0;
         for j in 0..params.model.values().len() {
@@ -144,8 +135,9 @@ impl PbdSystem {
                 }
             }
             b.iter_mut().for_each(|v| *v /= h);
-            // (I - dPhi/du) s = b, with dPhi/du v by a forward difference of the map from Phi(u*).
+            // (I - dPhi/du) s = b, with dPhi/du v by central differences of the map.
             let mut plus = vec![0.0; n];
+            let mut minus = vec![0.0; n];
             let mut trial = vec![0.0; n];
             let apply = |v: &[f64], av: &mut [f64]| {
                 let size = inf(v);
@@ -158,8 +150,12 @@ impl PbdSystem {
                     *t = xi + eps * vi;
                 }
                 map(&rules, params, &trial, &mut plus);
-                for (((a, vi), p), m) in av.iter_mut().zip(v).zip(&plus).zip(&phi) {
-                    *a = vi - (p - m) / eps;
+                for ((t, xi), vi) in trial.iter_mut().zip(&x).zip(v) {
+                    *t = xi - eps * vi;
+                }
+                map(&rules, params, &trial, &mut minus);
+                for (((a, vi), p), m) in av.iter_mut().zip(v).zip(&plus).zip(&minus) {
+                    *a = vi - (p - m) / (2.0 * eps);
                 }
             };
             let solved = gmres(apply, &b, options.tolerance, options.restart, options.max_products);
