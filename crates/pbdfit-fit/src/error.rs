@@ -173,8 +173,13 @@ pub enum SearchError {
         upper: f64,
     },
     /// A search name that does not exist.
-    #[error("unknown search `{0}`: the searches are gradient, pattern")]
-    UnknownSearch(String),
+    #[error("unknown search `{name}`: the searches are {allowed}")]
+    UnknownSearch {
+        /// The name given.
+        name: String,
+        /// The searches there are ([`Search::ALL`](crate::Search::ALL)).
+        allowed: String,
+    },
     /// A log-scale parameter with a bound <= 0.
     #[error("box for {name}: {name} is searched on a log10 scale, so both bounds must be > 0 (got {lower}:{upper})")]
     NonPositiveLogBound {

@@ -42,7 +42,10 @@ impl Search {
 
     /// Parses [`name`](Self::name)'s values; the error lists them.
     pub fn parse(text: &str) -> Result<Self, SearchError> {
-        Self::ALL.into_iter().find(|s| s.name() == text).ok_or_else(|| SearchError::UnknownSearch(text.to_string()))
+        Self::ALL.into_iter().find(|s| s.name() == text).ok_or_else(|| SearchError::UnknownSearch {
+            name: text.to_string(),
+            allowed: Self::ALL.map(Search::name).join(", "),
+        })
     }
 }
 
@@ -128,11 +131,6 @@ impl FitOptions {
             max_iterations: 10_000,
             identifiability: true,
         }
-    }
-
-    /// The same controls with another search.
-    pub fn with_search(self, search: Search) -> Self {
-        Self { search, ..self }
     }
 
     /// Grid points per axis (the search's default unless set).

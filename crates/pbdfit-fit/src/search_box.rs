@@ -173,7 +173,11 @@ impl SearchBox {
     /// kd-major, `kd = i/(r-1)` outer, `kv = j/(r-1)` inner; methodology, section The fit).
     pub fn grid(&self, resolution: usize) -> Vec<Vec<f64>> {
         let r = resolution.max(2);
-        let at = |i: usize| i as f64 / (r - 1) as f64;
+        self.product(r, |i| i as f64 / (r - 1) as f64)
+    }
+
+    /// Every combination of `r` coordinates `at(0..r)` per axis, the first axis outermost.
+    fn product(&self, r: usize, at: impl Fn(usize) -> f64 + Copy) -> Vec<Vec<f64>> {
         let mut points: Vec<Vec<f64>> = vec![Vec::new()];
         for _ in &self.axes {
             points = points.into_iter().flat_map(|p| (0..r).map(move |i| [p.clone(), vec![at(i)]].concat())).collect();
@@ -185,12 +189,7 @@ impl SearchBox {
     /// axis outermost (the gradient search's grid: no point on a bound).
     pub fn centred_grid(&self, resolution: usize) -> Vec<Vec<f64>> {
         let r = resolution.max(1);
-        let at = |i: usize| (i as f64 + 0.5) / r as f64;
-        let mut points: Vec<Vec<f64>> = vec![Vec::new()];
-        for _ in &self.axes {
-            points = points.into_iter().flat_map(|p| (0..r).map(move |i| [p.clone(), vec![at(i)]].concat())).collect();
-        }
-        points
+        self.product(r, |i| (i as f64 + 0.5) / r as f64)
     }
 
     /// The parameters whose unit coordinate lies on the box's edge (0 or 1).
