@@ -133,6 +133,15 @@ impl FitOptions {
         }
     }
 
+    /// Runs `search` instead: a grid chosen for another search is dropped (each search has its own
+    /// default grid). What `--search` does over a study or table file's `[fit] search`.
+    pub fn use_search(&mut self, search: Search) {
+        if search != self.search {
+            self.search = search;
+            self.grid = None;
+        }
+    }
+
     /// Grid points per axis (the search's default unless set).
     pub fn resolution(&self) -> usize {
         self.grid.unwrap_or_else(|| match self.search {
@@ -457,10 +466,7 @@ fn fit_gradient(
         });
     }
     let before = budget.spent;
-    let descents: Vec<gradient::Descent> = starts
-        .into_iter()
-        .map(|(t, e)| gradient::descend(problem, search_box, t, e, &mut budget, &mut failures))
-        .collect();
+    let descents = gradient::descend_all(problem, search_box, starts, &mut budget, &mut failures);
     evaluations += budget.spent - before;
     let best = descents
         .iter()
@@ -469,7 +475,14 @@ fn fit_gradient(
         .map(|(i, _)| i)
         .expect("at least one start");
     let best_error = descents[best].evaluation.error;
-    let reached = descents.iter().filter(|d| d.evaluation.error <= best_error * (1.0 + REACHED)).count();
+    // A merged descent reached what the descent it joined reached.
+    let end = |mut i: usize| {
+        while let Some(j) = descents[i].merged {
+            i = j;
+        }
+        descents[i].evaluation.error
+    };
+    let reached = (0..descents.len()).filter(|&i| end(i) <= best_error * (1.0 + REACHED)).count();
     let total = descents.len();
     let chosen = descents.into_iter().nth(best).expect("the best start");
     let identifiability =

@@ -22,6 +22,13 @@ use pbdfit_pbd::{PbdError, Scale, SensitivityOptions};
 use crate::fit::{Budget, FailedPoint};
 use crate::{Evaluation, FitProblem, Identifiability, SearchBox, SearchStep};
 
+/// The sensitivity solve of a linearisation: GMRES to a relative residual of 1e-6 rather than the
+/// default 1e-8. The model only proposes steps, each of which is judged by its own rest state; and
+/// near `kd = 0` at small time steps the rest map contracts so slowly that the central-difference
+/// products stagnate just above 1e-8 (thesis, gravity-wall, dt = 0.001, nu = 0.4: 1.9e-8 after 1,500
+/// products), which would end the descent early.
+const LINEARISATION: SensitivityOptions = SensitivityOptions { tolerance: 1e-6, max_products: 1500, restart: 60 };
+
 /// The most basins a fit starts from (besides the starts its caller gives).
 pub const MAX_BASINS: usize = 3;
 
@@ -55,8 +62,15 @@ pub(crate) struct Descent {
     pub model: Option<(Vec<f64>, Vec<f64>)>,
     /// Accepted points, from the start.
     pub history: Vec<SearchStep>,
+    /// The damping.
+    mu: f64,
+    /// Trial points evaluated so far.
+    trials: usize,
+    /// Whether the descent has ended.
+    done: bool,
+    /// The descent this one joined (it came within [`MERGE`] of that one's point, which was no higher).
+    pub merged: Option<usize>,
 }
-
 /// The objective a descent minimises, from an evaluation.
 pub(crate) fn objective(problem: &FitProblem, e: &Evaluation) -> f64 {
     if e.failure.is_some() {
@@ -92,7 +106,7 @@ pub(crate) fn linearise(
     let mut h = vec![0.0; d * d];
     for (p, part) in problem.parts.iter().enumerate() {
         let u = &evaluation.rest[p];
-        let s = part.system.sensitivity(&params, u, &SensitivityOptions::default())?;
+        let s = part.system.sensitivity(&params, u, &LINEARISATION)?;
         let m = part.moved.len().max(1) as f64;
         let (mut ge, mut he) = (vec![0.0; d], vec![0.0; d * d]);
         for &i in &part.moved {
@@ -122,84 +136,131 @@ pub(crate) fn linearise(
     Ok((g, h))
 }
 
-/// Runs Levenberg-Marquardt from `t` (with its evaluation), spending rest states from `budget`;
-/// records points without a rest state in `failures`.
-pub(crate) fn descend(
+impl Descent {
+    /// A descent starting at `t` (with its evaluation).
+    pub(crate) fn new(problem: &FitProblem, search_box: &SearchBox, t: Vec<f64>, evaluation: Evaluation) -> Self {
+        Self {
+            history: vec![SearchStep { x: t.clone(), cost: evaluation.error, step: 0.0 }],
+            model: linearise(problem, search_box, &t, &evaluation).ok(),
+            objective: objective(problem, &evaluation),
+            t,
+            evaluation,
+            mu: 1e-3,
+            trials: 0,
+            done: false,
+            merged: None,
+        }
+    }
+
+    /// One Levenberg-Marquardt trial: at most one rest state, spent from `budget`. Ends the descent
+    /// when it has converged, cannot step, or has used [`MAX_ITERATIONS`] trials.
+    fn step(
+        &mut self,
+        problem: &FitProblem,
+        search_box: &SearchBox,
+        budget: &mut Budget,
+        failures: &mut Vec<FailedPoint>,
+    ) {
+        let d = self.t.len();
+        loop {
+            let Some((g, h)) = self.model.as_ref() else { return self.done = true };
+            if self.trials >= MAX_ITERATIONS || budget.exhausted() {
+                return self.done = true;
+            }
+            // Free parameters: not on a bound with the gradient pushing outward.
+            let free: Vec<usize> =
+                (0..d).filter(|&j| !((self.t[j] <= 0.0 && g[j] > 0.0) || (self.t[j] >= 1.0 && g[j] < 0.0))).collect();
+            if free.is_empty() || free.iter().all(|&j| g[j] == 0.0) {
+                return self.done = true;
+            }
+            let largest = free.iter().map(|&j| h[j * d + j]).fold(0.0, f64::max);
+            let floor = (1e-12 * largest).max(f64::MIN_POSITIVE);
+            let mu = self.mu;
+            let a = DMatrix::from_fn(free.len(), free.len(), |r, c| {
+                let (j, k) = (free[r], free[c]);
+                h[j * d + k] + if r == c { mu * h[j * d + j].max(floor) } else { 0.0 }
+            });
+            let b = DVector::from_fn(free.len(), |r, _| -g[free[r]]);
+            let Some(delta) = a.cholesky().map(|c| c.solve(&b)) else {
+                // Not a rest state spent: raise the damping and try again.
+                self.mu *= 4.0;
+                if self.mu > 1e10 {
+                    return self.done = true;
+                }
+                continue;
+            };
+            let mut trial = self.t.clone();
+            for (r, &j) in free.iter().enumerate() {
+                trial[j] = (trial[j] + delta[r]).clamp(0.0, 1.0);
+            }
+            let step = trial.iter().zip(&self.t).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+            if step <= 1e-12 {
+                return self.done = true;
+            }
+            let e = problem.evaluate(&search_box.values(&trial), Some(&self.evaluation));
+            budget.spend();
+            self.trials += 1;
+            if let Some(reason) = &e.failure {
+                failures.push(FailedPoint { parameters: search_box.values(&trial), reason: reason.clone() });
+            }
+            let f_new = objective(problem, &e);
+            if f_new < self.objective {
+                let decrease = (self.objective - f_new) / self.objective;
+                self.history.push(SearchStep { x: trial.clone(), cost: e.error, step });
+                self.model = linearise(problem, search_box, &trial, &e).ok();
+                self.t = trial;
+                self.evaluation = e;
+                self.objective = f_new;
+                self.mu = (self.mu / 3.0).max(1e-12);
+                // Converged: no decrease, or a step below the pattern search's resolution (1e-4 of an
+                // axis) that gains less than 1e-9 (a zig-zag of finite-difference gradients along a
+                // flat valley would otherwise crawl on for dozens of rest states).
+                self.done = decrease <= 1e-12 || (step <= 1e-4 && decrease <= 1e-9);
+            } else {
+                self.mu *= 4.0;
+                self.done = self.mu > 1e10;
+            }
+            return;
+        }
+    }
+}
+
+/// Two descents whose points come within this distance (largest unit coordinate) are taken to be in the
+/// same basin: the higher one stops and counts as the lower one's.
+pub const MERGE: f64 = 1e-2;
+
+/// Runs Levenberg-Marquardt from every start, in turns of one trial each (so no start is starved of the
+/// budget by the ones before it), stopping a descent that comes within [`MERGE`] of another one's point
+/// that is no higher. Records points without a rest state in `failures`.
+pub(crate) fn descend_all(
     problem: &FitProblem,
     search_box: &SearchBox,
-    t: Vec<f64>,
-    evaluation: Evaluation,
+    starts: Vec<(Vec<f64>, Evaluation)>,
     budget: &mut Budget,
     failures: &mut Vec<FailedPoint>,
-) -> Descent {
-    let d = t.len();
-    let f = objective(problem, &evaluation);
-    let mut here = Descent {
-        history: vec![SearchStep { x: t.clone(), cost: evaluation.error, step: 0.0 }],
-        model: linearise(problem, search_box, &t, &evaluation).ok(),
-        t,
-        evaluation,
-        objective: f,
-    };
-    let mut mu = 1e-3;
-    for _ in 0..MAX_ITERATIONS {
-        let Some((g, h)) = here.model.clone() else { break };
-        if budget.exhausted() {
-            break;
-        }
-        // Free parameters: not on a bound with the gradient pushing outward.
-        let free: Vec<usize> =
-            (0..d).filter(|&j| !((here.t[j] <= 0.0 && g[j] > 0.0) || (here.t[j] >= 1.0 && g[j] < 0.0))).collect();
-        if free.is_empty() || free.iter().all(|&j| g[j] == 0.0) {
-            break;
-        }
-        let largest = free.iter().map(|&j| h[j * d + j]).fold(0.0, f64::max);
-        let floor = (1e-12 * largest).max(f64::MIN_POSITIVE);
-        let a = DMatrix::from_fn(free.len(), free.len(), |r, c| {
-            let (j, k) = (free[r], free[c]);
-            h[j * d + k] + if r == c { mu * h[j * d + j].max(floor) } else { 0.0 }
-        });
-        let b = DVector::from_fn(free.len(), |r, _| -g[free[r]]);
-        let Some(delta) = a.cholesky().map(|c| c.solve(&b)) else {
-            mu *= 4.0;
-            if mu > 1e10 {
-                break;
+) -> Vec<Descent> {
+    let mut descents: Vec<Descent> = starts.into_iter().map(|(t, e)| Descent::new(problem, search_box, t, e)).collect();
+    while descents.iter().any(|d| !d.done) {
+        for k in 0..descents.len() {
+            if descents[k].done {
+                continue;
             }
-            continue;
-        };
-        let mut trial = here.t.clone();
-        for (r, &j) in free.iter().enumerate() {
-            trial[j] = (trial[j] + delta[r]).clamp(0.0, 1.0);
-        }
-        let step = trial.iter().zip(&here.t).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
-        if step <= 1e-12 {
-            break;
-        }
-        let e = problem.evaluate(&search_box.values(&trial), Some(&here.evaluation));
-        budget.spend();
-        if let Some(reason) = &e.failure {
-            failures.push(FailedPoint { parameters: search_box.values(&trial), reason: reason.clone() });
-        }
-        let f_new = objective(problem, &e);
-        if f_new < here.objective {
-            let decrease = (here.objective - f_new) / here.objective;
-            here.history.push(SearchStep { x: trial.clone(), cost: e.error, step });
-            here.model = linearise(problem, search_box, &trial, &e).ok();
-            here.t = trial;
-            here.evaluation = e;
-            here.objective = f_new;
-            mu = (mu / 3.0).max(1e-12);
-            if decrease <= 1e-12 {
-                break;
-            }
-        } else {
-            mu *= 4.0;
-            if mu > 1e10 {
-                break;
+            descents[k].step(problem, search_box, budget, failures);
+            let here = &descents[k];
+            let joined = (0..descents.len()).find(|&j| {
+                j != k
+                    && descents[j].merged.is_none()
+                    && descents[j].history.iter().any(|p| {
+                        p.cost <= here.evaluation.error && p.x.iter().zip(&here.t).all(|(a, b)| (a - b).abs() <= MERGE)
+                    })
+            });
+            if let Some(j) = joined {
+                descents[k].merged = Some(j);
+                descents[k].done = true;
             }
         }
     }
-    here
+    descents
 }
 
 /// Indices of the grid points that start descents: per basin (a local minimum of the grid, ties with

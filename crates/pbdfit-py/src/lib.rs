@@ -262,11 +262,11 @@ fn simulate<'py>(
         .collect()
 }
 
-/// One fit, as `pbdfit fit` makes it (grid, then compass search, on the CPU): a dict with
+/// One fit, as `pbdfit fit` makes it (the gradient search unless `search="pattern"`, on the CPU): a dict with
 /// `parameters` (name -> value), `error`, `scene_errors` (name -> error, compound scenes), `at_bound`,
 /// `evaluations`, `failed_evaluations`, `reference`, `seconds`, `condition`, `ranges`.
 #[pyfunction]
-#[pyo3(signature = (scene, young, poisson, model="pbd", dt=0.01, n=None, nit=1, search_box=None, grid=None, min_step=1e-4, material=None, search="pattern", max_evaluations=400, max_seconds=None))]
+#[pyo3(signature = (scene, young, poisson, model="pbd", dt=0.01, n=None, nit=1, search_box=None, grid=None, min_step=1e-4, material=None, search="gradient", max_evaluations=400, max_seconds=None))]
 fn fit<'py>(
     py: Python<'py>,
     scene: &str,

@@ -171,6 +171,7 @@ pub fn build(
         parts: layout.scenes[0].parts.clone(),
         reference,
         mass_model: set.scenes().first().map(|s| s.mass_model.name().to_string()).unwrap_or_default(),
+        search: (study.fit.search != pbdfit_fit::Search::Pattern).then(|| study.fit.search.name().to_string()),
         grid: study.fit.resolution(),
         min_step: study.fit.min_step,
         axes: axes.clone(),

@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
-use pbdfit_fit::FitOptions;
 use pbdfit_fit::study::{BoxDef, Configuration, Experiment, FitDef, Study};
+use pbdfit_fit::{FitOptions, Search};
 use pbdfit_mesh::{MassModel, ReferenceTable, SceneSet};
 use pbdfit_pbd::{ModelKind, Precision};
 use serde::Deserialize;
@@ -123,8 +123,10 @@ impl TableDef {
         };
         axes.validate().map_err(|(key, m)| bad(&format!("axes.{key}"), m))?;
         let fit = file.fit.options(kind, &file.search_box, false, false).map_err(|(key, m)| bad(&key, m))?;
-        // A fit's identifiability never changes the fit; tables do not record it, so it is not measured.
-        let fit = FitOptions { identifiability: false, ..fit };
+        // A table without `[fit] search` runs the gradient search (keeping any grid the file gives); a
+        // fit's identifiability never changes the fit, and tables do not record it, so it is not measured.
+        let search = if file.fit.search.is_some() { fit.search } else { Search::Gradient };
+        let fit = FitOptions { identifiability: false, search, ..fit };
         let study = Study {
             name: file.name.clone(),
             description: file.description.clone(),

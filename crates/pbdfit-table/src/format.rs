@@ -131,6 +131,10 @@ pub struct TableMeta {
     pub reference: String,
     /// Mass model.
     pub mass_model: String,
+    /// The search of every fit, where it is not the thesis's pattern search (`gradient`); absent in the
+    /// tables built before the gradient search existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<String>,
     /// Grid points per axis of each fit's grid sweep.
     pub grid: usize,
     /// Pattern search's minimum step.

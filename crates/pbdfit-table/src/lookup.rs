@@ -331,6 +331,7 @@ mod tests {
                 parts: Vec::new(),
                 reference: "linear static".into(),
                 mass_model: "lumped".into(),
+                search: None,
                 grid: 21,
                 min_step: 1e-4,
                 axes,

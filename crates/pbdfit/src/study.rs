@@ -55,11 +55,8 @@ pub fn run(args: StudyArgs) -> CliResult {
         if let Some(p) = args.precision {
             study.precision = p;
         }
-        if let Some(search) = args.search
-            && search != study.fit.search
-        {
-            study.fit.search = search;
-            study.fit.grid = None;
+        if let Some(search) = args.search {
+            study.fit.use_search(search);
         }
         study.check_reference().map_err(fit_error)?;
         if args.poisson_stride > 1 {

@@ -22,6 +22,10 @@ pub struct TableArgs {
     /// Where the grid rest states are computed.
     #[arg(long, value_enum, default_value_t = BackendName::Cpu)]
     backend: BackendName,
+    /// The search, over the table file's `[fit] search`: `gradient` or `pattern`. Choosing another
+    /// search than the file's also drops the file's `grid` (each search has its own default grid).
+    #[arg(long, value_parser = |s: &str| pbdfit_fit::Search::parse(s))]
+    search: Option<pbdfit_fit::Search>,
     /// Testing: abort the process (as kill -9 would) right after the K-th fit of this run is written.
     #[arg(long, hide = true)]
     abort_after: Option<usize>,
@@ -38,7 +42,10 @@ pub fn table_error(e: TableError) -> CliError {
 
 /// Runs `pbdfit table`.
 pub fn run(args: TableArgs) -> CliResult {
-    let def = TableDef::from_file(&args.file).map_err(table_error)?;
+    let mut def = TableDef::from_file(&args.file).map_err(table_error)?;
+    if let Some(search) = args.search {
+        def.study.fit.use_search(search);
+    }
     let out =
         args.out.clone().unwrap_or_else(|| args.file.parent().unwrap_or(std::path::Path::new(".")).join(&def.name));
     let largest = def.axes.n.iter().fold(1.0f64, |a, &b| a.max(b)) as usize;

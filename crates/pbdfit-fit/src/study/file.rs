@@ -73,7 +73,8 @@ pub struct FitDef {
     pub grid: Option<usize>,
     /// Stopping step of the pattern search, in unit coordinates (> 0).
     pub min_step: Option<f64>,
-    /// The search, `pattern` (the default of study files: the thesis's) or `gradient`.
+    /// The search, `pattern` (the default of study files: the thesis's) or `gradient` (the default of
+    /// table files).
     pub search: Option<String>,
 }
 
