@@ -89,6 +89,14 @@ impl Budget {
     }
 }
 
+/// The most projection sweeps one rest state of the gradient search may spend. A converging rest state
+/// of the committed studies needs at most a few thousand map evaluations (fixed point, `nit` sweeps
+/// each; the solver falls back to stepping after 3,000); what is left of the default 20,000,000 is the
+/// stepping fallback's, where a point that creeps without running away (XPBD at alpha_v = 1e-14 on
+/// gravity-ceiling at N = 4; torsion near kd = 0) spent minutes. 200,000 sweeps leave the fallback
+/// about 100,000 even at nit = 32.
+pub const GRADIENT_MAX_SWEEPS: usize = 200_000;
+
 /// Controls of a fit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FitOptions {
@@ -139,6 +147,16 @@ impl FitOptions {
         if search != self.search {
             self.search = search;
             self.grid = None;
+        }
+    }
+
+    /// The rest-state controls of this search from `base`: the gradient search caps every rest state at
+    /// [`GRADIENT_MAX_SWEEPS`] projection sweeps (a point that neither converges nor runs away by then is
+    /// a failed point, "not converged"); the pattern search keeps `base` (the thesis's results are pinned).
+    pub fn rest_options(&self, base: &RestOptions) -> RestOptions {
+        match self.search {
+            Search::Pattern => *base,
+            Search::Gradient => RestOptions { max_sweeps: base.max_sweeps.min(GRADIENT_MAX_SWEEPS), ..*base },
         }
     }
 
@@ -332,16 +350,16 @@ pub fn fit_with_grid(
     {
         return Err(FitError::Internal("grid rest states do not match the problem's parts, box or grid".into()));
     }
-    // A time limit reaches into the rest states, so that one slow point cannot outlast it.
+    // A time limit reaches into the rest states, so that one slow point cannot outlast it; the search
+    // may cap each rest state's sweeps.
+    let deadline = options.max_seconds.map(|seconds| start + std::time::Duration::from_secs_f64(seconds.max(0.0)));
+    let rest_options = options.rest_options(&RestOptions { deadline, ..problem.rest_options });
     let limited;
-    let problem = match options.max_seconds {
-        Some(seconds) => {
-            let deadline = start + std::time::Duration::from_secs_f64(seconds.max(0.0));
-            let rest_options = RestOptions { deadline: Some(deadline), ..problem.rest_options };
-            limited = FitProblem { rest_options, ..problem.clone() };
-            &limited
-        }
-        None => problem,
+    let problem = if rest_options != problem.rest_options {
+        limited = FitProblem { rest_options, ..problem.clone() };
+        &limited
+    } else {
+        problem
     };
     if options.search == Search::Gradient {
         return fit_gradient(problem, grids, options, &points, start);
@@ -508,7 +526,7 @@ fn fit_gradient(
 pub fn fit(problem: &FitProblem, options: &FitOptions, backend: &dyn RestStateBackend) -> Result<FitResult, FitError> {
     let start = Instant::now();
     let deadline = options.max_seconds.map(|s| start + std::time::Duration::from_secs_f64(s.max(0.0)));
-    let rest_options = RestOptions { deadline, ..problem.rest_options };
+    let rest_options = options.rest_options(&RestOptions { deadline, ..problem.rest_options });
     let grids: Vec<GridRestStates> = problem
         .parts
         .iter()
@@ -528,4 +546,26 @@ pub fn fit(problem: &FitProblem, options: &FitOptions, backend: &dyn RestStateBa
 /// [`fit`] on the CPU backend.
 pub fn fit_cpu(problem: &FitProblem, options: &FitOptions) -> Result<FitResult, FitError> {
     fit(problem, options, &CpuBackend)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pbdfit_pbd::ModelKind;
+
+    /// The pattern search's rest states are the thesis's (pinned results); the gradient search caps
+    /// each at [`GRADIENT_MAX_SWEEPS`] and keeps every other control.
+    #[test]
+    fn only_the_gradient_search_caps_a_rest_states_sweeps() {
+        let base = RestOptions { anderson_memory: 7, ..RestOptions::default() };
+        let mut options = FitOptions::new(SearchBox::default_for(ModelKind::PBD));
+        assert_eq!(options.rest_options(&base), base);
+        options.use_search(Search::Gradient);
+        let capped = options.rest_options(&base);
+        assert_eq!(capped.max_sweeps, GRADIENT_MAX_SWEEPS);
+        assert_eq!(RestOptions { max_sweeps: base.max_sweeps, ..capped }, base);
+        // A smaller budget the caller set stays.
+        let small = RestOptions { max_sweeps: 1000, ..base };
+        assert_eq!(options.rest_options(&small), small);
+    }
 }

@@ -50,7 +50,8 @@ impl GridRestStates {
         backend: &dyn RestStateBackend,
         options: &RestOptions,
     ) -> Self {
-        Self::compute_at(system, settings, &fit.search_box, fit.resolution(), fit.grid_points(), backend, options)
+        let options = fit.rest_options(options);
+        Self::compute_at(system, settings, &fit.search_box, fit.resolution(), fit.grid_points(), backend, &options)
     }
 
     fn compute_at(

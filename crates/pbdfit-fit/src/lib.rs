@@ -40,7 +40,7 @@ pub mod study;
 
 pub use error::{FitError, ReferenceFault, SearchError};
 pub use error_metric::{compound_error, moved_vertices, reference_fault, relative_error};
-pub use fit::{FailedPoint, FitOptions, FitResult, Search, fit, fit_cpu, fit_with_grid};
+pub use fit::{FailedPoint, FitOptions, FitResult, GRADIENT_MAX_SWEEPS, Search, fit, fit_cpu, fit_with_grid};
 pub use gradient::{MAX_BASINS, REACHED, gradient_grid};
 pub use grid::{GridRestStates, Lineage, SharedRestStates};
 pub use identifiability::{Identifiability, RISE};
