@@ -116,8 +116,10 @@ fn issue_26_4_a_folder_of_another_grid_is_refused_naming_both() {
     std::fs::write(&file, TINY.replace("grid = 5", "grid = 5\nmin_step = 1e-3")).unwrap();
     let o = pbdfit(&["study", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert_input_error(&o, &["min_step 1e-4", "min_step 1e-3"]);
+    // The gradient search (a summary.json of the pattern search does not name its search; the rows do).
+    std::fs::write(&file, TINY).unwrap();
     let o = pbdfit(&["study", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--search", "gradient"]);
-    assert_input_error(&o, &["gradient", "another --out"]);
+    assert_input_error(&o, &["the pattern search", "the gradient search", "another --out"]);
     assert_eq!(files(&out), before);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -192,6 +192,7 @@ pub fn run_plan_in(
             total,
             resumed,
             message: format!("grid rest states for dt = {dt}, N = {n}, nit = {nit} on {}", backend.name()),
+            notice: false,
         });
         // Grids for every basic scene this group needs.
         let mut grids: HashMap<String, GridRestStates> = HashMap::new();
@@ -240,6 +241,7 @@ pub fn run_plan_in(
                         values.join(", "),
                         record.error
                     ),
+                    notice: false,
                 });
                 Ok(())
             })
