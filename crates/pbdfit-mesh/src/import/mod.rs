@@ -234,8 +234,10 @@ impl RawMesh {
                 largest,
             });
         }
-        // Each term divided first: a sum of finite volumes near f64::MAX would overflow.
-        let mean = volumes.iter().map(|v| v.abs() / volumes.len() as f64).sum::<f64>();
+        let count = volumes.len() as f64;
+        let mean = volumes.iter().map(|v| v.abs()).sum::<f64>() / count;
+        // A sum of finite volumes near f64::MAX overflows: then each term divided first.
+        let mean = if mean.is_finite() { mean } else { volumes.iter().map(|v| v.abs() / count).sum::<f64>() };
         if let Some(t) = volumes.iter().position(|v| v.abs() < DEGENERATE_FRACTION * mean || *v == 0.0) {
             return Err(ImportError::DegenerateTet {
                 origin: origin_s(),
