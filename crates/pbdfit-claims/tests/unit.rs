@@ -43,6 +43,7 @@ fn layout() -> StudyLayout {
         poisson: vec![],
         grid: 21,
         min_step: 1e-4,
+        search: None,
     }
 }
 

@@ -74,6 +74,35 @@ pub enum FitError {
         /// The study file.
         origin: String,
     },
+    /// The results folder records other fit-deciding settings (search, grid, min_step, box, reference,
+    /// model, precision, masses) than the study's, in its manifest or `summary.json`.
+    #[error(
+        "results folder {folder} was made with {found} (as its {record} records); study {origin} has {expected}: use another --out or remove the folder"
+    )]
+    FolderMismatch {
+        /// The folder.
+        folder: String,
+        /// The file that records the folder's settings (`manifest.json`, `summary.json`).
+        record: String,
+        /// The folder's settings that differ, e.g. `grid 5`.
+        found: String,
+        /// The study's values of the same settings, e.g. `grid 21`.
+        expected: String,
+        /// The study file.
+        origin: String,
+    },
+    /// Another run holds the results folder's lock.
+    #[error(
+        "results folder {folder} is being written by another pbdfit run ({holder}; lock file {lock}): wait for it to finish or use another --out"
+    )]
+    FolderInUse {
+        /// The folder.
+        folder: String,
+        /// The lock file.
+        lock: String,
+        /// Who holds it, as the lock file says (`pid 1234`).
+        holder: String,
+    },
     /// The results folder cannot be created or written (checked before any fit).
     #[error("results folder {path} cannot be written: {source} (is it a file, or not writable? give another --out)")]
     ResultsFolder {

@@ -1,6 +1,6 @@
 //! The device: adapter discovery, error capture, and the few buffer and pipeline helpers every kernel uses.
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 
 use wgpu::util::DeviceExt;
@@ -38,7 +38,10 @@ impl GpuContext {
     /// }
     /// ```
     pub fn new() -> Result<Self, GpuError> {
-        match catch_unwind(AssertUnwindSafe(Self::open)) {
+        // Quietly: the panic hook would print wgpu's panic and a backtrace note before the error (issue
+        // 26). The later calls need no such guard: validation errors go to `on_uncaptured_error` and
+        // pipeline creation runs in an error scope, so they are `GpuError`s, not panics.
+        match pbdfit_mesh::import::quietly(AssertUnwindSafe(Self::open)) {
             Ok(result) => result,
             Err(panic) => {
                 let reason = panic

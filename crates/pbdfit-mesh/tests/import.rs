@@ -348,13 +348,44 @@ fn regression_vtu_piece_without_points_is_an_error_not_a_panic() {
     assert!(matches!(parse_vtu(sneaky.as_bytes(), "sneaky.vtu"), Err(ImportError::Syntax { .. })));
 }
 
-/// Coordinates large enough that a volume overflows to infinity are refused as degenerate, not passed on
-/// with an infinite mass (the check used to test only for NaN).
+/// Coordinates large enough that a volume overflows to infinity are refused, not passed on with an
+/// infinite mass (the check used to test only for NaN); the message says the coordinates are too large
+/// and names the element, instead of "|volume| inf m^3 is below 1e-12 times the mean inf" (issue 26,
+/// item 10).
 #[test]
 fn an_overflowing_volume_is_refused() {
-    let node = "4 3 0 0\n1 0 0 0\n2 1e110 0 0\n3 0 1e110 0\n4 0 0 1e110\n";
-    let ele = "1 4 0\n1 1 2 3 4\n";
-    let raw = parse_tetgen(node, ele, "huge").unwrap();
-    let e = raw.validate("huge", ImportOptions::default()).unwrap_err();
-    assert!(matches!(e, ImportError::DegenerateTet { element: 1, .. }), "{e}");
+    for big in ["1e110", "1e300"] {
+        let node = format!("4 3 0 0\n1 0 0 0\n2 {big} 0 0\n3 0 {big} 0\n4 0 0 {big}\n");
+        let ele = "1 4 0\n7 1 2 3 4\n";
+        let raw = parse_tetgen(&node, ele, "huge").unwrap();
+        let e = raw.validate("huge", ImportOptions::default()).unwrap_err();
+        assert!(matches!(e, ImportError::NonFiniteVolume { element: 7, .. }), "{e}");
+        let message = e.to_string();
+        assert!(
+            message.contains("element 7") && message.contains("too large") && message.contains("not a finite"),
+            "{message}"
+        );
+        assert!(!message.contains("times the mean"), "{message}");
+    }
+}
+
+/// A malformed legacy `.vtk` names the file and the line where reading failed, not vtkio's bare
+/// "Parse error: Complete / Digit / Tag" (issue 26, item 10).
+#[test]
+fn a_malformed_legacy_vtk_names_the_line() {
+    let good = std::fs::read_to_string(data("cube.vtk")).unwrap();
+    let line_of = |needle: &str| good.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    // A coordinate that is not a number.
+    let points = line_of("POINTS") + 2;
+    let mut lines: Vec<String> = good.lines().map(str::to_string).collect();
+    lines[points - 1] = lines[points - 1].replacen('1', "x", 1);
+    let bad = lines.join("\n") + "\n";
+    let e = parse_legacy_vtk(bad.as_bytes(), "bad.vtk").unwrap_err();
+    let message = e.to_string();
+    assert!(matches!(e, ImportError::Syntax { line: Some(_), .. }), "{message}");
+    assert!(message.contains("bad.vtk") && message.contains(&format!("line {points}")), "{message}");
+    // A misspelt keyword.
+    let bad = good.replace("CELL_TYPES", "CELL_TYPOS");
+    let e = parse_legacy_vtk(bad.as_bytes(), "typo.vtk").unwrap_err().to_string();
+    assert!(e.contains("typo.vtk") && e.contains(&format!("line {}", line_of("CELL_TYPES"))), "{e}");
 }

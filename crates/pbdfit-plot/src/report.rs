@@ -262,6 +262,7 @@ mod tests {
                 poisson: vec![],
                 grid: 21,
                 min_step: 1e-4,
+                search: None,
             },
             naming,
             results_dir: "r".into(),

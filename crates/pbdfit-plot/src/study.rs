@@ -350,6 +350,7 @@ mod tests {
             poisson: vec![0.0],
             grid: 21,
             min_step: 1e-4,
+            search: None,
         };
         let row = |value: f64, nu: f64| FitRecord {
             scene: "gravity-floor".into(),

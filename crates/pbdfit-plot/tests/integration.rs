@@ -62,6 +62,7 @@ fn layout(
         poisson: NUS.to_vec(),
         grid: 21,
         min_step: 1e-4,
+        search: None,
     }
 }
 

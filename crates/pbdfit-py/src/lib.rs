@@ -393,7 +393,9 @@ fn study<'py>(
                 worker_cancel.store(true, Ordering::SeqCst);
                 worker_interrupt.store(true, Ordering::SeqCst);
             }
-            if progress && (p.done == p.total || p.done.is_multiple_of(50)) {
+            if p.notice {
+                eprintln!("{}", p.message);
+            } else if progress && (p.done == p.total || p.done.is_multiple_of(50)) {
                 eprintln!("[{}/{} fits, {} resumed] {}", p.done, p.total, p.resumed, p.message);
             }
         };

@@ -165,6 +165,11 @@ pub struct StudyLayout {
     pub grid: usize,
     /// The search stops below this step, as a fraction of each axis's width in search coordinates.
     pub min_step: f64,
+    /// The search that made the fits when it is not the pattern search (`gradient`). `None` (and absent
+    /// from `summary.json`, whose format is unchanged for pattern-search studies) for the pattern search
+    /// and in results from before the gradient search; a results folder's manifest always names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<String>,
 }
 
 impl StudyLayout {
@@ -234,6 +239,46 @@ pub fn write_summary(results_dir: &Path, summary: &StudySummary) -> Result<(), R
     std::fs::write(&path, text + "\n").map_err(|e| ResultsError::io("cannot write", &path, e))
 }
 
+/// The file name of a results folder's manifest: the settings that decide its fits ([`StudyLayout`], with
+/// the search always named), written before a run appends any row and removed once `summary.json`
+/// (which then records the same settings) is written. An interrupted run leaves it, so the next run into
+/// the folder is checked against it even with no `summary.json` yet.
+pub const MANIFEST_FILE: &str = "manifest.json";
+
+/// Reads `<results_dir>/manifest.json`; `Ok(None)` when there is none.
+pub fn read_manifest(results_dir: &Path) -> Result<Option<StudyLayout>, ResultsError> {
+    let path = results_dir.join(MANIFEST_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(ResultsError::io("cannot read", &path, e)),
+    };
+    serde_json::from_str(&text).map(Some).map_err(|e| ResultsError::Summary {
+        path: path.clone(),
+        message: format!("not a pbdfit results manifest ({e}); remove it if no results in the folder are wanted"),
+    })
+}
+
+/// Writes `<results_dir>/manifest.json` (through a temporary file and a rename, so a kill leaves the old
+/// manifest or the new one, never half of one).
+pub fn write_manifest(results_dir: &Path, layout: &StudyLayout) -> Result<(), ResultsError> {
+    let path = results_dir.join(MANIFEST_FILE);
+    let text = serde_json::to_string_pretty(layout)
+        .map_err(|e| ResultsError::Summary { path: path.clone(), message: e.to_string() })?;
+    let tmp = results_dir.join(format!("{MANIFEST_FILE}.tmp"));
+    std::fs::write(&tmp, text + "\n").map_err(|e| ResultsError::io("cannot write", &tmp, e))?;
+    std::fs::rename(&tmp, &path).map_err(|e| ResultsError::io("cannot write", &path, e))
+}
+
+/// Removes `<results_dir>/manifest.json` (none there is fine).
+pub fn remove_manifest(results_dir: &Path) -> Result<(), ResultsError> {
+    let path = results_dir.join(MANIFEST_FILE);
+    match std::fs::remove_file(&path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(ResultsError::io("cannot remove", &path, e)),
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -271,6 +316,7 @@ mod tests {
             poisson: vec![0.0, 0.3],
             grid: 21,
             min_step: 1e-4,
+            search: None,
         };
         let summary = StudySummary {
             layout,

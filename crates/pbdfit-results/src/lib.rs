@@ -10,7 +10,8 @@
 //!   self-describing; [`read_records`] / [`write_records`] / [`append_record`] handle the files.
 //! - [`StudyLayout`]: scenes (with the parts of a compound scene), experiments and their values, the nu
 //!   values, the model and its parameters (name, unit, scale, box), written into `summary.json` together
-//!   with the run's statistics ([`StudySummary`]).
+//!   with the run's statistics ([`StudySummary`]), and into the folder's manifest ([`MANIFEST_FILE`]) while
+//!   a run writes it.
 //!
 //! Dependencies: `serde` + `csv` (the row format), `serde_json` (`summary.json`), `thiserror` (typed
 //! errors naming the file).
@@ -21,8 +22,8 @@ mod record;
 
 pub use error::ResultsError;
 pub use layout::{
-    BaseSettings, ExperimentLayout, ParameterLayout, Scale, SceneLayout, StudyLayout, StudySummary, read_summary,
-    write_summary,
+    BaseSettings, ExperimentLayout, MANIFEST_FILE, ParameterLayout, Scale, SceneLayout, StudyLayout, StudySummary,
+    read_manifest, read_summary, remove_manifest, write_manifest, write_summary,
 };
 pub use record::{
     DEFAULT_REFERENCE, FIXED_COLUMNS_AFTER, FIXED_COLUMNS_BEFORE, FitRecord, FitStatus, LEGACY_COLUMNS_AFTER,

@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use pbdfit_fit::study::{Configuration, Plan, Progress, RunOptions, run_plan, store};
+use pbdfit_fit::study::{Configuration, LockedFolder, Plan, Progress, RunOptions, run_plan_in, store};
 use pbdfit_fit::{FitError, FitStatus, PartCache};
 use pbdfit_pbd::RestStateBackend;
 use pbdfit_results::Scale;
@@ -49,7 +49,7 @@ pub fn node_configurations(def: &TableDef) -> Vec<Configuration> {
 /// Builds (or resumes) a table into `out_dir`.
 ///
 /// The fits are those of a study ([`TableDef::study`]) planned at the table's nodes
-/// ([`Plan::from_configurations`]) and run by [`run_plan`]: grid rest states once per (dt, N, nit) and
+/// ([`Plan::from_configurations`]) and run by [`run_plan_in`] in the folder locked for the whole build: grid rest states once per (dt, N, nit) and
 /// shared by every (E, nu), fits in parallel on rayon's current pool, each appended to
 /// `<scene>-table.csv` as it finishes (a rerun skips finished nodes), the file sorted when all are done
 /// and `summary.json` written. Then every interior node is predicted from its neighbours (leave-one-out)
@@ -67,7 +67,10 @@ pub fn build(
     let start = Instant::now();
     let study = &def.study;
     let plan = Plan::from_configurations(study, out_dir, "table", &node_configurations(def));
-    let run = run_plan(study, &plan, out_dir, options, backend, cache, observer)?;
+    // Locked for the whole build, table.csv and table.json included: a second build into the folder is
+    // refused until this one has written them.
+    let folder = LockedFolder::lock(out_dir)?;
+    let run = run_plan_in(study, &plan, &folder, options, backend, cache, observer)?;
     let rows = store::load_rows(&plan.files[0])?;
     let kind = study.kind;
     let axes = &def.axes;
@@ -110,6 +113,7 @@ pub fn build(
         total: run.fits,
         resumed: run.resumed,
         message: format!("leave-one-out: simulating {} predictions of interior nodes", predictions.len()),
+        notice: false,
     });
     let errors: Vec<Result<f64, FitError>> = predictions
         .par_iter()

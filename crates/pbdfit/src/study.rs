@@ -144,6 +144,10 @@ pub fn with_progress<T: Send>(
         if abort_after.is_some_and(|k| p.done >= k && p.done > 0) {
             std::process::abort();
         }
+        if p.notice {
+            bar.suspend(|| eprintln!("{}", p.message));
+            return;
+        }
         bar.set_length(p.total as u64);
         bar.set_position(p.done as u64);
         bar.set_message(p.message.clone());

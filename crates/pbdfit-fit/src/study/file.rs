@@ -570,6 +570,7 @@ impl Study {
             poisson: self.poisson.clone(),
             grid: self.fit.resolution(),
             min_step: self.fit.min_step,
+            search: (self.fit.search != crate::Search::Pattern).then(|| self.fit.search.name().to_string()),
         }
     }
 }

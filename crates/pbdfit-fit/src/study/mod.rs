@@ -4,7 +4,9 @@
 //! - [`plan`]: the unique fits a run must do and the rows each writes (a fit shared by several
 //!   experiments is computed once), and the `--only` filter; or the fits at an explicit list of
 //!   configurations (a stiffness table's nodes, run by [`run_plan`]);
-//! - [`store`]: the results folder: CSVs appended and flushed per fit, the repair of a partial last line,
+//! - [`folder`]: the results folder as one run's: its lock, and the check of its recorded settings (the
+//!   manifest a run writes first, `summary.json`) against the study's;
+//! - [`store`]: the results files: CSVs appended and flushed per fit, the repair of a partial last line,
 //!   the check that existing results belong to this study's setup, and `summary.json`;
 //! - [`variant`]: a study under a changed setup (reference, mesh split, mass, load, arithmetic), for
 //!   `pbdfit compare`;
@@ -16,12 +18,14 @@
 //! files do not depend on thread timing (apart from the `seconds` column).
 
 pub mod file;
+pub mod folder;
 pub mod plan;
 pub mod run;
 pub mod store;
 pub mod variant;
 
 pub use file::{BoxDef, Configuration, Experiment, FitDef, MAX_FITS, MAX_POISSON_VALUES, Setting, Study};
+pub use folder::LockedFolder;
 pub use plan::{FitKey, Plan, matches_filter};
-pub use run::{Progress, RunOptions, run_plan, run_study};
+pub use run::{Progress, RunOptions, run_plan, run_plan_in, run_study};
 pub use variant::Variant;

@@ -10,6 +10,7 @@ use pbdfit_pbd::RestStateBackend;
 use pbdfit_results::{FitRecord, FitStatus, SearchRecord, StudySummary};
 use rayon::prelude::*;
 
+use super::folder::{LockedFolder, check_settings};
 use super::plan::{FitKey, Plan};
 use super::{Configuration, Study, store};
 use crate::{FitError, GridRestStates, PartCache, Search, fit_with_grid};
@@ -42,6 +43,9 @@ pub struct Progress {
     pub resumed: usize,
     /// What was just finished or started.
     pub message: String,
+    /// Whether `message` is a notice the user must see (rows removed from a results file), not a
+    /// status line that the next one replaces.
+    pub notice: bool,
 }
 
 /// Runs (or resumes) a study, writing results under `out_dir`. `backend` computes the grid rest states;
@@ -64,7 +68,8 @@ pub fn run_study(
 
 /// Runs (or resumes) a given plan of `study`'s fits (from [`Plan::new`], or [`Plan::from_configurations`]
 /// for fits at explicit configurations such as a stiffness table's nodes): everything [`run_study`] does
-/// after planning. `options.only` is not consulted (the plan is already filtered).
+/// after planning. `options.only` is not consulted (the plan is already filtered). Takes the folder's
+/// lock for the run ([`LockedFolder`]); a caller that must hold it longer locks and calls [`run_plan_in`].
 pub fn run_plan(
     study: &Study,
     plan: &Plan,
@@ -74,13 +79,34 @@ pub fn run_plan(
     cache: &PartCache,
     observer: &(dyn Fn(&Progress) + Sync),
 ) -> Result<StudySummary, FitError> {
+    let folder = LockedFolder::lock(out_dir)?;
+    run_plan_in(study, plan, &folder, options, backend, cache, observer)
+}
+
+/// [`run_plan`] in a folder the caller has locked.
+///
+/// Before any fit: the folder's manifest (a run that started) and `summary.json` (one that finished) must
+/// record this study's fit-deciding settings (search, grid, min_step, box, reference, model, precision,
+/// masses), and every row already in the plan's files must be of its model, parameters, search, masses
+/// and reference ([`FitError::FolderMismatch`], [`FitError::ResultsMismatch`] name what differs); then the
+/// manifest is written, so that a run interrupted before `summary.json` is still checked next time.
+pub fn run_plan_in(
+    study: &Study,
+    plan: &Plan,
+    folder: &LockedFolder,
+    options: &RunOptions,
+    backend: &dyn RestStateBackend,
+    cache: &PartCache,
+    observer: &(dyn Fn(&Progress) + Sync),
+) -> Result<StudySummary, FitError> {
     let start = Instant::now();
+    let out_dir = folder.path();
     // The reference's name for the layout: build one reference now (it is cached for the fits).
     let first = study.scenes[0].scenes().first().ok_or_else(|| FitError::Internal("empty scene set".into()))?;
     let reference_name = cache.reference(first, study.base.n, study.base.dt)?.describe();
     let layout = study.layout(&reference_name);
-    prepare_folder(out_dir)?;
-    store::check_layout(out_dir, &layout, &study.origin)?;
+    let search = study.fit.search.name();
+    check_settings(out_dir, &layout, search, &study.origin)?;
 
     // What earlier runs finished.
     let model = study.kind.name();
@@ -94,11 +120,32 @@ pub fn run_plan(
             .and_then(|s| s.scenes().first())
             .map(|s| s.mass_model.name().to_string())
     };
+    let reference_of = |scene: &str| {
+        study.scenes.iter().find(|s| s.name() == scene).map(|s| crate::reference_id(s, cache.overrides()))
+    };
+    let expected = store::Expected {
+        model,
+        parameters: &parameters,
+        search,
+        mass_model: &mass_of,
+        reference: &reference_of,
+        origin: &study.origin,
+    };
+    // Checked before anything in the folder changes: a refused folder is left as it was.
+    for path in &plan.files {
+        let (rows, _, _) = store::read_resumable(path)?;
+        store::check_rows(path, &rows, &expected)?;
+    }
+    let mut manifest = layout.clone();
+    manifest.search = Some(search.to_string());
+    pbdfit_results::write_manifest(out_dir, &manifest)?;
     let mut existing: Vec<HashMap<FitKey, FitRecord>> = Vec::new();
     let mut known: HashMap<FitKey, FitRecord> = HashMap::new();
     for path in &plan.files {
-        let rows_on_disk = store::load_rows(path)?;
-        store::check_rows(path, &rows_on_disk, model, &parameters, &mass_of, &study.origin)?;
+        let (rows_on_disk, note) = store::load_resumable(path)?;
+        if let Some(note) = note {
+            observer(&Progress { done: 0, total: 0, resumed: 0, message: note, notice: true });
+        }
         let mut rows = HashMap::new();
         for r in rows_on_disk {
             if let Some(&si) = scene_index.get(r.scene.as_str()) {
@@ -130,7 +177,13 @@ pub fn run_plan(
     let total = todo.len();
     let done = Mutex::new(0usize);
     let file_locks: Vec<Mutex<()>> = plan.files.iter().map(|_| Mutex::new(())).collect();
-    observer(&Progress { done: 0, total, resumed, message: format!("{total} fits to do, {resumed} already done") });
+    observer(&Progress {
+        done: 0,
+        total,
+        resumed,
+        message: format!("{total} fits to do, {resumed} already done"),
+        notice: false,
+    });
     for ((dt_bits, n, nit), keys) in Plan::groups(&todo) {
         let dt = f64::from_bits(dt_bits);
         let settings = study.settings(dt, n, nit);
@@ -139,6 +192,7 @@ pub fn run_plan(
             total,
             resumed,
             message: format!("grid rest states for dt = {dt}, N = {n}, nit = {nit} on {}", backend.name()),
+            notice: false,
         });
         // Grids for every basic scene this group needs.
         let mut grids: HashMap<String, GridRestStates> = HashMap::new();
@@ -187,6 +241,7 @@ pub fn run_plan(
                         values.join(", "),
                         record.error
                     ),
+                    notice: false,
                 });
                 Ok(())
             })
@@ -218,24 +273,15 @@ pub fn run_plan(
         files: plan.files.iter().map(|f| f.file_name().unwrap_or_default().to_string_lossy().into_owned()).collect(),
     };
     pbdfit_results::write_summary(out_dir, &summary)?;
+    // summary.json now records what the manifest did (the search only when not the pattern search, the
+    // one a summary without it means).
+    pbdfit_results::remove_manifest(out_dir)?;
     Ok(summary)
 }
 
 /// A value for progress lines: 4 decimals on a linear scale, 3 significant digits otherwise.
 fn short(v: f64) -> String {
     if v == 0.0 || (1e-3..1e3).contains(&v.abs()) { format!("{v:.4}") } else { format!("{v:.3e}") }
-}
-
-/// Creates the results folder and writes (and removes) a file in it, before any fit: a folder that is
-/// a file or not writable was found only when the first finished fit was appended, and reported as an
-/// internal error ("every fit finished before is kept") though nothing had run.
-fn prepare_folder(out_dir: &Path) -> Result<(), FitError> {
-    let fail = |source| FitError::ResultsFolder { path: out_dir.display().to_string(), source };
-    std::fs::create_dir_all(out_dir).map_err(fail)?;
-    let probe = out_dir.join(format!(".pbdfit-write-check-{}", std::process::id()));
-    std::fs::write(&probe, b"").map_err(fail)?;
-    let _ = std::fs::remove_file(&probe);
-    Ok(())
 }
 
 /// One fit of a study, as a record (failed fits become failed records, never errors).

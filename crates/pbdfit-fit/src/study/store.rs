@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use pbdfit_results::{FitRecord, FitStatus, ResultsError, StudyLayout, append_record, read_records, write_records};
+use pbdfit_results::{FitRecord, FitStatus, ResultsError, append_record, read_records, write_records};
 
 use crate::FitError;
 
@@ -37,6 +37,71 @@ pub fn load_rows(path: &Path) -> Result<Vec<FitRecord>, FitError> {
     Ok(rows)
 }
 
+/// The rows of a results CSV that a run can resume, read without changing the file: its complete lines
+/// less every row whose `poisson` cell is not a finite number (`NaN`, `inf`, text). Such a row matches no
+/// fit of a study, so it was never resumed, and it stayed in the file beside the row that recomputed it.
+/// Returns the rows, the file's text without those rows, and a sentence naming them (`None` when the
+/// file has none).
+pub fn read_resumable(path: &Path) -> Result<(Vec<FitRecord>, String, Option<String>), FitError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), String::new(), None)),
+        Err(e) => return Err(ResultsError::Io { action: "cannot read", path: path.into(), source: e }.into()),
+    };
+    let complete = repair(&text);
+    let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(complete.as_bytes());
+    let column = reader.headers().ok().and_then(|h| h.iter().position(|c| c == "poisson"));
+    let mut kept = complete.to_string();
+    let mut dropped = Vec::new();
+    if let Some(column) = column {
+        // Byte ranges of the rows: from each record's start to the next one's.
+        let mut starts = Vec::new();
+        let mut bad = Vec::new();
+        let mut record = csv::StringRecord::new();
+        while let Ok(true) = reader.read_record(&mut record) {
+            let cell = record.get(column).unwrap_or("");
+            let finite = cell.parse::<f64>().is_ok_and(f64::is_finite);
+            starts.push(record.position().map_or(0, |p| p.byte() as usize));
+            bad.push(!finite);
+            if !finite {
+                dropped.push(format!("row {} (poisson `{cell}`)", starts.len() + 1));
+            }
+        }
+        if !dropped.is_empty() {
+            kept = complete[..starts[0]].to_string();
+            for (i, &start) in starts.iter().enumerate() {
+                let end = starts.get(i + 1).copied().unwrap_or(complete.len());
+                if !bad[i] {
+                    kept.push_str(&complete[start..end]);
+                }
+            }
+        }
+    }
+    let rows = if kept.is_empty() { Vec::new() } else { pbdfit_results::parse_records(&kept, path)? };
+    let note = (!dropped.is_empty()).then(|| {
+        format!(
+            "{}: removed {} row(s) whose poisson is not a finite number, {}; their fits are done again",
+            path.display(),
+            dropped.len(),
+            dropped.join(", ")
+        )
+    });
+    Ok((rows, kept, note))
+}
+
+/// [`read_resumable`], then the file rewritten without the rows it leaves out (when there are any) and
+/// read by [`load_rows`] (which repairs a partial last line and upgrades a legacy file).
+pub fn load_resumable(path: &Path) -> Result<(Vec<FitRecord>, Option<String>), FitError> {
+    let (_, kept, note) = read_resumable(path)?;
+    if note.is_some() {
+        let io = |e| ResultsError::Io { action: "cannot write", path: path.into(), source: e };
+        let tmp = path.with_extension(format!("csv.{}.tmp", std::process::id()));
+        std::fs::write(&tmp, kept).map_err(io)?;
+        std::fs::rename(&tmp, path).map_err(io)?;
+    }
+    Ok((load_rows(path)?, note))
+}
+
 /// The complete lines of a results file: everything up to the last line end.
 pub fn repair(text: &str) -> &str {
     match text.rfind('\n') {
@@ -50,52 +115,62 @@ pub fn append_row(path: &Path, record: &FitRecord) -> Result<(), FitError> {
     Ok(append_record(path, record)?)
 }
 
-/// Checks that results already on disk belong to a study of this model, parameters and masses.
-pub fn check_rows(
-    path: &Path,
-    rows: &[FitRecord],
-    model: &str,
-    parameters: &[&str],
-    mass_model: &dyn Fn(&str) -> Option<String>,
-    origin: &str,
-) -> Result<(), FitError> {
-    for r in rows {
-        let expected_mass = mass_model(&r.scene);
-        let mass_ok = expected_mass.as_ref().is_none_or(|m| *m == r.mass_model);
-        if r.model != model || r.parameter_names() != parameters || !mass_ok {
-            return Err(FitError::ResultsMismatch {
-                path: path.display().to_string(),
-                found: format!("model {} ({}) with {} masses", r.model, r.parameter_names().join(", "), r.mass_model),
-                expected: format!(
-                    "model {model} ({}){}",
-                    parameters.join(", "),
-                    expected_mass.map(|m| format!(" with {m} masses")).unwrap_or_default()
-                ),
-                origin: origin.into(),
-            });
-        }
-    }
-    Ok(())
+/// What a study expects of the rows already in its results files.
+pub struct Expected<'a> {
+    /// Model name.
+    pub model: &'a str,
+    /// The model's parameters, in column order.
+    pub parameters: &'a [&'a str],
+    /// The search's name (`pattern`, `gradient`); a row without search columns is the pattern search's.
+    pub search: &'a str,
+    /// The mass model of a scene (by name), `None` for a scene not in the study.
+    pub mass_model: &'a dyn Fn(&str) -> Option<String>,
+    /// The reference id of a scene (by name), `None` for a scene not in the study.
+    pub reference: &'a dyn Fn(&str) -> Option<String>,
+    /// The study file.
+    pub origin: &'a str,
 }
 
-/// Checks that an earlier `summary.json` in the folder (if any) used the same model and search box.
-pub fn check_layout(out_dir: &Path, layout: &StudyLayout, origin: &str) -> Result<(), FitError> {
-    let Ok(previous) = pbdfit_results::read_summary(out_dir) else { return Ok(()) };
-    let describe = |l: &StudyLayout| {
-        let boxes: Vec<String> =
-            l.parameters.iter().map(|p| format!("{} in [{:e}, {:e}]", p.name, p.lower, p.upper)).collect();
-        // Results from before references were selectable name the one reference there was so.
-        let reference = if l.reference == "linear static FEM" { "linear static" } else { &l.reference };
-        format!("model {} ({}) with {}, reference {reference}", l.model, l.precision, boxes.join(", "))
+/// Checks that results already on disk belong to a study of this model, parameters, search, masses and
+/// reference.
+pub fn check_rows(path: &Path, rows: &[FitRecord], expected: &Expected) -> Result<(), FitError> {
+    // Results from before references were selectable name the one reference there was so.
+    let same_reference = |a: &str, b: &str| {
+        let plain = |r: &str| if r == "linear static FEM" { "linear static".to_string() } else { r.to_string() };
+        plain(a) == plain(b)
     };
-    let (found, expected) = (describe(&previous.layout), describe(layout));
-    if found != expected {
-        return Err(FitError::ResultsMismatch {
-            path: out_dir.join("summary.json").display().to_string(),
-            found,
-            expected,
-            origin: origin.into(),
-        });
+    for r in rows {
+        let expected_mass = (expected.mass_model)(&r.scene);
+        let expected_reference = (expected.reference)(&r.scene);
+        let search = r.search.as_ref().map_or("pattern", |s| s.name.as_str());
+        let mass_ok = expected_mass.as_ref().is_none_or(|m| *m == r.mass_model);
+        let reference_ok = expected_reference.as_ref().is_none_or(|e| same_reference(e, &r.reference));
+        if r.model != expected.model
+            || r.parameter_names() != expected.parameters
+            || !mass_ok
+            || search != expected.search
+            || !reference_ok
+        {
+            return Err(FitError::ResultsMismatch {
+                path: path.display().to_string(),
+                found: format!(
+                    "model {} ({}) with {} masses, the {search} search and the {} reference",
+                    r.model,
+                    r.parameter_names().join(", "),
+                    r.mass_model,
+                    r.reference
+                ),
+                expected: format!(
+                    "model {} ({}){}, the {} search{}",
+                    expected.model,
+                    expected.parameters.join(", "),
+                    expected_mass.map(|m| format!(" with {m} masses")).unwrap_or_default(),
+                    expected.search,
+                    expected_reference.map(|e| format!(" and the {e} reference")).unwrap_or_default()
+                ),
+                origin: expected.origin.into(),
+            });
+        }
     }
     Ok(())
 }
@@ -113,7 +188,9 @@ pub fn sort_file(path: &Path, parameters: &[&str]) -> Result<usize, FitError> {
     rows.sort_by(|a, b| order(a).partial_cmp(&order(b)).unwrap_or(std::cmp::Ordering::Equal));
     rows.dedup_by(|a, b| order(a) == order(b));
     let failed = rows.iter().filter(|r| r.status == FitStatus::Failed).count();
-    let tmp = path.with_extension("csv.tmp");
+    // The process id in the name: no two processes share a temporary file, even where the folder's lock
+    // is not honoured (another pbdfit version).
+    let tmp = path.with_extension(format!("csv.{}.tmp", std::process::id()));
     write_records(&tmp, parameters, &rows)?;
     std::fs::rename(&tmp, path).map_err(|e| ResultsError::Io {
         action: "cannot write",
@@ -214,12 +291,41 @@ mod tests {
     fn rows_of_another_model_are_refused_naming_both() {
         let rows = vec![record(0.0)];
         let lumped = |_: &str| Some("lumped".to_string());
-        assert!(check_rows(Path::new("f.csv"), &rows, "pbd", &["kd", "kv"], &lumped, "s.toml").is_ok());
-        let e = check_rows(Path::new("f.csv"), &rows, "xpbd", &["alpha_d", "alpha_v"], &lumped, "s.toml")
-            .unwrap_err()
-            .to_string();
+        let linear = |_: &str| Some("linear static".to_string());
+        let pbd = Expected {
+            model: "pbd",
+            parameters: &["kd", "kv"],
+            search: "pattern",
+            mass_model: &lumped,
+            reference: &linear,
+            origin: "s.toml",
+        };
+        assert!(check_rows(Path::new("f.csv"), &rows, &pbd).is_ok());
+        let xpbd = Expected { model: "xpbd", parameters: &["alpha_d", "alpha_v"], ..pbd };
+        let e = check_rows(Path::new("f.csv"), &rows, &xpbd).unwrap_err().to_string();
         assert!(e.contains("model pbd (kd, kv)") && e.contains("model xpbd (alpha_d, alpha_v)"), "{e}");
         let uniform = |_: &str| Some("uniform".to_string());
-        assert!(check_rows(Path::new("f.csv"), &rows, "pbd", &["kd", "kv"], &uniform, "s.toml").is_err());
+        assert!(check_rows(Path::new("f.csv"), &rows, &Expected { mass_model: &uniform, ..pbd }).is_err());
+    }
+
+    /// Issue 26, item 4: rows of another search or another reference are refused too, naming them.
+    #[test]
+    fn rows_of_another_search_or_reference_are_refused() {
+        let rows = vec![record(0.0)];
+        let lumped = |_: &str| Some("lumped".to_string());
+        let linear = |_: &str| Some("linear static".to_string());
+        let stvk = |_: &str| Some("stvk static".to_string());
+        let pbd = Expected {
+            model: "pbd",
+            parameters: &["kd", "kv"],
+            search: "pattern",
+            mass_model: &lumped,
+            reference: &linear,
+            origin: "s.toml",
+        };
+        let e = check_rows(Path::new("f.csv"), &rows, &Expected { search: "gradient", ..pbd }).unwrap_err().to_string();
+        assert!(e.contains("the pattern search") && e.contains("the gradient search"), "{e}");
+        let e = check_rows(Path::new("f.csv"), &rows, &Expected { reference: &stvk, ..pbd }).unwrap_err().to_string();
+        assert!(e.contains("the linear static reference") && e.contains("the stvk static reference"), "{e}");
     }
 }

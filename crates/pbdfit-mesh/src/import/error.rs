@@ -81,6 +81,23 @@ pub enum ImportError {
         /// How many vertices there are.
         count: usize,
     },
+    /// A tetrahedron's volume is not a finite number: its coordinates are finite but so large that the
+    /// products of their differences overflow.
+    #[error(
+        "mesh file {origin}: element {element}'s volume is not a finite number ({volume} m^3): its vertex \
+         coordinates are too large (up to {largest:e}); pbdfit needs coordinates in metres small enough that \
+         their cubes are finite (below about 1e100)"
+    )]
+    NonFiniteVolume {
+        /// File path.
+        origin: String,
+        /// The element's number in the file.
+        element: usize,
+        /// Its signed volume as computed (inf or NaN).
+        volume: f64,
+        /// The largest absolute coordinate of its vertices.
+        largest: f64,
+    },
     /// A tetrahedron's volume is (nearly) zero.
     #[error(
         "mesh file {origin}: element {element} is degenerate: |volume| {volume:e} m^3 is below 1e-12 times \

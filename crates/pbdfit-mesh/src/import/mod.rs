@@ -31,7 +31,7 @@ use std::path::Path;
 pub use error::ImportError;
 pub use gmsh::parse_gmsh;
 pub use tetgen::parse_tetgen;
-pub use vtk::{parse_legacy_vtk, parse_vtu};
+pub use vtk::{parse_legacy_vtk, parse_vtu, quietly};
 
 use crate::{TetMesh, Vec3, signed_volume};
 
@@ -223,11 +223,22 @@ impl RawMesh {
         }
 
         let volumes: Vec<f64> = tets.iter().map(|t| signed_volume(t.map(|v| vertices[v]))).collect();
-        let mean = volumes.iter().map(|v| v.abs()).sum::<f64>() / volumes.len() as f64;
-        // Non-finite volumes (NaN or inf) come from coordinates so large that the products overflow.
-        if let Some(t) =
-            volumes.iter().position(|v| !v.is_finite() || v.abs() < DEGENERATE_FRACTION * mean || *v == 0.0)
-        {
+        // Non-finite volumes (NaN or inf) come from coordinates so large that the products overflow; they
+        // would make the mean infinite and every element "below 1e-12 times the mean" (issue 26).
+        if let Some(t) = volumes.iter().position(|v| !v.is_finite()) {
+            let largest = tets[t].iter().flat_map(|&v| vertices[v].iter().map(|c| c.abs())).fold(0.0, f64::max);
+            return Err(ImportError::NonFiniteVolume {
+                origin: origin_s(),
+                element: tid(t),
+                volume: volumes[t],
+                largest,
+            });
+        }
+        let count = volumes.len() as f64;
+        let mean = volumes.iter().map(|v| v.abs()).sum::<f64>() / count;
+        // A sum of finite volumes near f64::MAX overflows: then each term divided first.
+        let mean = if mean.is_finite() { mean } else { volumes.iter().map(|v| v.abs() / count).sum::<f64>() };
+        if let Some(t) = volumes.iter().position(|v| v.abs() < DEGENERATE_FRACTION * mean || *v == 0.0) {
             return Err(ImportError::DegenerateTet {
                 origin: origin_s(),
                 element: tid(t),

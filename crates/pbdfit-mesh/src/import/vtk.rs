@@ -94,8 +94,10 @@ thread_local! {
 
 /// Runs `f`, catching a panic without the panic hook printing it (on this thread only: the hook that
 /// [`quietly`] installs once stays silent while this thread's flag is set and calls the previous hook
-/// otherwise, so other threads' panics are reported as before).
-fn quietly<T>(f: impl FnOnce() -> T + std::panic::UnwindSafe) -> std::thread::Result<T> {
+/// otherwise, so other threads' panics are reported as before). For calls into third-party code that
+/// may panic on bad input (vtkio here, wgpu's adapter and device requests in `pbdfit-gpu`), so that the
+/// user sees an error message and no backtrace.
+pub fn quietly<T>(f: impl FnOnce() -> T + std::panic::UnwindSafe) -> std::thread::Result<T> {
     static INSTALL: std::sync::Once = std::sync::Once::new();
     INSTALL.call_once(|| {
         let previous = std::panic::take_hook();
@@ -119,8 +121,135 @@ pub fn parse_legacy_vtk(bytes: &[u8], origin: &str) -> Result<RawMesh, ImportErr
     if !bytes.starts_with(b"# vtk DataFile Version") {
         return Err(syntax("not a legacy VTK file (the first line must be `# vtk DataFile Version x.y`)".into()));
     }
-    let vtk = Vtk::parse_legacy_be(bytes).map_err(|e| syntax(format!("not a readable legacy VTK file: {e}")))?;
+    let vtk = Vtk::parse_legacy_be(bytes).map_err(|e| {
+        // vtkio's legacy parser (nom) reports only the kind of its failure ("Parse error: Complete", "Digit",
+        // "Tag"), not where; find the place by reading the file's structure again (issue 26).
+        match locate_legacy_error(bytes) {
+            Some((line, what)) => ImportError::Syntax {
+                origin: origin.to_string(),
+                line: Some(line),
+                message: format!("not a readable legacy VTK file: {what}"),
+            },
+            None => syntax(format!("not a readable legacy VTK file: {e} (vtkio gives no line)")),
+        }
+    })?;
     grid_to_raw(vtk, origin)
+}
+
+/// Where an ASCII legacy VTK unstructured grid first breaks its format, as (1-based line, what was
+/// wrong), for the sections pbdfit reads (`POINTS`, `CELLS` or VTK 5's `OFFSETS` and `CONNECTIVITY`,
+/// `CELL_TYPES`; a `POINT_DATA`, `CELL_DATA`, `FIELD` or `METADATA` section ends the search). `None` for a
+/// binary file or where no fault is found.
+fn locate_legacy_error(bytes: &[u8]) -> Option<(usize, String)> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.len() < 3 {
+        return Some((lines.len().max(1), "the file ends before its header (version, title, ASCII or BINARY)".into()));
+    }
+    match lines[2].trim() {
+        "ASCII" => {}
+        "BINARY" => return None,
+        other => return Some((3, format!("line 3 must be ASCII or BINARY, found `{other}`"))),
+    }
+    // Tokens with their 1-based line, from line 4 on.
+    let tokens: Vec<(usize, &str)> =
+        lines.iter().enumerate().skip(3).flat_map(|(i, l)| l.split_whitespace().map(move |t| (i + 1, t))).collect();
+    let mut cursor = Cursor { tokens: &tokens, at: 0, last: lines.len() };
+    cursor.read().err()
+}
+
+/// A walk through a legacy VTK file's tokens for [`locate_legacy_error`].
+struct Cursor<'a> {
+    tokens: &'a [(usize, &'a str)],
+    at: usize,
+    last: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn next(&mut self, what: &str) -> Result<(usize, &'a str), (usize, String)> {
+        let token =
+            self.tokens.get(self.at).copied().ok_or_else(|| (self.last, format!("the file ends before {what}")))?;
+        self.at += 1;
+        Ok(token)
+    }
+
+    fn count(&mut self, what: &str) -> Result<usize, (usize, String)> {
+        let (line, t) = self.next(what)?;
+        t.parse::<usize>().map_err(|_| (line, format!("{what}: `{t}` is not a count")))
+    }
+
+    /// `count` values of `section`, each of them `kind` (`number` or `integer`).
+    fn values(&mut self, section: &str, count: usize, integer: bool) -> Result<(), (usize, String)> {
+        for k in 0..count {
+            let (line, t) = self.next(section).map_err(|(line, _)| {
+                (line, format!("the file ends inside {section}: {count} values expected, {k} found"))
+            })?;
+            let ok = if integer { t.parse::<i64>().is_ok() } else { t.parse::<f64>().is_ok() };
+            if !ok {
+                return Err((
+                    line,
+                    format!("{section}: `{t}` is not {}", if integer { "an integer" } else { "a number" }),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn read(&mut self) -> Result<(), (usize, String)> {
+        let (line, dataset) = self.next("the DATASET line")?;
+        if dataset != "DATASET" {
+            return Err((line, format!("expected DATASET, found `{dataset}`")));
+        }
+        let (line, kind) = self.next("the data set's type")?;
+        if kind != "UNSTRUCTURED_GRID" {
+            return Err((line, format!("pbdfit reads DATASET UNSTRUCTURED_GRID, found `{kind}`")));
+        }
+        while self.at < self.tokens.len() {
+            let (line, keyword) = self.next("a section")?;
+            match keyword {
+                "POINTS" => {
+                    let n = self.count("the POINTS count")?;
+                    self.next("the POINTS data type")?;
+                    self.values("POINTS", n.saturating_mul(3), false)?;
+                }
+                "CELLS" => {
+                    self.count("the CELLS count")?;
+                    let size = self.count("the CELLS size")?;
+                    // VTK 5 writes OFFSETS and CONNECTIVITY sections instead of the list.
+                    if self.tokens.get(self.at).is_none_or(|(_, t)| *t != "OFFSETS") {
+                        self.values("CELLS", size, true)?;
+                    }
+                }
+                "OFFSETS" | "CONNECTIVITY" => {
+                    self.next(&format!("the {keyword} data type"))?;
+                    // Integers up to the next keyword.
+                    while let Some(&(line, t)) = self.tokens.get(self.at) {
+                        if t.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                            break;
+                        }
+                        if t.parse::<i64>().is_err() {
+                            return Err((line, format!("{keyword}: `{t}` is not an integer")));
+                        }
+                        self.at += 1;
+                    }
+                }
+                "CELL_TYPES" => {
+                    let n = self.count("the CELL_TYPES count")?;
+                    self.values("CELL_TYPES", n, true)?;
+                }
+                "POINT_DATA" | "CELL_DATA" | "FIELD" | "METADATA" => return Ok(()),
+                other => {
+                    return Err((
+                        line,
+                        format!(
+                            "expected a section (POINTS, CELLS, CELL_TYPES, POINT_DATA, CELL_DATA), found `{other}`"
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 fn grid_to_raw(vtk: Vtk, origin: &str) -> Result<RawMesh, ImportError> {
