@@ -308,13 +308,22 @@ fn killed_study_resumes_to_the_same_result() {
         "7",
     ]);
     assert!(!out.status.success(), "the run was aborted");
-    let rows: usize = std::fs::read_dir(&resumed)
-        .unwrap()
-        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap().lines().count().saturating_sub(1))
-        .sum();
+    // The CSVs (the aborted run also left its manifest.json and lock file, which resume checks).
+    let csvs: Vec<PathBuf> = {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(&resumed)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "csv"))
+            .collect();
+        v.sort();
+        v
+    };
+    assert!(resumed.join("manifest.json").exists(), "an interrupted run keeps its manifest");
+    let rows: usize =
+        csvs.iter().map(|p| std::fs::read_to_string(p).unwrap().lines().count().saturating_sub(1)).sum();
     // One thread: exactly 7 fits were written; a fit shared by several experiments writes several rows.
     assert!((7..30).contains(&rows), "{rows} rows before the abort");
-    let victim = std::fs::read_dir(&resumed).unwrap().map(|e| e.unwrap().path()).next().unwrap();
+    let victim = csvs[0].clone();
     let mut text = std::fs::read_to_string(&victim).unwrap();
     text.push_str("gravity-floor,base,,1000,0.4");
     std::fs::write(&victim, text).unwrap();
