@@ -319,8 +319,7 @@ fn killed_study_resumes_to_the_same_result() {
         v
     };
     assert!(resumed.join("manifest.json").exists(), "an interrupted run keeps its manifest");
-    let rows: usize =
-        csvs.iter().map(|p| std::fs::read_to_string(p).unwrap().lines().count().saturating_sub(1)).sum();
+    let rows: usize = csvs.iter().map(|p| std::fs::read_to_string(p).unwrap().lines().count().saturating_sub(1)).sum();
     // One thread: exactly 7 fits were written; a fit shared by several experiments writes several rows.
     assert!((7..30).contains(&rows), "{rows} rows before the abort");
     let victim = csvs[0].clone();
