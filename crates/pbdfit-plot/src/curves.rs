@@ -87,14 +87,15 @@ struct Panel {
     compact: bool,
     /// A heading above the chart, in a colour.
     heading: Option<(String, RGBColor)>,
-    /// Spread curves that lie on top of each other ([`dodge`]).
-    dodge: bool,
+    /// Spread curves that lie on top of each other ([`dodge`]), within these value limits (the search
+    /// box of a parameter: a curve at kd = 1 is never drawn above 1). `None`: no dodging.
+    dodge: Option<(f64, f64)>,
     layers: Vec<Layer>,
 }
 
 impl Panel {
     fn new(y: YAxis, y_desc: &str, x: Range<f64>, layers: Vec<Layer>) -> Self {
-        Panel { y, y_desc: y_desc.into(), x_desc: None, x, compact: false, heading: None, dodge: false, layers }
+        Panel { y, y_desc: y_desc.into(), x_desc: None, x, compact: false, heading: None, dodge: None, layers }
     }
 }
 
@@ -331,7 +332,8 @@ fn parameter_panel(data: &ExperimentData, i: usize, variant_styles: bool, x: Ran
         layers.push(curve(v, style, y, |pt| pt.values[i]));
         layers.extend(failed_marks(v, style.colour));
     }
-    Panel { dodge: variant_styles, ..Panel::new(y, &parameter_desc(p), x, layers) }
+    let dodge = variant_styles.then_some((p.lower, p.upper));
+    Panel { dodge, ..Panel::new(y, &parameter_desc(p), x, layers) }
 }
 
 impl Drawing for ParameterFigure<'_> {
@@ -340,7 +342,8 @@ impl Drawing for ParameterFigure<'_> {
         let area = canvas::title(root, &drawn_title(&self.title, data))?;
         let mut legend = variant_legend(data);
         if data.variants.len() > 1 {
-            legend.push((format!("coinciding curves drawn {} px apart", style::DODGE_PX), Sample::Note));
+            legend
+                .push((format!("coinciding curves drawn {} px apart, inside the box", style::DODGE_PX), Sample::Note));
         }
         let area = with_legend(&area, &legend)?;
         let x = nu_range(data);
@@ -427,8 +430,10 @@ fn drawn_title(title: &str, data: &ExperimentData) -> String {
 /// Spreads curves that lie on top of each other: at each ν, points of different curves closer than
 /// [`style::COINCIDE_PX`] (chained: a point joins a group if it is that close to the group's last
 /// point) are redrawn [`style::DODGE_PX`] apart around the group's mean, the first curve (legend order)
-/// on top. `h` is the panel's height in pixels. Curves alone at a ν keep their exact values.
-pub(crate) fn dodge(curves: &[Segments], y: YAxis, h: f64) -> Vec<Segments> {
+/// on top. A group is then shifted as a whole so that none of it crosses `limits` (lower, upper: the
+/// parameter's box; Fig. 4.20's curves at kd = 1 were drawn at 0.98 and 1.01): a group on a bound fans out
+/// inward from it. `h` is the panel's height in pixels. Curves alone at a ν keep their exact values.
+pub(crate) fn dodge(curves: &[Segments], y: YAxis, h: f64, limits: (f64, f64)) -> Vec<Segments> {
     let mut out = curves.to_vec();
     if h <= 0.0 {
         return out;
@@ -458,9 +463,19 @@ pub(crate) fn dodge(curves: &[Segments], y: YAxis, h: f64) -> Vec<Segments> {
                 let mean = group.iter().map(|g| g.0).sum::<f64>() / group.len() as f64;
                 group.sort_by_key(|g| g.1);
                 let m = group.len() as f64;
+                let spread = |rank: usize| mean + (rank as f64 - (m - 1.0) / 2.0) * style::DODGE_PX;
+                // Pixels grow downwards: the upper limit is the smallest pixel allowed, the lower the largest.
+                let (top, bottom) = (y.to_px(limits.1, h), y.to_px(limits.0, h));
+                let (first, last) = (spread(0), spread(group.len() - 1));
+                let shift = if top.is_finite() && first < top {
+                    top - first
+                } else if bottom.is_finite() && last > bottom {
+                    bottom - last
+                } else {
+                    0.0
+                };
                 for (rank, &(_, c, s, i)) in group.iter().enumerate() {
-                    let px = mean + (rank as f64 - (m - 1.0) / 2.0) * style::DODGE_PX;
-                    out[c][s][i].1 = y.value_at_px(px, h);
+                    out[c][s][i].1 = y.value_at_px(spread(rank) + shift, h);
                 }
             }
             start = end;
@@ -636,9 +651,9 @@ fn draw_layers<DB: DrawingBackend, YC: Ranged<ValueType = f64>>(
         })
         .collect();
     let segments: Vec<Segments> = curves.iter().map(|(_, s)| (*s).clone()).collect();
-    let shown = if panel.dodge {
+    let shown = if let Some(limits) = panel.dodge {
         let (_, h) = chart.plotting_area().dim_in_pixel();
-        dodge(&segments, panel.y, h as f64)
+        dodge(&segments, panel.y, h as f64, limits)
     } else {
         segments
     };
@@ -676,7 +691,7 @@ mod tests {
         // Four curves at kd = 1 for the first two ν; at the third ν they part.
         let curve = |last: f64| vec![vec![(0.0, 1.0), (0.1, 1.0), (0.2, last)]];
         let curves = vec![curve(1.0), curve(0.8), curve(0.6), curve(0.4)];
-        let shown = dodge(&curves, y, h);
+        let shown = dodge(&curves, y, h, (f64::NEG_INFINITY, f64::INFINITY));
         for i in 0..2 {
             let px: Vec<f64> = shown.iter().map(|c| y.to_px(c[0][i].1, h)).collect();
             let at_one = y.to_px(1.0, h);
@@ -691,9 +706,34 @@ mod tests {
         }
         // A log axis works the same way, in pixels.
         let y = YAxis::Log(1e-10, 1e-2);
-        let shown = dodge(&[vec![vec![(0.0, 1e-6)]], vec![vec![(0.0, 1e-6)]]], y, h);
+        let shown = dodge(&[vec![vec![(0.0, 1e-6)]], vec![vec![(0.0, 1e-6)]]], y, h, (1e-10, 1e-2));
         let gap = y.to_px(shown[1][0][0].1, h) - y.to_px(shown[0][0][0].1, h);
         assert!((gap - style::DODGE_PX).abs() < 1e-9, "{gap}");
+    }
+
+    /// Issue 26 (Fig. 4.20): curves that coincide on a bound of the box fan out inward, never beyond it,
+    /// still DODGE_PX apart and in legend order.
+    #[test]
+    fn coinciding_curves_on_a_bound_stay_inside_the_box() {
+        let y = YAxis::Linear(-0.04, 1.04);
+        let h = 300.0;
+        for bound in [1.0, 0.0] {
+            let curves: Vec<Segments> = (0..4).map(|_| vec![vec![(0.49, bound)]]).collect();
+            let shown = dodge(&curves, y, h, (0.0, 1.0));
+            let values: Vec<f64> = shown.iter().map(|c| c[0][0].1).collect();
+            assert!(values.iter().all(|v| (0.0 - 1e-12..=1.0 + 1e-12).contains(v)), "{values:?}");
+            // One curve stays on the bound; the others step inward by DODGE_PX each.
+            let px: Vec<f64> = values.iter().map(|&v| y.to_px(v, h)).collect();
+            assert!(values.iter().any(|&v| (v - bound).abs() < 1e-12), "{values:?}");
+            for w in px.windows(2) {
+                assert!((w[1] - w[0] - style::DODGE_PX).abs() < 1e-9, "{px:?}");
+            }
+        }
+        // Away from the bounds nothing shifts.
+        let curves: Vec<Segments> = (0..2).map(|_| vec![vec![(0.3, 0.5)]]).collect();
+        let shown = dodge(&curves, y, h, (0.0, 1.0));
+        let mean = (y.to_px(shown[0][0][0].1, h) + y.to_px(shown[1][0][0].1, h)) / 2.0;
+        assert!((mean - y.to_px(0.5, h)).abs() < 1e-9);
     }
 
     #[test]

@@ -295,7 +295,7 @@ fn caption(layout: &StudyLayout, id: &FigureId, thesis: Option<ThesisFigure>) ->
             let note = if several {
                 format!(
                     "; variants differ in colour, marker and dash, and curves that coincide (fits at the same \
-                     value, e.g. a bound) are drawn {} px apart in legend order",
+                     value, e.g. a bound) are drawn {} px apart in legend order, inside the box",
                     style::DODGE_PX
                 )
             } else {
