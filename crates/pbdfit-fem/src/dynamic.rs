@@ -97,6 +97,21 @@ impl DynamicSettings {
     }
 }
 
+/// How far a dynamic solve has come, after each step (for a progress bar: a run to rest over 2,000,000
+/// steps takes hours).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DynamicProgress {
+    /// Steps taken.
+    pub steps: usize,
+    /// Steps a fixed-time run takes in all; `None` for a run to rest (it ends when the body stops).
+    pub total: Option<usize>,
+    /// Simulated time (s).
+    pub time: f64,
+    /// The last step's largest vertex displacement over the largest displacement (a run to rest ends
+    /// when it falls to the tolerance).
+    pub ratio: f64,
+}
+
 /// The end state of a dynamic solve.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DynamicSolution {
@@ -141,6 +156,18 @@ impl StaticProblem {
         law: &dyn Material,
         material: YoungPoisson,
         settings: DynamicSettings,
+    ) -> Result<DynamicSolution, FemError> {
+        self.solve_dynamic_observed(law, material, settings, &mut |_| {})
+    }
+
+    /// [`solve_dynamic`](Self::solve_dynamic), telling `progress` after every step how far it has come
+    /// (the solution does not depend on it).
+    pub fn solve_dynamic_observed(
+        &self,
+        law: &dyn Material,
+        material: YoungPoisson,
+        settings: DynamicSettings,
+        progress: &mut dyn FnMut(&DynamicProgress),
     ) -> Result<DynamicSolution, FemError> {
         let dt = settings.dt;
         let invalid = |detail: String| FemError::Solver { solver: "implicit Euler", detail };
@@ -278,6 +305,7 @@ impl StaticProblem {
             u = x;
             steps += 1;
             ratio = if largest > 0.0 { largest_step / largest } else { 0.0 };
+            progress(&DynamicProgress { steps, total: steps_for_time, time: steps as f64 * dt, ratio });
             if let RestRule::AtRest { tolerance } = settings.stop
                 && ratio <= tolerance
             {

@@ -145,7 +145,7 @@ mod reference_spec;
 pub mod solver;
 mod static_solve;
 
-pub use dynamic::{DynamicSettings, DynamicSolution, MAX_DYNAMIC_STEPS, MassMatrix, RestRule};
+pub use dynamic::{DynamicProgress, DynamicSettings, DynamicSolution, MAX_DYNAMIC_STEPS, MassMatrix, RestRule};
 pub use element::element_stiffness;
 pub use error::{FemError, MaterialError};
 pub use material::{LameParameters, YoungPoisson};

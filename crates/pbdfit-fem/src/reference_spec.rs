@@ -6,7 +6,7 @@ use nalgebra::Vector3;
 use pbdfit_mesh::{CubeSplit, ReferenceTable};
 
 use crate::materials::{Material, material, material_names};
-use crate::{DynamicSettings, FemError, MassMatrix, RestRule, StaticProblem, YoungPoisson};
+use crate::{DynamicProgress, DynamicSettings, FemError, MassMatrix, RestRule, StaticProblem, YoungPoisson};
 
 /// How the reference reaches its rest state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,10 +157,25 @@ impl ReferenceSpec {
         material: YoungPoisson,
         dt: f64,
     ) -> Result<Vec<Vector3<f64>>, FemError> {
+        self.displacements_observed(problem, material, dt, &mut |_| {})
+    }
+
+    /// [`displacements`](Self::displacements), telling `progress` after each step of a dynamic solve.
+    pub fn displacements_observed(
+        &self,
+        problem: &StaticProblem,
+        material: YoungPoisson,
+        dt: f64,
+        progress: &mut dyn FnMut(&DynamicProgress),
+    ) -> Result<Vec<Vector3<f64>>, FemError> {
         let u = match self.solve {
             Solve::Static if self.material.is_linear() => problem.solve(material)?.displacements,
             Solve::Static => problem.solve_law(self.material, material)?.displacements,
-            Solve::Dynamic => problem.solve_dynamic(self.material, material, self.dynamic_settings(dt))?.displacements,
+            Solve::Dynamic => {
+                problem
+                    .solve_dynamic_observed(self.material, material, self.dynamic_settings(dt), progress)?
+                    .displacements
+            }
         };
         // Every consumer measures displacements by their norms: a NaN, an infinity or a norm that
         // overflows would print as "max |u| 0" or "inf m", or fit as a perfect error of 0.

@@ -87,6 +87,29 @@ mod dynamic {
         assert_eq!(run(Some(0.05), 0.01).unwrap(), 5);
     }
 
+    /// Item 7's progress: the observer hears of every step, in order, with the run's step count when it
+    /// has one, and observing changes no bit of the solution.
+    #[test]
+    fn a_dynamic_solve_reports_every_step_and_is_unchanged_by_it() {
+        let body = SceneSet::load("gravity-floor").unwrap().scenes()[0].body(2).unwrap();
+        let problem = StaticProblem::new(&body).unwrap();
+        let law = pbdfit_fem::materials::material("linear").unwrap();
+        let material = YoungPoisson::new(1e3, 0.3).unwrap();
+        for (stop, total) in [(RestRule::Time(0.25), Some(25)), (RestRule::AtRest { tolerance: 1e-13 }, None)] {
+            let settings = DynamicSettings { stop, ..DynamicSettings::to_rest(0.01) };
+            let mut seen = Vec::new();
+            let observed = problem.solve_dynamic_observed(law, material, settings, &mut |p| seen.push(*p)).unwrap();
+            let plain = problem.solve_dynamic(law, material, settings).unwrap();
+            assert_eq!(observed, plain);
+            assert_eq!(seen.len(), plain.steps);
+            for (k, p) in seen.iter().enumerate() {
+                assert_eq!((p.steps, p.total), (k + 1, total));
+                assert_eq!(p.time, (k + 1) as f64 * 0.01);
+            }
+            assert_eq!(seen.last().unwrap().ratio, plain.last_step_ratio);
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
 

@@ -103,9 +103,10 @@ pub fn run(args: FemArgs) -> CliResult {
                 _ => CliError::Internal(message),
             }
         })?;
-        let displacements = spec
-            .displacements(&problem, material, args.dt)
-            .map_err(|e| CliError::Input(format!("{} reference of {} at N = {n}: {e}", spec.id(), scene.name)))?;
+        let displacements = with_dynamic_progress(&scene.name, |progress| {
+            spec.displacements_observed(&problem, material, args.dt, progress)
+        })
+        .map_err(|e| CliError::Input(format!("{} reference of {} at N = {n}: {e}", spec.id(), scene.name)))?;
         let seconds = start.elapsed().as_secs_f64();
         let largest = displacements.iter().map(length).fold(0.0, f64::max);
         if largest > body.size() {
@@ -197,4 +198,50 @@ fn print_summary(part: &Part, material: YoungPoisson) {
 fn length(u: &pbdfit_mesh::Vec3) -> f64 {
     let largest = u.amax();
     if largest == 0.0 || !largest.is_finite() { largest } else { largest * (u / largest).norm() }
+}
+
+/// Runs `solve` with a progress bar on stderr for its dynamic steps (issue 26: a run of 2,000,000 steps
+/// takes hours): a bar when the run has a fixed step count, a spinner with the last step's ratio for a
+/// run to rest, plain lines every 10 s when stderr is not a terminal. A static solve shows nothing.
+fn with_dynamic_progress<T>(scene: &str, solve: impl FnOnce(&mut dyn FnMut(&pbdfit_fem::DynamicProgress)) -> T) -> T {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    use std::time::{Duration, Instant};
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(4));
+    let plain = bar.is_hidden();
+    let start = Instant::now();
+    let mut last_line = start;
+    let mut styled = false;
+    let mut progress = |p: &pbdfit_fem::DynamicProgress| {
+        // Nothing for the first second: most dynamic references take less.
+        if start.elapsed() < Duration::from_secs(1) {
+            return;
+        }
+        if plain {
+            if last_line.elapsed() >= Duration::from_secs(10) {
+                let of = p.total.map_or(String::new(), |t| format!(" of {t}"));
+                eprintln!(
+                    "pbdfit: {scene}: dynamic reference, step {}{of} (t = {:.4e} s, last step / largest displacement {:.2e})",
+                    p.steps, p.time, p.ratio
+                );
+                last_line = Instant::now();
+            }
+            return;
+        }
+        if !styled {
+            let template = match p.total {
+                Some(total) => {
+                    bar.set_length(total as u64);
+                    "{elapsed_precise} [{bar:30}] {pos}/{len} steps, ETA {eta} {msg}"
+                }
+                None => "{elapsed_precise} {spinner} {pos} steps {msg}",
+            };
+            bar.set_style(ProgressStyle::with_template(template).expect("progress template").progress_chars("=> "));
+            styled = true;
+        }
+        bar.set_position(p.steps as u64);
+        bar.set_message(format!("{scene}: t = {:.3e} s, step ratio {:.1e}", p.time, p.ratio));
+    };
+    let result = solve(&mut progress);
+    bar.finish_and_clear();
+    result
 }
