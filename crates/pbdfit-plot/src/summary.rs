@@ -177,26 +177,36 @@ fn trend_note(values: &[f64]) -> &'static str {
     }
 }
 
-/// Which part scene carries most of the compound error, on average over all successful fits.
+/// Which part scene carries most of the compound error, on average over the successful fits: over all of
+/// them for a single variant, per variant otherwise (issue 26: pooling E = 1e3 to 1e6 Pa said "GravityWall
+/// 41 %" where the wall goes from 10 % at 1e3 to 65 % at 1e6).
 fn dominant_part(data: &ExperimentData) -> Option<String> {
-    let mut sums: Vec<(String, f64)> = Vec::new();
-    let mut total = 0.0;
-    for p in data.variants.iter().flat_map(|v| v.points()) {
-        if p.error <= 0.0 {
-            continue;
-        }
-        for (scene, pct) in share_percent(&data.scene, p) {
-            match sums.iter_mut().find(|(s, _)| *s == scene) {
-                Some(entry) => entry.1 += pct,
-                None => sums.push((scene, pct)),
+    let shares = |points: &mut dyn Iterator<Item = &Point>| -> Option<Vec<(String, f64)>> {
+        let mut sums: Vec<(String, f64)> = Vec::new();
+        let mut total = 0.0;
+        for p in points {
+            if p.error <= 0.0 {
+                continue;
             }
+            for (scene, pct) in share_percent(&data.scene, p) {
+                match sums.iter_mut().find(|(s, _)| *s == scene) {
+                    Some(entry) => entry.1 += pct,
+                    None => sums.push((scene, pct)),
+                }
+            }
+            total += 1.0;
         }
-        total += 1.0;
+        (total > 0.0).then(|| sums.into_iter().map(|(scene, sum)| (scene, sum / total)).collect())
+    };
+    if data.variants.len() == 1 {
+        return shares(&mut data.variants[0].points()).map(share_sentence);
     }
-    if total == 0.0 {
-        return None;
-    }
-    Some(share_sentence(sums.into_iter().map(|(scene, sum)| (scene, sum / total)).collect()))
+    let per: Vec<String> = data
+        .variants
+        .iter()
+        .filter_map(|v| shares(&mut v.points()).map(|s| format!("At {}, {}", v.label, share_sentence(s))))
+        .collect();
+    (!per.is_empty()).then(|| per.join(" "))
 }
 
 /// The sentence on the parts' shares (percent of e², averaged): the largest share, or the shares tied

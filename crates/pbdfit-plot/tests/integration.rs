@@ -507,6 +507,29 @@ fn compound_error_shares_are_percent_panels() {
         "{:?}",
         f.sentences
     );
+    // Issue 26: with several variants the shares are said per variant, never pooled across them.
+    let shares: Vec<&String> = f.sentences.iter().filter(|s| s.contains("of the compound error")).collect();
+    assert_eq!(shares.len(), 1, "{shares:?}");
+    let variants = f.sentences.join(" ").matches("At ").count();
+    assert!(variants >= 4, "one clause per variant: {shares:?}");
+    cleanup(&root);
+}
+
+/// Issue 26: the compound's E experiment in the committed thesis results states the parts' shares per E
+/// (the wall goes from 10 % of e² at E = 1e3 Pa to 66 % at 1e6), not pooled over the four (41 %).
+#[test]
+fn the_committed_e_experiment_states_the_shares_per_e() {
+    let root = temp_dir("shares");
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let study = render_study(&repo.join("fits/results/thesis"), &root, Naming::Thesis, &[]).unwrap();
+    let text: String = study.figures.iter().flat_map(|f| f.sentences.clone()).collect::<Vec<_>>().join(" ");
+    assert!(text.contains("At E = 1e3 Pa, GravityCeiling and GravityFloor carry equal shares"), "{text}");
+    assert!(text.contains("(GravityWall 10%)"), "{text}");
+    assert!(
+        text.contains("At E = 1e6 Pa, GravityWall carries the largest share of the compound error: 66% of e²"),
+        "{text}"
+    );
+    assert!(!text.contains("41% of e² on average"), "the pooled figure is gone");
     cleanup(&root);
 }
 
