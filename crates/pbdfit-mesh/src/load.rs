@@ -47,14 +47,69 @@ pub enum Load {
     },
 }
 
+/// The kinds of load, each with its scene-file table (`[[load.<name>]]`) and keys: the one list the
+/// parser, the checks and the messages read (every match on it is exhaustive, so a new kind is a
+/// compile error wherever it needs a decision).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LoadKind {
+    /// [`Load::Traction`].
+    Traction,
+    /// [`Load::Displacement`].
+    Displacement,
+    /// [`Load::Rotation`].
+    Rotation,
+}
+
+impl LoadKind {
+    /// Every kind, in the order a scene file's loads are read.
+    pub const ALL: [LoadKind; 3] = [LoadKind::Traction, LoadKind::Displacement, LoadKind::Rotation];
+
+    /// The scene-file name (`[[load.traction]]`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            LoadKind::Traction => "traction",
+            LoadKind::Displacement => "displacement",
+            LoadKind::Rotation => "rotation",
+        }
+    }
+
+    /// The keys of its table besides the selector's.
+    pub fn keys(self) -> &'static [&'static str] {
+        match self {
+            LoadKind::Traction => &["traction"],
+            LoadKind::Displacement => &["displacement"],
+            LoadKind::Rotation => &["axis", "center", "angle"],
+        }
+    }
+
+    /// Whether loads of this kind hold the vertices they select (prescribe their displacement), so that
+    /// a body with one needs no `[[held]]`.
+    pub fn holds(self) -> bool {
+        match self {
+            LoadKind::Traction => false,
+            LoadKind::Displacement | LoadKind::Rotation => true,
+        }
+    }
+}
+
 impl Load {
+    /// The kind of this load.
+    pub fn load_kind(&self) -> LoadKind {
+        match self {
+            Load::Traction { .. } => LoadKind::Traction,
+            Load::Displacement { .. } => LoadKind::Displacement,
+            Load::Rotation { .. } => LoadKind::Rotation,
+        }
+    }
+
     /// The scene-file key of this kind of load (`traction`, `displacement`, `rotation`).
     pub fn kind(&self) -> &'static str {
-        match self {
-            Load::Traction { .. } => "traction",
-            Load::Displacement { .. } => "displacement",
-            Load::Rotation { .. } => "rotation",
-        }
+        self.load_kind().name()
+    }
+
+    /// Whether the load holds the vertices it selects ([`LoadKind::holds`]).
+    pub fn holds(&self) -> bool {
+        self.load_kind().holds()
     }
 
     /// The selector of the load.
@@ -174,11 +229,14 @@ impl LoadTables {
     /// The loads, each with its key (`load.traction[0]`), or the key and what is wrong with it.
     pub fn loads(&self) -> Result<Vec<(String, Load)>, (String, String)> {
         let mut loads = Vec::new();
-        for (kind, tables) in
-            [("traction", &self.traction), ("displacement", &self.displacement), ("rotation", &self.rotation)]
-        {
+        for kind in LoadKind::ALL {
+            let tables = match kind {
+                LoadKind::Traction => &self.traction,
+                LoadKind::Displacement => &self.displacement,
+                LoadKind::Rotation => &self.rotation,
+            };
             for (i, t) in tables.iter().enumerate() {
-                let key = format!("load.{kind}[{i}]");
+                let key = format!("load.{}[{i}]", kind.name());
                 let load = t.load(kind).map_err(|m| (key.clone(), m))?;
                 loads.push((key, load));
             }
@@ -188,7 +246,7 @@ impl LoadTables {
 }
 
 impl LoadKeys {
-    fn load(&self, kind: &str) -> Result<Load, String> {
+    fn load(&self, kind: LoadKind) -> Result<Load, String> {
         let keys = SelectorKeys {
             plane: self.plane.clone(),
             bounds: self.bounds.clone(),
@@ -196,11 +254,7 @@ impl LoadKeys {
             tolerance: self.tolerance,
         };
         let on = keys.selector()?;
-        let allowed: &[&str] = match kind {
-            "traction" => &["traction"],
-            "displacement" => &["displacement"],
-            _ => &["axis", "center", "angle"],
-        };
+        let allowed = kind.keys();
         let given = [
             ("traction", self.traction.is_some()),
             ("displacement", self.displacement.is_some()),
@@ -210,19 +264,23 @@ impl LoadKeys {
         ];
         for (name, present) in given {
             if present && !allowed.contains(&name) {
-                return Err(format!("`{name}` does not belong to a {kind} load (it takes {})", allowed.join(", ")));
+                return Err(format!(
+                    "`{name}` does not belong to a {} load (it takes {})",
+                    kind.name(),
+                    allowed.join(", ")
+                ));
             }
         }
         let missing = |name: &str| format!("missing `{name}`");
         Ok(match kind {
-            "traction" => {
+            LoadKind::Traction => {
                 Load::Traction { on, traction: finite(self.traction.ok_or_else(|| missing("traction"))?, "traction")? }
             }
-            "displacement" => Load::Displacement {
+            LoadKind::Displacement => Load::Displacement {
                 on,
                 displacement: finite(self.displacement.ok_or_else(|| missing("displacement"))?, "displacement")?,
             },
-            _ => {
+            LoadKind::Rotation => {
                 let axis = finite(self.axis.ok_or_else(|| missing("axis"))?, "axis")?;
                 if axis.norm() == 0.0 {
                     return Err("axis must not be zero".into());
@@ -324,7 +382,7 @@ pub(crate) fn apply(
                     }
                 }
             }
-            _ => {
+            Load::Displacement { .. } | Load::Rotation { .. } => {
                 for v in selected {
                     let u = load.prescribed_at(&x[v]).expect("a prescribing load");
                     if !u.iter().all(|c| c.is_finite()) || u.norm() > size {
@@ -384,6 +442,40 @@ pub(crate) fn extent(points: &[Vec3]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every registered kind of load: its table parses from TOML into that kind, refuses the keys of
+    /// every other kind, and holds its vertices exactly when it prescribes their displacement.
+    #[test]
+    fn every_load_kind_parses_refuses_foreign_keys_and_holds_as_it_prescribes() {
+        let value = |key: &str| match key {
+            "angle" => "0.1".to_string(),
+            _ => "[1.0, 0.0, 0.0]".to_string(),
+        };
+        for kind in LoadKind::ALL {
+            let keys: String = kind.keys().iter().map(|k| format!("{k} = {}\n", value(k))).collect();
+            let text = format!("[[{}]]\nplane = \"y = 1\"\n{keys}", kind.name());
+            let tables: LoadTables = toml::from_str(&text).unwrap();
+            let loads = tables.loads().unwrap();
+            assert_eq!(loads.len(), 1, "{text}");
+            let (key, load) = &loads[0];
+            assert_eq!((key.as_str(), load.load_kind()), (format!("load.{}[0]", kind.name()).as_str(), kind));
+            assert_eq!(load.holds(), load.prescribed_at(&Vec3::new(0.3, 1.0, 0.2)).is_some(), "{kind:?}");
+            for other in LoadKind::ALL.iter().filter(|o| **o != kind) {
+                let foreign = other.keys()[0];
+                if kind.keys().contains(&foreign) {
+                    continue;
+                }
+                let text = format!("{text}{foreign} = {}\n", value(foreign));
+                let tables: LoadTables = toml::from_str(&text).unwrap();
+                let (key, message) = tables.loads().unwrap_err();
+                assert_eq!(key, format!("load.{}[0]", kind.name()));
+                assert!(
+                    message.contains(&format!("`{foreign}` does not belong to a {} load", kind.name())),
+                    "{message}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn a_traction_on_the_unit_square_gives_its_force() {

@@ -338,7 +338,7 @@ impl SceneSet {
         let held_defs = file.held.unwrap_or_default();
         let load = file.load.unwrap_or_default();
         let loads = load.loads().map_err(|(key, m)| invalid(&key, m))?;
-        if held_defs.is_empty() && !loads.iter().any(|(_, l)| !matches!(l, Load::Traction { .. })) {
+        if held_defs.is_empty() && !loads.iter().any(|(_, l)| l.holds()) {
             return Err(invalid(
                 "held",
                 "the body is not held at all: with no fixed vertex it has no rest state (the FEM stiffness \
