@@ -15,13 +15,12 @@ pub enum ImportError {
         source: std::io::Error,
     },
     /// The file name's extension names no format pbdfit reads.
-    #[error(
-        "mesh file {path}: unknown format; known extensions are .msh (Gmsh 2.2 or 4.1), .vtu (VTK XML \
-         unstructured grid), .vtk (legacy VTK unstructured grid), .node/.ele (TetGen)"
-    )]
+    #[error("mesh file {path}: unknown format; known extensions are {known}")]
     UnknownFormat {
         /// File path.
         path: PathBuf,
+        /// The known extensions and formats ([`MeshFormat::known`](super::MeshFormat::known)).
+        known: String,
     },
     /// The file is malformed.
     #[error("mesh file {origin}{}: {message}", line.map(|l| format!(", line {l}")).unwrap_or_default())]

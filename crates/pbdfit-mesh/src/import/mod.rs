@@ -49,18 +49,49 @@ pub enum MeshFormat {
 }
 
 impl MeshFormat {
-    /// The format by the file's extension: `.msh` -> Gmsh, `.vtu` -> Vtu, `.vtk` -> LegacyVtk, `.node` or
-    /// `.ele` -> TetGen (the pair `base.node` + `base.ele`). Any other extension is
-    /// [`ImportError::UnknownFormat`].
+    /// Every format: the one list that file names, messages and tests read.
+    pub const ALL: [MeshFormat; 4] = [MeshFormat::Gmsh, MeshFormat::Vtu, MeshFormat::LegacyVtk, MeshFormat::TetGen];
+
+    /// The file extensions of the format (lower case, without the dot).
+    pub fn extensions(self) -> &'static [&'static str] {
+        match self {
+            MeshFormat::Gmsh => &["msh"],
+            MeshFormat::Vtu => &["vtu"],
+            MeshFormat::LegacyVtk => &["vtk"],
+            MeshFormat::TetGen => &["node", "ele"],
+        }
+    }
+
+    /// What the format is, for messages.
+    pub fn description(self) -> &'static str {
+        match self {
+            MeshFormat::Gmsh => "Gmsh 2.2 or 4.1",
+            MeshFormat::Vtu => "VTK XML unstructured grid",
+            MeshFormat::LegacyVtk => "legacy VTK unstructured grid",
+            MeshFormat::TetGen => "TetGen",
+        }
+    }
+
+    /// The known extensions and formats, e.g. `.msh (Gmsh 2.2 or 4.1), ..., .node/.ele (TetGen)`.
+    pub fn known() -> String {
+        Self::ALL
+            .iter()
+            .map(|f| {
+                let ext: Vec<String> = f.extensions().iter().map(|e| format!(".{e}")).collect();
+                format!("{} ({})", ext.join("/"), f.description())
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The format by the file's extension (case-insensitive; `.node` or `.ele` -> TetGen, the pair
+    /// `base.node` + `base.ele`). Any other extension is [`ImportError::UnknownFormat`].
     pub fn from_path(path: &Path) -> Result<Self, ImportError> {
         let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
-        match ext.as_deref() {
-            Some("msh") => Ok(MeshFormat::Gmsh),
-            Some("vtu") => Ok(MeshFormat::Vtu),
-            Some("vtk") => Ok(MeshFormat::LegacyVtk),
-            Some("node") | Some("ele") => Ok(MeshFormat::TetGen),
-            _ => Err(ImportError::UnknownFormat { path: path.to_path_buf() }),
-        }
+        Self::ALL
+            .into_iter()
+            .find(|f| ext.as_deref().is_some_and(|e| f.extensions().contains(&e)))
+            .ok_or_else(|| ImportError::UnknownFormat { path: path.to_path_buf(), known: Self::known() })
     }
 }
 
