@@ -16,13 +16,13 @@ struct Atom {
     apply: fn(&mut Variant),
 }
 
-/// The atoms a variant name may combine. `dynamic-t<seconds>` (e.g. `dynamic-t2`) and `load<factor>`
-/// (e.g. `load8`) take a number and are listed by [`Variant::known`] separately.
+/// The atoms a variant name may combine besides the materials. Every registered FEM material but the
+/// default (`pbdfit_fem::materials::MATERIALS`: `corotational`, `stvk`, `neo-hookean`, ...) is an atom
+/// too, read from that registry, so a new material is a variant without an edit here.
+/// `dynamic-t<seconds>` (e.g. `dynamic-t2`) and `load<factor>` (e.g. `load8`) take a number and are
+/// listed by [`Variant::known`] separately.
 const ATOMS: &[Atom] = &[
     Atom { name: "baseline", what: "the study as written", apply: |_| {} },
-    Atom { name: "corotational", what: "corotational FEM", apply: |v| v.material("corotational") },
-    Atom { name: "stvk", what: "St. Venant-Kirchhoff FEM", apply: |v| v.material("stvk") },
-    Atom { name: "neo-hookean", what: "neo-Hookean FEM", apply: |v| v.material("neo-hookean") },
     Atom {
         name: "dynamic",
         what: "FEM rest state by implicit Euler with the study's dt, to rest",
@@ -66,14 +66,17 @@ pub struct Variant {
     pub precision: Option<Precision>,
 }
 
-impl Variant {
-    fn material(&mut self, name: &str) {
-        self.reference.material = Some(name.into());
-    }
+/// The FEM materials that are variant atoms: every registered one but the default (the first).
+fn material_atoms() -> impl Iterator<Item = &'static dyn pbdfit_fem::materials::Material> {
+    pbdfit_fem::materials::MATERIALS.iter().copied().skip(1)
+}
 
+impl Variant {
     /// Every atom with what it does, one per line, for help and error messages.
     pub fn known() -> String {
-        let mut lines: Vec<String> = ATOMS.iter().map(|a| format!("{:14} {}", a.name, a.what)).collect();
+        let mut lines: Vec<String> = ATOMS[..1].iter().map(|a| format!("{:14} {}", a.name, a.what)).collect();
+        lines.extend(material_atoms().map(|m| format!("{:14} {} FEM", m.name(), m.description())));
+        lines.extend(ATOMS[1..].iter().map(|a| format!("{:14} {}", a.name, a.what)));
         lines.push(format!("{:14} {}", "dynamic-t<S>", "dynamic FEM stopped after S seconds (e.g. dynamic-t2)"));
         lines.push(format!(
             "{:14} {}",
@@ -101,6 +104,8 @@ impl Variant {
         for atom in name.split('+') {
             if let Some(a) = ATOMS.iter().find(|a| a.name == atom) {
                 (a.apply)(&mut variant);
+            } else if let Some(m) = material_atoms().find(|m| m.name() == atom) {
+                variant.reference.material = Some(m.name().into());
             } else if let Some(t) = atom.strip_prefix("dynamic-t") {
                 let t: f64 = t.parse().map_err(|_| unknown(atom))?;
                 variant.reference.solve = Some("dynamic".into());
@@ -171,5 +176,20 @@ mod tests {
         // Static solve with a time is refused, naming the field.
         let bad = Variant::parse("consistent").unwrap().apply(&study).unwrap_err().to_string();
         assert!(bad.contains("mass") && bad.contains("dynamic"), "{bad}");
+    }
+
+    /// Every registered FEM material but the default is an atom (read from the material registry, not
+    /// listed here), setting the reference's material; `known` lists each with its description.
+    #[test]
+    fn every_registered_material_is_a_variant_atom() {
+        let known = Variant::known();
+        for m in pbdfit_fem::materials::MATERIALS.iter().skip(1) {
+            let v = Variant::parse(m.name()).unwrap();
+            assert_eq!(v.reference.material.as_deref(), Some(m.name()));
+            assert!(known.contains(m.name()) && known.contains(m.description()), "{known}");
+            let combined = Variant::parse(&format!("opposite+{}", m.name())).unwrap();
+            assert_eq!(combined.reference.material.as_deref(), Some(m.name()));
+            assert_eq!(combined.reference.split.as_deref(), Some("opposite"));
+        }
     }
 }
