@@ -327,11 +327,10 @@ mod tests {
     #[test]
     fn sweeps_with_volume_lanes_are_bit_identical_to_the_scalar_sweep() {
         let kinds: Vec<ModelKind> = ModelKind::all().iter().copied().filter(|k| k.has_projection()).collect();
+        // Every registered projection model, whatever the registry holds (a new model is tested here
+        // without an edit); the two families are there.
         let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
-        assert_eq!(
-            names,
-            ["pbd", "pbd-linearised", "pbd-textbook-volume", "xpbd", "xpbd-hookean", "xpbd-stvk", "xpbd-morse"]
-        );
+        assert!(names.contains(&"pbd") && names.contains(&"xpbd"), "{names:?}");
         // Capped so that the soft points' slow rest states stay cheap; the comparison is exact either way.
         let options = RestOptions { max_sweeps: 4000, max_map_evaluations: 1000, ..RestOptions::default() };
         let (mut cases, mut converged, mut lane_blocks) = (0, 0, 0);
