@@ -114,6 +114,8 @@ fn a_tiny_table_matches_pbdfit_fit_bit_for_bit_and_resumes_unchanged() {
     let table: serde_json::Value = serde_json::from_slice(&meta).unwrap();
     assert_eq!(table["model"], "pbd");
     assert_eq!(table["nodes"], 24);
+    // A table file without `[fit] search` runs the gradient search, and table.json says so.
+    assert_eq!(table["search"], "gradient");
     // Only the nit = 2 nodes are interior (along nit), each predicted once.
     assert_eq!(table["leave_one_out"]["predictions"], 8);
     leave_one_out_predicts_from_the_neighbours(&out);
