@@ -460,7 +460,8 @@ fn eval(check: &Check, results: &Results) -> Result<CheckResult, CheckResult> {
             }
             if outcome == Outcome::Undecided {
                 let across: Vec<usize> = (0..each.len()).filter(|&i| each[i] == Outcome::Undecided).collect();
-                let first = across[0];
+                // The example shown: a value outside the band if any (what fails at the fitted values).
+                let first = across.iter().copied().find(|&i| !in_band(y[i], *below, *above)).unwrap_or(across[0]);
                 text += &format!(
                     ", undecided: {} of {} values' 1 % ranges reach across the bound (at nu = {}: {})",
                     across.len(),
@@ -618,8 +619,10 @@ fn eval(check: &Check, results: &Results) -> Result<CheckResult, CheckResult> {
                                     } else {
                                         format!("at >= {} % of nu", sig3(fraction * 100.0))
                                     };
-                                    let mut text =
-                                        format!("{head}: {word} at {ok} of {} common nu (thesis {word} {need})", pa.len());
+                                    let mut text = format!(
+                                        "{head}: {word} at {ok} of {} common nu (thesis {word} {need})",
+                                        pa.len()
+                                    );
                                     let outcome = tri(exact, enough(ok), enough(sure), !enough(possible));
                                     if outcome == Outcome::Undecided {
                                         text += &format!(

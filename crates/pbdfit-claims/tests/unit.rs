@@ -497,10 +497,10 @@ fn a_bound_check_whose_range_reaches_across_the_bound_is_undecided() {
 #[test]
 fn a_comparison_of_overlapping_ranges_is_undecided() {
     // The C2 case: mean kd ratio 1.0037 (t / s), each range about 4 % wide.
-    let overlapping = ranged(&[(0.0, 0.5, 0.49, 0.51), (0.1, 0.6, 0.588, 0.612)], &[
-        (0.0, 0.502, 0.492, 0.512),
-        (0.1, 0.602, 0.59, 0.614),
-    ]);
+    let overlapping = ranged(
+        &[(0.0, 0.5, 0.49, 0.51), (0.1, 0.6, 0.588, 0.612)],
+        &[(0.0, 0.502, 0.492, 0.512), (0.1, 0.602, 0.59, 0.614)],
+    );
     let pair = "kind = \"compare\"\na = { scene = \"t\", experiment = \"base\" }\nb = { scene = \"s\", experiment = \"base\" }\nquantity = \"kd\"\n";
     assert_eq!(
         run_on(&overlapping, &format!("{pair}ratio = [0.9, 1.0]\n")),
@@ -524,10 +524,8 @@ fn a_comparison_of_overlapping_ranges_is_undecided() {
     assert_eq!(run_on(&overlapping, &format!("{pair}stat = \"at_each\"\nrelation = \"less\"\n")).0, Outcome::Undecided);
     assert_eq!(run_on(&overlapping, &format!("{pair}stat = \"at_each\"\nratio = [0.9, 1.0]\n")).0, Outcome::Undecided);
     // Ranges that do not overlap decide it: t's kd is clearly larger.
-    let apart = ranged(&[(0.0, 0.5, 0.49, 0.51), (0.1, 0.6, 0.588, 0.612)], &[
-        (0.0, 0.7, 0.69, 0.71),
-        (0.1, 0.8, 0.79, 0.81),
-    ]);
+    let apart =
+        ranged(&[(0.0, 0.5, 0.49, 0.51), (0.1, 0.6, 0.588, 0.612)], &[(0.0, 0.7, 0.69, 0.71), (0.1, 0.8, 0.79, 0.81)]);
     assert_eq!(run_on(&apart, &format!("{pair}relation = \"less\"\n")).0, Outcome::Fails);
     assert_eq!(run_on(&apart, &format!("{pair}relation = \"greater\"\n")).0, Outcome::Holds);
     assert_eq!(run_on(&apart, &format!("{pair}ratio = [0.9, 1.0]\n")).0, Outcome::Fails);
@@ -572,5 +570,8 @@ fn score_and_tables_count_undecided_claims_apart() {
     let section = pbdfit_claims::comparison_section(&verdicts, &[("base".into(), verdicts.clone())]);
     assert!(section.contains("1 of 3 claims hold, 1 fail, 1 undecided"), "{section}");
     assert!(section.contains("- `base`: 1 of 2 hold, 1 undecided"), "{section}");
-    assert!(section.contains("| undecided | undecided: decided only by a margin smaller than the fits' 1 % ranges |"), "{section}");
+    assert!(
+        section.contains("| undecided | undecided: decided only by a margin smaller than the fits' 1 % ranges |"),
+        "{section}"
+    );
 }
