@@ -284,14 +284,12 @@ fn in_band(v: f64, below: Option<f64>, above: Option<f64>) -> bool {
     below.is_none_or(|b| v < b) && above.is_none_or(|a| v > a)
 }
 
+/// A series' nu, values, and values with their 1 % ranges.
+type Series = (Vec<f64>, Vec<f64>, Vec<Iv>);
+
 /// The series restricted to a nu range (nu, values, and the values with their 1 % ranges), or the
 /// not-run result saying what is missing.
-fn series_in(
-    results: &Results,
-    s: &SeriesRef,
-    quantity: &Quantity,
-    nu: NuRange,
-) -> Result<(Vec<f64>, Vec<f64>, Vec<Iv>), CheckResult> {
+fn series_in(results: &Results, s: &SeriesRef, quantity: &Quantity, nu: NuRange) -> Result<Series, CheckResult> {
     let Some(points) = results.ranged_series(&s.scene, &s.experiment, s.value, quantity) else {
         return Err(not_run(format!("no data for {} {quantity}", label(s, results))));
     };

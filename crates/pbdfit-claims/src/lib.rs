@@ -98,4 +98,4 @@ pub use evaluate::{
     CheckResult, Outcome, Score, Verdict, comparison_markdown, comparison_section, evaluate, evaluate_check,
     evaluate_claim, markdown_table, relative_spread, sig3, sign_changes, spearman,
 };
-pub use results::Results;
+pub use results::{RangedPoint, Results};

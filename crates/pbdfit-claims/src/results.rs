@@ -16,6 +16,10 @@ pub struct Results {
     records: BTreeMap<(String, String), Vec<FitRecord>>,
 }
 
+/// One point of [`Results::ranged_series`]: nu, the value, and the interval `(low, high)` it is known
+/// within.
+pub type RangedPoint = (f64, f64, (f64, f64));
+
 /// Whether two experiment values are the same (relative 1e-9: values are read back from CSV text).
 pub(crate) fn same_value(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
@@ -84,7 +88,7 @@ impl Results {
         experiment: &str,
         value: Option<f64>,
         quantity: &Quantity,
-    ) -> Option<Vec<(f64, f64, (f64, f64))>> {
+    ) -> Option<Vec<RangedPoint>> {
         let records = self.records.get(&(scene.to_string(), experiment.to_string()))?;
         let mut out = Vec::new();
         for r in records.iter().filter(|r| match (r.value, value) {
