@@ -15,6 +15,10 @@ pub enum Outcome {
     Holds,
     /// Our results contradict it.
     Fails,
+    /// Decided only by a margin smaller than the fits' own uncertainty: a fitted parameter's 1 % range
+    /// (column `ranges`) reaches across the claim's threshold, or two compared values' ranges overlap so
+    /// that the comparison could go either way (whether it holds or fails at the fitted values).
+    Undecided,
     /// The results folder lacks the data it needs (an experiment not run, a fit that failed).
     NotRun,
     /// No predicate captures it.
@@ -26,6 +30,7 @@ impl fmt::Display for Outcome {
         f.write_str(match self {
             Outcome::Holds => "holds",
             Outcome::Fails => "fails",
+            Outcome::Undecided => "undecided",
             Outcome::NotRun => "not run",
             Outcome::Untestable => "untestable",
         })
@@ -50,10 +55,11 @@ pub struct Verdict {
     pub figure: String,
     /// The thesis's statement.
     pub thesis: String,
-    /// The claim's outcome: fails if any check fails, else not run if any lacks data, else untestable if
-    /// any is untestable, else holds.
+    /// The claim's outcome: fails if any check fails, else undecided if any is undecided, else not run if
+    /// any lacks data, else untestable if any is untestable, else holds.
     pub outcome: Outcome,
-    /// Our numbers, each check's text joined by `; ` (a failing check of several marked `[fails]`).
+    /// Our numbers, each check's text joined by `; ` (a check of several that does not hold marked with
+    /// its outcome: `[fails]`, `[undecided]`, ...).
     pub measured: String,
     /// Each check's result, in order.
     pub checks: Vec<CheckResult>,
@@ -66,6 +72,8 @@ pub struct Score {
     pub holds: usize,
     /// Claims that fail.
     pub fails: usize,
+    /// Claims decided only within the fits' own uncertainty (neither holding nor failing).
+    pub undecided: usize,
     /// Claims without data.
     pub not_run: usize,
     /// Claims no predicate captures.
@@ -80,6 +88,7 @@ impl Score {
             match v.outcome {
                 Outcome::Holds => s.holds += 1,
                 Outcome::Fails => s.fails += 1,
+                Outcome::Undecided => s.undecided += 1,
                 Outcome::NotRun => s.not_run += 1,
                 Outcome::Untestable => s.untestable += 1,
             }
@@ -89,7 +98,12 @@ impl Score {
 
     /// All claims counted.
     pub fn total(&self) -> usize {
-        self.holds + self.fails + self.not_run + self.untestable
+        self.holds + self.fails + self.undecided + self.not_run + self.untestable
+    }
+
+    /// Claims decided either way (holds or fails): what variants are ranked on, by the claims that hold.
+    pub fn decided(&self) -> usize {
+        self.holds + self.fails
     }
 }
 
@@ -97,10 +111,11 @@ impl fmt::Display for Score {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} of {} claims hold, {} fail, {} not run, {} untestable",
+            "{} of {} claims hold, {} fail, {} undecided, {} not run, {} untestable",
             self.holds,
             self.total(),
             self.fails,
+            self.undecided,
             self.not_run,
             self.untestable
         )
@@ -118,6 +133,8 @@ pub fn evaluate_claim(claim: &Claim, results: &Results) -> Verdict {
     let any = |o: Outcome| checks.iter().any(|c| c.outcome == o);
     let outcome = if any(Outcome::Fails) {
         Outcome::Fails
+    } else if any(Outcome::Undecided) {
+        Outcome::Undecided
     } else if any(Outcome::NotRun) {
         Outcome::NotRun
     } else if any(Outcome::Untestable) {
@@ -230,6 +247,10 @@ fn max(v: &[f64]) -> f64 {
     v.iter().copied().fold(f64::NEG_INFINITY, f64::max)
 }
 
+fn min(v: &[f64]) -> f64 {
+    v.iter().copied().fold(f64::INFINITY, f64::min)
+}
+
 fn result(holds: bool, measured: String) -> CheckResult {
     CheckResult { outcome: if holds { Outcome::Holds } else { Outcome::Fails }, measured }
 }
@@ -263,25 +284,124 @@ fn in_band(v: f64, below: Option<f64>, above: Option<f64>) -> bool {
     below.is_none_or(|b| v < b) && above.is_none_or(|a| v > a)
 }
 
-/// The series restricted to a nu range, or the not-run result saying what is missing.
-fn series_in(
-    results: &Results,
-    s: &SeriesRef,
-    quantity: &Quantity,
-    nu: NuRange,
-) -> Result<(Vec<f64>, Vec<f64>), CheckResult> {
-    let Some(points) = results.series(&s.scene, &s.experiment, s.value, quantity) else {
+/// A series' nu, values, and values with their 1 % ranges.
+type Series = (Vec<f64>, Vec<f64>, Vec<Iv>);
+
+/// The series restricted to a nu range (nu, values, and the values with their 1 % ranges), or the
+/// not-run result saying what is missing.
+fn series_in(results: &Results, s: &SeriesRef, quantity: &Quantity, nu: NuRange) -> Result<Series, CheckResult> {
+    let Some(points) = results.ranged_series(&s.scene, &s.experiment, s.value, quantity) else {
         return Err(not_run(format!("no data for {} {quantity}", label(s, results))));
     };
-    let (x, y): (Vec<f64>, Vec<f64>) = points.into_iter().filter(|(n, _)| nu.contains(*n)).unzip();
-    if x.is_empty() {
+    let points: Vec<_> = points.into_iter().filter(|(n, _, _)| nu.contains(*n)).collect();
+    if points.is_empty() {
         return Err(not_run(format!("no fit of {} {quantity} in {nu}", label(s, results))));
     }
-    Ok((x, y))
+    let x = points.iter().map(|p| p.0).collect();
+    let y = points.iter().map(|p| p.1).collect();
+    let iv = points.iter().map(|&(_, v, (lo, hi))| Iv { v, lo, hi }).collect();
+    Ok((x, y, iv))
 }
 
-fn at_nu(x: &[f64], y: &[f64], nu: f64) -> Option<f64> {
+fn at_nu<T: Copy>(x: &[f64], y: &[T], nu: f64) -> Option<T> {
     x.iter().zip(y).find(|(n, _)| (**n - nu).abs() <= 1e-6).map(|p| *p.1)
+}
+
+/// A value and the interval it is known within: `lo <= v <= hi`, the fit's 1 % range for a parameter,
+/// `lo == hi == v` where no uncertainty is known (errors, shares, results without ranges).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Iv {
+    v: f64,
+    lo: f64,
+    hi: f64,
+}
+
+impl Iv {
+    /// Whether no uncertainty is known: the check is decided at the value, two-way, as without ranges.
+    fn exact(&self) -> bool {
+        self.lo == self.hi
+    }
+
+    /// A statistic (mean, min or max: non-decreasing in every value) of the values and the interval it
+    /// lies in when each value may lie anywhere in its range: the statistic of the lower and of the upper
+    /// ends (interval arithmetic, no assumption about how the fits' errors are distributed).
+    fn stat(values: &[Iv], f: fn(&[f64]) -> f64) -> Iv {
+        let pick = |g: fn(&Iv) -> f64| f(&values.iter().map(g).collect::<Vec<_>>());
+        Iv { v: pick(|x| x.v), lo: pick(|x| x.lo), hi: pick(|x| x.hi) }
+    }
+
+    fn range_text(&self) -> String {
+        format!("{} in {} to {}", sig3(self.v), sig3(self.lo), sig3(self.hi))
+    }
+}
+
+/// The outcome of a predicate that holds or not at the fitted values (`point`), given whether it holds
+/// for every value within the ranges (`surely_holds`) and fails for every one (`surely_fails`). Exact
+/// values are decided at the point, as before ranges. Otherwise the verdict stands only when every value
+/// within the ranges agrees with it: a predicate that holds, or fails, at the fitted values while the
+/// ranges reach across its threshold is undecided, either way (the thesis comparison must not be decided
+/// by a margin smaller than the fit's own uncertainty).
+fn tri(exact: bool, point: bool, surely_holds: bool, surely_fails: bool) -> Outcome {
+    match (exact, point) {
+        (true, true) => Outcome::Holds,
+        (true, false) => Outcome::Fails,
+        (false, true) if surely_holds => Outcome::Holds,
+        (false, false) if surely_fails => Outcome::Fails,
+        _ => Outcome::Undecided,
+    }
+}
+
+/// Every one of several outcomes must hold: fails if any fails, else undecided if any is, else holds.
+fn all_of(outcomes: impl IntoIterator<Item = Outcome>) -> Outcome {
+    let mut out = Outcome::Holds;
+    for o in outcomes {
+        match o {
+            Outcome::Fails => return Outcome::Fails,
+            Outcome::Undecided => out = Outcome::Undecided,
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Whether the value is strictly inside the band, decided over its range.
+fn band_outcome(x: Iv, below: Option<f64>, above: Option<f64>) -> Outcome {
+    tri(
+        x.exact(),
+        in_band(x.v, below, above),
+        in_band(x.lo, below, above) && in_band(x.hi, below, above),
+        below.is_some_and(|b| x.lo >= b) || above.is_some_and(|a| x.hi <= a),
+    )
+}
+
+/// `a < b` (less) or `a > b` (greater), decided over both ranges.
+fn relation_outcome(a: Iv, b: Iv, relation: Relation) -> Outcome {
+    let exact = a.exact() && b.exact();
+    match relation {
+        Relation::Less => tri(exact, a.v < b.v, a.hi < b.lo, a.lo >= b.hi),
+        Relation::Greater => tri(exact, a.v > b.v, a.lo > b.hi, a.hi <= b.lo),
+    }
+}
+
+/// The interval of `a / b` over both ranges (unbounded when b's range holds 0).
+fn ratio_range(a: Iv, b: Iv) -> (f64, f64) {
+    if b.lo > 0.0 || b.hi < 0.0 {
+        let corners = [a.lo / b.lo, a.lo / b.hi, a.hi / b.lo, a.hi / b.hi];
+        (corners.iter().copied().fold(f64::INFINITY, f64::min), max(&corners))
+    } else {
+        (f64::NEG_INFINITY, f64::INFINITY)
+    }
+}
+
+/// `a / b` in `[lo, hi]`, decided over both ranges.
+fn ratio_outcome(a: Iv, b: Iv, lo: f64, hi: f64) -> Outcome {
+    let r = a.v / b.v;
+    let (rlo, rhi) = ratio_range(a, b);
+    tri(a.exact() && b.exact(), r >= lo && r <= hi, rlo >= lo && rhi <= hi, rhi < lo || rlo > hi)
+}
+
+fn with_outcome(outcome: Outcome, measured: String) -> CheckResult {
+    CheckResult { outcome, measured }
 }
 
 /// Evaluates one check.
@@ -294,22 +414,38 @@ pub fn evaluate_check(check: &Check, results: &Results) -> CheckResult {
 fn eval(check: &Check, results: &Results) -> Result<CheckResult, CheckResult> {
     Ok(match check {
         Check::At { series, quantity, nu, bound } => {
-            let (x, y) = series_in(results, series, quantity, NuRange::ALL)?;
-            let v = at_nu(&x, &y, *nu)
+            let (x, _, iv) = series_in(results, series, quantity, NuRange::ALL)?;
+            let p = at_nu(&x, &iv, *nu)
                 .ok_or_else(|| not_run(format!("no fit of {} {quantity} at nu = {nu}", label(series, results))))?;
-            let head = format!("{} {quantity} at nu = {nu}: {}", label(series, results), sig3(v));
-            match *bound {
-                Bound::Near { expect, tolerance } => {
-                    result((v - expect).abs() <= tolerance, format!("{head} (thesis {expect} +- {tolerance})"))
-                }
+            let head = format!("{} {quantity} at nu = {nu}: {}", label(series, results), sig3(p.v));
+            let (outcome, text) = match *bound {
+                Bound::Near { expect, tolerance } => (
+                    tri(
+                        p.exact(),
+                        (p.v - expect).abs() <= tolerance,
+                        (p.lo - expect).abs() <= tolerance && (p.hi - expect).abs() <= tolerance,
+                        p.lo - expect > tolerance || expect - p.hi > tolerance,
+                    ),
+                    format!("{head} (thesis {expect} +- {tolerance})"),
+                ),
                 Bound::Band { below, above } => {
-                    result(in_band(v, below, above), format!("{head} ({})", band_text(below, above)))
+                    (band_outcome(p, below, above), format!("{head} ({})", band_text(below, above)))
                 }
+            };
+            if outcome == Outcome::Undecided {
+                with_outcome(
+                    outcome,
+                    format!("{text}, undecided: its 1 % range {} to {} reaches across", sig3(p.lo), sig3(p.hi)),
+                )
+            } else {
+                with_outcome(outcome, text)
             }
         }
         Check::Range { series, quantity, nu, below, above } => {
-            let (_, y) = series_in(results, series, quantity, *nu)?;
+            let (x, y, iv) = series_in(results, series, quantity, *nu)?;
             let outside = y.iter().filter(|v| !in_band(**v, *below, *above)).count();
+            let each: Vec<Outcome> = iv.iter().map(|p| band_outcome(*p, *below, *above)).collect();
+            let outcome = all_of(each.iter().copied());
             let mut text = format!(
                 "{} {quantity} over {nu}: {} to {} ({})",
                 label(series, results),
@@ -320,10 +456,22 @@ fn eval(check: &Check, results: &Results) -> Result<CheckResult, CheckResult> {
             if outside > 0 {
                 text += &format!(", {outside} of {} outside", y.len());
             }
-            result(outside == 0, text)
+            if outcome == Outcome::Undecided {
+                let across: Vec<usize> = (0..each.len()).filter(|&i| each[i] == Outcome::Undecided).collect();
+                // The example shown: a value outside the band if any (what fails at the fitted values).
+                let first = across.iter().copied().find(|&i| !in_band(y[i], *below, *above)).unwrap_or(across[0]);
+                text += &format!(
+                    ", undecided: {} of {} values' 1 % ranges reach across the bound (at nu = {}: {})",
+                    across.len(),
+                    y.len(),
+                    x[first],
+                    iv[first].range_text()
+                );
+            }
+            with_outcome(outcome, text)
         }
         Check::Trend { series, quantity, nu, trend } => {
-            let (x, y) = series_in(results, series, quantity, *nu)?;
+            let (x, y, _) = series_in(results, series, quantity, *nu)?;
             let head = format!("{} {quantity} over {nu}", label(series, results));
             match *trend {
                 Trend::Monotone { direction, min_correlation } => {
@@ -359,41 +507,49 @@ fn eval(check: &Check, results: &Results) -> Result<CheckResult, CheckResult> {
             }
         }
         Check::ValuesOrder { scene, experiment, quantity, nu, values, direction, monotone, stat } => {
-            let mut means = Vec::with_capacity(values.len());
+            let mut stats = Vec::with_capacity(values.len());
             for &v in values {
                 let s = SeriesRef { scene: scene.clone(), experiment: experiment.clone(), value: Some(v) };
-                let y = series_in(results, &s, quantity, *nu)?.1;
-                means.push(match stat {
-                    SeriesStat::Mean => mean(&y),
-                    SeriesStat::Min => y.iter().copied().fold(f64::INFINITY, f64::min),
-                    SeriesStat::Max => max(&y),
-                });
+                let iv = series_in(results, &s, quantity, *nu)?.2;
+                stats.push(Iv::stat(
+                    &iv,
+                    match stat {
+                        SeriesStat::Mean => mean,
+                        SeriesStat::Min => min,
+                        SeriesStat::Max => max,
+                    },
+                ));
             }
-            let step = |a: f64, b: f64| match direction {
-                Direction::Rising => b > a,
-                Direction::Falling => b < a,
+            // Each step is an ordering of two statistics, decided over their ranges.
+            let step = |a: Iv, b: Iv| match direction {
+                Direction::Rising => relation_outcome(a, b, Relation::Less),
+                Direction::Falling => relation_outcome(a, b, Relation::Greater),
             };
-            let (holds, need) = match monotone {
-                Monotone::Strict => (means.windows(2).all(|w| step(w[0], w[1])), "each step"),
-                Monotone::Overall => (step(means[0], means[means.len() - 1]), "last against first"),
+            let (outcome, need) = match monotone {
+                Monotone::Strict => (all_of(stats.windows(2).map(|w| step(w[0], w[1]))), "each step"),
+                Monotone::Overall => (step(stats[0], stats[stats.len() - 1]), "last against first"),
             };
             let symbol = results.symbol(experiment);
-            result(
-                holds,
-                format!(
-                    "{scene} {stat} {quantity} over {nu} at {symbol} = {}: {} ({direction} {need})",
-                    values.iter().map(|v| value_text(*v)).collect::<Vec<_>>().join(", "),
-                    means.iter().map(|m| sig3(*m)).collect::<Vec<_>>().join(", ")
-                ),
-            )
+            let mut text = format!(
+                "{scene} {stat} {quantity} over {nu} at {symbol} = {}: {} ({direction} {need})",
+                values.iter().map(|v| value_text(*v)).collect::<Vec<_>>().join(", "),
+                stats.iter().map(|m| sig3(m.v)).collect::<Vec<_>>().join(", ")
+            );
+            if outcome == Outcome::Undecided {
+                text += &format!(
+                    ", undecided: the {stat}s of the 1 % ranges overlap ({})",
+                    stats.iter().map(|m| format!("{} to {}", sig3(m.lo), sig3(m.hi))).collect::<Vec<_>>().join(", ")
+                );
+            }
+            with_outcome(outcome, text)
         }
         Check::Compare { a, b, quantity_a, quantity_b, at, test } => {
             let range = match at {
                 CompareAt::Range(r, _) => *r,
                 CompareAt::Nu(_) => NuRange::ALL,
             };
-            let (xa, ya) = series_in(results, a, quantity_a, range)?;
-            let (xb, yb) = series_in(results, b, quantity_b, range)?;
+            let (xa, _, ya) = series_in(results, a, quantity_a, range)?;
+            let (xb, _, yb) = series_in(results, b, quantity_b, range)?;
             // One quantity named once ("mean error, A / B"); two named with their series.
             let (quantity, la, lb) = if quantity_a == quantity_b {
                 (quantity_a.to_string(), label(a, results), label(b, results))
@@ -412,6 +568,7 @@ fn eval(check: &Check, results: &Results) -> Result<CheckResult, CheckResult> {
                     pb.push(vb);
                 }
             }
+            let exact = pa.iter().chain(&pb).all(Iv::exact);
             match at {
                 CompareAt::Nu(nu) => {
                     let va = at_nu(&xa, &ya, *nu)
@@ -429,8 +586,8 @@ fn eval(check: &Check, results: &Results) -> Result<CheckResult, CheckResult> {
                             let f = if *stat == Stat::Mean { mean } else { max };
                             let name = if *stat == Stat::Mean { "mean" } else { "max" };
                             compare_values(
-                                f(&pa),
-                                f(&pb),
+                                Iv::stat(&pa, f),
+                                Iv::stat(&pb, f),
                                 &format!("{name} {quantity} over {range}, {la} / {lb}"),
                                 test,
                             )
@@ -439,43 +596,61 @@ fn eval(check: &Check, results: &Results) -> Result<CheckResult, CheckResult> {
                             let head = format!("{quantity} over {range}, {la} vs {lb}");
                             match *test {
                                 CompareTest::Relation { relation, fraction } => {
+                                    let each: Vec<Outcome> =
+                                        pa.iter().zip(&pb).map(|(x, y)| relation_outcome(*x, *y, relation)).collect();
                                     let ok = pa
                                         .iter()
                                         .zip(&pb)
                                         .filter(|(x, y)| match relation {
-                                            Relation::Less => x < y,
-                                            Relation::Greater => x > y,
+                                            Relation::Less => x.v < y.v,
+                                            Relation::Greater => x.v > y.v,
                                         })
                                         .count();
+                                    // At least `sure` points hold whatever the values within their ranges,
+                                    // at most `possible` do.
+                                    let sure = each.iter().filter(|o| **o == Outcome::Holds).count();
+                                    let possible = each.iter().filter(|o| **o != Outcome::Fails).count();
+                                    let enough = |k: usize| k as f64 >= fraction * pa.len() as f64 - 1e-9;
                                     let word = if relation == Relation::Less { "less" } else { "greater" };
                                     let need = if fraction >= 1.0 {
                                         "at every nu".to_string()
                                     } else {
                                         format!("at >= {} % of nu", sig3(fraction * 100.0))
                                     };
-                                    result(
-                                        ok as f64 >= fraction * pa.len() as f64 - 1e-9,
-                                        format!(
-                                            "{head}: {word} at {ok} of {} common nu (thesis {word} {need})",
-                                            pa.len()
-                                        ),
-                                    )
+                                    let mut text = format!(
+                                        "{head}: {word} at {ok} of {} common nu (thesis {word} {need})",
+                                        pa.len()
+                                    );
+                                    let outcome = tri(exact, enough(ok), enough(sure), !enough(possible));
+                                    if outcome == Outcome::Undecided {
+                                        text += &format!(
+                                            ", undecided: {word} at {sure} to {possible} within the 1 % ranges"
+                                        );
+                                    }
+                                    with_outcome(outcome, text)
                                 }
                                 CompareTest::Ratio { lo, hi } => {
-                                    let ratios: Vec<f64> = pa.iter().zip(&pb).map(|(x, y)| x / y).collect();
-                                    let (rmin, rmax) =
-                                        (ratios.iter().copied().fold(f64::INFINITY, f64::min), max(&ratios));
-                                    result(
-                                        rmin >= lo && rmax <= hi,
-                                        format!(
-                                            "{head}: ratio {} to {} over {} common nu (thesis in [{}, {}])",
-                                            sig3(rmin),
-                                            sig3(rmax),
-                                            pa.len(),
-                                            value_text(lo),
-                                            value_text(hi)
-                                        ),
-                                    )
+                                    let ratios: Vec<f64> = pa.iter().zip(&pb).map(|(x, y)| x.v / y.v).collect();
+                                    let (rmin, rmax) = (min(&ratios), max(&ratios));
+                                    let each: Vec<Outcome> =
+                                        pa.iter().zip(&pb).map(|(x, y)| ratio_outcome(*x, *y, lo, hi)).collect();
+                                    let outcome = all_of(each.iter().copied());
+                                    let mut text = format!(
+                                        "{head}: ratio {} to {} over {} common nu (thesis in [{}, {}])",
+                                        sig3(rmin),
+                                        sig3(rmax),
+                                        pa.len(),
+                                        value_text(lo),
+                                        value_text(hi)
+                                    );
+                                    if outcome == Outcome::Undecided {
+                                        let across = each.iter().filter(|o| **o == Outcome::Undecided).count();
+                                        text += &format!(
+                                            ", undecided: at {across} of {} common nu the 1 % ranges reach across",
+                                            pa.len()
+                                        );
+                                    }
+                                    with_outcome(outcome, text)
                                 }
                             }
                         }
@@ -484,7 +659,7 @@ fn eval(check: &Check, results: &Results) -> Result<CheckResult, CheckResult> {
             }
         }
         Check::Oscillates { series, quantity, nu, min_changes, max_changes } => {
-            let (_, y) = series_in(results, series, quantity, *nu)?;
+            let (_, y, _) = series_in(results, series, quantity, *nu)?;
             let changes = sign_changes(&y);
             let holds = min_changes.is_none_or(|m| changes >= m) && max_changes.is_none_or(|m| changes <= m);
             let need = match (min_changes, max_changes) {
@@ -504,7 +679,7 @@ fn eval(check: &Check, results: &Results) -> Result<CheckResult, CheckResult> {
         }
         Check::Argmin { series, quantity, nu, over, within: (lo, hi) } => match over {
             ArgminOver::Nu => {
-                let (x, y) = series_in(results, series, quantity, *nu)?;
+                let (x, y, _) = series_in(results, series, quantity, *nu)?;
                 let i = (0..y.len()).min_by(|&i, &j| y[i].total_cmp(&y[j])).expect("non-empty");
                 result(
                     x[i] >= lo - 1e-9 && x[i] <= hi + 1e-9,
@@ -553,28 +728,38 @@ fn eval(check: &Check, results: &Results) -> Result<CheckResult, CheckResult> {
     })
 }
 
-fn compare_values(a: f64, b: f64, head: &str, test: &CompareTest) -> CheckResult {
+fn compare_values(a: Iv, b: Iv, head: &str, test: &CompareTest) -> CheckResult {
     match *test {
         CompareTest::Relation { relation, .. } => {
-            let (holds, word) = match relation {
-                Relation::Less => (a < b, "less"),
-                Relation::Greater => (a > b, "greater"),
-            };
-            result(holds, format!("{head}: {} vs {} (thesis {word})", sig3(a), sig3(b)))
+            let word = if relation == Relation::Less { "less" } else { "greater" };
+            let outcome = relation_outcome(a, b, relation);
+            let mut text = format!("{head}: {} vs {} (thesis {word})", sig3(a.v), sig3(b.v));
+            if outcome == Outcome::Undecided {
+                text += &format!(
+                    ", undecided: the 1 % ranges {} to {} and {} to {} overlap",
+                    sig3(a.lo),
+                    sig3(a.hi),
+                    sig3(b.lo),
+                    sig3(b.hi)
+                );
+            }
+            with_outcome(outcome, text)
         }
         CompareTest::Ratio { lo, hi } => {
-            let r = a / b;
-            result(
-                r >= lo && r <= hi,
-                format!(
-                    "{head}: {} / {} = {} (thesis ratio in [{}, {}])",
-                    sig3(a),
-                    sig3(b),
-                    sig3(r),
-                    value_text(lo),
-                    value_text(hi)
-                ),
-            )
+            let outcome = ratio_outcome(a, b, lo, hi);
+            let mut text = format!(
+                "{head}: {} / {} = {} (thesis ratio in [{}, {}])",
+                sig3(a.v),
+                sig3(b.v),
+                sig3(a.v / b.v),
+                value_text(lo),
+                value_text(hi)
+            );
+            if outcome == Outcome::Undecided {
+                let (rlo, rhi) = ratio_range(a, b);
+                text += &format!(", undecided: the 1 % ranges give a ratio of {} to {}", sig3(rlo), sig3(rhi));
+            }
+            with_outcome(outcome, text)
         }
     }
 }
@@ -597,15 +782,25 @@ pub fn markdown_table(verdicts: &[Verdict]) -> String {
 }
 
 /// Verdicts of the same claims under several variants, as Markdown: a score table (variants in the
-/// given order, with the claims that hold, fail or were not run) and a claim x variant matrix
-/// (`holds` / `FAILS` / `-` for not run, `?` for untestable). `variants` pairs each variant's name with
-/// its verdicts, all in the same claim order.
+/// given order, with the claims that hold, fail, are undecided or were not run, and the claims that hold
+/// of those decided: undecided claims rank no variant) and a claim x variant matrix (`holds` / `FAILS` /
+/// `undecided` / `-` for not run, `?` for untestable). `variants` pairs each variant's name with its
+/// verdicts, all in the same claim order.
 pub fn comparison_markdown(variants: &[(String, Vec<Verdict>)]) -> String {
-    let mut out = String::from("| variant | holds | fails | not run | holds of tested |\n|---|---|---|---|---|\n");
+    let mut out = String::from(
+        "| variant | holds | fails | undecided | not run | holds of decided |\n|---|---|---|---|---|---|\n",
+    );
     for (name, verdicts) in variants {
         let s = Score::of(verdicts);
-        let tested = s.holds + s.fails;
-        out += &format!("| {name} | {} | {} | {} | {} / {tested} |\n", s.holds, s.fails, s.not_run, s.holds);
+        out += &format!(
+            "| {name} | {} | {} | {} | {} | {} / {} |\n",
+            s.holds,
+            s.fails,
+            s.undecided,
+            s.not_run,
+            s.holds,
+            s.decided()
+        );
     }
     out += "\n| claim |";
     for (name, _) in variants {
@@ -621,6 +816,7 @@ pub fn comparison_markdown(variants: &[(String, Vec<Verdict>)]) -> String {
             let mark = match verdicts.get(i).map(|v| v.outcome) {
                 Some(Outcome::Holds) => "holds",
                 Some(Outcome::Fails) => "FAILS",
+                Some(Outcome::Undecided) => "undecided",
                 Some(Outcome::NotRun) | None => "-",
                 Some(Outcome::Untestable) => "?",
             };
@@ -650,10 +846,11 @@ pub fn comparison_section(ours: &[Verdict], variants: &[(String, Vec<Verdict>)])
              means it fails under every variant tried ({}).\n\n",
             names.join(", ")
         );
-        out += "Scores of the variants (claims that hold of those their experiments test):\n\n";
+        out += "Scores of the variants (claims that hold of those their experiments test and decide; a claim \
+                decided only within the fits' 1 % ranges is undecided and counts for no variant):\n\n";
         for (name, verdicts) in variants {
             let s = Score::of(verdicts);
-            out += &format!("- `{name}`: {} of {} hold\n", s.holds, s.holds + s.fails);
+            out += &format!("- `{name}`: {} of {} hold, {} undecided\n", s.holds, s.decided(), s.undecided);
         }
         out += "\n";
     }
@@ -662,6 +859,19 @@ pub fn comparison_section(ours: &[Verdict], variants: &[(String, Vec<Verdict>)])
         let explanation = match v.outcome {
             Outcome::Holds => String::new(),
             Outcome::NotRun | Outcome::Untestable => "-".into(),
+            Outcome::Undecided => {
+                let holding: Vec<String> = variants
+                    .iter()
+                    .filter_map(|(name, vs)| {
+                        vs.get(i).filter(|x| x.id == v.id && x.outcome == Outcome::Holds).map(|_| format!("`{name}`"))
+                    })
+                    .collect();
+                let mut text = "undecided: decided only by a margin smaller than the fits' 1 % ranges".to_string();
+                if !holding.is_empty() {
+                    text += &format!("; holds under {}", holding.join(", "));
+                }
+                text
+            }
             Outcome::Fails => {
                 let holding: Vec<String> = variants
                     .iter()

@@ -44,9 +44,28 @@
 //! | `argmin` | series, `nu`?, `within = [lo, hi]`, `over`? = nu / values, `values`? | the nu of the smallest value lies in `[lo, hi]`; `over = "values"`: the experiment value whose mean over the range is smallest (over `values`, default the study's) |
 //! | `untestable` | `reason` | never: the claim is reported untestable |
 //!
-//! A claim **fails** if any check fails, else is **not run** if any check lacks data (an experiment
-//! not in the results folder, a nu without a successful fit), else is **untestable** if any check is,
-//! else **holds**. Parsing refuses unknown kinds and fields, fields a kind does not use, missing
+//! ## Undecided: within the fits' own uncertainty
+//!
+//! Each fitted parameter value comes with its 1 % range (column `ranges`: the interval within which
+//! the fit's error rises by at most 1 %). A check on a parameter is decided only when every value
+//! within the ranges gives the same answer as the fitted values; otherwise it is **undecided**, in
+//! both directions: a value that fails a bound while its range reaches across it, and one that holds
+//! while its range reaches across it (the comparison must not be decided by a margin smaller than the
+//! fit's own uncertainty). This applies to `at` and `range` (the value's range against the band or
+//! `expect +- tolerance`), `compare` (two values' ranges overlapping in the direction that would flip
+//! the relation, or a ratio whose range `[lo_a / hi_b, hi_a / lo_b]` reaches across `[lo, hi]`; pointwise
+//! for `at_each`, where a `fraction` is undecided when the points sure to hold are too few and those
+//! that may hold enough) and `values_order` (each step an ordering of two statistics). A statistic
+//! (mean, min, max) of several values lies between the statistic of their lower ends and of their
+//! upper ends (interval arithmetic: no distribution of the fits' errors is assumed). Errors and shares
+//! have no range column, nor do results written without identifiability (`pbdfit compare`'s
+//! variants): their checks stay two-way. `trend` (a rank correlation), `oscillates` and `argmin` stay
+//! two-way too: no range of those statistics follows from the parameters' ranges without assuming
+//! how the values move together.
+//!
+//! A claim **fails** if any check fails, else is **undecided** if any check is, else is **not run** if
+//! any check lacks data (an experiment not in the results folder, a nu without a successful fit), else
+//! is **untestable** if any check is, else **holds**. Parsing refuses unknown kinds and fields, fields a kind does not use, missing
 //! fields, empty or reversed ranges and duplicate ids, naming the claim and the field
 //! ([`ClaimsError::Claim`]).
 //!
@@ -79,4 +98,4 @@ pub use evaluate::{
     CheckResult, Outcome, Score, Verdict, comparison_markdown, comparison_section, evaluate, evaluate_check,
     evaluate_claim, markdown_table, relative_spread, sig3, sign_changes, spearman,
 };
-pub use results::Results;
+pub use results::{RangedPoint, Results};

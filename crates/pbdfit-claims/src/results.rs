@@ -16,6 +16,10 @@ pub struct Results {
     records: BTreeMap<(String, String), Vec<FitRecord>>,
 }
 
+/// One point of [`Results::ranged_series`]: nu, the value, and the interval `(low, high)` it is known
+/// within.
+pub type RangedPoint = (f64, f64, (f64, f64));
+
 /// Whether two experiment values are the same (relative 1e-9: values are read back from CSV text).
 pub(crate) fn same_value(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
@@ -71,6 +75,20 @@ impl Results {
         value: Option<f64>,
         quantity: &Quantity,
     ) -> Option<Vec<(f64, f64)>> {
+        Some(self.ranged_series(scene, experiment, value, quantity)?.into_iter().map(|(n, q, _)| (n, q)).collect())
+    }
+
+    /// As [`Results::series`], each value with the interval it is known within: for a parameter, the
+    /// fit's identifiability range (column `ranges`: where the fit's error rises by at most 1 %),
+    /// widened to contain the value; for a parameter without a range (results older than the column),
+    /// an error or a share, the value itself (no uncertainty is known, so none is assumed).
+    pub fn ranged_series(
+        &self,
+        scene: &str,
+        experiment: &str,
+        value: Option<f64>,
+        quantity: &Quantity,
+    ) -> Option<Vec<RangedPoint>> {
         let records = self.records.get(&(scene.to_string(), experiment.to_string()))?;
         let mut out = Vec::new();
         for r in records.iter().filter(|r| match (r.value, value) {
@@ -90,7 +108,15 @@ impl Results {
                 }
             };
             if q.is_finite() {
-                out.push((r.poisson, q));
+                let range = match quantity {
+                    Quantity::Parameter(name) => r
+                        .ranges
+                        .iter()
+                        .find(|(n, lo, hi)| n == name && lo.is_finite() && hi.is_finite())
+                        .map_or((q, q), |(_, lo, hi)| (lo.min(q), hi.max(q))),
+                    Quantity::Error | Quantity::Share(_) => (q, q),
+                };
+                out.push((r.poisson, q, range));
             }
         }
         if out.is_empty() {

@@ -89,6 +89,52 @@ fn thesis_claims_against_thesis_results() {
 }
 
 #[test]
+fn claims_decided_within_the_fits_ranges_are_undecided() {
+    let verdicts = verdicts();
+    let score = Score::of(&verdicts);
+    // Before the third verdict: 21 hold, 25 fail. F8, W12 and C11 held only by a kv whose 1 % range
+    // reaches across (kv unidentified at the box edge 1); F12, G9, C2, C3 and C7 failed by less than
+    // the fits' ranges.
+    assert_eq!(score, Score { holds: 18, fails: 20, undecided: 8, not_run: 0, untestable: 0 });
+    assert_eq!(score.to_string(), "18 of 46 claims hold, 20 fail, 8 undecided, 0 not run, 0 untestable");
+    let undecided: Vec<&str> =
+        verdicts.iter().filter(|v| v.outcome == Outcome::Undecided).map(|v| v.id.as_str()).collect();
+    assert_eq!(undecided, ["F8", "F12", "W12", "C2", "C3", "C7", "C11", "G9"]);
+
+    // F12: at E = 1e6 the floor's kd is 0.886 at nu = 0.49, under 0.9, but its 1 % range is 0.858 to
+    // 0.916: the check is undecided, not failed.
+    let f12 = verdict(&verdicts, "F12");
+    assert_eq!(f12.outcome, Outcome::Undecided);
+    assert_eq!(f12.checks[0].outcome, Outcome::Holds, "{}", f12.measured);
+    assert_eq!(f12.checks[2].outcome, Outcome::Undecided, "{}", f12.measured);
+    assert!(f12.checks[2].measured.contains("1 of 50 outside"), "{}", f12.checks[2].measured);
+    assert!(f12.checks[2].measured.contains("(at nu = 0.49: 0.886 in 0.858 to 0.916)"), "{}", f12.checks[2].measured);
+    let results = Results::open(&repo().join("fits/results/thesis")).unwrap();
+    let kd = results.ranged_series("gravity-floor", "young", Some(1e6), &"kd".parse().unwrap()).unwrap();
+    let (nu, v, (lo, hi)) = *kd.last().unwrap();
+    assert!((nu - 0.49).abs() < 1e-9 && v < 0.9 && lo < 0.9 && hi > 0.9, "{nu} {v} {lo} {hi}");
+
+    // G9: the compound's kd at E = 1e6 and nu = 0.49 is under 0.9 with a range across it; its error
+    // check (no range) still holds two-way.
+    let g9 = verdict(&verdicts, "G9");
+    assert_eq!(g9.outcome, Outcome::Undecided);
+    let g9_checks: Vec<Outcome> = g9.checks.iter().map(|c| c.outcome).collect();
+    assert_eq!(g9_checks, [Outcome::Holds, Outcome::Undecided, Outcome::Undecided], "{}", g9.measured);
+    assert!(g9.checks[1].measured.contains("1 of 50 outside") && g9.checks[1].measured.contains("at nu = 0.49"));
+
+    // C2 compares the ceiling's mean kd with the floor's: ratio 1.00 (thesis in [0.9, 1.0], and less),
+    // while each mean's range is about 8 % wide: both checks undecided.
+    let c2 = verdict(&verdicts, "C2");
+    assert_eq!(c2.outcome, Outcome::Undecided);
+    assert!(c2.checks.iter().all(|c| c.outcome == Outcome::Undecided), "{}", c2.measured);
+    let ratio = number_after(&c2.checks[0].measured, "gravity-floor base: 0.187 / 0.186 = ");
+    assert!((ratio - 1.0).abs() < 0.01, "{}", c2.measured);
+
+    // C1 compares errors (no range): it still fails, two-way.
+    assert_eq!(verdict(&verdicts, "C1").outcome, Outcome::Fails);
+}
+
+#[test]
 fn a_folder_with_only_base_and_dt_leaves_the_other_claims_not_run() {
     let from = repo().join("fits/results/thesis");
     let dir = std::env::temp_dir().join(format!("pbdfit-claims-partial-{}", std::process::id()));

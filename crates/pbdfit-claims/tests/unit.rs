@@ -363,7 +363,7 @@ fn failed_fits_are_skipped_and_missing_data_is_not_run() {
         "{}",
         verdicts[1].measured
     );
-    assert_eq!(Score::of(&verdicts), Score { holds: 1, fails: 1, not_run: 1, untestable: 1 });
+    assert_eq!(Score::of(&verdicts), Score { holds: 1, fails: 1, undecided: 0, not_run: 1, untestable: 1 });
     let table = markdown_table(&verdicts);
     assert!(
         table.starts_with("| id | figure | thesis | ours | verdict |\n|---|---|---|---|---|\n| A | 1 | t | "),
@@ -426,4 +426,152 @@ fn comparison_section_explains_failures_by_variants_or_says_unexplained() {
     );
     assert!(row("C").ends_with("| holds |  |"), "{}", row("C"));
     assert!(text.contains("- `opposite`: 1 of 3 hold") && text.contains("- `f32`: 1 of 3 hold"), "{text}");
+}
+
+/// Scene `s`, base, kd with 1 % ranges: `(nu, kd, low, high)` per fit (kv 1, exact: no range).
+/// Scene `t`, base: the same from `t`.
+fn ranged(s: &[(f64, f64, f64, f64)], t: &[(f64, f64, f64, f64)]) -> Results {
+    let mut records = Vec::new();
+    for (scene, points) in [("s", s), ("t", t)] {
+        for &(nu, kd, lo, hi) in points {
+            let mut r = record(scene, "base", None, nu, 0.1, kd);
+            r.ranges = vec![("kd".into(), lo, hi)];
+            records.push(r);
+        }
+    }
+    Results::from_records(layout(), records)
+}
+
+fn run_on(results: &Results, check: &str) -> (Outcome, String) {
+    let text = format!("[[claim]]\nid = \"T\"\nfigure = \"0\"\nthesis = \"t\"\n[[claim.check]]\n{check}");
+    let file = ClaimsFile::parse(&text, "unit").unwrap();
+    let r = evaluate_check(&file.claims[0].checks[0], results);
+    (r.outcome, r.measured)
+}
+
+#[test]
+fn a_bound_check_whose_range_reaches_across_the_bound_is_undecided() {
+    // The nu = 0.49 case of F12 / G9: kd = 0.886 under 0.9, its 1 % range 0.858 to 0.916 across 0.9.
+    let across = ranged(&[(0.0, 0.95, 0.93, 0.97), (0.49, 0.886, 0.858, 0.916)], &[]);
+    let range = format!("kind = \"range\"\n{S}quantity = \"kd\"\nabove = 0.9\n");
+    assert_eq!(
+        run_on(&across, &range),
+        (
+            Outcome::Undecided,
+            "s base kd over all nu: 0.886 to 0.950 (thesis > 0.9), 1 of 2 outside, undecided: 1 of 2 values' 1 % \
+             ranges reach across the bound (at nu = 0.49: 0.886 in 0.858 to 0.916)"
+                .into()
+        )
+    );
+    let at = format!("kind = \"at\"\n{S}quantity = \"kd\"\nnu = 0.49\nabove = 0.9\n");
+    assert_eq!(
+        run_on(&across, &at),
+        (
+            Outcome::Undecided,
+            "s base kd at nu = 0.49: 0.886 (thesis > 0.9), undecided: its 1 % range 0.858 to 0.916 reaches across"
+                .into()
+        )
+    );
+    // The same value with a range that stays under the bound still fails.
+    let under = ranged(&[(0.0, 0.95, 0.93, 0.97), (0.49, 0.886, 0.870, 0.895)], &[]);
+    assert_eq!(
+        run_on(&under, &range),
+        (Outcome::Fails, "s base kd over all nu: 0.886 to 0.950 (thesis > 0.9), 1 of 2 outside".into())
+    );
+    assert_eq!(run_on(&under, &at).0, Outcome::Fails);
+    // Both directions: a value that holds while its range reaches across the bound is undecided too; one
+    // whose range stays inside holds.
+    let holds_across = ranged(&[(0.49, 0.91, 0.89, 0.93)], &[]);
+    assert_eq!(run_on(&holds_across, &at).0, Outcome::Undecided);
+    let inside = ranged(&[(0.49, 0.95, 0.93, 0.97)], &[]);
+    assert_eq!(run_on(&inside, &at), (Outcome::Holds, "s base kd at nu = 0.49: 0.950 (thesis > 0.9)".into()));
+    // `expect` +- `tolerance`: a range partly in the band is undecided, wholly outside fails.
+    let near = format!("kind = \"at\"\n{S}quantity = \"kd\"\nnu = 0.49\nexpect = 0.8\ntolerance = 0.1\n");
+    assert_eq!(run_on(&across, &near).0, Outcome::Undecided);
+    assert_eq!(run_on(&inside, &near).0, Outcome::Fails);
+    // Checks on errors have no range: two-way as before (error 0.1 everywhere).
+    let error = format!("kind = \"at\"\n{S}quantity = \"error\"\nnu = 0.49\nabove = 0.1\n");
+    assert_eq!(run_on(&across, &error).0, Outcome::Fails);
+}
+
+#[test]
+fn a_comparison_of_overlapping_ranges_is_undecided() {
+    // The C2 case: mean kd ratio 1.0037 (t / s), each range about 4 % wide.
+    let overlapping = ranged(
+        &[(0.0, 0.5, 0.49, 0.51), (0.1, 0.6, 0.588, 0.612)],
+        &[(0.0, 0.502, 0.492, 0.512), (0.1, 0.602, 0.59, 0.614)],
+    );
+    let pair = "kind = \"compare\"\na = { scene = \"t\", experiment = \"base\" }\nb = { scene = \"s\", experiment = \"base\" }\nquantity = \"kd\"\n";
+    assert_eq!(
+        run_on(&overlapping, &format!("{pair}ratio = [0.9, 1.0]\n")),
+        (
+            Outcome::Undecided,
+            "mean kd over all nu, t base / s base: 0.552 / 0.550 = 1.00 (thesis ratio in [0.9, 1]), undecided: the \
+             1 % ranges give a ratio of 0.964 to 1.04"
+                .into()
+        )
+    );
+    assert_eq!(
+        run_on(&overlapping, &format!("{pair}relation = \"less\"\n")),
+        (
+            Outcome::Undecided,
+            "mean kd over all nu, t base / s base: 0.552 vs 0.550 (thesis less), undecided: the 1 % ranges 0.541 \
+             to 0.563 and 0.539 to 0.561 overlap"
+                .into()
+        )
+    );
+    // Pointwise too: each nu's ranges overlap.
+    assert_eq!(run_on(&overlapping, &format!("{pair}stat = \"at_each\"\nrelation = \"less\"\n")).0, Outcome::Undecided);
+    assert_eq!(run_on(&overlapping, &format!("{pair}stat = \"at_each\"\nratio = [0.9, 1.0]\n")).0, Outcome::Undecided);
+    // Ranges that do not overlap decide it: t's kd is clearly larger.
+    let apart =
+        ranged(&[(0.0, 0.5, 0.49, 0.51), (0.1, 0.6, 0.588, 0.612)], &[(0.0, 0.7, 0.69, 0.71), (0.1, 0.8, 0.79, 0.81)]);
+    assert_eq!(run_on(&apart, &format!("{pair}relation = \"less\"\n")).0, Outcome::Fails);
+    assert_eq!(run_on(&apart, &format!("{pair}relation = \"greater\"\n")).0, Outcome::Holds);
+    assert_eq!(run_on(&apart, &format!("{pair}ratio = [0.9, 1.0]\n")).0, Outcome::Fails);
+    assert_eq!(run_on(&apart, &format!("{pair}stat = \"at_each\"\nrelation = \"greater\"\n")).0, Outcome::Holds);
+}
+
+#[test]
+fn score_and_tables_count_undecided_claims_apart() {
+    // Claim U: one check holds, one (the nu = 0.49 case) is undecided; F: one fails, one undecided.
+    let results = ranged(&[(0.0, 0.95, 0.93, 0.97), (0.49, 0.886, 0.858, 0.916)], &[(0.0, 0.5, 0.49, 0.51)]);
+    let holds = format!("kind = \"at\"\n{S}quantity = \"kd\"\nnu = 0.0\nabove = 0.9\n");
+    let undecided = format!("kind = \"at\"\n{S}quantity = \"kd\"\nnu = 0.49\nabove = 0.9\n");
+    let fails = "kind = \"at\"\nscene = \"t\"\nexperiment = \"base\"\nquantity = \"kd\"\nnu = 0.0\nabove = 0.9\n";
+    let text = format!(
+        "[[claim]]\nid = \"U\"\nfigure = \"1\"\nthesis = \"t\"\n[[claim.check]]\n{holds}[[claim.check]]\n{undecided}\
+         [[claim]]\nid = \"F\"\nfigure = \"1\"\nthesis = \"t\"\n[[claim.check]]\n{undecided}[[claim.check]]\n{fails}\
+         [[claim]]\nid = \"H\"\nfigure = \"1\"\nthesis = \"t\"\n[[claim.check]]\n{holds}"
+    );
+    let verdicts = evaluate(&ClaimsFile::parse(&text, "unit").unwrap(), &results);
+    let outcomes: Vec<Outcome> = verdicts.iter().map(|v| v.outcome).collect();
+    assert_eq!(outcomes, [Outcome::Undecided, Outcome::Fails, Outcome::Holds], "a failing check outweighs");
+    let score = Score::of(&verdicts);
+    assert_eq!(score, Score { holds: 1, fails: 1, undecided: 1, not_run: 0, untestable: 0 });
+    assert_eq!((score.total(), score.decided()), (3, 2));
+    assert_eq!(score.to_string(), "1 of 3 claims hold, 1 fail, 1 undecided, 0 not run, 0 untestable");
+    assert_eq!(
+        verdicts[0].measured,
+        "s base kd at nu = 0: 0.950 (thesis > 0.9); [undecided] s base kd at nu = 0.49: 0.886 (thesis > 0.9), \
+         undecided: its 1 % range 0.858 to 0.916 reaches across"
+    );
+    let table = markdown_table(&verdicts);
+    assert!(table.contains("reaches across | undecided |\n"), "{table}");
+    let matrix = pbdfit_claims::comparison_markdown(&[("base".into(), verdicts.clone())]);
+    assert!(
+        matrix.starts_with(
+            "| variant | holds | fails | undecided | not run | holds of decided |\n|---|---|---|---|---|---|\n\
+             | base | 1 | 1 | 1 | 0 | 1 / 2 |\n"
+        ),
+        "{matrix}"
+    );
+    assert!(matrix.contains("| U | undecided |\n| F | FAILS |\n| H | holds |\n"), "{matrix}");
+    let section = pbdfit_claims::comparison_section(&verdicts, &[("base".into(), verdicts.clone())]);
+    assert!(section.contains("1 of 3 claims hold, 1 fail, 1 undecided"), "{section}");
+    assert!(section.contains("- `base`: 1 of 2 hold, 1 undecided"), "{section}");
+    assert!(
+        section.contains("| undecided | undecided: decided only by a margin smaller than the fits' 1 % ranges |"),
+        "{section}"
+    );
 }

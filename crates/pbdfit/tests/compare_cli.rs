@@ -91,7 +91,7 @@ fn variants_are_scored_against_the_claims() {
     assert!(table.contains("| T1 | holds | FAILS |"), "{table}");
     // The dt experiment was not run: T2 is not run under either variant, never a failure.
     assert!(table.contains("| T2 | - | - |"), "{table}");
-    assert!(table.contains("| baseline | 1 | 0 | 1 | 1 / 1 |"), "{table}");
+    assert!(table.contains("| baseline | 1 | 0 | 0 | 1 | 1 / 1 |"), "{table}");
     let opposite = std::fs::read_to_string(out_dir.join("opposite/claims.md")).unwrap();
     assert!(opposite.contains("0.200"), "{opposite}");
     // Each variant's results record its reference.
