@@ -58,8 +58,8 @@ pub struct Verdict {
     /// The claim's outcome: fails if any check fails, else undecided if any is undecided, else not run if
     /// any lacks data, else untestable if any is untestable, else holds.
     pub outcome: Outcome,
-    /// Our numbers, each check's text joined by `; ` (a check of several that does not hold marked with
-    /// its outcome: `[fails]`, `[undecided]`, ...).
+    /// Our numbers, each check's text joined by `; ` (a failing or undecided check marked `[fails]`,
+    /// `[undecided]`; any check of several that does not hold marked with its outcome).
     pub measured: String,
     /// Each check's result, in order.
     pub checks: Vec<CheckResult>,
@@ -142,11 +142,14 @@ pub fn evaluate_claim(claim: &Claim, results: &Results) -> Verdict {
     } else {
         Outcome::Holds
     };
+    // A check of several that does not hold carries its outcome; a failing or undecided check carries it
+    // even alone (issue 26: the rows of F5 and W2, single checks, lacked the marker every other failing
+    // row has).
     let several = checks.len() > 1;
     let measured = checks
         .iter()
         .map(|c| {
-            if several && c.outcome != Outcome::Holds {
+            if c.outcome != Outcome::Holds && (several || matches!(c.outcome, Outcome::Fails | Outcome::Undecided)) {
                 format!("[{}] {}", c.outcome, c.measured)
             } else {
                 c.measured.clone()

@@ -100,6 +100,15 @@ fn claims_decided_within_the_fits_ranges_are_undecided() {
     let undecided: Vec<&str> =
         verdicts.iter().filter(|v| v.outcome == Outcome::Undecided).map(|v| v.id.as_str()).collect();
     assert_eq!(undecided, ["F8", "F12", "W12", "C2", "C3", "C7", "C11", "G9"]);
+    // Every failing or undecided check is marked, a claim's only check included (F5 and W2 are single
+    // checks that fail; their rows lacked the marker).
+    for v in &verdicts {
+        for c in v.checks.iter().filter(|c| matches!(c.outcome, Outcome::Fails | Outcome::Undecided)) {
+            assert!(v.measured.contains(&format!("[{}] {}", c.outcome, c.measured)), "{}: {}", v.id, v.measured);
+        }
+    }
+    let f5 = verdicts.iter().find(|v| v.id == "F5").unwrap();
+    assert!(f5.checks.len() == 1 && f5.measured.starts_with("[fails] "), "{}", f5.measured);
 
     // F12: at E = 1e6 the floor's kd is 0.886 at nu = 0.49, under 0.9, but its 1 % range is 0.858 to
     // 0.916: the check is undecided, not failed.
