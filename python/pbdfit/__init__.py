@@ -206,14 +206,14 @@ def fit(
     grid: Optional[int] = None,
     min_step: float = 1e-4,
     material: Optional[str] = None,
-    search: str = "gradient",
+    search: Optional[str] = None,
     max_evaluations: int = 400,
     max_seconds: Optional[float] = None,
 ) -> FitResult:
     """Fits ``model``'s parameters so that its rest state matches the FEM reference of the material
-    (``young`` in Pa, ``poisson``), as ``pbdfit fit`` does. ``search="gradient"`` (the default): a coarse
-    grid, then Levenberg-Marquardt on the rest state's sensitivity from each basin; ``"pattern"``: the
-    thesis's fine grid and compass search (``min_step`` of each axis's width). ``box`` overrides parameter
+    (``young`` in Pa, ``poisson``), as ``pbdfit fit`` does. ``search`` (default ``None``: ``pbdfit fit``'s
+    default, ``"gradient"``): ``"gradient"``, a coarse grid, then Levenberg-Marquardt on the rest state's
+    sensitivity from each basin; ``"pattern"``, the thesis's fine grid and compass search (``min_step`` of each axis's width). ``box`` overrides parameter
     boxes (``{"kd": (0, 0.5)}``). A fit that spends ``max_evaluations`` or ``max_seconds`` returns its best
     point with ``status == "budget"``."""
     d = _native.fit(

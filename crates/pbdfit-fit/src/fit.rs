@@ -32,6 +32,11 @@ impl Search {
     /// Every search, in the order the command line lists them.
     pub const ALL: [Search; 2] = [Search::Gradient, Search::Pattern];
 
+    /// The search of a single fit and of a table when none is named (`pbdfit fit`, `pbdfit table`,
+    /// Python `fit`): the one place that default is spelled. Study files without `[fit] search` keep the
+    /// thesis's [`Search::Pattern`] ([`Search::default`]), as every study did before.
+    pub const FIT_DEFAULT: Search = Search::Gradient;
+
     /// `pattern` or `gradient`.
     pub fn name(self) -> &'static str {
         match self {
@@ -46,6 +51,12 @@ impl Search {
             name: text.to_string(),
             allowed: Self::ALL.map(Search::name).join(", "),
         })
+    }
+}
+
+impl std::fmt::Display for Search {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -526,7 +537,8 @@ fn fit_gradient(
 pub fn fit(problem: &FitProblem, options: &FitOptions, backend: &dyn RestStateBackend) -> Result<FitResult, FitError> {
     let start = Instant::now();
     let deadline = options.max_seconds.map(|s| start + std::time::Duration::from_secs_f64(s.max(0.0)));
-    let rest_options = options.rest_options(&RestOptions { deadline, ..problem.rest_options });
+    // `GridRestStates::for_fit` applies the search's own rest-state controls.
+    let rest_options = RestOptions { deadline, ..problem.rest_options };
     let grids: Vec<GridRestStates> = problem
         .parts
         .iter()

@@ -266,7 +266,7 @@ fn simulate<'py>(
 /// `parameters` (name -> value), `error`, `scene_errors` (name -> error, compound scenes), `at_bound`,
 /// `evaluations`, `failed_evaluations`, `reference`, `seconds`, `condition`, `ranges`.
 #[pyfunction]
-#[pyo3(signature = (scene, young, poisson, model="pbd", dt=0.01, n=None, nit=1, search_box=None, grid=None, min_step=1e-4, material=None, search="gradient", max_evaluations=400, max_seconds=None))]
+#[pyo3(signature = (scene, young, poisson, model="pbd", dt=0.01, n=None, nit=1, search_box=None, grid=None, min_step=1e-4, material=None, search=None, max_evaluations=400, max_seconds=None))]
 fn fit<'py>(
     py: Python<'py>,
     scene: &str,
@@ -280,12 +280,12 @@ fn fit<'py>(
     grid: Option<usize>,
     min_step: f64,
     material: Option<String>,
-    search: &str,
+    search: Option<&str>,
     max_evaluations: usize,
     max_seconds: Option<f64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let kind = kind(model)?;
-    let search = Search::parse(search).map_err(value_error)?;
+    let search = search.map_or(Ok(Search::FIT_DEFAULT), Search::parse).map_err(value_error)?;
     if let Some(s) = max_seconds
         && !(s.is_finite() && s > 0.0)
     {

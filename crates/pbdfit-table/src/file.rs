@@ -122,11 +122,13 @@ impl TableDef {
             n: list("n", &a.n)?,
         };
         axes.validate().map_err(|(key, m)| bad(&format!("axes.{key}"), m))?;
-        let fit = file.fit.options(kind, &file.search_box, false, false).map_err(|(key, m)| bad(&key, m))?;
-        // A table without `[fit] search` runs the gradient search (keeping any grid the file gives); a
-        // fit's identifiability never changes the fit, and tables do not record it, so it is not measured.
-        let search = if file.fit.search.is_some() { fit.search } else { Search::Gradient };
-        let fit = FitOptions { identifiability: false, search, ..fit };
+        // A table without `[fit] search` runs the fits' default search (keeping any grid the file gives).
+        let fit = file
+            .fit
+            .options(kind, &file.search_box, false, false, Search::FIT_DEFAULT)
+            .map_err(|(key, m)| bad(&key, m))?;
+        // A fit's identifiability never changes the fit; tables do not record it, so it is not measured.
+        let fit = FitOptions { identifiability: false, ..fit };
         let study = Study {
             name: file.name.clone(),
             description: file.description.clone(),

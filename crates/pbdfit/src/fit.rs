@@ -50,7 +50,7 @@ pub struct FitArgs {
     /// The search: `gradient` (the default: a coarse grid, then Levenberg-Marquardt on the rest state's
     /// sensitivity from the best point of each basin; never worse than `pattern` on the committed thesis
     /// and XPBD studies) or `pattern` (the thesis's fine grid and compass search, 450 to 750 rest states).
-    #[arg(long, default_value = "gradient", value_parser = |s: &str| Search::parse(s))]
+    #[arg(long, default_value_t = Search::FIT_DEFAULT, value_parser = |s: &str| Search::parse(s))]
     search: Search,
     /// Grid points per axis (default: pattern 21 for two parameters, 101 for one, 11 for three, 7 for
     /// four; gradient 5, 9, 4, 3, at cell centres).

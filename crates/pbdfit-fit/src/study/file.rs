@@ -84,7 +84,7 @@ pub type BoxDef = BTreeMap<String, [f64; 2]>;
 impl FitDef {
     /// The fit options for `kind`: its default search box with the bounds of `boxes` (entries naming
     /// none of `kind`'s parameters are skipped when `skip_foreign`, as in a file fitting several models,
-    /// else refused), checked against `unbounded`, and this table's grid and stopping step. An error is
+    /// else refused), checked against `unbounded`, and this table's search (`default_search` when it names none), grid and stopping step. An error is
     /// `(entry, message)`, the entry named as in the file (`box.kd`, `box`, `fit.grid`, `fit.min_step`).
     pub fn options(
         &self,
@@ -92,6 +92,7 @@ impl FitDef {
         boxes: &BoxDef,
         skip_foreign: bool,
         unbounded: bool,
+        default_search: Search,
     ) -> Result<FitOptions, (String, String)> {
         let mut search_box = SearchBox::default_for(kind);
         for (name, [lower, upper]) in boxes {
@@ -103,9 +104,10 @@ impl FitDef {
         }
         search_box.check_allowed(unbounded).map_err(|e| ("box".to_string(), e.to_string()))?;
         let mut fit = FitOptions::new(search_box);
-        if let Some(search) = &self.search {
-            fit.search = Search::parse(search).map_err(|e| ("fit.search".to_string(), e.to_string()))?;
-        }
+        fit.search = match &self.search {
+            Some(search) => Search::parse(search).map_err(|e| ("fit.search".to_string(), e.to_string()))?,
+            None => default_search,
+        };
         if let Some(grid) = self.grid {
             if grid < 2 {
                 return Err(("fit.grid".into(), format!("{grid} must be at least 2")));
@@ -330,7 +332,7 @@ impl Study {
         }
         let fit = file
             .fit
-            .options(kind, &file.search_box, file.models.is_some(), file.unbounded)
+            .options(kind, &file.search_box, file.models.is_some(), file.unbounded, Search::default())
             .map_err(|(entry, message)| bad(&entry, message))?;
         let base_checks = [
             ("base.dt", Setting::Dt, file.base.dt),
