@@ -163,11 +163,15 @@ impl FitOptions {
 
     /// The rest-state controls of this search from `base`: the gradient search caps every rest state at
     /// [`GRADIENT_MAX_SWEEPS`] projection sweeps (a point that neither converges nor runs away by then is
-    /// a failed point, "not converged"); the pattern search keeps `base` (the thesis's results are pinned).
+    /// a failed point, "not converged") and gives up a collapsed body as soon as the divergence probe
+    /// sees it stay collapsed ([`RestOptions::collapse_verdict`]); the pattern search keeps `base` (the
+    /// thesis's results are pinned).
     pub fn rest_options(&self, base: &RestOptions) -> RestOptions {
         match self.search {
             Search::Pattern => *base,
-            Search::Gradient => RestOptions { max_sweeps: base.max_sweeps.min(GRADIENT_MAX_SWEEPS), ..*base },
+            Search::Gradient => {
+                RestOptions { max_sweeps: base.max_sweeps.min(GRADIENT_MAX_SWEEPS), collapse_verdict: true, ..*base }
+            }
         }
     }
 
@@ -566,7 +570,7 @@ mod tests {
     use pbdfit_pbd::ModelKind;
 
     /// The pattern search's rest states are the thesis's (pinned results); the gradient search caps
-    /// each at [`GRADIENT_MAX_SWEEPS`] and keeps every other control.
+    /// each at [`GRADIENT_MAX_SWEEPS`], gives up collapsed bodies early, and keeps every other control.
     #[test]
     fn only_the_gradient_search_caps_a_rest_states_sweeps() {
         let base = RestOptions { anderson_memory: 7, ..RestOptions::default() };
@@ -575,9 +579,10 @@ mod tests {
         options.use_search(Search::Gradient);
         let capped = options.rest_options(&base);
         assert_eq!(capped.max_sweeps, GRADIENT_MAX_SWEEPS);
-        assert_eq!(RestOptions { max_sweeps: base.max_sweeps, ..capped }, base);
+        assert!(!base.collapse_verdict && capped.collapse_verdict);
+        assert_eq!(RestOptions { max_sweeps: base.max_sweeps, collapse_verdict: false, ..capped }, base);
         // A smaller budget the caller set stays.
         let small = RestOptions { max_sweeps: 1000, ..base };
-        assert_eq!(options.rest_options(&small), small);
+        assert_eq!(options.rest_options(&small), RestOptions { collapse_verdict: true, ..small });
     }
 }

@@ -66,6 +66,10 @@ pub(crate) struct Descent {
     mu: f64,
     /// Trial points evaluated so far.
     trials: usize,
+    /// The next trial, when the last one had no rest state: halfway to it along the same step (a
+    /// backtrack, the damping unchanged: the step's direction was not at fault but its length, which on a
+    /// box corner such as PBD's `kd = kv = 0` the damping shortens only slowly while the clamp holds it there).
+    backtrack: Option<Vec<f64>>,
     /// Whether the descent has ended.
     done: bool,
     /// The descent this one joined (it came within [`MERGE`] of that one's point, which was no higher).
@@ -147,6 +151,7 @@ impl Descent {
             evaluation,
             mu: 1e-3,
             trials: 0,
+            backtrack: None,
             done: false,
             merged: None,
         }
@@ -189,10 +194,16 @@ impl Descent {
                 }
                 continue;
             };
-            let mut trial = self.t.clone();
-            for (r, &j) in free.iter().enumerate() {
-                trial[j] = (trial[j] + delta[r]).clamp(0.0, 1.0);
-            }
+            let trial = match self.backtrack.take() {
+                Some(trial) => trial,
+                None => {
+                    let mut trial = self.t.clone();
+                    for (r, &j) in free.iter().enumerate() {
+                        trial[j] = (trial[j] + delta[r]).clamp(0.0, 1.0);
+                    }
+                    trial
+                }
+            };
             let step = trial.iter().zip(&self.t).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
             if step <= 1e-12 {
                 return self.done = true;
@@ -203,6 +214,7 @@ impl Descent {
             if let Some(reason) = &e.failure {
                 failures.push(FailedPoint { parameters: search_box.values(&trial), reason: reason.clone() });
             }
+
             let f_new = objective(problem, &e);
             if f_new < self.objective {
                 let decrease = (self.objective - f_new) / self.objective;
@@ -216,6 +228,8 @@ impl Descent {
                 // axis) that gains less than 1e-9 (a zig-zag of finite-difference gradients along a
                 // flat valley would otherwise crawl on for dozens of rest states).
                 self.done = decrease <= 1e-12 || (step <= 1e-4 && decrease <= 1e-9);
+            } else if e.failure.is_some() && step > 1e-6 {
+                self.backtrack = Some(self.t.iter().zip(&trial).map(|(a, b)| 0.5 * (a + b)).collect());
             } else {
                 self.mu *= 4.0;
                 self.done = self.mu > 1e10;

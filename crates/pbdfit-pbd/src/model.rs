@@ -179,6 +179,16 @@ impl ProjectionRule {
             | ProjectionRule::Xpbd { volume_gradient_scale: s, .. } => 1e-300 / (s * s),
         }
     }
+
+    /// Whether no constraint moves a particle: PBD with `kd = kv = 0`, whose corrections are all
+    /// multiplied by 0. A sweep of such a rule leaves every position as it was (up to the sign of a zero
+    /// coordinate, and a correction that is not finite, which 0 would turn into NaN: neither arises from a
+    /// valid configuration moving rigidly, which is all an inert rule lets the body do), so
+    /// [`PbdSystem::sweep`](crate::PbdSystem) skips it. At nit = 32, dt = 0.001 the stepping that finds
+    /// such a point's free fall leaving the body took 0.23 s at N = 4, for nothing.
+    pub fn is_inert(&self) -> bool {
+        matches!(*self, ProjectionRule::Pbd { distance_k, volume_k, .. } if distance_k == 0.0 && volume_k == 0.0)
+    }
 }
 
 /// A model kind: a registered [`ModelDef`]. Parse one by name (`"xpbd".parse::<ModelKind>()`), list them

@@ -16,7 +16,9 @@ const RETRY_MEMORY: usize = 3;
 
 /// Map evaluations after which an unconverged fixed-point solve asks whether the simulation diverges
 /// (see [`PbdSystem::rest_state`]). Converging solves of the thesis grids take a median of 75 and at
-/// most 957 from the undeformed state in one fit at N = 4 (gravity-floor, nu = 0.3; 2 of 511 above 500, counted once with a temporary tally), far fewer when warm-started.
+/// most 957 from the undeformed state in one fit at N = 4 (gravity-floor, nu = 0.3; 2 of 511 above 500,
+/// counted once with a temporary tally), far fewer when warm-started. (At N = 8 fewer would not pay: with
+/// 200, cold grid points that converge after 200 to 700 evaluations each ran a probe for nothing.)
 const STALL_EVALUATIONS: usize = 500;
 
 /// Simulated seconds the divergence probe steps. A unit cube falling freely passes [`PROBE_FACTOR`]
@@ -96,6 +98,17 @@ pub struct RestOptions {
     /// Whether a fixed-point solve that stalls asks a short simulation whether the point runs away (see
     /// [`PbdSystem::rest_state`]; it changes no rest state, only how soon a point without one is given up).
     pub divergence_probe: bool,
+    /// Whether the probe also gives up a point whose motion, once beyond the body's extent, stays there
+    /// for half of [`PROBE_SECONDS`] without coming back (the probe runs on for up to twice its time while
+    /// the body is outside): a body collapsed through itself. A soft cube on the floor at N = 8, kd = 0.1
+    /// passes its extent by one to three per cent and stays there, so [`PROBE_FACTOR`] is never reached,
+    /// and each such point cost two full fixed-point attempts (6,000 map evaluations) before the stepping
+    /// fallback gave it up at the first exit. A soft point whose undamped overshoot passes the extent on
+    /// its way back to a rest state inside the body is not touched: XPBD's soft volume compliance on the
+    /// compound scene at nu = 0.4 leaves the extent for less than that, and judged by its first exit
+    /// alone the fit lost its minimum (e = 0.4731 instead of 0.4638). Off by default: the pattern
+    /// search's rest states are pinned.
+    pub collapse_verdict: bool,
     /// A wall-clock time after which the computation stops unconverged (a fit's `--max-seconds`): the
     /// fixed point and stepping check it before every map evaluation or step, so a point that would
     /// spend its whole sweep budget (a mechanism that creeps without running away) ends at the fit's
@@ -112,6 +125,7 @@ impl Default for RestOptions {
             anderson_memory: 10,
             max_map_evaluations: 3000,
             divergence_probe: true,
+            collapse_verdict: false,
             deadline: None,
         }
     }
@@ -150,7 +164,8 @@ impl PbdSystem {
     /// The rest state is where the simulation settles (methodology, section Rest state), so a point
     /// whose simulation runs away has none. The fixed point is solved first; when it has not converged
     /// after [`STALL_EVALUATIONS`] map evaluations, a probe steps the simulation from the same start for
-    /// [`PROBE_SECONDS`]. If the motion goes [`PROBE_FACTOR`] times beyond the body's extent, the point is
+    /// [`PROBE_SECONDS`]. If the motion goes [`PROBE_FACTOR`] times beyond the body's extent (or stays beyond it, with
+    /// [`RestOptions::collapse_verdict`]), the point is
     /// reported as diverged where it first left the body: the step and displacement the stepping
     /// fallback would report after both fixed-point attempts had failed, with their sweeps not spent.
     /// A solve that goes on is not touched, so every rest state is the one it was without the probe.
@@ -200,7 +215,7 @@ impl PbdSystem {
                         }
                         probed = true;
                         let budget = options.max_sweeps.saturating_sub(spent + evaluations * params.nit);
-                        left_body = self.runs_away(&rules, params, warm, options.tolerance, budget);
+                        left_body = self.runs_away(&rules, params, warm, options, budget);
                         left_body.is_none()
                     },
                 );
@@ -340,32 +355,46 @@ impl PbdSystem {
 
     /// The divergence probe of [`PbdSystem::rest_state`]: steps from `warm` for [`PROBE_SECONDS`] (at most
     /// `budget` sweeps) and, if the largest displacement passes [`PROBE_FACTOR`] times the extent or turns
-    /// non-finite, returns the sweeps and largest displacement (m) of the first step that left the body.
+    /// non-finite (or, with [`RestOptions::collapse_verdict`], stays beyond the extent for half the
+    /// probe's time), returns the sweeps and largest displacement (m) of the first step that left the body.
     /// `None` when the motion settles to `tolerance`, stays within the factor, or the time runs out.
     fn runs_away(
         &self,
         rules: &ProjectionRule,
         params: &SimParams,
         warm: Option<&[Vec3]>,
-        tolerance: f64,
+        options: &RestOptions,
         budget: usize,
     ) -> Option<(usize, f64)> {
         // Float-to-integer casts saturate, so a tiny dt gives a huge count, capped by the budget.
-        let budget = budget.min(((PROBE_SECONDS / params.dt).ceil() as usize).saturating_mul(params.nit));
+        let probe = ((PROBE_SECONDS / params.dt).ceil() as usize).saturating_mul(params.nit);
+        // A collapse verdict may extend the probe while the body is outside, up to twice its time.
+        let limit = budget.min(if options.collapse_verdict { probe.saturating_mul(2) } else { probe });
         let mut d = self.dynamics_from(warm);
         let mut sweeps = 0;
         let mut left = None;
-        while sweeps + params.nit <= budget {
+        // Sweeps up to the last step that ended inside the body.
+        let mut last_inside = 0;
+        while sweeps + params.nit <= limit {
             let step = self.measured_step(rules, params, &mut d);
             sweeps += params.nit;
             if step.outside && left.is_none() {
                 left = Some((sweeps, step.largest));
             }
+            if !step.outside {
+                last_inside = sweeps;
+            }
             if !step.largest.is_finite() || step.largest > PROBE_FACTOR * self.extent {
                 return left;
             }
-            if step.settled(tolerance) {
+            if step.settled(options.tolerance) {
                 return None;
+            }
+            if options.collapse_verdict && left.is_some() && sweeps - last_inside >= probe / 2 {
+                return left;
+            }
+            if sweeps >= probe && !step.outside {
+                break;
             }
         }
         None

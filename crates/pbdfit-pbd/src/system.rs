@@ -372,6 +372,9 @@ impl PbdSystem {
 
     /// A sweep over the distance constraints, the volume constraints, or both (profiling: `bench`).
     pub(crate) fn sweep_parts(&self, rules: &ProjectionRule, d: &mut Dynamics, distances: bool, volumes: bool) {
+        if rules.is_inert() {
+            return;
+        }
         let parts = (distances, volumes);
         let s_min = rules.volume_degenerate_threshold();
         match *rules {
