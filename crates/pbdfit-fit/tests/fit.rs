@@ -256,3 +256,35 @@ fn prescribed_vertices_are_not_in_the_error() {
     // because the five-tetrahedron split is not symmetric under a quarter turn.
     assert_eq!(part.moved, [3, 4, 5, 12, 13, 14, 21, 22, 23]);
 }
+
+/// A gradient fit whose minimum lies beside the corner kd = kv = 0 (no rest state: nothing holds the body
+/// up) recovers the parameters that made its reference. Its Levenberg-Marquardt steps overshoot into
+/// points without a rest state; each such trial is followed by one halfway back along the same step.
+/// Here that spends 4 such points (3 on the corner); raising the damping alone spent 8, and on
+/// gravity-floor at N = 4 kept the clamped trial on the corner eight times in a row (README, Benchmarks).
+#[test]
+fn a_gradient_fit_beside_a_corner_without_rest_state_backtracks() {
+    let (kd, kv) = (0.004, 0.002);
+    let settings = Settings { dt: 0.001, ..Settings::new(0.01, 1, 32, ModelKind::PBD) };
+    let mut problem = model_reference_problem("gravity-floor", 1, 32, ModelKind::PBD, &[kd, kv]);
+    problem.settings = settings;
+    for part in &mut problem.parts {
+        let rest = part.system.rest_state(&settings.at(&[kd, kv]), &RestOptions::default(), None).unwrap();
+        part.reference = rest.displacements;
+        part.moved = pbdfit_fit::moved_vertices(&part.reference, &part.system.held_mask());
+    }
+    let mut options = options(ModelKind::PBD);
+    options.use_search(pbdfit_fit::Search::Gradient);
+    let result = fit_cpu(&problem, &options).unwrap();
+    let corner = result.failures.iter().filter(|f| f.parameters.iter().all(|&p| p == 0.0)).count();
+    println!(
+        "{:?} error {:e}, {} evaluations, {} without rest state ({corner} on the corner)",
+        result.parameters,
+        result.error,
+        result.evaluations,
+        result.failures.len()
+    );
+    assert!(result.error < 1e-10, "error {:e}", result.error);
+    assert!((result.parameters[0].1 - kd).abs() < 1e-5 && (result.parameters[1].1 - kv).abs() < 1e-5);
+    assert!(result.failures.len() <= 5, "{} points without rest state", result.failures.len());
+}

@@ -64,7 +64,7 @@ pub use model::{
     SimParams, SpringPotential,
 };
 pub use rest_state::{Precision, RestMethod, RestOptions, RestState, accept_rest_state, diverged};
-pub use sensitivity::{Sensitivity, SensitivityOptions};
+pub use sensitivity::{Differences, Sensitivity, SensitivityOptions};
 pub use system::{Dynamics, PbdSystem};
 
 /// A 3-vector in m (positions, displacements) or m/s (velocities).

@@ -177,3 +177,53 @@ fn the_divergence_probe_changes_no_rest_state() {
     assert!(with.max_displacement() < 1.0, "the rest state lies within the body: {}", with.max_displacement());
     divergence(rest_result("gravity-wall", 4, &params, RestMethod::Stepping, true));
 }
+
+/// With [`RestOptions::collapse_verdict`] (the gradient search's), a body that collapses through itself
+/// (gravity-floor at N = 4, kd = 0.01, kv = 0.02: it passes its extent by a few per cent and stays
+/// there) is given up by the divergence probe after 500 stalled evaluations, with the step and
+/// displacement the stepping fallback reports, instead of after both full fixed-point attempts.
+#[test]
+fn the_collapse_verdict_gives_up_a_collapsed_body_where_stepping_does() {
+    let params = SimParams::new(0.01, 1, Model::pbd(0.01, 0.02));
+    let quick = RestOptions { collapse_verdict: true, ..RestOptions::default() };
+    let (collapsed, collapsed_reason) = divergence(system("gravity-floor", 4).rest_state(&params, &quick, None));
+    let (full, full_reason) = divergence(rest_result("gravity-floor", 4, &params, RestMethod::FixedPoint, true));
+    let (stepped, stepped_reason) = divergence(rest_result("gravity-floor", 4, &params, RestMethod::Stepping, true));
+    assert_eq!(collapsed_reason, stepped_reason);
+    assert_eq!(full_reason, stepped_reason);
+    assert!(stepped > 0 && stepped < 150, "the body leaves its extent after {stepped} sweeps");
+    assert_eq!(collapsed, 500 + stepped, "500 stalled evaluations, then the probe's steps");
+    assert_eq!(full, 3000 + 3000 + stepped, "the probe alone sees no runaway: both attempts, then stepping");
+}
+
+/// The collapse verdict spares a soft point whose undamped overshoot passes the body's extent on its way
+/// to a rest state inside it (the case of `the_divergence_probe_changes_no_rest_state`): the same rest
+/// state, bit for bit.
+#[test]
+fn the_collapse_verdict_keeps_a_rest_state_reached_after_an_overshoot() {
+    let params = SimParams::new(0.01, 1, Model::pbd(0.05, 0.15));
+    let quick = RestOptions { collapse_verdict: true, ..RestOptions::default() };
+    let with = system("gravity-wall", 4).rest_state(&params, &quick, None).unwrap();
+    let without = rest_result("gravity-wall", 4, &params, RestMethod::FixedPoint, true).unwrap();
+    assert!(with.converged && with.iterations > 500, "{} sweeps: the probe must have run", with.iterations);
+    let bits =
+        |r: &RestState| r.displacements.iter().flat_map(|u| [u.x, u.y, u.z]).map(f64::to_bits).collect::<Vec<_>>();
+    assert_eq!(bits(&with), bits(&without));
+}
+
+/// PBD with kd = kv = 0 moves nothing (its sweeps are skipped): stepping is free fall, which leaves the
+/// body at the first step k with dt^2 g k (k + 1) / 2 beyond its extent (symplectic Euler from rest).
+#[test]
+fn an_inert_rule_falls_freely() {
+    let (dt, nit) = (0.01, 8);
+    let params = SimParams::new(dt, nit, Model::pbd(0.0, 0.0));
+    assert!(params.projection_rule().unwrap().is_inert());
+    assert!(!SimParams::new(dt, nit, Model::pbd(0.0, 1e-300)).projection_rule().unwrap().is_inert());
+    let system = system("gravity-floor", 2);
+    let g = system.gravity().norm();
+    let (sweeps, reason) = divergence(rest_result("gravity-floor", 2, &params, RestMethod::Stepping, true));
+    let fallen = |k: usize| dt * dt * g * (k * (k + 1)) as f64 / 2.0;
+    let k = (1..).find(|&k| fallen(k) > 1.0).unwrap();
+    assert_eq!(sweeps, k * nit, "{reason}");
+    assert!(reason.contains(&format!("displacement {:.3e} m", fallen(k))), "{reason} against {:.3e}", fallen(k));
+}
