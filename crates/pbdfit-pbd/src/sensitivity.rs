@@ -4,17 +4,24 @@
 //! - Projection models (PBD, XPBD and its spring potentials): the rest state is the fixed point
 //!   `F(u, p) = Phi(u, p) - u = 0` of one step from rest, so by the implicit function theorem
 //!   `(I - dPhi/du) s_j = dPhi/dp_j`, one linear solve per parameter. The solve is restarted GMRES with
-//!   Jacobian-vector products `dPhi/du v` taken as central differences of the rest map itself, through the
-//!   very sweeps the rest state used (so every projection rule, present and future, is differentiated with
-//!   no code of its own); `dPhi/dp_j` is likewise a central difference of the map in the parameter (a
-//!   one-sided second-order difference at an edge of the allowed range). The differences' relative
-//!   error is about 1e-10, far below the 1e-5 of the check against differences of rest states.
+//!   Jacobian-vector products `dPhi/du v` taken as differences of the rest map itself, through the very
+//!   sweeps the rest state used (so every projection rule, present and future, is differentiated with no
+//!   code of its own); `dPhi/dp_j` is likewise a difference of the map in the parameter. By default the
+//!   differences are central (a one-sided second-order difference at an edge of the allowed range),
+//!   relative error about 1e-10, far below the 1e-5 of the check against differences of rest states; a
+//!   fit's linearisation asks for one-sided products at half the cost ([`Differences`]).
+//! - The solves of all parameters share one matrix, so each reuses the products of the ones before, and
+//!   each restart the products of its own earlier cycles (GCRO with a recycled space, [`Recycled`]): the
+//!   backward solve reuses its own work as DiffPD's reuses its factorisation. Cost over the cases of the
+//!   tests (`cargo run --release -p pbdfit-pbd --example sensitivity_cost`): a fit's linearisation a
+//!   median 0.98 cold forward rest states; the full-accuracy solve 2.14.
 //! - Mass-spring models: the rest state is the equilibrium `f(u, p) = 0`, so `K s_j = -df/dp_j` with the
 //!   Newton tangent `K = df/du` (one sparse LU for all parameters); the force is linear in `ks` and
 //!   `kvol`, and the model's rule gives `d(ks, kvol)/dp_j`.
 //!
-//! GMRES is written here (about 80 lines, Givens rotations, restarts) because no well-kept Rust crate
-//! offers a matrix-free GMRES on closures; `faer` has dense and sparse factorisations only.
+//! GMRES is written here (about 120 lines, Givens rotations, restarts, a recycled space) because no
+//! well-kept Rust crate offers a matrix-free GMRES on closures, let alone GCRO; `faer` has dense and
+//! sparse factorisations only.
 
 use crate::{ModelRule, PbdError, PbdSystem, ProjectionRule, Scale, SimParams, Vec3};
 
@@ -43,12 +50,15 @@ pub enum Differences {
     /// Central differences with a step of 1e-5 (of the largest displacement for a product; of the value
     /// or the box's width for a parameter): two map evaluations each, relative error about 1e-10.
     Central,
-    /// One-sided differences from the map's value at the rest state (evaluated once, not taken to be the
+    /// One-sided products from the map's value at the rest state (evaluated once, not taken to be the
     /// rest state itself: its residual of up to 1e-13 would dominate) with a step of 1e-8, near the square
     /// root of the machine epsilon: one map evaluation each, relative error about 1e-8 (truncation and
     /// rounding balanced). Enough for a solve to 1e-6 (a fit's linearisation); a solve to 1e-8 needs
-    /// [`Differences::Central`]. (An earlier one-sided form used the central step of 1e-5, an error of
-    /// 1e-5, and its gradients led 305 of the thesis's gradient fits astray.)
+    /// [`Differences::Central`]. `dPhi/dp` stays central: a parameter that moves the rest map little
+    /// (XPBD's volume compliance on gravity-wall at dt = 0.002) changes it by less than a one-sided step's
+    /// rounding, and with one-sided parameter differences 24 fits of the XPBD study ended up to 3.5 times
+    /// worse, on the bound alpha_v = 1e-14. (An earlier one-sided form also used the central step of 1e-5
+    /// for the products, an error of 1e-5, and led 305 of the thesis's gradient fits astray.)
     Forward,
 }
 
@@ -95,13 +105,12 @@ impl PbdSystem {
 
     /// The parameter points of a difference in parameter `j`: `(values, weight)` pairs whose weighted sum
     /// of map values, divided by the step, is `dPhi/dp_j` (central, or one-sided second order at an edge of
-    /// the allowed range). [`Differences::Forward`]: one point at `+h` (weight 1) or, at the upper edge,
-    /// `-h` (weight -1); the caller subtracts the weight times the map at `params`.
-    fn parameter_stencil(params: &SimParams, j: usize, differences: Differences) -> (Vec<(SimParams, f64)>, f64) {
+    /// the allowed range), with the step of [`Differences::Central`].
+    fn parameter_stencil(params: &SimParams, j: usize) -> (Vec<(SimParams, f64)>, f64) {
         let spec = params.model.kind().parameters()[j];
         let value = params.model.values()[j];
         let maximum = if params.allow_unbounded { spec.maximum_unbounded } else { spec.maximum };
-        let h = differences.step()
+        let h = Differences::Central.step()
             * match spec.scale {
                 // A fraction of the value (a log-scale parameter spans decades; at 0, of its box's low end).
                 Scale::Log10 if value > 0.0 => value,
@@ -114,10 +123,7 @@ impl PbdSystem {
             values[j] = v;
             SimParams { model: params.model.kind().with(&values).expect("the model's own count"), ..*params }
         };
-        let stencil = if differences == Differences::Forward {
-            // The map at `params` itself is the caller's (weight -1 or 1, added by the caller).
-            if value + h <= maximum { vec![(at(value + h), 1.0)] } else { vec![(at(value - h), -1.0)] }
-        } else if value - h >= spec.minimum && value + h <= maximum {
+        let stencil = if value - h >= spec.minimum && value + h <= maximum {
             vec![(at(value + h), 0.5), (at(value - h), -0.5)]
         } else if value - h < spec.minimum {
             vec![(at(value), -1.5), (at(value + h), 2.0), (at(value + 2.0 * h), -0.5)]
@@ -145,7 +151,7 @@ impl PbdSystem {
         };
         let scale = inf(&x).max(1e-9 * self.extent);
         let differences = options.differences;
-        // One-sided differences start from the map's value at the rest state.
+        // One-sided products start from the map's value at the rest state.
         let base = (differences == Differences::Forward).then(|| {
             let mut out = vec![0.0; n];
             map(&rules, params, &x, &mut out);
@@ -157,8 +163,8 @@ impl PbdSystem {
         // before (see [`Recycled`]).
         let mut recycled = Recycled::default();
         for j in 0..params.model.values().len() {
-            // dPhi/dp_j.
-            let (stencil, h) = Self::parameter_stencil(params, j, differences);
+            // dPhi/dp_j, central in every form (see `Differences::Forward`).
+            let (stencil, h) = Self::parameter_stencil(params, j);
             let mut b = vec![0.0; n];
             let mut out = vec![0.0; n];
             for (at, weight) in &stencil {
@@ -166,9 +172,6 @@ impl PbdSystem {
                 map(&r, at, &x, &mut out);
                 for (bi, oi) in b.iter_mut().zip(&out) {
                     *bi += weight * oi;
-                }
-                if let Some(base) = &base {
-                    b.iter_mut().zip(base).for_each(|(bi, o)| *bi -= weight * o);
                 }
             }
             b.iter_mut().for_each(|v| *v /= h);
@@ -227,7 +230,7 @@ impl PbdSystem {
         // d(ks, kvol)/dp_j from the model's rule (exact for the registered models, which pass them through).
         let mut rates = Vec::new();
         for j in 0..params.model.values().len() {
-            let (stencil, h) = Self::parameter_stencil(params, j, Differences::Central);
+            let (stencil, h) = Self::parameter_stencil(params, j);
             let (mut dks, mut dkvol) = (0.0, 0.0);
             for (at, weight) in &stencil {
                 let ModelRule::Springs { ks, kvol } = at.rule() else { unreachable!("a mass-spring model's rule") };
