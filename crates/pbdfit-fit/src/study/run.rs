@@ -208,41 +208,58 @@ pub fn run_plan_in(
                 grids.insert(scene.name.clone(), grid);
             }
         }
-        // One fit per task (`with_max_len(1)`): a fit at a soft corner can take minutes while its
+        // One chain per task (`with_max_len(1)`): a fit at a soft corner can take minutes while its
         // neighbours take seconds, and rayon's adaptive splitting would otherwise leave a thread with a
-        // queue of fits behind the slow one while the other threads run out of work.
-        let results: Vec<Result<(), FitError>> = keys
+        // queue of fits behind the slow one while the other threads run out of work. A pattern study's
+        // chains are single fits; a gradient study's run along nu (see [`neighbour_chains`]).
+        let chains = neighbour_chains(&keys, study.fit.search);
+        let results: Vec<Result<(), FitError>> = chains
             .par_iter()
             .with_max_len(1)
-            .map(|key| {
-                if options.cancelled() {
-                    return Ok(());
+            .map(|chain| {
+                // This chain's records so far, for the next fit's start.
+                let mut computed: HashMap<FitKey, Vec<f64>> = HashMap::new();
+                for key in chain {
+                    if options.cancelled() {
+                        return Ok(());
+                    }
+                    let start = neighbour(key, plan).and_then(|n| {
+                        computed.get(&n).cloned().or_else(|| {
+                            known
+                                .get(&n)
+                                .filter(|r| r.status == FitStatus::Ok)
+                                .map(|r| r.parameters.iter().map(|(_, v)| *v).collect())
+                        })
+                    });
+                    let set = &study.scenes[key.scene];
+                    let record = fit_one(set, key, study, cache, &grids, start);
+                    if record.status == FitStatus::Ok && study.fit.search == Search::Gradient {
+                        computed.insert(*key, record.parameters.iter().map(|(_, v)| *v).collect());
+                    }
+                    for t in &plan.fits[key] {
+                        let row = FitRecord { experiment: t.experiment.clone(), value: t.value, ..record.clone() };
+                        let _guard = file_locks[t.file].lock().expect("file lock");
+                        store::append_row(&plan.files[t.file], &row)?;
+                    }
+                    let mut d = done.lock().expect("progress lock");
+                    *d += 1;
+                    let values: Vec<String> =
+                        record.parameters.iter().map(|(n, v)| format!("{n} = {}", short(*v))).collect();
+                    observer(&Progress {
+                        done: *d,
+                        total,
+                        resumed,
+                        message: format!(
+                            "{} E = {:e} nu = {}: {}, error = {:.3e}",
+                            set.name(),
+                            record.young,
+                            record.poisson,
+                            values.join(", "),
+                            record.error
+                        ),
+                        notice: false,
+                    });
                 }
-                let set = &study.scenes[key.scene];
-                let record = fit_one(set, key, study, cache, &grids);
-                for t in &plan.fits[key] {
-                    let row = FitRecord { experiment: t.experiment.clone(), value: t.value, ..record.clone() };
-                    let _guard = file_locks[t.file].lock().expect("file lock");
-                    store::append_row(&plan.files[t.file], &row)?;
-                }
-                let mut d = done.lock().expect("progress lock");
-                *d += 1;
-                let values: Vec<String> =
-                    record.parameters.iter().map(|(n, v)| format!("{n} = {}", short(*v))).collect();
-                observer(&Progress {
-                    done: *d,
-                    total,
-                    resumed,
-                    message: format!(
-                        "{} E = {:e} nu = {}: {}, error = {:.3e}",
-                        set.name(),
-                        record.young,
-                        record.poisson,
-                        values.join(", "),
-                        record.error
-                    ),
-                    notice: false,
-                });
                 Ok(())
             })
             .collect();
@@ -279,18 +296,55 @@ pub fn run_plan_in(
     Ok(summary)
 }
 
+/// The fits of one (dt, N, nit) group as chains run one after the other: for the gradient search, one
+/// chain per scene and Young's modulus in increasing nu, so each fit can start from the fit of the next
+/// lower nu of its setting (its [`neighbour`]); for the pattern search, which takes no starts, one chain
+/// per fit. Chains are independent, so the results do not depend on the thread count, and a resumed run
+/// finds each neighbour's parameters in the rows already written (exactly as computed: the CSVs hold
+/// round-trip decimals), so they do not depend on interruptions either.
+fn neighbour_chains(keys: &[FitKey], search: Search) -> Vec<Vec<FitKey>> {
+    if search != Search::Gradient {
+        return keys.iter().map(|k| vec![*k]).collect();
+    }
+    let mut chains: std::collections::BTreeMap<(usize, u64), Vec<FitKey>> = std::collections::BTreeMap::new();
+    for k in keys {
+        chains.entry((k.scene, k.young)).or_default().push(*k);
+    }
+    chains
+        .into_values()
+        .map(|mut chain| {
+            chain.sort_by(|a, b| f64::from_bits(a.poisson).total_cmp(&f64::from_bits(b.poisson)));
+            chain
+        })
+        .collect()
+}
+
+/// The fit of the same scene and setting at the next lower nu in the plan, if any: a gradient fit's
+/// neighbouring start (methodology, section The fit; issue "Fits that follow the gradient").
+fn neighbour(key: &FitKey, plan: &Plan) -> Option<FitKey> {
+    let nu = f64::from_bits(key.poisson);
+    plan.fits
+        .keys()
+        .filter(|k| (k.scene, k.dt, k.n, k.nit, k.young) == (key.scene, key.dt, key.n, key.nit, key.young))
+        .filter(|k| f64::from_bits(k.poisson) < nu)
+        .max_by(|a, b| f64::from_bits(a.poisson).total_cmp(&f64::from_bits(b.poisson)))
+        .copied()
+}
+
 /// A value for progress lines: 4 decimals on a linear scale, 3 significant digits otherwise.
 fn short(v: f64) -> String {
     if v == 0.0 || (1e-3..1e3).contains(&v.abs()) { format!("{v:.4}") } else { format!("{v:.3e}") }
 }
 
-/// One fit of a study, as a record (failed fits become failed records, never errors).
+/// One fit of a study, as a record (failed fits become failed records, never errors); a gradient fit
+/// also starts from `neighbour` (its neighbour's parameters) where given.
 fn fit_one(
     set: &SceneSet,
     key: &FitKey,
     study: &Study,
     cache: &PartCache,
     grids: &HashMap<String, GridRestStates>,
+    neighbour: Option<Vec<f64>>,
 ) -> FitRecord {
     let start = Instant::now();
     let c = key.configuration();
@@ -328,7 +382,16 @@ fn fit_one(
     };
     let outcome = study.problem(set, &c, nu, cache).and_then(|problem| {
         let part_grids: Vec<&GridRestStates> = problem.parts.iter().map(|p| &grids[&p.scene]).collect();
-        fit_with_grid(&problem, &part_grids, &study.fit).map(|r| (problem.compound, r))
+        let with_start;
+        let options = match neighbour.clone().filter(|_| study.fit.search == Search::Gradient) {
+            Some(at) => {
+                with_start =
+                    crate::FitOptions { starts: [study.fit.starts.clone(), vec![at]].concat(), ..study.fit.clone() };
+                &with_start
+            }
+            None => &study.fit,
+        };
+        fit_with_grid(&problem, &part_grids, options).map(|r| (problem.compound, r))
     });
     match outcome {
         Ok((compound, r)) => {
