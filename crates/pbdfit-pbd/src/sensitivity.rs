@@ -311,7 +311,7 @@ impl Recycled {
             }
         }
         let left = norm(&c);
-        if !(left > 1e-10 * size) || !left.is_finite() {
+        if left.is_nan() || left <= 1e-10 * size || !left.is_finite() {
             return;
         }
         c.iter_mut().for_each(|x| *x /= left);

@@ -2,34 +2,13 @@
 //! regression test of a defect the campaign found. Exit 2 with a message naming the key or file, or a
 //! quiet end; never a panic, an abort or a silent nonsense result with exit 0.
 
+mod common;
+
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-fn pbdfit_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pbdfit")).current_dir(dir).args(args).output().expect("run pbdfit")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pbdfit-issue26-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Exit 2 with a message containing every one of `words`.
-fn assert_input_error(o: &Output, words: &[&str]) {
-    let e = stderr(o);
-    assert_eq!(o.status.code(), Some(2), "{e}");
-    assert!(!e.contains("panicked"), "{e}");
-    for w in words {
-        assert!(e.contains(w), "`{w}` missing from: {e}");
-    }
-}
+use common::{assert_input_error, pbdfit_in, scratch, stderr};
 
 #[test]
 fn issue_26_1_a_compound_scene_that_includes_itself_exits_2_naming_the_chain() {

@@ -3,73 +3,11 @@
 //! manifest a run writes first or the `summary.json` a finished run wrote; one run at a time writes a
 //! folder; rows whose poisson is not a number are removed, not kept beside their recomputed fits.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn pbdfit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pbdfit")).current_dir(repo()).args(args).output().expect("run pbdfit")
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pbdfit-issue26-resume-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Exit 2 with a message containing every one of `words`.
-fn assert_input_error(o: &Output, words: &[&str]) {
-    let e = stderr(o);
-    assert_eq!(o.status.code(), Some(2), "{e}");
-    assert!(!e.contains("panicked"), "{e}");
-    for w in words {
-        assert!(e.contains(w), "`{w}` missing from: {e}");
-    }
-}
-
-/// Every file of a folder (name, bytes), sorted by name.
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
-        .collect();
-    out.sort();
-    out
-}
-
-/// The CSV rows of a folder without the `seconds` column (the one column that depends on timing).
-fn rows_without_seconds(dir: &Path) -> Vec<(String, Vec<String>)> {
-    files(dir)
-        .into_iter()
-        .filter(|(name, _)| name.ends_with(".csv"))
-        .map(|(name, bytes)| {
-            let text = String::from_utf8(bytes).unwrap();
-            let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
-            let seconds = header.iter().position(|h| *h == "seconds").unwrap();
-            let rows = text
-                .lines()
-                .map(|l| {
-                    l.split(',')
-                        .enumerate()
-                        .filter(|(i, _)| *i != seconds)
-                        .map(|(_, f)| f)
-                        .collect::<Vec<_>>()
-                        .join(",")
-                })
-                .collect();
-            (name, rows)
-        })
-        .collect()
-}
+use common::{assert_input_error, files, pbdfit, repo, rows_without_seconds, scratch, stderr};
 
 /// Three fits on the smallest mesh, a grid of 5 points per axis: seconds.
 const TINY: &str = r#"

@@ -1,7 +1,11 @@
 //! End-to-end tests of `pbdfit simulate`, `pbdfit fit` and `pbdfit study`.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::PathBuf;
 use std::process::{Command, Output};
+
+use common::rows_without_seconds;
 
 fn pbdfit(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_pbdfit")).args(args).output().expect("run pbdfit")
@@ -250,35 +254,6 @@ name = "n"
 parameter = "n"
 values = [2, 3]
 "#;
-
-fn rows_without_seconds(dir: &Path) -> Vec<(String, Vec<String>)> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "csv"))
-        .collect();
-    files.sort();
-    files
-        .into_iter()
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).unwrap();
-            let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
-            let seconds = header.iter().position(|h| *h == "seconds").unwrap();
-            let rows = text
-                .lines()
-                .map(|l| {
-                    l.split(',')
-                        .enumerate()
-                        .filter(|(i, _)| *i != seconds)
-                        .map(|(_, f)| f)
-                        .collect::<Vec<_>>()
-                        .join(",")
-                })
-                .collect();
-            (p.file_name().unwrap().to_string_lossy().into_owned(), rows)
-        })
-        .collect()
-}
 
 /// A study killed mid-run and started again gives the same results as an uninterrupted run, recomputing
 /// only what was not written. The stop is deterministic: the hidden `--abort-after K` aborts the process
