@@ -134,6 +134,12 @@ pub struct FitOptions {
     /// Whether to measure how well the optimum determines the parameters ([`Identifiability`]: about
     /// 20 to 40 extra error evaluations per parameter, after the fit; it never changes the fit).
     pub identifiability: bool,
+    /// In a study or table with the gradient search: whether each fit also starts from the fit at the next
+    /// lower nu of the same scene and setting (its neighbour). Such fits run one after the other in
+    /// increasing nu, so a group's parallelism falls to its number of (scene, E) chains; the rows stay
+    /// independent of the thread count and of interruptions. Off by default; ignored by the pattern
+    /// search, which takes no starts ([`Self::neighbour_starts`]).
+    pub neighbour_starts: bool,
 }
 
 impl FitOptions {
@@ -149,7 +155,13 @@ impl FitOptions {
             min_step: 1e-4,
             max_iterations: 10_000,
             identifiability: true,
+            neighbour_starts: false,
         }
+    }
+
+    /// Whether fits start from their neighbours: asked for, with the gradient search.
+    pub fn neighbour_starts(&self) -> bool {
+        self.neighbour_starts && self.search == Search::Gradient
     }
 
     /// Runs `search` instead: a grid chosen for another search is dropped (each search has its own

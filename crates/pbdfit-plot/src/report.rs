@@ -263,6 +263,7 @@ mod tests {
                 grid: 21,
                 min_step: 1e-4,
                 search: None,
+                neighbour_starts: false,
             },
             naming,
             results_dir: "r".into(),

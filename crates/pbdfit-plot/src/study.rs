@@ -351,6 +351,7 @@ mod tests {
             grid: 21,
             min_step: 1e-4,
             search: None,
+            neighbour_starts: false,
         };
         let row = |value: f64, nu: f64| FitRecord {
             scene: "gravity-floor".into(),

@@ -63,6 +63,7 @@ fn layout(
         grid: 21,
         min_step: 1e-4,
         search: None,
+        neighbour_starts: false,
     }
 }
 

@@ -170,6 +170,10 @@ pub struct StudyLayout {
     /// and in results from before the gradient search; a results folder's manifest always names it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<String>,
+    /// Whether each gradient fit also started from its neighbour's (the fit at the next lower nu of the
+    /// same scene and setting). Absent (false) from `summary.json` otherwise, whose format is unchanged.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub neighbour_starts: bool,
 }
 
 impl StudyLayout {
@@ -317,6 +321,7 @@ mod tests {
             grid: 21,
             min_step: 1e-4,
             search: None,
+            neighbour_starts: false,
         };
         let summary = StudySummary {
             layout,

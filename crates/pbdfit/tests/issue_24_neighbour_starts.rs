@@ -1,5 +1,5 @@
-//! Issue "Fits that follow the gradient": in a gradient study each fit also starts from the fit of the
-//! next lower nu of the same scene and setting (its neighbour). The chains of such fits run one after the
+//! Issue "Fits that follow the gradient": in a gradient study with `neighbour_starts = true` each fit also
+//! starts from the fit of the next lower nu of the same scene and setting (its neighbour). The chains of such fits run one after the
 //! other, so the rows do not depend on the thread count or on an interruption, and each row is exactly
 //! what `pbdfit fit --start` gives from its neighbour's parameters.
 
@@ -23,6 +23,7 @@ to = 0.4
 step = 0.1
 [fit]
 search = "gradient"
+neighbour_starts = true
 [[experiment]]
 name = "base"
 "#;
@@ -84,5 +85,21 @@ fn a_gradient_study_starts_each_fit_from_its_neighbour_deterministically() {
             }
         }
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The option needs the gradient search, and a folder made with it is not resumed without it.
+#[test]
+fn neighbour_starts_need_the_gradient_search_and_are_part_of_the_folder() {
+    let dir = scratch("refused");
+    let file = dir.join("pattern.toml");
+    std::fs::write(&file, CHAIN.replace("search = \"gradient\"", "search = \"pattern\"")).unwrap();
+    let o = pbdfit(&["study", file.to_str().unwrap(), "--out", dir.join("p").to_str().unwrap()]);
+    common::assert_input_error(&o, &["fit.neighbour_starts", "gradient"]);
+    let out = run(&dir, "with", "2");
+    let without = dir.join("without.toml");
+    std::fs::write(&without, CHAIN.replace("neighbour_starts = true\n", "")).unwrap();
+    let o = pbdfit(&["study", without.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    common::assert_input_error(&o, &["neighbour_starts true", "neighbour_starts false"]);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -120,14 +120,9 @@ fn a_tiny_table_matches_pbdfit_fit_bit_for_bit_and_resumes_unchanged() {
     assert_eq!(table["leave_one_out"]["predictions"], 8);
     leave_one_out_predicts_from_the_neighbours(&out);
 
-    // One node against `pbdfit fit` at its setting, started also from its neighbour (the node at the next
-    // lower nu, as the study runner starts a gradient fit): the same kd and kv, bit for bit.
-    let (kd0, kv0) = row(&out, "1e4", "0.0", "0.005", "2");
-    let start = format!("kd={kd0},kv={kv0}");
+    // One node against `pbdfit fit` at its setting: the same kd and kv, bit for bit.
     let fit = json(&pbdfit(&[
         "fit",
-        "--start",
-        &start,
         "--scene",
         "gravity-floor",
         "--n",

@@ -76,6 +76,9 @@ pub struct FitDef {
     /// The search, `pattern` (the default of study files: the thesis's) or `gradient` (the default of
     /// table files).
     pub search: Option<String>,
+    /// Whether each gradient fit also starts from its neighbour's (default false; needs the gradient
+    /// search): see [`FitOptions::neighbour_starts`].
+    pub neighbour_starts: Option<bool>,
 }
 
 /// The `[box]` table of a study or table file: `name = [lower, upper]` per parameter.
@@ -113,6 +116,15 @@ impl FitDef {
                 return Err(("fit.grid".into(), format!("{grid} must be at least 2")));
             }
             fit.grid = Some(grid);
+        }
+        if let Some(on) = self.neighbour_starts {
+            if on && fit.search != Search::Gradient {
+                return Err((
+                    "fit.neighbour_starts".into(),
+                    format!("needs search = \"gradient\" (the {} search takes no starts)", fit.search.name()),
+                ));
+            }
+            fit.neighbour_starts = on;
         }
         if let Some(min_step) = self.min_step {
             if !(min_step.is_finite() && min_step > 0.0) {
@@ -573,6 +585,7 @@ impl Study {
             grid: self.fit.resolution(),
             min_step: self.fit.min_step,
             search: (self.fit.search != crate::Search::Pattern).then(|| self.fit.search.name().to_string()),
+            neighbour_starts: self.fit.neighbour_starts(),
         }
     }
 }

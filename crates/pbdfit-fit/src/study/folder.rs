@@ -132,6 +132,7 @@ pub fn differences(found: &StudyLayout, expected: &StudyLayout) -> Vec<(String, 
     if let (Some(a), Some(b)) = (&found.search, &expected.search) {
         compare("search", a.clone(), b.clone());
     }
+    compare("neighbour_starts", found.neighbour_starts.to_string(), expected.neighbour_starts.to_string());
     if let (Some(a), Some(b)) = (&found.mass_model, &expected.mass_model) {
         compare("masses", a.clone(), b.clone());
     }

@@ -212,7 +212,7 @@ pub fn run_plan_in(
         // neighbours take seconds, and rayon's adaptive splitting would otherwise leave a thread with a
         // queue of fits behind the slow one while the other threads run out of work. A pattern study's
         // chains are single fits; a gradient study's run along nu (see [`neighbour_chains`]).
-        let chains = neighbour_chains(&keys, study.fit.search);
+        let chains = neighbour_chains(&keys, study.fit.neighbour_starts());
         let results: Vec<Result<(), FitError>> = chains
             .par_iter()
             .with_max_len(1)
@@ -223,7 +223,7 @@ pub fn run_plan_in(
                     if options.cancelled() {
                         return Ok(());
                     }
-                    let start = neighbour(key, plan).and_then(|n| {
+                    let start = neighbour(key, plan).filter(|_| study.fit.neighbour_starts()).and_then(|n| {
                         computed.get(&n).cloned().or_else(|| {
                             known
                                 .get(&n)
@@ -233,7 +233,7 @@ pub fn run_plan_in(
                     });
                     let set = &study.scenes[key.scene];
                     let record = fit_one(set, key, study, cache, &grids, start);
-                    if record.status == FitStatus::Ok && study.fit.search == Search::Gradient {
+                    if record.status == FitStatus::Ok && study.fit.neighbour_starts() {
                         computed.insert(*key, record.parameters.iter().map(|(_, v)| *v).collect());
                     }
                     for t in &plan.fits[key] {
@@ -296,14 +296,14 @@ pub fn run_plan_in(
     Ok(summary)
 }
 
-/// The fits of one (dt, N, nit) group as chains run one after the other: for the gradient search, one
-/// chain per scene and Young's modulus in increasing nu, so each fit can start from the fit of the next
-/// lower nu of its setting (its [`neighbour`]); for the pattern search, which takes no starts, one chain
-/// per fit. Chains are independent, so the results do not depend on the thread count, and a resumed run
+/// The fits of one (dt, N, nit) group as chains run one after the other: with neighbour starts
+/// ([`crate::FitOptions::neighbour_starts`]), one chain per scene and Young's modulus in increasing nu,
+/// so each fit can start from the fit of the next lower nu of its setting (its [`neighbour`]); without,
+/// one chain per fit. Chains are independent, so the results do not depend on the thread count, and a resumed run
 /// finds each neighbour's parameters in the rows already written (exactly as computed: the CSVs hold
 /// round-trip decimals), so they do not depend on interruptions either.
-fn neighbour_chains(keys: &[FitKey], search: Search) -> Vec<Vec<FitKey>> {
-    if search != Search::Gradient {
+fn neighbour_chains(keys: &[FitKey], neighbour_starts: bool) -> Vec<Vec<FitKey>> {
+    if !neighbour_starts {
         return keys.iter().map(|k| vec![*k]).collect();
     }
     let mut chains: std::collections::BTreeMap<(usize, u64), Vec<FitKey>> = std::collections::BTreeMap::new();
@@ -383,7 +383,7 @@ fn fit_one(
     let outcome = study.problem(set, &c, nu, cache).and_then(|problem| {
         let part_grids: Vec<&GridRestStates> = problem.parts.iter().map(|p| &grids[&p.scene]).collect();
         let with_start;
-        let options = match neighbour.clone().filter(|_| study.fit.search == Search::Gradient) {
+        let options = match neighbour.clone().filter(|_| study.fit.neighbour_starts()) {
             Some(at) => {
                 with_start =
                     crate::FitOptions { starts: [study.fit.starts.clone(), vec![at]].concat(), ..study.fit.clone() };
