@@ -173,3 +173,25 @@ fn a_folder_with_only_base_and_dt_leaves_the_other_claims_not_run() {
     assert_eq!(verdict(&verdicts, "K1").outcome, Outcome::Fails);
     assert_eq!(verdict(&verdicts, "K1").checks[0].outcome, Outcome::NotRun);
 }
+
+/// The variants of `pbdfit compare` are judged within their fits' ranges too (their rows carry them, issue
+/// 26): `baseline`, the thesis's own setup, gets the thesis results' verdict on every claim, and
+/// `opposite`'s two-way lead (23 claims against 21) is gone: 17 hold, 20 fail, 9 undecided, with F12 and
+/// G9, the two claims that flipped at their 0.9 threshold, undecided.
+#[test]
+fn the_variants_are_judged_within_their_ranges() {
+    let claims = ClaimsFile::from_path(&repo().join("fits/thesis-claims.toml")).unwrap();
+    let variant =
+        |name: &str| evaluate(&claims, &Results::open(&repo().join("fits/results/compare").join(name)).unwrap());
+    let thesis = verdicts();
+    let baseline = variant("baseline");
+    assert_eq!(thesis.len(), baseline.len());
+    for (t, b) in thesis.iter().zip(&baseline) {
+        assert_eq!((&t.id, t.outcome), (&b.id, b.outcome), "baseline against the thesis results");
+    }
+    let opposite = variant("opposite");
+    assert_eq!(Score::of(&opposite), Score { holds: 17, fails: 20, undecided: 9, not_run: 0, untestable: 0 });
+    for id in ["F12", "G9"] {
+        assert_eq!(verdict(&opposite, id).outcome, Outcome::Undecided, "{id}");
+    }
+}
