@@ -10,23 +10,12 @@
 //! full-accuracy default (GMRES to 1e-8 with central products, what `simulate --sensitivity` prints),
 //! then the median ratio of each. Mass-spring models are left out: their sensitivity is one sparse
 //! factorisation, no map evaluation.
-use pbdfit_mesh::SceneSet;
-use pbdfit_pbd::{Differences, ModelKind, PbdSystem, RestOptions, Scale, SensitivityOptions, SimParams};
+#[path = "../tests/points/mod.rs"]
+mod points;
 
-/// The test point of `tests/sensitivity.rs`.
-fn point(kind: ModelKind) -> Vec<f64> {
-    kind.parameters()
-        .iter()
-        .enumerate()
-        .map(|(i, p)| match (p.scale, p.name) {
-            (Scale::Linear, _) => [0.35, 0.6][i % 2],
-            (_, "alpha_d") if p.unit == "m/N" && kind.name() == "xpbd" => 1e-4,
-            (_, "alpha_d") => 1e-9,
-            (_, "alpha_v") => 1e-6,
-            _ => 1e3,
-        })
-        .collect()
-}
+use pbdfit_mesh::SceneSet;
+use pbdfit_pbd::{Differences, ModelKind, PbdSystem, RestOptions, SensitivityOptions, SimParams};
+use points::point;
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);

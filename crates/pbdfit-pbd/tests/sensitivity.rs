@@ -1,29 +1,14 @@
 //! The rest state's sensitivity `du*/dp` against central differences of warm-started rest states, for
 //! every registered model (methodology, section Sensitivity of the rest state).
 
+mod points;
+
 use pbdfit_mesh::{SceneSet, Vec3};
 use pbdfit_pbd::{Differences, ModelKind, PbdSystem, RestOptions, RestState, Scale, SensitivityOptions, SimParams};
+use points::point;
 
 fn system(scene: &str, n: usize) -> PbdSystem {
     PbdSystem::new(&SceneSet::builtin(scene).unwrap().scenes()[0].body(n).unwrap())
-}
-
-/// A point inside every model's box where the rest state depends on every parameter: linear axes at
-/// 0.35 and 0.6 (kd, kv), compliances of about a 1 kPa material (`alpha_d ~ l0 / (E h^2)`, `alpha_v ~
-/// V0 / K`; the energy-form springs, whose energy is quartic in the stretch, a million times stiffer in
-/// alpha_d), spring constants of the same material (`ks ~ E h`, `kvol ~ K`).
-fn point(kind: ModelKind) -> Vec<f64> {
-    kind.parameters()
-        .iter()
-        .enumerate()
-        .map(|(i, p)| match (p.scale, p.name) {
-            (Scale::Linear, _) => [0.35, 0.6][i % 2],
-            (_, "alpha_d") if p.unit == "m/N" && kind.name() == "xpbd" => 1e-4,
-            (_, "alpha_d") => 1e-9,
-            (_, "alpha_v") => 1e-6,
-            _ => 1e3,
-        })
-        .collect()
 }
 
 fn rest(system: &PbdSystem, params: &SimParams, warm: Option<&[Vec3]>) -> RestState {
