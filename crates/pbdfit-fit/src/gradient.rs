@@ -10,8 +10,8 @@
 //!
 //! A step solves `(H + mu diag H) delta = -g` over the free parameters: a parameter on its bound whose
 //! gradient pushes outward is held there (an active set), the step is projected into the box, and it is
-//! accepted only if the error falls (a point without a rest state counts as a rise). `mu` falls by 3 on
-//! success and rises by 4 on failure. This is a small projected LM written here rather than a
+//! accepted only if the error falls. `mu` falls by 3 on success and rises by 4 when the error rises; a
+//! trial without a rest state is followed by one halfway back along the same step, `mu` unchanged. This is a small projected LM written here rather than a
 //! dependency: argmin 0.11 has Gauss-Newton without damping or bounds, the `levenberg-marquardt` crate
 //! (a MINPACK port) has no bounds, and every step here needs the rest state's own warm start and the
 //! fit's evaluation budget, which a generic driver would hide.
@@ -24,10 +24,10 @@ use crate::{Evaluation, FitProblem, Identifiability, SearchBox, SearchStep};
 
 /// The sensitivity solve of a linearisation: GMRES to a relative residual of 1e-6 rather than the
 /// default 1e-8, with one-sided products (relative error about 1e-8, one map evaluation each instead of
-/// two; `dPhi/dp` stays central). The model only proposes steps, each of which is judged by its own rest state; and near `kd = 0`
-/// at small time steps the rest map contracts so slowly that the products stagnate just above 1e-8
-/// (thesis, gravity-wall, dt = 0.001, nu = 0.4: 1.9e-8 after 1,500 products), which would end the descent
-/// early. So solved, a linearisation costs a median 0.98 cold forward rest states over the cases of the
+/// two; `dPhi/dp` stays central). The model only proposes steps, each of which is judged by its own rest
+/// state; and near `kd = 0` at small time steps the rest map contracts so slowly that the products
+/// stagnate just above 1e-8 (thesis, gravity-wall, dt = 0.001, nu = 0.4: 1.9e-8 after 1,500 products),
+/// which would end the descent early. So solved, a linearisation costs a median 0.98 cold forward rest states over the cases of the
 /// sensitivity tests (`cargo run --release -p pbdfit-pbd --example sensitivity_cost`).
 const LINEARISATION: SensitivityOptions =
     SensitivityOptions { tolerance: 1e-6, max_products: 1500, restart: 60, differences: Differences::Forward };
@@ -217,7 +217,6 @@ impl Descent {
             if let Some(reason) = &e.failure {
                 failures.push(FailedPoint { parameters: search_box.values(&trial), reason: reason.clone() });
             }
-
             let f_new = objective(problem, &e);
             if f_new < self.objective {
                 let decrease = (self.objective - f_new) / self.objective;
