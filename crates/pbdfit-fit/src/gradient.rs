@@ -27,8 +27,9 @@ use crate::{Evaluation, FitProblem, Identifiability, SearchBox, SearchStep};
 /// two; `dPhi/dp` stays central). The model only proposes steps, each of which is judged by its own rest
 /// state; and near `kd = 0` at small time steps the rest map contracts so slowly that the products
 /// stagnate just above 1e-8 (thesis, gravity-wall, dt = 0.001, nu = 0.4: 1.9e-8 after 1,500 products),
-/// which would end the descent early. So solved, a linearisation costs a median 0.98 cold forward rest states over the cases of the
-/// sensitivity tests (`cargo run --release -p pbdfit-pbd --example sensitivity_cost`).
+/// which would end the descent early. So solved, a linearisation costs a median 0.98 cold forward rest
+/// states over the cases of the sensitivity tests (`cargo run --release -p pbdfit-pbd --example
+/// sensitivity_cost`).
 const LINEARISATION: SensitivityOptions =
     SensitivityOptions { tolerance: 1e-6, max_products: 1500, restart: 60, differences: Differences::Forward };
 
