@@ -44,6 +44,7 @@ fn layout() -> StudyLayout {
         grid: 21,
         min_step: 1e-4,
         search: None,
+        neighbour_starts: false,
     }
 }
 
