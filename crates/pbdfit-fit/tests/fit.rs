@@ -67,8 +67,12 @@ fn poll_is_complete_before_moving() {
 
 /// A problem whose reference is the model's own rest state at `values` (a known minimum of error 0).
 fn model_reference_problem(scene: &str, n: usize, nit: usize, kind: ModelKind, values: &[f64]) -> FitProblem {
+    reference_problem_at(scene, Settings::new(0.01, n, nit, kind), values)
+}
+
+/// [`model_reference_problem`] at any settings (time step included).
+fn reference_problem_at(scene: &str, settings: Settings, values: &[f64]) -> FitProblem {
     let set = SceneSet::builtin(scene).unwrap();
-    let settings = Settings::new(0.01, n, nit, kind);
     let mut problem =
         FitProblem::new(&set, settings, YoungPoisson::new(1e3, 0.3).unwrap(), &PartCache::default()).unwrap();
     for part in &mut problem.parts {
@@ -265,14 +269,7 @@ fn prescribed_vertices_are_not_in_the_error() {
 #[test]
 fn a_gradient_fit_beside_a_corner_without_rest_state_backtracks() {
     let (kd, kv) = (0.004, 0.002);
-    let settings = Settings { dt: 0.001, ..Settings::new(0.01, 1, 32, ModelKind::PBD) };
-    let mut problem = model_reference_problem("gravity-floor", 1, 32, ModelKind::PBD, &[kd, kv]);
-    problem.settings = settings;
-    for part in &mut problem.parts {
-        let rest = part.system.rest_state(&settings.at(&[kd, kv]), &RestOptions::default(), None).unwrap();
-        part.reference = rest.displacements;
-        part.moved = pbdfit_fit::moved_vertices(&part.reference, &part.system.held_mask());
-    }
+    let problem = reference_problem_at("gravity-floor", Settings::new(0.001, 1, 32, ModelKind::PBD), &[kd, kv]);
     let mut options = options(ModelKind::PBD);
     options.use_search(pbdfit_fit::Search::Gradient);
     let result = fit_cpu(&problem, &options).unwrap();

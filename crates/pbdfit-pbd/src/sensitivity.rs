@@ -360,7 +360,6 @@ fn gmres(
     let mut products = 0;
     let mut r = b.to_vec();
     let mut ax = vec![0.0; n];
-    let mut new_pairs: Vec<(Vec<f64>, Vec<f64>)> = Vec::new();
     loop {
         // Each cycle starts from the best combination of the recycled space (`c` orthonormal, so its
         // coefficients are `C^T r`; `A u = c` makes the new residual `r - C C^T r` at no product).
@@ -371,9 +370,6 @@ fn gmres(
         let beta = norm(&r);
         let relative = beta / b_norm;
         if relative <= tolerance || products >= max_products {
-            for (u, c) in new_pairs {
-                recycled.push(u, c);
-            }
             return Solved { x, products, residual: relative, converged: relative <= tolerance };
         }
         let m = restart.min(max_products - products).max(1);
@@ -385,6 +381,9 @@ fn gmres(
         let (mut cs, mut sn): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
         let mut g = vec![beta];
         let mut w = vec![0.0; n];
+        // This cycle's Krylov vectors and their products, recycled from the next cycle on (the space
+        // stays fixed during a cycle: `along` is taken against it).
+        let mut new_pairs: Vec<(Vec<f64>, Vec<f64>)> = Vec::new();
         for k in 0..m {
             apply(&basis[k], &mut w);
             products += 1;
@@ -440,7 +439,7 @@ fn gmres(
             x.iter_mut().zip(u).for_each(|(a, b)| *a -= by * b);
         }
         // The next cycle starts from this one's products.
-        for (u, c) in new_pairs.drain(..) {
+        for (u, c) in new_pairs {
             recycled.push(u, c);
         }
         // The true residual (the Krylov estimate drifts with the differenced products).

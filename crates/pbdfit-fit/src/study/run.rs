@@ -210,9 +210,10 @@ pub fn run_plan_in(
         }
         // One chain per task (`with_max_len(1)`): a fit at a soft corner can take minutes while its
         // neighbours take seconds, and rayon's adaptive splitting would otherwise leave a thread with a
-        // queue of fits behind the slow one while the other threads run out of work. A pattern study's
-        // chains are single fits; a gradient study's run along nu (see [`neighbour_chains`]).
-        let chains = neighbour_chains(&keys, study.fit.neighbour_starts());
+        // queue of fits behind the slow one while the other threads run out of work. Chains are single
+        // fits unless the study asks for neighbour starts (see [`neighbour_chains`]).
+        let chained = study.fit.neighbour_starts();
+        let chains = neighbour_chains(&keys, chained);
         let results: Vec<Result<(), FitError>> = chains
             .par_iter()
             .with_max_len(1)
@@ -223,7 +224,8 @@ pub fn run_plan_in(
                     if options.cancelled() {
                         return Ok(());
                     }
-                    let start = neighbour(key, plan).filter(|_| study.fit.neighbour_starts()).and_then(|n| {
+                    // Searched only with neighbour starts: `neighbour` scans the plan.
+                    let start = chained.then(|| neighbour(key, plan)).flatten().and_then(|n| {
                         computed.get(&n).cloned().or_else(|| {
                             known
                                 .get(&n)
@@ -233,7 +235,7 @@ pub fn run_plan_in(
                     });
                     let set = &study.scenes[key.scene];
                     let record = fit_one(set, key, study, cache, &grids, start);
-                    if record.status == FitStatus::Ok && study.fit.neighbour_starts() {
+                    if record.status == FitStatus::Ok && chained {
                         computed.insert(*key, record.parameters.iter().map(|(_, v)| *v).collect());
                     }
                     for t in &plan.fits[key] {
@@ -336,8 +338,8 @@ fn short(v: f64) -> String {
     if v == 0.0 || (1e-3..1e3).contains(&v.abs()) { format!("{v:.4}") } else { format!("{v:.3e}") }
 }
 
-/// One fit of a study, as a record (failed fits become failed records, never errors); a gradient fit
-/// also starts from `neighbour` (its neighbour's parameters) where given.
+/// One fit of a study, as a record (failed fits become failed records, never errors); it also starts
+/// from `neighbour` (its neighbour's parameters, given only with neighbour starts) where given.
 fn fit_one(
     set: &SceneSet,
     key: &FitKey,
@@ -383,7 +385,7 @@ fn fit_one(
     let outcome = study.problem(set, &c, nu, cache).and_then(|problem| {
         let part_grids: Vec<&GridRestStates> = problem.parts.iter().map(|p| &grids[&p.scene]).collect();
         let with_start;
-        let options = match neighbour.clone().filter(|_| study.fit.neighbour_starts()) {
+        let options = match neighbour.clone() {
             Some(at) => {
                 with_start =
                     crate::FitOptions { starts: [study.fit.starts.clone(), vec![at]].concat(), ..study.fit.clone() };
