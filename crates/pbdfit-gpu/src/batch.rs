@@ -7,11 +7,12 @@ use std::time::{Duration, Instant};
 use pbdfit_pbd::{CpuBackend, PbdError, PbdSystem, RestOptions, RestState, RestStateBackend, SimParams, Vec3};
 
 use crate::context::{floats, storage_entry, uniform_entry, words};
-use crate::layout::{MeshData, bits, sim_words};
+use crate::layout::{MeshData, bits, shader_source, sim_words};
 use crate::rest::{Body, DeviceOutcome, RUNNING};
 use crate::{GpuContext, GpuError, GpuSimulation};
 
-const SOURCE: &str = concat!(include_str!("shaders/constraints.wgsl"), include_str!("shaders/batch.wgsl"));
+/// The kernel's own part of the source (see [`shader_source`]).
+const KERNEL: &str = include_str!("shaders/batch.wgsl");
 /// Threads per workgroup of the batched kernel.
 const WORKGROUP: usize = 64;
 /// The most free particles one lane keeps in registers.
@@ -202,7 +203,7 @@ impl GpuBackend {
                 storage_entry(5, true),
             ],
         });
-        let source = format!("{header}{SOURCE}");
+        let source = format!("{header}{}", shader_source(KERNEL));
         let pipeline = self.ctx.pipelines("batched", &source, &[&layout], &["main"])?.remove(0);
         let compiled = Arc::new(BatchPipeline { layout, pipeline });
         cache.insert(header, Arc::clone(&compiled));

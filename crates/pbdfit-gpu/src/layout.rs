@@ -1,7 +1,9 @@
 //! Host-side packing: constraint data in projection order and per-simulation parameters, as the f32 and
 //! u32 words the kernels read (the layouts are documented in `shaders/constraints.wgsl`).
 
-use pbdfit_pbd::{PbdError, PbdSystem, ProjectionRule, SimParams, SpringPotential};
+#[cfg(doc)]
+use pbdfit_pbd::SpringPotential;
+use pbdfit_pbd::{PbdError, PbdSystem, ProjectionRule, SimParams};
 
 /// Constraint and particle data of one body, in the CPU's projection order.
 #[derive(Debug, Clone)]
@@ -84,8 +86,8 @@ impl MeshData {
 /// The constants come from the model's [`ProjectionRule`] (pbdfit-pbd folds the parameters, in f64),
 /// rounded once to f32: PBD factors `distance_k`, `volume_k` (for the unscaled `6 dV/dp` gradients) or
 /// XPBD `alpha~ = alpha / dt^2`, and the volume gradient scale. The rule word is 0 for PBD and, for XPBD,
-/// the distance constraint function: 1 stretching, 2 Hookean, 3 St. Venant-Kirchhoff, 4 Morse (every
-/// spring potential has a kernel). A mass-spring model has no projection rule and no kernel: its rest
+/// the distance constraint function's [`SpringPotential::code`] (every registered potential has a case
+/// in the kernels' generated `potential_value`). A mass-spring model has no projection rule and no kernel: its rest
 /// state is a Newton solve on the CPU (the error names the model).
 pub(crate) fn sim_words(
     params: &SimParams,
@@ -103,15 +105,7 @@ pub(crate) fn sim_words(
             distance_alpha_tilde,
             volume_alpha_tilde,
             volume_gradient_scale,
-        } => {
-            let potential = match distance_potential {
-                SpringPotential::Stretch => 1,
-                SpringPotential::Hookean => 2,
-                SpringPotential::Stvk => 3,
-                SpringPotential::Morse => 4,
-            };
-            (distance_alpha_tilde, volume_alpha_tilde, potential, volume_gradient_scale)
-        }
+        } => (distance_alpha_tilde, volume_alpha_tilde, distance_potential.code(), volume_gradient_scale),
     };
     let f = |x: f64| (x as f32).to_bits();
     Ok([
@@ -128,6 +122,13 @@ pub(crate) fn sim_words(
         f(tolerance),
         max_steps,
     ])
+}
+
+/// A kernel's WGSL source: the spring potentials' functions and dispatch generated from pbdfit-pbd's
+/// registry ([`pbdfit_pbd::SpringPotential::wgsl`]), the shared constraint projections
+/// (`shaders/constraints.wgsl`), then the kernel itself.
+pub(crate) fn shader_source(kernel: &str) -> String {
+    format!("{}{}{kernel}", pbdfit_pbd::SpringPotential::wgsl(), include_str!("shaders/constraints.wgsl"))
 }
 
 /// f32 bit patterns of a float slice.
@@ -164,9 +165,15 @@ mod tests {
         let w = sim_words(&SimParams { damping: 0.25, ..SimParams::new(0.01, 2, x) }, g, 1e-7, 1).unwrap();
         assert_eq!((word(w[4]), word(w[5]), w[6]), ((1e-4f64 / 1e-4) as f32 as f64, (2e-6f64 / 1e-4) as f32 as f64, 1));
         assert_eq!(word(w[8]), 0.75);
-        for (kind, code) in [(ModelKind::XPBD_HOOKEAN, 2), (ModelKind::XPBD_STVK, 3), (ModelKind::XPBD_MORSE, 4)] {
-            let w = sim_words(&SimParams::new(0.01, 1, kind.with(&[1e-6, 1e-8]).unwrap()), g, 1e-7, 1).unwrap();
-            assert_eq!((w[6], word(w[4])), (code, (1e-6f64 / 1e-4) as f32 as f64), "{kind}");
+        // Every XPBD model sends its potential's registered code.
+        for kind in ModelKind::all().iter().filter(|k| k.has_projection()) {
+            let params = SimParams::new(0.01, 1, kind.with(&vec![1e-6; kind.parameters().len()]).unwrap());
+            let w = sim_words(&params, g, 1e-7, 1).unwrap();
+            if let ProjectionRule::Xpbd { distance_potential, .. } = params.projection_rule().unwrap() {
+                assert_eq!((w[6], word(w[4])), (distance_potential.code(), (1e-6f64 / 1e-4) as f32 as f64), "{kind}");
+            } else {
+                assert_eq!(w[6], 0, "{kind}");
+            }
         }
         let springs = SimParams::new(0.01, 1, ModelKind::MASS_SPRING.with(&[100.0]).unwrap());
         let e = sim_words(&springs, g, 1e-7, 1).unwrap_err().to_string();

@@ -6,11 +6,12 @@ use std::num::NonZeroU64;
 use pbdfit_pbd::{PbdError, PbdSystem, RestOptions, RestState, SimParams, Vec3};
 
 use crate::context::{floats, storage_entry, uniform_entry, words};
-use crate::layout::{MeshData, bits, sim_words};
+use crate::layout::{MeshData, bits, shader_source, sim_words};
 use crate::rest::{Body, DeviceOutcome, RUNNING};
 use crate::{GpuContext, GpuError};
 
-const SOURCE: &str = concat!(include_str!("shaders/constraints.wgsl"), include_str!("shaders/single.wgsl"));
+/// The kernel's own part of the source (see [`shader_source`]).
+const KERNEL: &str = include_str!("shaders/single.wgsl");
 const WORKGROUP: u32 = 64;
 const STATS_BYTES: u64 = 48;
 
@@ -149,8 +150,12 @@ impl GpuSimulation {
             label: Some("colour group"),
             entries: &[uniform_entry(0, true)],
         });
-        let pipelines =
-            ctx.pipelines("single-mesh", SOURCE, &[&layout0, &layout1], &["predict", "project", "velocity", "check"])?;
+        let pipelines = ctx.pipelines(
+            "single-mesh",
+            &shader_source(KERNEL),
+            &[&layout0, &layout1],
+            &["predict", "project", "velocity", "check"],
+        )?;
         let buffers = [&sim, &mesh_buf, &state, &free, &dist_idx, &dist_geo, &vol_idx, &vol_geo, &lambdas, &stats];
         let entries: Vec<wgpu::BindGroupEntry> = buffers
             .iter()

@@ -14,14 +14,24 @@ fn steps_follow_the_cpu_step() {
     for scene in SCENES {
         for n in [1, 2, 3] {
             let sys = system(scene, n);
-            for params in [
+            let mut cases = vec![
                 SimParams::new(0.01, 1, Model::pbd(0.5, 0.5)),
                 SimParams {
                     damping: 0.1,
                     ..SimParams::new(0.005, 4, ModelKind::PBD_TEXTBOOK_VOLUME.with(&[0.9, 0.3]).unwrap())
                 },
                 SimParams::new(0.01, 2, Model::xpbd(1e-4, 1e-6)),
-            ] {
+            ];
+            // Every registered projection model, on the smallest mesh.
+            if n == 1 {
+                cases.extend(
+                    ModelKind::all()
+                        .iter()
+                        .filter(|k| k.has_projection())
+                        .map(|k| SimParams::new(0.01, 1, k.example())),
+                );
+            }
+            for params in cases {
                 let mut gpu = GpuSimulation::new(&ctx, &sys, &params).unwrap();
                 let mut cpu = sys.dynamics();
                 let mut cpu_step = 0.0;

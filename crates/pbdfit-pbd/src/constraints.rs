@@ -229,7 +229,7 @@ impl DistanceHot {
             return [Vec3::zeros(); 2];
         }
         let stretch = numerator / (length + self.rest_length);
-        let (c, gamma) = potential_value(potential, stretch, numerator, length, self.rest_length);
+        let (c, gamma) = potential.value(stretch, numerator, length, self.rest_length);
         let denominator = (w1 + w2) * gamma * gamma + alpha_tilde;
         if denominator <= 1e-300 {
             return [Vec3::zeros(); 2];
@@ -238,30 +238,6 @@ impl DistanceHot {
         let d_lambda = (-c - alpha_tilde * *lambda) / denominator;
         *lambda += d_lambda;
         [-(d_lambda * w1) * n, (d_lambda * w2) * n]
-    }
-}
-
-/// `(C, gamma)` of a distance constraint function, from `stretch = l - l0`, `numerator = l^2 - l0^2`,
-/// the length `l` and the rest length `l0` (m). The gradient with respect to `p2` is `gamma n`.
-#[inline(always)]
-pub(crate) fn potential_value(
-    potential: SpringPotential,
-    stretch: f64,
-    numerator: f64,
-    length: f64,
-    rest_length: f64,
-) -> (f64, f64) {
-    match potential {
-        SpringPotential::Stretch => (stretch, 1.0),
-        SpringPotential::Hookean => (0.5 * stretch * stretch, stretch),
-        SpringPotential::Stvk => {
-            let eps = numerator / (2.0 * rest_length * rest_length);
-            (0.5 * rest_length * eps * eps, eps * length / rest_length)
-        }
-        SpringPotential::Morse => {
-            let m = stretch.exp_m1();
-            (m * m, 2.0 * (1.0 + m) * m)
-        }
     }
 }
 
@@ -473,22 +449,16 @@ mod tests {
         let c = DistanceConstraint::new([0, 1], &rest, &w);
         let hot = DistanceHot::new(&c).unwrap();
         let l0 = c.rest_length;
-        let direct = |potential: SpringPotential, l: f64| match potential {
-            SpringPotential::Stretch => l - l0,
-            SpringPotential::Hookean => (l - l0).powi(2) / 2.0,
-            SpringPotential::Stvk => l0 * ((l * l - l0 * l0) / (2.0 * l0 * l0)).powi(2) / 2.0,
-            SpringPotential::Morse => (1.0 - (l - l0).exp()).powi(2),
-        };
-        let potentials =
-            [SpringPotential::Stretch, SpringPotential::Hookean, SpringPotential::Stvk, SpringPotential::Morse];
+        let direct = |potential: SpringPotential, l: f64| potential.direct(l, l0);
+        let potentials = SpringPotential::ALL.iter().copied();
         for stretch in [0.02, -0.03, 0.15] {
             // Move particle 1 along the edge by `stretch` and sideways a little.
             let n0 = c.rest_edge / l0;
             let u = vec![Vec3::new(0.0, 0.0, 0.01), n0 * stretch + Vec3::new(0.0, 0.0, 0.01)];
             let l = (rest[1] + u[1] - rest[0] - u[0]).norm();
-            for potential in potentials {
+            for potential in potentials.clone() {
                 let numerator = 2.0 * c.rest_edge.dot(&(u[1] - u[0])) + (u[1] - u[0]).norm_squared();
-                let (value, gamma) = potential_value(potential, numerator / (l + l0), numerator, l, l0);
+                let (value, gamma) = potential.value(numerator / (l + l0), numerator, l, l0);
                 let expected = direct(potential, l);
                 assert!(
                     (value - expected).abs() <= 1e-14 * expected.abs().max(1e-3),
@@ -520,7 +490,7 @@ mod tests {
         }
         // At rest with zero compliance the energy forms have a zero denominator: skipped, no NaN.
         let u = vec![Vec3::zeros(); 2];
-        for potential in [SpringPotential::Hookean, SpringPotential::Stvk, SpringPotential::Morse] {
+        for potential in SpringPotential::ALL.iter().copied().filter(|p| *p != SpringPotential::Stretch) {
             let mut lambda = 0.0;
             assert_eq!(hot.xpbd_potential(&u, &w, potential, 0.0, &mut lambda), [Vec3::zeros(); 2]);
             assert_eq!(lambda, 0.0);

@@ -49,6 +49,7 @@ mod lanes;
 mod mass_spring;
 mod model;
 mod models;
+mod potentials;
 mod precision;
 mod rest_state;
 mod sensitivity;
@@ -61,8 +62,9 @@ pub use error::PbdError;
 pub use mass_spring::{Equilibrium, IntegrateOptions, Integrator, SpringBody, SpringError, SpringLaw, Trajectory};
 pub use model::{
     MAX_PARAMETERS, Model, ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule, RuleSettings, Scale,
-    SimParams, SpringPotential,
+    SimParams,
 };
+pub use potentials::SpringPotential;
 pub use rest_state::{Precision, RestMethod, RestOptions, RestState, accept_rest_state, diverged};
 pub use sensitivity::{Differences, Sensitivity, SensitivityOptions};
 pub use system::{Dynamics, PbdSystem};

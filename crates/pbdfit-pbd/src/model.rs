@@ -6,8 +6,8 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::LazyLock;
 
-use crate::PbdError;
 use crate::models::MODELS;
+use crate::{PbdError, SpringPotential};
 
 /// How a parameter is searched: the value itself, or its base-10 logarithm (for parameters spanning
 /// decades, like compliances).
@@ -105,6 +105,10 @@ pub struct ModelDef {
     /// (PBD, XPBD; rest state = fixed point of one step) or a spring law (mass-spring; rest state = static
     /// equilibrium by Newton).
     pub rule: fn(&[f64], RuleSettings) -> ModelRule,
+    /// A parameter set inside the default box whose rest state the shipped cubes reach in a few thousand
+    /// steps at most: the tests that iterate the registry (CPU against GPU, lanes against scalar sweeps)
+    /// run every model at it, so a new model is tested there by default.
+    pub example: &'static [f64],
 }
 
 /// What a model's parameters fold into: how its rest state and dynamics are computed.
@@ -121,21 +125,6 @@ pub enum ModelRule {
         /// Volume penalty per tetrahedron (Pa); 0: none.
         kvol: f64,
     },
-}
-
-/// The distance constraint function of an XPBD model (methodology, section Spring-potential
-/// constraints). With `l = |p2 - p1|`, `n = (p2 - p1) / l` and rest length `l0`, the constraint `C` and
-/// its gradient `gamma n` with respect to `p2` (the one for `p1` is its negative) are:
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SpringPotential {
-    /// `C = l - l0`, `gamma = 1` (plain XPBD stretching constraint).
-    Stretch,
-    /// `C = (l - l0)^2 / 2`, `gamma = l - l0`.
-    Hookean,
-    /// St. Venant-Kirchhoff: `C = l0 eps^2 / 2` with `eps = (l^2 - l0^2) / (2 l0^2)`, `gamma = eps l / l0`.
-    Stvk,
-    /// Modified Morse: `C = (1 - exp(l - l0))^2`, `gamma = 2 exp(l - l0) (exp(l - l0) - 1)`.
-    Morse,
 }
 
 /// The most parameters a model may have (the search works in 1 to 4 dimensions).
@@ -233,6 +222,11 @@ impl ModelKind {
     /// The parameter names joined by `, ` (for messages).
     pub fn parameter_names(self) -> String {
         self.0.parameters.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+    }
+
+    /// The model at its registered example parameters ([`ModelDef::example`]).
+    pub fn example(self) -> Model {
+        self.with(self.0.example).expect("a registered example has one value per parameter")
     }
 
     /// The model with these parameter values (in [`Self::parameters`] order).
@@ -453,6 +447,11 @@ mod tests {
                 let (lo, hi) = p.default_box;
                 assert!(lo < hi && (p.scale == Scale::Linear || lo > 0.0), "{kind} {}", p.name);
             }
+            assert_eq!(kind.def().example.len(), kind.parameters().len(), "{kind}: example");
+            for (p, v) in kind.parameters().iter().zip(kind.example().values()) {
+                assert!((p.default_box.0..=p.default_box.1).contains(v), "{kind}: example {} = {v}", p.name);
+            }
+            assert!(SimParams::new(0.01, 1, kind.example()).validate().is_ok(), "{kind}");
         }
         let e = "pbx".parse::<ModelKind>().unwrap_err().to_string();
         assert!(e.contains("pbx") && e.contains("pbd, pbd-linearised, pbd-textbook-volume, xpbd, xpbd-hookean"), "{e}");

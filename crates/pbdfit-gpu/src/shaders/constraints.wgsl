@@ -14,7 +14,7 @@ const TINY: f32 = 1e-30;
 
 // A projection rule for one constraint type (layout.rs, sim_words): for PBD `k` is kd for distances and
 // kk = kv / (6 scale) for volumes; for XPBD it is alpha / dt^2. `xpbd` is 0 for PBD, else XPBD with the
-// distance constraint function 1 stretching, 2 Hookean, 3 St. Venant-Kirchhoff, 4 Morse.
+// distance constraint function whose code (SpringPotential::code, 1 = POTENTIAL_STRETCH) it holds.
 struct Rule {
     xpbd: u32,
     k: f32,
@@ -42,7 +42,7 @@ fn distance_delta(e: vec3<f32>, rest_length: f32, du: vec3<f32>, w0: f32, w1: f3
         let g = rule.k * numerator / ((length + rest_length) * length * w);
         return DistanceDelta(true, (g * w0) * d, -(g * w1) * d);
     }
-    if rule.xpbd >= 2u {
+    if rule.xpbd != POTENTIAL_STRETCH {
         return potential_delta(d, numerator, length, rest_length, w0, w1, rule, lambda);
     }
     let denominator = w + rule.k;
@@ -56,19 +56,10 @@ fn distance_delta(e: vec3<f32>, rest_length: f32, du: vec3<f32>, w0: f32, w1: f3
     return DistanceDelta(true, -(d_lambda * w0) * n, (d_lambda * w1) * n);
 }
 
-// exp(x) - 1 without cancellation: WGSL has no expm1, and exp(x) - 1 in f32 keeps only
-// 1.2e-7 / |x| of its relative precision (rest stretches are 1e-7 to 1e-2 m). Below |x| = 1e-2 the
-// Taylor series to x^5 is exact to f32 rounding (the next term is x^6 / 720 < 1.4e-15 |x|).
-fn expm1_f32(x: f32) -> f32 {
-    if abs(x) < 1e-2 {
-        return x * (1.0 + x * (0.5 + x * (1.0 / 6.0 + x * (1.0 / 24.0 + x * (1.0 / 120.0)))));
-    }
-    return exp(x) - 1.0;
-}
-
-// XPBD with an energy-form distance constraint (rule.xpbd: 2 Hookean, 3 St. Venant-Kirchhoff, 4 Morse;
-// pbdfit-pbd's potential_value and DistanceHot::xpbd_potential): C and the gradient gamma n with
-// respect to p2, from stretch = l - l0 and numerator = l^2 - l0^2. Skipped when the denominator
+// XPBD with an energy-form distance constraint (rule.xpbd: the potential's code; DistanceHot::xpbd_potential):
+// C and the gradient gamma n with respect to p2, from stretch = l - l0 and numerator = l^2 - l0^2, by
+// potential_value, which the host generates from pbdfit-pbd's potentials/ (one file per potential, the
+// CPU's value beside its WGSL) and puts before this file. Skipped when the denominator
 // (w0 + w1) gamma^2 + alpha~ is 0 (at rest with alpha = 0) or the edge has collapsed.
 fn potential_delta(d: vec3<f32>, numerator: f32, length: f32, rest_length: f32, w0: f32, w1: f32, rule: Rule,
                    lambda: ptr<function, f32>) -> DistanceDelta {
@@ -76,20 +67,9 @@ fn potential_delta(d: vec3<f32>, numerator: f32, length: f32, rest_length: f32, 
         return DistanceDelta(false, vec3<f32>(0.0), vec3<f32>(0.0));
     }
     let stretch = numerator / (length + rest_length);
-    var c: f32;
-    var gamma: f32;
-    if rule.xpbd == 2u {
-        c = 0.5 * stretch * stretch;
-        gamma = stretch;
-    } else if rule.xpbd == 3u {
-        let eps = numerator / (2.0 * rest_length * rest_length);
-        c = 0.5 * rest_length * eps * eps;
-        gamma = eps * length / rest_length;
-    } else {
-        let m = expm1_f32(stretch);
-        c = m * m;
-        gamma = 2.0 * (1.0 + m) * m;
-    }
+    let value = potential_value(rule.xpbd, stretch, numerator, length, rest_length);
+    let c = value.x;
+    let gamma = value.y;
     let denominator = (w0 + w1) * gamma * gamma + rule.k;
     if denominator <= TINY {
         return DistanceDelta(false, vec3<f32>(0.0), vec3<f32>(0.0));

@@ -41,27 +41,22 @@ pub fn relative_difference(a: &[Vec3], b: &[Vec3]) -> f64 {
 /// The three basic scenes.
 pub const SCENES: [&str; 3] = ["gravity-floor", "gravity-wall", "gravity-ceiling"];
 
-/// A few parameter points covering every model, soft and stiff, small dt and several iterations.
+/// Parameter points: every registered projection model at its example parameters
+/// ([`ModelKind::example`], so a new model is compared with the CPU by default), then PBD and XPBD soft and
+/// stiff, at small dt and several iterations.
 pub fn parameter_points() -> Vec<SimParams> {
-    vec![
-        SimParams::new(0.01, 1, Model::pbd(0.5, 0.5)),
+    let mut points: Vec<SimParams> =
+        ModelKind::all().iter().filter(|k| k.has_projection()).map(|k| SimParams::new(0.01, 1, k.example())).collect();
+    points.extend([
         SimParams::new(0.01, 1, Model::pbd(0.1, 0.65)),
         SimParams::new(0.01, 1, Model::pbd(1.0, 0.0)),
         SimParams::new(0.001, 1, Model::pbd(0.1, 0.45)),
         SimParams::new(0.01, 4, Model::pbd(0.3, 0.9)),
         SimParams::new(0.005, 2, ModelKind::PBD_LINEARISED.with(&[0.7, 0.4]).unwrap()),
-        SimParams::new(0.01, 1, ModelKind::PBD_TEXTBOOK_VOLUME.with(&[0.9, 0.3]).unwrap()),
         SimParams::new(0.01, 2, Model::xpbd(1e-4, 1e-6)),
         SimParams::new(0.002, 1, Model::xpbd(5e-6, 0.0)),
-        // A stiff Hookean spring: at alpha_d = 1e-8 the potential's correction, which vanishes
-        // quadratically near rest, made the wall cube step 113,704 sweeps to rest (most of this file's CI
-        // time on lavapipe); at 1e-12 it takes 1,379 (CPU stepping, measured).
-        SimParams::new(0.01, 1, ModelKind::XPBD_HOOKEAN.with(&[1e-12, 1e-5]).unwrap()),
-        // A stiff St. Venant-Kirchhoff spring: 29,392 stepping sweeps on the wall cube at alpha_d = 1e-8,
-        // 336 at 1e-12.
-        SimParams::new(0.01, 2, ModelKind::XPBD_STVK.with(&[1e-12, 1e-5]).unwrap()),
-        // A stiff Morse spring, for the same reason: at alpha_d = 1e-8 the wall cube stepped 325,586
-        // sweeps to rest, at 1e-16 it takes 559 (floor and ceiling 227; CPU stepping, measured).
-        SimParams::new(0.005, 1, ModelKind::XPBD_MORSE.with(&[1e-16, 1e-5]).unwrap()),
-    ]
+        SimParams::new(0.01, 2, ModelKind::XPBD_STVK.example()),
+        SimParams::new(0.005, 1, ModelKind::XPBD_MORSE.example()),
+    ]);
+    points
 }

@@ -15,6 +15,7 @@ pub(crate) static MASS_SPRING: ModelDef = ModelDef {
     description: "springs on every tetrahedron edge, spring constant ks (N/m); rest state by Newton",
     parameters: &[SPRING_CONSTANT],
     rule: |p, _| ModelRule::Springs { ks: p[0], kvol: 0.0 },
+    example: &[100.0],
 };
 
 impl ModelKind {

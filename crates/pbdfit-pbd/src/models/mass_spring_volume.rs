@@ -15,6 +15,7 @@ pub(crate) static MASS_SPRING_VOLUME: ModelDef = ModelDef {
     description: "mass-spring plus a volume penalty kvol (Pa) per tetrahedron; rest state by Newton",
     parameters: &PARAMETERS,
     rule: |p, _| ModelRule::Springs { ks: p[0], kvol: p[1] },
+    example: &[200.0, 3e3],
 };
 
 impl ModelKind {

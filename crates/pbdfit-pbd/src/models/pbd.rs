@@ -44,6 +44,7 @@ pub(crate) static PBD: ModelDef = ModelDef {
     description: "the reference library's PBD: k multiplies the correction, volume gradient 6 dV/dp",
     parameters: &STIFFNESS,
     rule: |p, _| pbd_rule(p[0], p[1], 1.0),
+    example: &[0.5, 0.5],
 };
 
 impl ModelKind {

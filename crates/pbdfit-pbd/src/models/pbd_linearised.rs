@@ -20,6 +20,7 @@ pub(crate) static PBD_LINEARISED: ModelDef = ModelDef {
         let linearise = |k: f64| 1.0 - (1.0 - k).powf(1.0 / settings.nit as f64);
         pbd_rule(linearise(p[0]), linearise(p[1]), 1.0)
     },
+    example: &[0.7, 0.4],
 };
 
 impl ModelKind {

@@ -9,6 +9,7 @@ pub(crate) static PBD_TEXTBOOK_VOLUME: ModelDef = ModelDef {
     description: "PBD with the true volume gradient dV/dp",
     parameters: &STIFFNESS,
     rule: |p, _| pbd_rule(p[0], p[1], 1.0 / 6.0),
+    example: &[0.9, 0.3],
 };
 
 impl ModelKind {

@@ -39,6 +39,7 @@ pub(crate) static XPBD: ModelDef = ModelDef {
     description: "XPBD with compliances alpha_d (m/N) and alpha_v (m^6/J)",
     parameters: &COMPLIANCE,
     rule: |p, settings| xpbd_rule(p, settings, SpringPotential::Stretch),
+    example: &[1e-4, 1e-6],
 };
 
 impl ModelKind {

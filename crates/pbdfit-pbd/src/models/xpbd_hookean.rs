@@ -15,6 +15,9 @@ pub(crate) static XPBD_HOOKEAN: ModelDef = ModelDef {
     description: "XPBD with the Hookean spring potential C = (l - l0)^2 / 2 (alpha_d in m^4/J, alpha_v in m^6/J)",
     parameters: &PARAMETERS,
     rule: |p, settings| xpbd_rule(p, settings, SpringPotential::Hookean),
+    // Stiff: at alpha_d = 1e-8 the potential's correction, which vanishes quadratically near rest, made
+    // the wall cube step 113,704 sweeps to rest; at 1e-12 it takes 1,379 (CPU stepping, measured).
+    example: &[1e-12, 1e-5],
 };
 
 impl ModelKind {

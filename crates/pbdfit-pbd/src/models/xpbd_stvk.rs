@@ -15,6 +15,8 @@ pub(crate) static XPBD_STVK: ModelDef = ModelDef {
     description: "XPBD with the St. Venant-Kirchhoff spring potential C = l0 eps^2 / 2 (alpha_d in m/N, alpha_v in m^6/J)",
     parameters: &PARAMETERS,
     rule: |p, settings| xpbd_rule(p, settings, SpringPotential::Stvk),
+    // Stiff: 29,392 stepping sweeps on the wall cube at alpha_d = 1e-8, 336 at 1e-12 (measured).
+    example: &[1e-12, 1e-5],
 };
 
 impl ModelKind {
