@@ -85,8 +85,15 @@ pub struct ModelsReport {
 
 /// Draws the comparison in `results` (sub-folders per model) into `out`: one figure per scene and
 /// setting (best error against ν, one curve per model) and `README.md` with the ranking table, the
-/// identifiability per model, and `notes` (Markdown) appended.
-pub fn render_models(results: &Path, out: &Path, notes: Option<&str>) -> Result<ModelsReport, PlotError> {
+/// identifiability per model, and `notes` (Markdown) appended. The models are listed in `order` (model
+/// names: the caller passes the model registry's order, which this crate, reading results only, does
+/// not know), a model missing from it after those, by name.
+pub fn render_models(
+    results: &Path,
+    out: &Path,
+    order: &[&str],
+    notes: Option<&str>,
+) -> Result<ModelsReport, PlotError> {
     if !results.is_dir() {
         return Err(PlotError::ResultsDir { path: results.to_path_buf() });
     }
@@ -109,8 +116,10 @@ pub fn render_models(results: &Path, out: &Path, notes: Option<&str>) -> Result<
         let name = summary.layout.model.clone();
         models.push(ModelResults { name, summary, records: unique.into_values().collect() });
     }
-    let preferred = ["pbd", "xpbd", "xpbd-hookean", "xpbd-stvk", "xpbd-morse", "mass-spring", "mass-spring-volume"];
-    models.sort_by_key(|m| preferred.iter().position(|p| *p == m.name).unwrap_or(preferred.len()));
+    models.sort_by(|a, b| {
+        let rank = |name: &str| order.iter().position(|p| *p == name).unwrap_or(order.len());
+        rank(&a.name).cmp(&rank(&b.name)).then_with(|| a.name.cmp(&b.name))
+    });
     std::fs::create_dir_all(out).map_err(|e| PlotError::Write { path: out.to_path_buf(), source: e })?;
     let scenes: Vec<SceneLayout> = models.first().map(|m| m.summary.layout.scenes.clone()).unwrap_or_default();
     let mut settings: Vec<Setting> = models.iter().flat_map(|m| m.records.iter().map(setting_of)).collect();

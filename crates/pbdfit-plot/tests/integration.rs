@@ -627,7 +627,8 @@ fn a_comparison_of_models_names_ties() {
     write_synthetic_results(&xpbd, &xpbd_layout);
     assert!(pbdfit_plot::is_models_folder(&dir) && !pbdfit_plot::is_models_folder(&pbd));
     let out = dir.join("report");
-    let report = pbdfit_plot::render_models(&dir, &out, Some("A note.")).unwrap();
+    // The order is the caller's (pbdfit passes the model registry's).
+    let report = pbdfit_plot::render_models(&dir, &out, &["xpbd", "pbd"], Some("A note.")).unwrap();
     assert!(!report.figures.is_empty());
     for f in &report.figures {
         assert!(f.is_file() && f.with_extension("svg").is_file(), "{}", f.display());
@@ -637,10 +638,11 @@ fn a_comparison_of_models_names_ties() {
         md.contains("| pbd | kd (1), kv (1) |") && md.contains("| xpbd | alpha_d (m/N), alpha_v (m^6/J) |"),
         "{md}"
     );
+    assert!(md.find("| xpbd | alpha_d").unwrap() < md.find("| pbd | kd").unwrap(), "listed in the given order");
     // The synthetic errors do not depend on the model: every ranking line is a tie.
     let ranking: Vec<&str> = md.lines().filter(|l| l.starts_with("| gravity")).collect();
     assert!(
-        !ranking.is_empty() && ranking.iter().all(|l| l.contains("pbd = xpbd") && l.contains("tie")),
+        !ranking.is_empty() && ranking.iter().all(|l| l.contains("xpbd = pbd") && l.contains("tie")),
         "{ranking:?}"
     );
     assert!(md.trim_end().ends_with("A note."));

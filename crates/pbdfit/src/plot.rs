@@ -51,7 +51,7 @@ pub fn run(args: PlotArgs) -> CliResult {
             Some(text) => format!("{header}\n\n{text}"),
             None => header,
         };
-        let report = pbdfit_plot::render_models(&args.results_dir, &args.out, Some(&notes)).map_err(plot_error)?;
+        let report = pbdfit_plot::render_models(&args.results_dir, &args.out, &model_order(), Some(&notes)).map_err(plot_error)?;
         println!("drew {} figures comparing models into {}", report.figures.len(), args.out.display());
         println!("report: {}", report.report.display());
         return Ok(());
@@ -89,6 +89,11 @@ pub fn run(args: PlotArgs) -> CliResult {
 
 /// A results folder that is not there or has no readable layout, or an output folder that cannot be
 /// made, is the user's to fix.
+/// The model registry's order, in which a models report lists them.
+fn model_order() -> Vec<&'static str> {
+    pbdfit_pbd::ModelKind::all().iter().map(|k| k.name()).collect()
+}
+
 fn plot_error(e: PlotError) -> CliError {
     match e {
         PlotError::ResultsDir { .. } | PlotError::Summary { .. } | PlotError::CreateDir { .. } => {
