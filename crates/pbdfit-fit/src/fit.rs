@@ -225,6 +225,11 @@ pub struct FitResult {
     pub error: f64,
     /// Per part errors at the fitted point (one entry for a basic scene).
     pub part_errors: Vec<(String, f64)>,
+    /// Per part rest displacements at the fitted point (m, per vertex, in the parts' order): the states
+    /// the error was computed from. `--vtk` writes these rather than solving the rest state again, which
+    /// from a cold start can find another fixed point (mass-spring bodies have several) or differ in the
+    /// last digits (a GPU grid point).
+    pub rest_states: Vec<std::sync::Arc<Vec<pbdfit_pbd::Vec3>>>,
     /// Distinct error evaluations (grid and search).
     pub evaluations: usize,
     /// The points without a rest state (counted as infinite error).
@@ -432,10 +437,10 @@ pub fn fit_with_grid(
     let t = result.state.get_best_param().cloned().unwrap_or(start_point);
     let cost =
         result.problem.problem.as_ref().ok_or_else(|| FitError::Internal("pattern search lost its problem".into()))?;
-    let (error, part_errors) = {
+    let (error, part_errors, rest_states) = {
         let evaluated = cost.evaluated.borrow();
         let at = &evaluated[&key(&t)];
-        (at.error, at.part_errors.clone())
+        (at.error, at.part_errors.clone(), at.rest.clone())
     };
     let evaluations = cost.evaluated.borrow().len();
     let failures = cost.failures.borrow().clone();
@@ -448,6 +453,7 @@ pub fn fit_with_grid(
         at_bound: search_box.at_bound(&t),
         error,
         part_errors: problem.parts.iter().map(|p| p.scene.clone()).zip(part_errors).collect(),
+        rest_states,
         evaluations,
         failures,
         history: result.solver.history().to_vec(),
@@ -538,6 +544,7 @@ fn fit_gradient(
         at_bound: search_box.at_bound(&chosen.t),
         error: chosen.evaluation.error,
         part_errors: problem.parts.iter().map(|p| p.scene.clone()).zip(chosen.evaluation.part_errors.clone()).collect(),
+        rest_states: chosen.evaluation.rest.clone(),
         evaluations,
         failures,
         history: chosen.history,

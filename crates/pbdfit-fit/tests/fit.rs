@@ -116,6 +116,26 @@ fn fit_recovers_known_parameters() {
     }
 }
 
+/// A fit keeps the rest states it scored at its optimum (what `--vtk` writes): their error is the fit's
+/// error bit for bit, for both searches, a compound scene and a mass-spring model.
+#[test]
+fn the_fit_keeps_the_rest_states_it_scored() {
+    for (scene, kind, values, search) in [
+        ("gravity", ModelKind::PBD, vec![0.62, 0.23], pbdfit_fit::Search::Pattern),
+        ("gravity-wall", ModelKind::PBD, vec![0.37, 0.81], pbdfit_fit::Search::Gradient),
+        ("gravity-floor", ModelKind::MASS_SPRING_VOLUME, vec![200.0, 3e3], pbdfit_fit::Search::Gradient),
+    ] {
+        let problem = model_reference_problem(scene, 1, 1, kind, &values);
+        let r = fit_cpu(&problem, &FitOptions { search, ..options(kind) }).unwrap();
+        assert_eq!(r.rest_states.len(), problem.parts.len(), "{scene}");
+        let rest: Vec<pbdfit_fit::RestResult> = r.rest_states.iter().map(|u| Ok(u.clone())).collect();
+        let again = problem.error_from(&rest);
+        assert_eq!(again.error.to_bits(), r.error.to_bits(), "{scene} {kind}: {} vs {}", again.error, r.error);
+        let parts: Vec<f64> = r.part_errors.iter().map(|p| p.1).collect();
+        assert_eq!(again.part_errors, parts, "{scene} {kind}");
+    }
+}
+
 /// With the thesis's stopping step the search stops early in the valley but close: error below 1e-6 and
 /// kd (the well-determined parameter) within 1e-3.
 #[test]

@@ -7,7 +7,7 @@ use std::str::FromStr;
 use std::sync::LazyLock;
 
 use crate::models::MODELS;
-use crate::{PbdError, SpringPotential};
+use crate::{PbdError, SpringLaw, SpringPotential};
 
 /// How a parameter is searched: the value itself, or its base-10 logarithm (for parameters spanning
 /// decades, like compliances).
@@ -118,13 +118,11 @@ pub enum ModelRule {
     /// one time step, `u* = P(u* + dt^2 g)`, and depends on dt and nit.
     Projection(ProjectionRule),
     /// A mass-spring force law: the rest state is the static equilibrium of spring forces and gravity,
-    /// solved by Newton; it depends on neither dt nor nit (methodology, section Mass-spring systems).
-    Springs {
-        /// Spring constant on every tetrahedron edge (N/m).
-        ks: f64,
-        /// Volume penalty per tetrahedron (Pa); 0: none.
-        kvol: f64,
-    },
+    /// solved by Newton; it depends on neither dt nor nit (methodology, section Mass-spring systems). The
+    /// law is the model's whole story: the rest state, the sensitivity and the command line's dynamics
+    /// read it from here, never from parameter names. Its damping is 0 (damping shapes the path to rest,
+    /// not the rest state; a dynamics run sets its own).
+    Springs(SpringLaw),
 }
 
 /// The most parameters a model may have (the search works in 1 to 4 dimensions).
@@ -377,7 +375,7 @@ impl SimParams {
     pub fn projection_rule(&self) -> Result<ProjectionRule, PbdError> {
         match self.rule() {
             ModelRule::Projection(rule) => Ok(rule),
-            ModelRule::Springs { .. } => Err(PbdError::NoProjection { model: self.model.name() }),
+            ModelRule::Springs(_) => Err(PbdError::NoProjection { model: self.model.name() }),
         }
     }
 
@@ -507,9 +505,12 @@ mod tests {
             );
         }
         let springs = ModelKind::MASS_SPRING_VOLUME.with(&[200.0, 3e3]).unwrap();
-        assert_eq!(springs.rule(s), ModelRule::Springs { ks: 200.0, kvol: 3e3 });
+        assert_eq!(springs.rule(s), ModelRule::Springs(SpringLaw { ks: 200.0, kvol: 3e3, damping: 0.0 }));
         let e = SimParams::new(0.01, 1, springs).projection_rule().unwrap_err().to_string();
         assert!(e.contains("mass-spring-volume") && e.contains("Newton"), "{e}");
-        assert_eq!(ModelKind::MASS_SPRING.with(&[5.0]).unwrap().rule(s), ModelRule::Springs { ks: 5.0, kvol: 0.0 });
+        assert_eq!(
+            ModelKind::MASS_SPRING.with(&[5.0]).unwrap().rule(s),
+            ModelRule::Springs(SpringLaw { ks: 5.0, kvol: 0.0, damping: 0.0 })
+        );
     }
 }

@@ -178,7 +178,7 @@ impl PbdSystem {
         params.validate()?;
         let rules = match params.rule() {
             ModelRule::Projection(rule) => rule,
-            ModelRule::Springs { ks, kvol } => return self.spring_rest_state(params, ks, kvol, warm),
+            ModelRule::Springs(law) => return self.spring_rest_state(params, &law, warm),
         };
         if options.method == RestMethod::LibraryF32 {
             return self.rest_in_f32(params, &rules, options);
@@ -249,17 +249,15 @@ impl PbdSystem {
     fn spring_rest_state(
         &self,
         params: &SimParams,
-        ks: f64,
-        kvol: f64,
+        law: &crate::SpringLaw,
         warm: Option<&[Vec3]>,
     ) -> Result<RestState, PbdError> {
-        let law = crate::SpringLaw { ks, kvol, damping: 0.0 };
         let fail = |error| PbdError::MassSpring {
             scene: self.scene.clone(),
             params: params.describe_springs(),
             error: Box::new(error),
         };
-        let eq = crate::SpringBody::new(self).equilibrium(&law, warm).map_err(fail)?;
+        let eq = self.spring_body().equilibrium(law, warm).map_err(fail)?;
         accept_rest_state(
             &self.scene,
             &self.rest,

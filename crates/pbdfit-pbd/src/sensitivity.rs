@@ -224,18 +224,17 @@ impl PbdSystem {
     }
 
     fn spring_sensitivity(&self, params: &SimParams, displacements: &[Vec3]) -> Result<Sensitivity, PbdError> {
-        let ModelRule::Springs { ks, kvol } = params.rule() else { unreachable!("a mass-spring model's rule") };
-        let body = crate::SpringBody::new(self);
-        let law = crate::SpringLaw { ks, kvol, damping: 0.0 };
+        let ModelRule::Springs(law) = params.rule() else { unreachable!("a mass-spring model's rule") };
+        let body = self.spring_body();
         // d(ks, kvol)/dp_j from the model's rule (exact for the registered models, which pass them through).
         let mut rates = Vec::new();
         for j in 0..params.model.values().len() {
             let (stencil, h) = Self::parameter_stencil(params, j);
             let (mut dks, mut dkvol) = (0.0, 0.0);
             for (at, weight) in &stencil {
-                let ModelRule::Springs { ks, kvol } = at.rule() else { unreachable!("a mass-spring model's rule") };
-                dks += weight * ks;
-                dkvol += weight * kvol;
+                let ModelRule::Springs(at) = at.rule() else { unreachable!("a mass-spring model's rule") };
+                dks += weight * at.ks;
+                dkvol += weight * at.kvol;
             }
             rates.push((dks / h, dkvol / h));
         }

@@ -54,6 +54,9 @@ pub struct PbdSystem {
     solve_order: Vec<usize>,
     /// Groups with at least this many constraints are projected on all threads.
     parallel_threshold: usize,
+    /// The body as springs for the mass-spring models, built on first use (once per body, like the
+    /// constraints: not once per rest state).
+    springs: std::sync::OnceLock<crate::SpringBody>,
 }
 
 /// Scratch state of one simulation: displacements, velocities, predictions, XPBD multipliers.
@@ -223,7 +226,14 @@ impl PbdSystem {
             use_volume_lanes: true,
             solve_order: colours.solve_order(),
             parallel_threshold: 4096,
+            springs: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The body as springs (edges with rest lengths, tetrahedra with rest volumes), built on first use
+    /// and kept: every mass-spring rest state and sensitivity of this body shares it.
+    pub fn spring_body(&self) -> &crate::SpringBody {
+        self.springs.get_or_init(|| crate::SpringBody::new(self))
     }
 
     /// Sets the group size from which a colour group is projected on all threads (default 4096; the

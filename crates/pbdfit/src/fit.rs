@@ -306,18 +306,20 @@ fn write_vtk(
     problem: &FitProblem,
     result: &pbdfit_fit::FitResult,
 ) -> CliResult {
-    let values: Vec<f64> = result.parameters.iter().map(|(_, v)| *v).collect();
-    let params = problem.settings.at(&values);
-    for (part, scene) in problem.parts.iter().zip(set.scenes()) {
-        let rest = part
-            .system
-            .rest_state(&params, &problem.rest_options, None)
-            .map_err(|e| CliError::Internal(format!("--vtk: the rest state at the fitted parameters: {e}")))?;
+    if result.rest_states.len() != problem.parts.len() {
+        return Err(CliError::Internal(format!(
+            "--vtk: the fit kept {} rest states for {} parts",
+            result.rest_states.len(),
+            problem.parts.len()
+        )));
+    }
+    // The rest states the fit scored, not solved again.
+    for ((part, scene), rest) in problem.parts.iter().zip(set.scenes()).zip(&result.rest_states) {
         let n = part.reference.len();
         let mut error = vec![0.0; n];
         let mut in_error = vec![0.0; n];
         for &v in &part.moved {
-            error[v] = (rest.displacements[v] - part.reference[v]).norm() / part.reference[v].norm();
+            error[v] = (rest[v] - part.reference[v]).norm() / part.reference[v].norm();
             in_error[v] = 1.0;
         }
         let held: Vec<f64> = part.system.held_mask().iter().map(|&h| if h { 1.0 } else { 0.0 }).collect();
@@ -329,7 +331,7 @@ fn write_vtk(
             part.system.tets(),
             &[
                 ("reference_displacement", PointData::Vectors(part.reference.clone())),
-                ("model_displacement", PointData::Vectors(rest.displacements.clone())),
+                ("model_displacement", PointData::Vectors(rest.to_vec())),
                 ("relative_error", PointData::Scalars(error)),
                 ("in_error", PointData::Scalars(in_error)),
                 ("held", PointData::Scalars(held)),

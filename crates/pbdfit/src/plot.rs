@@ -51,7 +51,8 @@ pub fn run(args: PlotArgs) -> CliResult {
             Some(text) => format!("{header}\n\n{text}"),
             None => header,
         };
-        let report = pbdfit_plot::render_models(&args.results_dir, &args.out, &model_order(), Some(&notes)).map_err(plot_error)?;
+        let report = pbdfit_plot::render_models(&args.results_dir, &args.out, &model_order(), Some(&notes))
+            .map_err(plot_error)?;
         println!("drew {} figures comparing models into {}", report.figures.len(), args.out.display());
         println!("report: {}", report.report.display());
         return Ok(());

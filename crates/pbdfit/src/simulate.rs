@@ -6,8 +6,8 @@ use std::time::Instant;
 use pbdfit_mesh::MassModel;
 use pbdfit_mesh::vtk::{PointData, write_pvd, write_vtu};
 use pbdfit_pbd::{
-    ConstraintRef, IntegrateOptions, Integrator, PbdSystem, RestMethod, RestOptions, SensitivityOptions, SimParams,
-    SpringBody, SpringLaw,
+    ConstraintRef, IntegrateOptions, Integrator, ModelRule, PbdSystem, RestMethod, RestOptions, RuleSettings,
+    SensitivityOptions, SimParams, SpringBody, SpringLaw,
 };
 use serde_json::json;
 
@@ -126,12 +126,9 @@ pub fn run(args: SimulateArgs) -> CliResult {
             model.name()
         )));
     }
-    if springs {
-        let law = SpringLaw {
-            ks: model.value("ks").unwrap_or(0.0),
-            kvol: model.value("kvol").unwrap_or(0.0),
-            damping: args.damping,
-        };
+    if let ModelRule::Springs(law) = model.rule(RuleSettings { dt: args.sim.dt, nit: args.sim.nit }) {
+        // The model's own law; the dynamics add the spring damping asked for.
+        let law = SpringLaw { damping: args.damping, ..law };
         law.validate().map_err(|e| CliError::Input(format!("scene {}: model {}: {e}", set.name(), model.name())))?;
         if let Some(integrator) = args.integrator {
             return run_springs_dynamics(&args, &set, n, law, integrator);

@@ -1,40 +1,19 @@
 //! End-to-end tests of `pbdfit compare`: a small study under two variants scored against a claim whose
 //! verdict differs between them, and exit code 2 for unknown variants and experiments.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-fn pbdfit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pbdfit")).args(args).output().expect("run pbdfit")
+use common::{Study, assert_input_error, pbdfit, scratch, stderr};
+
+/// Two nu, two dt on the smallest mesh, an 11 x 11 grid.
+fn study() -> String {
+    Study {
+        fit: "grid = 11",
+        experiments: "[[experiment]]\nname = \"dt\"\nparameter = \"dt\"\nvalues = [0.01, 0.005]",
+        ..Study::default()
+    }
+    .toml()
 }
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pbdfit-compare-cli-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-const STUDY: &str = r#"
-name = "tiny"
-scenes = ["gravity-floor"]
-[base]
-dt = 0.01
-n = 1
-nit = 1
-young = 1e3
-[poisson]
-from = 0.0
-to = 0.3
-step = 0.3
-[fit]
-grid = 11
-[[experiment]]
-name = "base"
-[[experiment]]
-name = "dt"
-parameter = "dt"
-values = [0.01, 0.005]
-"#;
 
 // The floor's base error at nu = 0 is 0.220 with the FEM on the model's mesh and 0.200 with the FEM on
 // the other 5-tet parity (the methodology's independent quick test): one claim tells them apart.
@@ -68,7 +47,7 @@ direction = "falling"
 #[test]
 fn variants_are_scored_against_the_claims() {
     let dir = scratch("run");
-    std::fs::write(dir.join("tiny.toml"), STUDY).unwrap();
+    std::fs::write(dir.join("tiny.toml"), study()).unwrap();
     std::fs::write(dir.join("claims.toml"), CLAIMS).unwrap();
     let out_dir = dir.join("out");
     let args = [
@@ -86,7 +65,7 @@ fn variants_are_scored_against_the_claims() {
     ]
     .map(String::from);
     let out = pbdfit(&args.iter().map(String::as_str).collect::<Vec<_>>());
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{}", stderr(&out));
     let table = std::fs::read_to_string(out_dir.join("comparison.md")).unwrap();
     assert!(table.contains("| T1 | holds | FAILS |"), "{table}");
     // The dt experiment was not run: T2 is not run under either variant, never a failure.
@@ -103,14 +82,8 @@ fn variants_are_scored_against_the_claims() {
 #[test]
 fn unknown_variants_and_experiments_exit_with_code_2() {
     let out = pbdfit(&["compare", "--variants", "baseline,sofa-magic"]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    for needle in ["sofa-magic", "opposite", "corotational", "f32", "load<F>"] {
-        assert!(err.contains(needle), "`{needle}` not in {err}");
-    }
-    let study = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fits/thesis.toml");
-    let out = pbdfit(&["compare", "--study", study, "--experiments", "base,warp", "--variants", "baseline"]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("warp") && err.contains("nit"), "{err}");
+    assert_input_error(&out, &["sofa-magic", "opposite", "corotational", "f32", "load<F>"]);
+    let out =
+        pbdfit(&["compare", "--study", "fits/thesis.toml", "--experiments", "base,warp", "--variants", "baseline"]);
+    assert_input_error(&out, &["warp", "nit"]);
 }

@@ -1,42 +1,9 @@
 //! End-to-end tests of `pbdfit fem`: JSON against the methodology's reference value, the VTK file read
 //! back, and exit code 2 with a helpful message for bad input.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-fn pbdfit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pbdfit")).args(args).output().expect("run pbdfit")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pbdfit-fem-cli-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn displacements(json: &serde_json::Value) -> Vec<[f64; 3]> {
-    json["displacements"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|u| {
-            let u = u.as_array().unwrap();
-            [u[0].as_f64().unwrap(), u[1].as_f64().unwrap(), u[2].as_f64().unwrap()]
-        })
-        .collect()
-}
-
-fn max_norm(u: &[[f64; 3]]) -> f64 {
-    u.iter().map(|u| (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]).sqrt()).fold(0.0, f64::max)
-}
+use common::{assert_refused, displacements, max_norm, pbdfit, scratch, stderr, stdout};
 
 #[test]
 fn json_matches_the_reference_value() {
@@ -99,7 +66,7 @@ fn human_summary_names_the_run() {
 
 #[test]
 fn vtk_file_reads_back_with_the_same_displacements() {
-    let dir = scratch_dir("vtk");
+    let dir = scratch("vtk");
     let path = dir.join("wall.vtu");
     let out = pbdfit(&["fem", "--scene", "gravity-wall", "--n", "2", "--json", "--vtk", path.to_str().unwrap()]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -130,14 +97,7 @@ fn vtk_file_reads_back_with_the_same_displacements() {
 fn bad_input(extra: &[&str], needles: &[&str]) {
     let mut args = vec!["fem"];
     args.extend_from_slice(extra);
-    let out = pbdfit(&args);
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert!(stdout(&out).is_empty(), "{args:?}");
-    assert!(!err.contains("panicked"), "{err}");
-    for needle in needles {
-        assert!(err.contains(needle), "{args:?}: `{needle}` not in {err}");
-    }
+    assert_refused(&args, needles);
 }
 
 #[test]

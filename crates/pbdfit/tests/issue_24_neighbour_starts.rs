@@ -5,32 +5,25 @@
 
 mod common;
 
-use common::{csv_rows, json, pbdfit, rows_without_seconds, scratch, stderr};
+use common::{Study, csv_rows, json, pbdfit, rows_without_seconds, scratch, stderr};
 
 /// Four values of nu on the smallest mesh, two scenes.
-const CHAIN: &str = r#"
-name = "chain"
-scenes = ["gravity-floor", "gravity-wall"]
-model = "pbd"
-[base]
-dt = 0.01
-n = 1
-nit = 2
-young = 1e3
-[poisson]
-from = 0.1
-to = 0.4
-step = 0.1
-[fit]
-search = "gradient"
-neighbour_starts = true
-[[experiment]]
-name = "base"
-"#;
+fn chain() -> String {
+    Study {
+        name: "chain",
+        scenes: &["gravity-floor", "gravity-wall"],
+        model: Some("pbd"),
+        nit: 2,
+        poisson: ["0.1", "0.4", "0.1"],
+        fit: "search = \"gradient\"\nneighbour_starts = true",
+        ..Study::default()
+    }
+    .toml()
+}
 
 fn run(dir: &std::path::Path, out: &str, jobs: &str) -> std::path::PathBuf {
     let file = dir.join("chain.toml");
-    std::fs::write(&file, CHAIN).unwrap();
+    std::fs::write(&file, chain()).unwrap();
     let out = dir.join(out);
     let o = pbdfit(&["study", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--jobs", jobs]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -93,12 +86,12 @@ fn a_gradient_study_starts_each_fit_from_its_neighbour_deterministically() {
 fn neighbour_starts_need_the_gradient_search_and_are_part_of_the_folder() {
     let dir = scratch("refused");
     let file = dir.join("pattern.toml");
-    std::fs::write(&file, CHAIN.replace("search = \"gradient\"", "search = \"pattern\"")).unwrap();
+    std::fs::write(&file, chain().replace("search = \"gradient\"", "search = \"pattern\"")).unwrap();
     let o = pbdfit(&["study", file.to_str().unwrap(), "--out", dir.join("p").to_str().unwrap()]);
     common::assert_input_error(&o, &["fit.neighbour_starts", "gradient"]);
     let out = run(&dir, "with", "2");
     let without = dir.join("without.toml");
-    std::fs::write(&without, CHAIN.replace("neighbour_starts = true\n", "")).unwrap();
+    std::fs::write(&without, chain().replace("neighbour_starts = true\n", "")).unwrap();
     let o = pbdfit(&["study", without.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     common::assert_input_error(&o, &["neighbour_starts true", "neighbour_starts false"]);
     let _ = std::fs::remove_dir_all(&dir);

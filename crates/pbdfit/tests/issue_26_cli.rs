@@ -8,7 +8,7 @@ use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use common::{assert_input_error, pbdfit_in, scratch, stderr};
+use common::{Study, assert_input_error, pbdfit_in, scratch, stderr};
 
 #[test]
 fn issue_26_1_a_compound_scene_that_includes_itself_exits_2_naming_the_chain() {
@@ -242,9 +242,8 @@ fn issue_26_10_values_that_start_with_a_hyphen_are_values() {
 #[test]
 fn issue_26_10_an_out_folder_that_cannot_be_written_is_the_input() {
     let dir = scratch("out");
-    let study = "name = \"s\"\nscenes = [\"gravity-floor\"]\n[base]\ndt = 0.01\nn = 1\nnit = 1\nyoung = 1e3\n\
-                 [poisson]\nfrom = 0.0\nto = 0.0\nstep = 0.1\n[fit]\ngrid = 3\n[[experiment]]\nname = \"base\"\n";
-    std::fs::write(dir.join("s.toml"), study).unwrap();
+    let study = Study { name: "s", poisson: ["0.0", "0.0", "0.1"], fit: "grid = 3", ..Study::default() }.toml();
+    std::fs::write(dir.join("s.toml"), &study).unwrap();
     std::fs::write(dir.join("a-file"), "").unwrap();
     for out in ["a-file", "a-file/below"] {
         let o = pbdfit_in(&dir, &["study", "s.toml", "--out", out]);

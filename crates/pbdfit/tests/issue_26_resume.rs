@@ -7,28 +7,18 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{assert_input_error, files, pbdfit, repo, rows_without_seconds, scratch, stderr};
+use common::{Study, assert_input_error, files, pbdfit, repo, rows_without_seconds, scratch, stderr};
 
 /// Three fits on the smallest mesh, a grid of 5 points per axis: seconds.
-const TINY: &str = r#"
-name = "tiny"
-scenes = ["gravity-floor"]
-model = "pbd"
-[base]
-dt = 0.01
-n = 1
-nit = 1
-young = 1e3
-[poisson]
-from = 0.0
-to = 0.1
-step = 0.05
-[fit]
-search = "pattern"
-grid = 5
-[[experiment]]
-name = "base"
-"#;
+fn tiny() -> String {
+    Study {
+        model: Some("pbd"),
+        poisson: ["0.0", "0.1", "0.05"],
+        fit: "search = \"pattern\"\ngrid = 5",
+        ..Study::default()
+    }
+    .toml()
+}
 
 fn study(dir: &Path, text: &str) -> PathBuf {
     let file = dir.join("tiny.toml");
@@ -42,20 +32,20 @@ fn study(dir: &Path, text: &str) -> PathBuf {
 fn issue_26_4_a_folder_of_another_grid_is_refused_naming_both() {
     let dir = scratch("grid");
     let out = dir.join("out");
-    let file = study(&dir, TINY);
+    let file = study(&dir, &tiny());
     let o = pbdfit(&["study", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let before = files(&out);
     assert!(before.iter().all(|(name, _)| name != "manifest.json" && name != ".pbdfit.lock"), "{before:?}");
-    std::fs::write(&file, TINY.replace("grid = 5", "grid = 21")).unwrap();
+    std::fs::write(&file, tiny().replace("grid = 5", "grid = 21")).unwrap();
     let o = pbdfit(&["study", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert_input_error(&o, &[out.to_str().unwrap(), "was made with grid 5", "has grid 21", "another --out"]);
     // Another min_step and another search are refused too.
-    std::fs::write(&file, TINY.replace("grid = 5", "grid = 5\nmin_step = 1e-3")).unwrap();
+    std::fs::write(&file, tiny().replace("grid = 5", "grid = 5\nmin_step = 1e-3")).unwrap();
     let o = pbdfit(&["study", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert_input_error(&o, &["min_step 1e-4", "min_step 1e-3"]);
     // The gradient search (a summary.json of the pattern search does not name its search; the rows do).
-    std::fs::write(&file, TINY).unwrap();
+    std::fs::write(&file, tiny()).unwrap();
     let o = pbdfit(&["study", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--search", "gradient"]);
     assert_input_error(&o, &["the pattern search", "the gradient search", "another --out"]);
     assert_eq!(files(&out), before);
@@ -69,7 +59,7 @@ fn issue_26_4_a_folder_of_another_grid_is_refused_naming_both() {
 fn issue_26_4_an_interrupted_run_is_checked_by_its_manifest_and_its_lock_goes_stale() {
     let dir = scratch("manifest");
     let out = dir.join("out");
-    let file = study(&dir, TINY);
+    let file = study(&dir, &tiny());
     let o =
         pbdfit(&["study", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--jobs", "1", "--abort-after", "1"]);
     assert!(!o.status.success(), "the run was aborted");
@@ -90,7 +80,7 @@ fn issue_26_4_an_interrupted_run_is_checked_by_its_manifest_and_its_lock_goes_st
 fn issue_26_4_rows_of_another_reference_are_refused_without_a_summary() {
     let dir = scratch("rows");
     let out = dir.join("out");
-    let file = study(&dir, TINY);
+    let file = study(&dir, &tiny());
     let o = pbdfit(&["study", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     std::fs::remove_file(out.join("summary.json")).unwrap();
@@ -105,7 +95,7 @@ fn issue_26_4_rows_of_another_reference_are_refused_without_a_summary() {
 fn issue_26_4_a_folder_in_use_is_refused_naming_the_lock() {
     let dir = scratch("lock");
     let out = dir.join("out");
-    let file = study(&dir, TINY);
+    let file = study(&dir, &tiny());
     let held = pbdfit_fit::study::LockedFolder::lock(&out).unwrap();
     let o = pbdfit(&["study", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     let pid = format!("pid {}", std::process::id());
@@ -123,7 +113,7 @@ fn issue_26_4_a_folder_in_use_is_refused_naming_the_lock() {
 fn issue_26_11_rows_whose_poisson_is_not_a_number_are_removed_and_redone() {
     let dir = scratch("nan");
     let out = dir.join("out");
-    let file = study(&dir, TINY);
+    let file = study(&dir, &tiny());
     let o = pbdfit(&["study", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let reference = rows_without_seconds(&out);

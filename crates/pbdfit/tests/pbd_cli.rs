@@ -3,33 +3,12 @@
 mod common;
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
-use common::rows_without_seconds;
+use common::{Study, displacements, max_difference, max_norm, pbdfit, rows_without_seconds, scratch, stderr};
 
-fn pbdfit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pbdfit")).args(args).output().expect("run pbdfit")
-}
-
+/// The JSON `pbdfit args` printed, after checking that it succeeded.
 fn json(args: &[&str]) -> serde_json::Value {
-    let out = pbdfit(args);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).expect("one JSON object")
-}
-
-fn max_norm(rows: &serde_json::Value) -> f64 {
-    rows.as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r.as_array().unwrap().iter().map(|x| x.as_f64().unwrap().powi(2)).sum::<f64>().sqrt())
-        .fold(0.0, f64::max)
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pbdfit-e2e-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::json(&pbdfit(args))
 }
 
 /// The reference library's rest states (methodology, reference values), through the command line.
@@ -46,7 +25,7 @@ fn simulate_json_matches_the_reference_library() {
         let v = json(&[
             "simulate", "--scene", scene, "--n", n, "--dt", dt, "--nit", nit, "--kd", "0.5", "--kv", "0.5", "--json",
         ]);
-        let got = max_norm(&v["displacements"]);
+        let got = max_norm(&displacements(&v));
         assert!((got - expected).abs() <= 1e-9 * expected, "{scene} N = {n}: {got:e} vs {expected:e}");
         assert_eq!(v["converged"], true);
         let positions = v["rest_positions"].as_array().unwrap();
@@ -63,7 +42,7 @@ fn simulate_json_matches_the_reference_library() {
 
 #[test]
 fn simulate_writes_vtk_and_frames() {
-    let dir = temp_dir("frames");
+    let dir = scratch("frames");
     let vtu = dir.join("rest.vtu");
     let frames = dir.join("frames");
     let out = pbdfit(&[
@@ -81,7 +60,7 @@ fn simulate_writes_vtk_and_frames() {
         "--frame-every",
         "10",
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{}", stderr(&out));
     let back = pbdfit_mesh::vtk::read_vtu(&vtu).unwrap();
     assert_eq!(back.points.len(), 27);
     let u = &back.point_data[0].1;
@@ -112,9 +91,9 @@ fn bad_parameters_exit_with_2_and_a_message() {
         (vec!["study", "/no/such/study.toml"], "study"),
     ] {
         let out = pbdfit(&args);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
     }
     // Stiffness above 1 is accepted with the flag.
     assert!(pbdfit(&["simulate", "--scene", "gravity-floor", "--kd", "1.2", "--unbounded"]).status.success());
@@ -248,7 +227,7 @@ fn a_fit_stops_at_its_budget_with_its_best_point() {
     assert!(v["error"].as_f64().unwrap().is_finite());
     let out = pbdfit(&["fit", "--scene", "gravity-floor", "--max-seconds", "0"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--max-seconds"));
+    assert!(stderr(&out).contains("--max-seconds"));
 }
 
 /// `simulate --sensitivity --json`: du/dkd per vertex, against a central difference of two rest states.
@@ -274,25 +253,17 @@ fn simulate_reports_the_sensitivity() {
     assert_eq!(base["sensitivity"]["kv"].as_array().unwrap().len(), column.len());
 }
 
-const SMALL_STUDY: &str = r#"
-name = "small"
-scenes = ["gravity-floor", "gravity"]
-[base]
-dt = 0.01
-n = 2
-nit = 1
-young = 1e3
-[poisson]
-from = 0.0
-to = 0.45
-step = 0.05
-[[experiment]]
-name = "base"
-[[experiment]]
-name = "n"
-parameter = "n"
-values = [2, 3]
-"#;
+fn small_study() -> String {
+    Study {
+        name: "small",
+        scenes: &["gravity-floor", "gravity"],
+        n: 2,
+        poisson: ["0.0", "0.45", "0.05"],
+        experiments: "[[experiment]]\nname = \"n\"\nparameter = \"n\"\nvalues = [2, 3]",
+        ..Study::default()
+    }
+    .toml()
+}
 
 /// A study killed mid-run and started again gives the same results as an uninterrupted run, recomputing
 /// only what was not written. The stop is deterministic: the hidden `--abort-after K` aborts the process
@@ -300,12 +271,12 @@ values = [2, 3]
 /// a write is then simulated by appending a partial line, so the repair branch always runs.
 #[test]
 fn killed_study_resumes_to_the_same_result() {
-    let dir = temp_dir("study");
+    let dir = scratch("study");
     let file = dir.join("small.toml");
-    std::fs::write(&file, SMALL_STUDY).unwrap();
+    std::fs::write(&file, small_study()).unwrap();
     let full = dir.join("full");
     let out = pbdfit(&["study", file.to_str().unwrap(), "--out", full.to_str().unwrap(), "--jobs", "1"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{}", stderr(&out));
     let reference = rows_without_seconds(&full);
     assert_eq!(reference.len(), 4);
     assert!(reference.iter().all(|(_, rows)| rows.len() == 1 + 10 || rows.len() == 1 + 20));
@@ -342,7 +313,7 @@ fn killed_study_resumes_to_the_same_result() {
     std::fs::write(&victim, text).unwrap();
     let out = pbdfit(&["study", file.to_str().unwrap(), "--out", resumed.to_str().unwrap()]);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout.contains("7 resumed"), "{stdout}");
     assert_eq!(rows_without_seconds(&resumed), reference);
     std::fs::remove_dir_all(&dir).unwrap();
@@ -352,20 +323,20 @@ fn killed_study_resumes_to_the_same_result() {
 /// fits are kept (here the folder is replaced by a file after a first run: every append fails).
 #[test]
 fn a_failed_write_exits_1_and_keeps_what_was_done() {
-    let dir = temp_dir("write-failure");
+    let dir = scratch("write-failure");
     let file = dir.join("small.toml");
-    std::fs::write(&file, SMALL_STUDY.replace("to = 0.45", "to = 0.05")).unwrap();
+    std::fs::write(&file, small_study().replace("to = 0.45", "to = 0.05")).unwrap();
     let out_dir = dir.join("out");
     let out =
         pbdfit(&["study", file.to_str().unwrap(), "--out", out_dir.to_str().unwrap(), "--only", "gravity-floor/base"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{}", stderr(&out));
     let kept = std::fs::read_to_string(out_dir.join("gravity-floor-base.csv")).unwrap();
     // The next file cannot be created: a folder stands where it must go.
     std::fs::create_dir_all(out_dir.join("gravity-floor-n.csv")).unwrap();
     let out = pbdfit(&["study", file.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("gravity-floor-n.csv") && stderr.contains("kept"), "{stderr}");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("gravity-floor-n.csv") && err.contains("kept"), "{err}");
     assert!(std::fs::read_to_string(out_dir.join("gravity-floor-base.csv")).unwrap().starts_with(kept.trim_end()));
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -395,22 +366,22 @@ fn xpbd_fit_json_and_boxes() {
 
 #[test]
 fn bad_study_files_are_rejected_before_any_work() {
-    let dir = temp_dir("bad-study");
+    let dir = scratch("bad-study");
     for (text, needle) in [
-        (SMALL_STUDY.replace("\"gravity-floor\"", "\"gravity-moon\""), "gravity-moon"),
-        (SMALL_STUDY.replace("parameter = \"n\"", "parameter = \"colour\""), "colour"),
-        (SMALL_STUDY.replace("values = [2, 3]", "values = []"), "empty"),
-        (SMALL_STUDY.replace("to = 0.45", "to = 0.5"), "0.5"),
-        (SMALL_STUDY.replace("young = 1e3", "young = -1"), "base.young"),
-        (SMALL_STUDY.replace("[base]", "[base]\ncolour = 1"), "colour"),
+        (small_study().replace("\"gravity-floor\"", "\"gravity-moon\""), "gravity-moon"),
+        (small_study().replace("parameter = \"n\"", "parameter = \"colour\""), "colour"),
+        (small_study().replace("values = [2, 3]", "values = []"), "empty"),
+        (small_study().replace("to = 0.45", "to = 0.5"), "0.5"),
+        (small_study().replace("young = 1e3", "young = -1"), "base.young"),
+        (small_study().replace("[base]", "[base]\ncolour = 1"), "colour"),
     ] {
         let file = dir.join("bad.toml");
         std::fs::write(&file, text).unwrap();
         let out_dir = dir.join("out");
         let out = pbdfit(&["study", file.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{stderr}");
-        assert!(stderr.contains(needle) && stderr.contains("bad.toml"), "{needle}: {stderr}");
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(needle) && err.contains("bad.toml"), "{needle}: {err}");
         assert!(!out_dir.exists(), "no work before validation");
     }
     std::fs::remove_dir_all(&dir).unwrap();
@@ -419,7 +390,7 @@ fn bad_study_files_are_rejected_before_any_work() {
 /// `pbdfit reproduce --quick` end to end on a tiny study: fits, all 39 figures, the report.
 #[test]
 fn reproduce_runs_end_to_end_on_a_tiny_grid() {
-    let dir = temp_dir("reproduce");
+    let dir = scratch("reproduce");
     let thesis = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fits/thesis.toml")).unwrap();
     // Two values of nu (0 and 0.49 after the quick stride of 7 over 0..0.49 in steps of 0.07).
     let tiny = thesis.replace("step = 0.01", "step = 0.07").replace("values = [1, 2, 3, 4]", "values = [1, 2]");
@@ -437,7 +408,7 @@ fn reproduce_runs_end_to_end_on_a_tiny_grid() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(run.status.success(), "{}", stderr(&run));
     let report = std::fs::read_to_string(out.join("README.md")).unwrap();
     for number in 1..=39 {
         assert!(report.contains(&format!("4.{number}")), "report lacks figure 4.{number}");
@@ -453,23 +424,23 @@ fn reproduce_runs_end_to_end_on_a_tiny_grid() {
 /// Resuming into a folder made with another model is refused, not silently mixed.
 #[test]
 fn resume_refuses_results_of_another_model() {
-    let dir = temp_dir("other-model");
-    let tiny = SMALL_STUDY.replace("to = 0.45", "to = 0.0").replace("values = [2, 3]", "values = [2]");
+    let dir = scratch("other-model");
+    let tiny = small_study().replace("to = 0.45", "to = 0.0").replace("values = [2, 3]", "values = [2]");
     let file = dir.join("s.toml");
     std::fs::write(&file, &tiny).unwrap();
     let out_dir = dir.join("out");
     assert!(pbdfit(&["study", file.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]).status.success());
     std::fs::write(&file, tiny.replace("scenes = [", "model = \"pbd-linearised\"\nscenes = [")).unwrap();
     let out = pbdfit(&["study", file.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("pbd-linearised") && stderr.contains("another --out"), "{stderr}");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("pbd-linearised") && err.contains("another --out"), "{err}");
     // Another search box is refused too, naming both boxes.
     std::fs::write(&file, format!("{tiny}\n[box]\nkd = [0.0, 0.5]\n")).unwrap();
     let out = pbdfit(&["study", file.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("kd in [0e0, 1e0]") && stderr.contains("kd in [0e0, 5e-1]"), "{stderr}");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("kd in [0e0, 1e0]") && err.contains("kd in [0e0, 5e-1]"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -480,17 +451,17 @@ fn fit_backend_choice() {
     let args = ["fit", "--scene", "gravity-wall", "--young", "1e3", "--poisson", "0.25", "--json"];
     let cpu = json(&args);
     let out = pbdfit(&[&args[..], &["--backend", "gpu"]].concat());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    assert!(stderr.contains("backend:"), "the choice is reported: {stderr}");
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("backend:"), "the choice is reported: {err}");
     let gpu: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     for k in ["kd", "kv"] {
         let (a, b) = (cpu[k].as_f64().unwrap(), gpu[k].as_f64().unwrap());
-        assert!((a - b).abs() < 1e-3, "{k}: cpu {a}, gpu {b} ({stderr})");
+        assert!((a - b).abs() < 1e-3, "{k}: cpu {a}, gpu {b} ({err})");
     }
     let out = pbdfit(&[&args[..], &["--backend", "auto"]].concat());
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("backend:"));
+    assert!(stderr(&out).contains("backend:"));
 }
 
 /// The new models through the command line: the Newton rest state of mass-spring equals where its
@@ -531,13 +502,9 @@ fn spring_models_simulate_settle_and_fit() {
         "--json",
     ]);
     assert_eq!(dynamic["settled"], true);
-    let (a, b) = (&newton["displacements"], &dynamic["displacements"]);
-    let scale = max_norm(a);
-    let diff =
-        a.as_array().unwrap().iter().zip(b.as_array().unwrap()).map(|(x, y)| {
-            (0..3).map(|k| (x[k].as_f64().unwrap() - y[k].as_f64().unwrap()).powi(2)).sum::<f64>().sqrt()
-        });
-    let diff = diff.fold(0.0, f64::max);
+    let (a, b) = (displacements(&newton), displacements(&dynamic));
+    let scale = max_norm(&a);
+    let diff = max_difference(&a, &b);
     assert!(diff <= 1e-9 * scale, "Newton vs settled dynamics: {diff:e} of {scale:e}");
 
     let morse = json(&[
@@ -553,7 +520,7 @@ fn spring_models_simulate_settle_and_fit() {
         "--json",
     ]);
     assert_eq!(morse["converged"], true);
-    assert!(max_norm(&morse["displacements"]) > 1e-4);
+    assert!(max_norm(&displacements(&morse)) > 1e-4);
 
     let fit = json(&["fit", "--scene", "gravity-floor", "--poisson", "0.3", "--model", "mass-spring", "--json"]);
     assert_eq!(fit["parameters"].as_object().unwrap().len(), 1, "one parameter: the 1-D search");
@@ -576,7 +543,7 @@ fn spring_models_simulate_settle_and_fit() {
         let mut all = vec!["simulate", "--scene", "gravity-floor"];
         all.extend(&args);
         let out = pbdfit(&all);
-        let err = String::from_utf8_lossy(&out.stderr);
+        let err = stderr(&out);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(
             err.contains(expected) && (err.contains("mass-spring") || err.contains("pbd") || err.contains("xpbd")),

@@ -1,46 +1,9 @@
 //! End-to-end tests of the reference options: `pbdfit fem` and `pbdfit fit` with nonlinear materials,
 //! dynamic solves, scene and study `[reference]` tables, and exit code 2 for what the reference refuses.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-fn pbdfit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pbdfit")).args(args).output().expect("run pbdfit")
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).expect("one JSON value")
-}
-
-fn displacements(json: &serde_json::Value) -> Vec<[f64; 3]> {
-    json["displacements"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|u| {
-            let u = u.as_array().unwrap();
-            [u[0].as_f64().unwrap(), u[1].as_f64().unwrap(), u[2].as_f64().unwrap()]
-        })
-        .collect()
-}
-
-fn max_difference(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| ((x[0] - y[0]).powi(2) + (x[1] - y[1]).powi(2) + (x[2] - y[2]).powi(2)).sqrt())
-        .fold(0.0, f64::max)
-}
-
-fn max_norm(u: &[[f64; 3]]) -> f64 {
-    u.iter().map(|u| (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]).sqrt()).fold(0.0, f64::max)
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pbdfit-reference-cli-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use common::{assert_refused, displacements, json, max_difference, max_norm, pbdfit, scratch};
 
 fn fem(extra: &[&str]) -> serde_json::Value {
     let mut args = vec!["fem", "--scene", "gravity-wall", "--n", "2", "--json"];
@@ -107,30 +70,19 @@ fn a_scene_file_reference_table_is_used_and_the_command_line_wins() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-fn bad(args: &[&str], needles: &[&str]) {
-    let out = pbdfit(args);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert!(out.stdout.is_empty(), "{args:?}");
-    assert!(!err.contains("panicked"), "{err}");
-    for needle in needles {
-        assert!(err.contains(needle), "{args:?}: `{needle}` not in {err}");
-    }
-}
-
 #[test]
 fn what_the_reference_refuses_exits_with_code_2() {
     let base = ["fem", "--scene", "gravity-floor"];
     let with = |extra: &[&'static str]| base.iter().copied().chain(extra.iter().copied()).collect::<Vec<_>>();
-    bad(&with(&["--material", "rubber"]), &["material = rubber", "linear, corotational, stvk, neo-hookean"]);
-    bad(&with(&["--time", "5"]), &["time", "only with solve = \"dynamic\""]);
-    bad(&with(&["--dynamic", "--time", "-1"]), &["time = -1"]);
-    bad(&with(&["--split", "seven"]), &["split = seven", "same, opposite, six"]);
-    bad(&with(&["--dynamic", "--fem-mass", "heavy"]), &["mass = heavy", "lumped, consistent"]);
-    bad(&with(&["--dynamic", "--rayleigh=-1,0"]), &["damping"]);
-    bad(&with(&["--dynamic", "--dt", "0"]), &["dt = 0"]);
-    bad(&with(&["--material", "neo-hookean", "--poisson", "0.5"]), &["nu = 0.5"]);
-    bad(&["fit", "--scene", "gravity-floor", "--material", "rubber"], &["material = rubber"]);
+    assert_refused(&with(&["--material", "rubber"]), &["material = rubber", "linear, corotational, stvk, neo-hookean"]);
+    assert_refused(&with(&["--time", "5"]), &["time", "only with solve = \"dynamic\""]);
+    assert_refused(&with(&["--dynamic", "--time", "-1"]), &["time = -1"]);
+    assert_refused(&with(&["--split", "seven"]), &["split = seven", "same, opposite, six"]);
+    assert_refused(&with(&["--dynamic", "--fem-mass", "heavy"]), &["mass = heavy", "lumped, consistent"]);
+    assert_refused(&with(&["--dynamic", "--rayleigh=-1,0"]), &["damping"]);
+    assert_refused(&with(&["--dynamic", "--dt", "0"]), &["dt = 0"]);
+    assert_refused(&with(&["--material", "neo-hookean", "--poisson", "0.5"]), &["nu = 0.5"]);
+    assert_refused(&["fit", "--scene", "gravity-floor", "--material", "rubber"], &["material = rubber"]);
     // A load far beyond what the material carries: the load step (and an inverted element) is named.
     let dir = scratch("heavy");
     let scene = dir.join("heavy.toml");
@@ -139,7 +91,7 @@ fn what_the_reference_refuses_exits_with_code_2() {
         "name = \"heavy\"\n[body]\nshape = \"unit-cube\"\nn = 2\n[[held]]\nplane = \"y = 0\"\n[load]\ngravity = [0.0, -1e6, 0.0]\n",
     )
     .unwrap();
-    bad(
+    assert_refused(
         &["fem", "--scene", scene.to_str().unwrap(), "--material", "neo-hookean", "--young", "100"],
         &["neo-hookean static reference of heavy", "load factor"],
     );

@@ -3,19 +3,11 @@
 //! bit at a node, its nit = 2 nodes predicted by leave-one-out from their neighbours, resumed after a
 //! kill without changing a byte; and bad input refused with exit code 2.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
-fn pbdfit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pbdfit")).args(args).output().expect("run pbdfit")
-}
+mod common;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pbdfit-table-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use common::{assert_input_error, csv_rows, json, pbdfit, scratch, stderr, stdout};
 
 // An 11 x 11 grid keeps the 24 fits quick; `pbdfit fit --grid 11` is the same fit. The nit axis has an
 // interior value (2), so leave-one-out predicts the 8 nodes at nit = 2 from nit = 1 and 4.
@@ -34,11 +26,6 @@ nit = [1, 2, 4]
 n = [1]
 "#;
 
-fn json(out: &Output) -> serde_json::Value {
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).expect("one JSON object")
-}
-
 /// The (kd, kv) of the table.csv row at the given settings.
 fn row(dir: &Path, young: &str, poisson: &str, dt: &str, nit: &str) -> (f64, f64) {
     let text = std::fs::read_to_string(dir.join("table.csv")).unwrap();
@@ -55,20 +42,12 @@ fn row(dir: &Path, young: &str, poisson: &str, dt: &str, nit: &str) -> (f64, f64
     panic!("no row {want:?} in\n{text}");
 }
 
-/// The rows of table.csv as maps from column name to text.
-fn rows(dir: &Path) -> Vec<std::collections::HashMap<String, String>> {
-    let text = std::fs::read_to_string(dir.join("table.csv")).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<String> = lines.next().unwrap().split(',').map(String::from).collect();
-    lines.map(|l| header.iter().cloned().zip(l.split(',').map(String::from)).collect()).collect()
-}
-
 /// Each nit = 2 node's leave-one-out deviations are |prediction - fitted value|, the prediction being the
 /// interpolation of its nit = 1 and nit = 4 neighbours halfway in log2 nit (in log10 of a parameter where
 /// both are > 0, else linearly; kd and kv are searched linearly, so the deviation is in their units),
 /// and its error increase is the simulated prediction's error minus the node's own.
 fn leave_one_out_predicts_from_the_neighbours(dir: &Path) {
-    let rows = rows(dir);
+    let rows = csv_rows(&dir.join("table.csv"));
     let f = |r: &std::collections::HashMap<String, String>, k: &str| -> f64 { r[k].parse().unwrap() };
     let at = |young: f64, poisson: f64, dt: f64, nit: f64| {
         rows.iter()
@@ -106,9 +85,9 @@ fn a_tiny_table_matches_pbdfit_fit_bit_for_bit_and_resumes_unchanged() {
     std::fs::write(&file, TINY).unwrap();
     let out = dir.join("out");
     let built = pbdfit(&["table", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--jobs", "2"]);
-    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
-    let stdout = String::from_utf8_lossy(&built.stdout);
-    assert!(stdout.contains("24 nodes (24 fitted now, 0 resumed, 0 failed"), "{stdout}");
+    assert!(built.status.success(), "{}", stderr(&built));
+    let printed = stdout(&built);
+    assert!(printed.contains("24 nodes (24 fitted now, 0 resumed, 0 failed"), "{printed}");
     let csv = std::fs::read(out.join("table.csv")).unwrap();
     let meta = std::fs::read(out.join("table.json")).unwrap();
     let table: serde_json::Value = serde_json::from_slice(&meta).unwrap();
@@ -199,8 +178,8 @@ fn a_tiny_table_matches_pbdfit_fit_bit_for_bit_and_resumes_unchanged() {
 
     // Resumed: nothing is refitted and the table's files keep every byte.
     let again = pbdfit(&["table", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--jobs", "1"]);
-    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
-    assert!(String::from_utf8_lossy(&again.stdout).contains("(0 fitted now, 24 resumed"));
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(stdout(&again).contains("(0 fitted now, 24 resumed"));
     assert_eq!(std::fs::read(out.join("table.csv")).unwrap(), csv);
     assert_eq!(std::fs::read(out.join("table.json")).unwrap(), meta);
 
@@ -219,8 +198,8 @@ fn a_tiny_table_matches_pbdfit_fit_bit_for_bit_and_resumes_unchanged() {
     assert!(!k.status.success());
     assert!(!killed.join("table.csv").exists() && !killed.join("table.json").exists());
     let resumed = pbdfit(&["table", file.to_str().unwrap(), "--out", killed.to_str().unwrap(), "--jobs", "2"]);
-    assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
-    assert!(String::from_utf8_lossy(&resumed.stdout).contains("(19 fitted now, 5 resumed"));
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    assert!(stdout(&resumed).contains("(19 fitted now, 5 resumed"));
     assert_eq!(std::fs::read(killed.join("table.csv")).unwrap(), csv);
     assert_eq!(std::fs::read(killed.join("table.json")).unwrap(), meta);
 
@@ -228,9 +207,7 @@ fn a_tiny_table_matches_pbdfit_fit_bit_for_bit_and_resumes_unchanged() {
     let mut far = node;
     far[4] = "1e5";
     let refused = pbdfit(&far);
-    assert_eq!(refused.status.code(), Some(2));
-    let e = String::from_utf8_lossy(&refused.stderr);
-    assert!(e.contains("--young 100000") && e.contains("[1000, 10000]"), "{e}");
+    assert_input_error(&refused, &["--young 100000", "[1000, 10000]"]);
     let mut extrapolated = far.to_vec();
     extrapolated.push("--extrapolate");
     let x = json(&pbdfit(&extrapolated));
@@ -239,7 +216,7 @@ fn a_tiny_table_matches_pbdfit_fit_bit_for_bit_and_resumes_unchanged() {
     assert_eq!(x["parameters"][0]["value"].as_f64().unwrap().to_bits(), kd.to_bits());
     let text =
         pbdfit(&extrapolated[..extrapolated.len() - 2].iter().chain(&["--extrapolate"]).copied().collect::<Vec<_>>());
-    assert!(String::from_utf8_lossy(&text.stdout).contains("EXTRAPOLATED: young = 100000"));
+    assert!(stdout(&text).contains("EXTRAPOLATED: young = 100000"));
 }
 
 #[test]
@@ -255,9 +232,7 @@ fn bad_table_files_and_lookups_exit_2_naming_what_is_wrong_and_write_nothing() {
         std::fs::write(&file, TINY.replace(from, to)).unwrap();
         let out = dir.join("out");
         let r = pbdfit(&["table", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
-        assert_eq!(r.status.code(), Some(2), "{to}");
-        let e = String::from_utf8_lossy(&r.stderr);
-        assert!(e.contains("bad.toml") && e.contains(named), "{to}: {e}");
+        assert_input_error(&r, &["bad.toml", named]);
         assert!(!out.exists(), "{to}: something was written");
     }
     // A lookup with an invalid material or setting names the parameter (whatever the table).
@@ -286,10 +261,7 @@ fn bad_table_files_and_lookups_exit_2_naming_what_is_wrong_and_write_nothing() {
         ];
         let i = args.iter().position(|a| *a == flag).unwrap();
         args[i + 1] = value;
-        let r = pbdfit(&args);
-        assert_eq!(r.status.code(), Some(2), "{flag} {value}");
-        let e = String::from_utf8_lossy(&r.stderr);
-        assert!(e.contains(&format!("{flag} {value}")) && e.contains(says), "{flag} {value}: {e}");
+        assert_input_error(&pbdfit(&args), &[&format!("{flag} {value}"), says]);
     }
     let r = pbdfit(&[
         "lookup",
@@ -306,6 +278,5 @@ fn bad_table_files_and_lookups_exit_2_naming_what_is_wrong_and_write_nothing() {
         "--n",
         "1",
     ]);
-    assert_eq!(r.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&r.stderr).contains("built-in tables are pbd, xpbd"));
+    assert_input_error(&r, &["built-in tables are pbd, xpbd"]);
 }

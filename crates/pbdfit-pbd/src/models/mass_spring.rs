@@ -2,7 +2,7 @@
 //! Mass-spring systems). Its rest state is the static equilibrium of spring forces and gravity, solved by
 //! Newton; it depends on neither dt nor nit.
 
-use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec};
+use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec, SpringLaw};
 
 /// The spring constant `ks` (N/m), on a log10 box around the estimate `ks ~ E h` (h = 1/N; E from 1e2 to
 /// 1e7 Pa) with margin.
@@ -14,7 +14,7 @@ pub(crate) static MASS_SPRING: ModelDef = ModelDef {
     name: "mass-spring",
     description: "springs on every tetrahedron edge, spring constant ks (N/m); rest state by Newton",
     parameters: &[SPRING_CONSTANT],
-    rule: |p, _| ModelRule::Springs { ks: p[0], kvol: 0.0 },
+    rule: |p, _| ModelRule::Springs(SpringLaw { ks: p[0], kvol: 0.0, damping: 0.0 }),
     example: &[100.0],
 };
 

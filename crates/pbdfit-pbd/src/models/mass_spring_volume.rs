@@ -2,7 +2,7 @@
 //! (methodology, section Mass-spring systems). Rest state by Newton, as for `mass-spring`.
 
 use super::mass_spring::SPRING_CONSTANT;
-use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec};
+use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec, SpringLaw};
 
 /// `ks` (N/m) and the volume penalty `kvol` (Pa), on a log10 box around the bulk modulus
 /// `K = E / (3 (1 - 2 nu))` (E from 1e2 to 1e7 Pa, nu up to 0.49) with margin.
@@ -14,7 +14,7 @@ pub(crate) static MASS_SPRING_VOLUME: ModelDef = ModelDef {
     name: "mass-spring-volume",
     description: "mass-spring plus a volume penalty kvol (Pa) per tetrahedron; rest state by Newton",
     parameters: &PARAMETERS,
-    rule: |p, _| ModelRule::Springs { ks: p[0], kvol: p[1] },
+    rule: |p, _| ModelRule::Springs(SpringLaw { ks: p[0], kvol: p[1], damping: 0.0 }),
     example: &[200.0, 3e3],
 };
 

@@ -98,3 +98,101 @@ pub fn csv_rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
         .map(|r| header.iter().map(String::from).zip(r.unwrap().iter().map(String::from)).collect())
         .collect()
 }
+
+/// A small study file for the CLI tests: the smallest mesh on the base case (dt 0.01 s, E 1e3 Pa) unless
+/// told otherwise, one `base` experiment plus `experiments`. Values are written as given, so a test can
+/// `replace` one (`"to = 0.45"`) to make a variant of it.
+#[derive(Debug, Clone, Copy)]
+pub struct Study {
+    pub name: &'static str,
+    pub scenes: &'static [&'static str],
+    /// `model = ...`, when the study names one.
+    pub model: Option<&'static str>,
+    pub n: u32,
+    pub nit: u32,
+    /// `[poisson]` from, to, step.
+    pub poisson: [&'static str; 3],
+    /// The `[fit]` table's lines (none: no table).
+    pub fit: &'static str,
+    /// `[[experiment]]` tables after the base one.
+    pub experiments: &'static str,
+}
+
+impl Default for Study {
+    fn default() -> Self {
+        Study {
+            name: "tiny",
+            scenes: &["gravity-floor"],
+            model: None,
+            n: 1,
+            nit: 1,
+            poisson: ["0.0", "0.3", "0.3"],
+            fit: "",
+            experiments: "",
+        }
+    }
+}
+
+impl Study {
+    /// The study file's text.
+    pub fn toml(&self) -> String {
+        let scenes: Vec<String> = self.scenes.iter().map(|s| format!("\"{s}\"")).collect();
+        let mut t = format!("name = \"{}\"\nscenes = [{}]\n", self.name, scenes.join(", "));
+        if let Some(m) = self.model {
+            t += &format!("model = \"{m}\"\n");
+        }
+        t += &format!("[base]\ndt = 0.01\nn = {}\nnit = {}\nyoung = 1e3\n", self.n, self.nit);
+        let [from, to, step] = self.poisson;
+        t += &format!("[poisson]\nfrom = {from}\nto = {to}\nstep = {step}\n");
+        if !self.fit.is_empty() {
+            t += &format!("[fit]\n{}\n", self.fit.trim());
+        }
+        t += "[[experiment]]\nname = \"base\"\n";
+        if !self.experiments.is_empty() {
+            t += &format!("{}\n", self.experiments.trim());
+        }
+        t
+    }
+}
+
+/// The `displacements` array of `fem --json` or `simulate --json` output (m).
+pub fn displacements(json: &serde_json::Value) -> Vec<[f64; 3]> {
+    json["displacements"]
+        .as_array()
+        .expect("a displacements array")
+        .iter()
+        .map(|u| {
+            let u = u.as_array().unwrap();
+            [u[0].as_f64().unwrap(), u[1].as_f64().unwrap(), u[2].as_f64().unwrap()]
+        })
+        .collect()
+}
+
+/// The largest displacement norm (m).
+pub fn max_norm(u: &[[f64; 3]]) -> f64 {
+    u.iter().map(|u| (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]).sqrt()).fold(0.0, f64::max)
+}
+
+/// The largest distance between corresponding displacements (m).
+pub fn max_difference(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
+    assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| ((x[0] - y[0]).powi(2) + (x[1] - y[1]).powi(2) + (x[2] - y[2]).powi(2)).sqrt())
+        .fold(0.0, f64::max)
+}
+
+/// A file `name` with `contents` in `dir`, its path as text.
+pub fn write(dir: &Path, name: &str, contents: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, contents).unwrap();
+    p.display().to_string()
+}
+
+/// `pbdfit args` refuses its input: exit 2, a message containing every one of `words` and no panic on
+/// stderr, nothing on stdout.
+pub fn assert_refused(args: &[&str], words: &[&str]) {
+    let o = pbdfit(args);
+    assert_input_error(&o, words);
+    assert!(o.stdout.is_empty(), "{args:?}: nothing on stdout, got {}", stdout(&o));
+}
