@@ -119,6 +119,19 @@ def test_bad_input_raises_value_error_with_the_cli_message():
             assert str(info.value) in out.stderr, (str(info.value), out.stderr)
     with pytest.raises(ValueError, match="has no parameter `ks`"):
         pbdfit.simulate("gravity-floor", kd=0.5, kv=0.5, ks=3.0)
+    # The fit's options are checked by the same rules as the command line's and the study files'
+    # (FitRequest), each named in its own spelling.
+    fit_cases = [
+        (dict(grid=1), "grid 1 must be at least 2", ["--grid", "1"], "--grid 1 must be at least 2"),
+        (dict(min_step=0.0), "min_step 0 must be a finite number > 0", ["--min-step", "0"], "--min-step 0 must be"),
+        (dict(max_seconds=-1.0), "max_seconds -1 must be", ["--max-seconds", "-1"], "--max-seconds -1 must be"),
+        (dict(box={"kd": (0.5, 0.2)}), "box for kd", ["--box", "kd=0.5:0.2"], "box for kd"),
+    ]
+    for kwargs, python_says, flags, cli_says in fit_cases:
+        with pytest.raises(ValueError, match=python_says):
+            pbdfit.fit("gravity-floor", 1e3, 0.3, **kwargs)
+        out = subprocess.run([cli_path(), "fit", "--scene", "gravity-floor", *flags], capture_output=True, text=True)
+        assert out.returncode == 2 and cli_says in out.stderr, out.stderr
     with pytest.raises(ValueError, match="needs kv"):
         pbdfit.simulate("gravity-floor", kd=0.5)
 

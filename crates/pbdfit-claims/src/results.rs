@@ -20,10 +20,7 @@ pub struct Results {
 /// within.
 pub type RangedPoint = (f64, f64, (f64, f64));
 
-/// Whether two experiment values are the same (relative 1e-9: values are read back from CSV text).
-pub(crate) fn same_value(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
-}
+pub(crate) use pbdfit_results::same_value;
 
 impl Results {
     /// Reads `summary.json` and every `<scene>-<experiment>.csv` of the layout that exists.

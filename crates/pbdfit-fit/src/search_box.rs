@@ -53,6 +53,17 @@ pub struct SearchBox {
     axes: Vec<Axis>,
 }
 
+/// One `NAME=LOWER:UPPER` box override (`--box kd=0:0.5`) as `(name, lower, upper)`; whether the bounds
+/// suit the model is [`SearchBox::with_bounds`]'s to say.
+pub fn parse_bound(text: &str) -> Result<(String, f64, f64), SearchError> {
+    let syntax = || SearchError::Syntax(text.to_string());
+    let (name, range) = text.split_once('=').ok_or_else(syntax)?;
+    let (lo, hi) = range.split_once(':').ok_or_else(syntax)?;
+    let lower = lo.trim().parse::<f64>().map_err(|_| syntax())?;
+    let upper = hi.trim().parse::<f64>().map_err(|_| syntax())?;
+    Ok((name.trim().to_string(), lower, upper))
+}
+
 impl SearchBox {
     /// The model's default box.
     pub fn default_for(kind: ModelKind) -> Self {
@@ -109,13 +120,8 @@ impl SearchBox {
     /// Applies `NAME=LOWER:UPPER` overrides (the command line's `--box`).
     pub fn with_overrides<S: AsRef<str>>(self, overrides: &[S]) -> Result<Self, SearchError> {
         overrides.iter().try_fold(self, |b, text| {
-            let text = text.as_ref();
-            let syntax = || SearchError::Syntax(text.to_string());
-            let (name, range) = text.split_once('=').ok_or_else(syntax)?;
-            let (lo, hi) = range.split_once(':').ok_or_else(syntax)?;
-            let lower = lo.trim().parse::<f64>().map_err(|_| syntax())?;
-            let upper = hi.trim().parse::<f64>().map_err(|_| syntax())?;
-            b.with_bounds(name.trim(), lower, upper)
+            let (name, lower, upper) = parse_bound(text.as_ref())?;
+            b.with_bounds(&name, lower, upper)
         })
     }
 

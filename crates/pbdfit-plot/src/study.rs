@@ -226,11 +226,11 @@ pub(crate) fn group(
     }
 }
 
-/// Values equal up to rounding in the CSV text (relative 1e-9).
+/// Both absent, or the same value ([`pbdfit_results::same_value`]).
 fn same_value(a: Option<f64>, b: Option<f64>) -> bool {
     match (a, b) {
         (None, None) => true,
-        (Some(a), Some(b)) => (a - b).abs() <= 1e-9 * a.abs().max(b.abs()),
+        (Some(a), Some(b)) => pbdfit_results::same_value(a, b),
         _ => false,
     }
 }

@@ -23,7 +23,7 @@ use pyo3::types::PyDict;
 
 use pbdfit_fem::{StaticProblem, YoungPoisson};
 use pbdfit_fit::study::{Progress, RunOptions, Study, run_study};
-use pbdfit_fit::{FitError, FitOptions, FitProblem, PartCache, Search, SearchBox, Settings};
+use pbdfit_fit::{FitError, FitProblem, FitRequest, PartCache, Search, Settings};
 use pbdfit_mesh::{BUILTIN_SCENES, ReferenceTable, SceneSet, Vec3};
 use pbdfit_pbd::{CpuBackend, ModelKind, PbdSystem, RestOptions, SensitivityOptions, SimParams};
 
@@ -285,33 +285,32 @@ fn fit<'py>(
     max_seconds: Option<f64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let kind = kind(model)?;
-    let search = search.map_or(Ok(Search::FIT_DEFAULT), Search::parse).map_err(value_error)?;
-    if let Some(s) = max_seconds
-        && !(s.is_finite() && s > 0.0)
-    {
-        return Err(value_error(format!("--max-seconds {s} must be a finite number > 0")));
-    }
-    let overrides: Vec<String> =
-        search_box.unwrap_or_default().iter().map(|(name, (lo, hi))| format!("{name}={lo}:{hi}")).collect();
-    let search_box = SearchBox::default_for(kind)
-        .with_overrides(&overrides)
-        .and_then(|b| b.check_allowed(false).map(|_| b))
-        .map_err(value_error)?;
+    let search = search.map(Search::parse).transpose().map_err(value_error)?;
+    // The fit's options are checked where the command line's and the study files' are (FitRequest); the
+    // box arrives typed, in name order (a dict has none that matters).
+    let mut bounds: Vec<(String, f64, f64)> =
+        search_box.unwrap_or_default().into_iter().map(|(name, (lo, hi))| (name, lo, hi)).collect();
+    bounds.sort_by(|a, b| a.0.cmp(&b.0));
+    let request = FitRequest {
+        bounds,
+        search,
+        grid,
+        min_step: Some(min_step),
+        max_evaluations: Some(max_evaluations),
+        max_seconds,
+        ..FitRequest::new(kind)
+    };
+    let options = request
+        .options(Search::FIT_DEFAULT)
+        .map_err(|e| value_error(format!("{} {}", e.option.keyword(), e.message)))?;
     let set = load(scene)?;
     let n = resolution(&set, n)?;
     let m = YoungPoisson::new(young, poisson).map_err(value_error)?;
-    if !(min_step.is_finite() && min_step > 0.0) {
-        return Err(value_error(format!("min_step {min_step} must be > 0")));
-    }
-    if grid.is_some_and(|g| g < 2) {
-        return Err(value_error("grid needs at least 2 points per axis"));
-    }
     let settings = Settings::new(dt, n, nit, kind);
-    let corner: Vec<f64> = search_box.axes().iter().map(|a| a.upper).collect();
+    let corner: Vec<f64> = options.search_box.axes().iter().map(|a| a.upper).collect();
     settings.at(&corner).validate().map_err(value_error)?;
     let cache = PartCache::new(ReferenceTable { material, ..Default::default() });
     let problem = FitProblem::new(&set, settings, m, &cache).map_err(fit_error)?;
-    let options = FitOptions { grid, min_step, search, max_evaluations, max_seconds, ..FitOptions::new(search_box) };
     let reference = problem.reference.clone();
     let result =
         interruptible(py, Arc::default(), false, &|_| {}, move || pbdfit_fit::fit(&problem, &options, &CpuBackend))?

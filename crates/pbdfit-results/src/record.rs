@@ -485,11 +485,28 @@ pub fn append_record(path: &Path, record: &FitRecord) -> Result<(), ResultsError
     file.flush().map_err(io)
 }
 
+/// Whether two values read back from results text are the same value: equal up to a relative 1e-9 (the
+/// CSV keeps 17 significant digits, so a value round-trips exactly; the margin covers values a person
+/// typed, such as an experiment's `dt = 0.001` against the `0.001` a CSV holds). The one comparison the
+/// plots and the claims use.
+pub fn same_value(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
 
     use super::*;
+
+    /// One comparison for plots and claims: relative, so values far below 1 (XPBD compliances, 1e-12) are
+    /// told apart; the claims' old copy compared absolutely below 1 and took 1e-12 for 2e-12.
+    #[test]
+    fn same_value_is_relative() {
+        assert!(same_value(0.001, "0.001".parse().unwrap()));
+        assert!(same_value(0.0, 0.0) && same_value(1e6, 1e6 * (1.0 + 1e-12)));
+        assert!(!same_value(1e-12, 2e-12) && !same_value(0.001, 0.002) && !same_value(0.0, 1e-300));
+    }
 
     fn sample() -> FitRecord {
         FitRecord {

@@ -1,7 +1,7 @@
 //! `pbdfit fit`: the model parameters that best reproduce the reference rest state of one material.
 
 use pbdfit_fem::YoungPoisson;
-use pbdfit_fit::{FitOptions, FitProblem, PartCache, Search, SearchBox, Settings};
+use pbdfit_fit::{FitOption, FitProblem, FitRequest, PartCache, Search, SearchBox, Settings, parse_bound};
 use pbdfit_mesh::MassModel;
 use pbdfit_pbd::Precision;
 use serde_json::json;
@@ -92,49 +92,48 @@ pub struct FitArgs {
 /// Runs `pbdfit fit`.
 pub fn run(args: FitArgs) -> CliResult {
     let kind = args.sim.model;
-    // Everything the user gave is checked before any work.
-    let search_box = SearchBox::default_for(kind)
-        .with_overrides(&args.search_box)
-        .and_then(|b| b.check_allowed(args.unbounded).map(|_| b))
-        .map_err(|e| CliError::Input(e.to_string()))?;
+    // Everything the user gave is checked before any work: the fit's options in one place (FitRequest).
+    let bounds = args
+        .search_box
+        .iter()
+        .map(|text| parse_bound(text).map_err(|e| CliError::Input(e.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
+    let starts =
+        args.starts.iter().map(|s| parse_start(s, &SearchBox::default_for(kind))).collect::<Result<Vec<_>, _>>()?;
+    let request = FitRequest {
+        bounds,
+        unbounded: args.unbounded,
+        search: Some(args.search),
+        grid: args.grid,
+        min_step: Some(args.min_step),
+        starts,
+        max_evaluations: Some(args.max_evaluations),
+        max_seconds: args.max_seconds,
+        ..FitRequest::new(kind)
+    };
+    let options = request.options(Search::FIT_DEFAULT).map_err(|e| match e.option {
+        // A box error names the box itself.
+        FitOption::Box(_) => CliError::Input(e.message),
+        _ => CliError::Input(format!("{} {}", e.option.flag(), e.message)),
+    })?;
+    let search_box = options.search_box.clone();
     let set = load_scene(&args.scene, args.mass_model, args.fix_orientation)?;
     let n = resolution(&set, args.n)?;
     let material = YoungPoisson::new(args.young, args.poisson).map_err(|e| CliError::Input(e.to_string()))?;
     if let Some(warning) = material.locking_warning() {
         eprintln!("warning: {warning}");
     }
-    if !(args.min_step.is_finite() && args.min_step > 0.0) {
-        return Err(CliError::Input(format!("--min-step {} must be > 0", args.min_step)));
-    }
     if let Some(path) = &args.vtk
         && path.extension().and_then(|e| e.to_str()) != Some("vtu")
     {
         return Err(CliError::Input(format!("--vtk {}: the file name must end in .vtu", path.display())));
     }
-    if args.grid.is_some_and(|g| g < 2) {
-        return Err(CliError::Input("--grid needs at least 2 points per axis".into()));
-    }
-    if let Some(s) = args.max_seconds
-        && !(s.is_finite() && s > 0.0)
-    {
-        return Err(CliError::Input(format!("--max-seconds {s} must be a finite number > 0")));
-    }
-    let starts = args.starts.iter().map(|s| parse_start(s, &search_box)).collect::<Result<Vec<_>, _>>()?;
     let settings = Settings { allow_unbounded: args.unbounded, ..Settings::new(args.sim.dt, n, args.sim.nit, kind) };
     let corner: Vec<f64> = search_box.axes().iter().map(|a| a.upper).collect();
     settings.at(&corner).validate().map_err(|e| CliError::Input(e.to_string()))?;
     let problem =
         FitProblem::new(&set, settings, material, &PartCache::new(args.reference.table())).map_err(fit_error)?;
     let problem = FitProblem { rest_options: args.precision.rest_options(), ..problem };
-    let options = FitOptions {
-        grid: args.grid,
-        min_step: args.min_step,
-        search: args.search,
-        starts,
-        max_evaluations: args.max_evaluations,
-        max_seconds: args.max_seconds,
-        ..FitOptions::new(search_box.clone())
-    };
     let grid_points = options.resolution().pow(search_box.dimensions() as u32);
     let backend = crate::cli::backend(args.backend, &problem.parts[0].system, grid_points);
     let result = pbdfit_fit::fit(&problem, &options, backend.as_ref()).map_err(fit_error)?;
@@ -282,11 +281,8 @@ fn parse_start(text: &str, search_box: &SearchBox) -> Result<Vec<f64>, CliError>
         };
         let (name, value) = pair.split_once('=').ok_or_else(bad)?;
         let i = axes.iter().position(|a| a.name == name.trim()).ok_or_else(bad)?;
-        let v: f64 = value.trim().parse().map_err(|_| bad())?;
-        if !v.is_finite() || (axes[i].scale == pbdfit_pbd::Scale::Log10 && v <= 0.0) {
-            return Err(CliError::Input(format!("--start {text}: {name} = {v} is not a value of the box")));
-        }
-        values[i] = v;
+        // Whether the value suits the box is the request's to say.
+        values[i] = value.trim().parse().map_err(|_| bad())?;
     }
     if values.iter().any(|v| v.is_nan()) {
         return Err(CliError::Input(format!(
@@ -319,7 +315,7 @@ fn write_vtk(
         let mut error = vec![0.0; n];
         let mut in_error = vec![0.0; n];
         for &v in &part.moved {
-            error[v] = (rest[v] - part.reference[v]).norm() / part.reference[v].norm();
+            error[v] = pbdfit_fit::vertex_error(&rest[v], &part.reference[v]);
             in_error[v] = 1.0;
         }
         let held: Vec<f64> = part.system.held_mask().iter().map(|&h| if h { 1.0 } else { 0.0 }).collect();

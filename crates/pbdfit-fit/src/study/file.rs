@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use pbdfit_fem::YoungPoisson;
 
-use crate::{FitError, FitOptions, FitProblem, PartCache, Search, SearchBox, Settings};
+use crate::{FitError, FitOptions, FitProblem, FitRequest, PartCache, Search, Settings};
 
 /// The most values of nu a study's `[poisson]` range may give (the thesis's grid has 50).
 pub const MAX_POISSON_VALUES: usize = 10_000;
@@ -97,42 +97,21 @@ impl FitDef {
         unbounded: bool,
         default_search: Search,
     ) -> Result<FitOptions, (String, String)> {
-        let mut search_box = SearchBox::default_for(kind);
-        for (name, [lower, upper]) in boxes {
-            if skip_foreign && kind.parameter(name).is_none() {
-                continue;
-            }
-            search_box =
-                search_box.with_bounds(name, *lower, *upper).map_err(|e| (format!("box.{name}"), e.to_string()))?;
-        }
-        search_box.check_allowed(unbounded).map_err(|e| ("box".to_string(), e.to_string()))?;
-        let mut fit = FitOptions::new(search_box);
-        fit.search = match &self.search {
-            Some(search) => Search::parse(search).map_err(|e| ("fit.search".to_string(), e.to_string()))?,
-            None => default_search,
+        let search = match &self.search {
+            Some(search) => Some(Search::parse(search).map_err(|e| ("fit.search".to_string(), e.to_string()))?),
+            None => None,
         };
-        if let Some(grid) = self.grid {
-            if grid < 2 {
-                return Err(("fit.grid".into(), format!("{grid} must be at least 2")));
-            }
-            fit.grid = Some(grid);
-        }
-        if let Some(on) = self.neighbour_starts {
-            if on && fit.search != Search::Gradient {
-                return Err((
-                    "fit.neighbour_starts".into(),
-                    format!("needs search = \"gradient\" (the {} search takes no starts)", fit.search.name()),
-                ));
-            }
-            fit.neighbour_starts = on;
-        }
-        if let Some(min_step) = self.min_step {
-            if !(min_step.is_finite() && min_step > 0.0) {
-                return Err(("fit.min_step".into(), format!("{min_step} must be > 0")));
-            }
-            fit.min_step = min_step;
-        }
-        Ok(fit)
+        let request = FitRequest {
+            bounds: boxes.iter().map(|(name, [lower, upper])| (name.clone(), *lower, *upper)).collect(),
+            skip_foreign_bounds: skip_foreign,
+            unbounded,
+            search,
+            grid: self.grid,
+            min_step: self.min_step,
+            neighbour_starts: self.neighbour_starts,
+            ..FitRequest::new(kind)
+        };
+        request.options(default_search).map_err(|e| (e.option.file_key(), e.message))
     }
 }
 
