@@ -69,7 +69,7 @@ fn unknown_extension_names_the_path_and_the_known_ones() {
     }
     assert!(matches!(read_mesh(&data("missing.msh")), Err(ImportError::Io { .. })));
     // Every registered format: each of its extensions (in any case) names it, and the message lists it.
-    for format in MeshFormat::ALL {
+    for &format in MeshFormat::ALL {
         for ext in format.extensions() {
             for name in [format!("a/b.{ext}"), format!("a/b.{}", ext.to_ascii_uppercase())] {
                 assert_eq!(MeshFormat::from_path(&PathBuf::from(&name)).unwrap(), format, "{name}");

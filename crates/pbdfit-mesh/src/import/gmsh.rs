@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::{ImportError, RawMesh};
+use super::{FormatDef, FormatReader, ImportError, RawMesh};
 use crate::Vec3;
 
 /// Number of nodes of each Gmsh element type with a fixed node count (Gmsh reference manual, "MSH file
@@ -294,6 +294,10 @@ fn element_dim(element_type: i64) -> i64 {
         _ => 3,
     }
 }
+
+/// The format's entry in the registry (`import/mod.rs`).
+pub(crate) const FORMAT: FormatDef =
+    FormatDef { extensions: &["msh"], description: "Gmsh 2.2 or 4.1", reader: FormatReader::OneFile(parse_gmsh) };
 
 /// Parses a Gmsh `.msh` file, version 2.2 or 4.1, ASCII or binary (either byte order). `origin` names
 /// the file in errors.

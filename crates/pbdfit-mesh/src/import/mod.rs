@@ -35,41 +35,72 @@ pub use vtk::{parse_legacy_vtk, parse_vtu, quietly};
 
 use crate::{TetMesh, Vec3, signed_volume};
 
-/// The file formats pbdfit imports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum MeshFormat {
+/// How a format's file is read: one file's bytes, or from the path (a format of several files).
+#[derive(Debug, Clone, Copy)]
+pub enum FormatReader {
+    /// The bytes of one file and its name for messages.
+    OneFile(fn(&[u8], &str) -> Result<RawMesh, ImportError>),
+    /// The path of any file of the set (which reads the others beside it).
+    Files(fn(&Path) -> Result<RawMesh, ImportError>),
+}
+
+/// What pbdfit knows of one mesh format: its definition lives in the format's own file.
+#[derive(Debug, Clone, Copy)]
+pub struct FormatDef {
+    /// File extensions, lower case, without the dot.
+    pub extensions: &'static [&'static str],
+    /// What the format is, for messages.
+    pub description: &'static str,
+    /// Its reader.
+    pub reader: FormatReader,
+}
+
+/// The format registry. **Adding a format** is one parser file in this folder, holding its `FormatDef`
+/// (extensions, description, reader), plus its `mod` line above and one line here: the enum, the
+/// extension lookup, the messages that list known formats and the tests that iterate [`MeshFormat::ALL`]
+/// all read this list.
+macro_rules! mesh_formats {
+    ($( $(#[$doc:meta])* $variant:ident => $def:path ),+ $(,)?) => {
+        /// The file formats pbdfit imports.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum MeshFormat {
+            $( $(#[$doc])* $variant, )+
+        }
+
+        impl MeshFormat {
+            /// Every format: the one list that file names, messages and tests read.
+            pub const ALL: &'static [MeshFormat] = &[$(MeshFormat::$variant),+];
+
+            /// The format's definition.
+            pub fn def(self) -> &'static FormatDef {
+                match self {
+                    $(MeshFormat::$variant => &$def,)+
+                }
+            }
+        }
+    };
+}
+
+mesh_formats! {
     /// Gmsh `.msh`, versions 2.2 and 4.1, ASCII or binary.
-    Gmsh,
+    Gmsh => gmsh::FORMAT,
     /// VTK XML unstructured grid `.vtu`.
-    Vtu,
+    Vtu => vtk::VTU,
     /// Legacy VTK `.vtk`, dataset `UNSTRUCTURED_GRID`.
-    LegacyVtk,
+    LegacyVtk => vtk::LEGACY,
     /// TetGen `base.node` + `base.ele`.
-    TetGen,
+    TetGen => tetgen::FORMAT,
 }
 
 impl MeshFormat {
-    /// Every format: the one list that file names, messages and tests read.
-    pub const ALL: [MeshFormat; 4] = [MeshFormat::Gmsh, MeshFormat::Vtu, MeshFormat::LegacyVtk, MeshFormat::TetGen];
-
     /// The file extensions of the format (lower case, without the dot).
     pub fn extensions(self) -> &'static [&'static str] {
-        match self {
-            MeshFormat::Gmsh => &["msh"],
-            MeshFormat::Vtu => &["vtu"],
-            MeshFormat::LegacyVtk => &["vtk"],
-            MeshFormat::TetGen => &["node", "ele"],
-        }
+        self.def().extensions
     }
 
     /// What the format is, for messages.
     pub fn description(self) -> &'static str {
-        match self {
-            MeshFormat::Gmsh => "Gmsh 2.2 or 4.1",
-            MeshFormat::Vtu => "VTK XML unstructured grid",
-            MeshFormat::LegacyVtk => "legacy VTK unstructured grid",
-            MeshFormat::TetGen => "TetGen",
-        }
+        self.def().description
     }
 
     /// The known extensions and formats, e.g. `.msh (Gmsh 2.2 or 4.1), ..., .node/.ele (TetGen)`.
@@ -89,7 +120,8 @@ impl MeshFormat {
     pub fn from_path(path: &Path) -> Result<Self, ImportError> {
         let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
         Self::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .find(|f| ext.as_deref().is_some_and(|e| f.extensions().contains(&e)))
             .ok_or_else(|| ImportError::UnknownFormat { path: path.to_path_buf(), known: Self::known() })
     }
@@ -169,38 +201,29 @@ pub struct ImportedMesh {
 /// Reads a mesh file of any format [`MeshFormat::from_path`] knows. For TetGen, `path` may name either
 /// file of the pair; both `base.node` and `base.ele` are read.
 pub fn read_mesh(path: &Path) -> Result<RawMesh, ImportError> {
-    let format = MeshFormat::from_path(path)?;
-    let read = |p: &Path| std::fs::read(p).map_err(|source| ImportError::Io { path: p.to_path_buf(), source });
-    let origin = path.display().to_string();
-    match format {
-        MeshFormat::Gmsh | MeshFormat::Vtu | MeshFormat::LegacyVtk => parse_single_file(format, &read(path)?, &origin),
-        MeshFormat::TetGen => {
-            let base = path.with_extension("");
-            let text = |p: &Path| {
-                String::from_utf8(read(p)?).map_err(|e| ImportError::Syntax {
-                    origin: p.display().to_string(),
-                    line: None,
-                    message: format!("not UTF-8 text ({e})"),
-                })
-            };
-            let node = text(&base.with_extension("node"))?;
-            let ele = text(&base.with_extension("ele"))?;
-            parse_tetgen(&node, &ele, &base.display().to_string())
-        }
+    match MeshFormat::from_path(path)?.def().reader {
+        FormatReader::OneFile(parse) => parse(&read_file(path)?, &path.display().to_string()),
+        FormatReader::Files(read) => read(path),
     }
+}
+
+/// A file's bytes; an error naming it.
+pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, ImportError> {
+    std::fs::read(path).map_err(|source| ImportError::Io { path: path.to_path_buf(), source })
 }
 
 /// Parses the bytes of a one-file mesh format (Gmsh, VTU, legacy VTK); `origin` names the source in
 /// errors. TetGen meshes are two files (`.node` and `.ele`): [`parse_tetgen`].
 ///
 /// # Panics
-/// For [`MeshFormat::TetGen`], which has no single-file form (a caller's mistake, not bad input).
+/// For a format of several files (TetGen), which has no single-file form (a caller's mistake, not bad
+/// input).
 pub fn parse_single_file(format: MeshFormat, bytes: &[u8], origin: &str) -> Result<RawMesh, ImportError> {
-    match format {
-        MeshFormat::Gmsh => parse_gmsh(bytes, origin),
-        MeshFormat::Vtu => parse_vtu(bytes, origin),
-        MeshFormat::LegacyVtk => parse_legacy_vtk(bytes, origin),
-        MeshFormat::TetGen => panic!("{origin}: TetGen meshes are two files; use parse_tetgen"),
+    match format.def().reader {
+        FormatReader::OneFile(parse) => parse(bytes, origin),
+        FormatReader::Files(_) => {
+            panic!("{origin}: {} meshes are several files; read them by path", format.description())
+        }
     }
 }
 

@@ -7,8 +7,9 @@
 //! blank lines are skipped.
 
 use std::collections::HashMap;
+use std::path::Path;
 
-use super::{ImportError, RawMesh};
+use super::{FormatDef, FormatReader, ImportError, RawMesh, read_file};
 use crate::Vec3;
 
 /// The data lines of a file: (1-based line number, whitespace-separated fields), comments removed.
@@ -51,6 +52,25 @@ impl Fields<'_> {
         }
         Ok(())
     }
+}
+
+/// The format's entry in the registry (`import/mod.rs`): two files, read by path.
+pub(crate) const FORMAT: FormatDef =
+    FormatDef { extensions: &["node", "ele"], description: "TetGen", reader: FormatReader::Files(read_tetgen) };
+
+/// Reads the pair `base.node` + `base.ele` that `path` (either of them) belongs to.
+fn read_tetgen(path: &Path) -> Result<RawMesh, ImportError> {
+    let base = path.with_extension("");
+    let text = |p: &Path| {
+        String::from_utf8(read_file(p)?).map_err(|e| ImportError::Syntax {
+            origin: p.display().to_string(),
+            line: None,
+            message: format!("not UTF-8 text ({e})"),
+        })
+    };
+    let node = text(&base.with_extension("node"))?;
+    let ele = text(&base.with_extension("ele"))?;
+    parse_tetgen(&node, &ele, &base.display().to_string())
 }
 
 /// Parses a TetGen `.node` and `.ele` pair given as text. `origin` is the base name: syntax errors name

@@ -3,8 +3,22 @@
 
 use vtkio::model::{CellType, DataSet, Piece, VertexNumbers, Vtk};
 
-use super::{ImportError, RawMesh};
+use super::{FormatDef, FormatReader, ImportError, RawMesh};
 use crate::Vec3;
+
+/// The XML format's entry in the registry (`import/mod.rs`).
+pub(crate) const VTU: FormatDef = FormatDef {
+    extensions: &["vtu"],
+    description: "VTK XML unstructured grid",
+    reader: FormatReader::OneFile(parse_vtu),
+};
+
+/// The legacy format's entry in the registry (`import/mod.rs`).
+pub(crate) const LEGACY: FormatDef = FormatDef {
+    extensions: &["vtk"],
+    description: "legacy VTK unstructured grid",
+    reader: FormatReader::OneFile(parse_legacy_vtk),
+};
 
 /// Parses a VTK XML unstructured grid (`.vtu`) with inline data arrays, ASCII or base64 binary, without
 /// compression (compressed files are [`ImportError::Unsupported`]). Tetrahedra (cell type 10) become tets; other cells are counted in `ignored_cells`.
