@@ -54,7 +54,10 @@ pub use body::Body;
 pub use cube::{CubeSplit, unit_cube, unit_cube_split};
 pub use error::{MeshError, SceneError};
 pub use held::PlaneSelector;
-pub use load::{Load, LoadKind, selected_boundary_faces, traction_forces, unanchored_vertices};
+pub use load::{
+    Displacement, Keys, Load, LoadCase, LoadKind, Rotation, Traction, selected_boundary_faces, traction_forces,
+    unanchored_vertices,
+};
 pub use mass::MassModel;
 pub use mesh::{Edge, Tet, TetMesh, signed_volume};
 pub use name::check_file_name;
