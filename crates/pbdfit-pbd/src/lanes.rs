@@ -377,7 +377,8 @@ mod tests {
                 }
             }
         }
-        assert_eq!(cases, 3 * 2 * 7 * 2 * 2 * 2);
+        let points: usize = kinds.iter().map(|k| parameter_points(*k).len()).sum();
+        assert_eq!(cases, 3 * 2 * points * 2 * 2);
         eprintln!("{cases} cases, {converged} converged rest states, {lane_blocks} lane blocks");
     }
 }

@@ -486,10 +486,10 @@ mod tests {
             assert!(message.contains(&format!("[[load.{}]]", kind.name())), "{message}");
         }
         let tables: LoadTables =
-            toml::from_str("[[traction]]\nplane = \"y = 1\"\ntraction = [0, 1, 0]\nforce = 2\n").unwrap();
+            toml::from_str("[[traction]]\nplane = \"y = 1\"\ntraction = [0, 1, 0]\ncolour = 2\n").unwrap();
         let (key, message) = tables.loads().unwrap_err();
         assert_eq!(key, "load.traction[0]");
-        assert!(message.contains("unknown key `force`") && message.contains("plane, box, group"), "{message}");
+        assert!(message.contains("unknown key `colour`") && message.contains("plane, box, group"), "{message}");
         // Integers are numbers.
         let tables: LoadTables = toml::from_str("[[traction]]\nplane = \"y = 1\"\ntraction = [0, 1, 0]\n").unwrap();
         let loads = tables.loads().unwrap();
