@@ -87,15 +87,20 @@
 mod claims;
 mod error;
 mod evaluate;
+mod outcome;
+mod parse;
+mod render;
 mod results;
+mod stats;
+mod uncertainty;
 
 pub use claims::{
     ArgminOver, Bound, Check, Claim, ClaimsFile, CompareAt, CompareTest, Direction, Monotone, NuRange, Quantity,
     Relation, SeriesRef, SeriesStat, Stat, Trend,
 };
 pub use error::ClaimsError;
-pub use evaluate::{
-    CheckResult, Outcome, Score, Verdict, comparison_markdown, comparison_section, evaluate, evaluate_check,
-    evaluate_claim, markdown_table, relative_spread, sig3, sign_changes, spearman,
-};
+pub use evaluate::{evaluate, evaluate_check, evaluate_claim};
+pub use outcome::{CheckResult, Outcome, Score, Verdict};
+pub use render::{comparison_markdown, comparison_section, markdown_table, sig3};
 pub use results::{RangedPoint, Results};
+pub use stats::{relative_spread, sign_changes, spearman};

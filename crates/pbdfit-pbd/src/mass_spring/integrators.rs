@@ -1,0 +1,266 @@
+//! The dynamics: the four integrators ([`Integrator`]), a run's controls and end ([`IntegrateOptions`],
+//! [`Trajectory`]), and the estimated stability limit of the explicit schemes.
+
+use nalgebra::{DMatrix, SymmetricEigen};
+
+use super::{SpringBody, SpringError, SpringLaw, inf};
+use crate::Vec3;
+
+/// An integrator of the mass-spring dynamics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Integrator {
+    /// `x += dt v`, `v += dt a(x, v)` (both from the old state).
+    ExplicitEuler,
+    /// `v += dt a(x, v)`, `x += dt v`.
+    SemiImplicitEuler,
+    /// Position Verlet: `x_next = x + (x - x_prev) + dt^2 a(x, v)`, `v = (x - x_prev) / dt`.
+    Verlet,
+    /// Backward Euler in velocity: `M (v1 - v0) = dt f(x0 + dt v1, v1)`, Newton to convergence per step.
+    ImplicitEuler,
+}
+
+impl Integrator {
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Integrator::ExplicitEuler => "explicit-euler",
+            Integrator::SemiImplicitEuler => "semi-implicit-euler",
+            Integrator::Verlet => "verlet",
+            Integrator::ImplicitEuler => "implicit-euler",
+        }
+    }
+}
+
+/// Controls of a dynamic run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IntegrateOptions {
+    /// Largest number of steps.
+    pub max_steps: usize,
+    /// Settled when the largest per-step displacement is at most `tolerance` times the largest
+    /// displacement (0: run all `max_steps`).
+    pub tolerance: f64,
+    /// Call the frame callback every `every` steps (and at step 0).
+    pub every: usize,
+}
+
+/// Where a dynamic run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trajectory {
+    /// Displacements per vertex (m).
+    pub displacements: Vec<Vec3>,
+    /// Velocities per vertex (m/s).
+    pub velocities: Vec<Vec3>,
+    /// Steps done.
+    pub steps: usize,
+    /// Whether the settling test was met.
+    pub settled: bool,
+    /// Total energy (J) at step 0 and after every step.
+    pub energies: Vec<f64>,
+}
+
+impl SpringBody {
+    /// `2 / omega_max` (s), with `omega_max^2` the largest eigenvalue of `M^-1 K` at displacements `u`
+    /// (`K = -df/du`, symmetric; computed as the eigenvalues of `M^-1/2 K M^-1/2`, dense).
+    pub fn stability_limit(&self, law: &SpringLaw, u: &[Vec3]) -> f64 {
+        let (k, _) = self.tangents(&SpringLaw { damping: 0.0, ..*law }, &self.flatten(u));
+        let n = self.dofs();
+        let inv_sqrt_m: Vec<f64> = (0..n).map(|i| 1.0 / self.masses[self.free[i / 3]].sqrt()).collect();
+        let mut a = DMatrix::<f64>::zeros(n, n);
+        for (&(r, c), &v) in &k {
+            a[(r, c)] = -v * inv_sqrt_m[r] * inv_sqrt_m[c];
+        }
+        let largest = SymmetricEigen::new(a).eigenvalues.iter().fold(0.0f64, |m, &e| m.max(e));
+        if largest > 0.0 { 2.0 / largest.sqrt() } else { f64::INFINITY }
+    }
+
+    /// Runs the dynamics from the undeformed body at rest with `integrator` and step `dt` (s) until it
+    /// settles (see [`IntegrateOptions`]) or `max_steps`; `frame(step, u)` is called every `every` steps.
+    /// A displacement larger than the body or not finite is divergence, reported with the estimated
+    /// stability limit.
+    pub fn integrate(
+        &self,
+        law: &SpringLaw,
+        integrator: Integrator,
+        dt: f64,
+        options: &IntegrateOptions,
+        mut frame: impl FnMut(usize, &[Vec3]),
+    ) -> Result<Trajectory, SpringError> {
+        law.validate()?;
+        if !(dt.is_finite() && dt > 0.0) {
+            return Err(SpringError::InvalidParameter { name: "dt", value: dt });
+        }
+        let n = self.dofs();
+        let mass: Vec<f64> = (0..n).map(|i| self.masses[self.free[i / 3]]).collect();
+        let (mut u, mut v, mut previous) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+        let every = options.every.max(1);
+        let mut energies = vec![self.energy(law, &self.expand(&u), &self.expand_velocities(&v))];
+        frame(0, &self.expand(&u));
+        let mut settled = false;
+        let mut steps = 0;
+        while steps < options.max_steps {
+            let before = u.clone();
+            match integrator {
+                Integrator::ExplicitEuler => {
+                    let f = self.forces(law, &u, Some(&v));
+                    for i in 0..n {
+                        u[i] += dt * v[i];
+                        v[i] += dt * f[i] / mass[i];
+                    }
+                }
+                Integrator::SemiImplicitEuler => {
+                    let f = self.forces(law, &u, Some(&v));
+                    for i in 0..n {
+                        v[i] += dt * f[i] / mass[i];
+                        u[i] += dt * v[i];
+                    }
+                }
+                Integrator::Verlet => {
+                    let f = self.forces(law, &u, Some(&v));
+                    for i in 0..n {
+                        let next = u[i] + (u[i] - previous[i]) + dt * dt * f[i] / mass[i];
+                        previous[i] = u[i];
+                        u[i] = next;
+                        v[i] = (u[i] - previous[i]) / dt;
+                    }
+                }
+                Integrator::ImplicitEuler => {
+                    let v0 = v.clone();
+                    let mut v1 = v.clone();
+                    for _ in 0..50 {
+                        let x1: Vec<f64> = u.iter().zip(&v1).map(|(a, b)| a + dt * b).collect();
+                        let f = self.forces(law, &x1, Some(&v1));
+                        let r: Vec<f64> = (0..n).map(|i| dt * f[i] - mass[i] * (v1[i] - v0[i])).collect();
+                        let size = (0..n).map(|i| mass[i] * v1[i].abs() + dt * f[i].abs()).fold(0.0, f64::max);
+                        if inf(&r) <= 1e-13 * size.max(f64::MIN_POSITIVE) {
+                            break;
+                        }
+                        let (k, d) = self.tangents(law, &x1);
+                        // (M - dt^2 K - dt D) dv = r
+                        let Some(dv) = self.solve(&[(&k, -dt * dt), (&d, -dt)], Some(&mass), &r) else { break };
+                        for i in 0..n {
+                            v1[i] += dv[i];
+                        }
+                    }
+                    v = v1;
+                    for i in 0..n {
+                        u[i] += dt * v[i];
+                    }
+                }
+            }
+            steps += 1;
+            let largest = self
+                .free
+                .iter()
+                .enumerate()
+                .map(|(i, _)| Vec3::new(u[3 * i], u[3 * i + 1], u[3 * i + 2]).norm())
+                .fold(0.0, f64::max);
+            if !largest.is_finite() || largest > self.extent {
+                let limit = self.stability_limit(law, &vec![Vec3::zeros(); self.rest.len()]);
+                let note = if integrator == Integrator::ExplicitEuler {
+                    "; explicit Euler also amplifies every undamped oscillation at any dt: with spring damping c \
+                     it needs dt below about c / ks as well"
+                } else {
+                    ""
+                };
+                return Err(SpringError::Diverged { integrator: integrator.name(), dt, step: steps, limit, note });
+            }
+            energies.push(self.energy(law, &self.expand(&u), &self.expand_velocities(&v)));
+            if steps % every == 0 {
+                frame(steps, &self.expand(&u));
+            }
+            let moved = (0..self.free.len())
+                .map(|i| {
+                    Vec3::new(
+                        u[3 * i] - before[3 * i],
+                        u[3 * i + 1] - before[3 * i + 1],
+                        u[3 * i + 2] - before[3 * i + 2],
+                    )
+                    .norm()
+                })
+                .fold(0.0, f64::max);
+            if options.tolerance > 0.0 && moved <= options.tolerance * largest && steps > 1 {
+                settled = true;
+                break;
+            }
+        }
+        Ok(Trajectory {
+            displacements: self.expand(&u),
+            velocities: self.expand_velocities(&v),
+            steps,
+            settled,
+            energies,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mass_spring::tests::body;
+
+    /// With damping, every integrator at a stable step settles to the Newton equilibrium (1e-9).
+    #[test]
+    fn damped_integrators_settle_to_the_equilibrium() {
+        let b = body("gravity-wall", 1);
+        let elastic = SpringLaw { ks: 400.0, kvol: 1e3, damping: 0.0 };
+        let limit = b.stability_limit(&elastic, &[Vec3::zeros(); 8]);
+        // Spring damping c = ks / omega_max: explicit Euler's underdamped modes need dt < c / ks and its
+        // overdamped ones dt < 2 ks / (c omega_max^2): both are limit / 2.
+        let law = SpringLaw { damping: elastic.ks * limit / 2.0, ..elastic };
+        let eq = b.equilibrium(&law, None).unwrap();
+        let scale = eq.displacements.iter().map(|u| u.norm()).fold(0.0, f64::max);
+        for integrator in
+            [Integrator::ExplicitEuler, Integrator::SemiImplicitEuler, Integrator::Verlet, Integrator::ImplicitEuler]
+        {
+            let dt = if integrator == Integrator::ImplicitEuler { 0.01 } else { 0.2 * limit };
+            let options = IntegrateOptions { max_steps: 2_000_000, tolerance: 1e-14, every: 1 };
+            let t = b.integrate(&law, integrator, dt, &options, |_, _| {}).unwrap();
+            let diff = t.displacements.iter().zip(&eq.displacements).map(|(a, b)| (a - b).norm()).fold(0.0, f64::max);
+            println!("{integrator:?} dt = {dt:.2e}: {} steps, settled {}, {:.1e}", t.steps, t.settled, diff / scale);
+            assert!(t.settled && diff <= 1e-9 * scale, "{integrator:?}: {:e}", diff / scale);
+        }
+    }
+
+    /// The estimated limit 2 / omega_max separates stable from unstable undamped semi-implicit Euler,
+    /// and explicit Euler above it reports divergence with the limit in the message.
+    #[test]
+    fn the_stability_limit_is_where_explicit_schemes_diverge() {
+        let b = body("gravity-ceiling", 1);
+        let law = SpringLaw { ks: 1e3, kvol: 0.0, damping: 0.0 };
+        let limit = b.stability_limit(&law, &[Vec3::zeros(); 8]);
+        let options = IntegrateOptions { max_steps: 20_000, tolerance: 0.0, every: 1000 };
+        assert!(b.integrate(&law, Integrator::SemiImplicitEuler, 0.95 * limit, &options, |_, _| {}).is_ok());
+        let e = b.integrate(&law, Integrator::SemiImplicitEuler, 1.05 * limit, &options, |_, _| {}).unwrap_err();
+        assert!(matches!(e, SpringError::Diverged { .. }), "{e}");
+        let e = b.integrate(&law, Integrator::ExplicitEuler, 2.0 * limit, &options, |_, _| {}).unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("explicit-euler") && text.contains(&format!("{limit:.3e}")), "{text}");
+    }
+
+    /// Undamped Verlet conserves energy up to a bounded oscillation (no drift) over 20,000 steps.
+    #[test]
+    fn undamped_verlet_keeps_its_energy() {
+        let b = body("gravity-wall", 1);
+        let law = SpringLaw { ks: 500.0, kvol: 800.0, damping: 0.0 };
+        let limit = b.stability_limit(&law, &[Vec3::zeros(); 8]);
+        let options = IntegrateOptions { max_steps: 20_000, tolerance: 0.0, every: 1 };
+        let t = b.integrate(&law, Integrator::Verlet, 0.1 * limit, &options, |_, _| {}).unwrap();
+        let e0 = t.energies[0];
+        let swing = t.energies.iter().map(|e| (e - e0).abs()).fold(0.0, f64::max);
+        let eq = b.equilibrium(&law, None).unwrap();
+        let depth = (b.energy(&law, &eq.displacements, &[Vec3::zeros(); 8]) - e0).abs();
+        let (first, last) = (&t.energies[1..10_000], &t.energies[10_000..]);
+        let spread = |s: &[f64]| {
+            s.iter().fold(f64::NEG_INFINITY, |m: f64, e| m.max(*e))
+                - s.iter().fold(f64::INFINITY, |m: f64, e| m.min(*e))
+        };
+        println!(
+            "energy swing {:.2e} J of a well {depth:.2e} J; spreads {:.2e}, {:.2e}",
+            swing,
+            spread(first),
+            spread(last)
+        );
+        assert!(swing < 0.05 * depth, "{swing:e} vs {depth:e}");
+        assert!(spread(last) < 1.5 * spread(first), "no secular growth");
+    }
+}
