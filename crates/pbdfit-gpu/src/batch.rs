@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use pbdfit_pbd::{CpuBackend, PbdError, PbdSystem, RestOptions, RestState, RestStateBackend, SimParams, Vec3};
 
 use crate::context::{floats, storage_entry, uniform_entry, words};
+use crate::handoff::{Handoff, HandoffObserver, handoff_before};
 use crate::layout::{MeshData, bits, shader_source, sim_words};
 use crate::rest::{Body, DeviceOutcome, RUNNING};
 use crate::{GpuContext, GpuError, GpuSimulation};
@@ -110,10 +111,8 @@ struct BatchPipeline {
 pub struct GpuBackend {
     ctx: GpuContext,
     pipelines: Mutex<HashMap<String, Arc<BatchPipeline>>>,
-    /// Whether the one-line note on mass-spring models (no kernel, Newton on the CPU) was printed.
-    said_newton: std::sync::atomic::AtomicBool,
-    /// Whether the "loads besides gravity run on the CPU" line was printed.
-    said_loads: std::sync::atomic::AtomicBool,
+    /// Told of every batch handed to the CPU, and why ([`Handoff`]); none: nobody is told.
+    observer: Option<HandoffObserver>,
 }
 
 impl std::fmt::Debug for GpuBackend {
@@ -125,11 +124,19 @@ impl std::fmt::Debug for GpuBackend {
 impl GpuBackend {
     /// A backend on an opened device.
     pub fn new(ctx: GpuContext) -> Self {
-        Self {
-            ctx,
-            pipelines: Mutex::new(HashMap::new()),
-            said_newton: Default::default(),
-            said_loads: Default::default(),
+        Self { ctx, pipelines: Mutex::new(HashMap::new()), observer: None }
+    }
+
+    /// The backend telling `observer` of every batch it hands to the CPU, and why: the library prints
+    /// nothing; the caller decides what the user hears.
+    pub fn with_observer(mut self, observer: HandoffObserver) -> Self {
+        self.observer = Some(observer);
+        self
+    }
+
+    fn hand_off(&self, handoff: Handoff) {
+        if let Some(observer) = &self.observer {
+            observer(&handoff);
         }
     }
 
@@ -342,32 +349,14 @@ impl RestStateBackend for GpuBackend {
         params: &[SimParams],
         options: &RestOptions,
     ) -> Vec<Result<RestState, PbdError>> {
-        if let Some(p) = params.iter().find(|p| p.projection_rule().is_err()) {
-            // Not a fallback: a mass-spring rest state is a Newton solve, which runs on the CPU.
-            if !self.said_newton.swap(true, std::sync::atomic::Ordering::Relaxed) {
-                eprintln!(
-                    "pbdfit: model {} has no GPU kernel (its rest state is a Newton solve); computing its rest \
-                     states on the CPU",
-                    p.model.name()
-                );
-            }
-            return CpuBackend.rest_states(system, params, options);
-        }
-        if !system.is_gravity_only() {
-            // Not a fallback either: the kernels take gravity as one vector and hold particles in place.
-            if !self.said_loads.swap(true, std::sync::atomic::Ordering::Relaxed) {
-                eprintln!(
-                    "pbdfit: scene {} has tractions or prescribed displacements, which the GPU kernels do not \
-                     take (gravity only); computing its rest states on the CPU",
-                    system.scene()
-                );
-            }
+        if let Some(handoff) = handoff_before(system, params) {
+            self.hand_off(handoff);
             return CpuBackend.rest_states(system, params, options);
         }
         match self.try_rest_states(system, params, options) {
             Ok(results) => results,
             Err(e) => {
-                eprintln!("pbdfit: {e}; computing these {} rest states on the CPU", params.len());
+                self.hand_off(Handoff::Failed { error: e.to_string(), rest_states: params.len() });
                 CpuBackend.rest_states(system, params, options)
             }
         }

@@ -6,7 +6,7 @@ use std::str::FromStr;
 use pbdfit_pbd::{CpuBackend, PbdSystem, RestStateBackend};
 
 use crate::context::one_line;
-use crate::{GpuBackend, GpuContext};
+use crate::{GpuBackend, GpuContext, HandoffObserver};
 
 /// The backend a command asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -96,11 +96,22 @@ impl WorkSize {
 ///
 /// ```
 /// use pbdfit_gpu::{BackendChoice, WorkSize, choose_backend};
-/// let (backend, message) = choose_backend(BackendChoice::Cpu, WorkSize { particles: 8, rest_states: 441 });
+/// let (backend, message) = choose_backend(BackendChoice::Cpu, WorkSize { particles: 8, rest_states: 441 }, None);
 /// assert!(backend.name().starts_with("cpu"));
 /// assert!(message.starts_with("backend: cpu"));
 /// ```
-pub fn choose_backend(requested: BackendChoice, work: WorkSize) -> (Box<dyn RestStateBackend>, String) {
+pub fn choose_backend(
+    requested: BackendChoice,
+    work: WorkSize,
+    observer: Option<HandoffObserver>,
+) -> (Box<dyn RestStateBackend>, String) {
+    let gpu = |ctx: GpuContext| -> Box<dyn RestStateBackend> {
+        let backend = GpuBackend::new(ctx);
+        Box::new(match &observer {
+            Some(o) => backend.with_observer(o.clone()),
+            None => backend,
+        })
+    };
     let cpu = || -> Box<dyn RestStateBackend> { Box::new(CpuBackend) };
     match requested {
         BackendChoice::Cpu => (cpu(), format!("backend: {} (--backend cpu)", CpuBackend.name())),
@@ -108,7 +119,7 @@ pub fn choose_backend(requested: BackendChoice, work: WorkSize) -> (Box<dyn Rest
             Ok(ctx) => {
                 let note = if ctx.is_software() { ", a software renderer: slower than the CPU path" } else { "" };
                 let message = format!("backend: gpu ({}{note}) (--backend gpu)", ctx.describe());
-                (Box::new(GpuBackend::new(ctx)), message)
+                (gpu(ctx), message)
             }
             Err(e) => {
                 (cpu(), format!("backend: {} (--backend gpu, but {})", CpuBackend.name(), one_line(&e.to_string())))
@@ -146,7 +157,7 @@ pub fn choose_backend(requested: BackendChoice, work: WorkSize) -> (Box<dyn Rest
                 work.rest_states,
                 work.particles
             );
-            (Box::new(GpuBackend::new(ctx)), message)
+            (gpu(ctx), message)
         }
     }
 }
@@ -179,7 +190,7 @@ mod tests {
     #[test]
     fn one_line_messages() {
         assert_eq!(one_line("a\n  b\tc"), "a b c");
-        let (_, message) = choose_backend(BackendChoice::Cpu, WorkSize { particles: 8, rest_states: 1 });
+        let (_, message) = choose_backend(BackendChoice::Cpu, WorkSize { particles: 8, rest_states: 1 }, None);
         assert!(!message.contains('\n'));
     }
 }

@@ -88,6 +88,7 @@ pub mod bench;
 mod choose;
 mod context;
 mod error;
+mod handoff;
 mod layout;
 mod rest;
 mod single;
@@ -96,6 +97,7 @@ pub use batch::GpuBackend;
 pub use choose::{BackendChoice, WorkSize, choose_backend};
 pub use context::GpuContext;
 pub use error::GpuError;
+pub use handoff::{Handoff, HandoffObserver, handoff_before};
 pub use single::{GpuSimulation, StepStats};
 
 use pbdfit_pbd::RestOptions;

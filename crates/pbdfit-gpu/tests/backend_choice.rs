@@ -8,7 +8,7 @@ const CHILD: &str = "PBDFIT_GPU_TEST_NO_ADAPTER";
 
 #[test]
 fn cpu_is_chosen_without_probing() {
-    let (backend, message) = choose_backend(BackendChoice::Cpu, WorkSize { particles: 125, rest_states: 441 });
+    let (backend, message) = choose_backend(BackendChoice::Cpu, WorkSize { particles: 125, rest_states: 441 }, None);
     assert!(backend.name().starts_with("cpu"));
     assert!(message.starts_with("backend: cpu") && !message.contains('\n'), "{message}");
 }
@@ -17,9 +17,9 @@ fn cpu_is_chosen_without_probing() {
 fn auto_and_gpu_on_this_machine() {
     let big = WorkSize { particles: 125, rest_states: 441 };
     let small = WorkSize { particles: 8, rest_states: 4 };
-    let (auto_big, message_big) = choose_backend(BackendChoice::Auto, big);
-    let (auto_small, message_small) = choose_backend(BackendChoice::Auto, small);
-    let (gpu, message_gpu) = choose_backend(BackendChoice::Gpu, small);
+    let (auto_big, message_big) = choose_backend(BackendChoice::Auto, big, None);
+    let (auto_small, message_small) = choose_backend(BackendChoice::Auto, small, None);
+    let (gpu, message_gpu) = choose_backend(BackendChoice::Gpu, small, None);
     eprintln!("{message_big}\n{message_small}\n{message_gpu}");
     for m in [&message_big, &message_small, &message_gpu] {
         assert!(m.starts_with("backend: ") && !m.contains('\n'), "{m}");
@@ -53,7 +53,7 @@ fn no_adapter_means_the_cpu_and_one_line() {
         let e = GpuContext::new().expect_err("no adapter with WGPU_BACKEND naming a missing backend");
         assert!(!e.to_string().contains('\n'));
         for choice in [BackendChoice::Gpu, BackendChoice::Auto] {
-            let (backend, message) = choose_backend(choice, WorkSize { particles: 125, rest_states: 441 });
+            let (backend, message) = choose_backend(choice, WorkSize { particles: 125, rest_states: 441 }, None);
             assert!(backend.name().starts_with("cpu"), "{message}");
             assert!(message.contains("no GPU adapter") && !message.contains('\n'), "{message}");
             println!("child: {message}");

@@ -110,3 +110,33 @@ fn large_bodies_fall_back_to_the_single_mesh_kernels() {
     eprintln!("N = {n}: {d:.2e}");
     assert!(d < 1e-5, "{d:e}");
 }
+
+/// Batches the kernels do not take go to the CPU, and the caller is told why through its observer (the
+/// library prints nothing): a mass-spring model, a scene with tractions; the results are the CPU's.
+#[test]
+fn handoffs_are_reported_to_the_caller() {
+    let Some(ctx) = gpu_or_skip("handoffs_are_reported_to_the_caller") else { return };
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let backend = GpuBackend::new(ctx)
+        .with_observer(std::sync::Arc::new(move |h: &pbdfit_gpu::Handoff| log.lock().unwrap().push(h.clone())));
+    let springs = [SimParams::new(0.01, 1, pbdfit_pbd::ModelKind::MASS_SPRING.example())];
+    let wall = system("gravity-wall", 1);
+    let gpu = backend.rest_states(&wall, &springs, &RestOptions::default());
+    let cpu = CpuBackend.rest_states(&wall, &springs, &RestOptions::default());
+    assert_eq!(gpu[0].as_ref().unwrap().displacements, cpu[0].as_ref().unwrap().displacements);
+    let pbd = [SimParams::new(0.01, 1, Model::pbd(0.5, 0.5))];
+    let tension = system("tension", 1);
+    let gpu = backend.rest_states(&tension, &pbd, &RestOptions::default());
+    let cpu = CpuBackend.rest_states(&tension, &pbd, &RestOptions::default());
+    assert_eq!(gpu[0].as_ref().unwrap().displacements, cpu[0].as_ref().unwrap().displacements);
+    // A batch the kernels take is not handed off.
+    backend.rest_states(&wall, &pbd, &RestOptions::default());
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            pbdfit_gpu::Handoff::NoKernel { model: "mass-spring" },
+            pbdfit_gpu::Handoff::Loads { scene: "tension".into() }
+        ]
+    );
+}

@@ -185,9 +185,23 @@ pub fn backend(
         BackendName::Gpu => BackendChoice::Gpu,
         BackendName::Auto => BackendChoice::Auto,
     };
-    let (backend, message) = choose_backend(choice, WorkSize::new(system, rest_states));
+    let (backend, message) = choose_backend(choice, WorkSize::new(system, rest_states), Some(handoff_reporter()));
     eprintln!("{message}");
     backend
+}
+
+/// Tells the user on stderr why the GPU backend computed rest states on the CPU: a model without a kernel
+/// or a scene whose loads the kernels do not take once per reason, each failure of the device every time.
+fn handoff_reporter() -> pbdfit_gpu::HandoffObserver {
+    let said = std::sync::Mutex::new(Vec::<String>::new());
+    std::sync::Arc::new(move |h: &pbdfit_gpu::Handoff| {
+        let line = h.to_string();
+        let mut said = said.lock().unwrap_or_else(|e| e.into_inner());
+        if h.repeats() || !said.contains(&line) {
+            eprintln!("pbdfit: {line}");
+            said.push(line);
+        }
+    })
 }
 
 /// The FEM reference a command uses (over the study's and the scene's `[reference]` tables).
