@@ -495,6 +495,29 @@ impl PbdSystem {
         self.step_with(&rule, params, d)
     }
 
+    /// The dynamics from rest for `steps` steps, shown to `frame(step, state)` at step 0, every `every`
+    /// steps (at least 1) and at the last; the first error `frame` returns stops the run. Returns the
+    /// final state. What `simulate --frames` writes.
+    pub fn run_dynamics<E>(
+        &self,
+        params: &SimParams,
+        steps: usize,
+        every: usize,
+        mut frame: impl FnMut(usize, &Dynamics) -> Result<(), E>,
+    ) -> Result<Dynamics, E> {
+        let every = every.max(1);
+        let mut d = self.dynamics();
+        for step in 0..=steps {
+            if step > 0 {
+                self.step(params, &mut d);
+            }
+            if step % every == 0 || step == steps {
+                frame(step, &d)?;
+            }
+        }
+        Ok(d)
+    }
+
     pub(crate) fn step_with(&self, rules: &ProjectionRule, params: &SimParams, d: &mut Dynamics) -> f64 {
         let dt = params.dt;
         let keep = 1.0 - params.damping;

@@ -118,3 +118,29 @@ fn rest_states_are_deterministic_across_threads() {
     });
     assert_eq!(serial, parallel);
 }
+
+/// `run_dynamics` (what `simulate --frames` writes) is the step loop: frames at step 0, every `every`
+/// steps and the last, the final state bit for bit the one of stepping by hand; a frame's error stops it.
+#[test]
+fn run_dynamics_shows_the_frames_of_the_step_loop() {
+    let body = pbdfit_mesh::SceneSet::builtin("gravity-wall").unwrap().scenes()[0].body(2).unwrap();
+    let system = pbdfit_pbd::PbdSystem::new(&body);
+    let params = pbdfit_pbd::SimParams::new(0.01, 2, pbdfit_pbd::Model::pbd(0.5, 0.5));
+    let mut shown = Vec::new();
+    let last = system
+        .run_dynamics(&params, 25, 10, |step, d| {
+            shown.push((step, d.u[5]));
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+    assert_eq!(shown.iter().map(|s| s.0).collect::<Vec<_>>(), [0, 10, 20, 25]);
+    let mut d = system.dynamics();
+    for _ in 0..25 {
+        system.step(&params, &mut d);
+    }
+    assert_eq!(last.u, d.u);
+    assert_eq!(last.v, d.v);
+    assert_eq!(shown[3].1, d.u[5]);
+    let stopped = system.run_dynamics(&params, 25, 10, |step, _| if step == 10 { Err(step) } else { Ok(()) });
+    assert_eq!(stopped.unwrap_err(), 10);
+}

@@ -287,24 +287,19 @@ fn write_frames(
 ) -> CliResult {
     std::fs::create_dir_all(dir).map_err(|e| CliError::Input(format!("cannot create {}: {e}", dir.display())))?;
     let prefix = if compound { format!("{}-", body.scene) } else { String::new() };
-    let mut d = system.dynamics();
     let mut frames = Vec::new();
-    for step in 0..=steps {
-        if step > 0 {
-            system.step(params, &mut d);
-        }
-        if step % every == 0 || step == steps {
-            let name = format!("{prefix}frame-{step:06}.vtu");
-            write_vtu(
-                &dir.join(&name),
-                body.mesh.vertices(),
-                body.mesh.tets(),
-                &[("displacement", PointData::Vectors(d.u.clone())), ("velocity", PointData::Vectors(d.v.clone()))],
-            )
-            .map_err(CliError::Input)?;
-            frames.push((step as f64 * params.dt, name));
-        }
-    }
+    system.run_dynamics(params, steps, every, |step, d| {
+        let name = format!("{prefix}frame-{step:06}.vtu");
+        write_vtu(
+            &dir.join(&name),
+            body.mesh.vertices(),
+            body.mesh.tets(),
+            &[("displacement", PointData::Vectors(d.u.clone())), ("velocity", PointData::Vectors(d.v.clone()))],
+        )
+        .map_err(CliError::Input)?;
+        frames.push((step as f64 * params.dt, name));
+        Ok(())
+    })?;
     let pvd = dir.join(format!("{prefix}dynamics.pvd"));
     write_pvd(&pvd, &frames).map_err(CliError::Input)?;
     eprintln!("wrote {} frames and {}", frames.len(), pvd.display());
