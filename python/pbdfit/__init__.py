@@ -27,6 +27,7 @@ __all__ = [
     "Scene",
     "fem",
     "fit",
+    "lookup",
     "read_results",
     "scenes",
     "simulate",
@@ -234,6 +235,25 @@ def study(
     ``results/<name>`` next to the file, as the command line). Returns the run's summary. Ctrl-C raises
     ``KeyboardInterrupt`` after the fits in flight are written; calling again resumes."""
     return dict(_native.study(os.fspath(path), jobs, progress, None if out is None else os.fspath(out)))
+
+
+def lookup(
+    table: Union[str, PathLike],
+    young: float,
+    poisson: float,
+    dt: float,
+    nit: int,
+    n: int,
+    extrapolate: bool = False,
+) -> Dict[str, Any]:
+    """The stiffness table's parameters for a material and setting, as ``pbdfit lookup --json`` gives them
+    (the same numbers): ``parameters`` (name, unit, value), the leave-one-out ``estimate`` of the error, the
+    cell's ``corners`` and the ``nearest`` node, ``extrapolated`` axes (only with ``extrapolate=True``;
+    outside the table's range the call raises ``ValueError`` naming the parameter otherwise). ``table``:
+    a built-in table (``"pbd"``, ``"xpbd"``) or a table folder."""
+    import json
+
+    return json.loads(_native.lookup(os.fspath(table), young, poisson, dt, nit, n, extrapolate))
 
 
 def read_results(path: PathLike) -> Any:

@@ -182,3 +182,31 @@ def test_an_interrupted_study_keeps_its_fits_and_resumes_like_the_cli(tmp_path):
     assert set(columns["scene"]) == {"gravity-floor", "gravity"}
     assert np.all(columns["kd"] >= 0) and np.all(columns["kd"] <= 1)
     assert set(columns["reference"]) == {"linear static"}
+
+
+def test_lookup_gives_the_command_lines_numbers():
+    # A node, a point between nodes, and an extrapolated query: the same JSON as `pbdfit lookup --json`.
+    queries = [
+        ("pbd", 1e3, 0.3, 0.01, 1, 1, False),
+        ("pbd", 3e4, 0.27, 1 / 200, 4, 2, False),
+        ("xpbd", 2e5, 0.41, 0.002, 8, 1, False),
+        ("pbd", 1e9, 0.3, 0.01, 1, 1, True),
+    ]
+    for table, young, poisson, dt, nit, n, extrapolate in queries:
+        got = pbdfit.lookup(table, young=young, poisson=poisson, dt=dt, nit=nit, n=n, extrapolate=extrapolate)
+        args = ["lookup", "--table", table, "--young", repr(young), "--poisson", repr(poisson), "--dt", repr(dt),
+                "--nit", str(nit), "--n", str(n)]
+        assert got == cli_json(*args, *(["--extrapolate"] if extrapolate else []))
+        assert [p["name"] for p in got["parameters"]] == (["kd", "kv"] if table == "pbd" else ["alpha_d", "alpha_v"])
+        assert "estimate" in got and "nearest" in got and got["extrapolated_any"] == extrapolate
+    # Outside the range without extrapolate, and a bad material: ValueError with the CLI's message.
+    for kwargs, flags in [(dict(young=1e9), ["--young", "1e9"]), (dict(poisson=0.5), ["--poisson", "0.5"])]:
+        query = dict(young=1e3, poisson=0.3, dt=0.01, nit=1, n=1)
+        query.update(kwargs)
+        with pytest.raises(ValueError) as info:
+            pbdfit.lookup("pbd", **query)
+        base = {"--young": "1e3", "--poisson": "0.3", "--dt": "0.01", "--nit": "1", "--n": "1"}
+        base[flags[0]] = flags[1]
+        out = subprocess.run([cli_path(), "lookup", "--table", "pbd", *sum(base.items(), ())], capture_output=True, text=True)
+        assert out.returncode == 2 and str(info.value) in out.stderr, (str(info.value), out.stderr)
+

@@ -481,6 +481,22 @@ fn read_results<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyDi
 }
 
 /// The module `pbdfit._native`.
+/// A stiffness-table lookup, as `pbdfit lookup --json` prints it (the same text: the same numbers).
+/// `table` is a built-in table's name or a table folder.
+#[pyfunction]
+#[pyo3(signature = (table, young, poisson, dt, nit, n, extrapolate=false))]
+fn lookup(table: &str, young: f64, poisson: f64, dt: f64, nit: usize, n: usize, extrapolate: bool) -> PyResult<String> {
+    let query = pbdfit_table::Query { young, poisson, dt, nit, n };
+    // As the command line: the query is checked before the table is read.
+    let table_error = |e: pbdfit_table::TableError| {
+        if e.is_input() { value_error(e) } else { PyRuntimeError::new_err(e.to_string()) }
+    };
+    query.check().map_err(table_error)?;
+    let table = pbdfit_table::Table::open(table).map_err(table_error)?;
+    let found = pbdfit_table::lookup(&table, &query, extrapolate).map_err(table_error)?;
+    serde_json::to_string(&found).map_err(|e| PyRuntimeError::new_err(format!("lookup as JSON: {e}")))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenes, m)?)?;
@@ -490,6 +506,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(study, m)?)?;
     m.add_function(wrap_pyfunction!(read_results, m)?)?;
+    m.add_function(wrap_pyfunction!(lookup, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
