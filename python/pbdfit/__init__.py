@@ -26,6 +26,7 @@ __all__ = [
     "RestState",
     "Scene",
     "fem",
+    "evaluate",
     "fit",
     "lookup",
     "read_results",
@@ -235,6 +236,26 @@ def study(
     ``results/<name>`` next to the file, as the command line). Returns the run's summary. Ctrl-C raises
     ``KeyboardInterrupt`` after the fits in flight are written; calling again resumes."""
     return dict(_native.study(os.fspath(path), jobs, progress, None if out is None else os.fspath(out)))
+
+
+def evaluate(
+    scene: Union[str, Scene, "os.PathLike[str]"],
+    young: float,
+    poisson: float,
+    parameters: Mapping[str, float],
+    model: str = "pbd",
+    dt: float = 0.01,
+    n: Optional[int] = 1,
+    nit: int = 1,
+    material: Optional[str] = None,
+) -> Dict[str, Any]:
+    """The error a fit minimises, at given ``parameters`` (every parameter of ``model`` by name): what a
+    lookup's or any other choice of parameters is worth for this material and setting. A dict with
+    ``error`` and ``scene_errors``; ``ValueError`` where the parameters have no rest state."""
+    d = _native.evaluate(
+        _source(scene), young, poisson, {k: float(v) for k, v in parameters.items()}, model, dt, n, nit, material
+    )
+    return {"error": d["error"], "scene_errors": dict(d["scene_errors"])}
 
 
 def lookup(

@@ -210,3 +210,21 @@ def test_lookup_gives_the_command_lines_numbers():
         out = subprocess.run([cli_path(), "lookup", "--table", "pbd", *sum(base.items(), ())], capture_output=True, text=True)
         assert out.returncode == 2 and str(info.value) in out.stderr, (str(info.value), out.stderr)
 
+
+def test_evaluate_gives_the_fits_own_error_at_its_optimum():
+    # At the fitted parameters, evaluate() gives the fit's error, on a basic and a compound scene, to the
+    # rest state's tolerance (the fit's rest state was warm-started, this one starts from rest); missing or
+    # foreign parameters are refused by name.
+    for scene in ("gravity-floor", "gravity"):
+        r = pbdfit.fit(scene, 1e3, 0.3, search="pattern")
+        e = pbdfit.evaluate(scene, 1e3, 0.3, r.parameters)
+        assert abs(e["error"] - r.error) <= 1e-7 * r.error, (e, r.error)
+        expected = r.scene_errors or {scene: r.error}
+        assert e["scene_errors"].keys() == expected.keys()
+        for part, value in expected.items():
+            assert abs(e["scene_errors"][part] - value) <= 1e-7 * value, (part, e, expected)
+    with pytest.raises(ValueError, match="needs kv"):
+        pbdfit.evaluate("gravity-floor", 1e3, 0.3, {"kd": 0.5})
+    with pytest.raises(ValueError, match="has no parameter `ks`"):
+        pbdfit.evaluate("gravity-floor", 1e3, 0.3, {"kd": 0.5, "kv": 0.5, "ks": 1.0})
+

@@ -481,6 +481,60 @@ fn read_results<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyDi
 }
 
 /// The module `pbdfit._native`.
+/// The fit's error at given parameters (`parameters`: name -> value, every parameter of the model): the
+/// error a fit minimises (methodology, section The error), from the model's rest state against the FEM
+/// reference, as a dict with `error` and `scene_errors`. What a lookup's or a closed-form mapping's
+/// parameters are worth for this material and setting.
+#[pyfunction]
+#[pyo3(signature = (scene, young, poisson, parameters, model="pbd", dt=0.01, n=None, nit=1, material=None))]
+fn evaluate<'py>(
+    py: Python<'py>,
+    scene: &str,
+    young: f64,
+    poisson: f64,
+    parameters: HashMap<String, f64>,
+    model: &str,
+    dt: f64,
+    n: Option<usize>,
+    nit: usize,
+    material: Option<String>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let kind = kind(model)?;
+    let mut values = Vec::with_capacity(kind.parameters().len());
+    for p in kind.parameters() {
+        let v = parameters.get(p.name).ok_or_else(|| {
+            value_error(format!("parameters: model {} needs {} ({})", kind.name(), p.name, kind.parameter_names()))
+        })?;
+        values.push(*v);
+    }
+    if let Some(extra) = parameters.keys().find(|k| kind.parameter(k).is_none()) {
+        return Err(value_error(format!(
+            "parameters: model {} has no parameter `{extra}`: its parameters are {}",
+            kind.name(),
+            kind.parameter_names()
+        )));
+    }
+    let set = load(scene)?;
+    let n = resolution(&set, n)?;
+    let m = YoungPoisson::new(young, poisson).map_err(value_error)?;
+    let settings = Settings::new(dt, n, nit, kind);
+    settings.at(&values).validate().map_err(value_error)?;
+    let cache = PartCache::new(ReferenceTable { material, ..Default::default() });
+    let problem = FitProblem::new(&set, settings, m, &cache).map_err(fit_error)?;
+    let evaluation = interruptible(py, Arc::default(), false, &|_| {}, move || problem.evaluate(&values, None))?;
+    if let Some(reason) = &evaluation.failure {
+        return Err(value_error(format!("no rest state at these parameters: {reason}")));
+    }
+    let d = PyDict::new(py);
+    d.set_item("error", evaluation.error)?;
+    let scene_errors = PyDict::new(py);
+    for (part, e) in set.scenes().iter().zip(&evaluation.part_errors) {
+        scene_errors.set_item(&part.name, e)?;
+    }
+    d.set_item("scene_errors", scene_errors)?;
+    Ok(d)
+}
+
 /// A stiffness-table lookup, as `pbdfit lookup --json` prints it (the same text: the same numbers).
 /// `table` is a built-in table's name or a table folder.
 #[pyfunction]
@@ -507,6 +561,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(study, m)?)?;
     m.add_function(wrap_pyfunction!(read_results, m)?)?;
     m.add_function(wrap_pyfunction!(lookup, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
