@@ -3,7 +3,8 @@
 For random points inside a shipped table's range that are not nodes, the lookup's parameters are simulated
 (``pbdfit.evaluate``: the error a fit minimises) and compared with a direct gradient fit at the same point
 (``pbdfit.fit``). The ratio lookup error / fit error is the lookup's cost; the goal is a median of at most
-1.1 and a 90th percentile of at most 1.5.
+1.1 and a 90th percentile of at most 1.5. The same ratio and the rest states spent are recorded for
+``lookup --refine`` (a gradient fit started from the lookup).
 
     python fits/tables/accuracy.py [--table pbd] [--points 200] [--seed 27] [--out fits/tables/accuracy]
 
@@ -67,12 +68,14 @@ def main() -> int:
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, f"{args.table}.csv")
     rows, ratios, inside, failed = [], [], [], 0
+    refined_ratios, evaluations = [], []
     start = time.time()
     for i in range(args.points):
         q = random_point(rng, r)
         row = dict(q, table=args.table, pbdfit_version=pbdfit.__version__)
         try:
-            found = pbdfit.lookup(args.table, **q)
+            found = pbdfit.lookup(args.table, refine=True, **q)
+            refined = found["refined"]
             model = found["model"]
             looked_up = {p["name"]: p["value"] for p in found["parameters"]}
             e_lookup = pbdfit.evaluate(found["scene"], q["young"], q["poisson"], looked_up, model=model,
@@ -87,8 +90,14 @@ def main() -> int:
                 ratio=repr(e_lookup / fit.error),
                 estimate_error_increase=repr(found["estimate"]["error_increase"]),
                 fit_at_bound=";".join(fit.at_bound),
+                fit_evaluations=fit.evaluations,
+                refined_error=repr(refined["error"]),
+                refined_ratio=repr(refined["error"] / fit.error),
+                refined_evaluations=refined["evaluations"],
                 status="ok",
             )
+            refined_ratios.append(refined["error"] / fit.error)
+            evaluations.append((refined["evaluations"], fit.evaluations))
             ratios.append(e_lookup / fit.error)
             if not fit.at_bound:
                 inside.append(e_lookup / fit.error)
@@ -99,7 +108,8 @@ def main() -> int:
         print(f"\r{i + 1}/{args.points} points, {time.time() - start:.0f} s", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     columns = ["table", "young", "poisson", "dt", "nit", "n", "lookup_parameters", "lookup_error", "fit_parameters",
-               "fit_error", "ratio", "estimate_error_increase", "fit_at_bound", "status", "message", "pbdfit_version"]
+               "fit_error", "ratio", "estimate_error_increase", "fit_at_bound", "fit_evaluations", "refined_error",
+               "refined_ratio", "refined_evaluations", "status", "message", "pbdfit_version"]
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=columns)
         w.writeheader()
@@ -113,6 +123,12 @@ def main() -> int:
     # trivially; the points whose fit lies inside the box are the informative ones.
     print(f"  of which {len(inside)} with the fit inside the box: median {percentile(inside, 0.5):.3f}, "
           f"90th percentile {percentile(inside, 0.9):.3f}, worst {max(inside) if inside else float('nan'):.3f}")
+    # lookup --refine: a gradient fit from the lookup's parameters (a 2 x 2 grid besides that start).
+    print(f"  refined (lookup --refine) error / fit error: median {percentile(refined_ratios, 0.5):.4f}, "
+          f"90th percentile {percentile(refined_ratios, 0.9):.4f}, worst "
+          f"{max(refined_ratios) if refined_ratios else float('nan'):.4f}; rest states: refined median "
+          f"{percentile([e[0] for e in evaluations], 0.5):.0f}, direct fit median "
+          f"{percentile([e[1] for e in evaluations], 0.5):.0f}")
     return 0
 
 

@@ -266,15 +266,20 @@ def lookup(
     nit: int,
     n: int,
     extrapolate: bool = False,
+    refine: bool = False,
+    scene: Optional[Union[str, Scene, "os.PathLike[str]"]] = None,
 ) -> Dict[str, Any]:
     """The stiffness table's parameters for a material and setting, as ``pbdfit lookup --json`` gives them
     (the same numbers): ``parameters`` (name, unit, value), the leave-one-out ``estimate`` of the error, the
     cell's ``corners`` and the ``nearest`` node, ``extrapolated`` axes (only with ``extrapolate=True``;
     outside the table's range the call raises ``ValueError`` naming the parameter otherwise). ``table``:
-    a built-in table (``"pbd"``, ``"xpbd"``) or a table folder."""
+    a built-in table (``"pbd"``, ``"xpbd"``) or a table folder. ``refine=True`` adds ``refined``: a short
+    gradient fit started from the looked-up parameters, on the table's scene or on ``scene`` (your part),
+    as ``pbdfit lookup --refine [--scene]``."""
     import json
 
-    return json.loads(_native.lookup(os.fspath(table), young, poisson, dt, nit, n, extrapolate))
+    source = None if scene is None else _source(scene)
+    return json.loads(_native.lookup(os.fspath(table), young, poisson, dt, nit, n, extrapolate, refine, source))
 
 
 def read_results(path: PathLike) -> Any:

@@ -228,3 +228,20 @@ def test_evaluate_gives_the_fits_own_error_at_its_optimum():
     with pytest.raises(ValueError, match="has no parameter `ks`"):
         pbdfit.evaluate("gravity-floor", 1e3, 0.3, {"kd": 0.5, "kv": 0.5, "ks": 1.0})
 
+
+def test_lookup_refine_reaches_the_direct_fit():
+    # A gradient fit from the lookup's parameters: the direct fit's error, in fewer rest states, as the CLI.
+    query = dict(young=3e4, poisson=0.3, dt=0.005, nit=4, n=1)
+    got = pbdfit.lookup("pbd", refine=True, **query)
+    direct = pbdfit.fit("gravity", **query)
+    assert abs(got["refined"]["error"] - direct.error) <= 1e-6 * direct.error, (got["refined"], direct.error)
+    cli = cli_json("lookup", "--table", "pbd", "--young", "3e4", "--poisson", "0.3", "--dt", "0.005", "--nit", "4",
+                   "--n", "1", "--refine")
+    for d in (got, cli):
+        d["refined"].pop("seconds")
+    assert got == cli
+    on_part = pbdfit.lookup("pbd", refine=True, scene="cantilever", **query)
+    assert on_part["refined"]["scene"] == "cantilever"
+    with pytest.raises(ValueError, match="only with refine"):
+        pbdfit.lookup("pbd", scene="cantilever", **query)
+

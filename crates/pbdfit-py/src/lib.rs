@@ -538,8 +538,19 @@ fn evaluate<'py>(
 /// A stiffness-table lookup, as `pbdfit lookup --json` prints it (the same text: the same numbers).
 /// `table` is a built-in table's name or a table folder.
 #[pyfunction]
-#[pyo3(signature = (table, young, poisson, dt, nit, n, extrapolate=false))]
-fn lookup(table: &str, young: f64, poisson: f64, dt: f64, nit: usize, n: usize, extrapolate: bool) -> PyResult<String> {
+#[pyo3(signature = (table, young, poisson, dt, nit, n, extrapolate=false, refine=false, scene=None))]
+fn lookup(
+    py: Python<'_>,
+    table: &str,
+    young: f64,
+    poisson: f64,
+    dt: f64,
+    nit: usize,
+    n: usize,
+    extrapolate: bool,
+    refine: bool,
+    scene: Option<String>,
+) -> PyResult<String> {
     let query = pbdfit_table::Query { young, poisson, dt, nit, n };
     // As the command line: the query is checked before the table is read.
     let table_error = |e: pbdfit_table::TableError| {
@@ -548,7 +559,18 @@ fn lookup(table: &str, young: f64, poisson: f64, dt: f64, nit: usize, n: usize, 
     query.check().map_err(table_error)?;
     let table = pbdfit_table::Table::open(table).map_err(table_error)?;
     let found = pbdfit_table::lookup(&table, &query, extrapolate).map_err(table_error)?;
-    serde_json::to_string(&found).map_err(|e| PyRuntimeError::new_err(format!("lookup as JSON: {e}")))
+    let json = |e: serde_json::Error| PyRuntimeError::new_err(format!("lookup as JSON: {e}"));
+    let mut value = serde_json::to_value(&found).map_err(json)?;
+    if refine {
+        // As `lookup --refine [--scene]`: a gradient fit started from the lookup.
+        let set = load(scene.as_deref().unwrap_or(&found.scene))?;
+        let refined = interruptible(py, Arc::default(), false, &|_| {}, move || pbdfit_table::refine(&found, &set))?
+            .map_err(table_error)?;
+        value["refined"] = serde_json::to_value(&refined).map_err(json)?;
+    } else if scene.is_some() {
+        return Err(value_error("scene: only with refine=True (the lookup itself reads the table)"));
+    }
+    serde_json::to_string(&value).map_err(json)
 }
 
 #[pymodule]

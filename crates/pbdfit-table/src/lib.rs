@@ -36,6 +36,7 @@ mod format;
 pub mod interp;
 pub mod loo;
 mod lookup;
+mod refine;
 
 pub use axes::{Axes, DIMS, Dim};
 pub use build::{BuildSummary, build, node_configurations};
@@ -43,3 +44,4 @@ pub use error::TableError;
 pub use file::TableDef;
 pub use format::{BUILTIN_TABLES, LooStats, LooSummary, Node, NodeLoo, Stats, Table, TableMeta};
 pub use lookup::{CornerNode, Estimate, Extrapolated, Lookup, LookupParameter, Query, lookup};
+pub use refine::{REFINE_GRID, Refined, refine};

@@ -280,3 +280,23 @@ fn bad_table_files_and_lookups_exit_2_naming_what_is_wrong_and_write_nothing() {
     ]);
     assert_input_error(&r, &["built-in tables are pbd, xpbd"]);
 }
+
+/// `lookup --refine`: a gradient fit started from the looked-up parameters reaches the direct fit's error
+/// with fewer rest states; `--scene` fits another scene from them; `--scene` alone is refused.
+#[test]
+fn lookup_refine_reaches_the_direct_fit_for_fewer_rest_states() {
+    let query = ["--young", "3e4", "--poisson", "0.3", "--dt", "0.005", "--nit", "4", "--n", "1"];
+    let refined = json(&pbdfit(&[&["lookup", "--table", "pbd", "--refine", "--json"][..], &query].concat()));
+    let fit = json(&pbdfit(&[&["fit", "--scene", "gravity", "--json"][..], &query].concat()));
+    let (r, f) = (refined["refined"]["error"].as_f64().unwrap(), fit["error"].as_f64().unwrap());
+    assert!((r - f).abs() <= 1e-6 * f, "refined {r} against the direct fit's {f}");
+    let (re, fe) = (refined["refined"]["evaluations"].as_u64().unwrap(), fit["evaluations"].as_u64().unwrap());
+    assert!(re < fe, "refined in {re} rest states, the direct fit in {fe}");
+    let part = json(&pbdfit(
+        &[&["lookup", "--table", "pbd", "--refine", "--scene", "cantilever", "--json"][..], &query].concat(),
+    ));
+    assert_eq!(part["refined"]["scene"], "cantilever");
+    let alone = pbdfit(&[&["lookup", "--table", "pbd", "--scene", "cantilever"][..], &query].concat());
+    assert_eq!(alone.status.code(), Some(2), "{}", stderr(&alone));
+    assert!(stderr(&alone).contains("--refine"), "{}", stderr(&alone));
+}
