@@ -578,6 +578,12 @@ mod tests {
     fn unknown_kind_names_claim_and_field() {
         let e = error_of(&claim("[[claim.check]]\nkind = \"wiggles\"\n"));
         assert!(e.contains("claim X1") && e.contains("check 1: kind") && e.contains("unknown kind `wiggles`"), "{e}");
+        assert!(e.contains("one of at, range, trend, values_order, compare, oscillates, argmin, untestable"), "{e}");
+        // Every listed kind parses as a kind (a field of another kind is named as not used by it).
+        for (name, fields, _) in CHECK_KINDS {
+            let e = error_of(&claim(&format!("[[claim.check]]\nkind = \"{name}\"\nbogus = 1\n")));
+            assert!(e.contains(&format!("not used by kind `{name}` (it takes {})", fields.join(", "))), "{e}");
+        }
     }
 
     #[test]
