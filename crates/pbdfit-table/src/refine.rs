@@ -34,6 +34,10 @@ pub struct Refined {
     pub at_bound: Vec<&'static str>,
     /// Wall-clock seconds of the fit.
     pub seconds: f64,
+    /// Set when the fit's reference is not the one the table was made against (a scene with its own
+    /// `[reference]`): the refined parameters answer the scene's reference, not the table's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// The gradient fit at `lookup`'s material and settings on `scene`, started from its parameters, on a
@@ -67,5 +71,11 @@ pub fn refine(lookup: &Lookup, scene: &SceneSet) -> Result<Refined, TableError> 
         evaluations: result.evaluations,
         at_bound: result.at_bound,
         seconds: result.seconds,
+        note: (problem.reference != lookup.reference).then(|| {
+            format!(
+                "the table was made against the {} reference, this fit against the scene's {}",
+                lookup.reference, problem.reference
+            )
+        }),
     })
 }

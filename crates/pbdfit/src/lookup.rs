@@ -164,6 +164,9 @@ pub fn run(args: LookupArgs) -> CliResult {
                 format!(", at the box's edge: {}", r.at_bound.join(", "))
             }
         );
+        if let Some(note) = &r.note {
+            println!("  NOTE: {note}");
+        }
     }
     Ok(())
 }

@@ -296,6 +296,20 @@ fn lookup_refine_reaches_the_direct_fit_for_fewer_rest_states() {
         &[&["lookup", "--table", "pbd", "--refine", "--scene", "cantilever", "--json"][..], &query].concat(),
     ));
     assert_eq!(part["refined"]["scene"], "cantilever");
+    assert!(refined["refined"].get("note").is_none() && part["refined"].get("note").is_none());
+    // A scene with its own reference: the refinement says it answers that reference, not the table's.
+    let dir = scratch("refine-reference");
+    let scene = dir.join("soft.toml");
+    std::fs::write(
+        &scene,
+        "name = \"soft\"\n[body]\nshape = \"unit-cube\"\nn = 1\n[[held]]\nplane = \"y = 0\"\n[reference]\nmaterial = \"stvk\"\n",
+    )
+    .unwrap();
+    let other = json(&pbdfit(
+        &[&["lookup", "--table", "pbd", "--refine", "--scene", scene.to_str().unwrap(), "--json"][..], &query].concat(),
+    ));
+    let note = other["refined"]["note"].as_str().unwrap();
+    assert!(note.contains("linear static") && note.contains("stvk static"), "{note}");
     let alone = pbdfit(&[&["lookup", "--table", "pbd", "--scene", "cantilever"][..], &query].concat());
     assert_eq!(alone.status.code(), Some(2), "{}", stderr(&alone));
     assert!(stderr(&alone).contains("--refine"), "{}", stderr(&alone));
