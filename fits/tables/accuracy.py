@@ -56,6 +56,17 @@ def percentile(values, q):
     return v[lo] + (v[hi] - v[lo]) * (k - lo)
 
 
+# Two errors within this fraction of each other are a tie: the fits' own identifiability range is the set
+# of parameters whose error is within 1 % of the minimum, so a smaller difference ranks nothing.
+TIE = 0.01
+
+
+def split(ratios):
+    """(lower by more than TIE, within TIE, higher by more than TIE): how often the compared error beat,
+    tied or lost to the direct fit's."""
+    return (sum(r < 1 - TIE for r in ratios), sum(abs(r - 1) <= TIE for r in ratios), sum(r > 1 + TIE for r in ratios))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--table", default="pbd")
@@ -118,7 +129,7 @@ def main() -> int:
     print(f"table {args.table}: {len(ratios)} points (seed {args.seed}), {failed} failed; "
           f"lookup error / fit error: median {percentile(ratios, 0.5):.3f}, "
           f"90th percentile {percentile(ratios, 0.9):.3f}, worst {max(ratios) if ratios else float('nan'):.3f}; "
-          f"below 1 (the lookup beat the fit) at {sum(x < 1 for x in ratios)}; rows in {path}")
+          f"lower / within 1 % / higher than the fit: {'/'.join(map(str, split(ratios)))}; rows in {path}")
     # Where the fit sits on the box's edge (stiff materials: kd = kv = 1), lookup and fit often agree
     # trivially; the points whose fit lies inside the box are the informative ones.
     print(f"  of which {len(inside)} with the fit inside the box: median {percentile(inside, 0.5):.3f}, "
@@ -126,7 +137,8 @@ def main() -> int:
     # lookup --refine: a gradient fit from the lookup's parameters (a 2 x 2 grid besides that start).
     print(f"  refined (lookup --refine) error / fit error: median {percentile(refined_ratios, 0.5):.4f}, "
           f"90th percentile {percentile(refined_ratios, 0.9):.4f}, worst "
-          f"{max(refined_ratios) if refined_ratios else float('nan'):.4f}; rest states: refined median "
+          f"{max(refined_ratios) if refined_ratios else float('nan'):.4f}; lower / within 1 % / higher than the "
+          f"fit: {'/'.join(map(str, split(refined_ratios)))}; rest states: refined median "
           f"{percentile([e[0] for e in evaluations], 0.5):.0f}, direct fit median "
           f"{percentile([e[1] for e in evaluations], 0.5):.0f}")
     return 0

@@ -131,7 +131,7 @@ pub fn run(args: SimulateArgs) -> CliResult {
         let law = SpringLaw { damping: args.damping, ..law };
         law.validate().map_err(|e| CliError::Input(format!("scene {}: model {}: {e}", set.name(), model.name())))?;
         if let Some(integrator) = args.integrator {
-            return run_springs_dynamics(&args, &set, n, law, integrator);
+            return run_springs_dynamics(&args, &set, n, &model, law, integrator);
         }
         if args.frames.is_some() {
             return Err(CliError::Input(format!(
@@ -312,9 +312,18 @@ fn run_springs_dynamics(
     args: &SimulateArgs,
     set: &pbdfit_mesh::SceneSet,
     n: usize,
+    model: &pbdfit_pbd::Model,
     law: SpringLaw,
     integrator: Integrator,
 ) -> CliResult {
+    // The model's own parameters, by its registry's names and units (not a list of the law's fields).
+    let named: Vec<String> = model
+        .kind()
+        .parameters()
+        .iter()
+        .zip(model.values())
+        .map(|(p, v)| format!("{} = {v} {}", p.name, p.unit))
+        .collect();
     let mut outputs = Vec::new();
     for scene in set.scenes() {
         let body = scene.body(n).map_err(|e| CliError::Input(e.to_string()))?;
@@ -353,8 +362,11 @@ fn run_springs_dynamics(
         }
         let t = run.map_err(|e| {
             CliError::Input(format!(
-                "scene {}: model {}, ks = {}, kvol = {}, damping = {}: {e}",
-                scene.name, args.sim.model, law.ks, law.kvol, law.damping
+                "scene {}: model {}, {}, damping = {}: {e}",
+                scene.name,
+                model.name(),
+                named.join(", "),
+                law.damping
             ))
         })?;
         if let Some(dir) = &args.frames {
@@ -370,8 +382,8 @@ fn run_springs_dynamics(
                 "model": args.sim.model.name(),
                 "integrator": integrator.name(),
                 "dt": args.sim.dt,
-                "parameters": [law.ks, law.kvol],
-                "parameter_names": ["ks", "kvol"],
+                "parameters": model.values(),
+                "parameter_names": model.kind().parameters().iter().map(|p| p.name).collect::<Vec<_>>(),
                 "damping": law.damping,
                 "mass_model": body.mass_model.name(),
                 "steps": t.steps,
@@ -383,12 +395,11 @@ fn run_springs_dynamics(
             }));
         } else {
             println!(
-                "scene {} (N = {n}, {} mass): model {}, ks = {} N/m, kvol = {} Pa, damping = {} N s/m, {} with dt = {} s",
+                "scene {} (N = {n}, {} mass): model {}, {}, damping = {} N s/m, {} with dt = {} s",
                 scene.name,
                 body.mass_model.name(),
-                args.sim.model,
-                law.ks,
-                law.kvol,
+                model.name(),
+                named.join(", "),
                 law.damping,
                 integrator.name(),
                 args.sim.dt
