@@ -4,11 +4,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use pbdfit_pbd::{CpuBackend, PbdError, PbdSystem, RestOptions, RestState, RestStateBackend, SimParams, Vec3};
+use pbdfit_pbd::{
+    CpuBackend, MAX_TETRAHEDRON_TERMS, PbdError, PbdSystem, RestOptions, RestState, RestStateBackend, SimParams, Vec3,
+};
 
 use crate::context::{floats, storage_entry, uniform_entry, words};
 use crate::handoff::{Handoff, HandoffObserver, handoff_before};
-use crate::layout::{MeshData, bits, shader_source, sim_words};
+use crate::layout::{MeshData, bits, has_tetrahedron_terms, shader_source, sim_words};
 use crate::rest::{Body, DeviceOutcome, RUNNING};
 use crate::{GpuContext, GpuError, GpuSimulation};
 
@@ -35,30 +37,36 @@ struct Plan {
     spw: usize,
     /// Free particles per lane (registers).
     max_owned: usize,
+    /// Multipliers per simulation: one per constraint, plus two per tetrahedron when the batch projects
+    /// per-tetrahedron constraints.
+    multipliers: usize,
 }
 
 impl Plan {
-    /// Workgroup memory of one simulation: hi and lo of every particle (32 bytes), an XPBD multiplier
-    /// per constraint, and the per-simulation scalars.
-    fn bytes_per_simulation(mesh: &MeshData) -> usize {
-        32 * mesh.particle_count + 4 * (mesh.distance_count() + mesh.volume_count()) + 32
+    /// Workgroup memory of one simulation: hi and lo of every particle (32 bytes), its XPBD multipliers,
+    /// and the per-simulation scalars.
+    fn bytes_per_simulation(mesh: &MeshData, multipliers: usize) -> usize {
+        32 * mesh.particle_count + 4 * multipliers + 32
     }
 
     /// The plan for `mesh`, or `None` when it does not fit in one workgroup's memory (the single-mesh
-    /// kernels take it then).
-    fn new(mesh: &MeshData, limits: &wgpu::Limits) -> Option<Self> {
+    /// kernels take it then); `tetrahedron_terms`: whether some simulation projects per-tetrahedron
+    /// constraints.
+    fn new(mesh: &MeshData, limits: &wgpu::Limits, tetrahedron_terms: bool) -> Option<Self> {
+        let multipliers =
+            mesh.distance_count() + mesh.volume_count() * if tetrahedron_terms { 1 + MAX_TETRAHEDRON_TERMS } else { 1 };
         let tps = mesh.max_group.max(1).next_power_of_two().min(WORKGROUP);
         let max_owned = mesh.free.len().div_ceil(tps).max(1);
         if max_owned > MAX_OWNED {
             return None;
         }
         let memory = limits.max_compute_workgroup_storage_size as usize;
-        let per_sim = Self::bytes_per_simulation(mesh);
+        let per_sim = Self::bytes_per_simulation(mesh, multipliers);
         let mut spw = WORKGROUP / tps;
         while spw > 1 && spw * per_sim + 16 > memory {
             spw /= 2;
         }
-        (spw * per_sim + 16 <= memory).then_some(Self { tps, spw, max_owned })
+        (spw * per_sim + 16 <= memory).then_some(Self { tps, spw, max_owned, multipliers })
     }
 
     fn header(&self, mesh: &MeshData) -> String {
@@ -72,13 +80,14 @@ impl Plan {
             ("ND", nd),
             ("NV", nv),
             ("NC", nd + nv),
+            ("NL", self.multipliers),
             ("NG", ng),
             ("TPS", self.tps),
             ("SPW", self.spw),
             ("WG", self.tps * self.spw),
             ("MAXOWN", self.max_owned),
             ("SPW_NP", self.spw * np),
-            ("SPW_NC", (self.spw * (nd + nv)).max(1)),
+            ("SPW_NC", (self.spw * self.multipliers).max(1)),
             ("OFF_FREE", 0),
             ("OFF_MASS", nf),
             ("OFF_GROUPS", off_groups),
@@ -145,9 +154,10 @@ impl GpuBackend {
         &self.ctx
     }
 
-    /// Whether `system` runs on the batched kernel on this device (otherwise on the single-mesh kernels).
+    /// Whether `system` runs on the batched kernel on this device (otherwise on the single-mesh kernels),
+    /// for models without per-tetrahedron constraints (those need two more multipliers per tetrahedron).
     pub fn batches(&self, system: &PbdSystem) -> bool {
-        Plan::new(&MeshData::new(system), &self.ctx.limits).is_some()
+        Plan::new(&MeshData::new(system), &self.ctx.limits, false).is_some()
     }
 
     /// [`RestStateBackend::rest_states`] with device failures reported instead of handled.
@@ -168,7 +178,7 @@ impl GpuBackend {
         if !valid.is_empty() {
             let mesh = MeshData::new(system);
             let chosen: Vec<SimParams> = valid.iter().map(|&i| params[i]).collect();
-            let computed = match Plan::new(&mesh, &self.ctx.limits) {
+            let computed = match Plan::new(&mesh, &self.ctx.limits, has_tetrahedron_terms(&chosen)) {
                 Some(plan) => self.run_batches(system, &mesh, plan, &chosen, options)?,
                 None => self.run_one_by_one(system, &chosen, options)?,
             };
@@ -252,7 +262,7 @@ impl GpuBackend {
         let nf = mesh.free.len();
         let gravity = system.gravity();
         let tolerance = crate::device_tolerance(options);
-        let mut sims: Vec<u32> = Vec::with_capacity(12 * params.len());
+        let mut sims: Vec<u32> = Vec::with_capacity(20 * params.len());
         for p in params {
             let g = [gravity.x, gravity.y, gravity.z];
             sims.extend(sim_words(p, g, tolerance, crate::device_max_steps(options, p.nit))?);
@@ -375,12 +385,18 @@ mod tests {
     #[test]
     fn plans_fit_the_workgroup() {
         let limits = wgpu::Limits::default(); // 16 KiB of workgroup memory
-        let tiny = Plan::new(&mesh(1), &limits).unwrap();
+        let tiny = Plan::new(&mesh(1), &limits, false).unwrap();
         assert_eq!((tiny.tps, tiny.spw), (4, 16), "N = 1: groups of at most 4 constraints");
-        let small = Plan::new(&mesh(4), &limits).unwrap();
+        let small = Plan::new(&mesh(4), &limits, false).unwrap();
         assert_eq!((small.tps, small.spw, small.max_owned), (64, 1, 2));
-        assert!(small.spw * Plan::bytes_per_simulation(&mesh(4)) <= 16384);
-        assert!(Plan::new(&mesh(6), &limits).is_none(), "N = 6 needs more than 16 KiB");
+        assert!(small.spw * Plan::bytes_per_simulation(&mesh(4), small.multipliers) <= 16384);
+        // Per-tetrahedron constraints keep two more multipliers per tetrahedron.
+        let m = mesh(4);
+        let with_terms = Plan::new(&m, &limits, true).unwrap();
+        assert_eq!(small.multipliers, m.distance_count() + m.volume_count());
+        assert_eq!(with_terms.multipliers, small.multipliers + 2 * m.volume_count());
+        assert!(with_terms.header(&m).contains(&format!("const NL: u32 = {}u;", with_terms.multipliers)));
+        assert!(Plan::new(&mesh(6), &limits, false).is_none(), "N = 6 needs more than 16 KiB");
         let header = tiny.header(&mesh(1));
         assert!(header.contains("const NP: u32 = 8u;") && header.contains("const SPW: u32 = 16u;"));
     }

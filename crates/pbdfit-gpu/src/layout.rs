@@ -3,7 +3,7 @@
 
 #[cfg(doc)]
 use pbdfit_pbd::SpringPotential;
-use pbdfit_pbd::{PbdError, PbdSystem, ProjectionRule, SimParams};
+use pbdfit_pbd::{MAX_TETRAHEDRON_TERMS, PbdError, PbdSystem, ProjectionRule, SimParams, TetrahedronTerm};
 
 /// Constraint and particle data of one body, in the CPU's projection order.
 #[derive(Debug, Clone)]
@@ -81,33 +81,50 @@ impl MeshData {
     }
 }
 
-/// One simulation's parameters as the kernels read them (`struct Sim` in constraints.wgsl, 12 words).
+/// One simulation's parameters as the kernels read them (`struct Sim` in constraints.wgsl, 20 words).
 ///
 /// The constants come from the model's [`ProjectionRule`] (pbdfit-pbd folds the parameters, in f64),
 /// rounded once to f32: PBD factors `distance_k`, `volume_k` (for the unscaled `6 dV/dp` gradients) or
 /// XPBD `alpha~ = alpha / dt^2`, and the volume gradient scale. The rule word is 0 for PBD and, for XPBD,
 /// the distance constraint function's [`SpringPotential::code`] (every registered potential has a case
-/// in the kernels' generated `potential_value`). A mass-spring model has no projection rule and no kernel: its rest
+/// in the kernels' generated `potential_value`). The families word says which of the distance (bit 0) and
+/// volume (bit 1) constraints are projected; then the per-tetrahedron constraints' codes
+/// ([`TetrahedronConstraint::code`](pbdfit_pbd::TetrahedronConstraint::code), 0 for none), `alpha~` and
+/// constants, and a padding word. A mass-spring model has no projection rule and no kernel: its rest
 /// state is a Newton solve on the CPU (the error names the model).
 pub(crate) fn sim_words(
     params: &SimParams,
     gravity: [f64; 3],
     tolerance: f64,
     max_steps: u32,
-) -> Result<[u32; 12], PbdError> {
+) -> Result<[u32; 20], PbdError> {
     let dt = params.dt;
-    let (distance_k, volume_k, rule, gradient_scale) = match params.projection_rule()? {
+    let none = [None; MAX_TETRAHEDRON_TERMS];
+    let (distance_k, volume_k, rule, gradient_scale, families, terms) = match params.projection_rule()? {
         ProjectionRule::Pbd { distance_k, volume_k, volume_gradient_scale } => {
-            (distance_k, volume_k, 0, volume_gradient_scale)
+            (distance_k, volume_k, 0, volume_gradient_scale, 3, none)
         }
         ProjectionRule::Xpbd {
             distance_potential,
             distance_alpha_tilde,
             volume_alpha_tilde,
             volume_gradient_scale,
-        } => (distance_alpha_tilde, volume_alpha_tilde, distance_potential.code(), volume_gradient_scale),
+            distances,
+            volumes,
+            tetrahedra,
+        } => (
+            distance_alpha_tilde,
+            volume_alpha_tilde,
+            distance_potential.code(),
+            volume_gradient_scale,
+            u32::from(distances) | (u32::from(volumes) << 1),
+            tetrahedra,
+        ),
     };
     let f = |x: f64| (x as f32).to_bits();
+    let code = |j: usize| terms[j].map_or(0, |t: TetrahedronTerm| t.constraint.code());
+    let k = |j: usize| terms[j].map_or(0, |t| f(t.alpha_tilde));
+    let constant = |j: usize| terms[j].map_or(0, |t| f(t.constant));
     Ok([
         f(gravity[0] * dt),
         f(gravity[1] * dt),
@@ -121,14 +138,36 @@ pub(crate) fn sim_words(
         params.nit as u32,
         f(tolerance),
         max_steps,
+        families,
+        code(0),
+        code(1),
+        k(0),
+        k(1),
+        constant(0),
+        constant(1),
+        0,
     ])
 }
 
-/// A kernel's WGSL source: the spring potentials' functions and dispatch generated from pbdfit-pbd's
-/// registry ([`pbdfit_pbd::SpringPotential::wgsl`]), the shared constraint projections
+/// Whether a batch of simulations projects per-tetrahedron constraints (the kernels then keep two more
+/// multipliers per tetrahedron).
+pub(crate) fn has_tetrahedron_terms(params: &[SimParams]) -> bool {
+    params.iter().any(|p| {
+        matches!(p.projection_rule(), Ok(ProjectionRule::Xpbd { tetrahedra, .. }) if tetrahedra.iter().any(Option::is_some))
+    })
+}
+
+/// A kernel's WGSL source: the spring potentials' and the per-tetrahedron constraints' functions and
+/// dispatch generated from pbdfit-pbd's registries ([`pbdfit_pbd::SpringPotential::wgsl`],
+/// [`pbdfit_pbd::TetrahedronConstraint::wgsl`]), the shared constraint projections
 /// (`shaders/constraints.wgsl`), then the kernel itself.
 pub(crate) fn shader_source(kernel: &str) -> String {
-    format!("{}{}{kernel}", pbdfit_pbd::SpringPotential::wgsl(), include_str!("shaders/constraints.wgsl"))
+    format!(
+        "{}{}{}{kernel}",
+        pbdfit_pbd::SpringPotential::wgsl(),
+        pbdfit_pbd::TetrahedronConstraint::wgsl(),
+        include_str!("shaders/constraints.wgsl")
+    )
 }
 
 /// f32 bit patterns of a float slice.
@@ -165,14 +204,28 @@ mod tests {
         let w = sim_words(&SimParams { damping: 0.25, ..SimParams::new(0.01, 2, x) }, g, 1e-7, 1).unwrap();
         assert_eq!((word(w[4]), word(w[5]), w[6]), ((1e-4f64 / 1e-4) as f32 as f64, (2e-6f64 / 1e-4) as f32 as f64, 1));
         assert_eq!(word(w[8]), 0.75);
-        // Every XPBD model sends its potential's registered code.
+        assert_eq!(&w[12..], &[3, 0, 0, 0, 0, 0, 0, 0], "both families, no tetrahedron terms");
+        // Every XPBD model sends its potential's registered code, its families and its per-tetrahedron
+        // constraints' codes, alpha~ and constants.
         for kind in ModelKind::all().iter().filter(|k| k.has_projection()) {
             let params = SimParams::new(0.01, 1, kind.with(&vec![1e-6; kind.parameters().len()]).unwrap());
             let w = sim_words(&params, g, 1e-7, 1).unwrap();
-            if let ProjectionRule::Xpbd { distance_potential, .. } = params.projection_rule().unwrap() {
-                assert_eq!((w[6], word(w[4])), (distance_potential.code(), (1e-6f64 / 1e-4) as f32 as f64), "{kind}");
+            if let ProjectionRule::Xpbd { distance_potential, distances, volumes, tetrahedra, .. } =
+                params.projection_rule().unwrap()
+            {
+                assert_eq!(w[6], distance_potential.code(), "{kind}");
+                if distances {
+                    assert_eq!(word(w[4]), (1e-6f64 / 1e-4) as f32 as f64, "{kind}");
+                }
+                assert_eq!(w[12], u32::from(distances) | u32::from(volumes) << 1, "{kind}");
+                for (j, term) in tetrahedra.iter().enumerate() {
+                    let expected = term.map_or([0; 3], |t| {
+                        [t.constraint.code(), (t.alpha_tilde as f32).to_bits(), (t.constant as f32).to_bits()]
+                    });
+                    assert_eq!([w[13 + j], w[15 + j], w[17 + j]], expected, "{kind} term {j}");
+                }
             } else {
-                assert_eq!(w[6], 0, "{kind}");
+                assert_eq!((w[6], w[12]), (0, 3), "{kind}");
             }
         }
         let springs = SimParams::new(0.01, 1, ModelKind::MASS_SPRING.with(&[100.0]).unwrap());

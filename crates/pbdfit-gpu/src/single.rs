@@ -121,7 +121,8 @@ impl GpuSimulation {
         let dist_geo = ctx.storage("dist_geo", &bits(&mesh.dist_geo), usage);
         let vol_idx = ctx.storage("vol_idx", &mesh.vol_idx, usage);
         let vol_geo = ctx.storage("vol_geo", &bits(&mesh.vol_geo), usage);
-        let lambdas = ctx.storage("lambdas", &vec![0; nd + nv], usage);
+        // Distances, volumes, then two per tetrahedron for its own constraints (single.wgsl).
+        let lambdas = ctx.storage("lambdas", &vec![0; nd + nv * (1 + pbdfit_pbd::MAX_TETRAHEDRON_TERMS)], usage);
         let stats = ctx.storage("stats", &[0; STATS_BYTES as usize / 4], usage);
         let group_stride = limits.min_uniform_buffer_offset_alignment.max(16);
         let mut ranges = vec![0u32; mesh.groups.len() * (group_stride as usize / 4)];

@@ -163,6 +163,7 @@ impl SweepFixture {
         self.dynamics.predicted.copy_from_slice(&self.start.predicted);
         self.dynamics.lambda_distance.copy_from_slice(&self.start.lambda_distance);
         self.dynamics.lambda_volume.copy_from_slice(&self.start.lambda_volume);
+        self.dynamics.lambda_tetrahedron.copy_from_slice(&self.start.lambda_tetrahedron);
     }
 
     /// Projections one [`Self::sweep`] of `kind` does.

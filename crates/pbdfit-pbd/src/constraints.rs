@@ -1,7 +1,7 @@
 //! Distance and volume constraints with precomputed rest data, and their projections in displacement
 //! form (methodology, section PBD model).
 
-use crate::{SpringPotential, Vec3};
+use crate::{MAX_TETRAHEDRON_TERMS, SpringPotential, TetGeometry, TetrahedronTerm, Vec3};
 
 /// How a constraint's correction is scaled: the reference library's PBD stiffness, or XPBD.
 #[cfg(test)]
@@ -318,6 +318,91 @@ impl VolumeHot {
         let f = d_lambda * scale;
         let [m0, m1, m2, m3] = self.inverse_masses;
         [-(f * m0) * (g1 + g2 + g3), (f * m1) * g1, (f * m2) * g2, (f * m3) * g3]
+    }
+
+    /// The tetrahedron as a per-tetrahedron constraint reads it, at the displacements `u`.
+    #[inline(always)]
+    pub(crate) fn geometry_at(&self, u: &[Vec3]) -> TetGeometry {
+        let [p0, p1, p2, p3] = self.particles.map(|p| p as usize);
+        let u0 = u[p0];
+        TetGeometry {
+            rest_edges: self.rest_edges,
+            rest_cross: self.rest_cross,
+            displacements: [u[p1] - u0, u[p2] - u0, u[p3] - u0],
+        }
+    }
+
+    /// XPBD correction of a rule's per-tetrahedron constraints (`tetrahedra/`), solved together: with
+    /// `C_j`, gradients `g_ji` (particle i) and `alpha~_j = alpha_j / dt^2`, the multipliers' change
+    /// solves `sum_k (sum_i w_i g_ji . g_ki + alpha~_j delta_jk) d_lambda_k = -C_j - alpha~_j lambda_j`
+    /// (one constraint: `d_lambda = (-C - alpha~ lambda) / (sum_i w_i |g_i|^2 + alpha~)`; two: the 2 x 2
+    /// system by Cramer's rule), and `dp_i = w_i sum_j d_lambda_j g_ji`. Macklin and Mueller (2021)
+    /// solve their neo-Hookean pair this way: at the rest shape its two gradients are parallel and their
+    /// values large and opposite, so one after the other they barely converge, together they balance.
+    /// Updates the multipliers; skipped (zero correction) when the system is singular or not a number.
+    #[inline(always)]
+    pub(crate) fn xpbd_tetrahedra(
+        &self,
+        u: &[Vec3],
+        terms: &[Option<TetrahedronTerm>; MAX_TETRAHEDRON_TERMS],
+        lambda: &mut [f64; MAX_TETRAHEDRON_TERMS],
+    ) -> [Vec3; 4] {
+        let geometry = self.geometry_at(u);
+        let [m0, m1, m2, m3] = self.inverse_masses;
+        let weighted = |a: &[Vec3; 4], b: &[Vec3; 4]| {
+            m0 * a[0].dot(&b[0]) + m1 * a[1].dot(&b[1]) + m2 * a[2].dot(&b[2]) + m3 * a[3].dot(&b[3])
+        };
+        let value = |term: &TetrahedronTerm| {
+            let (c, [g1, g2, g3]) = term.constraint.value(&geometry, term.constant);
+            (c, [-(g1 + g2 + g3), g1, g2, g3])
+        };
+        let zero = [Vec3::zeros(); 4];
+        let (d_lambda, g) = match terms {
+            [Some(t), None] | [None, Some(t)] => {
+                let j = usize::from(terms[0].is_none());
+                let (c, g) = value(t);
+                let denominator = weighted(&g, &g) + t.alpha_tilde;
+                if denominator.is_nan() || denominator <= 1e-300 {
+                    return zero;
+                }
+                let d = (-c - t.alpha_tilde * lambda[j]) / denominator;
+                let mut d_lambda = [0.0; MAX_TETRAHEDRON_TERMS];
+                d_lambda[j] = d;
+                let mut gs = [zero; MAX_TETRAHEDRON_TERMS];
+                gs[j] = g;
+                (d_lambda, gs)
+            }
+            [Some(t0), Some(t1)] => {
+                let ((c0, g0), (c1, g1)) = (value(t0), value(t1));
+                let (s00, s01, s11) = (weighted(&g0, &g0), weighted(&g0, &g1), weighted(&g1, &g1));
+                // det = (s00 s11 - s01^2) + alpha~0 s11 + alpha~1 s00 + alpha~0 alpha~1: the first term is
+                // >= 0 (Cauchy-Schwarz) and cancels when the gradients are parallel, so clamp its rounding.
+                let det = (s00 * s11 - s01 * s01).max(0.0)
+                    + t0.alpha_tilde * s11
+                    + t1.alpha_tilde * s00
+                    + t0.alpha_tilde * t1.alpha_tilde;
+                if det.is_nan() || det <= 1e-300 {
+                    return zero;
+                }
+                let b0 = -c0 - t0.alpha_tilde * lambda[0];
+                let b1 = -c1 - t1.alpha_tilde * lambda[1];
+                let d0 = ((s11 + t1.alpha_tilde) * b0 - s01 * b1) / det;
+                let d1 = ((s00 + t0.alpha_tilde) * b1 - s01 * b0) / det;
+                ([d0, d1], [g0, g1])
+            }
+            [None, None] => return zero,
+        };
+        for (l, d) in lambda.iter_mut().zip(d_lambda) {
+            *l += d;
+        }
+        let [d0, d1] = d_lambda;
+        let [g0, g1] = &g;
+        [
+            (d0 * m0) * g0[0] + (d1 * m0) * g1[0],
+            (d0 * m1) * g0[1] + (d1 * m1) * g1[1],
+            (d0 * m2) * g0[2] + (d1 * m2) * g1[2],
+            (d0 * m3) * g0[3] + (d1 * m3) * g1[3],
+        ]
     }
 }
 

@@ -54,6 +54,7 @@ mod precision;
 mod rest_state;
 mod sensitivity;
 mod system;
+mod tetrahedra;
 
 pub use backend::{CpuBackend, RestStateBackend};
 pub use colouring::ColourGroups;
@@ -68,6 +69,7 @@ pub use potentials::SpringPotential;
 pub use rest_state::{Precision, RestMethod, RestOptions, RestState, accept_rest_state, diverged};
 pub use sensitivity::{Differences, Sensitivity, SensitivityOptions};
 pub use system::{Dynamics, PbdSystem};
+pub use tetrahedra::{MAX_TETRAHEDRON_TERMS, TetGeometry, TetrahedronConstraint, TetrahedronTerm};
 
 /// A 3-vector in m (positions, displacements) or m/s (velocities).
 pub type Vec3 = nalgebra::Vector3<f64>;

@@ -7,7 +7,7 @@ use std::str::FromStr;
 use std::sync::LazyLock;
 
 use crate::models::MODELS;
-use crate::{PbdError, SpringLaw, SpringPotential};
+use crate::{MAX_TETRAHEDRON_TERMS, PbdError, SpringLaw, SpringPotential, TetrahedronTerm};
 
 /// How a parameter is searched: the value itself, or its base-10 logarithm (for parameters spanning
 /// decades, like compliances).
@@ -155,6 +155,14 @@ pub enum ProjectionRule {
         volume_alpha_tilde: f64,
         /// `scale` of the volume gradients `scale * 6 dV/dp` (1/6: the true gradient).
         volume_gradient_scale: f64,
+        /// Whether the distance constraints are projected (false for a model whose per-tetrahedron
+        /// constraints carry its whole elasticity; `distance_*` are then unused).
+        distances: bool,
+        /// Whether the volume constraints are projected (`volume_alpha_tilde` is then unused).
+        volumes: bool,
+        /// Per-tetrahedron constraints (`tetrahedra/`, one file per constraint) projected in this order
+        /// after each tetrahedron's volume constraint, each with its own compliance; none for plain XPBD.
+        tetrahedra: [Option<TetrahedronTerm>; MAX_TETRAHEDRON_TERMS],
     },
 }
 
@@ -490,7 +498,10 @@ mod tests {
                 distance_potential: SpringPotential::Stretch,
                 distance_alpha_tilde: 1e-4 / 1e-4,
                 volume_alpha_tilde: 2e-6 / 1e-4,
-                volume_gradient_scale: 1.0 / 6.0
+                volume_gradient_scale: 1.0 / 6.0,
+                distances: true,
+                volumes: true,
+                tetrahedra: [None; 2],
             })
         );
         for (kind, potential) in [

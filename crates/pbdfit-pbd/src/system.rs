@@ -8,7 +8,8 @@ use rayon::prelude::*;
 use crate::constraints::{DistanceHot, VolumeHot};
 use crate::lanes::{LANES, VolumeLanes};
 use crate::{
-    ColourGroups, ConstraintRef, DistanceConstraint, ProjectionRule, SimParams, SpringPotential, Vec3, VolumeConstraint,
+    ColourGroups, ConstraintRef, DistanceConstraint, MAX_TETRAHEDRON_TERMS, ProjectionRule, SimParams, SpringPotential,
+    TetrahedronTerm, Vec3, VolumeConstraint,
 };
 
 /// A body ready for PBD: particles, constraints stored in projection order, and the colour groups.
@@ -69,6 +70,9 @@ pub struct Dynamics {
     pub(crate) predicted: Vec<Vec3>,
     pub(crate) lambda_distance: Vec<f64>,
     pub(crate) lambda_volume: Vec<f64>,
+    /// Multipliers of the per-tetrahedron constraints (`ProjectionRule::Xpbd`'s `tetrahedra`), one set
+    /// per hot volume constraint.
+    pub(crate) lambda_tetrahedron: Vec<[f64; MAX_TETRAHEDRON_TERMS]>,
     pub(crate) delta_distance: Vec<[Vec3; 2]>,
     pub(crate) delta_volume: Vec<[Vec3; 4]>,
 }
@@ -79,9 +83,12 @@ impl Dynamics {
     /// the instructions of an N = 4 rest state).
     #[inline]
     fn reset_multipliers(&mut self, rules: &ProjectionRule) {
-        if matches!(rules, ProjectionRule::Xpbd { .. }) {
+        if let ProjectionRule::Xpbd { tetrahedra, .. } = rules {
             self.lambda_distance.fill(0.0);
             self.lambda_volume.fill(0.0);
+            if tetrahedra.iter().any(Option::is_some) {
+                self.lambda_tetrahedron.fill([0.0; MAX_TETRAHEDRON_TERMS]);
+            }
         }
     }
 }
@@ -92,6 +99,8 @@ trait Projection: Sync {
     fn volume(&self, c: &VolumeHot, u: &[Vec3], lambda: &mut f64) -> [Vec3; 4];
     /// A block of volume constraints of one group at once, applied to `u`; `lambda` holds their multipliers.
     fn volume_lanes(&self, c: &VolumeLanes, u: &mut [Vec3], lambda: &mut [f64]);
+    /// The per-tetrahedron constraints projected after each group's volume constraints (none: `[None; _]`).
+    fn tetrahedra(&self) -> [Option<TetrahedronTerm>; MAX_TETRAHEDRON_TERMS];
 }
 
 struct PbdProjection {
@@ -115,6 +124,11 @@ impl Projection for PbdProjection {
     fn volume_lanes(&self, c: &VolumeLanes, u: &mut [Vec3], _: &mut [f64]) {
         c.pbd(u, self.kk, self.s_min)
     }
+
+    #[inline(always)]
+    fn tetrahedra(&self) -> [Option<TetrahedronTerm>; MAX_TETRAHEDRON_TERMS] {
+        [None; MAX_TETRAHEDRON_TERMS]
+    }
 }
 
 struct XpbdProjection<'a> {
@@ -123,6 +137,7 @@ struct XpbdProjection<'a> {
     alpha_distance: f64,
     alpha_volume: f64,
     scale: f64,
+    tetrahedra: [Option<TetrahedronTerm>; MAX_TETRAHEDRON_TERMS],
 }
 
 impl Projection for XpbdProjection<'_> {
@@ -142,6 +157,11 @@ impl Projection for XpbdProjection<'_> {
     #[inline(always)]
     fn volume_lanes(&self, c: &VolumeLanes, u: &mut [Vec3], lambda: &mut [f64]) {
         c.xpbd(u, self.scale, self.alpha_volume, lambda)
+    }
+
+    #[inline(always)]
+    fn tetrahedra(&self) -> [Option<TetrahedronTerm>; MAX_TETRAHEDRON_TERMS] {
+        self.tetrahedra
     }
 }
 
@@ -370,6 +390,7 @@ impl PbdSystem {
             predicted: self.prescribed.clone(),
             lambda_distance: vec![0.0; self.hot_distances.len()],
             lambda_volume: vec![0.0; self.hot_volumes.len()],
+            lambda_tetrahedron: vec![[0.0; MAX_TETRAHEDRON_TERMS]; self.hot_volumes.len()],
             delta_distance: Vec::new(),
             delta_volume: Vec::new(),
         }
@@ -385,32 +406,48 @@ impl PbdSystem {
         if rules.is_inert() {
             return;
         }
-        let parts = (distances, volumes);
         let s_min = rules.volume_degenerate_threshold();
         match *rules {
             ProjectionRule::Pbd { distance_k: kd, volume_k: kk, .. } => {
-                self.sweep_with(d, parts, PbdProjection { kd, kk, s_min })
+                self.sweep_with(d, (distances, volumes, volumes), PbdProjection { kd, kk, s_min })
             }
             ProjectionRule::Xpbd {
                 distance_potential: potential,
                 distance_alpha_tilde: alpha_distance,
                 volume_alpha_tilde: alpha_volume,
                 volume_gradient_scale: scale,
+                distances: project_distances,
+                volumes: project_volumes,
+                tetrahedra,
             } => self.sweep_with(
                 d,
-                parts,
-                XpbdProjection { inverse_masses: &self.inverse_masses, potential, alpha_distance, alpha_volume, scale },
+                // The per-tetrahedron constraints count as volume work (`bench`'s parts).
+                (distances && project_distances, volumes && project_volumes, volumes),
+                XpbdProjection {
+                    inverse_masses: &self.inverse_masses,
+                    potential,
+                    alpha_distance,
+                    alpha_volume,
+                    scale,
+                    tetrahedra,
+                },
             ),
         }
     }
 
-    /// The sweep, monomorphised per rule.
+    /// The sweep, monomorphised per rule: per colour group its distance constraints, its volume
+    /// constraints, then each of its tetrahedra's own constraints (`tets`: the rule's `tetrahedra`,
+    /// solved together per tetrahedron; they share its particles, so they see its volume correction, and
+    /// no other constraint of the group touches them).
     #[inline(always)]
-    fn sweep_with<P: Projection>(&self, d: &mut Dynamics, (distances, volumes): (bool, bool), rule: P) {
+    fn sweep_with<P: Projection>(&self, d: &mut Dynamics, (distances, volumes, tets): (bool, bool, bool), rule: P) {
+        let terms = if tets { rule.tetrahedra() } else { [None; MAX_TETRAHEDRON_TERMS] };
+        let any_term = terms.iter().any(Option::is_some);
         let u = &mut d.predicted[..];
         for ((dr, vr), blocks) in self.hot_groups.iter().zip(&self.lane_groups) {
+            let tet_range = if any_term { vr.clone() } else { 0..0 };
             let (dr, vr) = (if distances { dr.clone() } else { 0..0 }, if volumes { vr.clone() } else { 0..0 });
-            if dr.len() + vr.len() >= self.parallel_threshold {
+            if dr.len() + vr.len() + tet_range.len() >= self.parallel_threshold {
                 self.project_group_parallel(
                     &rule,
                     (dr, vr),
@@ -418,6 +455,15 @@ impl PbdSystem {
                     u,
                     (&mut d.lambda_distance, &mut d.lambda_volume),
                 );
+                if any_term {
+                    self.project_tetrahedra_parallel(
+                        &terms,
+                        tet_range,
+                        &mut d.delta_volume,
+                        u,
+                        &mut d.lambda_tetrahedron,
+                    );
+                }
                 continue;
             }
             for (c, lambda) in self.hot_distances[dr.clone()].iter().zip(&mut d.lambda_distance[dr]) {
@@ -441,6 +487,41 @@ impl PbdSystem {
                 u[c.particles[1] as usize] += b;
                 u[c.particles[2] as usize] += e;
                 u[c.particles[3] as usize] += f;
+            }
+            for (c, lambdas) in self.hot_volumes[tet_range.clone()].iter().zip(&mut d.lambda_tetrahedron[tet_range]) {
+                let [a, b, e, f] = c.xpbd_tetrahedra(u, &terms, lambdas);
+                u[c.particles[0] as usize] += a;
+                u[c.particles[1] as usize] += b;
+                u[c.particles[2] as usize] += e;
+                u[c.particles[3] as usize] += f;
+            }
+        }
+    }
+
+    /// A group's per-tetrahedron constraints on all threads, after its volume constraints were applied:
+    /// every tetrahedron's correction from the current displacements (no other tetrahedron of the group
+    /// shares its particles, so this is what a serial pass sees), then applied in list order.
+    /// Bit-identical to serial.
+    fn project_tetrahedra_parallel(
+        &self,
+        terms: &[Option<TetrahedronTerm>; MAX_TETRAHEDRON_TERMS],
+        range: Range<usize>,
+        delta: &mut Vec<[Vec3; 4]>,
+        u: &mut [Vec3],
+        lambda: &mut [[f64; MAX_TETRAHEDRON_TERMS]],
+    ) {
+        delta.resize(range.len(), [Vec3::zeros(); 4]);
+        {
+            let u: &[Vec3] = u;
+            self.hot_volumes[range.clone()]
+                .par_iter()
+                .zip(&mut lambda[range.clone()])
+                .zip(&mut delta[..])
+                .for_each(|((c, lambdas), out)| *out = c.xpbd_tetrahedra(u, terms, lambdas));
+        }
+        for (c, dp) in self.hot_volumes[range].iter().zip(delta.iter()) {
+            for (&p, dp) in c.particles.iter().zip(dp) {
+                u[p as usize] += dp;
             }
         }
     }

@@ -1,8 +1,9 @@
 // Many simulations of one small mesh, each with its own parameters (methodology, section GPU: the second
 // axis of parallelism). Prepended by constraints.wgsl and a header of mesh constants (batch.rs):
-// NP particles, NF free particles, ND distances, NV volumes, NC = ND + NV, NG colour groups, TPS threads
+// NP particles, NF free particles, ND distances, NV volumes, NC = ND + NV, NL multipliers per simulation
+// (NC, plus 2 NV when the batch has per-tetrahedron constraints), NG colour groups, TPS threads
 // per simulation, SPW simulations per workgroup, WG = TPS * SPW, MAXOWN = ceil(NF / TPS), SPW_NP = SPW * NP,
-// SPW_NC = SPW * NC, and offsets into mesh_u32 / geo.
+// SPW_NC = SPW * NL, and offsets into mesh_u32 / geo.
 //
 // A workgroup holds SPW simulations; the two-float displacements of each (hi: at the start of the step,
 // lo: the predicted change, see constraints.wgsl) live in workgroup memory, velocities and window
@@ -103,6 +104,36 @@ fn project_volume(c: u32, pbase: u32, lbase: u32, rule: Rule, gradient_scale: f3
     }
 }
 
+// Tetrahedron c's own constraints (after its volume constraint); their multipliers at NC + 2 c + j.
+fn project_tetrahedra(c: u32, pbase: u32, lbase: u32, t0: TetTerm, t1: TetTerm) {
+    let i = OFF_VOL + 4u * c;
+    let p0 = pbase + mesh_u32[i];
+    let p1 = pbase + mesh_u32[i + 1u];
+    let p2 = pbase + mesh_u32[i + 2u];
+    let p3 = pbase + mesh_u32[i + 3u];
+    let g = GEO_VOL + 15u * c;
+    let h0 = hi[p0].xyz;
+    let l0 = lo[p0];
+    let l1 = lo[p1];
+    let l2 = lo[p2];
+    let l3 = lo[p3];
+    let wa = two_float_difference(h0, l0.xyz, hi[p1].xyz, l1.xyz);
+    let wb = two_float_difference(h0, l0.xyz, hi[p2].xyz, l2.xyz);
+    let wc = two_float_difference(h0, l0.xyz, hi[p3].xyz, l3.xyz);
+    let li = lbase + NC + 2u * c;
+    var lambda = vec2<f32>(lambdas[li], lambdas[li + 1u]);
+    let r = tetrahedra_delta(geo3(g), geo3(g + 3u), geo3(g + 6u), geo3(g + 9u), geo3(g + 12u), wa, wb, wc,
+                             vec4<f32>(l0.w, l1.w, l2.w, l3.w), t0, t1, &lambda);
+    if r.ok {
+        lo[p0] = vec4<f32>(l0.xyz + r.d0, l0.w);
+        lo[p1] = vec4<f32>(l1.xyz + r.d1, l1.w);
+        lo[p2] = vec4<f32>(l2.xyz + r.d2, l2.w);
+        lo[p3] = vec4<f32>(l3.xyz + r.d3, l3.w);
+        lambdas[li] = lambda.x;
+        lambdas[li + 1u] = lambda.y;
+    }
+}
+
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let slot = lid / TPS;
@@ -112,7 +143,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let si = min(s, control.batch_size - 1u);
     let sim = sims[si];
     let pbase = slot * NP;
-    let lbase = slot * NC;
+    let lbase = slot * NL;
     let distance_rule = Rule(sim.xpbd, sim.distance_k);
     let volume_rule = Rule(sim.xpbd, sim.volume_k);
     let dt = sim.dv.w;
@@ -183,7 +214,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 }
             }
             if sim.xpbd != 0u {
-                for (var c = lane; c < NC; c += TPS) {
+                for (var c = lane; c < NL; c += TPS) {
                     lambdas[lbase + c] = 0.0;
                 }
             }
@@ -200,9 +231,18 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                     let vn = mesh_u32[r + 3u];
                     for (var t = lane; t < dn + vn; t += TPS) {
                         if t < dn {
-                            project_distance(d0 + t, pbase, lbase, distance_rule);
+                            if (sim.families & 1u) != 0u {
+                                project_distance(d0 + t, pbase, lbase, distance_rule);
+                            }
                         } else {
-                            project_volume(v0 + t - dn, pbase, lbase, volume_rule, sim.gradient_scale);
+                            if (sim.families & 2u) != 0u {
+                                project_volume(v0 + t - dn, pbase, lbase, volume_rule, sim.gradient_scale);
+                            }
+                            let t0 = tet_term(sim, 0u);
+                            let t1 = tet_term(sim, 1u);
+                            if t0.code != 0u || t1.code != 0u {
+                                project_tetrahedra(v0 + t - dn, pbase, lbase, t0, t1);
+                            }
                         }
                     }
                 }

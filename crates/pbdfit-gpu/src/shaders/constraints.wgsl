@@ -122,6 +122,71 @@ fn volume_delta(e1: vec3<f32>, e2: vec3<f32>, e3: vec3<f32>, c31: vec3<f32>, c12
     return VolumeDelta(true, -(f * m.x) * g0, (f * m.y) * g1, (f * m.z) * g2, (f * m.w) * g3);
 }
 
+// XPBD projection of a simulation's per-tetrahedron constraints, solved together per tetrahedron
+// (VolumeHot::xpbd_tetrahedra): C_j and the gradients of particles 1 to 3 from tetrahedron_value, which the
+// host generates from pbdfit-pbd's tetrahedra/ (one file per constraint, the CPU's value beside its WGSL)
+// and puts before this file; particle 0's gradient is -(g1 + g2 + g3). One constraint:
+// d_lambda = (-C - alpha~ lambda) / (sum w |g|^2 + alpha~); two: the 2 x 2 system
+// sum_k (sum_i w_i g_ji . g_ki + alpha~_j delta_jk) d_lambda_k = -C_j - alpha~_j lambda_j by Cramer's rule,
+// with the Cauchy-Schwarz part of the determinant clamped at 0. Skipped when singular; a NaN C (an
+// unknown code) passes through to the divergence test.
+struct Gradients {
+    g0: vec3<f32>,
+    g1: vec3<f32>,
+    g2: vec3<f32>,
+    g3: vec3<f32>,
+}
+
+fn weighted(a: Gradients, b: Gradients, m: vec4<f32>) -> f32 {
+    return m.x * dot(a.g0, b.g0) + m.y * dot(a.g1, b.g1) + m.z * dot(a.g2, b.g2) + m.w * dot(a.g3, b.g3);
+}
+
+fn tetrahedra_delta(e1: vec3<f32>, e2: vec3<f32>, e3: vec3<f32>, c31: vec3<f32>, c12: vec3<f32>,
+                    wa: vec3<f32>, wb: vec3<f32>, wc: vec3<f32>, m: vec4<f32>, t0: TetTerm, t1: TetTerm,
+                    lambda: ptr<function, vec2<f32>>) -> VolumeDelta {
+    var c = vec2<f32>(0.0);
+    var ga = Gradients(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+    var gb = ga;
+    if t0.code != 0u {
+        let v = tetrahedron_value(t0.code, e1, e2, e3, c31, c12, wa, wb, wc, t0.constant);
+        c.x = v.c;
+        ga = Gradients(-(v.g1 + v.g2 + v.g3), v.g1, v.g2, v.g3);
+    }
+    if t1.code != 0u {
+        let v = tetrahedron_value(t1.code, e1, e2, e3, c31, c12, wa, wb, wc, t1.constant);
+        c.y = v.c;
+        gb = Gradients(-(v.g1 + v.g2 + v.g3), v.g1, v.g2, v.g3);
+    }
+    let b = -c - vec2<f32>(t0.k, t1.k) * *lambda;
+    var d = vec2<f32>(0.0);
+    let none = VolumeDelta(false, vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+    if t0.code != 0u && t1.code != 0u {
+        let s00 = weighted(ga, ga, m);
+        let s01 = weighted(ga, gb, m);
+        let s11 = weighted(gb, gb, m);
+        let det = max(s00 * s11 - s01 * s01, 0.0) + t0.k * s11 + t1.k * s00 + t0.k * t1.k;
+        if !(det > TINY) && b.x == b.x && b.y == b.y {
+            return none;
+        }
+        d = vec2<f32>(((s11 + t1.k) * b.x - s01 * b.y) / det, ((s00 + t0.k) * b.y - s01 * b.x) / det);
+    } else if t0.code != 0u {
+        let denominator = weighted(ga, ga, m) + t0.k;
+        if !(denominator > TINY) && b.x == b.x {
+            return none;
+        }
+        d.x = b.x / denominator;
+    } else {
+        let denominator = weighted(gb, gb, m) + t1.k;
+        if !(denominator > TINY) && b.y == b.y {
+            return none;
+        }
+        d.y = b.y / denominator;
+    }
+    *lambda = *lambda + d;
+    return VolumeDelta(true, (d.x * m.x) * ga.g0 + (d.y * m.x) * gb.g0, (d.x * m.y) * ga.g1 + (d.y * m.y) * gb.g1,
+                       (d.x * m.z) * ga.g2 + (d.y * m.z) * gb.g2, (d.x * m.w) * ga.g3 + (d.y * m.w) * gb.g3);
+}
+
 // Two-float displacements. A displacement is hi + lo, two f32 numbers: hi is the displacement at the
 // start of the step (rounded), lo what the step has added since. Projections add their corrections to
 // lo, so the rounding of each addition is relative to the step's own motion, not to the displacement
@@ -147,7 +212,7 @@ fn two_sum(a: vec3<f32>, b: vec3<f32>) -> TwoFloat {
     return TwoFloat(s, err);
 }
 
-// Per-simulation parameters (layout.rs, SimRecord): 12 words.
+// Per-simulation parameters (layout.rs, sim_words): 20 words.
 struct Sim {
     // dt g (m/s), and dt (s) in w.
     dv: vec4<f32>,
@@ -159,6 +224,32 @@ struct Sim {
     nit: u32,
     tolerance: f32,
     max_steps: u32,
+    // Bit 0: distance constraints projected; bit 1: volume constraints projected (XPBD rules may switch
+    // either off; PBD: both).
+    families: u32,
+    // Per-tetrahedron constraints, projected in order after each tetrahedron's volume constraint: their
+    // codes (TetrahedronConstraint::code; 0: none), alpha / dt^2 and constants.
+    tet_code0: u32,
+    tet_code1: u32,
+    tet_k0: f32,
+    tet_k1: f32,
+    tet_constant0: f32,
+    tet_constant1: f32,
+    _pad: u32,
+}
+
+// A per-tetrahedron term of the simulation: (code, alpha~, constant) of term j (0 or 1).
+struct TetTerm {
+    code: u32,
+    k: f32,
+    constant: f32,
+}
+
+fn tet_term(s: Sim, j: u32) -> TetTerm {
+    if j == 0u {
+        return TetTerm(s.tet_code0, s.tet_k0, s.tet_constant0);
+    }
+    return TetTerm(s.tet_code1, s.tet_k1, s.tet_constant1);
 }
 
 // The rest test, shared by both kernels, on windows of WINDOW steps. Per window: its spread

@@ -51,7 +51,7 @@ struct Stats {
 @group(0) @binding(5) var<storage, read> dist_geo: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read> vol_idx: array<vec4<u32>>;
 @group(0) @binding(7) var<storage, read> vol_geo: array<f32>;
-// XPBD multipliers: distances, then volumes.
+// XPBD multipliers: distances, then volumes, then two per tetrahedron for its own constraints.
 @group(0) @binding(8) var<storage, read_write> lambdas: array<f32>;
 @group(0) @binding(9) var<storage, read_write> stats: Stats;
 @group(1) @binding(0) var<uniform> group_range: GroupRange;
@@ -74,13 +74,19 @@ fn predict(@builtin(global_invocation_id) gid: vec3<u32>) {
     if i < mesh.distance_count + mesh.volume_count {
         lambdas[i] = 0.0;
     }
+    if i < mesh.volume_count {
+        let t = mesh.distance_count + mesh.volume_count + 2u * i;
+        lambdas[t] = 0.0;
+        lambdas[t + 1u] = 0.0;
+    }
     if i == 0u {
         atomicStore(&stats.step_bits, 0u);
         atomicStore(&stats.largest_bits, 0u);
     }
 }
 
-// One colour group: threads [0, distance_count) project distances, the next volume_count threads volumes.
+// One colour group: threads [0, distance_count) project distances, the next volume_count threads volumes
+// and then their tetrahedra's own constraints (sim.families and the tetrahedron terms say which).
 @compute @workgroup_size(64)
 fn project(@builtin(global_invocation_id) gid: vec3<u32>) {
     if stats.status != 0u {
@@ -89,6 +95,9 @@ fn project(@builtin(global_invocation_id) gid: vec3<u32>) {
     let t = gid.x;
     let o = 3u * mesh.particle_count;
     if t < group_range.distance_count {
+        if (sim.families & 1u) == 0u {
+            return;
+        }
         let c = group_range.distance_start + t;
         let a = dist_idx[2u * c];
         let b = dist_idx[2u * c + 1u];
@@ -112,25 +121,57 @@ fn project(@builtin(global_invocation_id) gid: vec3<u32>) {
         let e3 = vec3<f32>(vol_geo[g + 6u], vol_geo[g + 7u], vol_geo[g + 8u]);
         let c31 = vec3<f32>(vol_geo[g + 9u], vol_geo[g + 10u], vol_geo[g + 11u]);
         let c12 = vec3<f32>(vol_geo[g + 12u], vol_geo[g + 13u], vol_geo[g + 14u]);
-        let h0 = state[p.x].xyz;
-        let l0 = state[o + p.x];
-        let l1 = state[o + p.y];
-        let l2 = state[o + p.z];
-        let l3 = state[o + p.w];
-        let wa = two_float_difference(h0, l0.xyz, state[p.y].xyz, l1.xyz);
-        let wb = two_float_difference(h0, l0.xyz, state[p.z].xyz, l2.xyz);
-        let wc = two_float_difference(h0, l0.xyz, state[p.w].xyz, l3.xyz);
-        let li = mesh.distance_count + c;
-        var lambda = lambdas[li];
-        let r = volume_delta(e1, e2, e3, c31, c12, wa, wb, wc, vec4<f32>(l0.w, l1.w, l2.w, l3.w),
-                             Rule(sim.xpbd, sim.volume_k), sim.gradient_scale, &lambda);
-        if r.ok {
-            state[o + p.x] = vec4<f32>(l0.xyz + r.d0, l0.w);
-            state[o + p.y] = vec4<f32>(l1.xyz + r.d1, l1.w);
-            state[o + p.z] = vec4<f32>(l2.xyz + r.d2, l2.w);
-            state[o + p.w] = vec4<f32>(l3.xyz + r.d3, l3.w);
-            lambdas[li] = lambda;
+        if (sim.families & 2u) != 0u {
+            project_volume(c, p, o, e1, e2, e3, c31, c12);
         }
+        let t0 = tet_term(sim, 0u);
+        let t1 = tet_term(sim, 1u);
+        if t0.code != 0u || t1.code != 0u {
+            let h0 = state[p.x].xyz;
+            let l0 = state[o + p.x];
+            let l1 = state[o + p.y];
+            let l2 = state[o + p.z];
+            let l3 = state[o + p.w];
+            let wa = two_float_difference(h0, l0.xyz, state[p.y].xyz, l1.xyz);
+            let wb = two_float_difference(h0, l0.xyz, state[p.z].xyz, l2.xyz);
+            let wc = two_float_difference(h0, l0.xyz, state[p.w].xyz, l3.xyz);
+            let li = mesh.distance_count + mesh.volume_count + 2u * c;
+            var lambda = vec2<f32>(lambdas[li], lambdas[li + 1u]);
+            let r = tetrahedra_delta(e1, e2, e3, c31, c12, wa, wb, wc, vec4<f32>(l0.w, l1.w, l2.w, l3.w), t0, t1,
+                                     &lambda);
+            if r.ok {
+                state[o + p.x] = vec4<f32>(l0.xyz + r.d0, l0.w);
+                state[o + p.y] = vec4<f32>(l1.xyz + r.d1, l1.w);
+                state[o + p.z] = vec4<f32>(l2.xyz + r.d2, l2.w);
+                state[o + p.w] = vec4<f32>(l3.xyz + r.d3, l3.w);
+                lambdas[li] = lambda.x;
+                lambdas[li + 1u] = lambda.y;
+            }
+        }
+    }
+}
+
+// Volume constraint c (particles p, lo parts at state[o + p]).
+fn project_volume(c: u32, p: vec4<u32>, o: u32, e1: vec3<f32>, e2: vec3<f32>, e3: vec3<f32>, c31: vec3<f32>,
+                  c12: vec3<f32>) {
+    let h0 = state[p.x].xyz;
+    let l0 = state[o + p.x];
+    let l1 = state[o + p.y];
+    let l2 = state[o + p.z];
+    let l3 = state[o + p.w];
+    let wa = two_float_difference(h0, l0.xyz, state[p.y].xyz, l1.xyz);
+    let wb = two_float_difference(h0, l0.xyz, state[p.z].xyz, l2.xyz);
+    let wc = two_float_difference(h0, l0.xyz, state[p.w].xyz, l3.xyz);
+    let li = mesh.distance_count + c;
+    var lambda = lambdas[li];
+    let r = volume_delta(e1, e2, e3, c31, c12, wa, wb, wc, vec4<f32>(l0.w, l1.w, l2.w, l3.w),
+                         Rule(sim.xpbd, sim.volume_k), sim.gradient_scale, &lambda);
+    if r.ok {
+        state[o + p.x] = vec4<f32>(l0.xyz + r.d0, l0.w);
+        state[o + p.y] = vec4<f32>(l1.xyz + r.d1, l1.w);
+        state[o + p.z] = vec4<f32>(l2.xyz + r.d2, l2.w);
+        state[o + p.w] = vec4<f32>(l3.xyz + r.d3, l3.w);
+        lambdas[li] = lambda;
     }
 }
 

@@ -14,6 +14,7 @@ mod pbd_textbook_volume;
 mod xpbd;
 mod xpbd_hookean;
 mod xpbd_morse;
+mod xpbd_strain;
 mod xpbd_stvk;
 
 use crate::ModelDef;
@@ -27,6 +28,7 @@ pub(crate) static MODELS: &[&ModelDef] = &[
     &xpbd_hookean::XPBD_HOOKEAN,
     &xpbd_stvk::XPBD_STVK,
     &xpbd_morse::XPBD_MORSE,
+    &xpbd_strain::XPBD_STRAIN,
     &mass_spring::MASS_SPRING,
     &mass_spring_volume::MASS_SPRING_VOLUME,
 ];

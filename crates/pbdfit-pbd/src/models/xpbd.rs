@@ -30,6 +30,9 @@ pub(crate) fn xpbd_rule(p: &[f64], settings: RuleSettings, potential: SpringPote
         distance_alpha_tilde: p[0] / dt2,
         volume_alpha_tilde: p[1] / dt2,
         volume_gradient_scale: 1.0 / 6.0,
+        distances: true,
+        volumes: true,
+        tetrahedra: [None; 2],
     })
 }
 
