@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import os
 import random
 import sys
@@ -58,6 +59,58 @@ def summary(name: str, ratios, extra: str = "") -> str:
             f"lower / within {TIE:.0%} / higher: {lo}/{tie}/{hi}{extra}")
 
 
+def parse(parameters: str) -> dict:
+    return {k: float(v) for k, v in (kv.split("=") for kv in parameters.split(";"))}
+
+
+def deviation(name: str, mapped: float, fitted: float) -> float:
+    """Mapped minus fitted: in decades for a compliance (``alpha_*``), in value for a stiffness."""
+    if name.startswith("alpha_"):
+        return math.log10(mapped / fitted) if mapped > 0 and fitted > 0 else float("nan")
+    return mapped - fitted
+
+
+def details(name: str, evaluated) -> list:
+    """The lines behind the README's reading of one mapping: where the fit lies inside the box, the tail
+    above the 90th percentile, the worst point, and the ties where the mapping gives the fit's parameters.
+    ``evaluated``: (accuracy row, mapping row, ratio) for every evaluated point."""
+    out = []
+    fmt = lambda v: f"{v:.3g}"
+    names = list(parse(evaluated[0][1]["parameters"]))
+    inside = [e for e in evaluated if not e[0]["fit_at_bound"]]
+    if inside:
+        devs = []
+        for p in names:
+            d = sorted(deviation(p, parse(m["parameters"])[p], parse(a["fit_parameters"])[p]) for a, m, _ in inside)
+            devs.append(f"{p} median {fmt(percentile(d, 0.5))} [{fmt(d[0])}, {fmt(d[-1])}]")
+        ratios = [r for _, _, r in inside]
+        out.append(f"    fit inside the box at {len(inside)} points: ratio median {fmt(percentile(ratios, 0.5))}, 90th "
+                   f"percentile {fmt(percentile(ratios, 0.9))}; mapped - fitted (decades for compliances): "
+                   + "; ".join(devs))
+    devs = []
+    for p in names:
+        d = sorted(deviation(p, parse(m["parameters"])[p], parse(a["fit_parameters"])[p]) for a, m, _ in evaluated)
+        devs.append(f"{p} median {fmt(percentile(d, 0.5))}")
+    out.append("    all points, mapped - fitted: " + "; ".join(devs))
+    p90 = percentile([r for _, _, r in evaluated], 0.9)
+    tail = [e for e in evaluated if e[2] > p90]
+    if tail:
+        ranges = []
+        for p in names:
+            mv = [parse(m["parameters"])[p] for _, m, _ in tail]
+            fv = [parse(a["fit_parameters"])[p] for a, _, _ in tail]
+            ranges.append(f"{p} mapped [{fmt(min(mv))}, {fmt(max(mv))}], fitted [{fmt(min(fv))}, {fmt(max(fv))}]")
+        out.append(f"    above the 90th percentile ({len(tail)} points): E >= {fmt(min(float(a['young']) for a, _, _ in tail))} "
+                   f"Pa, nit >= {min(int(a['nit']) for a, _, _ in tail)}; " + "; ".join(ranges))
+    a, m, r = max(evaluated, key=lambda e: e[2])
+    out.append(f"    worst: ratio {fmt(r)} at E = {fmt(float(a['young']))} Pa, nu = {fmt(float(a['poisson']))}, dt = "
+               f"{fmt(float(a['dt']))} s, nit = {a['nit']}, N = {a['n']}: mapped {m['parameters']}, fitted "
+               f"{a['fit_parameters']}")
+    same = sum(1 for a, m, r in evaluated if abs(r - 1) <= TIE and parse(m["parameters"]) == parse(a["fit_parameters"]))
+    out.append(f"    ties at points where the mapping gives exactly the fitted parameters: {same}")
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--table", default="pbd")
@@ -69,6 +122,7 @@ def main() -> int:
     model = "pbd" if args.table == "pbd" else "xpbd"
     mappings = [m["name"] for m in pbdfit.mapping("list") if m["model"] == model]
     out_rows, ratios, not_evaluated = [], {m: [] for m in mappings}, {m: {} for m in mappings}
+    evaluated = {m: [] for m in mappings}
     start = time.time()
     for i, row in enumerate(rows):
         q = dict(young=float(row["young"]), poisson=float(row["poisson"]), dt=float(row["dt"]), nit=int(row["nit"]),
@@ -89,6 +143,7 @@ def main() -> int:
                 fit_error = float(row["fit_error"])
                 out.update(error=repr(e), fit_error=row["fit_error"], ratio=repr(e / fit_error), status="ok")
                 ratios[name].append(e / fit_error)
+                evaluated[name].append((row, out, e / fit_error))
             except (ValueError, OverflowError, LookupError) as e:
                 status = {ValueError: "failed", OverflowError: "outside-range", LookupError: "no-fit"}[type(e)]
                 out.update(status=status, message=str(e))
@@ -111,6 +166,8 @@ def main() -> int:
     for name in mappings:
         missing = "".join(f"; {k}: {v}" for k, v in sorted(not_evaluated[name].items()))
         print(summary(name, ratios[name], missing))
+        if evaluated[name]:
+            print("\n".join(details(name, evaluated[name])))
     return 0
 
 
