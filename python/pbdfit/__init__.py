@@ -29,6 +29,7 @@ __all__ = [
     "evaluate",
     "fit",
     "lookup",
+    "mapping",
     "read_results",
     "scenes",
     "simulate",
@@ -280,6 +281,29 @@ def lookup(
 
     source = None if scene is None else _source(scene)
     return json.loads(_native.lookup(os.fspath(table), young, poisson, dt, nit, n, extrapolate, refine, source))
+
+
+def mapping(
+    name: str,
+    young: Optional[float] = None,
+    poisson: Optional[float] = None,
+    dt: Optional[float] = None,
+    nit: Optional[int] = None,
+    n: Optional[int] = None,
+    scene: Optional[Union[str, Scene, "os.PathLike[str]"]] = None,
+) -> Any:
+    """A closed-form mapping's parameters for (E, nu), as ``pbdfit baseline --mapping NAME --json`` gives
+    them (the same numbers): ``model``, ``parameters`` (name, unit, value, in_range), ``outside_range``,
+    ``moduli``, the body's ``geometry`` and the mapping's ``description`` and ``source``. The mappings are
+    the formulas engines and papers use (Van Gelder springs, bulk-modulus and Macklin-Mueller volume
+    compliances, Godot-Jolt's constant, their PBD equivalents); ``mapping("list")`` lists them. ``scene``
+    (default ``"gravity"``, the tables' unit cube) gives the mesh at resolution ``n``. Every setting is
+    required for a mapping (the XPBD ones ignore dt and nit, but take them as the PBD ones do). An unknown
+    name, a missing setting or a bad material raises ``ValueError`` with the CLI's message."""
+    import json
+
+    source = None if scene is None else _source(scene)
+    return json.loads(_native.mapping(name, young, poisson, dt, nit, n, source))
 
 
 def read_results(path: PathLike) -> Any:

@@ -211,6 +211,34 @@ def test_lookup_gives_the_command_lines_numbers():
         assert out.returncode == 2 and str(info.value) in out.stderr, (str(info.value), out.stderr)
 
 
+def test_mapping_gives_the_command_lines_numbers():
+    # Every mapping, on the tables' cube and on another scene: the same JSON as `pbdfit baseline --json`.
+    listed = pbdfit.mapping("list")
+    assert listed == cli_json("baseline", "--mapping", "list")
+    assert {m["model"] for m in listed} == {"pbd", "xpbd"}
+    queries = [(1e4, 0.25, 0.01, 4, 1, None), (2.5e5, 0.49, 1 / 300, 8, 2, None), (3e3, 0.3, 0.002, 1, 1, "cantilever")]
+    for m in listed:
+        for young, poisson, dt, nit, n, scene in queries:
+            got = pbdfit.mapping(m["name"], young=young, poisson=poisson, dt=dt, nit=nit, n=n, scene=scene)
+            args = ["baseline", "--mapping", m["name"], "--young", repr(young), "--poisson", repr(poisson), "--dt",
+                    repr(dt), "--nit", str(nit), "--n", str(n)] + ([] if scene is None else ["--scene", scene])
+            assert got == cli_json(*args)
+            assert got["model"] == m["model"] and got["scene"] == (scene or "gravity")
+    # The unit cube at N = 1: alpha_v = mean tetrahedron volume (1/5 m^3) / K, K = E / (3 (1 - 2 nu)).
+    got = pbdfit.mapping("xpbd-van-gelder-bulk", young=1e4, poisson=0.25, dt=0.01, nit=1, n=1)
+    alpha_v = next(p["value"] for p in got["parameters"] if p["name"] == "alpha_v")
+    assert abs(alpha_v - 0.2 / (1e4 / 1.5)) <= 1e-15 * alpha_v
+    # An unknown name, a missing setting, an undefined formula: ValueError with the CLI's message.
+    base = ["--young", "1e4", "--poisson", "0", "--dt", "0.01", "--nit", "1", "--n", "1"]
+    for name in ["lame", "xpbd-macklin-lame"]:
+        with pytest.raises(ValueError) as info:
+            pbdfit.mapping(name, young=1e4, poisson=0.0, dt=0.01, nit=1, n=1)
+        out = subprocess.run([cli_path(), "baseline", "--mapping", name, *base], capture_output=True, text=True)
+        assert out.returncode == 2 and str(info.value) in out.stderr, (str(info.value), out.stderr)
+    with pytest.raises(ValueError, match="poisson is required"):
+        pbdfit.mapping("pbd-fixed", young=1e4)
+
+
 def test_evaluate_gives_the_fits_own_error_at_its_optimum():
     # At the fitted parameters, evaluate() gives the fit's error, on a basic and a compound scene, to the
     # rest state's tolerance (the fit's rest state was warm-started, this one starts from rest); missing or

@@ -573,6 +573,48 @@ fn lookup(
     serde_json::to_string(&value).map_err(json)
 }
 
+/// A closed-form mapping's parameters, as `pbdfit baseline --mapping NAME --json` prints them (the same
+/// serialisation: the same numbers). `scene` (default `gravity`, the tables' unit cube) gives the body's
+/// geometry at `n`; `name = "list"` returns the registry as `baseline --mapping list --json` does.
+#[pyfunction]
+#[pyo3(signature = (name, young=None, poisson=None, dt=None, nit=None, n=None, scene=None))]
+fn mapping(
+    name: &str,
+    young: Option<f64>,
+    poisson: Option<f64>,
+    dt: Option<f64>,
+    nit: Option<usize>,
+    n: Option<usize>,
+    scene: Option<String>,
+) -> PyResult<String> {
+    use pbdfit_table::mapping::{MAPPINGS, MappingQuery, map};
+    let json = |e: serde_json::Error| PyRuntimeError::new_err(format!("mapping as JSON: {e}"));
+    if name == "list" {
+        let list: Vec<serde_json::Value> = MAPPINGS
+            .iter()
+            .map(|m| {
+                serde_json::json!({"name": m.name, "model": m.model.name(), "description": m.description,
+                    "source": m.source, "uses_young": m.uses_young})
+            })
+            .collect();
+        return serde_json::to_string(&list).map_err(json);
+    }
+    // As the command line: the name first, then the missing settings, then their values.
+    pbdfit_table::mapping::mapping(name).map_err(value_error)?;
+    let need = |key: &str| value_error(format!("{key} is required with mapping {name}"));
+    let query = MappingQuery {
+        young: young.ok_or_else(|| need("young"))?,
+        poisson: poisson.ok_or_else(|| need("poisson"))?,
+        dt: dt.ok_or_else(|| need("dt"))?,
+        nit: nit.ok_or_else(|| need("nit"))?,
+        n: n.ok_or_else(|| need("n"))?,
+    };
+    query.check().map_err(value_error)?;
+    let set = load(scene.as_deref().unwrap_or("gravity"))?;
+    let mapped = map(name, &query, &set).map_err(value_error)?;
+    serde_json::to_string(&mapped).map_err(json)
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenes, m)?)?;
@@ -584,6 +626,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_results, m)?)?;
     m.add_function(wrap_pyfunction!(lookup, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(mapping, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -20,7 +20,10 @@
 //!   cell with a zero corner is interpolated linearly, and the interpolant can jump at its face with an
 //!   all-positive neighbour (see [`interp`]);
 //! - [`loo`]: leave-one-out predictions of interior nodes from their neighbours (the same rule);
-//! - [`lookup()`]: a query's parameters, its cell's nodes, the leave-one-out error estimate, range checks.
+//! - [`lookup()`]: a query's parameters, its cell's nodes, the leave-one-out error estimate, range checks;
+//! - [`mapping`]: the closed-form (E, nu) -> parameter mappings engines and papers use (baselines for
+//!   the lookup: Van Gelder springs, bulk-modulus and Macklin-Mueller volume compliances, Godot-Jolt's
+//!   constant, their PBD equivalents), one registry [`mapping::MAPPINGS`].
 //!
 //! Dependencies: `pbdfit-fit` (the study runner, `Study::problem` to simulate leave-one-out
 //! predictions, the `[fit]` and `[box]` tables), `pbdfit-results` (the fits' rows, the parameter layout
@@ -36,6 +39,7 @@ mod format;
 pub mod interp;
 pub mod loo;
 mod lookup;
+pub mod mapping;
 mod refine;
 
 pub use axes::{Axes, DIMS, Dim};

@@ -22,6 +22,7 @@ macro_rules! eprintln {
 
 mod output;
 
+mod baseline;
 mod bench;
 mod cli;
 mod compare;
@@ -64,6 +65,10 @@ enum Command {
     Table(table::TableArgs),
     /// Look a model's parameters up in a stiffness table (interpolated), with an error estimate.
     Lookup(lookup::LookupArgs),
+    /// A closed-form mapping's parameters for (E, nu) (Van Gelder springs, bulk-modulus and Macklin-Mueller
+    /// volume compliances, Godot-Jolt's constant, their PBD equivalents): the baselines the lookup is
+    /// measured against. `--mapping list` lists them.
+    Baseline(baseline::BaselineArgs),
     /// Run a study under named variants of the setup (reference material, solve, mesh split, mass, load,
     /// arithmetic) and score each against the thesis's claims.
     Compare(compare::CompareArgs),
@@ -84,6 +89,7 @@ fn main() -> ExitCode {
         Command::Study(args) => study::run(args),
         Command::Table(args) => table::run(args),
         Command::Lookup(args) => lookup::run(args),
+        Command::Baseline(args) => baseline::run(args),
         Command::Reproduce(args) => reproduce::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Bench(args) => bench::run(args),

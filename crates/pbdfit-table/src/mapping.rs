@@ -1,0 +1,497 @@
+//! Closed-form mappings from (E, nu) to PBD / XPBD parameters: the formulas engines and papers apply
+//! today, with no error given (issue 27, item 5). They are baselines: `pbdfit baseline --mapping NAME`
+//! prints their parameters, and `fits/tables/mappings.py` simulates them beside the table lookup and a
+//! direct fit.
+//!
+//! Every mapping is one entry of [`MAPPINGS`]: a name, the model it gives parameters for, a description,
+//! its source, and a function of the material (E, nu), the setting (dt, nit) and the body's
+//! [`Geometry`] (rest volumes, edge lengths, masses of the scene's mesh at N). pbdfit's models have **one**
+//! `alpha_d` (or `kd`) for all edges and one `alpha_v` (or `kv`) for all tetrahedra, so a per-edge or
+//! per-tetrahedron formula is reduced to one value by a mean over the body, stated per mapping.
+//!
+//! Units and conventions of the constraints these mappings feed (crate `pbdfit-pbd`, `models/xpbd.rs`):
+//! the distance constraint is `C = l - l0` (m) and the volume constraint `C = V - V0` (m^3); the XPBD
+//! energy of a constraint is `C^2 / (2 alpha)`, so `alpha_d` is in m/N and `alpha_v` in m^6/J.
+//!
+//! **Energy matching of the volume term.** A uniform volume change `dV` of a tetrahedron of rest volume
+//! `V0` in a linear material of bulk modulus `K` stores `(K / 2) (dV / V0)^2 V0 = K (V - V0)^2 / (2 V0)`.
+//! The constraint stores `(V - V0)^2 / (2 alpha_v)`; equal for every `V` when `alpha_v = V0 / K`. The same
+//! matching of an energy `(lambda / 2) (J - 1)^2 V0` with `J = det F = V / V0` (Macklin and Mueller's
+//! hydrostatic term) gives `alpha_v = V0 / lambda`: with `J - 1 = (V - V0) / V0` their per-tetrahedron
+//! compliance `1 / (lambda V0)` of `C_H = J - 1` becomes `V0^2 / (lambda V0) = V0 / lambda` for
+//! `C = V - V0`.
+//!
+//! **PBD from XPBD.** For one constraint alone, with summed inverse mass `s = sum_i w_i |grad_i C|^2`,
+//! XPBD's first iteration in a step moves the constraint by the fraction `F = s / (s + alpha / dt^2)` of
+//! its violation (`d_lambda = -C / (s + alpha~)`, `dC = s d_lambda`), and later iterations of the step
+//! leave it there (the multiplier already satisfies `C + alpha~ lambda = 0`). PBD with stiffness `k`
+//! removes `k` of the violation per iteration, `1 - (1 - k)^nit` after `nit` iterations. Equal when
+//! `k = 1 - (1 - F)^(1 / nit)`: the iteration-count correction of Mueller et al. 2007 ("Position based
+//! dynamics", J. Vis. Commun. Image R. 18, section 3.3: `k' = 1 - (1 - k)^(1 / n_s)`) applied to XPBD's
+//! per-step fraction. This ignores the coupling between constraints (each is treated alone), which is
+//! exactly the approximation a user makes. `s` is the body's mean over its constraints with the free
+//! body's inverse masses (held vertices not zeroed: a user computes it from the mesh's masses, and the
+//! parts of a compound scene, which hold different faces, then get the same values).
+//!
+//! One caveat of the `pbd` model (the reference library's, `models/pbd.rs`): its volume projection uses
+//! the gradient `6 dV/dp`, so one projection with stiffness `kv` removes `kv / 6` of a tetrahedron's volume
+//! error, not `kv`. The PBD mappings below set `kv = k` anyway, as a user of that library does (its
+//! stiffness is documented as the fraction removed); they are therefore six times softer in volume than
+//! the XPBD mapping they come from. This is a property of the baseline, measured as such.
+
+use std::collections::BTreeMap;
+
+use pbdfit_mesh::{Body, SceneError, SceneSet, Vec3};
+use pbdfit_pbd::ModelKind;
+use serde::Serialize;
+
+/// Why a mapping could not be evaluated. Every case is the user's input (exit code 2 on the command
+/// line).
+#[derive(Debug, thiserror::Error)]
+pub enum MappingError {
+    /// No mapping has this name.
+    #[error("unknown mapping `{name}`; the mappings are: {known}")]
+    Unknown {
+        /// The name given.
+        name: String,
+        /// The registered names, comma-separated.
+        known: String,
+    },
+    /// A material or setting is outside what the mappings accept.
+    #[error("--{parameter} {value}: {message}")]
+    Query {
+        /// The parameter (`young`, `poisson`, `dt`, `nit`, `n`).
+        parameter: &'static str,
+        /// Its value as given.
+        value: String,
+        /// What is allowed.
+        message: String,
+    },
+    /// The mapping's formula has no finite, non-negative value for this material.
+    #[error("mapping {mapping}: {message}")]
+    Undefined {
+        /// The mapping.
+        mapping: &'static str,
+        /// Why, and what would be defined.
+        message: String,
+    },
+    /// The scene could not be built at this N.
+    #[error(transparent)]
+    Scene(#[from] SceneError),
+}
+
+/// The material and setting a mapping is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MappingQuery {
+    /// Young's modulus in Pa (finite, > 0).
+    pub young: f64,
+    /// Poisson ratio, -1 < nu <= 0.5 (0.5 is allowed here: the bulk modulus is infinite and the volume
+    /// compliance 0).
+    pub poisson: f64,
+    /// Time step in s (finite, > 0); only the PBD mappings use it.
+    pub dt: f64,
+    /// Solver iterations per step (>= 1); only the PBD mappings use it.
+    pub nit: usize,
+    /// Mesh resolution N (>= 1).
+    pub n: usize,
+}
+
+impl MappingQuery {
+    /// Checks the material and setting; `Err` names the parameter and what is allowed.
+    pub fn check(&self) -> Result<(), MappingError> {
+        let bad = |parameter, value: String, message: &str| {
+            Err(MappingError::Query { parameter, value, message: message.to_string() })
+        };
+        if !(self.young.is_finite() && self.young > 0.0) {
+            return bad("young", self.young.to_string(), "Young's modulus must be a finite number > 0 (Pa)");
+        }
+        if !(self.poisson > -1.0 && self.poisson <= 0.5) {
+            return bad("poisson", self.poisson.to_string(), "the Poisson ratio must lie in (-1, 0.5]");
+        }
+        if !(self.dt.is_finite() && self.dt > 0.0) {
+            return bad("dt", self.dt.to_string(), "the time step must be a finite number > 0 (s)");
+        }
+        if self.nit == 0 {
+            return bad("nit", "0".into(), "at least one solver iteration per step");
+        }
+        if self.n == 0 {
+            return bad("n", "0".into(), "the mesh resolution must be >= 1");
+        }
+        Ok(())
+    }
+
+    /// Bulk modulus `K = E / (3 (1 - 2 nu))` in Pa; infinite at nu = 0.5.
+    pub fn bulk_modulus(&self) -> f64 {
+        let d = 3.0 * (1.0 - 2.0 * self.poisson);
+        if d == 0.0 { f64::INFINITY } else { self.young / d }
+    }
+
+    /// First Lame parameter `lambda = E nu / ((1 + nu) (1 - 2 nu))` in Pa; infinite at nu = 0.5, zero at
+    /// nu = 0, negative below.
+    pub fn lame_lambda(&self) -> f64 {
+        let d = (1.0 + self.poisson) * (1.0 - 2.0 * self.poisson);
+        if d == 0.0 { f64::INFINITY } else { self.young * self.poisson / d }
+    }
+
+    /// Shear modulus `mu = E / (2 (1 + nu))` in Pa.
+    pub fn shear_modulus(&self) -> f64 {
+        self.young / (2.0 * (1.0 + self.poisson))
+    }
+}
+
+/// What the mappings read from the body: its mesh and masses (not the held set, not the load).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Geometry {
+    /// Number of tetrahedra.
+    pub tets: usize,
+    /// Number of unique edges (the distance constraints).
+    pub edges: usize,
+    /// Mean rest tetrahedron volume in m^3.
+    pub mean_tet_volume: f64,
+    /// Mean rest edge length in m.
+    pub mean_edge_length: f64,
+    /// Van Gelder's per-edge compliance times E, `|e|^2 / sum_{t ∋ e} V_t` in 1/m, averaged over the
+    /// edges: `alpha_d = van_gelder_compliance_times_young / E`.
+    pub van_gelder_compliance_times_young: f64,
+    /// Mean over the edges of `w1 + w2` (the distance constraint's `sum w |grad C|^2`, |grad C| = 1), in
+    /// 1/kg, with the free body's inverse masses.
+    pub mean_distance_inverse_mass: f64,
+    /// Mean over the tetrahedra of `sum_i w_i |grad_i V|^2` in m^4/kg (the volume constraint `C = V - V0`),
+    /// with the free body's inverse masses.
+    pub mean_volume_inverse_mass: f64,
+}
+
+impl Geometry {
+    /// Reads a body's mesh and masses.
+    pub fn of(body: &Body) -> Self {
+        let mesh = &body.mesh;
+        let x = mesh.vertices();
+        let w: Vec<f64> = body.masses.iter().map(|m| 1.0 / m).collect();
+        let volumes: Vec<f64> = (0..mesh.tets().len()).map(|t| mesh.tet_volume(t)).collect();
+        // Sum of the volumes of the tetrahedra sharing each edge (sorted vertex pair), for Van Gelder.
+        let mut around: BTreeMap<[usize; 2], f64> = BTreeMap::new();
+        let mut volume_inverse_mass = 0.0;
+        for (t, tet) in mesh.tets().iter().enumerate() {
+            for (i, j) in [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)] {
+                let key = [tet[i].min(tet[j]), tet[i].max(tet[j])];
+                *around.entry(key).or_insert(0.0) += volumes[t];
+            }
+            let [p0, p1, p2, p3] = mesh.tet_points(t);
+            // dV/dp for V = (1/6) ((p1 - p0) x (p2 - p0)) . (p3 - p0); the p0 gradient closes the sum.
+            let g1: Vec3 = (p2 - p0).cross(&(p3 - p0)) / 6.0;
+            let g2: Vec3 = (p3 - p0).cross(&(p1 - p0)) / 6.0;
+            let g3: Vec3 = (p1 - p0).cross(&(p2 - p0)) / 6.0;
+            let g0 = -(g1 + g2 + g3);
+            volume_inverse_mass += [g0, g1, g2, g3].iter().zip(tet).map(|(g, &v)| w[v] * g.norm_squared()).sum::<f64>();
+        }
+        let edges = mesh.edges();
+        let (mut length, mut vg, mut distance_inverse_mass) = (0.0, 0.0, 0.0);
+        for &[a, b] in &edges {
+            let l2 = (x[b] - x[a]).norm_squared();
+            length += l2.sqrt();
+            vg += l2 / around[&[a.min(b), a.max(b)]];
+            distance_inverse_mass += w[a] + w[b];
+        }
+        let (ne, nt) = (edges.len() as f64, volumes.len() as f64);
+        Geometry {
+            tets: volumes.len(),
+            edges: edges.len(),
+            mean_tet_volume: volumes.iter().sum::<f64>() / nt,
+            mean_edge_length: length / ne,
+            van_gelder_compliance_times_young: vg / ne,
+            mean_distance_inverse_mass: distance_inverse_mass / ne,
+            mean_volume_inverse_mass: volume_inverse_mass / nt,
+        }
+    }
+}
+
+/// A mapping's function: the model's parameter values (in the model's order) for a query and geometry,
+/// or why the formula is undefined there.
+pub type MapFn = fn(&MappingQuery, &Geometry) -> Result<Vec<f64>, String>;
+
+/// One closed-form mapping (a registry entry).
+pub struct Mapping {
+    /// Name on the command line (`--mapping`) and in the results.
+    pub name: &'static str,
+    /// The model whose parameters it gives.
+    pub model: ModelKind,
+    /// One line: what it computes.
+    pub description: &'static str,
+    /// Where the formula comes from (short citation; the doc comment of its function has the detail).
+    pub source: &'static str,
+    /// Whether the result depends on Young's modulus at all (the fixed-constant baselines do not).
+    pub uses_young: bool,
+    /// The formula.
+    pub map: MapFn,
+}
+
+impl std::fmt::Debug for Mapping {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mapping").field("name", &self.name).field("model", &self.model.name()).finish()
+    }
+}
+
+/// Godot's `SoftBody3D.linear_stiffness` default (0 to 1), the value a user who does not touch it passes.
+pub const GODOT_DEFAULT_STIFFNESS: f64 = 0.5;
+
+/// Godot-Jolt's factor from Godot's 0-1 stiffness to Jolt's edge stiffness (N/m), and its floor.
+pub const GODOT_JOLT_FACTOR: f64 = 1e5;
+
+/// The volume compliance standing for "no volume constraint" (m^6/J): the upper edge of the xpbd model's
+/// default search box. At the unit cube's mean `sum w |grad V|^2` (2.24 m^4/kg at N = 1, smaller at larger
+/// N) and dt >= 1e-3 s, `alpha_v / dt^2 >= 1e8` leaves a volume projection a fraction below 3e-8 of the
+/// violation per step.
+pub const NO_VOLUME_COMPLIANCE: f64 = 1e2;
+
+/// Van Gelder's edge compliance made uniform: the mean over the body's edges of `1 / k_e` with
+/// `k_e = E sum_{t ∋ e} V_t / |e|^2` (N/m).
+///
+/// Source: A. Van Gelder, "Approximate simulation of elastic membranes by triangulated spring meshes",
+/// Journal of Graphics Tools 3(2), 1998: the spring of edge `e` gets the stiffness `E` times the summed
+/// area (2D) or volume (3D) of the elements around `e` over `|e|^2`; the 3D form is as the issue and
+/// later papers (Baudet et al. 2007, LIRIS research report "Integrating tensile parameters in 3D
+/// mass-spring system") state it. It has no Poisson ratio. Not checked against the paper's text here.
+/// The mean is taken of the compliance (not of `k_e`) because the parameter the model takes is a
+/// compliance and every edge then gets the mean of what the formula would give it; on a uniform mesh the
+/// two differ by how unequal the edges are (the unit cube's axis edges and face diagonals).
+pub fn van_gelder_alpha_d(q: &MappingQuery, g: &Geometry) -> f64 {
+    g.van_gelder_compliance_times_young / q.young
+}
+
+/// `xpbd-van-gelder-bulk`: `alpha_d` from Van Gelder ([`van_gelder_alpha_d`]), `alpha_v = V0 / K` with
+/// `K = E / (3 (1 - 2 nu))` and `V0` the body's mean rest tetrahedron volume (the energy matching in the
+/// module docs). The issue's "volume compliance from the bulk modulus `1 / (K V0)`" is the compliance of
+/// the volume *strain* `(V - V0) / V0`; for pbdfit's `C = V - V0` it is `V0^2 / (K V0) = V0 / K`. At
+/// nu = 0.5 `K` is infinite and `alpha_v = 0` (a hard volume constraint).
+fn xpbd_van_gelder_bulk(q: &MappingQuery, g: &Geometry) -> Result<Vec<f64>, String> {
+    Ok(vec![van_gelder_alpha_d(q, g), g.mean_tet_volume / q.bulk_modulus()])
+}
+
+/// `xpbd-macklin-lame`: the hydrostatic constraint of M. Macklin and M. Mueller, "A Constraint-based
+/// Formulation of Stable Neo-Hookean Materials" (MIG 2021): `C_H = det F - gamma` with per-tetrahedron
+/// compliance `1 / (lambda V0)`, mapped onto `C = V - V0` by the energy matching of the module docs:
+/// `alpha_v = V0^2 / (lambda V0) = V0 / lambda` (V0 the mean rest tetrahedron volume; `gamma = 1 + mu /
+/// lambda` is a rest-state shift pbdfit's `V - V0` cannot carry and is dropped). Their deviatoric
+/// constraint `C_D = sqrt(tr(F^T F))` with compliance `1 / (mu V0)` acts on the whole deformation
+/// gradient and has no edge-constraint counterpart; pbdfit's distance constraints take Van Gelder's
+/// `alpha_d` ([`van_gelder_alpha_d`]) instead, so this mapping differs from `xpbd-van-gelder-bulk` only by
+/// `lambda` in place of `K = lambda + 2 mu / 3` (softer in volume, much softer at small nu). Lame's
+/// `lambda` is used as given (Smith et al. 2018's small-strain match would use `lambda + mu`). Undefined
+/// for nu <= 0 (`lambda <= 0`: no finite positive compliance).
+fn xpbd_macklin_lame(q: &MappingQuery, g: &Geometry) -> Result<Vec<f64>, String> {
+    let lambda = q.lame_lambda();
+    if lambda <= 0.0 {
+        return Err(format!(
+            "the Lame parameter lambda = {lambda:e} Pa is <= 0 at nu = {} (nu <= 0): the compliance V0 / lambda \
+             is not finite and positive; this mapping needs 0 < nu <= 0.5",
+            q.poisson
+        ));
+    }
+    Ok(vec![van_gelder_alpha_d(q, g), g.mean_tet_volume / lambda])
+}
+
+/// `xpbd-godot-jolt`: the fixed constant of Godot-Jolt (PR godot-jolt/godot-jolt#765, "Added support for
+/// SoftBody3D", `jolt_soft_body_impl_3d.cpp`): Godot's 0-1 `linear_stiffness` times 1e5 is Jolt's edge
+/// stiffness, `stiffness = max(s * 1e5, 1e-5)` N/m, and the edge compliance is its inverse. With Godot's
+/// default `s = 0.5` ([`GODOT_DEFAULT_STIFFNESS`]) `alpha_d = 2e-5` m/N **whatever E, nu, dt, nit or the
+/// mesh**: it ignores the material (the author calls it a crude mapping by an arbitrary constant). Jolt's
+/// soft bodies there have edge constraints and a pressure, no tetrahedron volume constraint, so `alpha_v`
+/// is [`NO_VOLUME_COMPLIANCE`] (the search box's upper edge: practically no volume stiffness).
+fn xpbd_godot_jolt(_: &MappingQuery, _: &Geometry) -> Result<Vec<f64>, String> {
+    Ok(vec![1.0 / (GODOT_DEFAULT_STIFFNESS * GODOT_JOLT_FACTOR).max(1e-5), NO_VOLUME_COMPLIANCE])
+}
+
+/// The PBD stiffness equivalent to an XPBD compliance `alpha` on a constraint with `s = sum w |grad
+/// C|^2`: `1 - (alpha~ / (s + alpha~))^(1 / nit)` with `alpha~ = alpha / dt^2` (module docs, "PBD from
+/// XPBD"); 1 for `alpha = 0`.
+pub fn pbd_stiffness(alpha: f64, s: f64, dt: f64, nit: usize) -> f64 {
+    let alpha_tilde = alpha / (dt * dt);
+    1.0 - (alpha_tilde / (s + alpha_tilde)).powf(1.0 / nit as f64)
+}
+
+/// `(kd, kv)` from an XPBD mapping's `(alpha_d, alpha_v)` through [`pbd_stiffness`] with the body's mean
+/// `sum w |grad C|^2` of each constraint type.
+fn pbd_from(xpbd: MapFn, q: &MappingQuery, g: &Geometry) -> Result<Vec<f64>, String> {
+    let a = xpbd(q, g)?;
+    Ok(vec![
+        pbd_stiffness(a[0], g.mean_distance_inverse_mass, q.dt, q.nit),
+        pbd_stiffness(a[1], g.mean_volume_inverse_mass, q.dt, q.nit),
+    ])
+}
+
+/// `pbd-van-gelder-bulk`: `xpbd-van-gelder-bulk`'s compliances turned into PBD stiffness by the
+/// XPBD-equivalent per-step fraction and Mueller et al. 2007's iteration-count correction (module docs).
+fn pbd_van_gelder_bulk(q: &MappingQuery, g: &Geometry) -> Result<Vec<f64>, String> {
+    pbd_from(xpbd_van_gelder_bulk, q, g)
+}
+
+/// `pbd-macklin-lame`: `xpbd-macklin-lame`'s compliances turned into PBD stiffness as
+/// `pbd-van-gelder-bulk` does.
+fn pbd_macklin_lame(q: &MappingQuery, g: &Geometry) -> Result<Vec<f64>, String> {
+    pbd_from(xpbd_macklin_lame, q, g)
+}
+
+/// `pbd-fixed`: `kd = kv = 1`, the plain projection (Mueller et al. 2007: stiffness 1 removes the whole
+/// violation; the untuned setting). A fixed constant: it ignores E, nu, dt, nit and the mesh.
+fn pbd_fixed(_: &MappingQuery, _: &Geometry) -> Result<Vec<f64>, String> {
+    Ok(vec![1.0, 1.0])
+}
+
+/// Every mapping, XPBD first. A new mapping is one function and one entry here.
+pub static MAPPINGS: &[Mapping] = &[
+    Mapping {
+        name: "xpbd-van-gelder-bulk",
+        model: ModelKind::XPBD,
+        description: "alpha_d: mean over edges of |e|^2 / (E sum of adjacent tet volumes); alpha_v = V0 / K",
+        source: "Van Gelder 1998 (J. Graphics Tools 3(2)); bulk modulus by energy matching",
+        uses_young: true,
+        map: xpbd_van_gelder_bulk,
+    },
+    Mapping {
+        name: "xpbd-macklin-lame",
+        model: ModelKind::XPBD,
+        description: "alpha_v = V0^2 / (lambda V0) = V0 / lambda (hydrostatic term); alpha_d as Van Gelder",
+        source: "Macklin and Mueller 2021 (MIG, stable neo-Hookean constraints)",
+        uses_young: true,
+        map: xpbd_macklin_lame,
+    },
+    Mapping {
+        name: "xpbd-godot-jolt",
+        model: ModelKind::XPBD,
+        description: "alpha_d = 1 / (0.5 * 1e5) m/N (Godot's default stiffness 0.5 times 1e5); no volume constraint",
+        source: "godot-jolt PR #765 (jolt_soft_body_impl_3d.cpp); ignores E and nu",
+        uses_young: false,
+        map: xpbd_godot_jolt,
+    },
+    Mapping {
+        name: "pbd-van-gelder-bulk",
+        model: ModelKind::PBD,
+        description: "k = 1 - (alpha~ / (s + alpha~))^(1/nit) from xpbd-van-gelder-bulk's compliances",
+        source: "XPBD per-step fraction with Mueller et al. 2007's iteration correction",
+        uses_young: true,
+        map: pbd_van_gelder_bulk,
+    },
+    Mapping {
+        name: "pbd-macklin-lame",
+        model: ModelKind::PBD,
+        description: "k = 1 - (alpha~ / (s + alpha~))^(1/nit) from xpbd-macklin-lame's compliances",
+        source: "XPBD per-step fraction with Mueller et al. 2007's iteration correction",
+        uses_young: true,
+        map: pbd_macklin_lame,
+    },
+    Mapping {
+        name: "pbd-fixed",
+        model: ModelKind::PBD,
+        description: "kd = kv = 1 (the plain projection); ignores E, nu, dt, nit",
+        source: "Mueller et al. 2007 (stiffness 1); a fixed constant",
+        uses_young: false,
+        map: pbd_fixed,
+    },
+];
+
+/// The mapping called `name`, or [`MappingError::Unknown`] naming them all.
+pub fn mapping(name: &str) -> Result<&'static Mapping, MappingError> {
+    MAPPINGS.iter().find(|m| m.name == name).ok_or_else(|| MappingError::Unknown {
+        name: name.to_string(),
+        known: MAPPINGS.iter().map(|m| m.name).collect::<Vec<_>>().join(", "),
+    })
+}
+
+/// One mapped parameter.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MappedParameter {
+    /// Name (the model's).
+    pub name: String,
+    /// Unit (`1` for dimensionless).
+    pub unit: String,
+    /// Value.
+    pub value: f64,
+    /// Whether the model accepts the value (its allowed range, without the unbounded flag); a mapping
+    /// that leaves it says so rather than being clipped.
+    pub in_range: bool,
+}
+
+/// Moduli derived from (E, nu), in Pa; `None` where infinite (nu = 0.5).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Moduli {
+    /// Bulk modulus `K`.
+    pub bulk: Option<f64>,
+    /// First Lame parameter `lambda`.
+    pub lambda: Option<f64>,
+    /// Shear modulus `mu`.
+    pub shear: f64,
+}
+
+/// A mapping's answer: what `pbdfit baseline --json` prints and Python's `pbdfit.mapping` returns.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Mapped {
+    /// The mapping's name.
+    pub mapping: String,
+    /// The model the parameters are for.
+    pub model: String,
+    /// The mapping's description.
+    pub description: String,
+    /// Its source.
+    pub source: String,
+    /// Whether the values depend on E.
+    pub uses_young: bool,
+    /// The scene whose body gave the geometry.
+    pub scene: String,
+    /// The query.
+    pub query: MappingQuery,
+    /// The parameters, in the model's order.
+    pub parameters: Vec<MappedParameter>,
+    /// The names of the parameters outside the model's allowed range (empty when all are in it).
+    pub outside_range: Vec<String>,
+    /// The moduli the formulas used.
+    pub moduli: Moduli,
+    /// The body's geometry the formulas used.
+    pub geometry: Geometry,
+}
+
+/// Evaluates mapping `name` for `query` on `scene`'s body at N (the first part of a compound scene:
+/// the mappings read the mesh and masses only, which its parts share).
+///
+/// ```
+/// use pbdfit_table::mapping::{MappingQuery, map};
+/// let scene = pbdfit_mesh::SceneSet::load("gravity").unwrap();
+/// let q = MappingQuery { young: 1e4, poisson: 0.25, dt: 0.01, nit: 4, n: 1 };
+/// let m = map("xpbd-van-gelder-bulk", &q, &scene).unwrap();
+/// // The unit cube at N = 1 is five tetrahedra of mean volume 1/5 m^3; K = E / (3 (1 - 2 nu)) = 2e4 / 3 Pa.
+/// assert!((m.parameters[1].value - 0.2 / (2e4 / 3.0)).abs() < 1e-18);
+/// ```
+pub fn map(name: &str, query: &MappingQuery, scene: &SceneSet) -> Result<Mapped, MappingError> {
+    let m = mapping(name)?;
+    query.check()?;
+    let part = scene.scenes().first().expect("a scene set has at least one scene");
+    let body = part.body(query.n)?;
+    let geometry = Geometry::of(&body);
+    let values = (m.map)(query, &geometry).map_err(|message| MappingError::Undefined { mapping: m.name, message })?;
+    let mut parameters = Vec::with_capacity(values.len());
+    let mut outside_range = Vec::new();
+    for (spec, &value) in m.model.parameters().iter().zip(&values) {
+        let in_range = spec.check(value, false).is_ok();
+        if !in_range {
+            outside_range.push(spec.name.to_string());
+        }
+        parameters.push(MappedParameter { name: spec.name.into(), unit: spec.unit.into(), value, in_range });
+    }
+    let finite = |v: f64| v.is_finite().then_some(v);
+    Ok(Mapped {
+        mapping: m.name.into(),
+        model: m.model.name().into(),
+        description: m.description.into(),
+        source: m.source.into(),
+        uses_young: m.uses_young,
+        scene: scene.name().into(),
+        query: *query,
+        parameters,
+        outside_range,
+        moduli: Moduli {
+            bulk: finite(query.bulk_modulus()),
+            lambda: finite(query.lame_lambda()),
+            shear: query.shear_modulus(),
+        },
+        geometry,
+    })
+}

@@ -1,0 +1,129 @@
+//! `pbdfit baseline`: a closed-form mapping's parameters for (E, nu), the formulas engines and papers
+//! apply without an error estimate (`pbdfit_table::mapping`).
+
+use pbdfit_table::mapping::{MAPPINGS, MappingError, MappingQuery, map};
+
+use crate::cli::{CliError, CliResult, load_scene, to_json};
+
+/// Arguments of `pbdfit baseline`.
+#[derive(Debug, clap::Args)]
+#[command(allow_negative_numbers = true, after_help = mapping_list_help())]
+pub struct BaselineArgs {
+    /// The mapping (see the list below), or `list` to print the mappings.
+    #[arg(long)]
+    mapping: String,
+    /// Young's modulus E in Pa (> 0).
+    #[arg(long)]
+    young: Option<f64>,
+    /// Poisson ratio nu (-1 < nu <= 0.5).
+    #[arg(long)]
+    poisson: Option<f64>,
+    /// Time step in s (a decimal or a fraction such as 1/300); used by the PBD mappings.
+    #[arg(long, value_parser = |s: &str| pbdfit_table::axes::parse_number(s), allow_hyphen_values = true)]
+    dt: Option<f64>,
+    /// Solver iterations per step (>= 1); used by the PBD mappings.
+    #[arg(long)]
+    nit: Option<usize>,
+    /// Mesh resolution N (>= 1) of the scene's body whose geometry the formulas read.
+    #[arg(long)]
+    n: Option<usize>,
+    /// The scene whose body gives the geometry (a built-in name or a scene file); default the tables'
+    /// scene, the unit cube `gravity`.
+    #[arg(long, default_value = "gravity")]
+    scene: String,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+fn mapping_list_help() -> String {
+    let mut s = String::from("Mappings:\n");
+    for m in MAPPINGS {
+        s.push_str(&format!("  {} ({}): {}\n", m.name, m.model.name(), m.description));
+    }
+    s
+}
+
+/// Maps a library error to the command line's (every mapping error is the user's input).
+fn mapping_error(e: MappingError) -> CliError {
+    CliError::Input(e.to_string())
+}
+
+/// Runs `pbdfit baseline`.
+pub fn run(args: BaselineArgs) -> CliResult {
+    if args.mapping == "list" {
+        return list(args.json);
+    }
+    // The name is checked first: an unknown mapping is the mistake to report, whatever else is missing.
+    pbdfit_table::mapping::mapping(&args.mapping).map_err(mapping_error)?;
+    let need = |name: &str| CliError::Input(format!("--{name} is required with --mapping {}", args.mapping));
+    let query = MappingQuery {
+        young: args.young.ok_or_else(|| need("young"))?,
+        poisson: args.poisson.ok_or_else(|| need("poisson"))?,
+        dt: args.dt.ok_or_else(|| need("dt"))?,
+        nit: args.nit.ok_or_else(|| need("nit"))?,
+        n: args.n.ok_or_else(|| need("n"))?,
+    };
+    query.check().map_err(mapping_error)?;
+    let set = load_scene(&args.scene, None, false)?;
+    let m = map(&args.mapping, &query, &set).map_err(mapping_error)?;
+    if args.json {
+        println!("{}", to_json(&m)?);
+        return Ok(());
+    }
+    println!("mapping {} (model {}): {}", m.mapping, m.model, m.description);
+    println!("  source: {}", m.source);
+    let q = &m.query;
+    println!(
+        "E = {:e} Pa, nu = {}, dt = {} s, nit = {}, N = {}, scene {}",
+        q.young, q.poisson, q.dt, q.nit, q.n, m.scene
+    );
+    let values: Vec<String> = m
+        .parameters
+        .iter()
+        .map(|p| {
+            if p.unit == "1" {
+                format!("{} = {:.6}", p.name, p.value)
+            } else {
+                format!("{} = {:.6e} {}", p.name, p.value, p.unit)
+            }
+        })
+        .collect();
+    println!("  {}", values.join("  "));
+    let g = &m.geometry;
+    println!(
+        "  geometry: {} tetrahedra (mean volume {:.6e} m^3), {} edges (mean length {:.6e} m)",
+        g.tets, g.mean_tet_volume, g.edges, g.mean_edge_length
+    );
+    if !m.uses_young {
+        println!("  NOTE: a fixed constant: it does not depend on E (nor nu)");
+    }
+    if !m.outside_range.is_empty() {
+        println!("  WARNING: outside model {}'s allowed range: {}", m.model, m.outside_range.join(", "));
+    }
+    Ok(())
+}
+
+fn list(json: bool) -> CliResult {
+    if json {
+        let list: Vec<serde_json::Value> = MAPPINGS
+            .iter()
+            .map(|m| {
+                serde_json::json!({
+                    "name": m.name,
+                    "model": m.model.name(),
+                    "description": m.description,
+                    "source": m.source,
+                    "uses_young": m.uses_young,
+                })
+            })
+            .collect();
+        println!("{}", to_json(&list)?);
+        return Ok(());
+    }
+    for m in MAPPINGS {
+        println!("{} ({}): {}", m.name, m.model.name(), m.description);
+        println!("    source: {}", m.source);
+    }
+    Ok(())
+}
