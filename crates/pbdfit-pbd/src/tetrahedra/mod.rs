@@ -248,7 +248,7 @@ mod tests {
         let e = (h + h.transpose() + h.transpose() * h) * 0.5;
         let stvk = six_v0 / 6.0 * (lambda / 2.0 * e.trace().powi(2) + mu * e.norm_squared());
         assert!((energy - stvk).abs() <= 1e-12 * stvk, "{energy} vs {stvk}");
-        for c in TetrahedronConstraint::ALL {
+        for c in [TetrahedronConstraint::StrainVolumetric, TetrahedronConstraint::StrainDeviatoric] {
             assert_eq!(c.value(&geometry([Vec3::zeros(); 3]), 0.0).0, 0.0, "{c:?} vanishes at rest");
         }
     }
