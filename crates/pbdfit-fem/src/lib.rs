@@ -151,7 +151,7 @@ pub use error::{FemError, MaterialError};
 pub use material::{LameParameters, YoungPoisson};
 pub use multigrid::{MultigridCg, MultigridSolve, Smoother};
 pub use nonlinear::{NewtonSettings, NonlinearSolution};
-pub use reference_spec::{ReferenceSpec, Solve};
+pub use reference_spec::{ReferenceOverrides, ReferenceSpec, Solve};
 pub use solver::{
     AutoSolver, CG_THRESHOLD_DOFS, FaerCholesky, FaerLu, JacobiCg, LinearSolver, MULTIGRID_THRESHOLD_DOFS,
     NalgebraCholesky,

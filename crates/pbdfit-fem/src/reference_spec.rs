@@ -58,6 +58,115 @@ fn invalid(key: &'static str, value: impl ToString, allowed: impl ToString) -> F
     FemError::InvalidReference { key, value: value.to_string(), allowed: allowed.to_string() }
 }
 
+/// Reference choices given above a scene's own `[reference]` table (by the command line, a study or
+/// table file, or Python), validated where they are given: each field is parsed into its type when the
+/// overrides are made, so a misspelt material or split is refused before anything runs, with the key
+/// named. The rules between fields (time, mass and damping only with a dynamic solve) are checked on the
+/// merged choice ([`Self::spec_over`]), since the scene may be the one that asks for the dynamic solve.
+///
+/// ```
+/// use pbdfit_fem::{ReferenceOverrides, Solve};
+/// use pbdfit_mesh::ReferenceTable;
+/// let t = ReferenceTable { material: Some("stvk".into()), solve: Some("dynamic".into()), ..Default::default() };
+/// let o = ReferenceOverrides::from_table(&t).unwrap();
+/// assert_eq!((o.material().unwrap().name(), o.solve()), ("stvk", Some(Solve::Dynamic)));
+/// let scene = ReferenceTable { time: Some(2.0), ..Default::default() };
+/// assert_eq!(o.spec_over(&scene).unwrap().id(), "stvk dynamic lumped t=2");
+/// let bad = ReferenceTable { split: Some("diagonal".into()), ..Default::default() };
+/// assert!(ReferenceOverrides::from_table(&bad).unwrap_err().to_string().contains("split"));
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReferenceOverrides {
+    material: Option<&'static dyn Material>,
+    solve: Option<Solve>,
+    time: Option<f64>,
+    mass: Option<MassMatrix>,
+    damping: Option<[f64; 2]>,
+    split: Option<CubeSplit>,
+}
+
+impl PartialEq for ReferenceOverrides {
+    fn eq(&self, other: &Self) -> bool {
+        self.table() == other.table()
+    }
+}
+
+impl ReferenceOverrides {
+    /// No overrides: every scene's own `[reference]` table decides.
+    pub fn none() -> Self {
+        Self::default()
+    }
+
+    /// Parses every field of `table` that is set (the same checks as [`ReferenceSpec::from_table`] per
+    /// field).
+    pub fn from_table(table: &ReferenceTable) -> Result<Self, FemError> {
+        let material = match &table.material {
+            Some(name) => Some(material(name).ok_or_else(|| invalid("material", name, material_names()))?),
+            None => None,
+        };
+        let solve = match table.solve.as_deref() {
+            None => None,
+            Some("static") => Some(Solve::Static),
+            Some("dynamic") => Some(Solve::Dynamic),
+            Some(other) => return Err(invalid("solve", other, "static, dynamic")),
+        };
+        if let Some(t) = table.time {
+            if !(t.is_finite() && t > 0.0) {
+                return Err(invalid("time", t, "a finite time > 0 s"));
+            }
+        }
+        let mass = match &table.mass {
+            Some(m) => Some(MassMatrix::parse(m).ok_or_else(|| invalid("mass", m, "lumped, consistent"))?),
+            None => None,
+        };
+        if let Some(d) = table.damping {
+            if d.iter().any(|c| !(c.is_finite() && *c >= 0.0)) {
+                return Err(invalid("damping", format!("[{}, {}]", d[0], d[1]), "finite Rayleigh a, b >= 0"));
+            }
+        }
+        let split = match &table.split {
+            Some(s) => Some(CubeSplit::parse(s).ok_or_else(|| invalid("split", s, "same, opposite, six"))?),
+            None => None,
+        };
+        Ok(Self { material, solve, time: table.time, mass, damping: table.damping, split })
+    }
+
+    /// Only the constitutive law (Python's `material=`), or none.
+    pub fn with_material(name: Option<&str>) -> Result<Self, FemError> {
+        Self::from_table(&ReferenceTable { material: name.map(String::from), ..Default::default() })
+    }
+
+    /// The law, if overridden.
+    pub fn material(&self) -> Option<&'static dyn Material> {
+        self.material
+    }
+
+    /// The solve, if overridden.
+    pub fn solve(&self) -> Option<Solve> {
+        self.solve
+    }
+
+    /// The overrides as a `[reference]` table with canonical names (what results and messages show).
+    pub fn table(&self) -> ReferenceTable {
+        ReferenceTable {
+            material: self.material.map(|m| m.name().to_string()),
+            solve: self.solve.map(|s| match s {
+                Solve::Static => "static".into(),
+                Solve::Dynamic => "dynamic".into(),
+            }),
+            time: self.time,
+            mass: self.mass.map(|m| m.name().into()),
+            damping: self.damping,
+            split: self.split.map(|s| s.name().into()),
+        }
+    }
+
+    /// The reference of a scene whose own table is `scene`, with these overrides on top.
+    pub fn spec_over(&self, scene: &ReferenceTable) -> Result<ReferenceSpec, FemError> {
+        ReferenceSpec::from_table(&self.table().over(scene))
+    }
+}
+
 impl ReferenceSpec {
     /// Validates a `[reference]` table; absent fields take the default's values.
     ///

@@ -22,6 +22,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use pbdfit_fem::{StaticProblem, YoungPoisson};
+use pbdfit_fit::ReferenceOverrides;
 use pbdfit_fit::study::{Progress, RunOptions, Study, run_study};
 use pbdfit_fit::{FitError, FitProblem, FitRequest, PartCache, Search, Settings};
 use pbdfit_mesh::{BUILTIN_SCENES, ReferenceTable, SceneSet, Vec3};
@@ -154,9 +155,10 @@ fn fem<'py>(
     let n = resolution(&set, n)?;
     let table =
         ReferenceTable { material, solve: dynamic.then(|| "dynamic".into()), time, split, ..Default::default() };
+    let overrides = ReferenceOverrides::from_table(&table).map_err(value_error)?;
     let mut jobs = Vec::new();
     for s in set.scenes() {
-        let spec = pbdfit_fit::reference_spec(s, &table).map_err(fit_error)?;
+        let spec = pbdfit_fit::reference_spec(s, &overrides).map_err(fit_error)?;
         let body = s.body_split(n, spec.split).map_err(value_error)?;
         let problem = StaticProblem::new(&body).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         jobs.push((s.name.clone(), spec, problem));
@@ -309,7 +311,7 @@ fn fit<'py>(
     let settings = Settings::new(dt, n, nit, kind);
     let corner: Vec<f64> = options.search_box.axes().iter().map(|a| a.upper).collect();
     settings.at(&corner).validate().map_err(value_error)?;
-    let cache = PartCache::new(ReferenceTable { material, ..Default::default() });
+    let cache = PartCache::new(ReferenceOverrides::with_material(material.as_deref()).map_err(value_error)?);
     let problem = FitProblem::new(&set, settings, m, &cache).map_err(fit_error)?;
     let reference = problem.reference.clone();
     let result =
@@ -519,7 +521,7 @@ fn evaluate<'py>(
     let m = YoungPoisson::new(young, poisson).map_err(value_error)?;
     let settings = Settings::new(dt, n, nit, kind);
     settings.at(&values).validate().map_err(value_error)?;
-    let cache = PartCache::new(ReferenceTable { material, ..Default::default() });
+    let cache = PartCache::new(ReferenceOverrides::with_material(material.as_deref()).map_err(value_error)?);
     let problem = FitProblem::new(&set, settings, m, &cache).map_err(fit_error)?;
     let evaluation = interruptible(py, Arc::default(), false, &|_| {}, move || problem.evaluate(&values, None))?;
     if let Some(reason) = &evaluation.failure {

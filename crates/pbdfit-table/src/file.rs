@@ -147,7 +147,8 @@ impl TableDef {
             experiments: vec![Experiment { name: "table".into(), varies: None }],
             fit,
             model_folder: false,
-            reference: file.reference.clone().unwrap_or_default(),
+            reference: pbdfit_fit::ReferenceOverrides::from_table(&file.reference.clone().unwrap_or_default())
+                .map_err(|e| bad("reference", e.to_string()))?,
             precision: Precision::F64,
         };
         study.check_reference().map_err(|e| bad("reference", e.to_string()))?;

@@ -237,6 +237,18 @@ fn parse_pair(text: &str) -> Result<[f64; 2], String> {
 }
 
 impl ReferenceArgs {
+    /// The options validated, over `lower` (a study's table; an empty table for none): a misspelt
+    /// material, mass or split is refused before anything runs.
+    pub fn overrides_over(&self, lower: &ReferenceTable) -> Result<pbdfit_fit::ReferenceOverrides, CliError> {
+        pbdfit_fit::ReferenceOverrides::from_table(&self.table().over(lower))
+            .map_err(|e| CliError::Input(format!("the reference options: {e}")))
+    }
+
+    /// The options validated (see [`Self::overrides_over`]).
+    pub fn overrides(&self) -> Result<pbdfit_fit::ReferenceOverrides, CliError> {
+        self.overrides_over(&ReferenceTable::default())
+    }
+
     /// The options as a `[reference]` table (unset options left empty).
     pub fn table(&self) -> ReferenceTable {
         ReferenceTable {

@@ -89,8 +89,8 @@ pub fn run(args: FemArgs) -> CliResult {
     let mut parts = Vec::new();
     for scene in set.scenes() {
         let n = args.n.unwrap_or(scene.default_n);
-        let spec =
-            pbdfit_fit::reference_spec(scene, &args.reference.table()).map_err(|e| CliError::Input(e.to_string()))?;
+        let spec = pbdfit_fit::reference_spec(scene, &args.reference.overrides()?)
+            .map_err(|e| CliError::Input(e.to_string()))?;
         let body = scene.body_split(n, spec.split).map_err(|e| CliError::Input(e.to_string()))?;
         let start = std::time::Instant::now();
         // The scene loader guarantees a valid body, but not that its held vertices stop every rigid

@@ -132,7 +132,7 @@ pub fn run(args: FitArgs) -> CliResult {
     let corner: Vec<f64> = search_box.axes().iter().map(|a| a.upper).collect();
     settings.at(&corner).validate().map_err(|e| CliError::Input(e.to_string()))?;
     let problem =
-        FitProblem::new(&set, settings, material, &PartCache::new(args.reference.table())).map_err(fit_error)?;
+        FitProblem::new(&set, settings, material, &PartCache::new(args.reference.overrides()?)).map_err(fit_error)?;
     let problem = FitProblem { rest_options: args.precision.rest_options(), ..problem };
     let grid_points = options.resolution().pow(search_box.dimensions() as u32);
     let backend = crate::cli::backend(args.backend, &problem.parts[0].system, grid_points);

@@ -51,7 +51,7 @@ pub fn run(args: StudyArgs) -> CliResult {
         return Err(CliError::Input("--poisson-stride must be at least 1".into()));
     }
     for (i, mut study) in studies.into_iter().enumerate() {
-        study.reference = args.reference.table().over(&study.reference);
+        study.reference = args.reference.overrides_over(&study.reference.table())?;
         if let Some(p) = args.precision {
             study.precision = p;
         }

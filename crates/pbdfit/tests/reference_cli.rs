@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_refused, displacements, json, max_difference, max_norm, pbdfit, scratch};
+use common::{Study, assert_refused, displacements, json, max_difference, max_norm, pbdfit, scratch};
 
 fn fem(extra: &[&str]) -> serde_json::Value {
     let mut args = vec!["fem", "--scene", "gravity-wall", "--n", "2", "--json"];
@@ -83,6 +83,19 @@ fn what_the_reference_refuses_exits_with_code_2() {
     assert_refused(&with(&["--dynamic", "--dt", "0"]), &["dt = 0"]);
     assert_refused(&with(&["--material", "neo-hookean", "--poisson", "0.5"]), &["nu = 0.5"]);
     assert_refused(&["fit", "--scene", "gravity-floor", "--material", "rubber"], &["material = rubber"]);
+    // The overrides are typed where they are given: a bad split is refused by fit and study before any
+    // reference or results folder exists, naming the option.
+    assert_refused(&["fit", "--scene", "gravity-floor", "--split", "seven"], &["reference options", "split = seven"]);
+    let out = scratch("bad-split-study");
+    let study = out.join("s.toml");
+    std::fs::write(&study, Study::default().toml()).unwrap();
+    let results = out.join("results");
+    assert_refused(
+        &["study", study.to_str().unwrap(), "--out", results.to_str().unwrap(), "--split", "seven"],
+        &["split = seven"],
+    );
+    assert!(!results.exists(), "nothing written for a refused reference");
+    std::fs::remove_dir_all(&out).ok();
     // A load far beyond what the material carries: the load step (and an inverted element) is named.
     let dir = scratch("heavy");
     let scene = dir.join("heavy.toml");

@@ -8,7 +8,7 @@ use pbdfit_pbd::{ModelKind, Precision};
 use pbdfit_results::{BaseSettings, ExperimentLayout, ParameterLayout, SceneLayout, StudyLayout};
 use serde::Deserialize;
 
-use pbdfit_fem::YoungPoisson;
+use pbdfit_fem::{ReferenceOverrides, YoungPoisson};
 
 use crate::{FitError, FitOptions, FitProblem, FitRequest, PartCache, Search, Settings};
 
@@ -233,8 +233,9 @@ pub struct Study {
     pub fit: FitOptions,
     /// From a file with `models = [...]`: its results go to `<results>/<model>/`.
     pub model_folder: bool,
-    /// The study's `[reference]` table (empty: each scene's own reference, by default linear static).
-    pub reference: ReferenceTable,
+    /// The study's `[reference]` choices, validated (none: each scene's own reference, by default linear
+    /// static).
+    pub reference: ReferenceOverrides,
     /// The arithmetic of the model's rest states (`precision = "f32"`: the reference library's).
     pub precision: Precision,
 }
@@ -421,7 +422,8 @@ impl Study {
                 ),
             ));
         }
-        let reference = file.reference.clone().unwrap_or_default();
+        let reference = ReferenceOverrides::from_table(&file.reference.clone().unwrap_or_default())
+            .map_err(|e| bad("reference", e.to_string()))?;
         let precision = match file.precision.as_deref() {
             None => Precision::F64,
             Some(p) => Precision::parse(p).ok_or_else(|| bad("precision", format!("`{p}`: allowed f64, f32")))?,

@@ -127,7 +127,10 @@ impl Variant {
     pub fn apply(&self, study: &Study) -> Result<Study, FitError> {
         let mut out = study.clone();
         out.name = format!("{}-{}", study.name, self.name);
-        out.reference = self.reference.over(&study.reference);
+        out.reference = crate::reference_overrides(
+            &format!("variant {}", self.name),
+            &self.reference.over(&study.reference.table()),
+        )?;
         if let Some(m) = self.mass_model {
             out.mass_model = Some(m);
             out.scenes = out.scenes.into_iter().map(|s| s.with_mass_model(m)).collect();
@@ -170,7 +173,7 @@ mod tests {
         let v = Variant::parse("six+f32+load8").unwrap().apply(&study).unwrap();
         assert_eq!(v.name, "thesis-six+f32+load8");
         assert_eq!(v.precision, Precision::F32);
-        assert_eq!(v.reference.split.as_deref(), Some("six"));
+        assert_eq!(v.reference.table().split.as_deref(), Some("six"));
         let g = |s: &Study| s.scenes[0].scenes()[0].gravity.y;
         assert_eq!(g(&v), 8.0 * g(&study));
         // Static solve with a time is refused, naming the field.
