@@ -75,7 +75,7 @@ fn invalid(key: &'static str, value: impl ToString, allowed: impl ToString) -> F
 /// let bad = ReferenceTable { split: Some("diagonal".into()), ..Default::default() };
 /// assert!(ReferenceOverrides::from_table(&bad).unwrap_err().to_string().contains("split"));
 /// ```
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct ReferenceOverrides {
     material: Option<&'static dyn Material>,
     solve: Option<Solve>,
@@ -110,19 +110,19 @@ impl ReferenceOverrides {
             Some("dynamic") => Some(Solve::Dynamic),
             Some(other) => return Err(invalid("solve", other, "static, dynamic")),
         };
-        if let Some(t) = table.time {
-            if !(t.is_finite() && t > 0.0) {
-                return Err(invalid("time", t, "a finite time > 0 s"));
-            }
+        if let Some(t) = table.time
+            && !(t.is_finite() && t > 0.0)
+        {
+            return Err(invalid("time", t, "a finite time > 0 s"));
         }
         let mass = match &table.mass {
             Some(m) => Some(MassMatrix::parse(m).ok_or_else(|| invalid("mass", m, "lumped, consistent"))?),
             None => None,
         };
-        if let Some(d) = table.damping {
-            if d.iter().any(|c| !(c.is_finite() && *c >= 0.0)) {
-                return Err(invalid("damping", format!("[{}, {}]", d[0], d[1]), "finite Rayleigh a, b >= 0"));
-            }
+        if let Some(d) = table.damping
+            && d.iter().any(|c| !(c.is_finite() && *c >= 0.0))
+        {
+            return Err(invalid("damping", format!("[{}, {}]", d[0], d[1]), "finite Rayleigh a, b >= 0"));
         }
         let split = match &table.split {
             Some(s) => Some(CubeSplit::parse(s).ok_or_else(|| invalid("split", s, "same, opposite, six"))?),
