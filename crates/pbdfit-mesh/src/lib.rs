@@ -18,7 +18,7 @@
 //! Units: lengths in metres, masses in kilograms, accelerations in m/s^2.
 //!
 //! Dependencies: `nalgebra` for points and vectors, `serde` + `toml` for scene files, `thiserror` for
-//! error types, and `vtkio` for VTK files (a maintained reader/writer, so the output is checked by reading
+//! error types, `csv` for measured marker files, and `vtkio` for VTK files (a maintained reader/writer, so the output is checked by reading
 //! it back rather than trusted from a hand-written XML template; the importers read `.vtu` and legacy
 //! `.vtk` through it too). The importers add no dependency: Gmsh files are parsed by hand in
 //! `import/gmsh.rs`, because the `mshio` crate (0.4.2, its only release) reads MSH 4.1 only, ignores
@@ -40,6 +40,7 @@ mod error;
 mod held;
 pub mod import;
 mod load;
+mod markers;
 mod mass;
 mod mesh;
 mod mesh_file;
@@ -58,6 +59,7 @@ pub use load::{
     Displacement, Keys, Load, LoadCase, LoadKind, Rotation, Traction, selected_boundary_faces, traction_forces,
     unanchored_vertices,
 };
+pub use markers::{LocatedMarker, Marker, MarkerError, Markers};
 pub use mass::MassModel;
 pub use mesh::{Edge, Tet, TetMesh, signed_volume};
 pub use name::check_file_name;
