@@ -2,7 +2,7 @@
 //! a failed write into exit code 1 with the finished fits kept.
 
 use pbdfit_fem::{FemError, MaterialError};
-use pbdfit_mesh::SceneError;
+use pbdfit_mesh::{MarkerError, SceneError};
 use pbdfit_pbd::PbdError;
 use pbdfit_results::ResultsError;
 
@@ -12,6 +12,25 @@ pub enum FitError {
     /// A scene could not be loaded or meshed.
     #[error(transparent)]
     Scene(#[from] SceneError),
+    /// A measured marker file could not be read, or a marker lies outside the body.
+    #[error(transparent)]
+    Markers(#[from] MarkerError),
+    /// A measured reference gives nothing to fit: none of its markers moved.
+    #[error("{source_file}: no marker moves, so there is nothing to fit (all {markers} observed displacements are 0)")]
+    StillMarkers {
+        /// The marker file.
+        source_file: String,
+        /// Markers in it.
+        markers: usize,
+    },
+    /// A measured reference was given for a compound scene (whose parts are separate bodies).
+    #[error("scene {scene} is a compound of {parts} bodies; a measured reference belongs to one body (fit one part)")]
+    MeasuredCompound {
+        /// The scene set.
+        scene: String,
+        /// Its parts.
+        parts: usize,
+    },
     /// The material is outside linear elasticity's range.
     #[error(transparent)]
     Material(#[from] MaterialError),

@@ -17,7 +17,7 @@
 //! fit's evaluation budget, which a generic driver would hide.
 
 use nalgebra::{DMatrix, DVector};
-use pbdfit_pbd::{Differences, PbdError, Scale, SensitivityOptions};
+use pbdfit_pbd::{Differences, PbdError, Scale, SensitivityOptions, Vec3};
 
 use crate::fit::{Budget, FailedPoint};
 use crate::{Evaluation, FitProblem, Identifiability, SearchBox, SearchStep};
@@ -115,16 +115,34 @@ pub(crate) fn linearise(
     for (p, part) in problem.parts.iter().enumerate() {
         let u = &evaluation.rest[p];
         let s = part.system.sensitivity(&params, u, &LINEARISATION)?;
-        let m = part.moved.len().max(1) as f64;
         let (mut ge, mut he) = (vec![0.0; d], vec![0.0; d * d]);
-        for &i in &part.moved {
-            let scale = 1.0 / part.reference[i].norm();
-            let r = (u[i] - part.reference[i]) * scale;
-            let columns: Vec<_> = (0..d).map(|j| s.columns[j][i] * (chain[j] * scale)).collect();
+        let mut add = |m: f64, r: Vec3, columns: &[Vec3]| {
             for j in 0..d {
                 ge[j] += 2.0 / m * columns[j].dot(&r);
                 for k in 0..d {
                     he[j * d + k] += 2.0 / m * columns[j].dot(&columns[k]);
+                }
+            }
+        };
+        match &part.markers {
+            // A measured reference: residuals at the markers, whose sensitivities interpolate the
+            // vertices'.
+            Some(target) => {
+                let m = target.observed.len().max(1) as f64;
+                for (k, observed) in target.observed.iter().enumerate() {
+                    let scale = target.scale[k];
+                    let r = (target.at(k, u) - observed) * scale;
+                    let columns: Vec<_> = (0..d).map(|j| target.at(k, &s.columns[j]) * (chain[j] * scale)).collect();
+                    add(m, r, &columns);
+                }
+            }
+            None => {
+                let m = part.moved.len().max(1) as f64;
+                for &i in &part.moved {
+                    let scale = 1.0 / part.reference[i].norm();
+                    let r = (u[i] - part.reference[i]) * scale;
+                    let columns: Vec<_> = (0..d).map(|j| s.columns[j][i] * (chain[j] * scale)).collect();
+                    add(m, r, &columns);
                 }
             }
         }

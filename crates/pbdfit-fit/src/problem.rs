@@ -7,7 +7,7 @@ use pbdfit_fem::YoungPoisson;
 use pbdfit_mesh::{SceneSet, Vec3};
 use pbdfit_pbd::{ModelKind, PbdError, PbdSystem, RestOptions, RestState, SimParams};
 
-use crate::{FitError, PartCache, compound_error, moved_vertices, reference_fault, relative_error};
+use crate::{FitError, MarkerTarget, PartCache, compound_error, moved_vertices, reference_fault, relative_error};
 
 /// The simulation settings a fit holds fixed, besides the material.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -48,6 +48,9 @@ pub struct Part {
     pub reference: Vec<Vec3>,
     /// The vertices the reference moves.
     pub moved: Vec<usize>,
+    /// A measured reference's markers: when given, the error is taken at them (`reference` and `moved`
+    /// are then empty).
+    pub markers: Option<MarkerTarget>,
 }
 
 /// A scene set at fixed settings and material: `error(parameters)` is what the fit minimises.
@@ -110,7 +113,7 @@ impl FitProblem {
                     fault,
                 });
             }
-            parts.push(Part { scene: scene.name.clone(), system, reference: displacements, moved });
+            parts.push(Part { scene: scene.name.clone(), system, reference: displacements, moved, markers: None });
         }
         Ok(Self {
             scene: scenes.name().to_string(),
@@ -122,6 +125,35 @@ impl FitProblem {
         })
     }
 
+    /// The problem of fitting a basic scene's model to measured `markers` (located in its mesh at
+    /// resolution `settings.n` within `tolerance` m of the surface): no FEM is solved; the error is the
+    /// markers' (see [`MarkerTarget`]).
+    pub fn measured(
+        scenes: &SceneSet,
+        settings: Settings,
+        markers: &pbdfit_mesh::Markers,
+        tolerance: f64,
+        cache: &PartCache,
+    ) -> Result<Self, FitError> {
+        let [scene] = scenes.scenes() else {
+            return Err(FitError::MeasuredCompound { scene: scenes.name().into(), parts: scenes.scenes().len() });
+        };
+        let system = cache.system(scene, settings.n)?;
+        let body = scene.body(settings.n)?;
+        let target = MarkerTarget::new(markers, &body.mesh, tolerance)?;
+        let reference = target.describe();
+        let part =
+            Part { scene: scene.name.clone(), system, reference: Vec::new(), moved: Vec::new(), markers: Some(target) };
+        Ok(Self {
+            scene: scenes.name().to_string(),
+            compound: false,
+            parts: vec![part],
+            settings,
+            reference,
+            rest_options: RestOptions::default(),
+        })
+    }
+
     /// The error from given rest displacements per part (`Err` for a part without rest state).
     pub fn error_from(&self, rest: &[RestResult]) -> Evaluation {
         let mut part_errors = Vec::with_capacity(self.parts.len());
@@ -129,7 +161,10 @@ impl FitProblem {
         for (part, r) in self.parts.iter().zip(rest) {
             match r {
                 Ok(u) => {
-                    part_errors.push(relative_error(u, &part.reference, &part.moved));
+                    part_errors.push(match &part.markers {
+                        Some(target) => target.error(u),
+                        None => relative_error(u, &part.reference, &part.moved),
+                    });
                     states.push(u.clone());
                 }
                 Err(reason) => {

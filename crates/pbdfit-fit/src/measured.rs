@@ -1,0 +1,140 @@
+//! Measured references (methodology, section Measured references): markers in the undeformed body with
+//! observed displacements, located in a part's mesh, and the error of a model's rest state at them.
+//!
+//! The model's displacement at a marker is the barycentric interpolation of its tetrahedron's vertex
+//! displacements. Without standard deviations the error is the mean squared relative error over the
+//! markers that moved (`|u_obs| > 1e-12 max |u_obs|`, as for a simulated reference's vertices):
+//! `(1/M) sum (|u_m - u_obs| / |u_obs|)^2`. With them it is the mean of `(|u_m - u_obs| / sigma)^2` over
+//! every marker (a chi-square per marker; divide by 3 for one per degree of freedom).
+
+use pbdfit_mesh::{Markers, TetMesh, Vec3};
+
+use crate::FitError;
+
+/// How the markers' residuals are weighted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkerWeighting {
+    /// Relative to each marker's observed displacement (no sigmas given).
+    Relative,
+    /// By each marker's standard deviation (`(|r| / sigma)^2`).
+    ChiSquare,
+}
+
+/// The markers of one part, located in its mesh: what its error is computed against.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MarkerTarget {
+    /// The file they came from.
+    pub source: String,
+    /// The four vertices whose displacements make each marker's.
+    pub vertices: Vec<[usize; 4]>,
+    /// Their barycentric weights.
+    pub weights: Vec<[f64; 4]>,
+    /// The observed displacements (m).
+    pub observed: Vec<Vec3>,
+    /// Each residual's factor: `1 / |u_obs|` or `1 / sigma` (1/m).
+    pub scale: Vec<f64>,
+    /// Which of the two.
+    pub weighting: MarkerWeighting,
+    /// Markers in the file (those left out for not moving included).
+    pub read: usize,
+}
+
+impl MarkerTarget {
+    /// Locates `markers` in `mesh` (surface tolerance `tolerance`, m) and keeps those that enter the
+    /// error. Refuses markers outside the body, and a file of which no marker moved (nothing to fit).
+    pub fn new(markers: &Markers, mesh: &TetMesh, tolerance: f64) -> Result<Self, FitError> {
+        let located = markers.locate(mesh, tolerance)?;
+        let sigmas = markers.markers.iter().all(|m| m.sigma.is_some());
+        let largest = markers.markers.iter().map(|m| m.displacement.norm()).fold(0.0, f64::max);
+        let mut target = MarkerTarget {
+            source: markers.source.clone(),
+            vertices: Vec::new(),
+            weights: Vec::new(),
+            observed: Vec::new(),
+            scale: Vec::new(),
+            weighting: if sigmas { MarkerWeighting::ChiSquare } else { MarkerWeighting::Relative },
+            read: markers.markers.len(),
+        };
+        for (m, l) in markers.markers.iter().zip(located) {
+            let norm = m.displacement.norm();
+            let scale = match m.sigma {
+                Some(sigma) if sigmas => 1.0 / sigma,
+                _ if norm > 1e-12 * largest && norm > 0.0 => 1.0 / norm,
+                _ => continue,
+            };
+            target.vertices.push(mesh.tets()[l.tet]);
+            target.weights.push(l.weights);
+            target.observed.push(m.displacement);
+            target.scale.push(scale);
+        }
+        if target.observed.is_empty() {
+            return Err(FitError::StillMarkers { source_file: markers.source.clone(), markers: target.read });
+        }
+        Ok(target)
+    }
+
+    /// The model's displacement at marker `m` from vertex displacements `u`.
+    #[inline]
+    pub fn at(&self, m: usize, u: &[Vec3]) -> Vec3 {
+        let (v, w) = (self.vertices[m], self.weights[m]);
+        u[v[0]] * w[0] + u[v[1]] * w[1] + u[v[2]] * w[2] + u[v[3]] * w[3]
+    }
+
+    /// The error of vertex displacements `u` (see the module documentation).
+    pub fn error(&self, u: &[Vec3]) -> f64 {
+        let sum: f64 =
+            (0..self.observed.len()).map(|m| ((self.at(m, u) - self.observed[m]).norm() * self.scale[m]).powi(2)).sum();
+        sum / self.observed.len() as f64
+    }
+
+    /// What the reference is, for results: `measured <file> (<n> markers, relative|chi-square)`.
+    pub fn describe(&self) -> String {
+        let kind = match self.weighting {
+            MarkerWeighting::Relative => "relative",
+            MarkerWeighting::ChiSquare => "chi-square",
+        };
+        format!("measured {} ({} markers, {kind})", self.source, self.observed.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pbdfit_mesh::Marker;
+
+    use super::*;
+
+    fn markers(rows: &[(Vec3, Vec3, Option<f64>)]) -> Markers {
+        Markers {
+            source: "m.csv".into(),
+            markers: rows.iter().map(|&(rest, displacement, sigma)| Marker { rest, displacement, sigma }).collect(),
+        }
+    }
+
+    #[test]
+    fn relative_and_chi_square_errors() {
+        let mesh = pbdfit_mesh::unit_cube(1).unwrap();
+        // A uniform field: every interpolation is the field itself.
+        let u = vec![Vec3::new(0.0, -2e-3, 0.0); mesh.vertices().len()];
+        let rows = [
+            (Vec3::new(0.5, 0.5, 0.5), Vec3::new(0.0, -1e-3, 0.0), None),
+            (Vec3::new(0.2, 0.9, 0.1), Vec3::new(0.0, -2e-3, 0.0), None),
+            (Vec3::new(0.9, 0.9, 0.9), Vec3::zeros(), None),
+        ];
+        let t = MarkerTarget::new(&markers(&rows), &mesh, 1e-9).unwrap();
+        // The still marker is left out; the first is off by its own size (1), the second exact.
+        assert_eq!((t.observed.len(), t.read), (2, 3));
+        assert_eq!(t.error(&u), 0.5);
+        assert!(t.describe().contains("2 markers, relative"));
+        let sigma = [
+            (Vec3::new(0.5, 0.5, 0.5), Vec3::new(0.0, -1e-3, 0.0), Some(1e-4)),
+            (Vec3::new(0.9, 0.9, 0.9), Vec3::zeros(), Some(1e-3)),
+        ];
+        let t = MarkerTarget::new(&markers(&sigma), &mesh, 1e-9).unwrap();
+        // (1e-3 / 1e-4)^2 and (2e-3 / 1e-3)^2, averaged: (100 + 4) / 2.
+        assert!((t.error(&u) - 52.0).abs() < 1e-12, "{}", t.error(&u));
+        assert_eq!(t.weighting, MarkerWeighting::ChiSquare);
+        let still = [(Vec3::new(0.5, 0.5, 0.5), Vec3::zeros(), None)];
+        let e = MarkerTarget::new(&markers(&still), &mesh, 1e-9).unwrap_err().to_string();
+        assert!(e.contains("m.csv") && e.contains("nothing to fit"), "{e}");
+    }
+}
