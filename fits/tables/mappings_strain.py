@@ -158,6 +158,27 @@ def report(rows, path: str) -> None:
             print(f"    {gname}, {nname}: {len(rs)} points, median {percentile(ratios, 0.5):.4g}, "
                   f"{lo}/{tie}/{hi}; on the edge {sum(1 for r in rs if r['strain_fit_at_bound'])}; closed form / "
                   f"strain fit median {percentile(f(rs, 'ratio_mapping_to_strain_fit'), 0.5):.4g}")
+    # Where the xpbd-strain fit does worse than XPBD's, and where it is better but still far off.
+    worse = [r for r in ok if float(r["ratio_strain_fit_to_xpbd_fit"]) > 1 + TIE]
+    rng = lambda rs, k, fmt=".3g": f"[{min(float(r[k]) for r in rs):{fmt}}, {max(float(r[k]) for r in rs):{fmt}}]"
+    if worse:
+        print(f"  xpbd-strain fit higher than the xpbd fit by more than 1 % at {len(worse)} points: nit "
+              f"{rng(worse, 'nit', '.0f')}, dt {rng(worse, 'dt')} s, E {rng(worse, 'young')} Pa, nu {rng(worse, 'poisson')}; "
+              f"errors: xpbd-strain fit {rng(worse, 'strain_fit_error')}, xpbd fit {rng(worse, 'xpbd_fit_error')}")
+        for lo in (9, 13):
+            rs = [r for r in ok if int(r["nit"]) >= lo]
+            print(f"    points with nit >= {lo}: {len(rs)}, of which {sum(1 for r in rs if r in worse)} higher")
+    if edge:
+        upper = [r for r in edge if any(parse(r["strain_fit_parameters"])[p] >= 1e2 for p in
+                                        r["strain_fit_at_bound"].split(";"))]
+        print(f"  xpbd-strain fit on the box's edge at {len(edge)} points (nit {rng(edge, 'nit', '.0f')}, E "
+              f"{rng(edge, 'young')} Pa): a compliance at 1e-12 (the stiff edge) at {len(edge) - len(upper)}, "
+              f"alpha_vol at 1e2 (no volume stiffness) at {len(upper)}; errors: xpbd-strain fit "
+              f"{rng(edge, 'strain_fit_error')}, xpbd fit {rng(edge, 'xpbd_fit_error')}")
+    for bound in (0.1, 0.01):
+        print(f"  points with error below {bound}: xpbd-strain fit {sum(1 for r in ok if float(r['strain_fit_error']) < bound)}, "
+              f"{MAPPING} {sum(1 for r in ok if float(r['mapping_error']) < bound)}, "
+              f"xpbd fit {sum(1 for r in ok if float(r['xpbd_fit_error']) < bound)}")
     a = max(ok, key=lambda r: float(r["ratio_mapping_to_strain_fit"]))
     print(f"  worst {MAPPING} / xpbd-strain fit: {float(a['ratio_mapping_to_strain_fit']):.4g} at E = "
           f"{float(a['young']):.3g} Pa, nu = {float(a['poisson']):.3g}, dt = {float(a['dt']):.3g} s, nit = {a['nit']}: "
