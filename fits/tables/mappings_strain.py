@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import os
 import sys
 import time
@@ -135,7 +136,6 @@ def report(rows, path: str) -> None:
               f"median xpbd fit {percentile(f(edge, 'xpbd_fit_error'), 0.5):.4g}")
     if inside:
         for p in ("alpha_dev", "alpha_vol"):
-            import math
             d = sorted(math.log10(parse(r["mapping_parameters"])[p] / parse(r["strain_fit_parameters"])[p])
                        for r in inside if parse(r["mapping_parameters"])[p] > 0)
             print(f"    inside: {p} closed form - fitted, decades: median {percentile(d, 0.5):.3g} "
@@ -182,7 +182,9 @@ def report(rows, path: str) -> None:
     a = max(ok, key=lambda r: float(r["ratio_mapping_to_strain_fit"]))
     print(f"  worst {MAPPING} / xpbd-strain fit: {float(a['ratio_mapping_to_strain_fit']):.4g} at E = "
           f"{float(a['young']):.3g} Pa, nu = {float(a['poisson']):.3g}, dt = {float(a['dt']):.3g} s, nit = {a['nit']}: "
-          f"closed form {a['mapping_parameters']}, fitted {a['strain_fit_parameters']}")
+          f"closed form {a['mapping_parameters']}, fitted {a['strain_fit_parameters']}; closed form - fitted: "
+          + ", ".join(f"{p} {math.log10(parse(a['mapping_parameters'])[p] / parse(a['strain_fit_parameters'])[p]):.3g} "
+                      "decades" for p in ("alpha_dev", "alpha_vol")))
     a = max(ok, key=lambda r: float(r["ratio_strain_fit_to_xpbd_fit"]))
     print(f"  worst xpbd-strain fit / xpbd fit: {float(a['ratio_strain_fit_to_xpbd_fit']):.4g} at E = "
           f"{float(a['young']):.3g} Pa, nu = {float(a['poisson']):.3g}, dt = {float(a['dt']):.3g} s, nit = {a['nit']}")
