@@ -1,7 +1,9 @@
 """The figure of issue 27, item 5: error / direct fit's error at the 200 random points, per method and model.
 
 Reads ``fits/tables/accuracy/<table>.csv`` (lookup, ``lookup --refine``) and ``fits/tables/mappings/<table>.csv``
-(the closed-form mappings, written by ``mappings.py``) and draws one panel per model: every point's ratio
+(the closed-form mappings, written by ``mappings.py``), and in the xpbd panel ``fits/tables/mappings/xpbd-strain.csv``
+(``mappings_strain.py``: the xpbd-strain model's closed form over its own direct fit, and its direct fit and
+closed form over XPBD's, labelled so), and draws one panel per model: every point's ratio
 on a log axis, a box (quartiles, whiskers at the 10th and 90th percentiles) per method, and the 1 % tie
 band around 1. Points a mapping could not be evaluated at are counted in the method's label.
 
@@ -41,6 +43,16 @@ def methods(table: str):
         mine = [r for r in rows if r["mapping"] == name]
         ok = [float(r["ratio"]) for r in mine if r["status"] == "ok"]
         out.append((name, ok, len(mine) - len(ok)))
+    # The xpbd-strain model (``mappings_strain.py``) at the xpbd table's points: its closed form against its
+    # own direct fit, and its direct fit and closed form against XPBD's direct fit (the panel's reference).
+    strain = os.path.join(HERE, "mappings", "xpbd-strain.csv")
+    if table == "xpbd" and os.path.exists(strain):
+        rows = read(strain)
+        ok = [r for r in rows if r["status"] == "ok"]
+        for label, column in [("xpbd-strain-lame\n/ xpbd-strain fit", "ratio_mapping_to_strain_fit"),
+                              ("xpbd-strain fit\n/ xpbd fit", "ratio_strain_fit_to_xpbd_fit"),
+                              ("xpbd-strain-lame\n/ xpbd fit", "ratio_mapping_to_xpbd_fit")]:
+            out.append((label, [float(r[column]) for r in ok], len(rows) - len(ok)))
     return out
 
 
@@ -49,7 +61,7 @@ def main() -> int:
     ap.add_argument("--out", default=os.path.join(ROOT, "reports", "mappings.png"))
     args = ap.parse_args()
     plt.rcParams["svg.hashsalt"] = "pbdfit-issue-27"
-    fig, axes = plt.subplots(1, 2, figsize=(12, 5.5), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5.5), sharey=True)
     for ax, table in zip(axes, ["pbd", "xpbd"]):
         data = methods(table)
         ratios = [d[1] for d in data]

@@ -296,7 +296,8 @@ def mapping(
     them (the same numbers): ``model``, ``parameters`` (name, unit, value, in_range), ``outside_range``,
     ``moduli``, the body's ``geometry`` and the mapping's ``description`` and ``source``. The mappings are
     the formulas engines and papers use (Van Gelder springs, bulk-modulus and Macklin-Mueller volume
-    compliances, Godot-Jolt's constant, their PBD equivalents); ``mapping("list")`` lists them. ``scene``
+    compliances, Godot-Jolt's constant, their PBD equivalents, and ``xpbd-strain-lame``: the xpbd-strain model's
+    ``1 / (2 mu)``, ``1 / K``); ``mapping("list")`` lists them. ``scene``
     (default ``"gravity"``, the tables' unit cube) gives the mesh at resolution ``n``. Every setting is
     required for a mapping (the XPBD ones ignore dt and nit, but take them as the PBD ones do). An unknown
     name, a missing setting or a bad material raises ``ValueError`` with the CLI's message."""

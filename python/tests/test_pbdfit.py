@@ -215,7 +215,8 @@ def test_mapping_gives_the_command_lines_numbers():
     # Every mapping, on the tables' cube and on another scene: the same JSON as `pbdfit baseline --json`.
     listed = pbdfit.mapping("list")
     assert listed == cli_json("baseline", "--mapping", "list")
-    assert {m["model"] for m in listed} == {"pbd", "xpbd"}
+    # The tables' two models have mappings (the list itself is the registry's, not written out here).
+    assert {"pbd", "xpbd"} <= {m["model"] for m in listed}
     queries = [(1e4, 0.25, 0.01, 4, 1, None), (2.5e5, 0.49, 1 / 300, 8, 2, None), (3e3, 0.3, 0.002, 1, 1, "cantilever")]
     for m in listed:
         for young, poisson, dt, nit, n, scene in queries:

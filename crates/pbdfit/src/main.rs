@@ -66,8 +66,8 @@ enum Command {
     /// Look a model's parameters up in a stiffness table (interpolated), with an error estimate.
     Lookup(lookup::LookupArgs),
     /// A closed-form mapping's parameters for (E, nu) (Van Gelder springs, bulk-modulus and Macklin-Mueller
-    /// volume compliances, Godot-Jolt's constant, their PBD equivalents): the baselines the lookup is
-    /// measured against. `--mapping list` lists them.
+    /// volume compliances, Godot-Jolt's constant, their PBD equivalents, xpbd-strain's inverse moduli): the
+    /// baselines the lookup is measured against. `--mapping list` lists them.
     Baseline(baseline::BaselineArgs),
     /// Run a study under named variants of the setup (reference material, solve, mesh split, mass, load,
     /// arithmetic) and score each against the thesis's claims.
