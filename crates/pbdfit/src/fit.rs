@@ -40,6 +40,13 @@ pub struct FitArgs {
     sim: SimulationArgs,
     #[command(flatten)]
     reference: ReferenceArgs,
+    /// Fit to measured markers instead of an FEM reference: a CSV with columns x, y, z (the marker in the
+    /// undeformed body, m), ux, uy, uz (its observed displacement, m) and optionally sigma (m). The
+    /// model's displacement is interpolated at each marker; the error is the mean squared relative error
+    /// over the markers that move, or the mean of (|r| / sigma)^2 with sigmas. E, nu and the reference
+    /// options are not used. A basic scene only (one body).
+    #[arg(long, value_name = "FILE")]
+    measured: Option<std::path::PathBuf>,
     /// Search box of one parameter, `NAME=LOWER:UPPER` (repeatable), e.g. `kd=0:0.5` or
     /// `alpha_d=1e-12:1e2`. Log-scale parameters need bounds > 0. Default: the model's box.
     #[arg(long = "box")]
@@ -131,8 +138,21 @@ pub fn run(args: FitArgs) -> CliResult {
     let settings = Settings { allow_unbounded: args.unbounded, ..Settings::new(args.sim.dt, n, args.sim.nit, kind) };
     let corner: Vec<f64> = search_box.axes().iter().map(|a| a.upper).collect();
     settings.at(&corner).validate().map_err(|e| CliError::Input(e.to_string()))?;
-    let problem =
-        FitProblem::new(&set, settings, material, &PartCache::new(args.reference.overrides()?)).map_err(fit_error)?;
+    let cache = PartCache::new(args.reference.overrides()?);
+    let problem = match &args.measured {
+        Some(path) => {
+            if args.vtk.is_some() {
+                return Err(CliError::Input(
+                    "--vtk with --measured: not written yet (the markers are not vertices); fit without --vtk".into(),
+                ));
+            }
+            let markers = pbdfit_mesh::Markers::read(path).map_err(|e| CliError::Input(e.to_string()))?;
+            // A marker within 1e-9 m of the surface counts as on it.
+            FitProblem::measured(&set, settings, &markers, 1e-9, &cache)
+        }
+        None => FitProblem::new(&set, settings, material, &cache),
+    }
+    .map_err(fit_error)?;
     let problem = FitProblem { rest_options: args.precision.rest_options(), ..problem };
     let grid_points = options.resolution().pow(search_box.dimensions() as u32);
     let backend = crate::cli::backend(args.backend, &problem.parts[0].system, grid_points);
@@ -164,8 +184,8 @@ pub fn run(args: FitArgs) -> CliResult {
             "n": n,
             "dt": args.sim.dt,
             "nit": args.sim.nit,
-            "young": args.young,
-            "poisson": args.poisson,
+            "young": args.measured.is_none().then_some(args.young),
+            "poisson": args.measured.is_none().then_some(args.poisson),
             "mass_model": set.scenes()[0].mass_model.name(),
             "reference": problem.reference,
             "precision": args.precision.name(),
@@ -202,14 +222,16 @@ pub fn run(args: FitArgs) -> CliResult {
         }
         println!("{}", to_json(&value)?);
     } else {
+        let material = match args.measured {
+            Some(_) => String::new(),
+            None => format!(", E = {:e} Pa, nu = {}", args.young, args.poisson),
+        };
         println!(
-            "scene {} (N = {n}, dt = {}, nit = {}, model {}), E = {:e} Pa, nu = {}; box {}",
+            "scene {} (N = {n}, dt = {}, nit = {}, model {}){material}; box {}",
             set.name(),
             args.sim.dt,
             args.sim.nit,
             kind,
-            args.young,
-            args.poisson,
             search_box.describe()
         );
         println!("  reference {}; model arithmetic {}", problem.reference, args.precision.name());

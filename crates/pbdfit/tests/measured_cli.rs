@@ -1,0 +1,50 @@
+//! `pbdfit fit --measured`: markers written from a simulated rest state give the model's parameters
+//! back; bad marker files exit with code 2 naming the file and row.
+
+mod common;
+
+use common::{assert_refused, displacements, json, pbdfit, scratch};
+
+#[test]
+fn markers_from_a_rest_state_give_its_parameters_back() {
+    let sim =
+        json(&pbdfit(&["simulate", "--scene", "gravity-wall", "--n", "2", "--kd", "0.37", "--kv", "0.62", "--json"]));
+    let u = displacements(&sim);
+    let x: Vec<[f64; 3]> =
+        sim["vertices"].as_array().unwrap().iter().map(|v| [0, 1, 2].map(|k| v[k].as_f64().unwrap())).collect();
+    // Markers at the vertices of the far face (z = 1), with their simulated displacements.
+    let mut csv = String::from("x,y,z,ux,uy,uz\n");
+    let top: Vec<usize> = (0..x.len()).filter(|&i| x[i][2] > 0.99).collect();
+    for &i in &top {
+        csv += &format!("{},{},{},{},{},{}\n", x[i][0], x[i][1], x[i][2], u[i][0], u[i][1], u[i][2]);
+    }
+    let dir = scratch("measured");
+    let file = dir.join("markers.csv");
+    std::fs::write(&file, &csv).unwrap();
+    let fit =
+        json(&pbdfit(&["fit", "--scene", "gravity-wall", "--n", "2", "--measured", file.to_str().unwrap(), "--json"]));
+    let (kd, kv) = (fit["kd"].as_f64().unwrap(), fit["kv"].as_f64().unwrap());
+    assert!((kd - 0.37).abs() < 1e-4 && (kv - 0.62).abs() < 1e-3, "kd {kd}, kv {kv}");
+    assert!(fit["error"].as_f64().unwrap() < 1e-10, "{}", fit["error"]);
+    let reference = fit["reference"].as_str().unwrap();
+    assert!(reference.contains("markers.csv") && reference.contains(&format!("{} markers", top.len())), "{reference}");
+    assert!(fit["young"].is_null() && fit["poisson"].is_null(), "E and nu are not used");
+
+    // Bad files: a marker outside the body, a NaN, a missing column; a compound scene.
+    let bad = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let outside = bad("outside.csv", "x,y,z,ux,uy,uz\n0.5,0.5,0.5,0,-1e-3,0\n0.5,1.5,0.5,0,-1e-3,0\n");
+    assert_refused(
+        &["fit", "--scene", "gravity-wall", "--measured", &outside],
+        &["outside.csv: row 2", "outside the body"],
+    );
+    let nan = bad("nan.csv", "x,y,z,ux,uy,uz\n0.5,0.5,0.5,0,NaN,0\n");
+    assert_refused(&["fit", "--scene", "gravity-wall", "--measured", &nan], &["nan.csv: row 1, column uy"]);
+    let missing = bad("missing.csv", "x,y,z,ux,uy\n0.5,0.5,0.5,0,0\n");
+    assert_refused(&["fit", "--scene", "gravity-wall", "--measured", &missing], &["missing.csv", "`uz` missing"]);
+    assert_refused(&["fit", "--scene", "gravity", "--measured", file.to_str().unwrap()], &["compound"]);
+    std::fs::remove_dir_all(&dir).ok();
+}
