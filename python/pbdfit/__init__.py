@@ -212,17 +212,20 @@ def fit(
     search: Optional[str] = None,
     max_evaluations: int = 400,
     max_seconds: Optional[float] = None,
+    measured: Optional[PathLike] = None,
 ) -> FitResult:
     """Fits ``model``'s parameters so that its rest state matches the FEM reference of the material
     (``young`` in Pa, ``poisson``), as ``pbdfit fit`` does. ``search`` (default ``None``: ``pbdfit fit``'s
     default, ``"gradient"``): ``"gradient"``, a coarse grid, then Levenberg-Marquardt on the rest state's
     sensitivity from each basin; ``"pattern"``, the thesis's fine grid and compass search (``min_step`` of each axis's width). ``box`` overrides parameter
     boxes (``{"kd": (0, 0.5)}``). A fit that spends ``max_evaluations`` or ``max_seconds`` returns its best
-    point with ``status == "budget"``."""
+    point with ``status == "budget"``. ``measured``: a marker CSV (``pbdfit fit --measured``) to fit
+    instead of the FEM reference; ``young`` and ``poisson`` are then not used."""
     d = _native.fit(
         _source(scene), young, poisson, model, dt, n, nit,
         None if box is None else {k: (float(lo), float(hi)) for k, (lo, hi) in box.items()},
         grid, min_step, material, search, max_evaluations, max_seconds,
+        None if measured is None else os.fspath(measured),
     )
     return FitResult(**d)
 

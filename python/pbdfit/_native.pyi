@@ -39,6 +39,10 @@ def fit(
     grid: Optional[int] = None,
     min_step: float = 1e-4,
     material: Optional[str] = None,
+    search: Optional[str] = None,
+    max_evaluations: int = 400,
+    max_seconds: Optional[float] = None,
+    measured: Optional[str] = None,
 ) -> Dict[str, Any]: ...
 def study(
     path: str,

@@ -274,3 +274,25 @@ def test_lookup_refine_reaches_the_direct_fit():
     with pytest.raises(ValueError, match="only with refine"):
         pbdfit.lookup("pbd", scene="cantilever", **query)
 
+
+
+def test_fit_to_measured_markers_equals_the_cli(tmp_path):
+    """``fit(measured=...)`` gives the command line's ``fit --measured`` numbers, and the parameters that
+    made the markers."""
+    sim = cli_json("simulate", "--scene", "gravity-wall", "--n", "2", "--kd", "0.37", "--kv", "0.62")
+    lines = ["x,y,z,ux,uy,uz"]
+    for x, u in zip(sim["vertices"], sim["displacements"]):
+        if x[2] > 0.99:
+            lines.append(",".join(repr(v) for v in x + u))
+    markers = tmp_path / "markers.csv"
+    markers.write_text("\n".join(lines) + "\n")
+    cli = cli_json("fit", "--scene", "gravity-wall", "--n", "2", "--measured", str(markers))
+    py = pbdfit.fit("gravity-wall", young=1e3, poisson=0.3, n=2, measured=markers)
+    assert py.parameters == {"kd": cli["kd"], "kv": cli["kv"]}
+    assert py.error == cli["error"]
+    assert abs(py.parameters["kd"] - 0.37) < 1e-4 and abs(py.parameters["kv"] - 0.62) < 1e-3
+    assert "markers.csv" in py.reference
+    bad = tmp_path / "bad.csv"
+    bad.write_text("x,y,z,ux,uy,uz\n0.5,0.5,0.5,0,NaN,0\n")
+    with pytest.raises(ValueError, match="row 1, column uy"):
+        pbdfit.fit("gravity-wall", young=1e3, poisson=0.3, measured=bad)

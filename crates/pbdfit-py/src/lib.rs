@@ -268,7 +268,7 @@ fn simulate<'py>(
 /// `parameters` (name -> value), `error`, `scene_errors` (name -> error, compound scenes), `at_bound`,
 /// `evaluations`, `failed_evaluations`, `reference`, `seconds`, `condition`, `ranges`.
 #[pyfunction]
-#[pyo3(signature = (scene, young, poisson, model="pbd", dt=0.01, n=None, nit=1, search_box=None, grid=None, min_step=1e-4, material=None, search=None, max_evaluations=400, max_seconds=None))]
+#[pyo3(signature = (scene, young, poisson, model="pbd", dt=0.01, n=None, nit=1, search_box=None, grid=None, min_step=1e-4, material=None, search=None, max_evaluations=400, max_seconds=None, measured=None))]
 fn fit<'py>(
     py: Python<'py>,
     scene: &str,
@@ -285,6 +285,7 @@ fn fit<'py>(
     search: Option<&str>,
     max_evaluations: usize,
     max_seconds: Option<f64>,
+    measured: Option<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let kind = kind(model)?;
     let search = search.map(Search::parse).transpose().map_err(value_error)?;
@@ -312,7 +313,16 @@ fn fit<'py>(
     let corner: Vec<f64> = options.search_box.axes().iter().map(|a| a.upper).collect();
     settings.at(&corner).validate().map_err(value_error)?;
     let cache = PartCache::new(ReferenceOverrides::with_material(material.as_deref()).map_err(value_error)?);
-    let problem = FitProblem::new(&set, settings, m, &cache).map_err(fit_error)?;
+    let problem = match measured {
+        // Markers instead of an FEM reference (`pbdfit fit --measured`): a marker within 1e-9 m of the
+        // surface counts as on it.
+        Some(path) => {
+            let markers = pbdfit_mesh::Markers::read(std::path::Path::new(&path)).map_err(value_error)?;
+            FitProblem::measured(&set, settings, &markers, 1e-9, &cache)
+        }
+        None => FitProblem::new(&set, settings, m, &cache),
+    }
+    .map_err(fit_error)?;
     let reference = problem.reference.clone();
     let result =
         interruptible(py, Arc::default(), false, &|_| {}, move || pbdfit_fit::fit(&problem, &options, &CpuBackend))?
