@@ -32,6 +32,7 @@ mod fit;
 mod gradient;
 mod grid;
 mod identifiability;
+mod identify;
 mod measured;
 mod pattern_search;
 mod problem;
@@ -46,6 +47,7 @@ pub use fit::{FailedPoint, FitOptions, FitResult, GRADIENT_MAX_SWEEPS, Search, f
 pub use gradient::{MAX_BASINS, REACHED, gradient_grid};
 pub use grid::{GridRestStates, Lineage, SharedRestStates};
 pub use identifiability::{Identifiability, RISE};
+pub use identify::{Identification, identify};
 pub use measured::{MarkerTarget, MarkerWeighting};
 pub use pattern_search::{GOLDEN_RATIO, PatternSearch, SearchStep};
 pub use pbdfit_fem::ReferenceOverrides;

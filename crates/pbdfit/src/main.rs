@@ -28,6 +28,7 @@ mod cli;
 mod compare;
 mod fem;
 mod fit;
+mod identify;
 mod lookup;
 mod plot;
 mod reproduce;
@@ -59,6 +60,8 @@ enum Command {
     Simulate(simulate::SimulateArgs),
     /// Fit (kd, kv) so that the PBD rest state matches the FEM rest state of a material.
     Fit(fit::FitArgs),
+    /// Identify E and nu of an FEM law from measured markers, with 95 % intervals (Gauss-Newton covariance).
+    Identify(identify::IdentifyArgs),
     /// Run or resume a study file (a matrix of fits), writing one CSV per scene and experiment.
     Study(study::StudyArgs),
     /// Build (or resume) a stiffness table: fits over a grid of (E, nu, dt, nit, N), with leave-one-out.
@@ -86,6 +89,7 @@ fn main() -> ExitCode {
         Command::Fem(args) => fem::run(args),
         Command::Simulate(args) => simulate::run(args),
         Command::Fit(args) => fit::run(args),
+        Command::Identify(args) => identify::run(args),
         Command::Study(args) => study::run(args),
         Command::Table(args) => table::run(args),
         Command::Lookup(args) => lookup::run(args),

@@ -48,3 +48,39 @@ fn markers_from_a_rest_state_give_its_parameters_back() {
     assert_refused(&["fit", "--scene", "gravity", "--measured", file.to_str().unwrap()], &["compound"]);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `pbdfit identify`: markers at the far face's vertices with the linear FEM's displacements give E and
+/// nu back to 1e-6; a compound scene is refused.
+#[test]
+fn identify_gives_the_fem_material_back() {
+    let fem =
+        json(&pbdfit(&["fem", "--scene", "gravity-wall", "--n", "2", "--young", "3e3", "--poisson", "0.35", "--json"]));
+    let u = displacements(&fem);
+    let mut csv = String::from("x,y,z,ux,uy,uz\n");
+    for (i, v) in fem["vertices"].as_array().unwrap().iter().enumerate() {
+        let x = [0, 1, 2].map(|k| v[k].as_f64().unwrap());
+        if x[2] > 0.49 {
+            csv += &format!("{},{},{},{},{},{}\n", x[0], x[1], x[2], u[i][0], u[i][1], u[i][2]);
+        }
+    }
+    let dir = scratch("identify");
+    let file = dir.join("markers.csv");
+    std::fs::write(&file, &csv).unwrap();
+    let id = json(&pbdfit(&[
+        "identify",
+        "--scene",
+        "gravity-wall",
+        "--n",
+        "2",
+        "--measured",
+        file.to_str().unwrap(),
+        "--json",
+    ]));
+    let (young, poisson) = (id["young"].as_f64().unwrap(), id["poisson"].as_f64().unwrap());
+    assert!((young / 3e3 - 1.0).abs() < 1e-6 && (poisson - 0.35).abs() < 1e-6, "E {young}, nu {poisson}");
+    assert_eq!(id["reference"], "linear static");
+    let interval = id["young_interval_95"].as_array().unwrap();
+    assert!(interval[0].as_f64().unwrap() <= young && young <= interval[1].as_f64().unwrap());
+    assert_refused(&["identify", "--scene", "gravity", "--measured", file.to_str().unwrap()], &["compound"]);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1,0 +1,220 @@
+//! Material identification from measured markers (methodology, section Measured references): the E and
+//! nu of an FEM law whose rest state best matches the markers, with confidence intervals from the
+//! Gauss-Newton covariance.
+//!
+//! The unknowns are `(ln E, nu)`. The residuals are the markers' scaled displacement differences (see
+//! [`MarkerTarget`]: relative to each observed displacement, or divided by its sigma), and
+//! Levenberg-Marquardt minimises their sum of squares with a Jacobian by central differences (two FEM
+//! solves per unknown and step; the law's rest state is a black box here, whatever the law). The start is
+//! the best of a few `nu` values, each with the closed-form `E` of the linear law (whose displacement
+//! scales as `1/E` at fixed `nu`: `1/E = sum a.b / sum a.a` over the scaled residual terms at `E = 1`,
+//! methodology), so a linear law starts at the answer's `E` for the best start `nu`.
+//!
+//! Intervals: with sigmas, the covariance is `(J^T J)^-1` of the residuals divided by sigma; without,
+//! `s^2 (J^T J)^-1` with `s^2 = RSS / (3M - 2)` (the noise estimated from the residual). The 95 %
+//! interval is `+-1.96` standard deviations in `ln E` (so multiplicative in E) and in nu.
+
+use pbdfit_fem::{ReferenceSpec, YoungPoisson};
+use pbdfit_mesh::{Markers, Scene, Vec3};
+
+use crate::{FemReference, FitError, MarkerTarget, MarkerWeighting, Reference};
+
+/// The identified material.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Identification {
+    /// Young's modulus (Pa).
+    pub young: f64,
+    /// Poisson's ratio.
+    pub poisson: f64,
+    /// The markers' error at the optimum (mean over the markers, as a fit's).
+    pub error: f64,
+    /// Covariance of `(ln E, nu)`.
+    pub covariance: [[f64; 2]; 2],
+    /// 95 % intervals of E (Pa) and nu.
+    pub intervals: [(f64, f64); 2],
+    /// FEM solves spent.
+    pub evaluations: usize,
+    /// Markers in the error, and how they are weighted.
+    pub markers: usize,
+    /// How the residuals are weighted.
+    pub weighting: MarkerWeighting,
+    /// The law and solve, as a reference id (`linear static`).
+    pub reference: String,
+}
+
+/// The largest nu searched (the FEM refuses 0.5).
+const NU_MAX: f64 = 0.499;
+/// The smallest.
+const NU_MIN: f64 = -0.99;
+
+struct Problem<'a> {
+    reference: FemReference,
+    target: &'a MarkerTarget,
+    evaluations: usize,
+}
+
+impl Problem<'_> {
+    /// The scaled residuals (3 per marker) at `(ln E, nu)`.
+    fn residuals(&mut self, x: [f64; 2]) -> Result<Vec<f64>, FitError> {
+        let material = YoungPoisson::new(x[0].exp(), x[1])?;
+        let u = self.reference.displacements(material)?;
+        self.evaluations += 1;
+        Ok(self.terms(&u))
+    }
+
+    /// `(u_m - u_obs) * scale` per component for a vertex field `u`.
+    fn terms(&self, u: &[Vec3]) -> Vec<f64> {
+        let t = self.target;
+        (0..t.observed.len())
+            .flat_map(|m| {
+                let r = (t.at(m, u) - t.observed[m]) * t.scale[m];
+                [r.x, r.y, r.z]
+            })
+            .collect()
+    }
+}
+
+fn sum_of_squares(r: &[f64]) -> f64 {
+    r.iter().map(|x| x * x).sum()
+}
+
+/// Identifies E and nu of the law `spec` on `scene` at resolution `n` (and `dt` for a dynamic solve)
+/// from `markers` (located within `tolerance` m of the surface).
+pub fn identify(
+    scene: &Scene,
+    n: usize,
+    spec: ReferenceSpec,
+    dt: f64,
+    markers: &Markers,
+    tolerance: f64,
+) -> Result<Identification, FitError> {
+    let body = scene.body_split(n, spec.split)?;
+    let target = MarkerTarget::new(markers, &body.mesh, tolerance)?;
+    let mut p = Problem { reference: FemReference::new(scene, n, spec, dt)?, target: &target, evaluations: 0 };
+    // Starts: for each nu, E from the linear scaling at E = 1 (exact for the linear law).
+    let mut best: Option<([f64; 2], f64)> = None;
+    for nu in [0.0, 0.2, 0.35, 0.45, 0.49] {
+        let material = YoungPoisson::new(1.0, nu)?;
+        let u1 = p.reference.displacements(material)?;
+        p.evaluations += 1;
+        // r(s) = s a - b per term with s = 1/E: a = the unit-E field at the markers (scaled), b = the
+        // observed displacements (scaled), i.e. minus the terms of a zero field.
+        let b: Vec<f64> = p.terms(&vec![Vec3::zeros(); u1.len()]).iter().map(|x| -x).collect();
+        let a: Vec<f64> = p.terms(&u1).iter().zip(&b).map(|(x, b)| x + b).collect();
+        let aa: f64 = a.iter().map(|x| x * x).sum();
+        if aa.is_nan() || aa <= 0.0 {
+            continue;
+        }
+        let s: f64 = a.iter().zip(&b).map(|(x, y)| x * y).sum::<f64>() / aa;
+        if s.is_nan() || s <= 0.0 {
+            continue;
+        }
+        let x = [(1.0 / s).ln(), nu];
+        let cost = sum_of_squares(&p.residuals(x)?);
+        if best.is_none_or(|(_, c)| cost < c) {
+            best = Some((x, cost));
+        }
+    }
+    let Some((mut x, mut cost)) = best else {
+        return Err(FitError::Internal("no start gives positive E: the markers move against the load".into()));
+    };
+    // Levenberg-Marquardt on (ln E, nu).
+    let mut lambda = 1e-3;
+    let jacobian = |p: &mut Problem, x: [f64; 2]| -> Result<Vec<[f64; 2]>, FitError> {
+        let mut columns = [Vec::new(), Vec::new()];
+        for k in 0..2 {
+            let h = if k == 0 { 1e-6 } else { 1e-6f64.min((NU_MAX - x[1]) / 2.0).min((x[1] - NU_MIN) / 2.0) };
+            let (mut plus, mut minus) = (x, x);
+            plus[k] += h;
+            minus[k] -= h;
+            let (rp, rm) = (p.residuals(plus)?, p.residuals(minus)?);
+            columns[k] = rp.iter().zip(&rm).map(|(a, b)| (a - b) / (2.0 * h)).collect();
+        }
+        Ok((0..columns[0].len()).map(|i| [columns[0][i], columns[1][i]]).collect())
+    };
+    let mut r = p.residuals(x)?;
+    for _ in 0..100 {
+        let j = jacobian(&mut p, x)?;
+        let (mut jtj, mut jtr) = ([[0.0; 2]; 2], [0.0; 2]);
+        for (row, ri) in j.iter().zip(&r) {
+            for a in 0..2 {
+                jtr[a] += row[a] * ri;
+                for b in 0..2 {
+                    jtj[a][b] += row[a] * row[b];
+                }
+            }
+        }
+        let mut improved = false;
+        for _ in 0..20 {
+            let m = [[jtj[0][0] * (1.0 + lambda), jtj[0][1]], [jtj[1][0], jtj[1][1] * (1.0 + lambda)]];
+            let det = m[0][0] * m[1][1] - m[0][1] * m[1][0];
+            if det.is_nan() || det <= 0.0 {
+                lambda *= 10.0;
+                continue;
+            }
+            let step = [-(m[1][1] * jtr[0] - m[0][1] * jtr[1]) / det, -(m[0][0] * jtr[1] - m[1][0] * jtr[0]) / det];
+            let trial = [x[0] + step[0], (x[1] + step[1]).clamp(NU_MIN, NU_MAX)];
+            let rt = p.residuals(trial)?;
+            let ct = sum_of_squares(&rt);
+            if ct < cost {
+                let relative = (cost - ct) / cost.max(f64::MIN_POSITIVE);
+                (x, r, cost) = (trial, rt, ct);
+                lambda = (lambda / 10.0).max(1e-12);
+                improved = true;
+                if relative < 1e-14 || (step[0].abs() < 1e-13 && step[1].abs() < 1e-13) {
+                    let j = jacobian(&mut p, x)?;
+                    return finish(&mut p, x, &r, j, &target, spec);
+                }
+                break;
+            }
+            lambda *= 10.0;
+        }
+        if !improved {
+            break;
+        }
+    }
+    let j = jacobian(&mut p, x)?;
+    finish(&mut p, x, &r, j, &target, spec)
+}
+
+fn finish(
+    p: &mut Problem,
+    x: [f64; 2],
+    r: &[f64],
+    j: Vec<[f64; 2]>,
+    target: &MarkerTarget,
+    spec: ReferenceSpec,
+) -> Result<Identification, FitError> {
+    let mut jtj = [[0.0; 2]; 2];
+    for row in &j {
+        for a in 0..2 {
+            for b in 0..2 {
+                jtj[a][b] += row[a] * row[b];
+            }
+        }
+    }
+    let det = jtj[0][0] * jtj[1][1] - jtj[0][1] * jtj[1][0];
+    let inverse = [[jtj[1][1] / det, -jtj[0][1] / det], [-jtj[1][0] / det, jtj[0][0] / det]];
+    let rss = sum_of_squares(r);
+    let variance = match target.weighting {
+        MarkerWeighting::ChiSquare => 1.0,
+        MarkerWeighting::Relative => rss / (r.len() as f64 - 2.0).max(1.0),
+    };
+    let covariance = inverse.map(|row| row.map(|c| c * variance));
+    let (sd_e, sd_nu) = (covariance[0][0].max(0.0).sqrt(), covariance[1][1].max(0.0).sqrt());
+    let young = x[0].exp();
+    Ok(Identification {
+        young,
+        poisson: x[1],
+        error: rss / target.observed.len() as f64,
+        covariance,
+        intervals: [
+            ((x[0] - 1.96 * sd_e).exp(), (x[0] + 1.96 * sd_e).exp()),
+            (x[1] - 1.96 * sd_nu, x[1] + 1.96 * sd_nu),
+        ],
+        evaluations: p.evaluations,
+        markers: target.observed.len(),
+        weighting: target.weighting,
+        reference: spec.id(),
+    })
+}
