@@ -230,6 +230,20 @@ def fit(
     return FitResult(**d)
 
 
+def identify(
+    scene: Union[str, Scene, "os.PathLike[str]"],
+    measured: PathLike,
+    material: Optional[str] = None,
+    n: Optional[int] = None,
+    dt: float = 0.01,
+) -> Dict[str, Any]:
+    """E and nu of an FEM law (``material``: linear by default) identified from a marker CSV, as
+    ``pbdfit identify --json``: ``young``, ``poisson``, their 95 % intervals ``young_interval_95`` and
+    ``poisson_interval_95`` (Gauss-Newton covariance; multiplicative in E), ``covariance`` of (ln E, nu),
+    ``error``, ``markers``, ``weighting``, ``evaluations``, ``reference``."""
+    return dict(_native.identify(_source(scene), os.fspath(measured), material, n, dt))
+
+
 def study(
     path: PathLike,
     jobs: Optional[int] = None,

@@ -296,3 +296,21 @@ def test_fit_to_measured_markers_equals_the_cli(tmp_path):
     bad.write_text("x,y,z,ux,uy,uz\n0.5,0.5,0.5,0,NaN,0\n")
     with pytest.raises(ValueError, match="row 1, column uy"):
         pbdfit.fit("gravity-wall", young=1e3, poisson=0.3, measured=bad)
+
+
+def test_identify_equals_the_cli(tmp_path):
+    """``identify`` gives ``pbdfit identify --json``'s numbers: E and nu of the linear FEM that made the
+    markers."""
+    fem = cli_json("fem", "--scene", "gravity-wall", "--n", "2", "--young", "3e3", "--poisson", "0.35")
+    lines = ["x,y,z,ux,uy,uz"]
+    for x, u in zip(fem["vertices"], fem["displacements"]):
+        if x[2] > 0.49:
+            lines.append(",".join(repr(v) for v in x + u))
+    markers = tmp_path / "markers.csv"
+    markers.write_text("\n".join(lines) + "\n")
+    cli = cli_json("identify", "--scene", "gravity-wall", "--n", "2", "--measured", str(markers))
+    py = pbdfit.identify("gravity-wall", markers, n=2)
+    for key in ["young", "poisson", "error", "markers", "reference"]:
+        assert py[key] == cli[key], key
+    assert list(py["young_interval_95"]) == cli["young_interval_95"]
+    assert abs(py["young"] / 3e3 - 1) < 1e-6 and abs(py["poisson"] - 0.35) < 1e-6

@@ -627,6 +627,56 @@ fn mapping(
     serde_json::to_string(&mapped).map_err(json)
 }
 
+/// E and nu of an FEM law identified from measured markers (`pbdfit identify`): a dict with `young`,
+/// `poisson`, `young_interval_95`, `poisson_interval_95`, `covariance` (of ln E and nu), `error`,
+/// `markers`, `weighting`, `evaluations`, `reference`.
+#[pyfunction]
+#[pyo3(signature = (scene, measured, material=None, n=None, dt=0.01))]
+fn identify<'py>(
+    py: Python<'py>,
+    scene: &str,
+    measured: &str,
+    material: Option<String>,
+    n: Option<usize>,
+    dt: f64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let set = load(scene)?;
+    let n = resolution(&set, n)?;
+    let [part] = set.scenes() else {
+        return Err(value_error(format!(
+            "scene {} is a compound of {} bodies; identify one body at a time",
+            set.name(),
+            set.scenes().len()
+        )));
+    };
+    let overrides = ReferenceOverrides::with_material(material.as_deref()).map_err(value_error)?;
+    let spec = pbdfit_fit::reference_spec(part, &overrides).map_err(fit_error)?;
+    let markers = pbdfit_mesh::Markers::read(std::path::Path::new(measured)).map_err(value_error)?;
+    let part = part.clone();
+    let id = interruptible(py, Arc::default(), false, &|_| {}, move || {
+        pbdfit_fit::identify(&part, n, spec, dt, &markers, 1e-9)
+    })?
+    .map_err(fit_error)?;
+    let d = PyDict::new(py);
+    d.set_item("young", id.young)?;
+    d.set_item("poisson", id.poisson)?;
+    d.set_item("young_interval_95", (id.intervals[0].0, id.intervals[0].1))?;
+    d.set_item("poisson_interval_95", (id.intervals[1].0, id.intervals[1].1))?;
+    d.set_item("covariance", id.covariance.map(|row| row.to_vec()).to_vec())?;
+    d.set_item("error", id.error)?;
+    d.set_item("markers", id.markers)?;
+    d.set_item(
+        "weighting",
+        match id.weighting {
+            pbdfit_fit::MarkerWeighting::Relative => "relative",
+            pbdfit_fit::MarkerWeighting::ChiSquare => "chi-square",
+        },
+    )?;
+    d.set_item("evaluations", id.evaluations)?;
+    d.set_item("reference", id.reference)?;
+    Ok(d)
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenes, m)?)?;
@@ -639,6 +689,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lookup, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(mapping, m)?)?;
+    m.add_function(wrap_pyfunction!(identify, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
