@@ -195,6 +195,8 @@ class FitResult:
     stopped: Optional[str] = None
     condition: Optional[float] = None
     ranges: Dict[str, Tuple[float, float]] = field(default_factory=dict)
+    # A gradient fit to measured markers: each parameter's 95 % confidence interval (Gauss-Newton).
+    intervals_95: Dict[str, Tuple[float, float]] = field(default_factory=dict)
 
 
 def fit(

@@ -292,6 +292,7 @@ def test_fit_to_measured_markers_equals_the_cli(tmp_path):
     assert py.error == cli["error"]
     assert abs(py.parameters["kd"] - 0.37) < 1e-4 and abs(py.parameters["kv"] - 0.62) < 1e-3
     assert "markers.csv" in py.reference
+    assert {k: list(v) for k, v in py.intervals_95.items()} == cli["intervals_95"]
     bad = tmp_path / "bad.csv"
     bad.write_text("x,y,z,ux,uy,uz\n0.5,0.5,0.5,0,NaN,0\n")
     with pytest.raises(ValueError, match="row 1, column uy"):

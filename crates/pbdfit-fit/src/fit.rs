@@ -239,6 +239,10 @@ pub struct FitResult {
     /// How well the optimum determines the parameters (`None` when not asked for). Its evaluations
     /// are not counted in `evaluations` or `failures`, which describe the fit itself.
     pub identifiability: Option<Identifiability>,
+    /// For a gradient fit to measured markers: each parameter's 95 % confidence interval from the
+    /// Gauss-Newton covariance (with sigmas, of the noise they state; without, of the noise the residual
+    /// shows). `None` otherwise.
+    pub confidence: Option<Vec<(f64, f64)>>,
     /// Wall-clock seconds (excluding grid rest states computed beforehand and shared).
     pub seconds: f64,
     /// The search that made the fit.
@@ -458,6 +462,8 @@ pub fn fit_with_grid(
         failures,
         history: result.solver.history().to_vec(),
         identifiability,
+        // The pattern search has no Gauss-Newton model: intervals come with the gradient search.
+        confidence: None,
         seconds: start.elapsed().as_secs_f64(),
         search: Search::Pattern,
         starts: (1, 1),
@@ -538,6 +544,7 @@ fn fit_gradient(
     let chosen = descents.into_iter().nth(best).expect("the best start");
     let identifiability =
         if options.identifiability { gradient::identifiability(problem, search_box, &chosen) } else { None };
+    let confidence = gradient::confidence(problem, search_box, &chosen);
     let names = search_box.axes().iter().map(|a| a.name);
     Ok(FitResult {
         parameters: names.zip(search_box.values(&chosen.t)).collect(),
@@ -549,6 +556,7 @@ fn fit_gradient(
         failures,
         history: chosen.history,
         identifiability,
+        confidence,
         seconds: start.elapsed().as_secs_f64(),
         search: Search::Gradient,
         starts: (reached, total),

@@ -396,6 +396,38 @@ pub(crate) fn identifiability(problem: &FitProblem, search_box: &SearchBox, best
     Some(Identifiability::from_model(search_box, &best.t, e, &g, &h))
 }
 
+/// 95 % confidence intervals of the parameters of a fit to measured markers, from the Gauss-Newton
+/// covariance of its final model (`h`: the error's Hessian in unit coordinates, `(2/M) J^T J` for `M`
+/// markers): `(J^T J)^-1 = (2/M) h^-1` with sigmas (residuals of unit variance), times the residual
+/// variance `M e / (3M - d)` without them. Mapped to values through the box's coordinates (so a log
+/// axis gets a multiplicative interval). `None` for an FEM reference, a compound scene, or a singular
+/// model.
+pub(crate) fn confidence(problem: &FitProblem, search_box: &SearchBox, best: &Descent) -> Option<Vec<(f64, f64)>> {
+    let [part] = problem.parts.as_slice() else { return None };
+    let target = part.markers.as_ref()?;
+    let (_, h) = best.model.as_ref()?;
+    let d = best.t.len();
+    let m = target.observed.len() as f64;
+    let scale = match target.weighting {
+        crate::MarkerWeighting::ChiSquare => 2.0 / m,
+        crate::MarkerWeighting::Relative => 2.0 * best.evaluation.error / (3.0 * m - d as f64).max(1.0),
+    };
+    let inverse = DMatrix::from_row_slice(d, d, h).try_inverse()?;
+    let mut intervals = Vec::with_capacity(d);
+    for j in 0..d {
+        let variance = inverse[(j, j)] * scale;
+        if variance.is_nan() || variance < 0.0 {
+            return None;
+        }
+        let half = 1.96 * variance.sqrt();
+        let (mut lo, mut hi) = (best.t.clone(), best.t.clone());
+        lo[j] -= half;
+        hi[j] += half;
+        intervals.push((search_box.values(&lo)[j], search_box.values(&hi)[j]));
+    }
+    Some(intervals)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -86,3 +86,64 @@ fn markers_made_by_the_model_give_its_parameters_back() {
     let e = FitProblem::measured(&set("gravity"), settings, &make(None, &mut next), 1e-9, &cache).unwrap_err();
     assert!(e.to_string().contains("compound"), "{e}");
 }
+
+/// With 1 % Gaussian noise and sigmas, a fit to markers gives each parameter a 95 % interval; over 100
+/// seeds the truth lies within 4 of its standard deviations every time (the interval stretched by
+/// 4 / 1.96: a correct covariance breaks that with probability 6e-5 per parameter and seed), and inside the
+/// 95 % interval at 91 (kd) and 89 (kv) of 100 seeds (measured; asserted: at least 85). The Gauss-Newton
+/// interval slightly undercovers kv, the parameter the rest state depends on least.
+#[test]
+fn noisy_markers_give_confidence_intervals_of_the_right_size() {
+    let scenes = set("gravity-wall");
+    let settings = Settings::new(0.01, 2, 1, ModelKind::PBD);
+    let cache = PartCache::new(ReferenceOverrides::none());
+    let system = cache.system(&scenes.scenes()[0], 2).unwrap();
+    let truth = [0.43, 0.71];
+    let rest = system.rest_state(&settings.at(&truth), &RestOptions::default(), None).unwrap();
+    let (u, x, tets) = (&rest.displacements, system.rest_positions(), system.tets());
+    let mut inside = [0usize; 2];
+    let seeds: Vec<u64> = (1..=100).collect();
+    for &seed in &seeds {
+        let mut state = seed;
+        let mut uniform = || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((state >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+        };
+        let mut rows = Vec::new();
+        for _ in 0..40 {
+            let t = tets[(uniform() * tets.len() as f64) as usize % tets.len()];
+            let w: Vec<f64> = (0..4).map(|_| uniform() + 0.05).collect();
+            let s: f64 = w.iter().sum();
+            let at = |f: &dyn Fn(usize) -> Vec3| (0..4).map(|k| f(t[k]) * (w[k] / s)).sum::<Vec3>();
+            rows.push((at(&|v| x[v]), at(&|v| u[v])));
+        }
+        let sigma = 0.01 * rows.iter().map(|r| r.1.norm()).fold(0.0, f64::max);
+        let mut normal = || (-2.0 * uniform().ln()).sqrt() * (2.0 * std::f64::consts::PI * uniform()).cos();
+        let markers = Markers {
+            source: "noisy".into(),
+            markers: rows
+                .iter()
+                .map(|&(rest, d)| Marker {
+                    rest,
+                    displacement: d + Vec3::new(normal(), normal(), normal()) * sigma,
+                    sigma: Some(sigma),
+                })
+                .collect(),
+        };
+        let problem = FitProblem::measured(&scenes, settings, &markers, 1e-9, &cache).unwrap();
+        let mut options = FitOptions::new(SearchBox::default_for(ModelKind::PBD));
+        options.use_search(Search::Gradient);
+        let r = fit_cpu(&problem, &options).unwrap();
+        let intervals = r.confidence.expect("a gradient fit to markers has intervals");
+        for ((name, value), ((lo, hi), truth)) in r.parameters.iter().zip(intervals.iter().zip(truth)) {
+            assert!(lo < value && value < hi, "seed {seed}: {name} {value} outside its own interval");
+            let stretch = 4.0 / 1.96;
+            let (lo4, hi4) = (value - (value - lo) * stretch, value + (hi - value) * stretch);
+            assert!(lo4 < truth && truth < hi4, "seed {seed}: {name} truth {truth} outside {lo4}..{hi4}");
+            let _ = name;
+            inside[(name == &"kv") as usize] += usize::from(*lo <= truth && truth <= *hi);
+        }
+    }
+    eprintln!("95 % intervals holding the truth over {} seeds: kd {}, kv {}", seeds.len(), inside[0], inside[1]);
+    assert!(inside[0] >= 85 && inside[1] >= 85, "coverage kd {}, kv {} of 100", inside[0], inside[1]);
+}

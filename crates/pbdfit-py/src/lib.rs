@@ -357,6 +357,13 @@ fn fit<'py>(
         }
         d.set_item("ranges", ranges)?;
     }
+    if let Some(intervals) = &result.confidence {
+        let by_name = PyDict::new(py);
+        for ((name, _), interval) in result.parameters.iter().zip(intervals) {
+            by_name.set_item(name, *interval)?;
+        }
+        d.set_item("intervals_95", by_name)?;
+    }
     Ok(d)
 }
 

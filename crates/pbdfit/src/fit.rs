@@ -199,6 +199,15 @@ pub fn run(args: FitArgs) -> CliResult {
         if let Some(why) = &result.stopped {
             value["stopped"] = json!(why);
         }
+        if let Some(intervals) = &result.confidence {
+            let by_name: serde_json::Map<String, serde_json::Value> = result
+                .parameters
+                .iter()
+                .zip(intervals)
+                .map(|((n, _), (lo, hi))| (n.to_string(), json!([lo, hi])))
+                .collect();
+            value["intervals_95"] = json!(by_name);
+        }
         if let Some(id) = &result.identifiability {
             let ranges: serde_json::Map<String, serde_json::Value> = result
                 .parameters
@@ -285,6 +294,15 @@ pub fn run(args: FitArgs) -> CliResult {
             };
             println!("  identifiability: Hessian condition number {condition}");
             println!("    error within 1 % of the minimum for {}", ranges.join(", "));
+        }
+        if let Some(intervals) = &result.confidence {
+            let text: Vec<String> = result
+                .parameters
+                .iter()
+                .zip(intervals)
+                .map(|((n, _), (lo, hi))| format!("{n} in [{lo:.4e}, {hi:.4e}]"))
+                .collect();
+            println!("  95 % confidence (Gauss-Newton, from the markers' noise): {}", text.join(", "));
         }
     }
     Ok(())
