@@ -48,22 +48,22 @@ def build(
             print(notice, file=sys.stderr)
         total, resumed = driver.total, driver.resumed
 
-        def report(line: str) -> None:
-            done = driver.done
+        def report(done: int, line: str) -> None:
             if callable(progress):
                 progress(done, total, line)
             elif progress and (done == total or done % 50 == 0):
                 print(f"[{done}/{total} fits, {resumed} resumed] {line}", file=sys.stderr)
 
         tasks = driver.tasks()
-        report(f"{total} fits to do, {resumed} already done, in {len(tasks)} tasks on the cluster")
+        report(0, f"{total} fits to do, {resumed} already done, in {len(tasks)} tasks on the cluster")
         run = _native.run_task_json if _run_task is None else _run_task
         source = driver.source
         futures = [client.submit(run, source, task, pure=False, retries=retries) for task in tasks]
         submitted = sum(len(json.loads(task)["fits"]) for task in tasks)
         for future in as_completed(futures):
-            for line in driver.record(future.result()):
-                report(line)
+            lines = driver.record(future.result())
+            for i, line in enumerate(lines, start=driver.done - len(lines) + 1):
+                report(i, line)
             # Drop the finished future's result from the cluster's memory.
             future.release()
         threads = sum(client.nthreads().values())

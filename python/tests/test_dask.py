@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import pbdfit
+import pbdfit._dask
 
 if os.environ.get("PBDFIT_NO_DASK") == "1":
     pytest.skip(
@@ -107,7 +108,7 @@ def assert_same_files(local: Path, dask: Path):
 
 @pytest.fixture(scope="module")
 def client():
-    with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=":0") as cluster:
         with Client(cluster) as c:
             yield c
 
@@ -158,9 +159,9 @@ def test_a_worker_killed_mid_run_loses_nothing(tmp_path):
                 _os.kill(_os.getpid(), _signal.SIGKILL)
         return _pbdfit._native.run_task_json(source, task)
 
-    with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=":0") as cluster:
         with Client(cluster) as c:
-            before = {w["pid"] for w in c.scheduler_info()["workers"].values()}
+            before = set(c.run(os.getpid).values())
             summary = pbdfit._dask.build("table", path, tmp_path / "dask", c, progress=False, _run_task=kill_once)
     killed = int(marker.read_text())
     assert killed in before, "the killed process was one of the workers"
