@@ -22,8 +22,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use pbdfit_fit::study::{
-    LockedFolder, Pending, Plan, Progress, RunOptions, Study, Task, finish, group_grids, record_line, resume,
-    run_task, tasks, write_record,
+    LockedFolder, Pending, Plan, Progress, RunOptions, Study, Task, finish, group_grids, record_line, resume, run_task,
+    tasks, write_record,
 };
 use pbdfit_fit::{FitError, GridRestStates, PartCache};
 use pbdfit_pbd::{CpuBackend, RestStateBackend};
@@ -53,7 +53,8 @@ impl Source {
         if kind != "study" && kind != "table" {
             return Err(value_error(format!("kind: `{kind}` is not `study` or `table`")));
         }
-        let text = std::fs::read_to_string(path).map_err(|e| value_error(format!("cannot read {}: {e}", path.display())))?;
+        let text =
+            std::fs::read_to_string(path).map_err(|e| value_error(format!("cannot read {}: {e}", path.display())))?;
         Ok(Self { kind: kind.into(), origin: path.display().to_string(), text })
     }
 

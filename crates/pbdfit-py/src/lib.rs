@@ -498,8 +498,7 @@ fn table<'py>(
         let options = RunOptions { cancel: Some(worker_cancel.clone()), ..RunOptions::default() };
         let cache = PartCache::new(def.study.reference.clone());
         let threads = pool.current_num_threads();
-        pool.install(|| pbdfit_table::build(&def, &out, &options, &CpuBackend, &cache, &observer))
-            .map(|s| (s, threads))
+        pool.install(|| pbdfit_table::build(&def, &out, &options, &CpuBackend, &cache, &observer)).map(|s| (s, threads))
     })?
     .map_err(|e| match e {
         pbdfit_table::TableError::Fit(FitError::Interrupted { .. }) => {

@@ -336,7 +336,8 @@ pub fn group_grids(
                 continue;
             }
             let system = cache.system(scene, n)?;
-            let grid = GridRestStates::for_fit(&system, &settings, &study.fit, backend, &study.precision.rest_options());
+            let grid =
+                GridRestStates::for_fit(&system, &settings, &study.fit, backend, &study.precision.rest_options());
             grids.insert(scene.name.clone(), grid);
         }
     }
