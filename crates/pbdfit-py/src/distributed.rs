@@ -26,7 +26,7 @@ use pbdfit_fit::study::{
     tasks, write_record,
 };
 use pbdfit_fit::{FitError, GridRestStates, PartCache};
-use pbdfit_pbd::{CpuBackend, RestStateBackend};
+use pbdfit_pbd::CpuBackend;
 use pbdfit_results::FitRecord;
 use pbdfit_table::TableDef;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError};
@@ -222,7 +222,8 @@ impl Driver {
         let options = RunOptions { cancel: Some(cancel.clone()), ..RunOptions::default() };
         let done = interruptible(py, cancel, true, &|_| {}, move || {
             let computed = run.written.len();
-            let backend = format!("dask ({} worker threads, {})", threads, CpuBackend.name());
+            // The workers' rest states are on their CPUs (`CpuBackend`), over their own cores.
+            let backend = format!("dask ({threads} worker threads, cpu)");
             let summary = finish(&run.study, &run.plan, &run.folder, &run.pending, computed, backend, threads)
                 .map_err(pbdfit_table::TableError::from)?;
             let table = match &run.def {
