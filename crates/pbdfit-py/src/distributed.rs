@@ -276,8 +276,14 @@ fn closed() -> PyErr {
 struct WorkerStudy {
     study: Study,
     cache: PartCache,
-    groups: Mutex<Vec<((u64, usize, usize), Arc<Mutex<HashMap<String, GridRestStates>>>)>>,
+    groups: Mutex<Vec<(Group, GroupGrids)>>,
 }
+
+/// A (dt bits, N, nit) group.
+type Group = (u64, usize, usize);
+
+/// One (dt, N, nit) group's grid rest states per basic scene, filled by the first task that needs them.
+type GroupGrids = Arc<Mutex<HashMap<String, GridRestStates>>>;
 
 /// Groups whose grid rest states a worker keeps (each with its search's shared rest states, up to 256 MB
 /// per scene): the driver submits tasks group by group, so a worker meets few at a time. Dropping one
@@ -304,7 +310,7 @@ fn worker_study(source: &str) -> PyResult<Arc<WorkerStudy>> {
 }
 
 impl WorkerStudy {
-    fn group(&self, key: (u64, usize, usize)) -> Arc<Mutex<HashMap<String, GridRestStates>>> {
+    fn group(&self, key: Group) -> GroupGrids {
         let mut groups = self.groups.lock().expect("worker groups");
         if let Some(i) = groups.iter().position(|(k, _)| *k == key) {
             let g = groups.remove(i);
