@@ -39,7 +39,10 @@ def build(
     is written (an exception it raises stops the run like Ctrl-C: every written fit stays). ``retries``:
     how often Dask runs a task again whose worker raised (a worker that dies has its tasks rescheduled
     anyway). ``_run_task`` (tests) replaces the workers' function (same arguments and result)."""
-    from dask.distributed import as_completed
+    try:
+        from dask.distributed import as_completed
+    except ImportError as e:
+        raise ImportError(f'client=: dask is not installed ({e}); pip install "pbdfit[dask]"') from e
 
     driver = _native.Driver(kind, os.fspath(path), None if out is None else os.fspath(out))
     futures = []
