@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 
@@ -34,6 +34,7 @@ __all__ = [
     "scenes",
     "simulate",
     "study",
+    "table",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -249,13 +250,53 @@ def identify(
 def study(
     path: PathLike,
     jobs: Optional[int] = None,
-    progress: bool = True,
+    progress: Union[bool, Callable[[int, int, str], Any]] = True,
     out: Optional[PathLike] = None,
+    client: Any = None,
+    retries: int = 3,
 ) -> Dict[str, Any]:
     """Runs or resumes a study file on ``jobs`` threads (default: all cores), results in ``out`` (default:
     ``results/<name>`` next to the file, as the command line). Returns the run's summary. Ctrl-C raises
-    ``KeyboardInterrupt`` after the fits in flight are written; calling again resumes."""
+    ``KeyboardInterrupt`` after the fits in flight are written; calling again resumes.
+
+    With ``client`` (a ``dask.distributed.Client``; ``pip install "pbdfit[dask]"``) the fits run on its
+    workers (pbdfit installed there; scene files the study names readable at the same paths) and this
+    process writes the same files a local run would (see README, "Building on a Dask cluster");
+    ``progress`` may then be a callable ``(done, total, line)`` called after each fit is written, and
+    ``retries`` is how often Dask reruns a task that raised. The summary adds ``submitted`` (fits sent
+    to the cluster)."""
+    if client is not None:
+        if jobs is not None:
+            raise ValueError("jobs: with a client the fits run on the cluster's worker threads")
+        from . import _dask
+
+        return _dask.build("study", path, out, client, progress, retries)
     return dict(_native.study(os.fspath(path), jobs, progress, None if out is None else os.fspath(out)))
+
+
+def table(
+    path: PathLike,
+    jobs: Optional[int] = None,
+    progress: Union[bool, Callable[[int, int, str], Any]] = True,
+    out: Optional[PathLike] = None,
+    client: Any = None,
+    retries: int = 3,
+) -> Dict[str, Any]:
+    """Builds or resumes a stiffness table from its definition file (``fits/tables/*.toml``) on ``jobs``
+    threads (default: all cores), into ``out`` (default: ``<name>/`` next to the file): the files of
+    ``pbdfit table`` (the fits' ``<scene>-table.csv``, ``summary.json``, ``table.csv``, ``table.json``).
+    Returns the build's summary (nodes, computed, resumed, failed, at_bound, simulated, seconds).
+    Ctrl-C raises ``KeyboardInterrupt`` after the fits in flight are written; calling again resumes.
+
+    With ``client`` (a ``dask.distributed.Client``) the fits run on its workers as for :func:`study`;
+    leave-one-out and the table files are done here, after the fits."""
+    if client is not None:
+        if jobs is not None:
+            raise ValueError("jobs: with a client the fits run on the cluster's worker threads")
+        from . import _dask
+
+        return _dask.build("table", path, out, client, progress, retries)
+    return dict(_native.table(os.fspath(path), jobs, progress, None if out is None else os.fspath(out)))
 
 
 def evaluate(

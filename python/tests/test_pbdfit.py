@@ -315,3 +315,20 @@ def test_identify_equals_the_cli(tmp_path):
         assert py[key] == cli[key], key
     assert list(py["young_interval_95"]) == cli["young_interval_95"]
     assert abs(py["young"] / 3e3 - 1) < 1e-6 and abs(py["poisson"] - 0.35) < 1e-6
+
+
+def test_a_table_built_from_python_equals_the_clis(tmp_path):
+    (tmp_path / "tiny.toml").write_text(
+        'name = "tiny"\ndescription = "t"\nmodel = "pbd"\nscene = "gravity-floor"\n[fit]\ngrid = 11\n'
+        "[axes]\nyoung = [1e3, 1e4]\npoisson = [0.0, 0.3]\ndt = [0.01]\nnit = [1, 2, 4]\nn = [1]\n"
+    )
+    summary = pbdfit.table(tmp_path / "tiny.toml", jobs=1, progress=False)
+    assert (summary["nodes"], summary["computed"], summary["resumed"], summary["simulated"]) == (12, 12, 0, 4)
+    assert summary["out"] == str(tmp_path / "tiny")
+    cli_out = tmp_path / "cli"
+    subprocess.run([cli_path(), "table", str(tmp_path / "tiny.toml"), "--out", str(cli_out), "--jobs", "1"],
+                   check=True, capture_output=True)
+    for name in ("table.csv", "table.json"):
+        assert (tmp_path / "tiny" / name).read_bytes() == (cli_out / name).read_bytes(), name
+    again = pbdfit.table(tmp_path / "tiny.toml", progress=False)
+    assert (again["computed"], again["resumed"]) == (0, 12)

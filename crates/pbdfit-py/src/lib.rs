@@ -10,6 +10,8 @@
 //! `RuntimeError`. Long calls release the GIL and poll for signals: Ctrl-C raises `KeyboardInterrupt`
 //! (a study finishes the fits in flight, keeps every finished fit and resumes on the next call).
 
+mod distributed;
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -390,6 +392,7 @@ fn study<'py>(
     }
     let out =
         out.unwrap_or_else(|| path.parent().unwrap_or(std::path::Path::new(".")).join("results").join(&study.name));
+    let out_text = out.display().to_string();
     let cancel = Arc::new(AtomicBool::new(false));
     let worker_cancel = cancel.clone();
     let interrupt = Arc::new(AtomicBool::new(false));
@@ -426,6 +429,13 @@ fn study<'py>(
         e => fit_error(e),
     })?;
     let d = PyDict::new(py);
+    study_summary(&d, &summary)?;
+    d.set_item("out", out_text)?;
+    Ok(d)
+}
+
+/// A study run's summary as the dict `study` returns.
+fn study_summary(d: &Bound<'_, PyDict>, summary: &pbdfit_results::StudySummary) -> PyResult<()> {
     d.set_item("name", &summary.layout.name)?;
     d.set_item("fits", summary.fits)?;
     d.set_item("computed", summary.computed)?;
@@ -435,6 +445,89 @@ fn study<'py>(
     d.set_item("seconds", summary.seconds)?;
     d.set_item("threads", summary.threads)?;
     d.set_item("files", summary.files.clone())?;
+    Ok(())
+}
+
+/// A table build's summary as the dict `table` returns.
+fn table_summary(d: &Bound<'_, PyDict>, table: &pbdfit_table::BuildSummary, threads: usize) -> PyResult<()> {
+    let m = &table.table.meta;
+    d.set_item("name", &m.name)?;
+    d.set_item("nodes", m.nodes)?;
+    d.set_item("computed", table.computed)?;
+    d.set_item("resumed", table.resumed)?;
+    d.set_item("failed", m.failed)?;
+    d.set_item("at_bound", m.at_bound)?;
+    d.set_item("simulated", table.simulated)?;
+    d.set_item("seconds", table.seconds)?;
+    d.set_item("threads", threads)?;
+    Ok(())
+}
+
+/// A table error as the command line maps it: the user's input (ValueError) or ours (RuntimeError).
+fn table_error(e: pbdfit_table::TableError) -> PyErr {
+    match e {
+        pbdfit_table::TableError::Fit(e) => fit_error(e),
+        e if e.is_input() => value_error(e),
+        e => PyRuntimeError::new_err(e.to_string()),
+    }
+}
+
+/// Builds (or resumes) a stiffness table from its definition file on `jobs` threads (default: all
+/// cores), on the CPU, into `out` (default: `<name>/` next to the file, as `pbdfit table`): the same
+/// files as the command line. Returns the build's summary as a dict. `_interrupt_after` (tests) interrupts
+/// the call as Ctrl-C would once that many fits are done.
+#[pyfunction]
+#[pyo3(signature = (path, jobs=None, progress=true, out=None, _interrupt_after=None))]
+fn table<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    jobs: Option<usize>,
+    progress: bool,
+    out: Option<PathBuf>,
+    _interrupt_after: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let def = pbdfit_table::TableDef::from_file(&path).map_err(table_error)?;
+    let out = out.unwrap_or_else(|| path.parent().unwrap_or(std::path::Path::new(".")).join(&def.name));
+    let out_text = out.display().to_string();
+    let cancel = Arc::new(AtomicBool::new(false));
+    let worker_cancel = cancel.clone();
+    let interrupt = Arc::new(AtomicBool::new(false));
+    let worker_interrupt = interrupt.clone();
+    let tick = move |py: Python<'_>| {
+        if interrupt.swap(false, Ordering::SeqCst) {
+            let _ = py.run(c"import _thread; _thread.interrupt_main()", None, None);
+        }
+    };
+    let summary = interruptible(py, cancel, true, &tick, move || {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs.unwrap_or(0))
+            .build()
+            .map_err(|e| FitError::Internal(format!("thread pool: {e}")))?;
+        let observer = |p: &Progress| {
+            if _interrupt_after.is_some_and(|k| p.done >= k) {
+                worker_cancel.store(true, Ordering::SeqCst);
+                worker_interrupt.store(true, Ordering::SeqCst);
+            }
+            if p.notice {
+                eprintln!("{}", p.message);
+            } else if progress && (p.done == p.total || p.done.is_multiple_of(50)) {
+                eprintln!("[{}/{} fits, {} resumed] {}", p.done, p.total, p.resumed, p.message);
+            }
+        };
+        let options = RunOptions { cancel: Some(worker_cancel.clone()), ..RunOptions::default() };
+        let cache = PartCache::new(def.study.reference.clone());
+        let threads = pool.current_num_threads();
+        pool.install(|| pbdfit_table::build(&def, &out, &options, &CpuBackend, &cache, &observer)).map(|s| (s, threads))
+    })?
+    .map_err(|e| match e {
+        pbdfit_table::TableError::Fit(FitError::Interrupted { .. }) => {
+            pyo3::exceptions::PyKeyboardInterrupt::new_err(e.to_string())
+        }
+        e => table_error(e),
+    })?;
+    let d = PyDict::new(py);
+    table_summary(&d, &summary.0, summary.1)?;
+    d.set_item("out", out_text)?;
     Ok(d)
 }
 
@@ -692,6 +785,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(study, m)?)?;
+    m.add_function(wrap_pyfunction!(table, m)?)?;
+    m.add_function(wrap_pyfunction!(distributed::run_task_json, m)?)?;
+    m.add_class::<distributed::Driver>()?;
     m.add_function(wrap_pyfunction!(read_results, m)?)?;
     m.add_function(wrap_pyfunction!(lookup, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;

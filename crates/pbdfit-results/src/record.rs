@@ -444,6 +444,14 @@ fn row_bytes(fields: &[String]) -> Vec<u8> {
 /// Writes records to a CSV file with a header row, replacing the file. All records must have the same
 /// parameter names (the header takes them from the first record, or `parameter_names` when empty).
 pub fn write_records(path: &Path, parameter_names: &[&str], records: &[FitRecord]) -> Result<(), ResultsError> {
+    let bytes = records_text(path, parameter_names, records)?;
+    std::fs::write(path, bytes).map_err(|e| ResultsError::io("cannot write", path, e))
+}
+
+/// The text [`write_records`] writes (header row, then the records), for records that travel between
+/// processes: [`parse_records`] reads them back bit for bit (the numbers are round-trip decimals).
+/// `path` only names the records in errors.
+pub fn records_text(path: &Path, parameter_names: &[&str], records: &[FitRecord]) -> Result<String, ResultsError> {
     let searched = records.first().is_some_and(|r| r.search.is_some());
     let mut bytes = row_bytes(&header(parameter_names, searched));
     for (i, r) in records.iter().enumerate() {
@@ -467,7 +475,7 @@ pub fn write_records(path: &Path, parameter_names: &[&str], records: &[FitRecord
         }
         bytes.extend(row_bytes(&r.fields()));
     }
-    std::fs::write(path, bytes).map_err(|e| ResultsError::io("cannot write", path, e))
+    Ok(String::from_utf8(bytes).expect("CSV of UTF-8 fields"))
 }
 
 /// Appends one record to a results CSV and flushes it; writes the header first if the file is new or

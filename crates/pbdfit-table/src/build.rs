@@ -6,7 +6,7 @@ use std::time::Instant;
 use pbdfit_fit::study::{Configuration, LockedFolder, Plan, Progress, RunOptions, run_plan_in, store};
 use pbdfit_fit::{FitError, FitStatus, PartCache};
 use pbdfit_pbd::RestStateBackend;
-use pbdfit_results::Scale;
+use pbdfit_results::{Scale, StudySummary};
 use rayon::prelude::*;
 
 use crate::axes::{DIMS, flat};
@@ -65,12 +65,35 @@ pub fn build(
     observer: &(dyn Fn(&Progress) + Sync),
 ) -> Result<BuildSummary, TableError> {
     let start = Instant::now();
-    let study = &def.study;
-    let plan = Plan::from_configurations(study, out_dir, "table", &node_configurations(def));
+    let plan = node_plan(def, out_dir);
     // Locked for the whole build, table.csv and table.json included: a second build into the folder is
     // refused until this one has written them.
     let folder = LockedFolder::lock(out_dir)?;
-    let run = run_plan_in(study, &plan, &folder, options, backend, cache, observer)?;
+    let run = run_plan_in(&def.study, &plan, &folder, options, backend, cache, observer)?;
+    complete(def, &plan, &folder, &run, options, cache, observer, start)
+}
+
+/// The plan of a table's fits: every node's (E, dt, N, nit) at every nu, into `<scene>-table.csv`.
+pub fn node_plan(def: &TableDef, out_dir: &Path) -> Plan {
+    Plan::from_configurations(&def.study, out_dir, "table", &node_configurations(def))
+}
+
+/// What a build does after its fits ([`node_plan`], all written and `summary.json` written as `run`):
+/// reads the rows back, leave-one-out, `table.csv` and `table.json`. A distributed build (Python's
+/// `pbdfit.table(..., client=...)`) calls it after the fits the cluster ran, so it writes the same files.
+/// `start` is when the build began (for its seconds).
+pub fn complete(
+    def: &TableDef,
+    plan: &Plan,
+    folder: &LockedFolder,
+    run: &StudySummary,
+    options: &RunOptions,
+    cache: &PartCache,
+    observer: &(dyn Fn(&Progress) + Sync),
+    start: Instant,
+) -> Result<BuildSummary, TableError> {
+    let study = &def.study;
+    let out_dir = folder.path();
     let rows = store::load_rows(&plan.files[0])?;
     let kind = study.kind;
     let axes = &def.axes;

@@ -43,7 +43,7 @@ pub mod mapping;
 mod refine;
 
 pub use axes::{Axes, DIMS, Dim};
-pub use build::{BuildSummary, build, node_configurations};
+pub use build::{BuildSummary, build, complete, node_configurations, node_plan};
 pub use error::TableError;
 pub use file::TableDef;
 pub use format::{BUILTIN_TABLES, LooStats, LooSummary, Node, NodeLoo, Stats, Table, TableMeta};

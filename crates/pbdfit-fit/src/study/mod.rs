@@ -11,7 +11,9 @@
 //! - [`variant`]: a study under a changed setup (reference, mesh split, mass, load, arithmetic), for
 //!   `pbdfit compare`;
 //! - [`run`]: the runner: grid rest states once per (dt, N, nit), references once per (scene, N), fits
-//!   in parallel, progress to an observer.
+//!   in parallel, progress to an observer; in four pieces a distributed run reuses ([`resume`] the
+//!   folder, [`tasks`] still to do, [`run_task`] one of them anywhere, [`write_record`] and [`finish`]
+//!   on the driver).
 //!
 //! A study stopped at any moment (Ctrl-C, kill -9) and started again recomputes nothing that was written
 //! and loses nothing. When the run completes, every CSV is rewritten sorted by (value, nu), so the final
@@ -27,5 +29,8 @@ pub mod variant;
 pub use file::{BoxDef, Configuration, Experiment, FitDef, MAX_FITS, MAX_POISSON_VALUES, Setting, Study};
 pub use folder::LockedFolder;
 pub use plan::{FitKey, Plan, matches_filter};
-pub use run::{Progress, RunOptions, run_plan, run_plan_in, run_study};
+pub use run::{
+    Pending, Progress, RunOptions, Task, TaskFit, finish, group_grids, record_line, resume, run_plan, run_plan_in,
+    run_study, run_task, tasks, write_record,
+};
 pub use variant::Variant;

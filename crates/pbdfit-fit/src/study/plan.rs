@@ -7,7 +7,7 @@ use super::{Configuration, Setting, Study};
 use crate::FitError;
 
 /// Identity of one unique fit: scene set, configuration and nu (bit patterns, so it can be hashed).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct FitKey {
     /// Index of the scene set in the study.
     pub scene: usize,

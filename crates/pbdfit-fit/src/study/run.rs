@@ -83,7 +83,11 @@ pub fn run_plan(
     run_plan_in(study, plan, &folder, options, backend, cache, observer)
 }
 
-/// [`run_plan`] in a folder the caller has locked.
+/// [`run_plan`] in a folder the caller has locked: [`resume`], then every [`Task`] of [`tasks`] run by
+/// [`run_task`] (grids from [`group_grids`], once per (dt, N, nit) group, tasks in parallel) with each
+/// record written by [`write_record`] as it finishes, then [`finish`]. A distributed run (Python's
+/// `pbdfit.study(..., client=...)`) is the same four pieces with the tasks run elsewhere, so it writes
+/// the same files.
 ///
 /// Before any fit: the folder's manifest (a run that started) and `summary.json` (one that finished) must
 /// record this study's fit-deciding settings (search, grid, min_step, box, reference, model, precision,
@@ -99,7 +103,89 @@ pub fn run_plan_in(
     cache: &PartCache,
     observer: &(dyn Fn(&Progress) + Sync),
 ) -> Result<StudySummary, FitError> {
-    let start = Instant::now();
+    let pending = resume(study, plan, folder, cache, observer)?;
+    let total = pending.todo.len();
+    let resumed = pending.resumed;
+    let done = Mutex::new(0usize);
+    let file_locks: Vec<Mutex<()>> = plan.files.iter().map(|_| Mutex::new(())).collect();
+    observer(&Progress {
+        done: 0,
+        total,
+        resumed,
+        message: format!("{total} fits to do, {resumed} already done"),
+        notice: false,
+    });
+    let all = tasks(study, plan, &pending);
+    let mut groups: std::collections::BTreeMap<(u64, usize, usize), Vec<&Task>> = std::collections::BTreeMap::new();
+    for t in &all {
+        groups.entry(t.group()).or_default().push(t);
+    }
+    for ((dt_bits, n, nit), group) in groups {
+        let dt = f64::from_bits(dt_bits);
+        observer(&Progress {
+            done: *done.lock().expect("progress lock"),
+            total,
+            resumed,
+            message: format!("grid rest states for dt = {dt}, N = {n}, nit = {nit} on {}", backend.name()),
+            notice: false,
+        });
+        let needed: BTreeSet<usize> = group.iter().flat_map(|t| t.fits.iter().map(|f| f.key.scene)).collect();
+        let mut grids = HashMap::new();
+        group_grids(study, cache, backend, (dt_bits, n, nit), &needed, &mut grids)?;
+        // One task per rayon job (`with_max_len(1)`): a fit at a soft corner can take minutes while its
+        // neighbours take seconds, and rayon's adaptive splitting would otherwise leave a thread with a
+        // queue of fits behind the slow one while the other threads run out of work. Tasks are single
+        // fits unless the study asks for neighbour starts (see [`neighbour_chains`]).
+        let results: Vec<Result<(), FitError>> = group
+            .par_iter()
+            .with_max_len(1)
+            .map(|task| {
+                run_task(study, task, cache, &grids, &|| options.cancelled(), &mut |key, record| {
+                    write_record(plan, key, &record, &file_locks)?;
+                    let mut d = done.lock().expect("progress lock");
+                    *d += 1;
+                    observer(&Progress { done: *d, total, resumed, message: record_line(&record), notice: false });
+                    Ok(())
+                })
+            })
+            .collect();
+        results.into_iter().collect::<Result<(), FitError>>()?;
+        if options.cancelled() {
+            return Err(FitError::Interrupted { done: *done.lock().expect("progress lock"), total });
+        }
+    }
+    finish(study, plan, folder, &pending, total, backend.name(), rayon::current_num_threads())
+}
+
+/// What a run finds in its folder before any fit: the fits still to do, in key order, and those an
+/// earlier run finished (their records as read back), from [`resume`].
+#[derive(Debug)]
+pub struct Pending {
+    /// The plan's fits not found finished, in key order.
+    pub todo: Vec<FitKey>,
+    /// The plan's fits found finished (one record each, the experiment's fields those of one of its rows).
+    pub known: HashMap<FitKey, FitRecord>,
+    /// How many of the plan's fits were found finished.
+    pub resumed: usize,
+    /// The study's layout (parameters, scenes, reference) for `summary.json`.
+    pub layout: pbdfit_results::StudyLayout,
+    /// Notices the reading gave (rows removed from a results file), already shown to the observer.
+    pub notices: Vec<String>,
+    started: Instant,
+}
+
+/// Prepares a run in a locked folder: checks the folder's recorded settings and the rows already there
+/// against the study (a refused folder is left as it was), writes the manifest, reads what earlier runs
+/// finished, and writes the rows a finished fit still owes to files it was not written to (a fit shared by
+/// experiments). Notices (rows removed from a results file) go to `observer`.
+pub fn resume(
+    study: &Study,
+    plan: &Plan,
+    folder: &LockedFolder,
+    cache: &PartCache,
+    observer: &(dyn Fn(&Progress) + Sync),
+) -> Result<Pending, FitError> {
+    let started = Instant::now();
     let out_dir = folder.path();
     // The reference's name for the layout: build one reference now (it is cached for the fits).
     let first = study.scenes[0].scenes().first().ok_or_else(|| FitError::Internal("empty scene set".into()))?;
@@ -141,10 +227,12 @@ pub fn run_plan_in(
     pbdfit_results::write_manifest(out_dir, &manifest)?;
     let mut existing: Vec<HashMap<FitKey, FitRecord>> = Vec::new();
     let mut known: HashMap<FitKey, FitRecord> = HashMap::new();
+    let mut notices = Vec::new();
     for path in &plan.files {
         let (rows_on_disk, note) = store::load_resumable(path)?;
         if let Some(note) = note {
-            observer(&Progress { done: 0, total: 0, resumed: 0, message: note, notice: true });
+            observer(&Progress { done: 0, total: 0, resumed: 0, message: note.clone(), notice: true });
+            notices.push(note);
         }
         let mut rows = HashMap::new();
         for r in rows_on_disk {
@@ -173,105 +261,160 @@ pub fn run_plan_in(
             None => todo.push(*key),
         }
     }
+    Ok(Pending { todo, known, resumed, layout, notices, started })
+}
 
-    let total = todo.len();
-    let done = Mutex::new(0usize);
-    let file_locks: Vec<Mutex<()>> = plan.files.iter().map(|_| Mutex::new(())).collect();
-    observer(&Progress {
-        done: 0,
-        total,
-        resumed,
-        message: format!("{total} fits to do, {resumed} already done"),
-        notice: false,
-    });
-    for ((dt_bits, n, nit), keys) in Plan::groups(&todo) {
-        let dt = f64::from_bits(dt_bits);
-        let settings = study.settings(dt, n, nit);
-        observer(&Progress {
-            done: *done.lock().expect("progress lock"),
-            total,
-            resumed,
-            message: format!("grid rest states for dt = {dt}, N = {n}, nit = {nit} on {}", backend.name()),
-            notice: false,
-        });
-        // Grids for every basic scene this group needs.
-        let mut grids: HashMap<String, GridRestStates> = HashMap::new();
-        let needed: BTreeSet<usize> = keys.iter().map(|k| k.scene).collect();
-        for si in needed {
-            for scene in study.scenes[si].scenes() {
-                if grids.contains_key(&scene.name) {
-                    continue;
-                }
-                let system = cache.system(scene, n)?;
-                let grid =
-                    GridRestStates::for_fit(&system, &settings, &study.fit, backend, &study.precision.rest_options());
-                grids.insert(scene.name.clone(), grid);
-            }
-        }
-        // One chain per task (`with_max_len(1)`): a fit at a soft corner can take minutes while its
-        // neighbours take seconds, and rayon's adaptive splitting would otherwise leave a thread with a
-        // queue of fits behind the slow one while the other threads run out of work. Chains are single
-        // fits unless the study asks for neighbour starts (see [`neighbour_chains`]).
-        let chained = study.fit.neighbour_starts();
-        let chains = neighbour_chains(&keys, chained);
-        let results: Vec<Result<(), FitError>> = chains
-            .par_iter()
-            .with_max_len(1)
-            .map(|chain| {
-                // This chain's records so far, for the next fit's start.
-                let mut computed: HashMap<FitKey, Vec<f64>> = HashMap::new();
-                for key in chain {
-                    if options.cancelled() {
-                        return Ok(());
-                    }
+/// One unit of a run's work: fits of one (dt, N, nit) group run one after the other on the group's grid
+/// rest states, each finished fit a record. A single fit, or with neighbour starts a chain in increasing
+/// nu ([`neighbour_chains`]). A task is a pure function of the study and itself ([`run_task`]): the grid
+/// rest states and the search's shared rest states it is given change no bit of its fits (see
+/// `SharedRestStates`), so it gives the same records wherever and beside whatever it runs.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Task {
+    /// The fits, in the order they run.
+    pub fits: Vec<TaskFit>,
+}
+
+/// One fit of a [`Task`].
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TaskFit {
+    /// Which fit.
+    pub key: FitKey,
+    /// With neighbour starts, the fit it also starts from ([`neighbour`]), if the plan has one.
+    pub neighbour: Option<FitKey>,
+    /// That neighbour's parameters (bits) where an earlier run finished it successfully: read from its
+    /// row (the CSVs hold round-trip decimals, so the very values it computed).
+    pub resumed_start: Option<Vec<u64>>,
+}
+
+impl Task {
+    /// The (dt bits, N, nit) group whose grid rest states the task's fits use.
+    pub fn group(&self) -> (u64, usize, usize) {
+        let k = &self.fits[0].key;
+        (k.dt, k.n, k.nit)
+    }
+}
+
+/// The tasks of a run's pending fits, group by group in (dt, N, nit) order.
+pub fn tasks(study: &Study, plan: &Plan, pending: &Pending) -> Vec<Task> {
+    let chained = study.fit.neighbour_starts();
+    let mut out = Vec::new();
+    for keys in Plan::groups(&pending.todo).into_values() {
+        for chain in neighbour_chains(&keys, chained) {
+            let fits = chain
+                .into_iter()
+                .map(|key| {
                     // Searched only with neighbour starts: `neighbour` scans the plan.
-                    let start = chained.then(|| neighbour(key, plan)).flatten().and_then(|n| {
-                        computed.get(&n).cloned().or_else(|| {
-                            known
-                                .get(&n)
-                                .filter(|r| r.status == FitStatus::Ok)
-                                .map(|r| r.parameters.iter().map(|(_, v)| *v).collect())
-                        })
-                    });
-                    let set = &study.scenes[key.scene];
-                    let record = fit_one(set, key, study, cache, &grids, start);
-                    if record.status == FitStatus::Ok && chained {
-                        computed.insert(*key, record.parameters.iter().map(|(_, v)| *v).collect());
-                    }
-                    for t in &plan.fits[key] {
-                        let row = FitRecord { experiment: t.experiment.clone(), value: t.value, ..record.clone() };
-                        let _guard = file_locks[t.file].lock().expect("file lock");
-                        store::append_row(&plan.files[t.file], &row)?;
-                    }
-                    let mut d = done.lock().expect("progress lock");
-                    *d += 1;
-                    let values: Vec<String> =
-                        record.parameters.iter().map(|(n, v)| format!("{n} = {}", short(*v))).collect();
-                    observer(&Progress {
-                        done: *d,
-                        total,
-                        resumed,
-                        message: format!(
-                            "{} E = {:e} nu = {}: {}, error = {:.3e}",
-                            set.name(),
-                            record.young,
-                            record.poisson,
-                            values.join(", "),
-                            record.error
-                        ),
-                        notice: false,
-                    });
-                }
-                Ok(())
-            })
-            .collect();
-        results.into_iter().collect::<Result<(), FitError>>()?;
-        if options.cancelled() {
-            return Err(FitError::Interrupted { done: *done.lock().expect("progress lock"), total });
+                    let neighbour = chained.then(|| neighbour(&key, plan)).flatten();
+                    let resumed_start = neighbour
+                        .and_then(|n| pending.known.get(&n))
+                        .filter(|r| r.status == FitStatus::Ok)
+                        .map(|r| r.parameters.iter().map(|(_, v)| v.to_bits()).collect());
+                    TaskFit { key, neighbour, resumed_start }
+                })
+                .collect();
+            out.push(Task { fits });
         }
     }
+    out
+}
 
-    // Rewrite each file sorted by (value, nu): the final files do not depend on completion order.
+/// Adds to `grids` the grid rest states of one (dt bits, N, nit) group for every basic scene of the scene
+/// sets `needed` (indices into the study's scenes) that it does not hold yet.
+pub fn group_grids(
+    study: &Study,
+    cache: &PartCache,
+    backend: &dyn RestStateBackend,
+    (dt_bits, n, nit): (u64, usize, usize),
+    needed: &BTreeSet<usize>,
+    grids: &mut HashMap<String, GridRestStates>,
+) -> Result<(), FitError> {
+    let settings = study.settings(f64::from_bits(dt_bits), n, nit);
+    for &si in needed {
+        for scene in study.scenes[si].scenes() {
+            if grids.contains_key(&scene.name) {
+                continue;
+            }
+            let system = cache.system(scene, n)?;
+            let grid =
+                GridRestStates::for_fit(&system, &settings, &study.fit, backend, &study.precision.rest_options());
+            grids.insert(scene.name.clone(), grid);
+        }
+    }
+    Ok(())
+}
+
+/// Runs a task's fits in order on its group's `grids` (from [`group_grids`]), handing each finished
+/// record to `done` (whose error stops the task); stops before the next fit when `cancelled()`.
+pub fn run_task(
+    study: &Study,
+    task: &Task,
+    cache: &PartCache,
+    grids: &HashMap<String, GridRestStates>,
+    cancelled: &dyn Fn() -> bool,
+    done: &mut dyn FnMut(&FitKey, FitRecord) -> Result<(), FitError>,
+) -> Result<(), FitError> {
+    // This chain's results so far, for the next fit's start.
+    let mut computed: HashMap<FitKey, Vec<f64>> = HashMap::new();
+    for fit in &task.fits {
+        if cancelled() {
+            return Ok(());
+        }
+        let start = fit.neighbour.and_then(|n| {
+            computed
+                .get(&n)
+                .cloned()
+                .or_else(|| fit.resumed_start.as_ref().map(|s| s.iter().map(|b| f64::from_bits(*b)).collect()))
+        });
+        let record = fit_one(&study.scenes[fit.key.scene], &fit.key, study, cache, grids, start);
+        if record.status == FitStatus::Ok {
+            computed.insert(fit.key, record.parameters.iter().map(|(_, v)| *v).collect());
+        }
+        done(&fit.key, record)?;
+    }
+    Ok(())
+}
+
+/// Writes a finished fit's rows: one per file the plan gives it, each flushed (`file_locks`, one per
+/// plan file, serialise writers of one file).
+pub fn write_record(plan: &Plan, key: &FitKey, record: &FitRecord, file_locks: &[Mutex<()>]) -> Result<(), FitError> {
+    let targets =
+        plan.fits.get(key).ok_or_else(|| FitError::Internal(format!("a record of a fit not in the plan: {key:?}")))?;
+    for t in targets {
+        let row = FitRecord { experiment: t.experiment.clone(), value: t.value, ..record.clone() };
+        let _guard = file_locks[t.file].lock().expect("file lock");
+        store::append_row(&plan.files[t.file], &row)?;
+    }
+    Ok(())
+}
+
+/// A progress line for a finished fit.
+pub fn record_line(record: &FitRecord) -> String {
+    let values: Vec<String> = record.parameters.iter().map(|(n, v)| format!("{n} = {}", short(*v))).collect();
+    format!(
+        "{} E = {:e} nu = {}: {}, error = {:.3e}",
+        record.scene,
+        record.young,
+        record.poisson,
+        values.join(", "),
+        record.error
+    )
+}
+
+/// Ends a run whose every fit is written: rewrites each file sorted by (value, nu) (the final files do not
+/// depend on completion order) and writes `summary.json` (`computed` fits in this run, `backend` and
+/// `threads` as the run reports them), removing the manifest.
+pub fn finish(
+    study: &Study,
+    plan: &Plan,
+    folder: &LockedFolder,
+    pending: &Pending,
+    computed: usize,
+    backend: String,
+    threads: usize,
+) -> Result<StudySummary, FitError> {
+    let out_dir = folder.path();
+    let parameters: Vec<&str> = study.kind.parameters().iter().map(|p| p.name).collect();
     let mut failed = 0;
     let mut at_bound = 0;
     for path in &plan.files {
@@ -279,16 +422,16 @@ pub fn run_plan_in(
         at_bound += store::load_rows(path)?.iter().filter(|r| !r.at_bound.is_empty()).count();
     }
     let summary = StudySummary {
-        layout,
+        layout: pending.layout.clone(),
         pbdfit_version: env!("CARGO_PKG_VERSION").into(),
         fits: plan.fits.len(),
-        computed: total,
-        resumed,
+        computed,
+        resumed: pending.resumed,
         failed,
         at_bound,
-        seconds: start.elapsed().as_secs_f64(),
-        threads: rayon::current_num_threads(),
-        backend: backend.name(),
+        seconds: pending.started.elapsed().as_secs_f64(),
+        threads,
+        backend,
         files: plan.files.iter().map(|f| f.file_name().unwrap_or_default().to_string_lossy().into_owned()).collect(),
     };
     pbdfit_results::write_summary(out_dir, &summary)?;
