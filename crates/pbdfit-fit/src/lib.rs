@@ -48,7 +48,7 @@ pub use gradient::{MAX_BASINS, REACHED, gradient_grid};
 pub use grid::{GridRestStates, Lineage, SharedRestStates};
 pub use identifiability::{Identifiability, RISE};
 pub use identify::{Identification, identify};
-pub use measured::{MarkerTarget, MarkerWeighting};
+pub use measured::{Bootstrap, MarkerTarget, MarkerWeighting, bootstrap};
 pub use pattern_search::{GOLDEN_RATIO, PatternSearch, SearchStep};
 pub use pbdfit_fem::ReferenceOverrides;
 pub use pbdfit_results::{FitRecord, FitStatus, read_records};

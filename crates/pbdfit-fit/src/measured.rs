@@ -138,3 +138,109 @@ mod tests {
         assert!(e.contains("m.csv") && e.contains("nothing to fit"), "{e}");
     }
 }
+
+/// Refits of resampled noise (`fit --bootstrap K`): a check of a marker fit's Gauss-Newton intervals.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bootstrap {
+    /// Replicates fitted (those that fit; a replicate without a fit is counted in `failed`).
+    pub replicates: usize,
+    /// Replicates whose fit failed.
+    pub failed: usize,
+    /// Per parameter, the 2.5 % and 97.5 % quantiles of the refitted values.
+    pub intervals: Vec<(f64, f64)>,
+    /// The noise added per component (m): the markers' sigma, or the residual's `sqrt(RSS / (3M - d))`.
+    pub noise: f64,
+}
+
+/// A seeded normal generator (SplitMix64 and Box-Muller): deterministic replicates from `seed`, with no
+/// dependency for ten lines.
+struct Normal(u64);
+
+impl Normal {
+    fn uniform(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        ((z >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    }
+
+    fn sample(&mut self) -> f64 {
+        let (a, b) = (self.uniform(), self.uniform());
+        (-2.0 * a.ln()).sqrt() * (2.0 * std::f64::consts::PI * b).cos()
+    }
+}
+
+/// A parametric bootstrap of a fit to `markers`: `k` replicates whose observed displacements are the
+/// fitted model's at each marker plus Gaussian noise (each marker's sigma, or without sigmas the
+/// residual's standard deviation per component), each refitted with `options` (replicate `i` seeded
+/// from `seed` and `i`, so the result does not depend on thread counts). `fitted`: the fit's rest
+/// displacements per vertex.
+#[allow(clippy::too_many_arguments)]
+pub fn bootstrap(
+    scenes: &pbdfit_mesh::SceneSet,
+    settings: crate::Settings,
+    markers: &Markers,
+    tolerance: f64,
+    cache: &crate::PartCache,
+    options: &crate::FitOptions,
+    fitted: &[Vec3],
+    k: usize,
+    seed: u64,
+) -> Result<Bootstrap, FitError> {
+    let [scene] = scenes.scenes() else {
+        return Err(FitError::MeasuredCompound { scene: scenes.name().into(), parts: scenes.scenes().len() });
+    };
+    let mesh = scene.body(settings.n)?.mesh;
+    let located = markers.locate(&mesh, tolerance)?;
+    let model: Vec<Vec3> = located.iter().map(|l| l.interpolate(&mesh, fitted)).collect();
+    let d = options.search_box.dimensions();
+    let residual: f64 = model.iter().zip(&markers.markers).map(|(u, m)| (u - m.displacement).norm_squared()).sum();
+    let noise = (residual / (3.0 * markers.markers.len() as f64 - d as f64).max(1.0)).sqrt();
+    let mut values: Vec<Vec<f64>> = vec![Vec::new(); d];
+    let mut failed = 0;
+    let quiet = crate::FitOptions { identifiability: false, ..options.clone() };
+    for i in 0..k {
+        let mut normal = Normal(seed ^ (i as u64).wrapping_mul(0xD1B5_4A32_D192_ED03));
+        let replicate = Markers {
+            source: markers.source.clone(),
+            markers: markers
+                .markers
+                .iter()
+                .zip(&model)
+                .map(|(m, u)| {
+                    let s = m.sigma.unwrap_or(noise);
+                    pbdfit_mesh::Marker {
+                        displacement: u + Vec3::new(normal.sample(), normal.sample(), normal.sample()) * s,
+                        ..*m
+                    }
+                })
+                .collect(),
+        };
+        let fit = crate::FitProblem::measured(scenes, settings, &replicate, tolerance, cache)
+            .and_then(|p| crate::fit_cpu(&p, &quiet));
+        match fit {
+            Ok(r) if r.error.is_finite() => {
+                for (j, (_, v)) in r.parameters.iter().enumerate() {
+                    values[j].push(*v);
+                }
+            }
+            _ => failed += 1,
+        }
+    }
+    let quantile = |v: &[f64], q: f64| {
+        let x = (v.len() - 1) as f64 * q;
+        let (lo, hi) = (x.floor() as usize, x.ceil() as usize);
+        v[lo] + (v[hi] - v[lo]) * (x - lo as f64)
+    };
+    let intervals = values
+        .iter_mut()
+        .map(|v| {
+            v.sort_by(f64::total_cmp);
+            if v.is_empty() { (f64::NAN, f64::NAN) } else { (quantile(v, 0.025), quantile(v, 0.975)) }
+        })
+        .collect();
+    let noise = markers.markers.first().and_then(|m| m.sigma).unwrap_or(noise);
+    Ok(Bootstrap { replicates: k - failed, failed, intervals, noise })
+}

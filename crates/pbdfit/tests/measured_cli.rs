@@ -29,6 +29,25 @@ fn markers_from_a_rest_state_give_its_parameters_back() {
     let reference = fit["reference"].as_str().unwrap();
     assert!(reference.contains("markers.csv") && reference.contains(&format!("{} markers", top.len())), "{reference}");
     assert!(fit["young"].is_null() && fit["poisson"].is_null(), "E and nu are not used");
+    // The bootstrap refits resampled noise: noise-free markers leave no noise, so every refit is the fit.
+    let boot = json(&pbdfit(&[
+        "fit",
+        "--scene",
+        "gravity-wall",
+        "--n",
+        "2",
+        "--measured",
+        file.to_str().unwrap(),
+        "--bootstrap",
+        "5",
+        "--json",
+    ]));
+    assert_eq!((boot["bootstrap_replicates"].as_u64(), boot["bootstrap_failed"].as_u64()), (Some(5), Some(0)));
+    let kd_interval = boot["bootstrap_95"]["kd"].as_array().unwrap();
+    for end in kd_interval {
+        assert!((end.as_f64().unwrap() - kd).abs() < 1e-6, "{kd_interval:?} around {kd}");
+    }
+    assert_refused(&["fit", "--scene", "gravity-wall", "--bootstrap", "5"], &["--bootstrap needs --measured"]);
 
     // Bad files: a marker outside the body, a NaN, a missing column; a compound scene.
     let bad = |name: &str, text: &str| {
