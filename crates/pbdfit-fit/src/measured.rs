@@ -20,6 +20,16 @@ pub enum MarkerWeighting {
     ChiSquare,
 }
 
+impl MarkerWeighting {
+    /// The name in results, JSON and Python: `relative` or `chi-square`.
+    pub fn name(self) -> &'static str {
+        match self {
+            MarkerWeighting::Relative => "relative",
+            MarkerWeighting::ChiSquare => "chi-square",
+        }
+    }
+}
+
 /// The markers of one part, located in its mesh: what its error is computed against.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MarkerTarget {
@@ -89,11 +99,7 @@ impl MarkerTarget {
 
     /// What the reference is, for results: `measured <file> (<n> markers, relative|chi-square)`.
     pub fn describe(&self) -> String {
-        let kind = match self.weighting {
-            MarkerWeighting::Relative => "relative",
-            MarkerWeighting::ChiSquare => "chi-square",
-        };
-        format!("measured {} ({} markers, {kind})", self.source, self.observed.len())
+        format!("measured {} ({} markers, {})", self.source, self.observed.len(), self.weighting.name())
     }
 }
 

@@ -765,13 +765,7 @@ fn identify<'py>(
     d.set_item("covariance", id.covariance.map(|row| row.to_vec()).to_vec())?;
     d.set_item("error", id.error)?;
     d.set_item("markers", id.markers)?;
-    d.set_item(
-        "weighting",
-        match id.weighting {
-            pbdfit_fit::MarkerWeighting::Relative => "relative",
-            pbdfit_fit::MarkerWeighting::ChiSquare => "chi-square",
-        },
-    )?;
+    d.set_item("weighting", id.weighting.name())?;
     d.set_item("evaluations", id.evaluations)?;
     d.set_item("reference", id.reference)?;
     Ok(d)

@@ -43,10 +43,7 @@ pub fn run(args: IdentifyArgs) -> CliResult {
     let markers = pbdfit_mesh::Markers::read(&args.measured).map_err(|e| CliError::Input(e.to_string()))?;
     let start = std::time::Instant::now();
     let id = pbdfit_fit::identify(scene, n, spec, args.dt, &markers, 1e-9).map_err(fit_error)?;
-    let weighting = match id.weighting {
-        pbdfit_fit::MarkerWeighting::Relative => "relative",
-        pbdfit_fit::MarkerWeighting::ChiSquare => "chi-square",
-    };
+    let weighting = id.weighting.name();
     if args.json {
         let value = json!({
             "scene": set.name(),

@@ -14,7 +14,9 @@
 //! - `WGSL`: the same function for the GPU's f32 kernels, a WGSL function named `tetrahedron_<file name>`
 //!   taking `(e1, e2, e3, c31, c12, wa, wb, wc: vec3<f32>, constant: f32)` (the rest edges, `E3 x E1`,
 //!   `E1 x E2`, the displacement differences and the constant) and returning `TetValue(c, g1, g2, g3)`;
-//!   `displacement_gradient(wa, wb, wc, r1, r2, r3) -> mat3x3<f32>` (`H = sum_k W_k r_k^T`) is there to use.
+//!   `rest_rows(e1, e2, e3, c31, c12) -> RestRows` (`6 V0` and the rows `r_k` of `Dm^-1`, as
+//!   [`TetGeometry::rest_inverse`]) and `displacement_gradient(wa, wb, wc, r1, r2, r3) -> mat3x3<f32>`
+//!   (`H = sum_k W_k r_k^T`) are there to use.
 //!
 //! The list generates the [`TetrahedronConstraint`] enum, the CPU dispatch (a `match`: the sweep stays
 //! statically dispatched), the GPU code each constraint is sent as, and the shaders' dispatch
@@ -148,6 +150,12 @@ impl TetrahedronConstraint {
         let mut out = String::from(
             "// Generated from pbdfit-pbd's tetrahedra/ (TetrahedronConstraint::wgsl).\n\
              struct TetValue {\n    c: f32,\n    g1: vec3<f32>,\n    g2: vec3<f32>,\n    g3: vec3<f32>,\n}\n\
+             // 6 V0 and the rows r_k of Dm^-1 (TetGeometry::rest_inverse).\n\
+             struct RestRows {\n    six_v0: f32,\n    r1: vec3<f32>,\n    r2: vec3<f32>,\n    r3: vec3<f32>,\n}\n\
+             fn rest_rows(e1: vec3<f32>, e2: vec3<f32>, e3: vec3<f32>, c31: vec3<f32>, c12: vec3<f32>) -> RestRows {\n\
+             \x20   let c23 = cross(e2, e3);\n\
+             \x20   let six_v0 = dot(e1, c23);\n\
+             \x20   return RestRows(six_v0, c23 / six_v0, c31 / six_v0, c12 / six_v0);\n}\n\
              // H = sum_k W_k r_k^T (column-major: column j is sum_k W_k r_k[j]).\n\
              fn displacement_gradient(wa: vec3<f32>, wb: vec3<f32>, wc: vec3<f32>, r1: vec3<f32>, r2: vec3<f32>,\n\
              \x20                        r3: vec3<f32>) -> mat3x3<f32> {\n\

@@ -28,12 +28,8 @@ pub(super) fn value(g: &TetGeometry, _constant: f64) -> (f64, [Vec3; 3]) {
 pub(super) const WGSL: &str = "
 fn tetrahedron_strain_deviatoric(e1: vec3<f32>, e2: vec3<f32>, e3: vec3<f32>, c31: vec3<f32>, c12: vec3<f32>,
                                  wa: vec3<f32>, wb: vec3<f32>, wc: vec3<f32>, constant: f32) -> TetValue {
-    let c23 = cross(e2, e3);
-    let six_v0 = dot(e1, c23);
-    let r1 = c23 / six_v0;
-    let r2 = c31 / six_v0;
-    let r3 = c12 / six_v0;
-    let h = displacement_gradient(wa, wb, wc, r1, r2, r3);
+    let rest = rest_rows(e1, e2, e3, c31, c12);
+    let h = displacement_gradient(wa, wb, wc, rest.r1, rest.r2, rest.r3);
     let e = (h + transpose(h) + transpose(h) * h) * 0.5;
     let third = (e[0].x + e[1].y + e[2].z) / 3.0;
     let deviator = e - mat3x3<f32>(vec3<f32>(third, 0.0, 0.0), vec3<f32>(0.0, third, 0.0), vec3<f32>(0.0, 0.0, third));
@@ -41,9 +37,9 @@ fn tetrahedron_strain_deviatoric(e1: vec3<f32>, e2: vec3<f32>, e3: vec3<f32>, c3
     if !(norm > 1e-30) {
         return TetValue(0.0, vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
     }
-    let root_v0 = sqrt(abs(six_v0) / 6.0);
+    let root_v0 = sqrt(abs(rest.six_v0) / 6.0);
     let f = h + mat3x3<f32>(vec3<f32>(1.0, 0.0, 0.0), vec3<f32>(0.0, 1.0, 0.0), vec3<f32>(0.0, 0.0, 1.0));
     let d = (f * deviator) * (root_v0 / norm);
-    return TetValue(root_v0 * norm, d * r1, d * r2, d * r3);
+    return TetValue(root_v0 * norm, d * rest.r1, d * rest.r2, d * rest.r3);
 }
 ";

@@ -22,15 +22,11 @@ pub(super) fn value(g: &TetGeometry, _constant: f64) -> (f64, [Vec3; 3]) {
 pub(super) const WGSL: &str = "
 fn tetrahedron_strain_volumetric(e1: vec3<f32>, e2: vec3<f32>, e3: vec3<f32>, c31: vec3<f32>, c12: vec3<f32>,
                                  wa: vec3<f32>, wb: vec3<f32>, wc: vec3<f32>, constant: f32) -> TetValue {
-    let c23 = cross(e2, e3);
-    let six_v0 = dot(e1, c23);
-    let r1 = c23 / six_v0;
-    let r2 = c31 / six_v0;
-    let r3 = c12 / six_v0;
-    let h = displacement_gradient(wa, wb, wc, r1, r2, r3);
-    let root_v0 = sqrt(abs(six_v0) / 6.0);
+    let rest = rest_rows(e1, e2, e3, c31, c12);
+    let h = displacement_gradient(wa, wb, wc, rest.r1, rest.r2, rest.r3);
+    let root_v0 = sqrt(abs(rest.six_v0) / 6.0);
     let trace = (h[0].x + h[1].y + h[2].z) + 0.5 * (dot(h[0], h[0]) + dot(h[1], h[1]) + dot(h[2], h[2]));
     let d = (h + mat3x3<f32>(vec3<f32>(1.0, 0.0, 0.0), vec3<f32>(0.0, 1.0, 0.0), vec3<f32>(0.0, 0.0, 1.0))) * root_v0;
-    return TetValue(root_v0 * trace, d * r1, d * r2, d * r3);
+    return TetValue(root_v0 * trace, d * rest.r1, d * rest.r2, d * rest.r3);
 }
 ";
