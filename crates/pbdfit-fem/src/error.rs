@@ -34,6 +34,12 @@ pub enum FemError {
          (e.g. a whole face of the cube)"
     )]
     NotHeld(String),
+    /// The body has rigid obstacles, and the reference does not model contact yet (issue 29).
+    #[error(
+        "the body has {0} obstacle(s): the FEM reference does not model contact yet, and a rest state without it \
+         would be wrong"
+    )]
+    Contact(usize),
     /// A free vertex belongs to no tetrahedron, so nothing resists its motion.
     #[error("vertex {0} is free but belongs to no tetrahedron: the stiffness matrix would be singular")]
     OrphanVertex(usize),

@@ -65,6 +65,9 @@ impl StaticProblem {
         if body.masses.len() != nv {
             return Err(FemError::SizeMismatch { what: "masses", expected: nv, got: body.masses.len() });
         }
+        if !body.obstacles.is_empty() {
+            return Err(FemError::Contact(body.obstacles.len()));
+        }
         let mut problem =
             Self::with_dirichlet(&body.mesh, &body.held, body.prescribed.clone(), body.external_forces())?;
         problem.masses = Some(body.masses.clone());

@@ -1,4 +1,4 @@
-use crate::{MassModel, TetMesh, Vec3};
+use crate::{MassModel, Obstacle, TetMesh, Vec3};
 
 /// A body ready to simulate: the mesh, its per-vertex masses, which vertices are held (and where), and
 /// the loads: gravity and nodal forces. Both the FEM reference and PBD consume this; neither changes it.
@@ -25,6 +25,9 @@ pub struct Body {
     pub gravity: Vec3,
     /// Density in kg/m^3.
     pub density: f64,
+    /// Rigid obstacles at their starting places (`Obstacle::placed` is where the load takes them);
+    /// empty for a body held only by its held vertices.
+    pub obstacles: Vec<Obstacle>,
 }
 
 impl Body {
@@ -51,7 +54,9 @@ impl Body {
     /// Whether the only load is gravity on plain held vertices (no traction, no prescribed
     /// displacement): what every backend supports.
     pub fn is_gravity_only(&self) -> bool {
-        self.forces.iter().all(|f| *f == Vec3::zeros()) && self.prescribed.iter().all(|u| *u == Vec3::zeros())
+        self.forces.iter().all(|f| *f == Vec3::zeros())
+            && self.prescribed.iter().all(|u| *u == Vec3::zeros())
+            && self.obstacles.is_empty()
     }
 
     /// Inverse masses for PBD: 0 for held vertices, 1/m otherwise (1/kg).

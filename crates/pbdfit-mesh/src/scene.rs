@@ -6,6 +6,7 @@ use serde::Deserialize;
 
 use crate::import::ImportReport;
 use crate::load::{Load, LoadTables};
+use crate::obstacle::{Obstacle, ObstacleKeys};
 use crate::selector::SelectorKeys;
 use crate::size::{SizeEstimate, available_memory};
 use crate::{Body, CubeSplit, MassModel, ReferenceTable, SceneError, Selector, TetMesh, Vec3, unit_cube_split};
@@ -40,6 +41,7 @@ struct SceneFile {
     material: Option<MaterialDef>,
     compound: Option<Vec<String>>,
     reference: Option<ReferenceTable>,
+    obstacle: Option<Vec<ObstacleKeys>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -152,6 +154,8 @@ pub struct Scene {
     pub mass_model: MassModel,
     /// The reference the scene asks for (its `[reference]` table; empty: the default).
     pub reference: ReferenceTable,
+    /// Rigid obstacles the body may touch (`[[obstacle]]` tables), at their starting places.
+    pub obstacles: Vec<Obstacle>,
 }
 
 /// What a `--scene` argument names: one basic scene, or a compound of several evaluated together
@@ -239,10 +243,16 @@ impl SceneSet {
         };
         crate::check_file_name(&file.name).map_err(|m| invalid("name", m))?;
         if let Some(parts) = file.compound {
-            if file.body.is_some() || file.held.is_some() || file.load.is_some() || file.material.is_some() {
+            if file.body.is_some()
+                || file.held.is_some()
+                || file.load.is_some()
+                || file.material.is_some()
+                || file.obstacle.is_some()
+            {
                 return Err(invalid(
                     "compound",
-                    "a compound scene lists its parts only; body, held, load and material belong to the parts".into(),
+                    "a compound scene lists its parts only; body, held, load, material and obstacles belong to the parts"
+                        .into(),
                 ));
             }
             if parts.is_empty() {
@@ -338,11 +348,16 @@ impl SceneSet {
         let held_defs = file.held.unwrap_or_default();
         let load = file.load.unwrap_or_default();
         let loads = load.loads().map_err(|(key, m)| invalid(&key, m))?;
-        if held_defs.is_empty() && !loads.iter().any(|(_, l)| l.holds()) {
+        let mut obstacles = Vec::new();
+        for (i, o) in file.obstacle.unwrap_or_default().iter().enumerate() {
+            let key = format!("obstacle[{i}]");
+            obstacles.push(o.obstacle(&key).map_err(|m| invalid(&key, m))?);
+        }
+        if held_defs.is_empty() && !loads.iter().any(|(_, l)| l.holds()) && obstacles.is_empty() {
             return Err(invalid(
                 "held",
-                "the body is not held at all: with no fixed vertex it has no rest state (the FEM stiffness \
-                 matrix is singular). Add e.g. [[held]] plane = \"y = 0\""
+                "the body is not held at all: with no fixed vertex and no obstacle to rest on it has no rest state \
+                 (the FEM stiffness matrix is singular). Add e.g. [[held]] plane = \"y = 0\""
                     .into(),
             ));
         }
@@ -370,6 +385,7 @@ impl SceneSet {
             density: material.density,
             mass_model: material.mass_model,
             reference: file.reference.unwrap_or_default(),
+            obstacles,
         };
         if let Shape::Mesh { .. } = scene.shape {
             // Select and load now, so that a scene with an empty selector fails when it is read.
@@ -400,6 +416,9 @@ impl SceneSet {
             s.gravity *= factor;
             for (_, load) in &mut s.loads {
                 *load = load.scaled(factor);
+            }
+            for o in &mut s.obstacles {
+                *o = o.scaled(factor);
             }
         }
         self
@@ -455,13 +474,32 @@ impl Scene {
                 (mesh.as_ref().clone(), groups.as_ref())
             }
         };
-        let applied = crate::load::apply(&mesh, groups, &self.held, &self.loads).map_err(|(key, message)| {
-            let message = match &self.shape {
-                Shape::UnitCube => message.replace("of the body", "of the unit cube (coordinates are in [0, 1])"),
-                Shape::Mesh { .. } => message,
-            };
-            invalid(&key, message)
-        })?;
+        let applied = crate::load::apply(&mesh, groups, &self.held, &self.loads, !self.obstacles.is_empty()).map_err(
+            |(key, message)| {
+                let message = match &self.shape {
+                    Shape::UnitCube => message.replace("of the body", "of the unit cube (coordinates are in [0, 1])"),
+                    Shape::Mesh { .. } => message,
+                };
+                invalid(&key, message)
+            },
+        )?;
+        // A body that starts inside an obstacle has no admissible start; the tolerance forgives the
+        // rounding of a vertex meant to touch (a cube standing on a floor at y = 0).
+        let touch = 1e-9 * crate::load::extent(mesh.vertices());
+        if let Some((i, v, gap)) = crate::obstacle::first_penetration(&self.obstacles, mesh.vertices(), touch) {
+            let o = &self.obstacles[i];
+            return Err(invalid(
+                &o.key,
+                format!(
+                    "the body starts inside this {}: vertex {v} at {:?} is {:e} m deep in it (scene `{}`; obstacles \
+                     start clear of the body or touching it, and `displacement` moves them in)",
+                    o.shape.kind(),
+                    mesh.vertices()[v].as_slice(),
+                    -gap,
+                    self.name
+                ),
+            ));
+        }
         let masses = self.mass_model.masses(&mesh, self.density);
         // Finite inputs can still give non-finite or vanishing products (density 1e308 times a volume,
         // a weight of mass times gravity 1e300), which the solvers turned into NaN displacements.
@@ -501,6 +539,7 @@ impl Scene {
             forces: applied.forces,
             gravity: self.gravity,
             density: self.density,
+            obstacles: self.obstacles.clone(),
         })
     }
 }
@@ -640,5 +679,31 @@ mod tests {
         let body = set.scenes()[0].body(1).unwrap();
         assert_eq!(body.mass_model, MassModel::Uniform);
         assert!(body.masses.iter().all(|&m| (m - 0.125).abs() < 1e-15));
+    }
+
+    #[test]
+    fn obstacles_are_read_scaled_and_refuse_a_body_inside_them() {
+        let floor = "[[obstacle]]\nshape = \"plane\"\npoint = [0, 0, 0]\nnormal = [0, 1, 0]\nstatic_friction = 0.5\n";
+        // A cube standing on a floor needs no held face.
+        let text = format!("name = \"resting\"\n[body]\nshape = \"unit-cube\"\n{floor}");
+        let set = SceneSet::parse(&text, "t", None).unwrap();
+        let body = set.scenes()[0].body(2).unwrap();
+        assert_eq!(body.obstacles.len(), 1);
+        assert!(body.held.iter().all(|h| !h) && !body.is_gravity_only());
+        // A sphere pushed into the block: its displacement scales with the load level.
+        let sphere = "[[held]]\nplane = \"y = 0\"\n[[obstacle]]\nshape = \"sphere\"\ncenter = [0.5, 1.5, 0.5]\nradius = 0.5\ndisplacement = [0, -0.1, 0]\n";
+        let text = format!("name = \"indentation\"\n[body]\nshape = \"unit-cube\"\n{sphere}");
+        let set = SceneSet::parse(&text, "t", None).unwrap().with_load_scale(0.5);
+        let o = &set.scenes()[0].obstacles[0];
+        assert_eq!(o.displacement, Vec3::new(0.0, -0.05, 0.0));
+        // Starting inside an obstacle is an error naming it, the vertex and the scene.
+        let text = "name = \"sunk\"\n[body]\nshape = \"unit-cube\"\n[[obstacle]]\nshape = \"plane\"\npoint = [0, 0.5, 0]\nnormal = [0, 1, 0]\n";
+        let e = SceneSet::parse(text, "t", None).unwrap().scenes()[0].body(1).unwrap_err().to_string();
+        assert!(e.contains("obstacle[0]") && e.contains("starts inside this plane") && e.contains("`sunk`"), "{e}");
+        // A bad table names its field.
+        let text =
+            "name = \"x\"\n[body]\nshape = \"unit-cube\"\n[[obstacle]]\nshape = \"sphere\"\ncenter = [0, 3, 0]\n";
+        let e = SceneSet::parse(text, "t", None).unwrap_err().to_string();
+        assert!(e.contains("obstacle[0]") && e.contains("radius"), "{e}");
     }
 }

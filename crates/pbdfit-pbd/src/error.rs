@@ -93,6 +93,17 @@ pub enum PbdError {
         /// What is not supported, and what is.
         what: &'static str,
     },
+    /// The body has rigid obstacles, and contact is not modelled yet (issue 29).
+    #[error(
+        "scene {scene} has {obstacles} obstacle(s): contact is not modelled by the PBD models yet, and a rest state \
+         without it would be wrong"
+    )]
+    Contact {
+        /// Scene name.
+        scene: String,
+        /// Its obstacles.
+        obstacles: usize,
+    },
     /// A projection step was asked of a model that has none (mass-spring: Newton rest state, integrators).
     #[error(
         "model {model} has no projection step: its rest state is a Newton equilibrium and its dynamics use an \

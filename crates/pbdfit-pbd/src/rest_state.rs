@@ -176,6 +176,9 @@ impl PbdSystem {
         warm: Option<&[Vec3]>,
     ) -> Result<RestState, PbdError> {
         params.validate()?;
+        if !self.obstacles.is_empty() {
+            return Err(PbdError::Contact { scene: self.scene.clone(), obstacles: self.obstacles.len() });
+        }
         let rules = match params.rule() {
             ModelRule::Projection(rule) => rule,
             ModelRule::Springs(law) => return self.spring_rest_state(params, &law, warm),

@@ -17,6 +17,9 @@ use crate::{
 #[derive(Debug, Clone)]
 pub struct PbdSystem {
     pub(crate) scene: String,
+    /// The scene's rigid obstacles (empty: none). Contact is not modelled yet: a rest state of a body
+    /// with obstacles is refused rather than computed without them.
+    pub(crate) obstacles: Vec<pbdfit_mesh::Obstacle>,
     pub(crate) rest: Vec<Vec3>,
     pub(crate) inverse_masses: Vec<f64>,
     pub(crate) free: Vec<usize>,
@@ -226,6 +229,7 @@ impl PbdSystem {
             (0..rest.len()).map(|p| if body.held[p] { body.prescribed[p] } else { Vec3::zeros() }).collect();
         Self {
             scene: body.scene.clone(),
+            obstacles: body.obstacles.clone(),
             rest,
             inverse_masses,
             free,

@@ -19,6 +19,7 @@ fn free_body(n: usize) -> Body {
         forces: vec![Vec3::zeros(); nv],
         gravity: Vec3::zeros(),
         density: 1.0,
+        obstacles: Vec::new(),
     }
 }
 

@@ -329,12 +329,14 @@ pub(crate) struct AppliedLoads {
 
 /// Applies the held selectors and the loads to a mesh. Errors name the key and what is wrong: a
 /// selector that selects nothing, a traction on held faces, a vertex prescribed twice differently, a
-/// prescribed displacement larger than the body, a body not connected to its held set.
+/// prescribed displacement larger than the body, a body not connected to its held set (unless
+/// `obstacles` is set: then a part may rest on an obstacle instead).
 pub(crate) fn apply(
     mesh: &TetMesh,
     groups: &BTreeMap<String, Vec<usize>>,
     held_selectors: &[Selector],
     loads: &[(String, Load)],
+    obstacles: bool,
 ) -> Result<AppliedLoads, (String, String)> {
     let x = mesh.vertices();
     let nv = x.len();
@@ -412,7 +414,7 @@ pub(crate) fn apply(
             }
         }
     }
-    let loose = unanchored_vertices(mesh, &held);
+    let loose = if obstacles { Vec::new() } else { unanchored_vertices(mesh, &held) };
     if let Some(&first) = loose.first() {
         return Err((
             "held".into(),
