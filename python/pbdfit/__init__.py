@@ -198,12 +198,16 @@ class FitResult:
     ranges: Dict[str, Tuple[float, float]] = field(default_factory=dict)
     # A gradient fit to measured markers: each parameter's 95 % confidence interval (Gauss-Newton).
     intervals_95: Dict[str, Tuple[float, float]] = field(default_factory=dict)
+    # With ``bootstrap=K``: each parameter's 2.5 % and 97.5 % quantiles over K refits of resampled noise.
+    bootstrap_95: Dict[str, Tuple[float, float]] = field(default_factory=dict)
+    bootstrap_replicates: int = 0
+    bootstrap_failed: int = 0
 
 
 def fit(
     scene: Union[str, Scene, "os.PathLike[str]"],
-    young: float,
-    poisson: float,
+    young: Optional[float] = None,
+    poisson: Optional[float] = None,
     model: str = "pbd",
     dt: float = 0.01,
     n: Optional[int] = 1,
@@ -216,26 +220,32 @@ def fit(
     max_evaluations: int = 400,
     max_seconds: Optional[float] = None,
     measured: Optional[PathLike] = None,
+    bootstrap: Optional[int] = None,
 ) -> FitResult:
     """Fits ``model``'s parameters so that its rest state matches the FEM reference of the material
     (``young`` in Pa, ``poisson``), as ``pbdfit fit`` does. ``search`` (default ``None``: ``pbdfit fit``'s
     default, ``"gradient"``): ``"gradient"``, a coarse grid, then Levenberg-Marquardt on the rest state's
     sensitivity from each basin; ``"pattern"``, the thesis's fine grid and compass search (``min_step`` of each axis's width). ``box`` overrides parameter
     boxes (``{"kd": (0, 0.5)}``). A fit that spends ``max_evaluations`` or ``max_seconds`` returns its best
-    point with ``status == "budget"``. ``measured``: a marker CSV (``pbdfit fit --measured``) to fit
-    instead of the FEM reference; ``young`` and ``poisson`` are then not used."""
+    point with ``status == "budget"``. ``young`` and ``poisson`` default to 1e3 Pa and 0.3.
+
+    ``measured``: a marker CSV or a full-field ``.vtu`` (``pbdfit fit --measured``) to fit instead of the
+    FEM reference (default: the scene's ``[reference] measured``, if it names one); ``young`` and
+    ``poisson`` are then refused. ``bootstrap=K`` refits K replicates of the markers' resampled noise
+    (``pbdfit fit --bootstrap K``, same seed): ``bootstrap_95`` holds each parameter's 2.5 % and 97.5 %
+    quantiles."""
     d = _native.fit(
         _source(scene), young, poisson, model, dt, n, nit,
         None if box is None else {k: (float(lo), float(hi)) for k, (lo, hi) in box.items()},
         grid, min_step, material, search, max_evaluations, max_seconds,
-        None if measured is None else os.fspath(measured),
+        None if measured is None else os.fspath(measured), bootstrap,
     )
     return FitResult(**d)
 
 
 def identify(
     scene: Union[str, Scene, "os.PathLike[str]"],
-    measured: PathLike,
+    measured: Optional[PathLike] = None,
     material: Optional[str] = None,
     n: Optional[int] = None,
     dt: float = 0.01,
@@ -243,8 +253,9 @@ def identify(
     """E and nu of an FEM law (``material``: linear by default) identified from a marker CSV, as
     ``pbdfit identify --json``: ``young``, ``poisson``, their 95 % intervals ``young_interval_95`` and
     ``poisson_interval_95`` (Gauss-Newton covariance; multiplicative in E), ``covariance`` of (ln E, nu),
-    ``error``, ``markers``, ``weighting``, ``evaluations``, ``reference``."""
-    return dict(_native.identify(_source(scene), os.fspath(measured), material, n, dt))
+    ``error``, ``markers``, ``weighting``, ``evaluations``, ``reference``. ``measured``: a marker CSV or a
+    full-field ``.vtu``; default: the scene's ``[reference] measured``."""
+    return dict(_native.identify(_source(scene), None if measured is None else os.fspath(measured), material, n, dt))
 
 
 def study(

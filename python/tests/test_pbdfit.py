@@ -287,7 +287,7 @@ def test_fit_to_measured_markers_equals_the_cli(tmp_path):
     markers = tmp_path / "markers.csv"
     markers.write_text("\n".join(lines) + "\n")
     cli = cli_json("fit", "--scene", "gravity-wall", "--n", "2", "--measured", str(markers))
-    py = pbdfit.fit("gravity-wall", young=1e3, poisson=0.3, n=2, measured=markers)
+    py = pbdfit.fit("gravity-wall", n=2, measured=markers)
     assert py.parameters == {"kd": cli["kd"], "kv": cli["kv"]}
     assert py.error == cli["error"]
     assert abs(py.parameters["kd"] - 0.37) < 1e-4 and abs(py.parameters["kv"] - 0.62) < 1e-3
@@ -296,7 +296,32 @@ def test_fit_to_measured_markers_equals_the_cli(tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("x,y,z,ux,uy,uz\n0.5,0.5,0.5,0,NaN,0\n")
     with pytest.raises(ValueError, match="row 1, column uy"):
-        pbdfit.fit("gravity-wall", young=1e3, poisson=0.3, measured=bad)
+        pbdfit.fit("gravity-wall", measured=bad)
+    with pytest.raises(ValueError, match="young and poisson"):
+        pbdfit.fit("gravity-wall", young=1e3, measured=markers)
+    # Noisy markers (a seeded 1 % of the largest displacement) and a bootstrap: the numbers of
+    # `fit --bootstrap`, and a scene file that names the markers gives the same fit without `measured`.
+    rng = __import__("random").Random(7)
+    largest = max(abs(v) for line in lines[1:] for v in map(float, line.split(",")[3:]))
+    noisy = ["x,y,z,ux,uy,uz,sigma"] + [
+        ",".join(line.split(",")[:3] + [repr(float(v) + rng.gauss(0, 0.01 * largest)) for v in line.split(",")[3:]])
+        + f",{0.01 * largest!r}"
+        for line in lines[1:]
+    ]
+    noisy_file = tmp_path / "noisy.csv"
+    noisy_file.write_text("\n".join(noisy) + "\n")
+    cli = cli_json("fit", "--scene", "gravity-wall", "--n", "2", "--measured", str(noisy_file), "--bootstrap", "4")
+    py = pbdfit.fit("gravity-wall", n=2, measured=noisy_file, bootstrap=4)
+    assert py.bootstrap_replicates == cli["bootstrap_replicates"] == 4
+    assert {k: list(v) for k, v in py.bootstrap_95.items()} == cli["bootstrap_95"]
+    scene = tmp_path / "lab.toml"
+    scene.write_text(
+        'name = "lab"\n[body]\nshape = "unit-cube"\nn = 2\n[[held]]\nplane = "z = 0"\n[load]\ngravity = [0, -9.81, 0]\n'
+        '[reference]\nmeasured = "noisy.csv"\n'
+    )
+    assert pbdfit.fit(scene, n=2).parameters == py.parameters
+    with pytest.raises(ValueError, match="bootstrap needs measured"):
+        pbdfit.fit("gravity-wall", bootstrap=3)
 
 
 def test_identify_equals_the_cli(tmp_path):

@@ -10,6 +10,12 @@
 //! be ignored). Every value must be a finite number. Errors name the file, and the row (1 for the first
 //! row after the header) and column where there is one.
 //!
+//! A full field is a VTK XML unstructured grid (`.vtu`, as `pbdfit fem --vtk` and ParaView write it)
+//! whose points carry a point-data array `displacement` (3 components, m) and optionally `sigma` (1
+//! component, m): each point becomes a marker, with its row the point's index + 1. Its cells are not
+//! read (the points are located in the scene's mesh like any marker), so the field may come from a
+//! measurement grid of its own, or from the scene's mesh itself.
+//!
 //! Locating uses a uniform grid of cells over the mesh's bounding box, each cell listing the tetrahedra
 //! whose bounding boxes meet it, so a marker is tested against the few tetrahedra near it (meshes of
 //! 1e5 tetrahedra and more), not all of them. A marker on a face or an edge shared by several tetrahedra
@@ -92,6 +98,14 @@ pub enum MarkerError {
         /// Fields in the header.
         expected: usize,
     },
+    /// A full-field `.vtu` file that is not readable or lacks its displacement data.
+    #[error("{file}: {problem}")]
+    Field {
+        /// The file.
+        file: String,
+        /// What is wrong.
+        problem: String,
+    },
     /// The file holds no marker.
     #[error("{file}: no markers (a header and at least one row are needed)")]
     Empty {
@@ -121,12 +135,88 @@ pub enum MarkerError {
 const COLUMNS: [&str; 7] = ["x", "y", "z", "ux", "uy", "uz", "sigma"];
 
 impl Markers {
-    /// Reads a marker file (see the module documentation for its format).
+    /// Reads a marker file: a full field from a `.vtu` file, else a marker CSV (see the module
+    /// documentation for both formats).
     pub fn read(path: &Path) -> Result<Self, MarkerError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| MarkerError::Read { file: file.clone(), reason: e.to_string() })?;
+        let read_error = |e: std::io::Error| MarkerError::Read { file: file.clone(), reason: e.to_string() };
+        if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("vtu")) {
+            return Self::parse_vtu(&std::fs::read(path).map_err(read_error)?, &file);
+        }
+        let text = std::fs::read_to_string(path).map_err(read_error)?;
         Self::parse(&text, &file)
+    }
+
+    /// Parses a full field: a `.vtu` file's points with their `displacement` (and optional `sigma`)
+    /// point data; `file` names it in errors.
+    pub fn parse_vtu(bytes: &[u8], file: &str) -> Result<Self, MarkerError> {
+        use vtkio::model::{Attribute, DataSet, Piece};
+        let field = |problem: String| MarkerError::Field { file: file.into(), problem };
+        let vtk = crate::import::vtk::checked_xml(bytes, file).map_err(|e| field(e.to_string()))?;
+        let DataSet::UnstructuredGrid { pieces, .. } = vtk.data else {
+            return Err(field("not an unstructured grid (a full field is a .vtu of points with point data)".into()));
+        };
+        let mut markers = Vec::new();
+        for piece in pieces {
+            let Piece::Inline(piece) = piece else {
+                return Err(field("pieces stored in other files are not read; give the piece's .vtu".into()));
+            };
+            let coords: Vec<f64> =
+                piece.points.cast_into().ok_or_else(|| field("point coordinates are not numbers".into()))?;
+            if !coords.len().is_multiple_of(3) {
+                return Err(field(format!("{} point coordinates, not a multiple of 3", coords.len())));
+            }
+            let points = coords.len() / 3;
+            // Each named array's values, checked to hold `components` per point.
+            let array = |name: &str, components: usize| -> Result<Option<Vec<f64>>, MarkerError> {
+                let found = piece.data.point.iter().find_map(|a| match a {
+                    Attribute::DataArray(d) if d.name.eq_ignore_ascii_case(name) => Some(d),
+                    _ => None,
+                });
+                let Some(d) = found else { return Ok(None) };
+                let values: Vec<f64> =
+                    d.data.clone().cast_into().ok_or_else(|| field(format!("point data `{name}` is not numeric")))?;
+                if values.len() != components * points {
+                    return Err(field(format!(
+                        "point data `{name}` has {} values for {points} points; it needs {components} per point",
+                        values.len()
+                    )));
+                }
+                Ok(Some(values))
+            };
+            let displacement = array("displacement", 3)?
+                .ok_or_else(|| field("no point data `displacement` (3 components, m) to read the field from".into()))?;
+            let sigma = array("sigma", 1)?;
+            for p in 0..points {
+                let row = markers.len() + 1;
+                let bad = |column: &str, problem: String| MarkerError::Value {
+                    file: file.into(),
+                    row,
+                    column: column.into(),
+                    problem,
+                };
+                let x = Vec3::new(coords[3 * p], coords[3 * p + 1], coords[3 * p + 2]);
+                if !x.iter().all(|c| c.is_finite()) {
+                    return Err(bad("points", format!("{:?} is not a finite point", x.as_slice())));
+                }
+                let u = Vec3::new(displacement[3 * p], displacement[3 * p + 1], displacement[3 * p + 2]);
+                if !u.iter().all(|c| c.is_finite()) {
+                    return Err(bad("displacement", format!("{:?} is not finite", u.as_slice())));
+                }
+                let s = match &sigma {
+                    Some(s) if !(s[p].is_finite() && s[p] > 0.0) => {
+                        return Err(bad("sigma", format!("{} must be a finite number > 0", s[p])));
+                    }
+                    Some(s) => Some(s[p]),
+                    None => None,
+                };
+                markers.push(Marker { rest: x, displacement: u, sigma: s });
+            }
+        }
+        if markers.is_empty() {
+            return Err(MarkerError::Empty { file: file.into() });
+        }
+        Ok(Markers { source: file.into(), markers })
     }
 
     /// Parses marker CSV text; `file` names it in errors.
@@ -433,7 +523,74 @@ mod tests {
         }
     }
 
+    /// The bytes of a `.vtu` of `unit_cube(2)` with the given point data (written by `vtk::write_vtu`).
+    fn field_vtu(name: &str, data: &[(&str, crate::vtk::PointData)]) -> Vec<u8> {
+        let mesh = unit_cube(2).unwrap();
+        let path = std::env::temp_dir().join(format!("pbdfit-markers-{}-{name}.vtu", std::process::id()));
+        crate::vtk::write_vtu(&path, mesh.vertices(), mesh.tets(), data).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        bytes
+    }
+
+    /// A full field read from a `.vtu` is a marker at every point, each located at its vertex with the
+    /// vertex's displacement; sigma comes along when given.
+    #[test]
+    fn a_full_field_is_a_marker_at_every_point() {
+        use crate::vtk::PointData;
+        let mesh = unit_cube(2).unwrap();
+        let u: Vec<Vec3> = mesh.vertices().iter().map(|x| Vec3::new(x.y * x.y, -0.1 * x.x, 0.02 * x.z)).collect();
+        let sigma = vec![1e-3; u.len()];
+        let bytes =
+            field_vtu("full", &[("displacement", PointData::Vectors(u.clone())), ("sigma", PointData::Scalars(sigma))]);
+        let m = Markers::parse_vtu(&bytes, "field.vtu").unwrap();
+        assert_eq!(m.markers.len(), mesh.vertices().len());
+        let located = m.locate(&mesh, 1e-9).unwrap();
+        for (i, (marker, l)) in m.markers.iter().zip(&located).enumerate() {
+            assert_eq!((marker.rest, marker.displacement, marker.sigma), (mesh.vertices()[i], u[i], Some(1e-3)));
+            assert!((l.interpolate(&mesh, &u) - u[i]).norm() < 1e-15, "vertex {i}");
+        }
+        // Without sigma, none; other arrays are ignored.
+        let bytes = field_vtu(
+            "plain",
+            &[("mass", PointData::Scalars(vec![1.0; u.len()])), ("displacement", PointData::Vectors(u.clone()))],
+        );
+        assert!(Markers::parse_vtu(&bytes, "f.vtu").unwrap().markers.iter().all(|m| m.sigma.is_none()));
+        // Refusals name the file, the array and the point.
+        let e = |bytes: &[u8]| Markers::parse_vtu(bytes, "f.vtu").unwrap_err().to_string();
+        let s = e(&field_vtu("none", &[("mass", PointData::Scalars(vec![1.0; u.len()]))]));
+        assert!(s.contains("f.vtu") && s.contains("no point data `displacement`"), "{s}");
+        let s = e(&field_vtu("scalar", &[("displacement", PointData::Scalars(vec![1.0; u.len()]))]));
+        assert!(s.contains("needs 3 per point"), "{s}");
+        let mut bad = u.clone();
+        bad[4].y = f64::NAN;
+        let s = e(&field_vtu("nan", &[("displacement", PointData::Vectors(bad))]));
+        assert!(s.contains("row 5, column displacement") && s.contains("not finite"), "{s}");
+        let mut zero = vec![1e-3; u.len()];
+        zero[2] = 0.0;
+        let s = e(&field_vtu("zero", &[("displacement", PointData::Vectors(u)), ("sigma", PointData::Scalars(zero))]));
+        assert!(s.contains("row 3, column sigma"), "{s}");
+        assert!(e(b"x,y,z\n").contains("not a VTK XML file"));
+    }
+
     proptest! {
+        /// Any mutation of a valid full-field file is read or refused: never a panic.
+        #[test]
+        fn mutated_fields_never_panic(position in 0usize..4000, byte in any::<u8>(), cut in 0usize..4000) {
+            static VALID: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+            let valid = VALID.get_or_init(|| {
+                let n = unit_cube(2).unwrap().vertices().len();
+                field_vtu("proptest", &[("displacement", crate::vtk::PointData::Vectors(vec![Vec3::new(1e-3, 0.0, 0.0); n]))])
+            });
+            let mut bytes = valid.clone();
+            let p = position % bytes.len();
+            bytes[p] = byte;
+            bytes.truncate(bytes.len() - cut % bytes.len());
+            if let Ok(m) = Markers::parse_vtu(&bytes, "f.vtu") {
+                let _ = m.locate(&unit_cube(2).unwrap(), 1e-9);
+            }
+        }
+
         /// Any text, and any mutation of a valid file, is read or refused: never a panic.
         #[test]
         fn arbitrary_text_never_panics(text in "\\PC*") {

@@ -40,7 +40,9 @@ struct SceneFile {
     load: Option<LoadTables>,
     material: Option<MaterialDef>,
     compound: Option<Vec<String>>,
-    reference: Option<ReferenceTable>,
+    /// The `[reference]` table: a `ReferenceTable`'s fields, plus `measured` (a marker file) in a
+    /// basic scene.
+    reference: Option<toml::Table>,
     obstacle: Option<Vec<ObstacleKeys>>,
 }
 
@@ -156,6 +158,9 @@ pub struct Scene {
     pub reference: ReferenceTable,
     /// Rigid obstacles the body may touch (`[[obstacle]]` tables), at their starting places.
     pub obstacles: Vec<Obstacle>,
+    /// Measured markers the scene names as its reference (`[reference] measured = "markers.csv"` or a
+    /// full-field `.vtu`, relative to the scene file), instead of an FEM solve.
+    pub measured: Option<PathBuf>,
 }
 
 /// What a `--scene` argument names: one basic scene, or a compound of several evaluated together
@@ -242,7 +247,17 @@ impl SceneSet {
             message,
         };
         crate::check_file_name(&file.name).map_err(|m| invalid("name", m))?;
+        let (reference, measured) =
+            split_reference(file.reference.clone(), dir).map_err(|m| invalid("reference", m))?;
         if let Some(parts) = file.compound {
+            if measured.is_some() {
+                return Err(invalid(
+                    "reference.measured",
+                    "a compound scene's parts are separate bodies; measured markers belong to one body (name them in \
+                     the part's scene file)"
+                        .into(),
+                ));
+            }
             if file.body.is_some()
                 || file.held.is_some()
                 || file.load.is_some()
@@ -302,9 +317,7 @@ impl SceneSet {
                     Self::from_file_in(&p, fix_orientation, chain)?
                 };
                 scenes.extend(set.scenes.into_iter().map(|mut s| {
-                    if let Some(r) = &file.reference {
-                        s.reference = r.over(&s.reference);
-                    }
+                    s.reference = reference.over(&s.reference);
                     s
                 }));
             }
@@ -384,8 +397,9 @@ impl SceneSet {
             loads,
             density: material.density,
             mass_model: material.mass_model,
-            reference: file.reference.unwrap_or_default(),
+            reference,
             obstacles,
+            measured,
         };
         if let Shape::Mesh { .. } = scene.shape {
             // Select and load now, so that a scene with an empty selector fails when it is read.
@@ -402,6 +416,12 @@ impl SceneSet {
     /// The basic scenes (one, or the parts of a compound).
     pub fn scenes(&self) -> &[Scene] {
         &self.scenes
+    }
+
+    /// The marker file a scene names as its measured reference (`[reference] measured`): a basic
+    /// scene's, or the first part's that names one in a compound (which a measured fit refuses).
+    pub fn measured(&self) -> Option<&Path> {
+        self.scenes.iter().find_map(|s| s.measured.as_deref())
     }
 
     /// Whether this is a compound scene (its error is the norm of its parts' errors).
@@ -542,6 +562,25 @@ impl Scene {
             obstacles: self.obstacles.clone(),
         })
     }
+}
+
+/// Splits a scene's `[reference]` table into the FEM reference's fields and the measured marker file
+/// (`measured`, a path relative to the scene file's folder `dir`).
+fn split_reference(
+    table: Option<toml::Table>,
+    dir: Option<&Path>,
+) -> Result<(ReferenceTable, Option<PathBuf>), String> {
+    let Some(mut table) = table else { return Ok((ReferenceTable::default(), None)) };
+    let measured = match table.remove("measured") {
+        None => None,
+        Some(toml::Value::String(file)) if !file.is_empty() => {
+            Some(dir.map(|d| d.join(&file)).unwrap_or_else(|| PathBuf::from(&file)))
+        }
+        Some(other) => return Err(format!("`measured` must name a marker file (CSV or .vtu), got {other}")),
+    };
+    let reference =
+        ReferenceTable::deserialize(toml::Value::Table(table)).map_err(|e| e.to_string().trim().to_string())?;
+    Ok((reference, measured))
 }
 
 #[cfg(test)]
@@ -705,5 +744,22 @@ mod tests {
             "name = \"x\"\n[body]\nshape = \"unit-cube\"\n[[obstacle]]\nshape = \"sphere\"\ncenter = [0, 3, 0]\n";
         let e = SceneSet::parse(text, "t", None).unwrap_err().to_string();
         assert!(e.contains("obstacle[0]") && e.contains("radius"), "{e}");
+    }
+
+    #[test]
+    fn a_scene_names_its_measured_markers_relative_to_its_file() {
+        let text = "name = \"lab\"\n[body]\nshape = \"unit-cube\"\n[[held]]\nplane = \"y = 0\"\n[reference]\nmaterial = \"stvk\"\nmeasured = \"data/markers.csv\"\n";
+        let set = SceneSet::parse(text, "lab.toml", Some(Path::new("/experiments"))).unwrap();
+        assert_eq!(set.measured(), Some(Path::new("/experiments/data/markers.csv")));
+        assert_eq!(set.scenes()[0].reference.material.as_deref(), Some("stvk"));
+        assert_eq!(SceneSet::builtin("gravity-wall").unwrap().measured(), None);
+        let e = |text: &str| SceneSet::parse(text, "lab.toml", None).unwrap_err().to_string();
+        let s = e(&text.replace("\"data/markers.csv\"", "3"));
+        assert!(s.contains("reference") && s.contains("must name a marker file"), "{s}");
+        let s = e(&text.replace("material", "materiel"));
+        assert!(s.contains("reference") && s.contains("materiel"), "{s}");
+        let s =
+            e("name = \"both\"\ncompound = [\"gravity-wall\", \"gravity-floor\"]\n[reference]\nmeasured = \"m.csv\"\n");
+        assert!(s.contains("reference.measured") && s.contains("belong to one body"), "{s}");
     }
 }

@@ -270,12 +270,12 @@ fn simulate<'py>(
 /// `parameters` (name -> value), `error`, `scene_errors` (name -> error, compound scenes), `at_bound`,
 /// `evaluations`, `failed_evaluations`, `reference`, `seconds`, `condition`, `ranges`.
 #[pyfunction]
-#[pyo3(signature = (scene, young, poisson, model="pbd", dt=0.01, n=None, nit=1, search_box=None, grid=None, min_step=1e-4, material=None, search=None, max_evaluations=400, max_seconds=None, measured=None))]
+#[pyo3(signature = (scene, young=None, poisson=None, model="pbd", dt=0.01, n=None, nit=1, search_box=None, grid=None, min_step=1e-4, material=None, search=None, max_evaluations=400, max_seconds=None, measured=None, bootstrap=None))]
 fn fit<'py>(
     py: Python<'py>,
     scene: &str,
-    young: f64,
-    poisson: f64,
+    young: Option<f64>,
+    poisson: Option<f64>,
     model: &str,
     dt: f64,
     n: Option<usize>,
@@ -288,6 +288,7 @@ fn fit<'py>(
     max_evaluations: usize,
     max_seconds: Option<f64>,
     measured: Option<String>,
+    bootstrap: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let kind = kind(model)?;
     let search = search.map(Search::parse).transpose().map_err(value_error)?;
@@ -310,25 +311,45 @@ fn fit<'py>(
         .map_err(|e| value_error(format!("{} {}", e.option.keyword(), e.message)))?;
     let set = load(scene)?;
     let n = resolution(&set, n)?;
-    let m = YoungPoisson::new(young, poisson).map_err(value_error)?;
+    // Markers given here, else the ones the scene names (`[reference] measured`), as `pbdfit fit` does.
+    let measured = measured.map(std::path::PathBuf::from).or_else(|| set.measured().map(std::path::Path::to_path_buf));
+    if let Some(path) = &measured
+        && (young.is_some() || poisson.is_some())
+    {
+        return Err(value_error(format!(
+            "young and poisson set the FEM reference's material, but the reference is the measured markers in {}",
+            path.display()
+        )));
+    }
+    if bootstrap.is_some() && measured.is_none() {
+        return Err(value_error("bootstrap needs measured markers (it resamples their noise)"));
+    }
+    let m = YoungPoisson::new(young.unwrap_or(1e3), poisson.unwrap_or(0.3)).map_err(value_error)?;
     let settings = Settings::new(dt, n, nit, kind);
     let corner: Vec<f64> = options.search_box.axes().iter().map(|a| a.upper).collect();
     settings.at(&corner).validate().map_err(value_error)?;
     let cache = PartCache::new(ReferenceOverrides::with_material(material.as_deref()).map_err(value_error)?);
-    let problem = match measured {
+    let markers = measured.map(|path| pbdfit_mesh::Markers::read(&path).map_err(value_error)).transpose()?;
+    let problem = match &markers {
         // Markers instead of an FEM reference (`pbdfit fit --measured`): a marker within 1e-9 m of the
         // surface counts as on it.
-        Some(path) => {
-            let markers = pbdfit_mesh::Markers::read(std::path::Path::new(&path)).map_err(value_error)?;
-            FitProblem::measured(&set, settings, &markers, 1e-9, &cache)
-        }
+        Some(markers) => FitProblem::measured(&set, settings, markers, 1e-9, &cache),
         None => FitProblem::new(&set, settings, m, &cache),
     }
     .map_err(fit_error)?;
     let reference = problem.reference.clone();
-    let result =
-        interruptible(py, Arc::default(), false, &|_| {}, move || pbdfit_fit::fit(&problem, &options, &CpuBackend))?
-            .map_err(fit_error)?;
+    // The fit, then (when asked) the bootstrap of its markers, as `pbdfit fit --bootstrap K` (same seed).
+    let (result, boot) = interruptible(py, Arc::default(), false, &|_| {}, move || {
+        let result = pbdfit_fit::fit(&problem, &options, &CpuBackend)?;
+        let boot = match (bootstrap, &markers, result.rest_states.first()) {
+            (Some(k), Some(markers), Some(rest)) if k > 0 => {
+                Some(pbdfit_fit::bootstrap(&set, settings, markers, 1e-9, &cache, &options, rest, k, 0x5EED)?)
+            }
+            _ => None,
+        };
+        Ok::<_, pbdfit_fit::FitError>((result, boot))
+    })?
+    .map_err(fit_error)?;
     let d = PyDict::new(py);
     let parameters = PyDict::new(py);
     for (name, v) in &result.parameters {
@@ -365,6 +386,15 @@ fn fit<'py>(
             by_name.set_item(name, *interval)?;
         }
         d.set_item("intervals_95", by_name)?;
+    }
+    if let Some(b) = &boot {
+        let by_name = PyDict::new(py);
+        for ((name, _), interval) in result.parameters.iter().zip(&b.intervals) {
+            by_name.set_item(name, *interval)?;
+        }
+        d.set_item("bootstrap_95", by_name)?;
+        d.set_item("bootstrap_replicates", b.replicates)?;
+        d.set_item("bootstrap_failed", b.failed)?;
     }
     Ok(d)
 }
@@ -731,11 +761,11 @@ fn mapping(
 /// `poisson`, `young_interval_95`, `poisson_interval_95`, `covariance` (of ln E and nu), `error`,
 /// `markers`, `weighting`, `evaluations`, `reference`.
 #[pyfunction]
-#[pyo3(signature = (scene, measured, material=None, n=None, dt=0.01))]
+#[pyo3(signature = (scene, measured=None, material=None, n=None, dt=0.01))]
 fn identify<'py>(
     py: Python<'py>,
     scene: &str,
-    measured: &str,
+    measured: Option<&str>,
     material: Option<String>,
     n: Option<usize>,
     dt: f64,
@@ -751,7 +781,16 @@ fn identify<'py>(
     };
     let overrides = ReferenceOverrides::with_material(material.as_deref()).map_err(value_error)?;
     let spec = pbdfit_fit::reference_spec(part, &overrides).map_err(fit_error)?;
-    let markers = pbdfit_mesh::Markers::read(std::path::Path::new(measured)).map_err(value_error)?;
+    let path = match measured {
+        Some(path) => std::path::PathBuf::from(path),
+        None => part.measured.clone().ok_or_else(|| {
+            value_error(format!(
+                "identify needs measured markers: measured=FILE, or `[reference] measured` in scene {}",
+                set.name()
+            ))
+        })?,
+    };
+    let markers = pbdfit_mesh::Markers::read(&path).map_err(value_error)?;
     let part = part.clone();
     let id = interruptible(py, Arc::default(), false, &|_| {}, move || {
         pbdfit_fit::identify(&part, n, spec, dt, &markers, 1e-9)

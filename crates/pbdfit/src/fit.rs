@@ -30,12 +30,13 @@ pub struct FitArgs {
     /// refusing the mesh.
     #[arg(long)]
     fix_orientation: bool,
-    /// Young's modulus E in Pa.
-    #[arg(long, default_value_t = 1e3)]
-    young: f64,
-    /// Poisson ratio nu, -1 < nu < 0.5.
-    #[arg(long, default_value_t = 0.3)]
-    poisson: f64,
+    /// Young's modulus E in Pa of the FEM reference [default: 1e3] (e.g. the value `pbdfit identify`
+    /// found). Not with measured markers, which are the reference.
+    #[arg(long)]
+    young: Option<f64>,
+    /// Poisson ratio nu, -1 < nu < 0.5, of the FEM reference [default: 0.3]. Not with measured markers.
+    #[arg(long)]
+    poisson: Option<f64>,
     #[command(flatten)]
     sim: SimulationArgs,
     #[command(flatten)]
@@ -44,7 +45,8 @@ pub struct FitArgs {
     /// undeformed body, m), ux, uy, uz (its observed displacement, m) and optionally sigma (m). The
     /// model's displacement is interpolated at each marker; the error is the mean squared relative error
     /// over the markers that move, or the mean of (|r| / sigma)^2 with sigmas. E, nu and the reference
-    /// options are not used. A basic scene only (one body).
+    /// options are not used. A basic scene only (one body). A `.vtu` file is a full field: its points
+    /// with point data `displacement` (and optionally `sigma`). Default: the scene's `[reference] measured`.
     #[arg(long, value_name = "FILE")]
     measured: Option<std::path::PathBuf>,
     /// With --measured: refit K replicates of the markers with resampled noise (the fitted model's
@@ -132,8 +134,22 @@ pub fn run(args: FitArgs) -> CliResult {
     let search_box = options.search_box.clone();
     let set = load_scene(&args.scene, args.mass_model, args.fix_orientation)?;
     let n = resolution(&set, args.n)?;
-    let material = YoungPoisson::new(args.young, args.poisson).map_err(|e| CliError::Input(e.to_string()))?;
-    if let Some(warning) = material.locking_warning() {
+    // Markers on the command line, else the ones the scene names as its reference.
+    let measured = args.measured.clone().or_else(|| set.measured().map(std::path::Path::to_path_buf));
+    if let Some(path) = &measured
+        && (args.young.is_some() || args.poisson.is_some())
+    {
+        return Err(CliError::Input(format!(
+            "--young and --poisson set the FEM reference's material, but the reference is the measured markers in {} \
+             (to fit to an FEM of an identified material, pass the scene without markers)",
+            path.display()
+        )));
+    }
+    let (young, poisson) = (args.young.unwrap_or(1e3), args.poisson.unwrap_or(0.3));
+    let material = YoungPoisson::new(young, poisson).map_err(|e| CliError::Input(e.to_string()))?;
+    if measured.is_none()
+        && let Some(warning) = material.locking_warning()
+    {
         eprintln!("warning: {warning}");
     }
     if let Some(path) = &args.vtk
@@ -145,17 +161,12 @@ pub fn run(args: FitArgs) -> CliResult {
     let corner: Vec<f64> = search_box.axes().iter().map(|a| a.upper).collect();
     settings.at(&corner).validate().map_err(|e| CliError::Input(e.to_string()))?;
     let cache = PartCache::new(args.reference.overrides()?);
-    if args.bootstrap.is_some() && args.measured.is_none() {
+    if args.bootstrap.is_some() && measured.is_none() {
         return Err(CliError::Input("--bootstrap needs --measured (it resamples the markers' noise)".into()));
     }
     let mut marker_data = None;
-    let problem = match &args.measured {
+    let problem = match &measured {
         Some(path) => {
-            if args.vtk.is_some() {
-                return Err(CliError::Input(
-                    "--vtk with --measured: not written yet (the markers are not vertices); fit without --vtk".into(),
-                ));
-            }
             let markers = pbdfit_mesh::Markers::read(path).map_err(|e| CliError::Input(e.to_string()))?;
             // A marker within 1e-9 m of the surface counts as on it.
             let problem = FitProblem::measured(&set, settings, &markers, 1e-9, &cache);
@@ -170,7 +181,7 @@ pub fn run(args: FitArgs) -> CliResult {
     let backend = crate::cli::backend(args.backend, &problem.parts[0].system, grid_points);
     let result = pbdfit_fit::fit(&problem, &options, backend.as_ref()).map_err(fit_error)?;
     if let Some(path) = &args.vtk {
-        write_vtk(path, &set, &problem, &result)?;
+        write_vtk(path, &set, &problem, &result, marker_data.as_ref())?;
     }
     let bootstrap = match (args.bootstrap, &marker_data) {
         (Some(k), Some(markers)) if k > 0 => {
@@ -207,8 +218,8 @@ pub fn run(args: FitArgs) -> CliResult {
             "n": n,
             "dt": args.sim.dt,
             "nit": args.sim.nit,
-            "young": args.measured.is_none().then_some(args.young),
-            "poisson": args.measured.is_none().then_some(args.poisson),
+            "young": measured.is_none().then_some(young),
+            "poisson": measured.is_none().then_some(poisson),
             "mass_model": set.scenes()[0].mass_model.name(),
             "reference": problem.reference,
             "precision": args.precision.name(),
@@ -265,9 +276,9 @@ pub fn run(args: FitArgs) -> CliResult {
         }
         println!("{}", to_json(&value)?);
     } else {
-        let material = match args.measured {
+        let material = match measured {
             Some(_) => String::new(),
-            None => format!(", E = {:e} Pa, nu = {}", args.young, args.poisson),
+            None => format!(", E = {young:e} Pa, nu = {poisson}"),
         };
         println!(
             "scene {} (N = {n}, dt = {}, nit = {}, model {}){material}; box {}",
@@ -390,6 +401,7 @@ fn write_vtk(
     set: &pbdfit_mesh::SceneSet,
     problem: &FitProblem,
     result: &pbdfit_fit::FitResult,
+    markers: Option<&pbdfit_mesh::Markers>,
 ) -> CliResult {
     if result.rest_states.len() != problem.parts.len() {
         return Err(CliError::Internal(format!(
@@ -410,21 +422,52 @@ fn write_vtk(
         let held: Vec<f64> = part.system.held_mask().iter().map(|&h| if h { 1.0 } else { 0.0 }).collect();
         let body = scene.body(problem.settings.n).map_err(|e| CliError::Input(e.to_string()))?;
         let file = crate::cli::part_path(path, &part.scene, set.is_compound());
-        write_vtu(
-            &file,
-            part.system.rest_positions(),
-            part.system.tets(),
-            &[
+        let model = ("model_displacement", PointData::Vectors(rest.to_vec()));
+        let held = ("held", PointData::Scalars(held));
+        let load = ("load_force", PointData::Vectors(body.external_forces()));
+        let data = match markers {
+            // Measured: no reference field on the mesh; the residuals at the markers go to a CSV.
+            Some(markers) => {
+                let csv = file.with_extension("markers.csv");
+                write_marker_residuals(&csv, markers, &body.mesh, rest)?;
+                eprintln!("pbdfit: wrote {}", csv.display());
+                vec![model, held, load]
+            }
+            None => vec![
                 ("reference_displacement", PointData::Vectors(part.reference.clone())),
-                ("model_displacement", PointData::Vectors(rest.to_vec())),
+                model,
                 ("relative_error", PointData::Scalars(error)),
                 ("in_error", PointData::Scalars(in_error)),
-                ("held", PointData::Scalars(held)),
-                ("load_force", PointData::Vectors(body.external_forces())),
+                held,
+                load,
             ],
-        )
-        .map_err(|e| CliError::Input(format!("--vtk: {e}")))?;
+        };
+        write_vtu(&file, part.system.rest_positions(), part.system.tets(), &data)
+            .map_err(|e| CliError::Input(format!("--vtk: {e}")))?;
         eprintln!("pbdfit: wrote {}", file.display());
     }
     Ok(())
+}
+
+/// The fitted model at each marker: `x, y, z` (the marker, m), the observed and the model's
+/// displacement (m), the residual `model - observed` (m) and its norm, and the marker's sigma (empty
+/// without one); one row per marker in file order.
+fn write_marker_residuals(
+    path: &std::path::Path,
+    markers: &pbdfit_mesh::Markers,
+    mesh: &pbdfit_mesh::TetMesh,
+    rest: &[pbdfit_mesh::Vec3],
+) -> CliResult {
+    let located = markers.locate(mesh, 1e-9).map_err(|e| CliError::Input(e.to_string()))?;
+    let mut text =
+        String::from("x,y,z,ux,uy,uz,model_ux,model_uy,model_uz,residual_x,residual_y,residual_z,residual,sigma\n");
+    for (m, l) in markers.markers.iter().zip(located) {
+        let model = l.interpolate(mesh, rest);
+        let r = model - m.displacement;
+        let values = [m.rest.x, m.rest.y, m.rest.z, m.displacement.x, m.displacement.y, m.displacement.z];
+        let fitted = [model.x, model.y, model.z, r.x, r.y, r.z, r.norm()];
+        let row: Vec<String> = values.iter().chain(&fitted).map(|v| format!("{v:e}")).collect();
+        text += &format!("{},{}\n", row.join(","), m.sigma.map(|s| format!("{s:e}")).unwrap_or_default());
+    }
+    std::fs::write(path, text).map_err(|e| CliError::Input(format!("--vtk: cannot write {}: {e}", path.display())))
 }

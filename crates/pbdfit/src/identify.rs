@@ -11,9 +11,10 @@ pub struct IdentifyArgs {
     /// Built-in scene name or a TOML path (one body: a compound scene is refused).
     #[arg(long)]
     scene: String,
-    /// The marker CSV (columns x, y, z, ux, uy, uz in m, optionally sigma in m; see `fit --measured`).
+    /// The marker CSV (columns x, y, z, ux, uy, uz in m, optionally sigma in m; see `fit --measured`) or a
+    /// full-field `.vtu`. Default: the scene's `[reference] measured`.
     #[arg(long, value_name = "FILE")]
-    measured: PathBuf,
+    measured: Option<PathBuf>,
     /// Mesh resolution N of the FEM (default: the scene's).
     #[arg(long)]
     n: Option<usize>,
@@ -40,7 +41,13 @@ pub fn run(args: IdentifyArgs) -> CliResult {
     };
     let overrides = args.reference.overrides()?;
     let spec = pbdfit_fit::reference_spec(scene, &overrides).map_err(fit_error)?;
-    let markers = pbdfit_mesh::Markers::read(&args.measured).map_err(|e| CliError::Input(e.to_string()))?;
+    let path = args.measured.clone().or_else(|| scene.measured.clone()).ok_or_else(|| {
+        CliError::Input(format!(
+            "identify needs measured markers: --measured FILE, or `[reference] measured = \"FILE\"` in scene {}",
+            set.name()
+        ))
+    })?;
+    let markers = pbdfit_mesh::Markers::read(&path).map_err(|e| CliError::Input(e.to_string()))?;
     let start = std::time::Instant::now();
     let id = pbdfit_fit::identify(scene, n, spec, args.dt, &markers, 1e-9).map_err(fit_error)?;
     let weighting = id.weighting.name();

@@ -103,3 +103,96 @@ fn identify_gives_the_fem_material_back() {
     assert_refused(&["identify", "--scene", "gravity", "--measured", file.to_str().unwrap()], &["compound"]);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A full field: `pbdfit fem --vtk` writes a `.vtu` whose `displacement` is read as a marker at every
+/// vertex, so `identify` gives E and nu back, and a fit to it equals the fit to that FEM reference. A
+/// scene file names its markers (`[reference] measured`, relative to the file) so that neither command
+/// needs `--measured`; `--vtk` with markers writes the residuals at the markers; E and nu are refused
+/// with markers (they would be ignored).
+#[test]
+fn full_fields_and_scene_named_markers() {
+    let dir = scratch("full-field");
+    let field = dir.join("field.vtu");
+    pbdfit(&[
+        "fem",
+        "--scene",
+        "gravity-wall",
+        "--n",
+        "2",
+        "--young",
+        "2e3",
+        "--poisson",
+        "0.25",
+        "--vtk",
+        field.to_str().unwrap(),
+    ]);
+    let id = json(&pbdfit(&[
+        "identify",
+        "--scene",
+        "gravity-wall",
+        "--n",
+        "2",
+        "--measured",
+        field.to_str().unwrap(),
+        "--json",
+    ]));
+    let (young, poisson) = (id["young"].as_f64().unwrap(), id["poisson"].as_f64().unwrap());
+    assert!((young / 2e3 - 1.0).abs() < 1e-6 && (poisson - 0.25).abs() < 1e-6, "E {young}, nu {poisson}");
+    // A marker at each of the 27 vertices; the 9 held ones do not move and are left out.
+    assert_eq!(id["markers"].as_u64(), Some(18));
+    // The fit to the full field is the fit to the FEM reference it came from (the held vertices do not move
+    // and are left out, as the FEM fit leaves them).
+    let fem_fit =
+        json(&pbdfit(&["fit", "--scene", "gravity-wall", "--n", "2", "--young", "2e3", "--poisson", "0.25", "--json"]));
+    let field_fit =
+        json(&pbdfit(&["fit", "--scene", "gravity-wall", "--n", "2", "--measured", field.to_str().unwrap(), "--json"]));
+    for p in ["kd", "kv"] {
+        let (a, b) = (fem_fit[p].as_f64().unwrap(), field_fit[p].as_f64().unwrap());
+        assert!((a - b).abs() < 1e-6, "{p}: FEM {a}, full field {b}");
+    }
+    // The scene names the field; `fit` and `identify` use it, and --vtk writes the residuals at the markers.
+    let scene = dir.join("lab.toml");
+    let wall =
+        std::fs::read_to_string(format!("{}/../../scenes/gravity-wall.toml", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    std::fs::write(
+        &scene,
+        format!(
+            "{}\n[reference]\nmeasured = \"field.vtu\"\n",
+            wall.replace("name = \"gravity-wall\"", "name = \"lab\"")
+        ),
+    )
+    .unwrap();
+    let scene = scene.to_str().unwrap();
+    let id2 = json(&pbdfit(&["identify", "--scene", scene, "--n", "2", "--json"]));
+    assert_eq!(id2["young"], id["young"]);
+    let vtk = dir.join("fit.vtu");
+    let fit = json(&pbdfit(&["fit", "--scene", scene, "--n", "2", "--vtk", vtk.to_str().unwrap(), "--json"]));
+    assert_eq!(fit["kd"], field_fit["kd"]);
+    let residuals = std::fs::read_to_string(dir.join("fit.markers.csv")).unwrap();
+    let rows: Vec<&str> = residuals.lines().collect();
+    assert!(rows[0].starts_with("x,y,z,ux,uy,uz,model_ux") && rows.len() == 28, "{}", rows[0]);
+    // The residuals are the model's minus the observed, and they make the fit's error: the mean of
+    // (|r| / |u_obs|)^2 over the markers that move.
+    let (mut sum, mut moving) = (0.0, 0);
+    for row in &rows[1..] {
+        let v: Vec<f64> = row.split(',').take(13).map(|c| c.parse().unwrap()).collect();
+        for k in 0..3 {
+            assert!((v[9 + k] - (v[6 + k] - v[3 + k])).abs() <= 1e-12 * v[3 + k].abs().max(1e-12), "{row}");
+        }
+        let observed = (v[3] * v[3] + v[4] * v[4] + v[5] * v[5]).sqrt();
+        if observed > 0.0 {
+            sum += (v[12] / observed).powi(2);
+            moving += 1;
+        }
+    }
+    let error = fit["error"].as_f64().unwrap();
+    assert!(
+        moving == 18 && ((sum / moving as f64) / error - 1.0).abs() < 1e-5,
+        "{} against {error}",
+        sum / moving as f64
+    );
+    assert!(pbdfit_mesh::vtk::read_vtu(&vtk).unwrap().point_data.iter().any(|(n, _)| n == "model_displacement"));
+    assert_refused(&["fit", "--scene", scene, "--young", "3e3"], &["--young and --poisson", "field.vtu"]);
+    assert_refused(&["identify", "--scene", "gravity-wall"], &["needs measured markers"]);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -23,7 +23,7 @@
 mod error;
 mod gmsh;
 mod tetgen;
-mod vtk;
+pub(crate) mod vtk;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

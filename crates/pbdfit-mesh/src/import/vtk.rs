@@ -23,6 +23,13 @@ pub(crate) const LEGACY: FormatDef = FormatDef {
 /// Parses a VTK XML unstructured grid (`.vtu`) with inline data arrays, ASCII or base64 binary, without
 /// compression (compressed files are [`ImportError::Unsupported`]). Tetrahedra (cell type 10) become tets; other cells are counted in `ignored_cells`.
 pub fn parse_vtu(bytes: &[u8], origin: &str) -> Result<RawMesh, ImportError> {
+    grid_to_raw(checked_xml(bytes, origin)?, origin)
+}
+
+/// A VTK XML file read by vtkio after the checks that keep vtkio from panicking (the compressed-data
+/// refusal, a piece without points), with vtkio's own panics caught: the one way pbdfit reads `.vtu`
+/// input (meshes, and full-field measured displacements in `markers.rs`).
+pub(crate) fn checked_xml(bytes: &[u8], origin: &str) -> Result<Vtk, ImportError> {
     let syntax = |message: String| ImportError::Syntax { origin: origin.to_string(), line: None, message };
     if !bytes.windows(9).any(|w| w == b"<VTKFile ") {
         return Err(syntax("not a VTK XML file (no <VTKFile element)".into()));
@@ -46,8 +53,7 @@ pub fn parse_vtu(bytes: &[u8], origin: &str) -> Result<RawMesh, ImportError> {
     // so nothing is left half-updated; the panic becomes a syntax error.
     let parsed = quietly(|| Vtk::parse_xml(bytes))
         .map_err(|_| syntax("not a readable VTK XML file (vtkio could not read it)".into()))?;
-    let vtk = parsed.map_err(|e| syntax(format!("not a readable VTK XML file: {e}")))?;
-    grid_to_raw(vtk, origin)
+    parsed.map_err(|e| syntax(format!("not a readable VTK XML file: {e}")))
 }
 
 /// The first `<Piece>` (its data set's element name and the piece's index in it) of a data set whose
