@@ -8,7 +8,11 @@
 //! solves per unknown and step; the law's rest state is a black box here, whatever the law). The start is
 //! the best of a few `nu` values, each with the closed-form `E` of the linear law (whose displacement
 //! scales as `1/E` at fixed `nu`: `1/E = sum a.b / sum a.a` over the scaled residual terms at `E = 1`,
-//! methodology), so a linear law starts at the answer's `E` for the best start `nu`.
+//! methodology), so a linear law starts at the answer's `E` for the best start `nu`. The unit-E field is
+//! always the linear law's (with the reference's solve), because a nonlinear law at `E = 1` Pa is far
+//! beyond what its Newton solve can carry (the cantilever's neo-Hookean rest state failed at 0.1 % of its
+//! load); the start's error is then the law's own. A trial or a start whose FEM solve fails (a nonlinear
+//! law past its limit) is a rejected trial, as a worse one is, not the end of the identification.
 //!
 //! Intervals: with sigmas, the covariance is `(J^T J)^-1` of the residuals divided by sigma; without,
 //! `s^2 (J^T J)^-1` with `s^2 = RSS / (3M - 2)` (the noise estimated from the residual). The 95 %
@@ -91,11 +95,15 @@ pub fn identify(
     let body = scene.body_split(n, spec.split)?;
     let target = MarkerTarget::new(markers, &body.mesh, tolerance)?;
     let mut p = Problem { reference: FemReference::new(scene, n, spec, dt)?, target: &target, evaluations: 0 };
-    // Starts: for each nu, E from the linear scaling at E = 1 (exact for the linear law).
+    let linear =
+        FemReference::new(scene, n, ReferenceSpec { material: ReferenceSpec::default().material, ..spec }, dt)?;
+    // Starts: for each nu, E from the linear law's scaling at E = 1 (exact for the linear law).
     let mut best: Option<([f64; 2], f64)> = None;
+    // The first failure of a start's solve, reported if no start has a rest state.
+    let mut failed: Option<FitError> = None;
     for nu in [0.0, 0.2, 0.35, 0.45, 0.49] {
         let material = YoungPoisson::new(1.0, nu)?;
-        let u1 = p.reference.displacements(material)?;
+        let u1 = linear.displacements(material)?;
         p.evaluations += 1;
         // r(s) = s a - b per term with s = 1/E: a = the unit-E field at the markers (scaled), b = the
         // observed displacements (scaled), i.e. minus the terms of a zero field.
@@ -110,13 +118,21 @@ pub fn identify(
             continue;
         }
         let x = [(1.0 / s).ln(), nu];
-        let cost = sum_of_squares(&p.residuals(x)?);
+        let cost = match p.residuals(x) {
+            Ok(r) => sum_of_squares(&r),
+            Err(e) => {
+                failed.get_or_insert(e);
+                continue;
+            }
+        };
         if best.is_none_or(|(_, c)| cost < c) {
             best = Some((x, cost));
         }
     }
     let Some((mut x, mut cost)) = best else {
-        return Err(FitError::Internal("no start gives positive E: the markers move against the load".into()));
+        return Err(failed.unwrap_or_else(|| {
+            FitError::Internal("no start gives positive E: the markers move against the load".into())
+        }));
     };
     // Levenberg-Marquardt on (ln E, nu).
     let mut lambda = 1e-3;
@@ -154,7 +170,11 @@ pub fn identify(
             }
             let step = [-(m[1][1] * jtr[0] - m[0][1] * jtr[1]) / det, -(m[0][0] * jtr[1] - m[1][0] * jtr[0]) / det];
             let trial = [x[0] + step[0], (x[1] + step[1]).clamp(NU_MIN, NU_MAX)];
-            let rt = p.residuals(trial)?;
+            // A trial without a rest state is rejected as a worse one is.
+            let Ok(rt) = p.residuals(trial) else {
+                lambda *= 10.0;
+                continue;
+            };
             let ct = sum_of_squares(&rt);
             if ct < cost {
                 let relative = (cost - ct) / cost.max(f64::MIN_POSITIVE);
