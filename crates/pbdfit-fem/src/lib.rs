@@ -14,7 +14,9 @@
 //! - the [`LinearSolver`] trait with a sparse Cholesky default and a conjugate-gradient fallback for large
 //!   systems ([`solver`]), and conjugate gradients preconditioned by a geometric multigrid V-cycle for
 //!   the unit-cube meshes ([`multigrid`]);
-//! - [`solve_static`], [`StaticProblem`] and [`FemSolution`]: displacements and reactions.
+//! - [`solve_static`], [`StaticProblem`] and [`FemSolution`]: displacements and reactions;
+//! - unilateral contact and Coulomb friction against rigid obstacles for every law
+//!   ([`contact`]: a primal-dual active set inside Newton's load stepping; [`ContactSolution`]).
 //!
 //! ## Units and conventions
 //!
@@ -134,6 +136,7 @@
 //! ```
 
 pub mod assembly;
+pub mod contact;
 mod dynamic;
 pub mod element;
 mod error;
@@ -145,6 +148,7 @@ mod reference_spec;
 pub mod solver;
 mod static_solve;
 
+pub use contact::{ContactForce, ContactSettings, ContactSolution, ContactState, GAP_TOLERANCE};
 pub use dynamic::{DynamicProgress, DynamicSettings, DynamicSolution, MAX_DYNAMIC_STEPS, MassMatrix, RestRule};
 pub use element::element_stiffness;
 pub use error::{FemError, MaterialError};
