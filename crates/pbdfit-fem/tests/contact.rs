@@ -3,9 +3,7 @@
 //! nonlinear law, and the refusals.
 
 use pbdfit_fem::materials::material;
-use pbdfit_fem::{
-    ContactSolution, ContactState, FemError, GAP_TOLERANCE, ReferenceSpec, StaticProblem, YoungPoisson,
-};
+use pbdfit_fem::{ContactSolution, ContactState, FemError, GAP_TOLERANCE, ReferenceSpec, StaticProblem, YoungPoisson};
 use pbdfit_mesh::obstacle::Shape;
 use pbdfit_mesh::{Body, Friction, MassModel, Obstacle, Tet, TetMesh, Vec3, unit_cube};
 
@@ -102,11 +100,20 @@ fn frictionless_face_on_a_plane_is_the_roller_condition() {
     let probe = unit_cube(n).unwrap();
     let at = |p: Vec3| probe.vertices().iter().position(|x| (x - p).norm() < 1e-12).unwrap();
     let held = [at(Vec3::zeros()), at(Vec3::new(1.0, 0.0, 0.0)), at(Vec3::new(0.0, 0.0, 1.0))];
-    let body = cube(n, gravity, &held, vec![floor]);
-    let m = YoungPoisson::new(1e3, 0.3).unwrap();
+    let mut body = cube(n, gravity, &held, vec![floor]);
+    // A heavy lid (nodal forces on the top face, ten times the weight) keeps the whole bottom face pressed,
+    // so that the unilateral contact is closed everywhere, as the roller's is by definition.
+    let top = body.mesh.vertices().iter().filter(|p| p.y == 1.0).count() as f64;
+    for (v, p) in body.mesh.vertices().iter().enumerate() {
+        if p.y == 1.0 {
+            body.forces[v] = Vec3::new(0.0, -10.0 * 9.81 * body.total_mass() / top, 0.0);
+        }
+    }
+    let m = YoungPoisson::new(1e6, 0.3).unwrap();
     let contact = StaticProblem::new(&body).unwrap().solve_contact(material("linear").unwrap(), m).unwrap();
     check_contact(&body, &contact);
-    assert!(contact.contacts.iter().filter(|c| c.state == ContactState::Slip).count() >= 14);
+    // Every free bottom vertex is pressed (frictionless contact reports Slip with zero friction).
+    assert_eq!(contact.contacts.iter().filter(|c| c.state == ContactState::Slip && c.normal_force > 0.0).count(), 13);
 
     // The mirrored body: vertex v of the cube and its mirror image (shared on y = 0).
     let verts = body.mesh.vertices();
@@ -128,9 +135,9 @@ fn frictionless_face_on_a_plane_is_the_roller_condition() {
     }
     let doubled = TetMesh::new(vertices, tets).unwrap();
     let mut loads = vec![Vec3::zeros(); doubled.vertices().len()];
-    for (v, &mass) in body.masses.iter().enumerate() {
-        loads[v] += gravity * mass;
-        loads[mirror[v]] += Vec3::new(gravity.x, -gravity.y, gravity.z) * mass;
+    for (v, f) in body.external_forces().iter().enumerate() {
+        loads[v] += f;
+        loads[mirror[v]] += Vec3::new(f.x, -f.y, f.z);
     }
     let mut constrained = vec![false; doubled.vertices().len()];
     for &v in &held {
@@ -143,7 +150,12 @@ fn frictionless_face_on_a_plane_is_the_roller_condition() {
     let largest = contact.max_displacement();
     for v in 0..verts.len() {
         let d = (contact.displacements[v] - roller.displacements[v]).norm();
-        assert!(d <= 1e-10 * largest, "vertex {v}: contact {} vs roller {}", contact.displacements[v], roller.displacements[v]);
+        assert!(
+            d <= 1e-10 * largest,
+            "vertex {v}: contact {} vs roller {}",
+            contact.displacements[v],
+            roller.displacements[v]
+        );
     }
 }
 
@@ -151,12 +163,12 @@ fn frictionless_face_on_a_plane_is_the_roller_condition() {
 /// equilibrium, and a contact patch that grows with the indentation.
 #[test]
 fn a_pressed_sphere_satisfies_complementarity_and_balance() {
-    let n = 6;
+    let n = 8;
     let sphere = Obstacle {
         key: "obstacle[0]".into(),
         shape: Shape::Sphere { center: Vec3::new(0.5, 1.5, 0.5), radius: 0.5, inside: false },
         friction: Friction::NONE,
-        displacement: Vec3::new(0.0, -0.1, 0.0),
+        displacement: Vec3::new(0.0, -0.05, 0.0),
     };
     let probe = unit_cube(n).unwrap();
     let bottom: Vec<usize> = (0..probe.vertices().len()).filter(|&v| probe.vertices()[v].y == 0.0).collect();
@@ -170,17 +182,18 @@ fn a_pressed_sphere_satisfies_complementarity_and_balance() {
         let pushed = s.contacts.iter().filter(|c| c.normal_force > 0.0).count();
         let force = s.total_contact_force();
         eprintln!(
-            "{law}: {pushed} vertices pushed, force {force:.6e} N, {} increments, {} iterations, residual {:.1e}",
-            s.increments, s.iterations, s.residual
+            "{law}: {pushed} vertices pushed, force {:.6e} N, {} increments, {} iterations, residual {:.1e}",
+            -force.y, s.increments, s.iterations, s.residual
         );
         assert!(pushed >= 5, "{law}: {pushed}");
         assert!(force.y < 0.0 && force.x.abs() < 1e-9 * force.norm() && force.z.abs() < 1e-9 * force.norm());
         assert!(s.residual <= 1e-10);
         forces.push(-force.y);
     }
-    // The laws agree at this indentation (10 % of the block) to within 10 %.
+    // The laws agree at this indentation (5 % of the block) to within 20 % (St. Venant-Kirchhoff softens
+    // in compression: 14 % below the linear force here).
     for f in &forces[1..] {
-        assert!((f / forces[0] - 1.0).abs() < 0.1, "{forces:?}");
+        assert!((f / forces[0] - 1.0).abs() < 0.2, "{forces:?}");
     }
     // Through the reference path: the linear static reference is this contact solve.
     let u = ReferenceSpec::default().displacements(&problem, m, 0.01).unwrap();
@@ -188,63 +201,67 @@ fn a_pressed_sphere_satisfies_complementarity_and_balance() {
     assert_eq!(u, direct.displacements);
 }
 
-/// Gravity tilted by theta on a floor with mu_s = 0.5, mu_k = 0.4 and no held vertex: below the
-/// friction angle the block sticks (every contact sticks, the bottom face does not move along the
-/// floor: the displacement is elastic only), and above it the block slides (no static equilibrium:
-/// `FemError::Sliding`).
+/// Gravity tilted by theta on a floor with mu_s = 0.5, mu_k = 0.4 and no held vertex (nu = 0, so that
+/// the block's weight does not spread its base sideways: with nu > 0 the bonded corners slip outwards
+/// even on a level floor, as `a_cube_rests_on_a_frictional_floor` shows).
+///
+/// - tan theta = 0.05, 0.1: every contact sticks and the bottom face does not move along the floor; the
+///   displacement is elastic only.
+/// - tan theta = 0.2, 0.3 (below mu_k): the block holds, but the friction force concentrates at the
+///   trailing edge, where the tipping moment unloads the floor: 1 and 5 of the 16 contacts slip there
+///   (partial slip, of the size of the elastic displacement), the rest stick.
+/// - tan theta = 0.45 (between mu_k and mu_s): the trailing edge slips first, its friction drops to
+///   mu_k, the rest cannot carry the difference and the slip spreads to every contact: the elastic block
+///   slides (`FemError::Sliding`) where a rigid one would stick.
+/// - tan theta = 0.55, 1 (above mu_s): the block slides.
 #[test]
 fn a_block_on_an_incline_sticks_below_the_friction_angle_and_slides_above() {
     let n = 3;
     let (mu_s, mu_k) = (0.5, 0.4);
     let floor = plane(Vec3::zeros(), Vec3::y(), mu_s, mu_k);
-    // nu = 0: the block's weight does not spread its base sideways (with nu > 0 the bonded corners slip
-    // outwards even on a level floor, which `a_cube_rests_on_a_frictional_floor` shows).
     let m = YoungPoisson::new(1e6, 0.0).unwrap();
-    for tan in [0.05, 0.1, 0.2, 0.3, 0.45] {
+    let tilted = |tan: f64| {
         let theta = f64::atan(tan);
-        let gravity = Vec3::new(theta.sin(), -theta.cos(), 0.0) * 9.81;
-        let body = cube(n, gravity, &[], vec![floor.clone()]);
+        cube(n, Vec3::new(theta.sin(), -theta.cos(), 0.0) * 9.81, &[], vec![floor.clone()])
+    };
+    for (tan, slipping) in [(0.05, 0), (0.1, 0), (0.2, 1), (0.3, 5)] {
+        let body = tilted(tan);
         let s = StaticProblem::new(&body).unwrap().solve_contact(material("linear").unwrap(), m).unwrap();
         check_contact(&body, &s);
-        let states: Vec<ContactState> = s.contacts.iter().map(|c| c.state).collect();
-        let stick = states.iter().filter(|&&c| c == ContactState::Stick).count();
-        let slip = states.iter().filter(|&&c| c == ContactState::Slip).count();
+        let count = |state| s.contacts.iter().filter(|c| c.state == state).count();
+        let (stick, slip) = (count(ContactState::Stick), count(ContactState::Slip));
         let ratio = s
             .contacts
             .iter()
             .filter(|c| c.normal_force > 0.0)
             .map(|c| c.tangential_force.norm() / c.normal_force)
             .fold(0.0, f64::max);
-        let sliding: f64 = body
-            .mesh
-            .vertices()
-            .iter()
-            .zip(&s.displacements)
-            .filter(|(x, _)| x.y == 0.0)
-            .map(|(_, u)| Vec3::new(u.x, 0.0, u.z).norm())
-            .fold(0.0, f64::max);
+        let along = |u: &Vec3| Vec3::new(u.x, 0.0, u.z).norm();
+        let bottom = body.mesh.vertices().iter().zip(&s.displacements).filter(|(x, _)| x.y == 0.0);
+        let sliding = bottom.map(|(_, u)| along(u)).fold(0.0, f64::max);
         eprintln!(
-            "tan theta = {tan}: {stick} stick, {slip} slip, {} open, max |t|/lambda = {ratio:.4}, bottom face moved \
-             {sliding:.2e} m along the floor, max |u| = {:.3e} m",
-            states.len() - stick - slip,
-            s.max_displacement()
+            "tan theta = {tan}: {stick} stick, {slip} slip, max |t|/lambda = {ratio:.4}, bottom face moved \
+             {sliding:.2e} m along the floor, max |u| = {:.3e} m, {} increments, {} iterations",
+            s.max_displacement(),
+            s.increments,
+            s.iterations
         );
-        if std::env::var_os("EXPLORE").is_some() { continue; }
-        assert_eq!(slip, 0, "tan theta = {tan}");
-        assert!(stick >= 16 - (states.len() - stick));
-        assert!(sliding <= 1e-12, "{sliding}");
-        // Elastic only: the largest displacement is of the order of rho g L^2 / E = 0.1 m... times 1e-3.
-        assert!(s.max_displacement() < 1e-3, "{}", s.max_displacement());
+        assert_eq!((stick, slip), (16 - slipping, slipping), "tan theta = {tan}");
+        if slipping == 0 {
+            assert_eq!(sliding, 0.0, "tan theta = {tan}");
+        } else {
+            // Partial slip of the trailing edge, a fraction of the elastic displacement.
+            assert!(sliding < 0.2 * s.max_displacement(), "tan theta = {tan}: {sliding}");
+        }
+        // Elastic only: rho g L^2 / E = 1e-2 m.
+        assert!(s.max_displacement() < 1.2e-2, "{}", s.max_displacement());
         // The friction forces carry the tangential weight.
         let weight: Vec3 = body.external_forces().iter().sum();
         let friction: Vec3 = s.contacts.iter().map(|c| c.tangential_force).sum();
         assert!((friction.x + weight.x).abs() <= 1e-9 * weight.norm(), "{friction} vs {weight}");
     }
-    for tan in [0.55, 1.0] {
-        let theta = f64::atan(tan);
-        let gravity = Vec3::new(theta.sin(), -theta.cos(), 0.0) * 9.81;
-        let body = cube(n, gravity, &[], vec![floor.clone()]);
-        let e = StaticProblem::new(&body).unwrap().solve_contact(material("linear").unwrap(), m).unwrap_err();
+    for tan in [0.45, 0.55, 1.0] {
+        let e = StaticProblem::new(&tilted(tan)).unwrap().solve_contact(material("linear").unwrap(), m).unwrap_err();
         eprintln!("tan theta = {tan}: {e}");
         assert!(matches!(e, FemError::Sliding { .. }), "tan theta = {tan}: {e}");
     }
@@ -329,11 +346,8 @@ fn hertz_indentation_converges_to_the_analytic_force() {
         let s = graded(m, 2.0 * a, length);
         let cube = pbdfit_mesh::unit_cube_split(m, pbdfit_mesh::CubeSplit::Six).unwrap();
         let index = |c: f64| (c * m as f64).round() as usize;
-        let vertices: Vec<Vec3> = cube
-            .vertices()
-            .iter()
-            .map(|p| Vec3::new(s[index(p.x)], -s[m - index(p.y)], s[index(p.z)]))
-            .collect();
+        let vertices: Vec<Vec3> =
+            cube.vertices().iter().map(|p| Vec3::new(s[index(p.x)], -s[m - index(p.y)], s[index(p.z)])).collect();
         let mesh = TetMesh::new(vertices, cube.tets().to_vec()).unwrap();
         let nv = mesh.vertices().len();
         let held: Vec<bool> = mesh.vertices().iter().map(|p| p.y == -length).collect();
@@ -355,15 +369,10 @@ fn hertz_indentation_converges_to_the_analytic_force() {
                 rollers.push((v, Vec3::z()));
             }
         }
-        let problem = StaticProblem::with_obstacles(
-            &mesh,
-            &held,
-            vec![Vec3::zeros(); nv],
-            vec![Vec3::zeros(); nv],
-            vec![sphere],
-        )
-        .unwrap()
-        .with_rollers(mesh.vertices(), rollers);
+        let problem =
+            StaticProblem::with_obstacles(&mesh, &held, vec![Vec3::zeros(); nv], vec![Vec3::zeros(); nv], vec![sphere])
+                .unwrap()
+                .with_rollers(mesh.vertices(), rollers);
         let start = std::time::Instant::now();
         let solution = problem.solve_contact(material("linear").unwrap(), YoungPoisson::new(e, nu).unwrap()).unwrap();
         let force = -4.0 * solution.total_contact_force().y;
