@@ -256,7 +256,9 @@ impl StaticProblem {
 
     /// This problem with bilateral roller constraints `n . u_v = 0` (symmetry planes: the vertex slides
     /// freely along the plane with unit normal `n`), solved by the contact solver. Each entry is a free
-    /// vertex and its plane's normal (normalised here).
+    /// vertex and its plane's normal (normalised here); `rest` are the mesh's rest positions (m). Rollers
+    /// are meant for frictionless symmetry planes: a vertex that sticks to a frictional obstacle follows
+    /// the obstacle and its roller is not imposed.
     pub fn with_rollers(mut self, rest: &[Vector3<f64>], rollers: Vec<(usize, Vector3<f64>)>) -> Self {
         let setup = self.contact.get_or_insert_with(|| ContactSetup::new(rest, Vec::new()));
         setup.rollers.extend(rollers.into_iter().map(|(v, n)| (v, n.normalize())));
@@ -264,6 +266,22 @@ impl StaticProblem {
     }
 
     /// Static equilibrium with contact for `law` with the default [`ContactSettings`].
+    ///
+    /// ```
+    /// use pbdfit_fem::{ContactState, StaticProblem, YoungPoisson, materials::material};
+    /// // A cube resting on a frictional floor, no vertex held.
+    /// let text = "name = \"resting\"\n[body]\nshape = \"unit-cube\"\n[[obstacle]]\nshape = \"plane\"\n\
+    ///             point = [0, 0, 0]\nnormal = [0, 1, 0]\nstatic_friction = 0.5\n";
+    /// let body = pbdfit_mesh::SceneSet::parse(text, "resting", None).unwrap().scenes()[0].body(2).unwrap();
+    /// let problem = StaticProblem::new(&body).unwrap();
+    /// let s = problem.solve_contact(material("linear").unwrap(), YoungPoisson::new(1e5, 0.3).unwrap()).unwrap();
+    /// // The floor carries the weight, pushing only, at the nine bottom vertices.
+    /// let weight: f64 = body.external_forces().iter().map(|f| -f.y).sum();
+    /// let up: f64 = s.contacts.iter().map(|c| c.force().y).sum();
+    /// assert!((up / weight - 1.0).abs() < 1e-9);
+    /// assert_eq!(s.contacts.len(), 9);
+    /// assert!(s.contacts.iter().all(|c| c.normal_force > 0.0 && c.state != ContactState::Open));
+    /// ```
     pub fn solve_contact(&self, law: &dyn Material, material: YoungPoisson) -> Result<ContactSolution, FemError> {
         self.solve_contact_with(law, material, ContactSettings::default())
     }
@@ -617,7 +635,12 @@ impl StaticProblem {
             let mut next = self.update(&u, &step, alpha);
             if law.needs_positive_volume() {
                 let mut tries = 0;
-                while self.assembler.deformation_gradients(&next).iter().any(|f| !(f.determinant() > 0.0)) {
+                while self
+                    .assembler
+                    .deformation_gradients(&next)
+                    .iter()
+                    .any(|f| f.determinant().is_nan() || f.determinant() <= 0.0)
+                {
                     tries += 1;
                     if tries > 12 {
                         return Ok(Err(Failure { iterations: iteration + 1, residual, changes, error: None }));
@@ -779,7 +802,7 @@ impl StaticProblem {
         }
         let eigen = SymmetricEigen::new(gram).eigenvalues;
         let largest = eigen.max();
-        let free = eigen.iter().filter(|&&e| !(e > RIGID_TOLERANCE * largest)).count();
+        let free = eigen.iter().filter(|&&e| e.is_nan() || e <= RIGID_TOLERANCE * largest).count();
         (free > 0 || largest <= 0.0).then_some(free.max(1))
     }
 

@@ -199,6 +199,10 @@ fn a_pressed_sphere_satisfies_complementarity_and_balance() {
     let u = ReferenceSpec::default().displacements(&problem, m, 0.01).unwrap();
     let direct = problem.solve_contact(material("linear").unwrap(), m).unwrap();
     assert_eq!(u, direct.displacements);
+    let t = pbdfit_mesh::ReferenceTable { material: Some("neo-hookean".into()), ..Default::default() };
+    let u = ReferenceSpec::from_table(&t).unwrap().displacements(&problem, m, 0.01).unwrap();
+    let direct = problem.solve_contact(material("neo-hookean").unwrap(), m).unwrap();
+    assert_eq!(u, direct.displacements);
 }
 
 /// Gravity tilted by theta on a floor with mu_s = 0.5, mu_k = 0.4 and no held vertex (nu = 0, so that
@@ -397,7 +401,7 @@ fn hertz_indentation_converges_to_the_analytic_force() {
             solution.iterations,
             start.elapsed().as_secs_f64()
         );
-        assert!(inner <= a * 1.0001 && a <= outer * 1.0001 || (inner - a).abs() < 0.5 * (outer - inner));
+        assert!(inner <= a && a <= outer, "m = {m}: [{inner}, {outer}] vs {a}");
         errors.push(error.abs());
     }
     assert!(errors.windows(2).all(|w| w[1] < w[0]), "{errors:?}");
