@@ -413,3 +413,50 @@ fn hertz_indentation_converges_to_the_analytic_force() {
     assert!(errors.windows(2).all(|w| w[1] < w[0]), "{errors:?}");
     assert!(*errors.last().unwrap() < 0.1, "{errors:?}");
 }
+
+/// A plate (the plane y = 1, facing down) pressed 0.02 m onto the top of a block held at its bottom
+/// and dragged 0.01 m along x over the same load increments: friction acts on the slip relative to the
+/// moving plate. With mu = 5 every top vertex sticks and follows the plate exactly; with mu = 0.1 they
+/// slip, each friction force mu_k lambda against its slip, together dragging the block along +x; without
+/// friction the plate pushes straight down only.
+#[test]
+fn a_dragged_plate_sticks_or_slips_relative_to_its_motion() {
+    let n = 3;
+    let (press, drag) = (0.02, 0.01);
+    let probe = unit_cube(n).unwrap();
+    let bottom: Vec<usize> = (0..probe.vertices().len()).filter(|&v| probe.vertices()[v].y == 0.0).collect();
+    let m = YoungPoisson::new(1e4, 0.3).unwrap();
+    for mu in [5.0, 0.1, 0.0] {
+        let mut plate = plane(Vec3::new(0.0, 1.0, 0.0), -Vec3::y(), mu, mu);
+        plate.displacement = Vec3::new(drag, -press, 0.0);
+        let body = cube(n, Vec3::zeros(), &bottom, vec![plate]);
+        let s = StaticProblem::new(&body).unwrap().solve_contact(material("linear").unwrap(), m).unwrap();
+        check_contact(&body, &s);
+        let count = |state| s.contacts.iter().filter(|c| c.state == state).count();
+        let (stick, slip) = (count(ContactState::Stick), count(ContactState::Slip));
+        let friction: Vec3 = s.contacts.iter().map(|c| c.tangential_force).sum();
+        let normal: f64 = s.contacts.iter().map(|c| c.normal_force).sum();
+        eprintln!(
+            "mu = {mu}: {stick} stick, {slip} slip, friction {:.4e} N along x, normal {normal:.4e} N, {} iterations",
+            friction.x, s.iterations
+        );
+        assert_eq!(stick + slip, 16, "mu = {mu}");
+        if mu == 5.0 {
+            assert_eq!(stick, 16);
+            for c in &s.contacts {
+                let u = s.displacements[c.vertex];
+                assert!((u - Vec3::new(drag, -press, 0.0)).norm() < 1e-12, "{u}");
+            }
+        } else if mu == 0.1 {
+            assert_eq!(slip, 16);
+            assert!(friction.x > 0.0);
+            // Each at its kinetic limit (their directions differ: the pressed top also spreads sideways).
+            let limit: f64 = s.contacts.iter().map(|c| 0.1 * c.normal_force).sum();
+            let total: f64 = s.contacts.iter().map(|c| c.tangential_force.norm()).sum();
+            assert!((total - limit).abs() < 1e-9 * limit, "{total} vs {limit}");
+            assert!(friction.x > 0.8 * limit, "{friction} vs {limit}");
+        } else {
+            assert_eq!(friction, Vec3::zeros());
+        }
+    }
+}
