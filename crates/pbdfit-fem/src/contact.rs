@@ -28,7 +28,7 @@
 //! `du = T w + du_p`, `(T K T + D) w = -T (r + K du_p)`, where `T = diag(P_i)`, `D = diag(Q_i Q_i^T)`
 //! and `du_p` the prescribed part (`-g n` for an active pair). `T K T + D` keeps `K`'s pattern and is
 //! symmetric positive definite wherever the constraints stop every rigid motion, so the factorisation
-//! of [`StaticProblem::linear_solve`] (Cholesky, LU where the tangent is indefinite) serves. The contact
+//! of Newton's method without contact (Cholesky, LU where the tangent is indefinite) serves. The contact
 //! force on vertex `i` is then `r_i + (K du)_i`, split into normal forces along the active normals and
 //! the rest (friction, for a sticking vertex).
 //!
@@ -70,7 +70,7 @@
 //! An increment has converged when the active set and the stick/slip states did not change in the
 //! last iteration, the residual projected off the constrained directions is at most
 //! [`NewtonSettings::relative_tolerance`] times the force scale (the norm of the external load plus the
-//! internal forces at the free vertices; or within [`ROUND_OFF_FACTOR`] of it where a full step no
+//! internal forces at the free vertices; or within 100 times it where a full step no
 //! longer halves it: round-off), the slip forces changed by no more than that, and every
 //! active gap is within [`GAP_TOLERANCE`] times the body's size of zero. An increment that fails is
 //! halved as in [`solve_law`](StaticProblem::solve_law) down to `1 / max_increments`. Friction is path
