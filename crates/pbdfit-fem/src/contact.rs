@@ -350,7 +350,8 @@ impl StaticProblem {
                     u = done.u.clone();
                     pairs = trial_pairs;
                     lambda = target;
-                    increment = if friction { step.max(base).min(base) } else { (2.0 * step).min(1.0) };
+                    // Friction: back to the equal increment after a halved one (never longer: the path matters).
+                    increment = if friction { base } else { (2.0 * step).min(1.0) };
                     last = Some(done);
                 }
                 Err(failure) => {
