@@ -135,7 +135,7 @@
 //! - Hertz (rigid sphere R = 1 m, d = 6.25e-4 m into a linear block forty contact radii wide, quarter
 //!   model with rollers, graded grid): force error +30.1, +14.9, +8.9, +6.9 % at 882, 3,630, 9,450 and
 //!   19,494 unknowns (first order in the cell size at the contact; the finite block's own stiffening,
-//!   about 1.8 %, is the floor), 4-6 iterations, 10 s for the finest.
+//!   about 1.8 %, is the floor), 3-5 iterations, 5-10 s for the finest.
 //! - Frictionless contact of a face equals the roller condition solved by symmetry with the Dirichlet
 //!   solver to 1e-10 of the largest displacement.
 //! - A block on an incline (mu_s = 0.5, mu_k = 0.4, nu = 0, no held vertex): all 16 contacts stick at

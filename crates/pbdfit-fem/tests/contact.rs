@@ -344,8 +344,9 @@ fn graded(m: usize, fine: f64, length: f64) -> Vec<f64> {
 /// Measured (dev profile, 2-core machine under load): m = 6, 10, 14, 18 cells per axis (882, 3,630,
 /// 9,450, 19,494 unknowns) give +30.1, +14.9, +8.9, +6.9 % (the error times m is 181, 149, 124, 124:
 /// first order in the cell size at the contact, h = 4a/m) and contact radii in [0.0236, 0.0333],
-/// [0.0224, 0.0300], [0.0226, 0.0286], [0.0248, 0.0278] m around a = 0.025 m, in 4, 4, 6, 6 active-set
-/// Newton iterations; m = 18 takes about 10 s.
+/// [0.0224, 0.0300], [0.0226, 0.0286], [0.0248, 0.0278] m around a = 0.025 m, in 3, 3, 5, 5 active-set
+/// Newton iterations (4, 4, 6, 6 before the sphere's curvature entered the Newton matrix); m = 18 takes
+/// 5-10 s.
 #[test]
 fn hertz_indentation_converges_to_the_analytic_force() {
     let (r, d, length, e, nu) = (1.0_f64, 6.25e-4_f64, 1.0_f64, 1e3_f64, 0.3_f64);
