@@ -169,6 +169,10 @@ impl StaticProblem {
         settings: DynamicSettings,
         progress: &mut dyn FnMut(&DynamicProgress),
     ) -> Result<DynamicSolution, FemError> {
+        if self.contact.is_some() {
+            // Dynamic contact (impacts, sliding) is not modelled: refuse rather than ignore the obstacles.
+            return Err(FemError::Contact(self.obstacles().len()));
+        }
         let dt = settings.dt;
         let invalid = |detail: String| FemError::Solver { solver: "implicit Euler", detail };
         if !(dt.is_finite() && dt > 0.0) {

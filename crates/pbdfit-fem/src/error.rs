@@ -34,12 +34,60 @@ pub enum FemError {
          (e.g. a whole face of the cube)"
     )]
     NotHeld(String),
-    /// The body has rigid obstacles, and the reference does not model contact yet (issue 29).
+    /// The body has rigid obstacles, and this solve does not model contact: the dynamic reference, or a
+    /// linear solve with an explicitly chosen solver ([`StaticProblem::solve_with`](crate::StaticProblem::solve_with)).
     #[error(
-        "the body has {0} obstacle(s): the FEM reference does not model contact yet, and a rest state without it \
-         would be wrong"
+        "the body has {0} obstacle(s): this solve does not model contact (only the static reference does: \
+         solve = \"static\"), and a rest state without it would be wrong"
     )]
     Contact(usize),
+    /// The held vertices and the contacts leave a rigid motion of the body free (a frictionless body
+    /// resting on an obstacle can slide or spin; a body touching nothing can fall), so it has no
+    /// unique static equilibrium.
+    #[error(
+        "the body is not held: {free} rigid motion(s) stay free with {contacts} vertex contact(s) at load factor \
+         {load:.4} (frictionless contact only pushes along the normal); hold vertices, or give the obstacle \
+         friction (static_friction > 0)"
+    )]
+    FreeRigidMotion {
+        /// Rigid motions (of six) left free.
+        free: usize,
+        /// Active vertex-obstacle contacts.
+        contacts: usize,
+        /// Load factor (0..1) of the increment.
+        load: f64,
+    },
+    /// Friction is at its limit on slipping contacts and nothing else holds the body: it slides, so
+    /// there is no static equilibrium (a block on an incline steeper than its friction angle).
+    #[error(
+        "the body slides: at load factor {load:.4}, {slipping} of {contacts} contact(s) slip and the rest cannot \
+         hold it, so there is no static equilibrium (the load's tangential part exceeds what friction carries; \
+         raise static_friction or hold vertices)"
+    )]
+    Sliding {
+        /// Load factor (0..1) of the increment.
+        load: f64,
+        /// Slipping vertex-obstacle contacts.
+        slipping: usize,
+        /// Active vertex-obstacle contacts.
+        contacts: usize,
+    },
+    /// The contact iteration (active set, stick/slip and Newton) did not settle even on the smallest
+    /// load increment.
+    #[error(
+        "the contact solve did not converge at load factor {load:.4}: relative residual {residual:.3e} after \
+         {iterations} iterations with {changes} changes of contact state; try more load increments"
+    )]
+    ContactNotConverged {
+        /// Load factor (0..1) reached.
+        load: f64,
+        /// Iterations of the last attempt.
+        iterations: usize,
+        /// Projected relative residual at the end.
+        residual: f64,
+        /// Contact state changes (open/closed, stick/slip) during the attempt.
+        changes: usize,
+    },
     /// A free vertex belongs to no tetrahedron, so nothing resists its motion.
     #[error("vertex {0} is free but belongs to no tetrahedron: the stiffness matrix would be singular")]
     OrphanVertex(usize),

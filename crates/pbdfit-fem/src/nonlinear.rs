@@ -144,13 +144,30 @@ impl StaticProblem {
         self.solve_law_with(law, material, NewtonSettings::default())
     }
 
-    /// Static equilibrium for `law` with the given settings.
+    /// Static equilibrium for `law` with the given settings. A contact problem is solved by
+    /// [`solve_contact_with`](Self::solve_contact_with) (friction in its default equal increments).
     pub fn solve_law_with(
         &self,
         law: &dyn Material,
         material: YoungPoisson,
         settings: NewtonSettings,
     ) -> Result<NonlinearSolution, FemError> {
+        if self.contact.is_some() {
+            // Contact problems: the active-set Newton method with these settings.
+            let contact = crate::contact::ContactSettings {
+                newton: NewtonSettings { max_iterations: settings.max_iterations.max(60), ..settings },
+                ..Default::default()
+            };
+            let s = self.solve_contact_with(law, material, contact)?;
+            return Ok(NonlinearSolution {
+                displacements: s.displacements,
+                increments: s.increments,
+                halvings: s.halvings,
+                iterations: s.iterations,
+                residuals: vec![s.residual],
+                solvers: s.solvers,
+            });
+        }
         let map = self.assembler.dof_map();
         // Scale of the residual: the undeformed body under the full load and prescribed displacements.
         let zero = vec![Vector3::zeros(); map.vertices()];

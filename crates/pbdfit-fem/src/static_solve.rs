@@ -6,6 +6,7 @@ use nalgebra::Vector3;
 use pbdfit_mesh::{Body, TetMesh};
 
 use crate::assembly::Assembler;
+use crate::contact::ContactSetup;
 use crate::solver::{AutoSolver, LinearSolver};
 use crate::{FemError, MultigridCg, YoungPoisson};
 
@@ -55,21 +56,32 @@ pub struct StaticProblem {
     pub(crate) solver: AutoSolver,
     /// Vertex masses (kg) of the body, for dynamics; `None` for a problem built without a body.
     pub(crate) masses: Option<Vec<f64>>,
+    /// Obstacles (and rollers) of a contact problem ([`contact`](crate::contact)); `None` without.
+    pub(crate) contact: Option<ContactSetup>,
 }
 
 impl StaticProblem {
     /// The body's problem: held vertices fixed at their prescribed displacement (zero for a plain held
-    /// vertex), load `masses * gravity + forces` on every vertex (its weight and any traction).
+    /// vertex), load `masses * gravity + forces` on every vertex (its weight and any traction). A body
+    /// with obstacles gets a contact problem ([`with_obstacles`](Self::with_obstacles)): its static
+    /// solves ([`solve`](Self::solve), [`solve_law`](Self::solve_law)) model contact and friction, and it
+    /// may have no held vertex.
     pub fn new(body: &Body) -> Result<Self, FemError> {
         let nv = body.mesh.vertices().len();
         if body.masses.len() != nv {
             return Err(FemError::SizeMismatch { what: "masses", expected: nv, got: body.masses.len() });
         }
-        if !body.obstacles.is_empty() {
-            return Err(FemError::Contact(body.obstacles.len()));
-        }
-        let mut problem =
-            Self::with_dirichlet(&body.mesh, &body.held, body.prescribed.clone(), body.external_forces())?;
+        let mut problem = if body.obstacles.is_empty() {
+            Self::with_dirichlet(&body.mesh, &body.held, body.prescribed.clone(), body.external_forces())?
+        } else {
+            Self::with_obstacles(
+                &body.mesh,
+                &body.held,
+                body.prescribed.clone(),
+                body.external_forces(),
+                body.obstacles.clone(),
+            )?
+        };
         problem.masses = Some(body.masses.clone());
         Ok(problem)
     }
@@ -108,7 +120,34 @@ impl StaticProblem {
         if assembler.dof_map().dofs() >= solver.multigrid_from_dofs {
             solver.multigrid = MultigridCg::for_mesh(mesh, constrained);
         }
-        Ok(Self { assembler, loads, prescribed, solver, masses: None })
+        Ok(Self { assembler, loads, prescribed, solver, masses: None, contact: None })
+    }
+
+    /// A contact problem: as [`with_dirichlet`](Self::with_dirichlet), and every free vertex must stay
+    /// out of every obstacle ([`contact`](crate::contact)). The held vertices need not stop rigid motion
+    /// (a body may rest on an obstacle with none held): the contact solve checks that the held vertices
+    /// and the contacts together do. Without obstacles this is `with_dirichlet`.
+    pub fn with_obstacles(
+        mesh: &TetMesh,
+        constrained: &[bool],
+        prescribed: Vec<Vector3<f64>>,
+        loads: Vec<Vector3<f64>>,
+        obstacles: Vec<pbdfit_mesh::Obstacle>,
+    ) -> Result<Self, FemError> {
+        if obstacles.is_empty() {
+            return Self::with_dirichlet(mesh, constrained, prescribed, loads);
+        }
+        let nv = mesh.vertices().len();
+        for (what, len) in
+            [("constrained flags", constrained.len()), ("prescribed", prescribed.len()), ("loads", loads.len())]
+        {
+            if len != nv {
+                return Err(FemError::SizeMismatch { what, expected: nv, got: len });
+            }
+        }
+        let assembler = Assembler::new(mesh, constrained)?;
+        let contact = Some(ContactSetup::new(mesh.vertices(), obstacles));
+        Ok(Self { assembler, loads, prescribed, solver: AutoSolver::default(), masses: None, contact })
     }
 
     /// Number of unknowns.
@@ -130,12 +169,31 @@ impl StaticProblem {
     /// [`MULTIGRID_THRESHOLD_DOFS`](crate::MULTIGRID_THRESHOLD_DOFS) = 1e4 unknowns on for unit-cube
     /// meshes of even N; Jacobi-preconditioned conjugate gradients above 2e5 unknowns for other meshes.
     /// Repeated solves reuse the symbolic factorisation (and the multigrid hierarchy).
+    ///
+    /// A contact problem is solved by [`solve_contact`](Self::solve_contact) with the linear law (the
+    /// solver is reported as `contact-active-set`).
     pub fn solve(&self, material: YoungPoisson) -> Result<FemSolution, FemError> {
+        if self.contact.is_some() {
+            let start = Instant::now();
+            let law = crate::materials::material("linear").expect("the linear law is registered");
+            let solution = self.solve_contact(law, material)?;
+            return Ok(FemSolution {
+                displacements: solution.displacements,
+                dofs: self.dofs(),
+                solver: "contact-active-set",
+                assembly_seconds: 0.0,
+                solve_seconds: start.elapsed().as_secs_f64(),
+            });
+        }
         self.solve_with(material, self.solver.pick(self.dofs()))
     }
 
-    /// Solves with the given linear solver.
+    /// Solves with the given linear solver. Refuses a contact problem ([`FemError::Contact`]): use
+    /// [`solve`](Self::solve) or [`solve_contact`](Self::solve_contact).
     pub fn solve_with(&self, material: YoungPoisson, solver: &dyn LinearSolver) -> Result<FemSolution, FemError> {
+        if self.contact.is_some() {
+            return Err(FemError::Contact(self.obstacles().len()));
+        }
         let start = Instant::now();
         let (k, f) = self.assembler.assemble(material, &self.loads, &self.prescribed)?;
         let assembled = Instant::now();
