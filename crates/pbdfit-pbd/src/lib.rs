@@ -44,6 +44,7 @@ mod backend;
 pub mod bench;
 mod colouring;
 mod constraints;
+mod contact;
 mod error;
 mod lanes;
 mod mass_spring;
@@ -60,7 +61,7 @@ pub use backend::{CpuBackend, RestStateBackend};
 pub use colouring::ColourGroups;
 pub use constraints::{ConstraintRef, DistanceConstraint, VolumeConstraint};
 pub use error::PbdError;
-pub use mass_spring::{Equilibrium, IntegrateOptions, Integrator, SpringBody, SpringError, SpringLaw, Trajectory};
+pub use mass_spring::{ContactTally, Equilibrium, IntegrateOptions, Integrator, SpringBody, SpringError, SpringLaw, Trajectory};
 pub use model::{
     MAX_PARAMETERS, Model, ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule, RuleSettings, Scale,
     SimParams,

@@ -19,7 +19,7 @@ mod law;
 mod newton;
 mod tangent;
 
-pub use integrators::{IntegrateOptions, Integrator, Trajectory};
+pub use integrators::{ContactTally, IntegrateOptions, Integrator, Trajectory};
 pub use law::{SpringError, SpringLaw};
 pub use newton::Equilibrium;
 
@@ -42,6 +42,9 @@ pub struct SpringBody {
     edges: Vec<([usize; 2], Vec3, f64)>,
     /// `(vertices, E1, E2, E3, V0)`.
     tets: Vec<([usize; 4], [Vec3; 3], f64)>,
+    /// The rigid obstacles at their placed position, with friction (empty: none): Verlet's
+    /// microcollisions and dry friction (`integrators.rs`).
+    contacts: Vec<crate::contact::Contact>,
 }
 
 fn inf(v: &[f64]) -> f64 {
@@ -72,6 +75,7 @@ impl SpringBody {
             extent: system.extent,
             edges,
             tets,
+            contacts: system.contacts.clone(),
         }
     }
 
