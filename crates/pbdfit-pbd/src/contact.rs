@@ -94,7 +94,13 @@ impl Contact {
             let length = tangential.norm();
             let total = depth_before + depth;
             if (tangential - friction_before).norm() <= self.friction.static_coefficient * total {
-                friction = -tangential;
+                // Sticking: back to the surface point nearest where the step started (on a plane the
+                // normal correction less the whole tangential displacement; on a curved obstacle also
+                // exactly where it started, so a sticking particle does not creep along it).
+                let start = x - moved;
+                let at_start = self.shape.gap(&start);
+                let correction = start - at_start.normal * at_start.value - x;
+                return Some(Resolved { correction, depth, friction: correction - normal, tangential });
             } else if length > 0.0 {
                 let budget = (self.friction.kinetic_coefficient * total - friction_before.norm()).max(0.0);
                 friction = -tangential * (budget / length).min(1.0);

@@ -214,7 +214,10 @@ impl SpringBody {
                 .enumerate()
                 .map(|(i, _)| Vec3::new(u[3 * i], u[3 * i + 1], u[3 * i + 2]).norm())
                 .fold(0.0, f64::max);
-            if !largest.is_finite() || largest > self.extent {
+            // With obstacles a body may slide any distance: divergence is a deformation larger than the
+            // body (displacements relative to their mean), not a displacement.
+            let deformation = if self.contacts.is_empty() { largest } else { self.spread(&u) };
+            if !largest.is_finite() || deformation > self.extent {
                 let limit = self.stability_limit(law, &vec![Vec3::zeros(); self.rest.len()]);
                 let note = if integrator == Integrator::ExplicitEuler {
                     "; explicit Euler also amplifies every undamped oscillation at any dt: with spring damping c \
@@ -278,6 +281,14 @@ impl SpringBody {
             return Err(SpringError::NotSettled { steps: run.steps, dt });
         }
         Ok(run)
+    }
+
+    /// The largest distance (m) of a free vertex's displacement from the free vertices' mean displacement.
+    fn spread(&self, u: &[f64]) -> f64 {
+        let at = |i: usize| Vec3::new(u[3 * i], u[3 * i + 1], u[3 * i + 2]);
+        let count = self.free.len().max(1) as f64;
+        let mean = (0..self.free.len()).fold(Vec3::zeros(), |s, i| s + at(i)) / count;
+        (0..self.free.len()).map(|i| (at(i) - mean).norm()).fold(0.0, f64::max)
     }
 
     /// Verlet's microcollisions and dry friction on the free DOFs `u` after a step from `previous` (see
