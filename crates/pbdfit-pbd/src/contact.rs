@@ -2,8 +2,9 @@
 //! and the mass-spring Verlet integrator.
 //!
 //! Every free particle `p` against every obstacle `k` carries the unilateral constraint
-//! `C(x_p) = g_k(x_p) >= 0`, with `g_k` the obstacle's signed gap ([`pbdfit_mesh::obstacle::Shape::gap`]:
-//! > 0 free, < 0 inside, gradient `n` the unit normal pointing from the obstacle into the free side).
+//! `C(x_p) = g_k(x_p) >= 0`, with `g_k` the obstacle's signed gap in m
+//! ([`pbdfit_mesh::obstacle::Shape::gap`]: positive where free, negative inside; its gradient `n` is the
+//! unit normal pointing from the obstacle into the free side).
 //! The obstacle is rigid (infinite mass), so a violated constraint is corrected in full on the particle:
 //! `dx = -C n` (PBD with stiffness 1; XPBD with compliance 0, where `d_lambda = -C / w` gives the same
 //! `dx = w n d_lambda`). The correction depth `d = -C > 0` is the normal correction.
@@ -62,8 +63,6 @@ pub(crate) struct Resolved {
     pub(crate) depth: f64,
     /// The friction part of `correction` (m), tangential.
     pub(crate) friction: Vec3,
-    /// The tangential displacement over the step before friction (m).
-    pub(crate) tangential: Vec3,
 }
 
 impl Contact {
@@ -86,11 +85,10 @@ impl Contact {
         let depth = -gap.value;
         let normal = gap.normal * depth;
         let mut friction = Vec3::zeros();
-        let mut tangential = Vec3::zeros();
         if !self.friction.is_frictionless() {
             let n = gap.normal;
             let after = moved + normal;
-            tangential = after - n * n.dot(&after);
+            let tangential = after - n * n.dot(&after);
             let length = tangential.norm();
             let total = depth_before + depth;
             if (tangential - friction_before).norm() <= self.friction.static_coefficient * total {
@@ -100,7 +98,7 @@ impl Contact {
                 let start = x - moved;
                 let at_start = self.shape.gap(&start);
                 let correction = start - at_start.normal * at_start.value - x;
-                return Some(Resolved { correction, depth, friction: correction - normal, tangential });
+                return Some(Resolved { correction, depth, friction: correction - normal });
             } else if length > 0.0 {
                 let budget = (self.friction.kinetic_coefficient * total - friction_before.norm()).max(0.0);
                 friction = -tangential * (budget / length).min(1.0);
@@ -117,7 +115,7 @@ impl Contact {
                 depth -= again.value;
             }
         }
-        Some(Resolved { correction, depth, friction, tangential })
+        Some(Resolved { correction, depth, friction })
     }
 }
 

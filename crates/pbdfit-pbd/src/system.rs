@@ -449,9 +449,9 @@ impl PbdSystem {
         let n = self.rest.len();
         (0..self.contacts.len())
             .map(|k| {
-                self.free.iter().fold(Vec3::zeros(), |sum, &p| {
-                    sum + d.contact.push[k * n + p] / (self.inverse_masses[p] * dt * dt)
-                })
+                self.free
+                    .iter()
+                    .fold(Vec3::zeros(), |sum, &p| sum + d.contact.push[k * n + p] / (self.inverse_masses[p] * dt * dt))
             })
             .collect()
     }

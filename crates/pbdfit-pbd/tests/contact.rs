@@ -60,7 +60,8 @@ fn centre(system: &PbdSystem, u: &[Vec3]) -> Vec3 {
 /// A cube on a frictionless floor, kept from turning by four frictionless walls at its sides, settles
 /// with no particle below the floor or beyond a wall, the floor pushing up with the body's weight and the
 /// walls not at all upwards; the fixed point is the stepped rest state. Measured (N = 2, dt = 0.01,
-/// nit = 4): see the prints.
+/// nit = 4): floor force 9.81 N within 1e-15 relative, lowest gap 0, fixed point against stepping
+/// 1.5e-15 m (PBD) and 2e-16 m (XPBD).
 ///
 /// Without the walls a PBD or XPBD cube has no rest state on a frictionless floor (see
 /// `on_a_frictionless_floor_alone_pbd_spins_up`), which is why they are here.
@@ -88,7 +89,8 @@ fn a_cube_rests_on_a_frictionless_floor_pushed_up_by_its_weight() {
         let stepped = system
             .rest_state(&params, &RestOptions { method: RestMethod::Stepping, ..RestOptions::default() }, None)
             .unwrap();
-        let apart = stepped.displacements.iter().zip(&rest.displacements).map(|(a, b)| (a - b).norm()).fold(0.0, f64::max);
+        let apart =
+            stepped.displacements.iter().zip(&rest.displacements).map(|(a, b)| (a - b).norm()).fold(0.0, f64::max);
         println!("{}: fixed point vs stepping {apart:e} m", model.name());
         assert!(stepped.converged && apart < 1e-9 * rest.max_displacement(), "{}: {apart:e}", model.name());
     }
@@ -151,8 +153,9 @@ fn slide(system: &PbdSystem, params: &SimParams, steps: usize) -> Vec<f64> {
 /// A block on an incline (gravity tilted by theta about z; mu_s = 0.5, mu_k = 0.3): it sticks for
 /// tan(theta) = 0.3 < mu_s, and its rest state is found by stepping; for tan(theta) = 0.7 > mu_s it slides
 /// with the kinetic acceleration g (sin - mu_k cos) and has no rest state. Measured (N = 2, dt = 0.01,
-/// nit = 4): sticking drift below 1e-15 m over the last 5 s of 10 s; sliding distance after 2 s within
-/// 0.2 % (PBD) and 0.2 % (XPBD) of a t^2 / 2.
+/// nit = 4): sticking drift 4e-15 m (PBD) and 0 (XPBD) over the last 5 s of 10 s; sliding distance after
+/// 2 s 0.9 % (PBD) and 0.6 % (XPBD) short of a t^2 / 2 (the body's first sag and its elastic rocking);
+/// floor force at rest equal to minus the weight within 1e-9.
 #[test]
 fn a_block_on_an_incline_sticks_below_mu_s_and_slides_above() {
     let friction = Friction { static_coefficient: 0.5, kinetic_coefficient: 0.3 };
@@ -192,7 +195,8 @@ fn a_block_on_an_incline_sticks_below_mu_s_and_slides_above() {
 
 /// A cube dropped into a spherical bowl (inside = true, mu_s = 0.5: a frictionless bowl lets PBD spin
 /// about the vertical as a frictionless floor does) stays inside it and settles on it; the bowl carries
-/// its weight. Measured (N = 2, dt = 0.01, nit = 4): see the prints.
+/// its weight. Measured (N = 2, dt = 0.01, nit = 4): fell 0.112 m (PBD) and 0.111 m (XPBD), lowest gap
+/// 0, bowl force equal to the weight within 1e-12.
 #[test]
 fn a_cube_in_a_bowl_stays_inside() {
     let text = "name = \"bowl\"\n[body]\nshape = \"unit-cube\"\n[load]\ngravity = [0, -9.81, 0]\n\
@@ -271,7 +275,9 @@ fn sensitivity_and_f32_refuse_contact() {
 /// Mass-spring with Verlet and microcollisions: a cube settles on a frictionless floor with no particle
 /// inside it and the floor pushing up with its weight, as its rest state; on an incline it sticks below
 /// mu_k (from an undeformed start, which slips a little as it sags) and slides at the kinetic
-/// acceleration above mu_s. Measured (N = 2): see the prints.
+/// acceleration above mu_s. Measured (N = 2): floor force 9.80999999 N of 9.81 N after 1990 settling
+/// steps, lowest gap 0; sticking drift 1.8e-10 m over the last second; sliding 6.4267 m in 2 s against
+/// a t^2 / 2 = 6.4293 m (0.04 %).
 #[test]
 fn mass_spring_rests_sticks_and_slides_with_microcollisions() {
     let law = SpringLaw { ks: 100.0, kvol: 0.0, damping: 0.0 };
