@@ -11,13 +11,15 @@
 //! dissipated over v0^2 / (2 mu_k g) = 0.170 m. Each N runs at two steps, dt and dt / 2, to show the
 //! method's own sensitivity next to the spread across N.
 //!
-//! `cargo run --release -p pbdfit-pbd --example friction_energy`
+//! `cargo run --release -p pbdfit-pbd --example friction_energy [-- ETA]` (ETA: the damping's eta in
+//! N s/m^2, default 2, to see how the split between friction and damping depends on it).
 
 use pbdfit_mesh::{SceneSet, Vec3};
 use pbdfit_pbd::{IntegrateOptions, Integrator, PbdSystem, SpringLaw};
 
 const V0: f64 = 1.0;
 const YOUNG: f64 = 1000.0;
+/// Default eta of the spring damping c = eta h (N s/m^2).
 const VISCOSITY: f64 = 2.0;
 /// Simulated time (s): the rigid block stops after v0 / (mu_k g) = 0.34 s.
 const DURATION: f64 = 1.0;
@@ -31,12 +33,18 @@ fn main() {
     let resolutions = [1usize, 2, 4, 8];
     let systems: Vec<PbdSystem> =
         resolutions.iter().map(|&n| PbdSystem::new(&set.scenes()[0].body(n).expect("the body"))).collect();
-    let law = |n: usize| SpringLaw { ks: YOUNG / n as f64, kvol: 0.0, damping: VISCOSITY / n as f64 };
+    let eta = match std::env::args().nth(1) {
+        Some(text) => text.parse::<f64>().expect("ETA: a number in N s/m^2"),
+        None => VISCOSITY,
+    };
+    let law = |n: usize| SpringLaw { ks: YOUNG / n as f64, kvol: 0.0, damping: eta / n as f64 };
     // One dt for every N: a fifth of the finest mesh's stability limit.
     let finest = systems.last().expect("resolutions");
     let limit = finest.spring_body().stability_limit(&law(8), &vec![Vec3::zeros(); finest.particle_count()]);
     let base = 0.2 * limit;
-    println!("rigid block: 0.5 J over 0.1699 m; dt = {base:.3e} s (0.2 x the N = 8 limit) and dt / 2");
+    println!(
+        "rigid block: 0.5 J over 0.1699 m; eta = {eta} N s/m^2; dt = {base:.3e} s (0.2 x the N = 8 limit) and dt / 2"
+    );
     println!(
         "| N | dt (s) | dissipated (J) | friction work (J) | collision work (J) | slid (m) | steps | final speed (m/s) |"
     );
