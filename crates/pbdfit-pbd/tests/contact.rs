@@ -64,7 +64,7 @@ fn centre(system: &PbdSystem, u: &[Vec3]) -> Vec3 {
 /// 1.5e-15 m (PBD) and 2e-16 m (XPBD).
 ///
 /// Without the walls a PBD or XPBD cube has no rest state on a frictionless floor (see
-/// `on_a_frictionless_floor_alone_pbd_spins_up`), which is why they are here.
+/// `on_a_frictionless_floor_alone_pbd_and_xpbd_spin_up`), which is why they are here.
 #[test]
 fn a_cube_rests_on_a_frictionless_floor_pushed_up_by_its_weight() {
     let body = standing(2, Vec3::new(0.0, -G, 0.0), Friction::NONE, WALLS);
@@ -100,21 +100,30 @@ fn a_cube_rests_on_a_frictionless_floor_pushed_up_by_its_weight() {
 /// conserves `sum m x x dx` at the positions it sees, but a body held compressed by the floor every step
 /// gains a small rotation about the vertical each step, which the velocity update keeps. On a frictionless
 /// floor nothing resists that, and a cube that should rest spins up until it leaves its extent: no rest
-/// state (measured, PBD 0.5 / 0.5, N = 2, dt = 0.01, nit = 4: a per-step motion growing by 2.7e-8 m per
-/// step, 0.107 m of motion at the corners after 30 s while the top centre stays put). Friction, walls or
+/// state (measured, N = 2, dt = 0.01, nit = 4: a per-step motion growing by 2.7e-8 m per step for PBD
+/// 0.5 / 0.5 and 2.3e-8 m for XPBD 1e-4 / 1e-6; PBD's corners 0.107 m round after 30 s while the top
+/// centre stays put). Friction, walls or
 /// a held vertex stop it; the mass-spring model's forces conserve angular momentum and rest on the floor
 /// alone (`mass_spring_rests_sticks_and_slides_with_microcollisions`).
 #[test]
-fn on_a_frictionless_floor_alone_pbd_spins_up() {
+fn on_a_frictionless_floor_alone_pbd_and_xpbd_spin_up() {
     let system = PbdSystem::new(&resting(2, Vec3::new(0.0, -G, 0.0), Friction::NONE));
-    let params = SimParams::new(0.01, 4, Model::pbd(0.5, 0.5));
-    let mut d = system.dynamics();
-    let steps: Vec<f64> = (0..3000).map(|_| system.step(&params, &mut d)).collect();
-    println!("per-step motion after 1000, 2000, 3000 steps: {:e}, {:e}, {:e} m", steps[999], steps[1999], steps[2999]);
-    // Linear growth of the per-step motion: a constant spurious torque.
-    assert!(steps[2999] > 1.45 * steps[1999] && steps[1999] > 1.9 * steps[999]);
-    let e = system.rest_state(&params, &RestOptions::default(), None).unwrap_err();
-    assert!(matches!(e, PbdError::Diverged { .. }), "{e}");
+    for model in projection_models() {
+        let params = SimParams::new(0.01, 4, model);
+        let mut d = system.dynamics();
+        let steps: Vec<f64> = (0..3000).map(|_| system.step(&params, &mut d)).collect();
+        println!(
+            "{}: per-step motion after 1000, 2000, 3000 steps: {:e}, {:e}, {:e} m",
+            model.name(),
+            steps[999],
+            steps[1999],
+            steps[2999]
+        );
+        // Linear growth of the per-step motion: a constant spurious torque.
+        assert!(steps[2999] > 1.45 * steps[1999] && steps[1999] > 1.9 * steps[999], "{}", model.name());
+        let e = system.rest_state(&params, &RestOptions::default(), None).unwrap_err();
+        assert!(matches!(e, PbdError::Diverged { .. }), "{}: {e}", model.name());
+    }
 }
 
 /// An obstacle that is never touched changes no bit of a rest state (the contact pass finds every
