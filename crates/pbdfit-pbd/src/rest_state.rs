@@ -291,7 +291,8 @@ impl PbdSystem {
                 run.displacements,
                 run.steps,
                 true,
-                0.0,
+                // A bound, not the last value: `settle` stops once the relative step is at most 1e-12.
+                1e-12,
                 RestMethod::Stepping,
             );
         }

@@ -445,6 +445,22 @@ impl PbdSystem {
     /// The force each obstacle exerted on the body during the last step of `d` (N, one per obstacle in
     /// scene order): the contact corrections as impulses over the step, `sum_p m_p dx_p / dt^2` (an
     /// impulse `m dx / dt` per step of `dt`). At rest on a floor it is minus the body's weight.
+    ///
+    /// ```
+    /// use pbdfit_mesh::SceneSet;
+    /// use pbdfit_pbd::{Model, PbdSystem, RestOptions, SimParams};
+    /// // A 1 kg cube standing on a floor with friction, nothing held.
+    /// let scene = "name = \"resting\"\n[body]\nshape = \"unit-cube\"\n[load]\ngravity = [0, -9.81, 0]\n\
+    ///              [[obstacle]]\nshape = \"plane\"\npoint = [0, 0, 0]\nnormal = [0, 1, 0]\nstatic_friction = 0.5\n";
+    /// let body = SceneSet::parse(scene, "doc", None).unwrap().scenes()[0].body(1).unwrap();
+    /// let system = PbdSystem::new(&body);
+    /// let params = SimParams::new(0.01, 2, Model::pbd(0.5, 0.5));
+    /// let rest = system.rest_state(&params, &RestOptions::default(), None).unwrap();
+    /// let mut d = system.dynamics_from(Some(&rest.displacements));
+    /// system.step(&params, &mut d);
+    /// let push = system.contact_forces(params.dt, &d)[0];
+    /// assert!((push.y - 9.81).abs() < 1e-9 && push.x.abs() < 1e-9);
+    /// ```
     pub fn contact_forces(&self, dt: f64, d: &Dynamics) -> Vec<Vec3> {
         let n = self.rest.len();
         (0..self.contacts.len())
