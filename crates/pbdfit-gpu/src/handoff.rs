@@ -19,6 +19,11 @@ pub enum Handoff {
         /// The scene's name.
         scene: String,
     },
+    /// The scene has rigid obstacles: the kernels have no contact projection. Not a fallback.
+    Contact {
+        /// The scene's name.
+        scene: String,
+    },
     /// The device failed on this batch; the CPU computed it.
     Failed {
         /// What failed, in one line.
@@ -49,6 +54,11 @@ impl std::fmt::Display for Handoff {
                 "scene {scene} has tractions or prescribed displacements, which the GPU kernels do not take \
                  (gravity only); computing its rest states on the CPU"
             ),
+            Handoff::Contact { scene } => write!(
+                f,
+                "scene {scene} has obstacles, and the GPU kernels have no contact or friction; computing its rest \
+                 states on the CPU"
+            ),
             Handoff::Failed { error, rest_states } => {
                 write!(f, "{error}; computing these {rest_states} rest states on the CPU")
             }
@@ -64,6 +74,9 @@ pub type HandoffObserver = Arc<dyn Fn(&Handoff) + Send + Sync>;
 pub fn handoff_before(system: &PbdSystem, params: &[SimParams]) -> Option<Handoff> {
     if let Some(p) = params.iter().find(|p| p.projection_rule().is_err()) {
         return Some(Handoff::NoKernel { model: p.model.name() });
+    }
+    if !system.obstacles().is_empty() {
+        return Some(Handoff::Contact { scene: system.scene().to_string() });
     }
     if !system.is_gravity_only() {
         return Some(Handoff::Loads { scene: system.scene().to_string() });
@@ -91,6 +104,12 @@ mod tests {
         assert!(h.to_string().contains("Newton") && !h.repeats());
         let h = handoff_before(&system("tension"), &[pbd]).unwrap();
         assert_eq!(h, Handoff::Loads { scene: "tension".into() });
+        let resting = "name = \"resting\"\n[body]\nshape = \"unit-cube\"\n[[obstacle]]\nshape = \"plane\"\n\
+                       point = [0, 0, 0]\nnormal = [0, 1, 0]\n";
+        let body = pbdfit_mesh::SceneSet::parse(resting, "t", None).unwrap().scenes()[0].body(1).unwrap();
+        let h = handoff_before(&PbdSystem::new(&body), &[pbd]).unwrap();
+        assert_eq!(h, Handoff::Contact { scene: "resting".into() });
+        assert!(h.to_string().contains("obstacles") && h.to_string().contains("contact") && !h.repeats());
         let failed = Handoff::Failed { error: "device lost".into(), rest_states: 3 };
         assert!(failed.repeats() && failed.to_string() == "device lost; computing these 3 rest states on the CPU");
     }

@@ -93,16 +93,15 @@ pub enum PbdError {
         /// What is not supported, and what is.
         what: &'static str,
     },
-    /// The body has rigid obstacles, and contact is not modelled yet (issue 29).
-    #[error(
-        "scene {scene} has {obstacles} obstacle(s): contact is not modelled by the PBD models yet, and a rest state \
-         without it would be wrong"
-    )]
+    /// The body has rigid obstacles and the computation asked for does not model contact.
+    #[error("scene {scene} has {obstacles} obstacle(s): {what}")]
     Contact {
         /// Scene name.
         scene: String,
         /// Its obstacles.
         obstacles: usize,
+        /// What is not available with contact, and what to use instead.
+        what: &'static str,
     },
     /// A projection step was asked of a model that has none (mass-spring: Newton rest state, integrators).
     #[error(

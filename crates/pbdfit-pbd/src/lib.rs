@@ -18,6 +18,12 @@
 //! `V - V0` expanded in powers of `du`). Rest displacements at `dt = 0.001` are about `1e-5` m, so this
 //! keeps every digit of `u` that the position form would lose.
 //!
+//! Contact (`contact.rs`): a body's rigid obstacles (planes, spheres, boxes with Coulomb friction, from
+//! the scene's `[[obstacle]]` tables) are unilateral constraints `gap(x) >= 0` projected on every free
+//! particle after every sweep, with positional static and kinetic friction; the mass-spring models meet
+//! them in Verlet's microcollisions. [`PbdSystem::rest_state`] says how a rest state with contact is
+//! found, [`PbdSystem::contact_forces`] what the obstacles push with.
+//!
 //! Units: m, s, kg. Stiffness is dimensionless; XPBD compliance is in m/N for distance and m^3/... per
 //! the constraint's units (`alpha = 1 / stiffness` of the constraint energy `C^2 / (2 alpha)`).
 //!
@@ -44,6 +50,7 @@ mod backend;
 pub mod bench;
 mod colouring;
 mod constraints;
+mod contact;
 mod error;
 mod lanes;
 mod mass_spring;
@@ -60,7 +67,9 @@ pub use backend::{CpuBackend, RestStateBackend};
 pub use colouring::ColourGroups;
 pub use constraints::{ConstraintRef, DistanceConstraint, VolumeConstraint};
 pub use error::PbdError;
-pub use mass_spring::{Equilibrium, IntegrateOptions, Integrator, SpringBody, SpringError, SpringLaw, Trajectory};
+pub use mass_spring::{
+    ContactTally, Equilibrium, IntegrateOptions, Integrator, SpringBody, SpringError, SpringLaw, Trajectory,
+};
 pub use model::{
     MAX_PARAMETERS, Model, ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule, RuleSettings, Scale,
     SimParams,

@@ -169,6 +169,17 @@ impl PbdSystem {
     /// reported as diverged where it first left the body: the step and displacement the stepping
     /// fallback would report after both fixed-point attempts had failed, with their sweeps not spent.
     /// A solve that goes on is not touched, so every rest state is the one it was without the probe.
+    ///
+    /// Contact (the body's obstacles, `contact.rs`): the obstacles sit at their placed (full load) position
+    /// from the first step. Without friction the rest state is still the fixed point of the rest map,
+    /// contact projections included (a test checks it against stepping). With friction it is path
+    /// dependent (any tangential position of a sticking particle is a fixed point), so it is always
+    /// computed by stepping from the initial configuration, whatever the method and with `warm` ignored
+    /// (a warm start would be another path, and a fit's rest states must not depend on its lineage);
+    /// `method` is then [`RestMethod::Stepping`]. A body that keeps sliding has no rest state: it
+    /// leaves its extent and is reported as diverged. Mass-spring models integrate to rest instead of
+    /// Newton (see `SpringBody::settle`). The f32 library arithmetic refuses obstacles
+    /// ([`PbdError::Contact`]).
     pub fn rest_state(
         &self,
         params: &SimParams,
@@ -176,15 +187,24 @@ impl PbdSystem {
         warm: Option<&[Vec3]>,
     ) -> Result<RestState, PbdError> {
         params.validate()?;
-        if !self.obstacles.is_empty() {
-            return Err(PbdError::Contact { scene: self.scene.clone(), obstacles: self.obstacles.len() });
-        }
         let rules = match params.rule() {
             ModelRule::Projection(rule) => rule,
             ModelRule::Springs(law) => return self.spring_rest_state(params, &law, warm),
         };
         if options.method == RestMethod::LibraryF32 {
+            if !self.obstacles.is_empty() {
+                return Err(PbdError::Contact {
+                    scene: self.scene.clone(),
+                    obstacles: self.obstacles.len(),
+                    what: "the f32 library arithmetic has no contact; use the f64 rest state (--precision f64)",
+                });
+            }
             return self.rest_in_f32(params, &rules, options);
+        }
+        if self.has_friction() {
+            // Path dependent: every tangential position of a sticking particle is a fixed point of the
+            // rest map, so only stepping from the initial configuration gives where the simulation settles.
+            return self.rest_by_stepping(params, &rules, options, None, 0);
         }
         let mut spent = 0;
         // Whether the divergence probe has run (once at most, whichever attempt stalls first).
@@ -260,6 +280,22 @@ impl PbdSystem {
             params: params.describe_springs(),
             error: Box::new(error),
         };
+        if !self.obstacles.is_empty() {
+            // Contact: where Verlet with microcollisions and dry friction settles (`SpringBody::settle`).
+            let run = self.spring_body().settle(law).map_err(fail)?;
+            return accept_rest_state(
+                &self.scene,
+                &self.rest,
+                &self.tets,
+                params,
+                run.displacements,
+                run.steps,
+                true,
+                // A bound, not the last value: `settle` stops once the relative step is at most 1e-12.
+                1e-12,
+                RestMethod::Stepping,
+            );
+        }
         let eq = self.spring_body().equilibrium(law, warm).map_err(fail)?;
         accept_rest_state(
             &self.scene,
@@ -331,8 +367,9 @@ impl MeasuredStep {
 }
 
 impl PbdSystem {
-    /// The dynamics at rest, with the free particles displaced by `warm` (m) where given.
-    fn dynamics_from(&self, warm: Option<&[Vec3]>) -> Dynamics {
+    /// The dynamics at rest (zero velocity), with the free particles displaced by `warm` (m) where given:
+    /// for example a rest state, to step it once and read its [`contact_forces`](Self::contact_forces).
+    pub fn dynamics_from(&self, warm: Option<&[Vec3]>) -> Dynamics {
         let mut d = self.dynamics();
         if let Some(w) = warm {
             for &p in &self.free {

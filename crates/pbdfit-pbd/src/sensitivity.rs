@@ -89,7 +89,8 @@ impl PbdSystem {
     /// The sensitivity of the rest state at `params` (its displacements `rest`, m, converged) to the
     /// model's parameters.
     /// Errors when the linear solve does not converge within the options' budget (a rest state at the
-    /// edge of stability: `I - dPhi/du` is nearly singular there) or the tangent is singular.
+    /// edge of stability: `I - dPhi/du` is nearly singular there) or the tangent is singular, and for a
+    /// body with obstacles ([`PbdError::Contact`]: contact makes the rest map non-smooth).
     pub fn sensitivity(
         &self,
         params: &SimParams,
@@ -97,6 +98,15 @@ impl PbdSystem {
         options: &SensitivityOptions,
     ) -> Result<Sensitivity, PbdError> {
         params.validate()?;
+        if !self.obstacles.is_empty() {
+            return Err(PbdError::Contact {
+                scene: self.scene.clone(),
+                obstacles: self.obstacles.len(),
+                what: "the rest state's sensitivity is not computed with contact (the active set and friction make \
+                       the rest map non-smooth, and friction makes the rest state path dependent); fit with the \
+                       pattern search (--search pattern)",
+            });
+        }
         match params.rule() {
             ModelRule::Projection(_) => self.projection_sensitivity(params, rest, options),
             ModelRule::Springs { .. } => self.spring_sensitivity(params, rest),

@@ -6,6 +6,7 @@ use pbdfit_mesh::Body;
 use rayon::prelude::*;
 
 use crate::constraints::{DistanceHot, VolumeHot};
+use crate::contact::{Contact, ContactRecord};
 use crate::lanes::{LANES, VolumeLanes};
 use crate::{
     ColourGroups, ConstraintRef, DistanceConstraint, MAX_TETRAHEDRON_TERMS, ProjectionRule, SimParams, SpringPotential,
@@ -17,9 +18,11 @@ use crate::{
 #[derive(Debug, Clone)]
 pub struct PbdSystem {
     pub(crate) scene: String,
-    /// The scene's rigid obstacles (empty: none). Contact is not modelled yet: a rest state of a body
-    /// with obstacles is refused rather than computed without them.
+    /// The scene's rigid obstacles (empty: none), at their starting places.
     pub(crate) obstacles: Vec<pbdfit_mesh::Obstacle>,
+    /// The obstacles where the models meet them (placed at the full load) with their friction: the
+    /// contact constraints projected after every sweep (`contact.rs`). Empty: no contact work at all.
+    pub(crate) contacts: Vec<Contact>,
     pub(crate) rest: Vec<Vec3>,
     pub(crate) inverse_masses: Vec<f64>,
     pub(crate) free: Vec<usize>,
@@ -78,6 +81,8 @@ pub struct Dynamics {
     pub(crate) lambda_tetrahedron: Vec<[f64; MAX_TETRAHEDRON_TERMS]>,
     pub(crate) delta_distance: Vec<[Vec3; 2]>,
     pub(crate) delta_volume: Vec<[Vec3; 4]>,
+    /// What the contacts did in the current step (empty without obstacles).
+    pub(crate) contact: ContactRecord,
 }
 
 impl Dynamics {
@@ -230,6 +235,7 @@ impl PbdSystem {
         Self {
             scene: body.scene.clone(),
             obstacles: body.obstacles.clone(),
+            contacts: Contact::placed(&body.obstacles),
             rest,
             inverse_masses,
             free,
@@ -397,7 +403,73 @@ impl PbdSystem {
             lambda_tetrahedron: vec![[0.0; MAX_TETRAHEDRON_TERMS]; self.hot_volumes.len()],
             delta_distance: Vec::new(),
             delta_volume: Vec::new(),
+            contact: if self.contacts.is_empty() {
+                ContactRecord::default()
+            } else {
+                ContactRecord::new(self.contacts.len(), n)
+            },
         }
+    }
+
+    /// The body's rigid obstacles at their starting places (empty: none).
+    pub fn obstacles(&self) -> &[pbdfit_mesh::Obstacle] {
+        &self.obstacles
+    }
+
+    /// Whether any obstacle has friction (then the rest state is path dependent: see
+    /// [`PbdSystem::rest_state`]).
+    pub fn has_friction(&self) -> bool {
+        crate::contact::any_friction(&self.contacts)
+    }
+
+    /// Projects every free particle out of every obstacle (placed), then applies friction (`contact.rs`):
+    /// obstacles in scene order, particles in index order, each seeing the corrections before it. The
+    /// step's start is `d.u`; what each contact did is added to `d.contact`.
+    fn project_contacts(&self, d: &mut Dynamics) {
+        let n = self.rest.len();
+        for (k, c) in self.contacts.iter().enumerate() {
+            for &p in &self.free {
+                let slot = k * n + p;
+                let x = self.rest[p] + d.predicted[p];
+                let moved = d.predicted[p] - d.u[p];
+                if let Some(r) = c.resolve(&x, &moved, d.contact.depth[slot], &d.contact.friction[slot]) {
+                    d.predicted[p] += r.correction;
+                    d.contact.depth[slot] += r.depth;
+                    d.contact.push[slot] += r.correction;
+                    d.contact.friction[slot] += r.friction;
+                }
+            }
+        }
+    }
+
+    /// The force each obstacle exerted on the body during the last step of `d` (N, one per obstacle in
+    /// scene order): the contact corrections as impulses over the step, `sum_p m_p dx_p / dt^2` (an
+    /// impulse `m dx / dt` per step of `dt`). At rest on a floor it is minus the body's weight.
+    ///
+    /// ```
+    /// use pbdfit_mesh::SceneSet;
+    /// use pbdfit_pbd::{Model, PbdSystem, RestOptions, SimParams};
+    /// // A 1 kg cube standing on a floor with friction, nothing held.
+    /// let scene = "name = \"resting\"\n[body]\nshape = \"unit-cube\"\n[load]\ngravity = [0, -9.81, 0]\n\
+    ///              [[obstacle]]\nshape = \"plane\"\npoint = [0, 0, 0]\nnormal = [0, 1, 0]\nstatic_friction = 0.5\n";
+    /// let body = SceneSet::parse(scene, "doc", None).unwrap().scenes()[0].body(1).unwrap();
+    /// let system = PbdSystem::new(&body);
+    /// let params = SimParams::new(0.01, 2, Model::pbd(0.5, 0.5));
+    /// let rest = system.rest_state(&params, &RestOptions::default(), None).unwrap();
+    /// let mut d = system.dynamics_from(Some(&rest.displacements));
+    /// system.step(&params, &mut d);
+    /// let push = system.contact_forces(params.dt, &d)[0];
+    /// assert!((push.y - 9.81).abs() < 1e-9 && push.x.abs() < 1e-9);
+    /// ```
+    pub fn contact_forces(&self, dt: f64, d: &Dynamics) -> Vec<Vec3> {
+        let n = self.rest.len();
+        (0..self.contacts.len())
+            .map(|k| {
+                self.free
+                    .iter()
+                    .fold(Vec3::zeros(), |sum, &p| sum + d.contact.push[k * n + p] / (self.inverse_masses[p] * dt * dt))
+            })
+            .collect()
     }
 
     /// One Gauss-Seidel sweep over all constraints, in colour order, on the displacements `u`.
@@ -570,6 +642,10 @@ impl PbdSystem {
     /// One time step (methodology, section PBD model): for free particles `v <- (1 - damping) v + dt a`
     /// (`a`: gravity plus traction over mass),
     /// `p <- u + dt v`; `nit` sweeps; `v <- (p - u) / dt`, `u <- p`. XPBD multipliers are reset each step.
+    /// With obstacles, each sweep is followed by the contact projection of every free particle against
+    /// every obstacle at its placed position, friction included (`contact.rs`; obstacles in scene order,
+    /// particles in index order), so every iteration ends with no particle inside an obstacle; a rigid
+    /// obstacle takes the full correction, and XPBD's contact has zero compliance (the same correction).
     /// Returns the largest per-particle displacement of the step (m).
     ///
     /// # Panics
@@ -611,8 +687,15 @@ impl PbdSystem {
             d.predicted[p] = d.u[p] + d.v[p] * dt;
         }
         d.reset_multipliers(rules);
+        let contacts = !self.contacts.is_empty();
+        if contacts {
+            d.contact.clear();
+        }
         for _ in 0..params.nit {
             self.sweep(rules, d);
+            if contacts {
+                self.project_contacts(d);
+            }
         }
         let mut largest: f64 = 0.0;
         for &p in &self.free {
@@ -639,8 +722,19 @@ impl PbdSystem {
             d.predicted[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]) + self.accelerations[p] * dt2;
         }
         d.reset_multipliers(rules);
+        let contacts = !self.contacts.is_empty();
+        if contacts {
+            // The step starts at `x` (the friction's tangential displacement is measured from it).
+            for (i, &p) in self.free.iter().enumerate() {
+                d.u[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]);
+            }
+            d.contact.clear();
+        }
         for _ in 0..params.nit {
             self.sweep(rules, d);
+            if contacts {
+                self.project_contacts(d);
+            }
         }
         for (i, &p) in self.free.iter().enumerate() {
             out[3 * i..3 * i + 3].copy_from_slice(d.predicted[p].as_slice());

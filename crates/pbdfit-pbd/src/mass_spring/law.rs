@@ -46,6 +46,26 @@ pub enum SpringError {
         /// Relative residual reached.
         residual: f64,
     },
+    /// An integrator without contact was asked to run a body with obstacles.
+    #[error(
+        "{integrator} has no contact model: a body with obstacles runs with verlet (microcollisions and dry \
+         friction)"
+    )]
+    ContactIntegrator {
+        /// Integrator name.
+        integrator: &'static str,
+    },
+    /// A run with contact did not come to rest.
+    #[error(
+        "the body did not come to rest on its obstacles within {steps} Verlet steps of {dt:.3e} s; it may be \
+         sliding off them"
+    )]
+    NotSettled {
+        /// Steps done.
+        steps: usize,
+        /// The step in s.
+        dt: f64,
+    },
     /// An explicit run blew up.
     #[error(
         "{integrator} diverged at step {step} with dt = {dt} s: the estimated stability limit is about \

@@ -2,7 +2,9 @@
 //! edge, an optional volume penalty per tetrahedron, masses from the scene's mass model, held vertices
 //! fixed. The rest state is the static equilibrium `f_int(x) + m g = 0`, solved by Newton with the sparse
 //! tangent stiffness (faer's sparse LU: the tangent is indefinite where springs are compressed) and a
-//! backtracking line search; the dynamics run with one of four integrators.
+//! backtracking line search; the dynamics run with one of four integrators. With obstacles the dynamics
+//! are Verlet's with microcollisions and dry friction, and the rest state is where they settle
+//! (`SpringBody::settle`).
 //!
 //! Units: m, s, kg; `ks` in N/m, `kvol` in Pa, spring damping `c` in N s/m. Lengths and volumes differ
 //! from their rest values without cancellation (`l - l0 = (2 e.du + du.du) / (l + l0)`, `V - V0`
@@ -19,7 +21,7 @@ mod law;
 mod newton;
 mod tangent;
 
-pub use integrators::{IntegrateOptions, Integrator, Trajectory};
+pub use integrators::{ContactTally, IntegrateOptions, Integrator, Trajectory};
 pub use law::{SpringError, SpringLaw};
 pub use newton::Equilibrium;
 
@@ -42,6 +44,9 @@ pub struct SpringBody {
     edges: Vec<([usize; 2], Vec3, f64)>,
     /// `(vertices, E1, E2, E3, V0)`.
     tets: Vec<([usize; 4], [Vec3; 3], f64)>,
+    /// The rigid obstacles at their placed position, with friction (empty: none): Verlet's
+    /// microcollisions and dry friction (`integrators.rs`).
+    contacts: Vec<crate::contact::Contact>,
 }
 
 fn inf(v: &[f64]) -> f64 {
@@ -72,6 +77,7 @@ impl SpringBody {
             extent: system.extent,
             edges,
             tets,
+            contacts: system.contacts.clone(),
         }
     }
 
