@@ -119,7 +119,9 @@ pub(crate) fn linearise(
         let u = &evaluation.rest[p];
         let s = match part.system.sensitivity(&params, u, &LINEARISATION) {
             Ok(s) => s.columns,
-            Err(stalled @ PbdError::SensitivityNotConverged { .. }) => {
+            // A stalled GMRES solve, or a body with obstacles (the sensitivity of a rest state with contact
+            // is not solved: the active set and friction make the rest map non-smooth).
+            Err(stalled @ (PbdError::SensitivityNotConverged { .. } | PbdError::Contact { .. })) => {
                 if differenced.is_none() {
                     differenced = Some(differenced_sensitivities(problem, search_box, t, evaluation).ok_or(stalled)?);
                 }
