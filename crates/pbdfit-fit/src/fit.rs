@@ -241,7 +241,7 @@ pub struct FitResult {
     pub identifiability: Option<Identifiability>,
     /// For a gradient fit to measured markers: each parameter's 95 % confidence interval from the
     /// Gauss-Newton covariance (with sigmas, of the noise they state; without, of the noise the residual
-    /// shows). `None` otherwise.
+    /// shows), clipped to the search box. `None` otherwise.
     pub confidence: Option<Vec<(f64, f64)>>,
     /// Wall-clock seconds (excluding grid rest states computed beforehand and shared).
     pub seconds: f64,

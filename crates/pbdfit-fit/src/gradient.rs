@@ -143,7 +143,7 @@ pub(crate) fn linearise(
             // A measured reference: residuals at the markers, whose sensitivities interpolate the
             // vertices'.
             Some(target) => {
-                let m = target.observed.len().max(1) as f64;
+                let m = target.terms().max(1.0);
                 for (k, observed) in target.observed.iter().enumerate() {
                     let scale = target.scale[k];
                     let r = (target.at(k, u) - observed) * scale;
@@ -464,7 +464,8 @@ pub(crate) fn confidence(problem: &FitProblem, search_box: &SearchBox, best: &De
     let d = best.t.len();
     let m = target.observed.len() as f64;
     let scale = match target.weighting {
-        crate::MarkerWeighting::ChiSquare => 2.0 / m,
+        // The objective is sum r^2 / (3M): its Hessian is 2 J^T J / (3M), the covariance (J^T J)^-1.
+        crate::MarkerWeighting::ChiSquare => 2.0 / target.terms(),
         crate::MarkerWeighting::Relative => 2.0 * best.evaluation.error / (3.0 * m - d as f64).max(1.0),
     };
     let inverse = DMatrix::from_row_slice(d, d, h).try_inverse()?;
@@ -476,8 +477,10 @@ pub(crate) fn confidence(problem: &FitProblem, search_box: &SearchBox, best: &De
         }
         let half = 1.96 * variance.sqrt();
         let (mut lo, mut hi) = (best.t.clone(), best.t.clone());
-        lo[j] -= half;
-        hi[j] += half;
+        // Clipped to the box: a parameter outside it has no model (PBD's kv < 0), so a fit on a bound
+        // gets a one-sided interval (the cantilever's marker fit at kv = 0 gave kv in [-0.548, 0.548]).
+        lo[j] = (lo[j] - half).max(0.0);
+        hi[j] = (hi[j] + half).min(1.0);
         intervals.push((search_box.values(&lo)[j], search_box.values(&hi)[j]));
     }
     Some(intervals)

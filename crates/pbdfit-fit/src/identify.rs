@@ -226,7 +226,7 @@ fn finish(
     Ok(Identification {
         young,
         poisson: x[1],
-        error: rss / target.observed.len() as f64,
+        error: rss / target.terms(),
         covariance,
         intervals: [
             ((x[0] - 1.96 * sd_e).exp(), (x[0] + 1.96 * sd_e).exp()),

@@ -4,8 +4,9 @@
 //! The model's displacement at a marker is the barycentric interpolation of its tetrahedron's vertex
 //! displacements. Without standard deviations the error is the mean squared relative error over the
 //! markers that moved (`|u_obs| > 1e-12 max |u_obs|`, as for a simulated reference's vertices):
-//! `(1/M) sum (|u_m - u_obs| / |u_obs|)^2`. With them it is the mean of `(|u_m - u_obs| / sigma)^2` over
-//! every marker (a chi-square per marker; divide by 3 for one per degree of freedom).
+//! `(1/M) sum (|u_m - u_obs| / |u_obs|)^2`. With them it is the chi-square per degree of freedom of the
+//! data, `(1/(3M)) sum_m sum_k ((u_m - u_obs)_k / sigma_m)^2` over every marker and component: about 1 where
+//! the model matches the markers to their noise, more where the model itself misses them.
 
 use pbdfit_mesh::{Markers, TetMesh, Vec3};
 
@@ -94,7 +95,17 @@ impl MarkerTarget {
     pub fn error(&self, u: &[Vec3]) -> f64 {
         let sum: f64 =
             (0..self.observed.len()).map(|m| ((self.at(m, u) - self.observed[m]).norm() * self.scale[m]).powi(2)).sum();
-        sum / self.observed.len() as f64
+        sum / self.terms()
+    }
+
+    /// What the error's sum is divided by: the markers `M` (relative), or their `3M` displacement
+    /// components (chi-square per degree of freedom).
+    pub fn terms(&self) -> f64 {
+        let m = self.observed.len() as f64;
+        match self.weighting {
+            MarkerWeighting::Relative => m,
+            MarkerWeighting::ChiSquare => 3.0 * m,
+        }
     }
 
     /// What the reference is, for results: `measured <file> (<n> markers, relative|chi-square)`.
@@ -136,8 +147,8 @@ mod tests {
             (Vec3::new(0.9, 0.9, 0.9), Vec3::zeros(), Some(1e-3)),
         ];
         let t = MarkerTarget::new(&markers(&sigma), &mesh, 1e-9).unwrap();
-        // (1e-3 / 1e-4)^2 and (2e-3 / 1e-3)^2, averaged: (100 + 4) / 2.
-        assert!((t.error(&u) - 52.0).abs() < 1e-12, "{}", t.error(&u));
+        // (1e-3 / 1e-4)^2 and (2e-3 / 1e-3)^2 over the 6 components of 2 markers: (100 + 4) / 6.
+        assert!((t.error(&u) - 104.0 / 6.0).abs() < 1e-12, "{}", t.error(&u));
         assert_eq!(t.weighting, MarkerWeighting::ChiSquare);
         let still = [(Vec3::new(0.5, 0.5, 0.5), Vec3::zeros(), None)];
         let e = MarkerTarget::new(&markers(&still), &mesh, 1e-9).unwrap_err().to_string();

@@ -44,7 +44,8 @@ pub struct FitArgs {
     /// Fit to measured markers instead of an FEM reference: a CSV with columns x, y, z (the marker in the
     /// undeformed body, m), ux, uy, uz (its observed displacement, m) and optionally sigma (m). The
     /// model's displacement is interpolated at each marker; the error is the mean squared relative error
-    /// over the markers that move, or the mean of (|r| / sigma)^2 with sigmas. E, nu and the reference
+    /// over the markers that move, or with sigmas the chi-square per degree of freedom, sum (r_k / sigma)^2
+    /// over the 3M components / 3M. E, nu and the reference
     /// options are not used. A basic scene only (one body). A `.vtu` file is a full field: its points
     /// with point data `displacement` (and optionally `sigma`). Default: the scene's `[reference] measured`.
     #[arg(long, value_name = "FILE")]
