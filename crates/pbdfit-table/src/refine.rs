@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use pbdfit_fem::YoungPoisson;
 use pbdfit_fit::{FitError, FitProblem, FitRequest, PartCache, Search, Settings};
-use pbdfit_mesh::SceneSet;
+use pbdfit_mesh::{SceneSet, Shape};
 use pbdfit_pbd::{CpuBackend, ModelKind};
 use serde::Serialize;
 
@@ -22,6 +22,9 @@ pub const REFINE_GRID: usize = 2;
 pub struct Refined {
     /// The scene fitted.
     pub scene: String,
+    /// The resolution fitted at: the query's N on unit-cube scenes, 1 on imported meshes (which have
+    /// their own; the query's N chose the table's parameters).
+    pub n: usize,
     /// Its reference (the scene's own `[reference]`, else linear static).
     pub reference: String,
     /// The fitted parameters by name.
@@ -61,10 +64,14 @@ pub fn refine(lookup: &Lookup, scene: &SceneSet) -> Result<Refined, TableError> 
     let q = &lookup.query;
     let material = YoungPoisson::new(q.young, q.poisson)
         .map_err(|e| TableError::Fit(FitError::Internal(format!("a checked query was refused: {e}"))))?;
-    let problem = FitProblem::new(scene, Settings::new(q.dt, q.n, q.nit, kind), material, &PartCache::default())?;
+    // An imported mesh has its own resolution: the table's N is where the start came from, and the fit
+    // runs on the mesh as it is (`--n 2 --refine --scene part.toml` was refused: "N must be 1").
+    let n = if scene.scenes().iter().all(|s| matches!(s.shape, Shape::Mesh { .. })) { 1 } else { q.n };
+    let problem = FitProblem::new(scene, Settings::new(q.dt, n, q.nit, kind), material, &PartCache::default())?;
     let result = pbdfit_fit::fit(&problem, &options, &CpuBackend)?;
     Ok(Refined {
         scene: scene.name().to_string(),
+        n,
         reference: problem.reference.clone(),
         parameters: result.parameters.into_iter().collect(),
         error: result.error,

@@ -297,6 +297,13 @@ fn lookup_refine_reaches_the_direct_fit_for_fewer_rest_states() {
     ));
     assert_eq!(part["refined"]["scene"], "cantilever");
     assert!(refined["refined"].get("note").is_none() && part["refined"].get("note").is_none());
+    // The table's N = 2 starts a fit on the imported mesh at its own resolution (was refused: "N must be 1").
+    let at_two: Vec<&str> = query.iter().map(|a| if *a == "1" { "2" } else { a }).collect();
+    let part2 = json(&pbdfit(
+        &[&["lookup", "--table", "pbd", "--refine", "--scene", "cantilever", "--json"][..], &at_two].concat(),
+    ));
+    assert_eq!((part2["query"]["n"].as_u64(), part2["refined"]["n"].as_u64()), (Some(2), Some(1)));
+    assert_eq!(part["refined"]["n"].as_u64(), Some(1));
     // A scene with its own reference: the refinement says it answers that reference, not the table's.
     let dir = scratch("refine-reference");
     let scene = dir.join("soft.toml");
