@@ -14,26 +14,15 @@ and on what else runs; the ratio of alternating pairs is the figure to quote.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
-from pathlib import Path
 
-import numpy as np
+from synthetic import cli, markers_csv, run
 
-ROOT = Path(__file__).resolve().parents[2]
 SCENE, YOUNG, POISSON, MARKERS, SEED = "gravity-wall", 1e3, 0.3, 50, 50
-
-
-def cli() -> str:
-    for c in [os.environ.get("PBDFIT_CLI"), str(ROOT / "target" / "release" / "pbdfit")]:
-        if c and Path(c).is_file():
-            return c
-    sys.exit("no pbdfit binary: cargo build --release -p pbdfit, or set PBDFIT_CLI")
 
 
 def timed(*args: str) -> float:
@@ -52,19 +41,9 @@ def main() -> None:
     print("| --- | --- | --- | --- |")
     for n in [4, 8]:
         common = ["fit", "--scene", SCENE, "--n", str(n)]
-        field = json.loads(subprocess.run(
-            [cli(), "fem", "--scene", SCENE, "--n", str(n), "--young", str(YOUNG), "--poisson", str(POISSON),
-             "--json"], capture_output=True, text=True, check=True).stdout)
-        rng = np.random.default_rng(SEED)
-        x, u, tets = np.array(field["vertices"]), np.array(field["displacements"]), np.array(field["tets"])
-        rows = ["x,y,z,ux,uy,uz"]
-        for _ in range(MARKERS):
-            t = tets[rng.integers(len(tets))]
-            w = rng.random(4) + 0.05
-            w /= w.sum()
-            rows.append(",".join(repr(float(v)) for v in [*(w @ x[t]), *(w @ u[t])]))
+        field = run("fem", "--scene", SCENE, "--n", str(n), "--young", str(YOUNG), "--poisson", str(POISSON))
         with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
-            f.write("\n".join(rows) + "\n")
+            f.write(markers_csv(field, MARKERS, SEED, 0.0))
         try:
             markers, full, ratios = [], [], []
             for _ in range(args.repeats):

@@ -16,52 +16,12 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import os
-import subprocess
-import sys
 import tempfile
-from pathlib import Path
 
-import numpy as np
+from synthetic import ROOT, markers_csv, run
 
-ROOT = Path(__file__).resolve().parents[2]
 SCENE, N, YOUNG, POISSON, MARKERS, NOISE = "gravity-wall", 2, 3e3, 0.35, 40, 0.01
-
-
-def cli() -> str:
-    for c in [os.environ.get("PBDFIT_CLI"), str(ROOT / "target" / "release" / "pbdfit")]:
-        if c and Path(c).is_file():
-            return c
-    sys.exit("no pbdfit binary: cargo build --release -p pbdfit, or set PBDFIT_CLI")
-
-
-def run(*args: str) -> dict:
-    out = subprocess.run([cli(), *args, "--json"], capture_output=True, text=True)
-    if out.returncode != 0:
-        raise RuntimeError(out.stderr.strip())
-    return json.loads(out.stdout)
-
-
-def markers(field: dict, seed: int, noise: float) -> str:
-    rng = np.random.default_rng(seed)
-    x = np.array(field["vertices"])
-    u = np.array(field["displacements"])
-    tets = np.array(field["tets"])
-    rows = ["x,y,z,ux,uy,uz" + (",sigma" if noise > 0 else "")]
-    chosen = []
-    for _ in range(MARKERS):
-        t = tets[rng.integers(len(tets))]
-        w = rng.random(4) + 0.05
-        w /= w.sum()
-        chosen.append((w @ x[t], w @ u[t]))
-    sigma = noise * max(np.linalg.norm(d) for _, d in chosen)
-    for p, d in chosen:
-        if noise > 0:
-            d = d + rng.normal(0.0, sigma, 3)
-        values = list(p) + list(d) + ([sigma] if noise > 0 else [])
-        rows.append(",".join(repr(float(v)) for v in values))
-    return "\n".join(rows) + "\n"
 
 
 def identify(text: str) -> dict:
@@ -79,14 +39,14 @@ def main() -> None:
     ap.add_argument("--out", default=str(ROOT / "reports" / "measured" / "coverage.csv"))
     args = ap.parse_args()
     field = run("fem", "--scene", SCENE, "--n", str(N), "--young", str(YOUNG), "--poisson", str(POISSON))
-    exact = identify(markers(field, 0, 0.0))
+    exact = identify(markers_csv(field, MARKERS, 0, 0.0))
     e_err = abs(exact["young"] / YOUNG - 1)
     nu_err = abs(exact["poisson"] - POISSON)
     print(f"noise-free: E {exact['young']:.9e} (relative error {e_err:.1e}), nu {exact['poisson']:.9f} "
           f"(error {nu_err:.1e}), {exact['evaluations']} FEM solves")
     rows, inside_e, inside_nu, inside_both = [], 0, 0, 0
     for seed in range(1, args.trials + 1):
-        r = identify(markers(field, seed, NOISE))
+        r = identify(markers_csv(field, MARKERS, seed, NOISE))
         lo_e, hi_e = r["young_interval_95"]
         lo_nu, hi_nu = r["poisson_interval_95"]
         e_in, nu_in = lo_e <= YOUNG <= hi_e, lo_nu <= POISSON <= hi_nu

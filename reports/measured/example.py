@@ -25,16 +25,10 @@ Deterministic: numpy's generator with a fixed seed; every output records the pbd
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
-import numpy as np
 
 import pbdfit
+from synthetic import ROOT, markers_csv, run
 
-ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "reports" / "measured" / "example"
 SCENE = "cantilever"
 LAW, YOUNG, POISSON = "neo-hookean", 1e4, 0.35
@@ -44,46 +38,12 @@ MODELS = ["pbd", "xpbd"]
 BOOTSTRAP = 12
 
 
-def cli() -> str:
-    for c in [os.environ.get("PBDFIT_CLI"), str(ROOT / "target" / "release" / "pbdfit")]:
-        if c and Path(c).is_file():
-            return c
-    sys.exit("no pbdfit binary: cargo build --release -p pbdfit, or set PBDFIT_CLI")
-
-
-def run(*args: str) -> dict:
-    out = subprocess.run([cli(), *args, "--json"], capture_output=True, text=True, cwd=ROOT)
-    if out.returncode != 0:
-        raise RuntimeError(f"pbdfit {' '.join(args)}: {out.stderr.strip()}")
-    return json.loads(out.stdout)
-
-
-def write_markers(field: dict, noise: float, path: Path) -> None:
-    rng = np.random.default_rng(SEED)
-    x = np.array(field["vertices"])
-    u = np.array(field["displacements"])
-    tets = np.array(field["tets"])
-    chosen = []
-    for _ in range(MARKERS):
-        t = tets[rng.integers(len(tets))]
-        w = rng.random(4) + 0.05
-        w /= w.sum()
-        chosen.append((w @ x[t], w @ u[t]))
-    sigma = noise * max(np.linalg.norm(d) for _, d in chosen)
-    rows = ["x,y,z,ux,uy,uz" + (",sigma" if noise > 0 else "")]
-    for p, d in chosen:
-        if noise > 0:
-            d = d + rng.normal(0.0, sigma, 3)
-        rows.append(",".join(repr(float(v)) for v in [*p, *d, *([sigma] if noise > 0 else [])]))
-    path.write_text("\n".join(rows) + "\n")
-
-
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     field = run("fem", "--scene", SCENE, "--material", LAW, "--young", str(YOUNG), "--poisson", str(POISSON))
     noisy, exact = OUT / "markers.csv", OUT / "markers-exact.csv"
-    write_markers(field, NOISE, noisy)
-    write_markers(field, 0.0, exact)
+    noisy.write_text(markers_csv(field, MARKERS, SEED, NOISE))
+    exact.write_text(markers_csv(field, MARKERS, SEED, 0.0))
     rel = lambda p: str(p.relative_to(ROOT))  # noqa: E731
     results: dict = {"pbdfit_version": pbdfit.__version__, "scene": SCENE, "truth": {
         "material": LAW, "young": YOUNG, "poisson": POISSON}, "markers": MARKERS, "noise": NOISE, "seed": SEED,
