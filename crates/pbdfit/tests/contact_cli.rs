@@ -73,10 +73,10 @@ fn fem_reference_of_the_contact_scenes_keeps_out_of_the_obstacles() {
 
 /// A pbd fit of `scene` at N = 1 by `search`: (error, kd, kv).
 fn fit(scene: &str, search: &str) -> (f64, f64, f64) {
-    let v = json(&pbdfit(&[
-        "fit", "--scene", scene, "--n", "1", "--young", "1e3", "--poisson", "0.3", "--dt", "0.01", "--nit", "1",
-        "--model", "pbd", "--search", search, "--json",
-    ]));
+    let args = format!(
+        "fit --scene {scene} --n 1 --young 1e3 --poisson 0.3 --dt 0.01 --nit 1 --model pbd --search {search} --json"
+    );
+    let v = json(&pbdfit(&args.split(' ').collect::<Vec<_>>()));
     let p = &v["parameters"];
     (v["error"].as_f64().unwrap(), p["kd"].as_f64().unwrap(), p["kv"].as_f64().unwrap())
 }
@@ -94,12 +94,11 @@ fn contact_scenes_fit_by_both_searches_without_penetration() {
         eprintln!("{scene}: gradient {gradient:.8e} (kd {kd:.6}, kv {kv:.6}), pattern {pattern:.8e}");
         assert!(gradient.is_finite() && gradient > 0.0 && gradient < 1.0, "{scene}: {gradient}");
         assert!(gradient <= pattern * (1.0 + 1e-6), "{scene}: gradient {gradient:e} > pattern {pattern:e}");
-        let v = json(&pbdfit(&[
-            "simulate", "--scene", scene, "--n", "1", "--dt", "0.01", "--nit", "1", "--kd", &kd.to_string(), "--kv",
-            &kv.to_string(), "--json",
-        ]));
+        let args = format!("simulate --scene {scene} --n 1 --dt 0.01 --nit 1 --kd {kd} --kv {kv} --json");
+        let v = json(&pbdfit(&args.split(' ').collect::<Vec<_>>()));
         assert_eq!(v["converged"], serde_json::Value::Bool(true), "{scene}");
-        let lowest = v["rest_positions"].as_array().unwrap().iter().map(|p| gap(scene, &point(p))).fold(f64::INFINITY, f64::min);
+        let lowest =
+            v["rest_positions"].as_array().unwrap().iter().map(|p| gap(scene, &point(p))).fold(f64::INFINITY, f64::min);
         assert!(lowest >= -GAP, "{scene}: the fitted rest state is {lowest:e} m inside the obstacle");
         assert!(lowest <= GAP, "{scene}: the fitted rest state does not touch the obstacle ({lowest:e} m)");
     }
