@@ -42,8 +42,9 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 def scenes() -> List[str]:
     """The built-in scene names: the gravity scenes (``gravity-floor``, ``gravity-wall``, ``gravity-ceiling``,
-    the compound ``gravity``), the load cases (``tension``, ``compression``, ``shear``, ``torsion``) and
-    ``cantilever`` on an imported beam mesh."""
+    the compound ``gravity``), the load cases (``tension``, ``compression``, ``shear``, ``torsion``),
+    ``cantilever`` on an imported beam mesh and the contact scenes (``resting``, ``indentation``,
+    ``incline``)."""
     return list(_native.scenes())
 
 

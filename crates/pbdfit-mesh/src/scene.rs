@@ -13,7 +13,7 @@ use crate::{Body, CubeSplit, MassModel, ReferenceTable, SceneError, Selector, Te
 
 /// The built-in scenes, compiled into the library so that `--scene gravity-floor` works from any
 /// directory. Their sources are the files under `scenes/`.
-pub const BUILTIN_SCENES: [(&str, &str); 9] = [
+pub const BUILTIN_SCENES: [(&str, &str); 12] = [
     ("gravity-floor", include_str!("../../../scenes/gravity-floor.toml")),
     ("gravity-wall", include_str!("../../../scenes/gravity-wall.toml")),
     ("gravity-ceiling", include_str!("../../../scenes/gravity-ceiling.toml")),
@@ -23,6 +23,10 @@ pub const BUILTIN_SCENES: [(&str, &str); 9] = [
     ("shear", include_str!("../../../scenes/shear.toml")),
     ("torsion", include_str!("../../../scenes/torsion.toml")),
     ("cantilever", include_str!("../../../scenes/cantilever.toml")),
+    // Contact (issue 29): bodies on and against rigid obstacles.
+    ("resting", include_str!("../../../scenes/resting.toml")),
+    ("indentation", include_str!("../../../scenes/indentation.toml")),
+    ("incline", include_str!("../../../scenes/incline.toml")),
 ];
 
 pub(crate) fn builtin_names() -> String {

@@ -66,7 +66,13 @@ pub fn list_scenes() -> CliResult {
         } else {
             let s = &set.scenes()[0];
             let held: Vec<_> = s.held.iter().map(|p| p.to_string()).collect();
-            println!("{name:16} held at {}; {}", held.join(" and "), s.description);
+            if held.is_empty() {
+                // A free body (the contact scenes): its obstacles carry it.
+                let on: Vec<_> = s.obstacles.iter().map(|o| o.shape.kind()).collect();
+                println!("{name:16} free on {}; {}", on.join(" and "), s.description);
+            } else {
+                println!("{name:16} held at {}; {}", held.join(" and "), s.description);
+            }
         }
     }
     Ok(())
