@@ -21,7 +21,7 @@ const GAP: f64 = 1e-9;
 /// The vertices of a `fem --json` record and its displacements (m).
 fn reference(scene: &str, n: &str) -> (Vec<[f64; 3]>, Vec<[f64; 3]>) {
     let v = json(&pbdfit(&["fem", "--scene", scene, "--n", n, "--young", "1e3", "--poisson", "0.3", "--json"]));
-    let x = v["vertices"].as_array().unwrap().iter().map(|p| point(p)).collect();
+    let x = v["vertices"].as_array().unwrap().iter().map(point).collect();
     (x, displacements(&v))
 }
 
