@@ -234,33 +234,26 @@ pub fn run(args: FitArgs) -> CliResult {
         if let Some(why) = &result.stopped {
             value["stopped"] = json!(why);
         }
-        if let Some(b) = &bootstrap {
-            let by_name: serde_json::Map<String, serde_json::Value> = result
+        // One `[lower, upper]` per parameter, by name (intervals, bootstrap quantiles, 1 % ranges).
+        let by_name = |ranges: &[(f64, f64)]| -> serde_json::Value {
+            let map: serde_json::Map<String, serde_json::Value> = result
                 .parameters
                 .iter()
-                .zip(&b.intervals)
+                .zip(ranges)
                 .map(|((n, _), (lo, hi))| (n.to_string(), json!([lo, hi])))
                 .collect();
-            value["bootstrap_95"] = json!(by_name);
+            json!(map)
+        };
+        if let Some(b) = &bootstrap {
+            value["bootstrap_95"] = by_name(&b.intervals);
             value["bootstrap_replicates"] = json!(b.replicates);
             value["bootstrap_failed"] = json!(b.failed);
         }
         if let Some(intervals) = &result.confidence {
-            let by_name: serde_json::Map<String, serde_json::Value> = result
-                .parameters
-                .iter()
-                .zip(intervals)
-                .map(|((n, _), (lo, hi))| (n.to_string(), json!([lo, hi])))
-                .collect();
-            value["intervals_95"] = json!(by_name);
+            value["intervals_95"] = by_name(intervals);
         }
         if let Some(id) = &result.identifiability {
-            let ranges: serde_json::Map<String, serde_json::Value> = result
-                .parameters
-                .iter()
-                .zip(&id.ranges)
-                .map(|((n, _), (lo, hi))| (n.to_string(), json!([lo, hi])))
-                .collect();
+            let ranges = by_name(&id.ranges);
             // JSON has no infinity: a Hessian that is not positive definite has condition null.
             value["identifiability"] = json!({
                 "hessian": id.hessian,
