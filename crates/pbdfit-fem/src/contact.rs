@@ -59,11 +59,20 @@
 //!
 //! Before every linear solve the held vertices and the active constraints are checked to stop all six
 //! rigid motions (a 6 x 6 Gram matrix of the constraint directions against the rigid modes). Where
-//! they do not, the body has no unique static equilibrium: [`FemError::FreeRigidMotion`] when nothing
-//! slips (a frictionless resting body, a body touching nothing), [`FemError::Sliding`] when friction is
-//! at its limit on slipping contacts (a block on an incline steeper than its friction angle). No
-//! regularisation is added: the reference reports the singular problem instead of choosing a rigid
-//! position.
+//! they do not and nothing slips (a frictionless resting body, a body touching nothing), the body has
+//! no unique static equilibrium: [`FemError::FreeRigidMotion`].
+//!
+//! Slipping contacts can still hold a body. Their friction force turns with the slip, so moving a
+//! slipping vertex across its slip direction is resisted (the slip tangent above; a pair that has only
+//! just started to slip takes the Newton matrix's mean diagonal there for one iteration). A resting
+//! cube whose weight spreads its base slips at every bottom corner, outwards in crossing directions,
+//! and their friction forces cancel: it rests. So where the constraints leave rigid motions free, the
+//! directions across the slips are added to the check, and the load is compared with what friction at
+//! its kinetic limit can resist along each free motion (its power against `sum mu_k lambda |v_t|`).
+//! Only where the crossing directions still leave a motion free, or the load drives a free motion
+//! harder than friction can resist, is the body sliding: [`FemError::Sliding`] (a block on an incline
+//! steeper than its friction angle slips everywhere in one direction). No regularisation is added to
+//! the equilibrium: the reference reports the singular problem instead of choosing a rigid position.
 //!
 //! ## Convergence
 //!
@@ -577,15 +586,19 @@ impl StaticProblem {
             if iteration == newton.max_iterations {
                 return Ok(Err(Failure { iterations: iteration, residual, changes, error: None }));
             }
-            // Rigid motion must be stopped by held vertices and constraints.
-            if let Some(free) = self.free_rigid_motion(setup, &constraints) {
+            // Rigid motion must be stopped by held vertices and constraints, or by slipping contacts whose
+            // friction can hold the body (see the module documentation).
+            if let Some(free) = self.free_rigid_motion(setup, &constraints, &[]) {
                 let slipping = pairs.iter().filter(|p| p.active && !p.stick && p.friction != Vector3::zeros()).count();
                 let contacts = pairs.iter().filter(|p| p.active).count();
-                return Err(if slipping > 0 {
-                    FemError::Sliding { load: to, slipping, contacts }
-                } else {
-                    FemError::FreeRigidMotion { free, contacts, load: to }
-                });
+                if slipping == 0 {
+                    return Err(FemError::FreeRigidMotion { free, contacts, load: to });
+                }
+                let across = slip_crossings(setup, pairs);
+                let pinned = self.free_rigid_motion(setup, &constraints, &across).is_none();
+                if !pinned || self.friction_cannot_hold(setup, &constraints, pairs, to) {
+                    return Err(FemError::Sliding { load: to, slipping, contacts });
+                }
             }
             // The projected Newton step.
             let mut prescribed = vec![0.0; map.dofs()];
@@ -607,10 +620,13 @@ impl StaticProblem {
                     let p = &pairs[v * no + j];
                     let mu = setup.obstacles[j].friction.kinetic_coefficient;
                     let s = p.slip.norm();
-                    if p.active && !p.stick && mu > 0.0 && s > 0.0 && p.lambda > 0.0 {
+                    if p.active && !p.stick && mu > 0.0 && p.lambda > 0.0 {
                         let n = p.normal;
                         let d = p.direction;
-                        let block = (Matrix3::identity() - n * n.transpose() - d * d.transpose()) * (mu * p.lambda / s);
+                        // A pair that has only just started to slip (no slip yet) has an unbounded tangent
+                        // across its slip: the Newton matrix's own scale stands in for it this iteration.
+                        let across = if s > 0.0 { mu * p.lambda / s } else { c };
+                        let block = (Matrix3::identity() - n * n.transpose() - d * d.transpose()) * across;
                         *extra[v].get_or_insert_with(Matrix3::zeros) += block;
                     }
                     // A curved obstacle turns its normal as the vertex moves along it: the Lagrangian's
@@ -795,8 +811,71 @@ impl StaticProblem {
         out
     }
 
-    /// The number of rigid motions (of six) the held vertices and `constraints` leave free, if any.
-    fn free_rigid_motion(&self, setup: &ContactSetup, constraints: &[Option<VertexConstraint>]) -> Option<usize> {
+    /// The number of rigid motions (of six) the held vertices, `constraints` and the extra directions
+    /// `across` (vertex, unit direction) leave free, if any.
+    fn free_rigid_motion(
+        &self,
+        setup: &ContactSetup,
+        constraints: &[Option<VertexConstraint>],
+        across: &[(usize, Vector3<f64>)],
+    ) -> Option<usize> {
+        let gram = self.rigid_gram(setup, constraints, across)?;
+        let eigen = SymmetricEigen::new(gram).eigenvalues;
+        let largest = eigen.max();
+        let free = eigen.iter().filter(|&&e| e.is_nan() || e <= RIGID_TOLERANCE * largest).count();
+        (free > 0 || largest <= 0.0).then_some(free.max(1))
+    }
+
+    /// Whether the load moves the body along a rigid motion that the held vertices and `constraints`
+    /// leave free by more than slipping friction can resist: for a free mode with velocity `v_i` at vertex
+    /// `i`, the load's power `|sum f_i . v_i|` exceeds `sum mu_k lambda_j |P_t v_j|` over the slipping
+    /// pairs `j` (their friction at its kinetic limit, each in its best direction). Then no distribution
+    /// of friction balances the load: the body slides. A mode the load does not drive (a resting body's
+    /// sideways motion, whose slipping corners pull against each other) passes.
+    fn friction_cannot_hold(
+        &self,
+        setup: &ContactSetup,
+        constraints: &[Option<VertexConstraint>],
+        pairs: &[Pair],
+        to: f64,
+    ) -> bool {
+        let Some(gram) = self.rigid_gram(setup, constraints, &[]) else { return false };
+        let nv = setup.rest.len();
+        let no = setup.obstacles.len();
+        let centre = setup.rest.iter().sum::<Vector3<f64>>() / nv as f64;
+        let scale = setup.size.max(f64::MIN_POSITIVE);
+        let eigen = SymmetricEigen::new(gram);
+        let largest = eigen.eigenvalues.max();
+        (0..6).filter(|&k| eigen.eigenvalues[k].is_nan() || eigen.eigenvalues[k] <= RIGID_TOLERANCE * largest).any(
+            |k| {
+                let mode = eigen.eigenvectors.column(k);
+                let t = Vector3::new(mode[0], mode[1], mode[2]);
+                let w = Vector3::new(mode[3], mode[4], mode[5]);
+                let velocity = |v: usize| t + w.cross(&((setup.rest[v] - centre) / scale));
+                let power: f64 = (0..nv).map(|v| (self.loads[v] * to).dot(&velocity(v))).sum();
+                let capacity: f64 = (0..nv)
+                    .flat_map(|v| (0..no).map(move |j| (v, j)))
+                    .filter(|&(v, j)| pairs[v * no + j].active && !pairs[v * no + j].stick)
+                    .map(|(v, j)| {
+                        let p = &pairs[v * no + j];
+                        let vel = velocity(v);
+                        let tangential = vel - p.normal * p.normal.dot(&vel);
+                        setup.obstacles[j].friction.kinetic_coefficient * p.lambda.max(0.0) * tangential.norm()
+                    })
+                    .sum();
+                power.abs() > capacity * (1.0 + 1e-9)
+            },
+        )
+    }
+
+    /// The 6 x 6 Gram matrix of the constrained directions against the rigid modes (translations, then
+    /// rotations about the rest centroid in units of the body's size); `None` without rest positions.
+    fn rigid_gram(
+        &self,
+        setup: &ContactSetup,
+        constraints: &[Option<VertexConstraint>],
+        across: &[(usize, Vector3<f64>)],
+    ) -> Option<Matrix6<f64>> {
         let map = self.assembler.dof_map();
         let nv = map.vertices();
         if setup.rest.len() != nv {
@@ -825,10 +904,10 @@ impl StaticProblem {
                 }
             }
         }
-        let eigen = SymmetricEigen::new(gram).eigenvalues;
-        let largest = eigen.max();
-        let free = eigen.iter().filter(|&&e| e.is_nan() || e <= RIGID_TOLERANCE * largest).count();
-        (free > 0 || largest <= 0.0).then_some(free.max(1))
+        for (v, d) in across {
+            add(*v, *d);
+        }
+        Some(gram)
     }
 
     /// The converged increment's report.
@@ -916,6 +995,25 @@ struct Failure {
     residual: f64,
     changes: usize,
     error: Option<FemError>,
+}
+
+/// The directions across the slip of every slipping pair with friction, normal force and slip
+/// (`n x s^`): the slip tangent of the Newton matrix (module documentation) stiffens them, because
+/// moving a slipping vertex across its slip turns its friction force against the move.
+fn slip_crossings(setup: &ContactSetup, pairs: &[Pair]) -> Vec<(usize, Vector3<f64>)> {
+    let no = setup.obstacles.len().max(1);
+    pairs
+        .iter()
+        .enumerate()
+        .filter(|(i, p)| {
+            p.active && !p.stick && p.lambda > 0.0 && setup.obstacles[i % no].friction.kinetic_coefficient > 0.0
+        })
+        .filter_map(|(i, p)| {
+            let d = p.normal.cross(&p.direction);
+            let l = d.norm();
+            (l > 1e-8).then(|| (i / no, d / l))
+        })
+        .collect()
 }
 
 fn mean_diagonal(k: &CscMatrix<f64>) -> f64 {

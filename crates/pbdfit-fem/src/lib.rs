@@ -139,8 +139,11 @@
 //! - Frictionless contact of a face equals the roller condition solved by symmetry with the Dirichlet
 //!   solver to 1e-10 of the largest displacement.
 //! - A block on an incline (mu_s = 0.5, mu_k = 0.4, nu = 0, no held vertex): all 16 contacts stick at
-//!   tan theta = 0.05 and 0.1; the trailing edge slips partially at 0.2 (1 contact) and 0.3 (5); it slides
-//!   ([`FemError::Sliding`]) at 0.45, 0.55 and 1.
+//!   tan theta = 0.05 and 0.1; the trailing edge slips partially at 0.2 (2 contacts) and 0.3 (7; the split
+//!   depends on the iteration's path where mu_k < mu_s); it slides ([`FemError::Sliding`]) at 0.45, 0.55
+//!   and 1.
+//! - A resting cube whose bottom corners all slip outwards (nu 0.4 to 0.49) rests: the slipping
+//!   friction forces cancel (net 0 to round-off), Coulomb's law and balance hold.
 //!
 //! ## Example
 //!
