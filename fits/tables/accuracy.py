@@ -7,6 +7,11 @@ For random points inside a shipped table's range that are not nodes, the lookup'
 ``lookup --refine`` (a gradient fit started from the lookup).
 
     python fits/tables/accuracy.py [--table pbd] [--points 200] [--seed 27] [--out fits/tables/accuracy]
+                                   [--n-range 1:2]
+
+``--n-range LO:HI`` draws N in [LO, HI] instead of the table's whole N axis: for a part-built table
+(``pbd-full`` has N = 1 and 2 of 1, 2, 4, 8). With the same range as another table, the points are the
+same (same seed, same draws): ``--table pbd-full --n-range 1:2`` repeats ``--table pbd``'s points.
 
 Deterministic: the points come from a seeded generator; every row records the query, the lookup's and the
 fit's parameters and errors, and the pbdfit version. Writes ``<out>/<table>.csv`` and prints the summary.
@@ -73,9 +78,13 @@ def main() -> int:
     ap.add_argument("--points", type=int, default=200)
     ap.add_argument("--seed", type=int, default=27)
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "accuracy"))
+    ap.add_argument("--n-range", help="LO:HI, the N drawn (default: the table's N axis)")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     r = table_range(args.table)
+    if args.n_range:
+        lo, hi = (int(x) for x in args.n_range.split(":"))
+        r["n"] = (lo, hi)
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, f"{args.table}.csv")
     rows, ratios, inside, failed = [], [], [], 0

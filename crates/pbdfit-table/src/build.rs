@@ -10,7 +10,7 @@ use pbdfit_results::{Scale, StudySummary};
 use rayon::prelude::*;
 
 use crate::axes::{DIMS, flat};
-use crate::format::{LooStats, LooSummary, Node, NodeLoo, Stats, Table, TableMeta};
+use crate::format::{LooStats, LooSummary, Node, NodeLoo, NodeStatus, Stats, Table, TableMeta};
 use crate::{TableDef, TableError};
 
 /// What a build did.
@@ -73,6 +73,50 @@ pub fn build(
     complete(def, &plan, &folder, &run, options, cache, observer, start)
 }
 
+/// Writes a part-built table (`pbdfit table --partial`): `table.csv` and `table.json` from the fits
+/// already finished in `out_dir` (by an interrupted or time-limited build, or a build of a slice of the
+/// axes into the same folder), fitting nothing. The nodes without a fit get status
+/// [`NodeStatus::Missing`] (NaN parameters and error) and `table.json` counts them; leave-one-out runs
+/// on the fitted nodes as in a full build, a missing neighbour treated as a failed one. A lookup whose
+/// cell needs a missing node names it ([`TableError::MissingNodes`]); a later [`build`] into the same
+/// folder fits only the missing nodes and writes the complete table.
+pub fn build_partial(
+    def: &TableDef,
+    out_dir: &Path,
+    options: &RunOptions,
+    cache: &PartCache,
+    observer: &(dyn Fn(&Progress) + Sync),
+) -> Result<BuildSummary, TableError> {
+    let start = Instant::now();
+    let plan = node_plan(def, out_dir);
+    let folder = LockedFolder::lock(out_dir)?;
+    let rows = store::load_rows(&plan.files[0])?;
+    if rows.is_empty() {
+        return Err(TableError::Format {
+            origin: out_dir.display().to_string(),
+            message: format!(
+                "no finished fits in {} to write a part-built table from; run `pbdfit table` first",
+                plan.files[0].display()
+            ),
+        });
+    }
+    let reference = pbdfit_fit::reference_id(&def.study.scenes[0], cache.overrides());
+    let run = StudySummary {
+        layout: def.study.layout(&reference),
+        pbdfit_version: env!("CARGO_PKG_VERSION").into(),
+        fits: rows.len(),
+        computed: 0,
+        resumed: rows.len(),
+        failed: rows.iter().filter(|r| r.status != FitStatus::Ok).count(),
+        at_bound: rows.iter().filter(|r| !r.at_bound.is_empty()).count(),
+        seconds: 0.0,
+        threads: rayon::current_num_threads(),
+        backend: "none (part-built table: no fits run)".into(),
+        files: Vec::new(),
+    };
+    finish(def, &plan, &folder, &run, options, cache, observer, start, true)
+}
+
 /// The plan of a table's fits: every node's (E, dt, N, nit) at every nu, into `<scene>-table.csv`.
 pub fn node_plan(def: &TableDef, out_dir: &Path) -> Plan {
     Plan::from_configurations(&def.study, out_dir, "table", &node_configurations(def))
@@ -91,6 +135,22 @@ pub fn complete(
     cache: &PartCache,
     observer: &(dyn Fn(&Progress) + Sync),
     start: Instant,
+) -> Result<BuildSummary, TableError> {
+    finish(def, plan, folder, run, options, cache, observer, start, false)
+}
+
+/// [`complete`], or with `partial` the nodes without a fit written as missing.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    def: &TableDef,
+    plan: &Plan,
+    folder: &LockedFolder,
+    run: &StudySummary,
+    options: &RunOptions,
+    cache: &PartCache,
+    observer: &(dyn Fn(&Progress) + Sync),
+    start: Instant,
+    partial: bool,
 ) -> Result<BuildSummary, TableError> {
     let study = &def.study;
     let out_dir = folder.path();
@@ -112,15 +172,35 @@ pub fn complete(
             parameters: names.iter().map(|n| r.parameter(n).unwrap_or(f64::NAN)).collect(),
             error: r.error,
             at_bound: names.iter().map(|n| r.at_bound.iter().any(|b| b == n)).collect(),
-            ok: r.status == FitStatus::Ok,
+            status: if r.status == FitStatus::Ok { NodeStatus::Ok } else { NodeStatus::Failed },
             loo: None,
         });
     }
     let missing = nodes.iter().filter(|n| n.is_none()).count();
-    if missing > 0 {
+    if missing > 0 && !partial {
         return Err(FitError::Internal(format!("{missing} table nodes have no fit after the run")).into());
     }
-    let mut nodes: Vec<Node> = nodes.into_iter().flatten().collect();
+    let mut nodes: Vec<Node> = nodes
+        .into_iter()
+        .enumerate()
+        .map(|(i, n)| {
+            n.unwrap_or_else(|| {
+                let s = axes.at(&crate::axes::unflat(&shape, i));
+                Node {
+                    young: s[0],
+                    poisson: s[1],
+                    dt: s[2],
+                    nit: s[3] as usize,
+                    n: s[4] as usize,
+                    parameters: vec![f64::NAN; names.len()],
+                    error: f64::NAN,
+                    at_bound: vec![false; names.len()],
+                    status: NodeStatus::Missing,
+                    loo: None,
+                }
+            })
+        })
+        .collect();
 
     // The parameters (names, units, scales, box) and scene parts as the study's summary.json has them.
     let set = &study.scenes[0];
@@ -129,7 +209,7 @@ pub fn complete(
     // Leave-one-out in the interpolation coordinates (deviations in search coordinates).
     let scales: Vec<Scale> = layout.parameters.iter().map(|p| p.scale).collect();
     let values: Vec<Vec<f64>> =
-        nodes.iter().map(|n| n.parameters.iter().map(|v| if n.ok { *v } else { f64::NAN }).collect()).collect();
+        nodes.iter().map(|n| n.parameters.iter().map(|v| if n.is_ok() { *v } else { f64::NAN }).collect()).collect();
     let predictions = crate::loo::predictions(&axes.coordinates(), &values, &scales);
     observer(&Progress {
         done: run.fits,
@@ -208,7 +288,8 @@ pub fn complete(
                         value for kd, kv; compliances are always > 0, so always log10); at a node the node's value"
             .into(),
         nodes: nodes.len(),
-        failed: nodes.iter().filter(|n| !n.ok).count(),
+        failed: nodes.iter().filter(|n| n.status == NodeStatus::Failed).count(),
+        missing,
         at_bound: nodes.iter().filter(|n| n.at_bound.iter().any(|b| *b)).count(),
         pbdfit_version: env!("CARGO_PKG_VERSION").into(),
         leave_one_out,

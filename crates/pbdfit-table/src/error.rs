@@ -45,6 +45,27 @@ pub enum TableError {
         /// The table's largest node.
         upper: f64,
     },
+    /// A lookup's cell needs nodes that a part-built table has not fitted yet.
+    #[error(
+        "table {table} is part-built ({built} of {nodes} nodes fitted): the query's cell needs {count} node(s) \
+         with no fit yet: {list}; fit them with `pbdfit table {definition}` (the table's definition file, in \
+         fits/tables/ for the shipped ones; it resumes and fits only what is missing), or on a Dask cluster with \
+         `pbdfit.table(path, client=client)` (README, \"Building on a Dask cluster\")",
+        count = missing.len(),
+        list = missing.join("; ")
+    )]
+    MissingNodes {
+        /// The table's name.
+        table: String,
+        /// Its definition file.
+        definition: String,
+        /// Nodes fitted.
+        built: usize,
+        /// Nodes in all.
+        nodes: usize,
+        /// The cell's missing nodes, each as `E = .., nu = .., dt = .., nit = .., N = ..`.
+        missing: Vec<String>,
+    },
     /// A table's files are missing or malformed, or the table named does not exist.
     #[error("table {origin}: {message}")]
     Format {

@@ -11,10 +11,16 @@ use crate::TableError;
 use crate::axes::{Axes, DIMS, Dim, flat};
 
 /// The shipped tables, compiled in: `(name, table.csv, table.json)`. An empty text is a table not built
-/// when the binary was (a lookup says so).
-pub const BUILTIN_TABLES: [(&str, &str, &str); 2] = [
+/// when the binary was (a lookup says so). `pbd-full` is part-built (its N = 4 and 8 nodes are missing,
+/// and a lookup that needs them names them).
+pub const BUILTIN_TABLES: [(&str, &str, &str); 3] = [
     ("pbd", include_str!("../../../fits/tables/pbd/table.csv"), include_str!("../../../fits/tables/pbd/table.json")),
     ("xpbd", include_str!("../../../fits/tables/xpbd/table.csv"), include_str!("../../../fits/tables/xpbd/table.json")),
+    (
+        "pbd-full",
+        include_str!("../../../fits/tables/pbd-full/table.csv"),
+        include_str!("../../../fits/tables/pbd-full/table.json"),
+    ),
 ];
 
 /// The leave-one-out figures of one node: the worst over the axes along which it is interior.
@@ -43,19 +49,48 @@ pub struct Node {
     pub nit: usize,
     /// Mesh resolution.
     pub n: usize,
-    /// Fitted parameters in their natural units, in the model's order (NaN for a failed fit).
+    /// Fitted parameters in their natural units, in the model's order (NaN for a failed or missing fit).
     pub parameters: Vec<f64>,
-    /// The fit's error.
+    /// The fit's error (NaN for a missing fit).
     pub error: f64,
     /// Per parameter: whether the fitted value lies on the search box's edge.
     pub at_bound: Vec<bool>,
-    /// Whether the fit succeeded.
-    pub ok: bool,
-    /// Leave-one-out figures (`None` at a node on the edge of every axis, or next to a failed fit).
+    /// Whether the fit succeeded, failed or was not run.
+    pub status: NodeStatus,
+    /// Leave-one-out figures (`None` at a node on the edge of every axis, or next to a failed or missing
+    /// fit).
     pub loo: Option<NodeLoo>,
 }
 
+/// A node's fit: done, failed, or not run (a table written part-built, `pbdfit table --partial`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeStatus {
+    /// Fitted.
+    Ok,
+    /// The fit ran and failed (no rest state, no reference): its parameters are NaN.
+    Failed,
+    /// Not fitted yet: the table was written before its build finished. A lookup whose cell needs the
+    /// node names it and the command that fits it.
+    Missing,
+}
+
+impl NodeStatus {
+    /// The name in `table.csv`'s `status` column.
+    pub fn name(self) -> &'static str {
+        match self {
+            NodeStatus::Ok => "ok",
+            NodeStatus::Failed => "failed",
+            NodeStatus::Missing => "missing",
+        }
+    }
+}
+
 impl Node {
+    /// Whether the node was fitted successfully.
+    pub fn is_ok(&self) -> bool {
+        self.status == NodeStatus::Ok
+    }
+
     /// The node's settings in [`DIMS`] order.
     pub fn settings(&self) -> [f64; 5] {
         [self.young, self.poisson, self.dt, self.nit as f64, self.n as f64]
@@ -147,6 +182,9 @@ pub struct TableMeta {
     pub nodes: usize,
     /// Failed fits.
     pub failed: usize,
+    /// Nodes not fitted yet (a table written part-built; absent, i.e. 0, in a complete table).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub missing: usize,
     /// Nodes with a parameter on the search box's edge.
     pub at_bound: usize,
     /// pbdfit version that built the table.
@@ -195,7 +233,7 @@ impl Table {
             f.extend(node.parameters.iter().map(|v| format_number(*v)));
             f.push(format_number(node.error));
             f.extend(node.at_bound.iter().map(|b| if *b { "1" } else { "0" }.to_string()));
-            f.push(if node.ok { "ok" } else { "failed" }.into());
+            f.push(node.status.name().into());
             match &node.loo {
                 Some(l) => {
                     f.push(l.axes.iter().map(|d| d.name()).collect::<Vec<_>>().join(";"));
@@ -305,13 +343,17 @@ impl Table {
                     other => Err(here(format!("{name}_at_bound `{other}`: expected 0 or 1"))),
                 })
                 .collect::<Result<Vec<_>, _>>()?;
-            let ok = match f[6 + 2 * p] {
-                "ok" => true,
-                "failed" => false,
-                other => return Err(here(format!("status `{other}`: expected ok or failed"))),
+            let status = match f[6 + 2 * p] {
+                "ok" => NodeStatus::Ok,
+                "failed" => NodeStatus::Failed,
+                "missing" => NodeStatus::Missing,
+                other => return Err(here(format!("status `{other}`: expected ok, failed or missing"))),
             };
-            check_values(&meta.parameters, &parameters, error, ok).map_err(here)?;
+            check_values(&meta.parameters, &parameters, error, status).map_err(here)?;
             let loo_axes = f[7 + 2 * p];
+            if status == NodeStatus::Missing && !loo_axes.is_empty() {
+                return Err(here("a missing node has leave-one-out figures".into()));
+            }
             let loo = if loo_axes.is_empty() {
                 None
             } else {
@@ -333,7 +375,7 @@ impl Table {
                 parameters,
                 error,
                 at_bound,
-                ok,
+                status,
                 loo,
             };
             let slot = &mut nodes[flat(&shape, &index)];
@@ -346,7 +388,15 @@ impl Table {
         if missing > 0 {
             return Err(bad(origin, format!("table.csv lacks {missing} of the {} nodes", nodes.len())));
         }
-        Ok(Self { meta, nodes: nodes.into_iter().flatten().collect(), source: origin.to_string() })
+        let nodes: Vec<Node> = nodes.into_iter().flatten().collect();
+        let unfitted = nodes.iter().filter(|n| n.status == NodeStatus::Missing).count();
+        if unfitted != meta.missing {
+            return Err(bad(
+                origin,
+                format!("table.csv has {unfitted} missing node(s), table.json says {}", meta.missing),
+            ));
+        }
+        Ok(Self { meta, nodes, source: origin.to_string() })
     }
 
     /// The scale of each parameter (linear, or log10 for compliances).
@@ -379,8 +429,17 @@ fn check_model(meta: &TableMeta) -> Result<(), String> {
 
 /// Checks a row's fitted values: a successful fit's parameters lie in the search box and its error is
 /// a finite number >= 0; a failed fit's parameters are NaN (or in the box) and its error >= 0 (infinite
-/// allowed). A lookup interpolates these values, so anything else would print as a parameter.
-fn check_values(box_: &[ParameterLayout], parameters: &[f64], error: f64, ok: bool) -> Result<(), String> {
+/// allowed); a missing node's parameters and error are NaN. A lookup interpolates these values, so
+/// anything else would print as a parameter.
+fn check_values(box_: &[ParameterLayout], parameters: &[f64], error: f64, status: NodeStatus) -> Result<(), String> {
+    if status == NodeStatus::Missing {
+        return if parameters.iter().all(|v| v.is_nan()) && error.is_nan() {
+            Ok(())
+        } else {
+            Err("a missing node's parameters and error must be NaN".into())
+        };
+    }
+    let ok = status == NodeStatus::Ok;
     for (b, &v) in box_.iter().zip(parameters) {
         let in_box = v >= b.lower && v <= b.upper;
         if !(in_box || (!ok && v.is_nan())) {
@@ -410,6 +469,10 @@ fn check_loo(names: &[String], loo: &NodeLoo) -> Result<(), String> {
         return Err("loo_error_increase = NaN: expected a number".into());
     }
     Ok(())
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A parameter's search coordinate: the value, or its log10.

@@ -43,9 +43,9 @@ pub mod mapping;
 mod refine;
 
 pub use axes::{Axes, DIMS, Dim};
-pub use build::{BuildSummary, build, complete, node_configurations, node_plan};
+pub use build::{BuildSummary, build, build_partial, complete, node_configurations, node_plan};
 pub use error::TableError;
 pub use file::TableDef;
-pub use format::{BUILTIN_TABLES, LooStats, LooSummary, Node, NodeLoo, Stats, Table, TableMeta};
+pub use format::{BUILTIN_TABLES, LooStats, LooSummary, Node, NodeLoo, NodeStatus, Stats, Table, TableMeta};
 pub use lookup::{CornerNode, Estimate, Extrapolated, Lookup, LookupParameter, Query, lookup};
 pub use refine::{REFINE_GRID, Refined, refine};

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::TableError;
 use crate::axes::DIMS;
-use crate::format::{Node, Table};
+use crate::format::{Node, NodeStatus, Table};
 use crate::interp::{Position, corners, interpolate_parameter, locate, weighted};
 
 /// A lookup's settings and material.
@@ -146,6 +146,9 @@ pub struct Lookup {
     pub mass_model: String,
     /// pbdfit version that built the table.
     pub pbdfit_version: String,
+    /// Nodes the table has not fitted yet (a part-built table; 0 for a complete one). The query's cell
+    /// has none of them (else the lookup is refused naming them).
+    pub missing_nodes: usize,
 }
 
 /// Looks `query` up in `table`. Outside the table's range the lookup is refused naming the parameter,
@@ -188,7 +191,21 @@ pub fn lookup(table: &Table, query: &Query, extrapolate: bool) -> Result<Lookup,
     }
     let weights = corners(&shape, &cells);
     let corner_nodes: Vec<(&Node, f64)> = weights.iter().map(|&(i, w)| (&table.nodes[i], w)).collect();
-    if let Some((bad, _)) = corner_nodes.iter().find(|(n, _)| !n.ok) {
+    let missing: Vec<String> = corner_nodes
+        .iter()
+        .filter(|(n, _)| n.status == NodeStatus::Missing)
+        .map(|(n, _)| format!("E = {:e}, nu = {}, dt = {}, nit = {}, N = {}", n.young, n.poisson, n.dt, n.nit, n.n))
+        .collect();
+    if !missing.is_empty() {
+        return Err(TableError::MissingNodes {
+            table: table.meta.name.clone(),
+            definition: table.meta.definition.clone(),
+            built: table.meta.nodes - table.meta.missing,
+            nodes: table.meta.nodes,
+            missing,
+        });
+    }
+    if let Some((bad, _)) = corner_nodes.iter().find(|(n, _)| !n.is_ok()) {
         return Err(TableError::Format {
             origin: table.source.clone(),
             message: format!(
@@ -273,6 +290,7 @@ pub fn lookup(table: &Table, query: &Query, extrapolate: bool) -> Result<Lookup,
         reference: m.reference.clone(),
         mass_model: m.mass_model.clone(),
         pbdfit_version: m.pbdfit_version.clone(),
+        missing_nodes: m.missing,
     })
 }
 
@@ -307,7 +325,7 @@ mod tests {
                     parameters: vec![kd(s[0], s[1]), 10f64.powf(-6.0 - s[2].log10())],
                     error: 0.01 * (1.0 + s[1]),
                     at_bound: vec![false, s[1] == 0.4 && s[0] == 1e4],
-                    ok: true,
+                    status: NodeStatus::Ok,
                     loo: (s[1] == 0.2).then(|| NodeLoo {
                         axes: vec![Dim::Poisson],
                         deviation: vec![0.001, 0.0],
@@ -338,6 +356,7 @@ mod tests {
                 interpolation: String::new(),
                 nodes: 24,
                 failed: 0,
+                missing: 0,
                 at_bound: 0,
                 pbdfit_version: "0".into(),
                 leave_one_out: LooSummary {

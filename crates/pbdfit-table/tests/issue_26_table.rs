@@ -145,3 +145,40 @@ proptest! {
         }
     }
 }
+
+/// Issue 27: the shipped `pbd-full` is part-built. Its N = 4 and 8 nodes are `missing` (NaN parameters
+/// and error, no leave-one-out), table.json counts them, and every N = 1 and 2 node is fitted. A missing
+/// row with a value, a count that disagrees with the rows, or a missing row with leave-one-out figures is
+/// refused naming what is wrong.
+#[test]
+fn the_part_built_table_marks_its_missing_nodes_and_checks_them() {
+    let (_, csv, json) = BUILTIN_TABLES.iter().find(|t| t.0 == "pbd-full").unwrap();
+    let table = Table::parse(csv, json, "pbd-full").unwrap();
+    let missing: Vec<_> = table.nodes.iter().filter(|n| n.status == pbdfit_table::NodeStatus::Missing).collect();
+    assert_eq!(missing.len(), table.meta.missing);
+    assert_eq!(table.meta.nodes, 12_288);
+    assert!(missing.iter().all(|n| n.n >= 4 && n.parameters.iter().all(|v| v.is_nan()) && n.loo.is_none()));
+    assert!(table.nodes.iter().filter(|n| n.n <= 2).all(|n| n.status != pbdfit_table::NodeStatus::Missing));
+    assert_eq!(missing.len(), 6_144);
+
+    let mut meta: serde_json::Value = serde_json::from_str(json).unwrap();
+    meta["missing"] = serde_json::json!(6_143);
+    let e = Table::parse(csv, &meta.to_string(), "t").unwrap_err().to_string();
+    assert!(e.contains("6144 missing node(s), table.json says 6143"), "{e}");
+
+    let lines: Vec<&str> = csv.lines().collect();
+    let k = lines.iter().position(|l| l.contains(",missing,")).unwrap();
+    let mutate = |from: &str, to: &str| {
+        let mut l = lines.clone();
+        let changed = l[k].replacen(from, to, 1);
+        l[k] = &changed;
+        Table::parse(&(l.join("\n") + "\n"), json, "t").unwrap_err().to_string()
+    };
+    let e = mutate("NaN", "0.5");
+    assert!(
+        e.contains(&format!("line {}", k + 1)) && e.contains("missing node's parameters and error must be NaN"),
+        "{e}"
+    );
+    let e = mutate(",missing,", ",missing,nit");
+    assert!(e.contains("missing node has leave-one-out figures"), "{e}");
+}

@@ -9,7 +9,8 @@ use crate::table::table_error;
 #[derive(Debug, clap::Args)]
 #[command(allow_negative_numbers = true)]
 pub struct LookupArgs {
-    /// A built-in table (`pbd`, `xpbd`) or a table folder (with table.csv and table.json).
+    /// A built-in table (`pbd`, `xpbd`, `pbd-full`: part-built, N 1 and 2 of 1, 2, 4, 8) or a table folder (with
+    /// table.csv and table.json).
     #[arg(long)]
     table: String,
     /// Young's modulus E in Pa (> 0).
@@ -79,6 +80,12 @@ pub fn run(args: LookupArgs) -> CliResult {
         "table {} ({}, model {}, scene {}, reference {}, {} masses, pbdfit {})",
         l.table, l.source, l.model, l.scene, l.reference, l.mass_model, l.pbdfit_version
     );
+    if l.missing_nodes > 0 {
+        println!(
+            "  part-built table: {} of its nodes have no fit yet (this query's cell has all of its own)",
+            l.missing_nodes
+        );
+    }
     println!(
         "E = {:e} Pa, nu = {}, dt = {} s, nit = {}, N = {}",
         l.query.young, l.query.poisson, l.query.dt, l.query.nit, l.query.n

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use pbdfit_fit::PartCache;
 use pbdfit_fit::study::RunOptions;
-use pbdfit_table::{TableDef, TableError, build};
+use pbdfit_table::{TableDef, TableError, build, build_partial};
 
 use crate::cli::{BackendName, CliError, CliResult, fit_error};
 
@@ -26,6 +26,11 @@ pub struct TableArgs {
     /// search than the file's also drops the file's `grid` (each search has its own default grid).
     #[arg(long, value_parser = |s: &str| pbdfit_fit::Search::parse(s))]
     search: Option<pbdfit_fit::Search>,
+    /// Fit nothing: write table.csv and table.json from the fits already finished in the table folder (an
+    /// interrupted or time-limited build), the nodes without a fit marked `missing`. A lookup whose cell
+    /// needs a missing node names it; running `pbdfit table` again (without --partial) fits only those.
+    #[arg(long)]
+    partial: bool,
     /// Testing: abort the process (as kill -9 would) right after the K-th fit of this run is written.
     #[arg(long, hide = true)]
     abort_after: Option<usize>,
@@ -56,15 +61,25 @@ pub fn run(args: TableArgs) -> CliResult {
         args.backend,
         args.abort_after,
         |backend, observer| {
-            build(&def, &out, &RunOptions::default(), backend, &PartCache::new(def.study.reference.clone()), observer)
-                .map_err(table_error)
+            let cache = PartCache::new(def.study.reference.clone());
+            if args.partial {
+                build_partial(&def, &out, &RunOptions::default(), &cache, observer)
+            } else {
+                build(&def, &out, &RunOptions::default(), backend, &cache, observer)
+            }
+            .map_err(table_error)
         },
     )?;
     let m = &summary.table.meta;
     let loo = &m.leave_one_out;
+    let missing = if m.missing > 0 {
+        format!(", {} MISSING (part-built: `pbdfit table {}` fits them)", m.missing, args.file.display())
+    } else {
+        String::new()
+    };
     println!(
-        "table {}: {} nodes ({} fitted now, {} resumed, {} failed, {} at the edge of the box), {} leave-one-out \
-         predictions simulated, in {:.1} s on {} threads; written to {}",
+        "table {}: {} nodes ({} fitted now, {} resumed, {} failed{missing}, {} at the edge of the box), {} \
+         leave-one-out predictions simulated, in {:.1} s on {} threads; written to {}",
         m.name,
         m.nodes,
         summary.computed,

@@ -197,6 +197,41 @@ fn a_tiny_table_matches_pbdfit_fit_bit_for_bit_and_resumes_unchanged() {
     ]);
     assert!(!k.status.success());
     assert!(!killed.join("table.csv").exists() && !killed.join("table.json").exists());
+    // Written part-built (--partial fits nothing): the 19 nodes without a fit are listed as missing, a
+    // lookup at a fitted node gives the value the complete table will have and says the table is
+    // part-built, and a lookup whose cell needs a missing node is refused naming it.
+    let partial = pbdfit(&["table", file.to_str().unwrap(), "--out", killed.to_str().unwrap(), "--partial"]);
+    assert!(partial.status.success(), "{}", stderr(&partial));
+    assert!(stdout(&partial).contains("(0 fitted now, 5 resumed, 0 failed, 19 MISSING"), "{}", stdout(&partial));
+    let part: serde_json::Value = serde_json::from_slice(&std::fs::read(killed.join("table.json")).unwrap()).unwrap();
+    assert_eq!((part["nodes"].as_u64(), part["missing"].as_u64()), (Some(24), Some(19)));
+    let rows = csv_rows(&killed.join("table.csv"));
+    assert_eq!(rows.len(), 24);
+    let status = |r: &std::collections::HashMap<String, String>| r["status"].clone();
+    assert_eq!(rows.iter().filter(|r| status(r) == "missing").count(), 19);
+    assert!(rows.iter().filter(|r| status(r) == "missing").all(|r| r["kd"] == "NaN" && r["error"] == "NaN"));
+    let at = |r: &std::collections::HashMap<String, String>, json_out: bool| {
+        let mut a: Vec<String> =
+            ["lookup", "--table", killed.to_str().unwrap()].iter().map(|s| s.to_string()).collect();
+        for (flag, key) in
+            [("--young", "young"), ("--poisson", "poisson"), ("--dt", "dt"), ("--nit", "nit"), ("--n", "n")]
+        {
+            a.push(flag.into());
+            a.push(r[key].clone());
+        }
+        if json_out {
+            a.push("--json".into());
+        }
+        pbdfit(&a.iter().map(|s| s.as_str()).collect::<Vec<_>>())
+    };
+    let fitted = rows.iter().find(|r| status(r) == "ok").unwrap();
+    let l = json(&at(fitted, true));
+    assert_eq!(l["missing_nodes"], 19);
+    assert_eq!(l["parameters"][0]["value"].as_f64().unwrap().to_bits(), fitted["kd"].parse::<f64>().unwrap().to_bits());
+    assert!(stdout(&at(fitted, false)).contains("part-built table: 19 of its nodes have no fit yet"));
+    let absent = rows.iter().find(|r| status(r) == "missing").unwrap();
+    let named = format!("E = {:e}, nu = {}", absent["young"].parse::<f64>().unwrap(), absent["poisson"]);
+    assert_input_error(&at(absent, false), &["part-built (5 of 24 nodes fitted)", &named, "pbdfit table tiny.toml"]);
     let resumed = pbdfit(&["table", file.to_str().unwrap(), "--out", killed.to_str().unwrap(), "--jobs", "2"]);
     assert!(resumed.status.success(), "{}", stderr(&resumed));
     assert!(stdout(&resumed).contains("(19 fitted now, 5 resumed"));
