@@ -40,24 +40,34 @@ def table_range(table: str):
     return {k: (min(v), max(v)) for k, v in axes.items()}
 
 
-def random_point(rng: random.Random, r) -> dict:
+def random_point(rng: random.Random, r, draw_n: bool = True) -> dict:
+    """A random (E, nu, dt, nit[, N]) inside the ranges ``r``: E and dt log-uniform, nu uniform, nit any
+    integer (uniform in log2), N a whole number in its range. ``draw_n=False`` (``transfer.py``: a body has no
+    N) draws the same E, nu, dt, nit from the same generator state and no N."""
     log_uniform = lambda lo, hi: 10 ** rng.uniform(math.log10(lo), math.log10(hi))
-    return dict(
+    point = dict(
         young=log_uniform(*r["young"]),
         poisson=rng.uniform(*r["poisson"]),
         dt=log_uniform(*r["dt"]),
         # nit between nodes: any integer in the range, drawn uniformly in log2.
         nit=int(round(2 ** rng.uniform(math.log2(r["nit"][0]), math.log2(r["nit"][1])))),
-        n=rng.randint(int(r["n"][0]), int(r["n"][1])),
     )
+    if draw_n:
+        point["n"] = rng.randint(int(r["n"][0]), int(r["n"][1]))
+    return point
 
 
 def percentile(values, q):
+    """Linear-interpolated percentile; an infinite value (a lookup with no rest state) counts as the largest."""
     v = sorted(values)
     if not v:
         return float("nan")
     k = (len(v) - 1) * q
     lo, hi = math.floor(k), math.ceil(k)
+    if lo == hi or v[hi] == v[lo]:
+        return v[lo]
+    if math.isinf(v[hi]):
+        return math.inf
     return v[lo] + (v[hi] - v[lo]) * (k - lo)
 
 

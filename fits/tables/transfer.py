@@ -51,26 +51,14 @@ import numpy as np
 
 import pbdfit
 
+from accuracy import TIE, percentile, random_point, split  # the same points, percentiles and ties
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-
-# Two errors within this fraction of each other are a tie (the fits' 1 % identifiability margin).
-TIE = 0.01
-
 
 def table_axes(table: str):
     with open(os.path.join(HERE, table, "table.json")) as f:
         return json.load(f)["axes"]
-
-
-def random_point(rng: random.Random, r) -> dict:
-    log_uniform = lambda lo, hi: 10 ** rng.uniform(math.log10(lo), math.log10(hi))
-    return dict(
-        young=log_uniform(*r["young"]),
-        poisson=rng.uniform(*r["poisson"]),
-        dt=log_uniform(*r["dt"]),
-        nit=int(round(2 ** rng.uniform(math.log2(r["nit"][0]), math.log2(r["nit"][1])))),
-    )
 
 
 def mean_edge(scene) -> float:
@@ -82,24 +70,6 @@ def mean_edge(scene) -> float:
     pairs = np.unique(np.sort(pairs, axis=1), axis=0)
     v = np.asarray(scene.vertices)
     return float(np.linalg.norm(v[pairs[:, 0]] - v[pairs[:, 1]], axis=1).mean())
-
-
-def percentile(values, q):
-    v = sorted(values)
-    if not v:
-        return float("nan")
-    k = (len(v) - 1) * q
-    lo, hi = math.floor(k), math.ceil(k)
-    if lo == hi or v[hi] == v[lo]:
-        return v[lo]
-    if math.isinf(v[hi]):
-        return math.inf
-    return v[lo] + (v[hi] - v[lo]) * (k - lo)
-
-
-def split(ratios):
-    return (sum(r < 1 - TIE for r in ratios), sum(abs(r - 1) <= TIE for r in ratios),
-            sum(r > 1 + TIE for r in ratios))
 
 
 def run_json(cmd):
@@ -169,7 +139,7 @@ def main() -> int:
                 norms["edge-extrap"] = None
             rng = random.Random(args.seed)  # the same points for every scene and table
             for i in range(args.points):
-                q = random_point(rng, r)
+                q = random_point(rng, r, draw_n=False)
                 if i < args.first:
                     continue
                 base = dict(point=i, scene=scene_name, table=table, n_edge=f"{n_edge:.3f}", pbdfit_version=version,
