@@ -70,6 +70,24 @@ fn markers_from_a_rest_state_give_its_parameters_back() {
 
 /// `pbdfit identify`: markers at the far face's vertices with the linear FEM's displacements give E and
 /// nu back to 1e-6; a compound scene is refused.
+/// `identify` on `gravity-wall` at N = 2 with `measured` (markers from a linear static FEM solution with
+/// `young`, `poisson`): E and nu come back to 1e-6. Returns its JSON.
+fn identify_gives_back(measured: &std::path::Path, young: f64, poisson: f64) -> serde_json::Value {
+    let id = json(&pbdfit(&[
+        "identify",
+        "--scene",
+        "gravity-wall",
+        "--n",
+        "2",
+        "--measured",
+        measured.to_str().unwrap(),
+        "--json",
+    ]));
+    let (e, nu) = (id["young"].as_f64().unwrap(), id["poisson"].as_f64().unwrap());
+    assert!((e / young - 1.0).abs() < 1e-6 && (nu - poisson).abs() < 1e-6, "E {e}, nu {nu} for {young}, {poisson}");
+    id
+}
+
 #[test]
 fn identify_gives_the_fem_material_back() {
     let fem =
@@ -85,18 +103,8 @@ fn identify_gives_the_fem_material_back() {
     let dir = scratch("identify");
     let file = dir.join("markers.csv");
     std::fs::write(&file, &csv).unwrap();
-    let id = json(&pbdfit(&[
-        "identify",
-        "--scene",
-        "gravity-wall",
-        "--n",
-        "2",
-        "--measured",
-        file.to_str().unwrap(),
-        "--json",
-    ]));
-    let (young, poisson) = (id["young"].as_f64().unwrap(), id["poisson"].as_f64().unwrap());
-    assert!((young / 3e3 - 1.0).abs() < 1e-6 && (poisson - 0.35).abs() < 1e-6, "E {young}, nu {poisson}");
+    let id = identify_gives_back(&file, 3e3, 0.35);
+    let young = id["young"].as_f64().unwrap();
     assert_eq!(id["reference"], "linear static");
     let interval = id["young_interval_95"].as_array().unwrap();
     assert!(interval[0].as_f64().unwrap() <= young && young <= interval[1].as_f64().unwrap());
@@ -126,18 +134,7 @@ fn full_fields_and_scene_named_markers() {
         "--vtk",
         field.to_str().unwrap(),
     ]);
-    let id = json(&pbdfit(&[
-        "identify",
-        "--scene",
-        "gravity-wall",
-        "--n",
-        "2",
-        "--measured",
-        field.to_str().unwrap(),
-        "--json",
-    ]));
-    let (young, poisson) = (id["young"].as_f64().unwrap(), id["poisson"].as_f64().unwrap());
-    assert!((young / 2e3 - 1.0).abs() < 1e-6 && (poisson - 0.25).abs() < 1e-6, "E {young}, nu {poisson}");
+    let id = identify_gives_back(&field, 2e3, 0.25);
     // A marker at each of the 27 vertices; the 9 held ones do not move and are left out.
     assert_eq!(id["markers"].as_u64(), Some(18));
     // The fit to the full field is the fit to the FEM reference it came from (the held vertices do not move
