@@ -9,7 +9,7 @@ use crate::table::table_error;
 #[derive(Debug, clap::Args)]
 #[command(allow_negative_numbers = true)]
 pub struct LookupArgs {
-    /// A built-in table (`pbd`, `xpbd`, `pbd-full`: part-built, N 1 and 2 of 1, 2, 4, 8) or a table folder (with
+    /// A built-in table (`pbd`, `xpbd`; part-built: `pbd-full`, `xpbd-full`) or a table folder (with
     /// table.csv and table.json).
     #[arg(long)]
     table: String,
