@@ -346,10 +346,10 @@ def lookup(
     (the same numbers): ``parameters`` (name, unit, value), the leave-one-out ``estimate`` of the error, the
     cell's ``corners`` and the ``nearest`` node, ``extrapolated`` axes (only with ``extrapolate=True``;
     outside the table's range the call raises ``ValueError`` naming the parameter otherwise). ``table``:
-    a built-in table (``"pbd"``, ``"xpbd"``, ``"pbd-full"``, ``"xpbd-full"``) or a table folder. A part-built table (``pbd-full``:
-    N = 4 and 8 not fitted yet) raises ``ValueError`` naming the missing nodes where the query's cell needs
-    them. ``refine=True`` adds ``refined``: a short
-    gradient fit started from the looked-up parameters, on the table's scene or on ``scene`` (your part),
+    a built-in table (``"pbd"``, ``"xpbd"``, ``"pbd-full"``, ``"xpbd-full"``) or a table folder. A part-built
+    table (``pbd-full``, ``xpbd-full``: nodes not fitted yet) raises ``ValueError`` naming the missing nodes
+    where the query's cell needs them (``missing_nodes`` counts a table's missing nodes). ``refine=True``
+    adds ``refined``: a short gradient fit started from the looked-up parameters, on the table's scene or on ``scene`` (your part),
     as ``pbdfit lookup --refine [--scene]``."""
     import json
 
