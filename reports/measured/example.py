@@ -82,8 +82,8 @@ def main() -> None:
                 cell = f"{name} {value:.5g}"
                 if name in r.get("intervals_95", {}):
                     lo, hi = r["intervals_95"][name]
-                    blo, bhi = r["bootstrap_95"][name]
-                    cell += f" [{lo:.5g}, {hi:.5g}; {blo:.5g}, {bhi:.5g}]"
+                    boot = r.get("bootstrap_95", {}).get(name)
+                    cell += f" [{lo:.5g}, {hi:.5g}" + (f"; {boot[0]:.5g}, {boot[1]:.5g}]" if boot else "]")
                 cells.append(cell)
             print(f"| {model} | {what} | {', '.join(cells)} | {r['error']:.4g} ({'chi-square' if 'chi-square' in r['reference'] else 'relative'}) "
                   f"| {on_field:.4g} |")
