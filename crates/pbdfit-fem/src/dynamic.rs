@@ -171,7 +171,7 @@ impl StaticProblem {
     ) -> Result<DynamicSolution, FemError> {
         if self.contact.is_some() {
             // Dynamic contact (impacts, sliding) is not modelled: refuse rather than ignore the obstacles.
-            return Err(FemError::Contact(self.obstacles().len()));
+            return Err(FemError::ContactUnsupported(self.obstacles().len()));
         }
         let dt = settings.dt;
         let invalid = |detail: String| FemError::Solver { solver: "implicit Euler", detail };

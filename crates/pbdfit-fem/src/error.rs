@@ -40,7 +40,7 @@ pub enum FemError {
         "the body has {0} obstacle(s): this solve does not model contact (only the static reference does: \
          solve = \"static\"), and a rest state without it would be wrong"
     )]
-    Contact(usize),
+    ContactUnsupported(usize),
     /// The held vertices and the contacts leave a rigid motion of the body free (a frictionless body
     /// resting on an obstacle can slide or spin; a body touching nothing can fall), so it has no
     /// unique static equilibrium.

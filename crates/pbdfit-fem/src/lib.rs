@@ -129,7 +129,7 @@
 //!
 //! A body with obstacles ([`pbdfit_mesh::Obstacle`]) gets a contact problem from [`StaticProblem::new`];
 //! its static solves (and so [`ReferenceSpec::displacements`]) run the active-set Newton method of
-//! [`contact`] for every law, the dynamic solve refuses it ([`FemError::Contact`]). From
+//! [`contact`] for every law, the dynamic solve refuses it ([`FemError::ContactUnsupported`]). From
 //! `tests/contact.rs` (dev profile, 2-core machine under load):
 //!
 //! - Hertz (rigid sphere R = 1 m, d = 6.25e-4 m into a linear block forty contact radii wide, quarter

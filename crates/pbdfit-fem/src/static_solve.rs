@@ -188,11 +188,11 @@ impl StaticProblem {
         self.solve_with(material, self.solver.pick(self.dofs()))
     }
 
-    /// Solves with the given linear solver. Refuses a contact problem ([`FemError::Contact`]): use
+    /// Solves with the given linear solver. Refuses a contact problem ([`FemError::ContactUnsupported`]): use
     /// [`solve`](Self::solve) or [`solve_contact`](Self::solve_contact).
     pub fn solve_with(&self, material: YoungPoisson, solver: &dyn LinearSolver) -> Result<FemSolution, FemError> {
         if self.contact.is_some() {
-            return Err(FemError::Contact(self.obstacles().len()));
+            return Err(FemError::ContactUnsupported(self.obstacles().len()));
         }
         let start = Instant::now();
         let (k, f) = self.assembler.assemble(material, &self.loads, &self.prescribed)?;

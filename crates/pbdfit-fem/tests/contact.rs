@@ -290,7 +290,7 @@ fn singular_and_unsupported_contact_problems_are_refused() {
     // Dynamic: refused with the obstacle count.
     let t = pbdfit_mesh::ReferenceTable { solve: Some("dynamic".into()), ..Default::default() };
     let e = ReferenceSpec::from_table(&t).unwrap().displacements(&problem, m, 0.01).unwrap_err();
-    assert!(matches!(e, FemError::Contact(1)), "{e}");
+    assert!(matches!(e, FemError::ContactUnsupported(1)), "{e}");
 }
 
 /// A resting cube on a frictional floor (no held vertex, the `resting` scene of issue 29) under plain
