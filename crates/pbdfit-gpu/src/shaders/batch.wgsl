@@ -77,58 +77,67 @@ fn project_distance(c: u32, pbase: u32, lbase: u32, rule: Rule) {
     }
 }
 
-fn project_volume(c: u32, pbase: u32, lbase: u32, rule: Rule, gradient_scale: f32) {
+// Tetrahedron c's four particles, their low parts (inverse masses in w) and the two-float displacements of
+// p1, p2, p3 relative to p0 (two_float_difference): what every per-tetrahedron projection reads.
+struct TetState {
+    p: vec4<u32>,
+    l0: vec4<f32>,
+    l1: vec4<f32>,
+    l2: vec4<f32>,
+    l3: vec4<f32>,
+    wa: vec3<f32>,
+    wb: vec3<f32>,
+    wc: vec3<f32>,
+}
+
+fn tet_state(c: u32, pbase: u32) -> TetState {
     let i = OFF_VOL + 4u * c;
-    let p0 = pbase + mesh_u32[i];
-    let p1 = pbase + mesh_u32[i + 1u];
-    let p2 = pbase + mesh_u32[i + 2u];
-    let p3 = pbase + mesh_u32[i + 3u];
+    let p = vec4<u32>(pbase + mesh_u32[i], pbase + mesh_u32[i + 1u], pbase + mesh_u32[i + 2u], pbase + mesh_u32[i + 3u]);
+    let h0 = hi[p.x].xyz;
+    let l0 = lo[p.x];
+    let l1 = lo[p.y];
+    let l2 = lo[p.z];
+    let l3 = lo[p.w];
+    let wa = two_float_difference(h0, l0.xyz, hi[p.y].xyz, l1.xyz);
+    let wb = two_float_difference(h0, l0.xyz, hi[p.z].xyz, l2.xyz);
+    let wc = two_float_difference(h0, l0.xyz, hi[p.w].xyz, l3.xyz);
+    return TetState(p, l0, l1, l2, l3, wa, wb, wc);
+}
+
+fn tet_masses(t: TetState) -> vec4<f32> {
+    return vec4<f32>(t.l0.w, t.l1.w, t.l2.w, t.l3.w);
+}
+
+// Adds a projection's corrections to the tetrahedron's low parts.
+fn apply_tet(t: TetState, r: VolumeDelta) {
+    lo[t.p.x] = vec4<f32>(t.l0.xyz + r.d0, t.l0.w);
+    lo[t.p.y] = vec4<f32>(t.l1.xyz + r.d1, t.l1.w);
+    lo[t.p.z] = vec4<f32>(t.l2.xyz + r.d2, t.l2.w);
+    lo[t.p.w] = vec4<f32>(t.l3.xyz + r.d3, t.l3.w);
+}
+
+fn project_volume(c: u32, pbase: u32, lbase: u32, rule: Rule, gradient_scale: f32) {
+    let t = tet_state(c, pbase);
     let g = GEO_VOL + 15u * c;
-    let h0 = hi[p0].xyz;
-    let l0 = lo[p0];
-    let l1 = lo[p1];
-    let l2 = lo[p2];
-    let l3 = lo[p3];
-    let wa = two_float_difference(h0, l0.xyz, hi[p1].xyz, l1.xyz);
-    let wb = two_float_difference(h0, l0.xyz, hi[p2].xyz, l2.xyz);
-    let wc = two_float_difference(h0, l0.xyz, hi[p3].xyz, l3.xyz);
     var lambda = lambdas[lbase + ND + c];
     let r = volume_delta(geo3(g), geo3(g + 3u), geo3(g + 6u), geo3(g + 9u), geo3(g + 12u),
-                         wa, wb, wc, vec4<f32>(l0.w, l1.w, l2.w, l3.w), rule, gradient_scale, &lambda);
+                         t.wa, t.wb, t.wc, tet_masses(t), rule, gradient_scale, &lambda);
     if r.ok {
-        lo[p0] = vec4<f32>(l0.xyz + r.d0, l0.w);
-        lo[p1] = vec4<f32>(l1.xyz + r.d1, l1.w);
-        lo[p2] = vec4<f32>(l2.xyz + r.d2, l2.w);
-        lo[p3] = vec4<f32>(l3.xyz + r.d3, l3.w);
+        apply_tet(t, r);
         lambdas[lbase + ND + c] = lambda;
     }
 }
 
 // Tetrahedron c's own constraints (after its volume constraint); their multipliers at NC + 2 c + j.
 fn project_tetrahedra(c: u32, pbase: u32, lbase: u32, t0: TetTerm, t1: TetTerm) {
-    let i = OFF_VOL + 4u * c;
-    let p0 = pbase + mesh_u32[i];
-    let p1 = pbase + mesh_u32[i + 1u];
-    let p2 = pbase + mesh_u32[i + 2u];
-    let p3 = pbase + mesh_u32[i + 3u];
+    let t = tet_state(c, pbase);
     let g = GEO_VOL + 15u * c;
-    let h0 = hi[p0].xyz;
-    let l0 = lo[p0];
-    let l1 = lo[p1];
-    let l2 = lo[p2];
-    let l3 = lo[p3];
-    let wa = two_float_difference(h0, l0.xyz, hi[p1].xyz, l1.xyz);
-    let wb = two_float_difference(h0, l0.xyz, hi[p2].xyz, l2.xyz);
-    let wc = two_float_difference(h0, l0.xyz, hi[p3].xyz, l3.xyz);
     let li = lbase + NC + 2u * c;
     var lambda = vec2<f32>(lambdas[li], lambdas[li + 1u]);
-    let r = tetrahedra_delta(geo3(g), geo3(g + 3u), geo3(g + 6u), geo3(g + 9u), geo3(g + 12u), wa, wb, wc,
-                             vec4<f32>(l0.w, l1.w, l2.w, l3.w), t0, t1, &lambda);
+    let r = tetrahedra_delta(geo3(g), geo3(g + 3u), geo3(g + 6u), geo3(g + 9u), geo3(g + 12u), t.wa, t.wb, t.wc,
+                             tet_masses(t), t0, t1, &lambda);
     if r.ok {
-        lo[p0] = vec4<f32>(l0.xyz + r.d0, l0.w);
-        lo[p1] = vec4<f32>(l1.xyz + r.d1, l1.w);
-        lo[p2] = vec4<f32>(l2.xyz + r.d2, l2.w);
-        lo[p3] = vec4<f32>(l3.xyz + r.d3, l3.w);
+        apply_tet(t, r);
         lambdas[li] = lambda.x;
         lambdas[li + 1u] = lambda.y;
     }
