@@ -269,6 +269,24 @@ impl ReferenceSpec {
         self.displacements_observed(problem, material, dt, &mut |_| {})
     }
 
+    /// The contact report (contact and friction forces per vertex and obstacle, held vertices'
+    /// reactions) of this reference for a body with obstacles: the solve [`displacements`](Self::displacements)
+    /// makes, with its forces. `None` where the problem has no contact; a dynamic reference refuses
+    /// obstacles ([`FemError::ContactUnsupported`]).
+    pub fn contact(
+        &self,
+        problem: &StaticProblem,
+        material: YoungPoisson,
+    ) -> Result<Option<crate::contact::ContactSolution>, FemError> {
+        if !problem.has_contact() {
+            return Ok(None);
+        }
+        match self.solve {
+            Solve::Static => problem.solve_contact(self.material, material).map(Some),
+            Solve::Dynamic => Err(FemError::ContactUnsupported(problem.obstacles().len())),
+        }
+    }
+
     /// [`displacements`](Self::displacements), telling `progress` after each step of a dynamic solve.
     pub fn displacements_observed(
         &self,

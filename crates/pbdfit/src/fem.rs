@@ -51,8 +51,69 @@ struct Part {
     body: Body,
     spec: ReferenceSpec,
     displacements: Vec<pbdfit_mesh::Vec3>,
+    /// The contact report of a body with obstacles (static reference).
+    contact: Option<pbdfit_fem::ContactSolution>,
     dofs: usize,
     seconds: f64,
+}
+
+/// The contact forces in `--json` (a body with obstacles): per vertex and obstacle in contact, and the
+/// totals that balance (`total_load + total_contact_force + total_reaction = 0`, N).
+#[derive(Serialize)]
+struct ContactJson {
+    /// Each vertex-obstacle pair at or in contact: vertex, obstacle (index in the scene's `[[obstacle]]`
+    /// order), state (`stick`, `slip`, `open`), gap (m), outward normal, normal force (N, >= 0),
+    /// tangential (friction) force (N) and slip over the last load increment (m).
+    forces: Vec<ContactForceJson>,
+    total_contact_force: [f64; 3],
+    total_load: [f64; 3],
+    total_reaction: [f64; 3],
+}
+
+#[derive(Serialize)]
+struct ContactForceJson {
+    vertex: usize,
+    obstacle: usize,
+    state: &'static str,
+    gap: f64,
+    normal: [f64; 3],
+    normal_force: f64,
+    tangential_force: [f64; 3],
+    slip: [f64; 3],
+}
+
+fn xyz(v: &pbdfit_mesh::Vec3) -> [f64; 3] {
+    [v.x, v.y, v.z]
+}
+
+fn contact_json(body: &Body, c: &pbdfit_fem::ContactSolution) -> ContactJson {
+    use pbdfit_fem::ContactState;
+    let load: pbdfit_mesh::Vec3 = body.external_forces().iter().sum();
+    let reaction: pbdfit_mesh::Vec3 =
+        c.reactions.iter().map(|(_, f)| f).chain(c.roller_reactions.iter().map(|(_, f)| f)).sum();
+    ContactJson {
+        forces: c
+            .contacts
+            .iter()
+            .map(|f| ContactForceJson {
+                vertex: f.vertex,
+                obstacle: f.obstacle,
+                state: match f.state {
+                    ContactState::Open => "open",
+                    ContactState::Stick => "stick",
+                    ContactState::Slip => "slip",
+                },
+                gap: f.gap,
+                normal: xyz(&f.normal),
+                normal_force: f.normal_force,
+                tangential_force: xyz(&f.tangential_force),
+                slip: xyz(&f.slip),
+            })
+            .collect(),
+        total_contact_force: xyz(&c.total_contact_force()),
+        total_load: xyz(&load),
+        total_reaction: xyz(&reaction),
+    }
 }
 
 /// The `--json` record of one scene part, in the methodology's vertex numbering.
@@ -69,6 +130,9 @@ struct FemJson<'a> {
     fixed: Vec<usize>,
     masses: &'a [f64],
     displacements: Vec<[f64; 3]>,
+    /// A body with obstacles: the contact forces and the force balance.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    contact: Option<ContactJson>,
 }
 
 /// Runs `pbdfit fem`.
@@ -107,6 +171,9 @@ pub fn run(args: FemArgs) -> CliResult {
             spec.displacements_observed(&problem, material, args.dt, progress)
         })
         .map_err(|e| CliError::Input(format!("{} reference of {} at N = {n}: {e}", spec.id(), scene.name)))?;
+        let contact = spec
+            .contact(&problem, material)
+            .map_err(|e| CliError::Input(format!("{} reference of {} at N = {n}: {e}", spec.id(), scene.name)))?;
         let seconds = start.elapsed().as_secs_f64();
         let largest = displacements.iter().map(length).fold(0.0, f64::max);
         if largest > body.size() {
@@ -118,7 +185,7 @@ pub fn run(args: FemArgs) -> CliResult {
                 body.size()
             );
         }
-        parts.push(Part { body, spec, displacements, dofs: problem.dofs(), seconds });
+        parts.push(Part { body, spec, displacements, contact, dofs: problem.dofs(), seconds });
     }
     if let Some(path) = &args.vtk {
         for part in &parts {
@@ -169,6 +236,7 @@ fn json_record(part: &Part, material: YoungPoisson) -> FemJson<'_> {
         fixed: body.held_indices(),
         masses: &body.masses,
         displacements: part.displacements.iter().map(|u| [u.x, u.y, u.z]).collect(),
+        contact: part.contact.as_ref().map(|c| contact_json(body, c)),
     }
 }
 
@@ -189,6 +257,18 @@ fn print_summary(part: &Part, material: YoungPoisson) {
     );
     let max = part.displacements.iter().map(length).fold(0.0, f64::max);
     println!("max |u|     {max:.10e} m");
+    if let Some(c) = &part.contact {
+        let j = contact_json(body, c);
+        let count = |s: &str| j.forces.iter().filter(|f| f.state == s).count();
+        let f = |v: [f64; 3]| format!("({:.4e}, {:.4e}, {:.4e})", v[0], v[1], v[2]);
+        println!("contacts    {} stick, {} slip, {} open", count("stick"), count("slip"), count("open"));
+        println!(
+            "forces      load {} N, contact {} N, held {} N",
+            f(j.total_load),
+            f(j.total_contact_force),
+            f(j.total_reaction)
+        );
+    }
     println!("time        {:.3} ms", part.seconds * 1e3);
     println!();
 }

@@ -2,10 +2,11 @@
 //! through `pbdfit fem`, `pbdfit fit` (gradient and pattern searches, model pbd) and `pbdfit simulate`
 //! at the fitted parameters.
 //!
-//! `pbdfit fem --json` reports displacements, not contact forces, so the reference is checked on what
-//! it reports: no vertex inside the obstacle, the bottom face on the floor where the body rests on it,
-//! sticking (no slip) where Coulomb's law holds it. The force balance of the contacts is tested in the
-//! library (pbdfit-fem `tests/contact.rs`, pbdfit-pbd `tests/contact.rs`).
+//! The reference is checked on what `pbdfit fem --json` reports: no vertex inside the obstacle, the
+//! bottom face on the floor where the body rests on it, sticking (no slip) where Coulomb's law holds it,
+//! and its contact forces (`contact`): Coulomb's law per contact and the balance of load, contact forces
+//! and held reactions. The library tests the same in more cases (pbdfit-fem `tests/contact.rs`,
+//! pbdfit-pbd `tests/contact.rs`).
 
 mod common;
 
@@ -69,6 +70,49 @@ fn fem_reference_of_the_contact_scenes_keeps_out_of_the_obstacles() {
             }
         }
     }
+}
+
+/// `fem --json` reports the contact forces of a body with obstacles: normal forces >= 0, friction within
+/// Coulomb's cone (at most mu_s times the normal force where a contact sticks, mu_k times it where it
+/// slips, none on the frictionless indenter), and load + contact forces + held reactions = 0 to 1e-9 of
+/// the forces, at nu 0.3 and at 0.45, where every bottom corner of `resting` slips outwards. A scene
+/// without obstacles has no `contact`.
+#[test]
+fn fem_json_reports_contact_forces_that_balance() {
+    let norm = |v: &serde_json::Value| {
+        let p = point(v);
+        (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt()
+    };
+    for (scene, mu_s, mu_k) in [("resting", 0.5, 0.4), ("incline", 0.5, 0.4), ("indentation", 0.0, 0.0)] {
+        for nu in ["0.3", "0.45"] {
+            let v = json(&pbdfit(&["fem", "--scene", scene, "--n", "2", "--young", "1e3", "--poisson", nu, "--json"]));
+            let c = &v["contact"];
+            let forces = c["forces"].as_array().unwrap();
+            assert!(!forces.is_empty(), "{scene} nu {nu}");
+            let mut scale = norm(&c["total_load"]);
+            for f in forces {
+                let (normal, tangential) = (f["normal_force"].as_f64().unwrap(), norm(&f["tangential_force"]));
+                scale += normal + tangential;
+                assert!(normal >= 0.0, "{scene} nu {nu}: {f}");
+                match f["state"].as_str().unwrap() {
+                    "stick" => assert!(tangential <= mu_s * normal * (1.0 + 1e-9), "{scene} nu {nu}: {f}"),
+                    "slip" => assert!((tangential - mu_k * normal).abs() <= 1e-9 * normal, "{scene} nu {nu}: {f}"),
+                    state => assert_eq!((state, normal, tangential), ("open", 0.0, 0.0), "{scene} nu {nu}"),
+                }
+            }
+            let total = [0, 1, 2].map(|k| {
+                ["total_load", "total_contact_force", "total_reaction"].iter().map(|t| point(&c[t])[k]).sum::<f64>()
+            });
+            let off = (total[0] * total[0] + total[1] * total[1] + total[2] * total[2]).sqrt();
+            assert!(off <= 1e-9 * scale, "{scene} nu {nu}: forces off balance by {off:e} N (scale {scale:e} N)");
+            if scene == "resting" && nu == "0.45" {
+                let slipping = forces.iter().filter(|f| f["state"] == "slip").count();
+                assert!(slipping >= 4, "{scene}: the corners slip outwards ({slipping} slipping)");
+            }
+        }
+    }
+    let plain = json(&pbdfit(&["fem", "--scene", "gravity-wall", "--n", "1", "--json"]));
+    assert!(plain.get("contact").is_none());
 }
 
 /// A pbd fit of `scene` at N = 1 by `search`: (error, kd, kv).
