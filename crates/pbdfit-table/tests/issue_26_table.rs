@@ -182,3 +182,19 @@ fn the_part_built_table_marks_its_missing_nodes_and_checks_them() {
     let e = mutate(",missing,", ",missing,nit");
     assert!(e.contains("missing node has leave-one-out figures"), "{e}");
 }
+
+/// Every table compiled into the binary reads, its `missing` count agrees with its rows, and a lookup at
+/// its first fitted node gives that node's values.
+#[test]
+fn every_built_in_table_reads_and_looks_up_its_nodes() {
+    for (name, _, _) in BUILTIN_TABLES {
+        let table = Table::builtin(name).unwrap().unwrap_or_else(|e| panic!("{name}: {e}"));
+        let missing = table.nodes.iter().filter(|n| n.status == pbdfit_table::NodeStatus::Missing).count();
+        assert_eq!(missing, table.meta.missing, "{name}");
+        let node = table.nodes.iter().find(|n| n.is_ok()).unwrap();
+        let q = pbdfit_table::Query { young: node.young, poisson: node.poisson, dt: node.dt, nit: node.nit, n: node.n };
+        let l = pbdfit_table::lookup(&table, &q, false).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let got: Vec<f64> = l.parameters.iter().map(|p| p.value).collect();
+        assert_eq!(got, node.parameters, "{name}");
+    }
+}
