@@ -131,6 +131,17 @@ pub enum ContactState {
     Slip,
 }
 
+impl ContactState {
+    /// The name in `pbdfit fem --json` and its summary: `open`, `stick` or `slip`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ContactState::Open => "open",
+            ContactState::Stick => "stick",
+            ContactState::Slip => "slip",
+        }
+    }
+}
+
 /// The contact of one vertex with one obstacle at the solution.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ContactForce {

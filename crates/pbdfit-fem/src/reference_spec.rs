@@ -271,8 +271,8 @@ impl ReferenceSpec {
 
     /// The contact report (contact and friction forces per vertex and obstacle, held vertices'
     /// reactions) of this reference for a body with obstacles: the solve [`displacements`](Self::displacements)
-    /// makes, with its forces. `None` where the problem has no contact; a dynamic reference refuses
-    /// obstacles ([`FemError::ContactUnsupported`]).
+    /// makes, with its forces, and the same displacements (checked finite as there). `None` where the
+    /// problem has no contact; a dynamic reference refuses obstacles ([`FemError::ContactUnsupported`]).
     pub fn contact(
         &self,
         problem: &StaticProblem,
@@ -282,7 +282,11 @@ impl ReferenceSpec {
             return Ok(None);
         }
         match self.solve {
-            Solve::Static => problem.solve_contact(self.material, material).map(Some),
+            Solve::Static => {
+                let solution = problem.solve_contact(self.material, material)?;
+                finite(&solution.displacements)?;
+                Ok(Some(solution))
+            }
             Solve::Dynamic => Err(FemError::ContactUnsupported(problem.obstacles().len())),
         }
     }
@@ -304,11 +308,16 @@ impl ReferenceSpec {
                     .displacements
             }
         };
-        // Every consumer measures displacements by their norms: a NaN, an infinity or a norm that
-        // overflows would print as "max |u| 0" or "inf m", or fit as a perfect error of 0.
-        if let Some((vertex, d)) = u.iter().enumerate().find(|(_, d)| !d.norm().is_finite()) {
-            return Err(FemError::NotFinite { vertex, displacement: [d.x, d.y, d.z] });
-        }
+        finite(&u)?;
         Ok(u)
+    }
+}
+
+/// Every consumer measures displacements by their norms: a NaN, an infinity or a norm that overflows
+/// would print as "max |u| 0" or "inf m", or fit as a perfect error of 0.
+fn finite(u: &[Vector3<f64>]) -> Result<(), FemError> {
+    match u.iter().enumerate().find(|(_, d)| !d.norm().is_finite()) {
+        Some((vertex, d)) => Err(FemError::NotFinite { vertex, displacement: [d.x, d.y, d.z] }),
+        None => Ok(()),
     }
 }

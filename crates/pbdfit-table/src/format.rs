@@ -80,6 +80,9 @@ pub enum NodeStatus {
 }
 
 impl NodeStatus {
+    /// Every status, for parsing `table.csv` by [`name`](Self::name).
+    pub const ALL: [NodeStatus; 3] = [NodeStatus::Ok, NodeStatus::Failed, NodeStatus::Missing];
+
     /// The name in `table.csv`'s `status` column.
     pub fn name(self) -> &'static str {
         match self {
@@ -348,12 +351,10 @@ impl Table {
                     other => Err(here(format!("{name}_at_bound `{other}`: expected 0 or 1"))),
                 })
                 .collect::<Result<Vec<_>, _>>()?;
-            let status = match f[6 + 2 * p] {
-                "ok" => NodeStatus::Ok,
-                "failed" => NodeStatus::Failed,
-                "missing" => NodeStatus::Missing,
-                other => return Err(here(format!("status `{other}`: expected ok, failed or missing"))),
-            };
+            let status = NodeStatus::ALL.into_iter().find(|s| s.name() == f[6 + 2 * p]).ok_or_else(|| {
+                let names: Vec<&str> = NodeStatus::ALL.iter().map(|s| s.name()).collect();
+                here(format!("status `{}`: expected one of {}", f[6 + 2 * p], names.join(", ")))
+            })?;
             check_values(&meta.parameters, &parameters, error, status).map_err(here)?;
             let loo_axes = f[7 + 2 * p];
             if status == NodeStatus::Missing && !loo_axes.is_empty() {

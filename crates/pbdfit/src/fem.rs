@@ -87,7 +87,6 @@ fn xyz(v: &pbdfit_mesh::Vec3) -> [f64; 3] {
 }
 
 fn contact_json(body: &Body, c: &pbdfit_fem::ContactSolution) -> ContactJson {
-    use pbdfit_fem::ContactState;
     let load: pbdfit_mesh::Vec3 = body.external_forces().iter().sum();
     let reaction: pbdfit_mesh::Vec3 =
         c.reactions.iter().map(|(_, f)| f).chain(c.roller_reactions.iter().map(|(_, f)| f)).sum();
@@ -98,11 +97,7 @@ fn contact_json(body: &Body, c: &pbdfit_fem::ContactSolution) -> ContactJson {
             .map(|f| ContactForceJson {
                 vertex: f.vertex,
                 obstacle: f.obstacle,
-                state: match f.state {
-                    ContactState::Open => "open",
-                    ContactState::Stick => "stick",
-                    ContactState::Slip => "slip",
-                },
+                state: f.state.name(),
                 gap: f.gap,
                 normal: xyz(&f.normal),
                 normal_force: f.normal_force,
@@ -167,13 +162,17 @@ pub fn run(args: FemArgs) -> CliResult {
                 _ => CliError::Internal(message),
             }
         })?;
-        let displacements = with_dynamic_progress(&scene.name, |progress| {
-            spec.displacements_observed(&problem, material, args.dt, progress)
-        })
-        .map_err(|e| CliError::Input(format!("{} reference of {} at N = {n}: {e}", spec.id(), scene.name)))?;
-        let contact = spec
-            .contact(&problem, material)
-            .map_err(|e| CliError::Input(format!("{} reference of {} at N = {n}: {e}", spec.id(), scene.name)))?;
+        let failed =
+            |e: FemError| CliError::Input(format!("{} reference of {} at N = {n}: {e}", spec.id(), scene.name));
+        // A body with obstacles: one contact solve gives the displacements and the forces.
+        let contact = spec.contact(&problem, material).map_err(failed)?;
+        let displacements = match &contact {
+            Some(c) => c.displacements.clone(),
+            None => with_dynamic_progress(&scene.name, |progress| {
+                spec.displacements_observed(&problem, material, args.dt, progress)
+            })
+            .map_err(failed)?,
+        };
         let seconds = start.elapsed().as_secs_f64();
         let largest = displacements.iter().map(length).fold(0.0, f64::max);
         if largest > body.size() {
