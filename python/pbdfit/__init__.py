@@ -155,6 +155,25 @@ class RestState:
     sensitivity: Optional[Dict[str, np.ndarray]] = None
 
 
+def _model(model: str, settings: Optional[Mapping[str, float]]) -> str:
+    """``model`` with an engine profile's ``settings`` as results record them: ``newton-xpbd[relaxation=0.8]``
+    (the native side checks every name and range, as ``--setting``)."""
+    if not settings:
+        return model
+    if not isinstance(settings, Mapping):
+        raise ValueError(f"settings: expected a dict of name -> value, got {type(settings).__name__}")
+    items = []
+    for name, value in settings.items():
+        if not isinstance(name, str) or any(c in name for c in "[],="):
+            raise ValueError(f"settings: `{name}` is not a setting name")
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"settings: {name} = {value!r} is not a number") from None
+        items.append(f"{name}={number!r}")
+    return f"{model}[{','.join(items)}]"
+
+
 def simulate(
     scene: Union[str, Scene, "os.PathLike[str]"],
     model: str = "pbd",
@@ -162,14 +181,19 @@ def simulate(
     nit: int = 1,
     n: Optional[int] = None,
     sensitivity: bool = False,
+    settings: Optional[Mapping[str, float]] = None,
     **parameters: float,
 ) -> Union[RestState, Dict[str, RestState]]:
     """The rest state of ``model`` (``pbd``, ``xpbd``, ``mass-spring``, ...) with time step ``dt`` (s) and
     ``nit`` iterations, its parameters by name (``kd=0.5, kv=0.5``; XPBD ``alpha_d=..., alpha_v=...``).
     A compound scene gives a dict by part name. ``sensitivity=True`` adds ``du*/dp`` per parameter
-    (name -> (nv, 3) array, m per unit of the parameter), as ``pbdfit simulate --sensitivity``."""
+    (name -> (nv, 3) array, m per unit of the parameter), as ``pbdfit simulate --sensitivity``. An engine
+    profile's ``settings`` by the engine's names (``settings={"relaxation": 0.8}``), as ``--setting``."""
     states = [
-        RestState(**d) for d in _native.simulate(_source(scene), model, dt, nit, n, dict(parameters), sensitivity)
+        RestState(**d)
+        for d in _native.simulate(
+            _source(scene), _model(model, settings), dt, nit, n, dict(parameters), sensitivity
+        )
     ]
     if len(states) == 1:
         return states[0]
@@ -203,6 +227,10 @@ class FitResult:
     bootstrap_95: Dict[str, Tuple[float, float]] = field(default_factory=dict)
     bootstrap_replicates: int = 0
     bootstrap_failed: int = 0
+    # Replicates asked for, and why the resampling stopped before them (``max_seconds``), if it did; with
+    # fewer than 2 replicates fitted ``bootstrap_95`` is empty (one value is no interval).
+    bootstrap_asked: int = 0
+    bootstrap_stopped: Optional[str] = None
 
 
 def fit(
@@ -222,6 +250,7 @@ def fit(
     max_seconds: Optional[float] = None,
     measured: Optional[PathLike] = None,
     bootstrap: Optional[int] = None,
+    settings: Optional[Mapping[str, float]] = None,
 ) -> FitResult:
     """Fits ``model``'s parameters so that its rest state matches the FEM reference of the material
     (``young`` in Pa, ``poisson``), as ``pbdfit fit`` does. ``search`` (default ``None``: ``pbdfit fit``'s
@@ -234,9 +263,10 @@ def fit(
     FEM reference (default: the scene's ``[reference] measured``, if it names one); ``young`` and
     ``poisson`` are then refused. ``bootstrap=K`` refits K replicates of the markers' resampled noise
     (``pbdfit fit --bootstrap K``, same seed): ``bootstrap_95`` holds each parameter's 2.5 % and 97.5 %
-    quantiles."""
+    quantiles; K is 2 to 10,000, and ``max_seconds`` bounds the fit and its refits together.
+    ``settings``: an engine profile's settings by the engine's names (``--setting``)."""
     d = _native.fit(
-        _source(scene), young, poisson, model, dt, n, nit,
+        _source(scene), young, poisson, _model(model, settings), dt, n, nit,
         None if box is None else {k: (float(lo), float(hi)) for k, (lo, hi) in box.items()},
         grid, min_step, material, search, max_evaluations, max_seconds,
         None if measured is None else os.fspath(measured), bootstrap,
@@ -253,9 +283,11 @@ def identify(
 ) -> Dict[str, Any]:
     """E and nu of an FEM law (``material``: linear by default) identified from a marker CSV, as
     ``pbdfit identify --json``: ``young``, ``poisson``, their 95 % intervals ``young_interval_95`` and
-    ``poisson_interval_95`` (Gauss-Newton covariance; multiplicative in E), ``covariance`` of (ln E, nu),
-    ``error``, ``markers``, ``weighting``, ``evaluations``, ``reference``. ``measured``: a marker CSV or a
-    full-field ``.vtu``; default: the scene's ``[reference] measured``."""
+    ``poisson_interval_95`` (Gauss-Newton covariance; multiplicative in E; ``None`` for a parameter the
+    markers do not determine, which ``undetermined`` names), ``poisson_at_bound`` (the searched range's
+    bound nu lies on, its interval then one-sided up to it; else ``None``), ``covariance`` of (ln E, nu)
+    (``None`` where singular), ``error``, ``markers``, ``weighting``, ``evaluations``, ``reference``.
+    ``measured``: a marker CSV or a full-field ``.vtu``; default: the scene's ``[reference] measured``."""
     return dict(_native.identify(_source(scene), None if measured is None else os.fspath(measured), material, n, dt))
 
 
@@ -321,12 +353,14 @@ def evaluate(
     n: Optional[int] = 1,
     nit: int = 1,
     material: Optional[str] = None,
+    settings: Optional[Mapping[str, float]] = None,
 ) -> Dict[str, Any]:
     """The error a fit minimises, at given ``parameters`` (every parameter of ``model`` by name): what a
     lookup's or any other choice of parameters is worth for this material and setting. A dict with
     ``error`` and ``scene_errors``; ``ValueError`` where the parameters have no rest state."""
     d = _native.evaluate(
-        _source(scene), young, poisson, {k: float(v) for k, v in parameters.items()}, model, dt, n, nit, material
+        _source(scene), young, poisson, {k: float(v) for k, v in parameters.items()}, _model(model, settings), dt, n,
+        nit, material,
     )
     return {"error": d["error"], "scene_errors": dict(d["scene_errors"])}
 

@@ -168,6 +168,17 @@ impl StaticProblem {
                 solvers: s.solvers,
             });
         }
+        self.solve_law_free(law, material, settings)
+    }
+
+    /// [`solve_law_with`](Self::solve_law_with) without contact: load stepping with Newton's method,
+    /// whatever obstacles the problem has (for a contact solve whose obstacles carry nothing).
+    pub(crate) fn solve_law_free(
+        &self,
+        law: &dyn Material,
+        material: YoungPoisson,
+        settings: NewtonSettings,
+    ) -> Result<NonlinearSolution, FemError> {
         let map = self.assembler.dof_map();
         // Scale of the residual: the undeformed body under the full load and prescribed displacements.
         let zero = vec![Vector3::zeros(); map.vertices()];

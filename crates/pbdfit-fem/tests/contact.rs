@@ -506,3 +506,40 @@ fn a_dragged_plate_sticks_or_slips_relative_to_its_motion() {
         }
     }
 }
+
+/// Issue D7 (second review campaign): any obstacle switched off the nonlinear FEM's refusals. A
+/// neo-Hookean block at E = 1e-3 Pa under its weight, held at its base, is refused alone (an element
+/// inverts at 0.2 % of the load); with a sphere far above that never touches it, the active-set Newton
+/// halved its inverting steps and returned a 532 m sag through the held base with exit 0. An obstacle
+/// that carries nothing now changes no refusal; one that touches still gives the contact solution.
+#[test]
+fn issue_d7_an_obstacle_that_carries_nothing_changes_no_refusal() {
+    let scene = |obstacle: &str| {
+        let text = format!(
+            "name = \"ind\"\n[body]\nshape = \"unit-cube\"\n[[held]]\nplane = \"y = 0\"\n[load]\n\
+             gravity = [0.0, -9.81, 0.0]\n[material]\ndensity = 1.0\nmass_model = \"lumped\"\n{obstacle}"
+        );
+        pbdfit_mesh::SceneSet::parse(&text, "t", None).unwrap().scenes()[0].body(2).unwrap()
+    };
+    let far = "[[obstacle]]\nshape = \"sphere\"\ncenter = [0.5, 50.02, 0.5]\nradius = 4.0\n\
+               displacement = [0.0, -0.12, 0.0]\n";
+    let soft = YoungPoisson::new(1e-3, 0.3).unwrap();
+    let law = material("neo-hookean").unwrap();
+    let alone = StaticProblem::new(&scene("")).unwrap().solve_law(law, soft).unwrap_err();
+    assert!(matches!(alone, FemError::InvertedElement { .. }), "{alone}");
+    let with_sphere = StaticProblem::new(&scene(far)).unwrap();
+    let e = with_sphere.solve_law(law, soft).unwrap_err();
+    assert_eq!(e.to_string(), alone.to_string());
+    assert!(with_sphere.solve_contact(law, soft).is_err());
+    // The built-in indentation (a sphere that presses the block) still solves with the nonlinear law.
+    let indentation = pbdfit_mesh::SceneSet::builtin("indentation").unwrap().scenes()[0].body(2).unwrap();
+    let s = StaticProblem::new(&indentation).unwrap().solve_contact(law, YoungPoisson::new(1e3, 0.3).unwrap());
+    assert!(s.is_ok_and(|s| s.contacts.iter().any(|c| c.normal_force > 0.0)));
+    // And at a stiffness where nothing inverts, a far sphere gives the solution without it.
+    let stiff = YoungPoisson::new(1e4, 0.3).unwrap();
+    let u = with_sphere.solve_law(law, stiff).unwrap().displacements;
+    let free = StaticProblem::new(&scene("")).unwrap().solve_law(law, stiff).unwrap().displacements;
+    let scale = free.iter().map(|d| d.norm()).fold(0.0, f64::max);
+    let diff = u.iter().zip(&free).map(|(a, b)| (a - b).norm()).fold(0.0, f64::max);
+    assert!(diff <= 1e-8 * scale, "{diff:e} of {scale:e}");
+}

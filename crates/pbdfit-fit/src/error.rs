@@ -23,6 +23,53 @@ pub enum FitError {
         /// Markers in it.
         markers: usize,
     },
+    /// A marker's sigma so far from the observed displacements that the chi-square `(r / sigma)^2`
+    /// leaves f64 (every error 0 at sigma 1e300 m: the fit "converged" at an arbitrary grid point; every
+    /// error infinite at 1e-300 m).
+    #[error(
+        "{source_file}: row {row}: sigma = {sigma:e} m is {ratio:.1e} times the largest observed displacement \
+         ({largest:e} m): at that ratio the chi-square (r / sigma)^2 over- or underflows f64 and no fit can tell \
+         models apart; give each sigma in m, as the displacements, within 1e-100 to 1e100 times them"
+    )]
+    SigmaOutOfRange {
+        /// The marker file.
+        source_file: String,
+        /// The marker's row (1 for the first after the header).
+        row: usize,
+        /// Its sigma (m).
+        sigma: f64,
+        /// The largest observed displacement (m).
+        largest: f64,
+        /// `sigma / largest`.
+        ratio: f64,
+    },
+    /// Observed displacements whose size leaves what the error can measure: their squared norms under-
+    /// or overflow f64 (4e-303 m and 4e297 m were both reported as "all 0", and a relative error against
+    /// 1e297 m is 1 for every model).
+    #[error(
+        "{source_file}: the observed displacements reach {largest:e} m on a body {size:e} m across: {what}; \
+         give them in m (the body's unit), within 1e-100 to 1e3 times its size"
+    )]
+    MarkersOutOfRange {
+        /// The marker file.
+        source_file: String,
+        /// The largest displacement component (m).
+        largest: f64,
+        /// The body's size (its bounding box's diagonal, m).
+        size: f64,
+        /// What is wrong.
+        what: &'static str,
+    },
+    /// Every grid point with a rest state gives an error that is not finite: the error's squared
+    /// residuals overflow f64 (markers far smaller than the model's displacements).
+    #[error(
+        "scene {scene}: no grid point gives a finite error: the squared residuals overflow f64 at every point \
+         (are the markers' displacements and sigmas in m, and of the size the model's load gives?)"
+    )]
+    NoFiniteError {
+        /// Scene name.
+        scene: String,
+    },
     /// A measured reference was given for a compound scene (whose parts are separate bodies).
     #[error("scene {scene} is a compound of {parts} bodies; a measured reference belongs to one body (fit one part)")]
     MeasuredCompound {
@@ -151,6 +198,41 @@ pub enum FitError {
         reference: String,
         /// What is wrong with its displacements.
         fault: ReferenceFault,
+    },
+    /// A fit's grid whose rest states would not fit in memory on this body
+    /// ([`check_grid_memory`](crate::check_grid_memory)).
+    #[error(
+        "scene {scene}: a grid of {points} points ({per_axis} per axis) keeps {needed} of rest states of its \
+         {vertices} vertices, but only {available} of memory is available: use a smaller grid (`--grid`, Python's \
+         `grid`, a file's `[fit] grid`) or a smaller N"
+    )]
+    GridTooLarge {
+        /// Scene name.
+        scene: String,
+        /// Grid points.
+        points: usize,
+        /// Points per axis.
+        per_axis: usize,
+        /// Vertices of the body.
+        vertices: usize,
+        /// The memory the grid needs, e.g. `3.2 GB`.
+        needed: String,
+        /// The memory available, e.g. `1.0 GB`.
+        available: String,
+    },
+    /// A marker fit's noise resampling (`--bootstrap K`) with a number of replicates outside what gives an
+    /// interval and ends.
+    #[error(
+        "{k} bootstrap replicates: give {min} to {max} (a 95 % interval needs at least {min} refits, and 40 or \
+         more for its 2.5 % and 97.5 % quantiles to lie inside the refits' range; each refit is a whole fit)"
+    )]
+    BootstrapReplicates {
+        /// The number asked for.
+        k: usize,
+        /// The fewest allowed.
+        min: usize,
+        /// The most allowed.
+        max: usize,
     },
     /// Something failed that the input does not explain.
     #[error("internal error: {0}")]

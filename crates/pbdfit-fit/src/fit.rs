@@ -60,6 +60,15 @@ impl std::fmt::Display for Search {
     }
 }
 
+/// The instant `seconds` after `start`; `None` (no limit) where it lies beyond what an [`Instant`] can
+/// hold. `Duration::from_secs_f64` panics above `u64::MAX` seconds and `Instant + Duration` panics on
+/// overflow, so `--max-seconds 1e19` (a limit no fit reaches) must not go through either; a negative
+/// or NaN `seconds` is an immediate deadline (the front ends refuse both before).
+pub fn deadline_after(start: Instant, seconds: f64) -> Option<Instant> {
+    let seconds = if seconds.is_nan() { 0.0 } else { seconds.max(0.0) };
+    std::time::Duration::try_from_secs_f64(seconds).ok().and_then(|d| start.checked_add(d))
+}
+
 /// The rest-state budget of a fit, and whether it ran out.
 #[derive(Debug)]
 pub(crate) struct Budget {
@@ -73,7 +82,7 @@ pub(crate) struct Budget {
 
 impl Budget {
     pub(crate) fn new(options: &FitOptions, start: Instant) -> Self {
-        let deadline = options.max_seconds.map(|s| start + std::time::Duration::from_secs_f64(s.max(0.0)));
+        let deadline = options.max_seconds.and_then(|s| deadline_after(start, s));
         Self { spent: 0, limit: options.max_evaluations, deadline, stopped: None }
     }
 
@@ -185,6 +194,15 @@ impl FitOptions {
                 RestOptions { max_sweeps: base.max_sweeps.min(GRADIENT_MAX_SWEEPS), collapse_verdict: true, ..*base }
             }
         }
+    }
+
+    /// How many points the grid has ([`resolution`](Self::resolution) to the power of the box's
+    /// dimensions; `usize::MAX` where that overflows), without making them.
+    pub fn grid_point_count(&self) -> usize {
+        u32::try_from(self.search_box.dimensions())
+            .ok()
+            .and_then(|d| self.resolution().checked_pow(d))
+            .unwrap_or(usize::MAX)
     }
 
     /// Grid points per axis (the search's default unless set).
@@ -388,7 +406,7 @@ pub fn fit_with_grid(
     }
     // A time limit reaches into the rest states, so that one slow point cannot outlast it; the search
     // may cap each rest state's sweeps.
-    let deadline = options.max_seconds.map(|seconds| start + std::time::Duration::from_secs_f64(seconds.max(0.0)));
+    let deadline = options.max_seconds.and_then(|seconds| deadline_after(start, seconds));
     let rest_options = options.rest_options(&RestOptions { deadline, ..problem.rest_options });
     let limited;
     let problem = if rest_options != problem.rest_options {
@@ -429,7 +447,7 @@ pub fn fit_with_grid(
         let first = failures.into_iter().next().map(|f| f.reason);
         return Err(match first {
             Some(first) => FitError::NoRestState { scene: problem.scene.clone(), first },
-            None => FitError::Internal(format!("scene {}: the grid has no finite error", problem.scene)),
+            None => FitError::NoFiniteError { scene: problem.scene.clone() },
         });
     };
     let start_point = points[best_index].clone();
@@ -519,7 +537,7 @@ fn fit_gradient(
         let first = failures.into_iter().next().map(|f| f.reason);
         return Err(match first {
             Some(first) => FitError::NoRestState { scene: problem.scene.clone(), first },
-            None => FitError::Internal(format!("scene {}: the grid has no finite error", problem.scene)),
+            None => FitError::NoFiniteError { scene: problem.scene.clone() },
         });
     }
     let before = budget.spent;
@@ -567,9 +585,12 @@ fn fit_gradient(
 /// Fits from scratch: computes the grid rest states on `backend`, then [`fit_with_grid`].
 pub fn fit(problem: &FitProblem, options: &FitOptions, backend: &dyn RestStateBackend) -> Result<FitResult, FitError> {
     let start = Instant::now();
-    let deadline = options.max_seconds.map(|s| start + std::time::Duration::from_secs_f64(s.max(0.0)));
+    let deadline = options.max_seconds.and_then(|s| deadline_after(start, s));
     // `GridRestStates::for_fit` applies the search's own rest-state controls.
     let rest_options = RestOptions { deadline, ..problem.rest_options };
+    for p in &problem.parts {
+        crate::check_grid_memory(&p.system, options.grid_point_count(), options.resolution())?;
+    }
     let grids: Vec<GridRestStates> = problem
         .parts
         .iter()
@@ -595,6 +616,26 @@ pub fn fit_cpu(problem: &FitProblem, options: &FitOptions) -> Result<FitResult, 
 mod tests {
     use super::*;
     use pbdfit_pbd::ModelKind;
+
+    /// Issue D1 (second review campaign): `--max-seconds 1e19` panicked in `Duration::from_secs_f64` (or
+    /// adding the duration to an `Instant`). A limit the clock cannot hold is no limit; a finite one is
+    /// the instant it names; no value panics.
+    #[test]
+    fn issue_d1_a_time_limit_beyond_the_clock_is_no_limit() {
+        let now = Instant::now();
+        assert_eq!(deadline_after(now, 2.5), Some(now + std::time::Duration::from_millis(2500)));
+        assert_eq!(deadline_after(now, 0.0), Some(now));
+        assert_eq!(deadline_after(now, -1.0), Some(now));
+        assert_eq!(deadline_after(now, f64::NAN), Some(now));
+        for huge in [1e19, 1.8446744073709552e19, 1e300, f64::MAX, f64::INFINITY] {
+            assert!(deadline_after(now, huge).is_none_or(|d| d > now), "{huge}");
+        }
+        assert_eq!(deadline_after(now, 1e300), None);
+        let options =
+            FitOptions { max_seconds: Some(1e300), ..FitOptions::new(SearchBox::default_for(ModelKind::PBD)) };
+        let mut budget = Budget::new(&options, now);
+        assert!(!budget.timed_out() && !budget.exhausted());
+    }
 
     /// The pattern search's rest states are the thesis's (pinned results); the gradient search caps
     /// each at [`GRADIENT_MAX_SWEEPS`], gives up collapsed bodies early, and keeps every other control.

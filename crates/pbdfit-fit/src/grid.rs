@@ -9,7 +9,51 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use pbdfit_pbd::{PbdSystem, RestOptions, RestStateBackend, Vec3};
 
 use crate::problem::{RestResult, displacements_or_reason};
-use crate::{FitOptions, SearchBox, Settings};
+use crate::{FitError, FitOptions, SearchBox, Settings};
+
+/// Bytes a grid point's rest state costs per vertex while the grid is computed: the backend's rest state
+/// (positions and displacements, 48 bytes) and the displacements kept for the fit (24 bytes).
+const GRID_BYTES_PER_VERTEX: f64 = 72.0;
+/// Bytes a grid point costs besides its vertices: its unit coordinates, the rest state's vectors and
+/// result, the backend's per-point parameters.
+const GRID_BYTES_PER_POINT: f64 = 512.0;
+
+/// Refuses a grid of `points` points (`per_axis` per axis) on `system`'s body whose rest states would not
+/// fit in the memory available ([`pbdfit_mesh::available_memory`]; no refusal where it is unknown): the
+/// grid's twin of the scene's size guard for bodies ([`pbdfit_mesh::SizeEstimate`]). The number of
+/// points itself is bounded by [`MAX_GRID_POINTS`](crate::MAX_GRID_POINTS) when the options are
+/// checked.
+pub fn check_grid_memory(system: &PbdSystem, points: usize, per_axis: usize) -> Result<(), FitError> {
+    check_grid_memory_in(
+        system.scene(),
+        system.rest_positions().len(),
+        points,
+        per_axis,
+        pbdfit_mesh::available_memory(),
+    )
+}
+
+/// [`check_grid_memory`] against `available` bytes.
+pub(crate) fn check_grid_memory_in(
+    scene: &str,
+    vertices: usize,
+    points: usize,
+    per_axis: usize,
+    available: Option<u64>,
+) -> Result<(), FitError> {
+    let needed = points as f64 * (vertices as f64 * GRID_BYTES_PER_VERTEX + GRID_BYTES_PER_POINT);
+    match available {
+        Some(limit) if needed > limit as f64 => Err(FitError::GridTooLarge {
+            scene: scene.to_string(),
+            points,
+            per_axis,
+            vertices,
+            needed: pbdfit_mesh::human_bytes(needed),
+            available: pbdfit_mesh::human_bytes(limit as f64),
+        }),
+        _ => Ok(()),
+    }
+}
 
 /// Rest displacements of one scene at every grid point (`Err` with the reason where there is none).
 #[derive(Debug, Clone)]
@@ -161,5 +205,27 @@ impl SharedRestStates {
     /// Lookups answered from the store so far.
     pub fn hits(&self) -> usize {
         self.hits.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue D2 (second review campaign): a grid whose rest states would not fit in memory is refused
+    /// naming the scene, the points, the memory needed and available and what to lower; the bound is
+    /// the body's vertices times the points, and no refusal where the memory is unknown.
+    #[test]
+    fn issue_d2_a_grid_beyond_the_memory_is_refused() {
+        // N = 8: 729 vertices; 100,000 points need about 5.3 GB.
+        let e = check_grid_memory_in("gravity-floor", 729, 100_000, 316, Some(4_000_000_000)).unwrap_err();
+        let text = e.to_string();
+        assert!(e.is_input(), "{text}");
+        for word in ["gravity-floor", "100000 points", "316 per axis", "729 vertices", "5.3 GB", "4.0 GB", "--grid"] {
+            assert!(text.contains(word), "`{word}` missing from: {text}");
+        }
+        assert!(check_grid_memory_in("gravity-floor", 729, 441, 21, Some(4_000_000_000)).is_ok());
+        assert!(check_grid_memory_in("gravity-floor", 729, 100_000, 316, None).is_ok());
+        assert!(check_grid_memory_in("gravity-floor", 8, usize::MAX, usize::MAX, Some(u64::MAX)).is_err());
     }
 }

@@ -16,12 +16,43 @@
 //!
 //! Intervals: with sigmas, the covariance is `(J^T J)^-1` of the residuals divided by sigma; without,
 //! `s^2 (J^T J)^-1` with `s^2 = RSS / (3M - 2)` (the noise estimated from the residual). The 95 %
-//! interval is `+-1.96` standard deviations in `ln E` (so multiplicative in E) and in nu.
+//! interval is `+-1.96` standard deviations in `ln E` (so multiplicative in E) and in nu. With nu on a
+//! bound of the searched range the Jacobian is one-sided there and nu's interval runs from the fit's
+//! side to the bound. A parameter the markers do not determine (a singular `J^T J`, E beyond a factor
+//! [`YOUNG_FACTOR`] either way, nu's interval covering all of (-1, 0.5)) has no interval and is named
+//! in [`Identification::undetermined`].
 
 use pbdfit_fem::{ReferenceSpec, YoungPoisson};
 use pbdfit_mesh::{Markers, Scene, Vec3};
 
 use crate::{FemReference, FitError, MarkerTarget, MarkerWeighting, Reference};
+
+/// One of the two material parameters identified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MaterialParameter {
+    /// Young's modulus E.
+    Young,
+    /// Poisson's ratio nu.
+    Poisson,
+}
+
+impl MaterialParameter {
+    /// `E` or `nu`.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            MaterialParameter::Young => "E",
+            MaterialParameter::Poisson => "nu",
+        }
+    }
+
+    /// `young` or `poisson` (JSON and Python keys).
+    pub fn name(self) -> &'static str {
+        match self {
+            MaterialParameter::Young => "young",
+            MaterialParameter::Poisson => "poisson",
+        }
+    }
+}
 
 /// The identified material.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,10 +63,20 @@ pub struct Identification {
     pub poisson: f64,
     /// The markers' error at the optimum (mean over the markers, as a fit's).
     pub error: f64,
-    /// Covariance of `(ln E, nu)`.
-    pub covariance: [[f64; 2]; 2],
-    /// 95 % intervals of E (Pa) and nu.
-    pub intervals: [(f64, f64); 2],
+    /// Covariance of `(ln E, nu)`; `None` where the Gauss-Newton matrix is singular (the markers do not
+    /// separate E from nu).
+    pub covariance: Option<[[f64; 2]; 2]>,
+    /// 95 % intervals of E (Pa) and nu; `None` for a parameter the markers do not determine
+    /// ([`undetermined`](Self::undetermined)). nu's is cut to the searched range; with nu on a bound
+    /// ([`poisson_bound`](Self::poisson_bound)) it is one-sided, from the fit's side to the bound.
+    pub intervals: [Option<(f64, f64)>; 2],
+    /// The bound of the searched nu range ([`NU_MIN`], [`NU_MAX`]) the identified nu lies on, if any:
+    /// the markers may want nu beyond it (0.4995 is past the searched 0.499; the FEM refuses 0.5).
+    pub poisson_bound: Option<f64>,
+    /// The parameters the markers do not determine: the Gauss-Newton matrix is singular, E's 95 %
+    /// interval reaches beyond a factor [`YOUNG_FACTOR`] either way, or nu's covers the whole
+    /// admissible range (-1, 0.5). Their intervals are `None`.
+    pub undetermined: Vec<MaterialParameter>,
     /// FEM solves spent.
     pub evaluations: usize,
     /// Markers in the error, and how they are weighted.
@@ -47,9 +88,15 @@ pub struct Identification {
 }
 
 /// The largest nu searched (the FEM refuses 0.5).
-const NU_MAX: f64 = 0.499;
+pub const NU_MAX: f64 = 0.499;
 /// The smallest.
-const NU_MIN: f64 = -0.99;
+pub const NU_MIN: f64 = -0.99;
+/// E counts as determined when its 95 % interval lies within this factor of the identified E either
+/// way (three decades each side: markers whose noise is as large as their signal gave "0 to inf").
+pub const YOUNG_FACTOR: f64 = 1e3;
+/// A Gauss-Newton matrix counts as singular when its determinant is below this fraction of its
+/// diagonal's product (the Jacobian's columns parallel to within about 1e-6 rad).
+const SINGULAR: f64 = 1e-12;
 
 struct Problem<'a> {
     reference: FemReference,
@@ -136,15 +183,21 @@ pub fn identify(
     };
     // Levenberg-Marquardt on (ln E, nu).
     let mut lambda = 1e-3;
+    // Central differences of step 1e-6; in nu, cut at the search's bounds, so that at a bound the
+    // difference is one-sided into the box (the step never shrinks to 0: at nu = NU_MAX it did, and the
+    // covariance became NaN and the intervals zero-width).
     let jacobian = |p: &mut Problem, x: [f64; 2]| -> Result<Vec<[f64; 2]>, FitError> {
         let mut columns = [Vec::new(), Vec::new()];
         for k in 0..2 {
-            let h = if k == 0 { 1e-6 } else { 1e-6f64.min((NU_MAX - x[1]) / 2.0).min((x[1] - NU_MIN) / 2.0) };
             let (mut plus, mut minus) = (x, x);
-            plus[k] += h;
-            minus[k] -= h;
+            plus[k] += 1e-6;
+            minus[k] -= 1e-6;
+            if k == 1 {
+                (plus[1], minus[1]) = (plus[1].min(NU_MAX), minus[1].max(NU_MIN));
+            }
+            let h = plus[k] - minus[k];
             let (rp, rm) = (p.residuals(plus)?, p.residuals(minus)?);
-            columns[k] = rp.iter().zip(&rm).map(|(a, b)| (a - b) / (2.0 * h)).collect();
+            columns[k] = rp.iter().zip(&rm).map(|(a, b)| (a - b) / h).collect();
         }
         Ok((0..columns[0].len()).map(|i| [columns[0][i], columns[1][i]]).collect())
     };
@@ -213,25 +266,57 @@ fn finish(
             }
         }
     }
-    let det = jtj[0][0] * jtj[1][1] - jtj[0][1] * jtj[1][0];
-    let inverse = [[jtj[1][1] / det, -jtj[0][1] / det], [-jtj[1][0] / det, jtj[0][0] / det]];
     let rss = sum_of_squares(r);
     let variance = match target.weighting {
         MarkerWeighting::ChiSquare => 1.0,
         MarkerWeighting::Relative => rss / (r.len() as f64 - 2.0).max(1.0),
     };
-    let covariance = inverse.map(|row| row.map(|c| c * variance));
-    let (sd_e, sd_nu) = (covariance[0][0].max(0.0).sqrt(), covariance[1][1].max(0.0).sqrt());
-    let young = x[0].exp();
+    let det = jtj[0][0] * jtj[1][1] - jtj[0][1] * jtj[1][0];
+    // A Gauss-Newton matrix whose determinant is lost in rounding next to its diagonal's product (the
+    // two columns of the Jacobian parallel: E and nu move the markers alike) has no inverse that means
+    // anything: the markers do not separate E from nu.
+    let scale = jtj[0][0] * jtj[1][1];
+    let covariance = (det.is_finite() && scale.is_finite() && det > SINGULAR * scale).then(|| {
+        let inverse = [[jtj[1][1] / det, -jtj[0][1] / det], [-jtj[1][0] / det, jtj[0][0] / det]];
+        inverse.map(|row| row.map(|c| c * variance))
+    });
+    let bound = [NU_MIN, NU_MAX].into_iter().find(|b| (x[1] - b).abs() <= 1e-9);
+    let mut undetermined = Vec::new();
+    let mut intervals = [None, None];
+    match covariance {
+        None => undetermined.extend([MaterialParameter::Young, MaterialParameter::Poisson]),
+        Some(c) => {
+            let (sd_e, sd_nu) = (c[0][0].max(0.0).sqrt(), c[1][1].max(0.0).sqrt());
+            let young = ((x[0] - 1.96 * sd_e).exp(), (x[0] + 1.96 * sd_e).exp());
+            // E is determined when its 95 % interval lies within a factor YOUNG_FACTOR either way.
+            if 1.96 * sd_e <= YOUNG_FACTOR.ln() && young.0 > 0.0 && young.1.is_finite() {
+                intervals[0] = Some(young);
+            } else {
+                undetermined.push(MaterialParameter::Young);
+            }
+            let (lo, hi) = (x[1] - 1.96 * sd_nu, x[1] + 1.96 * sd_nu);
+            // nu is determined when its interval leaves out part of the admissible range (-1, 0.5); it is
+            // then cut to the searched range, and at a bound it runs from the fit to that bound alone
+            // (one-sided: the markers may want nu beyond it).
+            if lo > -1.0 || hi < 0.5 {
+                intervals[1] = Some(match bound {
+                    Some(b) if b == NU_MAX => (lo.max(NU_MIN), NU_MAX),
+                    Some(_) => (NU_MIN, hi.min(NU_MAX)),
+                    None => (lo.max(NU_MIN), hi.min(NU_MAX)),
+                });
+            } else {
+                undetermined.push(MaterialParameter::Poisson);
+            }
+        }
+    }
     Ok(Identification {
-        young,
+        young: x[0].exp(),
         poisson: x[1],
         error: rss / target.terms(),
         covariance,
-        intervals: [
-            ((x[0] - 1.96 * sd_e).exp(), (x[0] + 1.96 * sd_e).exp()),
-            (x[1] - 1.96 * sd_nu, x[1] + 1.96 * sd_nu),
-        ],
+        intervals,
+        poisson_bound: bound,
+        undetermined,
         evaluations: p.evaluations,
         markers: target.observed.len(),
         weighting: target.weighting,

@@ -39,20 +39,26 @@ mod problem;
 mod reference;
 mod request;
 mod search_box;
+pub mod settings_sweep;
 pub mod study;
 
 pub use error::{FitError, ReferenceFault, SearchError};
 pub use error_metric::{compound_error, moved_vertices, reference_fault, relative_error, vertex_error};
-pub use fit::{FailedPoint, FitOptions, FitResult, GRADIENT_MAX_SWEEPS, Search, fit, fit_cpu, fit_with_grid};
+pub use fit::{
+    FailedPoint, FitOptions, FitResult, GRADIENT_MAX_SWEEPS, Search, deadline_after, fit, fit_cpu, fit_with_grid,
+};
 pub use gradient::{MAX_BASINS, REACHED, gradient_grid};
-pub use grid::{GridRestStates, Lineage, SharedRestStates};
+pub use grid::{GridRestStates, Lineage, SharedRestStates, check_grid_memory};
 pub use identifiability::{Identifiability, RISE};
-pub use identify::{Identification, identify};
-pub use measured::{Bootstrap, MarkerTarget, MarkerWeighting, bootstrap};
+pub use identify::{Identification, MaterialParameter, NU_MAX, NU_MIN, YOUNG_FACTOR, identify};
+pub use measured::{
+    BOOTSTRAP_QUANTILES, Bootstrap, MAX_BOOTSTRAP, MIN_BOOTSTRAP, MarkerTarget, MarkerWeighting, bootstrap,
+    check_bootstrap,
+};
 pub use pattern_search::{GOLDEN_RATIO, PatternSearch, SearchStep};
 pub use pbdfit_fem::ReferenceOverrides;
 pub use pbdfit_results::{FitRecord, FitStatus, read_records};
 pub use problem::{Evaluation, FitProblem, Part, RestResult, Settings, rest_displacements};
 pub use reference::{FemReference, PartCache, Reference, reference_id, reference_overrides, reference_spec};
-pub use request::{FitOption, FitRequest, FitRequestError};
+pub use request::{FitOption, FitRequest, FitRequestError, MAX_GRID_POINTS, largest_grid};
 pub use search_box::{Axis, SearchBox, default_grid, parse_bound};

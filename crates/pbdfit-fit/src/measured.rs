@@ -31,6 +31,20 @@ impl MarkerWeighting {
     }
 }
 
+/// The largest observed displacement component a marker may have, relative to the body's size: a body
+/// displaced a thousand times its size has no rest state worth fitting (and 1e297 m gave a relative
+/// error of 1 for every model).
+const MARKERS_MAX: f64 = 1e3;
+/// The smallest (a non-zero largest component below it underflows the squared norms).
+const MARKERS_MIN: f64 = 1e-100;
+
+/// The smallest and largest sigma, relative to the largest observed displacement, that a chi-square error
+/// takes: `(r / sigma)^2` for residuals `r` from 1e-10 to 10 times the displacements stays inside f64
+/// (1e-308 to 1e308) with a margin.
+const SIGMA_RATIO_MIN: f64 = 1e-100;
+/// See [`SIGMA_RATIO_MIN`].
+const SIGMA_RATIO_MAX: f64 = 1e100;
+
 /// The markers of one part, located in its mesh: what its error is computed against.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MarkerTarget {
@@ -55,8 +69,43 @@ impl MarkerTarget {
     /// error. Refuses markers outside the body, and a file of which no marker moved (nothing to fit).
     pub fn new(markers: &Markers, mesh: &TetMesh, tolerance: f64) -> Result<Self, FitError> {
         let located = markers.locate(mesh, tolerance)?;
+        // The size check before any norm: a squared norm of 4e-303 m underflows to 0 and one of 4e297 m
+        // overflows, and both read as "no marker moves".
+        let peak = markers.markers.iter().flat_map(|m| m.displacement.iter().map(|c| c.abs())).fold(0.0, f64::max);
+        let size = {
+            let (lo, hi) = mesh
+                .vertices()
+                .iter()
+                .fold((Vec3::repeat(f64::INFINITY), Vec3::repeat(f64::NEG_INFINITY)), |(lo, hi), x| {
+                    (lo.inf(x), hi.sup(x))
+                });
+            (hi - lo).norm()
+        };
+        let out_of_range =
+            |what| FitError::MarkersOutOfRange { source_file: markers.source.clone(), largest: peak, size, what };
+        if peak > MARKERS_MAX * size {
+            return Err(out_of_range("more than 1000 times the body's size, which no rest state of it reaches"));
+        }
+        if peak > 0.0 && peak < MARKERS_MIN * size {
+            return Err(out_of_range("so small that their squared norms underflow f64"));
+        }
         let sigmas = markers.markers.iter().all(|m| m.sigma.is_some());
         let largest = markers.markers.iter().map(|m| m.displacement.norm()).fold(0.0, f64::max);
+        if sigmas && largest > 0.0 {
+            for (i, m) in markers.markers.iter().enumerate() {
+                let sigma = m.sigma.unwrap_or(largest);
+                let ratio = sigma / largest;
+                if !(SIGMA_RATIO_MIN..=SIGMA_RATIO_MAX).contains(&ratio) {
+                    return Err(FitError::SigmaOutOfRange {
+                        source_file: markers.source.clone(),
+                        row: i + 1,
+                        sigma,
+                        largest,
+                        ratio,
+                    });
+                }
+            }
+        }
         let mut target = MarkerTarget {
             source: markers.source.clone(),
             vertices: Vec::new(),
@@ -154,19 +203,94 @@ mod tests {
         let e = MarkerTarget::new(&markers(&still), &mesh, 1e-9).unwrap_err().to_string();
         assert!(e.contains("m.csv") && e.contains("nothing to fit"), "{e}");
     }
+
+    /// A sibling of issue D10: observed displacements of 4e-303 m and 4e297 m squared to 0 and infinity
+    /// and were reported as "all observed displacements are 0"; refused naming their size and the body's.
+    #[test]
+    fn displacements_whose_squares_leave_f64_are_refused() {
+        let mesh = pbdfit_mesh::unit_cube(1).unwrap();
+        for (u, what) in [(4e-303, "underflow"), (4e297, "1000 times the body's size"), (2e3, "1000 times")] {
+            let rows = [(Vec3::new(0.5, 0.5, 0.5), Vec3::new(0.0, -u, 0.0), None)];
+            let e = MarkerTarget::new(&markers(&rows), &mesh, 1e-9).unwrap_err();
+            let text = e.to_string();
+            assert!(matches!(e, FitError::MarkersOutOfRange { .. }) && text.contains(what), "{text}");
+            assert!(text.contains("m.csv") && text.contains("in m"), "{text}");
+        }
+        let rows = [(Vec3::new(0.5, 0.5, 0.5), Vec3::new(0.0, -1.0, 0.0), None)];
+        assert!(MarkerTarget::new(&markers(&rows), &mesh, 1e-9).is_ok());
+    }
+
+    /// Issue D10 (second review campaign): a sigma of 1e300 m made every error 0 (the fit "converged" at
+    /// an arbitrary grid point), one of 1e-300 m every error infinite (an internal error). A sigma whose
+    /// ratio to the largest observed displacement leaves [1e-100, 1e100] is refused naming the file, the
+    /// row and the ratio; sigmas inside it give finite, non-zero errors.
+    #[test]
+    fn issue_d10_sigmas_that_leave_f64_are_refused() {
+        let mesh = pbdfit_mesh::unit_cube(1).unwrap();
+        let u = vec![Vec3::new(0.0, -2e-3, 0.0); mesh.vertices().len()];
+        let at = |sigma: f64| {
+            [
+                (Vec3::new(0.5, 0.5, 0.5), Vec3::new(0.0, -1e-3, 0.0), Some(1e-4)),
+                (Vec3::new(0.2, 0.9, 0.1), Vec3::new(0.0, -1e-3, 0.0), Some(sigma)),
+            ]
+        };
+        for sigma in [1e300, 1e-300, 1e-104, 1e98] {
+            let e = MarkerTarget::new(&markers(&at(sigma)), &mesh, 1e-9).unwrap_err();
+            let text = e.to_string();
+            assert!(matches!(e, FitError::SigmaOutOfRange { row: 2, .. }) && e.is_input(), "{text}");
+            assert!(text.contains("m.csv: row 2") && text.contains(&format!("sigma = {sigma:e} m")), "{text}");
+        }
+        for sigma in [1e-102, 1e96] {
+            let error = MarkerTarget::new(&markers(&at(sigma)), &mesh, 1e-9).unwrap().error(&u);
+            assert!(error.is_finite() && error > 0.0, "sigma {sigma}: {error}");
+        }
+    }
 }
 
 /// Refits of resampled noise (`fit --bootstrap K`): a check of a marker fit's Gauss-Newton intervals.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bootstrap {
+    /// Replicates asked for (`K`).
+    pub asked: usize,
     /// Replicates fitted (those that fit; a replicate without a fit is counted in `failed`).
     pub replicates: usize,
     /// Replicates whose fit failed.
     pub failed: usize,
-    /// Per parameter, the 2.5 % and 97.5 % quantiles of the refitted values.
-    pub intervals: Vec<(f64, f64)>,
+    /// Per parameter, the 2.5 % and 97.5 % quantiles of the refitted values; `None` when fewer than
+    /// [`MIN_BOOTSTRAP`] replicates were fitted (one value has no spread: it is no interval).
+    pub intervals: Option<Vec<(f64, f64)>>,
     /// The noise added per component (m): the markers' sigma, or the residual's `sqrt(RSS / (3M - d))`.
     pub noise: f64,
+    /// Why the resampling stopped before `asked` replicates (the time limit), if it did.
+    pub stopped: Option<String>,
+}
+
+impl Bootstrap {
+    /// Whether the intervals come from fewer than [`BOOTSTRAP_QUANTILES`] refits: the 2.5 % and 97.5 %
+    /// quantiles are then interpolated between the smallest and the largest refits, a rough interval.
+    pub fn rough(&self) -> bool {
+        self.intervals.is_some() && self.replicates < BOOTSTRAP_QUANTILES
+    }
+}
+
+/// The fewest replicates a bootstrap takes: the 2.5 % and 97.5 % quantiles of one value are that value,
+/// a "95 %" interval of zero width (`--bootstrap 1` printed one that excluded the fitted value).
+pub const MIN_BOOTSTRAP: usize = 2;
+/// The most replicates a bootstrap takes: each is a whole fit (seconds to minutes), and the quantiles of a
+/// 95 % interval settle within a few hundred; `--bootstrap 1000000000` ran on without end.
+pub const MAX_BOOTSTRAP: usize = 10_000;
+/// Replicates from which the 2.5 % and 97.5 % quantiles lie between refits rather than at the extremes
+/// (1 / 0.025).
+pub const BOOTSTRAP_QUANTILES: usize = 40;
+
+/// Refuses a number of bootstrap replicates outside [`MIN_BOOTSTRAP`]..=[`MAX_BOOTSTRAP`]: what the
+/// front ends call before the fit, so that a bad `K` is refused before any work.
+pub fn check_bootstrap(k: usize) -> Result<(), FitError> {
+    if (MIN_BOOTSTRAP..=MAX_BOOTSTRAP).contains(&k) {
+        Ok(())
+    } else {
+        Err(FitError::BootstrapReplicates { k, min: MIN_BOOTSTRAP, max: MAX_BOOTSTRAP })
+    }
 }
 
 /// A seeded normal generator (SplitMix64 and Box-Muller): deterministic replicates from `seed`, with no
@@ -193,7 +317,10 @@ impl Normal {
 /// fitted model's at each marker plus Gaussian noise (each marker's sigma, or without sigmas the
 /// residual's standard deviation per component), each refitted with `options` (replicate `i` seeded
 /// from `seed` and `i`, so the result does not depend on thread counts). `fitted`: the fit's rest
-/// displacements per vertex.
+/// displacements per vertex. `k` must pass [`check_bootstrap`]. `options.max_seconds` bounds the whole
+/// resampling: no replicate starts after it, each refit gets what is left, and a refit that the limit
+/// stops is not counted (its point is the search's best so far, not a refit); [`Bootstrap::stopped`]
+/// then says so.
 #[allow(clippy::too_many_arguments)]
 pub fn bootstrap(
     scenes: &pbdfit_mesh::SceneSet,
@@ -206,6 +333,9 @@ pub fn bootstrap(
     k: usize,
     seed: u64,
 ) -> Result<Bootstrap, FitError> {
+    check_bootstrap(k)?;
+    let start = std::time::Instant::now();
+    let deadline = options.max_seconds.map(|s| crate::deadline_after(start, s));
     let [scene] = scenes.scenes() else {
         return Err(FitError::MeasuredCompound { scene: scenes.name().into(), parts: scenes.scenes().len() });
     };
@@ -217,8 +347,21 @@ pub fn bootstrap(
     let noise = (residual / (3.0 * markers.markers.len() as f64 - d as f64).max(1.0)).sqrt();
     let mut values: Vec<Vec<f64>> = vec![Vec::new(); d];
     let mut failed = 0;
+    let mut stopped = None;
     let quiet = crate::FitOptions { identifiability: false, ..options.clone() };
     for i in 0..k {
+        // `Some(None)`: a limit beyond what an `Instant` holds, i.e. none.
+        let left = match deadline {
+            Some(Some(d)) => {
+                let left = d.saturating_duration_since(std::time::Instant::now()).as_secs_f64();
+                if left <= 0.0 {
+                    stopped = Some(format!("stopped at its time limit (--max-seconds) after {i} of {k} refits"));
+                    break;
+                }
+                Some(left)
+            }
+            _ => options.max_seconds,
+        };
         let mut normal = Normal(seed ^ (i as u64).wrapping_mul(0xD1B5_4A32_D192_ED03));
         let replicate = Markers {
             source: markers.source.clone(),
@@ -235,13 +378,24 @@ pub fn bootstrap(
                 })
                 .collect(),
         };
+        let options = crate::FitOptions { max_seconds: left, ..quiet.clone() };
         let fit = crate::FitProblem::measured(scenes, settings, &replicate, tolerance, cache)
-            .and_then(|p| crate::fit_cpu(&p, &quiet));
+            .and_then(|p| crate::fit_cpu(&p, &options));
+        // A refit the time limit cut short (stopped, or failed for want of time) is not a refit.
+        let timed_out = || matches!(deadline, Some(Some(d)) if std::time::Instant::now() >= d);
         match fit {
-            Ok(r) if r.error.is_finite() => {
+            Ok(r)
+                if !(r.stopped.is_some() && timed_out())
+                    && r.error.is_finite()
+                    && r.parameters.iter().all(|(_, v)| v.is_finite()) =>
+            {
                 for (j, (_, v)) in r.parameters.iter().enumerate() {
                     values[j].push(*v);
                 }
+            }
+            _ if timed_out() => {
+                stopped = Some(format!("stopped at its time limit (--max-seconds) after {i} of {k} refits"));
+                break;
             }
             _ => failed += 1,
         }
@@ -251,13 +405,16 @@ pub fn bootstrap(
         let (lo, hi) = (x.floor() as usize, x.ceil() as usize);
         v[lo] + (v[hi] - v[lo]) * (x - lo as f64)
     };
-    let intervals = values
-        .iter_mut()
-        .map(|v| {
-            v.sort_by(f64::total_cmp);
-            if v.is_empty() { (f64::NAN, f64::NAN) } else { (quantile(v, 0.025), quantile(v, 0.975)) }
-        })
-        .collect();
+    let fitted = values.first().map_or(0, Vec::len);
+    let intervals = (fitted >= MIN_BOOTSTRAP).then(|| {
+        values
+            .iter_mut()
+            .map(|v| {
+                v.sort_by(f64::total_cmp);
+                (quantile(v, 0.025), quantile(v, 0.975))
+            })
+            .collect()
+    });
     let noise = markers.markers.first().and_then(|m| m.sigma).unwrap_or(noise);
-    Ok(Bootstrap { replicates: k - failed, failed, intervals, noise })
+    Ok(Bootstrap { asked: k, replicates: fitted, failed, intervals, noise, stopped })
 }

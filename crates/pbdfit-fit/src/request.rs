@@ -11,6 +11,29 @@ use pbdfit_pbd::{ModelKind, Scale};
 
 use crate::{FitOptions, Search, SearchBox, SearchError};
 
+/// The most grid points a fit's grid may have (points per axis to the power of the box's dimensions).
+/// Every point is a rest state computed before the search and kept in memory, so the bound is on time
+/// and memory both: the default grids have at most 2,401 points (7^4), the committed studies and tables
+/// 441; 100,000 points is 316 per axis for two parameters, 46 for three, 17 for four. Without it
+/// `--grid 1000000` asked for 10^12 points and aborted allocating them (or, without a memory limit,
+/// took the machine). [`check_grid_memory`](crate::check_grid_memory) bounds the memory of an
+/// allowed grid on a large body.
+pub const MAX_GRID_POINTS: usize = 100_000;
+
+/// `per_axis^dimensions`, `None` where it overflows.
+fn grid_points(per_axis: usize, dimensions: usize) -> Option<usize> {
+    u32::try_from(dimensions).ok().and_then(|d| per_axis.checked_pow(d))
+}
+
+/// The most points per axis a grid of `dimensions` axes may have ([`MAX_GRID_POINTS`]).
+pub fn largest_grid(dimensions: usize) -> usize {
+    let mut r = 2;
+    while grid_points(r + 1, dimensions).is_some_and(|p| p <= MAX_GRID_POINTS) {
+        r += 1;
+    }
+    r
+}
+
 /// What a user asks of one fit. `None` leaves an option at its default.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FitRequest {
@@ -172,6 +195,19 @@ impl FitRequest {
                     format!("{grid} must be at least 2 (points per axis)"),
                 ));
             }
+            let dimensions = options.search_box.dimensions();
+            if grid_points(grid, dimensions).is_none_or(|p| p > MAX_GRID_POINTS) {
+                return Err(FitRequestError::new(
+                    FitOption::Grid,
+                    format!(
+                        "{grid} gives {grid}^{dimensions} grid points for the {dimensions} parameters of model {}, \
+                         above the {MAX_GRID_POINTS} a fit may hold (each point is a rest state, computed and kept \
+                         in memory): give at most {} points per axis",
+                        self.kind,
+                        largest_grid(dimensions)
+                    ),
+                ));
+            }
             options.grid = Some(grid);
         }
         if let Some(min_step) = self.min_step {
@@ -281,6 +317,35 @@ mod tests {
         assert_eq!(e.option.keyword(), "starts[0]");
         let xpbd = FitRequest { starts: vec![vec![1e-3, 0.0]], ..FitRequest::new(ModelKind::XPBD) };
         assert!(refused(xpbd).message.contains("alpha_v = 0 is not a value of the box"));
+    }
+
+    /// Issue D2 (second review campaign): nothing bounded the grid, and `--grid 1000000` asked for 10^12
+    /// points and aborted allocating them. A grid beyond [`MAX_GRID_POINTS`] is refused when the options
+    /// are checked (before any work, for the command line, Python and the study and table files alike),
+    /// naming the most points per axis allowed; that many are allowed, one more is not.
+    #[test]
+    fn issue_d2_a_grid_beyond_the_bound_is_refused() {
+        let e = FitRequest { grid: Some(1_000_000), ..FitRequest::new(ModelKind::PBD) }
+            .options(Search::Pattern)
+            .unwrap_err();
+        assert_eq!((e.option.flag(), e.option.file_key()), ("--grid".into(), "fit.grid".into()));
+        assert!(e.message.contains("1000000^2 grid points") && e.message.contains("at most 316 points"), "{e}");
+        for kind in ModelKind::all() {
+            let d = SearchBox::default_for(*kind).dimensions();
+            let r = largest_grid(d);
+            assert!(r.pow(d as u32) <= MAX_GRID_POINTS && (r + 1).pow(d as u32) > MAX_GRID_POINTS, "{kind}");
+            for search in Search::ALL {
+                let request = |grid| FitRequest { grid: Some(grid), search: Some(search), ..FitRequest::new(*kind) };
+                assert!(request(r).options(search).is_ok(), "{kind}: {r}");
+                assert_eq!(request(r + 1).options(search).unwrap_err().option, FitOption::Grid, "{kind}");
+                // Overflowing usize is refused too, not wrapped.
+                assert_eq!(request(usize::MAX).options(search).unwrap_err().option, FitOption::Grid, "{kind}");
+            }
+        }
+        // The default grids are far inside the bound.
+        for d in 1..=4 {
+            assert!(crate::default_grid(d).pow(d as u32) <= MAX_GRID_POINTS);
+        }
     }
 
     #[test]

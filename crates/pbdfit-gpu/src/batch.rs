@@ -317,7 +317,9 @@ impl GpuBackend {
                     largest: f32::from_bits(s[3]),
                 })
                 .collect();
-            if outcomes.iter().all(|o| o.status != RUNNING) {
+            // A fit's time limit (`RestOptions::deadline`) ends the batch as it ends a CPU rest state: the
+            // points still running come back unconverged.
+            if outcomes.iter().all(|o| o.status != RUNNING) || options.deadline.is_some_and(|d| Instant::now() >= d) {
                 break outcomes;
             }
             // Aim the next chunk at CHUNK_TARGET of wall time (at most doubling, to learn the speed).

@@ -8,10 +8,13 @@ use pbdfit_pbd::{PbdSystem, SimParams};
 /// Why a batch of rest states was computed on the CPU by the GPU backend.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Handoff {
-    /// The model has no GPU kernel: its rest state is a Newton solve (mass-spring). Not a fallback.
+    /// The model has no GPU kernel: its rest state is a Newton solve (mass-spring), or it is an engine
+    /// profile with its own step. Not a fallback.
     NoKernel {
         /// The model's name.
         model: &'static str,
+        /// Why, in a few words (`its rest state is a Newton solve`).
+        why: &'static str,
     },
     /// The scene has tractions or prescribed displacements, which the kernels do not take (they take
     /// gravity as one vector and hold particles in place). Not a fallback.
@@ -44,11 +47,9 @@ impl Handoff {
 impl std::fmt::Display for Handoff {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Handoff::NoKernel { model } => write!(
-                f,
-                "model {model} has no GPU kernel (its rest state is a Newton solve); computing its rest states on \
-                 the CPU"
-            ),
+            Handoff::NoKernel { model, why } => {
+                write!(f, "model {model} has no GPU kernel ({why}); computing its rest states on the CPU")
+            }
             Handoff::Loads { scene } => write!(
                 f,
                 "scene {scene} has tractions or prescribed displacements, which the GPU kernels do not take \
@@ -73,7 +74,13 @@ pub type HandoffObserver = Arc<dyn Fn(&Handoff) + Send + Sync>;
 /// take it.
 pub fn handoff_before(system: &PbdSystem, params: &[SimParams]) -> Option<Handoff> {
     if let Some(p) = params.iter().find(|p| p.projection_rule().is_err()) {
-        return Some(Handoff::NoKernel { model: p.model.name() });
+        return Some(Handoff::NoKernel { model: p.model.name(), why: "its rest state is a Newton solve" });
+    }
+    if let Some(p) = params.iter().find(|p| matches!(p.projection_rule(), Ok(pbdfit_pbd::ProjectionRule::Engine(_)))) {
+        return Some(Handoff::NoKernel {
+            model: p.model.name(),
+            why: "an engine profile's own step, which the kernels do not implement",
+        });
     }
     if !system.obstacles().is_empty() {
         return Some(Handoff::Contact { scene: system.scene().to_string() });
@@ -100,7 +107,7 @@ mod tests {
         let springs = SimParams::new(0.01, 1, ModelKind::MASS_SPRING.example());
         assert_eq!(handoff_before(&system("gravity-wall"), &[pbd]), None);
         let h = handoff_before(&system("gravity-wall"), &[pbd, springs]).unwrap();
-        assert_eq!(h, Handoff::NoKernel { model: "mass-spring" });
+        assert_eq!(h, Handoff::NoKernel { model: "mass-spring", why: "its rest state is a Newton solve" });
         assert!(h.to_string().contains("Newton") && !h.repeats());
         let h = handoff_before(&system("tension"), &[pbd]).unwrap();
         assert_eq!(h, Handoff::Loads { scene: "tension".into() });

@@ -120,6 +120,10 @@ pub(crate) fn sim_words(
             u32::from(distances) | (u32::from(volumes) << 1),
             tetrahedra,
         ),
+        // `handoff_before` gives every engine profile to the CPU before any words are packed.
+        ProjectionRule::Engine(_) => {
+            return Err(PbdError::NoProjection { model: params.model.name() });
+        }
     };
     let f = |x: f64| (x as f32).to_bits();
     let code = |j: usize| terms[j].map_or(0, |t: TetrahedronTerm| t.constraint.code());
@@ -209,6 +213,11 @@ mod tests {
         // constraints' codes, alpha~ and constants.
         for kind in ModelKind::all().iter().filter(|k| k.has_projection()) {
             let params = SimParams::new(0.01, 1, kind.with(&vec![1e-6; kind.parameters().len()]).unwrap());
+            if let Ok(ProjectionRule::Engine(_)) = params.projection_rule() {
+                // An engine profile has no kernel words: the hand-off gives it to the CPU first.
+                assert!(sim_words(&params, g, 1e-7, 1).is_err(), "{kind}");
+                continue;
+            }
             let w = sim_words(&params, g, 1e-7, 1).unwrap();
             if let ProjectionRule::Xpbd { distance_potential, distances, volumes, tetrahedra, .. } =
                 params.projection_rule().unwrap()

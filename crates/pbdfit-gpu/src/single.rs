@@ -336,7 +336,8 @@ impl GpuSimulation {
         let outcome = loop {
             self.submit_steps(chunk, true);
             let outcome = self.outcome()?;
-            if outcome.status != RUNNING {
+            // A fit's time limit ends the stepping as on the CPU: unconverged.
+            if outcome.status != RUNNING || options.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
                 break outcome;
             }
             chunk = (chunk * 2).min(1024);

@@ -135,8 +135,31 @@ fn handoffs_are_reported_to_the_caller() {
     assert_eq!(
         *seen.lock().unwrap(),
         [
-            pbdfit_gpu::Handoff::NoKernel { model: "mass-spring" },
+            pbdfit_gpu::Handoff::NoKernel { model: "mass-spring", why: "its rest state is a Newton solve" },
             pbdfit_gpu::Handoff::Loads { scene: "tension".into() }
         ]
     );
+}
+
+/// A sibling of issue D4 (second review campaign: rest states that never looked at the fit's deadline):
+/// the batched and single-mesh kernels stepped until rest or their step cap whatever
+/// `RestOptions::deadline` said. With a deadline already passed, the batch ends after its first chunk of
+/// steps (64 per simulation) and the single mesh after its first (16), the points not at rest coming
+/// back unconverged as on the CPU. (Not run where no adapter exists: skipped, as every GPU test.)
+#[test]
+fn a_passed_deadline_ends_the_gpu_rest_states_after_one_chunk() {
+    let Some(ctx) = gpu_or_skip("a_passed_deadline_ends_the_gpu_rest_states_after_one_chunk") else { return };
+    let sys = system("gravity-wall", 2);
+    let points = &parameter_points()[..4];
+    let past = RestOptions { deadline: Some(std::time::Instant::now()), ..RestOptions::default() };
+    let batched = GpuBackend::new(ctx.clone()).try_rest_states(&sys, points, &past).unwrap();
+    for (params, b) in points.iter().zip(batched) {
+        if let Ok(b) = b {
+            assert!(b.iterations <= 64 * params.nit, "{}: {} sweeps", params.describe(), b.iterations);
+        }
+    }
+    let mut single = GpuSimulation::new(&ctx, &sys, &points[0]).unwrap();
+    if let Ok(s) = single.rest_state(&past).unwrap() {
+        assert!(s.iterations <= 16 * points[0].nit, "{} sweeps", s.iterations);
+    }
 }

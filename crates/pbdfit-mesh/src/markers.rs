@@ -156,8 +156,14 @@ impl Markers {
         let DataSet::UnstructuredGrid { pieces, .. } = vtk.data else {
             return Err(field("not an unstructured grid (a full field is a .vtu of points with point data)".into()));
         };
+        // vtkio leaves out, without a word, a point-data array whose value count is not its components
+        // times the piece's points (`filter_map(.. .ok())` in its XML conversion): a short `sigma` was
+        // dropped and the fit switched from chi-square to relative weighting. The names the XML gives
+        // each piece tell a dropped array from an absent one.
+        let named = point_data_names(bytes).map_err(field)?;
+        let mut with_sigma = Vec::new();
         let mut markers = Vec::new();
-        for piece in pieces {
+        for (index, piece) in pieces.into_iter().enumerate() {
             let Piece::Inline(piece) = piece else {
                 return Err(field("pieces stored in other files are not read; give the piece's .vtu".into()));
             };
@@ -173,7 +179,18 @@ impl Markers {
                     Attribute::DataArray(d) if d.name.eq_ignore_ascii_case(name) => Some(d),
                     _ => None,
                 });
-                let Some(d) = found else { return Ok(None) };
+                let in_file = named.get(index).is_some_and(|names| names.iter().any(|n| n.eq_ignore_ascii_case(name)));
+                let Some(d) = found else {
+                    if in_file {
+                        return Err(field(format!(
+                            "point data `{name}` of piece {index} cannot be read: it must hold {components} \
+                             number(s) per point for the piece's {points} points ({} values), and its count \
+                             or values differ",
+                            components * points
+                        )));
+                    }
+                    return Ok(None);
+                };
                 let values: Vec<f64> =
                     d.data.clone().cast_into().ok_or_else(|| field(format!("point data `{name}` is not numeric")))?;
                 if values.len() != components * points {
@@ -187,6 +204,16 @@ impl Markers {
             let displacement = array("displacement", 3)?
                 .ok_or_else(|| field("no point data `displacement` (3 components, m) to read the field from".into()))?;
             let sigma = array("sigma", 1)?;
+            with_sigma.push(sigma.is_some());
+            if with_sigma.iter().any(|&w| w != sigma.is_some()) {
+                // Some points with sigma and some without would be weighted relatively, all of them.
+                return Err(field(format!(
+                    "point data `sigma` is given for piece {} but not for piece {}: give it for every piece \
+                     (chi-square weighting) or for none (relative weighting)",
+                    with_sigma.iter().position(|&w| w).unwrap_or(0),
+                    with_sigma.iter().position(|&w| !w).unwrap_or(0)
+                )));
+            }
             for p in 0..points {
                 let row = markers.len() + 1;
                 let bad = |column: &str, problem: String| MarkerError::Value {
@@ -318,6 +345,51 @@ impl Markers {
                 })
             })
             .collect()
+    }
+}
+
+/// The names of the point-data arrays of each `<Piece>` of a VTK XML file, in piece order, read from the
+/// XML's events (comments are not elements); `Err` for XML that does not parse.
+fn point_data_names(bytes: &[u8]) -> Result<Vec<Vec<String>>, String> {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_reader(bytes);
+    let mut buffer = Vec::new();
+    let mut path: Vec<Vec<u8>> = Vec::new();
+    let mut pieces: Vec<Vec<String>> = Vec::new();
+    loop {
+        let event = reader
+            .read_event_into(&mut buffer)
+            .map_err(|e| format!("not a readable VTK XML file: {e} (at byte {})", reader.buffer_position()))?;
+        let (element, empty) = match &event {
+            Event::Start(e) => (e, false),
+            Event::Empty(e) => (e, true),
+            Event::End(_) => {
+                path.pop();
+                buffer.clear();
+                continue;
+            }
+            Event::Eof => return Ok(pieces),
+            _ => {
+                buffer.clear();
+                continue;
+            }
+        };
+        let name = element.name().as_ref().to_vec();
+        if name == b"Piece" {
+            pieces.push(Vec::new());
+        } else if name == b"DataArray"
+            && path.last().is_some_and(|p| p == b"PointData")
+            && path.iter().rev().nth(1).is_some_and(|p| p == b"Piece")
+            && let Some(names) = pieces.last_mut()
+            && let Some(Ok(attribute)) =
+                element.attributes().find(|a| a.as_ref().is_ok_and(|a| a.key.as_ref() == b"Name"))
+        {
+            names.push(String::from_utf8_lossy(&attribute.value).into_owned());
+        }
+        if !empty {
+            path.push(name);
+        }
+        buffer.clear();
     }
 }
 
@@ -571,6 +643,54 @@ mod tests {
         let s = e(&field_vtu("zero", &[("displacement", PointData::Vectors(u)), ("sigma", PointData::Scalars(zero))]));
         assert!(s.contains("row 3, column sigma"), "{s}");
         assert!(e(b"x,y,z\n").contains("not a VTK XML file"));
+    }
+
+    /// A hand-written `.vtu` of one tetrahedron's 4 points per piece, with the given point-data arrays
+    /// (name, components, values as text) in each piece.
+    fn tet_vtu(pieces: &[&[(&str, usize, &str)]]) -> Vec<u8> {
+        let mut xml = String::from(
+            "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"0.1\" \
+             byte_order=\"LittleEndian\">\n<UnstructuredGrid>\n",
+        );
+        for arrays in pieces {
+            xml += "<Piece NumberOfPoints=\"4\" NumberOfCells=\"1\">\n<PointData>\n";
+            for (name, components, values) in *arrays {
+                xml += &format!(
+                    "<DataArray type=\"Float64\" Name=\"{name}\" NumberOfComponents=\"{components}\" \
+                     format=\"ascii\">{values}</DataArray>\n"
+                );
+            }
+            xml += "</PointData>\n<Points>\n<DataArray type=\"Float64\" NumberOfComponents=\"3\" \
+                    format=\"ascii\">0.1 0.1 0.1 0.5 0.1 0.1 0.1 0.5 0.1 0.1 0.1 0.5</DataArray>\n</Points>\n\
+                    <Cells>\n<DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">0 1 2 3\
+                    </DataArray>\n<DataArray type=\"Int64\" Name=\"offsets\" format=\"ascii\">4</DataArray>\n\
+                    <DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">10</DataArray>\n</Cells>\n\
+                    </Piece>\n";
+        }
+        xml += "</UnstructuredGrid>\n</VTKFile>\n";
+        xml.into_bytes()
+    }
+
+    /// Issue D16 (second review campaign): a full field whose `sigma` array has the wrong length was
+    /// dropped by vtkio without a word, and the fit switched from chi-square to relative weighting. Such
+    /// an array is refused naming it and the count it needs; so is a displacement of the wrong length
+    /// (it read "no point data `displacement`"), and a sigma given in some pieces and not in others.
+    #[test]
+    fn issue_d16_a_point_data_array_of_the_wrong_length_is_refused_not_dropped() {
+        let u = ("displacement", 3, "0 -1e-3 0 0 -2e-3 0 0 -1e-3 0 0 -1e-3 0");
+        let ok = Markers::parse_vtu(&tet_vtu(&[&[u, ("sigma", 1, "1e-4 1e-4 1e-4 1e-4")]]), "f.vtu").unwrap();
+        assert!(ok.markers.iter().all(|m| m.sigma == Some(1e-4)) && ok.markers.len() == 4);
+        let e =
+            |pieces: &[&[(&str, usize, &str)]]| Markers::parse_vtu(&tet_vtu(pieces), "f.vtu").unwrap_err().to_string();
+        let s = e(&[&[u, ("sigma", 1, "1e-4 1e-4 1e-4")]]);
+        assert!(s.contains("f.vtu") && s.contains("point data `sigma`") && s.contains("4 points (4 values)"), "{s}");
+        let s = e(&[&[("displacement", 3, "0 -1e-3 0 0 -2e-3 0 0 -1e-3 0")]]);
+        assert!(s.contains("point data `displacement`") && s.contains("(12 values)"), "{s}");
+        let s = e(&[&[u, ("sigma", 1, "1e-4 1e-4 1e-4 1e-4")], &[u]]);
+        assert!(s.contains("`sigma` is given for piece 0 but not for piece 1"), "{s}");
+        // Other arrays of the wrong length are not read, so they are not refused.
+        let other = Markers::parse_vtu(&tet_vtu(&[&[u, ("mass", 1, "1 2")]]), "f.vtu").unwrap();
+        assert!(other.markers.iter().all(|m| m.sigma.is_none()));
     }
 
     proptest! {

@@ -524,6 +524,33 @@ impl Scene {
                 ),
             ));
         }
+        // Nor may an obstacle end its displacement with a held vertex inside it: a held vertex cannot give
+        // way, so the body would be pushed through its own support (a plane moved through the held face
+        // inverted every tetrahedron with exit 0; an indenter moved 5 m swallowed the block).
+        let ends: Vec<Vec3> = mesh.vertices().iter().zip(&applied.prescribed).map(|(x, u)| x + u).collect();
+        for (i, o) in self.obstacles.iter().enumerate() {
+            let placed = o.placed();
+            let deepest = (0..ends.len())
+                .filter(|&v| applied.held[v])
+                .map(|v| (v, placed.gap(&ends[v]).value))
+                .filter(|(_, g)| *g < -touch)
+                .min_by(|a, b| a.1.total_cmp(&b.1));
+            if let Some((v, gap)) = deepest {
+                return Err(invalid(
+                    &self.obstacles[i].key,
+                    format!(
+                        "this {} ends its displacement {:?} m with held vertex {v} (at {:?} after the load) {:e} m \
+                         deep in it (scene `{}`): a held vertex cannot give way, so the body would be pushed \
+                         through its support; shorten the obstacle's `displacement` or hold another part",
+                        o.shape.kind(),
+                        o.displacement.as_slice(),
+                        ends[v].as_slice(),
+                        -gap,
+                        self.name
+                    ),
+                ));
+            }
+        }
         let masses = self.mass_model.masses(&mesh, self.density);
         // Finite inputs can still give non-finite or vanishing products (density 1e308 times a volume,
         // a weight of mass times gravity 1e300), which the solvers turned into NaN displacements.
@@ -748,6 +775,33 @@ mod tests {
             "name = \"x\"\n[body]\nshape = \"unit-cube\"\n[[obstacle]]\nshape = \"sphere\"\ncenter = [0, 3, 0]\n";
         let e = SceneSet::parse(text, "t", None).unwrap_err().to_string();
         assert!(e.contains("obstacle[0]") && e.contains("radius"), "{e}");
+    }
+
+    /// Issue D8 (second review campaign): an obstacle whose displacement ends with held vertices inside
+    /// it was not checked: a plane moved through the held face gave exit 0 with every tetrahedron
+    /// inverted, an indenter moved 5 m swallowed the block. Refused, naming the obstacle, the held vertex
+    /// and how deep; a displacement that stops short of the held face (the indentation scene) passes.
+    #[test]
+    fn issue_d8_an_obstacle_may_not_end_with_a_held_vertex_inside_it() {
+        let held = "name = \"past\"\n[body]\nshape = \"unit-cube\"\n[[held]]\nplane = \"y = 0\"\n[load]\ngravity = [0, -9.81, 0]\n";
+        let plane = "[[obstacle]]\nshape = \"plane\"\npoint = [0, 1.5, 0]\nnormal = [0, -1, 0]\n";
+        let sphere = "[[obstacle]]\nshape = \"sphere\"\ncenter = [0.5, 5.02, 0.5]\nradius = 4.0\n";
+        for (obstacle, displacement, depth) in
+            [(plane, "[0, -2, 0]", "5e-1 m deep"), (sphere, "[0, -5, 0]", "deep in it")]
+        {
+            let text = format!("{held}{obstacle}displacement = {displacement}\n");
+            for n in [1, 2] {
+                let e = SceneSet::parse(&text, "t", None).unwrap().scenes()[0].body(n).unwrap_err().to_string();
+                assert!(e.contains("obstacle[0]") && e.contains("with held vertex") && e.contains(depth), "{e}");
+                assert!(e.contains("`past`") && e.contains("shorten the obstacle's `displacement`"), "{e}");
+            }
+            // Moved less, it stops short of the held face: accepted.
+            let text = format!("{held}{obstacle}displacement = [0, -0.3, 0]\n");
+            assert!(SceneSet::parse(&text, "t", None).unwrap().scenes()[0].body(2).is_ok());
+        }
+        for scene in ["indentation", "resting", "incline"] {
+            assert!(SceneSet::builtin(scene).unwrap().scenes()[0].body(2).is_ok(), "{scene}");
+        }
     }
 
     #[test]

@@ -141,10 +141,13 @@ pub struct SweepFixture {
 }
 
 impl SweepFixture {
-    /// The fixture at resolution `n` for `params`; `None` for a model without projections (the
-    /// mass-spring models).
+    /// The fixture at resolution `n` for `params`; `None` for a model without colour-order sweeps (the
+    /// mass-spring models and the engine profiles, whose solve is their own).
     pub fn new(n: usize, params: &SimParams) -> Option<Self> {
         let rules = params.projection_rule().ok()?;
+        if matches!(rules, crate::ProjectionRule::Engine(_)) {
+            return None;
+        }
         let scene = SceneSet::builtin("gravity-floor").expect("built-in scene");
         let body = scene.scenes()[0].body(n).expect("unit cube");
         let system = PbdSystem::new(&body).with_parallel_threshold(usize::MAX);

@@ -23,6 +23,22 @@ pub enum PbdError {
         /// What was seen.
         reason: String,
     },
+    /// The step map's fixed point repels (an engine's Jacobi overshoot): the engine's simulation never
+    /// settles there, so there is no rest state.
+    #[error(
+        "scene {scene}: no stable rest state with {params}: the engine's step moves away from its fixed point \
+         (spectral radius of the step map about {radius:.4} > 1; its simulation oscillates or blows up there, as \
+         Newton's Jacobi passes do on tetrahedra in compression); a smaller relaxation (--setting relaxation=...), \
+         a smaller dt or softer parameters may have one"
+    )]
+    Unstable {
+        /// Scene name.
+        scene: String,
+        /// The parameters, formatted.
+        params: String,
+        /// The estimated spectral radius.
+        radius: f64,
+    },
     /// A tetrahedron inverted (non-positive volume) in the rest state.
     #[error("scene {scene}: tetrahedron {tet} inverted (volume {volume:e} m^3) with {params}")]
     InvertedTet {
@@ -34,6 +50,32 @@ pub enum PbdError {
         tet: usize,
         /// Its volume in the rest state.
         volume: f64,
+    },
+    /// A setting outside its range.
+    #[error("invalid setting {name} = {value}: allowed {range}")]
+    InvalidSetting {
+        /// Setting name.
+        name: &'static str,
+        /// Its value.
+        value: f64,
+        /// The allowed range, e.g. `[0, 1)`.
+        range: String,
+    },
+    /// A setting the model does not have.
+    #[error("model {model} has no setting `{name}`: {allowed}")]
+    UnknownSetting {
+        /// Model name.
+        model: &'static str,
+        /// The name given.
+        name: String,
+        /// The settings it has, with their ranges and defaults.
+        allowed: String,
+    },
+    /// A setting given twice.
+    #[error("setting `{name}` is given twice")]
+    RepeatedSetting {
+        /// The name.
+        name: String,
     },
     /// A model name that is not registered.
     #[error("unknown model `{name}`: the models are {allowed}")]

@@ -51,6 +51,7 @@ pub mod bench;
 mod colouring;
 mod constraints;
 mod contact;
+pub mod engines;
 mod error;
 mod lanes;
 mod mass_spring;
@@ -71,8 +72,8 @@ pub use mass_spring::{
     ContactTally, Equilibrium, IntegrateOptions, Integrator, SpringBody, SpringError, SpringLaw, Trajectory,
 };
 pub use model::{
-    MAX_PARAMETERS, Model, ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule, RuleSettings, Scale,
-    SimParams,
+    MAX_PARAMETERS, MAX_SETTINGS, Model, ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule, RuleSettings,
+    Scale, SettingSpec, SimParams,
 };
 pub use potentials::SpringPotential;
 pub use rest_state::{Precision, RestMethod, RestOptions, RestState, accept_rest_state, diverged};

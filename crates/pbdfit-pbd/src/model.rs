@@ -88,8 +88,97 @@ impl ParameterSpec {
 pub struct RuleSettings {
     /// Time step in s.
     pub dt: f64,
-    /// Solver iterations per step.
+    /// Solver iterations per step (for an engine profile: what the engine calls its iterations or
+    /// substeps, see [`ModelDef::nit_means`]).
     pub nit: usize,
+    /// The model's own settings ([`ModelDef::settings`], in that order; unused slots 0).
+    pub settings: [f64; MAX_SETTINGS],
+}
+
+impl RuleSettings {
+    /// Settings with a time step and iteration count and the model's settings at `kind`'s values.
+    pub fn new(dt: f64, nit: usize, kind: ModelKind) -> Self {
+        RuleSettings { dt, nit, settings: kind.settings }
+    }
+}
+
+/// What `nit` means for the textbook models.
+pub(crate) const SOLVER_ITERATIONS: &str = "solver iterations (Gauss-Seidel sweeps) per time step";
+
+/// [`ModelDef::usage`] of a model that is no engine's.
+pub(crate) fn no_usage(_: &[f64], _: RuleSettings) -> Vec<String> {
+    Vec::new()
+}
+
+/// The most engine settings a model may have.
+pub const MAX_SETTINGS: usize = 4;
+
+/// A setting of an engine profile that is not fitted (relaxation, damping, ...): the engine's own name,
+/// its default and allowed range. Given on the command line as `--setting NAME=VALUE`, in study and
+/// table files under `[model.settings]`, in Python as `settings={...}`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SettingSpec {
+    /// The engine's name for it (`relaxation`, `linear_damping`, ...).
+    pub name: &'static str,
+    /// Unit (`1` for dimensionless).
+    pub unit: &'static str,
+    /// What it is and where the engine keeps it, for help texts.
+    pub description: &'static str,
+    /// The engine's default.
+    pub default: f64,
+    /// Smallest allowed value.
+    pub minimum: f64,
+    /// Largest allowed value.
+    pub maximum: f64,
+    /// Whether the upper end is excluded (`[0, 1)`).
+    pub maximum_open: bool,
+    /// Whether only whole numbers are allowed (iteration counts).
+    pub integer: bool,
+}
+
+impl SettingSpec {
+    /// A factor in `[0, 1]` (a relaxation).
+    pub const fn fraction(name: &'static str, description: &'static str, default: f64) -> Self {
+        SettingSpec {
+            name,
+            unit: "1",
+            description,
+            default,
+            minimum: 0.0,
+            maximum: 1.0,
+            maximum_open: false,
+            integer: false,
+        }
+    }
+
+    /// A whole number of passes in `[minimum, 1000]`.
+    pub const fn count(name: &'static str, description: &'static str, default: f64, minimum: f64) -> Self {
+        SettingSpec {
+            name,
+            unit: "1",
+            description,
+            default,
+            minimum,
+            maximum: 1000.0,
+            maximum_open: false,
+            integer: true,
+        }
+    }
+
+    /// The allowed range, for messages: `[0, 1)`.
+    pub fn range(&self) -> String {
+        let whole = if self.integer { " (a whole number)" } else { "" };
+        format!("[{}, {}{}{whole}", self.minimum, self.maximum, if self.maximum_open { ")" } else { "]" })
+    }
+
+    /// Checks a value against the range.
+    pub fn check(&self, value: f64) -> Result<(), PbdError> {
+        let inside = value.is_finite()
+            && value >= self.minimum
+            && (value < self.maximum || (!self.maximum_open && value == self.maximum))
+            && (!self.integer || value.fract() == 0.0);
+        if inside { Ok(()) } else { Err(PbdError::InvalidSetting { name: self.name, value, range: self.range() }) }
+    }
 }
 
 /// A model's definition: what the registry in `models/mod.rs` lists.
@@ -101,6 +190,14 @@ pub struct ModelDef {
     pub description: &'static str,
     /// The parameters, in order (1 to [`MAX_PARAMETERS`]).
     pub parameters: &'static [ParameterSpec],
+    /// The engine settings that are not fitted (0 to [`MAX_SETTINGS`]; none for the textbook models).
+    pub settings: &'static [SettingSpec],
+    /// What `nit` is for this model, for help texts and results (`solver iterations per step` for the
+    /// textbook models; an engine's own name for it, e.g. Jolt's `mNumIterations` substeps).
+    pub nit_means: &'static str,
+    /// For an engine profile, the lines a user pastes into the engine to get these parameters at this
+    /// dt and nit (the engine's own calls and names); none for the textbook models ([`no_usage`]).
+    pub usage: fn(&[f64], RuleSettings) -> Vec<String>,
     /// Folds parameter values (in [`Self::parameters`] order) into the model's rule: a projection rule
     /// (PBD, XPBD; rest state = fixed point of one step) or a spring law (mass-spring; rest state = static
     /// equilibrium by Newton).
@@ -164,6 +261,8 @@ pub enum ProjectionRule {
         /// after each tetrahedron's volume constraint, each with its own compliance; none for plain XPBD.
         tetrahedra: [Option<TetrahedronTerm>; MAX_TETRAHEDRON_TERMS],
     },
+    /// An engine profile's own step (`engines/`): its solve, substeps, passes and constants.
+    Engine(crate::engines::EngineRule),
 }
 
 impl ProjectionRule {
@@ -172,6 +271,7 @@ impl ProjectionRule {
         match *self {
             ProjectionRule::Pbd { volume_gradient_scale: s, .. }
             | ProjectionRule::Xpbd { volume_gradient_scale: s, .. } => 1e-300 / (s * s),
+            ProjectionRule::Engine(_) => 1e-300,
         }
     }
 
@@ -186,61 +286,166 @@ impl ProjectionRule {
     }
 }
 
-/// A model kind: a registered [`ModelDef`]. Parse one by name (`"xpbd".parse::<ModelKind>()`), list them
-/// with [`ModelKind::all`], or name a built-in one (`ModelKind::PBD`).
+/// A model kind: a registered [`ModelDef`] with values for its engine settings (the defaults unless
+/// changed with [`ModelKind::with_setting`]). Parse one by name (`"xpbd".parse::<ModelKind>()`), list
+/// them with [`ModelKind::all`], or name a built-in one (`ModelKind::PBD`). The settings travel with the
+/// kind through fits, studies and tables, so every rest state of a fit uses them.
 #[derive(Clone, Copy)]
-pub struct ModelKind(pub(crate) &'static ModelDef);
+pub struct ModelKind {
+    pub(crate) def: &'static ModelDef,
+    settings: [f64; MAX_SETTINGS],
+}
 
 impl ModelKind {
+    /// The kind of a registered definition, with its settings at their defaults.
+    pub(crate) const fn of(def: &'static ModelDef) -> ModelKind {
+        let mut settings = [0.0; MAX_SETTINGS];
+        let mut i = 0;
+        while i < def.settings.len() {
+            settings[i] = def.settings[i].default;
+            i += 1;
+        }
+        ModelKind { def, settings }
+    }
+
+    /// The settings' specs, in order.
+    pub fn setting_specs(self) -> &'static [SettingSpec] {
+        self.def.settings
+    }
+
+    /// `(name, value)` of every setting, in order.
+    pub fn settings(self) -> Vec<(&'static str, f64)> {
+        self.def.settings.iter().zip(self.settings).map(|(s, v)| (s.name, v)).collect()
+    }
+
+    /// The settings that differ from the engine's defaults, `name=value` joined by `, ` (empty: none).
+    pub fn changed_settings(self) -> String {
+        self.def
+            .settings
+            .iter()
+            .zip(self.settings)
+            .filter(|(s, v)| s.default.to_bits() != v.to_bits())
+            .map(|(s, v)| format!("{}={v}", s.name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The kind with the setting `name` at `value`: an error naming the setting and its range when the
+    /// model has no such setting or the value is outside the range.
+    pub fn with_setting(mut self, name: &str, value: f64) -> Result<ModelKind, PbdError> {
+        let Some(i) = self.def.settings.iter().position(|s| s.name == name) else {
+            return Err(PbdError::UnknownSetting {
+                model: self.def.name,
+                name: name.to_string(),
+                allowed: if self.def.settings.is_empty() {
+                    "it has no settings".to_string()
+                } else {
+                    format!(
+                        "its settings are {}",
+                        self.def
+                            .settings
+                            .iter()
+                            .map(|s| format!("{} in {} (default {})", s.name, s.range(), s.default))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                },
+            });
+        };
+        self.def.settings[i].check(value)?;
+        self.settings[i] = value;
+        Ok(self)
+    }
+
+    /// The kind with every `(name, value)` applied in order; a name given twice is refused.
+    pub fn with_settings(self, settings: &[(String, f64)]) -> Result<ModelKind, PbdError> {
+        let mut kind = self;
+        for (i, (name, value)) in settings.iter().enumerate() {
+            if settings[..i].iter().any(|(n, _)| n == name) {
+                return Err(PbdError::RepeatedSetting { name: name.clone() });
+            }
+            kind = kind.with_setting(name, *value)?;
+        }
+        Ok(kind)
+    }
+
+    /// The kind as results record it: the name, and the settings that differ from the engine's defaults
+    /// in brackets (`newton-xpbd[relaxation=0.8]`). [`FromStr`] reads it back, so a results folder, a
+    /// table or a summary written with changed settings is read with the same settings, and a folder
+    /// made with other settings is refused as another model's.
+    pub fn spec(self) -> String {
+        let changed = self.changed_settings();
+        if changed.is_empty() {
+            self.def.name.to_string()
+        } else {
+            format!("{}[{}]", self.def.name, changed.replace(", ", ","))
+        }
+    }
+
+    /// What `nit` means for this model.
+    pub fn nit_means(self) -> &'static str {
+        self.def.nit_means
+    }
+
     /// Every registered model kind.
     pub fn all() -> &'static [ModelKind] {
-        static ALL: LazyLock<Vec<ModelKind>> = LazyLock::new(|| MODELS.iter().map(|d| ModelKind(d)).collect());
+        static ALL: LazyLock<Vec<ModelKind>> = LazyLock::new(|| MODELS.iter().map(|d| ModelKind::of(d)).collect());
         &ALL
     }
 
     /// The definition.
     pub fn def(self) -> &'static ModelDef {
-        self.0
+        self.def
     }
 
     /// The name on the command line and in results.
     pub fn name(self) -> &'static str {
-        self.0.name
+        self.def.name
     }
 
     /// The parameters, in order.
     pub fn parameters(self) -> &'static [ParameterSpec] {
-        self.0.parameters
+        self.def.parameters
     }
 
     /// The parameter called `name`, with its index.
     pub fn parameter(self, name: &str) -> Option<(usize, &'static ParameterSpec)> {
-        self.0.parameters.iter().enumerate().find(|(_, p)| p.name == name)
+        self.def.parameters.iter().enumerate().find(|(_, p)| p.name == name)
     }
 
     /// Whether the model projects constraints (PBD, XPBD) rather than applying spring forces
     /// (mass-spring: Newton rest state, integrators).
     pub fn has_projection(self) -> bool {
-        let values = vec![1.0; self.0.parameters.len()];
-        matches!((self.0.rule)(&values, RuleSettings { dt: 1.0, nit: 1 }), ModelRule::Projection(_))
+        let values = vec![1.0; self.def.parameters.len()];
+        matches!((self.def.rule)(&values, RuleSettings::new(1.0, 1, self)), ModelRule::Projection(_))
+    }
+
+    /// Whether the model is an engine profile (`newton-xpbd`, `jolt`, `genesis-pbd`): its own step, not the
+    /// colour-order sweep of the textbook models.
+    pub fn is_engine_profile(self) -> bool {
+        let values = vec![1.0; self.def.parameters.len()];
+        matches!(
+            (self.def.rule)(&values, RuleSettings::new(1.0, 1, self)),
+            ModelRule::Projection(ProjectionRule::Engine(_))
+        )
     }
 
     /// The parameter names joined by `, ` (for messages).
     pub fn parameter_names(self) -> String {
-        self.0.parameters.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+        self.def.parameters.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
     }
 
     /// The model at its registered example parameters ([`ModelDef::example`]).
     pub fn example(self) -> Model {
-        self.with(self.0.example).expect("a registered example has one value per parameter")
+        self.with(self.def.example).expect("a registered example has one value per parameter")
     }
 
     /// The model with these parameter values (in [`Self::parameters`] order).
     pub fn with(self, values: &[f64]) -> Result<Model, PbdError> {
-        if values.len() != self.0.parameters.len() {
+        if values.len() != self.def.parameters.len() {
             return Err(PbdError::ParameterCount {
                 model: self.name(),
-                expected: self.0.parameters.len(),
+                expected: self.def.parameters.len(),
                 got: values.len(),
             });
         }
@@ -252,32 +457,54 @@ impl ModelKind {
 
 impl PartialEq for ModelKind {
     fn eq(&self, other: &Self) -> bool {
-        std::ptr::eq(self.0, other.0) || self.0.name == other.0.name
+        (std::ptr::eq(self.def, other.def) || self.def.name == other.def.name)
+            && self.settings.iter().zip(&other.settings).all(|(a, b)| a.to_bits() == b.to_bits())
     }
 }
 impl Eq for ModelKind {}
 
 impl fmt::Debug for ModelKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ModelKind({})", self.0.name)
+        write!(f, "ModelKind({})", self.def.name)
     }
 }
 
 impl fmt::Display for ModelKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.0.name)
+        f.write_str(self.def.name)
     }
 }
 
 impl FromStr for ModelKind {
     type Err = PbdError;
 
-    /// A model by name; the error lists the names allowed.
+    /// A model by name, optionally with settings as [`ModelKind::spec`] writes them
+    /// (`newton-xpbd[relaxation=0.8,k_damp=0]`); the error lists the names allowed, or names the setting.
     fn from_str(s: &str) -> Result<Self, PbdError> {
-        ModelKind::all().iter().copied().find(|k| k.name() == s).ok_or_else(|| PbdError::UnknownModel {
-            name: s.to_string(),
-            allowed: ModelKind::all().iter().map(|k| k.name()).collect::<Vec<_>>().join(", "),
-        })
+        let (name, settings) = match s.strip_suffix(']').and_then(|s| s.split_once('[')) {
+            Some((name, list)) => (name, Some(list)),
+            None => (s, None),
+        };
+        let kind =
+            ModelKind::all().iter().copied().find(|k| k.name() == name).ok_or_else(|| PbdError::UnknownModel {
+                name: s.to_string(),
+                allowed: ModelKind::all().iter().map(|k| k.name()).collect::<Vec<_>>().join(", "),
+            })?;
+        let Some(list) = settings else { return Ok(kind) };
+        let mut pairs = Vec::new();
+        for item in list.split(',').filter(|i| !i.trim().is_empty()) {
+            let parsed =
+                item.split_once('=').and_then(|(n, v)| Some((n.trim().to_string(), v.trim().parse::<f64>().ok()?)));
+            let Some(pair) = parsed else {
+                return Err(PbdError::UnknownSetting {
+                    model: kind.def.name,
+                    name: item.to_string(),
+                    allowed: "settings are written NAME=VALUE, separated by commas".to_string(),
+                });
+            };
+            pairs.push(pair);
+        }
+        kind.with_settings(&pairs)
     }
 }
 
@@ -287,7 +514,7 @@ impl clap::ValueEnum for ModelKind {
     }
 
     fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
-        Some(clap::builder::PossibleValue::new(self.0.name).help(self.0.description))
+        Some(clap::builder::PossibleValue::new(self.def.name).help(self.def.description))
     }
 }
 
@@ -344,9 +571,15 @@ impl Model {
         self.kind.parameter(name).map(|(i, _)| self.values[i])
     }
 
+    /// The lines to paste into the engine this model profiles, at `dt` and `nit` (empty for the textbook
+    /// models).
+    pub fn usage(&self, dt: f64, nit: usize) -> Vec<String> {
+        (self.kind.def.usage)(self.values(), RuleSettings::new(dt, nit, self.kind))
+    }
+
     /// The model's rule at these settings.
     pub fn rule(&self, settings: RuleSettings) -> ModelRule {
-        (self.kind.0.rule)(self.values(), settings)
+        (self.kind.def.rule)(self.values(), settings)
     }
 }
 
@@ -375,7 +608,7 @@ impl SimParams {
 
     /// The model's rule at this dt and nit.
     pub fn rule(&self) -> ModelRule {
-        self.model.rule(RuleSettings { dt: self.dt, nit: self.nit })
+        self.model.rule(RuleSettings::new(self.dt, self.nit, self.model.kind()))
     }
 
     /// The projection rule of a projection model; an error naming the model for a mass-spring model,
@@ -469,7 +702,7 @@ mod tests {
     /// The folding of parameters into constants, per model (the GPU encoder reads the same rule).
     #[test]
     fn rules_fold_the_parameters() {
-        let s = RuleSettings { dt: 0.01, nit: 4 };
+        let s = RuleSettings { dt: 0.01, nit: 4, settings: [0.0; MAX_SETTINGS] };
         assert_eq!(
             Model::pbd(0.5, 0.3).rule(s),
             ModelRule::Projection(ProjectionRule::Pbd {

@@ -189,7 +189,7 @@ impl PbdSystem {
         params.validate()?;
         let rules = match params.rule() {
             ModelRule::Projection(rule) => rule,
-            ModelRule::Springs(law) => return self.spring_rest_state(params, &law, warm),
+            ModelRule::Springs(law) => return self.spring_rest_state(params, &law, warm, options.deadline),
         };
         if options.method == RestMethod::LibraryF32 {
             if !self.obstacles.is_empty() {
@@ -247,6 +247,28 @@ impl PbdSystem {
                     return Err(diverged(&self.scene, params, spent + sweeps, largest, self.extent));
                 }
                 if out.converged {
+                    if let ProjectionRule::Engine(engine) = rules
+                        && engine.step.jacobi
+                    {
+                        // An engine's Jacobi passes can make the fixed point repel: the engine never
+                        // settles there, so it is no rest state (Newton's tetrahedra in compression).
+                        // A short power iteration clears most points; the step is strongly non-normal
+                        // near the edge (transient growth), so a point it doubts gets a long one.
+                        let (mut radius, steps) = self.step_map_radius(&rules, params, &out.x, RADIUS_ITERATIONS);
+                        spent += steps * params.nit;
+                        if radius > UNSTABLE_RADIUS {
+                            let (long, steps) = self.step_map_radius(&rules, params, &out.x, 8 * RADIUS_ITERATIONS);
+                            spent += steps * params.nit;
+                            radius = long;
+                        }
+                        if radius > UNSTABLE_RADIUS {
+                            return Err(PbdError::Unstable {
+                                scene: self.scene.clone(),
+                                params: params.describe(),
+                                radius,
+                            });
+                        }
+                    }
                     let mut u = self.prescribed.clone();
                     for (i, &p) in self.free.iter().enumerate() {
                         u[p] = Vec3::new(out.x[3 * i], out.x[3 * i + 1], out.x[3 * i + 2]);
@@ -274,6 +296,7 @@ impl PbdSystem {
         params: &SimParams,
         law: &crate::SpringLaw,
         warm: Option<&[Vec3]>,
+        deadline: Option<std::time::Instant>,
     ) -> Result<RestState, PbdError> {
         let fail = |error| PbdError::MassSpring {
             scene: self.scene.clone(),
@@ -282,7 +305,8 @@ impl PbdSystem {
         };
         if !self.obstacles.is_empty() {
             // Contact: where Verlet with microcollisions and dry friction settles (`SpringBody::settle`).
-            let run = self.spring_body().settle(law).map_err(fail)?;
+            // The fit's time limit reaches the settling run: a hopeless point may take 2,000,000 steps.
+            let run = self.spring_body().settle_until(law, deadline).map_err(fail)?;
             return accept_rest_state(
                 &self.scene,
                 &self.rest,
@@ -440,6 +464,88 @@ impl PbdSystem {
 }
 
 /// Whether the wall-clock `deadline` (if any) has passed.
+/// Above this estimated spectral radius of the step map at a fixed point, the fixed point repels: no
+/// simulation settles there. Stable engine fixed points measured contract by 0.996 per substep at most
+/// (Newton's XPBD, N = 1, 10 iterations); the margin keeps the estimate's own error (a power iteration of
+/// [`RADIUS_ITERATIONS`] products) from calling a slowly contracting point unstable.
+pub const UNSTABLE_RADIUS: f64 = 1.001;
+
+/// Power iterations of the step map's Jacobian for [`UNSTABLE_RADIUS`]: the first quarter settles the
+/// direction, the rest measure the growth. A point above the bound after these is measured again with
+/// eight times as many: Genesis's wall at N = 4 (2 substeps, stretch compliance 3e-3) estimates 1.0139
+/// after 80 and 0.985 to 0.997 after 160 to 1,280, its true radius 0.9952, and Genesis settles there.
+const RADIUS_ITERATIONS: usize = 80;
+
+impl PbdSystem {
+    /// The spectral radius of the time step's Jacobian at the rest state `x` (free particles'
+    /// coordinates, zero velocity): the step carries the velocity, so this is the map whose fixed point a
+    /// simulation settles at, not the rest map (the step from zero velocity, whose Jacobian `J` can contract
+    /// where the step does not: an eigenvalue `mu < -1/3` of `J`, a Jacobi overshoot, gives the step an
+    /// eigenvalue `mu - sqrt(mu^2 - mu)` below -1). Estimated by power iteration on the state
+    /// `(u, dt v)` with products by one-sided differences from a fixed start (reproducible), with the map
+    /// evaluations (steps) spent.
+    fn step_map_radius(
+        &self,
+        rules: &ProjectionRule,
+        params: &SimParams,
+        x: &[f64],
+        iterations: usize,
+    ) -> (f64, usize) {
+        let params = SimParams { damping: 0.0, ..*params };
+        let f = self.free.len();
+        // One scratch state for every product: each step sets every free particle's state first.
+        let mut d = self.dynamics();
+        let mut step = |state: &[f64], out: &mut [f64]| {
+            for (i, &p) in self.free.iter().enumerate() {
+                d.u[p] = Vec3::new(state[3 * i], state[3 * i + 1], state[3 * i + 2]);
+                d.v[p] =
+                    Vec3::new(state[3 * f + 3 * i], state[3 * f + 3 * i + 1], state[3 * f + 3 * i + 2]) / params.dt;
+            }
+            self.step_with(rules, &params, &mut d);
+            for (i, &p) in self.free.iter().enumerate() {
+                out[3 * i..3 * i + 3].copy_from_slice(d.u[p].as_slice());
+                out[3 * f + 3 * i..3 * f + 3 * i + 3].copy_from_slice((d.v[p] * params.dt).as_slice());
+            }
+        };
+        let mut rest = vec![0.0; 6 * f];
+        rest[..3 * f].copy_from_slice(x);
+        let mut base = vec![0.0; 6 * f];
+        step(&rest, &mut base);
+        let scale = x.iter().fold(0.0f64, |m, v| m.max(v.abs())).max(1e-12 * self.extent);
+        let eps = 1e-7 * scale;
+        // A fixed, non-symmetric start: every mode present.
+        let mut v: Vec<f64> = (0..6 * f).map(|i| 1.0 + ((i * 7919) % 97) as f64 / 97.0).collect();
+        let normalise = |v: &mut Vec<f64>| {
+            let n = v.iter().map(|a| a * a).sum::<f64>().sqrt();
+            if n > 0.0 {
+                v.iter_mut().for_each(|a| *a /= n);
+            }
+            n
+        };
+        normalise(&mut v);
+        let (mut xp, mut gp) = (vec![0.0; 6 * f], vec![0.0; 6 * f]);
+        let mut log_growth = 0.0;
+        let settle = iterations / 4;
+        for k in 0..iterations {
+            for i in 0..6 * f {
+                xp[i] = rest[i] + eps * v[i];
+            }
+            step(&xp, &mut gp);
+            for i in 0..6 * f {
+                v[i] = (gp[i] - base[i]) / eps;
+            }
+            let n = normalise(&mut v);
+            if !(n.is_finite() && n > 0.0) {
+                return (if n == 0.0 { 0.0 } else { f64::INFINITY }, k + 2);
+            }
+            if k >= settle {
+                log_growth += n.ln();
+            }
+        }
+        ((log_growth / (iterations - settle) as f64).exp(), iterations + 1)
+    }
+}
+
 fn past(deadline: Option<std::time::Instant>) -> bool {
     deadline.is_some_and(|d| std::time::Instant::now() >= d)
 }

@@ -35,6 +35,8 @@ pub struct PbdSystem {
     pub(crate) prescribed: Vec<Vec3>,
     /// Whether gravity is the only load and held particles stay in place (see [`Self::is_gravity_only`]).
     gravity_only: bool,
+    /// The body's total mass (kg), held particles included (Genesis's uniform masses share it).
+    pub(crate) total_mass: f64,
     /// Largest extent of the body (m): a displacement beyond it counts as divergence.
     pub(crate) extent: f64,
     pub(crate) tets: Vec<[usize; 4]>,
@@ -64,6 +66,8 @@ pub struct PbdSystem {
     /// The body as springs for the mass-spring models, built on first use (once per body, like the
     /// constraints: not once per rest state).
     springs: std::sync::OnceLock<crate::SpringBody>,
+    /// The body in the engine profiles' terms, built on first use (`engines/`).
+    pub(crate) engine: std::sync::OnceLock<crate::engines::EngineBody>,
 }
 
 /// Scratch state of one simulation: displacements, velocities, predictions, XPBD multipliers.
@@ -81,6 +85,9 @@ pub struct Dynamics {
     pub(crate) lambda_tetrahedron: Vec<[f64; MAX_TETRAHEDRON_TERMS]>,
     pub(crate) delta_distance: Vec<[Vec3; 2]>,
     pub(crate) delta_volume: Vec<[Vec3; 4]>,
+    /// An engine profile's multipliers and per-particle corrections (`engines/`; sized by the profile).
+    pub(crate) lambda_engine: Vec<f64>,
+    pub(crate) delta_engine: Vec<Vec3>,
     /// What the contacts did in the current step (empty without obstacles).
     pub(crate) contact: ContactRecord,
 }
@@ -243,6 +250,7 @@ impl PbdSystem {
             accelerations,
             prescribed,
             gravity_only: body.is_gravity_only(),
+            total_mass: body.masses.iter().sum(),
             extent,
             tets,
             distances,
@@ -257,6 +265,7 @@ impl PbdSystem {
             solve_order: colours.solve_order(),
             parallel_threshold: 4096,
             springs: std::sync::OnceLock::new(),
+            engine: std::sync::OnceLock::new(),
         }
     }
 
@@ -403,6 +412,8 @@ impl PbdSystem {
             lambda_tetrahedron: vec![[0.0; MAX_TETRAHEDRON_TERMS]; self.hot_volumes.len()],
             delta_distance: Vec::new(),
             delta_volume: Vec::new(),
+            lambda_engine: Vec::new(),
+            delta_engine: Vec::new(),
             contact: if self.contacts.is_empty() {
                 ContactRecord::default()
             } else {
@@ -508,6 +519,8 @@ impl PbdSystem {
                     tetrahedra,
                 },
             ),
+            // A profile's solve needs its substep: `step_with` and `rest_map` call it, never a sweep.
+            ProjectionRule::Engine(_) => unreachable!("an engine profile is solved by step_with and rest_map"),
         }
     }
 
@@ -680,6 +693,9 @@ impl PbdSystem {
     }
 
     pub(crate) fn step_with(&self, rules: &ProjectionRule, params: &SimParams, d: &mut Dynamics) -> f64 {
+        if let ProjectionRule::Engine(rule) = rules {
+            return self.engine_step(rule, params.dt, params.damping, d);
+        }
         let dt = params.dt;
         let keep = 1.0 - params.damping;
         for &p in &self.free {
@@ -717,6 +733,9 @@ impl PbdSystem {
         x: &[f64],
         out: &mut [f64],
     ) {
+        if let ProjectionRule::Engine(rule) = rules {
+            return self.engine_rest_map(rule, params.dt, d, x, out);
+        }
         let dt2 = params.dt * params.dt;
         for (i, &p) in self.free.iter().enumerate() {
             d.predicted[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]) + self.accelerations[p] * dt2;

@@ -337,3 +337,27 @@ fn mass_spring_rests_sticks_and_slides_with_microcollisions() {
         }
     }
 }
+
+/// Issue D4 (second review campaign): a mass-spring rest state on obstacles settles by up to 2,000,000
+/// Verlet steps (14 s for a hopeless 8-vertex point on `indentation`) and never looked at the fit's
+/// deadline, so `fit --max-seconds 20` took 59 s. With a deadline already passed the settling run stops
+/// at once with a typed error naming the time limit (deterministic: no step is taken after it); without
+/// one the same rest state as before comes back.
+#[test]
+fn issue_d4_mass_spring_settling_stops_at_the_deadline() {
+    let body = resting(1, Vec3::new(0.0, -G, 0.0), Friction::NONE);
+    let system = PbdSystem::new(&body);
+    let params = SimParams::new(0.01, 1, ModelKind::MASS_SPRING.with(&[100.0]).unwrap());
+    let past = RestOptions { deadline: Some(std::time::Instant::now()), ..RestOptions::default() };
+    let e = system.rest_state(&params, &past, None).unwrap_err();
+    let text = e.to_string();
+    assert!(matches!(e, PbdError::MassSpring { .. }) && text.contains("--max-seconds"), "{text}");
+    assert!(text.contains("after 0 Verlet steps"), "{text}");
+    let law = SpringLaw { ks: 100.0, kvol: 0.0, damping: 0.0 };
+    let e = system.spring_body().settle_until(&law, Some(std::time::Instant::now())).unwrap_err();
+    assert!(matches!(e, pbdfit_pbd::SpringError::TimeLimit { steps: 0, .. }), "{e}");
+    // No deadline, or one far away: the rest state of `settle`.
+    let far = std::time::Instant::now().checked_add(std::time::Duration::from_secs(3600));
+    let rest = system.rest_state(&params, &RestOptions { deadline: far, ..RestOptions::default() }, None).unwrap();
+    assert_eq!(rest.displacements, system.spring_body().settle(&law).unwrap().displacements);
+}

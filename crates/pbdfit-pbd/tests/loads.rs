@@ -11,8 +11,11 @@ fn params(kind: ModelKind, values: &[f64], nit: usize) -> SimParams {
 /// a log axis (small compliance, large spring constant): the Hookean potential's correction vanishes quadratically near rest, so a
 /// soft compliance makes its fixed point converge too slowly for a test (not a load-case matter).
 fn models() -> Vec<(ModelKind, Vec<f64>)> {
+    // The engine profiles (their own steps, some with no stable rest state at these points: Newton's Jacobi
+    // passes overshoot) are checked in tests/engines.rs.
     ModelKind::all()
         .iter()
+        .filter(|k| !k.is_engine_profile())
         .map(|&kind| {
             let values = kind
                 .parameters()

@@ -324,6 +324,9 @@ fn fit<'py>(
     if bootstrap.is_some() && measured.is_none() {
         return Err(value_error("bootstrap needs measured markers (it resamples their noise)"));
     }
+    if let Some(k) = bootstrap {
+        pbdfit_fit::check_bootstrap(k).map_err(|e| value_error(format!("bootstrap {e}")))?;
+    }
     let m = YoungPoisson::new(young.unwrap_or(1e3), poisson.unwrap_or(0.3)).map_err(value_error)?;
     let settings = Settings::new(dt, n, nit, kind);
     let corner: Vec<f64> = options.search_box.axes().iter().map(|a| a.upper).collect();
@@ -342,8 +345,13 @@ fn fit<'py>(
     let (result, boot) = interruptible(py, Arc::default(), false, &|_| {}, move || {
         let result = pbdfit_fit::fit(&problem, &options, &CpuBackend)?;
         let boot = match (bootstrap, &markers, result.rest_states.first()) {
-            (Some(k), Some(markers), Some(rest)) if k > 0 => {
-                Some(pbdfit_fit::bootstrap(&set, settings, markers, 1e-9, &cache, &options, rest, k, 0x5EED)?)
+            (Some(k), Some(markers), Some(rest)) => {
+                // max_seconds bounds the fit and its refits together, as on the command line.
+                let left = pbdfit_fit::FitOptions {
+                    max_seconds: options.max_seconds.map(|s| (s - result.seconds).max(0.0)),
+                    ..options.clone()
+                };
+                Some(pbdfit_fit::bootstrap(&set, settings, markers, 1e-9, &cache, &left, rest, k, 0x5EED)?)
             }
             _ => None,
         };
@@ -389,12 +397,14 @@ fn fit<'py>(
     }
     if let Some(b) = &boot {
         let by_name = PyDict::new(py);
-        for ((name, _), interval) in result.parameters.iter().zip(&b.intervals) {
+        for ((name, _), interval) in result.parameters.iter().zip(b.intervals.iter().flatten()) {
             by_name.set_item(name, *interval)?;
         }
         d.set_item("bootstrap_95", by_name)?;
         d.set_item("bootstrap_replicates", b.replicates)?;
         d.set_item("bootstrap_failed", b.failed)?;
+        d.set_item("bootstrap_asked", b.asked)?;
+        d.set_item("bootstrap_stopped", b.stopped.clone())?;
     }
     Ok(d)
 }
@@ -799,9 +809,11 @@ fn identify<'py>(
     let d = PyDict::new(py);
     d.set_item("young", id.young)?;
     d.set_item("poisson", id.poisson)?;
-    d.set_item("young_interval_95", (id.intervals[0].0, id.intervals[0].1))?;
-    d.set_item("poisson_interval_95", (id.intervals[1].0, id.intervals[1].1))?;
-    d.set_item("covariance", id.covariance.map(|row| row.to_vec()).to_vec())?;
+    d.set_item("young_interval_95", id.intervals[0])?;
+    d.set_item("poisson_interval_95", id.intervals[1])?;
+    d.set_item("poisson_at_bound", id.poisson_bound)?;
+    d.set_item("undetermined", id.undetermined.iter().map(|p| p.name()).collect::<Vec<_>>())?;
+    d.set_item("covariance", id.covariance.map(|c| c.map(|row| row.to_vec()).to_vec()))?;
     d.set_item("error", id.error)?;
     d.set_item("markers", id.markers)?;
     d.set_item("weighting", id.weighting.name())?;

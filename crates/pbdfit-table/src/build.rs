@@ -90,7 +90,12 @@ pub fn build_partial(
     let start = Instant::now();
     let plan = node_plan(def, out_dir);
     let folder = LockedFolder::lock(out_dir)?;
-    let rows = store::load_rows(&plan.files[0])?;
+    // The rows a resumed build would trust (a row with status ok and a NaN, or rows of one node that
+    // disagree, are taken out and their nodes left missing), as the full build's resume does.
+    let (rows, note) = store::load_resumable(&plan.files[0])?;
+    if let Some(note) = note {
+        observer(&Progress { done: 0, total: 0, resumed: 0, message: note, notice: true });
+    }
     if rows.is_empty() {
         return Err(TableError::Format {
             origin: out_dir.display().to_string(),
@@ -163,16 +168,32 @@ fn finish(
     for r in &rows {
         let settings = [r.young, r.poisson, r.dt, r.nit as f64, r.n as f64];
         let Some(index) = axes.index_of(&settings) else { continue };
-        nodes[flat(&shape, &index)] = Some(Node {
+        let slot = &mut nodes[flat(&shape, &index)];
+        if slot.is_some() {
+            // `load_resumable` and the sort keep one row per fit: a second one is not to be trusted.
+            return Err(TableError::Format {
+                origin: plan.files[0].display().to_string(),
+                message: format!(
+                    "two rows for the node E = {}, nu = {}, dt = {}, nit = {}, N = {}: remove one and run the \
+                     build again",
+                    r.young, r.poisson, r.dt, r.nit, r.n
+                ),
+            });
+        }
+        let parameters: Vec<f64> = names.iter().map(|n| r.parameter(n).unwrap_or(f64::NAN)).collect();
+        // A fit is a table node only with a finite error and parameters (an `ok` row without them is a
+        // failed node, never a NaN in table.csv).
+        let ok = r.status == FitStatus::Ok && r.error.is_finite() && parameters.iter().all(|v| v.is_finite());
+        *slot = Some(Node {
             young: r.young,
             poisson: r.poisson,
             dt: r.dt,
             nit: r.nit,
             n: r.n,
-            parameters: names.iter().map(|n| r.parameter(n).unwrap_or(f64::NAN)).collect(),
+            parameters,
             error: r.error,
             at_bound: names.iter().map(|n| r.at_bound.iter().any(|b| b == n)).collect(),
-            status: if r.status == FitStatus::Ok { NodeStatus::Ok } else { NodeStatus::Failed },
+            status: if ok { NodeStatus::Ok } else { NodeStatus::Failed },
             loo: None,
         });
     }
@@ -272,7 +293,7 @@ fn finish(
         name: def.name.clone(),
         description: def.description.clone(),
         definition: Path::new(&def.origin).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(),
-        model: kind.name().into(),
+        model: kind.spec(),
         parameters: layout.parameters,
         scene: layout.scenes[0].name.clone(),
         parts: layout.scenes[0].parts.clone(),

@@ -17,8 +17,8 @@ struct TableFile {
     name: String,
     #[serde(default)]
     description: String,
-    /// Model name (default `pbd`).
-    model: Option<String>,
+    /// Model (default `pbd`): a name, or `[model]` with `name` and `[model.settings]`.
+    model: Option<pbdfit_fit::study::ModelEntry>,
     /// The scene set fitted (default the compound `gravity`).
     scene: Option<String>,
     mass_model: Option<MassModel>,
@@ -94,12 +94,10 @@ impl TableDef {
         if file.name.is_empty() || !file.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
             return Err(bad("name", format!("`{}`: names use letters, digits, '-' and '_' only", file.name)));
         }
-        let kind: ModelKind = file
-            .model
-            .as_deref()
-            .unwrap_or("pbd")
-            .parse()
-            .map_err(|e: pbdfit_pbd::PbdError| bad("model", e.to_string()))?;
+        let kind: ModelKind = match &file.model {
+            Some(entry) => entry.kind().map_err(|(key, e)| bad(key, e.to_string()))?,
+            None => ModelKind::PBD,
+        };
         let scene_name = file.scene.as_deref().unwrap_or("gravity");
         let set = SceneSet::load(scene_name).map_err(|e| bad("scene", format!("`{scene_name}`: {e}")))?;
         let set = match file.mass_model {
@@ -204,6 +202,25 @@ n = [1]
         assert!(!d.study.fit.identifiability);
         let d = TableDef::parse(&TABLE.replace("scene = \"gravity-floor\"\n", ""), "t.toml").unwrap();
         assert_eq!(d.study.scenes[0].name(), "gravity");
+    }
+
+    /// An engine profile's settings under `[model.settings]` travel with the table's model (and into its
+    /// results' model name); a bad one names the key and the range.
+    #[test]
+    fn a_table_reads_engine_settings() {
+        let with = |settings: &str| {
+            TABLE.replace(
+                "model = \"xpbd\"\nscene = \"gravity-floor\"\n",
+                &format!("scene = \"gravity-floor\"\n[model]\nname = \"jolt\"\n[model.settings]\n{settings}\n"),
+            )
+        };
+        let d = TableDef::parse(&with("linear_damping = 0.0"), "t.toml").unwrap();
+        assert_eq!(d.study.kind, ModelKind::JOLT.with_setting("linear_damping", 0.0).unwrap());
+        assert_eq!(d.study.kind.spec(), "jolt[linear_damping=0]");
+        let e = TableDef::parse(&with("linear_damping = -1.0"), "dir/t.toml").unwrap_err().to_string();
+        assert!(e.contains("model.settings") && e.contains("[0, 1000000]"), "{e}");
+        let e = TableDef::parse(&with("relaxation = 0.5"), "dir/t.toml").unwrap_err().to_string();
+        assert!(e.contains("model.settings") && e.contains("no setting `relaxation`"), "{e}");
     }
 
     #[test]

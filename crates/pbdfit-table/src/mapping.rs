@@ -79,6 +79,31 @@ pub enum MappingError {
         /// Why, and what would be defined.
         message: String,
     },
+    /// The formula gives no finite number for these inputs: an intermediate over- or underflows f64 (a
+    /// compliance `1 / E` at E = 5e-324 Pa, `alpha / dt^2` at dt = 1e-300 s).
+    #[error(
+        "mapping {mapping}: {parameter} = {value} is not a finite number at E = {young:e} Pa, nu = {poisson}, \
+         dt = {dt:e} s, nit = {nit}: the formula over- or underflows f64 here ({cause}); give E and dt within \
+         a physical range"
+    )]
+    NotFinite {
+        /// The mapping.
+        mapping: &'static str,
+        /// The parameter whose value is not finite.
+        parameter: &'static str,
+        /// Its value (NaN or infinite).
+        value: f64,
+        /// Young's modulus asked for, Pa.
+        young: f64,
+        /// Poisson ratio asked for.
+        poisson: f64,
+        /// Time step asked for, s.
+        dt: f64,
+        /// Iterations asked for.
+        nit: usize,
+        /// Which input is extreme.
+        cause: &'static str,
+    },
     /// The scene could not be built at this N.
     #[error(transparent)]
     Scene(#[from] SceneError),
@@ -294,15 +319,52 @@ fn xpbd_macklin_lame(q: &MappingQuery, g: &Geometry) -> Result<Vec<f64>, String>
     Ok(vec![van_gelder_alpha_d(q, g), g.mean_tet_volume / lambda])
 }
 
-/// `xpbd-godot-jolt`: the fixed constant of Godot-Jolt (PR godot-jolt/godot-jolt#765, "Added support for
-/// SoftBody3D", `jolt_soft_body_impl_3d.cpp`): Godot's 0-1 `linear_stiffness` times 1e5 is Jolt's edge
-/// stiffness, `stiffness = max(s * 1e5, 1e-5)` N/m, and the edge compliance is its inverse. With Godot's
-/// default `s = 0.5` ([`GODOT_DEFAULT_STIFFNESS`]) `alpha_d = 2e-5` m/N **whatever E, nu, dt, nit or the
-/// mesh**: it ignores the material (the author calls it a crude mapping by an arbitrary constant). Jolt's
-/// soft bodies there have edge constraints and a pressure, no tetrahedron volume constraint, so `alpha_v`
-/// is [`NO_VOLUME_COMPLIANCE`] (the search box's upper edge: practically no volume stiffness).
+/// Godot's edge compliance for its 0-1 `linear_stiffness` `k` today (Godot 4.4 to 4.6, `JoltSoftBody3D`,
+/// from godot-jolt PR #830): Jolt's edge stiffness is `max(k^3 1e5, 1e-6)` N/m, the compliance its
+/// inverse. With Godot's default `k = 0.5` ([`GODOT_DEFAULT_STIFFNESS`]) that is `8e-5` m/N.
+pub fn godot_edge_compliance(k: f64) -> f64 {
+    1.0 / (k * k * k * GODOT_JOLT_FACTOR).max(1e-6)
+}
+
+/// `xpbd-godot-jolt`: Godot's mapping today ([`godot_edge_compliance`] at the default stiffness 0.5):
+/// `alpha_d = 8e-5` m/N **whatever E, nu, dt, nit or the mesh**. Godot makes edge constraints only (face
+/// edges and shear diagonals, no tetrahedron volume), so `alpha_v` is [`NO_VOLUME_COMPLIANCE`] (the
+/// search box's upper edge: practically no volume stiffness).
 fn xpbd_godot_jolt(_: &MappingQuery, _: &Geometry) -> Result<Vec<f64>, String> {
+    Ok(vec![godot_edge_compliance(GODOT_DEFAULT_STIFFNESS), NO_VOLUME_COMPLIANCE])
+}
+
+/// `xpbd-godot-jolt-pr765`: the linear constant of godot-jolt PR #765's first draft ("Added support for
+/// SoftBody3D", `jolt_soft_body_impl_3d.cpp`), which pbdfit shipped as `xpbd-godot-jolt` until it was
+/// found to be in no release: `stiffness = max(k 1e5, 1e-5)` N/m, so `alpha_d = 2e-5` m/N at `k = 0.5`.
+/// (#765 as merged used `k^3 1e6`, #830 changed it to `k^3 1e5`, which Godot 4.4 to 4.6 ship.) Kept so that
+/// earlier results can be compared.
+fn xpbd_godot_jolt_pr765(_: &MappingQuery, _: &Geometry) -> Result<Vec<f64>, String> {
     Ok(vec![1.0 / (GODOT_DEFAULT_STIFFNESS * GODOT_JOLT_FACTOR).max(1e-5), NO_VOLUME_COMPLIANCE])
+}
+
+/// Jolt's volume compliance standing for "no volume constraint": the `jolt` profile's box top.
+pub const JOLT_NO_VOLUME_COMPLIANCE: f64 = 1e4;
+
+/// `jolt-godot`: what a Godot 4.4 to 4.6 SoftBody3D at its default stiffness 0.5 runs in Jolt, in the
+/// `jolt` profile's terms: edge compliance [`godot_edge_compliance`]`(0.5) = 8e-5` m/N, no volume
+/// constraint. Godot's `simulation_precision` is `nit` (Jolt's iterations) and its physics tick `dt`.
+fn jolt_godot(_: &MappingQuery, _: &Geometry) -> Result<Vec<f64>, String> {
+    Ok(vec![godot_edge_compliance(GODOT_DEFAULT_STIFFNESS), JOLT_NO_VOLUME_COMPLIANCE])
+}
+
+/// `newton-lame`: what Newton's USD import does (`newton/_src/usd/utils.py`, `_deformable_lame_parameters`): `k_mu` and
+/// `k_lambda` set to the material's Lame parameters `mu = E / (2 (1 + nu))`, `lambda = E nu / ((1 + nu)
+/// (1 - 2 nu))`. Newton's pair `tr(F^T F) - 3`, `det F - 1` has no shear stiffness at small strain, so the
+/// body sags several times the FEM's (the `newton-xpbd` profile's doc); undefined at nu = 0.5 (lambda
+/// infinite) and for nu <= 0 (lambda <= 0, which Newton's kernel skips).
+fn newton_lame(q: &MappingQuery, _: &Geometry) -> Result<Vec<f64>, String> {
+    if !(q.poisson > 0.0 && q.poisson < 0.5) {
+        return Err(format!("nu = {}: newton-lame needs 0 < nu < 0.5 (lambda finite and > 0)", q.poisson));
+    }
+    let mu = q.young / (2.0 * (1.0 + q.poisson));
+    let lambda = q.young * q.poisson / ((1.0 + q.poisson) * (1.0 - 2.0 * q.poisson));
+    Ok(vec![mu, lambda])
 }
 
 /// The PBD stiffness equivalent to an XPBD compliance `alpha` on a constraint with `s = sum w |grad
@@ -382,10 +444,35 @@ pub static MAPPINGS: &[Mapping] = &[
     Mapping {
         name: "xpbd-godot-jolt",
         model: ModelKind::XPBD,
-        description: "alpha_d = 1 / (0.5 * 1e5) m/N (Godot's default stiffness 0.5 times 1e5); no volume constraint",
-        source: "godot-jolt PR #765 (jolt_soft_body_impl_3d.cpp); ignores E and nu",
+        description: "alpha_d = 1 / max(0.5^3 1e5, 1e-6) = 8e-5 m/N (Godot's default stiffness 0.5); no volume \
+                      constraint",
+        source: "Godot 4.4 to 4.6 JoltSoftBody3D (godot-jolt PR #830); ignores E and nu",
         uses_young: false,
         map: xpbd_godot_jolt,
+    },
+    Mapping {
+        name: "xpbd-godot-jolt-pr765",
+        model: ModelKind::XPBD,
+        description: "alpha_d = 1 / (0.5 * 1e5) = 2e-5 m/N (linear in the stiffness); no volume constraint",
+        source: "godot-jolt PR #765's first draft, in no release (pbdfit's xpbd-godot-jolt before); ignores E and nu",
+        uses_young: false,
+        map: xpbd_godot_jolt_pr765,
+    },
+    Mapping {
+        name: "jolt-godot",
+        model: ModelKind::JOLT,
+        description: "edge_compliance = 1 / max(0.5^3 1e5, 1e-6) = 8e-5 m/N; no volume constraint (Godot makes none)",
+        source: "Godot 4.4 to 4.6 JoltSoftBody3D at its default stiffness 0.5; ignores E and nu",
+        uses_young: false,
+        map: jolt_godot,
+    },
+    Mapping {
+        name: "newton-lame",
+        model: ModelKind::NEWTON_XPBD,
+        description: "k_mu = mu = E / (2 (1 + nu)), k_lambda = lambda = E nu / ((1 + nu)(1 - 2 nu))",
+        source: "Newton 1.8's USD import (_src/usd/utils.py) sets the tetrahedra's k_mu, k_lambda to the Lame parameters",
+        uses_young: true,
+        map: newton_lame,
     },
     Mapping {
         name: "xpbd-strain-lame",
@@ -502,6 +589,26 @@ pub fn map(name: &str, query: &MappingQuery, scene: &SceneSet) -> Result<Mapped,
     let mut parameters = Vec::with_capacity(values.len());
     let mut outside_range = Vec::new();
     for (spec, &value) in m.model.parameters().iter().zip(&values) {
+        if !value.is_finite() {
+            // The mapping's inputs passed `check`; only their extremes make a formula leave f64.
+            let cause = if query.dt * query.dt == 0.0 || query.dt * query.dt == f64::INFINITY {
+                "dt^2 leaves f64's range"
+            } else if (1.0 / query.young).is_infinite() || query.young.is_infinite() || query.young < 1e-300 {
+                "Young's modulus is so small that the compliance 1 / E overflows"
+            } else {
+                "E, nu or dt is extreme for this formula"
+            };
+            return Err(MappingError::NotFinite {
+                mapping: m.name,
+                parameter: spec.name,
+                value,
+                young: query.young,
+                poisson: query.poisson,
+                dt: query.dt,
+                nit: query.nit,
+                cause,
+            });
+        }
         let in_range = spec.check(value, false).is_ok();
         if !in_range {
             outside_range.push(spec.name.to_string());
@@ -526,4 +633,48 @@ pub fn map(name: &str, query: &MappingQuery, scene: &SceneSet) -> Result<Mapped,
         },
         geometry,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue D9 (second review campaign): `baseline --mapping pbd-van-gelder-bulk --dt 1e-300` printed
+    /// kd = kv = NaN and `xpbd-strain-lame --young 5e-324` printed inf, both with exit 0. Every mapping at
+    /// the extremes of what `check` accepts gives finite values or a typed error naming the parameter and
+    /// the extreme input; never a non-finite value.
+    #[test]
+    fn issue_d9_no_mapping_returns_a_non_finite_value() {
+        let scene = SceneSet::load("gravity").unwrap();
+        let q = |young: f64, dt: f64, nit: usize| MappingQuery { young, poisson: 0.3, dt, nit, n: 1 };
+        let e = map("pbd-van-gelder-bulk", &q(1e3, 1e-300, 4), &scene).unwrap_err();
+        assert!(matches!(e, MappingError::NotFinite { parameter: "kd", .. }), "{e}");
+        assert!(e.to_string().contains("dt^2"), "{e}");
+        let e = map("xpbd-strain-lame", &q(5e-324, 0.01, 4), &scene).unwrap_err();
+        assert!(matches!(e, MappingError::NotFinite { .. }), "{e}");
+        assert!(e.to_string().contains("1 / E overflows"), "{e}");
+        let extremes = [5e-324, 1e-300, 1e-30, 1.0, 1e30, 1e300, f64::MAX];
+        let steps = [1e-300, 1e-160, 1e-3, 1.0, 1e150, 1e300];
+        for m in MAPPINGS {
+            for &young in &extremes {
+                for &dt in &steps {
+                    for nit in [1, 1000, usize::MAX] {
+                        for poisson in [-0.99, 0.0, 0.3, 0.4999, 0.5] {
+                            let query = MappingQuery { poisson, ..q(young, dt, nit) };
+                            match map(m.name, &query, &scene) {
+                                Ok(r) => assert!(
+                                    r.parameters.iter().all(|p| p.value.is_finite()),
+                                    "{} at {query:?}: {:?}",
+                                    m.name,
+                                    r.parameters
+                                ),
+                                Err(MappingError::NotFinite { .. } | MappingError::Undefined { .. }) => {}
+                                Err(e) => panic!("{} at {query:?}: {e}", m.name),
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

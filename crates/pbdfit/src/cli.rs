@@ -84,12 +84,27 @@ pub struct SimulationArgs {
     /// Time step in s, as a decimal or a fraction (`0.005`, `1/200`).
     #[arg(long, default_value_t = 0.01, value_parser = |s: &str| pbdfit_table::axes::parse_number(s), allow_hyphen_values = true)]
     pub dt: f64,
-    /// Solver iterations (Gauss-Seidel sweeps) per time step.
+    /// Solver iterations per time step: Gauss-Seidel sweeps for the textbook models; for an engine
+    /// profile the engine's own count (Newton: iterations; Jolt: mNumIterations, substeps of dt/nit with
+    /// one pass each; Genesis: substeps).
     #[arg(long, default_value_t = 1)]
     pub nit: usize,
-    /// Model kind (every registered model; `pbdfit fit --help` lists them).
+    /// Model kind: a textbook model or an engine profile; the list
+    /// below says what each one is.
     #[arg(long, value_enum, default_value_t = ModelKind::PBD)]
     pub model: ModelKind,
+    /// An engine profile's setting, under the engine's own name (repeatable): e.g. `relaxation=0.9` for
+    /// newton-xpbd, `linear_damping=0.1` for jolt. An unknown name or a value outside its range is
+    /// refused with the allowed range.
+    #[arg(long = "setting", value_name = "NAME=VALUE", value_parser = parse_param)]
+    pub settings: Vec<(String, f64)>,
+}
+
+impl SimulationArgs {
+    /// The model kind with its `--setting`s applied.
+    pub fn kind(&self) -> Result<ModelKind, CliError> {
+        self.model.with_settings(&self.settings).map_err(|e| CliError::Input(format!("--setting: {e}")))
+    }
 }
 
 /// A `NAME=VALUE` pair of `--param`.
@@ -141,6 +156,8 @@ pub fn fit_error(e: pbdfit_fit::FitError) -> CliError {
             "{e}; every fit finished before is kept in the results folder, and running the same command again \
              resumes from it"
         )),
+        // Its own message, without the `internal error:` its Display adds (CliError's says it once).
+        pbdfit_fit::FitError::Internal(message) => CliError::Internal(message),
         e => CliError::Internal(e.to_string()),
     }
 }

@@ -107,7 +107,7 @@ pub struct FitArgs {
 
 /// Runs `pbdfit fit`.
 pub fn run(args: FitArgs) -> CliResult {
-    let kind = args.sim.model;
+    let kind = args.sim.kind()?;
     // Everything the user gave is checked before any work: the fit's options in one place (FitRequest).
     let bounds = args
         .search_box
@@ -165,6 +165,9 @@ pub fn run(args: FitArgs) -> CliResult {
     if args.bootstrap.is_some() && measured.is_none() {
         return Err(CliError::Input("--bootstrap needs --measured (it resamples the markers' noise)".into()));
     }
+    if let Some(k) = args.bootstrap {
+        pbdfit_fit::check_bootstrap(k).map_err(|e| CliError::Input(format!("--bootstrap {e}")))?;
+    }
     let mut marker_data = None;
     let problem = match &measured {
         Some(path) => {
@@ -185,16 +188,24 @@ pub fn run(args: FitArgs) -> CliResult {
         write_vtk(path, &set, &problem, &result, marker_data.as_ref())?;
     }
     let bootstrap = match (args.bootstrap, &marker_data) {
-        (Some(k), Some(markers)) if k > 0 => {
+        (Some(k), Some(markers)) => {
             let rest =
                 result.rest_states.first().ok_or_else(|| CliError::Internal("a fit without rest state".into()))?;
+            // --max-seconds bounds the fit and its refits together: the refits get what the fit left.
+            let left = pbdfit_fit::FitOptions {
+                max_seconds: options.max_seconds.map(|s| (s - result.seconds).max(0.0)),
+                ..options.clone()
+            };
             Some(
-                pbdfit_fit::bootstrap(&set, settings, markers, 1e-9, &cache, &options, rest, k, 0x5EED)
+                pbdfit_fit::bootstrap(&set, settings, markers, 1e-9, &cache, &left, rest, k, 0x5EED)
                     .map_err(fit_error)?,
             )
         }
         _ => None,
     };
+    // An engine profile's answer in the engine's own terms: the lines to paste.
+    let values: Vec<f64> = result.parameters.iter().map(|(_, v)| *v).collect();
+    let usage = kind.with(&values).map(|m| m.usage(args.sim.dt, args.sim.nit)).unwrap_or_default();
     if args.json {
         let scene_errors: serde_json::Map<String, serde_json::Value> =
             result.part_errors.iter().map(|(s, e)| (s.clone(), json!(e))).collect();
@@ -207,7 +218,7 @@ pub fn run(args: FitArgs) -> CliResult {
             .collect();
         let mut value = json!({
             "scene": set.name(),
-            "model": kind.name(),
+            "model": kind.spec(),
             "parameters": parameters,
             "error": result.error,
             "scene_errors": scene_errors,
@@ -234,6 +245,9 @@ pub fn run(args: FitArgs) -> CliResult {
         if let Some(why) = &result.stopped {
             value["stopped"] = json!(why);
         }
+        if !usage.is_empty() {
+            value["engine"] = json!({"settings": kind.settings().into_iter().collect::<std::collections::BTreeMap<_, _>>(), "nit_means": kind.nit_means(), "paste": usage});
+        }
         // One `[lower, upper]` per parameter, by name (intervals, bootstrap quantiles, 1 % ranges).
         let by_name = |ranges: &[(f64, f64)]| -> serde_json::Value {
             let map: serde_json::Map<String, serde_json::Value> = result
@@ -245,9 +259,13 @@ pub fn run(args: FitArgs) -> CliResult {
             json!(map)
         };
         if let Some(b) = &bootstrap {
-            value["bootstrap_95"] = by_name(&b.intervals);
+            value["bootstrap_95"] = b.intervals.as_deref().map_or(serde_json::Value::Null, by_name);
             value["bootstrap_replicates"] = json!(b.replicates);
             value["bootstrap_failed"] = json!(b.failed);
+            value["bootstrap_asked"] = json!(b.asked);
+            if let Some(why) = &b.stopped {
+                value["bootstrap_stopped"] = json!(why);
+            }
         }
         if let Some(intervals) = &result.confidence {
             value["intervals_95"] = by_name(intervals);
@@ -316,6 +334,12 @@ pub fn run(args: FitArgs) -> CliResult {
         if let Some(why) = &result.stopped {
             println!("  note: the fit {why}; the result is its best point so far");
         }
+        if !usage.is_empty() {
+            println!("  in the engine (nit = {}: {}):", args.sim.nit, kind.nit_means());
+            for line in &usage {
+                println!("    {line}");
+            }
+        }
         if !result.failures.is_empty() {
             println!("  {}", result.failure_summary());
         }
@@ -344,19 +368,30 @@ pub fn run(args: FitArgs) -> CliResult {
             println!("  95 % confidence (Gauss-Newton, from the markers' noise): {}", text.join(", "));
         }
         if let Some(b) = &bootstrap {
-            let text: Vec<String> = result
-                .parameters
-                .iter()
-                .zip(&b.intervals)
-                .map(|((n, _), (lo, hi))| format!("{n} in [{lo:.4e}, {hi:.4e}]"))
-                .collect();
+            let text = match &b.intervals {
+                Some(intervals) => {
+                    let text: Vec<String> = result
+                        .parameters
+                        .iter()
+                        .zip(intervals)
+                        .map(|((n, _), (lo, hi))| format!("{n} in [{lo:.4e}, {hi:.4e}]"))
+                        .collect();
+                    let rough = if b.rough() {
+                        format!(" (rough: from fewer than {} refits)", pbdfit_fit::BOOTSTRAP_QUANTILES)
+                    } else {
+                        String::new()
+                    };
+                    format!("95 % {}{rough}", text.join(", "))
+                }
+                None => format!("no interval (it needs at least {} refits)", pbdfit_fit::MIN_BOOTSTRAP),
+            };
             println!(
-                "  bootstrap ({} refits of resampled noise {:.3e} m, {} failed): 95 % {}",
-                b.replicates,
-                b.noise,
-                b.failed,
-                text.join(", ")
+                "  bootstrap ({} of {} refits of resampled noise {:.3e} m, {} failed): {text}",
+                b.replicates, b.asked, b.noise, b.failed,
             );
+            if let Some(why) = &b.stopped {
+                println!("  note: the bootstrap {why}");
+            }
         }
     }
     Ok(())

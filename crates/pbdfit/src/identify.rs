@@ -51,7 +51,9 @@ pub fn run(args: IdentifyArgs) -> CliResult {
     let start = std::time::Instant::now();
     let id = pbdfit_fit::identify(scene, n, spec, args.dt, &markers, 1e-9).map_err(fit_error)?;
     let weighting = id.weighting.name();
+    let undetermined: Vec<&str> = id.undetermined.iter().map(|p| p.name()).collect();
     if args.json {
+        let interval = |i: Option<(f64, f64)>| i.map_or(serde_json::Value::Null, |(lo, hi)| json!([lo, hi]));
         let value = json!({
             "scene": set.name(),
             "n": n,
@@ -61,8 +63,10 @@ pub fn run(args: IdentifyArgs) -> CliResult {
             "weighting": weighting,
             "young": id.young,
             "poisson": id.poisson,
-            "young_interval_95": [id.intervals[0].0, id.intervals[0].1],
-            "poisson_interval_95": [id.intervals[1].0, id.intervals[1].1],
+            "young_interval_95": interval(id.intervals[0]),
+            "poisson_interval_95": interval(id.intervals[1]),
+            "poisson_at_bound": id.poisson_bound,
+            "undetermined": undetermined,
             "covariance_ln_young_poisson": id.covariance,
             "error": id.error,
             "evaluations": id.evaluations,
@@ -78,10 +82,54 @@ pub fn run(args: IdentifyArgs) -> CliResult {
             id.markers,
             markers.source
         );
-        println!(
-            "  E = {:.6e} Pa (95 %: {:.6e} to {:.6e})  nu = {:.6} (95 %: {:.6} to {:.6})",
-            id.young, id.intervals[0].0, id.intervals[0].1, id.poisson, id.intervals[1].0, id.intervals[1].1
-        );
+        let young = match id.intervals[0] {
+            Some((lo, hi)) => format!("95 %: {lo:.6e} to {hi:.6e}"),
+            None => "not determined".into(),
+        };
+        let poisson = match (id.intervals[1], id.poisson_bound) {
+            (Some((lo, hi)), Some(_)) => format!("95 %: {lo:.6} to {hi:.6}, one-sided"),
+            (Some((lo, hi)), None) => format!("95 %: {lo:.6} to {hi:.6}"),
+            (None, _) => "not determined".into(),
+        };
+        println!("  E = {:.6e} Pa ({young})  nu = {:.6} ({poisson})", id.young, id.poisson);
+        if let Some(bound) = id.poisson_bound {
+            println!(
+                "  note: nu lies on the searched range's bound {bound} (nu from {} to {}; the FEM refuses 0.5): the \
+                 markers may want nu beyond it, so its interval ends at the bound",
+                pbdfit_fit::NU_MIN,
+                pbdfit_fit::NU_MAX
+            );
+        }
+        if !id.undetermined.is_empty() {
+            let names: Vec<&str> = id.undetermined.iter().map(|p| p.symbol()).collect();
+            let why = if id.covariance.is_none() {
+                "E and nu move them alike (the Gauss-Newton matrix is singular)".to_string()
+            } else {
+                let reasons: Vec<String> = id
+                    .undetermined
+                    .iter()
+                    .map(|p| match p {
+                        pbdfit_fit::MaterialParameter::Young => format!(
+                            "E's 95 % interval reaches beyond a factor {:e} either way",
+                            pbdfit_fit::YOUNG_FACTOR
+                        ),
+                        pbdfit_fit::MaterialParameter::Poisson => {
+                            "nu's 95 % interval covers the whole range (-1, 0.5)".into()
+                        }
+                    })
+                    .collect();
+                format!(
+                    "the markers' noise hides {} effect: {}",
+                    if names.len() > 1 { "their" } else { "its" },
+                    reasons.join("; ")
+                )
+            };
+            println!(
+                "  {} not identifiable from these markers ({why}); more markers, less noise, or markers that see \
+                 all three components of the motion determine more",
+                names.join(" and ")
+            );
+        }
         println!("  error {:.6e}, {} FEM solves, {:.3} s", id.error, id.evaluations, start.elapsed().as_secs_f64());
     }
     Ok(())

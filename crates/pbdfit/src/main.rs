@@ -32,6 +32,7 @@ mod identify;
 mod lookup;
 mod plot;
 mod reproduce;
+mod settings;
 mod simulate;
 mod study;
 mod table;
@@ -60,6 +61,9 @@ enum Command {
     Simulate(simulate::SimulateArgs),
     /// Fit (kd, kv) so that the PBD rest state matches the FEM rest state of a material.
     Fit(fit::FitArgs),
+    /// The cheapest engine settings (dt, iterations or substeps) at which a model reaches a material's FEM
+    /// within a target error, and where it cannot at all: one fit per setting, cheapest first.
+    Settings(settings::SettingsArgs),
     /// Identify E and nu of an FEM law from measured markers, with 95 % intervals (Gauss-Newton covariance).
     Identify(identify::IdentifyArgs),
     /// Run or resume a study file (a matrix of fits), writing one CSV per scene and experiment.
@@ -89,6 +93,7 @@ fn main() -> ExitCode {
         Command::Fem(args) => fem::run(args),
         Command::Simulate(args) => simulate::run(args),
         Command::Fit(args) => fit::run(args),
+        Command::Settings(args) => settings::run(args),
         Command::Identify(args) => identify::run(args),
         Command::Study(args) => study::run(args),
         Command::Table(args) => table::run(args),

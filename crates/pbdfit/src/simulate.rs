@@ -32,18 +32,18 @@ pub struct SimulateArgs {
     fix_orientation: bool,
     #[command(flatten)]
     sim: SimulationArgs,
-    /// Distance stiffness kd in [0, 1] (PBD models).
-    #[arg(long, default_value_t = 0.5)]
-    kd: f64,
-    /// Volume stiffness kv in [0, 1] (PBD models).
-    #[arg(long, default_value_t = 0.5)]
-    kv: f64,
-    /// XPBD distance compliance in m/N.
-    #[arg(long, default_value_t = 0.0)]
-    compliance_distance: f64,
-    /// XPBD volume compliance in m^6/J.
-    #[arg(long, default_value_t = 0.0)]
-    compliance_volume: f64,
+    /// Distance stiffness kd in [0, 1] (PBD models) [default: 0.5].
+    #[arg(long)]
+    kd: Option<f64>,
+    /// Volume stiffness kv in [0, 1] (PBD models) [default: 0.5].
+    #[arg(long)]
+    kv: Option<f64>,
+    /// XPBD distance compliance alpha_d in m/N [default: 0].
+    #[arg(long)]
+    compliance_distance: Option<f64>,
+    /// XPBD volume compliance alpha_v in m^6/J [default: 0].
+    #[arg(long)]
+    compliance_volume: Option<f64>,
     /// Mass-spring spring constant ks in N/m.
     #[arg(long)]
     ks: Option<f64>,
@@ -110,15 +110,34 @@ pub fn run(args: SimulateArgs) -> CliResult {
     let set = load_scene(&args.scene, args.mass_model, args.fix_orientation)?;
     let n = resolution(&set, args.n)?;
     let springs = !args.sim.model.has_projection();
-    let mut named = vec![
-        ("kd", args.kd),
-        ("kv", args.kv),
-        ("alpha_d", args.compliance_distance),
-        ("alpha_v", args.compliance_volume),
+    let kind = args.sim.kind()?;
+    // A parameter flag the model does not have is refused, not ignored (`--model xpbd --kd 0.3` used to run
+    // with compliance 0).
+    let given = [
+        ("kd", args.kd, "--kd"),
+        ("kv", args.kv, "--kv"),
+        ("alpha_d", args.compliance_distance, "--compliance-distance"),
+        ("alpha_v", args.compliance_volume, "--compliance-volume"),
+        ("ks", args.ks, "--ks"),
+        ("kvol", args.kvol, "--kvol"),
     ];
+    for (name, value, flag) in given {
+        if value.is_some() && kind.parameter(name).is_none() {
+            return Err(CliError::Input(format!(
+                "{flag}: model {kind} has no parameter `{name}`; its parameters are {} (give them with --param \
+                 NAME=VALUE)",
+                kind.parameter_names()
+            )));
+        }
+    }
+    let defaults = [("kd", 0.5), ("kv", 0.5), ("alpha_d", 0.0), ("alpha_v", 0.0)];
+    let mut named: Vec<(&str, f64)> = defaults
+        .iter()
+        .map(|&(name, d)| (name, given.iter().find(|g| g.0 == name).and_then(|g| g.1).unwrap_or(d)))
+        .collect();
     named.extend(args.ks.map(|v| ("ks", v)));
     named.extend(args.kvol.map(|v| ("kvol", v)));
-    let model = crate::cli::model_from_flags(args.sim.model, &args.param, &named)?;
+    let model = crate::cli::model_from_flags(kind, &args.param, &named)?;
     if args.integrator.is_some() && !springs {
         return Err(CliError::Input(format!(
             "--integrator: model {} has no integrator (its dynamics are the PBD step); integrators are for the \
@@ -126,7 +145,7 @@ pub fn run(args: SimulateArgs) -> CliResult {
             model.name()
         )));
     }
-    if let ModelRule::Springs(law) = model.rule(RuleSettings { dt: args.sim.dt, nit: args.sim.nit }) {
+    if let ModelRule::Springs(law) = model.rule(RuleSettings::new(args.sim.dt, args.sim.nit, model.kind())) {
         // The model's own law; the dynamics add the spring damping asked for.
         let law = SpringLaw { damping: args.damping, ..law };
         law.validate().map_err(|e| CliError::Input(format!("scene {}: model {}: {e}", set.name(), model.name())))?;

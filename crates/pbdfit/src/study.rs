@@ -139,7 +139,9 @@ pub fn with_progress<T: Send>(
             .progress_chars("=> "),
     );
     let plain = bar.is_hidden();
-    let last_line = std::sync::Mutex::new(std::time::Instant::now() - Duration::from_secs(60));
+    // When the last plain line was printed (`None`: never). Not `now - 60 s`: subtracting from an
+    // `Instant` panics when the clock (time since boot on Linux) is younger than that.
+    let last_line = std::sync::Mutex::new(None::<std::time::Instant>);
     let observer = |p: &Progress| {
         if abort_after.is_some_and(|k| p.done >= k && p.done > 0) {
             std::process::abort();
@@ -153,9 +155,9 @@ pub fn with_progress<T: Send>(
         bar.set_message(p.message.clone());
         if plain {
             let mut last = last_line.lock().expect("progress lock");
-            if last.elapsed() > Duration::from_secs(10) || p.done == p.total || p.done == 0 {
+            if last.is_none_or(|t| t.elapsed() > Duration::from_secs(10)) || p.done == p.total || p.done == 0 {
                 eprintln!("[{}/{} fits, {} resumed] {}", p.done, p.total, p.resumed, p.message);
-                *last = std::time::Instant::now();
+                *last = Some(std::time::Instant::now());
             }
         }
     };

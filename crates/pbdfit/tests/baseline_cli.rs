@@ -68,12 +68,34 @@ fn xpbd_mappings_on_the_unit_cube_equal_the_hand_computed_values() {
     let lambda = e * nu / ((1.0 + nu) * (1.0 - 2.0 * nu));
     let p = values(&mapped("xpbd-macklin-lame", "1e4", "0.25", "0.01", "4"));
     assert!(close(p[0], VAN_GELDER / e) && close(p[1], MEAN_VOLUME / lambda), "{p:?}");
-    // Godot-Jolt: 1 / (0.5 * 1e5) whatever the material.
+    // Godot today (4.4 to 4.6): 1 / max(0.5^3 1e5, 1e-6) whatever the material; the linear draft of
+    // godot-jolt #765 kept under its own name; the same compliance in the jolt profile's terms.
     for (young, poisson) in [("1e2", "0"), ("1e7", "0.49")] {
         let v = mapped("xpbd-godot-jolt", young, poisson, "0.001", "1");
-        assert_eq!(values(&v), vec![2e-5, 1e2]);
+        assert_eq!(values(&v), vec![8e-5, 1e2]);
         assert_eq!(v["uses_young"], false);
+        assert_eq!(values(&mapped("xpbd-godot-jolt-pr765", young, poisson, "0.001", "1")), vec![2e-5, 1e2]);
+        assert_eq!(values(&mapped("jolt-godot", young, poisson, "0.001", "1")), vec![8e-5, 1e4]);
     }
+    // Newton's USD import: the Lame parameters, refused where lambda is not finite and positive.
+    let p = values(&mapped("newton-lame", "1e4", "0.25", "0.01", "4"));
+    assert!(close(p[0], e / (2.0 * (1.0 + nu))) && close(p[1], lambda), "{p:?}");
+    let o = pbdfit(&[
+        "baseline",
+        "--mapping",
+        "newton-lame",
+        "--young",
+        "1e4",
+        "--poisson",
+        "0.5",
+        "--dt",
+        "0.01",
+        "--nit",
+        "1",
+        "--n",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
 #[test]
@@ -162,7 +184,7 @@ fn text_output_and_the_list_name_every_mapping() {
         "2",
     ]);
     let text = stdout(&o);
-    assert!(text.contains("alpha_d = 2.000000e-5 m/N") && text.contains("does not depend on E"), "{text}");
+    assert!(text.contains("alpha_d = 8.000000e-5 m/N") && text.contains("does not depend on E"), "{text}");
     assert!(text.contains("40 tetrahedra"), "N = 2 is 8 cubes of 5: {text}");
 }
 

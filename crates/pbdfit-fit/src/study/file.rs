@@ -26,8 +26,8 @@ struct StudyFile {
     #[serde(default)]
     description: String,
     scenes: Vec<String>,
-    /// One model (default `pbd`)...
-    model: Option<String>,
+    /// One model (default `pbd`): a name, or `[model]` with `name` and `[model.settings]`...
+    model: Option<ModelEntry>,
     /// ... or several: one study each, in `<results>/<model>/` ([`Study::all_from_file`]).
     models: Option<Vec<String>>,
     #[serde(default)]
@@ -45,6 +45,49 @@ struct StudyFile {
     reference: Option<ReferenceTable>,
     /// `f64` (default) or `f32`: the arithmetic of the model's rest states.
     precision: Option<String>,
+}
+
+/// A study or table file's model: its name (`model = "xpbd"`, settings in brackets as results write
+/// them: `"jolt[linear_damping=0]"`), or a table with the engine's settings under their own names:
+///
+/// ```toml
+/// [model]
+/// name = "newton-xpbd"
+/// [model.settings]
+/// relaxation = 0.8
+/// ```
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum ModelEntry {
+    /// A name.
+    Name(String),
+    /// A name and settings.
+    Table(ModelTable),
+}
+
+/// `[model]` with `name` and `[model.settings]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelTable {
+    /// The model's name.
+    pub name: String,
+    /// Settings by the engine's names.
+    #[serde(default)]
+    pub settings: std::collections::BTreeMap<String, f64>,
+}
+
+impl ModelEntry {
+    /// The kind with its settings; on error, the file key to name (`model` or `model.settings`).
+    pub fn kind(&self) -> Result<ModelKind, (&'static str, pbdfit_pbd::PbdError)> {
+        match self {
+            ModelEntry::Name(name) => name.parse().map_err(|e| ("model", e)),
+            ModelEntry::Table(t) => {
+                let kind: ModelKind = t.name.parse().map_err(|e| ("model.name", e))?;
+                let pairs: Vec<(String, f64)> = t.settings.iter().map(|(k, v)| (k.clone(), *v)).collect();
+                kind.with_settings(&pairs).map_err(|e| ("model.settings", e))
+            }
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -278,13 +321,13 @@ impl Study {
         let names = match (&file.model, &file.models) {
             (Some(_), Some(_)) => return Err(bad("models", "give either `model` or `models`, not both".into())),
             (None, Some(list)) if list.is_empty() => return Err(bad("models", "lists no model".into())),
-            (None, Some(list)) => list.clone(),
+            (None, Some(list)) => list.iter().map(|n| ModelEntry::Name(n.clone())).collect(),
             (Some(one), None) => vec![one.clone()],
-            (None, None) => vec!["pbd".into()],
+            (None, None) => vec![ModelEntry::Name("pbd".into())],
         };
         let mut kinds: Vec<ModelKind> = Vec::new();
         for name in &names {
-            let kind: ModelKind = name.parse().map_err(|e: pbdfit_pbd::PbdError| bad("model", e.to_string()))?;
+            let kind = name.kind().map_err(|(key, e)| bad(key, e.to_string()))?;
             if kinds.contains(&kind) {
                 return Err(bad("models", format!("lists {kind} twice")));
             }
@@ -526,7 +569,7 @@ impl Study {
         StudyLayout {
             name: self.name.clone(),
             description: self.description.clone(),
-            model: self.kind.name().into(),
+            model: self.kind.spec(),
             parameters: b
                 .axes()
                 .iter()

@@ -26,7 +26,9 @@ pub mod run;
 pub mod store;
 pub mod variant;
 
-pub use file::{BoxDef, Configuration, Experiment, FitDef, MAX_FITS, MAX_POISSON_VALUES, Setting, Study};
+pub use file::{
+    BoxDef, Configuration, Experiment, FitDef, MAX_FITS, MAX_POISSON_VALUES, ModelEntry, ModelTable, Setting, Study,
+};
 pub use folder::LockedFolder;
 pub use plan::{FitKey, Plan, matches_filter};
 pub use run::{

@@ -195,7 +195,7 @@ pub fn resume(
     check_settings(out_dir, &layout, search, &study.origin)?;
 
     // What earlier runs finished.
-    let model = study.kind.name();
+    let model = &study.kind.spec();
     let parameters: Vec<&str> = study.kind.parameters().iter().map(|p| p.name).collect();
     let scene_index = Plan::scene_index(study);
     let mass_of = |scene: &str| {
@@ -336,6 +336,7 @@ pub fn group_grids(
                 continue;
             }
             let system = cache.system(scene, n)?;
+            crate::check_grid_memory(&system, study.fit.grid_point_count(), study.fit.resolution())?;
             let grid =
                 GridRestStates::for_fit(&system, &settings, &study.fit, backend, &study.precision.rest_options());
             grids.insert(scene.name.clone(), grid);
@@ -504,7 +505,7 @@ fn fit_one(
         dt: c.dt,
         n: c.n,
         nit: c.nit,
-        model: study.kind.name().to_string(),
+        model: study.kind.spec(),
         mass_model,
         parameters: study.kind.parameters().iter().map(|p| (p.name.to_string(), f64::NAN)).collect(),
         error: f64::INFINITY,

@@ -38,10 +38,18 @@ pub fn load_rows(path: &Path) -> Result<Vec<FitRecord>, FitError> {
 }
 
 /// The rows of a results CSV that a run can resume, read without changing the file: its complete lines
-/// less every row whose `poisson` cell is not a finite number (`NaN`, `inf`, text). Such a row matches no
-/// fit of a study, so it was never resumed, and it stayed in the file beside the row that recomputed it.
-/// Returns the rows, the file's text without those rows, and a sentence naming them (`None` when the
-/// file has none).
+/// less every row it cannot trust, each named in a sentence (`None` when the file has none) and its fit
+/// done again:
+///
+/// - a row whose `poisson` cell is not a finite number (`NaN`, `inf`, text): it matches no fit of a study,
+///   so it was never resumed, and it stayed in the file beside the row that recomputed it;
+/// - a row with status `ok` whose error or a parameter is not a finite number: no finished fit writes
+///   one, and resumed it went into a table's `table.csv` (exit 0), which every lookup then refused;
+/// - rows of one fit (scene, experiment, value, material and setting) that disagree in their results:
+///   which one is right cannot be told, and the last one silently won ("97 resumed" of 96 nodes). Rows
+///   that agree bit for bit are one fit written twice; the first is kept.
+///
+/// Returns the rows, the file's text without those rows, and the sentence.
 pub fn read_resumable(path: &Path) -> Result<(Vec<FitRecord>, String, Option<String>), FitError> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
@@ -51,42 +59,95 @@ pub fn read_resumable(path: &Path) -> Result<(Vec<FitRecord>, String, Option<Str
     let complete = repair(&text);
     let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(complete.as_bytes());
     let column = reader.headers().ok().and_then(|h| h.iter().position(|c| c == "poisson"));
-    let mut kept = complete.to_string();
-    let mut dropped = Vec::new();
-    if let Some(column) = column {
-        // Byte ranges of the rows: from each record's start to the next one's.
-        let mut starts = Vec::new();
-        let mut bad = Vec::new();
-        let mut record = csv::StringRecord::new();
-        while let Ok(true) = reader.read_record(&mut record) {
-            let cell = record.get(column).unwrap_or("");
-            let finite = cell.parse::<f64>().is_ok_and(f64::is_finite);
-            starts.push(record.position().map_or(0, |p| p.byte() as usize));
-            bad.push(!finite);
-            if !finite {
-                dropped.push(format!("row {} (poisson `{cell}`)", starts.len() + 1));
+    let Some(column) = column else {
+        let rows = if complete.is_empty() { Vec::new() } else { pbdfit_results::parse_records(complete, path)? };
+        return Ok((rows, complete.to_string(), None));
+    };
+    // Byte ranges of the rows: from each record's start to the next one's.
+    let mut starts = Vec::new();
+    let mut bad: Vec<Option<String>> = Vec::new();
+    let mut record = csv::StringRecord::new();
+    while let Ok(true) = reader.read_record(&mut record) {
+        let cell = record.get(column).unwrap_or("");
+        let finite = cell.parse::<f64>().is_ok_and(f64::is_finite);
+        starts.push(record.position().map_or(0, |p| p.byte() as usize));
+        bad.push((!finite).then(|| format!("poisson `{cell}` is not a finite number")));
+    }
+    let header_end = starts.first().copied().unwrap_or(complete.len());
+    let keep = |bad: &[Option<String>]| {
+        let mut kept = complete[..header_end].to_string();
+        for (i, &start) in starts.iter().enumerate() {
+            let end = starts.get(i + 1).copied().unwrap_or(complete.len());
+            if bad[i].is_none() {
+                kept.push_str(&complete[start..end]);
             }
         }
-        if !dropped.is_empty() {
-            kept = complete[..starts[0]].to_string();
-            for (i, &start) in starts.iter().enumerate() {
-                let end = starts.get(i + 1).copied().unwrap_or(complete.len());
-                if !bad[i] {
-                    kept.push_str(&complete[start..end]);
+        kept
+    };
+    // The rows with a finite poisson, checked as records (one record per row kept, in order).
+    let kept = keep(&bad);
+    let parsed = if starts.is_empty() { Vec::new() } else { pbdfit_results::parse_records(&kept, path)? };
+    let indices: Vec<usize> = (0..starts.len()).filter(|&i| bad[i].is_none()).collect();
+    if parsed.len() == indices.len() {
+        let mut first_of: std::collections::HashMap<Vec<u64>, usize> = std::collections::HashMap::new();
+        for (r, &i) in parsed.iter().zip(&indices) {
+            if r.status == FitStatus::Ok
+                && let Some((name, v)) = std::iter::once(("error", r.error))
+                    .chain(r.parameters.iter().map(|(n, v)| (n.as_str(), *v)))
+                    .find(|(_, v)| !v.is_finite())
+            {
+                bad[i] = Some(format!("status ok with {name} `{v}`"));
+                continue;
+            }
+            let key: Vec<u64> = [r.value.unwrap_or(f64::NAN), r.poisson, r.young, r.dt]
+                .iter()
+                .map(|v| v.to_bits())
+                .chain([r.n as u64, r.nit as u64])
+                .chain(r.scene.bytes().map(u64::from))
+                .chain([u64::MAX])
+                .chain(r.experiment.bytes().map(u64::from))
+                .collect();
+            match first_of.get(&key) {
+                None => {
+                    first_of.insert(key, i);
+                }
+                Some(&j) => {
+                    let other = &parsed[indices.iter().position(|&k| k == j).expect("an earlier row")];
+                    if same_result(r, other) {
+                        // The same fit written twice: one copy is enough.
+                        bad[i] = Some(format!("a copy of row {}", j + 1));
+                    } else {
+                        bad[i] = Some(format!("another result of the fit of row {}", j + 1));
+                        if bad[j].is_none() {
+                            bad[j] = Some(format!("another result of the fit of row {}", i + 1));
+                        }
+                    }
                 }
             }
         }
     }
-    let rows = if kept.is_empty() { Vec::new() } else { pbdfit_results::parse_records(&kept, path)? };
-    let note = (!dropped.is_empty()).then(|| {
-        format!(
-            "{}: removed {} row(s) whose poisson is not a finite number, {}; their fits are done again",
-            path.display(),
-            dropped.len(),
-            dropped.join(", ")
-        )
-    });
-    Ok((rows, kept, note))
+    let dropped: Vec<String> =
+        bad.iter().enumerate().filter_map(|(i, b)| b.as_ref().map(|why| format!("row {} ({why})", i + 1))).collect();
+    if dropped.is_empty() {
+        return Ok((parsed, kept, None));
+    }
+    let kept = keep(&bad);
+    let rows = if kept.len() == header_end { Vec::new() } else { pbdfit_results::parse_records(&kept, path)? };
+    let note = format!(
+        "{}: removed {} row(s) that cannot be resumed, {}; their fits are done again",
+        path.display(),
+        dropped.len(),
+        dropped.join(", ")
+    );
+    Ok((rows, kept, Some(note)))
+}
+
+/// Whether two rows of one fit hold the same result (status, error, parameters, to the bit).
+fn same_result(a: &FitRecord, b: &FitRecord) -> bool {
+    let bits = |r: &FitRecord| -> Vec<u64> {
+        std::iter::once(r.error.to_bits()).chain(r.parameters.iter().map(|(_, v)| v.to_bits())).collect()
+    };
+    a.status == b.status && bits(a) == bits(b)
 }
 
 /// [`read_resumable`], then the file rewritten without the rows it leaves out (when there are any) and
@@ -236,6 +297,53 @@ mod tests {
             reference: "linear static".into(),
             search: None,
         }
+    }
+
+    /// Issue D12 (second review campaign): resume trusted every row. A row with status ok and a NaN
+    /// error or parameter, and rows of one fit that disagree, are left out with a sentence naming them
+    /// (their fits are done again); a row written twice alike is kept once.
+    #[test]
+    fn issue_d12_untrustworthy_rows_are_not_resumed() {
+        let dir = std::env::temp_dir().join(format!("pbdfit-store-d12-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("gravity-floor-table.csv");
+        let write = |rows: &[FitRecord]| {
+            let _ = std::fs::remove_file(&path);
+            for r in rows {
+                append_row(&path, r).unwrap();
+            }
+        };
+        let nan = FitRecord { parameters: vec![("kd".into(), f64::NAN), ("kv".into(), 0.5)], ..record(0.1) };
+        write(&[record(0.0), nan.clone(), record(0.2)]);
+        let (rows, _, note) = read_resumable(&path).unwrap();
+        assert_eq!(rows, vec![record(0.0), record(0.2)]);
+        let note = note.unwrap();
+        assert!(note.contains("removed 1 row(s)") && note.contains("row 2 (status ok with kd `NaN`)"), "{note}");
+        // A failed fit's NaN is what a failed row holds: kept.
+        let failed = FitRecord { status: FitStatus::Failed, error: f64::NAN, ..nan };
+        write(&[failed]);
+        let (rows, _, note) = read_resumable(&path).unwrap();
+        assert!(rows.len() == 1 && rows[0].status == FitStatus::Failed && note.is_none());
+        // Two results of one fit: neither is trusted.
+        let other = FitRecord { error: record(0.1).error * 2.0, ..record(0.1) };
+        write(&[record(0.1), record(0.2), other]);
+        let (rows, kept, note) = read_resumable(&path).unwrap();
+        assert_eq!(rows, vec![record(0.2)]);
+        let note = note.unwrap();
+        assert!(note.contains("row 1 (another result of the fit of row 3)"), "{note}");
+        assert!(note.contains("row 3 (another result of the fit of row 1)"), "{note}");
+        assert_eq!(pbdfit_results::parse_records(&kept, &path).unwrap(), rows);
+        // The same fit written twice: one copy.
+        write(&[record(0.1), record(0.1)]);
+        let (rows, _, note) = read_resumable(&path).unwrap();
+        assert_eq!(rows, vec![record(0.1)]);
+        assert!(note.unwrap().contains("row 2 (a copy of row 1)"));
+        // load_resumable rewrites the file without them.
+        write(&[record(0.0), FitRecord { error: f64::INFINITY, ..record(0.3) }]);
+        let (rows, note) = load_resumable(&path).unwrap();
+        assert!(note.is_some() && rows == vec![record(0.0)]);
+        assert_eq!(load_rows(&path).unwrap(), vec![record(0.0)]);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// A file whose last line was cut mid-write keeps its complete rows and is truncated to them, so

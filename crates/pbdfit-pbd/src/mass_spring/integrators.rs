@@ -1,6 +1,8 @@
 //! The dynamics: the four integrators ([`Integrator`]), a run's controls and end ([`IntegrateOptions`],
 //! [`Trajectory`]), and the estimated stability limit of the explicit schemes.
 
+use std::time::Instant;
+
 use nalgebra::{DMatrix, SymmetricEigen};
 
 use super::{SpringBody, SpringError, SpringLaw, inf};
@@ -8,6 +10,10 @@ use crate::Vec3;
 
 /// The most Verlet steps [`SpringBody::settle`] takes to bring a body to rest on its obstacles.
 pub const SETTLE_STEPS: usize = 2_000_000;
+
+/// Steps between two looks at the clock of a run with a deadline ([`SpringBody::settle_until`]): a
+/// look costs about as much as a step of a small body, and 256 steps take well under a millisecond.
+const DEADLINE_STEPS: usize = 256;
 
 /// An integrator of the mass-spring dynamics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -136,8 +142,24 @@ impl SpringBody {
         integrator: Integrator,
         dt: f64,
         options: &IntegrateOptions,
+        start: (&[Vec3], &[Vec3]),
+        frame: impl FnMut(usize, &[Vec3]),
+    ) -> Result<Trajectory, SpringError> {
+        self.integrate_until(law, integrator, dt, options, start, frame, None)
+    }
+
+    /// [`integrate_from`](Self::integrate_from) that also stops when the wall clock passes `deadline`
+    /// (checked every [`DEADLINE_STEPS`] steps), as [`SpringError::TimeLimit`].
+    #[allow(clippy::too_many_arguments)]
+    fn integrate_until(
+        &self,
+        law: &SpringLaw,
+        integrator: Integrator,
+        dt: f64,
+        options: &IntegrateOptions,
         (u0, v0): (&[Vec3], &[Vec3]),
         mut frame: impl FnMut(usize, &[Vec3]),
+        deadline: Option<Instant>,
     ) -> Result<Trajectory, SpringError> {
         law.validate()?;
         if !(dt.is_finite() && dt > 0.0) {
@@ -157,6 +179,9 @@ impl SpringBody {
         let mut settled = false;
         let mut steps = 0;
         while steps < options.max_steps {
+            if steps % DEADLINE_STEPS == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(SpringError::TimeLimit { steps, dt, max_steps: options.max_steps });
+            }
             let before = u.clone();
             match integrator {
                 Integrator::ExplicitEuler => {
@@ -270,6 +295,14 @@ impl SpringBody {
     /// displacement ([`SETTLE_STEPS`] steps at most). Frictionless, the state is the static equilibrium
     /// with the contacts (damping changes the path only). `law.damping` is replaced.
     pub fn settle(&self, law: &SpringLaw) -> Result<Trajectory, SpringError> {
+        self.settle_until(law, None)
+    }
+
+    /// [`settle`](Self::settle) that gives up when the wall clock passes `deadline` (a fit's
+    /// `--max-seconds`, [`RestOptions::deadline`](crate::RestOptions)) with [`SpringError::TimeLimit`]: a
+    /// hopeless point spends up to [`SETTLE_STEPS`] steps (14 s for an 8-vertex body on the indentation
+    /// scene), which no fit's time limit reached. A run that settles before the deadline is unchanged.
+    pub fn settle_until(&self, law: &SpringLaw, deadline: Option<Instant>) -> Result<Trajectory, SpringError> {
         law.validate()?;
         let elastic = SpringLaw { damping: 0.0, ..*law };
         let limit = self.stability_limit(&elastic, &vec![Vec3::zeros(); self.rest.len()]);
@@ -281,7 +314,10 @@ impl SpringBody {
         let damping = law.ks.max(law.kvol * mean_length) * limit / 2.0;
         let dt = 0.2 * limit;
         let options = IntegrateOptions { max_steps: SETTLE_STEPS, tolerance: 1e-12, every: usize::MAX };
-        let run = self.integrate(&SpringLaw { damping, ..elastic }, Integrator::Verlet, dt, &options, |_, _| {})?;
+        let zeros = vec![Vec3::zeros(); self.rest.len()];
+        let law = SpringLaw { damping, ..elastic };
+        let run =
+            self.integrate_until(&law, Integrator::Verlet, dt, &options, (&zeros, &zeros), |_, _| {}, deadline)?;
         if !run.settled {
             return Err(SpringError::NotSettled { steps: run.steps, dt });
         }

@@ -66,6 +66,20 @@ pub enum SpringError {
         /// The step in s.
         dt: f64,
     },
+    /// A run with contact reached the caller's wall-clock limit (a fit's `--max-seconds`) before it came
+    /// to rest.
+    #[error(
+        "the fit's time limit (--max-seconds) passed after {steps} Verlet steps of {dt:.3e} s, before the body \
+         came to rest on its obstacles; a longer limit lets it settle (up to {max_steps} steps)"
+    )]
+    TimeLimit {
+        /// Steps done.
+        steps: usize,
+        /// The step in s.
+        dt: f64,
+        /// The steps a settling run may take.
+        max_steps: usize,
+    },
     /// An explicit run blew up.
     #[error(
         "{integrator} diverged at step {step} with dt = {dt} s: the estimated stability limit is about \

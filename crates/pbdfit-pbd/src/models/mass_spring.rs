@@ -14,11 +14,14 @@ pub(crate) static MASS_SPRING: ModelDef = ModelDef {
     name: "mass-spring",
     description: "springs on every tetrahedron edge, spring constant ks (N/m); rest state by Newton",
     parameters: &[SPRING_CONSTANT],
+    settings: &[],
+    nit_means: crate::model::SOLVER_ITERATIONS,
+    usage: crate::model::no_usage,
     rule: |p, _| ModelRule::Springs(SpringLaw { ks: p[0], kvol: 0.0, damping: 0.0 }),
     example: &[100.0],
 };
 
 impl ModelKind {
     /// Mass-spring.
-    pub const MASS_SPRING: ModelKind = ModelKind(&MASS_SPRING);
+    pub const MASS_SPRING: ModelKind = ModelKind::of(&MASS_SPRING);
 }

@@ -14,11 +14,14 @@ pub(crate) static MASS_SPRING_VOLUME: ModelDef = ModelDef {
     name: "mass-spring-volume",
     description: "mass-spring plus a volume penalty kvol (Pa) per tetrahedron; rest state by Newton",
     parameters: &PARAMETERS,
+    settings: &[],
+    nit_means: crate::model::SOLVER_ITERATIONS,
+    usage: crate::model::no_usage,
     rule: |p, _| ModelRule::Springs(SpringLaw { ks: p[0], kvol: p[1], damping: 0.0 }),
     example: &[200.0, 3e3],
 };
 
 impl ModelKind {
     /// Mass-spring with a volume penalty.
-    pub const MASS_SPRING_VOLUME: ModelKind = ModelKind(&MASS_SPRING_VOLUME);
+    pub const MASS_SPRING_VOLUME: ModelKind = ModelKind::of(&MASS_SPRING_VOLUME);
 }

@@ -6,8 +6,11 @@
 //! entry in [`MODELS`] below. The CPU sweep and the GPU encoder both read the rule, the command line
 //! and the study files find the model by name, and the fit searches its parameters by their specs.
 
+mod genesis_pbd;
+mod jolt;
 mod mass_spring;
 mod mass_spring_volume;
+mod newton_xpbd;
 mod pbd;
 mod pbd_linearised;
 mod pbd_textbook_volume;
@@ -31,4 +34,7 @@ pub(crate) static MODELS: &[&ModelDef] = &[
     &xpbd_strain::XPBD_STRAIN,
     &mass_spring::MASS_SPRING,
     &mass_spring_volume::MASS_SPRING_VOLUME,
+    &newton_xpbd::NEWTON_XPBD,
+    &jolt::JOLT,
+    &genesis_pbd::GENESIS_PBD,
 ];

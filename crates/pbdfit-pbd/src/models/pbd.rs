@@ -43,11 +43,14 @@ pub(crate) static PBD: ModelDef = ModelDef {
     name: "pbd",
     description: "the reference library's PBD: k multiplies the correction, volume gradient 6 dV/dp",
     parameters: &STIFFNESS,
+    settings: &[],
+    nit_means: crate::model::SOLVER_ITERATIONS,
+    usage: crate::model::no_usage,
     rule: |p, _| pbd_rule(p[0], p[1], 1.0),
     example: &[0.5, 0.5],
 };
 
 impl ModelKind {
     /// The reference library's PBD (the default model).
-    pub const PBD: ModelKind = ModelKind(&PBD);
+    pub const PBD: ModelKind = ModelKind::of(&PBD);
 }

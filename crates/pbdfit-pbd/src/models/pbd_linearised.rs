@@ -16,6 +16,9 @@ pub(crate) static PBD_LINEARISED: ModelDef = ModelDef {
     name: "pbd-linearised",
     description: "PBD with k' = 1 - (1 - k)^(1/nit)",
     parameters: &LINEARISED,
+    settings: &[],
+    nit_means: crate::model::SOLVER_ITERATIONS,
+    usage: crate::model::no_usage,
     rule: |p, settings| {
         let linearise = |k: f64| 1.0 - (1.0 - k).powf(1.0 / settings.nit as f64);
         pbd_rule(linearise(p[0]), linearise(p[1]), 1.0)
@@ -25,5 +28,5 @@ pub(crate) static PBD_LINEARISED: ModelDef = ModelDef {
 
 impl ModelKind {
     /// PBD with the linearised stiffness.
-    pub const PBD_LINEARISED: ModelKind = ModelKind(&PBD_LINEARISED);
+    pub const PBD_LINEARISED: ModelKind = ModelKind::of(&PBD_LINEARISED);
 }

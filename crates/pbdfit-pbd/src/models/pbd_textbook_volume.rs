@@ -8,11 +8,14 @@ pub(crate) static PBD_TEXTBOOK_VOLUME: ModelDef = ModelDef {
     name: "pbd-textbook-volume",
     description: "PBD with the true volume gradient dV/dp",
     parameters: &STIFFNESS,
+    settings: &[],
+    nit_means: crate::model::SOLVER_ITERATIONS,
+    usage: crate::model::no_usage,
     rule: |p, _| pbd_rule(p[0], p[1], 1.0 / 6.0),
     example: &[0.9, 0.3],
 };
 
 impl ModelKind {
     /// PBD with the textbook volume gradient.
-    pub const PBD_TEXTBOOK_VOLUME: ModelKind = ModelKind(&PBD_TEXTBOOK_VOLUME);
+    pub const PBD_TEXTBOOK_VOLUME: ModelKind = ModelKind::of(&PBD_TEXTBOOK_VOLUME);
 }

@@ -41,11 +41,14 @@ pub(crate) static XPBD: ModelDef = ModelDef {
     name: "xpbd",
     description: "XPBD with compliances alpha_d (m/N) and alpha_v (m^6/J)",
     parameters: &COMPLIANCE,
+    settings: &[],
+    nit_means: crate::model::SOLVER_ITERATIONS,
+    usage: crate::model::no_usage,
     rule: |p, settings| xpbd_rule(p, settings, SpringPotential::Stretch),
     example: &[1e-4, 1e-6],
 };
 
 impl ModelKind {
     /// XPBD with compliances.
-    pub const XPBD: ModelKind = ModelKind(&XPBD);
+    pub const XPBD: ModelKind = ModelKind::of(&XPBD);
 }

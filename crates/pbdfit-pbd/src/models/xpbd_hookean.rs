@@ -14,6 +14,9 @@ pub(crate) static XPBD_HOOKEAN: ModelDef = ModelDef {
     name: "xpbd-hookean",
     description: "XPBD with the Hookean spring potential C = (l - l0)^2 / 2 (alpha_d in m^4/J, alpha_v in m^6/J)",
     parameters: &PARAMETERS,
+    settings: &[],
+    nit_means: crate::model::SOLVER_ITERATIONS,
+    usage: crate::model::no_usage,
     rule: |p, settings| xpbd_rule(p, settings, SpringPotential::Hookean),
     // Stiff: at alpha_d = 1e-8 the potential's correction, which vanishes quadratically near rest, made
     // the wall cube step 113,704 sweeps to rest; at 1e-12 it takes 1,379 (CPU stepping, measured).
@@ -22,5 +25,5 @@ pub(crate) static XPBD_HOOKEAN: ModelDef = ModelDef {
 
 impl ModelKind {
     /// XPBD with the Hookean spring potential.
-    pub const XPBD_HOOKEAN: ModelKind = ModelKind(&XPBD_HOOKEAN);
+    pub const XPBD_HOOKEAN: ModelKind = ModelKind::of(&XPBD_HOOKEAN);
 }

@@ -15,6 +15,9 @@ pub(crate) static XPBD_MORSE: ModelDef = ModelDef {
     name: "xpbd-morse",
     description: "XPBD with the modified Morse spring potential C = (1 - exp(l - l0))^2 (alpha_d in 1/J, alpha_v in m^6/J)",
     parameters: &PARAMETERS,
+    settings: &[],
+    nit_means: crate::model::SOLVER_ITERATIONS,
+    usage: crate::model::no_usage,
     rule: |p, settings| xpbd_rule(p, settings, SpringPotential::Morse),
     // Stiff: at alpha_d = 1e-8 the wall cube stepped 325,586 sweeps to rest, at 1e-16 it takes 559
     // (floor and ceiling 227; CPU stepping, measured).
@@ -23,5 +26,5 @@ pub(crate) static XPBD_MORSE: ModelDef = ModelDef {
 
 impl ModelKind {
     /// XPBD with the modified Morse spring potential.
-    pub const XPBD_MORSE: ModelKind = ModelKind(&XPBD_MORSE);
+    pub const XPBD_MORSE: ModelKind = ModelKind::of(&XPBD_MORSE);
 }

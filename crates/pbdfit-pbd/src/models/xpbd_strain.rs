@@ -41,11 +41,14 @@ pub(crate) static XPBD_STRAIN: ModelDef = ModelDef {
     name: "xpbd-strain",
     description: "XPBD with per-tetrahedron Green-strain constraints (alpha_dev = 1/(2 mu), alpha_vol = 1/K, m^3/J)",
     parameters: &PARAMETERS,
+    settings: &[],
+    nit_means: crate::model::SOLVER_ITERATIONS,
+    usage: crate::model::no_usage,
     rule,
     example: &[1e-3, 1e-3],
 };
 
 impl ModelKind {
     /// XPBD with per-tetrahedron Green-strain constraints.
-    pub const XPBD_STRAIN: ModelKind = ModelKind(&XPBD_STRAIN);
+    pub const XPBD_STRAIN: ModelKind = ModelKind::of(&XPBD_STRAIN);
 }

@@ -14,6 +14,9 @@ pub(crate) static XPBD_STVK: ModelDef = ModelDef {
     name: "xpbd-stvk",
     description: "XPBD with the St. Venant-Kirchhoff spring potential C = l0 eps^2 / 2 (alpha_d in m/N, alpha_v in m^6/J)",
     parameters: &PARAMETERS,
+    settings: &[],
+    nit_means: crate::model::SOLVER_ITERATIONS,
+    usage: crate::model::no_usage,
     rule: |p, settings| xpbd_rule(p, settings, SpringPotential::Stvk),
     // Stiff: 29,392 stepping sweeps on the wall cube at alpha_d = 1e-8, 336 at 1e-12 (measured).
     example: &[1e-12, 1e-5],
@@ -21,5 +24,5 @@ pub(crate) static XPBD_STVK: ModelDef = ModelDef {
 
 impl ModelKind {
     /// XPBD with the St. Venant-Kirchhoff spring potential.
-    pub const XPBD_STVK: ModelKind = ModelKind(&XPBD_STVK);
+    pub const XPBD_STVK: ModelKind = ModelKind::of(&XPBD_STVK);
 }

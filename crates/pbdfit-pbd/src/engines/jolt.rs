@@ -1,0 +1,282 @@
+//! Jolt Physics's soft bodies (Jolt 5.6.0, as bundled by crates.io `oxijolt` 1.5.0; the same soft-body
+//! code as Jolt 5.3 and 5.4, which Godot 4.4 to 4.6 ship): `SoftBodyMotionProperties.cpp`
+//! (`IntegratePositions`, `ApplyVolumeConstraints`, `ApplyEdgeConstraints`) and
+//! `SoftBodySharedSettings.cpp` (`Optimize`, `CalculateClosestKinematic`), in f64.
+//!
+//! One `PhysicsSystem::Update(dt)` is `mNumIterations` substeps of `h = dt / n`, each with one pass:
+//!
+//! ```text
+//! v <- (v + g h) max(0, 1 - c h)          (c: mLinearDamping, after gravity)
+//! p <- x + h v
+//! per update group: its volumes, then its edges, Gauss-Seidel, XPBD with lambda = 0 (one pass)
+//!   edge:   C = |x1 - x0| - l0,     corr = d (l - l0) / (l (w0 + w1 + alpha_e / h^2))
+//!   volume: C = |6 V| - 6 V0, the signed 6V's gradients g_i,
+//!           x_i -= w_i g_i C / (sum w |g|^2 + alpha_v / h^2)
+//! v <- (p - x) / h
+//! ```
+//!
+//! so Jolt's volume compliance is 36 times that of `C = V - V0`. The damping multiplies the gravity
+//! increment too, so the rest state is the undamped one under gravity `(1 - c h) g`.
+//!
+//! Order (`Optimize`): vertices are grouped greedily (groups of at most 256 that share no vertex, run in
+//! any order; the constraints that span groups run last); inside each group volumes and edges are each
+//! sorted by the f32 distance along edges from their nearest kinematic vertex (Dijkstra), then their
+//! smallest vertex index, then list index. A body of at most 256 vertices is one sequence.
+//!
+//! Not reproduced, and why it does not move a rest state: the velocity clamp (500 m/s), the re-centring on
+//! the bounding box (a translation), sleeping (a body below 0.17 m/s for 0.5 s freezes: an engine run
+//! must disable it, `allow_sleeping(false)`, to reach its rest state at all).
+
+use super::{EngineRule, EngineStep, six_volume_change};
+use crate::{Dynamics, PbdSystem};
+
+/// The profile's constants in [`EngineRule::constants`].
+pub(crate) const EDGE_COMPLIANCE: usize = 0;
+pub(crate) const VOLUME_COMPLIANCE: usize = 1;
+
+/// Jolt's soft-body substep.
+pub(crate) static JOLT: EngineStep = EngineStep { engine: "Jolt 5.6 soft body", jacobi: false, solve };
+
+/// `SoftBodyUpdateContext::cVertexConstraintBatch`.
+const BATCH: usize = 256;
+
+/// Jolt's projection order: per update group, its volumes then its edges (indices into the engine body's
+/// `tets` and `edges`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Order {
+    pub groups: Vec<(Vec<usize>, Vec<usize>)>,
+}
+
+impl Order {
+    /// `SoftBodySharedSettings::Optimize` for a body of edges and volumes.
+    pub(crate) fn new(system: &PbdSystem) -> Self {
+        let body = system.engine_body();
+        let n = system.rest.len();
+        let p: Vec<[f32; 3]> = system.rest.iter().map(|x| [x.x as f32, x.y as f32, x.z as f32]).collect();
+        // (a) Connectivity: neighbours in first-seen order with a count, from edges then volumes.
+        let mut connectivity: Vec<Vec<(usize, u32)>> = vec![Vec::new(); n];
+        let mut link = |a: usize, b: usize| {
+            for (u, v) in [(a, b), (b, a)] {
+                match connectivity[u].iter_mut().find(|(w, _)| *w == v) {
+                    Some((_, count)) => *count += 1,
+                    None => connectivity[u].push((v, 1)),
+                }
+            }
+        };
+        for e in &body.edges {
+            link(e.particles[0], e.particles[1]);
+        }
+        for t in &body.tets {
+            let q = t.particles;
+            for (i, j) in [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)] {
+                link(q[i], q[j]);
+            }
+        }
+        // (b) Greedy vertex grouping.
+        let mut group = vec![usize::MAX; n];
+        let mut current = 0;
+        let mut members: Vec<usize> = Vec::new();
+        let distance2 = |a: usize, b: usize| {
+            let d = [p[a][0] - p[b][0], p[a][1] - p[b][1], p[a][2] - p[b][2]];
+            d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
+        };
+        loop {
+            let free: Vec<usize> = (0..n).filter(|&v| group[v] == usize::MAX).collect();
+            if free.is_empty() {
+                break;
+            }
+            let (mut lo, mut hi) = ([f32::MAX; 3], [f32::MIN; 3]);
+            for &v in &free {
+                for k in 0..3 {
+                    lo[k] = lo[k].min(p[v][k]);
+                    hi[k] = hi[k].max(p[v][k]);
+                }
+            }
+            let s = [hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]];
+            let max_axis = if s[0] > s[1] {
+                if s[2] > s[0] { 2 } else { 0 }
+            } else if s[2] > s[1] {
+                2
+            } else {
+                1
+            };
+            let mut min_axis = if s[0] < s[1] {
+                if s[2] < s[0] { 2 } else { 0 }
+            } else if s[2] < s[1] {
+                2
+            } else {
+                1
+            };
+            if min_axis == max_axis {
+                min_axis = (min_axis + 1) % 3;
+            }
+            let mid_axis = 3 - min_axis - max_axis;
+            let key = |v: usize| [p[v][max_axis], p[v][mid_axis], p[v][min_axis]];
+            let mut start = free[0];
+            for &v in &free[1..] {
+                let (a, b) = (key(v), key(start));
+                if a.partial_cmp(&b) == Some(std::cmp::Ordering::Less) {
+                    start = v;
+                }
+            }
+            members.push(start);
+            group[start] = current;
+            loop {
+                let mut best: Option<usize> = None;
+                let (mut best_n, mut best_d) = (0u32, f32::MAX);
+                for &u in &members {
+                    for &(v, _) in &connectivity[u] {
+                        if group[v] != usize::MAX {
+                            continue;
+                        }
+                        let count: u32 =
+                            connectivity[v].iter().filter(|(w, _)| group[*w] == current).map(|(_, c)| c).sum();
+                        let d = distance2(v, members[0]);
+                        if best.is_none() || count > best_n || (count == best_n && d < best_d) {
+                            (best, best_n, best_d) = (Some(v), count, d);
+                        }
+                    }
+                }
+                if let Some(v) = best {
+                    members.push(v);
+                    group[v] = current;
+                }
+                if members.len() >= BATCH || (members.len() > BATCH / 2 && best.is_none()) {
+                    members.clear();
+                    current += 1;
+                    break;
+                }
+                if best.is_none() {
+                    break;
+                }
+            }
+        }
+        let last = current;
+        // (e) Distance along edges to the nearest kinematic vertex, in f32 (Dijkstra).
+        let mut distance = vec![f32::MAX; n];
+        let mut edge_neighbours: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for e in &body.edges {
+            edge_neighbours[e.particles[0]].push(e.particles[1]);
+            edge_neighbours[e.particles[1]].push(e.particles[0]);
+        }
+        let mut heap = std::collections::BinaryHeap::new();
+        for v in 0..n {
+            if system.inverse_masses[v] == 0.0 {
+                distance[v] = 0.0;
+                heap.push(std::cmp::Reverse((OrderedF32(0.0), v)));
+            }
+        }
+        while let Some(std::cmp::Reverse((OrderedF32(d), u))) = heap.pop() {
+            if d > distance[u] {
+                continue;
+            }
+            for &v in &edge_neighbours[u] {
+                let nd = d + distance2(u, v).sqrt();
+                if nd < distance[v] {
+                    distance[v] = nd;
+                    heap.push(std::cmp::Reverse((OrderedF32(nd), v)));
+                }
+            }
+        }
+        // (c) Constraints to the group of their vertices, else the last; (f) sorted inside each group.
+        let group_of = |q: &[usize]| {
+            let g = group[q[0]];
+            if q.iter().all(|&v| group[v] == g) { g } else { last }
+        };
+        let mut groups: Vec<(Vec<usize>, Vec<usize>)> = vec![(Vec::new(), Vec::new()); last + 1];
+        for (i, t) in body.tets.iter().enumerate() {
+            groups[group_of(&t.particles)].0.push(i);
+        }
+        for (i, e) in body.edges.iter().enumerate() {
+            groups[group_of(&e.particles)].1.push(i);
+        }
+        let sort_key = |q: &[usize], i: usize| {
+            let d = q.iter().map(|&v| distance[v]).fold(f32::MAX, f32::min);
+            (OrderedF32(d), *q.iter().min().expect("a constraint has vertices"), i)
+        };
+        for (volumes, edges) in &mut groups {
+            volumes.sort_by_key(|&i| sort_key(&body.tets[i].particles, i));
+            edges.sort_by_key(|&i| sort_key(&body.edges[i].particles, i));
+        }
+        // (d) The parallel groups by size, largest first (they share no vertex: their order does not matter).
+        let non_parallel = groups.pop().expect("at least one group");
+        groups.sort_by_key(|(v, e)| std::cmp::Reverse(v.len() + e.len()));
+        groups.push(non_parallel);
+        groups.retain(|(v, e)| !v.is_empty() || !e.is_empty());
+        Order { groups }
+    }
+}
+
+/// A total order on the finite f32 distances (and `f32::MAX`) of the sort.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct OrderedF32(f32);
+
+impl Eq for OrderedF32 {}
+
+impl PartialOrd for OrderedF32 {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for OrderedF32 {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+fn solve(system: &PbdSystem, rule: &EngineRule, d: &mut Dynamics, h: f64) {
+    let body = system.engine_body();
+    let order = body.jolt.get_or_init(|| Order::new(system));
+    let inv_h2 = 1.0 / (h * h);
+    let edge_alpha = rule.constants[EDGE_COMPLIANCE] * inv_h2;
+    let volume_alpha = rule.constants[VOLUME_COMPLIANCE] * inv_h2;
+    let u = &mut d.predicted;
+    let x = &system.rest;
+    for _ in 0..rule.passes {
+        for (volumes, edges) in &order.groups {
+            for &i in volumes {
+                let t = &body.tets[i];
+                let [a, b, c, e] = t.particles;
+                let rest = [x[b] - x[a], x[c] - x[a], x[e] - x[a]];
+                let du = [u[b] - u[a], u[c] - u[a], u[e] - u[a]];
+                let ds = six_volume_change(t, x, u);
+                let s0 = 6.0 * t.volume;
+                let s = s0 + ds;
+                // |S| - S0: S - S0 while the tetrahedron keeps its orientation.
+                let value = if s >= 0.0 { ds } else { -s - s0 };
+                let (e1, e2, e3) = (rest[0] + du[0], rest[1] + du[1], rest[2] + du[2]);
+                let g = [(e3 - e1).cross(&(e2 - e1)), e2.cross(&e3), e3.cross(&e1), e1.cross(&e2)];
+                let w = t.w;
+                let denominator = w[0] * g[0].norm_squared()
+                    + w[1] * g[1].norm_squared()
+                    + w[2] * g[2].norm_squared()
+                    + w[3] * g[3].norm_squared()
+                    + volume_alpha;
+                if denominator < 1e-12 {
+                    continue;
+                }
+                let s = value / denominator;
+                for k in 0..4 {
+                    u[t.particles[k]] -= g[k] * (s * w[k]);
+                }
+            }
+            for &i in edges {
+                let e = &body.edges[i];
+                let [a, b] = e.particles;
+                let du = u[b] - u[a];
+                let delta = e.rest + du;
+                let length = delta.norm();
+                let denominator = length * (e.w[0] + e.w[1] + edge_alpha);
+                if denominator < 1e-12 {
+                    continue;
+                }
+                // l - l0 = (2 E.du + du.du) / (l + l0), without cancellation.
+                let stretch = (2.0 * e.rest.dot(&du) + du.norm_squared()) / (length + e.length);
+                let correction = delta * (stretch / denominator);
+                u[a] += correction * e.w[0];
+                u[b] -= correction * e.w[1];
+            }
+        }
+    }
+}

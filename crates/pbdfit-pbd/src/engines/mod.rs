@@ -1,0 +1,248 @@
+//! Engine profiles: the soft-body steps of the engines people ship (NVIDIA Newton's `SolverXPBD`, Jolt's
+//! soft bodies, Genesis's PBD elastic solver), reproduced in f64 so that a fitted parameter is the one to
+//! type into that engine.
+//!
+//! The textbook models share one step (semi-implicit Euler, `nit` Gauss-Seidel sweeps in pbdfit's colour
+//! order). The engines differ in ways that change the answer by factors: Jacobi accumulation with a
+//! relaxation factor, multipliers kept across iterations, substeps with one pass each, their own constraint
+//! functions and order, damping that enters the rest state. So a profile brings its own solve, as one file
+//! here holding a static [`EngineStep`], and its model file under `models/` folds the fitted parameters and
+//! the engine's settings into an [`EngineRule`] (`ProjectionRule::Engine`).
+//!
+//! What every profile shares, and what stays pbdfit's: the state is the displacement from the rest
+//! configuration (the engines store positions in f32; in f64 the displacement form loses nothing), a step
+//! of `dt` is `substeps` substeps of `h = dt / substeps`, and each substep is
+//!
+//! ```text
+//! v <- velocity_factor (v + h f a)    (a: gravity plus load over mass, f: the engine's gravity factor;
+//!                                      Jolt's damping is the velocity factor)
+//! p <- u + h v
+//! solve(p)                            (the engine's passes over its constraints)
+//! v <- (p - u) / h ; u <- p
+//! ```
+//!
+//! At rest `v = 0` at the start of every substep, so the rest state is the fixed point of one substep from
+//! zero velocity, `u* = solve(u* + velocity_factor f h^2 a)`: the Anderson solve, the stepping fallback and
+//! the sensitivity of [`PbdSystem::rest_state`] work on it unchanged.
+
+pub(crate) mod genesis;
+pub(crate) mod jolt;
+pub(crate) mod newton;
+
+use std::fmt;
+use std::sync::OnceLock;
+
+use nalgebra::Matrix3;
+
+use crate::{Dynamics, PbdSystem, Vec3};
+
+/// The most constants a profile folds into its rule.
+pub const ENGINE_CONSTANTS: usize = 6;
+
+/// One engine's constraint solve (a static in the engine's file under `engines/`).
+pub struct EngineStep {
+    /// The engine and version it reproduces, for results and messages (`Newton 1.8 SolverXPBD`).
+    pub engine: &'static str,
+    /// Whether its passes are Jacobi (corrections summed from the same positions), which can overshoot:
+    /// then a fixed point is accepted as a rest state only where the engine's step does not repel from
+    /// it (`PbdSystem::rest_state`). Gauss-Seidel passes of projections do not overshoot.
+    pub jacobi: bool,
+    /// Solves one substep's constraints on `d.predicted` (every pass), `d.u` holding the substep's start;
+    /// it resets whatever multipliers it keeps. `h` is the substep in s.
+    pub solve: fn(&PbdSystem, &EngineRule, &mut Dynamics, f64),
+}
+
+impl fmt::Debug for EngineStep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.engine)
+    }
+}
+
+/// An engine profile's step at one parameter point: what `ProjectionRule::Engine` carries.
+#[derive(Debug, Clone, Copy)]
+pub struct EngineRule {
+    /// The engine's solve.
+    pub step: &'static EngineStep,
+    /// Substeps per time step (>= 1): `h = dt / substeps`.
+    pub substeps: usize,
+    /// Solver passes per substep (>= 1).
+    pub passes: usize,
+    /// The factor on the velocity after the load's acceleration each substep (1: none; Jolt's linear
+    /// damping `max(0, 1 - c h)`). At rest it scales the load, so it moves the rest state.
+    pub velocity_factor: f64,
+    /// The factor on the load's acceleration (Jolt's `mGravityFactor`; 1: none).
+    pub gravity_factor: f64,
+    /// The profile's own constants (compliances over `h^2`, relaxation, ...), as its file documents.
+    pub constants: [f64; ENGINE_CONSTANTS],
+}
+
+impl PartialEq for EngineRule {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.step, other.step)
+            && self.substeps == other.substeps
+            && self.passes == other.passes
+            && self.velocity_factor.to_bits() == other.velocity_factor.to_bits()
+            && self.gravity_factor.to_bits() == other.gravity_factor.to_bits()
+            && self.constants.iter().zip(&other.constants).all(|(a, b)| a.to_bits() == b.to_bits())
+    }
+}
+
+/// A tetrahedron as the engines see it: particles, the inverse rest shape matrix `Dm^-1` with
+/// `Dm = [X1 - X0, X2 - X0, X3 - X0]`, the rest volume and the inverse masses.
+#[derive(Debug, Clone)]
+pub(crate) struct EngineTet {
+    pub particles: [usize; 4],
+    pub dm_inv: Matrix3<f64>,
+    /// Rest volume (m^3, > 0: tetrahedra are stored positively oriented).
+    pub volume: f64,
+    pub w: [f64; 4],
+}
+
+/// An edge as the engines see it (pbdfit's unique edges in first-met order).
+#[derive(Debug, Clone)]
+pub(crate) struct EngineEdge {
+    pub particles: [usize; 2],
+    /// Rest edge vector `X1 - X0` (m).
+    pub rest: Vec3,
+    /// Rest length (m).
+    pub length: f64,
+    pub w: [f64; 2],
+}
+
+/// The body's constraints in the engines' terms, built once per body on first use. Constraints whose
+/// particles are all held are kept (an engine projects them too, and they move nothing).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct EngineBody {
+    pub tets: Vec<EngineTet>,
+    pub edges: Vec<EngineEdge>,
+    /// Jolt's projection order, built on first use.
+    pub jolt: OnceLock<jolt::Order>,
+}
+
+impl EngineBody {
+    pub(crate) fn new(system: &PbdSystem) -> Self {
+        let w = &system.inverse_masses;
+        let x = &system.rest;
+        let tets = system
+            .tets
+            .iter()
+            .map(|&t| {
+                let dm = Matrix3::from_columns(&[x[t[1]] - x[t[0]], x[t[2]] - x[t[0]], x[t[3]] - x[t[0]]]);
+                EngineTet {
+                    particles: t,
+                    dm_inv: dm.try_inverse().expect("a validated mesh has no degenerate tetrahedron"),
+                    volume: dm.determinant() / 6.0,
+                    w: t.map(|p| w[p]),
+                }
+            })
+            .collect();
+        // `constraints_in_list_order` lists the distances first, in edge (first-met) order.
+        let edges = system
+            .constraints_in_list_order()
+            .into_iter()
+            .filter_map(|(c, p)| matches!(c, crate::ConstraintRef::Distance(_)).then(|| [p[0], p[1]]))
+            .map(|p| {
+                let rest = x[p[1]] - x[p[0]];
+                EngineEdge { particles: p, rest, length: rest.norm(), w: p.map(|i| w[i]) }
+            })
+            .collect();
+        EngineBody { tets, edges, jolt: OnceLock::new() }
+    }
+}
+
+/// `S - S0` for the triple product `S = (e1 x e2) . e3` of a tetrahedron's edges from its first vertex
+/// (`6 V`), expanded in powers of the displacement differences so that no digit cancels. The one home of
+/// the volume change for Jolt's `|6V| - 6V0` and Genesis's `V - V0`.
+#[inline]
+pub(crate) fn six_volume_change(t: &EngineTet, x: &[Vec3], u: &[Vec3]) -> f64 {
+    let [a, b, c, d] = t.particles;
+    let e = [x[b] - x[a], x[c] - x[a], x[d] - x[a]];
+    let du = [u[b] - u[a], u[c] - u[a], u[d] - u[a]];
+    let triple = |p: &Vec3, q: &Vec3, r: &Vec3| p.cross(q).dot(r);
+    triple(&du[0], &e[1], &e[2])
+        + triple(&e[0], &du[1], &e[2])
+        + triple(&e[0], &e[1], &du[2])
+        + triple(&du[0], &du[1], &e[2])
+        + triple(&du[0], &e[1], &du[2])
+        + triple(&e[0], &du[1], &du[2])
+        + triple(&du[0], &du[1], &du[2])
+}
+
+/// The displacement gradient `H = F - I = [u1 - u0, u2 - u0, u3 - u0] Dm^-1` of a tetrahedron.
+#[inline]
+pub(crate) fn displacement_gradient(t: &EngineTet, u: &[Vec3]) -> Matrix3<f64> {
+    let [a, b, c, d] = t.particles;
+    Matrix3::from_columns(&[u[b] - u[a], u[c] - u[a], u[d] - u[a]]) * t.dm_inv
+}
+
+/// `det(I + H) - 1` without cancellation: `tr H + ((tr H)^2 - tr(H^2)) / 2 + det H`.
+#[inline]
+pub(crate) fn det_minus_one(h: &Matrix3<f64>) -> f64 {
+    let tr = h.trace();
+    tr + 0.5 * (tr * tr - (h * h).trace()) + h.determinant()
+}
+
+/// `det F`'s gradient with respect to the four vertices for `F = I + H`: `cof(F) Dm^-T`, columns 1 to 3
+/// and their negative sum first. `6 V0` times the signed volume's gradient.
+#[inline]
+pub(crate) fn det_gradient(t: &EngineTet, f: &Matrix3<f64>) -> [Vec3; 4] {
+    let (f1, f2, f3) = (f.column(0).into_owned(), f.column(1).into_owned(), f.column(2).into_owned());
+    let cof = Matrix3::from_columns(&[f2.cross(&f3), f3.cross(&f1), f1.cross(&f2)]);
+    vertex_gradients(&(cof * t.dm_inv.transpose()))
+}
+
+/// The four vertex gradients of a constraint with `dC/dx_i = dP` column `i` (i = 1..3), the first the
+/// negative sum.
+#[inline]
+pub(crate) fn vertex_gradients(dp: &Matrix3<f64>) -> [Vec3; 4] {
+    let (g1, g2, g3) = (dp.column(0).into_owned(), dp.column(1).into_owned(), dp.column(2).into_owned());
+    [-(g1 + g2 + g3), g1, g2, g3]
+}
+
+/// `sum_i w_i |g_i|^2`.
+#[inline]
+pub(crate) fn weighted_norm(w: &[f64; 4], g: &[Vec3; 4]) -> f64 {
+    w[0] * g[0].norm_squared() + w[1] * g[1].norm_squared() + w[2] * g[2].norm_squared() + w[3] * g[3].norm_squared()
+}
+
+impl PbdSystem {
+    /// The body in the engines' terms (built on first use, then shared by every rest state).
+    pub(crate) fn engine_body(&self) -> &EngineBody {
+        self.engine.get_or_init(|| EngineBody::new(self))
+    }
+
+    /// One time step of an engine profile (see the module doc); returns the largest displacement of a
+    /// particle over the step (m).
+    pub(crate) fn engine_step(&self, rule: &EngineRule, dt: f64, damping: f64, d: &mut Dynamics) -> f64 {
+        let h = dt / rule.substeps as f64;
+        let keep = 1.0 - damping;
+        let start: Vec<Vec3> = self.free.iter().map(|&p| d.u[p]).collect();
+        for _ in 0..rule.substeps {
+            for &p in &self.free {
+                d.v[p] = (d.v[p] * keep + self.accelerations[p] * (h * rule.gravity_factor)) * rule.velocity_factor;
+                d.predicted[p] = d.u[p] + d.v[p] * h;
+            }
+            (rule.step.solve)(self, rule, d, h);
+            for &p in &self.free {
+                d.v[p] = (d.predicted[p] - d.u[p]) / h;
+                d.u[p] = d.predicted[p];
+            }
+        }
+        self.free.iter().zip(&start).map(|(&p, s)| (d.u[p] - s).norm()).fold(0.0, f64::max)
+    }
+
+    /// The rest map of an engine profile: one substep from `x` at zero velocity (see the module doc).
+    pub(crate) fn engine_rest_map(&self, rule: &EngineRule, dt: f64, d: &mut Dynamics, x: &[f64], out: &mut [f64]) {
+        let h = dt / rule.substeps as f64;
+        let h2 = h * h * rule.velocity_factor * rule.gravity_factor;
+        for (i, &p) in self.free.iter().enumerate() {
+            let u = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]);
+            d.u[p] = u;
+            d.predicted[p] = u + self.accelerations[p] * h2;
+        }
+        (rule.step.solve)(self, rule, d, h);
+        for (i, &p) in self.free.iter().enumerate() {
+            out[3 * i..3 * i + 3].copy_from_slice(d.predicted[p].as_slice());
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! NVIDIA Newton's `SolverXPBD` for tetrahedra (Newton 1.8: `newton/_src/solvers/xpbd/kernels.py`,
+//! `solve_tetrahedra`; `solver_xpbd.py`, `SolverXPBD.step`), in f64.
+//!
+//! One step of `dt` (no substeps): `v += dt g`, `p = x + dt v` (`integrate_particles`); the two
+//! multipliers of every tetrahedron are zeroed once; then `iterations` times: every tetrahedron computes,
+//! from the same positions (Jacobi), its two constraints
+//!
+//! ```text
+//! C_dev = tr(F^T F) - 3,  dC/dF = 2 F,     compliance 1 / (V0 k_mu)
+//! C_vol = det F - 1,      dC/dF = cof F,   compliance 1 / (V0 k_lambda)
+//! ```
+//!
+//! with `F = Ds Dm^-1`, vertex gradients `dC/dF Dm^-T` (the first the negative sum), `alpha = compliance /
+//! dt^2`, and with `k_damp`'s Rayleigh term `gamma = k_damp / (k dt)`:
+//!
+//! ```text
+//! dlambda = relaxation * -(C + alpha lambda + gamma dt grad C . v) / ((1 + gamma) sum w |grad C|^2 + alpha)
+//! lambda += dlambda;  delta_i += w_i dlambda grad_i C
+//! ```
+//!
+//! (atomic adds into one delta array); then `p += delta` and `v = (p - x) / dt` (`apply_particle_deltas`).
+//! A tetrahedron with `k_mu <= 0` or `k_lambda <= 0` is skipped, as Newton's kernel returns for it.
+//!
+//! Versions: Newton 1.6 and `warp.sim` (Warp <= 1.9) reset no multipliers across iterations, since they
+//! keep none: their `solve_tetrahedra` computes `dlambda = -C / (w + alpha)` from zero each iteration, so
+//! their compliance hardens with the iteration count; this profile reproduces Newton 1.8, whose
+//! multipliers persist within a step (`lambda_in`/`lambda_out`).
+//!
+//! Note on the constraint pair: with `F = I + H`, `C_dev = 2 tr H + |H|^2`, so at rest its gradient is
+//! twice `C_vol`'s and the pair resists only volume change at small strain (no shear stiffness): a fitted
+//! `k_mu` far above the material's shear modulus is what makes Newton's XPBD sag like the FEM.
+
+use nalgebra::Matrix3;
+
+use super::{
+    EngineRule, EngineStep, det_gradient, det_minus_one, displacement_gradient, vertex_gradients, weighted_norm,
+};
+use crate::{Dynamics, PbdSystem, Vec3};
+
+/// The profile's constants in [`EngineRule::constants`].
+pub(crate) const RELAXATION: usize = 0;
+pub(crate) const K_DAMP: usize = 1;
+pub(crate) const K_MU: usize = 2;
+pub(crate) const K_LAMBDA: usize = 3;
+
+/// Newton 1.8's `SolverXPBD` for a body of tetrahedra.
+pub(crate) static NEWTON_XPBD: EngineStep = EngineStep { engine: "Newton 1.8 SolverXPBD", jacobi: true, solve };
+
+fn solve(system: &PbdSystem, rule: &EngineRule, d: &mut Dynamics, dt: f64) {
+    let body = system.engine_body();
+    let c = &rule.constants;
+    let (relaxation, k_damp) = (c[RELAXATION], c[K_DAMP]);
+    let stiffness = [c[K_MU], c[K_LAMBDA]];
+    if stiffness[0] <= 0.0 || stiffness[1] <= 0.0 {
+        return;
+    }
+    let lambda = &mut d.lambda_engine;
+    lambda.clear();
+    lambda.resize(2 * body.tets.len(), 0.0);
+    let delta = &mut d.delta_engine;
+    delta.clear();
+    delta.resize(system.rest.len(), Vec3::zeros());
+    let dt2 = dt * dt;
+    for _ in 0..rule.passes {
+        delta.fill(Vec3::zeros());
+        let p = &d.predicted;
+        for (t, lambda) in body.tets.iter().zip(lambda.chunks_exact_mut(2)) {
+            let h = displacement_gradient(t, p);
+            let f = Matrix3::identity() + h;
+            // 2 tr H + |H|^2 = tr(F^T F) - 3 without cancellation.
+            let c_dev = 2.0 * h.trace() + h.norm_squared();
+            let terms = [
+                (c_dev, vertex_gradients(&(f * 2.0 * t.dm_inv.transpose()))),
+                (det_minus_one(&h), det_gradient(t, &f)),
+            ];
+            for (term, (value, grad)) in terms.into_iter().enumerate() {
+                let w = weighted_norm(&t.w, &grad);
+                if w <= 0.0 {
+                    continue;
+                }
+                let k = stiffness[term];
+                let alpha = 1.0 / (t.volume * k) / dt2;
+                let (gamma, grad_dot_v) = if k_damp > 0.0 {
+                    // dt grad C . v with v = (p - x) / dt, Newton's particle velocity during the iterations.
+                    let moved = |i: usize| grad[i].dot(&(p[t.particles[i]] - d.u[t.particles[i]]));
+                    (k_damp / (k * dt), moved(0) + moved(1) + moved(2) + moved(3))
+                } else {
+                    (0.0, 0.0)
+                };
+                let dlambda =
+                    relaxation * -(value + alpha * lambda[term] + gamma * grad_dot_v) / ((1.0 + gamma) * w + alpha);
+                lambda[term] += dlambda;
+                for i in 0..4 {
+                    delta[t.particles[i]] += grad[i] * (t.w[i] * dlambda);
+                }
+            }
+        }
+        for &i in &system.free {
+            d.predicted[i] += delta[i];
+        }
+    }
+}

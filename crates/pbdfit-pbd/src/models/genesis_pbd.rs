@@ -1,0 +1,96 @@
+//! `genesis-pbd`: Genesis 1.4.5's PBD elastic solver (`engines/genesis.rs`), with the compliances of
+//! `gs.materials.PBD.Elastic`.
+
+use crate::engines::{ENGINE_CONSTANTS, EngineRule, genesis};
+use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule, RuleSettings, SettingSpec};
+
+/// `stretch_compliance` (m/N) and `volume_compliance` of `gs.materials.PBD.Elastic` (Genesis's default for
+/// both is 0, which the log box leaves out: give it with `--param`).
+const PARAMETERS: [ParameterSpec; 2] = [
+    ParameterSpec::log10("stretch_compliance", "m/N", "PBD.Elastic's stretch_compliance (C = l - l0)", (1e-10, 1e2)),
+    ParameterSpec::log10(
+        "volume_compliance",
+        "m^6/J",
+        "PBD.Elastic's volume_compliance (C = V - V0; its correction carries an extra |grad C|^2)",
+        (1e-14, 1e2),
+    ),
+];
+
+/// `gs.materials.PBD.Elastic`'s relaxations and `gs.options.PBDOptions`'s iteration counts.
+const SETTINGS: [SettingSpec; 4] = [
+    SettingSpec::fraction(
+        "stretch_relaxation",
+        "PBD.Elastic's stretch_relaxation: the factor on every edge correction",
+        0.1,
+    ),
+    SettingSpec::fraction(
+        "volume_relaxation",
+        "PBD.Elastic's volume_relaxation: the factor on every volume correction",
+        0.1,
+    ),
+    SettingSpec::count(
+        "max_stretch_solver_iterations",
+        "PBDOptions.max_stretch_solver_iterations: Jacobi passes over the edges per substep",
+        4.0,
+        1.0,
+    ),
+    SettingSpec::count(
+        "max_volume_solver_iterations",
+        "PBDOptions.max_volume_solver_iterations: Jacobi passes over the tetrahedra per substep",
+        1.0,
+        0.0,
+    ),
+];
+
+fn rule(p: &[f64], s: RuleSettings) -> ModelRule {
+    let mut constants = [0.0; ENGINE_CONSTANTS];
+    constants[genesis::STRETCH_COMPLIANCE] = p[0];
+    constants[genesis::VOLUME_COMPLIANCE] = p[1];
+    constants[genesis::STRETCH_RELAXATION] = s.settings[0];
+    constants[genesis::VOLUME_RELAXATION] = s.settings[1];
+    constants[genesis::STRETCH_ITERATIONS] = s.settings[2];
+    constants[genesis::VOLUME_ITERATIONS] = s.settings[3];
+    ModelRule::Projection(ProjectionRule::Engine(EngineRule {
+        step: &genesis::GENESIS_PBD,
+        substeps: s.nit.max(1),
+        passes: 1,
+        velocity_factor: 1.0,
+        gravity_factor: 1.0,
+        constants,
+    }))
+}
+
+fn usage(p: &[f64], s: RuleSettings) -> Vec<String> {
+    vec![
+        format!(
+            "gs.materials.PBD.Elastic(stretch_compliance={:.6e}, volume_compliance={:.6e}, stretch_relaxation={}, \
+             volume_relaxation={})",
+            p[0], p[1], s.settings[0], s.settings[1]
+        ),
+        format!(
+            "gs.options.PBDOptions(max_stretch_solver_iterations={}, max_volume_solver_iterations={})",
+            s.settings[2], s.settings[3]
+        ),
+        format!("gs.options.SimOptions(dt={}, substeps={})", s.dt, s.nit),
+        "Genesis gives every particle the same mass (rho x volume / particle count): fit with --mass-model uniform's \
+         body to compare like with like"
+            .to_string(),
+    ]
+}
+
+/// Genesis's PBD elastic solver.
+pub(crate) static GENESIS_PBD: ModelDef = ModelDef {
+    name: "genesis-pbd",
+    description: "Genesis 1.4.5 PBD elastic: stretch_compliance (m/N), volume_compliance; Jacobi, relaxation 0.1, uniform masses",
+    parameters: &PARAMETERS,
+    settings: &SETTINGS,
+    nit_means: "Genesis's substeps (SimOptions.substeps) per step of dt",
+    usage,
+    rule,
+    example: &[1e-4, 1e-6],
+};
+
+impl ModelKind {
+    /// Genesis's PBD elastic profile.
+    pub const GENESIS_PBD: ModelKind = ModelKind::of(&GENESIS_PBD);
+}

@@ -1,0 +1,108 @@
+//! `jolt`: Jolt Physics 5.6's soft body with edge and volume constraints (`engines/jolt.rs`), as Godot's
+//! SoftBody3D and crates.io `oxijolt` run it; the parameters are the compliances Jolt's
+//! `SoftBodySharedSettings::Edge` and `::Volume` take.
+
+use crate::engines::{ENGINE_CONSTANTS, EngineRule, jolt};
+use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule, RuleSettings, SettingSpec};
+
+/// Jolt's `Edge::mCompliance` (m/N, `C = l - l0`) and `Volume::mCompliance` (`C = |6V| - 6V0`: 36 times
+/// the compliance of `C = V - V0`, in m^6/J).
+const PARAMETERS: [ParameterSpec; 2] = [
+    ParameterSpec::log10("edge_compliance", "m/N", "Jolt's Edge::mCompliance (C = l - l0)", (1e-10, 1e2)),
+    ParameterSpec::log10(
+        "volume_compliance",
+        "m^6/J",
+        "Jolt's Volume::mCompliance (C = |6V| - 6V0: 36 x the compliance of C = V - V0)",
+        (1e-12, 1e4),
+    ),
+];
+
+/// `SoftBodyCreationSettings::mLinearDamping` and `mGravityFactor`.
+const SETTINGS: [SettingSpec; 2] = [
+    SettingSpec {
+        name: "linear_damping",
+        unit: "1/s",
+        description: "SoftBodyCreationSettings::mLinearDamping: v <- (v + g h) max(0, 1 - c h) each substep, \
+                      so it scales the gravity the rest state feels",
+        default: 0.1,
+        minimum: 0.0,
+        maximum: 1e6,
+        maximum_open: false,
+        integer: false,
+    },
+    SettingSpec {
+        name: "gravity_factor",
+        unit: "1",
+        description: "SoftBodyCreationSettings::mGravityFactor: the factor on gravity",
+        default: 1.0,
+        minimum: 0.0,
+        maximum: 1e3,
+        maximum_open: false,
+        integer: false,
+    },
+];
+
+fn rule(p: &[f64], s: RuleSettings) -> ModelRule {
+    let h = s.dt / s.nit.max(1) as f64;
+    let mut constants = [0.0; ENGINE_CONSTANTS];
+    constants[jolt::EDGE_COMPLIANCE] = p[0];
+    constants[jolt::VOLUME_COMPLIANCE] = p[1];
+    ModelRule::Projection(ProjectionRule::Engine(EngineRule {
+        step: &jolt::JOLT,
+        substeps: s.nit.max(1),
+        passes: 1,
+        velocity_factor: (1.0 - s.settings[0] * h).max(0.0),
+        gravity_factor: s.settings[1],
+        constants,
+    }))
+}
+
+/// Godot's `SoftBody3D.linear_stiffness` k in [0, 1] maps to the stiffness `max(k^3 1e5, 1e-6)` N/m
+/// (godot-jolt #830, Godot 4.4 to 4.6: `JoltSoftBody3D`), so to the edge compliance `1 / max(k^3 1e5, 1e-6)`.
+/// The k that gives `compliance`, or `None` where no k in [0, 1] does.
+pub fn godot_stiffness_for(compliance: f64) -> Option<f64> {
+    let k = (1.0 / (compliance * 1e5)).cbrt();
+    (compliance > 0.0 && k.is_finite() && (0.0..=1.0).contains(&k)).then_some(k)
+}
+
+fn usage(p: &[f64], s: RuleSettings) -> Vec<String> {
+    let godot = match godot_stiffness_for(p[0]) {
+        Some(k) => format!(
+            "Godot SoftBody3D: linear_stiffness = {k:.6} (compliance 1/max(k^3 1e5, 1e-6)), simulation_precision = {}, \
+             damping_coefficient = {}; Godot makes no volume constraints, so its body lacks the fitted volume term",
+            s.nit, s.settings[0]
+        ),
+        None => format!(
+            "Godot SoftBody3D: no linear_stiffness in [0, 1] gives edge compliance {:.3e} m/N (k = 1 gives 1e-5, the \
+             stiffest; k -> 0 the softest, 1e6)",
+            p[0]
+        ),
+    };
+    vec![
+        format!("SoftBodySharedSettings::Edge(v0, v1, /* compliance */ {:.6e})  // every tetrahedron edge", p[0]),
+        format!("SoftBodySharedSettings::Volume(v0, v1, v2, v3, /* compliance */ {:.6e})  // every tetrahedron", p[1]),
+        format!(
+            "SoftBodyCreationSettings: mNumIterations = {}, mLinearDamping = {}, mGravityFactor = {}; \
+             PhysicsSystem::Update(dt = {}, 1)",
+            s.nit, s.settings[0], s.settings[1], s.dt
+        ),
+        godot,
+    ]
+}
+
+/// Jolt's soft body.
+pub(crate) static JOLT: ModelDef = ModelDef {
+    name: "jolt",
+    description: "Jolt 5.6 soft body (Godot's SoftBody3D): edge_compliance (m/N), volume_compliance (Jolt's C = |6V| - 6V0)",
+    parameters: &PARAMETERS,
+    settings: &SETTINGS,
+    nit_means: "Jolt's mNumIterations: substeps of dt/nit, one Gauss-Seidel pass each",
+    usage,
+    rule,
+    example: &[1e-4, 1e-4],
+};
+
+impl ModelKind {
+    /// Jolt's soft-body profile.
+    pub const JOLT: ModelKind = ModelKind::of(&JOLT);
+}
