@@ -112,7 +112,8 @@ fn large_bodies_fall_back_to_the_single_mesh_kernels() {
 }
 
 /// Batches the kernels do not take go to the CPU, and the caller is told why through its observer (the
-/// library prints nothing): a mass-spring model, a scene with tractions; the results are the CPU's.
+/// library prints nothing): a mass-spring model, a scene with tractions, an engine profile; the results are
+/// the CPU's.
 #[test]
 fn handoffs_are_reported_to_the_caller() {
     let Some(ctx) = gpu_or_skip("handoffs_are_reported_to_the_caller") else { return };
@@ -130,14 +131,38 @@ fn handoffs_are_reported_to_the_caller() {
     let gpu = backend.rest_states(&tension, &pbd, &RestOptions::default());
     let cpu = CpuBackend.rest_states(&tension, &pbd, &RestOptions::default());
     assert_eq!(gpu[0].as_ref().unwrap().displacements, cpu[0].as_ref().unwrap().displacements);
+    // An engine profile's own step has no kernel: the CPU's rest state, bit for bit, at a point where the
+    // profile settles and at one where it does not (the same verdict as on the CPU).
+    let engines: Vec<SimParams> = pbdfit_pbd::ModelKind::all()
+        .iter()
+        .filter(|k| k.is_engine_profile())
+        .flat_map(|k| [SimParams::new(0.001, 4, k.example()), SimParams::new(0.01, 1, k.example())])
+        .collect();
+    assert!(engines.len() >= 6, "the three engine profiles");
+    let gpu = backend.rest_states(&wall, &engines, &RestOptions::default());
+    let cpu = CpuBackend.rest_states(&wall, &engines, &RestOptions::default());
+    for ((p, g), c) in engines.iter().zip(&gpu).zip(&cpu) {
+        match (g, c) {
+            (Ok(g), Ok(c)) => assert_eq!(g.displacements, c.displacements, "{}", p.describe()),
+            (Err(g), Err(c)) => assert_eq!(g.to_string(), c.to_string(), "{}", p.describe()),
+            _ => panic!("{}: the GPU backend gave {g:?}, the CPU {c:?}", p.describe()),
+        }
+    }
     // A batch the kernels take is not handed off.
     backend.rest_states(&wall, &pbd, &RestOptions::default());
+    let seen = seen.lock().unwrap();
     assert_eq!(
-        *seen.lock().unwrap(),
+        seen[..2],
         [
             pbdfit_gpu::Handoff::NoKernel { model: "mass-spring", why: "its rest state is a Newton solve" },
             pbdfit_gpu::Handoff::Loads { scene: "tension".into() }
         ]
+    );
+    assert_eq!(seen.len(), 3, "{seen:?}");
+    assert!(
+        matches!(&seen[2], pbdfit_gpu::Handoff::NoKernel { why, .. } if why.contains("engine profile")),
+        "{:?}",
+        seen[2]
     );
 }
 

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{SCENES, gpu_or_skip, parameter_points, relative_difference, system};
+use common::{SCENES, gpu_or_skip, kernel_models, parameter_points, relative_difference, system};
 use pbdfit_gpu::GpuSimulation;
 use pbdfit_pbd::{Model, ModelKind, RestOptions, SimParams};
 
@@ -22,14 +22,9 @@ fn steps_follow_the_cpu_step() {
                 },
                 SimParams::new(0.01, 2, Model::xpbd(1e-4, 1e-6)),
             ];
-            // Every registered projection model, on the smallest mesh.
+            // Every registered model with a kernel, on the smallest mesh.
             if n == 1 {
-                cases.extend(
-                    ModelKind::all()
-                        .iter()
-                        .filter(|k| k.has_projection())
-                        .map(|k| SimParams::new(0.01, 1, k.example())),
-                );
+                cases.extend(kernel_models().map(|k| SimParams::new(0.01, 1, k.example())));
             }
             for params in cases {
                 let mut gpu = GpuSimulation::new(&ctx, &sys, &params).unwrap();
