@@ -225,3 +225,32 @@ pub enum FemError {
         detail: String,
     },
 }
+
+impl FemError {
+    /// Whether the user's input explains the failure (a material, a body held too little, a load the
+    /// material cannot carry, a reference option), rather than pbdfit or the machine: an input array of
+    /// the wrong length, a degenerate element in a body the scene loader has already validated, a linear
+    /// solver that failed for want of memory.
+    ///
+    /// Every variant is named (no wildcard), so a new one must be classified where it is added.
+    pub fn is_input(&self) -> bool {
+        match self {
+            FemError::Material(_)
+            | FemError::NotHeld(_)
+            | FemError::ContactUnsupported(_)
+            | FemError::FreeRigidMotion { .. }
+            | FemError::Sliding { .. }
+            | FemError::ContactNotConverged { .. }
+            | FemError::OrphanVertex(_)
+            | FemError::NotPositiveDefinite { .. }
+            | FemError::NotConverged { .. }
+            | FemError::InvalidReference { .. }
+            | FemError::InvertedElement { .. }
+            | FemError::NewtonFailed { .. }
+            | FemError::NotAtRest { .. }
+            | FemError::TooManySteps { .. }
+            | FemError::NotFinite { .. } => true,
+            FemError::DegenerateElement { .. } | FemError::SizeMismatch { .. } | FemError::Solver { .. } => false,
+        }
+    }
+}

@@ -234,6 +234,13 @@ pub enum FitError {
         /// The most allowed.
         max: usize,
     },
+    /// `identify`: at every start (nu from 0 to 0.49) the least-squares 1/E of the linear law is not
+    /// positive: the markers, taken together, move against the load (their signs or axes are wrong, they
+    /// belong to another load, or their noise is larger than their signal).
+    #[error(
+        "no positive Young's modulus explains these markers: at every start (nu = 0 to 0.49) they move, taken          together, against the scene's load; check their signs, axes and units, that they were measured under          this scene's load, and that their noise (sigma) is below their displacements"
+    )]
+    AgainstTheLoad,
     /// Something failed that the input does not explain.
     #[error("internal error: {0}")]
     Internal(String),
@@ -274,8 +281,39 @@ impl FitError {
     /// Whether the user's input explains the failure (exit code 2), rather than the machine or pbdfit
     /// (exit code 1): a results file that cannot be read or written is the machine's (disk full, folder
     /// removed, a folder where the file must go).
+    ///
+    /// Every variant is named (no wildcard), so a new one must be classified where it is added.
     pub fn is_input(&self) -> bool {
-        !matches!(self, FitError::Internal(_) | FitError::Results(ResultsError::Io { .. }))
+        match self {
+            FitError::Scene(_)
+            | FitError::Markers(_)
+            | FitError::StillMarkers { .. }
+            | FitError::SigmaOutOfRange { .. }
+            | FitError::MarkersOutOfRange { .. }
+            | FitError::NoFiniteError { .. }
+            | FitError::MeasuredCompound { .. }
+            | FitError::Material(_)
+            | FitError::Reference { .. }
+            | FitError::Interrupted { .. }
+            | FitError::UnknownVariant { .. }
+            | FitError::Model(_)
+            | FitError::Search(_)
+            | FitError::StudyFile { .. }
+            | FitError::ResultsMismatch { .. }
+            | FitError::FolderMismatch { .. }
+            | FitError::FolderInUse { .. }
+            | FitError::ResultsFolder { .. }
+            | FitError::NoRestState { .. }
+            | FitError::UnusableReference { .. }
+            | FitError::GridTooLarge { .. }
+            | FitError::BootstrapReplicates { .. }
+            | FitError::AgainstTheLoad => true,
+            FitError::Results(e) => match e {
+                ResultsError::Io { .. } => false,
+                ResultsError::Format { .. } | ResultsError::Summary { .. } => true,
+            },
+            FitError::Internal(_) => false,
+        }
     }
 }
 

@@ -177,9 +177,7 @@ pub fn identify(
         }
     }
     let Some((mut x, mut cost)) = best else {
-        return Err(failed.unwrap_or_else(|| {
-            FitError::Internal("no start gives positive E: the markers move against the load".into())
-        }));
+        return Err(failed.unwrap_or(FitError::AgainstTheLoad));
     };
     // Levenberg-Marquardt on (ln E, nu).
     let mut lambda = 1e-3;

@@ -102,7 +102,7 @@ fn the_store_returns_what_was_computed_and_respects_its_bound() {
     assert!(c != a && d != a && c != d);
     assert_eq!(calls.load(Ordering::Relaxed), 3);
     // Failures are stored like states.
-    let fail = || Err(PbdError::InvalidParameter { name: "kd", value: -1.0, allowed: "0 to 1" });
+    let fail = || Err(PbdError::InvalidParameter { name: "kd", value: -1.0, allowed: "0 to 1".into() });
     let (e, _) = store.get_or_compute(&[0.0, 0.0], 0, fail);
     let (f, r) = store.get_or_compute(&[0.0, 0.0], 0, || compute(5.0));
     assert!(e == f && r.is_err());

@@ -9,7 +9,7 @@ pub enum PbdError {
         /// Its value.
         value: f64,
         /// What is allowed.
-        allowed: &'static str,
+        allowed: String,
     },
     /// The simulation blew up: NaN, or a displacement larger than the body.
     #[error("scene {scene}: simulation diverged with {params} after {sweeps} projection sweeps ({reason})")]

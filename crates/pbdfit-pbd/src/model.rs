@@ -63,23 +63,22 @@ impl ParameterSpec {
 
     /// Checks a value against the allowed range.
     pub fn check(&self, value: f64, unbounded: bool) -> Result<(), PbdError> {
-        let bad = |allowed| Err(PbdError::InvalidParameter { name: self.name, value, allowed });
-        if !value.is_finite() || value < self.minimum {
-            return bad(if self.minimum == 0.0 {
-                "must be a finite number >= 0"
-            } else {
-                "must be a finite number above the model's minimum"
-            });
-        }
         let maximum = if unbounded { self.maximum_unbounded } else { self.maximum };
-        if value > maximum {
-            return bad(if unbounded || self.maximum_unbounded <= self.maximum {
-                "must be in [0, 1] for this model"
-            } else {
-                "must be in [0, 1]; stiffness above 1 needs the unbounded flag"
-            });
+        if value.is_finite() && value >= self.minimum && value <= maximum {
+            return Ok(());
         }
-        Ok(())
+        // The parameter's own range (issue 38: every refusal said "[0, 1]", a compliance's too).
+        let range = if maximum == f64::INFINITY {
+            format!("must be a finite number >= {}", self.minimum)
+        } else {
+            format!("must be in [{}, {maximum}]", self.minimum)
+        };
+        let allowed = if !unbounded && self.maximum_unbounded > self.maximum && value.is_finite() && value > maximum {
+            format!("{range}; above {maximum} needs the unbounded flag (--unbounded), up to {}", self.maximum_unbounded)
+        } else {
+            format!("{range} for model parameter {}", self.name)
+        };
+        Err(PbdError::InvalidParameter { name: self.name, value, allowed })
     }
 }
 
@@ -622,7 +621,7 @@ impl SimParams {
 
     /// Checks every parameter's range.
     pub fn validate(&self) -> Result<(), PbdError> {
-        let bad = |name, value, allowed| Err(PbdError::InvalidParameter { name, value, allowed });
+        let bad = |name, value, allowed: &str| Err(PbdError::InvalidParameter { name, value, allowed: allowed.into() });
         if !(self.dt.is_finite() && self.dt > 0.0) {
             return bad("dt", self.dt, "the time step must be a finite number > 0 s");
         }

@@ -162,7 +162,11 @@ fn fem<'py>(
     for s in set.scenes() {
         let spec = pbdfit_fit::reference_spec(s, &overrides).map_err(fit_error)?;
         let body = s.body_split(n, spec.split).map_err(value_error)?;
-        let problem = StaticProblem::new(&body).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        let problem = StaticProblem::new(&body).map_err(|e| {
+            // As `pbdfit fem`: the input's failures are ValueError (exit 2 there), ours RuntimeError.
+            let message = format!("FEM problem of {} at N = {n}: {e}", s.name);
+            if e.is_input() { value_error(message) } else { PyRuntimeError::new_err(message) }
+        })?;
         jobs.push((s.name.clone(), spec, problem));
     }
     let solved = interruptible(py, Arc::default(), false, &|_| {}, move || {
@@ -763,7 +767,8 @@ fn mapping(
     };
     query.check().map_err(value_error)?;
     let set = load(scene.as_deref().unwrap_or("gravity"))?;
-    let mapped = map(name, &query, &set).map_err(value_error)?;
+    let mapped = map(name, &query, &set)
+        .map_err(|e| if e.is_input() { value_error(e) } else { PyRuntimeError::new_err(e.to_string()) })?;
     serde_json::to_string(&mapped).map_err(json)
 }
 

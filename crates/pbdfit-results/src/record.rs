@@ -306,6 +306,17 @@ fn parse_row(row: &csv::StringRecord, params: &[String], format: Format) -> Resu
     fn int(name: &str, s: &str) -> Result<usize, String> {
         s.parse::<usize>().map_err(|_| format!("{name}: `{s}` is not a non-negative integer"))
     }
+    // A fit's setting (its material and time step) is a finite number (> 0 for E and dt): a row with NaN
+    // or inf there is not a fit's, and the readers sort and group by it (a NaN dt made `pbdfit plot`
+    // panic).
+    fn setting(name: &str, s: &str, positive: bool) -> Result<f64, String> {
+        let v = num(name, s)?;
+        if !v.is_finite() || (positive && v <= 0.0) {
+            let what = if positive { "a finite number > 0" } else { "a finite number" };
+            return Err(format!("{name}: `{s}` is not a fit's setting ({name} must be {what})"));
+        }
+        Ok(v)
+    }
     fn list(s: &str) -> Vec<String> {
         s.split(';').filter(|p| !p.is_empty()).map(str::to_string).collect()
     }
@@ -313,11 +324,11 @@ fn parse_row(row: &csv::StringRecord, params: &[String], format: Format) -> Resu
     let experiment = next().to_string();
     let value = match next() {
         "" => None,
-        s => Some(num("value", s)?),
+        s => Some(setting("value", s, false)?),
     };
-    let young = num("young", next())?;
-    let poisson = num("poisson", next())?;
-    let dt = num("dt", next())?;
+    let young = setting("young", next(), true)?;
+    let poisson = setting("poisson", next(), false)?;
+    let dt = setting("dt", next(), true)?;
     let n = int("n", next())?;
     let nit = int("nit", next())?;
     let model = next().to_string();
@@ -603,6 +614,18 @@ mod tests {
         let bad = line.replacen(";-0.001;-0.001;", ";-0.001;", 1);
         let e = parse_records(&format!("{header}\n{bad}"), path).unwrap_err().to_string();
         assert!(e.contains("hessian") && e.contains("3 numbers for 2 parameters"), "{e}");
+        // A setting that is no fit's (issue 38: a NaN dt made `pbdfit plot` panic sorting the settings).
+        for (field, value) in [("dt", f64::NAN), ("dt", 0.0), ("young", f64::INFINITY), ("poisson", f64::NAN)] {
+            let mut r = row.clone();
+            match field {
+                "dt" => r.dt = value,
+                "young" => r.young = value,
+                _ => r.poisson = value,
+            }
+            let bad = String::from_utf8(row_bytes(&r.fields())).unwrap();
+            let e = parse_records(&format!("{header}\n{bad}"), path).unwrap_err().to_string();
+            assert!(e.contains("row 2") && e.contains(field) && e.contains("is not a fit's setting"), "{e}");
+        }
     }
 
     /// Files written before the identifiability columns still read, with those fields empty.

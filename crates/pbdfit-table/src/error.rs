@@ -92,10 +92,15 @@ pub enum TableError {
 impl TableError {
     /// Whether the error is the user's to fix (bad file, parameter or table) rather than the machine's.
     pub fn is_input(&self) -> bool {
+        // Every variant named (no wildcard), so a new one must be classified where it is added.
         match self {
             TableError::Fit(e) => e.is_input(),
             TableError::Io { .. } => false,
-            _ => true,
+            TableError::File { .. }
+            | TableError::Query { .. }
+            | TableError::OutOfRange { .. }
+            | TableError::MissingNodes { .. }
+            | TableError::Format { .. } => true,
         }
     }
 }

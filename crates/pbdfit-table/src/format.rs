@@ -270,7 +270,17 @@ impl Table {
     pub fn read(dir: &Path) -> Result<Self, TableError> {
         let read = |name: &str| {
             let path = dir.join(name);
-            std::fs::read_to_string(&path).map_err(|e| TableError::Io { action: "cannot read", path, source: e })
+            std::fs::read_to_string(&path).map_err(|e| match e.kind() {
+                // A folder without the table's files is the user's to fix (D14: it exited 1): not a table,
+                // or one whose build has not finished.
+                std::io::ErrorKind::NotFound => bad(
+                    &dir.display().to_string(),
+                    format!(
+                        "is not a table folder: it has no {name} (a build writes its table files when it ends;                          `pbdfit table DEFINITION --out FOLDER --partial` writes them for the nodes fitted so far)"
+                    ),
+                ),
+                _ => TableError::Io { action: "cannot read", path, source: e },
+            })
         };
         Self::parse(&read("table.csv")?, &read("table.json")?, &dir.display().to_string())
     }

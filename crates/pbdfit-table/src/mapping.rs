@@ -49,8 +49,8 @@ use pbdfit_mesh::{Body, SceneError, SceneSet, Vec3};
 use pbdfit_pbd::ModelKind;
 use serde::Serialize;
 
-/// Why a mapping could not be evaluated. Every case is the user's input (exit code 2 on the command
-/// line).
+/// Why a mapping could not be evaluated. Every case but [`WrongCount`](Self::WrongCount) (a registered
+/// mapping's own defect) is the user's input: [`is_input`](Self::is_input), exit code 2 on the command line.
 #[derive(Debug, thiserror::Error)]
 pub enum MappingError {
     /// No mapping has this name.
@@ -107,6 +107,34 @@ pub enum MappingError {
     /// The scene could not be built at this N.
     #[error(transparent)]
     Scene(#[from] SceneError),
+    /// A registered mapping gave another number of values than its model has parameters (a defect of the
+    /// mapping, not of the input: pairing them would drop or invent parameters silently).
+    #[error("mapping {mapping} gave {got} values for model {model}'s {expected} parameters (a defect of the mapping)")]
+    WrongCount {
+        /// The mapping.
+        mapping: &'static str,
+        /// Its model.
+        model: String,
+        /// Values it gave.
+        got: usize,
+        /// The model's parameters.
+        expected: usize,
+    },
+}
+
+impl MappingError {
+    /// Whether the user's input explains the failure. Every variant is named (no wildcard), so a new one
+    /// must be classified where it is added.
+    pub fn is_input(&self) -> bool {
+        match self {
+            MappingError::Unknown { .. }
+            | MappingError::Query { .. }
+            | MappingError::Undefined { .. }
+            | MappingError::NotFinite { .. }
+            | MappingError::Scene(_) => true,
+            MappingError::WrongCount { .. } => false,
+        }
+    }
 }
 
 /// The material and setting a mapping is asked for.
@@ -586,6 +614,14 @@ pub fn map(name: &str, query: &MappingQuery, scene: &SceneSet) -> Result<Mapped,
     let body = part.body(query.n)?;
     let geometry = Geometry::of(&body);
     let values = (m.map)(query, &geometry).map_err(|message| MappingError::Undefined { mapping: m.name, message })?;
+    if values.len() != m.model.parameters().len() {
+        return Err(MappingError::WrongCount {
+            mapping: m.name,
+            model: m.model.name().into(),
+            got: values.len(),
+            expected: m.model.parameters().len(),
+        });
+    }
     let mut parameters = Vec::with_capacity(values.len());
     let mut outside_range = Vec::new();
     for (spec, &value) in m.model.parameters().iter().zip(&values) {

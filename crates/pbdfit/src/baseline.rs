@@ -44,9 +44,9 @@ fn mapping_list_help() -> String {
     s
 }
 
-/// Maps a library error to the command line's (every mapping error is the user's input).
+/// Maps a library error to the command line's: the user's input (exit 2) or a mapping's defect (exit 1).
 fn mapping_error(e: MappingError) -> CliError {
-    CliError::Input(e.to_string())
+    if e.is_input() { CliError::Input(e.to_string()) } else { CliError::Internal(e.to_string()) }
 }
 
 /// Runs `pbdfit baseline`.

@@ -157,10 +157,7 @@ pub fn run(args: FemArgs) -> CliResult {
         // rest), is the input's. Other failures to build the problem are ours.
         let problem = StaticProblem::new(&body).map_err(|e| {
             let message = format!("FEM problem of {} at N = {n}: {e}", scene.name);
-            match e {
-                FemError::NotHeld(_) | FemError::OrphanVertex(_) => CliError::Input(message),
-                _ => CliError::Internal(message),
-            }
+            if e.is_input() { CliError::Input(message) } else { CliError::Internal(message) }
         })?;
         let failed =
             |e: FemError| CliError::Input(format!("{} reference of {} at N = {n}: {e}", spec.id(), scene.name));

@@ -97,9 +97,14 @@ fn model_order() -> Vec<&'static str> {
 
 fn plot_error(e: PlotError) -> CliError {
     match e {
-        PlotError::ResultsDir { .. } | PlotError::Summary { .. } | PlotError::CreateDir { .. } => {
-            CliError::Input(e.to_string())
+        // Every variant named (no wildcard), so a new one must be classified where it is added.
+        PlotError::ResultsDir { .. }
+        | PlotError::Summary { .. }
+        | PlotError::CreateDir { .. }
+        | PlotError::MissingResults { .. }
+        | PlotError::Read { .. } => CliError::Input(e.to_string()),
+        PlotError::Draw { .. } | PlotError::Write { .. } | PlotError::ScenePicture { .. } | PlotError::Font(_) => {
+            CliError::Internal(e.to_string())
         }
-        _ => CliError::Internal(e.to_string()),
     }
 }

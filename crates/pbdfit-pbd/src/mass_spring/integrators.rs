@@ -173,6 +173,18 @@ impl SpringBody {
         let (mut u, mut v) = (self.flatten(u0), self.flatten(v0));
         let mut previous: Vec<f64> = u.iter().zip(&v).map(|(x, v)| x - dt * v).collect();
         let mut tally = ContactTally { forces: vec![Vec3::zeros(); self.contacts.len()], ..ContactTally::default() };
+        if !self.contacts.is_empty() {
+            // Vertices that start inside an obstacle (one moved into the body by its `displacement`: the
+            // indentation scene's sphere ends 0.1 m deep) are put on its surface before the first step, as
+            // a change of position only. Left to the first step's microcollisions, the whole depth became
+            // one step's velocity (0.1 m / dt), and the body flew apart at any dt or damping (issue 38, D15).
+            let inside = u.clone();
+            let mut unrecorded = tally.clone();
+            self.microcollisions(dt, &mut u, (&inside, &v), &mut unrecorded);
+            for i in 0..n {
+                previous[i] += u[i] - inside[i];
+            }
+        }
         let every = options.every.max(1);
         let mut energies = vec![self.energy(law, &self.expand(&u), &self.expand_velocities(&v))];
         frame(0, &self.expand(&u));
@@ -249,13 +261,25 @@ impl SpringBody {
             let deformation = if self.contacts.is_empty() { largest } else { self.spread(&u) };
             if !largest.is_finite() || deformation > self.extent {
                 let limit = self.stability_limit(law, &vec![Vec3::zeros(); self.rest.len()]);
+                let remedy = if self.contacts.is_empty() {
+                    "use a smaller dt, more damping or implicit-euler"
+                } else {
+                    "use a smaller dt or more damping (a body with obstacles runs with verlet only)"
+                };
                 let note = if integrator == Integrator::ExplicitEuler {
                     "; explicit Euler also amplifies every undamped oscillation at any dt: with spring damping c \
                      it needs dt below about c / ks as well"
                 } else {
                     ""
                 };
-                return Err(SpringError::Diverged { integrator: integrator.name(), dt, step: steps, limit, note });
+                return Err(SpringError::Diverged {
+                    integrator: integrator.name(),
+                    dt,
+                    step: steps,
+                    limit,
+                    note,
+                    remedy,
+                });
             }
             energies.push(self.energy(law, &self.expand(&u), &self.expand_velocities(&v)));
             if steps % every == 0 {

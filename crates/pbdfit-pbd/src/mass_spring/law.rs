@@ -83,8 +83,7 @@ pub enum SpringError {
     /// An explicit run blew up.
     #[error(
         "{integrator} diverged at step {step} with dt = {dt} s: the estimated stability limit is about \
-         2 / omega_max = {limit:.3e} s (omega_max^2 the largest eigenvalue of M^-1 K){note}; use a smaller \
-         dt, more damping or implicit-euler"
+         2 / omega_max = {limit:.3e} s (omega_max^2 the largest eigenvalue of M^-1 K){note}; {remedy}"
     )]
     Diverged {
         /// Integrator name.
@@ -97,5 +96,7 @@ pub enum SpringError {
         limit: f64,
         /// What else limits this integrator (empty when nothing).
         note: &'static str,
+        /// What to change: the integrators there are for this body.
+        remedy: &'static str,
     },
 }
