@@ -602,7 +602,7 @@ mod tests {
         row.at_bound = vec!["kv".into()];
         row.ranges = vec![("kd".into(), 0.4, 0.6), ("kv".into(), 0.0, 1.0)];
         let line = String::from_utf8(row_bytes(&row.fields())).unwrap();
-        assert_eq!(parse_records(&format!("{header}\n{line}"), path).unwrap(), vec![row]);
+        assert_eq!(parse_records(&format!("{header}\n{line}"), path).unwrap(), vec![row.clone()]);
         let bad = line.replacen(",0.5,", ",half,", 1);
         let e = parse_records(&format!("{header}\n{bad}"), path).unwrap_err().to_string();
         assert!(e.contains("row 2") && e.contains("kd") && e.contains("half"), "{e}");
