@@ -140,9 +140,9 @@ def test_d6_noise_as_large_as_the_signal_names_what_is_not_identifiable(tmp_path
     for seed in range(1, 5):
         try:
             d = pbdfit.identify("gravity-wall", measured=fem_markers(tmp_path, f"n{seed}.csv", 0.3, 1.0, seed), n=2)
-        except RuntimeError as e:
-            # Noise that turns the markers against the load (issue D13's, not D6's).
-            assert "no start gives positive E" in str(e)
+        except ValueError as e:
+            # Noise that turns the markers against the load (D13: the input's problem, ValueError).
+            assert "no positive Young's modulus explains these markers" in str(e)
             continue
         for p in ("young", "poisson"):
             interval = d[f"{p}_interval_95"]
@@ -187,3 +187,34 @@ def test_d8_an_obstacle_may_not_end_with_a_held_vertex_inside_it(tmp_path):
         pbdfit.fem(plane, n=2)
     with pytest.raises(ValueError, match="with held vertex"):
         pbdfit.simulate(plane, n=2, kd=0.5, kv=0.5)
+
+
+def test_d13_markers_against_the_load_are_a_value_error(tmp_path):
+    with_load = fem_markers(tmp_path, "with.csv", 0.3, 0.0, 1).read_text().splitlines()
+    against = [with_load[0]] + [
+        ",".join(f[:3] + [repr(-float(v)) for v in f[3:]]) for f in (line.split(",") for line in with_load[1:])
+    ]
+    path = tmp_path / "against.csv"
+    path.write_text("\n".join(against) + "\n")
+    with pytest.raises(ValueError, match="no positive Young's modulus explains these markers"):
+        pbdfit.identify("gravity-wall", measured=path, n=2)
+
+
+def test_d14_a_folder_without_table_files_is_a_value_error(tmp_path):
+    with pytest.raises(ValueError, match="is not a table folder"):
+        pbdfit.lookup(tmp_path, young=150, poisson=0.1, dt=0.01, nit=1, n=1)
+
+
+def test_silent_default_a_measured_scene_is_not_evaluated_against_the_fem(tmp_path):
+    """A scene whose reference is measured markers was evaluated against the linear FEM; refused now,
+    naming the markers, as a study, a table and `lookup --refine` refuse it."""
+    wall_markers(tmp_path, "lab.csv")
+    scene = tmp_path / "lab.toml"
+    scene.write_text(
+        'name = "lab"\n[body]\nshape = "unit-cube"\nn = 2\n[[held]]\nplane = "z = 0"\n[load]\n'
+        'gravity = [0, -9.81, 0]\n[reference]\nmeasured = "lab.csv"\n'
+    )
+    with pytest.raises(ValueError, match="names measured markers"):
+        pbdfit.evaluate(scene, young=1e3, poisson=0.3, parameters={"kd": 0.3, "kv": 0.5}, n=2)
+    # `fit` on it fits the markers.
+    assert "measured" in pbdfit.fit(scene, n=2).reference

@@ -234,6 +234,21 @@ pub enum FitError {
         /// The most allowed.
         max: usize,
     },
+    /// A scene whose `[reference] measured` markers replace the FEM reference, given to a command that
+    /// fits against the FEM (a study, a table, `evaluate`, `lookup --refine`, `settings`): fitting it to
+    /// the FEM would answer another question than the scene asks (issue 38: `pbdfit study` gave kd 0.1787
+    /// where `fit` on the same scene gives 0.2738).
+    #[error(
+        "scene {scene} names measured markers as its reference (`[reference] measured = \"{markers}\"`), and this \
+         command fits against an FEM reference: fit the markers with `pbdfit fit --scene {scene}` (Python: \
+         `pbdfit.fit(scene)`), or remove `measured` from the scene to fit against the FEM"
+    )]
+    MeasuredScene {
+        /// The scene.
+        scene: String,
+        /// The markers it names.
+        markers: String,
+    },
     /// `identify`: at every start (nu from 0 to 0.49) the least-squares 1/E of the linear law is not
     /// positive: the markers, taken together, move against the load (their signs or axes are wrong, they
     /// belong to another load, or their noise is larger than their signal).
@@ -307,7 +322,8 @@ impl FitError {
             | FitError::UnusableReference { .. }
             | FitError::GridTooLarge { .. }
             | FitError::BootstrapReplicates { .. }
-            | FitError::AgainstTheLoad => true,
+            | FitError::AgainstTheLoad
+            | FitError::MeasuredScene { .. } => true,
             FitError::Results(e) => match e {
                 ResultsError::Io { .. } => false,
                 ResultsError::Format { .. } | ResultsError::Summary { .. } => true,

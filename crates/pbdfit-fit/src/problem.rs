@@ -89,13 +89,21 @@ pub struct Evaluation {
 
 impl FitProblem {
     /// Builds the problem: PBD systems and references for each part come from `cache` (built there on
-    /// first use, shared after), the reference is solved for `material`.
+    /// first use, shared after), the reference is solved for `material`. A scene whose reference is
+    /// measured markers is refused ([`FitError::MeasuredScene`]): its problem is
+    /// [`measured`](Self::measured).
     pub fn new(
         scenes: &SceneSet,
         settings: Settings,
         material: YoungPoisson,
         cache: &PartCache,
     ) -> Result<Self, FitError> {
+        if let Some(markers) = scenes.measured() {
+            return Err(FitError::MeasuredScene {
+                scene: scenes.name().to_string(),
+                markers: markers.display().to_string(),
+            });
+        }
         let mut parts = Vec::new();
         let mut names: Vec<String> = Vec::new();
         for scene in scenes.scenes() {

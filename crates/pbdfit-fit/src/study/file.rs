@@ -492,9 +492,16 @@ impl Study {
     }
 
     /// Checks that the study's `[reference]` (over each scene's own) names a reference pbdfit-fem has,
-    /// for every scene: the error names the scene and the field.
+    /// for every scene: the error names the scene and the field. A scene whose reference is measured
+    /// markers is refused before any work ([`FitError::MeasuredScene`]): a study fits against the FEM.
     pub fn check_reference(&self) -> Result<(), FitError> {
         for set in &self.scenes {
+            if let Some(markers) = set.measured() {
+                return Err(FitError::MeasuredScene {
+                    scene: set.name().to_string(),
+                    markers: markers.display().to_string(),
+                });
+            }
             for scene in set.scenes() {
                 crate::reference_spec(scene, &self.reference)?;
             }
