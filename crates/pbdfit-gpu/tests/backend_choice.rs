@@ -27,6 +27,9 @@ fn auto_and_gpu_on_this_machine() {
     // Too little work stays on the CPU whatever the adapter.
     assert!(auto_small.name().starts_with("cpu"), "{message_small}");
     match GpuContext::new() {
+        Err(e) if std::env::var("PBDFIT_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
+            panic!("PBDFIT_REQUIRE_GPU=1 (CI) but no GPU adapter: {e}")
+        }
         Err(e) => {
             let line =
                 format!("SKIPPED: no GPU adapter (install mesa-vulkan-drivers): auto_and_gpu, adapter half: {e}\n");

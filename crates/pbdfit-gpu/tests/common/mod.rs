@@ -6,12 +6,16 @@ use pbdfit_gpu::GpuContext;
 use pbdfit_pbd::{Model, ModelKind, PbdSystem, SimParams, Vec3};
 
 /// The GPU context, or `None` after printing why the test is skipped. Every GPU test starts with it, so
-/// a machine without an adapter says so instead of passing silently.
+/// a machine without an adapter says so instead of passing silently; where `PBDFIT_REQUIRE_GPU=1` (CI,
+/// which installs Mesa's lavapipe) a missing adapter fails the test instead.
 pub fn gpu_or_skip(test: &str) -> Option<GpuContext> {
     match GpuContext::new() {
         Ok(ctx) => {
             eprintln!("{test}: adapter {}", ctx.describe());
             Some(ctx)
+        }
+        Err(e) if gpu_required() => {
+            panic!("{test}: PBDFIT_REQUIRE_GPU=1 but no GPU adapter: {e}")
         }
         Err(e) => {
             // Written to the stderr handle itself, not through eprintln!, which the test harness captures
@@ -21,6 +25,12 @@ pub fn gpu_or_skip(test: &str) -> Option<GpuContext> {
             None
         }
     }
+}
+
+/// Whether a missing adapter fails the GPU tests (`PBDFIT_REQUIRE_GPU=1`, set by CI) rather than skipping
+/// them: a CI machine whose software driver went missing would otherwise pass every GPU test unrun.
+pub fn gpu_required() -> bool {
+    std::env::var("PBDFIT_REQUIRE_GPU").is_ok_and(|v| v == "1")
 }
 
 /// The PBD system of a built-in scene at resolution `n`.
