@@ -616,7 +616,13 @@ impl StaticProblem {
                 let slipping = pairs.iter().filter(|p| p.active && !p.stick && p.friction != Vector3::zeros()).count();
                 let contacts = pairs.iter().filter(|p| p.active).count();
                 if slipping == 0 {
-                    return Err(FemError::FreeRigidMotion { free, contacts, load: to });
+                    // Whether a touching obstacle has friction already: then the remedy is to hold the body,
+                    // not to give friction (issue 38: the advice went to an obstacle with mu_s = 0.5).
+                    let frictional = pairs
+                        .iter()
+                        .enumerate()
+                        .any(|(k, p)| p.active && !setup.obstacles[k % no].friction.is_frictionless());
+                    return Err(FemError::FreeRigidMotion { free, contacts, load: to, frictional });
                 }
                 let across = slip_crossings(setup, pairs);
                 let pinned = self.free_rigid_motion(setup, &constraints, &across).is_none();

@@ -46,8 +46,8 @@ pub enum FemError {
     /// unique static equilibrium.
     #[error(
         "the body is not held: {free} rigid motion(s) stay free with {contacts} vertex contact(s) at load factor \
-         {load:.4} (frictionless contact only pushes along the normal); hold vertices, or give the obstacle \
-         friction (static_friction > 0)"
+         {load:.4} {}",
+        free_motion_remedy(*contacts, *frictional)
     )]
     FreeRigidMotion {
         /// Rigid motions (of six) left free.
@@ -56,6 +56,8 @@ pub enum FemError {
         contacts: usize,
         /// Load factor (0..1) of the increment.
         load: f64,
+        /// Whether a touching obstacle has friction (which then cannot be the remedy).
+        frictional: bool,
     },
     /// Friction is at its limit on slipping contacts and nothing else holds the body: it slides, so
     /// there is no static equilibrium (a block on an incline steeper than its friction angle).
@@ -252,5 +254,19 @@ impl FemError {
             | FemError::NotFinite { .. } => true,
             FemError::DegenerateElement { .. } | FemError::SizeMismatch { .. } | FemError::Solver { .. } => false,
         }
+    }
+}
+
+/// What holds a body whose rigid motions stay free ([`FemError::FreeRigidMotion`]): the cause differs
+/// with what it touches, and so does the remedy.
+fn free_motion_remedy(contacts: usize, frictional: bool) -> &'static str {
+    if contacts == 0 {
+        "(it touches no obstacle, so nothing carries its load); hold vertices, or place an obstacle where it rests"
+    } else if frictional {
+        "(the contacts' friction holds only what they touch: a body on too few contacts can still turn or lift \
+         off); hold vertices, or let the body rest on more of its surface"
+    } else {
+        "(frictionless contact only pushes along the normal); hold vertices, or give the obstacle friction \
+         (static_friction > 0)"
     }
 }

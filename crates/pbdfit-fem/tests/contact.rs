@@ -282,11 +282,14 @@ fn singular_and_unsupported_contact_problems_are_refused() {
     let problem = StaticProblem::new(&body).unwrap();
     let m = YoungPoisson::new(1e3, 0.3).unwrap();
     let e = problem.solve(m).unwrap_err();
-    assert!(matches!(e, FemError::FreeRigidMotion { free: 3, .. }), "{e}");
-    // A body hanging above a floor it does not touch falls.
+    assert!(matches!(e, FemError::FreeRigidMotion { free: 3, frictional: false, .. }), "{e}");
+    assert!(e.to_string().contains("give the obstacle friction"), "{e}");
+    // A body hanging above a floor it does not touch falls; it has friction, which is not the remedy
+    // (issue 38: the message advised friction to an obstacle with mu_s = 0.5).
     let below = plane(Vec3::new(0.0, -0.5, 0.0), Vec3::y(), 0.6, 0.6);
     let e = StaticProblem::new(&cube(2, Vec3::new(0.0, -9.81, 0.0), &[], vec![below])).unwrap().solve(m).unwrap_err();
     assert!(matches!(e, FemError::FreeRigidMotion { free: 6, contacts: 0, .. }), "{e}");
+    assert!(e.to_string().contains("touches no obstacle") && !e.to_string().contains("friction ("), "{e}");
     // Dynamic: refused with the obstacle count.
     let t = pbdfit_mesh::ReferenceTable { solve: Some("dynamic".into()), ..Default::default() };
     let e = ReferenceSpec::from_table(&t).unwrap().displacements(&problem, m, 0.01).unwrap_err();

@@ -226,11 +226,18 @@ impl ObstacleKeys {
                 stray(&["point", "normal"])?;
                 let point = need("point", self.point)?;
                 let normal = need("normal", self.normal)?;
-                let length = normal.norm();
-                if !(length > 0.0 && length.is_finite()) {
+                // Scaled by its largest component before its length is taken: a normal of 1e-320 or 1e200
+                // is a direction, but its squared length under- or overflows f64 (it was refused as "not
+                // non-zero").
+                let largest = normal.amax();
+                if !largest.is_finite() {
+                    return Err(format!("`normal` must be finite, got {:?}", normal.as_slice()));
+                }
+                if largest == 0.0 {
                     return Err(format!("`normal` must be a non-zero vector, got {:?}", normal.as_slice()));
                 }
-                Shape::Plane { point, normal: normal / length }
+                let scaled = normal / largest;
+                Shape::Plane { point, normal: scaled / scaled.norm() }
             }
             "sphere" => {
                 stray(&["center", "radius", "inside"])?;
@@ -351,10 +358,18 @@ mod tests {
         let floor = keys("shape = \"plane\"\npoint = [0, 0, 0]\nnormal = [0, 2, 0]\nstatic_friction = 0.5").unwrap();
         assert_eq!(floor.shape, Shape::Plane { point: Vec3::zeros(), normal: Vec3::new(0.0, 1.0, 0.0) });
         assert_eq!(floor.friction, Friction { static_coefficient: 0.5, kinetic_coefficient: 0.5 });
+        // A direction whatever its length's square does in f64 (issue 38: 1e-320 and 1e200 were refused as
+        // "not non-zero").
+        for size in ["1e-320", "1e200", "1.7e308"] {
+            let tilted = keys(&format!("shape = \"plane\"\npoint = [0, 0, 0]\nnormal = [0, {size}, {size}]")).unwrap();
+            let Shape::Plane { normal, .. } = tilted.shape else { panic!("a plane") };
+            assert!((normal - Vec3::new(0.0, 1.0, 1.0) / 2f64.sqrt()).norm() < 1e-15, "{size}: {normal}");
+        }
         for (text, needle) in [
             ("shape = \"cone\"", "not known"),
             ("shape = \"plane\"\npoint = [0, 0, 0]", "needs `normal`"),
             ("shape = \"plane\"\npoint = [0, 0, 0]\nnormal = [0, 0, 0]", "non-zero"),
+            ("shape = \"plane\"\npoint = [0, 0, 0]\nnormal = [0, inf, 0]", "`normal` must be finite"),
             ("shape = \"plane\"\npoint = [0, 0, 0]\nnormal = [0, 1, 0]\nradius = 1.0", "`radius` does not apply"),
             ("shape = \"sphere\"\ncenter = [0, 0, 0]\nradius = -1.0", "`radius` must be > 0"),
             ("shape = \"sphere\"\ncenter = [0, nan, 0]\nradius = 1.0", "`center` must be finite"),
