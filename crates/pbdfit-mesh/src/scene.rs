@@ -189,6 +189,22 @@ impl SceneSet {
         Self::load_with(name_or_path, false)
     }
 
+    /// A scene named in a definition file (a study's `scenes`, a table's `scene`): a built-in name, or a
+    /// path relative to the folder of `definition` (the file naming it), as a scene file's `mesh` is
+    /// relative to the scene file. Issue 38: such paths were resolved against the working directory, so
+    /// a table ran only from the folder it was written for.
+    pub fn load_from(name_or_path: &str, definition: &Path) -> Result<Self, SceneError> {
+        if BUILTIN_SCENES.iter().any(|(n, _)| *n == name_or_path) {
+            return Self::builtin(name_or_path);
+        }
+        match definition.parent() {
+            Some(folder) if Path::new(name_or_path).is_relative() && !folder.as_os_str().is_empty() => {
+                Self::load(&folder.join(name_or_path).to_string_lossy())
+            }
+            _ => Self::load(name_or_path),
+        }
+    }
+
     /// [`load`](Self::load), reorienting the negatively oriented tetrahedra of imported meshes when
     /// `fix_orientation` is set (as `[body] fix_orientation = true` does), instead of refusing them.
     pub fn load_with(name_or_path: &str, fix_orientation: bool) -> Result<Self, SceneError> {
@@ -462,6 +478,22 @@ impl Scene {
     /// vertex (a typo such as `y = 2` would otherwise leave the body floating).
     pub fn body(&self, n: usize) -> Result<Body, SceneError> {
         self.body_split(n, CubeSplit::Five)
+    }
+
+    /// Whether the body can be built at resolution `n` (its size on this machine's memory; an imported
+    /// mesh's only N, 1) without building it: what a table or study checks for each N it lists, so that
+    /// a refusal names the list's entry.
+    pub fn check_resolution(&self, n: usize) -> Result<(), String> {
+        let estimate = match &self.shape {
+            Shape::UnitCube => SizeEstimate::unit_cube(n),
+            Shape::Mesh { mesh, .. } => {
+                if n != 1 {
+                    return Err(format!("an imported mesh has its own resolution: N must be 1, got {n}"));
+                }
+                SizeEstimate::new(mesh.vertices().len() as u64, mesh.tets().len() as u64)
+            }
+        };
+        estimate.check(available_memory())
     }
 
     /// [`body`](Self::body) on the cube split as `split` says (the FEM reference's mesh variants).

@@ -99,7 +99,8 @@ impl TableDef {
             None => ModelKind::PBD,
         };
         let scene_name = file.scene.as_deref().unwrap_or("gravity");
-        let set = SceneSet::load(scene_name).map_err(|e| bad("scene", format!("`{scene_name}`: {e}")))?;
+        let set = SceneSet::load_from(scene_name, Path::new(origin))
+            .map_err(|e| bad("scene", format!("`{scene_name}`: {e}")))?;
         let set = match file.mass_model {
             Some(m) => set.with_mass_model(m),
             None => set,
@@ -120,6 +121,13 @@ impl TableDef {
             n: list("n", &a.n)?,
         };
         axes.validate().map_err(|(key, m)| bad(&format!("axes.{key}"), m))?;
+        // Each N against the scene's size guard, named by its entry (issue 38: N = 5000 was refused naming
+        // the scene, not `axes.n`).
+        for (i, &n) in axes.n.iter().enumerate() {
+            for scene in set.scenes() {
+                scene.check_resolution(n as usize).map_err(|m| bad(&format!("axes.n[{i}]"), format!("{n}: {m}")))?;
+            }
+        }
         // A table without `[fit] search` runs the fits' default search (keeping any grid the file gives).
         let fit = file
             .fit
@@ -223,6 +231,26 @@ n = [1]
         assert!(e.contains("model.settings") && e.contains("no setting `relaxation`"), "{e}");
     }
 
+    /// Issue 38: a table file's `scene` path was resolved against the working directory; it is relative
+    /// to the table file's folder, as a scene file's `mesh` is to the scene file.
+    #[test]
+    fn a_scene_path_is_relative_to_the_table_file() {
+        let dir = std::env::temp_dir().join(format!("pbdfit-table-scene-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("tables")).unwrap();
+        let wall = "name = \"wall\"\n[body]\nshape = \"unit-cube\"\n[[held]]\nplane = \"z = 0\"\n[load]\n\
+                    gravity = [0, -9.81, 0]\n";
+        std::fs::write(dir.join("tables").join("wall.toml"), wall).unwrap();
+        let table = dir.join("tables").join("t.toml");
+        std::fs::write(&table, TABLE.replace("scene = \"gravity-floor\"", "scene = \"wall.toml\"")).unwrap();
+        let def = TableDef::from_file(&table).unwrap();
+        assert_eq!(def.study.scenes[0].name(), "wall");
+        // Not relative to the working directory: a path that exists there only is not found.
+        std::fs::write(&table, TABLE.replace("scene = \"gravity-floor\"", "scene = \"tables/wall.toml\"")).unwrap();
+        let e = TableDef::from_file(&table).unwrap_err().to_string();
+        assert!(e.contains("scene") && e.contains("tables/wall.toml"), "{e}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
     #[test]
     fn bad_axes_name_the_file_and_the_key() {
         let cases = [
@@ -231,8 +259,10 @@ n = [1]
             ("young = [1e2, 1e3]", "young = [0, 1e3]", "axes.young[0]", "E must be a Young's modulus > 0 Pa"),
             ("young = [1e2, 1e3]", "young = [1e3, 1e2]", "axes.young[1]", "ascending"),
             ("dt = [0.001, \"1/30\"]", "dt = [0.001, \"1/x\"]", "axes.dt[1]", "not a number"),
-            ("nit = [1, 4]", "nit = [0, 4]", "axes.nit[0]", "integer iteration count >= 1"),
-            ("n = [1]", "n = [1.5]", "axes.n[0]", "integer mesh resolution >= 1"),
+            ("nit = [1, 4]", "nit = [0, 4]", "axes.nit[0]", "integer iteration count from 1 to 1000000"),
+            ("n = [1]", "n = [1.5]", "axes.n[0]", "integer mesh resolution from 1 to 1000000"),
+            // A resolution past the scene's size guard is the axis entry's fault (issue 38).
+            ("n = [1]", "n = [1, 5000]", "axes.n[1]", "5000: a body of"),
             ("n = [1]\n", "", "file", "missing field `n`"),
             ("model = \"xpbd\"", "model = \"xpdb\"", "model", "pbd"),
         ];

@@ -215,8 +215,9 @@ impl Setting {
     pub fn allows(self, v: f64) -> Result<(), &'static str> {
         let (ok, allowed) = match self {
             Setting::Dt => (v.is_finite() && v > 0.0, "a time step > 0 s"),
-            Setting::N => (v >= 1.0 && v.fract() == 0.0 && v <= 1e6, "an integer mesh resolution >= 1"),
-            Setting::Nit => (v >= 1.0 && v.fract() == 0.0 && v <= 1e6, "an integer iteration count >= 1"),
+            // The caps are stated (issue 38: "an integer iteration count >= 1" refused 2e6).
+            Setting::N => (v >= 1.0 && v.fract() == 0.0 && v <= 1e6, "an integer mesh resolution from 1 to 1000000"),
+            Setting::Nit => (v >= 1.0 && v.fract() == 0.0 && v <= 1e6, "an integer iteration count from 1 to 1000000"),
             Setting::Young => (v.is_finite() && v > 0.0, "a Young's modulus > 0 Pa"),
         };
         if ok { Ok(()) } else { Err(allowed) }
@@ -352,7 +353,8 @@ impl Study {
         }
         let mut scenes: Vec<SceneSet> = Vec::new();
         for s in &file.scenes {
-            let set = SceneSet::load(s).map_err(|e| bad(&format!("scenes: `{s}`"), e.to_string()))?;
+            let set = SceneSet::load_from(s, std::path::Path::new(origin))
+                .map_err(|e| bad(&format!("scenes: `{s}`"), e.to_string()))?;
             // A scene set's name names its CSV files: listed twice, it was computed twice into them.
             if scenes.iter().any(|other| other.name() == set.name()) {
                 return Err(bad(
