@@ -139,6 +139,14 @@ pub fn identify(
     markers: &Markers,
     tolerance: f64,
 ) -> Result<Identification, FitError> {
+    if !(dt.is_finite() && dt > 0.0) {
+        // Refused whether or not the reference is dynamic (issue 38, D18: `identify --dt -1` ran).
+        return Err(FitError::Model(pbdfit_pbd::PbdError::InvalidParameter {
+            name: "dt",
+            value: dt,
+            allowed: "the time step must be a finite number > 0 s".into(),
+        }));
+    }
     let body = scene.body_split(n, spec.split)?;
     let target = MarkerTarget::new(markers, &body.mesh, tolerance)?;
     let mut p = Problem { reference: FemReference::new(scene, n, spec, dt)?, target: &target, evaluations: 0 };

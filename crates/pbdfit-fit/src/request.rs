@@ -177,6 +177,15 @@ impl FitRequest {
     /// option otherwise. Nothing is clamped or dropped silently.
     pub fn options(&self, default_search: Search) -> Result<FitOptions, FitRequestError> {
         let mut search_box = SearchBox::default_for(self.kind);
+        for (i, (name, _, _)) in self.bounds.iter().enumerate() {
+            // A parameter bounded twice: the last would silently win (issue 38, D18).
+            if self.bounds[..i].iter().any(|(other, _, _)| other == name) {
+                return Err(FitRequestError::new(
+                    FitOption::Box(Some(name.clone())),
+                    format!("box for {name}: {name} is bounded twice; give each parameter's bounds once"),
+                ));
+            }
+        }
         for (name, lower, upper) in &self.bounds {
             if self.skip_foreign_bounds && self.kind.parameter(name).is_none() {
                 continue;
@@ -260,6 +269,17 @@ impl FitRequest {
                         format!("{} = {v} is not a value of the box", axis.name),
                     ));
                 }
+                // A start outside the box was used as given (issue 38, D18: kd = 2 in a [0, 1] box).
+                if v < axis.lower || v > axis.upper {
+                    return Err(FitRequestError::new(
+                        option(),
+                        format!(
+                            "{} = {v} is outside the box [{}, {}]: a start lies in the box searched (widen it with \
+                             --box {}=LO:HI)",
+                            axis.name, axis.lower, axis.upper, axis.name
+                        ),
+                    ));
+                }
             }
         }
         options.starts = self.starts.clone();
@@ -317,6 +337,12 @@ mod tests {
         assert_eq!(e.option.keyword(), "starts[0]");
         let xpbd = FitRequest { starts: vec![vec![1e-3, 0.0]], ..FitRequest::new(ModelKind::XPBD) };
         assert!(refused(xpbd).message.contains("alpha_v = 0 is not a value of the box"));
+        // Issue 38 (D18): a start outside the box, and a parameter bounded twice, were used silently.
+        let e = refused(FitRequest { starts: vec![vec![2.0, 0.5]], ..request() });
+        assert!(e.message.contains("kd = 2 is outside the box [0, 1]"), "{}", e.message);
+        let twice = vec![("kd".to_string(), 0.0, 0.5), ("kd".to_string(), 0.0, 1.0)];
+        let e = refused(FitRequest { bounds: twice, ..request() });
+        assert!(e.message.contains("kd is bounded twice"), "{}", e.message);
     }
 
     /// Issue D2 (second review campaign): nothing bounded the grid, and `--grid 1000000` asked for 10^12

@@ -146,6 +146,16 @@ pub fn run(args: FitArgs) -> CliResult {
             path.display()
         )));
     }
+    if let Some(path) = &measured
+        && let Some(flag) = args.reference.given().first()
+    {
+        // The markers replace the FEM, so its options would be ignored (issue 38, D18: `--material stvk`).
+        return Err(CliError::Input(format!(
+            "{flag} sets the FEM reference, but the reference is the measured markers in {}: leave it out (to \
+             identify E and nu of an FEM law from the markers, use `pbdfit identify --material ...`)",
+            path.display()
+        )));
+    }
     let (young, poisson) = (args.young.unwrap_or(1e3), args.poisson.unwrap_or(0.3));
     let material = YoungPoisson::new(young, poisson).map_err(|e| CliError::Input(e.to_string()))?;
     if measured.is_none()
@@ -400,7 +410,7 @@ pub fn run(args: FitArgs) -> CliResult {
 /// A `--start`: `NAME=VALUE` pairs separated by commas, every parameter of the model once.
 fn parse_start(text: &str, search_box: &SearchBox) -> Result<Vec<f64>, CliError> {
     let axes = search_box.axes();
-    let mut values = vec![f64::NAN; axes.len()];
+    let mut values: Vec<Option<f64>> = vec![None; axes.len()];
     for pair in text.split(',') {
         let bad = || {
             CliError::Input(format!(
@@ -410,16 +420,19 @@ fn parse_start(text: &str, search_box: &SearchBox) -> Result<Vec<f64>, CliError>
         };
         let (name, value) = pair.split_once('=').ok_or_else(bad)?;
         let i = axes.iter().position(|a| a.name == name.trim()).ok_or_else(bad)?;
+        if values[i].is_some() {
+            // The last would silently win (issue 38, D18).
+            return Err(CliError::Input(format!(
+                "--start {text}: {} is given twice; give each parameter once",
+                axes[i].name
+            )));
+        }
         // Whether the value suits the box is the request's to say.
-        values[i] = value.trim().parse().map_err(|_| bad())?;
+        values[i] = Some(value.trim().parse().map_err(|_| bad())?);
     }
-    if values.iter().any(|v| v.is_nan()) {
-        return Err(CliError::Input(format!(
-            "--start {text}: give every parameter ({})",
-            search_box.kind().parameter_names()
-        )));
-    }
-    Ok(values)
+    values.into_iter().collect::<Option<Vec<f64>>>().ok_or_else(|| {
+        CliError::Input(format!("--start {text}: give every parameter ({})", search_box.kind().parameter_names()))
+    })
 }
 
 /// `--vtk`: per part, the reference and the model's rest displacements at the fitted parameters, the

@@ -522,3 +522,30 @@ fn d15_mass_spring_indentation_settles_where_the_equilibrium_is() {
     assert_input_error(&o, &["diverged", "smaller dt or more damping", "verlet only"]);
     assert!(!stderr(&o).contains("or implicit-euler"), "{}", stderr(&o));
 }
+
+/// D18: inputs used silently: a `--start` outside the box (kd = 2 while kd = inf was refused), a
+/// parameter bounded or started twice (the last won), `identify --dt -1`, and an FEM option
+/// (`--material stvk`) on a fit whose reference is measured markers. Each is refused, naming it.
+#[test]
+fn d18_inputs_that_were_used_silently_are_refused() {
+    let fit = ["fit", "--scene", "gravity-floor", "--n", "1"];
+    fn with<'a>(fit: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
+        [fit, extra].concat()
+    }
+    assert_refused(&with(&fit, &["--start", "kd=2,kv=0.5"]), &["--start", "kd = 2 is outside the box [0, 1]"]);
+    assert_refused(&with(&fit, &["--box", "kd=0:0.5", "--box", "kd=0:1"]), &["kd is bounded twice"]);
+    assert_refused(&with(&fit, &["--start", "kd=0.2,kd=0.5"]), &["--start", "kd is given twice"]);
+    // Inside the box, a start is taken.
+    let ok = json(&pbdfit(&with(&fit, &["--start", "kd=0.2,kv=0.5", "--json"])));
+    assert_eq!(ok["status"], "converged", "{ok}");
+    let dir = scratch("d18");
+    let m = wall_markers(&dir, "m.csv", None);
+    let m = m.to_str().unwrap();
+    let wall = ["--scene", "gravity-wall", "--n", "2", "--measured", m];
+    assert_refused(&[&["identify"][..], &wall[..], &["--dt=-1"][..]].concat(), &["dt", "finite number > 0"]);
+    assert_refused(
+        &[&["fit"][..], &wall[..], &["--material", "stvk"][..]].concat(),
+        &["--material sets the FEM reference", "measured markers"],
+    );
+    assert_refused(&[&["fit"][..], &wall[..], &["--dynamic"][..]].concat(), &["--dynamic sets the FEM reference"]);
+}
