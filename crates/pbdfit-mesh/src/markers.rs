@@ -402,7 +402,7 @@ impl LocatedMarker {
 }
 
 /// Barycentric coordinates of `p` in the tetrahedron `v` (its vertices), or `None` when it is degenerate.
-fn barycentric(v: [Vec3; 4], p: Vec3) -> Option<[f64; 4]> {
+pub(crate) fn barycentric(v: [Vec3; 4], p: Vec3) -> Option<[f64; 4]> {
     let m = nalgebra::Matrix3::from_columns(&[v[1] - v[0], v[2] - v[0], v[3] - v[0]]);
     let w = m.lu().solve(&(p - v[0]))?;
     Some([1.0 - w.x - w.y - w.z, w.x, w.y, w.z])

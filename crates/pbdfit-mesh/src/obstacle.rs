@@ -294,6 +294,30 @@ pub fn first_penetration(obstacles: &[Obstacle], vertices: &[Vec3], tolerance: f
     })
 }
 
+/// The first solid obstacle (ball or box) whose centre starts inside the body, as (obstacle index,
+/// tetrahedron): such an obstacle overlaps the body even where no vertex lies in it (a ball inside the
+/// unit cube at N = 1, whose vertices are its corners; issue 38: ignored at N = 1, refused at N = 2).
+/// A centre on a face, an edge or the body's surface counts (half the ball is then inside); `tolerance`
+/// (m) is the rounding allowed outside a tetrahedron.
+pub fn first_engulfed(obstacles: &[Obstacle], mesh: &crate::TetMesh, tolerance: f64) -> Option<(usize, usize)> {
+    let vertices = mesh.vertices();
+    obstacles.iter().enumerate().find_map(|(i, o)| {
+        let center = match o.shape {
+            Shape::Sphere { center, inside: false, .. } | Shape::Box { center, .. } => center,
+            Shape::Sphere { inside: true, .. } | Shape::Plane { .. } => return None,
+        };
+        mesh.tets()
+            .iter()
+            .position(|t| {
+                let corners = t.map(|v| vertices[v]);
+                let size = (corners[1] - corners[0]).norm().max(f64::MIN_POSITIVE);
+                crate::markers::barycentric(corners, center)
+                    .is_some_and(|w| w.iter().all(|&b| b.is_finite() && b >= -tolerance / size))
+            })
+            .map(|t| (i, t))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -556,6 +556,38 @@ impl Scene {
                 ),
             ));
         }
+        // A displacement far beyond the body's size is no load a rest state can follow (issue 38, D18: 1e6 m
+        // was accepted); the bound is that of measured displacements, 1e3 times the body's extent.
+        let extent = crate::load::extent(mesh.vertices());
+        if let Some(o) = self.obstacles.iter().find(|o| o.displacement.norm() > 1e3 * extent) {
+            return Err(invalid(
+                &format!("{}.displacement", o.key),
+                format!(
+                    "{:?} m moves the obstacle {:e} m, more than 1000 times the body's extent ({extent:e} m): give \
+                     it in m (the body's unit), within the scale of the body",
+                    o.displacement.as_slice(),
+                    o.displacement.norm()
+                ),
+            ));
+        }
+        if let Some((i, t)) = crate::obstacle::first_engulfed(&self.obstacles, &mesh, touch) {
+            let o = &self.obstacles[i];
+            let center = match o.shape {
+                crate::obstacle::Shape::Sphere { center, .. } | crate::obstacle::Shape::Box { center, .. } => center,
+                crate::obstacle::Shape::Plane { point, .. } => point,
+            };
+            return Err(invalid(
+                &o.key,
+                format!(
+                    "the body starts around this {}: its centre {:?} lies inside the body (tetrahedron {t}), though \
+                     no vertex of the mesh at N = {n} is in it (scene `{}`; obstacles start clear of the body or \
+                     touching it, and `displacement` moves them in)",
+                    o.shape.kind(),
+                    center.as_slice(),
+                    self.name
+                ),
+            ));
+        }
         // Nor may an obstacle end its displacement with a held vertex inside it: a held vertex cannot give
         // way, so the body would be pushed through its own support (a plane moved through the held face
         // inverted every tetrahedron with exit 0; an indenter moved 5 m swallowed the block).
@@ -834,6 +866,34 @@ mod tests {
         for scene in ["indentation", "resting", "incline"] {
             assert!(SceneSet::builtin(scene).unwrap().scenes()[0].body(2).is_ok(), "{scene}");
         }
+    }
+
+    /// Issue 38 (D18): a ball inside the body was ignored at N = 1 (no vertex of the cube's corners lies
+    /// in it) and refused at N = 2; an obstacle displacement of 1e6 m was accepted. Both are refused at
+    /// every N, naming the obstacle.
+    #[test]
+    fn an_obstacle_inside_the_body_or_moved_beyond_its_scale_is_refused_at_every_n() {
+        let held = "name = \"inside\"\n[body]\nshape = \"unit-cube\"\n[[held]]\nplane = \"y = 0\"\n";
+        let ball = "[[obstacle]]\nshape = \"sphere\"\ncenter = [0.5, 0.6, 0.5]\nradius = 0.3\n";
+        let cube = "[[obstacle]]\nshape = \"box\"\ncenter = [0.5, 0.6, 0.5]\nhalf_extents = [0.1, 0.1, 0.1]\n";
+        for obstacle in [ball, cube] {
+            for n in [1, 2] {
+                let set = SceneSet::parse(&format!("{held}{obstacle}"), "t", None).unwrap();
+                let e = set.scenes()[0].body(n).unwrap_err().to_string();
+                assert!(
+                    e.contains("obstacle[0]") && (e.contains("starts around") || e.contains("starts inside")),
+                    "{e}"
+                );
+            }
+        }
+        let far =
+            "[[obstacle]]\nshape = \"sphere\"\ncenter = [0.5, 2, 0.5]\nradius = 0.3\ndisplacement = [0, 1e6, 0]\n";
+        let e = SceneSet::parse(&format!("{held}{far}"), "t", None).unwrap().scenes()[0].body(1).unwrap_err();
+        let e = e.to_string();
+        assert!(e.contains("obstacle[0].displacement") && e.contains("1000 times the body's extent"), "{e}");
+        // A bowl around the body (its centre inside) is not an obstacle inside it.
+        let bowl = "[[obstacle]]\nshape = \"sphere\"\ncenter = [0.5, 0.5, 0.5]\nradius = 2\ninside = true\n";
+        assert!(SceneSet::parse(&format!("{held}{bowl}"), "t", None).unwrap().scenes()[0].body(1).is_ok());
     }
 
     #[test]
