@@ -406,9 +406,10 @@ def mapping(
     the formulas engines and papers use (Van Gelder springs, bulk-modulus and Macklin-Mueller volume
     compliances, Godot-Jolt's constant, their PBD equivalents, and ``xpbd-strain-lame``: the xpbd-strain model's
     ``1 / (2 mu)``, ``1 / K``); ``mapping("list")`` lists them. ``scene``
-    (default ``"gravity"``, the tables' unit cube) gives the mesh at resolution ``n``. Every setting is
-    required for a mapping (the XPBD ones ignore dt and nit, but take them as the PBD ones do). An unknown
-    name, a missing setting or a bad material raises ``ValueError`` with the CLI's message."""
+    (default ``"gravity"``, the tables' unit cube) gives the mesh at resolution ``n``. ``young`` and
+    ``poisson`` are required; ``dt`` and ``nit`` only where the formula reads them (``uses_step``: the PBD
+    mappings), ``n`` only where it reads the mesh (``uses_mesh``). An unknown name, a missing setting or a
+    bad material raises ``ValueError`` with the CLI's message."""
     import json
 
     source = None if scene is None else _source(scene)

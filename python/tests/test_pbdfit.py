@@ -239,6 +239,11 @@ def test_mapping_gives_the_command_lines_numbers():
         assert out.returncode == 2 and str(info.value) in out.stderr, (str(info.value), out.stderr)
     with pytest.raises(ValueError, match="poisson is required"):
         pbdfit.mapping("pbd-fixed", young=1e4)
+    # dt, nit and n only where the formula reads them (issue 38).
+    lame = pbdfit.mapping("newton-lame", young=1e4, poisson=0.3)
+    assert not lame["uses_step"] and not lame["uses_mesh"]
+    with pytest.raises(ValueError, match="dt is required"):
+        pbdfit.mapping("pbd-van-gelder-bulk", young=1e4, poisson=0.3, n=1)
 
 
 def test_evaluate_gives_the_fits_own_error_at_its_optimum():

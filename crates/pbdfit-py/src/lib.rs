@@ -743,7 +743,7 @@ fn mapping(
     n: Option<usize>,
     scene: Option<String>,
 ) -> PyResult<String> {
-    use pbdfit_table::mapping::{MAPPINGS, MappingQuery, map};
+    use pbdfit_table::mapping::{MAPPINGS, map};
     let json = |e: serde_json::Error| PyRuntimeError::new_err(format!("mapping as JSON: {e}"));
     if name == "list" {
         let list: Vec<serde_json::Value> = MAPPINGS
@@ -756,15 +756,11 @@ fn mapping(
         return serde_json::to_string(&list).map_err(json);
     }
     // As the command line: the name first, then the missing settings, then their values.
-    pbdfit_table::mapping::mapping(name).map_err(value_error)?;
-    let need = |key: &str| value_error(format!("{key} is required with mapping {name}"));
-    let query = MappingQuery {
-        young: young.ok_or_else(|| need("young"))?,
-        poisson: poisson.ok_or_else(|| need("poisson"))?,
-        dt: dt.ok_or_else(|| need("dt"))?,
-        nit: nit.ok_or_else(|| need("nit"))?,
-        n: n.ok_or_else(|| need("n"))?,
-    };
+    // dt, nit and n only where the formula reads them.
+    let m = pbdfit_table::mapping::mapping(name).map_err(value_error)?;
+    let query = m
+        .query(young, poisson, dt, nit, n)
+        .map_err(|key| value_error(format!("{key} is required with mapping {name}")))?;
     query.check().map_err(value_error)?;
     let set = load(scene.as_deref().unwrap_or("gravity"))?;
     let mapped = map(name, &query, &set)

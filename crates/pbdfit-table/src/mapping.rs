@@ -278,8 +278,38 @@ pub struct Mapping {
     pub source: &'static str,
     /// Whether the result depends on Young's modulus at all (the fixed-constant baselines do not).
     pub uses_young: bool,
+    /// Whether it depends on the time step and iteration count (the PBD mappings): the others need no
+    /// `--dt` and `--nit`.
+    pub uses_step: bool,
+    /// Whether it reads the body's mesh (its resolution N): the others need no `--n`.
+    pub uses_mesh: bool,
     /// The formula.
     pub map: MapFn,
+}
+
+impl Mapping {
+    /// The query from what a user gave: E and nu always; dt and nit where the formula reads them
+    /// ([`uses_step`](Self::uses_step)), N where it reads the mesh ([`uses_mesh`](Self::uses_mesh)). An
+    /// input the formula ignores may be left out (it is recorded as dt 0.01 s, nit 1, N 1) or given (it
+    /// is checked and recorded). `Err` names the first input missing (`young`, `poisson`, `dt`, `nit`,
+    /// `n`).
+    pub fn query(
+        &self,
+        young: Option<f64>,
+        poisson: Option<f64>,
+        dt: Option<f64>,
+        nit: Option<usize>,
+        n: Option<usize>,
+    ) -> Result<MappingQuery, &'static str> {
+        let need = |value: Option<f64>, key| value.ok_or(key);
+        Ok(MappingQuery {
+            young: need(young, "young")?,
+            poisson: need(poisson, "poisson")?,
+            dt: if self.uses_step { dt.ok_or("dt")? } else { dt.unwrap_or(0.01) },
+            nit: if self.uses_step { nit.ok_or("nit")? } else { nit.unwrap_or(1) },
+            n: if self.uses_mesh { n.ok_or("n")? } else { n.unwrap_or(1) },
+        })
+    }
 }
 
 impl std::fmt::Debug for Mapping {
@@ -459,6 +489,8 @@ pub static MAPPINGS: &[Mapping] = &[
         description: "alpha_d: mean over edges of |e|^2 / (E sum of adjacent tet volumes); alpha_v = V0 / K",
         source: "Van Gelder 1998 (J. Graphics Tools 3(2)); bulk modulus by energy matching",
         uses_young: true,
+        uses_step: false,
+        uses_mesh: true,
         map: xpbd_van_gelder_bulk,
     },
     Mapping {
@@ -467,6 +499,8 @@ pub static MAPPINGS: &[Mapping] = &[
         description: "alpha_v = V0^2 / (lambda V0) = V0 / lambda (hydrostatic term); alpha_d as Van Gelder",
         source: "Macklin and Mueller 2021 (MIG, stable neo-Hookean constraints)",
         uses_young: true,
+        uses_step: false,
+        uses_mesh: true,
         map: xpbd_macklin_lame,
     },
     Mapping {
@@ -476,6 +510,8 @@ pub static MAPPINGS: &[Mapping] = &[
                       constraint",
         source: "Godot 4.4 to 4.6 JoltSoftBody3D (godot-jolt PR #830); ignores E and nu",
         uses_young: false,
+        uses_step: false,
+        uses_mesh: false,
         map: xpbd_godot_jolt,
     },
     Mapping {
@@ -484,6 +520,8 @@ pub static MAPPINGS: &[Mapping] = &[
         description: "alpha_d = 1 / (0.5 * 1e5) = 2e-5 m/N (linear in the stiffness); no volume constraint",
         source: "godot-jolt PR #765's first draft, in no release (pbdfit's xpbd-godot-jolt before); ignores E and nu",
         uses_young: false,
+        uses_step: false,
+        uses_mesh: false,
         map: xpbd_godot_jolt_pr765,
     },
     Mapping {
@@ -492,6 +530,8 @@ pub static MAPPINGS: &[Mapping] = &[
         description: "edge_compliance = 1 / max(0.5^3 1e5, 1e-6) = 8e-5 m/N; no volume constraint (Godot makes none)",
         source: "Godot 4.4 to 4.6 JoltSoftBody3D at its default stiffness 0.5; ignores E and nu",
         uses_young: false,
+        uses_step: false,
+        uses_mesh: false,
         map: jolt_godot,
     },
     Mapping {
@@ -500,6 +540,8 @@ pub static MAPPINGS: &[Mapping] = &[
         description: "k_mu = mu = E / (2 (1 + nu)), k_lambda = lambda = E nu / ((1 + nu)(1 - 2 nu))",
         source: "Newton 1.8's USD import (_src/usd/utils.py) sets the tetrahedra's k_mu, k_lambda to the Lame parameters",
         uses_young: true,
+        uses_step: false,
+        uses_mesh: false,
         map: newton_lame,
     },
     Mapping {
@@ -508,6 +550,8 @@ pub static MAPPINGS: &[Mapping] = &[
         description: "alpha_dev = 1 / (2 mu) = (1 + nu) / E, alpha_vol = 1 / K = 3 (1 - 2 nu) / E (St. Venant-Kirchhoff)",
         source: "energy matching: the Green-strain constraints' energy is St. Venant-Kirchhoff's",
         uses_young: true,
+        uses_step: false,
+        uses_mesh: false,
         map: xpbd_strain_lame,
     },
     Mapping {
@@ -516,6 +560,8 @@ pub static MAPPINGS: &[Mapping] = &[
         description: "k = 1 - (alpha~ / (s + alpha~))^(1/nit) from xpbd-van-gelder-bulk's compliances",
         source: "XPBD per-step fraction with Mueller et al. 2007's iteration correction",
         uses_young: true,
+        uses_step: true,
+        uses_mesh: true,
         map: pbd_van_gelder_bulk,
     },
     Mapping {
@@ -524,6 +570,8 @@ pub static MAPPINGS: &[Mapping] = &[
         description: "k = 1 - (alpha~ / (s + alpha~))^(1/nit) from xpbd-macklin-lame's compliances",
         source: "XPBD per-step fraction with Mueller et al. 2007's iteration correction",
         uses_young: true,
+        uses_step: true,
+        uses_mesh: true,
         map: pbd_macklin_lame,
     },
     Mapping {
@@ -532,6 +580,8 @@ pub static MAPPINGS: &[Mapping] = &[
         description: "kd = kv = 1 (the plain projection); ignores E, nu, dt, nit",
         source: "Mueller et al. 2007 (stiffness 1); a fixed constant",
         uses_young: false,
+        uses_step: false,
+        uses_mesh: false,
         map: pbd_fixed,
     },
 ];
@@ -582,6 +632,10 @@ pub struct Mapped {
     pub source: String,
     /// Whether the values depend on E.
     pub uses_young: bool,
+    /// Whether they depend on dt and nit.
+    pub uses_step: bool,
+    /// Whether they depend on the mesh (N).
+    pub uses_mesh: bool,
     /// The scene whose body gave the geometry.
     pub scene: String,
     /// The query.
@@ -658,6 +712,8 @@ pub fn map(name: &str, query: &MappingQuery, scene: &SceneSet) -> Result<Mapped,
         description: m.description.into(),
         source: m.source.into(),
         uses_young: m.uses_young,
+        uses_step: m.uses_step,
+        uses_mesh: m.uses_mesh,
         scene: scene.name().into(),
         query: *query,
         parameters,
@@ -674,6 +730,26 @@ pub fn map(name: &str, query: &MappingQuery, scene: &SceneSet) -> Result<Mapped,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each mapping's `uses_young`, `uses_step` and `uses_mesh` say the truth: the values change with E,
+    /// with dt and nit, with N exactly where they say so (issue 38: `baseline` asked for dt, nit and N
+    /// that the formula ignores).
+    #[test]
+    fn a_mapping_depends_on_what_it_says_it_uses() {
+        let scene = SceneSet::load("gravity").unwrap();
+        let base = MappingQuery { young: 1e3, poisson: 0.3, dt: 0.01, nit: 2, n: 2 };
+        let values = |q: MappingQuery, name: &str| -> Vec<f64> {
+            map(name, &q, &scene).unwrap().parameters.iter().map(|p| p.value).collect()
+        };
+        for m in MAPPINGS {
+            let at = values(base, m.name);
+            let young = values(MappingQuery { young: 2e3, ..base }, m.name) != at;
+            let step = values(MappingQuery { dt: 0.005, ..base }, m.name) != at
+                || values(MappingQuery { nit: 5, ..base }, m.name) != at;
+            let mesh = values(MappingQuery { n: 3, ..base }, m.name) != at;
+            assert_eq!((young, step, mesh), (m.uses_young, m.uses_step, m.uses_mesh), "{}", m.name);
+        }
+    }
 
     /// Issue D9 (second review campaign): `baseline --mapping pbd-van-gelder-bulk --dt 1e-300` printed
     /// kd = kv = NaN and `xpbd-strain-lame --young 5e-324` printed inf, both with exit 0. Every mapping at

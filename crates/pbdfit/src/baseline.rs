@@ -1,7 +1,7 @@
 //! `pbdfit baseline`: a closed-form mapping's parameters for (E, nu), the formulas engines and papers
 //! apply without an error estimate (`pbdfit_table::mapping`).
 
-use pbdfit_table::mapping::{MAPPINGS, MappingError, MappingQuery, map};
+use pbdfit_table::mapping::{MAPPINGS, MappingError, map};
 
 use crate::cli::{CliError, CliResult, load_scene, to_json};
 
@@ -55,15 +55,12 @@ pub fn run(args: BaselineArgs) -> CliResult {
         return list(args.json);
     }
     // The name is checked first: an unknown mapping is the mistake to report, whatever else is missing.
-    pbdfit_table::mapping::mapping(&args.mapping).map_err(mapping_error)?;
-    let need = |name: &str| CliError::Input(format!("--{name} is required with --mapping {}", args.mapping));
-    let query = MappingQuery {
-        young: args.young.ok_or_else(|| need("young"))?,
-        poisson: args.poisson.ok_or_else(|| need("poisson"))?,
-        dt: args.dt.ok_or_else(|| need("dt"))?,
-        nit: args.nit.ok_or_else(|| need("nit"))?,
-        n: args.n.ok_or_else(|| need("n"))?,
-    };
+    let m = pbdfit_table::mapping::mapping(&args.mapping).map_err(mapping_error)?;
+    // dt, nit and N only where the formula reads them (issue 38: they were required for mappings that
+    // ignore them); a value given anyway is checked and recorded.
+    let query = m
+        .query(args.young, args.poisson, args.dt, args.nit, args.n)
+        .map_err(|name| CliError::Input(format!("--{name} is required with --mapping {}", args.mapping)))?;
     query.check().map_err(mapping_error)?;
     let set = load_scene(&args.scene, None, false)?;
     let m = map(&args.mapping, &query, &set).map_err(mapping_error)?;
@@ -74,10 +71,16 @@ pub fn run(args: BaselineArgs) -> CliResult {
     println!("mapping {} (model {}): {}", m.mapping, m.model, m.description);
     println!("  source: {}", m.source);
     let q = &m.query;
-    println!(
-        "E = {:e} Pa, nu = {}, dt = {} s, nit = {}, N = {}, scene {}",
-        q.young, q.poisson, q.dt, q.nit, q.n, m.scene
-    );
+    let step = if m.uses_step { format!(", dt = {} s, nit = {}", q.dt, q.nit) } else { String::new() };
+    let mesh = if m.uses_mesh { format!(", N = {}, scene {}", q.n, m.scene) } else { String::new() };
+    println!("E = {:e} Pa, nu = {}{step}{mesh}", q.young, q.poisson);
+    if !m.uses_step || !m.uses_mesh {
+        let unused: Vec<&str> = [(!m.uses_step, "dt and nit"), (!m.uses_mesh, "N")]
+            .into_iter()
+            .filter_map(|(unused, what)| unused.then_some(what))
+            .collect();
+        println!("  ({} not used by this formula)", unused.join(" and "));
+    }
     let values: Vec<String> = m
         .parameters
         .iter()

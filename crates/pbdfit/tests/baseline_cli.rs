@@ -12,7 +12,7 @@
 
 mod common;
 
-use common::{assert_input_error, json, pbdfit, stdout};
+use common::{assert_input_error, json, pbdfit, stderr, stdout};
 use pbdfit_table::mapping::MAPPINGS;
 
 const MEAN_VOLUME: f64 = 0.2;
@@ -228,6 +228,16 @@ fn bad_mappings_and_materials_exit_2_naming_what_is_wrong() {
     assert_input_error(&o, &["--poisson 0.6", "(-1, 0.5]"]);
     let o = pbdfit(&["baseline", "--mapping", "pbd-fixed", "--young", "1e4"]);
     assert_input_error(&o, &["--poisson is required"]);
+    // Issue 38 (D18): dt, nit and N are asked for only where the formula reads them.
+    let material = ["--young", "1e4", "--poisson", "0.3"];
+    let o = pbdfit(&[&["baseline", "--mapping", "newton-lame"][..], &material[..]].concat());
+    assert!(o.status.success() && stdout(&o).contains("(dt and nit and N not used by this formula)"), "{}", stderr(&o));
+    let o = pbdfit(&[&["baseline", "--mapping", "xpbd-van-gelder-bulk"][..], &material[..]].concat());
+    assert_input_error(&o, &["--n is required"]);
+    let o = pbdfit(&[&["baseline", "--mapping", "xpbd-van-gelder-bulk", "--n", "2"][..], &material[..]].concat());
+    assert!(o.status.success() && stdout(&o).contains("(dt and nit not used by this formula)"), "{}", stderr(&o));
+    let o = pbdfit(&[&["baseline", "--mapping", "pbd-van-gelder-bulk", "--n", "2"][..], &material[..]].concat());
+    assert_input_error(&o, &["--dt is required"]);
     let o = pbdfit(&[&["baseline", "--mapping", "pbd-fixed", "--scene", "no-such-scene"][..], &base].concat());
     assert_input_error(&o, &["no-such-scene"]);
 }
