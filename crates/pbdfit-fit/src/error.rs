@@ -188,6 +188,18 @@ pub enum FitError {
         /// The first failure.
         first: PbdError,
     },
+    /// The fit's time limit passed before any grid point reached its rest state: the limit's doing, not
+    /// the model's.
+    #[error(
+        "scene {scene}: the time limit (max_seconds {seconds} s; --max-seconds) passed before any grid point \
+         reached its rest state, so there is no fit: give a longer limit (a fit of this size takes longer than it)"
+    )]
+    TimeLimitBeforeRest {
+        /// Scene name.
+        scene: String,
+        /// The limit, s.
+        seconds: f64,
+    },
     /// The reference gives nothing to fit: no free vertex moves, or its displacements are not finite
     /// numbers (a fit would report a "perfect" error of 0).
     #[error("scene {scene}: the {reference} reference {fault}; there is nothing to fit")]
@@ -319,6 +331,7 @@ impl FitError {
             | FitError::FolderInUse { .. }
             | FitError::ResultsFolder { .. }
             | FitError::NoRestState { .. }
+            | FitError::TimeLimitBeforeRest { .. }
             | FitError::UnusableReference { .. }
             | FitError::GridTooLarge { .. }
             | FitError::BootstrapReplicates { .. }

@@ -60,6 +60,24 @@ impl std::fmt::Display for Search {
     }
 }
 
+/// The error of a fit none of whose grid points has a rest state: the time limit's where it passed
+/// first (issue 38: `--max-seconds 1e-9` was reported as the model's failure), else the first point's
+/// reason, else that no error is finite.
+fn no_rest_state(
+    problem: &FitProblem,
+    first: Option<PbdError>,
+    deadline: Option<Instant>,
+    max_seconds: Option<f64>,
+) -> FitError {
+    match (first, deadline, max_seconds) {
+        (Some(_), Some(d), Some(seconds)) if Instant::now() >= d => {
+            FitError::TimeLimitBeforeRest { scene: problem.scene.clone(), seconds }
+        }
+        (Some(first), _, _) => FitError::NoRestState { scene: problem.scene.clone(), first },
+        (None, _, _) => FitError::NoFiniteError { scene: problem.scene.clone() },
+    }
+}
+
 /// The instant `seconds` after `start`; `None` (no limit) where it lies beyond what an [`Instant`] can
 /// hold. `Duration::from_secs_f64` panics above `u64::MAX` seconds and `Instant + Duration` panics on
 /// overflow, so `--max-seconds 1e19` (a limit no fit reaches) must not go through either; a negative
@@ -445,10 +463,7 @@ pub fn fit_with_grid(
     let Some((best_index, _)) = best else {
         let failures = cost.failures.into_inner();
         let first = failures.into_iter().next().map(|f| f.reason);
-        return Err(match first {
-            Some(first) => FitError::NoRestState { scene: problem.scene.clone(), first },
-            None => FitError::NoFiniteError { scene: problem.scene.clone() },
-        });
+        return Err(no_rest_state(problem, first, deadline, options.max_seconds));
     };
     let start_point = points[best_index].clone();
     let result = Executor::new(cost, solver)
@@ -535,10 +550,7 @@ fn fit_gradient(
     }
     if starts.is_empty() {
         let first = failures.into_iter().next().map(|f| f.reason);
-        return Err(match first {
-            Some(first) => FitError::NoRestState { scene: problem.scene.clone(), first },
-            None => FitError::NoFiniteError { scene: problem.scene.clone() },
-        });
+        return Err(no_rest_state(problem, first, budget.deadline, options.max_seconds));
     }
     let before = budget.spent;
     let descents = gradient::descend_all(problem, search_box, starts, &mut budget, &mut failures);

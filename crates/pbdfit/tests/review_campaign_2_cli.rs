@@ -549,3 +549,14 @@ fn d18_inputs_that_were_used_silently_are_refused() {
     );
     assert_refused(&[&["fit"][..], &wall[..], &["--dynamic"][..]].concat(), &["--dynamic sets the FEM reference"]);
 }
+
+/// D17: `--max-seconds 1e-9` was reported as the model's failure ("no rest state with model pbd ... within
+/// 3 projection sweeps"). The time limit is named, with the remedy; both searches.
+#[test]
+fn d17_a_time_limit_that_leaves_no_rest_state_is_named() {
+    for search in ["gradient", "pattern"] {
+        let o = pbdfit(&["fit", "--scene", "gravity-floor", "--n", "2", "--search", search, "--max-seconds", "1e-9"]);
+        assert_input_error(&o, &["time limit", "before any grid point reached its rest state", "longer limit"]);
+        assert!(!stderr(&o).contains("within 3 projection sweeps"), "{}", stderr(&o));
+    }
+}
