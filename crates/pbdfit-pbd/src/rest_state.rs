@@ -578,6 +578,16 @@ pub fn accept_rest_state(
     residual: f64,
     method: RestMethod,
 ) -> Result<RestState, PbdError> {
+    // A state that is not a number is divergence, not an inverted tetrahedron (issue 38: NaN states were
+    // reported as "tetrahedron 0 inverted (volume NaN)").
+    if let Some(v) = displacements.iter().position(|u| !u.iter().all(|c| c.is_finite())) {
+        return Err(PbdError::Diverged {
+            scene: scene.to_string(),
+            params: params.describe(),
+            sweeps: iterations,
+            reason: format!("the displacement of vertex {v} is not a finite number"),
+        });
+    }
     let positions: Vec<Vec3> = rest.iter().zip(&displacements).map(|(x, u)| x + u).collect();
     for (t, tet) in tets.iter().enumerate() {
         let volume = pbdfit_mesh::signed_volume(tet.map(|v| positions[v]));

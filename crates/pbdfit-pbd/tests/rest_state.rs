@@ -227,3 +227,26 @@ fn an_inert_rule_falls_freely() {
     assert_eq!(sweeps, k * nit, "{reason}");
     assert!(reason.contains(&format!("displacement {:.3e} m", fallen(k))), "{reason} against {:.3e}", fallen(k));
 }
+
+/// A candidate rest state that is not a number is divergence, naming the vertex; it was reported as an
+/// inverted tetrahedron of volume NaN (issue 38). A finite state with a flipped tetrahedron still is one.
+#[test]
+fn a_nan_state_is_divergence_not_an_inverted_tetrahedron() {
+    let body = pbdfit_mesh::SceneSet::builtin("gravity-wall").unwrap().scenes()[0].body(1).unwrap();
+    let rest = body.mesh.vertices().to_vec();
+    let tets = body.mesh.tets().to_vec();
+    let params = pbdfit_pbd::SimParams::new(0.01, 1, pbdfit_pbd::Model::pbd(0.5, 0.5));
+    let accept = |u: Vec<pbdfit_pbd::Vec3>| {
+        pbdfit_pbd::accept_rest_state("w", &rest, &tets, &params, u, 3, true, 0.0, pbdfit_pbd::RestMethod::FixedPoint)
+    };
+    let mut u = vec![pbdfit_pbd::Vec3::zeros(); rest.len()];
+    u[5].y = f64::NAN;
+    let e = accept(u).unwrap_err();
+    assert!(matches!(e, pbdfit_pbd::PbdError::Diverged { .. }), "{e}");
+    assert!(e.to_string().contains("vertex 5 is not a finite number"), "{e}");
+    // Every vertex mirrored through x = 0.5 turns every tetrahedron inside out.
+    let flipped: Vec<pbdfit_pbd::Vec3> =
+        rest.iter().map(|x| pbdfit_pbd::Vec3::new(1.0 - 2.0 * x.x, 0.0, 0.0)).collect();
+    let e = accept(flipped).unwrap_err();
+    assert!(matches!(e, pbdfit_pbd::PbdError::InvertedTet { .. }), "{e}");
+}
