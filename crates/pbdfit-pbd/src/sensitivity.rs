@@ -102,9 +102,9 @@ impl PbdSystem {
             return Err(PbdError::Contact {
                 scene: self.scene.clone(),
                 obstacles: self.obstacles.len(),
-                what: "the rest state's sensitivity is not computed with contact (the active set and friction make \
-                       the rest map non-smooth, and friction makes the rest state path dependent); fit with the \
-                       pattern search (--search pattern)",
+                what: "the rest state's sensitivity is not solved with contact (the active set and friction make \
+                       the rest map non-smooth, and friction makes the rest state path dependent); a fit's gradient \
+                       search takes differences of rest states instead, so `pbdfit fit` works as it is",
             });
         }
         match params.rule() {

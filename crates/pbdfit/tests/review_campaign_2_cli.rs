@@ -560,3 +560,14 @@ fn d17_a_time_limit_that_leaves_no_rest_state_is_named() {
         assert!(!stderr(&o).contains("within 3 projection sweeps"), "{}", stderr(&o));
     }
 }
+
+/// D17: the contact sensitivity refusal recommended the pattern search, though the gradient fit works on
+/// contact scenes (it differences rest states there). The refusal says so, and the fit does work.
+#[test]
+fn d17_the_contact_sensitivity_refusal_points_to_what_works() {
+    let o = pbdfit(&["simulate", "--scene", "indentation", "--n", "1", "--sensitivity"]);
+    assert_input_error(&o, &["sensitivity is not solved with contact", "`pbdfit fit` works as it is"]);
+    assert!(!stderr(&o).contains("--search pattern"), "{}", stderr(&o));
+    let fit = json(&pbdfit(&["fit", "--scene", "indentation", "--n", "1", "--search", "gradient", "--json"]));
+    assert!(fit["error"].as_f64().is_some_and(f64::is_finite), "{fit}");
+}
