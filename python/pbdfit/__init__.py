@@ -11,6 +11,7 @@ resumes on the next call).
 
 from __future__ import annotations
 
+import numbers
 import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
@@ -109,8 +110,42 @@ class Scene:
         """Loads a built-in scene by name or a scene TOML file, meshed at resolution ``n`` (default: the
         scene's own)."""
         source = os.fspath(name_or_path)
-        compound, bodies = _native.scene_bodies(source, n)
+        compound, bodies = _native.scene_bodies(source, _count("n", n))
         return cls(source, compound, bodies)
+
+
+def _count(name: str, value: Any, minimum: int = 1) -> Optional[int]:
+    """An integer argument (``n``, ``nit``, ``grid``, ...) checked here: a negative one raised
+    ``OverflowError`` from the native conversion, a float or a bool slipped through (issue 38, D19).
+    ``None`` stays ``None`` (the native default)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name}: expected an integer, got {type(value).__name__} {value!r}")
+    if not minimum <= value < 2**63:
+        raise ValueError(f"{name} = {value}: must be an integer >= {minimum}")
+    return int(value)
+
+
+def _mapping_of(name: str, value: Any, example: str) -> Mapping[Any, Any]:
+    """A dict argument (``box``, ``parameters``, ``settings``) checked here: a string or ``None`` raised
+    ``AttributeError`` from ``.items()`` (issue 38, D19)."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{name}: expected a dict such as {example}, got {type(value).__name__} {value!r}")
+    return value
+
+
+def _box(box: Any) -> Optional[Dict[str, Tuple[float, float]]]:
+    if box is None:
+        return None
+    out = {}
+    for k, bounds in _mapping_of("box", box, "{'kd': (0, 0.5)}").items():
+        try:
+            lo, hi = bounds
+            out[k] = (float(lo), float(hi))
+        except (TypeError, ValueError):
+            raise ValueError(f"box[{k!r}] = {bounds!r}: expected (lower, upper), two numbers") from None
+    return out
 
 
 def _source(scene: Union[str, Scene, "os.PathLike[str]"]) -> str:
@@ -135,7 +170,7 @@ def fem(
     ``neo-hookean``; ``dynamic`` reaches rest by implicit Euler with step ``dt`` (s), for ``time`` s if
     given; ``split`` chooses the FEM mesh's tetrahedral split (``same``, ``opposite``, ``six``).
     """
-    compound, parts = _native.fem(_source(scene), n, young, poisson, material, dynamic, time, dt, split)
+    compound, parts = _native.fem(_source(scene), _count("n", n), young, poisson, material, dynamic, time, dt, split)
     if not compound:
         return parts[0][1]
     return {name: u for name, u, _ in parts}
@@ -160,8 +195,7 @@ def _model(model: str, settings: Optional[Mapping[str, float]]) -> str:
     (the native side checks every name and range, as ``--setting``)."""
     if not settings:
         return model
-    if not isinstance(settings, Mapping):
-        raise ValueError(f"settings: expected a dict of name -> value, got {type(settings).__name__}")
+    _mapping_of("settings", settings, "{'relaxation': 0.8}")
     items = []
     for name, value in settings.items():
         if not isinstance(name, str) or any(c in name for c in "[],="):
@@ -192,7 +226,7 @@ def simulate(
     states = [
         RestState(**d)
         for d in _native.simulate(
-            _source(scene), _model(model, settings), dt, nit, n, dict(parameters), sensitivity
+            _source(scene), _model(model, settings), dt, _count("nit", nit), _count("n", n), dict(parameters), sensitivity
         )
     ]
     if len(states) == 1:
@@ -266,10 +300,9 @@ def fit(
     quantiles; K is 2 to 10,000, and ``max_seconds`` bounds the fit and its refits together.
     ``settings``: an engine profile's settings by the engine's names (``--setting``)."""
     d = _native.fit(
-        _source(scene), young, poisson, _model(model, settings), dt, n, nit,
-        None if box is None else {k: (float(lo), float(hi)) for k, (lo, hi) in box.items()},
-        grid, min_step, material, search, max_evaluations, max_seconds,
-        None if measured is None else os.fspath(measured), bootstrap,
+        _source(scene), young, poisson, _model(model, settings), dt, _count("n", n), _count("nit", nit), _box(box),
+        _count("grid", grid, 2), min_step, material, search, _count("max_evaluations", max_evaluations), max_seconds,
+        None if measured is None else os.fspath(measured), _count("bootstrap", bootstrap, 0),
     )
     return FitResult(**d)
 
@@ -288,7 +321,11 @@ def identify(
     bound nu lies on, its interval then one-sided up to it; else ``None``), ``covariance`` of (ln E, nu)
     (``None`` where singular), ``error``, ``markers``, ``weighting``, ``evaluations``, ``reference``.
     ``measured``: a marker CSV or a full-field ``.vtu``; default: the scene's ``[reference] measured``."""
-    return dict(_native.identify(_source(scene), None if measured is None else os.fspath(measured), material, n, dt))
+    return dict(
+        _native.identify(
+            _source(scene), None if measured is None else os.fspath(measured), material, _count("n", n), dt
+        )
+    )
 
 
 def study(
@@ -301,12 +338,13 @@ def study(
 ) -> Dict[str, Any]:
     """Runs or resumes a study file on ``jobs`` threads (default: all cores), results in ``out`` (default:
     ``results/<name>`` next to the file, as the command line). Returns the run's summary. Ctrl-C raises
-    ``KeyboardInterrupt`` after the fits in flight are written; calling again resumes.
+    ``KeyboardInterrupt`` after the fits in flight are written; calling again resumes. ``progress``: True
+    prints a line to stderr every 50 fits and at the end; a callable ``(done, total, line)`` is called after
+    each fit is written (one that raises stops the run as Ctrl-C does, and its exception is raised).
 
     With ``client`` (a ``dask.distributed.Client``; ``pip install "pbdfit[dask]"``) the fits run on its
     workers (pbdfit installed there; scene files the study names readable at the same paths) and this
     process writes the same files a local run would (see README, "Building on a Dask cluster");
-    ``progress`` may then be a callable ``(done, total, line)`` called after each fit is written, and
     ``retries`` is how often Dask reruns a task that raised. The summary adds ``submitted`` (fits sent
     to the cluster)."""
     if client is not None:
@@ -315,7 +353,9 @@ def study(
         from . import _dask
 
         return _dask.build("study", path, out, client, progress, retries)
-    return dict(_native.study(os.fspath(path), jobs, progress, None if out is None else os.fspath(out)))
+    return dict(
+        _native.study(os.fspath(path), _count("jobs", jobs), progress, None if out is None else os.fspath(out))
+    )
 
 
 def table(
@@ -340,7 +380,9 @@ def table(
         from . import _dask
 
         return _dask.build("table", path, out, client, progress, retries)
-    return dict(_native.table(os.fspath(path), jobs, progress, None if out is None else os.fspath(out)))
+    return dict(
+        _native.table(os.fspath(path), _count("jobs", jobs), progress, None if out is None else os.fspath(out))
+    )
 
 
 def evaluate(
@@ -359,8 +401,9 @@ def evaluate(
     lookup's or any other choice of parameters is worth for this material and setting. A dict with
     ``error`` and ``scene_errors``; ``ValueError`` where the parameters have no rest state."""
     d = _native.evaluate(
-        _source(scene), young, poisson, {k: float(v) for k, v in parameters.items()}, _model(model, settings), dt, n,
-        nit, material,
+        _source(scene), young, poisson,
+        {k: float(v) for k, v in _mapping_of("parameters", parameters, "{'kd': 0.3, 'kv': 0.5}").items()},
+        _model(model, settings), dt, _count("n", n), _count("nit", nit), material,
     )
     return {"error": d["error"], "scene_errors": dict(d["scene_errors"])}
 
@@ -388,7 +431,11 @@ def lookup(
     import json
 
     source = None if scene is None else _source(scene)
-    return json.loads(_native.lookup(os.fspath(table), young, poisson, dt, nit, n, extrapolate, refine, source))
+    return json.loads(
+        _native.lookup(
+            os.fspath(table), young, poisson, dt, _count("nit", nit), _count("n", n), extrapolate, refine, source
+        )
+    )
 
 
 def mapping(
@@ -413,7 +460,7 @@ def mapping(
     import json
 
     source = None if scene is None else _source(scene)
-    return json.loads(_native.mapping(name, young, poisson, dt, nit, n, source))
+    return json.loads(_native.mapping(name, young, poisson, dt, _count("nit", nit), _count("n", n), source))
 
 
 def read_results(path: PathLike) -> Any:

@@ -274,6 +274,7 @@ def test_a_part_built_table_names_its_missing_nodes():
         pbdfit.lookup("pbd-full", young=3e4, poisson=0.3, dt=0.005, nit=4, n=3)
     message = str(info.value)
     assert "part-built (6144 of 12288 nodes fitted)" in message and "N = 4" in message and "pbdfit table" in message
+    assert "fit it directly (seconds): `pbdfit fit --scene gravity --model pbd --young 30000 --poisson 0.3" in message
     assert "N = 2;" not in message and "N = 2," not in message  # the cell's fitted nodes are not listed
     out = subprocess.run([cli_path(), "lookup", "--table", "pbd-full", "--young", "3e4", "--poisson", "0.3", "--dt",
                           "0.005", "--nit", "4", "--n", "3"], capture_output=True, text=True)

@@ -218,3 +218,50 @@ def test_silent_default_a_measured_scene_is_not_evaluated_against_the_fem(tmp_pa
         pbdfit.evaluate(scene, young=1e3, poisson=0.3, parameters={"kd": 0.3, "kv": 0.5}, n=2)
     # `fit` on it fits the markers.
     assert "measured" in pbdfit.fit(scene, n=2).reference
+
+
+def test_d19_integers_and_dicts_are_checked_with_python_s_exceptions(tmp_path):
+    """Negative integers raised OverflowError, a string box and ``parameters=None`` AttributeError: a bad
+    value is a ValueError naming the argument, a wrong type a TypeError naming what is expected."""
+    with pytest.raises(ValueError, match=r"n = -1: must be an integer >= 1"):
+        pbdfit.fit("gravity-floor", n=-1)
+    with pytest.raises(ValueError, match=r"nit = 0: must be an integer >= 1"):
+        pbdfit.simulate("gravity-floor", nit=0, kd=0.5, kv=0.5)
+    with pytest.raises(TypeError, match=r"n: expected an integer, got float"):
+        pbdfit.fem("gravity-floor", n=1.5)
+    with pytest.raises(TypeError, match=r"box: expected a dict such as \{'kd': \(0, 0.5\)\}, got str"):
+        pbdfit.fit("gravity-floor", n=1, box="kd=0:1")
+    with pytest.raises(ValueError, match=r"box\['kd'\] = 1: expected \(lower, upper\)"):
+        pbdfit.fit("gravity-floor", n=1, box={"kd": 1})
+    with pytest.raises(TypeError, match=r"parameters: expected a dict"):
+        pbdfit.evaluate("gravity-floor", young=1e3, poisson=0.3, parameters=None)
+    with pytest.raises(ValueError, match=r"grid = 1: must be an integer >= 2"):
+        pbdfit.fit("gravity-floor", n=1, grid=1)
+
+
+def test_d19_a_local_study_reports_progress_to_a_callable(tmp_path):
+    """``study(path, progress=callable)`` raised TypeError without a Dask client; the callable is now called
+    after each fit, on the calling thread, as with a client; one that raises stops the run (the fits
+    written stay, and a second call resumes from them)."""
+    path = tmp_path / "tiny.toml"
+    path.write_text(
+        'name = "tiny"\nscenes = ["gravity-floor"]\n[base]\ndt = 0.01\nn = 1\nnit = 1\nyoung = 1e3\n'
+        "[poisson]\nfrom = 0.0\nto = 0.3\nstep = 0.1\n[[experiment]]\nname = \"base\"\n"
+    )
+    seen = []
+    summary = pbdfit.study(path, jobs=1, progress=lambda done, total, line: seen.append((done, total)))
+    assert summary["fits"] == 4 and [d for d, _ in seen if d > 0][-1] == 4 and all(t == 4 for _, t in seen), seen
+
+    class Stop(Exception):
+        pass
+
+    def stop(done, total, line):
+        if done >= 1:
+            raise Stop(line)
+
+    with pytest.raises(Stop):
+        pbdfit.study(path, jobs=1, progress=stop, out=tmp_path / "again")
+    resumed = pbdfit.study(path, jobs=1, progress=False, out=tmp_path / "again")
+    assert resumed["fits"] == 4 and resumed["resumed"] >= 1
+    with pytest.raises(TypeError, match="progress: expected True, False or a callable"):
+        pbdfit.study(path, progress="yes")

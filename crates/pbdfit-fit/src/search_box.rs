@@ -209,7 +209,8 @@ impl SearchBox {
             .iter()
             .map(|a| {
                 let scale = if a.scale == Scale::Log10 { " (log10)" } else { "" };
-                format!("{} in [{:e}, {:e}]{scale}", a.name, a.lower, a.upper)
+                let (lower, upper) = (pbdfit_mesh::display::number(a.lower), pbdfit_mesh::display::number(a.upper));
+                format!("{} in [{lower}, {upper}]{scale}", a.name)
             })
             .collect::<Vec<_>>()
             .join(", ")

@@ -36,6 +36,7 @@
 
 mod body;
 mod cube;
+pub mod display;
 mod error;
 mod held;
 pub mod import;

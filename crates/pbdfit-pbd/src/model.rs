@@ -645,9 +645,13 @@ impl SimParams {
     }
 
     /// The parameters formatted for messages: `model pbd, kd = 0.5, kv = 0.5, dt = 0.01, nit = 1`.
+    /// Numbers with six significant digits ([`pbdfit_mesh::display::number`]): results files keep them
+    /// exactly, messages are read.
     pub fn describe(&self) -> String {
-        let values: Vec<String> = self.model.named_values().iter().map(|(n, v)| format!("{n} = {v}")).collect();
-        format!("model {}, {}, dt = {}, nit = {}", self.model.name(), values.join(", "), self.dt, self.nit)
+        let number = pbdfit_mesh::display::number;
+        let values: Vec<String> =
+            self.model.named_values().iter().map(|(n, v)| format!("{n} = {}", number(*v))).collect();
+        format!("model {}, {}, dt = {}, nit = {}", self.model.name(), values.join(", "), number(self.dt), self.nit)
     }
 }
 

@@ -418,15 +418,16 @@ fn fit<'py>(
 /// to stderr when `progress`. `_interrupt_after` (tests) interrupts the call as Ctrl-C would once that
 /// many fits are done.
 #[pyfunction]
-#[pyo3(signature = (path, jobs=None, progress=true, out=None, _interrupt_after=None))]
+#[pyo3(signature = (path, jobs=None, progress=None, out=None, _interrupt_after=None))]
 fn study<'py>(
     py: Python<'py>,
     path: PathBuf,
     jobs: Option<usize>,
-    progress: bool,
+    progress: Option<Bound<'py, PyAny>>,
     out: Option<PathBuf>,
     _interrupt_after: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let report = ProgressReport::new(progress.as_ref())?;
     let study = Study::from_file(&path).map_err(fit_error)?;
     if study.model_folder {
         return Err(value_error(format!(
@@ -441,7 +442,10 @@ fn study<'py>(
     let worker_cancel = cancel.clone();
     let interrupt = Arc::new(AtomicBool::new(false));
     let worker_interrupt = interrupt.clone();
-    let tick = move |py: Python<'_>| {
+    let sink = report.sink();
+    let tick_cancel = cancel.clone();
+    let tick = |py: Python<'_>| {
+        report.deliver(py, &tick_cancel);
         if interrupt.swap(false, Ordering::SeqCst) {
             // What Ctrl-C does: the interpreter's KeyboardInterrupt, seen by the next signal check.
             let _ = py.run(c"import _thread; _thread.interrupt_main()", None, None);
@@ -458,17 +462,15 @@ fn study<'py>(
                 worker_cancel.store(true, Ordering::SeqCst);
                 worker_interrupt.store(true, Ordering::SeqCst);
             }
-            if p.notice {
-                eprintln!("{}", p.message);
-            } else if progress && (p.done == p.total || p.done.is_multiple_of(50)) {
-                eprintln!("[{}/{} fits, {} resumed] {}", p.done, p.total, p.resumed, p.message);
-            }
+            sink(p);
         };
         let options = RunOptions { cancel: Some(worker_cancel.clone()), ..RunOptions::default() };
         let cache = PartCache::new(study.reference.clone());
         pool.install(|| run_study(&study, &out, &options, &CpuBackend, &cache, &observer))
-    })?
-    .map_err(|e| match e {
+    });
+    // A raising progress callable stopped the run: its exception, not the cancellation's.
+    report.finish(py)?;
+    let summary = summary?.map_err(|e| match e {
         FitError::Interrupted { .. } => pyo3::exceptions::PyKeyboardInterrupt::new_err(e.to_string()),
         e => fit_error(e),
     })?;
@@ -476,6 +478,77 @@ fn study<'py>(
     study_summary(&d, &summary)?;
     d.set_item("out", out_text)?;
     Ok(d)
+}
+
+/// Where a local study's or table's progress goes (`progress=`): nowhere, a line to stderr every 50 fits
+/// and at the end, or a Python callable `(done, total, line)` called after each fit, on the calling
+/// thread (the workers queue the events; the wait loop delivers them). A callable that raises stops the
+/// run as Ctrl-C does (the fits written stay) and its exception is raised. Issue 38 (D19): a callable
+/// was accepted by the signature but raised TypeError without a Dask client.
+struct ProgressReport {
+    stderr: bool,
+    callback: Option<Py<PyAny>>,
+    queue: Arc<std::sync::Mutex<Vec<(usize, usize, String)>>>,
+    failure: std::cell::RefCell<Option<PyErr>>,
+}
+
+impl ProgressReport {
+    /// From `progress=` (`None`: True).
+    fn new(progress: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let Some(progress) = progress else {
+            return Ok(Self { stderr: true, callback: None, queue: Arc::default(), failure: Default::default() });
+        };
+        let (stderr, callback) = if let Ok(on) = progress.cast::<pyo3::types::PyBool>() {
+            (on.is_true(), None)
+        } else if progress.is_callable() {
+            (false, Some(progress.clone().unbind()))
+        } else {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "progress: expected True, False or a callable (done, total, line), got {}",
+                progress.get_type().name()?
+            )));
+        };
+        Ok(Self { stderr, callback, queue: Arc::default(), failure: Default::default() })
+    }
+
+    /// What the workers' observer does with a finished fit (`notice`s always go to stderr).
+    fn sink(&self) -> impl Fn(&Progress) + Send + Sync + 'static {
+        let (stderr, queue, call) = (self.stderr, self.queue.clone(), self.callback.is_some());
+        move |p: &Progress| {
+            if p.notice {
+                eprintln!("{}", p.message);
+            } else if call {
+                queue.lock().expect("progress queue").push((p.done, p.total, p.message.clone()));
+            } else if stderr && (p.done == p.total || p.done.is_multiple_of(50)) {
+                eprintln!("[{}/{} fits, {} resumed] {}", p.done, p.total, p.resumed, p.message);
+            }
+        }
+    }
+
+    /// Calls the callable with the queued events (from the wait loop); a raise cancels the run.
+    fn deliver(&self, py: Python<'_>, cancel: &AtomicBool) {
+        let Some(callback) = &self.callback else { return };
+        if self.failure.borrow().is_some() {
+            return;
+        }
+        let events = std::mem::take(&mut *self.queue.lock().expect("progress queue"));
+        for (done, total, line) in events {
+            if let Err(e) = callback.call1(py, (done, total, line)) {
+                cancel.store(true, Ordering::SeqCst);
+                *self.failure.borrow_mut() = Some(e);
+                return;
+            }
+        }
+    }
+
+    /// After the run: the events not yet delivered, then the callable's exception if it raised.
+    fn finish(&self, py: Python<'_>) -> PyResult<()> {
+        self.deliver(py, &AtomicBool::new(false));
+        match self.failure.borrow_mut().take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
 }
 
 /// A study run's summary as the dict `study` returns.
@@ -521,15 +594,16 @@ fn table_error(e: pbdfit_table::TableError) -> PyErr {
 /// files as the command line. Returns the build's summary as a dict. `_interrupt_after` (tests) interrupts
 /// the call as Ctrl-C would once that many fits are done.
 #[pyfunction]
-#[pyo3(signature = (path, jobs=None, progress=true, out=None, _interrupt_after=None))]
+#[pyo3(signature = (path, jobs=None, progress=None, out=None, _interrupt_after=None))]
 fn table<'py>(
     py: Python<'py>,
     path: PathBuf,
     jobs: Option<usize>,
-    progress: bool,
+    progress: Option<Bound<'py, PyAny>>,
     out: Option<PathBuf>,
     _interrupt_after: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let report = ProgressReport::new(progress.as_ref())?;
     let def = pbdfit_table::TableDef::from_file(&path).map_err(table_error)?;
     let out = out.unwrap_or_else(|| path.parent().unwrap_or(std::path::Path::new(".")).join(&def.name));
     let out_text = out.display().to_string();
@@ -537,8 +611,12 @@ fn table<'py>(
     let worker_cancel = cancel.clone();
     let interrupt = Arc::new(AtomicBool::new(false));
     let worker_interrupt = interrupt.clone();
-    let tick = move |py: Python<'_>| {
+    let sink = report.sink();
+    let tick_cancel = cancel.clone();
+    let tick = |py: Python<'_>| {
+        report.deliver(py, &tick_cancel);
         if interrupt.swap(false, Ordering::SeqCst) {
+            // What Ctrl-C does: the interpreter's KeyboardInterrupt, seen by the next signal check.
             let _ = py.run(c"import _thread; _thread.interrupt_main()", None, None);
         }
     };
@@ -552,18 +630,15 @@ fn table<'py>(
                 worker_cancel.store(true, Ordering::SeqCst);
                 worker_interrupt.store(true, Ordering::SeqCst);
             }
-            if p.notice {
-                eprintln!("{}", p.message);
-            } else if progress && (p.done == p.total || p.done.is_multiple_of(50)) {
-                eprintln!("[{}/{} fits, {} resumed] {}", p.done, p.total, p.resumed, p.message);
-            }
+            sink(p);
         };
         let options = RunOptions { cancel: Some(worker_cancel.clone()), ..RunOptions::default() };
         let cache = PartCache::new(def.study.reference.clone());
         let threads = pool.current_num_threads();
         pool.install(|| pbdfit_table::build(&def, &out, &options, &CpuBackend, &cache, &observer)).map(|s| (s, threads))
-    })?
-    .map_err(|e| match e {
+    });
+    report.finish(py)?;
+    let summary = summary?.map_err(|e| match e {
         pbdfit_table::TableError::Fit(FitError::Interrupted { .. }) => {
             pyo3::exceptions::PyKeyboardInterrupt::new_err(e.to_string())
         }

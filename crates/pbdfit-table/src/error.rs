@@ -45,12 +45,16 @@ pub enum TableError {
         /// The table's largest node.
         upper: f64,
     },
-    /// A lookup's cell needs nodes that a part-built table has not fitted yet.
+    /// A lookup's cell needs nodes that a part-built table has not fitted yet. The message gives the quick
+    /// answer first (one fit of the query itself), then how the table is filled (issue 38: a newcomer was
+    /// sent to `pbdfit table pbd-full.toml`, which fails as written and fits 6,144 nodes for hours).
     #[error(
         "table {table} is part-built ({built} of {nodes} nodes fitted): the query's cell needs {count} node(s) \
-         with no fit yet: {list}; fit them with `pbdfit table {definition}` (the table's definition file, in \
-         fits/tables/ for the shipped ones; it resumes and fits only what is missing), or on a Dask cluster with \
-         `pbdfit.table(path, client=client)` (README, \"Building on a Dask cluster\")",
+         with no fit yet: {list}. For this query, fit it directly (seconds): `{fit}`. To fill the table \
+         instead (every missing node: hours for the shipped full tables), run `pbdfit table {definition}` (the \
+         definition file: fits/tables/ in pbdfit's repository for the shipped ones) with `--out FOLDER`, and \
+         look up in FOLDER (a built-in table is compiled into the binary and does not change), or build it on \
+         a Dask cluster with `pbdfit.table(path, client=client)` (docs/dask.md)",
         count = missing.len(),
         list = missing.join("; ")
     )]
@@ -65,6 +69,8 @@ pub enum TableError {
         nodes: usize,
         /// The cell's missing nodes, each as `E = .., nu = .., dt = .., nit = .., N = ..`.
         missing: Vec<String>,
+        /// The `pbdfit fit` command that answers the query alone.
+        fit: String,
     },
     /// A table's files are missing or malformed, or the table named does not exist.
     #[error("table {origin}: {message}")]

@@ -203,6 +203,10 @@ pub fn lookup(table: &Table, query: &Query, extrapolate: bool) -> Result<Lookup,
             built: table.meta.nodes - table.meta.missing,
             nodes: table.meta.nodes,
             missing,
+            fit: format!(
+                "pbdfit fit --scene {} --model {} --young {} --poisson {} --dt {} --nit {} --n {}",
+                table.meta.scene, table.meta.model, query.young, query.poisson, query.dt, query.nit, query.n
+            ),
         });
     }
     if let Some((bad, _)) = corner_nodes.iter().find(|(n, _)| !n.is_ok()) {

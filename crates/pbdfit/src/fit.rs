@@ -305,7 +305,7 @@ pub fn run(args: FitArgs) -> CliResult {
         println!(
             "scene {} (N = {n}, dt = {}, nit = {}, model {}){material}; box {}",
             set.name(),
-            args.sim.dt,
+            pbdfit_mesh::display::number(args.sim.dt),
             args.sim.nit,
             kind,
             search_box.describe()

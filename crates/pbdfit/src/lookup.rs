@@ -86,9 +86,14 @@ pub fn run(args: LookupArgs) -> CliResult {
             l.missing_nodes
         );
     }
+    let number = pbdfit_mesh::display::number;
     println!(
         "E = {:e} Pa, nu = {}, dt = {} s, nit = {}, N = {}",
-        l.query.young, l.query.poisson, l.query.dt, l.query.nit, l.query.n
+        l.query.young,
+        l.query.poisson,
+        number(l.query.dt),
+        l.query.nit,
+        l.query.n
     );
     let values: Vec<String> = l
         .parameters
@@ -119,10 +124,24 @@ pub fn run(args: LookupArgs) -> CliResult {
             e.nodes
         ),
     }
+    // Where interpolation may cost more than a tenth of the error, the closer answer is a short fit from
+    // here (issue 38: a lookup whose estimate was poor did not say so).
+    let uncertain = e.error_increase.is_none_or(|inc| inc > 0.1 * l.interpolated_fit_error);
+    if uncertain && refined.is_none() {
+        println!(
+            "  for a closer answer add --refine (a short fit started from these parameters, about a second), or fit \
+             the query itself with `pbdfit fit`"
+        );
+    }
     let n = &l.nearest;
     println!(
         "  nearest node: E = {:e}, nu = {}, dt = {}, nit = {}, N = {}: fit error {:.4e}",
-        n.young, n.poisson, n.dt, n.nit, n.n, n.error
+        n.young,
+        n.poisson,
+        number(n.dt),
+        n.nit,
+        n.n,
+        n.error
     );
     println!("  cell nodes ({}):", l.corners.len());
     for c in &l.corners {
@@ -130,7 +149,7 @@ pub fn run(args: LookupArgs) -> CliResult {
             "    E = {:e}, nu = {}, dt = {}, nit = {}, N = {}: weight {:.3}, fit error {:.4e}{}",
             c.young,
             c.poisson,
-            c.dt,
+            number(c.dt),
             c.nit,
             c.n,
             c.weight,

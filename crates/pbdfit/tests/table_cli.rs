@@ -231,7 +231,14 @@ fn a_tiny_table_matches_pbdfit_fit_bit_for_bit_and_resumes_unchanged() {
     assert!(stdout(&at(fitted, false)).contains("part-built table: 19 of its nodes have no fit yet"));
     let absent = rows.iter().find(|r| status(r) == "missing").unwrap();
     let named = format!("E = {:e}, nu = {}", absent["young"].parse::<f64>().unwrap(), absent["poisson"]);
-    assert_input_error(&at(absent, false), &["part-built (5 of 24 nodes fitted)", &named, "pbdfit table tiny.toml"]);
+    let refused = at(absent, false);
+    assert_input_error(&refused, &["part-built (5 of 24 nodes fitted)", &named, "pbdfit table tiny.toml"]);
+    // The quick answer comes first (issue 38): the fit of the query itself, a command that runs as written.
+    let e = stderr(&refused);
+    let command = e.split("fit it directly (seconds): `").nth(1).and_then(|r| r.split('`').next()).unwrap();
+    let args: Vec<&str> = command.split_whitespace().skip(1).chain(["--json"]).collect();
+    let direct = json(&pbdfit(&args));
+    assert!(direct["error"].as_f64().is_some_and(f64::is_finite), "{command}: {direct}");
     let resumed = pbdfit(&["table", file.to_str().unwrap(), "--out", killed.to_str().unwrap(), "--jobs", "2"]);
     assert!(resumed.status.success(), "{}", stderr(&resumed));
     assert!(stdout(&resumed).contains("(19 fitted now, 5 resumed"));
