@@ -299,9 +299,19 @@ impl FitResult {
     /// A one-line summary of the failed points: how many, the first one and why.
     pub fn failure_summary(&self) -> String {
         let Some(first) = self.failures.first() else { return String::new() };
-        let at: Vec<String> =
-            self.parameters.iter().zip(&first.parameters).map(|((n, _), v)| format!("{n} = {v}")).collect();
-        format!("{} points without rest state; first: {}: {}", self.failures.len(), at.join(", "), first.reason)
+        let at: Vec<String> = self
+            .parameters
+            .iter()
+            .zip(&first.parameters)
+            .map(|((n, _), v)| format!("{n} = {}", pbdfit_mesh::display::number(*v)))
+            .collect();
+        format!(
+            "{} points without rest state (left out of the search: usual where the box reaches soft or unstable \
+             parameters; the fit stands unless its minimum lies next to them); first: {}: {}",
+            self.failures.len(),
+            at.join(", "),
+            first.reason
+        )
     }
 }
 

@@ -321,10 +321,29 @@ pub fn run(args: FitArgs) -> CliResult {
             .collect();
         println!("  {}  error = {:.6e}", values.join("  "), result.error);
         if !result.at_bound.is_empty() {
-            println!(
-                "  at the edge of the box: {} (the minimum may lie outside; widen it with --box)",
-                result.at_bound.join(", ")
-            );
+            // A bound that is the model's own limit cannot be widened (issue 38: PBD's kd = 1 was told to
+            // widen the box, which --box then refused).
+            let limits: Vec<String> = result
+                .at_bound
+                .iter()
+                .filter_map(|name| {
+                    let (_, spec) = kind.parameter(name)?;
+                    let value = result.parameters.iter().find(|(n, _)| n == name)?.1;
+                    let maximum = if args.unbounded { spec.maximum_unbounded } else { spec.maximum };
+                    (value <= spec.minimum || value >= maximum)
+                        .then(|| format!("{name} = {} is the model's own limit", pbdfit_mesh::display::number(value)))
+                })
+                .collect();
+            let advice = if limits.is_empty() {
+                "the minimum may lie outside; widen it with --box".to_string()
+            } else {
+                format!(
+                    "{}: the material lies beyond what the model reaches at this dt and nit (for PBD's stiffness, \
+                     more iterations or a smaller dt reach stiffer materials)",
+                    limits.join(", ")
+                )
+            };
+            println!("  at the edge of the box: {} ({advice})", result.at_bound.join(", "));
         }
         if set.is_compound() {
             for (scene, e) in &result.part_errors {

@@ -57,9 +57,11 @@ enum Command {
     Fem(fem::FemArgs),
     /// Draw any study from its results folder (summary.json + CSVs): error and parameter figures, a report.
     Plot(plot::PlotArgs),
-    /// PBD rest state of a scene (reference-library semantics): summary, JSON, VTK, or a VTK time series.
+    /// A model's rest state on a scene (PBD, XPBD, mass-spring or an engine profile): summary, JSON, VTK, or
+    /// a VTK time series.
     Simulate(simulate::SimulateArgs),
-    /// Fit (kd, kv) so that the PBD rest state matches the FEM rest state of a material.
+    /// Fit a model's parameters (PBD's kd, kv; XPBD's compliances; an engine profile's) so that its rest
+    /// state matches the FEM rest state of a material, or measured markers.
     Fit(fit::FitArgs),
     /// The cheapest engine settings (dt, iterations or substeps) at which a model reaches a material's FEM
     /// within a target error, and where it cannot at all: one fit per setting, cheapest first.

@@ -109,6 +109,14 @@ pub fn run_with_progress(
         summary.threads,
         out.display()
     );
+    if summary.at_bound > 0 || summary.failed > 0 {
+        // Whether those counts are normal (issue 38: "214 at the edge of the box" with no word).
+        println!(
+            "  a fit at the edge of the box is kept with its parameter on the bound (the CSVs' at_bound column): \
+             usual where the material lies beyond what the model reaches at a dt and nit; a failed fit has no point \
+             with a rest state (its reason is in the CSV's status)"
+        );
+    }
     Ok(())
 }
 
