@@ -191,8 +191,9 @@ pub enum FitError {
     /// The fit's time limit passed before any grid point reached its rest state: the limit's doing, not
     /// the model's.
     #[error(
-        "scene {scene}: the time limit (max_seconds {seconds} s; --max-seconds) passed before any grid point \
-         reached its rest state, so there is no fit: give a longer limit (a fit of this size takes longer than it)"
+        "scene {scene}: the time limit (--max-seconds, Python's max_seconds: {} s) passed before any grid point \
+         reached its rest state, so there is no fit: give a longer limit (a fit of this size takes longer than it)",
+        pbdfit_mesh::display::number(*seconds)
     )]
     TimeLimitBeforeRest {
         /// Scene name.

@@ -674,7 +674,7 @@ mod tests {
         assert!(SimParams::new(0.01, 1, Model::pbd(-0.1, 0.5)).validate().is_err());
         let lin = ModelKind::PBD_LINEARISED.with(&[1.5, 0.5]).unwrap();
         let e = SimParams { allow_unbounded: true, ..SimParams::new(0.01, 1, lin) }.validate().unwrap_err();
-        assert!(e.to_string().contains("[0, 1] for this model"), "{e}");
+        assert!(e.to_string().contains("must be in [0, 1] for model parameter kd"), "{e}");
         let x = SimParams::new(0.01, 1, Model::xpbd(-1.0, 0.0));
         assert!(x.validate().unwrap_err().to_string().contains("alpha_d"));
     }
