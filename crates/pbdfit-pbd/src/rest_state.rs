@@ -8,7 +8,7 @@
 //! by stepping against 5.03e-2 m by the solver, both with residual below 1e-13). pbdfit reports the
 //! solver's, the one nearest the undeformed state along the accelerated iteration.
 
-use crate::anderson::anderson;
+use crate::anderson::anderson_guarded;
 use crate::{Dynamics, ModelRule, PbdError, PbdSystem, ProjectionRule, SimParams, Vec3};
 
 /// The Anderson memory of the fixed point's second attempt, when the first (the configured memory) fails.
@@ -20,6 +20,10 @@ const RETRY_MEMORY: usize = 3;
 /// counted once with a temporary tally), far fewer when warm-started. (At N = 8 fewer would not pay: with
 /// 200, cold grid points that converge after 200 to 700 evaluations each ran a probe for nothing.)
 const STALL_EVALUATIONS: usize = 500;
+
+/// How often an engine profile's fixed-point solve may step back from an extrapolation out of the body
+/// ([`anderson_guarded`]) before it falls back to stepping.
+const ENGINE_RETREATS: usize = 20;
 
 /// Simulated seconds the divergence probe steps. A unit cube falling freely passes [`PROBE_FACTOR`]
 /// times its size in 0.9 s.
@@ -222,13 +226,16 @@ impl PbdSystem {
                     None => vec![0.0; 3 * self.free.len()],
                 };
                 let mut left_body = None;
-                let out = anderson(
+                let out = anderson_guarded(
                     x0,
                     |x, out| self.rest_map(&rules, params, &mut d, x, out),
                     memory,
                     options.tolerance,
                     options.max_map_evaluations.min(options.max_sweeps.saturating_sub(spent) / params.nit.max(1)),
                     self.extent,
+                    // An engine's step maps a wild extrapolation far out; the textbook models' solves are
+                    // kept iterate for iterate (the thesis study's rest states are pinned).
+                    if matches!(rules, ProjectionRule::Engine(_)) { ENGINE_RETREATS } else { 0 },
                     |evaluations| {
                         if past(options.deadline) {
                             return false;

@@ -203,3 +203,20 @@ fn engine_sensitivities_match_differences_of_rest_states() {
         }
     }
 }
+
+/// Newton's Jacobi step maps an extrapolated state far out of the body, so the fixed-point solve used to
+/// give up after four evaluations and step to rest (44,070 sweeps on the wall at N = 4). It now steps back
+/// from such an extrapolation and converges as a fixed point, to the state stepping reaches.
+#[test]
+fn an_engine_fixed_point_survives_a_wild_extrapolation() {
+    let s = system("gravity-wall", 4);
+    let kind = ModelKind::NEWTON_XPBD.with_setting("relaxation", 0.3).unwrap();
+    let params = SimParams::new(0.01, 10, kind.with(&[696.0, 7161.0]).unwrap());
+    let fixed = s.rest_state(&params, &RestOptions::default(), None).unwrap();
+    assert_eq!(fixed.method, pbdfit_pbd::RestMethod::FixedPoint);
+    assert!(fixed.iterations < 10_000, "{} sweeps", fixed.iterations);
+    let stepping = RestOptions { method: pbdfit_pbd::RestMethod::Stepping, ..RestOptions::default() };
+    let stepped = s.rest_state(&params, &stepping, None).unwrap();
+    let d = relative(&fixed.displacements, &stepped.displacements);
+    assert!(d < 1e-9, "fixed point against stepping: {d:e}");
+}
