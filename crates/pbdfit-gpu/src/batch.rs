@@ -23,8 +23,9 @@ const MAX_OWNED: usize = 16;
 /// Wall time one chunk of steps should take: long enough that the status read-back is rare, short
 /// enough to stay far below display-driver watchdogs (about 2 s on some systems).
 const CHUNK_TARGET: Duration = Duration::from_millis(150);
-/// Words per simulation in the status buffer (batch.wgsl `Status`).
-const STATUS_WORDS: usize = 8;
+/// Words per simulation in the status buffer (batch.wgsl `Status`: 9 words, padded to its 16-byte
+/// alignment).
+const STATUS_WORDS: usize = 12;
 /// Vectors per free particle in the state buffer: hi and lo of u, v, hi and lo of the window snapshot.
 const STATE_VECTORS: usize = 5;
 
@@ -122,6 +123,9 @@ pub struct GpuBackend {
     pipelines: Mutex<HashMap<String, Arc<BatchPipeline>>>,
     /// Told of every batch handed to the CPU, and why ([`Handoff`]); none: nobody is told.
     observer: Option<HandoffObserver>,
+    /// Steps per dispatch, fixed (tests: results must not depend on it); none: aimed at
+    /// [`CHUNK_TARGET`] of wall time.
+    chunk_steps: Option<u32>,
 }
 
 impl std::fmt::Debug for GpuBackend {
@@ -133,7 +137,16 @@ impl std::fmt::Debug for GpuBackend {
 impl GpuBackend {
     /// A backend on an opened device.
     pub fn new(ctx: GpuContext) -> Self {
-        Self { ctx, pipelines: Mutex::new(HashMap::new()), observer: None }
+        Self { ctx, pipelines: Mutex::new(HashMap::new()), observer: None, chunk_steps: None }
+    }
+
+    /// The backend running exactly `steps` steps per dispatch of the batched kernel (at least 1) instead
+    /// of aiming each dispatch at a wall time: for tests, which check that the rest states do not depend
+    /// on where the dispatches end.
+    #[doc(hidden)]
+    pub fn with_chunk_steps(mut self, steps: u32) -> Self {
+        self.chunk_steps = Some(steps.max(1));
+        self
     }
 
     /// The backend telling `observer` of every batch it hands to the CPU, and why: the library prints
@@ -295,7 +308,7 @@ impl GpuBackend {
         ctx.take_error("uploading the batch")?;
         let workgroups = b.div_ceil(plan.spw) as u32;
         let status_bytes = (b * STATUS_WORDS * 4) as u64;
-        let mut chunk: u32 = 64;
+        let mut chunk: u32 = self.chunk_steps.unwrap_or(64);
         let outcomes = loop {
             ctx.queue.write_buffer(&control, 4, bytemuck::cast_slice(&[chunk]));
             let started = Instant::now();
@@ -322,7 +335,12 @@ impl GpuBackend {
             if outcomes.iter().all(|o| o.status != RUNNING) || options.deadline.is_some_and(|d| Instant::now() >= d) {
                 break outcomes;
             }
-            // Aim the next chunk at CHUNK_TARGET of wall time (at most doubling, to learn the speed).
+            if self.chunk_steps.is_some() {
+                continue;
+            }
+            // Aim the next chunk at CHUNK_TARGET of wall time (at most doubling, to learn the speed). Where
+            // the chunks end changes no result (the kernel keeps every per-simulation quantity across
+            // dispatches; `chunks_do_not_change_the_rest_states` checks it).
             let elapsed = started.elapsed().as_secs_f64().max(1e-4);
             let scaled = chunk as f64 * CHUNK_TARGET.as_secs_f64() / elapsed;
             chunk = scaled.clamp(16.0, 2.0 * chunk as f64).min(1048576.0) as u32;

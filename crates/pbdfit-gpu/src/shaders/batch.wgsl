@@ -31,6 +31,10 @@ struct Status {
     previous: vec3<f32>,
     // Largest relative per-step displacement of the current window.
     window_step: f32,
+    // The current window's spread so far (absolute, m): kept across dispatches, so that a chunk that ends
+    // inside a window does not restart the window's spread (the rest verdict then depended on where the
+    // chunks ended, which follows the wall clock).
+    window_delta: f32,
 }
 
 @group(0) @binding(0) var<uniform> control: Control;
@@ -193,7 +197,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         slot_largest[slot] = status[si].largest;
         atomicStore(&step_bits[slot], 0u);
         atomicStore(&largest_bits[slot], 0u);
-        atomicStore(&delta_bits[slot], 0u);
+        atomicStore(&delta_bits[slot], bitcast<u32>(status[si].window_delta));
     }
     workgroupBarrier();
 
@@ -347,7 +351,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         }
         if lane == 0u {
             status[si] = Status(slot_state[slot], slot_steps[slot], slot_residual[slot], slot_largest[slot],
-                                slot_previous[slot], slot_window_step[slot]);
+                                slot_previous[slot], slot_window_step[slot],
+                                bitcast<f32>(atomicLoad(&delta_bits[slot])));
         }
     }
 }
