@@ -318,7 +318,8 @@ def identify(
     ``pbdfit identify --json``: ``young``, ``poisson``, their 95 % intervals ``young_interval_95`` and
     ``poisson_interval_95`` (Gauss-Newton covariance; multiplicative in E; ``None`` for a parameter the
     markers do not determine, which ``undetermined`` names), ``poisson_at_bound`` (the searched range's
-    bound nu lies on, its interval then one-sided up to it; else ``None``), ``covariance`` of (ln E, nu)
+    bound nu lies on, its interval then one-sided up to it; else ``None``), ``covariance_ln_young_poisson``
+    (of ln E and nu, as the command line's JSON names it)
     (``None`` where singular), ``error``, ``markers``, ``weighting``, ``evaluations``, ``reference``.
     ``measured``: a marker CSV or a full-field ``.vtu``; default: the scene's ``[reference] measured``."""
     return dict(

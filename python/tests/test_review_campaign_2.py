@@ -132,7 +132,7 @@ def test_d5_nu_on_the_search_bound_has_a_one_sided_interval(tmp_path):
     assert lo < hi == 0.499
     e_lo, e_hi = d["young_interval_95"]
     assert e_lo < d["young"] < e_hi
-    assert all(math.isfinite(c) for row in d["covariance"] for c in row)
+    assert all(math.isfinite(c) for row in d["covariance_ln_young_poisson"] for c in row)
 
 
 def test_d6_noise_as_large_as_the_signal_names_what_is_not_identifiable(tmp_path):

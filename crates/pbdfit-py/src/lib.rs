@@ -889,7 +889,8 @@ fn identify<'py>(
     d.set_item("poisson_interval_95", id.intervals[1])?;
     d.set_item("poisson_at_bound", id.poisson_bound)?;
     d.set_item("undetermined", id.undetermined.iter().map(|p| p.name()).collect::<Vec<_>>())?;
-    d.set_item("covariance", id.covariance.map(|c| c.map(|row| row.to_vec()).to_vec()))?;
+    // The command line's key (issue 38: Python called it `covariance`, the JSON `covariance_ln_young_poisson`).
+    d.set_item("covariance_ln_young_poisson", id.covariance.map(|c| c.map(|row| row.to_vec()).to_vec()))?;
     d.set_item("error", id.error)?;
     d.set_item("markers", id.markers)?;
     d.set_item("weighting", id.weighting.name())?;
