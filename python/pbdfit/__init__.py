@@ -110,14 +110,15 @@ class Scene:
         """Loads a built-in scene by name or a scene TOML file, meshed at resolution ``n`` (default: the
         scene's own)."""
         source = os.fspath(name_or_path)
-        compound, bodies = _native.scene_bodies(source, _count("n", n))
+        compound, bodies = _native.scene_bodies(source, _count("n", n, 1))
         return cls(source, compound, bodies)
 
 
-def _count(name: str, value: Any, minimum: int = 1) -> Optional[int]:
+def _count(name: str, value: Any, minimum: int = 0) -> Optional[int]:
     """An integer argument (``n``, ``nit``, ``grid``, ...) checked here: a negative one raised
     ``OverflowError`` from the native conversion, a float or a bool slipped through (issue 38, D19).
-    ``None`` stays ``None`` (the native default)."""
+    ``None`` stays ``None`` (the native default). Ranges beyond ``minimum`` are the native side's to
+    check, with the command line's message (``grid 1 must be at least 2``)."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
@@ -170,7 +171,7 @@ def fem(
     ``neo-hookean``; ``dynamic`` reaches rest by implicit Euler with step ``dt`` (s), for ``time`` s if
     given; ``split`` chooses the FEM mesh's tetrahedral split (``same``, ``opposite``, ``six``).
     """
-    compound, parts = _native.fem(_source(scene), _count("n", n), young, poisson, material, dynamic, time, dt, split)
+    compound, parts = _native.fem(_source(scene), _count("n", n, 1), young, poisson, material, dynamic, time, dt, split)
     if not compound:
         return parts[0][1]
     return {name: u for name, u, _ in parts}
@@ -226,7 +227,7 @@ def simulate(
     states = [
         RestState(**d)
         for d in _native.simulate(
-            _source(scene), _model(model, settings), dt, _count("nit", nit), _count("n", n), dict(parameters), sensitivity
+            _source(scene), _model(model, settings), dt, _count("nit", nit, 1), _count("n", n, 1), dict(parameters), sensitivity
         )
     ]
     if len(states) == 1:
@@ -300,9 +301,9 @@ def fit(
     quantiles; K is 2 to 10,000, and ``max_seconds`` bounds the fit and its refits together.
     ``settings``: an engine profile's settings by the engine's names (``--setting``)."""
     d = _native.fit(
-        _source(scene), young, poisson, _model(model, settings), dt, _count("n", n), _count("nit", nit), _box(box),
-        _count("grid", grid, 2), min_step, material, search, _count("max_evaluations", max_evaluations), max_seconds,
-        None if measured is None else os.fspath(measured), _count("bootstrap", bootstrap, 0),
+        _source(scene), young, poisson, _model(model, settings), dt, _count("n", n, 1), _count("nit", nit, 1), _box(box),
+        _count("grid", grid), min_step, material, search, _count("max_evaluations", max_evaluations, 1), max_seconds,
+        None if measured is None else os.fspath(measured), _count("bootstrap", bootstrap),
     )
     return FitResult(**d)
 
@@ -324,7 +325,7 @@ def identify(
     ``measured``: a marker CSV or a full-field ``.vtu``; default: the scene's ``[reference] measured``."""
     return dict(
         _native.identify(
-            _source(scene), None if measured is None else os.fspath(measured), material, _count("n", n), dt
+            _source(scene), None if measured is None else os.fspath(measured), material, _count("n", n, 1), dt
         )
     )
 
@@ -355,7 +356,7 @@ def study(
 
         return _dask.build("study", path, out, client, progress, retries)
     return dict(
-        _native.study(os.fspath(path), _count("jobs", jobs), progress, None if out is None else os.fspath(out))
+        _native.study(os.fspath(path), _count("jobs", jobs, 1), progress, None if out is None else os.fspath(out))
     )
 
 
@@ -382,7 +383,7 @@ def table(
 
         return _dask.build("table", path, out, client, progress, retries)
     return dict(
-        _native.table(os.fspath(path), _count("jobs", jobs), progress, None if out is None else os.fspath(out))
+        _native.table(os.fspath(path), _count("jobs", jobs, 1), progress, None if out is None else os.fspath(out))
     )
 
 
@@ -404,7 +405,7 @@ def evaluate(
     d = _native.evaluate(
         _source(scene), young, poisson,
         {k: float(v) for k, v in _mapping_of("parameters", parameters, "{'kd': 0.3, 'kv': 0.5}").items()},
-        _model(model, settings), dt, _count("n", n), _count("nit", nit), material,
+        _model(model, settings), dt, _count("n", n, 1), _count("nit", nit, 1), material,
     )
     return {"error": d["error"], "scene_errors": dict(d["scene_errors"])}
 
@@ -434,7 +435,7 @@ def lookup(
     source = None if scene is None else _source(scene)
     return json.loads(
         _native.lookup(
-            os.fspath(table), young, poisson, dt, _count("nit", nit), _count("n", n), extrapolate, refine, source
+            os.fspath(table), young, poisson, dt, _count("nit", nit, 1), _count("n", n, 1), extrapolate, refine, source
         )
     )
 
@@ -461,7 +462,7 @@ def mapping(
     import json
 
     source = None if scene is None else _source(scene)
-    return json.loads(_native.mapping(name, young, poisson, dt, _count("nit", nit), _count("n", n), source))
+    return json.loads(_native.mapping(name, young, poisson, dt, _count("nit", nit, 1), _count("n", n, 1), source))
 
 
 def read_results(path: PathLike) -> Any:

@@ -235,8 +235,8 @@ def test_d19_integers_and_dicts_are_checked_with_python_s_exceptions(tmp_path):
         pbdfit.fit("gravity-floor", n=1, box={"kd": 1})
     with pytest.raises(TypeError, match=r"parameters: expected a dict"):
         pbdfit.evaluate("gravity-floor", young=1e3, poisson=0.3, parameters=None)
-    with pytest.raises(ValueError, match=r"grid = 1: must be an integer >= 2"):
-        pbdfit.fit("gravity-floor", n=1, grid=1)
+    with pytest.raises(ValueError, match=r"grid = -1: must be an integer >= 0"):
+        pbdfit.fit("gravity-floor", n=1, grid=-1)
 
 
 def test_d19_a_local_study_reports_progress_to_a_callable(tmp_path):
