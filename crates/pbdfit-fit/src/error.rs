@@ -266,7 +266,7 @@ pub enum FitError {
     /// positive: the markers, taken together, move against the load (their signs or axes are wrong, they
     /// belong to another load, or their noise is larger than their signal).
     #[error(
-        "no positive Young's modulus explains these markers: at every start (nu = 0 to 0.49) they move, taken          together, against the scene's load; check their signs, axes and units, that they were measured under          this scene's load, and that their noise (sigma) is below their displacements"
+        "no positive Young's modulus explains these markers: at every start (nu = 0 to 0.49) they move, taken together, against the scene's load; check their signs, axes and units, that they were measured under this scene's load, and that their noise (sigma) is below their displacements"
     )]
     AgainstTheLoad,
     /// Something failed that the input does not explain.

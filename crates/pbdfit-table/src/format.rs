@@ -276,7 +276,7 @@ impl Table {
                 std::io::ErrorKind::NotFound => bad(
                     &dir.display().to_string(),
                     format!(
-                        "is not a table folder: it has no {name} (a build writes its table files when it ends;                          `pbdfit table DEFINITION --out FOLDER --partial` writes them for the nodes fitted so far)"
+                        "is not a table folder: it has no {name} (a build writes its table files when it ends; `pbdfit table DEFINITION --out FOLDER --partial` writes them for the nodes fitted so far)"
                     ),
                 ),
                 _ => TableError::Io { action: "cannot read", path, source: e },
@@ -435,7 +435,7 @@ fn check_model(meta: &TableMeta) -> Result<(), String> {
         let inside = |v: f64| v.is_finite() && v >= spec.minimum && v <= spec.maximum_unbounded;
         if !(inside(p.lower) && inside(p.upper) && p.lower < p.upper) {
             return Err(format!(
-                "parameters: {} box [{}, {}] is not an ascending interval of the values model {kind} allows                  ([{}, {}])",
+                "parameters: {} box [{}, {}] is not an ascending interval of the values model {kind} allows ([{}, {}])",
                 p.name, p.lower, p.upper, spec.minimum, spec.maximum_unbounded
             ));
         }
