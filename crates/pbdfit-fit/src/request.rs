@@ -271,12 +271,16 @@ impl FitRequest {
                 }
                 // A start outside the box was used as given (issue 38, D18: kd = 2 in a [0, 1] box).
                 if v < axis.lower || v > axis.upper {
+                    // Widening the box helps only within what the model allows.
+                    let remedy = match self.kind.parameter(axis.name).map(|(_, spec)| spec.check(v, self.unbounded)) {
+                        Some(Err(e)) => format!("and outside what the model allows ({e})"),
+                        _ => format!("widen it with --box {}=LO:HI to start there", axis.name),
+                    };
                     return Err(FitRequestError::new(
                         option(),
                         format!(
-                            "{} = {v} is outside the box [{}, {}]: a start lies in the box searched (widen it with \
-                             --box {}=LO:HI)",
-                            axis.name, axis.lower, axis.upper, axis.name
+                            "{} = {v} is outside the box [{}, {}]: a start lies in the box searched; {remedy}",
+                            axis.name, axis.lower, axis.upper
                         ),
                     ));
                 }
@@ -340,6 +344,10 @@ mod tests {
         // Issue 38 (D18): a start outside the box, and a parameter bounded twice, were used silently.
         let e = refused(FitRequest { starts: vec![vec![2.0, 0.5]], ..request() });
         assert!(e.message.contains("kd = 2 is outside the box [0, 1]"), "{}", e.message);
+        assert!(e.message.contains("outside what the model allows") && !e.message.contains("--box"), "{}", e.message);
+        let narrow = vec![("kd".to_string(), 0.0, 0.5)];
+        let e = refused(FitRequest { bounds: narrow, starts: vec![vec![0.8, 0.5]], ..request() });
+        assert!(e.message.contains("widen it with --box kd=LO:HI"), "{}", e.message);
         let twice = vec![("kd".to_string(), 0.0, 0.5), ("kd".to_string(), 0.0, 1.0)];
         let e = refused(FitRequest { bounds: twice, ..request() });
         assert!(e.message.contains("kd is bounded twice"), "{}", e.message);
