@@ -191,22 +191,18 @@ class RestState:
     sensitivity: Optional[Dict[str, np.ndarray]] = None
 
 
-def _model(model: str, settings: Optional[Mapping[str, float]]) -> str:
-    """``model`` with an engine profile's ``settings`` as results record them: ``newton-xpbd[relaxation=0.8]``
-    (the native side checks every name and range, as ``--setting``)."""
-    if not settings:
-        return model
-    _mapping_of("settings", settings, "{'relaxation': 0.8}")
-    items = []
-    for name, value in settings.items():
-        if not isinstance(name, str) or any(c in name for c in "[],="):
-            raise ValueError(f"settings: `{name}` is not a setting name")
+def _settings(settings: Optional[Mapping[str, float]]) -> Optional[Dict[str, float]]:
+    """An engine profile's settings by the engine's names, as numbers (the native side checks every name
+    and range, as ``--setting``)."""
+    if settings is None:
+        return None
+    out = {}
+    for name, value in _mapping_of("settings", settings, "{'relaxation': 0.8}").items():
         try:
-            number = float(value)
+            out[str(name)] = float(value)
         except (TypeError, ValueError):
             raise ValueError(f"settings: {name} = {value!r} is not a number") from None
-        items.append(f"{name}={number!r}")
-    return f"{model}[{','.join(items)}]"
+    return out
 
 
 def simulate(
@@ -227,7 +223,8 @@ def simulate(
     states = [
         RestState(**d)
         for d in _native.simulate(
-            _source(scene), _model(model, settings), dt, _count("nit", nit, 1), _count("n", n, 1), dict(parameters), sensitivity
+            _source(scene), model, dt, _count("nit", nit, 1), _count("n", n, 1), dict(parameters), sensitivity,
+            _settings(settings),
         )
     ]
     if len(states) == 1:
@@ -301,9 +298,9 @@ def fit(
     quantiles; K is 2 to 10,000, and ``max_seconds`` bounds the fit and its refits together.
     ``settings``: an engine profile's settings by the engine's names (``--setting``)."""
     d = _native.fit(
-        _source(scene), young, poisson, _model(model, settings), dt, _count("n", n, 1), _count("nit", nit, 1), _box(box),
+        _source(scene), young, poisson, model, dt, _count("n", n, 1), _count("nit", nit, 1), _box(box),
         _count("grid", grid), min_step, material, search, _count("max_evaluations", max_evaluations, 1), max_seconds,
-        None if measured is None else os.fspath(measured), _count("bootstrap", bootstrap),
+        None if measured is None else os.fspath(measured), _count("bootstrap", bootstrap), _settings(settings),
     )
     return FitResult(**d)
 
@@ -405,7 +402,7 @@ def evaluate(
     d = _native.evaluate(
         _source(scene), young, poisson,
         {k: float(v) for k, v in _mapping_of("parameters", parameters, "{'kd': 0.3, 'kv': 0.5}").items()},
-        _model(model, settings), dt, _count("n", n, 1), _count("nit", nit, 1), material,
+        model, dt, _count("n", n, 1), _count("nit", nit, 1), material, _settings(settings),
     )
     return {"error": d["error"], "scene_errors": dict(d["scene_errors"])}
 

@@ -58,7 +58,7 @@ pub use measured::{
 pub use pattern_search::{GOLDEN_RATIO, PatternSearch, SearchStep};
 pub use pbdfit_fem::ReferenceOverrides;
 pub use pbdfit_results::{FitRecord, FitStatus, read_records};
-pub use problem::{Evaluation, FitProblem, Part, RestResult, Settings, rest_displacements};
+pub use problem::{Evaluation, FitProblem, Part, RestResult, Settings, fits_against_fem, rest_displacements};
 pub use reference::{FemReference, PartCache, Reference, reference_id, reference_overrides, reference_spec};
 pub use request::{FitOption, FitRequest, FitRequestError, MAX_GRID_POINTS, largest_grid};
 pub use search_box::{Axis, SearchBox, default_grid, parse_bound};

@@ -87,6 +87,18 @@ pub struct Evaluation {
     pub failure: Option<PbdError>,
 }
 
+/// Refuses a scene set whose reference is measured markers ([`FitError::MeasuredScene`]) for a command
+/// that fits against the FEM: [`FitProblem::new`], a study or table file, the settings sweep. One place,
+/// so that each refuses it alike and before any work.
+pub fn fits_against_fem(scenes: &SceneSet) -> Result<(), FitError> {
+    match scenes.measured() {
+        Some(markers) => {
+            Err(FitError::MeasuredScene { scene: scenes.name().to_string(), markers: markers.display().to_string() })
+        }
+        None => Ok(()),
+    }
+}
+
 impl FitProblem {
     /// Builds the problem: PBD systems and references for each part come from `cache` (built there on
     /// first use, shared after), the reference is solved for `material`. A scene whose reference is
@@ -98,12 +110,7 @@ impl FitProblem {
         material: YoungPoisson,
         cache: &PartCache,
     ) -> Result<Self, FitError> {
-        if let Some(markers) = scenes.measured() {
-            return Err(FitError::MeasuredScene {
-                scene: scenes.name().to_string(),
-                markers: markers.display().to_string(),
-            });
-        }
+        fits_against_fem(scenes)?;
         let mut parts = Vec::new();
         let mut names: Vec<String> = Vec::new();
         for scene in scenes.scenes() {

@@ -2,6 +2,8 @@
 //! adapter. The no-adapter case runs this test binary again with `WGPU_BACKEND` naming a backend this
 //! platform lacks, so it is exercised on every machine.
 
+mod common;
+
 use pbdfit_gpu::{BackendChoice, GpuContext, WorkSize, choose_backend};
 
 const CHILD: &str = "PBDFIT_GPU_TEST_NO_ADAPTER";
@@ -27,7 +29,7 @@ fn auto_and_gpu_on_this_machine() {
     // Too little work stays on the CPU whatever the adapter.
     assert!(auto_small.name().starts_with("cpu"), "{message_small}");
     match GpuContext::new() {
-        Err(e) if std::env::var("PBDFIT_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
+        Err(e) if common::gpu_required() => {
             panic!("PBDFIT_REQUIRE_GPU=1 (CI) but no GPU adapter: {e}")
         }
         Err(e) => {

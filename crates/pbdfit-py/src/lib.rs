@@ -198,14 +198,20 @@ fn model_values(kind: ModelKind, parameters: &HashMap<String, f64>) -> PyResult<
         .collect()
 }
 
-fn kind(model: &str) -> PyResult<ModelKind> {
-    model.parse::<ModelKind>().map_err(value_error)
+/// The model kind by name, with an engine profile's settings by the engine's names (the `--setting` of the
+/// command line, checked by the same rules): no spec string is built and parsed back.
+fn kind(model: &str, settings: Option<HashMap<String, f64>>) -> PyResult<ModelKind> {
+    let kind = model.parse::<ModelKind>().map_err(value_error)?;
+    let mut settings: Vec<(String, f64)> = settings.unwrap_or_default().into_iter().collect();
+    // A dict has no order; the settings do not depend on one, but messages and errors should not vary.
+    settings.sort_by(|a, b| a.0.cmp(&b.0));
+    kind.with_settings(&settings).map_err(|e| value_error(format!("settings: {e}")))
 }
 
 /// PBD rest states of every basic scene: one dict per scene with `scene`, `displacements`,
 /// `positions` (nv x 3, m), `iterations`, `converged`, `residual`, `method`.
 #[pyfunction]
-#[pyo3(signature = (scene, model="pbd", dt=0.01, nit=1, n=None, parameters=HashMap::new(), sensitivity=false))]
+#[pyo3(signature = (scene, model="pbd", dt=0.01, nit=1, n=None, parameters=HashMap::new(), sensitivity=false, settings=None))]
 fn simulate<'py>(
     py: Python<'py>,
     scene: &str,
@@ -215,8 +221,9 @@ fn simulate<'py>(
     n: Option<usize>,
     parameters: HashMap<String, f64>,
     sensitivity: bool,
+    settings: Option<HashMap<String, f64>>,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    let kind = kind(model)?;
+    let kind = kind(model, settings)?;
     let values = model_values(kind, &parameters)?;
     let m = kind.with(&values).map_err(value_error)?;
     let set = load(scene)?;
@@ -274,7 +281,7 @@ fn simulate<'py>(
 /// `parameters` (name -> value), `error`, `scene_errors` (name -> error, compound scenes), `at_bound`,
 /// `evaluations`, `failed_evaluations`, `reference`, `seconds`, `condition`, `ranges`.
 #[pyfunction]
-#[pyo3(signature = (scene, young=None, poisson=None, model="pbd", dt=0.01, n=None, nit=1, search_box=None, grid=None, min_step=1e-4, material=None, search=None, max_evaluations=400, max_seconds=None, measured=None, bootstrap=None))]
+#[pyo3(signature = (scene, young=None, poisson=None, model="pbd", dt=0.01, n=None, nit=1, search_box=None, grid=None, min_step=1e-4, material=None, search=None, max_evaluations=400, max_seconds=None, measured=None, bootstrap=None, settings=None))]
 fn fit<'py>(
     py: Python<'py>,
     scene: &str,
@@ -293,8 +300,9 @@ fn fit<'py>(
     max_seconds: Option<f64>,
     measured: Option<String>,
     bootstrap: Option<usize>,
+    settings: Option<HashMap<String, f64>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let kind = kind(model)?;
+    let kind = kind(model, settings)?;
     let search = search.map(Search::parse).transpose().map_err(value_error)?;
     // The fit's options are checked where the command line's and the study files' are (FitRequest); the
     // box arrives typed, in name order (a dict has none that matters).
@@ -717,7 +725,7 @@ fn read_results<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyDi
 /// reference, as a dict with `error` and `scene_errors`. What a lookup's or a closed-form mapping's
 /// parameters are worth for this material and setting.
 #[pyfunction]
-#[pyo3(signature = (scene, young, poisson, parameters, model="pbd", dt=0.01, n=None, nit=1, material=None))]
+#[pyo3(signature = (scene, young, poisson, parameters, model="pbd", dt=0.01, n=None, nit=1, material=None, settings=None))]
 fn evaluate<'py>(
     py: Python<'py>,
     scene: &str,
@@ -729,8 +737,9 @@ fn evaluate<'py>(
     n: Option<usize>,
     nit: usize,
     material: Option<String>,
+    settings: Option<HashMap<String, f64>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let kind = kind(model)?;
+    let kind = kind(model, settings)?;
     let mut values = Vec::with_capacity(kind.parameters().len());
     for p in kind.parameters() {
         let v = parameters.get(p.name).ok_or_else(|| {

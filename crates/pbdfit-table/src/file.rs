@@ -232,7 +232,8 @@ n = [1]
     }
 
     /// Issue 38: a table file's `scene` path was resolved against the working directory; it is relative
-    /// to the table file's folder, as a scene file's `mesh` is to the scene file.
+    /// to the table file's folder, as a scene file's `mesh` is to the scene file (the test's working
+    /// directory, the crate's, holds no `wall.toml`, so the old resolution fails here).
     #[test]
     fn a_scene_path_is_relative_to_the_table_file() {
         let dir = std::env::temp_dir().join(format!("pbdfit-table-scene-{}", std::process::id()));
@@ -244,10 +245,6 @@ n = [1]
         std::fs::write(&table, TABLE.replace("scene = \"gravity-floor\"", "scene = \"wall.toml\"")).unwrap();
         let def = TableDef::from_file(&table).unwrap();
         assert_eq!(def.study.scenes[0].name(), "wall");
-        // Not relative to the working directory: a path that exists there only is not found.
-        std::fs::write(&table, TABLE.replace("scene = \"gravity-floor\"", "scene = \"tables/wall.toml\"")).unwrap();
-        let e = TableDef::from_file(&table).unwrap_err().to_string();
-        assert!(e.contains("scene") && e.contains("tables/wall.toml"), "{e}");
         std::fs::remove_dir_all(&dir).ok();
     }
 

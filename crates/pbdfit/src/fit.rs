@@ -387,24 +387,23 @@ pub fn run(args: FitArgs) -> CliResult {
             println!("  identifiability: Hessian condition number {condition}");
             println!("    error within 1 % of the minimum for {}", ranges.join(", "));
         }
-        if let Some(intervals) = &result.confidence {
-            let text: Vec<String> = result
+        // `kd in [lo, hi], kv in [lo, hi]` for a list of intervals in the parameters' order.
+        let intervals_text = |intervals: &[(f64, f64)]| -> Vec<String> {
+            result
                 .parameters
                 .iter()
                 .zip(intervals)
                 .map(|((n, _), (lo, hi))| format!("{n} in [{lo:.4e}, {hi:.4e}]"))
-                .collect();
+                .collect()
+        };
+        if let Some(intervals) = &result.confidence {
+            let text = intervals_text(intervals);
             println!("  95 % confidence (Gauss-Newton, from the markers' noise): {}", text.join(", "));
         }
         if let Some(b) = &bootstrap {
             let text = match &b.intervals {
                 Some(intervals) => {
-                    let text: Vec<String> = result
-                        .parameters
-                        .iter()
-                        .zip(intervals)
-                        .map(|((n, _), (lo, hi))| format!("{n} in [{lo:.4e}, {hi:.4e}]"))
-                        .collect();
+                    let text = intervals_text(intervals);
                     let rough = if b.rough() {
                         format!(" (rough: from fewer than {} refits)", pbdfit_fit::BOOTSTRAP_QUANTILES)
                     } else {

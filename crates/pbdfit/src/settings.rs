@@ -63,11 +63,8 @@ pub fn run(args: SettingsArgs) -> CliResult {
     }
     let material = YoungPoisson::new(args.young, args.poisson).map_err(|e| CliError::Input(e.to_string()))?;
     let set = load_scene(&args.scene, None, false)?;
-    if let Some(markers) = set.measured() {
-        // Refused before the table's header: every fit of the sweep is against the FEM.
-        let (scene, markers) = (set.name().to_string(), markers.display().to_string());
-        return Err(fit_error(pbdfit_fit::FitError::MeasuredScene { scene, markers }));
-    }
+    // Refused before the table's header: every fit of the sweep is against the FEM.
+    pbdfit_fit::fits_against_fem(&set).map_err(fit_error)?;
     let n = resolution(&set, args.n)?;
     let options = FitRequest { search: Some(Search::Gradient), ..FitRequest::new(kind) }
         .options(Search::FIT_DEFAULT)

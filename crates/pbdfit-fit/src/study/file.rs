@@ -498,12 +498,7 @@ impl Study {
     /// markers is refused before any work ([`FitError::MeasuredScene`]): a study fits against the FEM.
     pub fn check_reference(&self) -> Result<(), FitError> {
         for set in &self.scenes {
-            if let Some(markers) = set.measured() {
-                return Err(FitError::MeasuredScene {
-                    scene: set.name().to_string(),
-                    markers: markers.display().to_string(),
-                });
-            }
+            crate::problem::fits_against_fem(set)?;
             for scene in set.scenes() {
                 crate::reference_spec(scene, &self.reference)?;
             }
