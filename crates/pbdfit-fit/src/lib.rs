@@ -19,12 +19,15 @@
 //!   argmin [`Solver`](argmin::core::Solver) in 1 to 4 dimensions (argmin 0.11 has no pattern search);
 //! - [`fit`] / [`fit_with_grid`]: grid then search, with failed points counted and reported, and the
 //!   parameters at the box's edge named;
+//! - [`FitJob`] / [`FitReport`]: one fit as the command line and Python ask it, checked in one place, and
+//!   its one serialisable report (`pbdfit fit --json` is it; Python returns it);
 //! - [`study`]: study files, the plan of unique fits, the results folder, the resumable runner. The row
 //!   format ([`FitRecord`]) and `summary.json` belong to `pbdfit-results`.
 //!
 //! Dependencies: `argmin` (the solver framework the search plugs into), `nalgebra` (the eigenvalues of the
 //! identifiability Hessian), `rayon` (fits in parallel),
-//! `serde` + `toml` (study files), `pbdfit-results` (results files), `thiserror` (errors).
+//! `serde` + `toml` (study files), `serde_json` (the names of a fit job's keywords, which are its fields),
+//! `pbdfit-results` (results files), `thiserror` (errors).
 
 mod error;
 mod error_metric;
@@ -33,6 +36,7 @@ mod gradient;
 mod grid;
 mod identifiability;
 mod identify;
+mod job;
 mod measured;
 mod pattern_search;
 mod problem;
@@ -51,6 +55,10 @@ pub use gradient::{MAX_BASINS, REACHED, gradient_grid};
 pub use grid::{GridRestStates, Lineage, SharedRestStates, check_grid_memory};
 pub use identifiability::{Identifiability, RISE};
 pub use identify::{Identification, MaterialParameter, NU_MAX, NU_MIN, YOUNG_FACTOR, identify};
+pub use job::{
+    BOOTSTRAP_SEED, BootstrapReport, BoxAxis, EngineAnswer, FitJob, FitJobError, FitKeywords, FitOutcome, FitReport,
+    IdentifiabilityReport, MARKER_TOLERANCE, PreparedFit, Spelling, Starts, start_from_pairs,
+};
 pub use measured::{
     BOOTSTRAP_QUANTILES, Bootstrap, MAX_BOOTSTRAP, MIN_BOOTSTRAP, MarkerTarget, MarkerWeighting, bootstrap,
     check_bootstrap,

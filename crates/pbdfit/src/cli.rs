@@ -267,25 +267,6 @@ impl ReferenceArgs {
             .map_err(|e| CliError::Input(format!("the reference options: {e}")))
     }
 
-    /// The reference flags given, by name (`--material`, ...): none where the reference is the scene's.
-    pub fn given(&self) -> Vec<&'static str> {
-        let mut flags = Vec::new();
-        let given = [
-            ("--material", self.material.is_some()),
-            ("--dynamic", self.dynamic),
-            ("--time", self.time.is_some()),
-            ("--fem-mass", self.fem_mass.is_some()),
-            ("--rayleigh", self.rayleigh.is_some()),
-            ("--split", self.split.is_some()),
-        ];
-        for (flag, on) in given {
-            if on {
-                flags.push(flag);
-            }
-        }
-        flags
-    }
-
     /// The options validated (see [`Self::overrides_over`]).
     pub fn overrides(&self) -> Result<pbdfit_fit::ReferenceOverrides, CliError> {
         self.overrides_over(&ReferenceTable::default())

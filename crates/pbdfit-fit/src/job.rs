@@ -1,0 +1,831 @@
+//! One fit job and its report: what `pbdfit fit` and Python's `pbdfit.fit` ask (a [`FitJob`]), checked in
+//! one place ([`FitJob::prepare`]), run in one place ([`PreparedFit::run`]) and answered by one serialisable
+//! [`FitReport`]. The command line prints the report ([`FitReport::text`]) or its JSON (`--json` is the
+//! report); Python returns the same JSON as a dict. Before this, each front end built the problem, ran the
+//! fit and shaped the result itself, and the copies drifted apart (field names, options Python lacked).
+//!
+//! A front end fills the job from its own spelling of the options and gives its [`Spelling`], so that a
+//! refused input is named as the user typed it (`--young` on the command line, `young` in Python).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use pbdfit_fem::{ReferenceOverrides, YoungPoisson};
+use pbdfit_mesh::{Markers, MassModel, ReferenceTable, SceneSet, Shape};
+use pbdfit_pbd::{ModelKind, Precision, RestStateBackend};
+use serde::Serialize;
+
+use crate::{
+    Bootstrap, FitError, FitOptions, FitProblem, FitRequest, FitResult, PartCache, Search, SearchBox, Settings,
+};
+
+/// How a front end names its options in messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spelling {
+    /// The command line: `--max-seconds`.
+    Flag,
+    /// Python's keywords: `max_seconds`.
+    Keyword,
+}
+
+impl Spelling {
+    /// The option `name` (in Python's spelling, `max_seconds`) as this front end spells it.
+    pub fn name(self, name: &str) -> String {
+        match self {
+            Spelling::Flag => format!("--{}", name.replace('_', "-")),
+            Spelling::Keyword => name.to_string(),
+        }
+    }
+}
+
+/// Markers within this distance (m) of the body's surface count as on it.
+pub const MARKER_TOLERANCE: f64 = 1e-9;
+
+/// Everything one fit is asked: the scene, the material or the measured markers it is compared with, the
+/// model and its step, and the search ([`FitRequest`]). `None` leaves an option at its default.
+#[derive(Debug, Clone)]
+pub struct FitJob {
+    /// A built-in scene name or a scene file.
+    pub scene: String,
+    /// Mesh resolution (default: the scene's).
+    pub n: Option<usize>,
+    /// Replaces the scene's mass model.
+    pub mass_model: Option<MassModel>,
+    /// Reorient an imported mesh's negatively oriented tetrahedra instead of refusing the mesh.
+    pub fix_orientation: bool,
+    /// Young's modulus of the FEM reference in Pa (default 1e3); refused with measured markers.
+    pub young: Option<f64>,
+    /// Poisson ratio of the FEM reference (default 0.3); refused with measured markers.
+    pub poisson: Option<f64>,
+    /// Time step in s.
+    pub dt: f64,
+    /// Solver iterations per step (an engine profile's own count).
+    pub nit: usize,
+    /// The FEM reference's options given by the user (unset: the scene's); refused with measured markers.
+    pub reference: ReferenceTable,
+    /// Markers to fit instead of the FEM (default: the scene's `[reference] measured`).
+    pub measured: Option<PathBuf>,
+    /// Refits of resampled marker noise (needs markers).
+    pub bootstrap: Option<usize>,
+    /// The model (with its settings) and the search.
+    pub request: FitRequest,
+    /// The model's arithmetic.
+    pub precision: Precision,
+}
+
+impl FitJob {
+    /// A job with every option at its default: the model and scene given, dt 0.01 s, nit 1.
+    pub fn new(scene: &str, kind: ModelKind) -> Self {
+        FitJob {
+            scene: scene.to_string(),
+            n: None,
+            mass_model: None,
+            fix_orientation: false,
+            young: None,
+            poisson: None,
+            dt: 0.01,
+            nit: 1,
+            reference: ReferenceTable::default(),
+            measured: None,
+            bootstrap: None,
+            request: FitRequest::new(kind),
+            precision: Precision::F64,
+        }
+    }
+
+    /// The FEM options set in [`FitJob::reference`], by their option names (Python's spelling).
+    fn reference_options_given(&self) -> Vec<&'static str> {
+        let r = &self.reference;
+        [
+            ("material", r.material.is_some()),
+            ("dynamic", r.solve.is_some()),
+            ("time", r.time.is_some()),
+            ("fem_mass", r.mass.is_some()),
+            ("rayleigh", r.damping.is_some()),
+            ("split", r.split.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(name, given)| given.then_some(name))
+        .collect()
+    }
+
+    /// Checks everything and builds the problem, before any rest state is computed: the search options,
+    /// the scene, the markers or the material, the reference options, the model's parameters at the box's
+    /// corner. A refused input is [`FitJobError::Input`], naming the option in `spelling`.
+    pub fn prepare(&self, spelling: Spelling) -> Result<PreparedFit, FitJobError> {
+        let input = |message: String| FitJobError::Input(message);
+        let kind = self.request.kind;
+        let options = self.request.options(Search::FIT_DEFAULT).map_err(|e| match e.option {
+            // A box error names the box itself.
+            crate::FitOption::Box(_) => input(e.message),
+            _ => input(format!(
+                "{} {}",
+                match spelling {
+                    Spelling::Flag => e.option.flag(),
+                    Spelling::Keyword => e.option.keyword(),
+                },
+                e.message
+            )),
+        })?;
+        let set = SceneSet::load_with(&self.scene, self.fix_orientation).map_err(|e| input(e.to_string()))?;
+        let mut notes = Vec::new();
+        for scene in set.scenes() {
+            if let Shape::Mesh { file, mesh, report, .. } = &scene.shape {
+                let changes = if *report == Default::default() { String::new() } else { format!("; {report}") };
+                notes.push(format!(
+                    "scene {}: mesh {file}: {} vertices, {} tetrahedra{changes}",
+                    scene.name,
+                    mesh.vertices().len(),
+                    mesh.tets().len()
+                ));
+            }
+        }
+        let set = match self.mass_model {
+            Some(m) => set.with_mass_model(m),
+            None => set,
+        };
+        let n = self.n.unwrap_or_else(|| set.scenes().first().map(|s| s.default_n).unwrap_or(1));
+        if n == 0 {
+            return Err(input(format!("{}: mesh resolution must be at least 1", spelling.name("n"))));
+        }
+        // Markers given, else the ones the scene names as its reference.
+        let measured = self.measured.clone().or_else(|| set.measured().map(std::path::Path::to_path_buf));
+        if let Some(path) = &measured
+            && (self.young.is_some() || self.poisson.is_some())
+        {
+            return Err(input(format!(
+                "{} and {} set the FEM reference's material, but the reference is the measured markers in {} \
+                 (to fit to an FEM of an identified material, pass the scene without markers)",
+                spelling.name("young"),
+                spelling.name("poisson"),
+                path.display()
+            )));
+        }
+        if let Some(path) = &measured
+            && let Some(option) = self.reference_options_given().first()
+        {
+            // The markers replace the FEM, so its options would be ignored (issue 38, D18: `--material stvk`).
+            return Err(input(format!(
+                "{} sets the FEM reference, but the reference is the measured markers in {}: leave it out (to \
+                 identify E and nu of an FEM law from the markers, use `pbdfit identify --material ...`)",
+                spelling.name(option),
+                path.display()
+            )));
+        }
+        let (young, poisson) = (self.young.unwrap_or(1e3), self.poisson.unwrap_or(0.3));
+        let material = YoungPoisson::new(young, poisson).map_err(|e| input(e.to_string()))?;
+        let mut warnings = Vec::new();
+        if measured.is_none()
+            && let Some(warning) = material.locking_warning()
+        {
+            warnings.push(warning.to_string());
+        }
+        let settings =
+            Settings { allow_unbounded: self.request.unbounded, ..Settings::new(self.dt, n, self.nit, kind) };
+        let corner: Vec<f64> = options.search_box.axes().iter().map(|a| a.upper).collect();
+        settings.at(&corner).validate().map_err(|e| input(e.to_string()))?;
+        let overrides = ReferenceOverrides::from_table(&self.reference)
+            .map_err(|e| input(format!("the reference options: {e}")))?;
+        let cache = PartCache::new(overrides);
+        if self.bootstrap.is_some() && measured.is_none() {
+            return Err(input(format!(
+                "{} needs {} (it resamples the markers' noise)",
+                spelling.name("bootstrap"),
+                spelling.name("measured")
+            )));
+        }
+        if let Some(k) = self.bootstrap {
+            crate::check_bootstrap(k).map_err(|e| input(format!("{} {e}", spelling.name("bootstrap"))))?;
+        }
+        let markers = measured.as_deref().map(Markers::read).transpose().map_err(|e| input(e.to_string()))?;
+        let problem = match &markers {
+            Some(markers) => FitProblem::measured(&set, settings, markers, MARKER_TOLERANCE, &cache),
+            None => FitProblem::new(&set, settings, material, &cache),
+        }
+        .map_err(FitJobError::Fit)?;
+        let problem = FitProblem { rest_options: self.precision.rest_options(), ..problem };
+        Ok(PreparedFit { job: self.clone(), set, n, young, poisson, options, cache, markers, problem, notes, warnings })
+    }
+}
+
+/// A job checked and its problem built ([`FitJob::prepare`]), ready to run.
+#[derive(Debug)]
+pub struct PreparedFit {
+    job: FitJob,
+    /// The scene (with the job's mass model).
+    pub set: SceneSet,
+    /// The mesh resolution.
+    pub n: usize,
+    young: f64,
+    poisson: f64,
+    /// The fit's options (box, search, budgets).
+    pub options: FitOptions,
+    cache: PartCache,
+    /// The measured markers, when they are the reference.
+    pub markers: Option<Markers>,
+    /// The problem the fit minimises.
+    pub problem: FitProblem,
+    /// What the front end should tell the user on its way (an imported mesh's size and repairs).
+    pub notes: Vec<String>,
+    /// Warnings about the inputs (a nearly incompressible material's locking).
+    pub warnings: Vec<String>,
+}
+
+impl PreparedFit {
+    /// Grid points of the search's grid (the rest states computed before the search).
+    pub fn grid_points(&self) -> usize {
+        self.options.resolution().pow(self.options.search_box.dimensions() as u32)
+    }
+
+    /// Runs the fit (and the bootstrap, when asked) on `backend`.
+    pub fn run(self, backend: &dyn RestStateBackend) -> Result<FitOutcome, FitJobError> {
+        let result = crate::fit(&self.problem, &self.options, backend).map_err(FitJobError::Fit)?;
+        let bootstrap = match (self.job.bootstrap, &self.markers) {
+            (Some(k), Some(markers)) => {
+                let rest = result.rest_states.first().ok_or(FitJobError::NoRestState)?;
+                // The time limit bounds the fit and its refits together: the refits get what the fit left.
+                let left = FitOptions {
+                    max_seconds: self.options.max_seconds.map(|s| (s - result.seconds).max(0.0)),
+                    ..self.options.clone()
+                };
+                Some(
+                    crate::bootstrap(
+                        &self.set,
+                        self.problem.settings,
+                        markers,
+                        MARKER_TOLERANCE,
+                        &self.cache,
+                        &left,
+                        rest,
+                        k,
+                        BOOTSTRAP_SEED,
+                    )
+                    .map_err(FitJobError::Fit)?,
+                )
+            }
+            _ => None,
+        };
+        let report = FitReport::new(&self, &result, bootstrap.as_ref(), &backend.name());
+        Ok(FitOutcome { report, result, prepared: self })
+    }
+}
+
+/// The bootstrap's seed: the same K gives the same numbers, on every front end.
+pub const BOOTSTRAP_SEED: u64 = 0x5EED;
+
+/// A finished fit: its report, and the fit itself for what a front end writes besides (ParaView files).
+#[derive(Debug)]
+pub struct FitOutcome {
+    /// What the user is told.
+    pub report: FitReport,
+    /// The fit (rest states at the fitted point, the search path).
+    pub result: FitResult,
+    /// The job as prepared (scene, problem, markers).
+    pub prepared: PreparedFit,
+}
+
+/// Why a fit job gave no report.
+#[derive(Debug, thiserror::Error)]
+pub enum FitJobError {
+    /// An input refused before any work; the message names the option in the front end's spelling.
+    #[error("{0}")]
+    Input(String),
+    /// The fit itself failed.
+    #[error(transparent)]
+    Fit(#[from] FitError),
+    /// A finished fit kept no rest state (a defect).
+    #[error("a fit without rest state")]
+    NoRestState,
+}
+
+/// One axis of the search box in a report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BoxAxis {
+    /// Lower bound in the parameter's unit.
+    pub lower: f64,
+    /// Upper bound.
+    pub upper: f64,
+    /// The parameter's unit.
+    pub unit: &'static str,
+    /// `linear` or `log10`.
+    pub scale: String,
+}
+
+/// How many of a gradient search's starts reached the minimum.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Starts {
+    /// Descents made.
+    pub total: usize,
+    /// Descents that ended within [`REACHED`](crate::REACHED) of the best error.
+    pub reached_minimum: usize,
+}
+
+/// An engine profile's answer in the engine's terms.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EngineAnswer {
+    /// The engine's settings the fit ran with, by the engine's names.
+    pub settings: BTreeMap<String, f64>,
+    /// What `nit` is in the engine.
+    pub nit_means: &'static str,
+    /// The lines to paste into the engine.
+    pub paste: Vec<String>,
+}
+
+/// The identifiability of the fitted point.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IdentifiabilityReport {
+    /// The error's Hessian in unit search coordinates, row by row.
+    pub hessian: Vec<f64>,
+    /// Its condition number; `None` where it is not positive definite (a direction the error does not
+    /// rise in: not determined).
+    pub condition: Option<f64>,
+    /// Each parameter's range in which the error stays within 1 % of the minimum.
+    pub ranges_1_percent: BTreeMap<String, [f64; 2]>,
+    /// Error evaluations spent on it.
+    pub evaluations: usize,
+}
+
+/// The bootstrap of a fit to markers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BootstrapReport {
+    /// Each parameter's 2.5 % and 97.5 % quantiles over the refits; `None` with fewer than
+    /// [`MIN_BOOTSTRAP`](crate::MIN_BOOTSTRAP) refits.
+    pub bootstrap_95: Option<BTreeMap<String, [f64; 2]>>,
+    /// Refits made.
+    pub bootstrap_replicates: usize,
+    /// Refits that failed.
+    pub bootstrap_failed: usize,
+    /// Refits asked for.
+    pub bootstrap_asked: usize,
+    /// The noise added per component (m).
+    pub bootstrap_noise: f64,
+    /// Whether the quantiles come from fewer than [`BOOTSTRAP_QUANTILES`](crate::BOOTSTRAP_QUANTILES)
+    /// refits (interpolated between the extremes: rough).
+    pub bootstrap_rough: bool,
+    /// Why the refits stopped before the number asked (the time limit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bootstrap_stopped: Option<String>,
+}
+
+/// What a fit found and how it was made: the one report of `pbdfit fit` (its `--json` is this) and of
+/// Python's `pbdfit.fit`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FitReport {
+    /// The scene (a compound's name for a compound).
+    pub scene: String,
+    /// The model with its settings (`newton-xpbd[relaxation=0.3]`).
+    pub model: String,
+    /// Fitted parameters by name, in the model's units and order (a JSON object in that order).
+    #[serde(serialize_with = "ordered_map")]
+    pub parameters: Vec<(String, f64)>,
+    /// The error at the fitted point (compound: the norm of the parts').
+    pub error: f64,
+    /// Each part's error, in the parts' order (a JSON object in that order).
+    #[serde(serialize_with = "ordered_map")]
+    pub scene_errors: Vec<(String, f64)>,
+    /// Distinct error evaluations.
+    pub evaluations: usize,
+    /// Evaluations without a rest state.
+    pub failed_evaluations: usize,
+    /// What the first failed evaluation was and why (empty without one).
+    pub failures: String,
+    /// Parameters on the search box's edge.
+    pub at_bound: Vec<String>,
+    /// Of those, the ones at the model's own limit, with their value (`kd = 1`): widening the box cannot
+    /// help them.
+    pub at_model_limit: Vec<String>,
+    /// Wall-clock seconds of the fit.
+    pub seconds: f64,
+    /// The search box, by parameter.
+    #[serde(rename = "box")]
+    pub search_box: BTreeMap<String, BoxAxis>,
+    /// The box in words (`kd in [0, 1], kv in [0, 1]`).
+    pub box_text: String,
+    /// Mesh resolution.
+    pub n: usize,
+    /// Time step in s.
+    pub dt: f64,
+    /// Solver iterations per step.
+    pub nit: usize,
+    /// The FEM reference's Young's modulus in Pa (`None` with measured markers).
+    pub young: Option<f64>,
+    /// The FEM reference's Poisson ratio (`None` with measured markers).
+    pub poisson: Option<f64>,
+    /// The mass model.
+    pub mass_model: String,
+    /// What the model was compared with (the FEM reference's id, or the markers).
+    pub reference: String,
+    /// The model's arithmetic.
+    pub precision: String,
+    /// Where the rest states were computed.
+    pub backend: String,
+    /// The pbdfit that made it.
+    pub pbdfit_version: String,
+    /// Grid points computed before the search.
+    pub grid_points: usize,
+    /// Moves of the search after its grid.
+    pub search_moves: usize,
+    /// `gradient` or `pattern`.
+    pub search: String,
+    /// The gradient search's starts.
+    pub starts: Starts,
+    /// `converged`, or `budget` when the evaluations or the time ran out.
+    pub status: String,
+    /// Why the fit stopped before converging.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+    /// An engine profile's answer in the engine's terms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine: Option<EngineAnswer>,
+    /// A gradient fit to markers: each parameter's 95 % interval (Gauss-Newton).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intervals_95: Option<BTreeMap<String, [f64; 2]>>,
+    /// How well the fitted point is determined.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub identifiability: Option<IdentifiabilityReport>,
+    /// The bootstrap, when asked.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub bootstrap: Option<BootstrapReport>,
+    /// PBD's stiffness at the top level too (the format before models had named parameters).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kd: Option<f64>,
+    /// PBD's volume stiffness at the top level too.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kv: Option<f64>,
+    /// Whether the scene is a compound (the text lists its parts' errors).
+    #[serde(skip)]
+    pub compound: bool,
+}
+
+impl FitReport {
+    fn new(prepared: &PreparedFit, result: &FitResult, bootstrap: Option<&Bootstrap>, backend: &str) -> Self {
+        let job = &prepared.job;
+        let kind = job.request.kind;
+        let search_box: &SearchBox = &prepared.options.search_box;
+        let by_name = |ranges: &[(f64, f64)]| -> BTreeMap<String, [f64; 2]> {
+            result.parameters.iter().zip(ranges).map(|((n, _), (lo, hi))| (n.to_string(), [*lo, *hi])).collect()
+        };
+        let values: Vec<f64> = result.parameters.iter().map(|(_, v)| *v).collect();
+        let paste = kind.with(&values).map(|m| m.usage(job.dt, job.nit)).unwrap_or_default();
+        let engine = (!paste.is_empty()).then(|| EngineAnswer {
+            settings: kind.settings().into_iter().map(|(n, v)| (n.to_string(), v)).collect(),
+            nit_means: kind.nit_means(),
+            paste,
+        });
+        let at_model_limit = result
+            .at_bound
+            .iter()
+            .filter_map(|name| {
+                let (_, spec) = kind.parameter(name)?;
+                let value = result.value(name)?;
+                let maximum = if job.request.unbounded { spec.maximum_unbounded } else { spec.maximum };
+                (value <= spec.minimum || value >= maximum)
+                    .then(|| format!("{name} = {}", pbdfit_mesh::display::number(value)))
+            })
+            .collect();
+        let measured = prepared.markers.is_some();
+        FitReport {
+            scene: prepared.set.name().to_string(),
+            model: kind.spec(),
+            parameters: result.parameters.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+            error: result.error,
+            scene_errors: result.part_errors.iter().cloned().collect(),
+            evaluations: result.evaluations,
+            failed_evaluations: result.failures.len(),
+            failures: result.failure_summary(),
+            at_bound: result.at_bound.iter().map(|s| s.to_string()).collect(),
+            at_model_limit,
+            seconds: result.seconds,
+            search_box: search_box
+                .axes()
+                .iter()
+                .map(|a| {
+                    let axis = BoxAxis {
+                        lower: a.lower,
+                        upper: a.upper,
+                        unit: a.unit,
+                        scale: format!("{:?}", a.scale).to_lowercase(),
+                    };
+                    (a.name.to_string(), axis)
+                })
+                .collect(),
+            box_text: search_box.describe(),
+            n: prepared.n,
+            dt: job.dt,
+            nit: job.nit,
+            young: (!measured).then_some(prepared.young),
+            poisson: (!measured).then_some(prepared.poisson),
+            mass_model: prepared.set.scenes()[0].mass_model.name().to_string(),
+            reference: prepared.problem.reference.clone(),
+            precision: job.precision.name().to_string(),
+            backend: backend.to_string(),
+            pbdfit_version: env!("CARGO_PKG_VERSION").to_string(),
+            grid_points: prepared.grid_points(),
+            search_moves: result.history.len().saturating_sub(1),
+            search: result.search.name().to_string(),
+            starts: Starts { total: result.starts.1, reached_minimum: result.starts.0 },
+            status: if result.stopped.is_some() { "budget" } else { "converged" }.to_string(),
+            stopped: result.stopped.clone(),
+            engine,
+            intervals_95: result.confidence.as_deref().map(by_name),
+            identifiability: result.identifiability.as_ref().map(|id| IdentifiabilityReport {
+                hessian: id.hessian.clone(),
+                condition: id.condition.is_finite().then_some(id.condition),
+                ranges_1_percent: by_name(&id.ranges),
+                evaluations: id.evaluations,
+            }),
+            bootstrap: bootstrap.map(|b| BootstrapReport {
+                bootstrap_95: b.intervals.as_deref().map(by_name),
+                bootstrap_replicates: b.replicates,
+                bootstrap_failed: b.failed,
+                bootstrap_asked: b.asked,
+                bootstrap_noise: b.noise,
+                bootstrap_rough: b.rough(),
+                bootstrap_stopped: b.stopped.clone(),
+            }),
+            kd: result.value("kd"),
+            kv: result.value("kv"),
+            compound: prepared.set.is_compound(),
+        }
+    }
+
+    /// `kd in [lo, hi], kv in [lo, hi]`.
+    fn ranges_text(&self, ranges: &BTreeMap<String, [f64; 2]>) -> String {
+        let parts: Vec<String> = self
+            .parameters
+            .iter()
+            .filter_map(|(n, _)| ranges.get(n).map(|[lo, hi]| format!("{n} in [{lo:.4e}, {hi:.4e}]")))
+            .collect();
+        parts.join(", ")
+    }
+
+    /// The report as `pbdfit fit` prints it, one line per fact, ending in a newline.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        let mut line = |s: String| {
+            out.push_str(&s);
+            out.push('\n');
+        };
+        let material = match (self.young, self.poisson) {
+            (Some(e), Some(nu)) => format!(", E = {e:e} Pa, nu = {nu}"),
+            _ => String::new(),
+        };
+        line(format!(
+            "scene {} (N = {}, dt = {}, nit = {}, model {}){material}; box {}",
+            self.scene,
+            self.n,
+            pbdfit_mesh::display::number(self.dt),
+            self.nit,
+            self.model,
+            self.box_text
+        ));
+        line(format!("  reference {}; model arithmetic {}", self.reference, self.precision));
+        let values: Vec<String> = self
+            .parameters
+            .iter()
+            .map(|(n, v)| {
+                let unit = self.search_box.get(n).map_or("1", |a| a.unit);
+                if unit == "1" { format!("{n} = {v:.6}") } else { format!("{n} = {v:.6e} {unit}") }
+            })
+            .collect();
+        line(format!("  {}  error = {:.6e}", values.join("  "), self.error));
+        if !self.at_bound.is_empty() {
+            // A bound that is the model's own limit cannot be widened (issue 38: PBD's kd = 1 was told to
+            // widen the box, which --box then refused).
+            let advice = if self.at_model_limit.is_empty() {
+                "the minimum may lie outside; widen it with --box".to_string()
+            } else {
+                let limits: Vec<String> =
+                    self.at_model_limit.iter().map(|l| format!("{l} is the model's own limit")).collect();
+                format!(
+                    "{}: the material lies beyond what the model reaches at this dt and nit (for PBD's stiffness, \
+                     more iterations or a smaller dt reach stiffer materials)",
+                    limits.join(", ")
+                )
+            };
+            line(format!("  at the edge of the box: {} ({advice})", self.at_bound.join(", ")));
+        }
+        if self.compound {
+            for (scene, e) in &self.scene_errors {
+                line(format!("    {scene:16} error {e:.6e}"));
+            }
+        }
+        line(format!(
+            "  {} search: {} evaluations ({} grid points, {} search moves), {:.3} s",
+            self.search, self.evaluations, self.grid_points, self.search_moves, self.seconds
+        ));
+        if self.search == Search::Gradient.name() {
+            line(format!("  {} of {} starts reached the minimum", self.starts.reached_minimum, self.starts.total));
+        }
+        if let Some(why) = &self.stopped {
+            line(format!("  note: the fit {why}; the result is its best point so far"));
+        }
+        if let Some(engine) = &self.engine {
+            line(format!("  in the engine (nit = {}: {}):", self.nit, engine.nit_means));
+            for paste in &engine.paste {
+                line(format!("    {paste}"));
+            }
+        }
+        if !self.failures.is_empty() {
+            line(format!("  {}", self.failures));
+        }
+        if let Some(id) = &self.identifiability {
+            let condition = match id.condition {
+                Some(c) => format!("{c:.3e}"),
+                None => "infinite (a direction in which the error does not rise: not determined)".into(),
+            };
+            line(format!("  identifiability: Hessian condition number {condition}"));
+            line(format!("    error within 1 % of the minimum for {}", self.ranges_text(&id.ranges_1_percent)));
+        }
+        if let Some(intervals) = &self.intervals_95 {
+            line(format!("  95 % confidence (Gauss-Newton, from the markers' noise): {}", self.ranges_text(intervals)));
+        }
+        if let Some(b) = &self.bootstrap {
+            let text = match &b.bootstrap_95 {
+                Some(intervals) => {
+                    let rough = if b.bootstrap_rough {
+                        format!(" (rough: from fewer than {} refits)", crate::BOOTSTRAP_QUANTILES)
+                    } else {
+                        String::new()
+                    };
+                    format!("95 % {}{rough}", self.ranges_text(intervals))
+                }
+                None => format!("no interval (it needs at least {} refits)", crate::MIN_BOOTSTRAP),
+            };
+            line(format!(
+                "  bootstrap ({} of {} refits of resampled noise {:.3e} m, {} failed): {text}",
+                b.bootstrap_replicates, b.bootstrap_asked, b.bootstrap_noise, b.bootstrap_failed,
+            ));
+            if let Some(why) = &b.bootstrap_stopped {
+                line(format!("  note: the bootstrap {why}"));
+            }
+        }
+        out
+    }
+}
+
+/// `(name, value)` pairs as one JSON object, in their order.
+fn ordered_map<S: serde::Serializer>(pairs: &[(String, f64)], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_map(pairs.iter().map(|(k, v)| (k, v)))
+}
+
+/// A start of the gradient search from `(name, value)` pairs: every parameter of the model once, in any
+/// order; the values in the model's order. The message says what is wrong (the front end adds which
+/// option it is).
+pub fn start_from_pairs(kind: ModelKind, pairs: &[(String, f64)]) -> Result<Vec<f64>, String> {
+    let names: Vec<&str> = kind.parameters().iter().map(|p| p.name).collect();
+    let mut values: Vec<Option<f64>> = vec![None; names.len()];
+    for (name, value) in pairs {
+        let i = names
+            .iter()
+            .position(|n| n == name)
+            .ok_or_else(|| format!("expected NAME=VALUE for each of {}", kind.parameter_names()))?;
+        if values[i].is_some() {
+            // The last would silently win (issue 38, D18).
+            return Err(format!("{} is given twice; give each parameter once", names[i]));
+        }
+        values[i] = Some(*value);
+    }
+    values
+        .into_iter()
+        .collect::<Option<Vec<f64>>>()
+        .ok_or_else(|| format!("give every parameter ({})", kind.parameter_names()))
+}
+
+/// A fit job as keywords: Python's `pbdfit.fit(...)` arguments, which are the command line's `pbdfit fit`
+/// options under their Python names (`--max-seconds` is `max_seconds`; the repeatable `--start` and
+/// `--setting` are the lists `starts` and the dict `settings`; `--box kd=0:0.5` is `box={"kd": (0, 0.5)}`).
+/// An unknown keyword is refused. Both front ends end in the same [`FitJob`]; a test compares this list
+/// with the command line's options, so an option added to one and not the other fails it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FitKeywords {
+    /// A built-in scene name or a scene file.
+    pub scene: String,
+    /// Mesh resolution.
+    pub n: Option<usize>,
+    /// `lumped` or `uniform`.
+    pub mass_model: Option<String>,
+    /// Reorient an imported mesh's negatively oriented tetrahedra.
+    pub fix_orientation: bool,
+    /// Young's modulus in Pa.
+    pub young: Option<f64>,
+    /// Poisson ratio.
+    pub poisson: Option<f64>,
+    /// Time step in s (default 0.01).
+    pub dt: Option<f64>,
+    /// Solver iterations per step (default 1).
+    pub nit: Option<usize>,
+    /// The model (default `pbd`).
+    pub model: Option<String>,
+    /// An engine profile's settings by the engine's names.
+    pub settings: BTreeMap<String, f64>,
+    /// The FEM's constitutive law.
+    pub material: Option<String>,
+    /// A dynamic FEM reference.
+    pub dynamic: bool,
+    /// Its simulated time in s.
+    pub time: Option<f64>,
+    /// Its mass matrix.
+    pub fem_mass: Option<String>,
+    /// Its Rayleigh damping `(A, B)`.
+    pub rayleigh: Option<[f64; 2]>,
+    /// The FEM mesh's split.
+    pub split: Option<String>,
+    /// Markers to fit instead of the FEM.
+    pub measured: Option<PathBuf>,
+    /// Refits of resampled marker noise.
+    pub bootstrap: Option<usize>,
+    /// Bounds by parameter.
+    #[serde(rename = "box")]
+    pub search_box: BTreeMap<String, (f64, f64)>,
+    /// Allow PBD stiffness above 1.
+    pub unbounded: bool,
+    /// `gradient` or `pattern`.
+    pub search: Option<String>,
+    /// Grid points per axis.
+    pub grid: Option<usize>,
+    /// Further starts of the gradient search, each every parameter by name.
+    pub starts: Vec<BTreeMap<String, f64>>,
+    /// The gradient search's evaluation budget.
+    pub max_evaluations: Option<usize>,
+    /// Wall-clock limit in s.
+    pub max_seconds: Option<f64>,
+    /// The pattern search's stopping step.
+    pub min_step: Option<f64>,
+    /// `f64` or `f32`.
+    pub precision: Option<String>,
+}
+
+impl FitKeywords {
+    /// The keywords' names (Python's spelling), in declaration order.
+    pub fn names() -> Vec<String> {
+        match serde_json::to_value(FitKeywords::default()) {
+            Ok(serde_json::Value::Object(map)) => map.keys().cloned().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The job these keywords ask for; a bad value is refused naming its keyword.
+    pub fn job(&self) -> Result<FitJob, FitJobError> {
+        let input = FitJobError::Input;
+        let kind: ModelKind =
+            self.model.as_deref().unwrap_or("pbd").parse().map_err(|e| input(format!("model: {e}")))?;
+        let settings: Vec<(String, f64)> = self.settings.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        let kind = kind.with_settings(&settings).map_err(|e| input(format!("settings: {e}")))?;
+        let search =
+            self.search.as_deref().map(Search::parse).transpose().map_err(|e| input(format!("search: {e}")))?;
+        let starts = self
+            .starts
+            .iter()
+            .map(|s| {
+                let pairs: Vec<(String, f64)> = s.iter().map(|(k, v)| (k.clone(), *v)).collect();
+                start_from_pairs(kind, &pairs).map_err(|e| input(format!("starts: {e}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mass_model = self
+            .mass_model
+            .as_deref()
+            .map(str::parse::<MassModel>)
+            .transpose()
+            .map_err(|e| input(format!("mass_model: {e}")))?;
+        let precision = match self.precision.as_deref() {
+            None | Some("f64") => Precision::F64,
+            Some("f32") => Precision::F32,
+            Some(other) => return Err(input(format!("precision: `{other}` is neither f64 nor f32"))),
+        };
+        let reference = ReferenceTable {
+            material: self.material.clone(),
+            solve: self.dynamic.then(|| "dynamic".to_string()),
+            time: self.time,
+            mass: self.fem_mass.clone(),
+            damping: self.rayleigh,
+            split: self.split.clone(),
+        };
+        Ok(FitJob {
+            n: self.n,
+            mass_model,
+            fix_orientation: self.fix_orientation,
+            young: self.young,
+            poisson: self.poisson,
+            dt: self.dt.unwrap_or(0.01),
+            nit: self.nit.unwrap_or(1),
+            reference,
+            measured: self.measured.clone(),
+            bootstrap: self.bootstrap,
+            request: FitRequest {
+                bounds: self.search_box.iter().map(|(k, (lo, hi))| (k.clone(), *lo, *hi)).collect(),
+                unbounded: self.unbounded,
+                search,
+                grid: self.grid,
+                min_step: self.min_step,
+                starts,
+                max_evaluations: self.max_evaluations,
+                max_seconds: self.max_seconds,
+                ..FitRequest::new(kind)
+            },
+            precision,
+            ..FitJob::new(&self.scene, kind)
+        })
+    }
+}
