@@ -11,9 +11,11 @@ resumes on the next call).
 
 from __future__ import annotations
 
+import json
+import math
 import numbers
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
@@ -29,6 +31,7 @@ __all__ = [
     "fem",
     "evaluate",
     "fit",
+    "identify",
     "lookup",
     "mapping",
     "read_results",
@@ -234,35 +237,101 @@ def simulate(
 
 @dataclass(frozen=True)
 class FitResult:
-    """A fit: the model's ``parameters`` (name -> value, in the model's units), the ``error`` (mean squared
-    relative displacement error; compound: norm of the parts'), ``scene_errors`` (compound scenes),
-    ``at_bound`` (parameters on the search box's edge), and how it was made."""
+    """A fit: ``pbdfit fit --json``'s report, field for field (a test compares them). The model's
+    ``parameters`` (name -> value, in the model's units and order), the ``error`` (mean squared relative
+    displacement error; compound: norm of the parts'), ``scene_errors`` (per part), ``at_bound``
+    (parameters on the search box's edge; ``at_model_limit`` those at the model's own limit), and how it was
+    made: ``model``, ``reference``, ``n``, ``dt``, ``nit``, ``young``/``poisson`` (``None`` for markers),
+    ``box``, ``search``, ``starts`` (``{"total", "reached_minimum"}``), ``evaluations``, ``status``
+    (``converged`` or ``budget``, then ``stopped`` says why), ``backend``, ``pbdfit_version``.
+    ``identifiability`` holds the Hessian's ``condition`` and ``ranges_1_percent``; ``engine`` an engine
+    profile's ``paste`` lines; ``intervals_95`` and ``bootstrap_*`` a fit to markers."""
 
+    scene: str
+    model: str
     parameters: Dict[str, float]
     error: float
     scene_errors: Dict[str, float]
-    at_bound: List[str]
     evaluations: int
     failed_evaluations: int
-    reference: str
+    failures: str
+    at_bound: List[str]
+    at_model_limit: List[str]
     seconds: float
-    search: str = "pattern"
-    starts: int = 1
-    starts_reached_minimum: int = 1
-    status: str = "converged"
+    box: Dict[str, Dict[str, Any]]
+    box_text: str
+    n: int
+    dt: float
+    nit: int
+    young: Optional[float]
+    poisson: Optional[float]
+    mass_model: str
+    reference: str
+    precision: str
+    backend: str
+    pbdfit_version: str
+    grid_points: int
+    search_moves: int
+    search: str
+    starts: Dict[str, int]
+    status: str
     stopped: Optional[str] = None
-    condition: Optional[float] = None
-    ranges: Dict[str, Tuple[float, float]] = field(default_factory=dict)
+    engine: Optional[Dict[str, Any]] = None
     # A gradient fit to measured markers: each parameter's 95 % confidence interval (Gauss-Newton).
-    intervals_95: Dict[str, Tuple[float, float]] = field(default_factory=dict)
-    # With ``bootstrap=K``: each parameter's 2.5 % and 97.5 % quantiles over K refits of resampled noise.
-    bootstrap_95: Dict[str, Tuple[float, float]] = field(default_factory=dict)
-    bootstrap_replicates: int = 0
-    bootstrap_failed: int = 0
-    # Replicates asked for, and why the resampling stopped before them (``max_seconds``), if it did; with
-    # fewer than 2 replicates fitted ``bootstrap_95`` is empty (one value is no interval).
-    bootstrap_asked: int = 0
+    intervals_95: Optional[Dict[str, List[float]]] = None
+    identifiability: Optional[Dict[str, Any]] = None
+    # With ``bootstrap=K``: each parameter's 2.5 % and 97.5 % quantiles over K refits of resampled noise
+    # (``None`` with fewer than 2 refits: one value is no interval), the refits made, failed, asked for,
+    # the noise added (m), whether the quantiles are rough, and why the refits stopped early, if they did.
+    bootstrap_95: Optional[Dict[str, List[float]]] = None
+    bootstrap_replicates: Optional[int] = None
+    bootstrap_failed: Optional[int] = None
+    bootstrap_asked: Optional[int] = None
+    bootstrap_noise: Optional[float] = None
+    bootstrap_rough: Optional[bool] = None
     bootstrap_stopped: Optional[str] = None
+    # PBD's stiffnesses also at the top level (as the command line's JSON).
+    kd: Optional[float] = None
+    kv: Optional[float] = None
+
+    @property
+    def condition(self) -> Optional[float]:
+        """The Hessian's condition number at the fitted point (``identifiability["condition"]``)."""
+        return None if self.identifiability is None else self.identifiability["condition"]
+
+    @property
+    def ranges(self) -> Dict[str, Tuple[float, float]]:
+        """Each parameter's range within 1 % of the minimum error (``identifiability["ranges_1_percent"]``)."""
+        if self.identifiability is None:
+            return {}
+        return {k: (v[0], v[1]) for k, v in self.identifiability["ranges_1_percent"].items()}
+
+    @property
+    def starts_reached_minimum(self) -> int:
+        """How many of the gradient search's starts reached the minimum (``starts["reached_minimum"]``)."""
+        return self.starts["reached_minimum"]
+
+    def as_dict(self) -> Dict[str, Any]:
+        """The report as ``pbdfit fit --json`` prints it: the fields it leaves out when unset are left out."""
+        d = dict(self.__dict__)
+        for k in ("stopped", "engine", "intervals_95", "identifiability", "bootstrap_stopped", "kd", "kv"):
+            if d[k] is None:
+                del d[k]
+        if d["bootstrap_asked"] is None:
+            for k in [k for k in d if k.startswith("bootstrap_")]:
+                del d[k]
+        return d
+
+
+def _starts(starts: Any) -> List[Dict[str, float]]:
+    if starts is None:
+        return []
+    if isinstance(starts, Mapping):
+        starts = [starts]
+    out = []
+    for s in starts:
+        out.append({str(k): float(v) for k, v in _mapping_of("starts", s, "{'kd': 0.3, 'kv': 0.5}").items()})
+    return out
 
 
 def fit(
@@ -283,26 +352,85 @@ def fit(
     measured: Optional[PathLike] = None,
     bootstrap: Optional[int] = None,
     settings: Optional[Mapping[str, float]] = None,
+    unbounded: bool = False,
+    starts: Optional[Union[Mapping[str, float], List[Mapping[str, float]]]] = None,
+    precision: str = "f64",
+    mass_model: Optional[str] = None,
+    fix_orientation: bool = False,
+    dynamic: bool = False,
+    time: Optional[float] = None,
+    fem_mass: Optional[str] = None,
+    rayleigh: Optional[Tuple[float, float]] = None,
+    split: Optional[str] = None,
 ) -> FitResult:
     """Fits ``model``'s parameters so that its rest state matches the FEM reference of the material
-    (``young`` in Pa, ``poisson``), as ``pbdfit fit`` does. ``search`` (default ``None``: ``pbdfit fit``'s
-    default, ``"gradient"``): ``"gradient"``, a coarse grid, then Levenberg-Marquardt on the rest state's
-    sensitivity from each basin; ``"pattern"``, the thesis's fine grid and compass search (``min_step`` of each axis's width). ``box`` overrides parameter
-    boxes (``{"kd": (0, 0.5)}``). A fit that spends ``max_evaluations`` or ``max_seconds`` returns its best
-    point with ``status == "budget"``. ``young`` and ``poisson`` default to 1e3 Pa and 0.3.
+    (``young`` in Pa, ``poisson``), as ``pbdfit fit`` does: every option of the command line is a keyword
+    here under its Python name (``--max-seconds`` is ``max_seconds``; a test checks the two lists), and the
+    result is the command line's JSON report (:class:`FitResult`). ``search`` (default ``None``: ``pbdfit
+    fit``'s default, ``"gradient"``): ``"gradient"``, a coarse grid, then Levenberg-Marquardt on the rest
+    state's sensitivity from each basin; ``"pattern"``, the thesis's fine grid and compass search
+    (``min_step`` of each axis's width). ``box`` overrides parameter boxes (``{"kd": (0, 0.5)}``;
+    ``unbounded=True`` lets PBD's stiffness above 1). ``starts``: further starts of the gradient search, each
+    every parameter by name (``{"kd": 0.3, "kv": 0.5}`` or a list of them). A fit that spends
+    ``max_evaluations`` or ``max_seconds`` returns its best point with ``status == "budget"``. ``young`` and
+    ``poisson`` default to 1e3 Pa and 0.3.
+
+    The FEM reference: ``material`` (``linear``, ``corotational``, ``stvk``, ``neo-hookean``; default the
+    scene's), ``dynamic`` (implicit Euler with the fit's ``dt``; ``time``, ``fem_mass``, ``rayleigh``
+    ``(A, B)``), ``split`` (``same``, ``opposite``, ``six``). The body: ``mass_model`` (``lumped``,
+    ``uniform``), ``fix_orientation`` (reorient an imported mesh's inverted tetrahedra). ``precision``:
+    ``"f64"`` (pbdfit's) or ``"f32"`` (the reference library's own arithmetic, PBD models only).
 
     ``measured``: a marker CSV or a full-field ``.vtu`` (``pbdfit fit --measured``) to fit instead of the
-    FEM reference (default: the scene's ``[reference] measured``, if it names one); ``young`` and
-    ``poisson`` are then refused. ``bootstrap=K`` refits K replicates of the markers' resampled noise
-    (``pbdfit fit --bootstrap K``, same seed): ``bootstrap_95`` holds each parameter's 2.5 % and 97.5 %
-    quantiles; K is 2 to 10,000, and ``max_seconds`` bounds the fit and its refits together.
-    ``settings``: an engine profile's settings by the engine's names (``--setting``)."""
-    d = _native.fit(
-        _source(scene), young, poisson, model, dt, _count("n", n, 1), _count("nit", nit, 1), _box(box),
-        _count("grid", grid), min_step, material, search, _count("max_evaluations", max_evaluations, 1), max_seconds,
-        None if measured is None else os.fspath(measured), _count("bootstrap", bootstrap), _settings(settings),
+    FEM reference (default: the scene's ``[reference] measured``, if it names one); ``young``,
+    ``poisson`` and the FEM options are then refused. ``bootstrap=K`` refits K replicates of the markers'
+    resampled noise (``pbdfit fit --bootstrap K``, same seed): ``bootstrap_95`` holds each parameter's
+    2.5 % and 97.5 % quantiles; K is 2 to 10,000, and ``max_seconds`` bounds the fit and its refits
+    together. ``settings``: an engine profile's settings by the engine's names (``--setting``)."""
+    keywords: Dict[str, Any] = dict(
+        scene=_source(scene),
+        young=_number("young", young),
+        poisson=_number("poisson", poisson),
+        model=model,
+        dt=_number("dt", dt),
+        n=_count("n", n, 1),
+        nit=_count("nit", nit, 1),
+        box=_box(box),
+        grid=_count("grid", grid),
+        min_step=_number("min_step", min_step),
+        material=material,
+        search=search,
+        max_evaluations=_count("max_evaluations", max_evaluations, 1),
+        max_seconds=_number("max_seconds", max_seconds),
+        measured=None if measured is None else os.fspath(measured),
+        bootstrap=_count("bootstrap", bootstrap),
+        settings=_settings(settings),
+        unbounded=bool(unbounded),
+        starts=_starts(starts),
+        precision=precision,
+        mass_model=mass_model,
+        fix_orientation=bool(fix_orientation),
+        dynamic=bool(dynamic),
+        time=_number("time", time),
+        fem_mass=fem_mass,
+        rayleigh=None if rayleigh is None else [_number("rayleigh", r) for r in rayleigh],
+        split=split,
     )
-    return FitResult(**d)
+    report = _native.fit(json.dumps({k: v for k, v in keywords.items() if v is not None}))
+    return FitResult(**json.loads(report))
+
+
+def _number(name: str, value: Any) -> Optional[float]:
+    """A real argument checked here (``None`` stays ``None``): a string or a bool is a TypeError naming it;
+    a non-finite value is passed on for the native side to refuse with its range."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: expected a number, got {type(value).__name__} {value!r}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} = {value}: must be a finite number")
+    return value
 
 
 def identify(

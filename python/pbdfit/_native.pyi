@@ -27,23 +27,8 @@ def simulate(
     n: Optional[int] = None,
     parameters: Dict[str, float] = ...,
 ) -> List[Dict[str, Any]]: ...
-def fit(
-    scene: str,
-    young: float,
-    poisson: float,
-    model: str = "pbd",
-    dt: float = 0.01,
-    n: Optional[int] = None,
-    nit: int = 1,
-    search_box: Optional[Dict[str, Tuple[float, float]]] = None,
-    grid: Optional[int] = None,
-    min_step: float = 1e-4,
-    material: Optional[str] = None,
-    search: Optional[str] = None,
-    max_evaluations: int = 400,
-    max_seconds: Optional[float] = None,
-    measured: Optional[str] = None,
-) -> Dict[str, Any]: ...
+def fit(keywords: str) -> str: ...
+def fit_keywords() -> List[str]: ...
 def study(
     path: str,
     jobs: Optional[int] = None,

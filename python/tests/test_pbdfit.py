@@ -96,7 +96,7 @@ def test_gradient_fit_and_sensitivity_equal_the_cli():
     assert ours.search == theirs["search"] == "pattern" and ours.parameters == theirs["parameters"]
     grad = pbdfit.fit("gravity", 1e3, 0.3, search="gradient")
     assert grad.search == "gradient" and grad.error <= ours.error * (1 + 1e-6)
-    assert 1 <= grad.starts_reached_minimum <= grad.starts and grad.status == "converged"
+    assert 1 <= grad.starts_reached_minimum <= grad.starts["total"] and grad.status == "converged"
     rest = pbdfit.simulate("gravity-wall", n=2, kd=0.4, kv=0.6, sensitivity=True)
     cli = cli_json("simulate", "--scene", "gravity-wall", "--n", "2", "--kd", "0.4", "--kv", "0.6", "--sensitivity")
     for name in ("kd", "kv"):

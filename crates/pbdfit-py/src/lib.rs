@@ -26,7 +26,7 @@ use pyo3::types::PyDict;
 use pbdfit_fem::{StaticProblem, YoungPoisson};
 use pbdfit_fit::ReferenceOverrides;
 use pbdfit_fit::study::{Progress, RunOptions, Study, run_study};
-use pbdfit_fit::{FitError, FitProblem, FitRequest, PartCache, Search, Settings};
+use pbdfit_fit::{FitError, FitProblem, PartCache, Settings};
 use pbdfit_mesh::{BUILTIN_SCENES, ReferenceTable, SceneSet, Vec3};
 use pbdfit_pbd::{CpuBackend, ModelKind, PbdSystem, RestOptions, SensitivityOptions, SimParams};
 
@@ -277,148 +277,33 @@ fn simulate<'py>(
         .collect()
 }
 
-/// One fit, as `pbdfit fit` makes it (the gradient search unless `search="pattern"`, on the CPU): a dict with
-/// `parameters` (name -> value), `error`, `scene_errors` (name -> error, compound scenes), `at_bound`,
-/// `evaluations`, `failed_evaluations`, `reference`, `seconds`, `condition`, `ranges`.
+/// One fit, as `pbdfit fit` makes it (on the CPU): `keywords` is a JSON object of the fit's keywords
+/// (`pbdfit_fit::FitKeywords`: the command line's options under their Python names); returns the report,
+/// `pbdfit fit --json`'s object, as JSON. An unknown keyword or a bad value raises ValueError.
 #[pyfunction]
-#[pyo3(signature = (scene, young=None, poisson=None, model="pbd", dt=0.01, n=None, nit=1, search_box=None, grid=None, min_step=1e-4, material=None, search=None, max_evaluations=400, max_seconds=None, measured=None, bootstrap=None, settings=None))]
-fn fit<'py>(
-    py: Python<'py>,
-    scene: &str,
-    young: Option<f64>,
-    poisson: Option<f64>,
-    model: &str,
-    dt: f64,
-    n: Option<usize>,
-    nit: usize,
-    search_box: Option<HashMap<String, (f64, f64)>>,
-    grid: Option<usize>,
-    min_step: f64,
-    material: Option<String>,
-    search: Option<&str>,
-    max_evaluations: usize,
-    max_seconds: Option<f64>,
-    measured: Option<String>,
-    bootstrap: Option<usize>,
-    settings: Option<HashMap<String, f64>>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let kind = kind(model, settings)?;
-    let search = search.map(Search::parse).transpose().map_err(value_error)?;
-    // The fit's options are checked where the command line's and the study files' are (FitRequest); the
-    // box arrives typed, in name order (a dict has none that matters).
-    let mut bounds: Vec<(String, f64, f64)> =
-        search_box.unwrap_or_default().into_iter().map(|(name, (lo, hi))| (name, lo, hi)).collect();
-    bounds.sort_by(|a, b| a.0.cmp(&b.0));
-    let request = FitRequest {
-        bounds,
-        search,
-        grid,
-        min_step: Some(min_step),
-        max_evaluations: Some(max_evaluations),
-        max_seconds,
-        ..FitRequest::new(kind)
-    };
-    let options = request
-        .options(Search::FIT_DEFAULT)
-        .map_err(|e| value_error(format!("{} {}", e.option.keyword(), e.message)))?;
-    let set = load(scene)?;
-    let n = resolution(&set, n)?;
-    // Markers given here, else the ones the scene names (`[reference] measured`), as `pbdfit fit` does.
-    let measured = measured.map(std::path::PathBuf::from).or_else(|| set.measured().map(std::path::Path::to_path_buf));
-    if let Some(path) = &measured
-        && (young.is_some() || poisson.is_some())
-    {
-        return Err(value_error(format!(
-            "young and poisson set the FEM reference's material, but the reference is the measured markers in {}",
-            path.display()
-        )));
+fn fit(py: Python<'_>, keywords: &str) -> PyResult<String> {
+    let keywords: pbdfit_fit::FitKeywords =
+        serde_json::from_str(keywords).map_err(|e| value_error(format!("pbdfit.fit: {e}")))?;
+    let job = keywords.job().map_err(job_error)?;
+    let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
+    let outcome = interruptible(py, Arc::default(), false, &|_| {}, move || prepared.run(&CpuBackend))?
+        .map_err(job_error)?;
+    serde_json::to_string(&outcome.report).map_err(|e| PyRuntimeError::new_err(format!("fit report as JSON: {e}")))
+}
+
+/// The keywords `fit` takes (Python's spelling of `pbdfit fit`'s options).
+#[pyfunction]
+fn fit_keywords() -> Vec<String> {
+    pbdfit_fit::FitKeywords::names()
+}
+
+/// A fit job's refusal (ValueError) or failure (as [`fit_error`]).
+fn job_error(e: pbdfit_fit::FitJobError) -> PyErr {
+    match e {
+        pbdfit_fit::FitJobError::Input(message) => value_error(message),
+        pbdfit_fit::FitJobError::Fit(e) => fit_error(e),
+        e @ pbdfit_fit::FitJobError::NoRestState => PyRuntimeError::new_err(e.to_string()),
     }
-    if bootstrap.is_some() && measured.is_none() {
-        return Err(value_error("bootstrap needs measured markers (it resamples their noise)"));
-    }
-    if let Some(k) = bootstrap {
-        pbdfit_fit::check_bootstrap(k).map_err(|e| value_error(format!("bootstrap {e}")))?;
-    }
-    let m = YoungPoisson::new(young.unwrap_or(1e3), poisson.unwrap_or(0.3)).map_err(value_error)?;
-    let settings = Settings::new(dt, n, nit, kind);
-    let corner: Vec<f64> = options.search_box.axes().iter().map(|a| a.upper).collect();
-    settings.at(&corner).validate().map_err(value_error)?;
-    let cache = PartCache::new(ReferenceOverrides::with_material(material.as_deref()).map_err(value_error)?);
-    let markers = measured.map(|path| pbdfit_mesh::Markers::read(&path).map_err(value_error)).transpose()?;
-    let problem = match &markers {
-        // Markers instead of an FEM reference (`pbdfit fit --measured`): a marker within 1e-9 m of the
-        // surface counts as on it.
-        Some(markers) => FitProblem::measured(&set, settings, markers, 1e-9, &cache),
-        None => FitProblem::new(&set, settings, m, &cache),
-    }
-    .map_err(fit_error)?;
-    let reference = problem.reference.clone();
-    // The fit, then (when asked) the bootstrap of its markers, as `pbdfit fit --bootstrap K` (same seed).
-    let (result, boot) = interruptible(py, Arc::default(), false, &|_| {}, move || {
-        let result = pbdfit_fit::fit(&problem, &options, &CpuBackend)?;
-        let boot = match (bootstrap, &markers, result.rest_states.first()) {
-            (Some(k), Some(markers), Some(rest)) => {
-                // max_seconds bounds the fit and its refits together, as on the command line.
-                let left = pbdfit_fit::FitOptions {
-                    max_seconds: options.max_seconds.map(|s| (s - result.seconds).max(0.0)),
-                    ..options.clone()
-                };
-                Some(pbdfit_fit::bootstrap(&set, settings, markers, 1e-9, &cache, &left, rest, k, 0x5EED)?)
-            }
-            _ => None,
-        };
-        Ok::<_, pbdfit_fit::FitError>((result, boot))
-    })?
-    .map_err(fit_error)?;
-    let d = PyDict::new(py);
-    let parameters = PyDict::new(py);
-    for (name, v) in &result.parameters {
-        parameters.set_item(name, v)?;
-    }
-    d.set_item("parameters", parameters)?;
-    d.set_item("error", result.error)?;
-    let scene_errors = PyDict::new(py);
-    for (name, e) in &result.part_errors {
-        scene_errors.set_item(name, e)?;
-    }
-    d.set_item("scene_errors", scene_errors)?;
-    d.set_item("at_bound", result.at_bound.clone())?;
-    d.set_item("evaluations", result.evaluations)?;
-    d.set_item("failed_evaluations", result.failures.len())?;
-    d.set_item("reference", reference)?;
-    d.set_item("seconds", result.seconds)?;
-    d.set_item("search", result.search.name())?;
-    d.set_item("starts", result.starts.1)?;
-    d.set_item("starts_reached_minimum", result.starts.0)?;
-    d.set_item("status", if result.stopped.is_some() { "budget" } else { "converged" })?;
-    d.set_item("stopped", result.stopped.clone())?;
-    if let Some(id) = &result.identifiability {
-        d.set_item("condition", id.condition)?;
-        let ranges = PyDict::new(py);
-        for ((name, _), range) in result.parameters.iter().zip(&id.ranges) {
-            ranges.set_item(name, *range)?;
-        }
-        d.set_item("ranges", ranges)?;
-    }
-    if let Some(intervals) = &result.confidence {
-        let by_name = PyDict::new(py);
-        for ((name, _), interval) in result.parameters.iter().zip(intervals) {
-            by_name.set_item(name, *interval)?;
-        }
-        d.set_item("intervals_95", by_name)?;
-    }
-    if let Some(b) = &boot {
-        let by_name = PyDict::new(py);
-        for ((name, _), interval) in result.parameters.iter().zip(b.intervals.iter().flatten()) {
-            by_name.set_item(name, *interval)?;
-        }
-        d.set_item("bootstrap_95", by_name)?;
-        d.set_item("bootstrap_replicates", b.replicates)?;
-        d.set_item("bootstrap_failed", b.failed)?;
-        d.set_item("bootstrap_asked", b.asked)?;
-        d.set_item("bootstrap_stopped", b.stopped.clone())?;
-    }
-    Ok(d)
 }
 
 /// Runs (or resumes) a study file on `jobs` threads (default: all cores), results in `out` (default:
@@ -915,6 +800,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fem, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(fit, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(study, m)?)?;
     m.add_function(wrap_pyfunction!(table, m)?)?;
     m.add_function(wrap_pyfunction!(distributed::run_task_json, m)?)?;

@@ -1,0 +1,98 @@
+"""One fit job, one report: ``pbdfit.fit`` returns ``pbdfit fit --json``'s report field for field, and every
+option of ``pbdfit fit`` is a keyword of ``pbdfit.fit`` (the two lists are compared, so an option added to
+one front end and not the other fails here).
+
+The CLI binary comes from $PBDFIT_CLI, else target/debug or target/release of this repository; without
+one the tests fail (they never skip)."""
+
+import inspect
+import json
+import re
+import subprocess
+
+import pytest
+
+import pbdfit
+from pbdfit import _native
+from test_pbdfit import cli_json, cli_path
+
+# `pbdfit fit` options that are no fit keyword: output forms of the command line, and the backend
+# (Python's fit computes its rest states on the CPU).
+CLI_ONLY = {"help", "json", "vtk", "backend"}
+# Repeatable flags whose keyword is their plural (a list or a dict).
+PLURAL = {"start": "starts", "setting": "settings"}
+
+
+def compare(py: pbdfit.FitResult, cli: dict) -> None:
+    ours = py.as_dict()
+    assert set(ours) == set(cli), (set(ours) ^ set(cli))
+    for key in cli:
+        if key == "seconds":
+            continue
+        assert ours[key] == cli[key], key
+
+
+def test_every_cli_option_is_a_python_keyword():
+    help_text = subprocess.run([cli_path(), "fit", "--help"], capture_output=True, text=True, check=True).stdout
+    flags = {m.replace("-", "_") for m in re.findall(r"^\s+(?:-\w, )?--([a-z][a-z0-9-]*)", help_text, re.M)}
+    cli = {PLURAL.get(f, f) for f in flags} - CLI_ONLY
+    native = set(_native.fit_keywords())
+    python = set(inspect.signature(pbdfit.fit).parameters)
+    assert cli == native, ("CLI only", cli - native, "keywords only", native - cli)
+    assert python == native, ("pbdfit.fit only", python - native, "keywords only", native - python)
+
+
+def test_the_report_equals_the_cli_field_for_field(tmp_path):
+    # A compound scene with the pattern search.
+    py = pbdfit.fit("gravity", young=2e3, poisson=0.35, search="pattern", grid=7)
+    cli = cli_json("fit", "--scene", "gravity", "--young", "2e3", "--poisson", "0.35", "--search", "pattern",
+                   "--grid", "7")
+    compare(py, cli)
+    assert list(py.scene_errors) == ["gravity-floor", "gravity-wall", "gravity-ceiling"]
+    # An engine profile with a setting: its paste lines.
+    py = pbdfit.fit("gravity-wall", model="newton-xpbd", nit=10, settings={"relaxation": 0.3})
+    cli = cli_json("fit", "--scene", "gravity-wall", "--model", "newton-xpbd", "--nit", "10", "--setting",
+                   "relaxation=0.3")
+    compare(py, cli)
+    assert py.model == "newton-xpbd[relaxation=0.3]" and any("k_mu=" in line for line in py.engine["paste"])
+    # Options Python lacked before: unbounded, a start, f32, uniform masses, a split reference.
+    py = pbdfit.fit("gravity-wall", model="pbd", unbounded=True, starts={"kd": 0.3, "kv": 0.5},
+                    mass_model="uniform", split="six", box={"kd": (0.0, 1.5)})
+    cli = cli_json("fit", "--scene", "gravity-wall", "--unbounded", "--start", "kd=0.3,kv=0.5", "--mass-model",
+                   "uniform", "--split", "six", "--box", "kd=0:1.5")
+    compare(py, cli)
+    assert py.mass_model == "uniform" and py.box["kd"]["upper"] == 1.5
+    py = pbdfit.fit("gravity-floor", precision="f32", search="pattern", grid=5)
+    cli = cli_json("fit", "--scene", "gravity-floor", "--precision", "f32", "--search", "pattern", "--grid", "5")
+    compare(py, cli)
+    assert py.precision == "f32"
+    # Markers with a bootstrap: the intervals and the refits.
+    sim = cli_json("simulate", "--scene", "gravity-wall", "--n", "2", "--kd", "0.37", "--kv", "0.62")
+    rng = __import__("random").Random(3)
+    lines = ["x,y,z,ux,uy,uz,sigma"] + [
+        ",".join(repr(v) for v in x + [c + rng.gauss(0, 1e-5) for c in u]) + ",1e-5"
+        for x, u in zip(sim["vertices"], sim["displacements"]) if x[2] > 0.99
+    ]
+    markers = tmp_path / "markers.csv"
+    markers.write_text("\n".join(lines) + "\n")
+    py = pbdfit.fit("gravity-wall", n=2, measured=markers, bootstrap=3)
+    cli = cli_json("fit", "--scene", "gravity-wall", "--n", "2", "--measured", str(markers), "--bootstrap", "3")
+    compare(py, cli)
+    assert py.young is None and py.bootstrap_asked == 3 and py.intervals_95 is not None
+
+
+def test_refusals_name_the_keyword():
+    with pytest.raises(ValueError, match="^n: mesh resolution"):
+        _native.fit(json.dumps({"scene": "gravity-wall", "n": 0}))
+    with pytest.raises(ValueError, match="unknown field `nits`"):
+        _native.fit(json.dumps({"scene": "gravity-wall", "nits": 3}))
+    with pytest.raises(ValueError, match="starts: kd is given twice|starts: give every parameter"):
+        pbdfit.fit("gravity-wall", starts={"kd": 0.3})
+    with pytest.raises(ValueError, match="precision: `f16`"):
+        pbdfit.fit("gravity-wall", precision="f16")
+    with pytest.raises(ValueError, match="^material sets the FEM reference, but the reference is the measured"):
+        pbdfit.fit("gravity-wall", measured="does-not-matter.csv", material="stvk")
+    with pytest.raises(ValueError, match="^bootstrap needs measured"):
+        pbdfit.fit("gravity-wall", bootstrap=3)
+    with pytest.raises(TypeError, match="young: expected a number"):
+        pbdfit.fit("gravity-wall", young="1e3")
