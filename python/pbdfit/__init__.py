@@ -439,20 +439,34 @@ def identify(
     material: Optional[str] = None,
     n: Optional[int] = None,
     dt: float = 0.01,
+    dynamic: bool = False,
+    time: Optional[float] = None,
+    fem_mass: Optional[str] = None,
+    rayleigh: Optional[Tuple[float, float]] = None,
+    split: Optional[str] = None,
 ) -> Dict[str, Any]:
     """E and nu of an FEM law (``material``: linear by default) identified from a marker CSV, as
-    ``pbdfit identify --json``: ``young``, ``poisson``, their 95 % intervals ``young_interval_95`` and
-    ``poisson_interval_95`` (Gauss-Newton covariance; multiplicative in E; ``None`` for a parameter the
-    markers do not determine, which ``undetermined`` names), ``poisson_at_bound`` (the searched range's
-    bound nu lies on, its interval then one-sided up to it; else ``None``), ``covariance_ln_young_poisson``
-    (of ln E and nu, as the command line's JSON names it)
-    (``None`` where singular), ``error``, ``markers``, ``weighting``, ``evaluations``, ``reference``.
-    ``measured``: a marker CSV or a full-field ``.vtu``; default: the scene's ``[reference] measured``."""
-    return dict(
-        _native.identify(
-            _source(scene), None if measured is None else os.fspath(measured), material, _count("n", n, 1), dt
-        )
+    ``pbdfit identify --json`` reports them (the same object; every option of the command line is a keyword
+    here): ``young``, ``poisson``, their 95 % intervals ``young_interval_95`` and ``poisson_interval_95``
+    (Gauss-Newton covariance; multiplicative in E; ``None`` for a parameter the markers do not determine,
+    which ``undetermined`` names), ``poisson_at_bound`` (the searched range's bound nu lies on, its interval
+    then one-sided up to it; else ``None``), ``covariance_ln_young_poisson`` (of ln E and nu; ``None`` where
+    singular), ``error``, ``markers``, ``weighting``, ``evaluations``, ``reference``, ``measured``.
+    ``measured``: a marker CSV or a full-field ``.vtu``; default: the scene's ``[reference] measured``. A
+    dynamic reference: ``dynamic=True`` with the step ``dt``, ``time``, ``fem_mass``, ``rayleigh``."""
+    keywords: Dict[str, Any] = dict(
+        scene=_source(scene),
+        measured=None if measured is None else os.fspath(measured),
+        material=material,
+        n=_count("n", n, 1),
+        dt=_number("dt", dt),
+        dynamic=bool(dynamic),
+        time=_number("time", time),
+        fem_mass=fem_mass,
+        rayleigh=None if rayleigh is None else [_number("rayleigh", r) for r in rayleigh],
+        split=split,
     )
+    return json.loads(_native.identify(json.dumps({k: v for k, v in keywords.items() if v is not None})))
 
 
 def study(

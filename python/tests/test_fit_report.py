@@ -33,13 +33,23 @@ def compare(py: pbdfit.FitResult, cli: dict) -> None:
 
 
 def test_every_cli_option_is_a_python_keyword():
-    help_text = subprocess.run([cli_path(), "fit", "--help"], capture_output=True, text=True, check=True).stdout
-    flags = {m.replace("-", "_") for m in re.findall(r"^\s+(?:-\w, )?--([a-z][a-z0-9-]*)", help_text, re.M)}
-    cli = {PLURAL.get(f, f) for f in flags} - CLI_ONLY
+    cli = cli_options("fit")
     native = set(_native.fit_keywords())
     python = set(inspect.signature(pbdfit.fit).parameters)
     assert cli == native, ("CLI only", cli - native, "keywords only", native - cli)
     assert python == native, ("pbdfit.fit only", python - native, "keywords only", native - python)
+
+
+def cli_options(command: str) -> set:
+    help_text = subprocess.run([cli_path(), command, "--help"], capture_output=True, text=True, check=True).stdout
+    flags = {m.replace("-", "_") for m in re.findall(r"^\s+(?:-\w, )?--([a-z][a-z0-9-]*)", help_text, re.M)}
+    return {PLURAL.get(f, f) for f in flags} - CLI_ONLY
+
+
+def test_every_identify_option_is_a_python_keyword():
+    native = set(_native.identify_keywords())
+    assert cli_options("identify") == native
+    assert set(inspect.signature(pbdfit.identify).parameters) == native
 
 
 def test_the_report_equals_the_cli_field_for_field(tmp_path):

@@ -36,6 +36,7 @@ mod gradient;
 mod grid;
 mod identifiability;
 mod identify;
+mod identify_job;
 mod job;
 mod measured;
 mod pattern_search;
@@ -55,6 +56,7 @@ pub use gradient::{MAX_BASINS, REACHED, gradient_grid};
 pub use grid::{GridRestStates, Lineage, SharedRestStates, check_grid_memory};
 pub use identifiability::{Identifiability, RISE};
 pub use identify::{Identification, MaterialParameter, NU_MAX, NU_MIN, YOUNG_FACTOR, identify};
+pub use identify_job::{IdentifyJob, IdentifyKeywords, IdentifyReport};
 pub use job::{
     BOOTSTRAP_SEED, BootstrapReport, BoxAxis, EngineAnswer, FitJob, FitJobError, FitKeywords, FitOutcome, FitReport,
     IdentifiabilityReport, MARKER_TOLERANCE, PreparedFit, Spelling, Starts, start_from_pairs,

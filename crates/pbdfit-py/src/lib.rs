@@ -286,8 +286,8 @@ fn fit(py: Python<'_>, keywords: &str) -> PyResult<String> {
         serde_json::from_str(keywords).map_err(|e| value_error(format!("pbdfit.fit: {e}")))?;
     let job = keywords.job().map_err(job_error)?;
     let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
-    let outcome = interruptible(py, Arc::default(), false, &|_| {}, move || prepared.run(&CpuBackend))?
-        .map_err(job_error)?;
+    let outcome =
+        interruptible(py, Arc::default(), false, &|_| {}, move || prepared.run(&CpuBackend))?.map_err(job_error)?;
     serde_json::to_string(&outcome.report).map_err(|e| PyRuntimeError::new_err(format!("fit report as JSON: {e}")))
 }
 
@@ -737,60 +737,22 @@ fn mapping(
     serde_json::to_string(&mapped).map_err(json)
 }
 
-/// E and nu of an FEM law identified from measured markers (`pbdfit identify`): a dict with `young`,
-/// `poisson`, `young_interval_95`, `poisson_interval_95`, `covariance` (of ln E and nu), `error`,
-/// `markers`, `weighting`, `evaluations`, `reference`.
+/// E and nu of an FEM law from markers, as `pbdfit identify` finds them: `keywords` is a JSON object of
+/// `pbdfit_fit::IdentifyKeywords` (the command line's options under their Python names); returns the
+/// report, `pbdfit identify --json`'s object, as JSON.
 #[pyfunction]
-#[pyo3(signature = (scene, measured=None, material=None, n=None, dt=0.01))]
-fn identify<'py>(
-    py: Python<'py>,
-    scene: &str,
-    measured: Option<&str>,
-    material: Option<String>,
-    n: Option<usize>,
-    dt: f64,
-) -> PyResult<Bound<'py, PyDict>> {
-    let set = load(scene)?;
-    let n = resolution(&set, n)?;
-    let [part] = set.scenes() else {
-        return Err(value_error(format!(
-            "scene {} is a compound of {} bodies; identify one body at a time",
-            set.name(),
-            set.scenes().len()
-        )));
-    };
-    let overrides = ReferenceOverrides::with_material(material.as_deref()).map_err(value_error)?;
-    let spec = pbdfit_fit::reference_spec(part, &overrides).map_err(fit_error)?;
-    let path = match measured {
-        Some(path) => std::path::PathBuf::from(path),
-        None => part.measured.clone().ok_or_else(|| {
-            value_error(format!(
-                "identify needs measured markers: measured=FILE, or `[reference] measured` in scene {}",
-                set.name()
-            ))
-        })?,
-    };
-    let markers = pbdfit_mesh::Markers::read(&path).map_err(value_error)?;
-    let part = part.clone();
-    let id = interruptible(py, Arc::default(), false, &|_| {}, move || {
-        pbdfit_fit::identify(&part, n, spec, dt, &markers, 1e-9)
-    })?
-    .map_err(fit_error)?;
-    let d = PyDict::new(py);
-    d.set_item("young", id.young)?;
-    d.set_item("poisson", id.poisson)?;
-    d.set_item("young_interval_95", id.intervals[0])?;
-    d.set_item("poisson_interval_95", id.intervals[1])?;
-    d.set_item("poisson_at_bound", id.poisson_bound)?;
-    d.set_item("undetermined", id.undetermined.iter().map(|p| p.name()).collect::<Vec<_>>())?;
-    // The command line's key (issue 38: Python called it `covariance`, the JSON `covariance_ln_young_poisson`).
-    d.set_item("covariance_ln_young_poisson", id.covariance.map(|c| c.map(|row| row.to_vec()).to_vec()))?;
-    d.set_item("error", id.error)?;
-    d.set_item("markers", id.markers)?;
-    d.set_item("weighting", id.weighting.name())?;
-    d.set_item("evaluations", id.evaluations)?;
-    d.set_item("reference", id.reference)?;
-    Ok(d)
+fn identify(py: Python<'_>, keywords: &str) -> PyResult<String> {
+    let job: pbdfit_fit::IdentifyJob =
+        serde_json::from_str(keywords).map_err(|e| value_error(format!("pbdfit.identify: {e}")))?;
+    let report = interruptible(py, Arc::default(), false, &|_| {}, move || job.run(pbdfit_fit::Spelling::Keyword))?
+        .map_err(job_error)?;
+    serde_json::to_string(&report).map_err(|e| PyRuntimeError::new_err(format!("identify report as JSON: {e}")))
+}
+
+/// The keywords `identify` takes.
+#[pyfunction]
+fn identify_keywords() -> Vec<String> {
+    pbdfit_fit::IdentifyKeywords::names()
 }
 
 #[pymodule]
@@ -801,6 +763,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(fit_keywords, m)?)?;
+    m.add_function(wrap_pyfunction!(identify_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(study, m)?)?;
     m.add_function(wrap_pyfunction!(table, m)?)?;
     m.add_function(wrap_pyfunction!(distributed::run_task_json, m)?)?;

@@ -163,7 +163,7 @@ pub fn run(args: FitArgs) -> CliResult {
 }
 
 /// A fit job's refusal or failure as the command line reports it.
-fn job_error(e: FitJobError) -> CliError {
+pub(crate) fn job_error(e: FitJobError) -> CliError {
     match e {
         FitJobError::Input(message) => CliError::Input(message),
         FitJobError::Fit(e) => fit_error(e),

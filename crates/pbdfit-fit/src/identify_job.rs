@@ -1,0 +1,222 @@
+//! One identification job and its report: `pbdfit identify` and Python's `pbdfit.identify` fill an
+//! [`IdentifyKeywords`] / [`IdentifyJob`], which is checked and run here, and both print or return the one
+//! [`IdentifyReport`] (`identify --json` is it). As for fits ([`FitJob`](crate::FitJob)), the copies the two
+//! front ends kept had drifted (Python lacked the dynamic reference's options).
+
+use std::path::PathBuf;
+
+use pbdfit_fem::ReferenceOverrides;
+use pbdfit_mesh::{Markers, ReferenceTable, SceneSet};
+use serde::Serialize;
+
+use crate::{FitJobError, MARKER_TOLERANCE, MaterialParameter, Spelling};
+
+/// E and nu of an FEM law from measured markers, as the command line and Python ask it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct IdentifyKeywords {
+    /// A built-in scene name or a scene file (one body).
+    pub scene: String,
+    /// The markers (default: the scene's `[reference] measured`).
+    pub measured: Option<PathBuf>,
+    /// Mesh resolution (default: the scene's).
+    pub n: Option<usize>,
+    /// Time step in s of a dynamic reference (default 0.01).
+    pub dt: Option<f64>,
+    /// The FEM's constitutive law.
+    pub material: Option<String>,
+    /// A dynamic FEM reference.
+    pub dynamic: bool,
+    /// Its simulated time in s.
+    pub time: Option<f64>,
+    /// Its mass matrix.
+    pub fem_mass: Option<String>,
+    /// Its Rayleigh damping `(A, B)`.
+    pub rayleigh: Option<[f64; 2]>,
+    /// The FEM mesh's split.
+    pub split: Option<String>,
+}
+
+/// An identification job: [`IdentifyKeywords`] under another name, run by [`IdentifyJob::run`].
+pub type IdentifyJob = IdentifyKeywords;
+
+impl IdentifyKeywords {
+    /// The keywords' names (Python's spelling).
+    pub fn names() -> Vec<String> {
+        match serde_json::to_value(IdentifyKeywords::default()) {
+            Ok(serde_json::Value::Object(map)) => map.keys().cloned().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The FEM options given, as a `[reference]` table.
+    pub fn reference(&self) -> ReferenceTable {
+        ReferenceTable {
+            material: self.material.clone(),
+            solve: self.dynamic.then(|| "dynamic".to_string()),
+            time: self.time,
+            mass: self.fem_mass.clone(),
+            damping: self.rayleigh,
+            split: self.split.clone(),
+        }
+    }
+
+    /// Checks the job (naming a refused option in `spelling`), identifies E and nu, and reports.
+    pub fn run(&self, spelling: Spelling) -> Result<IdentifyReport, FitJobError> {
+        let input = FitJobError::Input;
+        let start = std::time::Instant::now();
+        let set = SceneSet::load(&self.scene).map_err(|e| input(e.to_string()))?;
+        let n = self.n.unwrap_or_else(|| set.scenes().first().map(|s| s.default_n).unwrap_or(1));
+        if n == 0 {
+            return Err(input(format!("{}: mesh resolution must be at least 1", spelling.name("n"))));
+        }
+        let [scene] = set.scenes() else {
+            return Err(input(format!(
+                "scene {} is a compound of {} bodies; identify one body at a time",
+                set.name(),
+                set.scenes().len()
+            )));
+        };
+        let overrides = ReferenceOverrides::from_table(&self.reference())
+            .map_err(|e| input(format!("the reference options: {e}")))?;
+        let spec = crate::reference_spec(scene, &overrides)?;
+        let path = self.measured.clone().or_else(|| scene.measured.clone()).ok_or_else(|| {
+            input(format!(
+                "identify needs measured markers: {}, or `[reference] measured = \"FILE\"` in scene {}",
+                match spelling {
+                    Spelling::Flag => "--measured FILE",
+                    Spelling::Keyword => "measured=FILE",
+                },
+                set.name()
+            ))
+        })?;
+        let markers = Markers::read(&path).map_err(|e| input(e.to_string()))?;
+        let dt = self.dt.unwrap_or(0.01);
+        let id = crate::identify(scene, n, spec, dt, &markers, MARKER_TOLERANCE)?;
+        Ok(IdentifyReport {
+            scene: set.name().to_string(),
+            n,
+            reference: id.reference,
+            measured: markers.source.clone(),
+            markers: id.markers,
+            weighting: id.weighting.name().to_string(),
+            young: id.young,
+            poisson: id.poisson,
+            young_interval_95: id.intervals[0].map(|(lo, hi)| [lo, hi]),
+            poisson_interval_95: id.intervals[1].map(|(lo, hi)| [lo, hi]),
+            poisson_at_bound: id.poisson_bound,
+            undetermined: id.undetermined.iter().map(|p| p.name().to_string()).collect(),
+            covariance_ln_young_poisson: id.covariance,
+            error: id.error,
+            evaluations: id.evaluations,
+            seconds: start.elapsed().as_secs_f64(),
+            pbdfit_version: env!("CARGO_PKG_VERSION").to_string(),
+        })
+    }
+}
+
+/// What an identification found: `pbdfit identify --json`'s object and Python's `pbdfit.identify` dict.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IdentifyReport {
+    /// The scene.
+    pub scene: String,
+    /// Mesh resolution.
+    pub n: usize,
+    /// The FEM reference's id.
+    pub reference: String,
+    /// Where the markers came from.
+    pub measured: String,
+    /// Markers used.
+    pub markers: usize,
+    /// `sigma` (chi-square) or `relative`.
+    pub weighting: String,
+    /// Young's modulus in Pa.
+    pub young: f64,
+    /// Poisson ratio.
+    pub poisson: f64,
+    /// E's 95 % interval (multiplicative), `None` where the markers do not determine it.
+    pub young_interval_95: Option<[f64; 2]>,
+    /// nu's 95 % interval, `None` where the markers do not determine it.
+    pub poisson_interval_95: Option<[f64; 2]>,
+    /// The searched range's bound nu lies on (its interval then one-sided up to it).
+    pub poisson_at_bound: Option<f64>,
+    /// The parameters the markers do not determine (`young`, `poisson`).
+    pub undetermined: Vec<String>,
+    /// The Gauss-Newton covariance of (ln E, nu); `None` where singular.
+    pub covariance_ln_young_poisson: Option<[[f64; 2]; 2]>,
+    /// The error at the identified material.
+    pub error: f64,
+    /// FEM solves.
+    pub evaluations: usize,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// The pbdfit that made it.
+    pub pbdfit_version: String,
+}
+
+impl IdentifyReport {
+    /// The report as `pbdfit identify` prints it, ending in a newline.
+    pub fn text(&self) -> String {
+        let mut out = format!(
+            "scene {} (N = {}), {} reference, {} markers from {} ({})\n",
+            self.scene, self.n, self.reference, self.markers, self.measured, self.weighting
+        );
+        let young = match self.young_interval_95 {
+            Some([lo, hi]) => format!("95 %: {lo:.6e} to {hi:.6e}"),
+            None => "not determined".into(),
+        };
+        let poisson = match (self.poisson_interval_95, self.poisson_at_bound) {
+            (Some([lo, hi]), Some(_)) => format!("95 %: {lo:.6} to {hi:.6}, one-sided"),
+            (Some([lo, hi]), None) => format!("95 %: {lo:.6} to {hi:.6}"),
+            (None, _) => "not determined".into(),
+        };
+        out += &format!("  E = {:.6e} Pa ({young})  nu = {:.6} ({poisson})\n", self.young, self.poisson);
+        if let Some(bound) = self.poisson_at_bound {
+            out += &format!(
+                "  note: nu lies on the searched range's bound {bound} (nu from {} to {}; the FEM refuses 0.5): the \
+                 markers may want nu beyond it, so its interval ends at the bound\n",
+                crate::NU_MIN,
+                crate::NU_MAX
+            );
+        }
+        if !self.undetermined.is_empty() {
+            let parameters: Vec<MaterialParameter> = self
+                .undetermined
+                .iter()
+                .map(|n| {
+                    if n == MaterialParameter::Young.name() {
+                        MaterialParameter::Young
+                    } else {
+                        MaterialParameter::Poisson
+                    }
+                })
+                .collect();
+            let names: Vec<&str> = parameters.iter().map(|p| p.symbol()).collect();
+            let why = if self.covariance_ln_young_poisson.is_none() {
+                "E and nu move them alike (the Gauss-Newton matrix is singular)".to_string()
+            } else {
+                let reasons: Vec<String> = parameters
+                    .iter()
+                    .map(|p| match p {
+                        MaterialParameter::Young => {
+                            format!("E's 95 % interval reaches beyond a factor {:e} either way", crate::YOUNG_FACTOR)
+                        }
+                        MaterialParameter::Poisson => "nu's 95 % interval covers the whole range (-1, 0.5)".into(),
+                    })
+                    .collect();
+                format!(
+                    "the markers' noise hides {} effect: {}",
+                    if names.len() > 1 { "their" } else { "its" },
+                    reasons.join("; ")
+                )
+            };
+            out += &format!(
+                "  {} not identifiable from these markers ({why}); more markers, less noise, or markers that see \
+                 all three components of the motion determine more\n",
+                names.join(" and ")
+            );
+        }
+        out += &format!("  error {:.6e}, {} FEM solves, {:.3} s\n", self.error, self.evaluations, self.seconds);
+        out
+    }
+}
