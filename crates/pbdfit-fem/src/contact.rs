@@ -660,20 +660,15 @@ impl StaticProblem {
                         *extra[v].get_or_insert_with(Matrix3::zeros) += block;
                     }
                     // A curved obstacle turns its normal as the vertex moves along it: the Lagrangian's
-                    // Hessian holds -lambda d n / d x (for a sphere +-(I - n n^T) / |x - c|), which keeps
-                    // Newton quadratic on it. Planes and box faces have none.
+                    // Hessian holds -lambda d n / d x (the shape's gap Hessian; for a sphere
+                    // +-(I - n n^T) / |x - c|), which keeps Newton quadratic on it. Planes and box faces
+                    // have none.
                     if p.active
                         && !p.stick
                         && p.lambda > 0.0
-                        && let Shape::Sphere { center, inside, .. } = shapes[j]
+                        && let Some(block) = shapes[j].gap_hessian_times(&(setup.rest[v] + u[v]), &p.normal, -p.lambda)
                     {
-                        let r = (setup.rest[v] + u[v] - center).norm();
-                        if r > 0.0 {
-                            let n = p.normal;
-                            let sign = if inside { -1.0 } else { 1.0 };
-                            let block = (Matrix3::identity() - n * n.transpose()) * (-sign * p.lambda / r);
-                            *extra[v].get_or_insert_with(Matrix3::zeros) += block;
-                        }
+                        *extra[v].get_or_insert_with(Matrix3::zeros) += block;
                     }
                 }
             }

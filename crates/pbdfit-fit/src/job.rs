@@ -489,7 +489,7 @@ impl FitReport {
             model: kind.spec(),
             parameters: result.parameters.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
             error: result.error,
-            scene_errors: result.part_errors.iter().cloned().collect(),
+            scene_errors: result.part_errors.to_vec(),
             evaluations: result.evaluations,
             failed_evaluations: result.failures.len(),
             failures: result.failure_summary(),

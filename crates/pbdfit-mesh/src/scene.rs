@@ -572,10 +572,7 @@ impl Scene {
         }
         if let Some((i, t)) = crate::obstacle::first_engulfed(&self.obstacles, &mesh, touch) {
             let o = &self.obstacles[i];
-            let center = match o.shape {
-                crate::obstacle::Shape::Sphere { center, .. } | crate::obstacle::Shape::Box { center, .. } => center,
-                crate::obstacle::Shape::Plane { point, .. } => point,
-            };
+            let center = o.shape.anchor();
             return Err(invalid(
                 &o.key,
                 format!(
