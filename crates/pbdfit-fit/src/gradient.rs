@@ -139,28 +139,8 @@ pub(crate) fn linearise(
                 }
             }
         };
-        match &part.markers {
-            // A measured reference: residuals at the markers, whose sensitivities interpolate the
-            // vertices'.
-            Some(target) => {
-                let m = target.terms().max(1.0);
-                for (k, observed) in target.observed.iter().enumerate() {
-                    let scale = target.scale[k];
-                    let r = (target.at(k, u) - observed) * scale;
-                    let columns: Vec<_> = (0..d).map(|j| target.at(k, &s.columns[j]) * (chain[j] * scale)).collect();
-                    add(m, r, &columns);
-                }
-            }
-            None => {
-                let m = part.moved.len().max(1) as f64;
-                for &i in &part.moved {
-                    let scale = 1.0 / part.reference[i].norm();
-                    let r = (u[i] - part.reference[i]) * scale;
-                    let columns: Vec<_> = (0..d).map(|j| s.columns[j][i] * (chain[j] * scale)).collect();
-                    add(m, r, &columns);
-                }
-            }
-        }
+        let m = part.target.terms();
+        part.target.linearise(u, &s.columns, &chain, &mut |r, columns| add(m, r, columns));
         if problem.compound {
             let e = evaluation.part_errors[p];
             for j in 0..d {
@@ -459,7 +439,7 @@ pub(crate) fn identifiability(problem: &FitProblem, search_box: &SearchBox, best
 /// model.
 pub(crate) fn confidence(problem: &FitProblem, search_box: &SearchBox, best: &Descent) -> Option<Vec<(f64, f64)>> {
     let [part] = problem.parts.as_slice() else { return None };
-    let target = part.markers.as_ref()?;
+    let target = part.target.markers()?;
     let (_, h) = best.model.as_ref()?;
     let d = best.t.len();
     let m = target.observed.len() as f64;

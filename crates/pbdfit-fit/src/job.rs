@@ -148,8 +148,11 @@ impl FitJob {
         if n == 0 {
             return Err(input(format!("{}: mesh resolution must be at least 1", spelling.name("n"))));
         }
-        // Markers given, else the ones the scene names as its reference.
-        let measured = self.measured.clone().or_else(|| set.measured().map(std::path::Path::to_path_buf));
+        // Markers given, else the ones the scene names as its reference (the target seam's one resolution).
+        let measured = match crate::resolve_target(&set, self.measured.as_deref()) {
+            crate::TargetSource::Measured(path) => Some(path),
+            crate::TargetSource::Fem => None,
+        };
         if let Some(path) = &measured
             && (self.young.is_some() || self.poisson.is_some())
         {

@@ -46,6 +46,7 @@ mod request;
 mod search_box;
 pub mod settings_sweep;
 pub mod study;
+mod target;
 
 pub use error::{FitError, ReferenceFault, SearchError};
 pub use error_metric::{compound_error, moved_vertices, reference_fault, relative_error, vertex_error};
@@ -72,3 +73,4 @@ pub use problem::{Evaluation, FitProblem, Part, RestResult, Settings, fits_again
 pub use reference::{FemReference, PartCache, Reference, reference_id, reference_overrides, reference_spec};
 pub use request::{FitOption, FitRequest, FitRequestError, MAX_GRID_POINTS, largest_grid};
 pub use search_box::{Axis, SearchBox, default_grid, parse_bound};
+pub use target::{FemTarget, Target, TargetSource, resolve_target};

@@ -7,7 +7,10 @@ use pbdfit_fem::YoungPoisson;
 use pbdfit_mesh::{SceneSet, Vec3};
 use pbdfit_pbd::{ModelKind, PbdError, PbdSystem, RestOptions, RestState, SimParams};
 
-use crate::{FitError, MarkerTarget, PartCache, compound_error, moved_vertices, reference_fault, relative_error};
+use crate::{
+    FemTarget, FitError, MarkerTarget, PartCache, Target, TargetSource, compound_error, moved_vertices,
+    reference_fault, resolve_target,
+};
 
 /// The simulation settings a fit holds fixed, besides the material.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -44,13 +47,9 @@ pub struct Part {
     pub scene: String,
     /// The PBD system (shared by every fit on this scene and resolution).
     pub system: Arc<PbdSystem>,
-    /// Reference rest displacements (m).
-    pub reference: Vec<Vec3>,
-    /// The vertices the reference moves.
-    pub moved: Vec<usize>,
-    /// A measured reference's markers: when given, the error is taken at them (`reference` and `moved`
-    /// are then empty).
-    pub markers: Option<MarkerTarget>,
+    /// What its rest state is compared with (an FEM reference's field, measured markers): the target
+    /// seam, [`Target`].
+    pub target: Arc<dyn Target>,
 }
 
 /// A scene set at fixed settings and material: `error(parameters)` is what the fit minimises.
@@ -91,11 +90,11 @@ pub struct Evaluation {
 /// that fits against the FEM: [`FitProblem::new`], a study or table file, the settings sweep. One place,
 /// so that each refuses it alike and before any work.
 pub fn fits_against_fem(scenes: &SceneSet) -> Result<(), FitError> {
-    match scenes.measured() {
-        Some(markers) => {
+    match resolve_target(scenes, None) {
+        TargetSource::Measured(markers) => {
             Err(FitError::MeasuredScene { scene: scenes.name().to_string(), markers: markers.display().to_string() })
         }
-        None => Ok(()),
+        TargetSource::Fem => Ok(()),
     }
 }
 
@@ -128,7 +127,8 @@ impl FitProblem {
                     fault,
                 });
             }
-            parts.push(Part { scene: scene.name.clone(), system, reference: displacements, moved, markers: None });
+            let target = FemTarget { reference: displacements, moved, id: reference.describe() };
+            parts.push(Part { scene: scene.name.clone(), system, target: Arc::new(target) });
         }
         Ok(Self {
             scene: scenes.name().to_string(),
@@ -157,8 +157,7 @@ impl FitProblem {
         let body = scene.body(settings.n)?;
         let target = MarkerTarget::new(markers, &body.mesh, tolerance)?;
         let reference = target.describe();
-        let part =
-            Part { scene: scene.name.clone(), system, reference: Vec::new(), moved: Vec::new(), markers: Some(target) };
+        let part = Part { scene: scene.name.clone(), system, target: Arc::new(target) };
         Ok(Self {
             scene: scenes.name().to_string(),
             compound: false,
@@ -176,10 +175,7 @@ impl FitProblem {
         for (part, r) in self.parts.iter().zip(rest) {
             match r {
                 Ok(u) => {
-                    part_errors.push(match &part.markers {
-                        Some(target) => target.error(u),
-                        None => relative_error(u, &part.reference, &part.moved),
-                    });
+                    part_errors.push(part.target.error(u));
                     states.push(u.clone());
                 }
                 Err(reason) => {

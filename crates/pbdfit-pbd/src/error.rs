@@ -28,8 +28,8 @@ pub enum PbdError {
     #[error(
         "scene {scene}: no stable rest state with {params}: the engine's step moves away from its fixed point \
          (spectral radius of the step map about {radius:.4} > 1; its simulation oscillates or blows up there, as \
-         Newton's Jacobi passes do on tetrahedra in compression); a smaller relaxation (--setting relaxation=...), \
-         a smaller dt or softer parameters may have one"
+         Newton's Jacobi passes do on tetrahedra in compression); a smaller {relaxation} (--setting \
+         {relaxation}=...), a smaller dt or softer parameters may have one"
     )]
     Unstable {
         /// Scene name.
@@ -38,6 +38,8 @@ pub enum PbdError {
         params: String,
         /// The estimated spectral radius.
         radius: f64,
+        /// The engine's relaxation setting (`relaxation`, `stretch_relaxation`).
+        relaxation: &'static str,
     },
     /// A tetrahedron inverted (non-positive volume) in the rest state.
     #[error("scene {scene}: tetrahedron {tet} inverted (volume {volume:e} m^3) with {params}")]

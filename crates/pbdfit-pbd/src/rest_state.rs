@@ -274,6 +274,7 @@ impl PbdSystem {
                                 scene: self.scene.clone(),
                                 params: params.describe(),
                                 radius,
+                                relaxation: engine.step.relaxation_setting,
                             });
                         }
                     }

@@ -204,12 +204,15 @@ fn write_vtk(
     }
     // The rest states the fit scored, not solved again.
     for ((part, scene), rest) in problem.parts.iter().zip(set.scenes()).zip(&result.rest_states) {
-        let n = part.reference.len();
+        let n = rest.len();
         let mut error = vec![0.0; n];
         let mut in_error = vec![0.0; n];
-        for &v in &part.moved {
-            error[v] = pbdfit_fit::vertex_error(&rest[v], &part.reference[v]);
-            in_error[v] = 1.0;
+        let field = part.target.field();
+        for (reference, moved) in field.iter() {
+            for &v in moved.iter() {
+                error[v] = pbdfit_fit::vertex_error(&rest[v], &reference[v]);
+                in_error[v] = 1.0;
+            }
         }
         let held: Vec<f64> = part.system.held_mask().iter().map(|&h| if h { 1.0 } else { 0.0 }).collect();
         let body = scene.body(problem.settings.n).map_err(|e| CliError::Input(e.to_string()))?;
@@ -217,16 +220,16 @@ fn write_vtk(
         let model = ("model_displacement", PointData::Vectors(rest.to_vec()));
         let held = ("held", PointData::Scalars(held));
         let load = ("load_force", PointData::Vectors(body.external_forces()));
-        let data = match markers {
+        let data = match (markers, field) {
             // Measured: no reference field on the mesh; the residuals at the markers go to a CSV.
-            Some(markers) => {
+            (Some(markers), _) => {
                 let csv = file.with_extension("markers.csv");
                 write_marker_residuals(&csv, markers, &body.mesh, rest)?;
                 eprintln!("pbdfit: wrote {}", csv.display());
                 vec![model, held, load]
             }
-            None => vec![
-                ("reference_displacement", PointData::Vectors(part.reference.clone())),
+            (None, field) => vec![
+                ("reference_displacement", PointData::Vectors(field.map(|(r, _)| r.to_vec()).unwrap_or_default())),
                 model,
                 ("relative_error", PointData::Scalars(error)),
                 ("in_error", PointData::Scalars(in_error)),

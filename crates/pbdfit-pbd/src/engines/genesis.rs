@@ -39,7 +39,8 @@ pub(crate) const STRETCH_ITERATIONS: usize = 4;
 pub(crate) const VOLUME_ITERATIONS: usize = 5;
 
 /// Genesis's PBD elastic substep.
-pub(crate) static GENESIS_PBD: EngineStep = EngineStep { engine: "Genesis 1.4.5 PBD elastic", jacobi: true, solve };
+pub(crate) static GENESIS_PBD: EngineStep =
+    EngineStep { engine: "Genesis 1.4.5 PBD elastic", jacobi: true, relaxation_setting: "stretch_relaxation", solve };
 
 /// The uniform inverse mass of a free particle: the particle count over the body's total mass.
 fn uniform_inverse_mass(system: &PbdSystem) -> f64 {

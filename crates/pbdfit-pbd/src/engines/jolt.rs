@@ -35,7 +35,8 @@ pub(crate) const EDGE_COMPLIANCE: usize = 0;
 pub(crate) const VOLUME_COMPLIANCE: usize = 1;
 
 /// Jolt's soft-body substep.
-pub(crate) static JOLT: EngineStep = EngineStep { engine: "Jolt 5.6 soft body", jacobi: false, solve };
+pub(crate) static JOLT: EngineStep =
+    EngineStep { engine: "Jolt 5.6 soft body", jacobi: false, relaxation_setting: "", solve };
 
 /// `SoftBodyUpdateContext::cVertexConstraintBatch`.
 const BATCH: usize = 256;

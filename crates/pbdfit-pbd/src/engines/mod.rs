@@ -47,6 +47,9 @@ pub struct EngineStep {
     /// then a fixed point is accepted as a rest state only where the engine's step does not repel from
     /// it (`PbdSystem::rest_state`). Gauss-Seidel passes of projections do not overshoot.
     pub jacobi: bool,
+    /// The setting that scales a Jacobi engine's corrections (`relaxation`, `stretch_relaxation`), which
+    /// an unstable point's message suggests lowering; empty for a Gauss-Seidel engine.
+    pub relaxation_setting: &'static str,
     /// Solves one substep's constraints on `d.predicted` (every pass), `d.u` holding the substep's start;
     /// it resets whatever multipliers it keeps. `h` is the substep in s.
     pub solve: fn(&PbdSystem, &EngineRule, &mut Dynamics, f64),

@@ -44,7 +44,8 @@ pub(crate) const K_MU: usize = 2;
 pub(crate) const K_LAMBDA: usize = 3;
 
 /// Newton 1.8's `SolverXPBD` for a body of tetrahedra.
-pub(crate) static NEWTON_XPBD: EngineStep = EngineStep { engine: "Newton 1.8 SolverXPBD", jacobi: true, solve };
+pub(crate) static NEWTON_XPBD: EngineStep =
+    EngineStep { engine: "Newton 1.8 SolverXPBD", jacobi: true, relaxation_setting: "relaxation", solve };
 
 fn solve(system: &PbdSystem, rule: &EngineRule, d: &mut Dynamics, dt: f64) {
     let body = system.engine_body();
