@@ -161,20 +161,43 @@ def fem(
     n: Optional[int] = 1,
     young: float = 1e3,
     poisson: float = 0.3,
-    material: str = "linear",
+    material: Optional[str] = None,
     dynamic: bool = False,
     time: Optional[float] = None,
     dt: float = 0.01,
     split: Optional[str] = None,
+    mass_model: Optional[str] = None,
+    fix_orientation: bool = False,
+    fem_mass: Optional[str] = None,
+    rayleigh: Optional[Tuple[float, float]] = None,
 ) -> Union[np.ndarray, Dict[str, np.ndarray]]:
     """FEM rest displacements in m: an (nv, 3) float64 array, or for a compound scene a dict of them by
-    part name.
+    part name, as ``pbdfit fem`` computes them (every option of the command line is a keyword here; a test
+    compares the lists).
 
     ``young`` in Pa, ``poisson`` in (-1, 0.5); ``material`` is ``linear``, ``corotational``, ``stvk`` or
-    ``neo-hookean``; ``dynamic`` reaches rest by implicit Euler with step ``dt`` (s), for ``time`` s if
-    given; ``split`` chooses the FEM mesh's tetrahedral split (``same``, ``opposite``, ``six``).
+    ``neo-hookean`` (default: the scene's, else linear); ``dynamic`` reaches rest by implicit Euler with step
+    ``dt`` (s), for ``time`` s if given, with ``fem_mass`` (``lumped``, ``consistent``) and Rayleigh damping
+    ``rayleigh`` ``(A, B)``; ``split`` chooses the FEM mesh's tetrahedral split (``same``, ``opposite``,
+    ``six``); ``mass_model`` (``lumped``, ``uniform``) replaces the scene's; ``fix_orientation`` reorients an
+    imported mesh's inverted tetrahedra. A body with obstacles is solved with its contacts.
     """
-    compound, parts = _native.fem(_source(scene), _count("n", n, 1), young, poisson, material, dynamic, time, dt, split)
+    keywords: Dict[str, Any] = dict(
+        scene=_source(scene),
+        n=_count("n", n, 1),
+        young=_number("young", young),
+        poisson=_number("poisson", poisson),
+        material=material,
+        dynamic=bool(dynamic),
+        time=_number("time", time),
+        dt=_number("dt", dt),
+        split=split,
+        mass_model=mass_model,
+        fix_orientation=bool(fix_orientation),
+        fem_mass=fem_mass,
+        rayleigh=None if rayleigh is None else [_number("rayleigh", r) for r in rayleigh],
+    )
+    compound, parts = _native.fem(json.dumps({k: v for k, v in keywords.items() if v is not None}))
     if not compound:
         return parts[0][1]
     return {name: u for name, u, _ in parts}

@@ -8,17 +8,8 @@ __version__: str
 
 def scenes() -> List[str]: ...
 def scene_bodies(scene: str, n: Optional[int] = None) -> Tuple[bool, List[Dict[str, Any]]]: ...
-def fem(
-    scene: str,
-    n: Optional[int] = None,
-    young: float = 1e3,
-    poisson: float = 0.3,
-    material: Optional[str] = None,
-    dynamic: bool = False,
-    time: Optional[float] = None,
-    dt: float = 0.01,
-    split: Optional[str] = None,
-) -> Tuple[bool, List[Tuple[str, np.ndarray, str]]]: ...
+def fem(keywords: str) -> Tuple[bool, List[Tuple[str, Any, str]]]: ...
+def fem_keywords() -> List[str]: ...
 def simulate(
     scene: str,
     model: str = "pbd",

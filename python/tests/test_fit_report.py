@@ -52,6 +52,25 @@ def test_every_identify_option_is_a_python_keyword():
     assert set(inspect.signature(pbdfit.identify).parameters) == native
 
 
+def test_every_fem_option_is_a_python_keyword():
+    native = set(_native.fem_keywords())
+    assert cli_options("fem") == native
+    assert set(inspect.signature(pbdfit.fem).parameters) == native
+
+
+def test_fem_equals_the_cli_with_the_options_python_lacked():
+    """A dynamic reference with consistent mass and damping, uniform masses, and a contact scene: the
+    command line's displacements to the last bit."""
+    args = ["--scene", "gravity-wall", "--n", "2", "--dynamic", "--fem-mass", "consistent", "--rayleigh", "0.5,0",
+            "--mass-model", "uniform", "--dt", "0.02"]
+    cli = cli_json("fem", *args)
+    py = pbdfit.fem("gravity-wall", n=2, dynamic=True, fem_mass="consistent", rayleigh=(0.5, 0.0),
+                    mass_model="uniform", dt=0.02)
+    assert py.tolist() == cli["displacements"]
+    cli = cli_json("fem", "--scene", "resting", "--n", "2", "--poisson", "0.4")
+    assert pbdfit.fem("resting", n=2, poisson=0.4).tolist() == cli["displacements"]
+
+
 def test_the_report_equals_the_cli_field_for_field(tmp_path):
     # A compound scene with the pattern search.
     py = pbdfit.fit("gravity", young=2e3, poisson=0.35, search="pattern", grid=7)

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use pbdfit_fem::{ReferenceOverrides, YoungPoisson};
-use pbdfit_mesh::{Markers, MassModel, ReferenceTable, SceneSet, Shape};
+use pbdfit_mesh::{Markers, MassModel, ReferenceTable, SceneSet};
 use pbdfit_pbd::{ModelKind, Precision, RestStateBackend};
 use serde::Serialize;
 
@@ -128,18 +128,7 @@ impl FitJob {
             )),
         })?;
         let set = SceneSet::load_with(&self.scene, self.fix_orientation).map_err(|e| input(e.to_string()))?;
-        let mut notes = Vec::new();
-        for scene in set.scenes() {
-            if let Shape::Mesh { file, mesh, report, .. } = &scene.shape {
-                let changes = if *report == Default::default() { String::new() } else { format!("; {report}") };
-                notes.push(format!(
-                    "scene {}: mesh {file}: {} vertices, {} tetrahedra{changes}",
-                    scene.name,
-                    mesh.vertices().len(),
-                    mesh.tets().len()
-                ));
-            }
-        }
+        let notes = crate::mesh_notes(&set);
         let set = match self.mass_model {
             Some(m) => set.with_mass_model(m),
             None => set,
@@ -299,6 +288,9 @@ pub enum FitJobError {
     /// A finished fit kept no rest state (a defect).
     #[error("a fit without rest state")]
     NoRestState,
+    /// A failure that is pbdfit's, not the input's (a defect).
+    #[error("{0}")]
+    Internal(String),
 }
 
 /// One axis of the search box in a report.

@@ -31,6 +31,7 @@
 
 mod error;
 mod error_metric;
+mod fem_job;
 mod fit;
 mod gradient;
 mod grid;
@@ -50,6 +51,7 @@ mod target;
 
 pub use error::{FitError, ReferenceFault, SearchError};
 pub use error_metric::{compound_error, moved_vertices, reference_fault, relative_error, vertex_error};
+pub use fem_job::{FemJob, FemKeywords, FemPart, FemSetup, PreparedFem, mesh_notes};
 pub use fit::{
     FailedPoint, FitOptions, FitResult, GRADIENT_MAX_SWEEPS, Search, deadline_after, fit, fit_cpu, fit_with_grid,
 };

@@ -23,11 +23,11 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use pbdfit_fem::{StaticProblem, YoungPoisson};
+use pbdfit_fem::YoungPoisson;
 use pbdfit_fit::ReferenceOverrides;
 use pbdfit_fit::study::{Progress, RunOptions, Study, run_study};
 use pbdfit_fit::{FitError, FitProblem, PartCache, Settings};
-use pbdfit_mesh::{BUILTIN_SCENES, ReferenceTable, SceneSet, Vec3};
+use pbdfit_mesh::{BUILTIN_SCENES, SceneSet, Vec3};
 use pbdfit_pbd::{CpuBackend, ModelKind, PbdSystem, RestOptions, SensitivityOptions, SimParams};
 
 fn value_error(message: impl ToString) -> PyErr {
@@ -139,47 +139,26 @@ type FemPart<'py> = (String, Bound<'py, PyArray2<f64>>, String);
 /// FEM rest displacements (nv x 3, m) of every basic scene of `scene`, as `(compound, [(name, array,
 /// reference)])`.
 #[pyfunction]
-#[pyo3(signature = (scene, n=None, young=1e3, poisson=0.3, material=None, dynamic=false, time=None, dt=0.01, split=None))]
-fn fem<'py>(
-    py: Python<'py>,
-    scene: &str,
-    n: Option<usize>,
-    young: f64,
-    poisson: f64,
-    material: Option<String>,
-    dynamic: bool,
-    time: Option<f64>,
-    dt: f64,
-    split: Option<String>,
-) -> PyResult<(bool, Vec<FemPart<'py>>)> {
-    let m = YoungPoisson::new(young, poisson).map_err(value_error)?;
-    let set = load(scene)?;
-    let n = resolution(&set, n)?;
-    let table =
-        ReferenceTable { material, solve: dynamic.then(|| "dynamic".into()), time, split, ..Default::default() };
-    let overrides = ReferenceOverrides::from_table(&table).map_err(value_error)?;
-    let mut jobs = Vec::new();
-    for s in set.scenes() {
-        let spec = pbdfit_fit::reference_spec(s, &overrides).map_err(fit_error)?;
-        let body = s.body_split(n, spec.split).map_err(value_error)?;
-        let problem = StaticProblem::new(&body).map_err(|e| {
-            // As `pbdfit fem`: the input's failures are ValueError (exit 2 there), ours RuntimeError.
-            let message = format!("FEM problem of {} at N = {n}: {e}", s.name);
-            if e.is_input() { value_error(message) } else { PyRuntimeError::new_err(message) }
-        })?;
-        jobs.push((s.name.clone(), spec, problem));
-    }
+fn fem<'py>(py: Python<'py>, keywords: &str) -> PyResult<(bool, Vec<FemPart<'py>>)> {
+    let job: pbdfit_fit::FemJob =
+        serde_json::from_str(keywords).map_err(|e| value_error(format!("pbdfit.fem: {e}")))?;
+    let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
+    let (compound, material, dt) = (prepared.set.is_compound(), prepared.material, prepared.dt);
+    let setups = prepared.parts;
     let solved = interruptible(py, Arc::default(), false, &|_| {}, move || {
-        jobs.into_iter()
-            .map(|(name, spec, problem)| {
-                spec.displacements(&problem, m, dt)
-                    .map(|u| (name.clone(), u, spec.id()))
-                    .map_err(|e| format!("{} reference of {name} at N = {n}: {e}", spec.id()))
-            })
-            .collect::<Result<Vec<_>, String>>()
+        setups.into_iter().map(|setup| setup.solve(material, dt, &mut |_| {})).collect::<Result<Vec<_>, _>>()
     })?
-    .map_err(value_error)?;
-    Ok((set.is_compound(), solved.into_iter().map(|(name, u, id)| (name, matrix(py, &u), id)).collect()))
+    .map_err(job_error)?;
+    Ok((
+        compound,
+        solved.into_iter().map(|p| (p.body.scene.clone(), matrix(py, &p.displacements), p.spec.id())).collect(),
+    ))
+}
+
+/// The keywords `fem` takes (Python's spelling of `pbdfit fem`'s options).
+#[pyfunction]
+fn fem_keywords() -> Vec<String> {
+    pbdfit_fit::FemKeywords::names()
 }
 
 /// The model's parameter values from a dict, in the model's order; every parameter is required.
@@ -303,6 +282,7 @@ fn job_error(e: pbdfit_fit::FitJobError) -> PyErr {
         pbdfit_fit::FitJobError::Input(message) => value_error(message),
         pbdfit_fit::FitJobError::Fit(e) => fit_error(e),
         e @ pbdfit_fit::FitJobError::NoRestState => PyRuntimeError::new_err(e.to_string()),
+        pbdfit_fit::FitJobError::Internal(message) => PyRuntimeError::new_err(message),
     }
 }
 
@@ -763,6 +743,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(fit_keywords, m)?)?;
+    m.add_function(wrap_pyfunction!(fem_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(identify_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(study, m)?)?;
     m.add_function(wrap_pyfunction!(table, m)?)?;

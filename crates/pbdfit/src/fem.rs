@@ -3,12 +3,14 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use pbdfit_fem::{FemError, ReferenceSpec, StaticProblem, YoungPoisson};
+use pbdfit_fem::YoungPoisson;
 use pbdfit_mesh::vtk::{PointData, write_vtu};
 use pbdfit_mesh::{Body, MassModel};
 use serde::Serialize;
 
-use crate::cli::{CliError, CliResult, ReferenceArgs, load_scene};
+use pbdfit_fit::{FemJob, FemPart as Part, Spelling};
+
+use crate::cli::{CliError, CliResult, ReferenceArgs};
 
 /// Arguments of `pbdfit fem`.
 #[derive(Debug, Args)]
@@ -44,17 +46,6 @@ pub struct FemArgs {
     dt: f64,
     #[command(flatten)]
     reference: ReferenceArgs,
-}
-
-/// One solved scene part.
-struct Part {
-    body: Body,
-    spec: ReferenceSpec,
-    displacements: Vec<pbdfit_mesh::Vec3>,
-    /// The contact report of a body with obstacles (static reference).
-    contact: Option<pbdfit_fem::ContactSolution>,
-    dofs: usize,
-    seconds: f64,
 }
 
 /// The contact forces in `--json` (a body with obstacles): per vertex and obstacle in contact, and the
@@ -132,56 +123,44 @@ struct FemJson<'a> {
 
 /// Runs `pbdfit fem`.
 pub fn run(args: FemArgs) -> CliResult {
-    let material = YoungPoisson::new(args.young, args.poisson).map_err(|e| CliError::Input(e.to_string()))?;
-    if args.n == Some(0) {
-        return Err(CliError::Input("--n must be at least 1 (hexahedra per cube edge), got 0".into()));
-    }
     if let Some(path) = &args.vtk
         && path.extension().and_then(|e| e.to_str()) != Some("vtu")
     {
         return Err(CliError::Input(format!("--vtk {}: the file name must end in .vtu", path.display())));
     }
-    let set = load_scene(&args.scene, args.mass_model, args.fix_orientation)?;
-    if let Some(warning) = material.locking_warning() {
+    let r = &args.reference;
+    let job = FemJob {
+        scene: args.scene.clone(),
+        n: args.n,
+        young: Some(args.young),
+        poisson: Some(args.poisson),
+        mass_model: args.mass_model.map(|m| m.name().to_string()),
+        fix_orientation: args.fix_orientation,
+        dt: Some(args.dt),
+        material: r.material.clone(),
+        dynamic: r.dynamic,
+        time: r.time,
+        fem_mass: r.fem_mass.clone(),
+        rayleigh: r.rayleigh,
+        split: r.split.clone(),
+    };
+    let prepared = job.prepare(Spelling::Flag).map_err(crate::fit::job_error)?;
+    for note in &prepared.notes {
+        eprintln!("pbdfit: {note}");
+    }
+    for warning in &prepared.warnings {
         eprintln!("pbdfit: warning: {warning}");
     }
+    let (set, material, dt) = (prepared.set, prepared.material, prepared.dt);
     let mut parts = Vec::new();
-    for scene in set.scenes() {
-        let n = args.n.unwrap_or(scene.default_n);
-        let spec = pbdfit_fit::reference_spec(scene, &args.reference.overrides()?)
-            .map_err(|e| CliError::Input(e.to_string()))?;
-        let body = scene.body_split(n, spec.split).map_err(|e| CliError::Input(e.to_string()))?;
-        let start = std::time::Instant::now();
-        // The scene loader guarantees a valid body, but not that its held vertices stop every rigid
-        // motion (all on one line): that, like a solve that fails (Newton, an inverted element, no
-        // rest), is the input's. Other failures to build the problem are ours.
-        let problem = StaticProblem::new(&body).map_err(|e| {
-            let message = format!("FEM problem of {} at N = {n}: {e}", scene.name);
-            if e.is_input() { CliError::Input(message) } else { CliError::Internal(message) }
-        })?;
-        let failed =
-            |e: FemError| CliError::Input(format!("{} reference of {} at N = {n}: {e}", spec.id(), scene.name));
-        // A body with obstacles: one contact solve gives the displacements and the forces.
-        let contact = spec.contact(&problem, material).map_err(failed)?;
-        let displacements = match &contact {
-            Some(c) => c.displacements.clone(),
-            None => with_dynamic_progress(&scene.name, |progress| {
-                spec.displacements_observed(&problem, material, args.dt, progress)
-            })
-            .map_err(failed)?,
-        };
-        let seconds = start.elapsed().as_secs_f64();
-        let largest = displacements.iter().map(length).fold(0.0, f64::max);
-        if largest > body.size() {
-            eprintln!(
-                "pbdfit: warning: scene {}: the largest displacement, {largest:.3e} m, exceeds the body's size \
-                 ({:.3e} m across): a linear reference means little at such strains (is E too small, or the load \
-                 too large?)",
-                scene.name,
-                body.size()
-            );
+    for setup in prepared.parts {
+        let scene = setup.scene.clone();
+        let part = with_dynamic_progress(&scene, |progress| setup.solve(material, dt, progress))
+            .map_err(crate::fit::job_error)?;
+        if let Some(warning) = &part.warning {
+            eprintln!("pbdfit: warning: {warning}");
         }
-        parts.push(Part { body, spec, displacements, contact, dofs: problem.dofs(), seconds });
+        parts.push(part);
     }
     if let Some(path) = &args.vtk {
         for part in &parts {

@@ -168,6 +168,7 @@ pub(crate) fn job_error(e: FitJobError) -> CliError {
         FitJobError::Input(message) => CliError::Input(message),
         FitJobError::Fit(e) => fit_error(e),
         e @ FitJobError::NoRestState => CliError::Internal(e.to_string()),
+        FitJobError::Internal(message) => CliError::Internal(message),
     }
 }
 
