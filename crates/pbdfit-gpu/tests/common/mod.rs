@@ -1,7 +1,5 @@
 //! Shared test helpers: the adapter (or a loud skip), bodies, parameter sets, relative differences.
 
-#![allow(dead_code)]
-
 use pbdfit_gpu::GpuContext;
 use pbdfit_pbd::{Model, ModelKind, PbdSystem, SimParams, Vec3};
 

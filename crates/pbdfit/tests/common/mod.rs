@@ -1,6 +1,4 @@
-//! Helpers shared by the CLI integration tests (each test binary compiles this module; not every binary
-//! uses every helper, hence `dead_code` allowed here alone).
-#![allow(dead_code)]
+//! Helpers shared by the modules of the CLI test binary (`cli.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -34,9 +32,13 @@ pub fn json(o: &Output) -> serde_json::Value {
     serde_json::from_slice(&o.stdout).expect("JSON on stdout")
 }
 
-/// An empty scratch folder, unique to this test binary, process and `name`.
+/// An empty scratch folder, unique to this test binary, process, calling test file and `name`: the modules
+/// run in one process, and two of them may use the same `name`.
+#[track_caller]
 pub fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pbdfit-{}-{}-{name}", env!("CARGO_CRATE_NAME"), std::process::id()));
+    let file = Path::new(std::panic::Location::caller().file()).file_stem().unwrap().to_string_lossy();
+    let dir =
+        std::env::temp_dir().join(format!("pbdfit-{}-{file}-{}-{name}", env!("CARGO_CRATE_NAME"), std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir

@@ -1,0 +1,8 @@
+//! The modules of the `fem` test binary (`tests/fem.rs`), one behaviour each.
+
+mod contact;
+mod extreme_inputs;
+mod loads;
+mod materials;
+mod multigrid;
+mod reference;

@@ -1,0 +1,8 @@
+//! The modules of the `pbd` test binary (`tests/pbd.rs`), one behaviour each.
+
+mod contact;
+mod engines;
+mod invariants;
+mod loads;
+mod rest_state;
+mod sensitivity;

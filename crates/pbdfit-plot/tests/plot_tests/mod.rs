@@ -1,0 +1,3 @@
+//! The modules of the `plot` test binary (`tests/plot.rs`), one behaviour each.
+
+mod integration;

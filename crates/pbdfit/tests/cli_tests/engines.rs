@@ -1,0 +1,105 @@
+//! The engine profiles from the command line: settings by the engine's names, answers in the engine's
+//! terms, the settings question, and the refusal of points the engine never settles at.
+
+use crate::common::{assert_input_error, json, pbdfit};
+
+/// Jolt on the wall at N = 1 (E 1e4, nu 0.3, dt 1/60): one substep cannot reach an error of 0.05 at any
+/// compliance (2.12), sixteen can (0.0238); `settings` names the cheap one that does.
+#[test]
+fn settings_names_the_cheapest_setting_that_reaches_the_target() {
+    let base = ["settings", "--scene", "gravity-wall", "--n", "1", "--young", "1e4", "--poisson", "0.3"];
+    let v = json(&pbdfit(
+        &[&base[..], &["--model", "jolt", "--dt", "1/60", "--nit", "16,1", "--target", "0.05", "--json"]].concat(),
+    ));
+    let rows = v["rows"].as_array().unwrap();
+    // Cheapest first, whatever order the list gave.
+    assert_eq!(rows[0]["nit"], 1);
+    assert_eq!(rows[1]["nit"], 16);
+    let (e1, e16) = (rows[0]["error"].as_f64().unwrap(), rows[1]["error"].as_f64().unwrap());
+    assert!(e1 > 1.0 && e16 < 0.05, "errors {e1} and {e16}");
+    assert_eq!(v["cheapest"]["nit"], 16);
+    assert_eq!(v["model"], "jolt");
+    // A target nothing reaches: no cheapest, the best named.
+    let v = json(&pbdfit(
+        &[&base[..], &["--model", "jolt", "--dt", "1/60", "--nit", "1", "--target", "0.01", "--json"]].concat(),
+    ));
+    assert!(v["cheapest"].is_null());
+    assert_eq!(v["best"]["nit"], 1);
+    let o = pbdfit(&[&base[..], &["--model", "jolt", "--nit", "1,x"]].concat());
+    assert_input_error(&o, &["--nit", "x"]);
+}
+
+/// Settings go by the engine's own names and ranges; a bad one exits 2 naming the setting and the range.
+#[test]
+fn settings_are_refused_with_their_range() {
+    let fit = ["fit", "--scene", "gravity-wall", "--n", "1", "--model", "jolt", "--dt", "1/60", "--nit", "5"];
+    let o = pbdfit(&[&fit[..], &["--setting", "relaxation=0.5"]].concat());
+    assert_input_error(&o, &["no setting `relaxation`", "linear_damping in [0, 1000000] (default 0.1)"]);
+    let o = pbdfit(&[&fit[..], &["--setting", "linear_damping=-1"]].concat());
+    assert_input_error(&o, &["linear_damping = -1", "[0, 1000000]"]);
+    let o =
+        pbdfit(&["simulate", "--scene", "gravity-wall", "--n", "1", "--model", "pbd", "--setting", "relaxation=0.5"]);
+    assert_input_error(&o, &["model pbd has no setting", "no settings"]);
+}
+
+/// A fit of the Jolt profile records its settings with the model and gives the lines to paste into Jolt and
+/// the Godot stiffness that maps to the fitted edge compliance (today's mapping `1 / max(k^3 1e5, 1e-6)`).
+#[test]
+fn a_jolt_fit_answers_in_jolt_and_godot_terms() {
+    let v = json(&pbdfit(&[
+        "fit",
+        "--scene",
+        "gravity-wall",
+        "--n",
+        "1",
+        "--young",
+        "1e4",
+        "--poisson",
+        "0.3",
+        "--model",
+        "jolt",
+        "--dt",
+        "1/60",
+        "--nit",
+        "16",
+        "--setting",
+        "linear_damping=0",
+        "--json",
+    ]));
+    assert_eq!(v["model"], "jolt[linear_damping=0]");
+    let alpha = v["parameters"]["edge_compliance"].as_f64().unwrap();
+    let paste: Vec<&str> = v["engine"]["paste"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+    assert!(
+        paste[0].starts_with("SoftBodySharedSettings::Edge") && paste[0].contains(&format!("{alpha:.6e}")),
+        "{paste:?}"
+    );
+    let k = (1.0 / (alpha * 1e5)).cbrt();
+    assert!(paste[3].contains(&format!("linear_stiffness = {k:.6}")), "{paste:?}");
+    assert!(v["error"].as_f64().unwrap() < 0.05);
+}
+
+/// Newton's tetrahedra on the floor: the fixed point of its step repels (the issue and Newton itself,
+/// python/tests/test_engines.py), so the profile has no rest state there and says why.
+#[test]
+fn newton_on_the_floor_has_no_stable_rest_state() {
+    let o = pbdfit(&[
+        "simulate",
+        "--scene",
+        "gravity-floor",
+        "--n",
+        "2",
+        "--model",
+        "newton-xpbd",
+        "--param",
+        "k_mu=384.6153846153846",
+        "--param",
+        "k_lambda=576.9230769230769",
+        "--dt",
+        "0.01",
+        "--nit",
+        "10",
+        "--setting",
+        "relaxation=0.5",
+    ]);
+    assert_input_error(&o, &["no stable rest state", "spectral radius"]);
+}

@@ -1,0 +1,16 @@
+//! The modules of the `cli` test binary (`tests/cli.rs`), one behaviour each.
+
+mod baseline;
+mod compare;
+mod contact;
+mod engines;
+mod fem;
+mod hostile_input;
+mod loads;
+mod measured;
+mod neighbour_starts;
+mod pbd;
+mod reference;
+mod refusals;
+mod resume;
+mod table;
