@@ -1,5 +1,5 @@
 """Regression tests of the second hostile review campaign through Python, each named after the defect it
-pins (D1, D2, ...): the Python path of the command line's fixes (crates/pbdfit/tests/review_campaign_2_cli.rs)
+pins (D1, D2, ...): the Python path of the command line's fixes (crates/pbdfit/tests/cli_tests/refusals.rs)
 raises ValueError with the command line's message where the input is bad, and never returns NaN or
 panics (a panic used to surface as RuntimeError)."""
 

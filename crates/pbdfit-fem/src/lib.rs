@@ -130,7 +130,7 @@
 //! A body with obstacles ([`pbdfit_mesh::Obstacle`]) gets a contact problem from [`StaticProblem::new`];
 //! its static solves (and so [`ReferenceSpec::displacements`]) run the active-set Newton method of
 //! [`contact`] for every law, the dynamic solve refuses it ([`FemError::ContactUnsupported`]). From
-//! `tests/contact.rs` (dev profile, 2-core machine under load):
+//! `tests/fem_tests/contact.rs` (dev profile, 2-core machine under load):
 //!
 //! - Hertz (rigid sphere R = 1 m, d = 6.25e-4 m into a linear block forty contact radii wide, quarter
 //!   model with rollers, graded grid): force error +30.1, +14.9, +8.9, +6.9 % at 882, 3,630, 9,450 and

@@ -3,7 +3,7 @@
 //! sweeps, the unit both solves spend; counts, so the figures do not depend on the machine).
 //!
 //! `cargo run --release -p pbdfit-pbd --example sensitivity_cost` runs the cases of the sensitivity
-//! tests (`tests/sensitivity.rs`: every registered projection model at its test point on gravity-floor
+//! tests (`tests/pbd_tests/sensitivity.rs`: every registered projection model at its test point on gravity-floor
 //! and gravity-wall at N = 2 and 4, dt = 0.01, nit = 2; tension and torsion at N = 2, nit = 1) and prints,
 //! per case, the cold forward rest state's map evaluations and the sensitivity's (all parameters) in two
 //! forms: a fit's linearisation (GMRES to 1e-6 with one-sided products, `Differences::Forward`) and the
