@@ -5,14 +5,14 @@
 //! without the contact report).
 
 use pbdfit_fem::{ContactSolution, DynamicProgress, ReferenceOverrides, ReferenceSpec, StaticProblem, YoungPoisson};
-use pbdfit_mesh::{Body, MassModel, ReferenceTable, SceneSet, Shape, Vec3};
+use pbdfit_mesh::{Body, MassModel, SceneSet, Shape, Vec3};
 use serde::Serialize;
 
 use crate::{FitJobError, Spelling};
 
 /// An FEM reference of a scene, as the command line and Python ask it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(default)]
 pub struct FemKeywords {
     /// A built-in scene name or a scene file.
     pub scene: String,
@@ -28,18 +28,9 @@ pub struct FemKeywords {
     pub fix_orientation: bool,
     /// Time step in s of a dynamic reference (default 0.01).
     pub dt: Option<f64>,
-    /// The constitutive law.
-    pub material: Option<String>,
-    /// A dynamic reference.
-    pub dynamic: bool,
-    /// Its simulated time in s.
-    pub time: Option<f64>,
-    /// Its mass matrix.
-    pub fem_mass: Option<String>,
-    /// Its Rayleigh damping `(A, B)`.
-    pub rayleigh: Option<[f64; 2]>,
-    /// The FEM mesh's split.
-    pub split: Option<String>,
+    /// The FEM reference's options (`material`, `dynamic`, `time`, `fem_mass`, `rayleigh`, `split`).
+    #[serde(flatten)]
+    pub reference: crate::ReferenceKeywords,
 }
 
 /// An FEM job: [`FemKeywords`] under another name.
@@ -100,10 +91,12 @@ pub struct FemPart {
 impl FemKeywords {
     /// The keywords' names (Python's spelling).
     pub fn names() -> Vec<String> {
-        match serde_json::to_value(FemKeywords::default()) {
-            Ok(serde_json::Value::Object(map)) => map.keys().cloned().collect(),
-            _ => Vec::new(),
-        }
+        crate::keyword_names::<FemKeywords>()
+    }
+
+    /// The job from a JSON object of its keywords (Python's call), unknown keywords refused.
+    pub fn from_json(text: &str) -> Result<Self, String> {
+        crate::keywords_from_json(text)
     }
 
     /// Checks the job (naming a refused option in `spelling`) and builds each part's problem.
@@ -127,14 +120,7 @@ impl FemKeywords {
             None => set,
         };
         let warnings: Vec<String> = material.locking_warning().into_iter().map(|w| w.to_string()).collect();
-        let table = ReferenceTable {
-            material: self.material.clone(),
-            solve: self.dynamic.then(|| "dynamic".to_string()),
-            time: self.time,
-            mass: self.fem_mass.clone(),
-            damping: self.rayleigh,
-            split: self.split.clone(),
-        };
+        let table = self.reference.table();
         let overrides =
             ReferenceOverrides::from_table(&table).map_err(|e| input(format!("the reference options: {e}")))?;
         let mut parts = Vec::new();

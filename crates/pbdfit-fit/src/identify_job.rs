@@ -6,14 +6,14 @@
 use std::path::PathBuf;
 
 use pbdfit_fem::ReferenceOverrides;
-use pbdfit_mesh::{Markers, ReferenceTable, SceneSet};
+use pbdfit_mesh::{Markers, SceneSet};
 use serde::Serialize;
 
 use crate::{FitJobError, MARKER_TOLERANCE, MaterialParameter, Spelling};
 
 /// E and nu of an FEM law from measured markers, as the command line and Python ask it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(default)]
 pub struct IdentifyKeywords {
     /// A built-in scene name or a scene file (one body).
     pub scene: String,
@@ -23,18 +23,9 @@ pub struct IdentifyKeywords {
     pub n: Option<usize>,
     /// Time step in s of a dynamic reference (default 0.01).
     pub dt: Option<f64>,
-    /// The FEM's constitutive law.
-    pub material: Option<String>,
-    /// A dynamic FEM reference.
-    pub dynamic: bool,
-    /// Its simulated time in s.
-    pub time: Option<f64>,
-    /// Its mass matrix.
-    pub fem_mass: Option<String>,
-    /// Its Rayleigh damping `(A, B)`.
-    pub rayleigh: Option<[f64; 2]>,
-    /// The FEM mesh's split.
-    pub split: Option<String>,
+    /// The FEM reference's options (`material`, `dynamic`, `time`, `fem_mass`, `rayleigh`, `split`).
+    #[serde(flatten)]
+    pub reference: crate::ReferenceKeywords,
 }
 
 /// An identification job: [`IdentifyKeywords`] under another name, run by [`IdentifyJob::run`].
@@ -43,22 +34,12 @@ pub type IdentifyJob = IdentifyKeywords;
 impl IdentifyKeywords {
     /// The keywords' names (Python's spelling).
     pub fn names() -> Vec<String> {
-        match serde_json::to_value(IdentifyKeywords::default()) {
-            Ok(serde_json::Value::Object(map)) => map.keys().cloned().collect(),
-            _ => Vec::new(),
-        }
+        crate::keyword_names::<IdentifyKeywords>()
     }
 
-    /// The FEM options given, as a `[reference]` table.
-    pub fn reference(&self) -> ReferenceTable {
-        ReferenceTable {
-            material: self.material.clone(),
-            solve: self.dynamic.then(|| "dynamic".to_string()),
-            time: self.time,
-            mass: self.fem_mass.clone(),
-            damping: self.rayleigh,
-            split: self.split.clone(),
-        }
+    /// The job from a JSON object of its keywords (Python's call), unknown keywords refused.
+    pub fn from_json(text: &str) -> Result<Self, String> {
+        crate::keywords_from_json(text)
     }
 
     /// Checks the job (naming a refused option in `spelling`), identifies E and nu, and reports.
@@ -77,7 +58,7 @@ impl IdentifyKeywords {
                 set.scenes().len()
             )));
         };
-        let overrides = ReferenceOverrides::from_table(&self.reference())
+        let overrides = ReferenceOverrides::from_table(&self.reference.table())
             .map_err(|e| input(format!("the reference options: {e}")))?;
         let spec = crate::reference_spec(scene, &overrides)?;
         let path = self.measured.clone().or_else(|| scene.measured.clone()).ok_or_else(|| {

@@ -693,7 +693,7 @@ pub fn start_from_pairs(kind: ModelKind, pairs: &[(String, f64)]) -> Result<Vec<
 /// An unknown keyword is refused. Both front ends end in the same [`FitJob`]; a test compares this list
 /// with the command line's options, so an option added to one and not the other fails it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(default)]
 pub struct FitKeywords {
     /// A built-in scene name or a scene file.
     pub scene: String,
@@ -715,18 +715,9 @@ pub struct FitKeywords {
     pub model: Option<String>,
     /// An engine profile's settings by the engine's names.
     pub settings: BTreeMap<String, f64>,
-    /// The FEM's constitutive law.
-    pub material: Option<String>,
-    /// A dynamic FEM reference.
-    pub dynamic: bool,
-    /// Its simulated time in s.
-    pub time: Option<f64>,
-    /// Its mass matrix.
-    pub fem_mass: Option<String>,
-    /// Its Rayleigh damping `(A, B)`.
-    pub rayleigh: Option<[f64; 2]>,
-    /// The FEM mesh's split.
-    pub split: Option<String>,
+    /// The FEM reference's options (`material`, `dynamic`, `time`, `fem_mass`, `rayleigh`, `split`).
+    #[serde(flatten)]
+    pub reference: crate::ReferenceKeywords,
     /// Markers to fit instead of the FEM.
     pub measured: Option<PathBuf>,
     /// Refits of resampled marker noise.
@@ -755,10 +746,12 @@ pub struct FitKeywords {
 impl FitKeywords {
     /// The keywords' names (Python's spelling), in declaration order.
     pub fn names() -> Vec<String> {
-        match serde_json::to_value(FitKeywords::default()) {
-            Ok(serde_json::Value::Object(map)) => map.keys().cloned().collect(),
-            _ => Vec::new(),
-        }
+        crate::keyword_names::<FitKeywords>()
+    }
+
+    /// The job from a JSON object of its keywords (Python's call), unknown keywords refused.
+    pub fn from_json(text: &str) -> Result<Self, String> {
+        crate::keywords_from_json(text)
     }
 
     /// The job these keywords ask for; a bad value is refused naming its keyword.
@@ -789,14 +782,7 @@ impl FitKeywords {
             Some("f32") => Precision::F32,
             Some(other) => return Err(input(format!("precision: `{other}` is neither f64 nor f32"))),
         };
-        let reference = ReferenceTable {
-            material: self.material.clone(),
-            solve: self.dynamic.then(|| "dynamic".to_string()),
-            time: self.time,
-            mass: self.fem_mass.clone(),
-            damping: self.rayleigh,
-            split: self.split.clone(),
-        };
+        let reference = self.reference.table();
         Ok(FitJob {
             n: self.n,
             mass_model,

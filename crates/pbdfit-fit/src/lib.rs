@@ -39,6 +39,7 @@ mod identifiability;
 mod identify;
 mod identify_job;
 mod job;
+mod keywords;
 mod measured;
 mod pattern_search;
 mod problem;
@@ -64,6 +65,7 @@ pub use job::{
     BOOTSTRAP_SEED, BootstrapReport, BoxAxis, EngineAnswer, FitJob, FitJobError, FitKeywords, FitOutcome, FitReport,
     IdentifiabilityReport, MARKER_TOLERANCE, PreparedFit, Spelling, Starts, start_from_pairs,
 };
+pub use keywords::{ReferenceKeywords, keyword_names, keywords_from_json};
 pub use measured::{
     BOOTSTRAP_QUANTILES, Bootstrap, MAX_BOOTSTRAP, MIN_BOOTSTRAP, MarkerTarget, MarkerWeighting, bootstrap,
     check_bootstrap,

@@ -140,8 +140,7 @@ type FemPart<'py> = (String, Bound<'py, PyArray2<f64>>, String);
 /// reference)])`.
 #[pyfunction]
 fn fem<'py>(py: Python<'py>, keywords: &str) -> PyResult<(bool, Vec<FemPart<'py>>)> {
-    let job: pbdfit_fit::FemJob =
-        serde_json::from_str(keywords).map_err(|e| value_error(format!("pbdfit.fem: {e}")))?;
+    let job = pbdfit_fit::FemJob::from_json(keywords).map_err(|e| value_error(format!("pbdfit.fem: {e}")))?;
     let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
     let (compound, material, dt) = (prepared.set.is_compound(), prepared.material, prepared.dt);
     let setups = prepared.parts;
@@ -261,8 +260,7 @@ fn simulate<'py>(
 /// `pbdfit fit --json`'s object, as JSON. An unknown keyword or a bad value raises ValueError.
 #[pyfunction]
 fn fit(py: Python<'_>, keywords: &str) -> PyResult<String> {
-    let keywords: pbdfit_fit::FitKeywords =
-        serde_json::from_str(keywords).map_err(|e| value_error(format!("pbdfit.fit: {e}")))?;
+    let keywords = pbdfit_fit::FitKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.fit: {e}")))?;
     let job = keywords.job().map_err(job_error)?;
     let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
     let outcome =
@@ -722,8 +720,7 @@ fn mapping(
 /// report, `pbdfit identify --json`'s object, as JSON.
 #[pyfunction]
 fn identify(py: Python<'_>, keywords: &str) -> PyResult<String> {
-    let job: pbdfit_fit::IdentifyJob =
-        serde_json::from_str(keywords).map_err(|e| value_error(format!("pbdfit.identify: {e}")))?;
+    let job = pbdfit_fit::IdentifyJob::from_json(keywords).map_err(|e| value_error(format!("pbdfit.identify: {e}")))?;
     let report = interruptible(py, Arc::default(), false, &|_| {}, move || job.run(pbdfit_fit::Spelling::Keyword))?
         .map_err(job_error)?;
     serde_json::to_string(&report).map_err(|e| PyRuntimeError::new_err(format!("identify report as JSON: {e}")))

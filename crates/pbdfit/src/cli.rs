@@ -274,12 +274,17 @@ impl ReferenceArgs {
 
     /// The options as a `[reference]` table (unset options left empty).
     pub fn table(&self) -> ReferenceTable {
-        ReferenceTable {
+        self.keywords().table()
+    }
+
+    /// The options as the jobs take them.
+    pub fn keywords(&self) -> pbdfit_fit::ReferenceKeywords {
+        pbdfit_fit::ReferenceKeywords {
             material: self.material.clone(),
-            solve: self.dynamic.then(|| "dynamic".to_string()),
+            dynamic: self.dynamic,
             time: self.time,
-            mass: self.fem_mass.clone(),
-            damping: self.rayleigh,
+            fem_mass: self.fem_mass.clone(),
+            rayleigh: self.rayleigh,
             split: self.split.clone(),
         }
     }

@@ -128,7 +128,6 @@ pub fn run(args: FemArgs) -> CliResult {
     {
         return Err(CliError::Input(format!("--vtk {}: the file name must end in .vtu", path.display())));
     }
-    let r = &args.reference;
     let job = FemJob {
         scene: args.scene.clone(),
         n: args.n,
@@ -137,12 +136,7 @@ pub fn run(args: FemArgs) -> CliResult {
         mass_model: args.mass_model.map(|m| m.name().to_string()),
         fix_orientation: args.fix_orientation,
         dt: Some(args.dt),
-        material: r.material.clone(),
-        dynamic: r.dynamic,
-        time: r.time,
-        fem_mass: r.fem_mass.clone(),
-        rayleigh: r.rayleigh,
-        split: r.split.clone(),
+        reference: args.reference.keywords(),
     };
     let prepared = job.prepare(Spelling::Flag).map_err(crate::fit::job_error)?;
     for note in &prepared.notes {

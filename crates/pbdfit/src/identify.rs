@@ -32,18 +32,12 @@ pub struct IdentifyArgs {
 /// Runs `pbdfit identify`: the arguments become an [`IdentifyJob`], run in pbdfit-fit, whose report is
 /// printed (as text, or as JSON with `--json`).
 pub fn run(args: IdentifyArgs) -> CliResult {
-    let r = &args.reference;
     let job = IdentifyJob {
         scene: args.scene.clone(),
         measured: args.measured.clone(),
         n: args.n,
         dt: Some(args.dt),
-        material: r.material.clone(),
-        dynamic: r.dynamic,
-        time: r.time,
-        fem_mass: r.fem_mass.clone(),
-        rayleigh: r.rayleigh,
-        split: r.split.clone(),
+        reference: args.reference.keywords(),
     };
     let report = job.run(Spelling::Flag).map_err(crate::fit::job_error)?;
     if args.json {
