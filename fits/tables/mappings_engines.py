@@ -51,7 +51,8 @@ import time
 import pbdfit
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from accuracy import TIE, percentile, split  # noqa: E402
+from accuracy import percentile  # noqa: E402
+from mappings_strain import line  # noqa: E402 (the summary line of a ratio list, shared)
 from mappings import accuracy_rows, parse  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -125,15 +126,6 @@ def point_row(model: str, row: dict, scene: str = TABLE_SCENE) -> dict:
     else:
         out["status"] = "mapping-failed" if fit_ok else "fit-failed"
     return out
-
-
-def line(name: str, ratios) -> str:
-    if not ratios:
-        return f"  {name}: no point"
-    lo, tie, hi = split(ratios)
-    return (f"  {name}: {len(ratios)} points: median {percentile(ratios, 0.5):.4g}, 90th percentile "
-            f"{percentile(ratios, 0.9):.4g}, best {min(ratios):.4g}, worst {max(ratios):.4g}; "
-            f"lower / within {TIE:.0%} / higher: {lo}/{tie}/{hi}")
 
 
 def counts(rows, key: str) -> str:

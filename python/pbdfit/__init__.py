@@ -335,15 +335,14 @@ class FitResult:
         return self.starts["reached_minimum"]
 
     def as_dict(self) -> Dict[str, Any]:
-        """The report as ``pbdfit fit --json`` prints it: the fields it leaves out when unset are left out."""
-        d = dict(self.__dict__)
-        for k in ("stopped", "engine", "intervals_95", "identifiability", "bootstrap_stopped", "kd", "kv"):
-            if d[k] is None:
-                del d[k]
-        if d["bootstrap_asked"] is None:
-            for k in [k for k in d if k.startswith("bootstrap_")]:
-                del d[k]
-        return d
+        """The report as ``pbdfit fit --json`` prints it (the JSON object this result was made from)."""
+        return json.loads(self._report)
+
+    @classmethod
+    def _from_report(cls, report: str) -> "FitResult":
+        result = cls(**json.loads(report))
+        object.__setattr__(result, "_report", report)
+        return result
 
 
 def _starts(starts: Any) -> List[Dict[str, float]]:
@@ -439,8 +438,7 @@ def fit(
         rayleigh=None if rayleigh is None else [_number("rayleigh", r) for r in rayleigh],
         split=split,
     )
-    report = _native.fit(json.dumps({k: v for k, v in keywords.items() if v is not None}))
-    return FitResult(**json.loads(report))
+    return FitResult._from_report(_native.fit(json.dumps({k: v for k, v in keywords.items() if v is not None})))
 
 
 def _number(name: str, value: Any) -> Optional[float]:

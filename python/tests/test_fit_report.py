@@ -26,6 +26,8 @@ PLURAL = {"start": "starts", "setting": "settings"}
 def compare(py: pbdfit.FitResult, cli: dict) -> None:
     ours = py.as_dict()
     assert set(ours) == set(cli), (set(ours) ^ set(cli))
+    # The result's fields are the report's.
+    assert all(getattr(py, k) == v for k, v in ours.items())
     for key in cli:
         if key == "seconds":
             continue
@@ -115,7 +117,7 @@ def test_refusals_name_the_keyword():
         _native.fit(json.dumps({"scene": "gravity-wall", "n": 0}))
     with pytest.raises(ValueError, match="unknown field `nits`"):
         _native.fit(json.dumps({"scene": "gravity-wall", "nits": 3}))
-    with pytest.raises(ValueError, match="starts: kd is given twice|starts: give every parameter"):
+    with pytest.raises(ValueError, match="starts: give every parameter"):
         pbdfit.fit("gravity-wall", starts={"kd": 0.3})
     with pytest.raises(ValueError, match="precision: `f16`"):
         pbdfit.fit("gravity-wall", precision="f16")

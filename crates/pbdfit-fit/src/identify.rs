@@ -36,6 +36,13 @@ pub enum MaterialParameter {
     Poisson,
 }
 
+/// As its [`name`](MaterialParameter::name), the reports' spelling.
+impl serde::Serialize for MaterialParameter {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
 impl MaterialParameter {
     /// `E` or `nu`.
     pub fn symbol(self) -> &'static str {

@@ -86,7 +86,7 @@ impl IdentifyKeywords {
             young_interval_95: id.intervals[0].map(|(lo, hi)| [lo, hi]),
             poisson_interval_95: id.intervals[1].map(|(lo, hi)| [lo, hi]),
             poisson_at_bound: id.poisson_bound,
-            undetermined: id.undetermined.iter().map(|p| p.name().to_string()).collect(),
+            undetermined: id.undetermined.clone(),
             covariance_ln_young_poisson: id.covariance,
             error: id.error,
             evaluations: id.evaluations,
@@ -121,8 +121,8 @@ pub struct IdentifyReport {
     pub poisson_interval_95: Option<[f64; 2]>,
     /// The searched range's bound nu lies on (its interval then one-sided up to it).
     pub poisson_at_bound: Option<f64>,
-    /// The parameters the markers do not determine (`young`, `poisson`).
-    pub undetermined: Vec<String>,
+    /// The parameters the markers do not determine (`young`, `poisson` in JSON).
+    pub undetermined: Vec<MaterialParameter>,
     /// The Gauss-Newton covariance of (ln E, nu); `None` where singular.
     pub covariance_ln_young_poisson: Option<[[f64; 2]; 2]>,
     /// The error at the identified material.
@@ -161,22 +161,12 @@ impl IdentifyReport {
             );
         }
         if !self.undetermined.is_empty() {
-            let parameters: Vec<MaterialParameter> = self
-                .undetermined
-                .iter()
-                .map(|n| {
-                    if n == MaterialParameter::Young.name() {
-                        MaterialParameter::Young
-                    } else {
-                        MaterialParameter::Poisson
-                    }
-                })
-                .collect();
-            let names: Vec<&str> = parameters.iter().map(|p| p.symbol()).collect();
+            let names: Vec<&str> = self.undetermined.iter().map(|p| p.symbol()).collect();
             let why = if self.covariance_ln_young_poisson.is_none() {
                 "E and nu move them alike (the Gauss-Newton matrix is singular)".to_string()
             } else {
-                let reasons: Vec<String> = parameters
+                let reasons: Vec<String> = self
+                    .undetermined
                     .iter()
                     .map(|p| match p {
                         MaterialParameter::Young => {

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use pbdfit_fem::{ReferenceOverrides, YoungPoisson};
-use pbdfit_mesh::{Markers, MassModel, ReferenceTable, SceneSet};
+use pbdfit_mesh::{Markers, MassModel, SceneSet};
 use pbdfit_pbd::{ModelKind, Precision, RestStateBackend};
 use serde::Serialize;
 
@@ -62,7 +62,7 @@ pub struct FitJob {
     /// Solver iterations per step (an engine profile's own count).
     pub nit: usize,
     /// The FEM reference's options given by the user (unset: the scene's); refused with measured markers.
-    pub reference: ReferenceTable,
+    pub reference: crate::ReferenceKeywords,
     /// Markers to fit instead of the FEM (default: the scene's `[reference] measured`).
     pub measured: Option<PathBuf>,
     /// Refits of resampled marker noise (needs markers).
@@ -85,28 +85,12 @@ impl FitJob {
             poisson: None,
             dt: 0.01,
             nit: 1,
-            reference: ReferenceTable::default(),
+            reference: crate::ReferenceKeywords::default(),
             measured: None,
             bootstrap: None,
             request: FitRequest::new(kind),
             precision: Precision::F64,
         }
-    }
-
-    /// The FEM options set in [`FitJob::reference`], by their option names (Python's spelling).
-    fn reference_options_given(&self) -> Vec<&'static str> {
-        let r = &self.reference;
-        [
-            ("material", r.material.is_some()),
-            ("dynamic", r.solve.is_some()),
-            ("time", r.time.is_some()),
-            ("fem_mass", r.mass.is_some()),
-            ("rayleigh", r.damping.is_some()),
-            ("split", r.split.is_some()),
-        ]
-        .into_iter()
-        .filter_map(|(name, given)| given.then_some(name))
-        .collect()
     }
 
     /// Checks everything and builds the problem, before any rest state is computed: the search options,
@@ -154,7 +138,7 @@ impl FitJob {
             )));
         }
         if let Some(path) = &measured
-            && let Some(option) = self.reference_options_given().first()
+            && let Some(option) = self.reference.given().first()
         {
             // The markers replace the FEM, so its options would be ignored (issue 38, D18: `--material stvk`).
             return Err(input(format!(
@@ -176,7 +160,7 @@ impl FitJob {
             Settings { allow_unbounded: self.request.unbounded, ..Settings::new(self.dt, n, self.nit, kind) };
         let corner: Vec<f64> = options.search_box.axes().iter().map(|a| a.upper).collect();
         settings.at(&corner).validate().map_err(|e| input(e.to_string()))?;
-        let overrides = ReferenceOverrides::from_table(&self.reference)
+        let overrides = ReferenceOverrides::from_table(&self.reference.table())
             .map_err(|e| input(format!("the reference options: {e}")))?;
         let cache = PartCache::new(overrides);
         if self.bootstrap.is_some() && measured.is_none() {
@@ -234,7 +218,10 @@ impl PreparedFit {
         let result = crate::fit(&self.problem, &self.options, backend).map_err(FitJobError::Fit)?;
         let bootstrap = match (self.job.bootstrap, &self.markers) {
             (Some(k), Some(markers)) => {
-                let rest = result.rest_states.first().ok_or(FitJobError::NoRestState)?;
+                let rest = result
+                    .rest_states
+                    .first()
+                    .ok_or_else(|| FitJobError::Internal("a fit without rest state".into()))?;
                 // The time limit bounds the fit and its refits together: the refits get what the fit left.
                 let left = FitOptions {
                     max_seconds: self.options.max_seconds.map(|s| (s - result.seconds).max(0.0)),
@@ -285,9 +272,6 @@ pub enum FitJobError {
     /// The fit itself failed.
     #[error(transparent)]
     Fit(#[from] FitError),
-    /// A finished fit kept no rest state (a defect).
-    #[error("a fit without rest state")]
-    NoRestState,
     /// A failure that is pbdfit's, not the input's (a defect).
     #[error("{0}")]
     Internal(String),
@@ -782,7 +766,6 @@ impl FitKeywords {
             Some("f32") => Precision::F32,
             Some(other) => return Err(input(format!("precision: `{other}` is neither f64 nor f32"))),
         };
-        let reference = self.reference.table();
         Ok(FitJob {
             n: self.n,
             mass_model,
@@ -791,7 +774,7 @@ impl FitKeywords {
             poisson: self.poisson,
             dt: self.dt.unwrap_or(0.01),
             nit: self.nit.unwrap_or(1),
-            reference,
+            reference: self.reference.clone(),
             measured: self.measured.clone(),
             bootstrap: self.bootstrap,
             request: FitRequest {

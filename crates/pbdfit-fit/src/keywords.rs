@@ -27,6 +27,18 @@ pub struct ReferenceKeywords {
 }
 
 impl ReferenceKeywords {
+    /// The options set, by their keyword names (`material`, `fem_mass`, ...), sorted.
+    pub fn given(&self) -> Vec<String> {
+        match serde_json::to_value(self) {
+            Ok(serde_json::Value::Object(map)) => map
+                .into_iter()
+                .filter(|(_, v)| !(v.is_null() || *v == serde_json::Value::Bool(false)))
+                .map(|(k, _)| k)
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The options as a `[reference]` table (unset options left empty).
     pub fn table(&self) -> ReferenceTable {
         ReferenceTable {
@@ -60,4 +72,35 @@ pub fn keywords_from_json<T: Serialize + DeserializeOwned + Default>(text: &str)
         return Err(format!("unknown field `{unknown}`, expected one of {}", names.join(", ")));
     }
     serde_json::from_value(value).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `given` names exactly the options set, and every option can be: a field added without a name in
+    /// the keywords would be missed by the measured-markers refusal.
+    #[test]
+    fn given_names_the_options_set() {
+        assert!(ReferenceKeywords::default().given().is_empty());
+        let all = ReferenceKeywords {
+            material: Some("stvk".into()),
+            dynamic: true,
+            time: Some(1.0),
+            fem_mass: Some("consistent".into()),
+            rayleigh: Some([0.1, 0.0]),
+            split: Some("six".into()),
+        };
+        assert_eq!(all.given(), keyword_names::<ReferenceKeywords>());
+        let one = ReferenceKeywords { fem_mass: Some("lumped".into()), ..Default::default() };
+        assert_eq!(one.given(), ["fem_mass"]);
+    }
+
+    #[test]
+    fn an_unknown_keyword_is_refused_by_name() {
+        let e = keywords_from_json::<ReferenceKeywords>(r#"{"materail": "stvk"}"#).unwrap_err();
+        assert!(e.contains("unknown field `materail`") && e.contains("material"), "{e}");
+        let k: ReferenceKeywords = keywords_from_json(r#"{"split": "six"}"#).unwrap();
+        assert_eq!(k.table().split.as_deref(), Some("six"));
+    }
 }

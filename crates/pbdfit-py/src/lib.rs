@@ -279,7 +279,6 @@ fn job_error(e: pbdfit_fit::FitJobError) -> PyErr {
     match e {
         pbdfit_fit::FitJobError::Input(message) => value_error(message),
         pbdfit_fit::FitJobError::Fit(e) => fit_error(e),
-        e @ pbdfit_fit::FitJobError::NoRestState => PyRuntimeError::new_err(e.to_string()),
         pbdfit_fit::FitJobError::Internal(message) => PyRuntimeError::new_err(message),
     }
 }

@@ -1,6 +1,6 @@
 //! What every subcommand shares: the error type with its exit codes, and scene loading.
 
-use pbdfit_mesh::{BUILTIN_SCENES, MassModel, ReferenceTable, SceneSet, Shape};
+use pbdfit_mesh::{BUILTIN_SCENES, MassModel, ReferenceTable, SceneSet};
 use pbdfit_pbd::ModelKind;
 
 /// A failed command. `Input` is the user's to fix (exit 2); `Internal` is ours (exit 1).
@@ -39,16 +39,8 @@ pub type CliResult = Result<(), CliError>;
 /// stderr what each imported mesh is and what validation changed.
 pub fn load_scene(name: &str, mass_model: Option<MassModel>, fix_orientation: bool) -> Result<SceneSet, CliError> {
     let set = SceneSet::load_with(name, fix_orientation).map_err(|e| CliError::Input(e.to_string()))?;
-    for scene in set.scenes() {
-        if let Shape::Mesh { file, mesh, report, .. } = &scene.shape {
-            let changes = if *report == Default::default() { String::new() } else { format!("; {report}") };
-            eprintln!(
-                "pbdfit: scene {}: mesh {file}: {} vertices, {} tetrahedra{changes}",
-                scene.name,
-                mesh.vertices().len(),
-                mesh.tets().len()
-            );
-        }
+    for note in pbdfit_fit::mesh_notes(&set) {
+        eprintln!("pbdfit: {note}");
     }
     Ok(match mass_model {
         Some(m) => set.with_mass_model(m),

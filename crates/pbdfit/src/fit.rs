@@ -124,7 +124,7 @@ pub fn run(args: FitArgs) -> CliResult {
         poisson: args.poisson,
         dt: args.sim.dt,
         nit: args.sim.nit,
-        reference: args.reference.table(),
+        reference: args.reference.keywords(),
         measured: args.measured.clone(),
         bootstrap: args.bootstrap,
         request: FitRequest {
@@ -167,7 +167,6 @@ pub(crate) fn job_error(e: FitJobError) -> CliError {
     match e {
         FitJobError::Input(message) => CliError::Input(message),
         FitJobError::Fit(e) => fit_error(e),
-        e @ FitJobError::NoRestState => CliError::Internal(e.to_string()),
         FitJobError::Internal(message) => CliError::Internal(message),
     }
 }
