@@ -16,7 +16,7 @@ import math
 import numbers
 import os
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -187,15 +187,10 @@ def fem(
         n=_count("n", n, 1),
         young=_number("young", young),
         poisson=_number("poisson", poisson),
-        material=material,
-        dynamic=bool(dynamic),
-        time=_number("time", time),
         dt=_number("dt", dt),
-        split=split,
         mass_model=mass_model,
         fix_orientation=bool(fix_orientation),
-        fem_mass=fem_mass,
-        rayleigh=None if rayleigh is None else [_number("rayleigh", r) for r in rayleigh],
+        **_reference_keywords(material, dynamic, time, fem_mass, rayleigh, split),
     )
     compound, parts = _native.fem(json.dumps({k: v for k, v in keywords.items() if v is not None}))
     if not compound:
@@ -420,7 +415,6 @@ def fit(
         box=_box(box),
         grid=_count("grid", grid),
         min_step=_number("min_step", min_step),
-        material=material,
         search=search,
         max_evaluations=_count("max_evaluations", max_evaluations, 1),
         max_seconds=_number("max_seconds", max_seconds),
@@ -432,11 +426,7 @@ def fit(
         precision=precision,
         mass_model=mass_model,
         fix_orientation=bool(fix_orientation),
-        dynamic=bool(dynamic),
-        time=_number("time", time),
-        fem_mass=fem_mass,
-        rayleigh=None if rayleigh is None else [_number("rayleigh", r) for r in rayleigh],
-        split=split,
+        **_reference_keywords(material, dynamic, time, fem_mass, rayleigh, split),
     )
     return FitResult._from_report(_native.fit(json.dumps({k: v for k, v in keywords.items() if v is not None})))
 
@@ -478,73 +468,124 @@ def identify(
     keywords: Dict[str, Any] = dict(
         scene=_source(scene),
         measured=None if measured is None else os.fspath(measured),
-        material=material,
         n=_count("n", n, 1),
         dt=_number("dt", dt),
+        **_reference_keywords(material, dynamic, time, fem_mass, rayleigh, split),
+    )
+    return json.loads(_native.identify(json.dumps({k: v for k, v in keywords.items() if v is not None})))
+
+
+def _reference_keywords(material, dynamic, time, fem_mass, rayleigh, split) -> Dict[str, Any]:
+    """The FEM reference's options as the native jobs take them."""
+    return dict(
+        material=material,
         dynamic=bool(dynamic),
         time=_number("time", time),
         fem_mass=fem_mass,
         rayleigh=None if rayleigh is None else [_number("rayleigh", r) for r in rayleigh],
         split=split,
     )
-    return json.loads(_native.identify(json.dumps({k: v for k, v in keywords.items() if v is not None})))
+
+
+def _only(only: Any) -> Optional[List[str]]:
+    """``only`` as a list of filters (one string is one filter)."""
+    if only is None:
+        return None
+    if isinstance(only, str):
+        return [only]
+    return [str(f) for f in only]
 
 
 def study(
-    path: PathLike,
+    study: PathLike,
+    only: Optional[Union[str, Sequence[str]]] = None,
     jobs: Optional[int] = None,
-    progress: Union[bool, Callable[[int, int, str], Any]] = True,
     out: Optional[PathLike] = None,
+    poisson_stride: Optional[int] = None,
+    material: Optional[str] = None,
+    dynamic: bool = False,
+    time: Optional[float] = None,
+    fem_mass: Optional[str] = None,
+    rayleigh: Optional[Tuple[float, float]] = None,
+    split: Optional[str] = None,
+    precision: Optional[str] = None,
+    search: Optional[str] = None,
+    progress: Union[bool, Callable[[int, int, str], Any]] = True,
     client: Any = None,
     retries: int = 3,
-) -> Dict[str, Any]:
-    """Runs or resumes a study file on ``jobs`` threads (default: all cores), results in ``out`` (default:
-    ``results/<name>`` next to the file, as the command line). Returns the run's summary. Ctrl-C raises
-    ``KeyboardInterrupt`` after the fits in flight are written; calling again resumes. ``progress``: True
-    prints a line to stderr every 50 fits and at the end; a callable ``(done, total, line)`` is called after
-    each fit is written (one that raises stops the run as Ctrl-C does, and its exception is raised).
+) -> Union[Dict[str, Any], List[Dict[str, Any]]]:
+    """Runs or resumes the study file ``study`` on ``jobs`` threads (default: all cores), results in ``out``
+    (default: ``results/<name>`` next to the file, as the command line). Every option of ``pbdfit study`` is
+    a keyword here under its Python name, applied over the file as there: ``only`` (``scene``,
+    ``scene/experiment`` or ``*/experiment``, one or a list), ``poisson_stride`` (every k-th nu), the FEM
+    reference's ``material``, ``dynamic``, ``time``, ``fem_mass``, ``rayleigh``, ``split``, ``precision``
+    (``f64``/``f32``) and ``search`` (``gradient``/``pattern``). Returns the run's summary; a file with
+    ``models = [...]`` runs one study per model (results in ``out/<model>``) and returns a list of them.
+    Ctrl-C raises ``KeyboardInterrupt`` after the fits in flight are written; calling again resumes.
+    ``progress``: True prints a line to stderr every 50 fits and at the end; a callable ``(done, total,
+    line)`` is called after each fit is written (one that raises stops the run as Ctrl-C does, and its
+    exception is raised).
 
     With ``client`` (a ``dask.distributed.Client``; ``pip install "pbdfit[dask]"``) the fits run on its
     workers (pbdfit installed there; scene files the study names readable at the same paths) and this
-    process writes the same files a local run would (see README, "Building on a Dask cluster");
-    ``retries`` is how often Dask reruns a task that raised. The summary adds ``submitted`` (fits sent
-    to the cluster)."""
+    process writes the same files a local run would (see docs/dask.md); ``retries`` is how often Dask
+    reruns a task that raised. The summary adds ``submitted`` (fits sent to the cluster)."""
+    keywords: Dict[str, Any] = dict(
+        study=os.fspath(study),
+        only=_only(only),
+        jobs=_count("jobs", jobs, 1),
+        out=None if out is None else os.fspath(out),
+        poisson_stride=_count("poisson_stride", poisson_stride, 1),
+        precision=precision,
+        search=search,
+        **_reference_keywords(material, dynamic, time, fem_mass, rayleigh, split),
+    )
+    text = json.dumps({k: v for k, v in keywords.items() if v is not None})
     if client is not None:
         if jobs is not None:
             raise ValueError("jobs: with a client the fits run on the cluster's worker threads")
         from . import _dask
 
-        return _dask.build("study", path, out, client, progress, retries)
-    return dict(
-        _native.study(os.fspath(path), _count("jobs", jobs, 1), progress, None if out is None else os.fspath(out))
-    )
+        return _dask.build("study", text, client, progress, retries)
+    summaries = [dict(s) for s in _native.study(text, progress)]
+    return summaries[0] if len(summaries) == 1 else summaries
 
 
 def table(
-    path: PathLike,
-    jobs: Optional[int] = None,
-    progress: Union[bool, Callable[[int, int, str], Any]] = True,
+    file: PathLike,
     out: Optional[PathLike] = None,
+    jobs: Optional[int] = None,
+    search: Optional[str] = None,
+    partial: bool = False,
+    progress: Union[bool, Callable[[int, int, str], Any]] = True,
     client: Any = None,
     retries: int = 3,
 ) -> Dict[str, Any]:
-    """Builds or resumes a stiffness table from its definition file (``fits/tables/*.toml``) on ``jobs``
+    """Builds or resumes a stiffness table from its definition ``file`` (``fits/tables/*.toml``) on ``jobs``
     threads (default: all cores), into ``out`` (default: ``<name>/`` next to the file): the files of
-    ``pbdfit table`` (the fits' ``<scene>-table.csv``, ``summary.json``, ``table.csv``, ``table.json``).
-    Returns the build's summary (nodes, computed, resumed, failed, at_bound, simulated, seconds).
-    Ctrl-C raises ``KeyboardInterrupt`` after the fits in flight are written; calling again resumes.
+    ``pbdfit table`` (the fits' ``<scene>-table.csv``, ``summary.json``, ``table.csv``, ``table.json``), with
+    its options: ``search`` over the file's, ``partial`` (fit nothing: write the table from the fits already
+    in the folder, the others marked missing). Returns the build's summary (nodes, computed, resumed,
+    failed, at_bound, simulated, seconds). Ctrl-C raises ``KeyboardInterrupt`` after the fits in flight are
+    written; calling again resumes.
 
     With ``client`` (a ``dask.distributed.Client``) the fits run on its workers as for :func:`study`;
     leave-one-out and the table files are done here, after the fits."""
+    keywords: Dict[str, Any] = dict(
+        file=os.fspath(file),
+        out=None if out is None else os.fspath(out),
+        jobs=_count("jobs", jobs, 1),
+        search=search,
+        partial=bool(partial),
+    )
+    text = json.dumps({k: v for k, v in keywords.items() if v is not None})
     if client is not None:
         if jobs is not None:
             raise ValueError("jobs: with a client the fits run on the cluster's worker threads")
         from . import _dask
 
-        return _dask.build("table", path, out, client, progress, retries)
-    return dict(
-        _native.table(os.fspath(path), _count("jobs", jobs, 1), progress, None if out is None else os.fspath(out))
-    )
+        return _dask.build("table", text, client, progress, retries)
+    return dict(_native.table(text, progress))
 
 
 def evaluate(

@@ -26,14 +26,14 @@ Progress = Union[bool, Callable[[int, int, str], Any]]
 
 def build(
     kind: str,
-    path: "os.PathLike[str] | str",
-    out: "Optional[os.PathLike[str] | str]",
+    keywords: str,
     client: Any,
     progress: Progress = True,
     retries: int = 3,
     _run_task: Optional[Callable[[str, str], str]] = None,
 ) -> Dict[str, Any]:
-    """Runs (or resumes) the study or table (``kind``) at ``path`` on ``client``'s workers; see the
+    """Runs (or resumes) the study or table (``kind``) of the job ``keywords`` (JSON: the options of
+    ``pbdfit study`` or ``pbdfit table`` under their Python names) on ``client``'s workers; see the
     module's doc. ``progress``: True prints a line to stderr every 50 fits and at the end; a callable is
     called with (fits written in this run, fits this run must do, a line about the fit) after each fit
     is written (an exception it raises stops the run like Ctrl-C: every written fit stays). ``retries``:
@@ -44,7 +44,7 @@ def build(
     except ImportError as e:
         raise ImportError(f'client=: dask is not installed ({e}); pip install "pbdfit[dask]"') from e
 
-    driver = _native.Driver(kind, os.fspath(path), None if out is None else os.fspath(out))
+    driver = _native.Driver(kind, keywords)
     futures = []
     try:
         for notice in driver.notices:

@@ -73,6 +73,11 @@ values = [1, 2]
 """
 
 
+def table_job(path: Path, out: Path) -> str:
+    """The keywords of a table job, as ``pbdfit.table`` passes them to the driver."""
+    return json.dumps({"file": str(path), "out": str(out)})
+
+
 def write(tmp: Path, name: str, text: str) -> Path:
     path = tmp / name
     path.write_text(text)
@@ -134,6 +139,19 @@ def test_a_study_on_two_worker_processes_equals_the_local_run(tmp_path, client):
     assert_same_files(tmp_path / "local", tmp_path / "dask")
 
 
+def test_a_study_with_options_on_the_cluster_equals_the_local_run_with_them(tmp_path, client):
+    """The job's options reach the driver and the workers (they rebuild the study from the same keywords):
+    only the wall's nit experiment, every other nu, the f32 arithmetic and the pattern search."""
+    path = write(tmp_path, "st.toml", STUDY)
+    options = dict(only="gravity-wall/nit", poisson_stride=2, precision="f32", search="pattern")
+    local = pbdfit.study(path, jobs=1, progress=False, out=tmp_path / "local", **options)
+    summary = pbdfit.study(path, progress=False, out=tmp_path / "dask", client=client, **options)
+    # gravity-wall x nu in {0, 0.3} x nit in {1, 2}.
+    assert summary["fits"] == local["fits"] == 4
+    assert summary["files"] == local["files"] == ["gravity-wall-nit.csv"]
+    assert_same_files(tmp_path / "local", tmp_path / "dask")
+
+
 def test_a_worker_killed_mid_run_loses_nothing(tmp_path):
     path = write(tmp_path, "tiny.toml", TABLE.format(chained="false"))
     pbdfit.table(path, jobs=1, progress=False, out=tmp_path / "local")
@@ -162,7 +180,7 @@ def test_a_worker_killed_mid_run_loses_nothing(tmp_path):
     with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=":0") as cluster:
         with Client(cluster) as c:
             before = set(c.run(os.getpid).values())
-            summary = pbdfit._dask.build("table", path, tmp_path / "dask", c, progress=False, _run_task=kill_once)
+            summary = pbdfit._dask.build("table", table_job(path, tmp_path / "dask"), c, progress=False, _run_task=kill_once)
     killed = int(marker.read_text())
     assert killed in before, "the killed process was one of the workers"
     assert (summary["computed"], summary["resumed"]) == (12, 0)
@@ -195,7 +213,7 @@ def test_an_interrupted_driver_resumes_without_recomputing_written_fits(tmp_path
             f.write(task + "\n")
         return pbdfit._native.run_task_json(source, task)
 
-    summary = pbdfit._dask.build("table", path, out, client, progress=False, _run_task=logged)
+    summary = pbdfit._dask.build("table", table_job(path, out), client, progress=False, _run_task=logged)
     assert (summary["resumed"], summary["computed"], summary["submitted"]) == (5, 7, 7)
     # The fits sent again are exactly those not written before.
     keys = [fit["key"] for line in log.read_text().splitlines() for fit in json.loads(line)["fits"]]

@@ -60,6 +60,65 @@ def test_every_fem_option_is_a_python_keyword():
     assert set(inspect.signature(pbdfit.fem).parameters) == native
 
 
+def test_every_study_and_table_option_is_a_python_keyword():
+    """The study file and the table definition are the commands' positional arguments (`STUDY`, `FILE`):
+    Python's first parameter under the same name."""
+    for command, positional in [("study", "study"), ("table", "file")]:
+        native = set(getattr(_native, f"{command}_keywords")())
+        assert cli_options(command) | {positional} == native, command
+        python = set(inspect.signature(getattr(pbdfit, command)).parameters) - {"progress", "client", "retries"}
+        assert python == native, command
+
+
+def test_a_study_with_the_options_python_lacked_equals_the_cli(tmp_path):
+    """`only`, `poisson_stride`, `precision`, `search` and a reference option, through Python and the
+    command line: the same rows (all but `seconds`)."""
+    study = tmp_path / "st.toml"
+    study.write_text(STUDY)
+    options = ["--only", "gravity-wall/nit", "--poisson-stride", "2", "--precision", "f32", "--search",
+               "pattern", "--material", "stvk"]
+    subprocess.run([cli_path(), "study", str(study), "--out", str(tmp_path / "cli"), "--jobs", "1", *options],
+                   check=True, capture_output=True)
+    summary = pbdfit.study(study, jobs=1, progress=False, out=tmp_path / "py", only=["gravity-wall/nit"],
+                           poisson_stride=2, precision="f32", search="pattern", material="stvk")
+    assert summary["fits"] == 4 and summary["files"] == ["gravity-wall-nit.csv"]
+    assert without_seconds(tmp_path / "py" / "gravity-wall-nit.csv") == without_seconds(
+        tmp_path / "cli" / "gravity-wall-nit.csv")
+    with pytest.raises(ValueError, match="^poisson_stride must be at least 1"):
+        pbdfit._native.study(json.dumps({"study": str(study), "poisson_stride": 0}))
+    with pytest.raises(ValueError, match="unknown field `stride`"):
+        pbdfit._native.study(json.dumps({"study": str(study), "stride": 2}))
+
+
+def without_seconds(path):
+    lines = path.read_text().splitlines()
+    seconds = lines[0].split(",").index("seconds")
+    return [[f for i, f in enumerate(line.split(",")) if i != seconds] for line in lines]
+
+
+STUDY = """
+name = "st"
+scenes = ["gravity-floor", "gravity-wall"]
+[fit]
+grid = 11
+[base]
+dt = 0.01
+n = 1
+nit = 1
+young = 1e3
+[poisson]
+from = 0.0
+to = 0.3
+step = 0.15
+[[experiment]]
+name = "base"
+[[experiment]]
+name = "nit"
+parameter = "nit"
+values = [1, 2]
+"""
+
+
 def test_fem_equals_the_cli_with_the_options_python_lacked():
     """A dynamic reference with consistent mass and damping, uniform masses, and a contact scene: the
     command line's displacements to the last bit."""

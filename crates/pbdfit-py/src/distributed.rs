@@ -21,14 +21,15 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use pbdfit_fit::study::StudyKeywords;
 use pbdfit_fit::study::{
     LockedFolder, Pending, Plan, Progress, RunOptions, Study, Task, finish, group_grids, record_line, resume, run_task,
     tasks, write_record,
 };
-use pbdfit_fit::{FitError, GridRestStates, PartCache};
+use pbdfit_fit::{FitError, GridRestStates, PartCache, Spelling};
 use pbdfit_pbd::CpuBackend;
 use pbdfit_results::FitRecord;
-use pbdfit_table::TableDef;
+use pbdfit_table::{TableDef, TableKeywords};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -36,42 +37,50 @@ use serde::{Deserialize, Serialize};
 
 use crate::{fit_error, interruptible, table_error, value_error};
 
-/// What a worker needs to rebuild the study: the definition file's text and path (scene files it names
-/// are read by the workers at the same paths).
+/// What a worker needs to rebuild the study: the job (its keywords, as the driver was given them) and
+/// the definition file's text (scene files it names are read by the workers at the same paths).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Source {
     /// `study` or `table`.
     kind: String,
-    /// The definition file's path, as the driver read it (errors and relative scene paths).
-    origin: String,
-    /// Its text.
+    /// The job's keywords (`StudyKeywords` or `TableKeywords`, JSON).
+    keywords: String,
+    /// The definition file's text.
     text: String,
 }
 
 impl Source {
-    fn read(kind: &str, path: &Path) -> PyResult<Self> {
-        if kind != "study" && kind != "table" {
-            return Err(value_error(format!("kind: `{kind}` is not `study` or `table`")));
-        }
-        let text =
-            std::fs::read_to_string(path).map_err(|e| value_error(format!("cannot read {}: {e}", path.display())))?;
-        Ok(Self { kind: kind.into(), origin: path.display().to_string(), text })
+    fn read(kind: &str, keywords: &str) -> PyResult<Self> {
+        let path = match kind {
+            "study" => StudyKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.study: {e}")))?.study,
+            "table" => TableKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.table: {e}")))?.file,
+            _ => return Err(value_error(format!("kind: `{kind}` is not `study` or `table`"))),
+        };
+        let text = std::fs::read_to_string(&path).map_err(|e| value_error(format!("cannot read {path}: {e}")))?;
+        Ok(Self { kind: kind.into(), keywords: keywords.into(), text })
     }
 
-    /// The study (for a table, its study of the nodes' fits) and, for a table, its definition.
-    fn study(&self) -> PyResult<(Study, Option<TableDef>)> {
+    /// The study (for a table, its study of the nodes' fits), its results folder, its `only` filters, and for a table its
+    /// definition: the job's `prepare` on the text, as a local run does it.
+    fn study(&self) -> PyResult<(Study, PathBuf, Vec<String>, Option<TableDef>)> {
         if self.kind == "table" {
-            let def = TableDef::parse(&self.text, &self.origin).map_err(table_error)?;
-            return Ok((def.study.clone(), Some(def)));
+            let job = TableKeywords::from_json(&self.keywords).map_err(value_error)?;
+            let prepared = job.prepare_text(&self.text, Spelling::Keyword).map_err(table_error)?;
+            if prepared.partial {
+                return Err(value_error("partial: a part-built table fits nothing; build it without a client"));
+            }
+            return Ok((prepared.def.study.clone(), prepared.out, Vec::new(), Some(prepared.def)));
         }
-        let study = Study::parse(&self.text, &self.origin).map_err(fit_error)?;
-        if study.model_folder {
+        let job = StudyKeywords::from_json(&self.keywords).map_err(value_error)?;
+        let mut prepared = job.prepare_text(&self.text, Spelling::Keyword).map_err(crate::job_error)?;
+        if prepared.len() != 1 || prepared[0].study.model_folder {
             return Err(value_error(format!(
-                "{}: a study file with `models = [...]` runs one study per model; run it with the command line",
-                self.origin
+                "{}: a study file with `models = [...]` runs one study per model; run it without a client",
+                job.study
             )));
         }
-        Ok((study, None))
+        let p = prepared.remove(0);
+        Ok((p.study, p.out, p.only, None))
     }
 }
 
@@ -107,21 +116,15 @@ pub struct Driver {
 
 #[pymethods]
 impl Driver {
-    /// Takes the folder `out` (default: as the command line's) for the definition file at `path`, checks
-    /// it against the study and resumes what earlier runs finished.
+    /// Takes the results folder of the job `keywords` (`StudyKeywords` or `TableKeywords` as JSON, for
+    /// `kind` `study` or `table`), checks it against the study and resumes what earlier runs finished.
     #[new]
-    #[pyo3(signature = (kind, path, out=None))]
-    fn new(kind: &str, path: PathBuf, out: Option<PathBuf>) -> PyResult<Self> {
-        let source = Source::read(kind, &path)?;
-        let (study, def) = source.study()?;
-        let parent = path.parent().unwrap_or(Path::new(".")).to_path_buf();
-        let out = out.unwrap_or_else(|| match &def {
-            Some(def) => parent.join(&def.name),
-            None => parent.join("results").join(&study.name),
-        });
+    fn new(kind: &str, keywords: &str) -> PyResult<Self> {
+        let source = Source::read(kind, keywords)?;
+        let (study, out, only, def) = source.study()?;
         let plan = match &def {
             Some(def) => pbdfit_table::node_plan(def, &out),
-            None => Plan::new(&study, &out, &[]).map_err(fit_error)?,
+            None => Plan::new(&study, &out, &only).map_err(fit_error)?,
         };
         let start = Instant::now();
         let folder = LockedFolder::lock(&out).map_err(fit_error)?;
@@ -299,7 +302,7 @@ fn worker_study(source: &str) -> PyResult<Arc<WorkerStudy>> {
         return Ok(s.clone());
     }
     let parsed: Source = serde_json::from_str(source).map_err(|e| value_error(format!("a task's source: {e}")))?;
-    let (study, _) = parsed.study()?;
+    let (study, ..) = parsed.study()?;
     let cache = PartCache::new(study.reference.clone());
     let s = Arc::new(WorkerStudy { study, cache, groups: Mutex::new(Vec::new()) });
     studies.push((source.to_string(), s.clone()));

@@ -25,7 +25,7 @@ use pyo3::types::PyDict;
 
 use pbdfit_fem::YoungPoisson;
 use pbdfit_fit::ReferenceOverrides;
-use pbdfit_fit::study::{Progress, RunOptions, Study, run_study};
+use pbdfit_fit::study::Progress;
 use pbdfit_fit::{FitError, FitProblem, PartCache, Settings};
 use pbdfit_mesh::{BUILTIN_SCENES, SceneSet, Vec3};
 use pbdfit_pbd::{CpuBackend, ModelKind, PbdSystem, RestOptions, SensitivityOptions, SimParams};
@@ -283,31 +283,20 @@ fn job_error(e: pbdfit_fit::FitJobError) -> PyErr {
     }
 }
 
-/// Runs (or resumes) a study file on `jobs` threads (default: all cores), results in `out` (default:
-/// `results/<study name>` next to the file, as the CLI). Returns the summary as a dict. Progress lines go
-/// to stderr when `progress`. `_interrupt_after` (tests) interrupts the call as Ctrl-C would once that
-/// many fits are done.
-#[pyfunction]
-#[pyo3(signature = (path, jobs=None, progress=None, out=None, _interrupt_after=None))]
-fn study<'py>(
+/// Runs `work` (a study or table of the front ends' one runner) on its job's pool with the GIL released,
+/// its progress to `progress=`: Ctrl-C, or a raising progress callable, sets the run's cancel flag, the
+/// fits in flight are written, and the callable's exception (else KeyboardInterrupt) is raised.
+/// `interrupt_after` (tests) interrupts the call as Ctrl-C would once that many fits are done.
+fn run_cancellable<'py, T: Send + 'static, E: std::fmt::Display + Send + 'static>(
     py: Python<'py>,
-    path: PathBuf,
     jobs: Option<usize>,
     progress: Option<Bound<'py, PyAny>>,
-    out: Option<PathBuf>,
-    _interrupt_after: Option<usize>,
-) -> PyResult<Bound<'py, PyDict>> {
+    interrupt_after: Option<usize>,
+    work: impl FnOnce(Arc<AtomicBool>, &(dyn Fn(&Progress) + Sync)) -> Result<T, E> + Send + 'static,
+    error: impl Fn(E) -> PyErr,
+    interrupted: impl Fn(&E) -> bool,
+) -> PyResult<T> {
     let report = ProgressReport::new(progress.as_ref())?;
-    let study = Study::from_file(&path).map_err(fit_error)?;
-    if study.model_folder {
-        return Err(value_error(format!(
-            "{}: a study file with `models = [...]` runs one study per model; run it with the command line",
-            path.display()
-        )));
-    }
-    let out =
-        out.unwrap_or_else(|| path.parent().unwrap_or(std::path::Path::new(".")).join("results").join(&study.name));
-    let out_text = out.display().to_string();
     let cancel = Arc::new(AtomicBool::new(false));
     let worker_cancel = cancel.clone();
     let interrupt = Arc::new(AtomicBool::new(false));
@@ -321,33 +310,67 @@ fn study<'py>(
             let _ = py.run(c"import _thread; _thread.interrupt_main()", None, None);
         }
     };
-    let summary = interruptible(py, cancel, true, &tick, move || {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(jobs.unwrap_or(0))
-            .build()
-            .map_err(|e| FitError::Internal(format!("thread pool: {e}")))?;
-        let observer = |p: &Progress| {
-            if _interrupt_after.is_some_and(|k| p.done >= k) {
-                // As the signal would, but at a fixed fit: no further fit starts.
-                worker_cancel.store(true, Ordering::SeqCst);
-                worker_interrupt.store(true, Ordering::SeqCst);
-            }
-            sink(p);
-        };
-        let options = RunOptions { cancel: Some(worker_cancel.clone()), ..RunOptions::default() };
-        let cache = PartCache::new(study.reference.clone());
-        pool.install(|| run_study(&study, &out, &options, &CpuBackend, &cache, &observer))
+    let outcome = interruptible(py, cancel, true, &tick, move || {
+        pbdfit_fit::study::on_threads(jobs, |_| {
+            let observer = |p: &Progress| {
+                if interrupt_after.is_some_and(|k| p.done >= k) {
+                    // As the signal would, but at a fixed fit: no further fit starts.
+                    worker_cancel.store(true, Ordering::SeqCst);
+                    worker_interrupt.store(true, Ordering::SeqCst);
+                }
+                sink(p);
+            };
+            work(worker_cancel.clone(), &observer)
+        })
     });
     // A raising progress callable stopped the run: its exception, not the cancellation's.
     report.finish(py)?;
-    let summary = summary?.map_err(|e| match e {
-        FitError::Interrupted { .. } => pyo3::exceptions::PyKeyboardInterrupt::new_err(e.to_string()),
-        e => fit_error(e),
-    })?;
-    let d = PyDict::new(py);
-    study_summary(&d, &summary)?;
-    d.set_item("out", out_text)?;
-    Ok(d)
+    outcome?.map_err(fit_error)?.map_err(|e| {
+        if interrupted(&e) { pyo3::exceptions::PyKeyboardInterrupt::new_err(e.to_string()) } else { error(e) }
+    })
+}
+
+/// Runs (or resumes) a study: `keywords` is a JSON object of `pbdfit study`'s options under their Python
+/// names (`StudyKeywords`). One summary dict per study of the file (a file with `models = [...]` has one
+/// per model). Progress goes to `progress=` (see [`ProgressReport`]).
+#[pyfunction]
+#[pyo3(signature = (keywords, progress=None, _interrupt_after=None))]
+fn study<'py>(
+    py: Python<'py>,
+    keywords: &str,
+    progress: Option<Bound<'py, PyAny>>,
+    _interrupt_after: Option<usize>,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let job =
+        pbdfit_fit::study::StudyKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.study: {e}")))?;
+    let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
+    let mut summaries = Vec::new();
+    for study in prepared {
+        if let Some(note) = &study.note {
+            eprintln!("{note}");
+        }
+        let out = study.out.display().to_string();
+        let summary = run_cancellable(
+            py,
+            job.jobs,
+            progress.clone(),
+            _interrupt_after,
+            move |cancel, observer| study.run(&CpuBackend, Some(cancel), observer),
+            fit_error,
+            |e| matches!(e, FitError::Interrupted { .. }),
+        )?;
+        let d = PyDict::new(py);
+        study_summary(&d, &summary)?;
+        d.set_item("out", out)?;
+        summaries.push(d);
+    }
+    Ok(summaries)
+}
+
+/// The keywords `study` takes (Python's spelling of `pbdfit study`'s options).
+#[pyfunction]
+fn study_keywords() -> Vec<String> {
+    pbdfit_fit::study::StudyKeywords::names()
 }
 
 /// Where a local study's or table's progress goes (`progress=`): nowhere, a line to stderr every 50 fits
@@ -459,65 +482,41 @@ fn table_error(e: pbdfit_table::TableError) -> PyErr {
     }
 }
 
-/// Builds (or resumes) a stiffness table from its definition file on `jobs` threads (default: all
-/// cores), on the CPU, into `out` (default: `<name>/` next to the file, as `pbdfit table`): the same
-/// files as the command line. Returns the build's summary as a dict. `_interrupt_after` (tests) interrupts
-/// the call as Ctrl-C would once that many fits are done.
+/// Builds (or resumes) a stiffness table: `keywords` is a JSON object of `pbdfit table`'s options under
+/// their Python names (`TableKeywords`). Returns the build's summary dict. Progress as for [`study`].
 #[pyfunction]
-#[pyo3(signature = (path, jobs=None, progress=None, out=None, _interrupt_after=None))]
+#[pyo3(signature = (keywords, progress=None, _interrupt_after=None))]
 fn table<'py>(
     py: Python<'py>,
-    path: PathBuf,
-    jobs: Option<usize>,
+    keywords: &str,
     progress: Option<Bound<'py, PyAny>>,
-    out: Option<PathBuf>,
     _interrupt_after: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let report = ProgressReport::new(progress.as_ref())?;
-    let def = pbdfit_table::TableDef::from_file(&path).map_err(table_error)?;
-    let out = out.unwrap_or_else(|| path.parent().unwrap_or(std::path::Path::new(".")).join(&def.name));
-    let out_text = out.display().to_string();
-    let cancel = Arc::new(AtomicBool::new(false));
-    let worker_cancel = cancel.clone();
-    let interrupt = Arc::new(AtomicBool::new(false));
-    let worker_interrupt = interrupt.clone();
-    let sink = report.sink();
-    let tick_cancel = cancel.clone();
-    let tick = |py: Python<'_>| {
-        report.deliver(py, &tick_cancel);
-        if interrupt.swap(false, Ordering::SeqCst) {
-            // What Ctrl-C does: the interpreter's KeyboardInterrupt, seen by the next signal check.
-            let _ = py.run(c"import _thread; _thread.interrupt_main()", None, None);
-        }
-    };
-    let summary = interruptible(py, cancel, true, &tick, move || {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(jobs.unwrap_or(0))
-            .build()
-            .map_err(|e| FitError::Internal(format!("thread pool: {e}")))?;
-        let observer = |p: &Progress| {
-            if _interrupt_after.is_some_and(|k| p.done >= k) {
-                worker_cancel.store(true, Ordering::SeqCst);
-                worker_interrupt.store(true, Ordering::SeqCst);
-            }
-            sink(p);
-        };
-        let options = RunOptions { cancel: Some(worker_cancel.clone()), ..RunOptions::default() };
-        let cache = PartCache::new(def.study.reference.clone());
-        let threads = pool.current_num_threads();
-        pool.install(|| pbdfit_table::build(&def, &out, &options, &CpuBackend, &cache, &observer)).map(|s| (s, threads))
-    });
-    report.finish(py)?;
-    let summary = summary?.map_err(|e| match e {
-        pbdfit_table::TableError::Fit(FitError::Interrupted { .. }) => {
-            pyo3::exceptions::PyKeyboardInterrupt::new_err(e.to_string())
-        }
-        e => table_error(e),
-    })?;
+    let job =
+        pbdfit_table::TableKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.table: {e}")))?;
+    let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(table_error)?;
+    let out = prepared.out.display().to_string();
+    let (summary, threads) = run_cancellable(
+        py,
+        job.jobs,
+        progress,
+        _interrupt_after,
+        move |cancel, observer| {
+            prepared.run(&CpuBackend, Some(cancel), observer).map(|s| (s, rayon::current_num_threads()))
+        },
+        table_error,
+        |e| matches!(e, pbdfit_table::TableError::Fit(FitError::Interrupted { .. })),
+    )?;
     let d = PyDict::new(py);
-    table_summary(&d, &summary.0, summary.1)?;
-    d.set_item("out", out_text)?;
+    table_summary(&d, &summary, threads)?;
+    d.set_item("out", out)?;
     Ok(d)
+}
+
+/// The keywords `table` takes (Python's spelling of `pbdfit table`'s options).
+#[pyfunction]
+fn table_keywords() -> Vec<String> {
+    pbdfit_table::TableKeywords::names()
 }
 
 /// Every fit of a results folder (or one CSV file) as columns: name -> list, with the parameter
@@ -743,6 +742,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(identify_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(study, m)?)?;
     m.add_function(wrap_pyfunction!(table, m)?)?;
+    m.add_function(wrap_pyfunction!(study_keywords, m)?)?;
+    m.add_function(wrap_pyfunction!(table_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(distributed::run_task_json, m)?)?;
     m.add_class::<distributed::Driver>()?;
     m.add_function(wrap_pyfunction!(read_results, m)?)?;

@@ -80,6 +80,14 @@ pub enum TableError {
         /// What is wrong.
         message: String,
     },
+    /// An option of a table job is wrong: the option (in the front end's spelling) and what is allowed.
+    #[error("{option}: {message}")]
+    Option {
+        /// The option, e.g. `--search` or `search`.
+        option: String,
+        /// What is wrong and what is allowed.
+        message: String,
+    },
     /// A fit or the study runner failed.
     #[error(transparent)]
     Fit(#[from] FitError),
@@ -104,6 +112,7 @@ impl TableError {
             TableError::Io { .. } => false,
             TableError::File { .. }
             | TableError::Query { .. }
+            | TableError::Option { .. }
             | TableError::OutOfRange { .. }
             | TableError::MissingNodes { .. }
             | TableError::Format { .. } => true,

@@ -37,6 +37,7 @@ mod error;
 mod file;
 mod format;
 pub mod interp;
+mod job;
 pub mod loo;
 mod lookup;
 pub mod mapping;
@@ -47,5 +48,6 @@ pub use build::{BuildSummary, build, build_partial, complete, node_configuration
 pub use error::TableError;
 pub use file::TableDef;
 pub use format::{BUILTIN_TABLES, LooStats, LooSummary, Node, NodeLoo, NodeStatus, Stats, Table, TableMeta};
+pub use job::{PreparedTable, TableJob, TableKeywords};
 pub use lookup::{CornerNode, Estimate, Extrapolated, Lookup, LookupParameter, Query, lookup};
 pub use refine::{REFINE_GRID, Refined, refine};

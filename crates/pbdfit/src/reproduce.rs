@@ -114,7 +114,9 @@ pub fn run(args: ReproduceArgs) -> CliResult {
         study.poisson.len(),
         results.display()
     );
-    crate::study::run_with_progress(&study, &results, &[], args.jobs, args.backend, None)?;
+    let prepared = pbdfit_fit::study::PreparedStudy { study, out: results.clone(), only: Vec::new(), note: None };
+    crate::study::run_with_progress(&prepared, args.jobs, args.backend, None)?;
+    let study = prepared.study;
 
     let pictures = scene_pictures(&study, &results)?;
     let figures =

@@ -4,10 +4,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use pbdfit_fit::PartCache;
-use pbdfit_fit::study::{Progress, RunOptions, Study, run_study};
+use pbdfit_fit::Spelling;
+use pbdfit_fit::study::{PreparedStudy, Progress, Study, StudyKeywords, on_threads};
 
 use crate::cli::{BackendName, CliError, CliResult, ReferenceArgs, fit_error};
+use crate::fit::job_error;
 
 /// Arguments of `pbdfit study`.
 #[derive(Debug, clap::Args)]
@@ -46,31 +47,24 @@ pub struct StudyArgs {
 
 /// Runs `pbdfit study`.
 pub fn run(args: StudyArgs) -> CliResult {
-    let studies = Study::all_from_file(&args.study).map_err(fit_error)?;
-    if args.poisson_stride == 0 {
-        return Err(CliError::Input("--poisson-stride must be at least 1".into()));
+    if args.jobs == Some(0) {
+        return Err(CliError::Input("--jobs must be at least 1".into()));
     }
-    for (i, mut study) in studies.into_iter().enumerate() {
-        study.reference = args.reference.overrides_over(&study.reference.table())?;
-        if let Some(p) = args.precision {
-            study.precision = p;
+    let job = StudyKeywords {
+        study: args.study.display().to_string(),
+        only: args.only.clone(),
+        jobs: args.jobs,
+        out: args.out.as_ref().map(|p| p.display().to_string()),
+        poisson_stride: Some(args.poisson_stride),
+        reference: args.reference.keywords(),
+        precision: args.precision.map(|p| p.name().to_string()),
+        search: args.search.map(|s| s.name().to_string()),
+    };
+    for prepared in job.prepare(Spelling::Flag).map_err(job_error)? {
+        if let Some(note) = &prepared.note {
+            eprintln!("{note}");
         }
-        if let Some(search) = args.search {
-            study.fit.use_search(search);
-        }
-        study.check_reference().map_err(fit_error)?;
-        if args.poisson_stride > 1 {
-            let coarse = study.poisson.iter().step_by(args.poisson_stride).copied().collect();
-            study = study.with_poisson(coarse);
-        }
-        let mut out = args.out.clone().unwrap_or_else(|| {
-            args.study.parent().unwrap_or(std::path::Path::new(".")).join("results").join(&study.name)
-        });
-        if study.model_folder {
-            out = out.join(study.kind.name());
-            eprintln!("model {} ({}): results in {}", study.kind, i + 1, out.display());
-        }
-        run_with_progress(&study, &out, &args.only, args.jobs, args.backend, args.abort_after)?;
+        run_with_progress(&prepared, args.jobs, args.backend, args.abort_after)?;
     }
     Ok(())
 }
@@ -78,24 +72,15 @@ pub fn run(args: StudyArgs) -> CliResult {
 /// Runs a study on `jobs` threads with a progress bar on stderr (plain lines when stderr is not a
 /// terminal), then prints the summary.
 pub fn run_with_progress(
-    study: &Study,
-    out: &std::path::Path,
-    only: &[String],
+    prepared: &PreparedStudy,
     jobs: Option<usize>,
     backend: BackendName,
     abort_after: Option<usize>,
 ) -> CliResult {
+    let (study, out) = (&prepared.study, &prepared.out);
     let largest = study.base_and_experiment_resolutions().into_iter().max().unwrap_or(1);
     let summary = with_progress(study, largest, jobs, backend, abort_after, |backend, observer| {
-        run_study(
-            study,
-            out,
-            &RunOptions { only: only.to_vec(), ..RunOptions::default() },
-            backend,
-            &PartCache::new(study.reference.clone()),
-            observer,
-        )
-        .map_err(fit_error)
+        prepared.run(backend, None, observer).map_err(fit_error)
     })?;
     println!(
         "study {}: {} fits ({} computed now, {} resumed, {} failed, {} at the edge of the box) in {:.1} s on {} threads; results in {}",
@@ -132,10 +117,6 @@ pub fn with_progress<T: Send>(
     abort_after: Option<usize>,
     work: impl FnOnce(&dyn pbdfit_pbd::RestStateBackend, &(dyn Fn(&Progress) + Sync)) -> Result<T, CliError> + Send,
 ) -> Result<T, CliError> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.unwrap_or(0))
-        .build()
-        .map_err(|e| CliError::Internal(format!("thread pool: {e}")))?;
     // The backend is chosen for the largest body and a grid sweep of rest states.
     let scene = study.scenes[0].scenes()[0].body(largest).map_err(|e| CliError::Input(e.to_string()))?;
     let grid = study.fit.resolution().pow(study.fit.search_box.dimensions() as u32);
@@ -169,7 +150,7 @@ pub fn with_progress<T: Send>(
             }
         }
     };
-    let result = pool.install(|| work(backend.as_ref(), &observer));
+    let result = on_threads(jobs, |_| work(backend.as_ref(), &observer)).map_err(fit_error);
     bar.finish_and_clear();
-    result
+    result?
 }

@@ -2,9 +2,8 @@
 
 use std::path::PathBuf;
 
-use pbdfit_fit::PartCache;
-use pbdfit_fit::study::RunOptions;
-use pbdfit_table::{TableDef, TableError, build, build_partial};
+use pbdfit_fit::Spelling;
+use pbdfit_table::{TableError, TableKeywords};
 
 use crate::cli::{BackendName, CliError, CliResult, fit_error};
 
@@ -47,28 +46,25 @@ pub fn table_error(e: TableError) -> CliError {
 
 /// Runs `pbdfit table`.
 pub fn run(args: TableArgs) -> CliResult {
-    let mut def = TableDef::from_file(&args.file).map_err(table_error)?;
-    if let Some(search) = args.search {
-        def.study.fit.use_search(search);
+    if args.jobs == Some(0) {
+        return Err(CliError::Input("--jobs must be at least 1".into()));
     }
-    let out =
-        args.out.clone().unwrap_or_else(|| args.file.parent().unwrap_or(std::path::Path::new(".")).join(&def.name));
-    let largest = def.axes.n.iter().fold(1.0f64, |a, &b| a.max(b)) as usize;
+    let job = TableKeywords {
+        file: args.file.display().to_string(),
+        out: args.out.as_ref().map(|p| p.display().to_string()),
+        jobs: args.jobs,
+        search: args.search.map(|s| s.name().to_string()),
+        partial: args.partial,
+    };
+    let prepared = job.prepare(Spelling::Flag).map_err(table_error)?;
+    let out = &prepared.out;
     let summary = crate::study::with_progress(
-        &def.study,
-        largest,
+        &prepared.def.study,
+        prepared.largest_n(),
         args.jobs,
         args.backend,
         args.abort_after,
-        |backend, observer| {
-            let cache = PartCache::new(def.study.reference.clone());
-            if args.partial {
-                build_partial(&def, &out, &RunOptions::default(), &cache, observer)
-            } else {
-                build(&def, &out, &RunOptions::default(), backend, &cache, observer)
-            }
-            .map_err(table_error)
-        },
+        |backend, observer| prepared.run(backend, None, observer).map_err(table_error),
     )?;
     let m = &summary.table.meta;
     let loo = &m.leave_one_out;

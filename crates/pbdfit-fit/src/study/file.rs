@@ -168,7 +168,7 @@ struct ExperimentDef {
 }
 
 /// A study file's text; an error naming the file when it cannot be read.
-fn read_study_file(path: &Path) -> Result<String, FitError> {
+pub(crate) fn read_study_file(path: &Path) -> Result<String, FitError> {
     std::fs::read_to_string(path).map_err(|e| FitError::StudyFile {
         origin: path.display().to_string(),
         entry: "file".into(),

@@ -21,6 +21,7 @@
 
 pub mod file;
 pub mod folder;
+pub mod job;
 pub mod plan;
 pub mod run;
 pub mod store;
@@ -30,6 +31,7 @@ pub use file::{
     BoxDef, Configuration, Experiment, FitDef, MAX_FITS, MAX_POISSON_VALUES, ModelEntry, ModelTable, Setting, Study,
 };
 pub use folder::LockedFolder;
+pub use job::{PreparedStudy, StudyJob, StudyKeywords, on_threads};
 pub use plan::{FitKey, Plan, matches_filter};
 pub use run::{
     Pending, Progress, RunOptions, Task, TaskFit, finish, group_grids, record_line, resume, run_plan, run_plan_in,

@@ -1,0 +1,129 @@
+//! One table job: `pbdfit table`, Python's `pbdfit.table` and the Dask driver and its workers fill a
+//! [`TableKeywords`] (the command line's options under their Python names), checked here
+//! ([`TableKeywords::prepare`]) and built by one cancellable runner ([`PreparedTable::run`], on the study
+//! runner's pool [`pbdfit_fit::study::on_threads`]). Python's copy had no `--search` and no `--partial`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use pbdfit_fit::study::{Progress, RunOptions};
+use pbdfit_fit::{PartCache, Search, Spelling};
+use pbdfit_pbd::RestStateBackend;
+use serde::{Deserialize, Serialize};
+
+use crate::{BuildSummary, TableDef, TableError, build, build_partial};
+
+/// A table build as the command line and Python ask it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TableKeywords {
+    /// The table definition file (TOML).
+    pub file: String,
+    /// The table folder (default: `<name>/` next to the definition file).
+    pub out: Option<String>,
+    /// Worker threads (default: all cores).
+    pub jobs: Option<usize>,
+    /// `gradient` or `pattern`, over the file's `[fit] search` (another search drops the file's grid).
+    pub search: Option<String>,
+    /// Fit nothing: write `table.csv` and `table.json` from the fits already in the folder, the nodes
+    /// without one marked missing.
+    pub partial: bool,
+}
+
+/// A table job: [`TableKeywords`] under another name.
+pub type TableJob = TableKeywords;
+
+/// A table job checked: the definition with the options applied, and its folder.
+#[derive(Debug, Clone)]
+pub struct PreparedTable {
+    /// The definition.
+    pub def: TableDef,
+    /// The table folder.
+    pub out: PathBuf,
+    /// Fit nothing (see [`TableKeywords::partial`]).
+    pub partial: bool,
+}
+
+impl TableKeywords {
+    /// The keywords' names (Python's spelling).
+    pub fn names() -> Vec<String> {
+        pbdfit_fit::keyword_names::<TableKeywords>()
+    }
+
+    /// The job from a JSON object of its keywords (Python's call), unknown keywords refused.
+    pub fn from_json(text: &str) -> Result<Self, String> {
+        pbdfit_fit::keywords_from_json(text)
+    }
+
+    /// Reads the definition file and applies the options.
+    pub fn prepare(&self, spelling: Spelling) -> Result<PreparedTable, TableError> {
+        let def = TableDef::from_file(Path::new(&self.file))?;
+        self.prepare_def(def, spelling)
+    }
+
+    /// [`Self::prepare`] on the definition file's `text` (read before, as a Dask worker receives it).
+    pub fn prepare_text(&self, text: &str, spelling: Spelling) -> Result<PreparedTable, TableError> {
+        self.prepare_def(TableDef::parse(text, &self.file)?, spelling)
+    }
+
+    fn prepare_def(&self, mut def: TableDef, spelling: Spelling) -> Result<PreparedTable, TableError> {
+        if let Some(search) = &self.search {
+            let search = Search::parse(search)
+                .map_err(|e| TableError::Option { option: spelling.name("search"), message: e.to_string() })?;
+            def.study.fit.use_search(search);
+        }
+        let out = self
+            .out
+            .as_ref()
+            .map(PathBuf::from)
+            .unwrap_or_else(|| Path::new(&self.file).parent().unwrap_or(Path::new(".")).join(&def.name));
+        Ok(PreparedTable { def, out, partial: self.partial })
+    }
+}
+
+impl PreparedTable {
+    /// Builds (or resumes) the table on the current thread pool; `cancel`, when set by another thread or by
+    /// `observer`, starts no further fit (those in flight are written, a later build resumes).
+    pub fn run(
+        &self,
+        backend: &dyn RestStateBackend,
+        cancel: Option<Arc<AtomicBool>>,
+        observer: &(dyn Fn(&Progress) + Sync),
+    ) -> Result<BuildSummary, TableError> {
+        let options = RunOptions { cancel, ..RunOptions::default() };
+        let cache = PartCache::new(self.def.study.reference.clone());
+        if self.partial {
+            build_partial(&self.def, &self.out, &options, &cache, observer)
+        } else {
+            build(&self.def, &self.out, &options, backend, &cache, observer)
+        }
+    }
+
+    /// The largest resolution the table's nodes meet (the rest-state backend is chosen for it).
+    pub fn largest_n(&self) -> usize {
+        self.def.axes.n.iter().fold(1.0f64, |a, &b| a.max(b)) as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_search_applies_over_the_file_and_a_bad_one_is_refused_by_name() {
+        let job = TableKeywords {
+            file: "../../fits/tables/pbd.toml".into(),
+            search: Some("pattern".into()),
+            ..Default::default()
+        };
+        let prepared = job.prepare(Spelling::Flag).expect("the shipped table");
+        assert_eq!(prepared.def.study.fit.search, Search::Pattern);
+        assert_eq!(prepared.out, Path::new("../../fits/tables").join(&prepared.def.name));
+        let bad = TableKeywords { search: Some("newton".into()), ..job };
+        for (spelling, name) in [(Spelling::Flag, "--search: "), (Spelling::Keyword, "search: ")] {
+            let message = bad.prepare(spelling).expect_err("refused").to_string();
+            assert!(message.starts_with(name), "{message}");
+        }
+    }
+}
