@@ -25,6 +25,7 @@ from . import _native
 __version__: str = _native.__version__
 
 __all__ = [
+    "Dynamics",
     "FitResult",
     "RestState",
     "Scene",
@@ -200,7 +201,8 @@ def fem(
 
 @dataclass(frozen=True)
 class RestState:
-    """A model's rest state: ``displacements`` and ``positions`` (nv, 3) in m, and how it was found."""
+    """A model's rest state: ``displacements`` and ``positions`` (nv, 3) in m, and how it was found.
+    :meth:`as_dict` is ``pbdfit simulate --json``'s object, field for field (a test compares them)."""
 
     scene: str
     displacements: np.ndarray
@@ -210,6 +212,42 @@ class RestState:
     residual: float
     method: str
     sensitivity: Optional[Dict[str, np.ndarray]] = None
+    report: Optional[Dict[str, Any]] = None
+
+    def as_dict(self) -> Dict[str, Any]:
+        """The report this rest state was made from (``pbdfit simulate --json``'s object)."""
+        return dict(self.report or {})
+
+
+@dataclass(frozen=True)
+class Dynamics:
+    """A mass-spring model's dynamics run with an ``integrator`` (``pbdfit simulate --integrator``):
+    ``displacements`` and ``positions`` (nv, 3) in m where it ended, the ``steps`` run, whether the motion
+    ``settled``, the last ``energy`` (J). :meth:`as_dict` is the command line's JSON object."""
+
+    scene: str
+    displacements: np.ndarray
+    positions: np.ndarray
+    steps: int
+    settled: bool
+    energy: Optional[float]
+    report: Dict[str, Any]
+
+    def as_dict(self) -> Dict[str, Any]:
+        """The report (``pbdfit simulate --integrator ... --json``'s object)."""
+        return dict(self.report)
+
+
+def _simulated(report: Dict[str, Any]) -> Union[RestState, Dynamics]:
+    """A part's report as a :class:`RestState` (or :class:`Dynamics` for an integrator's run)."""
+    u, x = np.array(report["displacements"], dtype=float), np.array(report["rest_positions"], dtype=float)
+    if "integrator" in report:
+        return Dynamics(report["scene"], u, x, report["steps"], report["settled"], report["energy"], report)
+    sensitivity = report.get("sensitivity")
+    if sensitivity is not None:
+        sensitivity = {name: np.array(c, dtype=float) for name, c in sensitivity.items()}
+    return RestState(report["scene"], u, x, report["iterations"], report["converged"], report["residual"],
+                     report["method"], sensitivity, report)
 
 
 def _settings(settings: Optional[Mapping[str, float]]) -> Optional[Dict[str, float]]:
@@ -234,21 +272,59 @@ def simulate(
     n: Optional[int] = None,
     sensitivity: bool = False,
     settings: Optional[Mapping[str, float]] = None,
+    kd: Optional[float] = None,
+    kv: Optional[float] = None,
+    compliance_distance: Optional[float] = None,
+    compliance_volume: Optional[float] = None,
+    ks: Optional[float] = None,
+    kvol: Optional[float] = None,
+    params: Optional[Mapping[str, float]] = None,
+    mass_model: Optional[str] = None,
+    fix_orientation: bool = False,
+    integrator: Optional[str] = None,
+    steps: Optional[int] = None,
+    unbounded: bool = False,
+    damping: Optional[float] = None,
+    method: Optional[str] = None,
     **parameters: float,
-) -> Union[RestState, Dict[str, RestState]]:
-    """The rest state of ``model`` (``pbd``, ``xpbd``, ``mass-spring``, ...) with time step ``dt`` (s) and
-    ``nit`` iterations, its parameters by name (``kd=0.5, kv=0.5``; XPBD ``alpha_d=..., alpha_v=...``).
-    A compound scene gives a dict by part name. ``sensitivity=True`` adds ``du*/dp`` per parameter
-    (name -> (nv, 3) array, m per unit of the parameter), as ``pbdfit simulate --sensitivity``. An engine
-    profile's ``settings`` by the engine's names (``settings={"relaxation": 0.8}``), as ``--setting``."""
-    states = [
-        RestState(**d)
-        for d in _native.simulate(
-            _source(scene), model, dt, _count("nit", nit, 1), _count("n", n, 1), dict(parameters), sensitivity,
-            _settings(settings),
-        )
-    ]
-    if len(states) == 1:
+) -> Union[RestState, Dynamics, Dict[str, Union[RestState, Dynamics]]]:
+    """The rest state of ``model`` (``pbd``, ``xpbd``, ``mass-spring``, an engine profile, ...) with time
+    step ``dt`` (s) and ``nit`` iterations, as ``pbdfit simulate`` computes it: every option of the command
+    line is a keyword here under its Python name. The parameters by name, as keywords (``kd=0.5, kv=0.5``;
+    XPBD ``alpha_d=..., alpha_v=...``; ``k_mu=...``) or in ``params``; kd and kv default to 0.5 and the
+    compliances to 0, as there. A compound scene gives a dict by part name. ``sensitivity=True`` adds
+    ``du*/dp`` per parameter (name -> (nv, 3) array, m per unit of the parameter). An engine profile's
+    ``settings`` by the engine's names (``settings={"relaxation": 0.8}``). ``damping``: PBD velocity damping
+    per step in [0, 1), or a mass-spring model's spring damping (N s/m); ``method``: ``fixed-point``
+    (default) or ``stepping``; ``integrator`` (mass-spring models: ``verlet``, ``implicit-euler``, ...)
+    runs the dynamics for at most ``steps`` steps instead and gives :class:`Dynamics`."""
+    named = {str(k): _number(str(k), v) for k, v in {**dict(params or {}), **parameters}.items()}
+    keywords: Dict[str, Any] = dict(
+        scene=_source(scene),
+        model=model,
+        dt=_number("dt", dt),
+        nit=_count("nit", nit, 1),
+        n=_count("n", n, 1),
+        sensitivity=bool(sensitivity),
+        settings=_settings(settings),
+        kd=_number("kd", kd),
+        kv=_number("kv", kv),
+        compliance_distance=_number("compliance_distance", compliance_distance),
+        compliance_volume=_number("compliance_volume", compliance_volume),
+        ks=_number("ks", ks),
+        kvol=_number("kvol", kvol),
+        params=named,
+        mass_model=mass_model,
+        fix_orientation=bool(fix_orientation),
+        integrator=integrator,
+        steps=_count("steps", steps, 1),
+        unbounded=bool(unbounded),
+        damping=_number("damping", damping),
+        method=method,
+    )
+    compound, reports = _native.simulate(json.dumps({k: v for k, v in keywords.items() if v is not None}))
+    states = [_simulated(json.loads(r)) for r in reports]
+    if not compound:
         return states[0]
     return {s.scene: s for s in states}
 

@@ -20,7 +20,7 @@ from test_pbdfit import cli_json, cli_path
 # (Python's fit computes its rest states on the CPU).
 CLI_ONLY = {"help", "json", "vtk", "backend"}
 # Repeatable flags whose keyword is their plural (a list or a dict).
-PLURAL = {"start": "starts", "setting": "settings"}
+PLURAL = {"start": "starts", "setting": "settings", "param": "params"}
 
 
 def compare(py: pbdfit.FitResult, cli: dict) -> None:
@@ -58,6 +58,45 @@ def test_every_fem_option_is_a_python_keyword():
     native = set(_native.fem_keywords())
     assert cli_options("fem") == native
     assert set(inspect.signature(pbdfit.fem).parameters) == native
+
+
+def test_every_simulate_option_is_a_python_keyword():
+    """Less the outputs (`--frames` and its `--frame-every`, `--frame-steps`); Python's `**parameters` are
+    further `params`."""
+    native = set(_native.simulate_keywords())
+    assert cli_options("simulate") - {"frames", "frame_every", "frame_steps"} == native
+    assert set(inspect.signature(pbdfit.simulate).parameters) - {"parameters"} == native
+
+
+def test_simulate_reports_equal_the_cli_field_for_field():
+    """A compound scene with the sensitivity and options Python lacked (uniform masses, damping, the
+    stepping method), an engine profile's setting, and a mass-spring model's dynamics."""
+    cases = [
+        (dict(scene="gravity", n=2, kd=0.4, sensitivity=True, mass_model="uniform", damping=0.1, method="stepping"),
+         ["--scene", "gravity", "--n", "2", "--kd", "0.4", "--sensitivity", "--mass-model", "uniform", "--damping",
+          "0.1", "--method", "stepping"]),
+        (dict(scene="gravity-wall", n=2, model="newton-xpbd", nit=4, settings={"relaxation": 0.3}, k_mu=700.0,
+              k_lambda=7000.0),
+         ["--scene", "gravity-wall", "--n", "2", "--model", "newton-xpbd", "--nit", "4", "--setting",
+          "relaxation=0.3", "--param", "k_mu=700", "--param", "k_lambda=7000"]),
+        (dict(scene="gravity-wall", n=2, model="mass-spring", ks=200.0, integrator="implicit-euler", damping=0.5,
+              steps=2000),
+         ["--scene", "gravity-wall", "--n", "2", "--model", "mass-spring", "--ks", "200", "--integrator",
+          "implicit-euler", "--damping", "0.5", "--steps", "2000"]),
+    ]
+    for keywords, flags in cases:
+        py = pbdfit.simulate(**keywords)
+        cli = cli_json("simulate", *flags)
+        parts = list(py.values()) if isinstance(py, dict) else [py]
+        clis = cli if isinstance(cli, list) else [cli]
+        assert len(parts) == len(clis)
+        for ours, theirs in zip(parts, clis):
+            mine = ours.as_dict()
+            assert set(mine) == set(theirs)
+            assert {k: v for k, v in mine.items() if k != "seconds"} == {
+                k: v for k, v in theirs.items() if k != "seconds"}
+            assert ours.displacements.tolist() == theirs["displacements"]
+    assert isinstance(pbdfit.simulate(**cases[2][0]), pbdfit.Dynamics)
 
 
 def test_every_study_and_table_option_is_a_python_keyword():

@@ -133,8 +133,8 @@ def test_bad_input_raises_value_error_with_the_cli_message():
             pbdfit.fit("gravity-floor", 1e3, 0.3, **kwargs)
         out = subprocess.run([cli_path(), "fit", "--scene", "gravity-floor", *flags], capture_output=True, text=True)
         assert out.returncode == 2 and cli_says in out.stderr, out.stderr
-    with pytest.raises(ValueError, match="needs kv"):
-        pbdfit.simulate("gravity-floor", kd=0.5)
+    with pytest.raises(ValueError, match="^model mass-spring needs ks: give ks=VALUE$"):
+        pbdfit.simulate("gravity-floor", model="mass-spring")
 
 
 STUDY = """

@@ -47,6 +47,7 @@ mod reference;
 mod request;
 mod search_box;
 pub mod settings_sweep;
+mod simulate_job;
 pub mod study;
 mod target;
 
@@ -77,4 +78,8 @@ pub use problem::{Evaluation, FitProblem, Part, RestResult, Settings, fits_again
 pub use reference::{FemReference, PartCache, Reference, reference_id, reference_overrides, reference_spec};
 pub use request::{FitOption, FitRequest, FitRequestError, MAX_GRID_POINTS, largest_grid};
 pub use search_box::{Axis, SearchBox, default_grid, parse_bound};
+pub use simulate_job::{
+    ConstraintReport, DynamicsReport, PreparedSimulate, RestReport, SimulateJob, SimulateKeywords, SimulateReport,
+    SimulateRun, SimulateSetup,
+};
 pub use target::{FemTarget, Target, TargetSource, resolve_target};

@@ -28,7 +28,7 @@ use pbdfit_fit::ReferenceOverrides;
 use pbdfit_fit::study::Progress;
 use pbdfit_fit::{FitError, FitProblem, PartCache, Settings};
 use pbdfit_mesh::{BUILTIN_SCENES, SceneSet, Vec3};
-use pbdfit_pbd::{CpuBackend, ModelKind, PbdSystem, RestOptions, SensitivityOptions, SimParams};
+use pbdfit_pbd::{CpuBackend, ModelKind};
 
 fn value_error(message: impl ToString) -> PyErr {
     PyValueError::new_err(message.to_string())
@@ -160,22 +160,6 @@ fn fem_keywords() -> Vec<String> {
     pbdfit_fit::FemKeywords::names()
 }
 
-/// The model's parameter values from a dict, in the model's order; every parameter is required.
-fn model_values(kind: ModelKind, parameters: &HashMap<String, f64>) -> PyResult<Vec<f64>> {
-    for name in parameters.keys() {
-        if kind.parameter(name).is_none() {
-            return Err(value_error(format!(
-                "model {kind} has no parameter `{name}`; its parameters are {}",
-                kind.parameter_names()
-            )));
-        }
-    }
-    kind.parameters()
-        .iter()
-        .map(|p| parameters.get(p.name).copied().ok_or_else(|| value_error(format!("model {kind} needs {}", p.name))))
-        .collect()
-}
-
 /// The model kind by name, with an engine profile's settings by the engine's names (the `--setting` of the
 /// command line, checked by the same rules): no spec string is built and parsed back.
 fn kind(model: &str, settings: Option<HashMap<String, f64>>) -> PyResult<ModelKind> {
@@ -186,78 +170,36 @@ fn kind(model: &str, settings: Option<HashMap<String, f64>>) -> PyResult<ModelKi
     kind.with_settings(&settings).map_err(|e| value_error(format!("settings: {e}")))
 }
 
-/// PBD rest states of every basic scene: one dict per scene with `scene`, `displacements`,
-/// `positions` (nv x 3, m), `iterations`, `converged`, `residual`, `method`.
+/// A simulation: `keywords` is a JSON object of `pbdfit simulate`'s options under their Python names
+/// (`SimulateKeywords`). Returns whether the scene is compound and one report per part as JSON text,
+/// `pbdfit simulate --json`'s objects.
 #[pyfunction]
-#[pyo3(signature = (scene, model="pbd", dt=0.01, nit=1, n=None, parameters=HashMap::new(), sensitivity=false, settings=None))]
-fn simulate<'py>(
-    py: Python<'py>,
-    scene: &str,
-    model: &str,
-    dt: f64,
-    nit: usize,
-    n: Option<usize>,
-    parameters: HashMap<String, f64>,
-    sensitivity: bool,
-    settings: Option<HashMap<String, f64>>,
-) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    let kind = kind(model, settings)?;
-    let values = model_values(kind, &parameters)?;
-    let m = kind.with(&values).map_err(value_error)?;
-    let set = load(scene)?;
-    let n = resolution(&set, n)?;
-    let params = SimParams::new(dt, nit, m);
-    params.validate().map_err(|e| value_error(format!("scene {}: {e}", set.name())))?;
-    let systems: Vec<(String, PbdSystem)> = set
-        .scenes()
-        .iter()
-        .map(|s| s.body(n).map(|b| (s.name.clone(), PbdSystem::new(&b))).map_err(value_error))
-        .collect::<PyResult<_>>()?;
-    let rests = interruptible(py, Arc::default(), false, &|_| {}, move || {
-        systems
-            .into_iter()
-            .map(|(name, system)| {
-                let r = system.rest_state(&params, &RestOptions::default(), None).map_err(|e| e.to_string())?;
-                let s = if sensitivity && r.converged {
-                    Some(
-                        system
-                            .sensitivity(&params, &r.displacements, &SensitivityOptions::default())
-                            .map_err(|e| e.to_string())?,
-                    )
-                } else {
-                    None
-                };
-                Ok((name, r, s))
-            })
-            .collect::<Result<Vec<_>, String>>()
+fn simulate(py: Python<'_>, keywords: &str) -> PyResult<(bool, Vec<String>)> {
+    let job =
+        pbdfit_fit::SimulateKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.simulate: {e}")))?;
+    let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
+    let compound = prepared.set.is_compound();
+    let reports = interruptible(py, Arc::default(), false, &|_| {}, move || {
+        prepared
+            .parts
+            .iter()
+            .map(|part| prepared.run_part(part, &CpuBackend, 1, &mut |_, _| {}))
+            .collect::<Result<Vec<_>, _>>()
     })?
-    .map_err(value_error)?;
-    rests
-        .into_iter()
-        .map(|(name, r, s)| {
-            let d = PyDict::new(py);
-            d.set_item("scene", name)?;
-            if let Some(s) = s {
-                let columns = PyDict::new(py);
-                for (p, c) in kind.parameters().iter().zip(&s.columns) {
-                    columns.set_item(p.name, matrix(py, c))?;
-                }
-                d.set_item("sensitivity", columns)?;
-            }
-            d.set_item("displacements", matrix(py, &r.displacements))?;
-            d.set_item("positions", matrix(py, &r.positions))?;
-            d.set_item("iterations", r.iterations)?;
-            d.set_item("converged", r.converged)?;
-            d.set_item("residual", r.residual)?;
-            d.set_item("method", format!("{:?}", r.method))?;
-            Ok(d)
-        })
-        .collect()
+    .map_err(job_error)?;
+    let texts = reports
+        .iter()
+        .map(|r| serde_json::to_string(r).map_err(|e| PyRuntimeError::new_err(e.to_string())))
+        .collect::<PyResult<_>>()?;
+    Ok((compound, texts))
 }
 
-/// One fit, as `pbdfit fit` makes it (on the CPU): `keywords` is a JSON object of the fit's keywords
-/// (`pbdfit_fit::FitKeywords`: the command line's options under their Python names); returns the report,
-/// `pbdfit fit --json`'s object, as JSON. An unknown keyword or a bad value raises ValueError.
+/// The keywords `simulate` takes (Python's spelling of `pbdfit simulate`'s options).
+#[pyfunction]
+fn simulate_keywords() -> Vec<String> {
+    pbdfit_fit::SimulateKeywords::names()
+}
+
 #[pyfunction]
 fn fit(py: Python<'_>, keywords: &str) -> PyResult<String> {
     let keywords = pbdfit_fit::FitKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.fit: {e}")))?;
@@ -736,6 +678,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scene_bodies, m)?)?;
     m.add_function(wrap_pyfunction!(fem, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(fit_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(fem_keywords, m)?)?;

@@ -107,38 +107,6 @@ pub fn parse_param(text: &str) -> Result<(String, f64), String> {
     Ok((name.trim().to_string(), value))
 }
 
-/// The model `kind` with its parameter values: from `--param NAME=VALUE` where given, else from the
-/// named flags (`--kd`, `--kv`; XPBD's `--compliance-distance` for alpha_d, `--compliance-volume` for
-/// alpha_v).
-pub fn model_from_flags(
-    kind: ModelKind,
-    params: &[(String, f64)],
-    named: &[(&str, f64)],
-) -> Result<pbdfit_pbd::Model, CliError> {
-    for (name, _) in params {
-        if kind.parameter(name).is_none() {
-            return Err(CliError::Input(format!(
-                "--param {name}: model {kind} has no parameter `{name}`; its parameters are {}",
-                kind.parameter_names()
-            )));
-        }
-    }
-    let values: Vec<f64> = kind
-        .parameters()
-        .iter()
-        .map(|p| {
-            params
-                .iter()
-                .rev()
-                .find(|(n, _)| n == p.name)
-                .map(|(_, v)| *v)
-                .or_else(|| named.iter().find(|(n, _)| *n == p.name).map(|(_, v)| *v))
-                .ok_or_else(|| CliError::Input(format!("model {kind} needs {}: give --param {}=VALUE", p.name, p.name)))
-        })
-        .collect::<Result<_, _>>()?;
-    kind.with(&values).map_err(|e| CliError::Input(e.to_string()))
-}
-
 /// Maps a fit or study error to the command line's: the user's input (exit 2) or the machine's (exit
 /// 1). A failed write during a study says that the finished fits are kept.
 pub fn fit_error(e: pbdfit_fit::FitError) -> CliError {

@@ -1,17 +1,14 @@
 //! `pbdfit simulate`: the PBD rest state of a scene, as a summary, JSON, VTK, or a VTK time series.
 
 use std::path::PathBuf;
-use std::time::Instant;
 
+use pbdfit_fit::{SimulateKeywords, SimulateReport, SimulateRun, Spelling};
 use pbdfit_mesh::MassModel;
 use pbdfit_mesh::vtk::{PointData, write_pvd, write_vtu};
-use pbdfit_pbd::{
-    ConstraintRef, IntegrateOptions, Integrator, ModelRule, PbdSystem, RestMethod, RestOptions, RuleSettings,
-    SensitivityOptions, SimParams, SpringBody, SpringLaw,
-};
-use serde_json::json;
+use pbdfit_pbd::{Integrator, PbdSystem, SimParams};
 
-use crate::cli::{BackendName, CliError, CliResult, SimulationArgs, load_scene, resolution, to_json};
+use crate::cli::{BackendName, CliError, CliResult, SimulationArgs, to_json};
+use crate::fit::job_error;
 
 /// Arguments of `pbdfit simulate`.
 #[derive(Debug, clap::Args)]
@@ -101,113 +98,122 @@ enum Method {
     Stepping,
 }
 
+impl Method {
+    /// The name on the command line (the job's `method`).
+    fn name(self) -> &'static str {
+        match self {
+            Method::FixedPoint => "fixed-point",
+            Method::Stepping => "stepping",
+        }
+    }
+}
+
 fn parse_mass_model(s: &str) -> Result<MassModel, String> {
     s.parse()
 }
 
+/// The job these arguments ask for (everything but the outputs and the backend).
+fn job(args: &SimulateArgs) -> SimulateKeywords {
+    SimulateKeywords {
+        scene: args.scene.clone(),
+        n: args.n,
+        mass_model: args.mass_model.map(|m| m.name().to_string()),
+        fix_orientation: args.fix_orientation,
+        dt: Some(args.sim.dt),
+        nit: Some(args.sim.nit),
+        model: Some(args.sim.model.name().to_string()),
+        settings: args.sim.settings.iter().cloned().collect(),
+        kd: args.kd,
+        kv: args.kv,
+        compliance_distance: args.compliance_distance,
+        compliance_volume: args.compliance_volume,
+        ks: args.ks,
+        kvol: args.kvol,
+        params: args.param.iter().cloned().collect(),
+        integrator: args.integrator.map(|i| i.name().to_string()),
+        steps: Some(args.steps),
+        unbounded: args.unbounded,
+        damping: Some(args.damping),
+        method: Some(args.method.name().to_string()),
+        sensitivity: args.sensitivity,
+    }
+}
+
 /// Runs `pbdfit simulate`.
 pub fn run(args: SimulateArgs) -> CliResult {
-    let set = load_scene(&args.scene, args.mass_model, args.fix_orientation)?;
-    let n = resolution(&set, args.n)?;
-    let springs = !args.sim.model.has_projection();
-    let kind = args.sim.kind()?;
-    // A parameter flag the model does not have is refused, not ignored (`--model xpbd --kd 0.3` used to run
-    // with compliance 0).
-    let given = [
-        ("kd", args.kd, "--kd"),
-        ("kv", args.kv, "--kv"),
-        ("alpha_d", args.compliance_distance, "--compliance-distance"),
-        ("alpha_v", args.compliance_volume, "--compliance-volume"),
-        ("ks", args.ks, "--ks"),
-        ("kvol", args.kvol, "--kvol"),
-    ];
-    for (name, value, flag) in given {
-        if value.is_some() && kind.parameter(name).is_none() {
-            return Err(CliError::Input(format!(
-                "{flag}: model {kind} has no parameter `{name}`; its parameters are {} (give them with --param \
-                 NAME=VALUE)",
-                kind.parameter_names()
-            )));
-        }
+    let prepared = job(&args).prepare(Spelling::Flag).map_err(job_error)?;
+    for note in &prepared.notes {
+        eprintln!("{note}");
     }
-    let defaults = [("kd", 0.5), ("kv", 0.5), ("alpha_d", 0.0), ("alpha_v", 0.0)];
-    let mut named: Vec<(&str, f64)> = defaults
-        .iter()
-        .map(|&(name, d)| (name, given.iter().find(|g| g.0 == name).and_then(|g| g.1).unwrap_or(d)))
-        .collect();
-    named.extend(args.ks.map(|v| ("ks", v)));
-    named.extend(args.kvol.map(|v| ("kvol", v)));
-    let model = crate::cli::model_from_flags(kind, &args.param, &named)?;
-    if args.integrator.is_some() && !springs {
+    let dynamics = matches!(prepared.run, SimulateRun::Dynamics { .. });
+    if args.frames.is_some() && !dynamics && !prepared.model.kind().has_projection() {
         return Err(CliError::Input(format!(
-            "--integrator: model {} has no integrator (its dynamics are the PBD step); integrators are for the \
-             mass-spring models",
-            model.name()
+            "--frames: model {} has no PBD step; give --integrator to write its dynamics",
+            prepared.model.name()
         )));
     }
-    if let ModelRule::Springs(law) = model.rule(RuleSettings::new(args.sim.dt, args.sim.nit, model.kind())) {
-        // The model's own law; the dynamics add the spring damping asked for.
-        let law = SpringLaw { damping: args.damping, ..law };
-        law.validate().map_err(|e| CliError::Input(format!("scene {}: model {}: {e}", set.name(), model.name())))?;
-        if let Some(integrator) = args.integrator {
-            return run_springs_dynamics(&args, &set, n, &model, law, integrator);
-        }
-        if args.frames.is_some() {
-            return Err(CliError::Input(format!(
-                "--frames: model {} has no PBD step; give --integrator to write its dynamics",
-                model.name()
-            )));
-        }
-    }
-    let params = SimParams {
-        damping: if springs { 0.0 } else { args.damping },
-        allow_unbounded: args.unbounded,
-        ..SimParams::new(args.sim.dt, args.sim.nit, model)
-    };
-    params.validate().map_err(|e| CliError::Input(format!("scene {}: {e}", set.name())))?;
-    let options = RestOptions {
-        method: match args.method {
-            Method::FixedPoint => RestMethod::FixedPoint,
-            Method::Stepping => RestMethod::Stepping,
-        },
-        ..RestOptions::default()
-    };
+    let compound = prepared.set.is_compound();
     let mut outputs = Vec::new();
-    for scene in set.scenes() {
-        let body = scene.body(n).map_err(|e| CliError::Input(e.to_string()))?;
-        let system = PbdSystem::new(&body);
-        if let Some(dir) = &args.frames {
-            write_frames(&system, &body, &params, dir, args.frame_every.max(1), args.frame_steps, set.is_compound())?;
-        }
-        let start = Instant::now();
-        let rest = match args.backend {
-            BackendName::Cpu => system.rest_state(&params, &options, None),
-            other => crate::cli::backend(other, &system, 1).rest_states(&system, &[params], &options).remove(0),
-        }
-        .map_err(|e| CliError::Input(e.to_string()))?;
-        let seconds = start.elapsed().as_secs_f64();
-        let sensitivity = if args.sensitivity {
-            if !rest.converged {
-                return Err(CliError::Input(format!(
-                    "scene {}: --sensitivity needs a converged rest state (relative residual {:e})",
-                    scene.name, rest.residual
-                )));
+    for part in &prepared.parts {
+        let body = &part.body;
+        let prefix = if compound { format!("{}-", body.scene) } else { String::new() };
+        let mut frames = Vec::new();
+        let mut write_error = None;
+        let report = match &prepared.run {
+            SimulateRun::Rest { params, .. } => {
+                if let Some(dir) = &args.frames {
+                    write_frames(&part.system, body, params, dir, args.frame_every.max(1), args.frame_steps, compound)?;
+                }
+                let backend: Box<dyn pbdfit_pbd::RestStateBackend> = match args.backend {
+                    BackendName::Cpu => Box::new(pbdfit_pbd::CpuBackend),
+                    other => crate::cli::backend(other, &part.system, 1),
+                };
+                prepared.run_part(part, backend.as_ref(), 1, &mut |_, _| {})
             }
-            let s = system
-                .sensitivity(&params, &rest.displacements, &SensitivityOptions::default())
-                .map_err(|e| CliError::Input(e.to_string()))?;
-            Some(s)
-        } else {
-            None
+            SimulateRun::Dynamics { .. } => {
+                // The frames of the mass-spring dynamics, written as they come (the first failure kept).
+                let mut frame = |step: usize, u: &[pbdfit_mesh::Vec3]| {
+                    let Some(dir) = &args.frames else { return };
+                    if write_error.is_some() {
+                        return;
+                    }
+                    let name = format!("{prefix}frame-{step:06}.vtu");
+                    let written = std::fs::create_dir_all(dir)
+                        .map_err(|e| format!("cannot create {}: {e}", dir.display()))
+                        .and_then(|_| {
+                            write_vtu(
+                                &dir.join(&name),
+                                body.mesh.vertices(),
+                                body.mesh.tets(),
+                                &[("displacement", PointData::Vectors(u.to_vec()))],
+                            )
+                        });
+                    match written {
+                        Ok(()) => frames.push((step as f64 * prepared.dt, name)),
+                        Err(e) => write_error = Some(e),
+                    }
+                };
+                prepared.run_part(part, &pbdfit_pbd::CpuBackend, args.frame_every, &mut frame)
+            }
         };
-        if let Some(path) = &args.vtk {
-            let path = crate::cli::part_path(path, &scene.name, set.is_compound());
+        if let Some(e) = write_error {
+            return Err(CliError::Input(e));
+        }
+        let report = report.map_err(job_error)?;
+        if dynamics && let Some(dir) = &args.frames {
+            let pvd = dir.join(format!("{prefix}dynamics.pvd"));
+            write_pvd(&pvd, &frames).map_err(CliError::Input)?;
+            eprintln!("wrote {} frames and {}", frames.len(), pvd.display());
+        }
+        if let (Some(path), SimulateReport::Rest(rest)) = (&args.vtk, &report) {
+            let path = crate::cli::part_path(path, &part.scene, compound);
+            let displacements = rest.displacements.iter().map(|u| pbdfit_mesh::Vec3::from(*u)).collect();
             write_vtu(
                 &path,
                 body.mesh.vertices(),
                 body.mesh.tets(),
                 &[
-                    ("displacement", PointData::Vectors(rest.displacements.clone())),
+                    ("displacement", PointData::Vectors(displacements)),
                     ("held", PointData::Scalars(body.held.iter().map(|&h| f64::from(u8::from(h))).collect())),
                     ("mass", PointData::Scalars(body.masses.clone())),
                 ],
@@ -215,82 +221,14 @@ pub fn run(args: SimulateArgs) -> CliResult {
             .map_err(CliError::Input)?;
         }
         if args.json {
-            let constraints: Vec<_> = system
-                .constraints_in_list_order()
-                .into_iter()
-                .map(|(c, particles)| {
-                    let kind = match c {
-                        ConstraintRef::Distance(_) => "distance",
-                        ConstraintRef::Volume(_) => "volume",
-                    };
-                    json!({"type": kind, "particles": particles})
-                })
-                .collect();
-            outputs.push(json!({
-                "scene": scene.name,
-                "n": n,
-                "model": params.model.name(),
-                "dt": params.dt,
-                "nit": params.nit,
-                "parameters": params.model.values(),
-                "parameter_names": params.model.kind().parameters().iter().map(|p| p.name).collect::<Vec<_>>(),
-                "mass_model": body.mass_model.name(),
-                "vertices": body.mesh.vertices().iter().map(|p| [p.x, p.y, p.z]).collect::<Vec<_>>(),
-                "tets": body.mesh.tets(),
-                "fixed": body.held_indices(),
-                "masses": body.masses,
-                "constraints": constraints,
-                "solve_order": system.solve_order(),
-                "rest_positions": rest.positions.iter().map(|p| [p.x, p.y, p.z]).collect::<Vec<_>>(),
-                "displacements": rest.displacements.iter().map(|p| [p.x, p.y, p.z]).collect::<Vec<_>>(),
-                "iterations": rest.iterations,
-                "converged": rest.converged,
-                "residual": rest.residual,
-            }));
-            if let Some(s) = &sensitivity {
-                let columns: serde_json::Map<String, serde_json::Value> = params
-                    .model
-                    .kind()
-                    .parameters()
-                    .iter()
-                    .zip(&s.columns)
-                    .map(|(p, c)| (p.name.to_string(), json!(c.iter().map(|v| [v.x, v.y, v.z]).collect::<Vec<_>>())))
-                    .collect();
-                let last = outputs.last_mut().expect("just pushed");
-                last["sensitivity"] = serde_json::Value::Object(columns);
-                last["sensitivity_map_evaluations"] = json!(s.map_evaluations);
-            }
+            outputs.push(report);
         } else {
-            let describe = if springs { params.describe_springs() } else { params.describe() };
-            println!("scene {} (N = {n}, {} mass): {describe}", scene.name, body.mass_model.name());
-            println!(
-                "  {} particles ({} held), {} constraints in {} colour groups",
-                system.particle_count(),
-                body.held_indices().len(),
-                system.constraint_count(),
-                system.group_count()
-            );
-            println!(
-                "  rest state: max |u| = {:.10e} m, {} after {} {} ({:?}, relative residual {:.1e}), {:.3} ms",
-                rest.max_displacement(),
-                if rest.converged { "converged" } else { "NOT converged" },
-                rest.iterations,
-                if springs { "Newton iterations" } else { "projection sweeps" },
-                rest.method,
-                rest.residual,
-                seconds * 1e3
-            );
-            if let Some(s) = &sensitivity {
-                for (p, c) in params.model.kind().parameters().iter().zip(&s.columns) {
-                    let largest = c.iter().map(|v| v.norm()).fold(0.0, f64::max);
-                    println!("  sensitivity: max |du/d{}| = {largest:.6e} m per {}", p.name, p.unit);
-                }
-            }
+            println!("{}", report.text());
         }
     }
     if args.json {
-        let value = if set.is_compound() { serde_json::Value::Array(outputs) } else { outputs.remove(0) };
-        println!("{}", to_json(&value)?);
+        let value = if compound { to_json(&outputs)? } else { to_json(&outputs[0])? };
+        println!("{value}");
     }
     Ok(())
 }
@@ -322,120 +260,5 @@ fn write_frames(
     let pvd = dir.join(format!("{prefix}dynamics.pvd"));
     write_pvd(&pvd, &frames).map_err(CliError::Input)?;
     eprintln!("wrote {} frames and {}", frames.len(), pvd.display());
-    Ok(())
-}
-
-/// `simulate --integrator`: the mass-spring dynamics from rest, until they settle (largest per-step
-/// displacement below 1e-13 of the largest displacement) or `--steps`.
-fn run_springs_dynamics(
-    args: &SimulateArgs,
-    set: &pbdfit_mesh::SceneSet,
-    n: usize,
-    model: &pbdfit_pbd::Model,
-    law: SpringLaw,
-    integrator: Integrator,
-) -> CliResult {
-    // The model's own parameters, by its registry's names and units (not a list of the law's fields).
-    let named: Vec<String> = model
-        .kind()
-        .parameters()
-        .iter()
-        .zip(model.values())
-        .map(|(p, v)| format!("{} = {v} {}", p.name, p.unit))
-        .collect();
-    let mut outputs = Vec::new();
-    for scene in set.scenes() {
-        let body = scene.body(n).map_err(|e| CliError::Input(e.to_string()))?;
-        let system = PbdSystem::new(&body);
-        let springs = SpringBody::new(&system);
-        let every = args.frame_every.max(1);
-        let options = IntegrateOptions { max_steps: args.steps, tolerance: 1e-13, every };
-        let prefix = if set.is_compound() { format!("{}-", body.scene) } else { String::new() };
-        let mut frames = Vec::new();
-        let mut write_error = None;
-        let start = Instant::now();
-        let run = springs.integrate(&law, integrator, args.sim.dt, &options, |step, u| {
-            let Some(dir) = &args.frames else { return };
-            if write_error.is_some() {
-                return;
-            }
-            let name = format!("{prefix}frame-{step:06}.vtu");
-            let written = std::fs::create_dir_all(dir)
-                .map_err(|e| format!("cannot create {}: {e}", dir.display()))
-                .and_then(|_| {
-                    write_vtu(
-                        &dir.join(&name),
-                        body.mesh.vertices(),
-                        body.mesh.tets(),
-                        &[("displacement", PointData::Vectors(u.to_vec()))],
-                    )
-                });
-            match written {
-                Ok(()) => frames.push((step as f64 * args.sim.dt, name)),
-                Err(e) => write_error = Some(e),
-            }
-        });
-        let seconds = start.elapsed().as_secs_f64();
-        if let Some(e) = write_error {
-            return Err(CliError::Input(e));
-        }
-        let t = run.map_err(|e| {
-            CliError::Input(format!(
-                "scene {}: model {}, {}, damping = {}: {e}",
-                scene.name,
-                model.name(),
-                named.join(", "),
-                law.damping
-            ))
-        })?;
-        if let Some(dir) = &args.frames {
-            let pvd = dir.join(format!("{prefix}dynamics.pvd"));
-            write_pvd(&pvd, &frames).map_err(CliError::Input)?;
-            eprintln!("wrote {} frames and {}", frames.len(), pvd.display());
-        }
-        let largest = t.displacements.iter().map(|u| u.norm()).fold(0.0, f64::max);
-        if args.json {
-            outputs.push(json!({
-                "scene": scene.name,
-                "n": n,
-                "model": args.sim.model.name(),
-                "integrator": integrator.name(),
-                "dt": args.sim.dt,
-                "parameters": model.values(),
-                "parameter_names": model.kind().parameters().iter().map(|p| p.name).collect::<Vec<_>>(),
-                "damping": law.damping,
-                "mass_model": body.mass_model.name(),
-                "steps": t.steps,
-                "settled": t.settled,
-                "displacements": t.displacements.iter().map(|p| [p.x, p.y, p.z]).collect::<Vec<_>>(),
-                "rest_positions": body.mesh.vertices().iter().zip(&t.displacements).map(|(x, u)| [x.x + u.x, x.y + u.y, x.z + u.z]).collect::<Vec<_>>(),
-                "energy": t.energies.last(),
-                "seconds": seconds,
-            }));
-        } else {
-            println!(
-                "scene {} (N = {n}, {} mass): model {}, {}, damping = {} N s/m, {} with dt = {} s",
-                scene.name,
-                body.mass_model.name(),
-                model.name(),
-                named.join(", "),
-                law.damping,
-                integrator.name(),
-                args.sim.dt
-            );
-            println!(
-                "  {} after {} steps: max |u| = {:.10e} m, energy {:.6e} J, {:.3} ms",
-                if t.settled { "settled" } else { "NOT settled (raise --steps or --damping)" },
-                t.steps,
-                largest,
-                t.energies.last().copied().unwrap_or(f64::NAN),
-                seconds * 1e3
-            );
-        }
-    }
-    if args.json {
-        let value = if set.is_compound() { serde_json::Value::Array(outputs) } else { outputs.remove(0) };
-        println!("{}", to_json(&value)?);
-    }
     Ok(())
 }

@@ -31,6 +31,17 @@ pub enum Integrator {
 }
 
 impl Integrator {
+    /// Every integrator, in the order the command line lists them.
+    pub const ALL: [Integrator; 4] =
+        [Integrator::ExplicitEuler, Integrator::SemiImplicitEuler, Integrator::Verlet, Integrator::ImplicitEuler];
+
+    /// The integrator [`name`](Self::name) names; the error lists the names.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        Self::ALL.into_iter().find(|i| i.name() == text).ok_or_else(|| {
+            format!("`{text}` is not an integrator; the integrators are {}", Self::ALL.map(Integrator::name).join(", "))
+        })
+    }
+
     /// The name on the command line.
     pub fn name(self) -> &'static str {
         match self {

@@ -1,0 +1,675 @@
+//! One simulation job: `pbdfit simulate` and Python's `pbdfit.simulate` fill a [`SimulateKeywords`] (the
+//! command line's options under their Python names), checked here ([`SimulateKeywords::prepare`]: the
+//! model and its parameters, the scene's bodies) and run part by part ([`SimulateSetup::run`]), answered
+//! by one serialisable [`SimulateReport`] per part: `pbdfit simulate --json` is it, Python returns it. The
+//! Python copy had drifted (every parameter required where the command line has defaults, a sensitivity
+//! silently dropped where the rest state had not converged, no mass model, damping, method, integrator).
+
+use std::collections::BTreeMap;
+
+use pbdfit_mesh::{Body, MassModel, SceneSet, Vec3};
+use pbdfit_pbd::{
+    ConstraintRef, IntegrateOptions, Integrator, Model, ModelKind, ModelRule, PbdSystem, RestMethod, RestOptions,
+    RestState, RestStateBackend, RuleSettings, SensitivityOptions, SimParams, SpringBody, SpringLaw,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::{FitJobError, Spelling};
+
+/// A simulation as the command line and Python ask it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SimulateKeywords {
+    /// A built-in scene name or a scene file.
+    pub scene: String,
+    /// Mesh resolution (default: the scene's).
+    pub n: Option<usize>,
+    /// `lumped` or `uniform` (default: the scene's).
+    pub mass_model: Option<String>,
+    /// Reorient an imported mesh's negatively oriented tetrahedra instead of refusing the mesh.
+    pub fix_orientation: bool,
+    /// Time step in s (default 0.01).
+    pub dt: Option<f64>,
+    /// Solver iterations per step (default 1).
+    pub nit: Option<usize>,
+    /// The model kind (default `pbd`).
+    pub model: Option<String>,
+    /// An engine profile's settings by the engine's names.
+    pub settings: BTreeMap<String, f64>,
+    /// Distance stiffness kd in [0, 1] (PBD models; default 0.5).
+    pub kd: Option<f64>,
+    /// Volume stiffness kv in [0, 1] (PBD models; default 0.5).
+    pub kv: Option<f64>,
+    /// XPBD distance compliance alpha_d in m/N (default 0).
+    pub compliance_distance: Option<f64>,
+    /// XPBD volume compliance alpha_v in m^6/J (default 0).
+    pub compliance_volume: Option<f64>,
+    /// Mass-spring spring constant ks in N/m.
+    pub ks: Option<f64>,
+    /// Mass-spring volume penalty kvol in Pa.
+    pub kvol: Option<f64>,
+    /// Any model parameter by name (wins over the named ones above).
+    pub params: BTreeMap<String, f64>,
+    /// Mass-spring models: run the dynamics with this integrator instead of the Newton rest state.
+    pub integrator: Option<String>,
+    /// With `integrator`: the largest number of steps (default 1,000,000).
+    pub steps: Option<usize>,
+    /// Allow stiffness above 1.
+    pub unbounded: bool,
+    /// PBD models: velocity damping per step in [0, 1); mass-spring models: spring damping in N s/m.
+    pub damping: Option<f64>,
+    /// `fixed-point` (default) or `stepping`.
+    pub method: Option<String>,
+    /// Also the rest state's sensitivity to each parameter.
+    pub sensitivity: bool,
+}
+
+/// A simulation job: [`SimulateKeywords`] under another name.
+pub type SimulateJob = SimulateKeywords;
+
+/// What a job runs: the PBD rest state (or a mass-spring model's Newton rest state), or a mass-spring
+/// model's dynamics with an integrator.
+#[derive(Debug, Clone)]
+pub enum SimulateRun {
+    /// The rest state.
+    Rest {
+        /// The model with its step.
+        params: SimParams,
+        /// The rest-state method.
+        options: RestOptions,
+    },
+    /// The mass-spring dynamics from rest until they settle or `max_steps`.
+    Dynamics {
+        /// The springs' law with the damping asked for.
+        law: SpringLaw,
+        /// The integrator.
+        integrator: Integrator,
+        /// The largest number of steps.
+        max_steps: usize,
+    },
+}
+
+/// A job checked: the model, what to run, and one setup per part.
+#[derive(Debug)]
+pub struct PreparedSimulate {
+    /// The scene (with the job's mass model).
+    pub set: SceneSet,
+    /// The model with its parameters.
+    pub model: Model,
+    /// The time step (s).
+    pub dt: f64,
+    /// The iterations per step.
+    pub nit: usize,
+    /// What runs.
+    pub run: SimulateRun,
+    /// Whether the sensitivity is asked.
+    pub sensitivity: bool,
+    /// One setup per part.
+    pub parts: Vec<SimulateSetup>,
+    /// What the front end should tell the user (an imported mesh's size and repairs).
+    pub notes: Vec<String>,
+}
+
+/// One part's body and PBD system.
+#[derive(Debug)]
+pub struct SimulateSetup {
+    /// The part's scene name.
+    pub scene: String,
+    /// Its resolution.
+    pub n: usize,
+    /// Its body.
+    pub body: Body,
+    /// Its PBD system.
+    pub system: PbdSystem,
+}
+
+/// One part's answer: `pbdfit simulate --json`'s object (made once per part, so its variants' sizes
+/// matter little).
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum SimulateReport {
+    /// A rest state.
+    Rest(RestReport),
+    /// A mass-spring model's dynamics.
+    Dynamics(DynamicsReport),
+}
+
+/// A part's rest state and how it was made.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RestReport {
+    /// The part's scene name.
+    pub scene: String,
+    /// Its resolution.
+    pub n: usize,
+    /// The model.
+    pub model: &'static str,
+    /// Time step (s).
+    pub dt: f64,
+    /// Iterations per step.
+    pub nit: usize,
+    /// The model's parameter values, in its order.
+    pub parameters: Vec<f64>,
+    /// Their names.
+    pub parameter_names: Vec<&'static str>,
+    /// Their units.
+    pub parameter_units: Vec<&'static str>,
+    /// The mass model.
+    pub mass_model: &'static str,
+    /// Rest positions of the vertices (m).
+    pub vertices: Vec<[f64; 3]>,
+    /// Tetrahedra (vertex indices).
+    pub tets: Vec<[usize; 4]>,
+    /// Held vertices.
+    pub fixed: Vec<usize>,
+    /// Vertex masses (kg).
+    pub masses: Vec<f64>,
+    /// The constraints in list order: `{"type": "distance" | "volume", "particles": [...]}`.
+    pub constraints: Vec<ConstraintReport>,
+    /// The order the solver visits them.
+    pub solve_order: Vec<usize>,
+    /// Positions at rest (m).
+    pub rest_positions: Vec<[f64; 3]>,
+    /// Displacements at rest (m).
+    pub displacements: Vec<[f64; 3]>,
+    /// Projection sweeps (PBD) or Newton iterations (mass-spring): [`Self::iterations_of`].
+    pub iterations: usize,
+    /// What `iterations` counts: `projection sweeps` or `Newton iterations`.
+    pub iterations_of: &'static str,
+    /// Whether the rest state converged.
+    pub converged: bool,
+    /// Its relative residual.
+    pub residual: f64,
+    /// How it was computed (`FixedPoint`, `Stepping`, `Newton`, `LibraryF32`).
+    pub method: String,
+    /// The model as the summary describes it.
+    pub description: String,
+    /// Particles, constraints and colour groups of the system.
+    pub particles: usize,
+    /// Constraints.
+    pub constraint_count: usize,
+    /// Colour groups.
+    pub colour_groups: usize,
+    /// Wall-clock seconds of the rest state.
+    pub seconds: f64,
+    /// `du*/dp` per parameter name (m per unit of the parameter), one row per vertex.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sensitivity: Option<BTreeMap<String, Vec<[f64; 3]>>>,
+    /// Map evaluations the sensitivity took.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sensitivity_map_evaluations: Option<usize>,
+}
+
+/// One constraint of a [`RestReport`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConstraintReport {
+    /// `distance` or `volume`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Its particles.
+    pub particles: Vec<usize>,
+}
+
+/// A part's mass-spring dynamics.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DynamicsReport {
+    /// The part's scene name.
+    pub scene: String,
+    /// Its resolution.
+    pub n: usize,
+    /// The model.
+    pub model: &'static str,
+    /// The integrator.
+    pub integrator: &'static str,
+    /// Time step (s).
+    pub dt: f64,
+    /// The model's parameter values.
+    pub parameters: Vec<f64>,
+    /// Their names.
+    pub parameter_names: Vec<&'static str>,
+    /// Their units.
+    pub parameter_units: Vec<&'static str>,
+    /// The spring damping (N s/m).
+    pub damping: f64,
+    /// The mass model.
+    pub mass_model: &'static str,
+    /// Steps run.
+    pub steps: usize,
+    /// Whether the motion settled.
+    pub settled: bool,
+    /// Displacements at the end (m).
+    pub displacements: Vec<[f64; 3]>,
+    /// Positions at the end (m).
+    pub rest_positions: Vec<[f64; 3]>,
+    /// The last energy (J).
+    pub energy: Option<f64>,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+fn xyz(v: &Vec3) -> [f64; 3] {
+    [v.x, v.y, v.z]
+}
+
+impl SimulateKeywords {
+    /// The keywords' names (Python's spelling).
+    pub fn names() -> Vec<String> {
+        crate::keyword_names::<SimulateKeywords>()
+    }
+
+    /// The job from a JSON object of its keywords (Python's call), unknown keywords refused.
+    pub fn from_json(text: &str) -> Result<Self, String> {
+        crate::keywords_from_json(text)
+    }
+
+    /// The model these keywords name with its parameters: a named parameter the model lacks is refused;
+    /// kd, kv default to 0.5 and the compliances to 0; `params` wins over the named ones.
+    pub fn model(&self, kind: ModelKind, spelling: Spelling) -> Result<Model, FitJobError> {
+        let input = FitJobError::Input;
+        let given = [
+            ("kd", self.kd, "kd"),
+            ("kv", self.kv, "kv"),
+            ("alpha_d", self.compliance_distance, "compliance_distance"),
+            ("alpha_v", self.compliance_volume, "compliance_volume"),
+            ("ks", self.ks, "ks"),
+            ("kvol", self.kvol, "kvol"),
+        ];
+        // How a parameter is given by name: `--param NAME=VALUE`, or Python's `NAME=VALUE` keyword.
+        let (param, give) = match spelling {
+            Spelling::Flag => ("--param ", "--param NAME=VALUE"),
+            Spelling::Keyword => ("", "NAME=VALUE"),
+        };
+        for (name, value, option) in given {
+            if value.is_some() && kind.parameter(name).is_none() {
+                return Err(input(format!(
+                    "{}: model {kind} has no parameter `{name}`; its parameters are {} (give them with {give})",
+                    spelling.name(option),
+                    kind.parameter_names()
+                )));
+            }
+        }
+        for name in self.params.keys() {
+            if kind.parameter(name).is_none() {
+                return Err(input(format!(
+                    "{param}{name}: model {kind} has no parameter `{name}`; its parameters are {}",
+                    kind.parameter_names()
+                )));
+            }
+        }
+        let defaults = [("kd", 0.5), ("kv", 0.5), ("alpha_d", 0.0), ("alpha_v", 0.0)];
+        let named = |name: &str| {
+            given
+                .iter()
+                .find(|g| g.0 == name)
+                .and_then(|g| g.1)
+                .or_else(|| defaults.iter().find(|d| d.0 == name).map(|d| d.1))
+        };
+        let values: Vec<f64> = kind
+            .parameters()
+            .iter()
+            .map(|p| {
+                self.params
+                    .get(p.name)
+                    .copied()
+                    .or_else(|| named(p.name))
+                    .ok_or_else(|| input(format!("model {kind} needs {}: give {param}{}=VALUE", p.name, p.name)))
+            })
+            .collect::<Result<_, _>>()?;
+        kind.with(&values).map_err(|e| input(e.to_string()))
+    }
+
+    /// Checks the job (naming a refused option in `spelling`) and builds each part's system.
+    pub fn prepare(&self, spelling: Spelling) -> Result<PreparedSimulate, FitJobError> {
+        let input = FitJobError::Input;
+        let kind: ModelKind = self
+            .model
+            .as_deref()
+            .unwrap_or("pbd")
+            .parse()
+            .map_err(|e| input(format!("{}: {e}", spelling.name("model"))))?;
+        let settings: Vec<(String, f64)> = self.settings.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        let kind = kind.with_settings(&settings).map_err(|e| input(format!("{}: {e}", spelling.name("setting"))))?;
+        if self.n == Some(0) {
+            return Err(input(format!("{} must be at least 1 (hexahedra per cube edge), got 0", spelling.name("n"))));
+        }
+        let mass_model = self
+            .mass_model
+            .as_deref()
+            .map(str::parse::<MassModel>)
+            .transpose()
+            .map_err(|e| input(format!("{}: {e}", spelling.name("mass_model"))))?;
+        let set = SceneSet::load_with(&self.scene, self.fix_orientation).map_err(|e| input(e.to_string()))?;
+        let notes = crate::mesh_notes(&set);
+        let set = match mass_model {
+            Some(m) => set.with_mass_model(m),
+            None => set,
+        };
+        let (dt, nit) = (self.dt.unwrap_or(0.01), self.nit.unwrap_or(1));
+        let damping = self.damping.unwrap_or(0.0);
+        let model = self.model(kind, spelling)?;
+        let springs = !kind.has_projection();
+        let integrator = self
+            .integrator
+            .as_deref()
+            .map(|name| Integrator::parse(name).map_err(|e| input(format!("{}: {e}", spelling.name("integrator")))))
+            .transpose()?;
+        if integrator.is_some() && !springs {
+            return Err(input(format!(
+                "{}: model {} has no integrator (its dynamics are the PBD step); integrators are for the \
+                 mass-spring models",
+                spelling.name("integrator"),
+                model.name()
+            )));
+        }
+        let method = match self.method.as_deref() {
+            None | Some("fixed-point") => RestMethod::FixedPoint,
+            Some("stepping") => RestMethod::Stepping,
+            Some(other) => {
+                return Err(input(format!(
+                    "{}: `{other}` is neither fixed-point nor stepping",
+                    spelling.name("method")
+                )));
+            }
+        };
+        let mut law = None;
+        if let ModelRule::Springs(own) = model.rule(RuleSettings::new(dt, nit, model.kind())) {
+            // The model's own law; the dynamics add the spring damping asked for.
+            let own = SpringLaw { damping, ..own };
+            own.validate().map_err(|e| input(format!("scene {}: model {}: {e}", set.name(), model.name())))?;
+            law = Some(own);
+        }
+        let run = match (integrator, law) {
+            (Some(integrator), Some(law)) => {
+                SimulateRun::Dynamics { law, integrator, max_steps: self.steps.unwrap_or(1_000_000) }
+            }
+            _ => {
+                let params = SimParams {
+                    damping: if springs { 0.0 } else { damping },
+                    allow_unbounded: self.unbounded,
+                    ..SimParams::new(dt, nit, model)
+                };
+                params.validate().map_err(|e| input(format!("scene {}: {e}", set.name())))?;
+                SimulateRun::Rest { params, options: RestOptions { method, ..RestOptions::default() } }
+            }
+        };
+        let n = self.n.unwrap_or_else(|| set.scenes().first().map(|s| s.default_n).unwrap_or(1));
+        let parts = set
+            .scenes()
+            .iter()
+            .map(|scene| {
+                let body = scene.body(n).map_err(|e| input(e.to_string()))?;
+                let system = PbdSystem::new(&body);
+                Ok(SimulateSetup { scene: scene.name.clone(), n, body, system })
+            })
+            .collect::<Result<Vec<_>, FitJobError>>()?;
+        Ok(PreparedSimulate { set, model, dt, nit, run, sensitivity: self.sensitivity, parts, notes })
+    }
+}
+
+impl PreparedSimulate {
+    /// Runs one part: its rest state on `backend` (with the sensitivity where asked), or its dynamics,
+    /// calling `frame` with (step, displacements) every `every` steps.
+    pub fn run_part(
+        &self,
+        part: &SimulateSetup,
+        backend: &dyn RestStateBackend,
+        every: usize,
+        frame: &mut dyn FnMut(usize, &[Vec3]),
+    ) -> Result<SimulateReport, FitJobError> {
+        let input = FitJobError::Input;
+        let body = &part.body;
+        let start = std::time::Instant::now();
+        match &self.run {
+            SimulateRun::Rest { params, options } => {
+                let rest: RestState = backend
+                    .rest_states(&part.system, std::slice::from_ref(params), options)
+                    .remove(0)
+                    .map_err(|e| input(e.to_string()))?;
+                let seconds = start.elapsed().as_secs_f64();
+                let names: Vec<&'static str> = params.model.kind().parameters().iter().map(|p| p.name).collect();
+                let (sensitivity, evaluations) = if self.sensitivity {
+                    if !rest.converged {
+                        return Err(input(format!(
+                            "scene {}: the sensitivity needs a converged rest state (relative residual {:e})",
+                            part.scene, rest.residual
+                        )));
+                    }
+                    let s = part
+                        .system
+                        .sensitivity(params, &rest.displacements, &SensitivityOptions::default())
+                        .map_err(|e| input(e.to_string()))?;
+                    let columns = names
+                        .iter()
+                        .zip(&s.columns)
+                        .map(|(name, c)| (name.to_string(), c.iter().map(xyz).collect()))
+                        .collect();
+                    (Some(columns), Some(s.map_evaluations))
+                } else {
+                    (None, None)
+                };
+                let springs = !params.model.kind().has_projection();
+                Ok(SimulateReport::Rest(RestReport {
+                    scene: part.scene.clone(),
+                    n: part.n,
+                    model: params.model.name(),
+                    dt: params.dt,
+                    nit: params.nit,
+                    parameters: params.model.values().to_vec(),
+                    parameter_names: names,
+                    parameter_units: params.model.kind().parameters().iter().map(|p| p.unit).collect(),
+                    mass_model: body.mass_model.name(),
+                    vertices: body.mesh.vertices().iter().map(xyz).collect(),
+                    tets: body.mesh.tets().to_vec(),
+                    fixed: body.held_indices(),
+                    masses: body.masses.clone(),
+                    constraints: part
+                        .system
+                        .constraints_in_list_order()
+                        .into_iter()
+                        .map(|(c, particles)| ConstraintReport {
+                            kind: match c {
+                                ConstraintRef::Distance(_) => "distance",
+                                ConstraintRef::Volume(_) => "volume",
+                            },
+                            particles,
+                        })
+                        .collect(),
+                    solve_order: part.system.solve_order().to_vec(),
+                    rest_positions: rest.positions.iter().map(xyz).collect(),
+                    displacements: rest.displacements.iter().map(xyz).collect(),
+                    iterations: rest.iterations,
+                    iterations_of: if springs { "Newton iterations" } else { "projection sweeps" },
+                    converged: rest.converged,
+                    residual: rest.residual,
+                    method: format!("{:?}", rest.method),
+                    description: if springs { params.describe_springs() } else { params.describe() },
+                    particles: part.system.particle_count(),
+                    constraint_count: part.system.constraint_count(),
+                    colour_groups: part.system.group_count(),
+                    seconds,
+                    sensitivity,
+                    sensitivity_map_evaluations: evaluations,
+                }))
+            }
+            SimulateRun::Dynamics { law, integrator, max_steps } => {
+                let springs = SpringBody::new(&part.system);
+                let options = IntegrateOptions { max_steps: *max_steps, tolerance: 1e-13, every: every.max(1) };
+                let t = springs.integrate(law, *integrator, self.dt, &options, frame).map_err(|e| {
+                    input(format!(
+                        "scene {}: model {}, {}, damping = {}: {e}",
+                        part.scene,
+                        self.model.name(),
+                        self.named_parameters().join(", "),
+                        law.damping
+                    ))
+                })?;
+                let seconds = start.elapsed().as_secs_f64();
+                let kind = self.model.kind();
+                Ok(SimulateReport::Dynamics(DynamicsReport {
+                    scene: part.scene.clone(),
+                    n: part.n,
+                    model: kind.name(),
+                    integrator: integrator.name(),
+                    dt: self.dt,
+                    parameters: self.model.values().to_vec(),
+                    parameter_names: kind.parameters().iter().map(|p| p.name).collect(),
+                    parameter_units: kind.parameters().iter().map(|p| p.unit).collect(),
+                    damping: law.damping,
+                    mass_model: body.mass_model.name(),
+                    steps: t.steps,
+                    settled: t.settled,
+                    displacements: t.displacements.iter().map(xyz).collect(),
+                    rest_positions: body
+                        .mesh
+                        .vertices()
+                        .iter()
+                        .zip(&t.displacements)
+                        .map(|(x, u)| xyz(&(x + u)))
+                        .collect(),
+                    energy: t.energies.last().copied(),
+                    seconds,
+                }))
+            }
+        }
+    }
+
+    /// The model's parameters as `name = value unit`, by its registry's names and units.
+    fn named_parameters(&self) -> Vec<String> {
+        self.model
+            .kind()
+            .parameters()
+            .iter()
+            .zip(self.model.values())
+            .map(|(p, v)| format!("{} = {v} {}", p.name, p.unit))
+            .collect()
+    }
+}
+
+impl SimulateReport {
+    /// The part's scene name.
+    pub fn scene(&self) -> &str {
+        match self {
+            SimulateReport::Rest(r) => &r.scene,
+            SimulateReport::Dynamics(d) => &d.scene,
+        }
+    }
+
+    /// The summary `pbdfit simulate` prints.
+    pub fn text(&self) -> String {
+        match self {
+            SimulateReport::Rest(r) => {
+                let largest = r.displacements.iter().map(|u| Vec3::from(*u).norm()).fold(0.0, f64::max);
+                let mut lines = vec![
+                    format!("scene {} (N = {}, {} mass): {}", r.scene, r.n, r.mass_model, r.description),
+                    format!(
+                        "  {} particles ({} held), {} constraints in {} colour groups",
+                        r.particles,
+                        r.fixed.len(),
+                        r.constraint_count,
+                        r.colour_groups
+                    ),
+                    format!(
+                        "  rest state: max |u| = {largest:.10e} m, {} after {} {} ({}, relative residual {:.1e}), {:.3} ms",
+                        if r.converged { "converged" } else { "NOT converged" },
+                        r.iterations,
+                        r.iterations_of,
+                        r.method,
+                        r.residual,
+                        r.seconds * 1e3
+                    ),
+                ];
+                if let Some(s) = &r.sensitivity {
+                    for (name, unit) in r.parameter_names.iter().zip(&r.parameter_units) {
+                        let largest = s[*name].iter().map(|v| Vec3::from(*v).norm()).fold(0.0, f64::max);
+                        lines.push(format!("  sensitivity: max |du/d{name}| = {largest:.6e} m per {unit}"));
+                    }
+                }
+                lines.join("\n")
+            }
+            SimulateReport::Dynamics(d) => {
+                let largest = d.displacements.iter().map(|u| Vec3::from(*u).norm()).fold(0.0, f64::max);
+                let named: Vec<String> = d
+                    .parameter_names
+                    .iter()
+                    .zip(&d.parameters)
+                    .zip(&d.parameter_units)
+                    .map(|((n, v), u)| format!("{n} = {v} {u}"))
+                    .collect();
+                [
+                    format!(
+                        "scene {} (N = {}, {} mass): model {}, {}, damping = {} N s/m, {} with dt = {} s",
+                        d.scene,
+                        d.n,
+                        d.mass_model,
+                        d.model,
+                        named.join(", "),
+                        d.damping,
+                        d.integrator,
+                        d.dt
+                    ),
+                    format!(
+                        "  {} after {} steps: max |u| = {largest:.10e} m, energy {:.6e} J, {:.3} ms",
+                        if d.settled { "settled" } else { "NOT settled (raise --steps or --damping)" },
+                        d.steps,
+                        d.energy.unwrap_or(f64::NAN),
+                        d.seconds * 1e3
+                    ),
+                ]
+                .join("\n")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(job: &SimulateKeywords, spelling: Spelling) -> String {
+        match job.prepare(spelling) {
+            Err(FitJobError::Input(message)) => message,
+            other => panic!("refused expected, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn defaults_are_the_command_lines_and_refusals_name_the_option_in_each_spelling() {
+        let job = SimulateKeywords { scene: "gravity-wall".into(), n: Some(1), ..Default::default() };
+        let prepared = job.prepare(Spelling::Keyword).expect("defaults");
+        assert_eq!(prepared.model.values(), &[0.5, 0.5]);
+        assert_eq!((prepared.dt, prepared.nit), (0.01, 1));
+        let xpbd = SimulateKeywords { model: Some("xpbd".into()), kd: Some(0.3), ..job.clone() };
+        assert!(refused(&xpbd, Spelling::Flag).starts_with("--kd: model xpbd has no parameter `kd`"));
+        assert!(refused(&xpbd, Spelling::Keyword).starts_with("kd: model xpbd has no parameter `kd`"));
+        let springs = SimulateKeywords { model: Some("mass-spring".into()), ..job.clone() };
+        assert_eq!(refused(&springs, Spelling::Flag), "model mass-spring needs ks: give --param ks=VALUE");
+        assert_eq!(refused(&springs, Spelling::Keyword), "model mass-spring needs ks: give ks=VALUE");
+        let integrator = SimulateKeywords { integrator: Some("verlet".into()), ..job.clone() };
+        assert!(refused(&integrator, Spelling::Flag).starts_with("--integrator: model pbd has no integrator"));
+        let method = SimulateKeywords { method: Some("newton".into()), ..job.clone() };
+        assert_eq!(refused(&method, Spelling::Keyword), "method: `newton` is neither fixed-point nor stepping");
+        let unknown = SimulateKeywords { integrator: Some("rk4".into()), ks: Some(100.0), ..springs };
+        assert!(refused(&unknown, Spelling::Keyword).starts_with("integrator: `rk4` is not an integrator"));
+    }
+
+    #[test]
+    fn a_sensitivity_needs_a_converged_rest_state() {
+        let job = SimulateKeywords {
+            scene: "gravity-wall".into(),
+            n: Some(1),
+            method: Some("stepping".into()),
+            sensitivity: true,
+            ..Default::default()
+        };
+        let prepared = job.prepare(Spelling::Keyword).expect("a job");
+        let part = &prepared.parts[0];
+        let SimulateReport::Rest(rest) =
+            prepared.run_part(part, &pbdfit_pbd::CpuBackend, 1, &mut |_, _| {}).expect("converges")
+        else {
+            panic!("a rest state expected");
+        };
+        let columns = rest.sensitivity.as_ref().expect("asked");
+        assert_eq!(columns.keys().collect::<Vec<_>>(), ["kd", "kv"]);
+        assert!(columns["kd"].iter().any(|u| u.iter().any(|x| *x != 0.0)));
+    }
+}
