@@ -10,7 +10,7 @@ use pbdfit_pbd::{
 
 use crate::context::{floats, storage_entry, uniform_entry, words};
 use crate::handoff::{Handoff, HandoffObserver, handoff_before};
-use crate::layout::{MeshData, bits, has_tetrahedron_terms, shader_source, sim_words};
+use crate::layout::{MeshData, SIM_WORDS, bits, has_tetrahedron_terms, shader_source, sim_words};
 use crate::rest::{Body, DeviceOutcome, RUNNING};
 use crate::{GpuContext, GpuError, GpuSimulation};
 
@@ -275,7 +275,7 @@ impl GpuBackend {
         let nf = mesh.free.len();
         let gravity = system.gravity();
         let tolerance = crate::device_tolerance(options);
-        let mut sims: Vec<u32> = Vec::with_capacity(20 * params.len());
+        let mut sims: Vec<u32> = Vec::with_capacity(SIM_WORDS * params.len());
         for p in params {
             let g = [gravity.x, gravity.y, gravity.z];
             sims.extend(sim_words(p, g, tolerance, crate::device_max_steps(options, p.nit))?);

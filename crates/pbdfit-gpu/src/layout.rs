@@ -1,5 +1,6 @@
 //! Host-side packing: constraint data in projection order and per-simulation parameters, as the f32 and
-//! u32 words the kernels read (the layouts are documented in `shaders/constraints.wgsl`).
+//! u32 words the kernels read (the constraint layouts are documented in `shaders/constraints.wgsl`; the
+//! parameters' `struct Sim` is generated here from [`SIM_FIELDS`], with the packing).
 
 #[cfg(doc)]
 use pbdfit_pbd::SpringPotential;
@@ -81,7 +82,162 @@ impl MeshData {
     }
 }
 
-/// One simulation's parameters as the kernels read them (`struct Sim` in constraints.wgsl, 20 words).
+/// One simulation's parameters before packing: the model's [`ProjectionRule`] folded by pbdfit-pbd (in
+/// f64) and the run's settings; [`SIM_FIELDS`] says which word of `struct Sim` each becomes.
+struct SimValues {
+    dt: f64,
+    gravity: [f64; 3],
+    /// PBD `distance_k`, or XPBD `alpha~` of the distance constraints.
+    distance_k: f64,
+    /// PBD `volume_k` (for the unscaled `6 dV/dp` gradients), or XPBD `alpha~` of the volume constraints.
+    volume_k: f64,
+    /// 0 for PBD, the distance potential's [`SpringPotential::code`] for XPBD.
+    rule: u32,
+    gradient_scale: f64,
+    damping: f64,
+    nit: u32,
+    tolerance: f64,
+    max_steps: u32,
+    /// Bit 0: distance constraints projected; bit 1: volume constraints.
+    families: u32,
+    terms: [Option<TetrahedronTerm>; MAX_TETRAHEDRON_TERMS],
+}
+
+impl SimValues {
+    /// `dt g` and `dt`.
+    fn dv(&self) -> [f64; 4] {
+        let [x, y, z] = self.gravity.map(|g| g * self.dt);
+        [x, y, z, self.dt]
+    }
+
+    /// Term `j`'s [`TetrahedronConstraint::code`](pbdfit_pbd::TetrahedronConstraint::code), 0 for none.
+    fn code(&self, j: usize) -> u32 {
+        self.terms[j].map_or(0, |t| t.constraint.code())
+    }
+
+    /// Term `j`'s `alpha~`, 0 for none.
+    fn alpha_tilde(&self, j: usize) -> f64 {
+        self.terms[j].map_or(0.0, |t| t.alpha_tilde)
+    }
+
+    /// Term `j`'s constant, 0 for none.
+    fn constant(&self, j: usize) -> f64 {
+        self.terms[j].map_or(0.0, |t| t.constant)
+    }
+}
+
+/// A field of `struct Sim`: its WGSL type and how its value comes from [`SimValues`] (f64 values are
+/// rounded once to f32).
+#[derive(Clone, Copy)]
+enum SimValue {
+    F32(fn(&SimValues) -> f64),
+    U32(fn(&SimValues) -> u32),
+    Vec4F32(fn(&SimValues) -> [f64; 4]),
+}
+
+use SimValue::{F32, U32, Vec4F32};
+
+impl SimValue {
+    const fn wgsl_type(self) -> &'static str {
+        match self {
+            F32(_) => "f32",
+            U32(_) => "u32",
+            Vec4F32(_) => "vec4<f32>",
+        }
+    }
+
+    /// Size in words.
+    const fn words(self) -> usize {
+        match self {
+            F32(_) | U32(_) => 1,
+            Vec4F32(_) => 4,
+        }
+    }
+
+    /// WGSL's alignment in words (`AlignOf` in the WGSL specification's memory layout).
+    const fn align(self) -> usize {
+        match self {
+            F32(_) | U32(_) => 1,
+            Vec4F32(_) => 4,
+        }
+    }
+}
+
+/// One line of `struct Sim`: name, value, and the comment put above it in the WGSL (empty: none).
+struct SimField(&'static str, SimValue, &'static str);
+
+/// The per-simulation parameters as the kernels read them, one field a line: the WGSL `struct Sim`
+/// ([`sim_struct_wgsl`]) and the host's packing ([`sim_words`]) are both generated from this list, so
+/// adding a field is one line here (and its use in the kernels).
+const SIM_FIELDS: &[SimField] = &[
+    SimField("dv", Vec4F32(|s| s.dv()), "dt g (m/s), and dt (s) in w."),
+    SimField("distance_k", F32(|s| s.distance_k), ""),
+    SimField("volume_k", F32(|s| s.volume_k), ""),
+    SimField("xpbd", U32(|s| s.rule), ""),
+    SimField("gradient_scale", F32(|s| s.gradient_scale), ""),
+    SimField("keep", F32(|s| 1.0 - s.damping), ""),
+    SimField("nit", U32(|s| s.nit), ""),
+    SimField("tolerance", F32(|s| s.tolerance), ""),
+    SimField("max_steps", U32(|s| s.max_steps), ""),
+    SimField("families", U32(|s| s.families), "Bit 0: distances projected, bit 1: volumes (XPBD: either off)."),
+    SimField("tet_code0", U32(|s| s.code(0)), "Per-tetrahedron terms j = 0, 1: code (0: none), alpha/dt^2, constant."),
+    SimField("tet_code1", U32(|s| s.code(1)), ""),
+    SimField("tet_k0", F32(|s| s.alpha_tilde(0)), ""),
+    SimField("tet_k1", F32(|s| s.alpha_tilde(1)), ""),
+    SimField("tet_constant0", F32(|s| s.constant(0)), ""),
+    SimField("tet_constant1", F32(|s| s.constant(1)), ""),
+];
+
+/// Word offsets of [`SIM_FIELDS`] under WGSL's layout rules (each field at the next multiple of its
+/// alignment), and the struct's size in words (rounded up to the largest alignment).
+const SIM_LAYOUT: ([usize; SIM_FIELDS.len()], usize) = {
+    let mut offsets = [0; SIM_FIELDS.len()];
+    let (mut end, mut align, mut i) = (0usize, 1, 0);
+    while i < SIM_FIELDS.len() {
+        let v = SIM_FIELDS[i].1;
+        let a = v.align();
+        offsets[i] = end.div_ceil(a) * a;
+        end = offsets[i] + v.words();
+        if a > align {
+            align = a;
+        }
+        i += 1;
+    }
+    (offsets, end.div_ceil(align) * align)
+};
+
+/// Words of one simulation's parameters (`struct Sim`).
+pub(crate) const SIM_WORDS: usize = SIM_LAYOUT.1;
+
+/// The WGSL `struct Sim` generated from [`SIM_FIELDS`]; every padding word is written out (`_padN: u32`),
+/// so the struct holds exactly [`SIM_WORDS`] words, each where [`sim_words`] puts it.
+pub(crate) fn sim_struct_wgsl() -> String {
+    let mut out = format!(
+        "// Per-simulation parameters, generated from layout.rs's SIM_FIELDS (sim_words packs them): {SIM_WORDS} \
+         words.\nstruct Sim {{\n"
+    );
+    let (offsets, size) = SIM_LAYOUT;
+    let mut end = 0;
+    let pad = |out: &mut String, end: &mut usize, to: usize| {
+        while *end < to {
+            out.push_str(&format!("    _pad{end}: u32,\n"));
+            *end += 1;
+        }
+    };
+    for (SimField(name, value, comment), offset) in SIM_FIELDS.iter().zip(offsets) {
+        pad(&mut out, &mut end, offset);
+        for line in comment.lines() {
+            out.push_str(&format!("    // {line}\n"));
+        }
+        out.push_str(&format!("    {name}: {},\n", value.wgsl_type()));
+        end = offset + value.words();
+    }
+    pad(&mut out, &mut end, size);
+    out.push_str("}\n");
+    out
+}
+
+/// One simulation's parameters as the kernels read them (`struct Sim`, [`SIM_FIELDS`]).
 ///
 /// The constants come from the model's [`ProjectionRule`] (pbdfit-pbd folds the parameters, in f64),
 /// rounded once to f32: PBD factors `distance_k`, `volume_k` (for the unscaled `6 dV/dp` gradients) or
@@ -90,15 +246,14 @@ impl MeshData {
 /// in the kernels' generated `potential_value`). The families word says which of the distance (bit 0) and
 /// volume (bit 1) constraints are projected; then the per-tetrahedron constraints' codes
 /// ([`TetrahedronConstraint::code`](pbdfit_pbd::TetrahedronConstraint::code), 0 for none), `alpha~` and
-/// constants, and a padding word. A mass-spring model has no projection rule and no kernel: its rest
+/// constants, and padding words (0). A mass-spring model has no projection rule and no kernel: its rest
 /// state is a Newton solve on the CPU (the error names the model).
 pub(crate) fn sim_words(
     params: &SimParams,
     gravity: [f64; 3],
     tolerance: f64,
     max_steps: u32,
-) -> Result<[u32; 20], PbdError> {
-    let dt = params.dt;
+) -> Result<[u32; SIM_WORDS], PbdError> {
     let none = [None; MAX_TETRAHEDRON_TERMS];
     let (distance_k, volume_k, rule, gradient_scale, families, terms) = match params.projection_rule()? {
         ProjectionRule::Pbd { distance_k, volume_k, volume_gradient_scale } => {
@@ -125,32 +280,34 @@ pub(crate) fn sim_words(
             return Err(PbdError::NoProjection { model: params.model.name() });
         }
     };
-    let f = |x: f64| (x as f32).to_bits();
-    let code = |j: usize| terms[j].map_or(0, |t: TetrahedronTerm| t.constraint.code());
-    let k = |j: usize| terms[j].map_or(0, |t| f(t.alpha_tilde));
-    let constant = |j: usize| terms[j].map_or(0, |t| f(t.constant));
-    Ok([
-        f(gravity[0] * dt),
-        f(gravity[1] * dt),
-        f(gravity[2] * dt),
-        f(dt),
-        f(distance_k),
-        f(volume_k),
+    let values = SimValues {
+        dt: params.dt,
+        gravity,
+        distance_k,
+        volume_k,
         rule,
-        f(gradient_scale),
-        f(1.0 - params.damping),
-        params.nit as u32,
-        f(tolerance),
+        gradient_scale,
+        damping: params.damping,
+        nit: params.nit as u32,
+        tolerance,
         max_steps,
         families,
-        code(0),
-        code(1),
-        k(0),
-        k(1),
-        constant(0),
-        constant(1),
-        0,
-    ])
+        terms,
+    };
+    let f = |x: f64| (x as f32).to_bits();
+    let mut words = [0; SIM_WORDS];
+    for (SimField(_, value, _), offset) in SIM_FIELDS.iter().zip(SIM_LAYOUT.0) {
+        match value {
+            F32(v) => words[offset] = f(v(&values)),
+            U32(v) => words[offset] = v(&values),
+            Vec4F32(v) => {
+                for (w, x) in words[offset..offset + 4].iter_mut().zip(v(&values)) {
+                    *w = f(x);
+                }
+            }
+        }
+    }
+    Ok(words)
 }
 
 /// Whether a batch of simulations projects per-tetrahedron constraints (the kernels then keep two more
@@ -163,13 +320,15 @@ pub(crate) fn has_tetrahedron_terms(params: &[SimParams]) -> bool {
 
 /// A kernel's WGSL source: the spring potentials' and the per-tetrahedron constraints' functions and
 /// dispatch generated from pbdfit-pbd's registries ([`pbdfit_pbd::SpringPotential::wgsl`],
-/// [`pbdfit_pbd::TetrahedronConstraint::wgsl`]), the shared constraint projections
-/// (`shaders/constraints.wgsl`), then the kernel itself.
+/// [`pbdfit_pbd::TetrahedronConstraint::wgsl`]), `struct Sim` generated from [`SIM_FIELDS`]
+/// ([`sim_struct_wgsl`]), the shared constraint projections (`shaders/constraints.wgsl`), then the
+/// kernel itself.
 pub(crate) fn shader_source(kernel: &str) -> String {
     format!(
-        "{}{}{}{kernel}",
+        "{}{}{}{}{kernel}",
         pbdfit_pbd::SpringPotential::wgsl(),
         pbdfit_pbd::TetrahedronConstraint::wgsl(),
+        sim_struct_wgsl(),
         include_str!("shaders/constraints.wgsl")
     )
 }
@@ -189,26 +348,41 @@ mod tests {
         f32::from_bits(w) as f64
     }
 
+    /// The word of `struct Sim`'s field `name` (a vector's first).
+    fn at(name: &str) -> usize {
+        SIM_FIELDS.iter().zip(SIM_LAYOUT.0).find(|(f, _)| f.0 == name).unwrap_or_else(|| panic!("{name}")).1
+    }
+
     #[test]
     fn rules_follow_the_cpu_rules() {
         let g = [0.0, -9.81, 0.0];
         let w = sim_words(&SimParams::new(0.01, 1, Model::pbd(0.5, 0.3)), g, 1e-7, 99).unwrap();
-        assert_eq!((word(w[1]), word(w[3])), ((-9.81f64 * 0.01) as f32 as f64, 0.01f32 as f64));
-        assert_eq!((word(w[4]), word(w[5]), w[6], word(w[7])), (0.5, (0.3f64 / 6.0) as f32 as f64, 0, 1.0));
-        assert_eq!((word(w[8]), w[9], w[11]), (1.0, 1, 99));
+        assert_eq!((word(w[at("dv") + 1]), word(w[at("dv") + 3])), ((-9.81f64 * 0.01) as f32 as f64, 0.01f32 as f64));
+        assert_eq!(
+            (word(w[at("distance_k")]), word(w[at("volume_k")]), w[at("xpbd")], word(w[at("gradient_scale")])),
+            (0.5, (0.3f64 / 6.0) as f32 as f64, 0, 1.0)
+        );
+        assert_eq!((word(w[at("keep")]), w[at("nit")], w[at("max_steps")]), (1.0, 1, 99));
         let w = sim_words(&SimParams::new(0.01, 4, ModelKind::PBD_LINEARISED.with(&[0.5, 0.5]).unwrap()), g, 1e-7, 1)
             .unwrap();
         let k = 1.0 - 0.5f64.powf(0.25);
-        assert_eq!((word(w[4]), word(w[5])), (k as f32 as f64, (k / 6.0) as f32 as f64));
+        assert_eq!((word(w[at("distance_k")]), word(w[at("volume_k")])), (k as f32 as f64, (k / 6.0) as f32 as f64));
         let w =
             sim_words(&SimParams::new(0.01, 1, ModelKind::PBD_TEXTBOOK_VOLUME.with(&[0.5, 0.6]).unwrap()), g, 1e-7, 1)
                 .unwrap();
-        assert_eq!((word(w[5]), word(w[7])), (0.6f32 as f64, (1.0f64 / 6.0) as f32 as f64));
+        assert_eq!(
+            (word(w[at("volume_k")]), word(w[at("gradient_scale")])),
+            (0.6f32 as f64, (1.0f64 / 6.0) as f32 as f64)
+        );
         let x = Model::xpbd(1e-4, 2e-6);
         let w = sim_words(&SimParams { damping: 0.25, ..SimParams::new(0.01, 2, x) }, g, 1e-7, 1).unwrap();
-        assert_eq!((word(w[4]), word(w[5]), w[6]), ((1e-4f64 / 1e-4) as f32 as f64, (2e-6f64 / 1e-4) as f32 as f64, 1));
-        assert_eq!(word(w[8]), 0.75);
-        assert_eq!(&w[12..], &[3, 0, 0, 0, 0, 0, 0, 0], "both families, no tetrahedron terms");
+        assert_eq!(
+            (word(w[at("distance_k")]), word(w[at("volume_k")]), w[at("xpbd")]),
+            ((1e-4f64 / 1e-4) as f32 as f64, (2e-6f64 / 1e-4) as f32 as f64, 1)
+        );
+        assert_eq!(word(w[at("keep")]), 0.75);
+        let terms = ["tet_code0", "tet_code1", "tet_k0", "tet_k1", "tet_constant0", "tet_constant1"];
+        assert_eq!((w[at("families")], terms.map(|n| w[at(n)])), (3, [0; 6]), "both families, no tetrahedron terms");
         // Every XPBD model sends its potential's registered code, its families and its per-tetrahedron
         // constraints' codes, alpha~ and constants.
         for kind in ModelKind::all().iter().filter(|k| k.has_projection()) {
@@ -222,24 +396,69 @@ mod tests {
             if let ProjectionRule::Xpbd { distance_potential, distances, volumes, tetrahedra, .. } =
                 params.projection_rule().unwrap()
             {
-                assert_eq!(w[6], distance_potential.code(), "{kind}");
+                assert_eq!(w[at("xpbd")], distance_potential.code(), "{kind}");
                 if distances {
-                    assert_eq!(word(w[4]), (1e-6f64 / 1e-4) as f32 as f64, "{kind}");
+                    assert_eq!(word(w[at("distance_k")]), (1e-6f64 / 1e-4) as f32 as f64, "{kind}");
                 }
-                assert_eq!(w[12], u32::from(distances) | u32::from(volumes) << 1, "{kind}");
+                assert_eq!(w[at("families")], u32::from(distances) | u32::from(volumes) << 1, "{kind}");
                 for (j, term) in tetrahedra.iter().enumerate() {
                     let expected = term.map_or([0; 3], |t| {
                         [t.constraint.code(), (t.alpha_tilde as f32).to_bits(), (t.constant as f32).to_bits()]
                     });
-                    assert_eq!([w[13 + j], w[15 + j], w[17 + j]], expected, "{kind} term {j}");
+                    let term = ["tet_code", "tet_k", "tet_constant"].map(|n| w[at(&format!("{n}{j}"))]);
+                    assert_eq!(term, expected, "{kind} term {j}");
                 }
             } else {
-                assert_eq!((w[6], w[12]), (0, 3), "{kind}");
+                assert_eq!((w[at("xpbd")], w[at("families")]), (0, 3), "{kind}");
             }
         }
         let springs = SimParams::new(0.01, 1, ModelKind::MASS_SPRING.with(&[100.0]).unwrap());
         let e = sim_words(&springs, g, 1e-7, 1).unwrap_err().to_string();
         assert!(e.contains("mass-spring") && e.contains("no projection step"), "{e}");
+    }
+
+    /// The generated `struct Sim` as WGSL lays it out (naga, wgpu's shader compiler, parsing the kernels'
+    /// source): the same size as the words `sim_words` packs, and every field of `SIM_FIELDS` at the
+    /// word where `sim_words` puts it.
+    #[test]
+    fn the_generated_sim_struct_matches_the_packed_words() {
+        let source = shader_source(include_str!("shaders/single.wgsl"));
+        let module = wgpu::naga::front::wgsl::parse_str(&source).expect("the kernel's source parses");
+        let (members, span) = module
+            .types
+            .iter()
+            .find_map(|(_, t)| match (&t.name, &t.inner) {
+                (Some(name), wgpu::naga::TypeInner::Struct { members, span }) if name == "Sim" => {
+                    Some((members.clone(), *span))
+                }
+                _ => None,
+            })
+            .expect("struct Sim");
+        let words = sim_words(&SimParams::new(0.01, 1, Model::pbd(0.5, 0.3)), [0.0, -9.81, 0.0], 1e-7, 9).unwrap();
+        assert_eq!(span as usize, 4 * words.len(), "struct size in bytes");
+        let offsets: Vec<(&str, u32)> = members
+            .iter()
+            .map(|m| (m.name.as_deref().unwrap(), m.offset))
+            .filter(|(n, _)| !n.starts_with("_pad"))
+            .collect();
+        let expected: Vec<(&str, u32)> = SIM_FIELDS
+            .iter()
+            .zip(SIM_LAYOUT.0)
+            .map(|(SimField(name, ..), offset)| (*name, 4 * offset as u32))
+            .collect();
+        assert_eq!(offsets, expected);
+        // Padding words fill every gap, so WGSL adds none of its own: the members tile the struct.
+        let mut end = 0;
+        for m in &members {
+            assert_eq!(m.offset, end, "{:?}", m.name);
+            end += module.types[m.ty].inner.size(module.to_ctx());
+        }
+        assert_eq!(end, span);
+        // The words land where the struct reads them, the padding words are 0.
+        assert_eq!((words[at("dv") + 3], words[at("nit")], words[at("max_steps")]), (0.01f32.to_bits(), 1, 9));
+        for m in members.iter().filter(|m| m.name.as_deref().is_some_and(|n| n.starts_with("_pad"))) {
+            assert_eq!(words[m.offset as usize / 4], 0, "{:?}", m.name);
+        }
     }
 
     #[test]

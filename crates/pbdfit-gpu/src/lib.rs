@@ -62,7 +62,8 @@
 //!   variants, `RestState`, the `RestStateBackend` trait) and the CPU path it falls back to.
 //! - `pbdfit-mesh`: tetrahedron volumes for the inverted-element check of rest states, and the built-in
 //!   scenes of the benchmark.
-//! - `wgpu`: portable compute (Vulkan, Metal, DX12) with WGSL shaders, in safe Rust.
+//! - `wgpu`: portable compute (Vulkan, Metal, DX12) with WGSL shaders, in safe Rust; its shader compiler
+//!   (`wgpu::naga`, no separate dependency) lets a test check the generated `struct Sim` layout.
 //! - `pollster`: blocks on wgpu's futures (adapter, device, buffer mapping) without an async runtime.
 //! - `bytemuck`: views the u32 words uploaded and read back as bytes without unsafe code.
 //! - `thiserror`: the [`GpuError`] type.

@@ -1,6 +1,7 @@
 //! Distance and volume constraints with precomputed rest data, and their projections in displacement
 //! form (methodology, section PBD model).
 
+use crate::lanes::{Lane, V3};
 use crate::{MAX_TETRAHEDRON_TERMS, SpringPotential, TetGeometry, TetrahedronTerm, Vec3};
 
 /// How a constraint's correction is scaled: the reference library's PBD stiffness, or XPBD.
@@ -271,53 +272,33 @@ impl VolumeHot {
         })
     }
 
-    /// `(6 (V - V0), g1, g2, g3, sum_i w_i |g_i|^2)` for the unscaled (6 dV/dp) gradients.
+    /// The rest data as the generic projection reads it.
     #[inline(always)]
-    fn geometry(&self, u: &[Vec3]) -> (f64, [Vec3; 3], f64) {
-        let [e1, e2, e3] = self.rest_edges;
-        let [p0, p1, p2, p3] = self.particles.map(|p| p as usize);
-        let u0 = u[p0];
-        let (w1, w2, w3) = (u[p1] - u0, u[p2] - u0, u[p3] - u0);
-        let (d1, d2, d3) = (e1 + w1, e2 + w2, e3 + w3);
-        let g1 = d2.cross(&d3);
-        let g2 = d3.cross(&d1);
-        let g3 = d1.cross(&d2);
-        let six_dv = w1.dot(&g1) + w2.dot(&self.rest_cross[0]) + w3.dot(&self.rest_cross[1]) + e1.dot(&w2.cross(&w3));
-        let [m0, m1, m2, m3] = self.inverse_masses;
-        let s = m0 * (g1 + g2 + g3).norm_squared()
-            + m1 * g1.norm_squared()
-            + m2 * g2.norm_squared()
-            + m3 * g3.norm_squared();
-        (six_dv, [g1, g2, g3], s)
+    fn rest(&self) -> VolumeRest<f64> {
+        VolumeRest {
+            rest_edges: self.rest_edges.map(V3::from),
+            rest_cross: self.rest_cross.map(V3::from),
+            inverse_masses: self.inverse_masses,
+        }
     }
 
-    /// PBD correction `dp_i = -kk 6(V - V0) w_i g_i / sum_j w_j |g_j|^2`, with `kk = k / (6 scale)` for
-    /// gradients `scale * 6 dV/dp`; zero when `scale^2 sum_j w_j |g_j|^2 <= 1e-300` (degenerate, as the
-    /// reference: `s_min = 1e-300 / scale^2`).
+    /// The displacements of the four vertices.
+    #[inline(always)]
+    fn gather(&self, u: &[Vec3]) -> [V3<f64>; 4] {
+        let [p0, p1, p2, p3] = self.particles.map(|p| p as usize);
+        [u[p0].into(), u[p1].into(), u[p2].into(), u[p3].into()]
+    }
+
+    /// [`VolumeRest::pbd`] on this constraint.
     #[inline(always)]
     pub(crate) fn pbd(&self, u: &[Vec3], kk: f64, s_min: f64) -> [Vec3; 4] {
-        let (six_dv, [g1, g2, g3], s) = self.geometry(u);
-        if s.is_nan() || s <= s_min {
-            return [Vec3::zeros(); 4];
-        }
-        let q = -kk * six_dv / s;
-        let [m0, m1, m2, m3] = self.inverse_masses;
-        [-(q * m0) * (g1 + g2 + g3), (q * m1) * g1, (q * m2) * g2, (q * m3) * g3]
+        self.rest().pbd(&self.gather(u), kk, s_min).map(Vec3::from)
     }
 
-    /// XPBD correction with gradients `scale * 6 dV/dp` and `alpha~ = alpha / dt^2`; updates the multiplier.
+    /// [`VolumeRest::xpbd`] on this constraint; updates the multiplier.
     #[inline(always)]
     pub(crate) fn xpbd(&self, u: &[Vec3], scale: f64, alpha_tilde: f64, lambda: &mut f64) -> [Vec3; 4] {
-        let (six_dv, [g1, g2, g3], s) = self.geometry(u);
-        let denominator = scale * scale * s + alpha_tilde;
-        if denominator <= 1e-300 {
-            return [Vec3::zeros(); 4];
-        }
-        let d_lambda = (-(six_dv / 6.0) - alpha_tilde * *lambda) / denominator;
-        *lambda += d_lambda;
-        let f = d_lambda * scale;
-        let [m0, m1, m2, m3] = self.inverse_masses;
-        [-(f * m0) * (g1 + g2 + g3), (f * m1) * g1, (f * m2) * g2, (f * m3) * g3]
+        self.rest().xpbd(&self.gather(u), scale, alpha_tilde, lambda).map(Vec3::from)
     }
 
     /// The tetrahedron as a per-tetrahedron constraint reads it, at the displacements `u`.
@@ -403,6 +384,77 @@ impl VolumeHot {
             (d0 * m2) * g0[2] + (d1 * m2) * g1[2],
             (d0 * m3) * g0[3] + (d1 * m3) * g1[3],
         ]
+    }
+}
+
+/// The volume projection's rule, written once for one constraint (`L = f64`, [`VolumeHot`]) and for
+/// one constraint per SIMD lane (`L = f64x2`, `lanes.rs`), so the lanes are bit-identical to the scalar
+/// sweep by construction: [`VolumeHot`]'s rest data over a lane type, and the projection from the four
+/// vertices' displacements `uk` to their corrections.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct VolumeRest<L> {
+    /// `E1, E2, E3` (m).
+    pub rest_edges: [V3<L>; 3],
+    /// `E3 x E1`, `E1 x E2` (m^2).
+    pub rest_cross: [V3<L>; 2],
+    /// Inverse masses of vertex 0..3 (1/kg).
+    pub inverse_masses: [L; 4],
+}
+
+impl<L: Lane> VolumeRest<L> {
+    /// `(6 (V - V0), [g1, g2, g3], g1 + g2 + g3, sum_i w_i |g_i|^2)` for the unscaled (6 dV/dp) gradients.
+    #[inline(always)]
+    fn geometry(&self, uk: &[V3<L>; 4]) -> (L, [V3<L>; 3], V3<L>, L) {
+        let [e1, e2, e3] = self.rest_edges;
+        let u0 = uk[0];
+        let (w1, w2, w3) = (uk[1].sub(u0), uk[2].sub(u0), uk[3].sub(u0));
+        let (d1, d2, d3) = (e1.add(w1), e2.add(w2), e3.add(w3));
+        let g1 = d2.cross(d3);
+        let g2 = d3.cross(d1);
+        let g3 = d1.cross(d2);
+        let six_dv = w1.dot(g1) + w2.dot(self.rest_cross[0]) + w3.dot(self.rest_cross[1]) + e1.dot(w2.cross(w3));
+        let g0 = g1.add(g2).add(g3);
+        let [m0, m1, m2, m3] = self.inverse_masses;
+        let s = m0 * g0.norm_squared() + m1 * g1.norm_squared() + m2 * g2.norm_squared() + m3 * g3.norm_squared();
+        (six_dv, [g1, g2, g3], g0, s)
+    }
+
+    /// `dp_k = f_k g_k` with `f_0 = -(f m0)` on `g_0 = g1 + g2 + g3` and `f_k = f m_k`, `+0.0` where not
+    /// `keep`.
+    #[inline(always)]
+    fn corrections(&self, [g1, g2, g3]: [V3<L>; 3], g0: V3<L>, f: L, keep: L::Mask) -> [V3<L>; 4] {
+        let [m0, m1, m2, m3] = self.inverse_masses;
+        [
+            g0.scale(-(f * m0)).keep(keep),
+            g1.scale(f * m1).keep(keep),
+            g2.scale(f * m2).keep(keep),
+            g3.scale(f * m3).keep(keep),
+        ]
+    }
+
+    /// PBD correction `dp_i = -kk 6(V - V0) w_i g_i / sum_j w_j |g_j|^2`, with `kk = k / (6 scale)` for
+    /// gradients `scale * 6 dV/dp`; zero when `scale^2 sum_j w_j |g_j|^2 <= 1e-300` or not a number
+    /// (degenerate, as the reference: `s_min = 1e-300 / scale^2`).
+    #[inline(always)]
+    pub(crate) fn pbd(&self, uk: &[V3<L>; 4], kk: f64, s_min: f64) -> [V3<L>; 4] {
+        let (six_dv, g, g0, s) = self.geometry(uk);
+        let keep = !(s.is_nan() | s.le(L::splat(s_min)));
+        let q = L::splat(-kk) * six_dv / s;
+        self.corrections(g, g0, q, keep)
+    }
+
+    /// XPBD correction with gradients `scale * 6 dV/dp` and `alpha~ = alpha / dt^2`; updates the
+    /// multiplier. Zero, the multiplier unchanged, when the denominator is `<= 1e-300` (a NaN goes on).
+    #[inline(always)]
+    pub(crate) fn xpbd(&self, uk: &[V3<L>; 4], scale: f64, alpha_tilde: f64, lambda: &mut L) -> [V3<L>; 4] {
+        let (six_dv, g, g0, s) = self.geometry(uk);
+        let alpha = L::splat(alpha_tilde);
+        let denominator = L::splat(scale * scale) * s + alpha;
+        let keep = !denominator.le(L::splat(1e-300));
+        let old = *lambda;
+        let d_lambda = (-(six_dv / L::splat(6.0)) - alpha * old) / denominator;
+        *lambda = L::select(keep, old + d_lambda, old);
+        self.corrections(g, g0, d_lambda * L::splat(scale), keep)
     }
 }
 

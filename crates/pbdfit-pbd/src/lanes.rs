@@ -1,4 +1,6 @@
-//! Volume constraints projected several at a time by the serial sweep.
+//! The lane type the volume projection is written for once: one `f64` (the scalar sweep) or [`LANES`]
+//! of them side by side (the serial sweep's SIMD blocks), as rapier writes its constraints once for
+//! scalar and SIMD.
 //!
 //! Why lanes: the volume projection is the most expensive step of the serial sweep (about 285
 //! instructions, a third of the distance projection's rate). Inside one colour group no two constraints
@@ -13,81 +15,184 @@
 //! instructions per projection (callgrind, N = 8) against 193 with `f64x2` and 285 scalar. `LANES` and
 //! `W` are the only things to change for four lanes on a target with AVX.
 //!
-//! Why bit-identical: every lane performs the floating-point operations of [`VolumeHot::pbd`] and
-//! [`VolumeHot::xpbd`] in the same order, as nalgebra 0.35 evaluates them for `Vector3<f64>`: `a.dot(b)`
-//! is `(a.x b.x + a.y b.y) + a.z b.z` (`blas.rs`, `dotx`, the 3-vector case); `norm_squared` is
-//! `0 + a.dot(a)`, and `0 + x` is `x` for the `+0`, positive, infinite or NaN sums of squares; `cross` is
-//! `(a.y b.z - a.z b.y, a.z b.x - a.x b.z, a.x b.y - a.y b.x)`; `f * v` multiplies each component by `f`
-//! (`v.x * f`); vector sums and differences are per component; negation flips the sign bit. Nothing is
-//! fused (no `mul_add`; Rust does not contract on its own) and IEEE-754 addition, multiplication and
-//! division are correctly rounded per lane, so each lane's result is the scalar result. The scalar early
-//! returns (degenerate gradients in PBD, a denominator `<= 1e-300` in XPBD) become masks: a skipped
-//! lane's correction is bitwise `+0.0` (the scalar `Vec3::zeros()`, which `u += 0` then applies, turning
-//! a `-0.0` into `+0.0` as the scalar sweep does) and its multiplier keeps its old bits.
+//! Why bit-identical, by construction: the projection rule is one generic function,
+//! [`VolumeRest::pbd`] and [`VolumeRest::xpbd`] (`constraints.rs`), instantiated with `L = f64` by
+//! [`VolumeHot`] and with `L = W` by [`VolumeLanes`], so both perform the same operations in the same
+//! order: IEEE-754 addition, subtraction, multiplication, division and negation are correctly rounded
+//! per lane, and nothing is fused (no `mul_add` in [`Lane`]; Rust does not contract on its own). The
+//! scalar early returns (degenerate gradients in PBD, a denominator `<= 1e-300` in XPBD) are masks for
+//! both: a skipped constraint's correction is `+0.0` ([`Lane::keep`]), which `u += 0` then applies
+//! (turning a `-0.0` into `+0.0`), and its multiplier keeps its old bits ([`Lane::select`]). The 3-vector
+//! arithmetic ([`V3`]) is written as nalgebra 0.35 evaluates it for `Vector3<f64>`, which the sweep's other
+//! projections use: `a.dot(b)` is `(a.x b.x + a.y b.y) + a.z b.z` (`blas.rs`, `dotx`, the 3-vector
+//! case); `norm_squared` is `0 + a.dot(a)`, and `0 + x` is `x` for the `+0`, positive, infinite or NaN
+//! sums of squares; `cross` is `(a.y b.z - a.z b.y, a.z b.x - a.x b.z, a.x b.y - a.y b.x)`; `f * v`
+//! multiplies each component by `f` (`v.x * f`); vector sums and differences are per component.
+
+use std::ops::{Add, BitOr, Div, Mul, Neg, Not, Sub};
 
 use wide::f64x2;
+
+use crate::Vec3;
+use crate::constraints::{VolumeHot, VolumeRest};
 
 /// Constraints per block.
 pub(crate) const LANES: usize = 2;
 /// One `f64` per lane.
 type W = f64x2;
 
-use crate::Vec3;
-use crate::constraints::VolumeHot;
+/// The arithmetic a projection rule uses, on one `f64` or on one `f64` per lane. Every operation is
+/// the correctly rounded IEEE-754 one, per lane; there is deliberately no fused multiply-add.
+pub(crate) trait Lane:
+    Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self> + Neg<Output = Self>
+{
+    /// A truth value per lane (`bool` for `f64`).
+    type Mask: Copy + Not<Output = Self::Mask> + BitOr<Output = Self::Mask>;
 
-/// [`LANES`] 3-vectors, one per lane, component-major.
-#[derive(Debug, Clone, Copy)]
-struct Lanes3 {
-    x: W,
-    y: W,
-    z: W,
+    /// `x` in every lane.
+    fn splat(x: f64) -> Self;
+
+    /// `self <= b` per lane (false where either is NaN).
+    fn le(self, b: Self) -> Self::Mask;
+
+    /// Whether each lane is NaN.
+    fn is_nan(self) -> Self::Mask;
+
+    /// `self` where `keep` holds, `+0.0` elsewhere.
+    fn keep(self, keep: Self::Mask) -> Self;
+
+    /// `a` where `m` holds, `b` elsewhere (bit for bit).
+    fn select(m: Self::Mask, a: Self, b: Self) -> Self;
 }
 
-impl Lanes3 {
+impl Lane for f64 {
+    type Mask = bool;
+
+    #[inline(always)]
+    fn splat(x: f64) -> Self {
+        x
+    }
+
+    #[inline(always)]
+    fn le(self, b: Self) -> bool {
+        self <= b
+    }
+
+    #[inline(always)]
+    fn is_nan(self) -> bool {
+        f64::is_nan(self)
+    }
+
+    #[inline(always)]
+    fn keep(self, keep: bool) -> Self {
+        if keep { self } else { 0.0 }
+    }
+
+    #[inline(always)]
+    fn select(m: bool, a: Self, b: Self) -> Self {
+        if m { a } else { b }
+    }
+}
+
+/// Masks are all-ones or all-zeros lanes (wide's comparisons).
+impl Lane for W {
+    type Mask = W;
+
+    #[inline(always)]
+    fn splat(x: f64) -> Self {
+        W::splat(x)
+    }
+
+    #[inline(always)]
+    fn le(self, b: Self) -> W {
+        self.simd_le(b)
+    }
+
+    #[inline(always)]
+    fn is_nan(self) -> W {
+        W::is_nan(self)
+    }
+
+    /// Bitwise AND: unchanged where the mask is all ones, `+0.0` where it is zero.
+    #[inline(always)]
+    fn keep(self, keep: W) -> Self {
+        self & keep
+    }
+
+    #[inline(always)]
+    fn select(m: W, a: Self, b: Self) -> Self {
+        m.bitselect(a, b)
+    }
+}
+
+/// A 3-vector of lanes, component-major (for `f64`: one vector).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct V3<L> {
+    pub x: L,
+    pub y: L,
+    pub z: L,
+}
+
+impl<L: Lane> V3<L> {
     /// `self + b` per component (nalgebra's vector addition).
     #[inline(always)]
-    fn add(self, b: Self) -> Self {
+    pub fn add(self, b: Self) -> Self {
         Self { x: self.x + b.x, y: self.y + b.y, z: self.z + b.z }
     }
 
     /// `self - b` per component.
     #[inline(always)]
-    fn sub(self, b: Self) -> Self {
+    pub fn sub(self, b: Self) -> Self {
         Self { x: self.x - b.x, y: self.y - b.y, z: self.z - b.z }
     }
 
     /// `f * self` as nalgebra computes it: each component times `f`.
     #[inline(always)]
-    fn scale(self, f: W) -> Self {
+    pub fn scale(self, f: L) -> Self {
         Self { x: self.x * f, y: self.y * f, z: self.z * f }
     }
 
     /// nalgebra's `Vector3::dot`: `(a.x b.x + a.y b.y) + a.z b.z`.
     #[inline(always)]
-    fn dot(self, b: Self) -> W {
+    pub fn dot(self, b: Self) -> L {
         self.x * b.x + self.y * b.y + self.z * b.z
     }
 
     /// nalgebra's `Vector3::cross`.
     #[inline(always)]
-    fn cross(self, b: Self) -> Self {
+    pub fn cross(self, b: Self) -> Self {
         Self { x: self.y * b.z - self.z * b.y, y: self.z * b.x - self.x * b.z, z: self.x * b.y - self.y * b.x }
     }
 
     /// nalgebra's `norm_squared`, `0 + self.dot(self)`; the `0 +` is left out: a sum of squares is never
     /// `-0.0`, and `0 + x == x` bitwise for every other `x`.
     #[inline(always)]
-    fn norm_squared(self) -> W {
+    pub fn norm_squared(self) -> L {
         self.dot(self)
     }
 
-    /// Each component bitwise AND `mask`: unchanged where the lane's mask is all ones, `+0.0` where it
-    /// is zero.
+    /// Each component where `keep` holds, `+0.0` elsewhere.
     #[inline(always)]
-    fn keep(self, mask: W) -> Self {
-        Self { x: self.x & mask, y: self.y & mask, z: self.z & mask }
+    pub fn keep(self, keep: L::Mask) -> Self {
+        Self { x: self.x.keep(keep), y: self.y.keep(keep), z: self.z.keep(keep) }
     }
+}
 
+impl From<Vec3> for V3<f64> {
+    #[inline(always)]
+    fn from(v: Vec3) -> Self {
+        Self { x: v.x, y: v.y, z: v.z }
+    }
+}
+
+impl From<V3<f64>> for Vec3 {
+    #[inline(always)]
+    fn from(v: V3<f64>) -> Self {
+        Vec3::new(v.x, v.y, v.z)
+    }
+}
+
+impl V3<W> {
     /// One constant 3-vector per lane.
     fn from_vectors(v: [Vec3; LANES]) -> Self {
         Self { x: W::new(v.map(|v| v.x)), y: W::new(v.map(|v| v.y)), z: W::new(v.map(|v| v.z)) }
@@ -118,12 +223,8 @@ impl Lanes3 {
 /// the `l`-th: [`VolumeHot`]'s data, lane-major (336 bytes for two, as two `VolumeHot`s).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct VolumeLanes {
-    /// `E1, E2, E3` (m).
-    rest_edges: [Lanes3; 3],
-    /// `E3 x E1`, `E1 x E2` (m^2).
-    rest_cross: [Lanes3; 2],
-    /// Inverse masses of vertex 0..3 (1/kg).
-    inverse_masses: [W; 4],
+    /// Rest edges, rest cross products and inverse masses, one constraint per lane.
+    rest: VolumeRest<W>,
     /// `particles[k][l]`: vertex `k` of lane `l`'s tetrahedron.
     particles: [[u32; LANES]; 4],
 }
@@ -131,11 +232,13 @@ pub(crate) struct VolumeLanes {
 impl VolumeLanes {
     /// The constraints `c` side by side; they must share no particle (one colour group).
     pub(crate) fn new(c: &[VolumeHot; LANES]) -> Self {
-        let lanes = |f: &dyn Fn(&VolumeHot) -> Vec3| Lanes3::from_vectors(c.each_ref().map(f));
+        let lanes = |f: &dyn Fn(&VolumeHot) -> Vec3| V3::from_vectors(c.each_ref().map(f));
         Self {
-            rest_edges: [lanes(&|h| h.rest_edges[0]), lanes(&|h| h.rest_edges[1]), lanes(&|h| h.rest_edges[2])],
-            rest_cross: [lanes(&|h| h.rest_cross[0]), lanes(&|h| h.rest_cross[1])],
-            inverse_masses: [0, 1, 2, 3].map(|k| W::new(c.each_ref().map(|h| h.inverse_masses[k]))),
+            rest: VolumeRest {
+                rest_edges: [lanes(&|h| h.rest_edges[0]), lanes(&|h| h.rest_edges[1]), lanes(&|h| h.rest_edges[2])],
+                rest_cross: [lanes(&|h| h.rest_cross[0]), lanes(&|h| h.rest_cross[1])],
+                inverse_masses: [0, 1, 2, 3].map(|k| W::new(c.each_ref().map(|h| h.inverse_masses[k]))),
+            },
             particles: [0, 1, 2, 3].map(|k| c.each_ref().map(|h| h.particles[k])),
         }
     }
@@ -147,64 +250,42 @@ impl VolumeLanes {
         std::array::from_fn(|l| p[l] as usize)
     }
 
-    /// [`VolumeHot::geometry`] per lane, plus the gathered displacements of the four vertices:
-    /// `(u_k, 6 (V - V0), [g1, g2, g3], g1 + g2 + g3, sum_i w_i |g_i|^2)`.
+    /// The displacements of the four vertices, one tetrahedron per lane.
     #[inline(always)]
-    fn geometry(&self, u: &[Vec3]) -> ([Lanes3; 4], W, [Lanes3; 3], Lanes3, W) {
-        let [e1, e2, e3] = self.rest_edges;
+    fn gather(&self, u: &[Vec3]) -> [V3<W>; 4] {
         // Written out: `array::map` with these closures is not always inlined.
-        let uk = [
-            Lanes3::gather(u, self.vertex(0)),
-            Lanes3::gather(u, self.vertex(1)),
-            Lanes3::gather(u, self.vertex(2)),
-            Lanes3::gather(u, self.vertex(3)),
-        ];
-        let u0 = uk[0];
-        let (w1, w2, w3) = (uk[1].sub(u0), uk[2].sub(u0), uk[3].sub(u0));
-        let (d1, d2, d3) = (e1.add(w1), e2.add(w2), e3.add(w3));
-        let g1 = d2.cross(d3);
-        let g2 = d3.cross(d1);
-        let g3 = d1.cross(d2);
-        let six_dv = w1.dot(g1) + w2.dot(self.rest_cross[0]) + w3.dot(self.rest_cross[1]) + e1.dot(w2.cross(w3));
-        let g0 = g1.add(g2).add(g3);
-        let [m0, m1, m2, m3] = self.inverse_masses;
-        let s = m0 * g0.norm_squared() + m1 * g1.norm_squared() + m2 * g2.norm_squared() + m3 * g3.norm_squared();
-        (uk, six_dv, [g1, g2, g3], g0, s)
+        [
+            V3::gather(u, self.vertex(0)),
+            V3::gather(u, self.vertex(1)),
+            V3::gather(u, self.vertex(2)),
+            V3::gather(u, self.vertex(3)),
+        ]
     }
 
-    /// Writes `u_k + f_k g_k & keep` (`g_0 = g1 + g2 + g3`, `f_0 = -(f m0)`, `f_k = f m_k`) back, as the
-    /// scalar sweep's `u[p] += dp` with `dp = (f m_k) g_k` or zero.
+    /// Writes `u_k + dp_k` back, as the scalar sweep's `u[p] += dp`.
     #[inline(always)]
-    fn apply(&self, u: &mut [Vec3], uk: [Lanes3; 4], g: [Lanes3; 3], g0: Lanes3, f: W, keep: W) {
-        let [m0, m1, m2, m3] = self.inverse_masses;
-        let dp = [g0.scale(-(f * m0)), g[0].scale(f * m1), g[1].scale(f * m2), g[2].scale(f * m3)];
+    fn apply(&self, u: &mut [Vec3], uk: [V3<W>; 4], dp: [V3<W>; 4]) {
         for k in 0..4 {
-            uk[k].add(dp[k].keep(keep)).scatter(u, self.vertex(k));
+            uk[k].add(dp[k]).scatter(u, self.vertex(k));
         }
     }
 
-    /// [`VolumeHot::pbd`] on every lane, applied to `u`.
+    /// [`VolumeRest::pbd`] on every lane, applied to `u`.
     #[inline(always)]
     pub(crate) fn pbd(&self, u: &mut [Vec3], kk: f64, s_min: f64) {
-        let (uk, six_dv, g, g0, s) = self.geometry(u);
-        // The scalar `s.is_nan() || s <= s_min` returns zero: keep the other lanes.
-        let keep = !(s.is_nan() | s.simd_le(W::splat(s_min)));
-        let q = W::splat(-kk) * six_dv / s;
-        self.apply(u, uk, g, g0, q, keep);
+        let uk = self.gather(u);
+        let dp = self.rest.pbd(&uk, kk, s_min);
+        self.apply(u, uk, dp);
     }
 
-    /// [`VolumeHot::xpbd`] on every lane, applied to `u`; `lambda` holds the lanes' multipliers.
+    /// [`VolumeRest::xpbd`] on every lane, applied to `u`; `lambda` holds the lanes' multipliers.
     #[inline(always)]
     pub(crate) fn xpbd(&self, u: &mut [Vec3], scale: f64, alpha_tilde: f64, lambda: &mut [f64]) {
-        let (uk, six_dv, g, g0, s) = self.geometry(u);
-        let alpha = W::splat(alpha_tilde);
-        let denominator = W::splat(scale * scale) * s + alpha;
-        // The scalar `denominator <= 1e-300` returns zero and leaves the multiplier (a NaN goes on).
-        let keep = !denominator.simd_le(W::splat(1e-300));
-        let old = W::new(std::array::from_fn(|l| lambda[l]));
-        let d_lambda = (-(six_dv / W::splat(6.0)) - alpha * old) / denominator;
-        lambda.copy_from_slice(&keep.bitselect(old + d_lambda, old).to_array());
-        self.apply(u, uk, g, g0, d_lambda * W::splat(scale), keep);
+        let uk = self.gather(u);
+        let mut l = W::new(std::array::from_fn(|i| lambda[i]));
+        let dp = self.rest.xpbd(&uk, scale, alpha_tilde, &mut l);
+        lambda.copy_from_slice(&l.to_array());
+        self.apply(u, uk, dp);
     }
 }
 

@@ -212,31 +212,7 @@ fn two_sum(a: vec3<f32>, b: vec3<f32>) -> TwoFloat {
     return TwoFloat(s, err);
 }
 
-// Per-simulation parameters (layout.rs, sim_words): 20 words.
-struct Sim {
-    // dt g (m/s), and dt (s) in w.
-    dv: vec4<f32>,
-    distance_k: f32,
-    volume_k: f32,
-    xpbd: u32,
-    gradient_scale: f32,
-    keep: f32,
-    nit: u32,
-    tolerance: f32,
-    max_steps: u32,
-    // Bit 0: distance constraints projected; bit 1: volume constraints projected (XPBD rules may switch
-    // either off; PBD: both).
-    families: u32,
-    // Per-tetrahedron constraints, projected in order after each tetrahedron's volume constraint: their
-    // codes (TetrahedronConstraint::code; 0: none), alpha / dt^2 and constants.
-    tet_code0: u32,
-    tet_code1: u32,
-    tet_k0: f32,
-    tet_k1: f32,
-    tet_constant0: f32,
-    tet_constant1: f32,
-    _pad: u32,
-}
+// Per-simulation parameters: `struct Sim`, generated before this file from layout.rs's SIM_FIELDS.
 
 // A per-tetrahedron term of the simulation: (code, alpha~, constant) of term j (0 or 1).
 struct TetTerm {
