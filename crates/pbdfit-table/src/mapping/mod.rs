@@ -3,8 +3,9 @@
 //! prints their parameters, and `fits/tables/mappings.py` simulates them beside the table lookup and a
 //! direct fit.
 //!
-//! Every mapping is one entry of [`MAPPINGS`]: a name, the model it gives parameters for, a description,
-//! its source, and a function of the material (E, nu), the setting (dt, nit) and the body's
+//! Every mapping is one file in `mapping/` with one line in `mappings!` (which makes [`MAPPINGS`]): a
+//! name, the model it gives parameters for, a description, its source, the units of its values (its
+//! model's, checked), and a function of the material (E, nu), the setting (dt, nit) and the body's
 //! [`Geometry`] (rest volumes, edge lengths, masses of the scene's mesh at N). pbdfit's models have **one**
 //! `alpha_d` (or `kd`) for all edges and one `alpha_v` (or `kv`) for all tetrahedra, so a per-edge or
 //! per-tetrahedron formula is reduced to one value by a mean over the body, stated per mapping.
@@ -120,6 +121,21 @@ pub enum MappingError {
         /// The model's parameters.
         expected: usize,
     },
+    /// A registered mapping declares other units than its model's parameters have (a defect of the
+    /// mapping).
+    #[error(
+        "mapping {mapping} gives values in {declared} where model {model}'s parameters are in {expected} (a defect of the mapping)"
+    )]
+    WrongUnits {
+        /// The mapping.
+        mapping: &'static str,
+        /// Its model.
+        model: String,
+        /// The units it declares.
+        declared: String,
+        /// The model's.
+        expected: String,
+    },
 }
 
 impl MappingError {
@@ -132,7 +148,7 @@ impl MappingError {
             | MappingError::Undefined { .. }
             | MappingError::NotFinite { .. }
             | MappingError::Scene(_) => true,
-            MappingError::WrongCount { .. } => false,
+            MappingError::WrongCount { .. } | MappingError::WrongUnits { .. } => false,
         }
     }
 }
@@ -276,6 +292,9 @@ pub struct Mapping {
     pub description: &'static str,
     /// Where the formula comes from (short citation; the doc comment of its function has the detail).
     pub source: &'static str,
+    /// The units of the values it gives, in the model's order: they must be the model's parameters'
+    /// units ([`map`] refuses a mapping whose are not, and a test checks every entry).
+    pub units: &'static [&'static str],
     /// Whether the result depends on Young's modulus at all (the fixed-constant baselines do not).
     pub uses_young: bool,
     /// Whether it depends on the time step and iteration count (the PBD mappings): the others need no
@@ -312,6 +331,23 @@ impl Mapping {
     }
 }
 
+impl Mapping {
+    /// [`MappingError::WrongUnits`] where the units the mapping declares are not its model's parameters'
+    /// (a defect of the entry: the values would be read in another unit).
+    pub fn check_units(&self) -> Result<(), MappingError> {
+        let model: Vec<&str> = self.model.parameters().iter().map(|p| p.unit).collect();
+        if model != self.units {
+            return Err(MappingError::WrongUnits {
+                mapping: self.name,
+                model: self.model.name().into(),
+                declared: self.units.join(", "),
+                expected: model.join(", "),
+            });
+        }
+        Ok(())
+    }
+}
+
 impl std::fmt::Debug for Mapping {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Mapping").field("name", &self.name).field("model", &self.model.name()).finish()
@@ -345,38 +381,6 @@ pub fn van_gelder_alpha_d(q: &MappingQuery, g: &Geometry) -> f64 {
     g.van_gelder_compliance_times_young / q.young
 }
 
-/// `xpbd-van-gelder-bulk`: `alpha_d` from Van Gelder ([`van_gelder_alpha_d`]), `alpha_v = V0 / K` with
-/// `K = E / (3 (1 - 2 nu))` and `V0` the body's mean rest tetrahedron volume (the energy matching in the
-/// module docs). The issue's "volume compliance from the bulk modulus `1 / (K V0)`" is the compliance of
-/// the volume *strain* `(V - V0) / V0`; for pbdfit's `C = V - V0` it is `V0^2 / (K V0) = V0 / K`. At
-/// nu = 0.5 `K` is infinite and `alpha_v = 0` (a hard volume constraint).
-fn xpbd_van_gelder_bulk(q: &MappingQuery, g: &Geometry) -> Result<Vec<f64>, String> {
-    Ok(vec![van_gelder_alpha_d(q, g), g.mean_tet_volume / q.bulk_modulus()])
-}
-
-/// `xpbd-macklin-lame`: the hydrostatic constraint of M. Macklin and M. Mueller, "A Constraint-based
-/// Formulation of Stable Neo-Hookean Materials" (MIG 2021): `C_H = det F - gamma` with per-tetrahedron
-/// compliance `1 / (lambda V0)`, mapped onto `C = V - V0` by the energy matching of the module docs:
-/// `alpha_v = V0^2 / (lambda V0) = V0 / lambda` (V0 the mean rest tetrahedron volume; `gamma = 1 + mu /
-/// lambda` is a rest-state shift pbdfit's `V - V0` cannot carry and is dropped). Their deviatoric
-/// constraint `C_D = sqrt(tr(F^T F))` with compliance `1 / (mu V0)` acts on the whole deformation
-/// gradient and has no edge-constraint counterpart; pbdfit's distance constraints take Van Gelder's
-/// `alpha_d` ([`van_gelder_alpha_d`]) instead, so this mapping differs from `xpbd-van-gelder-bulk` only by
-/// `lambda` in place of `K = lambda + 2 mu / 3` (softer in volume, much softer at small nu). Lame's
-/// `lambda` is used as given (Smith et al. 2018's small-strain match would use `lambda + mu`). Undefined
-/// for nu <= 0 (`lambda <= 0`: no finite positive compliance).
-fn xpbd_macklin_lame(q: &MappingQuery, g: &Geometry) -> Result<Vec<f64>, String> {
-    let lambda = q.lame_lambda();
-    if lambda <= 0.0 {
-        return Err(format!(
-            "the Lame parameter lambda = {lambda:e} Pa is <= 0 at nu = {} (nu <= 0): the compliance V0 / lambda \
-             is not finite and positive; this mapping needs 0 < nu <= 0.5",
-            q.poisson
-        ));
-    }
-    Ok(vec![van_gelder_alpha_d(q, g), g.mean_tet_volume / lambda])
-}
-
 /// Godot's edge compliance for its 0-1 `linear_stiffness` `k` today (Godot 4.4 to 4.6, `JoltSoftBody3D`,
 /// from godot-jolt PR #830): Jolt's edge stiffness is `max(k^3 1e5, 1e-6)` N/m, the compliance its
 /// inverse. With Godot's default `k = 0.5` ([`GODOT_DEFAULT_STIFFNESS`]) that is `8e-5` m/N.
@@ -384,46 +388,8 @@ pub fn godot_edge_compliance(k: f64) -> f64 {
     1.0 / (k * k * k * GODOT_JOLT_FACTOR).max(1e-6)
 }
 
-/// `xpbd-godot-jolt`: Godot's mapping today ([`godot_edge_compliance`] at the default stiffness 0.5):
-/// `alpha_d = 8e-5` m/N **whatever E, nu, dt, nit or the mesh**. Godot makes edge constraints only (face
-/// edges and shear diagonals, no tetrahedron volume), so `alpha_v` is [`NO_VOLUME_COMPLIANCE`] (the
-/// search box's upper edge: practically no volume stiffness).
-fn xpbd_godot_jolt(_: &MappingQuery, _: &Geometry) -> Result<Vec<f64>, String> {
-    Ok(vec![godot_edge_compliance(GODOT_DEFAULT_STIFFNESS), NO_VOLUME_COMPLIANCE])
-}
-
-/// `xpbd-godot-jolt-pr765`: the linear constant of godot-jolt PR #765's first draft ("Added support for
-/// SoftBody3D", `jolt_soft_body_impl_3d.cpp`), which pbdfit shipped as `xpbd-godot-jolt` until it was
-/// found to be in no release: `stiffness = max(k 1e5, 1e-5)` N/m, so `alpha_d = 2e-5` m/N at `k = 0.5`.
-/// (#765 as merged used `k^3 1e6`, #830 changed it to `k^3 1e5`, which Godot 4.4 to 4.6 ship.) Kept so that
-/// earlier results can be compared.
-fn xpbd_godot_jolt_pr765(_: &MappingQuery, _: &Geometry) -> Result<Vec<f64>, String> {
-    Ok(vec![1.0 / (GODOT_DEFAULT_STIFFNESS * GODOT_JOLT_FACTOR).max(1e-5), NO_VOLUME_COMPLIANCE])
-}
-
 /// Jolt's volume compliance standing for "no volume constraint": the `jolt` profile's box top.
 pub const JOLT_NO_VOLUME_COMPLIANCE: f64 = 1e4;
-
-/// `jolt-godot`: what a Godot 4.4 to 4.6 SoftBody3D at its default stiffness 0.5 runs in Jolt, in the
-/// `jolt` profile's terms: edge compliance [`godot_edge_compliance`]`(0.5) = 8e-5` m/N, no volume
-/// constraint. Godot's `simulation_precision` is `nit` (Jolt's iterations) and its physics tick `dt`.
-fn jolt_godot(_: &MappingQuery, _: &Geometry) -> Result<Vec<f64>, String> {
-    Ok(vec![godot_edge_compliance(GODOT_DEFAULT_STIFFNESS), JOLT_NO_VOLUME_COMPLIANCE])
-}
-
-/// `newton-lame`: what Newton's USD import does (`newton/_src/usd/utils.py`, `_deformable_lame_parameters`): `k_mu` and
-/// `k_lambda` set to the material's Lame parameters `mu = E / (2 (1 + nu))`, `lambda = E nu / ((1 + nu)
-/// (1 - 2 nu))`. Newton's pair `tr(F^T F) - 3`, `det F - 1` has no shear stiffness at small strain, so the
-/// body sags several times the FEM's (the `newton-xpbd` profile's doc); undefined at nu = 0.5 (lambda
-/// infinite) and for nu <= 0 (lambda <= 0, which Newton's kernel skips).
-fn newton_lame(q: &MappingQuery, _: &Geometry) -> Result<Vec<f64>, String> {
-    if !(q.poisson > 0.0 && q.poisson < 0.5) {
-        return Err(format!("nu = {}: newton-lame needs 0 < nu < 0.5 (lambda finite and > 0)", q.poisson));
-    }
-    let mu = q.young / (2.0 * (1.0 + q.poisson));
-    let lambda = q.young * q.poisson / ((1.0 + q.poisson) * (1.0 - 2.0 * q.poisson));
-    Ok(vec![mu, lambda])
-}
 
 /// The PBD stiffness equivalent to an XPBD compliance `alpha` on a constraint with `s = sum w |grad
 /// C|^2`: `1 - (alpha~ / (s + alpha~))^(1 / nit)` with `alpha~ = alpha / dt^2` (module docs, "PBD from
@@ -443,148 +409,29 @@ fn pbd_from(xpbd: MapFn, q: &MappingQuery, g: &Geometry) -> Result<Vec<f64>, Str
     ])
 }
 
-/// `pbd-van-gelder-bulk`: `xpbd-van-gelder-bulk`'s compliances turned into PBD stiffness by the
-/// XPBD-equivalent per-step fraction and Mueller et al. 2007's iteration-count correction (module docs).
-fn pbd_van_gelder_bulk(q: &MappingQuery, g: &Geometry) -> Result<Vec<f64>, String> {
-    pbd_from(xpbd_van_gelder_bulk, q, g)
+/// Every mapping, XPBD first: one file each under `mapping/` (its function and its [`Mapping`] entry,
+/// `MAPPING`) and one line here. A test iterates them (values finite, as many as the model has
+/// parameters, in the units the mapping declares, which are the model's).
+macro_rules! mappings {
+    ($($file:ident),* $(,)?) => {
+        $(mod $file;)*
+        /// Every mapping, in the order `pbdfit baseline` lists them.
+        pub static MAPPINGS: &[Mapping] = &[$($file::MAPPING),*];
+    };
 }
 
-/// `pbd-macklin-lame`: `xpbd-macklin-lame`'s compliances turned into PBD stiffness as
-/// `pbd-van-gelder-bulk` does.
-fn pbd_macklin_lame(q: &MappingQuery, g: &Geometry) -> Result<Vec<f64>, String> {
-    pbd_from(xpbd_macklin_lame, q, g)
-}
-
-/// `pbd-fixed`: `kd = kv = 1`, the plain projection (Mueller et al. 2007: stiffness 1 removes the whole
-/// violation; the untuned setting). A fixed constant: it ignores E, nu, dt, nit and the mesh.
-fn pbd_fixed(_: &MappingQuery, _: &Geometry) -> Result<Vec<f64>, String> {
-    Ok(vec![1.0, 1.0])
-}
-
-/// `xpbd-strain-lame`: the `xpbd-strain` model's compliances from the material's moduli,
-/// `alpha_dev = 1 / (2 mu) = (1 + nu) / E` and `alpha_vol = 1 / K = 3 (1 - 2 nu) / E` (m^3/J).
-///
-/// Derivation. The model's constraints per tetrahedron (crate `pbdfit-pbd`, `tetrahedra/strain_*.rs`)
-/// are `C_vol = sqrt(V0) tr E` and `C_dev = sqrt(V0) |dev E|` on the Green strain `E = (F^T F - I) / 2`,
-/// each storing `C^2 / (2 alpha)`: together `V0 ((tr E)^2 / (2 alpha_vol) + |dev E|^2 / (2 alpha_dev))`.
-/// St. Venant-Kirchhoff's energy is `V0 (lambda / 2 (tr E)^2 + mu E:E)`, and with
-/// `E:E = |dev E|^2 + (tr E)^2 / 3` it is `V0 (K / 2 (tr E)^2 + mu |dev E|^2)`, `K = lambda + 2 mu / 3`.
-/// Equal for every deformation when `alpha_vol = 1 / K` and `alpha_dev = 1 / (2 mu)` (the test
-/// `the_strain_pair_is_st_venant_kirchhoff` in `tetrahedra/mod.rs` checks this identity at a random
-/// deformation). With `mu = E / (2 (1 + nu))` and `K = E / (3 (1 - 2 nu))` the formulas above follow;
-/// they are written in that form so that nu = 0.5 gives `alpha_vol = 0` exactly (the incompressible
-/// limit, a hard volumetric constraint, which the model accepts: its compliances are allowed from 0).
-/// No mean over the body: the constraints carry `V0` per tetrahedron, so one value fits every tetrahedron.
-/// This is the mapping at convergence (XPBD's many iterations and small dt, where its rest state is the
-/// energy's minimum); dt and nit are not used.
-fn xpbd_strain_lame(q: &MappingQuery, _: &Geometry) -> Result<Vec<f64>, String> {
-    Ok(vec![(1.0 + q.poisson) / q.young, 3.0 * (1.0 - 2.0 * q.poisson) / q.young])
-}
-
-/// Every mapping, XPBD first. A new mapping is one function and one entry here.
-pub static MAPPINGS: &[Mapping] = &[
-    Mapping {
-        name: "xpbd-van-gelder-bulk",
-        model: ModelKind::XPBD,
-        description: "alpha_d: mean over edges of |e|^2 / (E sum of adjacent tet volumes); alpha_v = V0 / K",
-        source: "Van Gelder 1998 (J. Graphics Tools 3(2)); bulk modulus by energy matching",
-        uses_young: true,
-        uses_step: false,
-        uses_mesh: true,
-        map: xpbd_van_gelder_bulk,
-    },
-    Mapping {
-        name: "xpbd-macklin-lame",
-        model: ModelKind::XPBD,
-        description: "alpha_v = V0^2 / (lambda V0) = V0 / lambda (hydrostatic term); alpha_d as Van Gelder",
-        source: "Macklin and Mueller 2021 (MIG, stable neo-Hookean constraints)",
-        uses_young: true,
-        uses_step: false,
-        uses_mesh: true,
-        map: xpbd_macklin_lame,
-    },
-    Mapping {
-        name: "xpbd-godot-jolt",
-        model: ModelKind::XPBD,
-        description: "alpha_d = 1 / max(0.5^3 1e5, 1e-6) = 8e-5 m/N (Godot's default stiffness 0.5); no volume \
-                      constraint",
-        source: "Godot 4.4 to 4.6 JoltSoftBody3D (godot-jolt PR #830); ignores E and nu",
-        uses_young: false,
-        uses_step: false,
-        uses_mesh: false,
-        map: xpbd_godot_jolt,
-    },
-    Mapping {
-        name: "xpbd-godot-jolt-pr765",
-        model: ModelKind::XPBD,
-        description: "alpha_d = 1 / (0.5 * 1e5) = 2e-5 m/N (linear in the stiffness); no volume constraint",
-        source: "godot-jolt PR #765's first draft, in no release (pbdfit's xpbd-godot-jolt before); ignores E and nu",
-        uses_young: false,
-        uses_step: false,
-        uses_mesh: false,
-        map: xpbd_godot_jolt_pr765,
-    },
-    Mapping {
-        name: "jolt-godot",
-        model: ModelKind::JOLT,
-        description: "edge_compliance = 1 / max(0.5^3 1e5, 1e-6) = 8e-5 m/N; no volume constraint (Godot makes none)",
-        source: "Godot 4.4 to 4.6 JoltSoftBody3D at its default stiffness 0.5; ignores E and nu",
-        uses_young: false,
-        uses_step: false,
-        uses_mesh: false,
-        map: jolt_godot,
-    },
-    Mapping {
-        name: "newton-lame",
-        model: ModelKind::NEWTON_XPBD,
-        description: "k_mu = mu = E / (2 (1 + nu)), k_lambda = lambda = E nu / ((1 + nu)(1 - 2 nu))",
-        source: "Newton 1.8's USD import (_src/usd/utils.py) sets the tetrahedra's k_mu, k_lambda to the Lame parameters",
-        uses_young: true,
-        uses_step: false,
-        uses_mesh: false,
-        map: newton_lame,
-    },
-    Mapping {
-        name: "xpbd-strain-lame",
-        model: ModelKind::XPBD_STRAIN,
-        description: "alpha_dev = 1 / (2 mu) = (1 + nu) / E, alpha_vol = 1 / K = 3 (1 - 2 nu) / E (St. Venant-Kirchhoff)",
-        source: "energy matching: the Green-strain constraints' energy is St. Venant-Kirchhoff's",
-        uses_young: true,
-        uses_step: false,
-        uses_mesh: false,
-        map: xpbd_strain_lame,
-    },
-    Mapping {
-        name: "pbd-van-gelder-bulk",
-        model: ModelKind::PBD,
-        description: "k = 1 - (alpha~ / (s + alpha~))^(1/nit) from xpbd-van-gelder-bulk's compliances",
-        source: "XPBD per-step fraction with Mueller et al. 2007's iteration correction",
-        uses_young: true,
-        uses_step: true,
-        uses_mesh: true,
-        map: pbd_van_gelder_bulk,
-    },
-    Mapping {
-        name: "pbd-macklin-lame",
-        model: ModelKind::PBD,
-        description: "k = 1 - (alpha~ / (s + alpha~))^(1/nit) from xpbd-macklin-lame's compliances",
-        source: "XPBD per-step fraction with Mueller et al. 2007's iteration correction",
-        uses_young: true,
-        uses_step: true,
-        uses_mesh: true,
-        map: pbd_macklin_lame,
-    },
-    Mapping {
-        name: "pbd-fixed",
-        model: ModelKind::PBD,
-        description: "kd = kv = 1 (the plain projection); ignores E, nu, dt, nit",
-        source: "Mueller et al. 2007 (stiffness 1); a fixed constant",
-        uses_young: false,
-        uses_step: false,
-        uses_mesh: false,
-        map: pbd_fixed,
-    },
-];
+mappings!(
+    xpbd_van_gelder_bulk,
+    xpbd_macklin_lame,
+    xpbd_godot_jolt,
+    xpbd_godot_jolt_pr765,
+    jolt_godot,
+    newton_lame,
+    xpbd_strain_lame,
+    pbd_van_gelder_bulk,
+    pbd_macklin_lame,
+    pbd_fixed,
+);
 
 /// The mapping called `name`, or [`MappingError::Unknown`] naming them all.
 pub fn mapping(name: &str) -> Result<&'static Mapping, MappingError> {
@@ -663,6 +510,7 @@ pub struct Mapped {
 /// ```
 pub fn map(name: &str, query: &MappingQuery, scene: &SceneSet) -> Result<Mapped, MappingError> {
     let m = mapping(name)?;
+    m.check_units()?;
     query.check()?;
     let part = scene.scenes().first().expect("a scene set has at least one scene");
     let body = part.body(query.n)?;
@@ -730,6 +578,31 @@ pub fn map(name: &str, query: &MappingQuery, scene: &SceneSet) -> Result<Mapped,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The registry: names unique, every entry's units its model's, and its values as many as the model
+    /// has parameters; an entry with the wrong units is refused by `check_units`.
+    #[test]
+    fn every_mapping_gives_its_models_parameters_in_their_units() {
+        let body = SceneSet::load("gravity").unwrap().scenes()[0].body(2).unwrap();
+        let geometry = Geometry::of(&body);
+        let query = MappingQuery { young: 1e4, poisson: 0.3, dt: 0.01, nit: 2, n: 2 };
+        let mut names = std::collections::BTreeSet::new();
+        for m in MAPPINGS {
+            assert!(names.insert(m.name), "two mappings named {}", m.name);
+            m.check_units().unwrap();
+            let values = (m.map)(&query, &geometry).unwrap();
+            assert_eq!(values.len(), m.model.parameters().len(), "{}", m.name);
+        }
+        assert_eq!(names.len(), 10);
+        let wrong = Mapping { units: &["m/N", "m^3/J"], ..MAPPINGS[0] };
+        let e = wrong.check_units().unwrap_err();
+        assert!(!e.is_input());
+        assert_eq!(
+            e.to_string(),
+            "mapping xpbd-van-gelder-bulk gives values in m/N, m^3/J where model xpbd's parameters are in m/N, \
+             m^6/J (a defect of the mapping)"
+        );
+    }
 
     /// Each mapping's `uses_young`, `uses_step` and `uses_mesh` say the truth: the values change with E,
     /// with dt and nit, with N exactly where they say so (issue 38: `baseline` asked for dt, nit and N
