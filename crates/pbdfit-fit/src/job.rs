@@ -121,37 +121,32 @@ impl FitJob {
         if n == 0 {
             return Err(input(format!("{}: mesh resolution must be at least 1", spelling.name("n"))));
         }
-        // Markers given, else the ones the scene names as its reference (the target seam's one resolution).
-        let measured = match crate::resolve_target(&set, self.measured.as_deref()) {
-            crate::TargetSource::Measured(path) => Some(path),
-            crate::TargetSource::Fem => None,
-        };
-        if let Some(path) = &measured
-            && (self.young.is_some() || self.poisson.is_some())
-        {
+        // The file given, else the one the scene names as its reference (the target seam's one resolution).
+        let target = crate::resolve_target(&set, self.measured.as_deref()).map_err(FitJobError::Fit)?;
+        if !target.kind.uses_fem() && (self.young.is_some() || self.poisson.is_some()) {
             return Err(input(format!(
-                "{} and {} set the FEM reference's material, but the reference is the measured markers in {} \
-                 (to fit to an FEM of an identified material, pass the scene without markers)",
+                "{} and {} set the FEM reference's material, but the reference is {} (to fit to an FEM of an \
+                 identified material, pass the scene without it)",
                 spelling.name("young"),
                 spelling.name("poisson"),
-                path.display()
+                target.describe()
             )));
         }
-        if let Some(path) = &measured
+        if !target.kind.uses_fem()
             && let Some(option) = self.reference.given().first()
         {
-            // The markers replace the FEM, so its options would be ignored (issue 38, D18: `--material stvk`).
+            // Another target replaces the FEM, so its options would be ignored (issue 38, D18: `--material stvk`).
             return Err(input(format!(
-                "{} sets the FEM reference, but the reference is the measured markers in {}: leave it out (to \
-                 identify E and nu of an FEM law from the markers, use `pbdfit identify --material ...`)",
+                "{} sets the FEM reference, but the reference is {}: leave it out (to identify E and nu of an FEM \
+                 law from the markers, use `pbdfit identify --material ...`)",
                 spelling.name(option),
-                path.display()
+                target.describe()
             )));
         }
         let (young, poisson) = (self.young.unwrap_or(1e3), self.poisson.unwrap_or(0.3));
         let material = YoungPoisson::new(young, poisson).map_err(|e| input(e.to_string()))?;
         let mut warnings = Vec::new();
-        if measured.is_none()
+        if target.kind.uses_fem()
             && let Some(warning) = material.locking_warning()
         {
             warnings.push(warning.to_string());
@@ -163,7 +158,7 @@ impl FitJob {
         let overrides = ReferenceOverrides::from_table(&self.reference.table())
             .map_err(|e| input(format!("the reference options: {e}")))?;
         let cache = PartCache::new(overrides);
-        if self.bootstrap.is_some() && measured.is_none() {
+        if self.bootstrap.is_some() && !target.kind.resamples() {
             return Err(input(format!(
                 "{} needs {} (it resamples the markers' noise)",
                 spelling.name("bootstrap"),
@@ -173,14 +168,9 @@ impl FitJob {
         if let Some(k) = self.bootstrap {
             crate::check_bootstrap(k).map_err(|e| input(format!("{} {e}", spelling.name("bootstrap"))))?;
         }
-        let markers = measured.as_deref().map(Markers::read).transpose().map_err(|e| input(e.to_string()))?;
-        let problem = match &markers {
-            Some(markers) => FitProblem::measured(&set, settings, markers, MARKER_TOLERANCE, &cache),
-            None => FitProblem::new(&set, settings, material, &cache),
-        }
-        .map_err(FitJobError::Fit)?;
+        let problem = target.problem(&set, settings, material, &cache).map_err(FitJobError::Fit)?;
         let problem = FitProblem { rest_options: self.precision.rest_options(), ..problem };
-        Ok(PreparedFit { job: self.clone(), set, n, young, poisson, options, cache, markers, problem, notes, warnings })
+        Ok(PreparedFit { job: self.clone(), set, n, young, poisson, options, cache, problem, notes, warnings })
     }
 }
 
@@ -197,8 +187,6 @@ pub struct PreparedFit {
     /// The fit's options (box, search, budgets).
     pub options: FitOptions,
     cache: PartCache,
-    /// The measured markers, when they are the reference.
-    pub markers: Option<Markers>,
     /// The problem the fit minimises.
     pub problem: FitProblem,
     /// What the front end should tell the user on its way (an imported mesh's size and repairs).
@@ -208,6 +196,11 @@ pub struct PreparedFit {
 }
 
 impl PreparedFit {
+    /// The measured markers, when the target is markers (the statistics only they have read them).
+    pub fn markers(&self) -> Option<&Markers> {
+        self.problem.parts.first().and_then(|p| p.target.markers()).map(|t| &t.markers)
+    }
+
     /// Grid points of the search's grid (the rest states computed before the search).
     pub fn grid_points(&self) -> usize {
         self.options.resolution().pow(self.options.search_box.dimensions() as u32)
@@ -216,7 +209,7 @@ impl PreparedFit {
     /// Runs the fit (and the bootstrap, when asked) on `backend`.
     pub fn run(self, backend: &dyn RestStateBackend) -> Result<FitOutcome, FitJobError> {
         let result = crate::fit(&self.problem, &self.options, backend).map_err(FitJobError::Fit)?;
-        let bootstrap = match (self.job.bootstrap, &self.markers) {
+        let bootstrap = match (self.job.bootstrap, self.markers()) {
             (Some(k), Some(markers)) => {
                 let rest = result
                     .rest_states
@@ -462,7 +455,7 @@ impl FitReport {
                     .then(|| format!("{name} = {}", pbdfit_mesh::display::number(value)))
             })
             .collect();
-        let measured = prepared.markers.is_some();
+        let measured = prepared.markers().is_some();
         FitReport {
             scene: prepared.set.name().to_string(),
             model: kind.spec(),

@@ -62,6 +62,8 @@ pub struct MarkerTarget {
     pub weighting: MarkerWeighting,
     /// Markers in the file (those left out for not moving included).
     pub read: usize,
+    /// The markers as read (the bootstrap resamples their noise).
+    pub markers: Markers,
 }
 
 impl MarkerTarget {
@@ -114,6 +116,7 @@ impl MarkerTarget {
             scale: Vec::new(),
             weighting: if sigmas { MarkerWeighting::ChiSquare } else { MarkerWeighting::Relative },
             read: markers.markers.len(),
+            markers: markers.clone(),
         };
         for (m, l) in markers.markers.iter().zip(located) {
             let norm = m.displacement.norm();

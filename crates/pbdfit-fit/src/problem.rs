@@ -8,8 +8,8 @@ use pbdfit_mesh::{SceneSet, Vec3};
 use pbdfit_pbd::{ModelKind, PbdError, PbdSystem, RestOptions, RestState, SimParams};
 
 use crate::{
-    FemTarget, FitError, MarkerTarget, PartCache, Target, TargetSource, compound_error, moved_vertices,
-    reference_fault, resolve_target,
+    FemTarget, FitError, MarkerTarget, PartCache, Target, compound_error, moved_vertices, reference_fault,
+    resolve_target,
 };
 
 /// The simulation settings a fit holds fixed, besides the material.
@@ -90,12 +90,14 @@ pub struct Evaluation {
 /// that fits against the FEM: [`FitProblem::new`], a study or table file, the settings sweep. One place,
 /// so that each refuses it alike and before any work.
 pub fn fits_against_fem(scenes: &SceneSet) -> Result<(), FitError> {
-    match resolve_target(scenes, None) {
-        TargetSource::Measured(markers) => {
-            Err(FitError::MeasuredScene { scene: scenes.name().to_string(), markers: markers.display().to_string() })
-        }
-        TargetSource::Fem => Ok(()),
+    let target = resolve_target(scenes, None)?;
+    if target.kind.uses_fem() {
+        return Ok(());
     }
+    Err(FitError::MeasuredScene {
+        scene: scenes.name().to_string(),
+        markers: target.file.map_or(String::new(), |f| f.display().to_string()),
+    })
 }
 
 impl FitProblem {

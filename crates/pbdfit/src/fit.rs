@@ -152,7 +152,7 @@ pub fn run(args: FitArgs) -> CliResult {
     let outcome = prepared.run(backend.as_ref()).map_err(job_error)?;
     if let Some(path) = &args.vtk {
         let p = &outcome.prepared;
-        write_vtk(path, &p.set, &p.problem, &outcome.result, p.markers.as_ref())?;
+        write_vtk(path, &p.set, &p.problem, &outcome.result, p.markers())?;
     }
     if args.json {
         println!("{}", to_json(&outcome.report)?);
