@@ -82,4 +82,4 @@ pub use simulate_job::{
     ConstraintReport, DynamicsReport, PreparedSimulate, RestReport, SimulateJob, SimulateKeywords, SimulateReport,
     SimulateRun, SimulateSetup,
 };
-pub use target::{FemKind, FemTarget, MarkersKind, ResolvedTarget, TARGET_KINDS, Target, TargetKind, resolve_target};
+pub use target::*;
