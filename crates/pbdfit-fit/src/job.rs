@@ -170,6 +170,8 @@ impl FitJob {
         }
         let problem = target.problem(&set, settings, material, &cache).map_err(FitJobError::Fit)?;
         let problem = FitProblem { rest_options: self.precision.rest_options(), ..problem };
+        // The material means nothing where the target is not the FEM.
+        let (young, poisson) = if target.kind.uses_fem() { (Some(young), Some(poisson)) } else { (None, None) };
         Ok(PreparedFit { job: self.clone(), set, n, young, poisson, options, cache, problem, notes, warnings })
     }
 }
@@ -182,8 +184,8 @@ pub struct PreparedFit {
     pub set: SceneSet,
     /// The mesh resolution.
     pub n: usize,
-    young: f64,
-    poisson: f64,
+    young: Option<f64>,
+    poisson: Option<f64>,
     /// The fit's options (box, search, budgets).
     pub options: FitOptions,
     cache: PartCache,
@@ -455,7 +457,6 @@ impl FitReport {
                     .then(|| format!("{name} = {}", pbdfit_mesh::display::number(value)))
             })
             .collect();
-        let measured = prepared.markers().is_some();
         FitReport {
             scene: prepared.set.name().to_string(),
             model: kind.spec(),
@@ -485,8 +486,8 @@ impl FitReport {
             n: prepared.n,
             dt: job.dt,
             nit: job.nit,
-            young: (!measured).then_some(prepared.young),
-            poisson: (!measured).then_some(prepared.poisson),
+            young: prepared.young,
+            poisson: prepared.poisson,
             mass_model: prepared.set.scenes()[0].mass_model.name().to_string(),
             reference: prepared.problem.reference.clone(),
             precision: job.precision.name().to_string(),
