@@ -1,6 +1,7 @@
 //! Lookup: a query's parameters interpolated from a table, with the nodes it used, the leave-one-out
 //! error estimate, the search box's edge and the range checks.
 
+use pbdfit_mesh::display::number;
 use serde::Serialize;
 
 use crate::TableError;
@@ -194,7 +195,7 @@ pub fn lookup(table: &Table, query: &Query, extrapolate: bool) -> Result<Lookup,
     let missing: Vec<String> = corner_nodes
         .iter()
         .filter(|(n, _)| n.status == NodeStatus::Missing)
-        .map(|(n, _)| format!("E = {:e}, nu = {}, dt = {}, nit = {}, N = {}", n.young, n.poisson, n.dt, n.nit, n.n))
+        .map(|(n, _)| format!("E = {:e}, nu = {}, dt = {} s, nit = {}, N = {}", n.young, n.poisson, number(n.dt), n.nit, n.n))
         .collect();
     if !missing.is_empty() {
         return Err(TableError::MissingNodes {
@@ -205,7 +206,13 @@ pub fn lookup(table: &Table, query: &Query, extrapolate: bool) -> Result<Lookup,
             missing,
             fit: format!(
                 "pbdfit fit --scene {} --model {} --young {} --poisson {} --dt {} --nit {} --n {}",
-                table.meta.scene, table.meta.model, query.young, query.poisson, query.dt, query.nit, query.n
+                table.meta.scene,
+                table.meta.model,
+                query.young,
+                query.poisson,
+                number(query.dt),
+                query.nit,
+                query.n
             ),
         });
     }
@@ -213,8 +220,12 @@ pub fn lookup(table: &Table, query: &Query, extrapolate: bool) -> Result<Lookup,
         return Err(TableError::Format {
             origin: table.source.clone(),
             message: format!(
-                "the fit at node E = {:e}, nu = {}, dt = {}, nit = {}, N = {} failed, and the query's cell needs it",
-                bad.young, bad.poisson, bad.dt, bad.nit, bad.n
+                "the fit at node E = {:e}, nu = {}, dt = {} s, nit = {}, N = {} failed, and the query's cell needs it",
+                bad.young,
+                bad.poisson,
+                number(bad.dt),
+                bad.nit,
+                bad.n
             ),
         });
     }
