@@ -86,7 +86,7 @@ def parse_dt(text: str) -> float:
 
 
 # ------------------------------------------------------------------------------------------------
-# pbdfit's cube mesh, built independently (the methodology's convention)
+# pbdfit's cube mesh, built independently (docs/method.md's convention)
 # ------------------------------------------------------------------------------------------------
 def cube_mesh(n: int):
     """Vertices, positively oriented tets, edges (first-met order), lumped masses of the unit cube, and

@@ -61,7 +61,7 @@ def test_fem_equals_the_cli_to_the_last_bit():
         theirs = cli_json("fem", "--scene", "gravity-wall", "--n", "2", "--material", material)
         assert ours.shape == (27, 3) and ours.dtype == np.float64
         assert np.array_equal(ours, np.array(theirs["displacements"]))
-    # The methodology's reference value (scikit-fem), 1e-9 relative.
+    # docs/method.md's reference value (scikit-fem), 1e-9 relative.
     u = pbdfit.fem("gravity-wall", n=4)
     assert abs(np.linalg.norm(u, axis=1).max() / 2.6792241782e-2 - 1) < 1e-9
     parts = pbdfit.fem("gravity", n=1)

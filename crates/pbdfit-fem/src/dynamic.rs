@@ -1,6 +1,6 @@
 //! The dynamic reference: implicit Euler in time with the study's dt until the body comes to rest (or
 //! for a fixed simulated time), as the thesis let SOFA "let time pass until the rest state is achieved"
-//! (methodology, section Reference models).
+//! (docs/rest-states-and-references.md).
 //!
 //! Each step solves, for the displacement `u` at the end of the step,
 //! `M (u - u_n - dt v_n) / dt^2 + C (u - u_n) / dt + f_int(u) = f_ext` by Newton's method, with the
@@ -57,7 +57,7 @@ pub const MAX_DYNAMIC_STEPS: usize = 2_000_000;
 pub enum RestRule {
     /// At rest: the largest per-step displacement at most `tolerance` times the largest displacement.
     AtRest {
-        /// Relative per-step displacement (the methodology's 1e-13).
+        /// Relative per-step displacement (docs/method.md's 1e-13).
         tolerance: f64,
     },
     /// After a fixed simulated time in s (rounded up to whole steps).

@@ -3,7 +3,7 @@
 //!
 //! Voigt order of strains and stresses: `[xx, yy, zz, yz, xz, xy]`, with *engineering* shear strains
 //! (`gamma_yz = 2 eps_yz`, ...). Consistently with that, the shear diagonal of `D` is the shear modulus
-//! `mu = E / (2 (1 + nu))`, not `2 mu` (methodology, section FEM reference).
+//! `mu = E / (2 (1 + nu))`, not `2 mu` (docs/rest-states-and-references.md).
 //!
 //! Element degrees of freedom are ordered vertex-major: `[u0x, u0y, u0z, u1x, ..., u3z]`.
 

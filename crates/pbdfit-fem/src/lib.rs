@@ -1,7 +1,7 @@
 //! # pbdfit-fem
 //!
 //! The physical reference of pbdfit: small-strain isotropic linear elasticity on linear (4-node)
-//! tetrahedra, solved for the static equilibrium of a body under gravity (methodology, section FEM
+//! tetrahedra, solved for the static equilibrium of a body under gravity (docs/rest-states-and-references.md
 //! reference). The rest state of a damped FEM simulation is exactly this static solution, so the
 //! reference is one sparse symmetric positive definite solve, not a time loop.
 //!
@@ -22,7 +22,7 @@
 //!
 //! SI throughout: lengths and displacements in m, forces in N, E and stresses in Pa, masses in kg,
 //! gravity in m/s^2. Displacements are `u = x - X` (current minus rest position), indexed like the mesh
-//! vertices (the methodology's numbering). Strains use Voigt order `[xx, yy, zz, yz, xz, xy]` with
+//! vertices (docs/method.md's numbering). Strains use Voigt order `[xx, yy, zz, yz, xz, xy]` with
 //! engineering shear (`gamma = 2 eps`), so the shear diagonal of `D` is `mu = E / (2 (1 + nu))`.
 //! The load is `masses * gravity` per vertex (with lumped masses this is the consistent load of linear
 //! tetrahedra, a quarter of each tetrahedron's weight per node; with the uniform mass model it is that

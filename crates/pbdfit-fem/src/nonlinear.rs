@@ -1,5 +1,5 @@
 //! Static equilibrium for any [`Material`]: Newton's method with load stepping and a backtracking line
-//! search on the residual norm (methodology, section Reference models).
+//! search on the residual norm (docs/rest-states-and-references.md).
 //!
 //! The load (nodal loads and prescribed displacements together) is applied in increments of the load
 //! factor `lambda` from 0 to 1. Each increment starts from the previous equilibrium and iterates

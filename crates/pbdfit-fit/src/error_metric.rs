@@ -1,4 +1,4 @@
-//! The error between a PBD and a FEM rest state (methodology, section The error).
+//! The error between a PBD and a FEM rest state (docs/method.md, section The error).
 
 use pbdfit_mesh::Vec3;
 

@@ -15,7 +15,7 @@ use crate::{
     SearchStep, default_grid,
 };
 
-/// Which search a fit runs (methodology, section The fit, and section Sensitivity of the rest state).
+/// Which search a fit runs (docs/method.md, section The fits, and section Sensitivity of the rest state).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Search {
     /// The thesis's search: a fine grid (21 x 21 for two parameters), then the golden-ratio compass

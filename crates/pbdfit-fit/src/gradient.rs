@@ -1,5 +1,5 @@
 //! The gradient fit: a projected Levenberg-Marquardt search in the box's unit coordinates, from the best
-//! point of each basin of a coarse grid (methodology, section Sensitivity of the rest state, and fits
+//! point of each basin of a coarse grid (docs/method.md, section The sensitivity of the rest state
 //! that follow the gradient).
 //!
 //! For one scene the error is `e = (1/|D|) sum_i |r_i|^2` with `r_i = (u_i - u_fem,i) / |u_fem,i|`, so

@@ -1,6 +1,6 @@
 //! How well a fit determines its parameters: the Hessian of the error at the optimum in the search
 //! coordinates, its condition number, and per parameter the range within which the error rises by at
-//! most 1 % (methodology, section The fit; the user question "is kv even determined here?").
+//! most 1 % (docs/method.md, section The fits; the user question "is kv even determined here?").
 
 use nalgebra::{DMatrix, SymmetricEigen};
 
@@ -86,7 +86,7 @@ impl Identifiability {
 impl Identifiability {
     /// The identifiability from a quadratic model of the error at unit coordinates `t` (error `best`,
     /// gradient `gradient` and Gauss-Newton Hessian `hessian` in unit coordinates, row-major): what a
-    /// gradient fit knows at its optimum without further evaluations (methodology: `J^T J` at the optimum
+    /// gradient fit knows at its optimum without further evaluations (docs/method.md: `J^T J` at the optimum
     /// is the Hessian identifiability reports). Each range ends where the model's error along its axis
     /// rises by [`RISE`], or at the box's edge.
     pub fn from_model(search_box: &SearchBox, t: &[f64], best: f64, gradient: &[f64], hessian: &[f64]) -> Self {

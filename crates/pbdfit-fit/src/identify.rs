@@ -1,4 +1,4 @@
-//! Material identification from measured markers (methodology, section Measured references): the E and
+//! Material identification from measured markers (docs/measured.md): the E and
 //! nu of an FEM law whose rest state best matches the markers, with confidence intervals from the
 //! Gauss-Newton covariance.
 //!
@@ -8,7 +8,7 @@
 //! solves per unknown and step; the law's rest state is a black box here, whatever the law). The start is
 //! the best of a few `nu` values, each with the closed-form `E` of the linear law (whose displacement
 //! scales as `1/E` at fixed `nu`: `1/E = sum a.b / sum a.a` over the scaled residual terms at `E = 1`,
-//! methodology), so a linear law starts at the answer's `E` for the best start `nu`. The unit-E field is
+//! docs/method.md), so a linear law starts at the answer's `E` for the best start `nu`. The unit-E field is
 //! always the linear law's (with the reference's solve), because a nonlinear law at `E = 1` Pa is far
 //! beyond what its Newton solve can carry (the cantilever's neo-Hookean rest state failed at 0.1 % of its
 //! load); the start's error is then the law's own. A trial or a start whose FEM solve fails (a nonlinear

@@ -588,7 +588,15 @@ impl FitReport {
             self.search, self.evaluations, self.grid_points, self.search_moves, self.seconds
         ));
         if self.search == Search::Gradient.name() {
-            line(format!("  {} of {} starts reached the minimum", self.starts.reached_minimum, self.starts.total));
+            let (reached, total) = (self.starts.reached_minimum, self.starts.total);
+            // Whether fewer is a worry: the other descents ended in other basins or on plateaus, and the
+            // best of all is kept; one start alone finding the minimum means the others' basins are worse.
+            let note = if reached < total {
+                " (the others ended in worse basins or on plateaus of the error; the best is the result)"
+            } else {
+                ""
+            };
+            line(format!("  {reached} of {total} starts reached the minimum{note}"));
         }
         if let Some(why) = &self.stopped {
             line(format!("  note: the fit {why}; the result is its best point so far"));

@@ -6,7 +6,7 @@
 //! crate sits after the models in pbdfit's data flow (scene -> mesh -> (reference, model) -> error ->
 //! fit -> study -> results -> plot) and owns:
 //!
-//! - the error metric ([`relative_error`], [`compound_error`]; methodology, section The error);
+//! - the error metric ([`relative_error`], [`compound_error`]; docs/method.md, section The error);
 //! - the reference seam: [`Reference`], implemented by [`FemReference`] for every reference pbdfit-fem
 //!   offers (chosen by a [`ReferenceSpec`](pbdfit_fem::ReferenceSpec): the scene's `[reference]` table
 //!   under the study's and the command line's), and [`PartCache`], which builds PBD systems and

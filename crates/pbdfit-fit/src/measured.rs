@@ -1,4 +1,4 @@
-//! Measured references (methodology, section Measured references): markers in the undeformed body with
+//! Measured references (docs/measured.md): markers in the undeformed body with
 //! observed displacements, located in a part's mesh, and the error of a model's rest state at them.
 //!
 //! The model's displacement at a marker is the barycentric interpolation of its tetrahedron's vertex

@@ -18,7 +18,7 @@ pub struct SearchStep {
     pub step: f64,
 }
 
-/// Compass search on a box in 1 to 4 dimensions (methodology, section The fit): poll `x +- step e_i` in
+/// Compass search on a box in 1 to 4 dimensions (docs/method.md, section The fits): poll `x +- step e_i` in
 /// the order `+x0, -x0, +x1, -x1, ...` (poll points outside the box are projected onto it, and skipped when that
 /// leaves them at `x`), evaluate all of them (a complete poll), move to the best strictly improving one
 /// (ties to the first in poll order); when none improves divide the step by the golden ratio. Stops when

@@ -176,7 +176,7 @@ impl SearchBox {
     }
 
     /// The grid's points in unit coordinates, `resolution` per axis, the first axis outermost (for PBD:
-    /// kd-major, `kd = i/(r-1)` outer, `kv = j/(r-1)` inner; methodology, section The fit).
+    /// kd-major, `kd = i/(r-1)` outer, `kv = j/(r-1)` inner; docs/method.md, section The fits).
     pub fn grid(&self, resolution: usize) -> Vec<Vec<f64>> {
         let r = resolution.max(2);
         self.product(r, |i| i as f64 / (r - 1) as f64)
@@ -218,7 +218,7 @@ impl SearchBox {
 }
 
 /// Grid points per axis by default: 21 for two parameters (the thesis grid), more for one, fewer for
-/// three or four (methodology, section Models and their parameter spaces).
+/// three or four (docs/models.md).
 pub fn default_grid(dimensions: usize) -> usize {
     match dimensions {
         0 | 1 => 101,

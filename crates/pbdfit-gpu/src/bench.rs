@@ -21,7 +21,7 @@ fn system(n: usize) -> PbdSystem {
     PbdSystem::new(&body)
 }
 
-/// The grid sweep of the methodology: kd, kv in 0, 0.05, ..., 1 (kd-major), dt = BENCH_DT, nit = 1.
+/// The pattern search's grid (docs/method.md, section The fits): kd, kv in 0, 0.05, ..., 1 (kd-major), dt = BENCH_DT, nit = 1.
 fn grid() -> Vec<SimParams> {
     (0..=20)
         .flat_map(|i| (0..=20).map(move |j| SimParams::new(BENCH_DT, 1, Model::pbd(i as f64 / 20.0, j as f64 / 20.0))))

@@ -1,6 +1,6 @@
 //! # pbdfit-gpu
 //!
-//! PBD on the GPU: the same model as `pbdfit-pbd` (methodology, sections PBD model, Rest state and GPU)
+//! PBD on the GPU: the same model as `pbdfit-pbd` (docs/method.md, sections The model's step and The rest state; docs/fits-and-studies.md, Backends)
 //! as wgpu compute shaders in WGSL, f32, for the two shapes of work pbdfit has.
 //!
 //! - **One large mesh** ([`GpuSimulation`]): per time step one prediction dispatch, then per solver
@@ -80,7 +80,7 @@
 //! let params = [SimParams::new(0.01, 1, Model::pbd(0.5, 0.5))];
 //! let rest = GpuBackend::new(ctx).rest_states(&system, &params, &RestOptions::default());
 //! let max_u = rest[0].as_ref().unwrap().max_displacement();
-//! // The reference value of the methodology (9.9399075845e-04 m), to f32 accuracy.
+//! // The reference value of docs/method.md (9.9399075845e-04 m), to f32 accuracy.
 //! assert!((max_u - 9.9399075845e-04).abs() < 1e-5 * max_u);
 //! ```
 

@@ -262,7 +262,7 @@ impl GpuSimulation {
         self.steps += n;
     }
 
-    /// Runs `n` time steps (methodology, section PBD model), waiting for the device to finish.
+    /// Runs `n` time steps (docs/method.md, section The model's step), waiting for the device to finish.
     pub fn step(&mut self, n: usize) -> Result<(), GpuError> {
         self.ctx.queue.write_buffer(&self.stats, 0, &[0; STATS_BYTES as usize]);
         self.submit_steps(n, false);

@@ -1,13 +1,13 @@
 use crate::{MeshError, Tet, TetMesh, Vec3, signed_volume};
 
-/// Local corners of the "even" central tetrahedron (methodology: list A).
+/// Local corners of the "even" central tetrahedron (docs/method.md: list A).
 const A: [[usize; 3]; 4] = [[0, 0, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1]];
-/// Local corners of the "odd" central tetrahedron (methodology: list B).
+/// Local corners of the "odd" central tetrahedron (docs/method.md: list B).
 const B: [[usize; 3]; 4] = [[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]];
 
 /// The unit cube [0, 1]^3 split into `n^3` equal hexahedra of five tetrahedra each.
 ///
-/// The convention (methodology, section Scenes), which results depend on:
+/// The convention (docs/method.md, section The bodies), which results depend on:
 /// - grid vertex `(i, j, k)` sits at `(i/n, j/n, k/n)` with index `i + (n+1)(j + (n+1)k)`;
 /// - hexahedra are visited `k` outermost, then `j`, then `i`;
 /// - a hexahedron whose lowest corner has `i + j + k` even gets central tetrahedron A and corner
@@ -27,7 +27,7 @@ pub fn unit_cube(n: usize) -> Result<TetMesh, MeshError> {
 /// How each hexahedron of the cube is split into tetrahedra.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum CubeSplit {
-    /// Five tetrahedra, central tetrahedron A in even hexahedra (the methodology's convention, the
+    /// Five tetrahedra, central tetrahedron A in even hexahedra (docs/method.md's convention, the
     /// PBD library's mesh).
     #[default]
     Five,

@@ -6,7 +6,7 @@
 //! - [`Scene`]: a scene file (TOML) naming the body, the held vertices, gravity, density and the mass
 //!   model, and the compound scenes built of several basic ones ([`SceneSet`]);
 //! - [`TetMesh`]: the unit cube split into `N^3` hexahedra of five tetrahedra each, with the exact vertex,
-//!   hexahedron and tetrahedron ordering of the methodology (`shared/docs/methodology.md`, section Scenes);
+//!   hexahedron and tetrahedron ordering of docs/method.md (section The bodies);
 //! - [`Body`]: a mesh together with its per-vertex masses ([`MassModel`]), held set and gravity, which is
 //!   what the FEM and PBD models consume;
 //! - [`vtk`]: writing meshes with point data as VTK XML unstructured grids (`.vtu`) and time series

@@ -1,4 +1,4 @@
-//! Measured markers (methodology, section Measured references): points of the undeformed body with an
+//! Measured markers (docs/measured.md): points of the undeformed body with an
 //! observed displacement and optionally its standard deviation, read from a CSV file, located in a
 //! tetrahedral mesh (the tetrahedron that holds each one and its barycentric coordinates), and the
 //! interpolation of a displacement field at them.

@@ -120,7 +120,7 @@ impl Link {
 /// The body's geometry: the unit cube at a resolution N, or an imported tetrahedral mesh.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Shape {
-    /// The unit cube split into N^3 hexahedra of five tetrahedra (methodology, section Scenes).
+    /// The unit cube split into N^3 hexahedra of five tetrahedra (docs/method.md, section The bodies).
     UnitCube,
     /// An imported mesh, validated when the scene was read; it has its own resolution (N = 1 only).
     Mesh {

@@ -2,7 +2,7 @@
 
 /// Constraints split into groups in which no two constraints share a particle.
 ///
-/// Greedy in list order (methodology, section PBD model): each constraint goes into the first group that
+/// Greedy in list order (docs/method.md, section The model's step): each constraint goes into the first group that
 /// holds no constraint sharing a particle with it, or a new group if none. A Gauss-Seidel sweep projects
 /// the groups in creation order and, inside a group, the constraints in list order; since no two
 /// constraints of a group touch the same particle, a group may be projected in parallel with the same

@@ -1,5 +1,5 @@
 //! Distance and volume constraints with precomputed rest data, and their projections in displacement
-//! form (methodology, section PBD model).
+//! form (docs/method.md, section The model's step).
 
 use crate::lanes::{Lane, V3};
 use crate::{MAX_TETRAHEDRON_TERMS, SpringPotential, TetGeometry, TetrahedronTerm, Vec3};
@@ -211,7 +211,7 @@ impl DistanceHot {
 
     /// XPBD correction with an energy-form distance constraint function `potential` (for `Stretch` use
     /// [`Self::xpbd`], the plain stretching constraint's own arithmetic): `C` and the gradient `gamma n`
-    /// with respect to `p2` (methodology, section Spring-potential constraints), evaluated without
+    /// with respect to `p2` (docs/models.md, section Equations), evaluated without
     /// cancellation from `l - l0 = (2 e.du + du.du) / (|d| + l0)`, `l^2 - l0^2 = 2 e.du + du.du` and
     /// `exp(l - l0) - 1 = expm1(l - l0)`. Skipped (zero correction) when the denominator
     /// `(w1 + w2) gamma^2 + alpha~` is 0 or the edge has collapsed.
@@ -576,7 +576,7 @@ mod tests {
         assert!(VolumeHot::new(&VolumeConstraint::new([0, 1, 2, 3], &rest, &[0.0; 4])).is_none());
     }
 
-    /// The spring potentials: `C` as the methodology's table writes it (from positions, directly),
+    /// The spring potentials: `C` as docs/method.md's table writes it (from positions, directly),
     /// `gamma = dC/dl` (central differences), a projection with `alpha~ = 0` that moves the edge by the
     /// Newton step `-C / gamma` along it, conserves momentum, and updates the multiplier.
     #[test]

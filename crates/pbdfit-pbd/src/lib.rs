@@ -5,8 +5,8 @@
 //! `pbdfit-fem` in the data flow (scene -> mesh -> (FEM, PBD) -> error -> fit) and depends only on
 //! `pbdfit-mesh`.
 //!
-//! The default model reproduces Jan Bender's PositionBasedDynamics library as the methodology
-//! (`shared/docs/methodology.md`, section PBD model) describes it: distance constraints per unique edge in
+//! The default model reproduces Jan Bender's PositionBasedDynamics library as docs/method.md
+//! (docs/method.md, section The model's step) describes it: distance constraints per unique edge in
 //! first-met order, then volume constraints per tetrahedron; greedy colouring in that order; Gauss-Seidel
 //! sweeps over the groups in creation order; the library's volume gradient `6 dV/dp`; stiffness multiplying
 //! the correction; semi-implicit Euler with one sub-step; no damping. Variants ([`Model`]): the linearised

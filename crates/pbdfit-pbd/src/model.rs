@@ -214,7 +214,7 @@ pub enum ModelRule {
     /// one time step, `u* = P(u* + dt^2 g)`, and depends on dt and nit.
     Projection(ProjectionRule),
     /// A mass-spring force law: the rest state is the static equilibrium of spring forces and gravity,
-    /// solved by Newton; it depends on neither dt nor nit (methodology, section Mass-spring systems). The
+    /// solved by Newton; it depends on neither dt nor nit (docs/models.md, section Equations). The
     /// law is the model's whole story: the rest state, the sensitivity and the command line's dynamics
     /// read it from here, never from parameter names. Its damping is 0 (damping shapes the path to rest,
     /// not the rest state; a dynamics run sets its own).

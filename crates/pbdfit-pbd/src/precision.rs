@@ -1,7 +1,7 @@
 //! The reference library's own arithmetic in f32: positions (not displacements) stored and projected
 //! in single precision, stepped from the initial configuration until the motion stops. This is what
 //! the source study ran if its library was built with `Real = float`, and what its "precision problems"
-//! at dt = 0.002 and 0.001 would come from (methodology, sections GPU and The thesis's claims): at
+//! at dt = 0.002 and 0.001 would come from (docs/fits-and-studies.md, Backends, and reports/thesis): at
 //! dt = 0.001 the rest displacements are about 1e-5 m, so positions near 1 keep only two or three
 //! digits of them.
 //!

@@ -165,7 +165,7 @@ impl PbdSystem {
     /// tetrahedra; a state that did not meet the tolerance within `max_sweeps` comes back with
     /// `converged: false`.
     ///
-    /// The rest state is where the simulation settles (methodology, section Rest state), so a point
+    /// The rest state is where the simulation settles (docs/method.md, section The rest state), so a point
     /// whose simulation runs away has none. The fixed point is solved first; when it has not converged
     /// after [`STALL_EVALUATIONS`] map evaluations, a probe steps the simulation from the same start for
     /// [`PROBE_SECONDS`]. If the motion goes [`PROBE_FACTOR`] times beyond the body's extent (or stays beyond it, with
@@ -299,7 +299,7 @@ impl PbdSystem {
         self.rest_by_stepping(params, &rules, options, warm, spent)
     }
 
-    /// The static equilibrium of a mass-spring model (Newton; methodology, section Mass-spring systems).
+    /// The static equilibrium of a mass-spring model (Newton; docs/models.md, section Equations).
     fn spring_rest_state(
         &self,
         params: &SimParams,

@@ -1,4 +1,4 @@
-//! The rest state's sensitivity to the model's parameters, `S = du*/dp` (methodology, section
+//! The rest state's sensitivity to the model's parameters, `S = du*/dp` (docs/method.md, section
 //! Sensitivity of the rest state, and fits that follow the gradient).
 //!
 //! - Projection models (PBD, XPBD and its spring potentials): the rest state is the fixed point

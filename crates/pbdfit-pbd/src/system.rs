@@ -28,7 +28,7 @@ pub struct PbdSystem {
     pub(crate) free: Vec<usize>,
     pub(crate) gravity: Vec3,
     /// Acceleration of each particle from its loads (m/s^2): gravity plus its traction force over its
-    /// mass (methodology, section Load cases); gravity alone at held particles.
+    /// mass (docs/meshes-and-loads.md); gravity alone at held particles.
     pub(crate) accelerations: Vec<Vec3>,
     /// Displacement of each particle that the body prescribes (m): non-zero only at held particles that
     /// a load moves (kinematic particles at `X + u`).
@@ -652,7 +652,7 @@ impl PbdSystem {
         }
     }
 
-    /// One time step (methodology, section PBD model): for free particles `v <- (1 - damping) v + dt a`
+    /// One time step (docs/method.md, section The model's step): for free particles `v <- (1 - damping) v + dt a`
     /// (`a`: gravity plus traction over mass),
     /// `p <- u + dt v`; `nit` sweeps; `v <- (p - u) / dt`, `u <- p`. XPBD multipliers are reset each step.
     /// With obstacles, each sweep is followed by the contact projection of every free particle against

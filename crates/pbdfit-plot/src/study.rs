@@ -238,7 +238,7 @@ fn same_value(a: Option<f64>, b: Option<f64>) -> bool {
 /// Each part's share of the compound error in percent, in the scene's part order (parts a row names but
 /// the layout does not come after, in row order).
 ///
-/// The compound error is e = sqrt(sum e_i^2) (methodology, "The error"); part i's share is
+/// The compound error is e = sqrt(sum e_i^2) (docs/method.md, section The error); part i's share is
 /// 100 e_i^2 / sum e_j^2: its contribution to the squared norm. The shares are non-negative and add up to
 /// 100 whatever the size of e, so they stay readable when e spans decades (the E experiment). All zero
 /// when the parts' errors are all zero or not finite.

@@ -28,7 +28,7 @@ pub(crate) fn ensure_font() -> Result<(), PlotError> {
     if ok { Ok(()) } else { Err(PlotError::Font("DejaVuSans.ttf is not a valid font file".into())) }
 }
 
-/// Variant colours in the order of the study table (methodology, "Figures"): black, red, green, blue;
+/// Variant colours in the order of the study table (docs/method.md, section The study matrix): black, red, green, blue;
 /// further variants (not in the thesis study) get the remaining colours.
 pub(crate) const VARIANT_COLOURS: [RGBColor; 8] = [
     RGBColor(0, 0, 0),

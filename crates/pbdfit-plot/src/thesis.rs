@@ -42,7 +42,7 @@ struct Row {
     pairs: [(u32, u32); 4],
 }
 
-/// The numbering, one row per scene exactly as in the methodology's table: scene picture, base, then
+/// The numbering, one row per scene exactly as in docs/method.md's table: scene picture, base, then
 /// (error, k) for the experiments dt, N, nit and E.
 const TABLE: [Row; 4] = [
     Row { scene: "gravity-floor", picture: Some(1), base: 2, pairs: [(3, 4), (5, 6), (7, 8), (9, 10)] },

@@ -524,7 +524,7 @@ fn read_results<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyDi
 
 /// The module `pbdfit._native`.
 /// The fit's error at given parameters (`parameters`: name -> value, every parameter of the model): the
-/// error a fit minimises (methodology, section The error), from the model's rest state against the FEM
+/// error a fit minimises (docs/method.md, section The error), from the model's rest state against the FEM
 /// reference, as a dict with `error` and `scene_errors`. What a lookup's or a closed-form mapping's
 /// parameters are worth for this material and setting.
 #[pyfunction]

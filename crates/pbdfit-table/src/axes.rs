@@ -34,7 +34,7 @@ impl Dim {
         }
     }
 
-    /// The coordinate the table is interpolated in (methodology, section Stiffness tables): log10 E,
+    /// The coordinate the table is interpolated in (docs/tables.md): log10 E,
     /// nu, log10 dt, log2 nit, log2 N.
     pub fn coordinate(self, v: f64) -> f64 {
         match self {

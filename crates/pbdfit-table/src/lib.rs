@@ -1,7 +1,7 @@
 //! # pbdfit-table
 //!
 //! Stiffness tables: one model fitted over a grid of (E, nu, dt, nit, N) for one scene set, and the
-//! lookup that interpolates it (methodology, section Stiffness tables). It sits after the study runner
+//! lookup that interpolates it (docs/tables.md). It sits after the study runner
 //! in the data flow (scene -> mesh -> models -> error -> fit -> study -> **table** -> results) and owns:
 //!
 //! - [`TableDef`]: the table definition file (TOML: model, scene, reference, fit settings and the five

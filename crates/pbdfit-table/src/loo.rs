@@ -1,5 +1,5 @@
 //! Leave-one-out: every interior node predicted from its two neighbours along each axis on which it has
-//! a neighbour on both sides, with the node itself dropped (methodology, section Stiffness tables). The
+//! a neighbour on both sides, with the node itself dropped (docs/tables.md). The
 //! prediction is what interpolation would give there had the node not been fitted, so its deviation from
 //! the node's fitted value estimates the interpolation's error between nodes. The prediction uses
 //! lookup's rule ([`interpolate_parameter`]): per parameter, in log10 where both neighbours' values are

@@ -102,7 +102,7 @@ fn contact_json(body: &Body, c: &pbdfit_fem::ContactSolution) -> ContactJson {
     }
 }
 
-/// The `--json` record of one scene part, in the methodology's vertex numbering.
+/// The `--json` record of one scene part, in docs/method.md's vertex numbering.
 #[derive(Serialize)]
 struct FemJson<'a> {
     scene: &'a str,

@@ -148,12 +148,12 @@ pub fn run(args: ReproduceArgs) -> CliResult {
                 study.fit.min_step
             ),
             "The error is the mean squared relative displacement error over the vertices the FEM moves \
-             (methodology, section The error); for the compound scene Gravity, the Euclidean norm of the three \
+             (docs/method.md, section The error); for the compound scene Gravity, the Euclidean norm of the three \
              scenes' errors."
                 .into(),
             format!(
                 "**This is not a faithful reproduction.** The figures below are drawn with the setup the \
-                 methodology describes (linear static FEM on the same mesh as PBD, lumped mass, f64), and of the \
+                 docs/method.md describes (linear static FEM on the same mesh as PBD, lumped mass, f64), and of the \
                  thesis's {} claims (F1 to K2) {} hold, {} do not and {} are undecided (decided only by a margin \
                  smaller than the fits' 1 % ranges){}. The section Comparison with the thesis lists each claim \
                  with the thesis's statement, our numbers, the verdict, and what is known of the cause of each \

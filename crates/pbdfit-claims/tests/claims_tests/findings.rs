@@ -3,7 +3,7 @@
 //!
 //! Each number of the prose is either a figure recomputed here from the CSVs (through the same
 //! `Results` series and claim verdicts the report uses) or a quoted constant this test names with its
-//! source (the thesis's own statement, the methodology's quick test, a claim id, a setting). After both are
+//! source (the thesis's own statement, docs/method.md's quick test, a claim id, a setting). After both are
 //! taken out, no digit may remain: a figure written by hand and not listed here fails the test, and so
 //! does a listed figure that drifts from the data.
 
@@ -178,7 +178,7 @@ fn every_figure_of_the_findings_is_recomputed_from_the_results() {
         }
     }
     p.figure(format!("all {} variants ran the base and dt experiments", v.names().len()));
-    p.quoted("1 % identifiability range", "the identifiability criterion (methodology)");
+    p.quoted("1 % identifiability range", "the identifiability criterion (docs/method.md)");
 
     // Scores.
     let (baseline, opposite, six) = (v.score("baseline"), v.score("opposite"), v.score("six"));
@@ -290,7 +290,7 @@ fn every_figure_of_the_findings_is_recomputed_from_the_results() {
     assert_eq!(v.verdict("opposite", "W2").outcome, Outcome::Holds);
     p.quoted("with kv = 1 throughout (W2 holds)", "the bound of the box, checked above");
     p.figure(format!("but at {} to {} it does not stay under the thesis's 0.125", dp(wlo, 3), dp(whi, 3)));
-    // The methodology's quick test, quoted: ours rounded to its two digits must equal it.
+    // docs/method.md's independent quick test, quoted: ours rounded to its two digits must equal it.
     let quick = [(0.0, "0.20"), (0.3, "0.16"), (0.45, "0.31"), (0.49, "0.68")];
     for (nu, q) in quick {
         assert_eq!(dp(at(&floor, nu), 2), q, "floor at nu = {nu}");

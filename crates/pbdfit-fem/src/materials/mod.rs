@@ -1,6 +1,6 @@
 //! Constitutive laws of the FEM reference, behind one trait: the energy density, the first
 //! Piola-Kirchhoff stress and its differential as functions of the deformation gradient `F`
-//! (methodology, section Reference models).
+//! (docs/rest-states-and-references.md).
 //!
 //! Each law is one file plus one line in [`MATERIALS`]. All take the Lame parameters of a
 //! [`YoungPoisson`](crate::YoungPoisson) (Pa), so every law has the same small-strain limit: as the

@@ -7,7 +7,7 @@ use nalgebra::Matrix3;
 use super::Material;
 use crate::LameParameters;
 
-/// Compressible neo-Hookean hyperelasticity (methodology's energy).
+/// Compressible neo-Hookean hyperelasticity (the energy of docs/rest-states-and-references.md).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NeoHookean;
 

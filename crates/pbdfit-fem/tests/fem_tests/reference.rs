@@ -1,5 +1,5 @@
 //! Tests of the FEM reference that assert numbers: element properties, patch test, convergence of a
-//! column under self-weight, the methodology's reference values, symmetry, scaling and equilibrium.
+//! column under self-weight, docs/method.md's reference values, symmetry, scaling and equilibrium.
 
 use nalgebra::{SMatrix, Vector3};
 use pbdfit_fem::{
@@ -105,7 +105,7 @@ fn column_under_self_weight_converges_at_second_order() {
 
 #[test]
 fn methodology_reference_values() {
-    // Independent scikit-fem computations (methodology, "Reference values"); 1e-9 relative.
+    // Independent scikit-fem computations (docs/method.md, section Reference values for your own tests); 1e-9 relative.
     for (scene, n, value) in [
         ("gravity-floor", 1, 4.6201726251e-03),
         ("gravity-wall", 1, 1.8247387743e-02),

@@ -1,5 +1,5 @@
 //! The FEM reference: a fit against the displacement field the scene's FEM reference computes for a
-//! material (methodology, section The error). The kind of a fit that names no measured file.
+//! material (docs/method.md, section The error). The kind of a fit that names no measured file.
 
 use std::path::Path;
 
@@ -47,7 +47,7 @@ impl TargetKind for FemKind {
 }
 
 /// An FEM reference's rest displacements: the error is the mean squared relative error over the
-/// vertices the reference moves (methodology, section The error).
+/// vertices the reference moves (docs/method.md, section The error).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FemTarget {
     /// The reference's rest displacements (m, per vertex).

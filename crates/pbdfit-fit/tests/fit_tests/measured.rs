@@ -1,4 +1,4 @@
-//! Fits to measured markers (methodology, section Measured references): a full field of markers is the
+//! Fits to measured markers (docs/measured.md): a full field of markers is the
 //! simulated reference's error, and markers made by the model itself give back its parameters.
 
 use pbdfit_fem::YoungPoisson;

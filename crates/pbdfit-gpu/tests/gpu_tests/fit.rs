@@ -1,5 +1,5 @@
 //! A small fit through the GPU path lands where the CPU path's fit lands: the arg-min of a 5 x 5
-//! (kd, kv) grid, and a compass search from it (methodology, section The fit) to within 1e-3.
+//! (kd, kv) grid, and a compass search from it (docs/method.md, section The fits) to within 1e-3.
 
 use crate::common::{gpu_or_skip, system};
 use pbdfit_gpu::GpuBackend;

@@ -1,6 +1,6 @@
 //! Tetrahedral meshes from other tools: Gmsh `.msh` (2.2 and 4.1, ASCII and binary), VTK XML unstructured
 //! grids (`.vtu`), legacy VTK unstructured grids (`.vtk`) and TetGen `.node`/`.ele` pairs
-//! (methodology, section "Imported meshes").
+//! (docs/meshes-and-loads.md).
 //!
 //! Reading is two steps: a parser gives a [`RawMesh`] (the file's vertices, linear tetrahedra and Gmsh
 //! physical groups, with the file's own numbering kept for messages), and [`RawMesh::validate`] turns it
@@ -227,7 +227,7 @@ pub fn parse_single_file(format: MeshFormat, bytes: &[u8], origin: &str) -> Resu
     }
 }
 
-/// A tetrahedron whose absolute volume is below this fraction of the mean is degenerate (methodology).
+/// A tetrahedron whose absolute volume is below this fraction of the mean is degenerate (docs/method.md).
 const DEGENERATE_FRACTION: f64 = 1e-12;
 /// Two used vertices closer than this fraction of the bounding-box diagonal are duplicates.
 const DUPLICATE_FRACTION: f64 = 1e-12;

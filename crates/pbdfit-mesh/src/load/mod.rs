@@ -1,4 +1,4 @@
-//! Load cases besides gravity (methodology, section Load cases): a uniform surface traction on selected
+//! Load cases besides gravity (docs/meshes-and-loads.md): a uniform surface traction on selected
 //! boundary faces, a prescribed displacement of selected vertices, and a torsion, i.e. a prescribed
 //! rotation of selected vertices about an axis.
 //!

@@ -1,5 +1,5 @@
 //! Rigid obstacles a body rests on, presses against or slides over: planes, spheres and boxes, each
-//! with a Coulomb friction pair, as a scene's `[[obstacle]]` tables (methodology, section Contact).
+//! with a Coulomb friction pair, as a scene's `[[obstacle]]` tables (docs/contact.md).
 //!
 //! An obstacle is a shape with a signed gap `g(x)`: positive where a point is free, zero on the
 //! obstacle's surface, negative inside it. Contact asks `g(x) >= 0` of every vertex of the body (the

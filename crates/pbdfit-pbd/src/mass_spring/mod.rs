@@ -1,4 +1,4 @@
-//! Mass-spring systems (methodology, section Mass-spring systems): a linear spring on every tetrahedron
+//! Mass-spring systems (docs/models.md, section Equations): a linear spring on every tetrahedron
 //! edge, an optional volume penalty per tetrahedron, masses from the scene's mass model, held vertices
 //! fixed. The rest state is the static equilibrium `f_int(x) + m g = 0`, solved by Newton with the sparse
 //! tangent stiffness (faer's sparse LU: the tangent is indefinite where springs are compressed) and a

@@ -1,4 +1,4 @@
-//! A classic mass-spring system: a linear spring on every tetrahedron edge (methodology, section
+//! A classic mass-spring system: a linear spring on every tetrahedron edge (docs/method.md, section
 //! Mass-spring systems). Its rest state is the static equilibrium of spring forces and gravity, solved by
 //! Newton; it depends on neither dt nor nit.
 

@@ -1,5 +1,5 @@
 //! A mass-spring system with a volume penalty per tetrahedron, energy `(kvol / 2) (V - V0)^2 / V0`
-//! (methodology, section Mass-spring systems). Rest state by Newton, as for `mass-spring`.
+//! (docs/models.md, section Equations). Rest state by Newton, as for `mass-spring`.
 
 use super::mass_spring::SPRING_CONSTANT;
 use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec, SpringLaw};

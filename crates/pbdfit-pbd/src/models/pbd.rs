@@ -1,4 +1,4 @@
-//! The reference library's PBD (Jan Bender's PositionBasedDynamics; methodology, section PBD model).
+//! The reference library's PBD (Jan Bender's PositionBasedDynamics; docs/method.md, section The model's step).
 
 use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule, Scale};
 

@@ -1,4 +1,4 @@
-//! XPBD with the Hookean spring potential as the distance constraint, `C = (l - l0)^2 / 2` (methodology,
+//! XPBD with the Hookean spring potential as the distance constraint, `C = (l - l0)^2 / 2` (docs/method.md,
 //! section Spring-potential constraints).
 
 use super::xpbd::{VOLUME_COMPLIANCE, distance_compliance, xpbd_rule};

@@ -1,5 +1,5 @@
 //! XPBD with the modified Morse spring potential as the distance constraint, `C = (1 - exp(l - l0))^2`
-//! (methodology, section Spring-potential constraints: the source's k is folded into the compliance, and
+//! (docs/models.md, section Equations: the source's k is folded into the compliance, and
 //! its printed gradient, which drops the `-l0` in the exponent, is taken as a typo).
 
 use super::xpbd::{VOLUME_COMPLIANCE, distance_compliance, xpbd_rule};

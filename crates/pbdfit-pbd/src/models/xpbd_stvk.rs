@@ -1,5 +1,5 @@
 //! XPBD with the St. Venant-Kirchhoff spring potential as the distance constraint, `C = l0 eps^2 / 2`,
-//! `eps = (l^2 - l0^2) / (2 l0^2)` (methodology, section Spring-potential constraints).
+//! `eps = (l^2 - l0^2) / (2 l0^2)` (docs/models.md, section Equations).
 
 use super::xpbd::{VOLUME_COMPLIANCE, distance_compliance, xpbd_rule};
 use crate::{ModelDef, ModelKind, ParameterSpec, SpringPotential};

@@ -1,5 +1,5 @@
 //! The spring-potential registry: every distance constraint function an XPBD model can project, one file
-//! each (methodology, section Spring-potential constraints).
+//! each (docs/models.md, section Equations).
 //!
 //! **Adding a potential** is one file in this folder plus one line in the [`spring_potentials!`] list
 //! below. The file holds everything about the potential:
@@ -8,7 +8,7 @@
 //!   factor on the CPU, in f64, free of cancellation (the inputs are `l - l0`, `l^2 - l0^2`, `l` and `l0`);
 //! - `WGSL`: the same function for the GPU's f32 kernels, a WGSL function named `potential_<file name>`
 //!   with the same four arguments returning `vec2<f32>(C, gamma)`;
-//! - `direct(l, l0)`: `C` as the methodology's table writes it, which the tests differentiate.
+//! - `direct(l, l0)`: `C` as docs/method.md's table writes it, which the tests differentiate.
 //!
 //! The list generates the [`SpringPotential`] enum, the CPU dispatch (a `match`, so the sweep stays
 //! statically dispatched and bit-identical), the GPU code each potential is sent as, and the shader's
@@ -21,7 +21,7 @@ macro_rules! spring_potentials {
     ($( $(#[$doc:meta])* $variant:ident => $module:ident ),+ $(,)?) => {
         $(mod $module;)+
 
-        /// The distance constraint function of an XPBD model (methodology, section Spring-potential
+        /// The distance constraint function of an XPBD model (docs/models.md, section Equations
         /// constraints). With `l = |p2 - p1|`, `n = (p2 - p1) / l` and rest length `l0`, the constraint
         /// `C` and its gradient `gamma n` with respect to `p2` (the one for `p1` is its negative) are
         /// given per variant; each lives in its own file of `potentials/`.
@@ -50,7 +50,7 @@ macro_rules! spring_potentials {
                 }
             }
 
-            /// `C` as the methodology's table writes it, from the length and the rest length (tests).
+            /// `C` as docs/method.md's table writes it, from the length and the rest length (tests).
             #[cfg(test)]
             pub(crate) fn direct(self, length: f64, rest_length: f64) -> f64 {
                 match self {

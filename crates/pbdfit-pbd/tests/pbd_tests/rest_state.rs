@@ -14,7 +14,7 @@ fn rest(scene: &str, n: usize, params: SimParams, method: RestMethod) -> RestSta
     r
 }
 
-/// Reference values from the methodology: the reference PBD library and an exact fixed-point solve of
+/// Reference values from docs/method.md: the reference PBD library and an exact fixed-point solve of
 /// its step map. The fixed point is solved to ~1e-13, so 1e-9 relative is a comfortable bound.
 #[test]
 fn matches_the_reference_library() {

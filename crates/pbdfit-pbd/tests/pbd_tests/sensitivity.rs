@@ -1,5 +1,5 @@
 //! The rest state's sensitivity `du*/dp` against central differences of warm-started rest states, for
-//! every registered model (methodology, section Sensitivity of the rest state). The engine profiles, whose
+//! every registered model (docs/method.md, section The sensitivity of the rest state). The engine profiles, whose
 //! Jacobi steps have no rest state at some of these points, have their own cases in `engines.rs`.
 
 use crate::points::point;

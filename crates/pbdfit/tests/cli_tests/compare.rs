@@ -14,7 +14,7 @@ fn study() -> String {
 }
 
 // The floor's base error at nu = 0 is 0.220 with the FEM on the model's mesh and 0.200 with the FEM on
-// the other 5-tet parity (the methodology's independent quick test): one claim tells them apart.
+// the other 5-tet parity (docs/method.md's independent quick test): one claim tells them apart.
 const CLAIMS: &str = r#"
 [[claim]]
 id = "T1"

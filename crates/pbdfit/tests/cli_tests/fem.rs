@@ -1,4 +1,4 @@
-//! End-to-end tests of `pbdfit fem`: JSON against the methodology's reference value, the VTK file read
+//! End-to-end tests of `pbdfit fem`: JSON against docs/method.md's reference value, the VTK file read
 //! back, and exit code 2 with a helpful message for bad input.
 
 use crate::common::{assert_refused, displacements, max_norm, pbdfit, scratch, stderr, stdout};

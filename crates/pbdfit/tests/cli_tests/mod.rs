@@ -3,6 +3,7 @@
 mod baseline;
 mod compare;
 mod contact;
+mod docs;
 mod engines;
 mod fem;
 mod hostile_input;

@@ -11,7 +11,7 @@ fn json(args: &[&str]) -> serde_json::Value {
     common::json(&pbdfit(args))
 }
 
-/// The reference library's rest states (methodology, reference values), through the command line.
+/// The reference library's rest states (docs/method.md, section Reference values for your own tests), through the command line.
 #[test]
 fn simulate_json_matches_the_reference_library() {
     for (scene, n, dt, nit, expected) in [
@@ -135,7 +135,7 @@ fn gradient_fit_is_never_worse_than_the_pattern_search() {
     }
 }
 
-/// XPBD on the floor at nu = 0: the interior minimum the pattern search's grid misses (methodology,
+/// XPBD on the floor at nu = 0: the interior minimum the pattern search's grid misses (docs/method.md,
 /// section Sensitivity of the rest state: e = 0.1956 at alpha_d = 1.26e-2, alpha_v = 8.2e-5, against the
 /// plateau alpha_v = 1e2 at e = 0.2050).
 #[test]
