@@ -195,7 +195,9 @@ pub fn lookup(table: &Table, query: &Query, extrapolate: bool) -> Result<Lookup,
     let missing: Vec<String> = corner_nodes
         .iter()
         .filter(|(n, _)| n.status == NodeStatus::Missing)
-        .map(|(n, _)| format!("E = {:e}, nu = {}, dt = {} s, nit = {}, N = {}", n.young, n.poisson, number(n.dt), n.nit, n.n))
+        .map(|(n, _)| {
+            format!("E = {:e}, nu = {}, dt = {} s, nit = {}, N = {}", n.young, n.poisson, number(n.dt), n.nit, n.n)
+        })
         .collect();
     if !missing.is_empty() {
         return Err(TableError::MissingNodes {

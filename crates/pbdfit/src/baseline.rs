@@ -71,7 +71,11 @@ pub fn run(args: BaselineArgs) -> CliResult {
     println!("mapping {} (model {}): {}", m.mapping, m.model, m.description);
     println!("  source: {}", m.source);
     let q = &m.query;
-    let step = if m.uses_step { format!(", dt = {} s, nit = {}", pbdfit_mesh::display::number(q.dt), q.nit) } else { String::new() };
+    let step = if m.uses_step {
+        format!(", dt = {} s, nit = {}", pbdfit_mesh::display::number(q.dt), q.nit)
+    } else {
+        String::new()
+    };
     let mesh = if m.uses_mesh { format!(", N = {}, scene {}", q.n, m.scene) } else { String::new() };
     println!("E = {:e} Pa, nu = {}{step}{mesh}", q.young, q.poisson);
     if !m.uses_step || !m.uses_mesh {

@@ -84,7 +84,10 @@ fn usage(p: &[f64], s: RuleSettings) -> Vec<String> {
         format!(
             "SoftBodyCreationSettings: mNumIterations = {}, mLinearDamping = {}, mGravityFactor = {}; \
              PhysicsSystem::Update(dt = {}, 1)",
-            s.nit, s.settings[0], s.settings[1], pbdfit_mesh::display::number(s.dt)
+            s.nit,
+            s.settings[0],
+            s.settings[1],
+            pbdfit_mesh::display::number(s.dt)
         ),
         godot,
     ]
