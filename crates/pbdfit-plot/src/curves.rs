@@ -144,8 +144,9 @@ fn spans_decades(values: &[f64]) -> bool {
 
 /// A parameter's axis. Linear parameters: the search box (widened to any value outside it) with a 4 %
 /// margin, so a fit on a bound is not hidden by the frame and figures of a study share the axis (the
-/// thesis's [0, 1] for PBD stiffness); but where the positive values span more than [`LOG_SPAN`], whole
-/// decades around them, as for a Log10 parameter (values of 0 then go on the floor, [`Layer::Floor`]).
+/// thesis's [0, 1] for PBD stiffness); but where the positive values span more than [`LOG_SPAN`], a log
+/// axis from the decade below the smallest positive value to a quarter above the box's upper edge
+/// (values of 0 then go on the floor, [`Layer::Floor`]).
 /// Log10 parameters: the data's range rounded out to whole decades, not the box, which for compliances
 /// spans far more decades than the fits use and would squeeze the curves into a sliver. A box edge
 /// inside the axis is drawn as a dashed line.
@@ -153,7 +154,16 @@ pub(crate) fn parameter_axis(p: &ParameterLayout, values: &[f64]) -> YAxis {
     let finite = || values.iter().copied().filter(|v| v.is_finite());
     match p.scale {
         Scale::Log10 => log_decades(finite().collect::<Vec<_>>().into_iter()),
-        Scale::Linear if spans_decades(values) => log_decades(finite().collect::<Vec<_>>().into_iter()),
+        Scale::Linear if spans_decades(values) => match log_decades(finite().collect::<Vec<_>>().into_iter()) {
+            // Up to the box's upper edge (or the largest value beyond it) and a quarter above, not to the
+            // next decade: a stiffness in [0, 1] gets no empty decade above 1, and the box edge and the fits
+            // on it stay clear of the frame, as on a linear axis.
+            YAxis::Log(lo, _) => {
+                let top = finite().fold(if p.upper.is_finite() { p.upper } else { 0.0 }, f64::max);
+                YAxis::Log(lo, top * 1.25)
+            }
+            linear => linear,
+        },
         Scale::Linear => {
             let lo = finite().fold(if p.lower.is_finite() { p.lower } else { f64::INFINITY }, f64::min);
             let hi = finite().fold(if p.upper.is_finite() { p.upper } else { f64::NEG_INFINITY }, f64::max);
@@ -283,8 +293,8 @@ fn variant_legend(data: &ExperimentData) -> Vec<(String, Sample)> {
 }
 
 /// The legend entries the parameter panels call for: the box edges, if a panel draws one; the values on
-/// a log axis's floor, naming the parameters and what the values are (`kd = 0 (box's lower edge), drawn
-/// on the log axis's floor`).
+/// a log axis's floor, naming the parameters and what the values are (`kd = 0 (box's lower edge): open
+/// triangle on the log axis's floor`; the triangle has the variant's colour).
 fn panel_legend(data: &ExperimentData, panels: &[(usize, &Panel)]) -> Vec<(String, Sample)> {
     let mut entries = Vec::new();
     if panels.iter().any(|(_, p)| p.has_bounds()) {
@@ -300,7 +310,7 @@ fn panel_legend(data: &ExperimentData, panels: &[(usize, &Panel)]) -> Vec<(Strin
         });
         let what = if zero_edge { "= 0 (box's lower edge)" } else { "≤ 0" };
         entries.push((
-            format!("{} {what}, drawn on the log axis's floor", names.join(", ")),
+            format!("{} {what}: open triangle on the log axis's floor", names.join(", ")),
             Sample::Floor(style::variant_colour(0)),
         ));
     }
@@ -525,10 +535,14 @@ fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, panel: &Panel) 
         Some((text, colour)) => {
             let (top, rest) = area.split_vertically(28);
             let (w, _) = top.dim_in_pixel();
-            let style =
-                canvas::coloured_font(style::SMALL_SIZE + 2.0, *colour).pos(Pos::new(HPos::Center, VPos::Center));
-            // Centred over the plotting area, which starts after the y label area.
-            top.draw_text(text, &style, ((w as i32 + 55) / 2, 15)).msg()?;
+            // Set smaller where it would be wider than the panel (`mass-spring-volume` in a seventh of
+            // the figure's width), never cut off.
+            let size = canvas::fitted_font(&top, text, style::SMALL_SIZE + 2.0, w as f64 - 4.0)?.font.get_size();
+            let style = canvas::coloured_font(size, *colour).pos(Pos::new(HPos::Center, VPos::Center));
+            // Centred over the plotting area, which starts after the y label area, as far as the text fits.
+            let (tw, _) = top.estimate_text_size(text, &style).msg()?;
+            let centre = ((w as i32 + 55) / 2).min(w as i32 - tw as i32 / 2 - 2).max(tw as i32 / 2 + 2);
+            top.draw_text(text, &style, (centre, 15)).msg()?;
             rest
         }
         None => area.clone(),
@@ -552,7 +566,14 @@ fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, panel: &Panel) 
             (false, _) => 105,
         });
     let x = panel.x.clone();
-    let x_labels = if panel.compact { 3 } else { 6 };
+    // A compact panel narrower than about 120 plotting pixels (the first of seven, beside its y
+    // description) has room for two ν labels, not three ("0 0.20.4").
+    let (w, _) = area.dim_in_pixel();
+    let x_labels = match (panel.compact, panel.y_desc.is_empty()) {
+        (true, false) if w < 200 => 2,
+        (true, _) => 3,
+        (false, _) => 6,
+    };
     let y_labels = if panel.compact { 5 } else { 6 };
     match panel.y {
         YAxis::Linear(lo, hi) => {
@@ -730,7 +751,7 @@ mod tests {
         let data = dt_data([[0.2, 0.2, 0.3], [0.05, 0.05, 0.06], [0.01, 0.01, 0.02], [0.002, 0.001, 0.0]]);
         let panel = parameter_panel(&data, 0, true, 0.0..0.5);
         let YAxis::Log(lo, hi) = panel.y else { panic!("not a log axis: {:?}", panel.y) };
-        assert!((lo / 1e-4 - 1.0).abs() < 1e-6 && (hi - 1.0).abs() < 1e-6, "{lo} {hi}");
+        assert!((lo / 1e-4 - 1.0).abs() < 1e-6 && (hi - 1.25).abs() < 1e-9, "{lo} {hi}");
         // The 0 is not on the curve but on the floor, in its variant's colour; the other points are.
         let floors: Vec<(RGBColor, Vec<f64>)> = panel
             .layers
@@ -750,7 +771,10 @@ mod tests {
         // The box edge 1 is inside the axis: dashed, and named in the legend with the floor.
         assert!(panel.has_bounds());
         let legend: Vec<String> = panel_legend(&data, &[(0, &panel)]).into_iter().map(|e| e.0).collect();
-        assert_eq!(legend, ["search box bound (dashed)", "kd = 0 (box's lower edge), drawn on the log axis's floor"]);
+        assert_eq!(
+            legend,
+            ["search box bound (dashed)", "kd = 0 (box's lower edge): open triangle on the log axis's floor"]
+        );
         assert_eq!(panel.y_desc, "kd (dimensionless)");
         // Within two decades (0.01 to 0.3): the linear box axis, zeros drawn at 0 and no floor note.
         let data = dt_data([[0.2, 0.2, 0.3], [0.05, 0.05, 0.06], [0.01, 0.01, 0.02], [0.01, 0.01, 0.0]]);
@@ -773,7 +797,7 @@ mod tests {
         let YAxis::Log(lo, hi) = parameter_axis(&p(Scale::Linear, 0.0, 1.0), &[0.0, 2e-3, 0.5]) else {
             panic!("not a log axis")
         };
-        assert!((lo / 1e-3 - 1.0).abs() < 1e-6 && (hi - 1.0).abs() < 1e-6, "{lo} {hi}");
+        assert!((lo / 1e-3 - 1.0).abs() < 1e-6 && (hi - 1.25).abs() < 1e-9, "{lo} {hi}");
         assert!(!spans_decades(&[0.0, 0.0051, 0.5]) && spans_decades(&[0.0049, 0.5]));
     }
 }
