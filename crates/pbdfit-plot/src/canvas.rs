@@ -148,8 +148,14 @@ pub(crate) enum Sample {
     Fill(RGBColor, f64),
     /// A cross (failed fits).
     Cross(RGBColor),
-    /// Three short parallel lines a few pixels apart: "coinciding curves are drawn side by side".
+    /// Two variant curves drawn on top of each other (solid black under dashed red, markers on the same
+    /// spot): "coinciding curves overlap".
     Note,
+    /// A thin grey dashed line: the edges of a parameter's search box.
+    Bound,
+    /// The open marker that stands for a value a log axis cannot show (0, a fit on the box's lower edge),
+    /// drawn at the axis floor.
+    Floor(RGBColor),
 }
 
 /// Height of one legend row in pixels.
@@ -205,16 +211,49 @@ pub(crate) fn legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, entries:
                     area.draw(&Cross::new((x + SAMPLE / 2, y), 6, c.stroke_width(2))).msg()?;
                 }
                 Sample::Note => {
-                    let d = style::DODGE_PX as i32;
-                    for (k, c) in [style::variant_colour(0), style::variant_colour(1), style::variant_colour(2)]
-                        .into_iter()
-                        .enumerate()
-                    {
-                        let yy = y + (k as i32 - 1) * d;
-                        area.draw(&PathElement::new(vec![(x + 4, yy), (x + SAMPLE - 4, yy)], c.stroke_width(1)))
-                            .msg()?;
+                    for v in [style::variant_style(0), style::variant_style(1)] {
+                        let line = v.colour.stroke_width(style::CURVE_WIDTH + 1);
+                        match v.dash {
+                            None => area.draw(&PathElement::new(vec![(x, y), (x + SAMPLE, y)], line)).msg()?,
+                            Some((dash, gap)) => area
+                                .draw(&DashedPathElement::new(vec![(x, y), (x + SAMPLE, y)], dash, gap, line))
+                                .msg()?,
+                        }
                     }
+                    let d = SAMPLE / 4;
+                    draw_marker(area, (x + d, y), MarkerShape::Circle, style::variant_colour(0), style::MARKER_RADIUS)?;
+                    draw_marker(
+                        area,
+                        (x + d, y),
+                        MarkerShape::Square,
+                        style::variant_colour(1),
+                        style::MARKER_RADIUS - 1,
+                    )?;
+                    draw_marker(
+                        area,
+                        (x + 3 * d, y),
+                        MarkerShape::Circle,
+                        style::variant_colour(0),
+                        style::MARKER_RADIUS,
+                    )?;
+                    draw_marker(
+                        area,
+                        (x + 3 * d, y),
+                        MarkerShape::Square,
+                        style::variant_colour(1),
+                        style::MARKER_RADIUS - 1,
+                    )?;
                 }
+                Sample::Bound => {
+                    area.draw(&DashedPathElement::new(
+                        vec![(x, y), (x + SAMPLE, y)],
+                        6,
+                        5,
+                        style::BOUND_LINE.stroke_width(style::BOUND_WIDTH),
+                    ))
+                    .msg()?;
+                }
+                Sample::Floor(c) => draw_floor_marker(area, (x + SAMPLE / 2, y + style::FLOOR_MARKER_RADIUS), c)?,
             }
             area.draw_text(label, &text, (x + SAMPLE + GAP, y)).msg()?;
             x += widths[i] + SPACING;
@@ -243,6 +282,47 @@ pub(crate) fn draw_marker<DB: DrawingBackend, CT: CoordTranslate>(
         }
     }
     .msg()
+}
+
+/// The marker of a value drawn at a log axis's floor because the axis cannot show it (0): an open
+/// triangle pointing down (towards "below this axis"), its tip at `at`.
+pub(crate) fn draw_floor_marker<DB: DrawingBackend, CT: CoordTranslate>(
+    area: &DrawingArea<DB, CT>,
+    at: CT::From,
+    colour: RGBColor,
+) -> Dr {
+    let r = style::FLOOR_MARKER_RADIUS;
+    let outline = vec![(-r, -2 * r), (r, -2 * r), (0, 0), (-r, -2 * r)];
+    area.draw(&(EmptyElement::at(at) + PathElement::new(outline, colour.stroke_width(2)))).msg()
+}
+
+/// A number as a reader reads it in a label or legend: at most six significant digits, trailing zeros
+/// trimmed, no exponent from 1e-4 to 1e6 (`0.00333333` for 1/300, `0.01`, `41.8801`), `3.98107e-13`
+/// outside (the same form as `pbdfit_mesh::display::number`, which this crate does not depend on).
+pub(crate) fn number(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return if x == 0.0 { "0".into() } else { x.to_string() };
+    }
+    let magnitude = x.abs().log10().floor() as i32;
+    if (-4..6).contains(&magnitude) {
+        let decimals = (5 - magnitude).max(0) as usize;
+        let text = format!("{x:.decimals$}");
+        let text = if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.') } else { &text };
+        return text.to_string();
+    }
+    scientific(x)
+}
+
+/// A number in exponent form with at most six significant digits: `1e3`, `2.5e4`, `3.98107e-13` (Young's
+/// moduli are named this way throughout: `E = 1e3 Pa`).
+pub(crate) fn scientific(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return if x == 0.0 { "0".into() } else { x.to_string() };
+    }
+    let text = format!("{x:.5e}");
+    let (mantissa, exponent) = text.split_once('e').expect("an exponent");
+    let mantissa = if mantissa.contains('.') { mantissa.trim_end_matches('0').trim_end_matches('.') } else { mantissa };
+    format!("{mantissa}e{exponent}")
 }
 
 /// A tick label without float noise: 6 significant digits, shortest form (`0.002`, not
@@ -295,6 +375,20 @@ mod tests {
         assert_eq!(log_tick(1e-3), "10⁻³");
         assert_eq!(log_tick(1.0), "10⁰");
         assert_eq!(log_tick(3e-3), "");
+    }
+
+    #[test]
+    fn numbers_have_six_significant_digits_at_most() {
+        assert_eq!(number(1.0 / 300.0), "0.00333333");
+        assert_eq!(number(0.0033333333333333335), "0.00333333");
+        assert_eq!(number(0.01), "0.01");
+        assert_eq!(number(0.005), "0.005");
+        assert_eq!((number(0.0), number(1.0), number(-2.5)), ("0".into(), "1".into(), "-2.5".into()));
+        assert_eq!(number(41.880123), "41.8801");
+        assert_eq!(number(3.981071705534969e-13), "3.98107e-13");
+        assert_eq!(scientific(1e3), "1e3");
+        assert_eq!(scientific(2.5e4), "2.5e4");
+        assert_eq!(scientific(1.0 / 3.0 * 1e6), "3.33333e5");
     }
 
     #[test]

@@ -5,13 +5,16 @@
 //! ν axis. A curve is broken where a fit failed rather than bridged, and data points carry markers so
 //! a coarse ν grid reads as points, not as a smooth law.
 //!
-//! Variants differ in colour, marker shape and dash pattern ([`style::variant_style`]). In parameter
-//! panels, curves that lie on top of each other (several variants fitted at the same bound) are drawn
-//! side by side: at each ν, points closer than [`style::COINCIDE_PX`] are spread [`style::DODGE_PX`]
-//! pixels apart around their mean, in legend order from top to bottom ([`dodge`]). Only the drawing
-//! moves; the report's numbers are the data's.
+//! Variants differ in colour, marker shape and dash pattern ([`style::variant_style`]). Every point is
+//! drawn at its value: curves that lie on top of each other (several variants fitted at the same bound)
+//! overlap, and the legend says so; their markers and dashes still tell them apart (issue 40: the earlier
+//! few-pixel offset made a kv of 1 read as 0.97).
+//!
+//! A parameter panel is logarithmic for a Log10 parameter, and for a linear one whose positive values
+//! span more than [`LOG_SPAN`] (the time-step figures, where kd falls from 0.2 to 0.002). Values a log
+//! axis cannot show (0: a fit on the box's lower edge) are drawn as open triangles on the axis floor, and
+//! the legend says so. The search box's edges are dashed grey lines, named in the legend.
 
-use std::collections::BTreeMap;
 use std::ops::Range;
 
 use pbdfit_results::{ParameterLayout, Scale};
@@ -35,22 +38,7 @@ pub(crate) enum YAxis {
 }
 
 impl YAxis {
-    /// Pixels from the top of a panel `h` pixels high to the value `v`.
-    fn to_px(self, v: f64, h: f64) -> f64 {
-        match self {
-            YAxis::Linear(lo, hi) => (hi - v) / (hi - lo) * h,
-            YAxis::Log(lo, hi) => (hi.log10() - v.log10()) / (hi.log10() - lo.log10()) * h,
-        }
-    }
-
-    /// The value `px` pixels from the top of a panel `h` pixels high.
-    fn value_at_px(self, px: f64, h: f64) -> f64 {
-        match self {
-            YAxis::Linear(lo, hi) => hi - px / h * (hi - lo),
-            YAxis::Log(lo, hi) => 10f64.powf(hi.log10() - px / h * (hi.log10() - lo.log10())),
-        }
-    }
-
+    /// Whether `v` lies on the axis.
     fn contains(self, v: f64) -> bool {
         let (lo, hi) = match self {
             YAxis::Linear(lo, hi) | YAxis::Log(lo, hi) => (lo, hi),
@@ -73,6 +61,8 @@ enum Layer {
     Failed { colour: RGBColor, nus: Vec<f64> },
     /// Thin dashed horizontal lines at these values (the edges of a parameter's search box).
     Bounds { values: Vec<f64> },
+    /// Open triangles on the floor of a log axis at these ν: values the axis cannot show (0).
+    Floor { colour: RGBColor, nus: Vec<f64> },
 }
 
 /// One chart.
@@ -87,15 +77,22 @@ struct Panel {
     compact: bool,
     /// A heading above the chart, in a colour.
     heading: Option<(String, RGBColor)>,
-    /// Spread curves that lie on top of each other ([`dodge`]), within these value limits (the search
-    /// box of a parameter: a curve at kd = 1 is never drawn above 1). `None`: no dodging.
-    dodge: Option<(f64, f64)>,
     layers: Vec<Layer>,
 }
 
 impl Panel {
     fn new(y: YAxis, y_desc: &str, x: Range<f64>, layers: Vec<Layer>) -> Self {
-        Panel { y, y_desc: y_desc.into(), x_desc: None, x, compact: false, heading: None, dodge: None, layers }
+        Panel { y, y_desc: y_desc.into(), x_desc: None, x, compact: false, heading: None, layers }
+    }
+
+    /// Whether the panel draws a box edge.
+    fn has_bounds(&self) -> bool {
+        self.layers.iter().any(|l| matches!(l, Layer::Bounds { values } if !values.is_empty()))
+    }
+
+    /// Whether the panel draws a value on the log axis's floor.
+    fn has_floor(&self) -> bool {
+        self.layers.iter().any(|l| matches!(l, Layer::Floor { .. }))
     }
 }
 
@@ -133,15 +130,40 @@ fn log_decades(values: impl Iterator<Item = f64> + Clone) -> YAxis {
     YAxis::Log(lo * (1.0 - 1e-9), hi * (1.0 + 1e-9))
 }
 
+/// A linear parameter whose positive values span more than this ratio (two decades) is drawn on a log
+/// axis: on a linear one the smaller curves lie flat on zero although they differ by decades (issue 40,
+/// Fig. 4.4: kd of 0.2 at dt = 0.01 s and 0.002 at dt = 0.001 s).
+pub const LOG_SPAN: f64 = 100.0;
+
+/// Whether the positive finite values among `values` span more than [`LOG_SPAN`].
+fn spans_decades(values: &[f64]) -> bool {
+    let positive = values.iter().copied().filter(|v| v.is_finite() && *v > 0.0);
+    let (min, max) = positive.fold((f64::INFINITY, 0.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    max > 0.0 && max / min > LOG_SPAN
+}
+
 /// A parameter's axis. Linear parameters: the search box (widened to any value outside it) with a 4 %
-/// margin, so a fit on a bound is not hidden by the frame and all figures of a study share the axis (the
-/// thesis's [0, 1] for PBD stiffness). Log10 parameters: the data's range rounded out to whole decades,
-/// not the box, which for compliances spans far more decades than the fits use and would squeeze the
-/// curves into a sliver; a box edge inside that range is drawn as a dashed line.
+/// margin, so a fit on a bound is not hidden by the frame and figures of a study share the axis (the
+/// thesis's [0, 1] for PBD stiffness); but where the positive values span more than [`LOG_SPAN`], a log
+/// axis from the decade below the smallest positive value to a quarter above the box's upper edge
+/// (values of 0 then go on the floor, [`Layer::Floor`]).
+/// Log10 parameters: the data's range rounded out to whole decades, not the box, which for compliances
+/// spans far more decades than the fits use and would squeeze the curves into a sliver. A box edge
+/// inside the axis is drawn as a dashed line.
 pub(crate) fn parameter_axis(p: &ParameterLayout, values: &[f64]) -> YAxis {
     let finite = || values.iter().copied().filter(|v| v.is_finite());
     match p.scale {
         Scale::Log10 => log_decades(finite().collect::<Vec<_>>().into_iter()),
+        Scale::Linear if spans_decades(values) => match log_decades(finite().collect::<Vec<_>>().into_iter()) {
+            // Up to the box's upper edge (or the largest value beyond it) and a quarter above, not to the
+            // next decade: a stiffness in [0, 1] gets no empty decade above 1, and the box edge and the fits
+            // on it stay clear of the frame, as on a linear axis.
+            YAxis::Log(lo, _) => {
+                let top = finite().fold(if p.upper.is_finite() { p.upper } else { 0.0 }, f64::max);
+                YAxis::Log(lo, top * 1.25)
+            }
+            linear => linear,
+        },
         Scale::Linear => {
             let lo = finite().fold(if p.lower.is_finite() { p.lower } else { f64::INFINITY }, f64::min);
             let hi = finite().fold(if p.upper.is_finite() { p.upper } else { f64::NEG_INFINITY }, f64::max);
@@ -154,9 +176,14 @@ pub(crate) fn parameter_axis(p: &ParameterLayout, values: &[f64]) -> YAxis {
     }
 }
 
-/// A parameter's axis description: `kd`, `alpha_d (m/N)`.
+/// A parameter's axis description with its unit: `kd (dimensionless)`, `alpha_d (m/N)`; the bare name
+/// where the layout gives no unit.
 fn parameter_desc(p: &ParameterLayout) -> String {
-    if p.unit.is_empty() || p.unit == "1" { p.name.clone() } else { format!("{} ({})", p.name, p.unit) }
+    match p.unit.as_str() {
+        "" => p.name.clone(),
+        "1" => format!("{} (dimensionless)", p.name),
+        unit => format!("{} ({unit})", p.name),
+    }
 }
 
 /// A variant's curve of one quantity; points the axis cannot show (non-positive on a log axis) break it.
@@ -176,6 +203,16 @@ fn curve(variant: &Variant, style: VariantStyle, y: YAxis, f: impl Fn(&Point) ->
     }
     segments.retain(|s: &Vec<(f64, f64)>| !s.is_empty());
     Layer::Curve { style, segments }
+}
+
+/// The ν at which a variant's quantity `f` cannot be shown on the log axis `y` (0 or below), drawn on its
+/// floor; none on a linear axis.
+fn floor_marks(variant: &Variant, colour: RGBColor, y: YAxis, f: impl Fn(&Point) -> f64) -> Option<Layer> {
+    if !matches!(y, YAxis::Log(..)) {
+        return None;
+    }
+    let nus: Vec<f64> = variant.points().filter(|p| f(p) <= 0.0).map(|p| p.nu).collect();
+    (!nus.is_empty()).then_some(Layer::Floor { colour, nus })
 }
 
 /// Crosses marking a variant's failed fits (none if all succeeded).
@@ -255,6 +292,31 @@ fn variant_legend(data: &ExperimentData) -> Vec<(String, Sample)> {
     entries
 }
 
+/// The legend entries the parameter panels call for: the box edges, if a panel draws one; the values on
+/// a log axis's floor, naming the parameters and what the values are (`kd = 0 (box's lower edge): open
+/// triangle on the log axis's floor`; the triangle has the variant's colour).
+fn panel_legend(data: &ExperimentData, panels: &[(usize, &Panel)]) -> Vec<(String, Sample)> {
+    let mut entries = Vec::new();
+    if panels.iter().any(|(_, p)| p.has_bounds()) {
+        entries.push(("search box bound (dashed)".to_string(), Sample::Bound));
+    }
+    let floored: Vec<usize> = panels.iter().filter(|(_, p)| p.has_floor()).map(|(i, _)| *i).collect();
+    if !floored.is_empty() {
+        let names: Vec<String> = floored.iter().map(|&i| data.parameters[i].name.clone()).collect();
+        // Exactly 0 where 0 is the box's lower edge (the thesis's PBD stiffness); else "≤ 0".
+        let zero_edge = floored.iter().all(|&i| {
+            let p = &data.parameters[i];
+            p.lower == 0.0 && data.variants.iter().flat_map(|v| v.points()).all(|pt| pt.values[i] >= 0.0)
+        });
+        let what = if zero_edge { "= 0 (box's lower edge)" } else { "≤ 0" };
+        entries.push((
+            format!("{} {what}: open triangle on the log axis's floor", names.join(", ")),
+            Sample::Floor(style::variant_colour(0)),
+        ));
+    }
+    entries
+}
+
 /// Axis descriptions.
 const NU_DESC: &str = "Poisson ratio ν";
 const ERROR_DESC: &str = "relative error e";
@@ -330,23 +392,25 @@ fn parameter_panel(data: &ExperimentData, i: usize, variant_styles: bool, x: Ran
     for v in &data.variants {
         let style = if variant_styles { style::variant_style(v.style_index) } else { style::variant_style(0) };
         layers.push(curve(v, style, y, |pt| pt.values[i]));
+        layers.extend(floor_marks(v, style.colour, y, |pt| pt.values[i]));
         layers.extend(failed_marks(v, style.colour));
     }
-    let dodge = variant_styles.then_some((p.lower, p.upper));
-    Panel { dodge, ..Panel::new(y, &parameter_desc(p), x, layers) }
+    Panel::new(y, &parameter_desc(p), x, layers)
 }
 
 impl Drawing for ParameterFigure<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Dr {
         let data = self.data;
         let area = canvas::title(root, &drawn_title(&self.title, data))?;
+        let x = nu_range(data);
+        let panels: Vec<Panel> =
+            (0..data.parameters.len()).map(|i| parameter_panel(data, i, true, x.clone())).collect();
         let mut legend = variant_legend(data);
         if data.variants.len() > 1 {
-            legend
-                .push((format!("coinciding curves drawn {} px apart, inside the box", style::DODGE_PX), Sample::Note));
+            legend.push(("coinciding curves overlap (told apart by marker and dash)".to_string(), Sample::Note));
         }
+        legend.extend(panel_legend(data, &panels.iter().enumerate().collect::<Vec<_>>()));
         let area = with_legend(&area, &legend)?;
-        let x = nu_range(data);
         let n = data.parameters.len().max(1);
         let (_, h) = area.dim_in_pixel();
         // Equal panels; the lowest one is taller by the ν axis description.
@@ -354,9 +418,9 @@ impl Drawing for ParameterFigure<'_> {
         let each = (h as i32 - extra) / n as i32;
         let breaks: Vec<i32> = (1..n as i32).map(|k| k * each).collect();
         let cells = area.split_by_breakpoints([] as [i32; 0], breaks);
-        for (i, cell) in cells.iter().enumerate().take(data.parameters.len()) {
-            let mut panel = parameter_panel(data, i, true, x.clone());
-            if i + 1 == data.parameters.len() {
+        let last = panels.len();
+        for (i, (cell, mut panel)) in cells.iter().zip(panels).enumerate() {
+            if i + 1 == last {
                 panel.x_desc = Some(NU_DESC.into());
             }
             draw_panel(cell, &panel)?;
@@ -378,14 +442,17 @@ impl Drawing for BaseFigure<'_> {
         let data = self.data;
         let area = canvas::title(root, &drawn_title(&self.title, data))?;
         let black = style::variant_style(0);
+        let x = nu_range(data);
+        let parameter_panels: Vec<Panel> =
+            (0..data.parameters.len()).map(|i| parameter_panel(data, i, false, x.clone())).collect();
         let mut entries = Vec::new();
         if data.scene.is_compound() {
             entries.push(("total error".to_string(), Sample::Curve(black)));
             entries.extend(share_legend(data, "share"));
         }
         entries.extend(failed_legend(data));
+        entries.extend(panel_legend(data, &parameter_panels.iter().enumerate().collect::<Vec<_>>()));
         let area = with_legend(&area, &entries)?;
-        let x = nu_range(data);
         let y_error =
             linear_from_zero(data.variants.iter().flat_map(|v| v.points().map(|p| p.error).collect::<Vec<_>>()));
         let (_, h) = area.dim_in_pixel();
@@ -394,6 +461,7 @@ impl Drawing for BaseFigure<'_> {
         let each = (h as i32 - 30) / n as i32;
         let breaks: Vec<i32> = (1..n as i32).map(|k| k * each).collect();
         let cells = area.split_by_breakpoints([] as [i32; 0], breaks);
+        let mut parameter_panels = parameter_panels.into_iter();
         for (i, cell) in cells.iter().enumerate() {
             let mut panel = if i == 0 {
                 let mut layers = Vec::new();
@@ -406,7 +474,7 @@ impl Drawing for BaseFigure<'_> {
                 }
                 Panel::new(y_error, ERROR_DESC, x.clone(), layers)
             } else {
-                parameter_panel(data, i - 1, false, x.clone())
+                parameter_panels.next().expect("one panel per parameter")
             };
             if i + 1 == n {
                 panel.x_desc = Some(NU_DESC.into());
@@ -425,63 +493,6 @@ fn drawn_title(title: &str, data: &ExperimentData) -> String {
         (fixed, "") => format!("{title} ({fixed})"),
         (fixed, model) => format!("{title} ({model}; {fixed})"),
     }
-}
-
-/// Spreads curves that lie on top of each other: at each ν, points of different curves closer than
-/// [`style::COINCIDE_PX`] (chained: a point joins a group if it is that close to the group's last
-/// point) are redrawn [`style::DODGE_PX`] apart around the group's mean, the first curve (legend order)
-/// on top. A group is then shifted as a whole so that none of it crosses `limits` (lower, upper: the
-/// parameter's box; Fig. 4.20's curves at kd = 1 were drawn at 0.98 and 1.01): a group on a bound fans out
-/// inward from it. `h` is the panel's height in pixels. Curves alone at a ν keep their exact values.
-pub(crate) fn dodge(curves: &[Segments], y: YAxis, h: f64, limits: (f64, f64)) -> Vec<Segments> {
-    let mut out = curves.to_vec();
-    if h <= 0.0 {
-        return out;
-    }
-    // ν (by bits, deterministic order) -> (pixel y, curve, segment, index).
-    let mut at: BTreeMap<u64, Vec<(f64, usize, usize, usize)>> = BTreeMap::new();
-    for (c, segments) in curves.iter().enumerate() {
-        for (s, seg) in segments.iter().enumerate() {
-            for (i, &(nu, v)) in seg.iter().enumerate() {
-                let px = y.to_px(v, h);
-                if px.is_finite() {
-                    at.entry(nu.to_bits()).or_default().push((px, c, s, i));
-                }
-            }
-        }
-    }
-    for points in at.values_mut() {
-        points.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let mut start = 0;
-        while start < points.len() {
-            let mut end = start + 1;
-            while end < points.len() && points[end].0 - points[end - 1].0 <= style::COINCIDE_PX {
-                end += 1;
-            }
-            let group = &mut points[start..end];
-            if group.len() > 1 {
-                let mean = group.iter().map(|g| g.0).sum::<f64>() / group.len() as f64;
-                group.sort_by_key(|g| g.1);
-                let m = group.len() as f64;
-                let spread = |rank: usize| mean + (rank as f64 - (m - 1.0) / 2.0) * style::DODGE_PX;
-                // Pixels grow downwards: the upper limit is the smallest pixel allowed, the lower the largest.
-                let (top, bottom) = (y.to_px(limits.1, h), y.to_px(limits.0, h));
-                let (first, last) = (spread(0), spread(group.len() - 1));
-                let shift = if top.is_finite() && first < top {
-                    top - first
-                } else if bottom.is_finite() && last > bottom {
-                    bottom - last
-                } else {
-                    0.0
-                };
-                for (rank, &(_, c, s, i)) in group.iter().enumerate() {
-                    out[c][s][i].1 = y.value_at_px(spread(rank) + shift, h);
-                }
-            }
-            start = end;
-        }
-    }
-    out
 }
 
 /// Draws a legend strip at the top of `area` and returns the area below it.
@@ -524,10 +535,14 @@ fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, panel: &Panel) 
         Some((text, colour)) => {
             let (top, rest) = area.split_vertically(28);
             let (w, _) = top.dim_in_pixel();
-            let style =
-                canvas::coloured_font(style::SMALL_SIZE + 2.0, *colour).pos(Pos::new(HPos::Center, VPos::Center));
-            // Centred over the plotting area, which starts after the y label area.
-            top.draw_text(text, &style, ((w as i32 + 55) / 2, 15)).msg()?;
+            // Set smaller where it would be wider than the panel (`mass-spring-volume` in a seventh of
+            // the figure's width), never cut off.
+            let size = canvas::fitted_font(&top, text, style::SMALL_SIZE + 2.0, w as f64 - 4.0)?.font.get_size();
+            let style = canvas::coloured_font(size, *colour).pos(Pos::new(HPos::Center, VPos::Center));
+            // Centred over the plotting area, which starts after the y label area, as far as the text fits.
+            let (tw, _) = top.estimate_text_size(text, &style).msg()?;
+            let centre = ((w as i32 + 55) / 2).min(w as i32 - tw as i32 / 2 - 2).max(tw as i32 / 2 + 2);
+            top.draw_text(text, &style, (centre, 15)).msg()?;
             rest
         }
         None => area.clone(),
@@ -551,7 +566,14 @@ fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, panel: &Panel) 
             (false, _) => 105,
         });
     let x = panel.x.clone();
-    let x_labels = if panel.compact { 3 } else { 6 };
+    // A compact panel narrower than about 120 plotting pixels (the first of seven, beside its y
+    // description) has room for two ν labels, not three ("0 0.20.4").
+    let (w, _) = area.dim_in_pixel();
+    let x_labels = match (panel.compact, panel.y_desc.is_empty()) {
+        (true, false) if w < 200 => 2,
+        (true, _) => 3,
+        (false, _) => 6,
+    };
     let y_labels = if panel.compact { 5 } else { 6 };
     match panel.y {
         YAxis::Linear(lo, hi) => {
@@ -602,8 +624,8 @@ fn configure<DB: DrawingBackend, YC: Ranged<ValueType = f64> + ValueFormatter<f6
     mesh.draw().msg()
 }
 
-/// Draws box edges and bands first (under everything), then failed-fit crosses, then curves with markers
-/// (spread by [`dodge`] in a dodging panel).
+/// Draws box edges and bands first (under everything), then failed-fit crosses and floor triangles, then
+/// curves with markers, each point at its value.
 fn draw_layers<DB: DrawingBackend, YC: Ranged<ValueType = f64>>(
     chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, YC>>,
     panel: &Panel,
@@ -617,7 +639,7 @@ fn draw_layers<DB: DrawingBackend, YC: Ranged<ValueType = f64>>(
                         [(x.start, b), (x.end, b)],
                         6,
                         5,
-                        style::BOUND_LINE.stroke_width(1),
+                        style::BOUND_LINE.stroke_width(style::BOUND_WIDTH),
                     ))
                     .msg()?;
             }
@@ -642,6 +664,15 @@ fn draw_layers<DB: DrawingBackend, YC: Ranged<ValueType = f64>>(
             chart.draw_series(nus.iter().map(|&nu| Cross::new((nu, at), 6, colour.stroke_width(2)))).msg()?;
         }
     }
+    for layer in &panel.layers {
+        if let Layer::Floor { colour, nus } = layer {
+            // The tip on the axis floor, the triangle above it: the value lies below what the axis shows.
+            let area = chart.plotting_area();
+            for &nu in nus {
+                canvas::draw_floor_marker(area, (nu, y.start), *colour)?;
+            }
+        }
+    }
     let curves: Vec<(VariantStyle, &Segments)> = panel
         .layers
         .iter()
@@ -650,17 +681,10 @@ fn draw_layers<DB: DrawingBackend, YC: Ranged<ValueType = f64>>(
             _ => None,
         })
         .collect();
-    let segments: Vec<Segments> = curves.iter().map(|(_, s)| (*s).clone()).collect();
-    let shown = if let Some(limits) = panel.dodge {
-        let (_, h) = chart.plotting_area().dim_in_pixel();
-        dodge(&segments, panel.y, h as f64, limits)
-    } else {
-        segments
-    };
-    for ((style, _), segments) in curves.iter().zip(&shown) {
+    for (style, segments) in &curves {
         let radius = style::marker_radius(segments.iter().map(Vec::len).sum(), panel.compact);
         let line = style.colour.stroke_width(style::CURVE_WIDTH);
-        for seg in segments {
+        for seg in segments.iter() {
             match style.dash {
                 None => chart.draw_series(LineSeries::new(seg.iter().copied(), line)).msg()?,
                 Some((dash, gap)) => {
@@ -684,56 +708,80 @@ fn draw_layers<DB: DrawingBackend, YC: Ranged<ValueType = f64>>(
 mod tests {
     use super::*;
 
-    #[test]
-    fn coinciding_curves_are_spread_in_legend_order_and_lone_ones_stay() {
-        let y = YAxis::Linear(-0.04, 1.04);
-        let h = 300.0;
-        // Four curves at kd = 1 for the first two ν; at the third ν they part.
-        let curve = |last: f64| vec![vec![(0.0, 1.0), (0.1, 1.0), (0.2, last)]];
-        let curves = vec![curve(1.0), curve(0.8), curve(0.6), curve(0.4)];
-        let shown = dodge(&curves, y, h, (f64::NEG_INFINITY, f64::INFINITY));
-        for i in 0..2 {
-            let px: Vec<f64> = shown.iter().map(|c| y.to_px(c[0][i].1, h)).collect();
-            let at_one = y.to_px(1.0, h);
-            for (k, p) in px.iter().enumerate() {
-                let expected = at_one + (k as f64 - 1.5) * style::DODGE_PX;
-                assert!((p - expected).abs() < 1e-9, "curve {k} at {p}, expected {expected}");
-            }
+    use pbdfit_results::{ExperimentLayout, SceneLayout};
+
+    use crate::study::Fixed;
+
+    /// kd of four time steps (one variant each) at three ν; the smallest time step fits kd = 0 (the box's
+    /// lower edge) at ν = 0.2.
+    fn dt_data(kd: [[f64; 3]; 4]) -> ExperimentData {
+        let p = ParameterLayout { name: "kd".into(), unit: "1".into(), scale: Scale::Linear, lower: 0.0, upper: 1.0 };
+        let variants = kd
+            .iter()
+            .enumerate()
+            .map(|(i, values)| Variant {
+                value: Some([0.01, 0.005, 0.002, 0.001][i]),
+                label: format!("v{i}"),
+                style_index: i,
+                rows: values
+                    .iter()
+                    .zip([0.0, 0.1, 0.2])
+                    .map(|(&v, nu)| {
+                        let point = Point { nu, values: vec![v], error: 0.1, parts: vec![], at_bound: vec![] };
+                        (nu, Some(point))
+                    })
+                    .collect(),
+            })
+            .collect();
+        ExperimentData {
+            scene: SceneLayout { name: "gravity-floor".into(), parts: vec![] },
+            experiment: ExperimentLayout { name: "dt".into(), setting: Some("dt".into()), values: vec![] },
+            model: "pbd".into(),
+            parameters: vec![p],
+            variants,
+            fixed: Some(Fixed { dt: 0.01, n: 1, nit: 1, young: 1e3 }),
         }
-        // Apart at ν = 0.2: exact values.
-        for (c, v) in shown.iter().zip([1.0, 0.8, 0.6, 0.4]) {
-            assert_eq!(c[0][2].1, v);
-        }
-        // A log axis works the same way, in pixels.
-        let y = YAxis::Log(1e-10, 1e-2);
-        let shown = dodge(&[vec![vec![(0.0, 1e-6)]], vec![vec![(0.0, 1e-6)]]], y, h, (1e-10, 1e-2));
-        let gap = y.to_px(shown[1][0][0].1, h) - y.to_px(shown[0][0][0].1, h);
-        assert!((gap - style::DODGE_PX).abs() < 1e-9, "{gap}");
     }
 
-    /// Issue 26 (Fig. 4.20): curves that coincide on a bound of the box fan out inward, never beyond it,
-    /// still DODGE_PX apart and in legend order.
+    /// Issue 40 (Fig. 4.4): kd from 0.2 down to 0.002 lay flat on zero on a linear 0-1 axis; a linear
+    /// parameter whose values span more than two decades gets a log axis, a 0 on it is drawn on the floor
+    /// and the legend says so; values within two decades keep the linear box axis.
     #[test]
-    fn coinciding_curves_on_a_bound_stay_inside_the_box() {
-        let y = YAxis::Linear(-0.04, 1.04);
-        let h = 300.0;
-        for bound in [1.0, 0.0] {
-            let curves: Vec<Segments> = (0..4).map(|_| vec![vec![(0.49, bound)]]).collect();
-            let shown = dodge(&curves, y, h, (0.0, 1.0));
-            let values: Vec<f64> = shown.iter().map(|c| c[0][0].1).collect();
-            assert!(values.iter().all(|v| (0.0 - 1e-12..=1.0 + 1e-12).contains(v)), "{values:?}");
-            // One curve stays on the bound; the others step inward by DODGE_PX each.
-            let px: Vec<f64> = values.iter().map(|&v| y.to_px(v, h)).collect();
-            assert!(values.iter().any(|&v| (v - bound).abs() < 1e-12), "{values:?}");
-            for w in px.windows(2) {
-                assert!((w[1] - w[0] - style::DODGE_PX).abs() < 1e-9, "{px:?}");
-            }
-        }
-        // Away from the bounds nothing shifts.
-        let curves: Vec<Segments> = (0..2).map(|_| vec![vec![(0.3, 0.5)]]).collect();
-        let shown = dodge(&curves, y, h, (0.0, 1.0));
-        let mean = (y.to_px(shown[0][0][0].1, h) + y.to_px(shown[1][0][0].1, h)) / 2.0;
-        assert!((mean - y.to_px(0.5, h)).abs() < 1e-9);
+    fn a_panel_spanning_decades_is_logarithmic_and_its_zeros_are_noted() {
+        let data = dt_data([[0.2, 0.2, 0.3], [0.05, 0.05, 0.06], [0.01, 0.01, 0.02], [0.002, 0.001, 0.0]]);
+        let panel = parameter_panel(&data, 0, true, 0.0..0.5);
+        let YAxis::Log(lo, hi) = panel.y else { panic!("not a log axis: {:?}", panel.y) };
+        assert!((lo / 1e-4 - 1.0).abs() < 1e-6 && (hi - 1.25).abs() < 1e-9, "{lo} {hi}");
+        // The 0 is not on the curve but on the floor, in its variant's colour; the other points are.
+        let floors: Vec<(RGBColor, Vec<f64>)> = panel
+            .layers
+            .iter()
+            .filter_map(|l| match l {
+                Layer::Floor { colour, nus } => Some((*colour, nus.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(floors, [(style::variant_colour(3), vec![0.2])]);
+        let Some(Layer::Curve { segments, .. }) =
+            panel.layers.iter().filter(|l| matches!(l, Layer::Curve { .. })).nth(3)
+        else {
+            panic!("four curves")
+        };
+        assert_eq!(segments, &[vec![(0.0, 0.002), (0.1, 0.001)]]);
+        // The box edge 1 is inside the axis: dashed, and named in the legend with the floor.
+        assert!(panel.has_bounds());
+        let legend: Vec<String> = panel_legend(&data, &[(0, &panel)]).into_iter().map(|e| e.0).collect();
+        assert_eq!(
+            legend,
+            ["search box bound (dashed)", "kd = 0 (box's lower edge): open triangle on the log axis's floor"]
+        );
+        assert_eq!(panel.y_desc, "kd (dimensionless)");
+        // Within two decades (0.01 to 0.3): the linear box axis, zeros drawn at 0 and no floor note.
+        let data = dt_data([[0.2, 0.2, 0.3], [0.05, 0.05, 0.06], [0.01, 0.01, 0.02], [0.01, 0.01, 0.0]]);
+        let panel = parameter_panel(&data, 0, true, 0.0..0.5);
+        assert_eq!(panel.y, YAxis::Linear(-0.04, 1.04));
+        assert!(!panel.has_floor());
+        assert_eq!(panel_legend(&data, &[(0, &panel)]).len(), 1);
     }
 
     #[test]
@@ -745,5 +793,11 @@ mod tests {
         assert!((lo / 1e-10 - 1.0).abs() < 1e-6 && (hi / 1e-1 - 1.0).abs() < 1e-6, "{lo} {hi}");
         assert_eq!(parameter_axis(&p(Scale::Linear, 0.0, 1.0), &[0.2, 1.0]), YAxis::Linear(-0.04, 1.04));
         assert_eq!(parameter_desc(&p(Scale::Log10, 0.0, 1.0)), "a (m/N)");
+        // Linear, but spanning more than two decades: decades around the data, zeros left to the floor.
+        let YAxis::Log(lo, hi) = parameter_axis(&p(Scale::Linear, 0.0, 1.0), &[0.0, 2e-3, 0.5]) else {
+            panic!("not a log axis")
+        };
+        assert!((lo / 1e-3 - 1.0).abs() < 1e-6 && (hi - 1.25).abs() < 1e-9, "{lo} {hi}");
+        assert!(!spans_decades(&[0.0, 0.0051, 0.5]) && spans_decades(&[0.0049, 0.5]));
     }
 }

@@ -6,10 +6,12 @@
 //! data. It owns:
 //!
 //! - the curve figures: error against ν, the model's fitted parameters against ν (one panel each, in the
-//!   layout's order; log10 axis for a Log10 parameter), the base case, and a compound scene's error shares
-//!   (stacked areas under the total in the base case, percent of e² per variant in the error figures).
-//!   Variants are black, red, green, blue in the layout's value order, each with its own marker and dash;
-//!   in parameter panels, curves that coincide are drawn side by side;
+//!   layout's order; log10 axis for a Log10 parameter, and for a linear one whose values span more than
+//!   two decades, [`LOG_SPAN`]), the base case, and a compound scene's error shares (stacked areas under
+//!   the total in the base case, percent of e² per variant in the error figures). Variants are black, red,
+//!   green, blue in the layout's value order, each with its own marker and dash; every point is drawn at
+//!   its value, so curves that coincide overlap (the legend says so), and values a log axis cannot show
+//!   (0) sit on its floor as open triangles (the legend says so too). Labels carry units (`dt = 0.005 s`);
 //! - figure naming ([`Naming`]): generic names for any study, or the thesis numbering (figures 4.1 to
 //!   4.39, [`thesis_figures`]) for the thesis study;
 //! - scene pictures (orthographic wireframes, initial and rest state side by side, [`draw_scene_picture`]);
@@ -40,14 +42,15 @@ mod summary;
 mod thesis;
 
 pub use canvas::FigureFiles;
+pub use curves::LOG_SPAN;
 pub use error::PlotError;
 pub use models::{ModelsReport, is_models_folder, render_models};
 pub use render::{FigureId, FigureOutcome, Naming, RenderedFigure, RenderedStudy, render_study};
 pub use report::{ReportContext, write_report};
 pub use scene_picture::{ScenePicture, auto_scale, draw_scene_picture};
 pub use style::{
-    BASE_PANEL_HEIGHT, BASE_SIZE, COINCIDE_PX, COMPOUND_ERROR_SIZE, DODGE_PX, ERROR_SIZE, PARAMETER_PANEL_HEIGHT,
-    PARAMETERS_SIZE, SCENE_PICTURE_SIZE, figure_size,
+    BASE_PANEL_HEIGHT, BASE_SIZE, COMPOUND_ERROR_SIZE, ERROR_SIZE, PARAMETER_PANEL_HEIGHT, PARAMETERS_SIZE,
+    SCENE_PICTURE_SIZE, figure_size,
 };
 pub use summary::BOUND_TOLERANCE;
 pub use thesis::{CHAPTER, FigureContent, ThesisFigure, thesis_figure, thesis_figures};

@@ -29,8 +29,10 @@ fn setting_of(r: &FitRecord) -> Setting {
     (r.dt, r.n, r.nit, r.young)
 }
 
+/// `dt = 0.01 s, N = 1, nit = 1, E = 1e3 Pa`.
 fn setting_label((dt, n, nit, young): Setting) -> String {
-    format!("dt = {dt}, N = {n}, nit = {nit}, E = {young:e} Pa")
+    use crate::study::setting_label as one;
+    [one("dt", dt), one("n", n as f64), one("nit", nit as f64), one("young", young)].join(", ")
 }
 
 /// Whether `dir` holds a comparison of models: no `summary.json` of its own, and sub-folders that have one.

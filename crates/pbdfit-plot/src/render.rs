@@ -293,11 +293,9 @@ fn caption(layout: &StudyLayout, id: &FigureId, thesis: Option<ThesisFigure>) ->
         FigureContent::Parameters => {
             let several = experiment.as_ref().is_none_or(|e| e.values.len() != 1);
             let note = if several {
-                format!(
-                    "; variants differ in colour, marker and dash, and curves that coincide (fits at the same \
-                     value, e.g. a bound) are drawn {} px apart in legend order, inside the box",
-                    style::DODGE_PX
-                )
+                "; variants differ in colour, marker and dash, and curves that coincide (fits at the same \
+                 value, e.g. a bound) overlap, each point drawn at its value"
+                    .to_string()
             } else {
                 String::new()
             };

@@ -7,6 +7,7 @@ use std::path::Path;
 use pbdfit_results::{ExperimentLayout, FitRecord, FitStatus, ParameterLayout, SceneLayout, StudyLayout, read_records};
 
 use crate::PlotError;
+use crate::canvas::{number, scientific};
 
 /// One successful fit, as the curves use it.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,7 +29,7 @@ pub(crate) struct Point {
 pub(crate) struct Variant {
     /// The varied setting's value (`None` for a base case).
     pub value: Option<f64>,
-    /// Legend label, e.g. `dt = 0.005`.
+    /// Legend label with the unit, e.g. `dt = 0.005 s` ([`value_label`]).
     pub label: String,
     /// Index into the colour, marker and dash tables (the layout's value order).
     pub style_index: usize,
@@ -92,23 +93,23 @@ pub(crate) struct Fixed {
 }
 
 impl ExperimentData {
-    /// The settings not varied, e.g. `N = 1, nit = 1, E = 1e3 Pa` for the dt experiment (all four for a
-    /// base case); empty without data.
+    /// The settings not varied, with units, e.g. `N = 1, nit = 1, E = 1e3 Pa` for the dt experiment
+    /// (all four for a base case: `dt = 0.01 s, N = 1, nit = 1, E = 1e3 Pa`); empty without data.
     pub fn fixed_label(&self) -> String {
         let Some(f) = self.fixed else { return String::new() };
         let varied = self.experiment.setting.as_deref();
         let mut parts = Vec::new();
         if varied != Some("dt") {
-            parts.push(format!("dt = {}", f.dt));
+            parts.push(setting_label("dt", f.dt));
         }
         if varied != Some("n") {
-            parts.push(format!("N = {}", f.n));
+            parts.push(setting_label("n", f.n as f64));
         }
         if varied != Some("nit") {
-            parts.push(format!("nit = {}", f.nit));
+            parts.push(setting_label("nit", f.nit as f64));
         }
         if varied != Some("young") {
-            parts.push(format!("E = {:e} Pa", f.young));
+            parts.push(setting_label("young", f.young));
         }
         parts.join(", ")
     }
@@ -131,6 +132,26 @@ impl ExperimentData {
     /// The parameter names joined for a sentence: `kd and kv`, `a, b and c`.
     pub fn parameter_list(&self) -> String {
         and_list(&self.parameters.iter().map(|p| p.name.clone()).collect::<Vec<_>>())
+    }
+}
+
+/// A setting's value as a reader sees it in a legend or title, with its unit and at most six significant
+/// digits: `dt = 0.005 s`, `dt = 0.00333333 s`, `N = 2`, `nit = 10`, `E = 1e4 Pa`; another setting as
+/// `<setting> = <value>`.
+pub(crate) fn setting_label(setting: &str, value: f64) -> String {
+    match setting {
+        "dt" => format!("dt = {} s", number(value)),
+        "n" => format!("N = {}", number(value)),
+        "young" => format!("E = {} Pa", scientific(value)),
+        other => format!("{other} = {}", number(value)),
+    }
+}
+
+/// A variant's legend label: [`setting_label`] of the experiment's setting, `base` for a base case.
+pub(crate) fn value_label(experiment: &ExperimentLayout, value: Option<f64>) -> String {
+    match (experiment.setting.as_deref(), value) {
+        (Some(setting), Some(v)) => setting_label(setting, v),
+        _ => "base".into(),
     }
 }
 
@@ -184,7 +205,7 @@ pub(crate) fn group(
             None => {
                 variants.push(Variant {
                     value,
-                    label: experiment.value_label(value),
+                    label: value_label(experiment, value),
                     style_index: 0,
                     rows: Vec::new(),
                 });
@@ -296,8 +317,23 @@ mod tests {
     #[test]
     fn the_fixed_settings_leave_out_the_varied_one() {
         assert_eq!(data(Some("dt")).fixed_label(), "N = 1, nit = 2, E = 1e3 Pa");
-        assert_eq!(data(None).fixed_label(), "dt = 0.005, N = 1, nit = 2, E = 1e3 Pa");
-        assert_eq!(data(Some("young")).fixed_label(), "dt = 0.005, N = 1, nit = 2");
+        assert_eq!(data(None).fixed_label(), "dt = 0.005 s, N = 1, nit = 2, E = 1e3 Pa");
+        assert_eq!(data(Some("young")).fixed_label(), "dt = 0.005 s, N = 1, nit = 2");
+    }
+
+    /// Issue 40: every label names its unit, with at most six significant digits.
+    #[test]
+    fn labels_carry_units() {
+        let dt = experiment(Some("dt"), vec![0.005]);
+        assert_eq!(value_label(&dt, Some(0.005)), "dt = 0.005 s");
+        assert_eq!(value_label(&dt, Some(1.0 / 300.0)), "dt = 0.00333333 s");
+        assert_eq!(value_label(&experiment(Some("young"), vec![]), Some(1e4)), "E = 1e4 Pa");
+        assert_eq!(value_label(&experiment(Some("n"), vec![]), Some(2.0)), "N = 2");
+        assert_eq!(value_label(&experiment(Some("nit"), vec![]), Some(10.0)), "nit = 10");
+        assert_eq!(value_label(&experiment(None, vec![]), None), "base");
+        let mut d = data(None);
+        d.fixed = Some(Fixed { dt: 0.0033333333333333335, n: 1, nit: 1, young: 2.5e4 });
+        assert_eq!(d.fixed_label(), "dt = 0.00333333 s, N = 1, nit = 1, E = 2.5e4 Pa");
     }
 
     #[test]

@@ -165,10 +165,11 @@ pub(crate) fn variant_style(i: usize) -> VariantStyle {
     VariantStyle { colour: variant_colour(i), marker: MARKERS[i % MARKERS.len()], dash: DASHES[i % DASHES.len()] }
 }
 
-/// Curves closer than this (pixels, at the same ν) count as lying on top of each other.
-pub const COINCIDE_PX: f64 = 2.0;
-/// Coinciding curves are drawn this many pixels apart, in legend order from top to bottom.
-pub const DODGE_PX: f64 = 4.0;
 /// Box edges of a parameter (where a fit "at the bound" sits) are drawn as thin dashed lines in this
 /// colour.
 pub(crate) const BOUND_LINE: RGBColor = RGBColor(150, 150, 150);
+/// Stroke width of the box edges in pixels.
+pub(crate) const BOUND_WIDTH: u32 = 1;
+/// Half size in pixels of the open triangle that marks a value drawn at a log axis's floor
+/// ([`crate::canvas::draw_floor_marker`]).
+pub(crate) const FLOOR_MARKER_RADIUS: i32 = 5;

@@ -224,5 +224,5 @@ fn fitted(study: &Study, results: &Path, scene: &str, n: usize, nu: f64) -> Opti
         .min_by(|a, b| (a.poisson - nu).abs().total_cmp(&(b.poisson - nu).abs()))?;
     let values: Option<Vec<f64>> = study.kind.parameters().iter().map(|p| row.parameter(p.name)).collect();
     let model = study.kind.with(&values?).ok()?;
-    Some((model, format!("fit at E = {:e}, ν = {}", row.young, row.poisson)))
+    Some((model, format!("fit at E = {:e} Pa, ν = {}", row.young, row.poisson)))
 }
