@@ -11,9 +11,11 @@
 //! residual stalls at 1.4e-10). An increment that fails is halved, down to `2^-10`; after a success the next
 //! increment doubles again (never past the remaining load).
 //!
-//! The load stepping and the backtracking are the `newton` unit's ([`LoadStepping`] with
-//! [`Growth::Double`], [`Backtracking`]). A problem with contact does not come here: its entry points
-//! (`static_equilibrium.rs`) send it to the contact solve, which calls this solve, not the reverse.
+//! The load stepping and the backtracking are the `newton` unit's
+//! ([`LoadStepping`](crate::newton::LoadStepping) with [`Growth::Double`], [`Backtracking`]; no snap:
+//! the last increment ends at 1 only where it reaches it exactly). A problem with contact does not come
+//! here: its entry points (`static_equilibrium.rs`) send it to the contact solve, which calls this
+//! solve, not the reverse.
 
 use nalgebra::Vector3;
 use nalgebra_sparse::CscMatrix;
