@@ -163,9 +163,11 @@ mod error;
 pub mod material;
 pub mod materials;
 pub mod multigrid;
+mod newton;
 mod nonlinear;
 mod reference_spec;
 pub mod solver;
+mod static_equilibrium;
 mod static_solve;
 
 pub use contact::{ContactForce, ContactSettings, ContactSolution, ContactState, GAP_TOLERANCE};
@@ -174,7 +176,8 @@ pub use element::element_stiffness;
 pub use error::{FemError, MaterialError};
 pub use material::{LameParameters, YoungPoisson};
 pub use multigrid::{MultigridCg, MultigridSolve, Smoother};
-pub use nonlinear::{NewtonSettings, NonlinearSolution};
+pub use newton::NewtonSettings;
+pub use nonlinear::NonlinearSolution;
 pub use reference_spec::{ReferenceOverrides, ReferenceSpec, Solve};
 pub use solver::{
     AutoSolver, CG_THRESHOLD_DOFS, FaerCholesky, FaerLu, JacobiCg, LinearSolver, MULTIGRID_THRESHOLD_DOFS,

@@ -10,37 +10,23 @@
 //! round-off floor, reached for example by the corotational law at E = 1e6 Pa under gravity, whose
 //! residual stalls at 1.4e-10). An increment that fails is halved, down to `2^-10`; after a success the next
 //! increment doubles again (never past the remaining load).
+//!
+//! The load stepping and the backtracking are the `newton` unit's
+//! ([`LoadStepping`](crate::newton::LoadStepping) with [`Growth::Double`], [`Backtracking`]; no snap:
+//! the last increment ends at 1 only where it reaches it exactly). A problem with contact does not come
+//! here: its entry points (`static_equilibrium.rs`) send it to the contact solve, which calls this
+//! solve, not the reverse.
 
 use nalgebra::Vector3;
 use nalgebra_sparse::CscMatrix;
 
 use crate::materials::Material;
+use crate::newton::{Backtracking, Growth, LineSearch, NewtonSettings, Outcome, ROUND_OFF_FACTOR, norm};
 use crate::solver::{FaerLu, LinearSolver};
 use crate::{FemError, StaticProblem, YoungPoisson};
 
-/// A Newton iteration whose residual no step can lower (round-off: the polar decomposition of an
-/// element barely deformed, a stiff material under a small load) counts as converged when its residual
-/// is within this factor of the tolerance.
-pub const ROUND_OFF_FACTOR: f64 = 100.0;
-
-/// Settings of the Newton solve.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct NewtonSettings {
-    /// Converged when `|r| <= relative_tolerance |r_0|` (2-norm over the free DOFs).
-    pub relative_tolerance: f64,
-    /// Newton iterations allowed per load increment.
-    pub max_iterations: usize,
-    /// The smallest load increment is `1 / max_increments` (a power of two).
-    pub max_increments: usize,
-    /// Load increments to start with (1: the whole load at once).
-    pub initial_increments: usize,
-}
-
-impl Default for NewtonSettings {
-    fn default() -> Self {
-        Self { relative_tolerance: 1e-10, max_iterations: 40, max_increments: 1 << 10, initial_increments: 1 }
-    }
-}
+/// The Newton step's search: backtracking on the residual norm, `alpha` from 1 down to `2^-11`.
+const SEARCH: Backtracking = Backtracking { tries: 12, sufficient_decrease: 1e-4 };
 
 /// A nonlinear equilibrium and how it was reached.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,14 +52,18 @@ impl NonlinearSolution {
     }
 }
 
-fn norm(v: &[f64]) -> f64 {
-    v.iter().map(|x| x * x).sum::<f64>().sqrt()
-}
-
 /// Outcome of one Newton attempt on an increment.
 enum Attempt {
     Converged { u: Vec<Vector3<f64>>, residuals: Vec<f64>, solvers: Vec<&'static str> },
-    Failed { residual: f64, iterations: usize, inverted: Option<(usize, f64)> },
+    Failed(Failed),
+}
+
+/// A Newton attempt that did not converge.
+struct Failed {
+    residual: f64,
+    iterations: usize,
+    /// The last element that inverted (tetrahedron, determinant), if any did.
+    inverted: Option<(usize, f64)>,
 }
 
 impl StaticProblem {
@@ -125,52 +115,6 @@ impl StaticProblem {
         }
     }
 
-    /// Static equilibrium for the constitutive law `law` with the default [`NewtonSettings`].
-    ///
-    /// ```
-    /// use pbdfit_fem::{StaticProblem, YoungPoisson, materials::material};
-    /// let body = pbdfit_mesh::SceneSet::builtin("gravity-wall").unwrap().scenes()[0].body(1).unwrap();
-    /// let problem = StaticProblem::new(&body).unwrap();
-    /// let m = YoungPoisson::new(1e3, 0.3).unwrap();
-    /// let stvk = problem.solve_law(material("stvk").unwrap(), m).unwrap();
-    /// let linear = problem.solve(m).unwrap();
-    /// // A small load: the nonlinear law is within a few per cent of the linear solution.
-    /// let ratio = stvk.max_displacement() / linear.max_displacement();
-    /// assert!((ratio - 1.0).abs() < 0.05, "{ratio}");
-    /// // Newton converged quadratically to the tolerance.
-    /// assert!(*stvk.residuals.last().unwrap() <= 1e-10);
-    /// ```
-    pub fn solve_law(&self, law: &dyn Material, material: YoungPoisson) -> Result<NonlinearSolution, FemError> {
-        self.solve_law_with(law, material, NewtonSettings::default())
-    }
-
-    /// Static equilibrium for `law` with the given settings. A contact problem is solved by
-    /// [`solve_contact_with`](Self::solve_contact_with) (friction in its default equal increments).
-    pub fn solve_law_with(
-        &self,
-        law: &dyn Material,
-        material: YoungPoisson,
-        settings: NewtonSettings,
-    ) -> Result<NonlinearSolution, FemError> {
-        if self.contact.is_some() {
-            // Contact problems: the active-set Newton method with these settings.
-            let contact = crate::contact::ContactSettings {
-                newton: NewtonSettings { max_iterations: settings.max_iterations.max(60), ..settings },
-                ..Default::default()
-            };
-            let s = self.solve_contact_with(law, material, contact)?;
-            return Ok(NonlinearSolution {
-                displacements: s.displacements,
-                increments: s.increments,
-                halvings: s.halvings,
-                iterations: s.iterations,
-                residuals: vec![s.residual],
-                solvers: s.solvers,
-            });
-        }
-        self.solve_law_free(law, material, settings)
-    }
-
     /// [`solve_law_with`](Self::solve_law_with) without contact: load stepping with Newton's method,
     /// whatever obstacles the problem has (for a contact solve whose obstacles carry nothing).
     pub(crate) fn solve_law_free(
@@ -198,53 +142,48 @@ impl StaticProblem {
             solution.displacements = full;
             return Ok(solution);
         }
-        let minimum = 1.0 / settings.max_increments.max(1) as f64;
-        let mut lambda = 0.0;
-        let mut increment = 1.0 / settings.initial_increments.max(1) as f64;
-        while lambda < 1.0 {
-            let step = increment.min(1.0 - lambda);
-            let target = if step >= 1.0 - lambda { 1.0 } else { lambda + step };
-            let start = self.with_prescribed(&u, target);
-            match self.newton(law, material, start, target, scale, settings)? {
-                Attempt::Converged { u: next, residuals, solvers } => {
-                    solution.iterations += residuals.len() - 1;
-                    solution.increments += 1;
-                    solution.residuals = residuals;
-                    for s in solvers {
-                        if !solution.solvers.contains(&s) {
-                            solution.solvers.push(s);
+        let stepping = settings.load_stepping(1.0 / settings.initial_increments.max(1) as f64, 0.0, Growth::Double);
+        let halvings = stepping.run(
+            |_, target| {
+                let start = self.with_prescribed(&u, target);
+                Ok(match self.newton(law, material, start, target, scale, settings)? {
+                    Attempt::Converged { u: next, residuals, solvers } => {
+                        solution.iterations += residuals.len() - 1;
+                        solution.increments += 1;
+                        solution.residuals = residuals;
+                        for s in solvers {
+                            if !solution.solvers.contains(&s) {
+                                solution.solvers.push(s);
+                            }
                         }
+                        u = next;
+                        Outcome::Converged
                     }
-                    u = next;
-                    lambda = target;
-                    increment = (2.0 * step).min(1.0);
-                }
-                Attempt::Failed { residual, iterations, inverted } => {
-                    solution.iterations += iterations;
-                    if step / 2.0 < minimum * (1.0 - 1e-12) {
-                        return Err(match inverted {
-                            Some((tet, det)) => FemError::InvertedElement { tet, det, load: Some(target) },
-                            None => FemError::NewtonFailed {
-                                material: law.name(),
-                                load: target,
-                                increment: step,
-                                residual,
-                                iterations,
-                                tolerance: settings.relative_tolerance,
-                            },
-                        });
+                    Attempt::Failed(failed) => {
+                        solution.iterations += failed.iterations;
+                        Outcome::Failed(failed)
                     }
-                    solution.halvings += 1;
-                    increment = step / 2.0;
-                }
-            }
-        }
+                })
+            },
+            |Failed { residual, iterations, inverted }, target, step| match inverted {
+                Some((tet, det)) => FemError::InvertedElement { tet, det, load: Some(target) },
+                None => FemError::NewtonFailed {
+                    material: law.name(),
+                    load: target,
+                    increment: step,
+                    residual,
+                    iterations,
+                    tolerance: settings.relative_tolerance,
+                },
+            },
+        )?;
+        solution.halvings = halvings;
         solution.displacements = u;
         Ok(solution)
     }
 
     /// `u` with the constrained vertices at `lambda` times their prescribed displacement.
-    fn with_prescribed(&self, u: &[Vector3<f64>], lambda: f64) -> Vec<Vector3<f64>> {
+    pub(crate) fn with_prescribed(&self, u: &[Vector3<f64>], lambda: f64) -> Vec<Vector3<f64>> {
         let map = self.assembler.dof_map();
         u.iter()
             .enumerate()
@@ -265,7 +204,11 @@ impl StaticProblem {
         let (mut r, mut k) = match self.residual_and_tangent(law, material, &u, lambda) {
             Ok(x) => x,
             Err(FemError::InvertedElement { tet, det, .. }) => {
-                return Ok(Attempt::Failed { residual: f64::INFINITY, iterations: 0, inverted: Some((tet, det)) });
+                return Ok(Attempt::Failed(Failed {
+                    residual: f64::INFINITY,
+                    iterations: 0,
+                    inverted: Some((tet, det)),
+                }));
             }
             Err(e) => return Err(e),
         };
@@ -279,35 +222,32 @@ impl StaticProblem {
             }
             let minus_r: Vec<f64> = r.iter().map(|x| -x).collect();
             let Ok((step, solver)) = self.linear_solve(&k, &minus_r) else {
-                return Ok(Attempt::Failed { residual: current, iterations: iteration, inverted });
+                return Ok(Attempt::Failed(Failed { residual: current, iterations: iteration, inverted }));
             };
             if !solvers.contains(&solver) {
                 solvers.push(solver);
             }
-            // Backtracking on the residual norm: accept the first alpha that reduces it.
-            let mut alpha = 1.0;
-            let mut accepted = None;
-            for _ in 0..12 {
+            // Backtracking on the residual norm: accept the first alpha that reduces it enough.
+            let accepted = SEARCH.search(current, |alpha| {
                 let trial = self.update(&u, &step, alpha);
                 match self.residual_and_tangent(law, material, &trial, lambda) {
                     Ok((r_trial, k_trial)) => {
                         let n = norm(&r_trial) / scale;
-                        if n.is_finite() && n < (1.0 - 1e-4 * alpha) * current {
-                            accepted = Some((trial, r_trial, k_trial, n));
-                            break;
-                        }
+                        Ok(Some(((trial, r_trial, k_trial, n), n)))
                     }
-                    Err(FemError::InvertedElement { tet, det, .. }) => inverted = Some((tet, det)),
-                    Err(e) => return Err(e),
+                    Err(FemError::InvertedElement { tet, det, .. }) => {
+                        inverted = Some((tet, det));
+                        Ok(None)
+                    }
+                    Err(e) => Err(e),
                 }
-                alpha *= 0.5;
-            }
+            })?;
             let Some((trial, r_trial, k_trial, n)) = accepted else {
                 // No step lowers the residual: round-off. Close enough to the tolerance, that is the solution.
                 if current <= ROUND_OFF_FACTOR * settings.relative_tolerance {
                     return Ok(Attempt::Converged { u, residuals, solvers });
                 }
-                return Ok(Attempt::Failed { residual: current, iterations: iteration + 1, inverted });
+                return Ok(Attempt::Failed(Failed { residual: current, iterations: iteration + 1, inverted }));
             };
             u = trial;
             r = r_trial;
@@ -318,6 +258,6 @@ impl StaticProblem {
         if current <= settings.relative_tolerance {
             return Ok(Attempt::Converged { u, residuals, solvers });
         }
-        Ok(Attempt::Failed { residual: current, iterations: settings.max_iterations, inverted })
+        Ok(Attempt::Failed(Failed { residual: current, iterations: settings.max_iterations, inverted }))
     }
 }

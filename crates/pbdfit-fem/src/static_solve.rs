@@ -165,29 +165,6 @@ impl StaticProblem {
         &self.loads
     }
 
-    /// Solves with [`AutoSolver`]: sparse Cholesky; multigrid-preconditioned conjugate gradients from
-    /// [`MULTIGRID_THRESHOLD_DOFS`](crate::MULTIGRID_THRESHOLD_DOFS) = 1e4 unknowns on for unit-cube
-    /// meshes of even N; Jacobi-preconditioned conjugate gradients above 2e5 unknowns for other meshes.
-    /// Repeated solves reuse the symbolic factorisation (and the multigrid hierarchy).
-    ///
-    /// A contact problem is solved by [`solve_contact`](Self::solve_contact) with the linear law (the
-    /// solver is reported as `contact-active-set`).
-    pub fn solve(&self, material: YoungPoisson) -> Result<FemSolution, FemError> {
-        if self.contact.is_some() {
-            let start = Instant::now();
-            let law = crate::materials::material("linear").expect("the linear law is registered");
-            let solution = self.solve_contact(law, material)?;
-            return Ok(FemSolution {
-                displacements: solution.displacements,
-                dofs: self.dofs(),
-                solver: "contact-active-set",
-                assembly_seconds: 0.0,
-                solve_seconds: start.elapsed().as_secs_f64(),
-            });
-        }
-        self.solve_with(material, self.solver.pick(self.dofs()))
-    }
-
     /// Solves with the given linear solver. Refuses a contact problem ([`FemError::ContactUnsupported`]): use
     /// [`solve`](Self::solve) or [`solve_contact`](Self::solve_contact).
     pub fn solve_with(&self, material: YoungPoisson, solver: &dyn LinearSolver) -> Result<FemSolution, FemError> {

@@ -1,0 +1,506 @@
+//! The contact solve's Newton iteration on one load increment: the primal-dual active set, stick and
+//! slip, the projected Newton step and the split of the constraint forces into normal and friction
+//! forces (the contact module's documentation, sections The method, Friction and Convergence).
+
+use std::convert::Infallible;
+
+use nalgebra::{Matrix3, Vector3};
+use nalgebra_sparse::CscMatrix;
+use pbdfit_mesh::obstacle::Shape;
+
+use super::rigid_motion::slip_crossings;
+use super::types::{ContactSetup, Failure, GAP_TOLERANCE, Increment, MAX_FLIPS, Pair, VertexConstraint};
+use crate::materials::Material;
+use crate::newton::{Admissible, LineSearch, NewtonSettings, ROUND_OFF_FACTOR, norm};
+use crate::{FemError, StaticProblem, YoungPoisson};
+
+/// The step's search: the full step, halved up to 12 times while an element would invert.
+const STEP_SEARCH: Admissible = Admissible { tries: 13 };
+
+impl StaticProblem {
+    /// Newton iterations with active-set updates on one increment from load factor `from` to `to`.
+    /// The outer `Result` carries errors that end the solve; the inner one a failure that halving
+    /// may mend.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn contact_newton(
+        &self,
+        law: &dyn Material,
+        material: YoungPoisson,
+        setup: &ContactSetup,
+        mut u: Vec<Vector3<f64>>,
+        u_start: &[Vector3<f64>],
+        pairs: &mut [Pair],
+        from: f64,
+        to: f64,
+        newton: NewtonSettings,
+    ) -> Result<Result<Increment, Failure>, FemError> {
+        let map = self.assembler.dof_map();
+        let nv = map.vertices();
+        let no = setup.obstacles.len();
+        let shapes: Vec<Shape> = setup.obstacles.iter().map(|o| o.at(to)).collect();
+        let moves: Vec<Vector3<f64>> = setup.obstacles.iter().map(|o| o.displacement * (to - from)).collect();
+        let touch = GAP_TOLERANCE * setup.size;
+        let mut c = 0.0;
+        let mut solvers = Vec::new();
+        let mut changes = 0;
+        let mut slip_change = 0.0;
+        let mut external: Vec<Vector3<f64>> = self.loads.iter().map(|f| f * to).collect();
+        let mut previous = f64::INFINITY;
+        for iteration in 0..=newton.max_iterations {
+            // Gaps, normals and slips at the iterate.
+            let mut changed = 0;
+            let mut new_slip_change: f64 = 0.0;
+            for v in 0..nv {
+                if map.is_constrained(v) {
+                    continue;
+                }
+                let x = setup.rest[v] + u[v];
+                let x_start = setup.rest[v] + u_start[v];
+                let mut friction_taken = false;
+                for j in 0..no {
+                    let p = &mut pairs[v * no + j];
+                    if iteration == 0 {
+                        p.flips = 0;
+                    }
+                    let gap = shapes[j].gap(&x);
+                    p.gap = gap.value;
+                    p.normal = gap.normal;
+                    let n = gap.normal;
+                    let relative = x - x_start - moves[j];
+                    p.slip = relative - n * n.dot(&relative);
+                    let active = if iteration == 0 {
+                        p.lambda - c * p.gap > 0.0 || p.gap <= touch
+                    } else {
+                        p.lambda - c * p.gap > 0.0
+                    };
+                    let mu = setup.obstacles[j].friction;
+                    let was = (p.active, p.stick);
+                    if !active {
+                        p.active = false;
+                        p.stick = false;
+                        p.lambda = 0.0;
+                        p.friction = Vector3::zeros();
+                    } else if !p.active {
+                        p.active = true;
+                        p.stick = !mu.is_frictionless() && !friction_taken;
+                        p.friction = Vector3::zeros();
+                    } else if !mu.is_frictionless() && !friction_taken && iteration > 0 {
+                        if p.stick {
+                            let t = p.friction.norm();
+                            if t > mu.static_coefficient * p.lambda.max(0.0) * (1.0 + 1e-12) + 1e-300 {
+                                p.stick = false;
+                                p.direction = -p.friction / t;
+                                p.flips += 1;
+                            }
+                        } else {
+                            let s = p.slip.norm();
+                            if (s == 0.0 || p.slip.dot(&p.direction) <= 0.0) && p.flips < MAX_FLIPS {
+                                p.stick = true;
+                                p.flips += 1;
+                            } else if s > 0.0 {
+                                p.direction = p.slip / s;
+                            }
+                        }
+                    }
+                    if p.active && !mu.is_frictionless() {
+                        friction_taken = true;
+                    }
+                    if (p.active, p.stick) != was {
+                        changed += 1;
+                    }
+                    if p.active && !p.stick && !mu.is_frictionless() {
+                        let force = -p.direction * (mu.kinetic_coefficient * p.lambda.max(0.0));
+                        new_slip_change = new_slip_change.max((force - p.friction).norm());
+                        p.friction = force;
+                    } else if p.active && mu.is_frictionless() {
+                        p.friction = Vector3::zeros();
+                    }
+                }
+            }
+            if iteration > 0 {
+                changes += changed;
+                slip_change = new_slip_change;
+            }
+            // Residual with slip forces as loads.
+            let (k, forces) = match self.assembler.nonlinear_system(law, material, &u) {
+                Ok(x) => x,
+                Err(FemError::InvertedElement { tet, det, .. }) => {
+                    return Ok(Err(Failure {
+                        iterations: iteration,
+                        residual: f64::INFINITY,
+                        changes,
+                        error: Some(FemError::InvertedElement { tet, det, load: Some(to) }),
+                    }));
+                }
+                Err(e) => return Err(e),
+            };
+            if c == 0.0 {
+                c = mean_diagonal(&k);
+            }
+            external.iter_mut().zip(&self.loads).for_each(|(e, f)| *e = f * to);
+            for v in 0..nv {
+                for j in 0..no {
+                    let p = &pairs[v * no + j];
+                    if p.active && !p.stick {
+                        external[v] += p.friction;
+                    }
+                }
+            }
+            let r: Vec<f64> = {
+                let mut r = vec![0.0; map.dofs()];
+                for v in 0..nv {
+                    if let Some(d) = map.dof(v, 0) {
+                        for i in 0..3 {
+                            r[d + i] = forces[v][i] - external[v][i];
+                        }
+                    }
+                }
+                r
+            };
+            let constraints = self.vertex_constraints(setup, &u, u_start, pairs, &moves);
+            let scale = {
+                let ext: f64 = (0..nv)
+                    .filter(|&v| !map.is_constrained(v))
+                    .map(|v| (self.loads[v] * to).norm_squared())
+                    .sum::<f64>()
+                    .sqrt();
+                let int: f64 =
+                    (0..nv).filter(|&v| !map.is_constrained(v)).map(|v| forces[v].norm_squared()).sum::<f64>().sqrt();
+                ext + int
+            };
+            let projected = projected_norm(&r, map, &constraints);
+            let residual = if scale > 0.0 { projected / scale } else { 0.0 };
+            let gap_error = constraints.iter().flatten().map(|c| c.prescribed.norm()).fold(0.0, f64::max);
+            let gap_error = gap_error.max(
+                (0..nv)
+                    .flat_map(|v| (0..no).map(move |j| (v, j)))
+                    .filter(|&(v, j)| pairs[v * no + j].active && !map.is_constrained(v))
+                    .map(|(v, j)| pairs[v * no + j].gap.abs())
+                    .fold(0.0, f64::max),
+            );
+            // The round-off floor, as in Newton's method without contact: a residual within
+            // ROUND_OFF_FACTOR of the tolerance that a full step no longer halves (a graded mesh's
+            // conditioning: the Hertz mesh at m = 18 stalls at 1.2e-10) counts as converged.
+            let floor = residual <= ROUND_OFF_FACTOR * newton.relative_tolerance && residual > 0.5 * previous;
+            let settled = residual <= newton.relative_tolerance || (iteration > 1 && floor);
+            previous = residual;
+            if iteration > 0
+                && changed == 0
+                && settled
+                && slip_change <= newton.relative_tolerance * scale.max(f64::MIN_POSITIVE)
+                && gap_error <= touch
+            {
+                let done = self.report(setup, &u, pairs, &forces, to, iteration, residual, solvers);
+                return Ok(Ok(done));
+            }
+            if iteration == newton.max_iterations {
+                return Ok(Err(Failure { iterations: iteration, residual, changes, error: None }));
+            }
+            // Rigid motion must be stopped by held vertices and constraints, or by slipping contacts whose
+            // friction can hold the body (see the module documentation).
+            if let Some(free) = self.free_rigid_motion(setup, &constraints, &[]) {
+                let slipping = pairs.iter().filter(|p| p.active && !p.stick && p.friction != Vector3::zeros()).count();
+                let contacts = pairs.iter().filter(|p| p.active).count();
+                if slipping == 0 {
+                    // Whether a touching obstacle has friction already: then the remedy is to hold the body,
+                    // not to give friction (issue 38: the advice went to an obstacle with mu_s = 0.5).
+                    let frictional = pairs
+                        .iter()
+                        .enumerate()
+                        .any(|(k, p)| p.active && !setup.obstacles[k % no].friction.is_frictionless());
+                    return Err(FemError::FreeRigidMotion { free, contacts, load: to, frictional });
+                }
+                let across = slip_crossings(setup, pairs);
+                let pinned = self.free_rigid_motion(setup, &constraints, &across).is_none();
+                if !pinned || self.friction_cannot_hold(setup, &constraints, pairs, to) {
+                    return Err(FemError::Sliding { load: to, slipping, contacts });
+                }
+            }
+            // The projected Newton step.
+            let mut prescribed = vec![0.0; map.dofs()];
+            for (v, c) in constraints.iter().enumerate() {
+                if let (Some(c), Some(d)) = (c, map.dof(v, 0)) {
+                    prescribed[d..d + 3].copy_from_slice(c.prescribed.as_slice());
+                }
+            }
+            let mut kp = vec![0.0; map.dofs()];
+            crate::solver::multiply(&k, &prescribed, &mut kp);
+            let mut rhs: Vec<f64> = r.iter().zip(&kp).map(|(a, b)| -(a + b)).collect();
+            project(&mut rhs, map, &constraints);
+            // The slip force's direction follows the slip: d(-mu_k lambda s/|s|)/du = -mu_k lambda (P_n - s^ s^T)/|s|
+            // P_n, symmetric and positive semidefinite in the residual's tangent (lambda held: the normal force
+            // converges by the fixed point).
+            let mut extra: Vec<Option<Matrix3<f64>>> = vec![None; nv];
+            for v in 0..nv {
+                for j in 0..no {
+                    let p = &pairs[v * no + j];
+                    let mu = setup.obstacles[j].friction.kinetic_coefficient;
+                    let s = p.slip.norm();
+                    if p.active && !p.stick && mu > 0.0 && p.lambda > 0.0 {
+                        let n = p.normal;
+                        let d = p.direction;
+                        // A pair that has only just started to slip (no slip yet) has an unbounded tangent
+                        // across its slip: the Newton matrix's own scale stands in for it this iteration.
+                        let across = if s > 0.0 { mu * p.lambda / s } else { c };
+                        let block = (Matrix3::identity() - n * n.transpose() - d * d.transpose()) * across;
+                        *extra[v].get_or_insert_with(Matrix3::zeros) += block;
+                    }
+                    // A curved obstacle turns its normal as the vertex moves along it: the Lagrangian's
+                    // Hessian holds -lambda d n / d x (the shape's gap Hessian; for a sphere
+                    // +-(I - n n^T) / |x - c|), which keeps Newton quadratic on it. Planes and box faces
+                    // have none.
+                    if p.active
+                        && !p.stick
+                        && p.lambda > 0.0
+                        && let Some(block) = shapes[j].gap_hessian_times(&(setup.rest[v] + u[v]), &p.normal, -p.lambda)
+                    {
+                        *extra[v].get_or_insert_with(Matrix3::zeros) += block;
+                    }
+                }
+            }
+            let a = transformed(&k, map, &constraints, &extra, c);
+            let (w, solver) = match self.linear_solve(&a, &rhs) {
+                Ok(x) => x,
+                Err(FemError::NotPositiveDefinite { .. } | FemError::Solver { .. }) => {
+                    return Ok(Err(Failure { iterations: iteration, residual, changes, error: None }));
+                }
+                Err(e) => return Err(e),
+            };
+            if !solvers.contains(&solver) {
+                solvers.push(solver);
+            }
+            let mut step = w;
+            project(&mut step, map, &constraints);
+            step.iter_mut().zip(&prescribed).for_each(|(s, p)| *s += p);
+            // Contact forces of the linearised equilibrium: r + K du at constrained vertices.
+            let mut kd = vec![0.0; map.dofs()];
+            crate::solver::multiply(&k, &step, &mut kd);
+            for v in 0..nv {
+                let Some(d) = map.dof(v, 0) else { continue };
+                let Some(con) = &constraints[v] else { continue };
+                let f = Vector3::new(r[d] + kd[d], r[d + 1] + kd[d + 1], r[d + 2] + kd[d + 2]);
+                let f = con.q.iter().fold(Vector3::zeros(), |acc, q| acc + q * q.dot(&f));
+                self.split_force(setup, v, f, &mut pairs[v * no..(v + 1) * no]);
+            }
+            // Step, halved while an element would invert for a law that needs positive volume (the
+            // residual is no merit for the step here: the newton module's documentation).
+            let positive = law.needs_positive_volume();
+            let Ok(next) = STEP_SEARCH.search(residual, |alpha| {
+                let next = self.update(&u, &step, alpha);
+                let admissible = !positive
+                    || !self
+                        .assembler
+                        .deformation_gradients(&next)
+                        .iter()
+                        .any(|f| f.determinant().is_nan() || f.determinant() <= 0.0);
+                // No merit: the search reads none.
+                Ok::<_, Infallible>(admissible.then_some((next, f64::NAN)))
+            });
+            let Some(next) = next else {
+                return Ok(Err(Failure { iterations: iteration + 1, residual, changes, error: None }));
+            };
+            u = next;
+        }
+        unreachable!("the loop returns at max_iterations")
+    }
+
+    /// Splits the constraint force `f` (N, in the constrained directions) of vertex `v` into normal
+    /// forces of its active pairs and, for a sticking pair, the friction force.
+    fn split_force(&self, setup: &ContactSetup, v: usize, f: Vector3<f64>, pairs: &mut [Pair]) {
+        let no = pairs.len();
+        let mut remaining = f;
+        // Rollers are bilateral and take their share first (their normal component).
+        for (rv, n) in &setup.rollers {
+            if *rv == v {
+                remaining -= n * n.dot(&remaining);
+            }
+        }
+        if let Some(j) = (0..no).find(|&j| pairs[j].active && pairs[j].stick) {
+            let n = pairs[j].normal;
+            pairs[j].lambda = n.dot(&remaining);
+            pairs[j].friction = remaining - n * pairs[j].lambda;
+            for (k, p) in pairs.iter_mut().enumerate() {
+                if k != j && p.active {
+                    p.lambda = 0.0;
+                }
+            }
+            return;
+        }
+        let active: Vec<usize> = (0..no).filter(|&j| pairs[j].active).collect();
+        match active.len() {
+            0 => {}
+            1 => pairs[active[0]].lambda = pairs[active[0]].normal.dot(&remaining),
+            _ => {
+                // remaining = sum lambda_j n_j: least squares on the normals.
+                let m = active.len();
+                let mut g = nalgebra::DMatrix::<f64>::zeros(m, m);
+                let mut b = nalgebra::DVector::<f64>::zeros(m);
+                for (a, &ja) in active.iter().enumerate() {
+                    b[a] = pairs[ja].normal.dot(&remaining);
+                    for (bb, &jb) in active.iter().enumerate() {
+                        g[(a, bb)] = pairs[ja].normal.dot(&pairs[jb].normal);
+                    }
+                }
+                let lambdas = g.clone().lu().solve(&b).unwrap_or(b);
+                for (a, &ja) in active.iter().enumerate() {
+                    pairs[ja].lambda = lambdas[a];
+                }
+            }
+        }
+    }
+
+    /// The constrained directions and prescribed step of every vertex (`None`: free).
+    fn vertex_constraints(
+        &self,
+        setup: &ContactSetup,
+        u: &[Vector3<f64>],
+        u_start: &[Vector3<f64>],
+        pairs: &[Pair],
+        moves: &[Vector3<f64>],
+    ) -> Vec<Option<VertexConstraint>> {
+        let map = self.assembler.dof_map();
+        let nv = map.vertices();
+        let no = setup.obstacles.len();
+        let mut out: Vec<Option<VertexConstraint>> = (0..nv).map(|_| None).collect();
+        // Rows (normal, gap) per vertex.
+        let mut rows: Vec<Vec<(Vector3<f64>, f64)>> = vec![Vec::new(); nv];
+        for (v, n) in &setup.rollers {
+            rows[*v].push((*n, n.dot(&u[*v])));
+        }
+        for v in 0..nv {
+            if map.is_constrained(v) {
+                continue;
+            }
+            if let Some(j) = (0..no).find(|&j| pairs[v * no + j].active && pairs[v * no + j].stick) {
+                let p = &pairs[v * no + j];
+                let n = p.normal;
+                let relative = setup.rest[v] + u[v] - setup.rest[v] - u_start[v] - moves[j];
+                let tangential = relative - n * n.dot(&relative);
+                out[v] = Some(VertexConstraint {
+                    q: vec![Vector3::x(), Vector3::y(), Vector3::z()],
+                    prescribed: -n * p.gap - tangential,
+                });
+                continue;
+            }
+            for j in 0..no {
+                let p = &pairs[v * no + j];
+                if p.active {
+                    rows[v].push((p.normal, p.gap));
+                }
+            }
+            if rows[v].is_empty() {
+                continue;
+            }
+            // Orthonormal basis of the normals; the prescribed step is the least-norm step with
+            // n_k . du = -g_k for every row.
+            let mut q: Vec<Vector3<f64>> = Vec::new();
+            for (n, _) in &rows[v] {
+                let mut e = *n;
+                for b in &q {
+                    e -= b * b.dot(&e);
+                }
+                let l = e.norm();
+                if l > 1e-8 && q.len() < 3 {
+                    q.push(e / l);
+                }
+            }
+            let m = rows[v].len();
+            let mut g = nalgebra::DMatrix::<f64>::zeros(m, m);
+            let mut b = nalgebra::DVector::<f64>::zeros(m);
+            for a in 0..m {
+                b[a] = -rows[v][a].1;
+                for c in 0..m {
+                    g[(a, c)] = rows[v][a].0.dot(&rows[v][c].0);
+                }
+            }
+            let y = g.clone().pseudo_inverse(1e-12).map(|pinv| pinv * &b).unwrap_or(b);
+            let prescribed = (0..m).fold(Vector3::zeros(), |acc, a| acc + rows[v][a].0 * y[a]);
+            out[v] = Some(VertexConstraint { q, prescribed });
+        }
+        out
+    }
+}
+
+fn mean_diagonal(k: &CscMatrix<f64>) -> f64 {
+    let n = k.nrows().max(1);
+    let sum: f64 = k.diagonal_as_csc().values().iter().map(|d| d.abs()).sum();
+    let mean = sum / n as f64;
+    if mean > 0.0 { mean } else { 1.0 }
+}
+
+/// `P_v` applied to `x`'s block of every constrained vertex (removes the constrained directions).
+fn project(x: &mut [f64], map: &crate::assembly::DofMap, constraints: &[Option<VertexConstraint>]) {
+    for (v, c) in constraints.iter().enumerate() {
+        let (Some(c), Some(d)) = (c, map.dof(v, 0)) else { continue };
+        let mut b = Vector3::new(x[d], x[d + 1], x[d + 2]);
+        for q in &c.q {
+            b -= q * q.dot(&b);
+        }
+        x[d..d + 3].copy_from_slice(b.as_slice());
+    }
+}
+
+fn projected_norm(r: &[f64], map: &crate::assembly::DofMap, constraints: &[Option<VertexConstraint>]) -> f64 {
+    let mut x = r.to_vec();
+    project(&mut x, map, constraints);
+    norm(&x)
+}
+
+/// `T (K + E) T + D` with `E` the slip tangent's diagonal blocks `extra`, `T = diag(P_v)`, `D = stiffness diag(Q_v Q_v^T)` (N/m, so that `D` is of `K`'s size), in `K`'s pattern (3 x 3 vertex blocks).
+fn transformed(
+    k: &CscMatrix<f64>,
+    map: &crate::assembly::DofMap,
+    constraints: &[Option<VertexConstraint>],
+    extra: &[Option<Matrix3<f64>>],
+    stiffness: f64,
+) -> CscMatrix<f64> {
+    let nv = map.vertices();
+    let mut vertex_of = vec![usize::MAX; map.dofs()];
+    let mut projector: Vec<Option<Matrix3<f64>>> = vec![None; nv];
+    for v in 0..nv {
+        if let Some(d) = map.dof(v, 0) {
+            vertex_of[d] = v;
+            if let Some(c) = &constraints[v] {
+                let qq = c.q.iter().fold(Matrix3::zeros(), |acc, q| acc + q * q.transpose());
+                projector[v] = Some(Matrix3::identity() - qq);
+            }
+        }
+    }
+    let mut a = k.clone();
+    let (offsets, rows, values) = a.csc_data_mut();
+    let offsets = offsets.to_vec();
+    let rows = rows.to_vec();
+    for col in (0..map.dofs()).step_by(3) {
+        let b = vertex_of[col];
+        let begin = offsets[col];
+        let stride = offsets[col + 1] - begin;
+        for idx in (0..stride).step_by(3) {
+            let a_vertex = vertex_of[rows[begin + idx]];
+            let (pa, pb) = (projector[a_vertex], projector[b]);
+            let added = if a_vertex == b { extra[b] } else { None };
+            if pa.is_none() && pb.is_none() && added.is_none() {
+                continue;
+            }
+            let at = |i: usize, j: usize| begin + idx + j * stride + i;
+            let block = Matrix3::from_fn(|i, j| values[at(i, j)]);
+            let mut out = block + added.unwrap_or_else(Matrix3::zeros);
+            if let Some(p) = pb {
+                out *= p;
+            }
+            if let Some(p) = pa {
+                out = p * out;
+            }
+            if a_vertex == b
+                && let Some(p) = pa
+            {
+                out += (Matrix3::identity() - p) * stiffness;
+            }
+            for j in 0..3 {
+                for i in 0..3 {
+                    values[at(i, j)] = out[(i, j)];
+                }
+            }
+        }
+    }
+    a
+}
