@@ -7,7 +7,7 @@
 //! Levenberg-Marquardt minimises their sum of squares with a Jacobian by central differences (two FEM
 //! solves per unknown and step; the law's rest state is a black box here, whatever the law). The step,
 //! its damping (Marquardt's `(1 + lambda)` on the diagonal, factors of 10) and the clamp of nu into
-//! [`NU_MIN`, `NU_MAX`] are the crate's one projected Levenberg-Marquardt
+//! `[NU_MIN, NU_MAX]` are the crate's one projected Levenberg-Marquardt
 //! ([`crate::levenberg_marquardt`] with [`LmSettings::identify`]; its table says how it differs from the
 //! gradient fit's); this module forms `J^T J` and `J^T r`, allows 20 trials per Jacobian and 100
 //! Jacobians, and ends when a Jacobian's 20 trials bring no decrease. The start is
