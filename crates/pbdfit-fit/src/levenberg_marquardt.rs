@@ -17,20 +17,27 @@
 //! |---|---|---|
 //! | damping start | `1e-3` | `1e-3` |
 //! | on an accepted step | `mu / 3`, floor `1e-12` | `mu / 10`, floor `1e-12` |
-//! | on a rejected step or a singular system | `mu * 4`; past `1e10` the search ends | `mu * 10`, no ceiling (the caller's 20 trials per model end it) |
-//! | damped diagonal ([`Diagonal`]) | `H_jj + mu max(H_jj, 1e-12 max_k H_kk)` | `H_jj (1 + mu)` |
-//! | solve ([`Solve`]) | Cholesky (nalgebra), any size | Cramer's rule on the 2 x 2 system, refused unless its determinant is > 0 |
+//! | on a rejected step or a singular system | `mu * 4`; past `1e10` the search ends | `mu * 10`, no ceiling |
+//! | damped diagonal ([`Diagonal`]) | `H_jj + mu max(H_jj, floor)`, `floor = max(1e-12 max_k H_kk, MIN_POSITIVE)` | `H_jj (1 + mu)` |
+//! | solve ([`Solve`]) | Cholesky (nalgebra), any size | Cramer's rule on the 2 x 2 system, singular unless its determinant is > 0 |
 //! | bounds ([`Projection`]) | `[0, 1]` per axis; a coordinate on its bound whose gradient pushes outward is held (an active set), and no free coordinate or a zero gradient on the free ones ends the search | `ln E` unbounded, `nu` in `[NU_MIN, NU_MAX]`; the step is solved over both and clamped |
 //! | a trial without a value | halfway back along the same step next, damping unchanged, when it moved more than `1e-6` ([`LmSettings::backtrack`]) | rejected as a worse one is |
 //! | a step that moves at most `1e-12` | ends the search before it is evaluated | evaluated |
 //! | converged ([`Convergence`]) | relative decrease `<= 1e-12`, or a move `<= 1e-4` (largest coordinate) gaining `<= 1e-9` | relative decrease `< 1e-14`, or every coordinate of the solved step `< 1e-13` |
 //!
+//! What a proposal costs is the caller's to count, and differs too: the gradient fit counts evaluated
+//! trials only (at most 60 per start, within the fit's budget; a singular system is proposed again at
+//! no cost), `identify` counts every proposal, singular or not, against 20 per Jacobian and stops when
+//! 20 bring no decrease.
+//!
 //! Why they differ: the gradient fit's model is the rest state's linearisation in a unit box whose
-//! corners (PBD's `kd = kv = 0`) have no rest state, so it needs an active set, a backtrack and a
-//! ceiling, and its trials are rest states from a shared budget; its damping moves by 3 and 4 (gentler
-//! than 10, so that a rejected trial costs less of that budget). `identify` has two unknowns with a cheap
-//! closed-form start near the answer, a model from central differences and its own trial counts; its
-//! rules are the textbook ones (Marquardt's `(1 + lambda)` scaling, factors of 10), kept as they were.
+//! corners (PBD's `kd = kv = 0`) have no rest state, which is what the active set, the backtrack (the
+//! damping alone shortens a step that a clamp holds on such a corner only slowly) and the ceiling are
+//! for; its trials are rest states from the fit's shared budget. `identify` has two unknowns, a start
+//! from the linear law's closed-form E, a model by central differences and no point without a value
+//! unless a nonlinear law's solve fails; its rules are Marquardt's (`(1 + lambda)` scaling, factors of
+//! 10). Neither set of rules was tuned against the other, and unifying them would change results, so
+//! each is kept as it was.
 //!
 //! [`propose`]: LevenbergMarquardt::propose
 //! [`judge`]: LevenbergMarquardt::judge
