@@ -11,15 +11,20 @@
 //! A step solves `(H + mu diag H) delta = -g` over the free parameters: a parameter on its bound whose
 //! gradient pushes outward is held there (an active set), the step is projected into the box, and it is
 //! accepted only if the error falls. `mu` falls by 3 on success and rises by 4 when the error rises; a
-//! trial without a rest state is followed by one halfway back along the same step, `mu` unchanged. This is a small projected LM written here rather than a
-//! dependency: argmin 0.11 has Gauss-Newton without damping or bounds, the `levenberg-marquardt` crate
-//! (a MINPACK port) has no bounds, and every step here needs the rest state's own warm start and the
-//! fit's evaluation budget, which a generic driver would hide.
+//! trial without a rest state is followed by one halfway back along the same step, `mu` unchanged. That
+//! step, its damping and projection are the crate's one projected Levenberg-Marquardt
+//! ([`crate::levenberg_marquardt`], with [`LmSettings::gradient_fit`]: the module's table says how it
+//! differs from `identify`'s); this module gives it the model (the rest state's sensitivity), evaluates
+//! its trials, and schedules the starts in turns within the fit's evaluation budget. The LM is written
+//! here rather than a dependency: argmin 0.11 has Gauss-Newton without damping or bounds, the
+//! `levenberg-marquardt` crate (a MINPACK port) has no bounds, and every step here needs the rest
+//! state's own warm start and the fit's evaluation budget, which a generic driver would hide.
 
-use nalgebra::{DMatrix, DVector};
+use nalgebra::DMatrix;
 use pbdfit_pbd::{Differences, PbdError, Scale, SensitivityOptions, Vec3};
 
 use crate::fit::{Budget, FailedPoint};
+use crate::levenberg_marquardt::{LevenbergMarquardt, LmSettings, Proposal, Verdict};
 use crate::{Evaluation, FitProblem, Identifiability, SearchBox, SearchStep};
 
 /// The sensitivity solve of a linearisation: GMRES to a relative residual of 1e-6 rather than the
@@ -66,14 +71,10 @@ pub(crate) struct Descent {
     pub model: Option<(Vec<f64>, Vec<f64>)>,
     /// Accepted points, from the start.
     pub history: Vec<SearchStep>,
-    /// The damping.
-    mu: f64,
+    /// The Levenberg-Marquardt state: damping and pending backtrack.
+    lm: LevenbergMarquardt,
     /// Trial points evaluated so far.
     trials: usize,
-    /// The next trial, when the last one had no rest state: halfway to it along the same step (a
-    /// backtrack, the damping unchanged: the step's direction was not at fault but its length, which on a
-    /// box corner such as PBD's `kd = kv = 0` the damping shortens only slowly while the clamp holds it there).
-    backtrack: Option<Vec<f64>>,
     /// Whether the descent has ended.
     done: bool,
     /// The descent this one joined (it came within [`MERGE`] of that one's point, which was no higher).
@@ -200,15 +201,15 @@ fn differenced_sensitivities(
 impl Descent {
     /// A descent starting at `t` (with its evaluation).
     pub(crate) fn new(problem: &FitProblem, search_box: &SearchBox, t: Vec<f64>, evaluation: Evaluation) -> Self {
+        let d = t.len();
         Self {
             history: vec![SearchStep { x: t.clone(), cost: evaluation.error, step: 0.0 }],
             model: linearise(problem, search_box, &t, &evaluation).ok(),
             objective: objective(problem, &evaluation),
             t,
             evaluation,
-            mu: 1e-3,
+            lm: LevenbergMarquardt::new(LmSettings::gradient_fit(), vec![(0.0, 1.0); d]),
             trials: 0,
-            backtrack: None,
             done: false,
             merged: None,
         }
@@ -223,72 +224,33 @@ impl Descent {
         budget: &mut Budget,
         failures: &mut Vec<FailedPoint>,
     ) {
-        let d = self.t.len();
         loop {
             let Some((g, h)) = self.model.as_ref() else { return self.done = true };
             if self.trials >= MAX_ITERATIONS || budget.exhausted() {
                 return self.done = true;
             }
-            // Free parameters: not on a bound with the gradient pushing outward.
-            let free: Vec<usize> =
-                (0..d).filter(|&j| !((self.t[j] <= 0.0 && g[j] > 0.0) || (self.t[j] >= 1.0 && g[j] < 0.0))).collect();
-            if free.is_empty() || free.iter().all(|&j| g[j] == 0.0) {
-                return self.done = true;
-            }
-            let largest = free.iter().map(|&j| h[j * d + j]).fold(0.0, f64::max);
-            let floor = (1e-12 * largest).max(f64::MIN_POSITIVE);
-            let mu = self.mu;
-            let a = DMatrix::from_fn(free.len(), free.len(), |r, c| {
-                let (j, k) = (free[r], free[c]);
-                h[j * d + k] + if r == c { mu * h[j * d + j].max(floor) } else { 0.0 }
-            });
-            let b = DVector::from_fn(free.len(), |r, _| -g[free[r]]);
-            let Some(delta) = a.cholesky().map(|c| c.solve(&b)) else {
-                // Not a rest state spent: raise the damping and try again.
-                self.mu *= 4.0;
-                if self.mu > 1e10 {
-                    return self.done = true;
-                }
-                continue;
+            let trial = match self.lm.propose(&self.t, g, h) {
+                Proposal::Trial(trial) => trial,
+                Proposal::Singular => continue,
+                Proposal::Stop => return self.done = true,
             };
-            let trial = match self.backtrack.take() {
-                Some(trial) => trial,
-                None => {
-                    let mut trial = self.t.clone();
-                    for (r, &j) in free.iter().enumerate() {
-                        trial[j] = (trial[j] + delta[r]).clamp(0.0, 1.0);
-                    }
-                    trial
-                }
-            };
-            let step = trial.iter().zip(&self.t).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
-            if step <= 1e-12 {
-                return self.done = true;
-            }
-            let e = problem.evaluate(&search_box.values(&trial), Some(&self.evaluation));
+            let e = problem.evaluate(&search_box.values(&trial.point), Some(&self.evaluation));
             budget.spend();
             self.trials += 1;
             if let Some(reason) = &e.failure {
-                failures.push(FailedPoint { parameters: search_box.values(&trial), reason: reason.clone() });
+                failures.push(FailedPoint { parameters: search_box.values(&trial.point), reason: reason.clone() });
             }
             let f_new = objective(problem, &e);
-            if f_new < self.objective {
-                let decrease = (self.objective - f_new) / self.objective;
-                self.history.push(SearchStep { x: trial.clone(), cost: e.error, step });
-                self.model = linearise(problem, search_box, &trial, &e).ok();
-                self.t = trial;
-                self.evaluation = e;
-                self.objective = f_new;
-                self.mu = (self.mu / 3.0).max(1e-12);
-                // Converged: no decrease, or a step below the pattern search's resolution (1e-4 of an
-                // axis) that gains less than 1e-9 (a zig-zag of finite-difference gradients along a
-                // flat valley would otherwise crawl on for dozens of rest states).
-                self.done = decrease <= 1e-12 || (step <= 1e-4 && decrease <= 1e-9);
-            } else if e.failure.is_some() && step > 1e-6 {
-                self.backtrack = Some(self.t.iter().zip(&trial).map(|(a, b)| 0.5 * (a + b)).collect());
-            } else {
-                self.mu *= 4.0;
-                self.done = self.mu > 1e10;
+            match self.lm.judge(&self.t, &trial, self.objective, f_new, e.failure.is_some()) {
+                Verdict::Accepted { converged } => {
+                    self.history.push(SearchStep { x: trial.point.clone(), cost: e.error, step: trial.moved });
+                    self.model = linearise(problem, search_box, &trial.point, &e).ok();
+                    self.t = trial.point;
+                    self.evaluation = e;
+                    self.objective = f_new;
+                    self.done = converged;
+                }
+                Verdict::Rejected { give_up } => self.done = give_up,
             }
             return;
         }

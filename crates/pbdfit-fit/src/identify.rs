@@ -5,7 +5,12 @@
 //! The unknowns are `(ln E, nu)`. The residuals are the markers' scaled displacement differences (see
 //! [`MarkerTarget`]: relative to each observed displacement, or divided by its sigma), and
 //! Levenberg-Marquardt minimises their sum of squares with a Jacobian by central differences (two FEM
-//! solves per unknown and step; the law's rest state is a black box here, whatever the law). The start is
+//! solves per unknown and step; the law's rest state is a black box here, whatever the law). The step,
+//! its damping (Marquardt's `(1 + lambda)` on the diagonal, factors of 10) and the clamp of nu into
+//! `[NU_MIN, NU_MAX]` are the crate's one projected Levenberg-Marquardt
+//! ([`crate::levenberg_marquardt`] with [`LmSettings::identify`]; its table says how it differs from the
+//! gradient fit's); this module forms `J^T J` and `J^T r`, allows 20 trials per Jacobian and 100
+//! Jacobians, and ends when a Jacobian's 20 trials bring no decrease. The start is
 //! the best of a few `nu` values, each with the closed-form `E` of the linear law (whose displacement
 //! scales as `1/E` at fixed `nu`: `1/E = sum a.b / sum a.a` over the scaled residual terms at `E = 1`,
 //! docs/method.md), so a linear law starts at the answer's `E` for the best start `nu`. The unit-E field is
@@ -25,6 +30,7 @@
 use pbdfit_fem::{ReferenceSpec, YoungPoisson};
 use pbdfit_mesh::{Markers, Scene, Vec3};
 
+use crate::levenberg_marquardt::{LevenbergMarquardt, LmSettings, Proposal, Verdict};
 use crate::{FemReference, FitError, MarkerTarget, MarkerWeighting, Reference};
 
 /// One of the two material parameters identified.
@@ -194,8 +200,9 @@ pub fn identify(
     let Some((mut x, mut cost)) = best else {
         return Err(failed.unwrap_or(FitError::AgainstTheLoad));
     };
-    // Levenberg-Marquardt on (ln E, nu).
-    let mut lambda = 1e-3;
+    // Levenberg-Marquardt on (ln E, nu), nu within the searched range.
+    let mut lm =
+        LevenbergMarquardt::new(LmSettings::identify(), vec![(f64::NEG_INFINITY, f64::INFINITY), (NU_MIN, NU_MAX)]);
     // Central differences of step 1e-6; in nu, cut at the search's bounds, so that at a bound the
     // difference is one-sided into the box (the step never shrinks to 0: at nu = NU_MAX it did, and the
     // covariance became NaN and the intervals zero-width).
@@ -226,34 +233,30 @@ pub fn identify(
                 }
             }
         }
+        let h = [jtj[0][0], jtj[0][1], jtj[1][0], jtj[1][1]];
         let mut improved = false;
         for _ in 0..20 {
-            let m = [[jtj[0][0] * (1.0 + lambda), jtj[0][1]], [jtj[1][0], jtj[1][1] * (1.0 + lambda)]];
-            let det = m[0][0] * m[1][1] - m[0][1] * m[1][0];
-            if det.is_nan() || det <= 0.0 {
-                lambda *= 10.0;
-                continue;
-            }
-            let step = [-(m[1][1] * jtr[0] - m[0][1] * jtr[1]) / det, -(m[0][0] * jtr[1] - m[1][0] * jtr[0]) / det];
-            let trial = [x[0] + step[0], (x[1] + step[1]).clamp(NU_MIN, NU_MAX)];
+            let trial = match lm.propose(&x, &jtr, &h) {
+                Proposal::Trial(trial) => trial,
+                Proposal::Singular => continue,
+                Proposal::Stop => break,
+            };
+            let point = [trial.point[0], trial.point[1]];
             // A trial without a rest state is rejected as a worse one is.
-            let Ok(rt) = p.residuals(trial) else {
-                lambda *= 10.0;
+            let Ok(rt) = p.residuals(point) else {
+                lm.judge(&x, &trial, cost, f64::INFINITY, true);
                 continue;
             };
             let ct = sum_of_squares(&rt);
-            if ct < cost {
-                let relative = (cost - ct) / cost.max(f64::MIN_POSITIVE);
-                (x, r, cost) = (trial, rt, ct);
-                lambda = (lambda / 10.0).max(1e-12);
+            if let Verdict::Accepted { converged } = lm.judge(&x, &trial, cost, ct, false) {
+                (x, r, cost) = (point, rt, ct);
                 improved = true;
-                if relative < 1e-14 || (step[0].abs() < 1e-13 && step[1].abs() < 1e-13) {
+                if converged {
                     let j = jacobian(&mut p, x)?;
                     return finish(&mut p, x, &r, j, &target, spec);
                 }
                 break;
             }
-            lambda *= 10.0;
         }
         if !improved {
             break;

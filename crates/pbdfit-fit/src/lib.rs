@@ -40,6 +40,7 @@ mod identify;
 mod identify_job;
 mod job;
 mod keywords;
+mod levenberg_marquardt;
 mod measured;
 mod pattern_search;
 mod problem;
