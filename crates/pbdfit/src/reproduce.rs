@@ -152,7 +152,7 @@ pub fn run(args: ReproduceArgs) -> CliResult {
              scenes' errors."
                 .into(),
             format!(
-                "**This is not a faithful reproduction.** The figures below are drawn with the setup the \
+                "**This is not a faithful reproduction.** The figures below are drawn with the setup \
                  docs/method.md describes (linear static FEM on the same mesh as PBD, lumped mass, f64), and of the \
                  thesis's {} claims (F1 to K2) {} hold, {} do not and {} are undecided (decided only by a margin \
                  smaller than the fits' 1 % ranges){}. The section Comparison with the thesis lists each claim \
