@@ -14,7 +14,8 @@ import pytest
 
 import pbdfit
 from pbdfit import _native
-from test_pbdfit import cli_json, cli_path
+from studies import STUDY
+from test_pbdfit import cli_json, cli_path, rows
 
 # `pbdfit fit` options that are no fit keyword: output forms of the command line, and the backend
 # (Python's fit computes its rest states on the CPU).
@@ -121,41 +122,11 @@ def test_a_study_with_the_options_python_lacked_equals_the_cli(tmp_path):
     summary = pbdfit.study(study, jobs=1, progress=False, out=tmp_path / "py", only=["gravity-wall/nit"],
                            poisson_stride=2, precision="f32", search="pattern", material="stvk")
     assert summary["fits"] == 4 and summary["files"] == ["gravity-wall-nit.csv"]
-    assert without_seconds(tmp_path / "py" / "gravity-wall-nit.csv") == without_seconds(
-        tmp_path / "cli" / "gravity-wall-nit.csv")
+    assert rows(tmp_path / "py" / "gravity-wall-nit.csv") == rows(tmp_path / "cli" / "gravity-wall-nit.csv")
     with pytest.raises(ValueError, match="^poisson_stride must be at least 1"):
         pbdfit._native.study(json.dumps({"study": str(study), "poisson_stride": 0}))
     with pytest.raises(ValueError, match="unknown field `stride`"):
         pbdfit._native.study(json.dumps({"study": str(study), "stride": 2}))
-
-
-def without_seconds(path):
-    lines = path.read_text().splitlines()
-    seconds = lines[0].split(",").index("seconds")
-    return [[f for i, f in enumerate(line.split(",")) if i != seconds] for line in lines]
-
-
-STUDY = """
-name = "st"
-scenes = ["gravity-floor", "gravity-wall"]
-[fit]
-grid = 11
-[base]
-dt = 0.01
-n = 1
-nit = 1
-young = 1e3
-[poisson]
-from = 0.0
-to = 0.3
-step = 0.15
-[[experiment]]
-name = "base"
-[[experiment]]
-name = "nit"
-parameter = "nit"
-values = [1, 2]
-"""
 
 
 def test_fem_equals_the_cli_with_the_options_python_lacked():

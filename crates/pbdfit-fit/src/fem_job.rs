@@ -5,7 +5,7 @@
 //! without the contact report).
 
 use pbdfit_fem::{ContactSolution, DynamicProgress, ReferenceOverrides, ReferenceSpec, StaticProblem, YoungPoisson};
-use pbdfit_mesh::{Body, MassModel, SceneSet, Shape, Vec3};
+use pbdfit_mesh::{Body, SceneSet, Shape, Vec3};
 use serde::Serialize;
 
 use crate::{FitJobError, Spelling};
@@ -107,18 +107,8 @@ impl FemKeywords {
         if self.n == Some(0) {
             return Err(input(format!("{} must be at least 1 (hexahedra per cube edge), got 0", spelling.name("n"))));
         }
-        let mass_model = self
-            .mass_model
-            .as_deref()
-            .map(str::parse::<MassModel>)
-            .transpose()
-            .map_err(|e| input(format!("{}: {e}", spelling.name("mass_model"))))?;
-        let set = SceneSet::load_with(&self.scene, self.fix_orientation).map_err(|e| input(e.to_string()))?;
-        let notes = mesh_notes(&set);
-        let set = match mass_model {
-            Some(m) => set.with_mass_model(m),
-            None => set,
-        };
+        let (set, notes) =
+            crate::keywords::load_scene(&self.scene, self.fix_orientation, self.mass_model.as_deref(), spelling)?;
         let warnings: Vec<String> = material.locking_warning().into_iter().map(|w| w.to_string()).collect();
         let table = self.reference.table();
         let overrides =

@@ -52,6 +52,29 @@ impl ReferenceKeywords {
     }
 }
 
+/// The scene a job names (a built-in name or a scene file, an imported mesh reoriented where asked) with
+/// the job's mass model over the scene's (`lumped`, `uniform`; a bad name refused as `mass_model` in the
+/// front end's spelling), and the notes about its imported meshes for the user.
+pub fn load_scene(
+    scene: &str,
+    fix_orientation: bool,
+    mass_model: Option<&str>,
+    spelling: crate::Spelling,
+) -> Result<(pbdfit_mesh::SceneSet, Vec<String>), crate::FitJobError> {
+    let input = crate::FitJobError::Input;
+    let mass_model = mass_model
+        .map(str::parse::<pbdfit_mesh::MassModel>)
+        .transpose()
+        .map_err(|e| input(format!("{}: {e}", spelling.name("mass_model"))))?;
+    let set = pbdfit_mesh::SceneSet::load_with(scene, fix_orientation).map_err(|e| input(e.to_string()))?;
+    let notes = crate::mesh_notes(&set);
+    let set = match mass_model {
+        Some(m) => set.with_mass_model(m),
+        None => set,
+    };
+    Ok((set, notes))
+}
+
 /// The keywords of a job type (Python's spelling), sorted: the fields of its default value.
 pub fn keyword_names<T: Serialize + Default>() -> Vec<String> {
     match serde_json::to_value(T::default()) {

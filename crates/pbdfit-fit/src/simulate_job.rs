@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use pbdfit_mesh::{Body, MassModel, SceneSet, Vec3};
+use pbdfit_mesh::{Body, SceneSet, Vec3};
 use pbdfit_pbd::{
     ConstraintRef, IntegrateOptions, Integrator, Model, ModelKind, ModelRule, PbdSystem, RestMethod, RestOptions,
     RestState, RestStateBackend, RuleSettings, SensitivityOptions, SimParams, SpringBody, SpringLaw,
@@ -332,18 +332,8 @@ impl SimulateKeywords {
         if self.n == Some(0) {
             return Err(input(format!("{} must be at least 1 (hexahedra per cube edge), got 0", spelling.name("n"))));
         }
-        let mass_model = self
-            .mass_model
-            .as_deref()
-            .map(str::parse::<MassModel>)
-            .transpose()
-            .map_err(|e| input(format!("{}: {e}", spelling.name("mass_model"))))?;
-        let set = SceneSet::load_with(&self.scene, self.fix_orientation).map_err(|e| input(e.to_string()))?;
-        let notes = crate::mesh_notes(&set);
-        let set = match mass_model {
-            Some(m) => set.with_mass_model(m),
-            None => set,
-        };
+        let (set, notes) =
+            crate::keywords::load_scene(&self.scene, self.fix_orientation, self.mass_model.as_deref(), spelling)?;
         let (dt, nit) = (self.dt.unwrap_or(0.01), self.nit.unwrap_or(1));
         let damping = self.damping.unwrap_or(0.0);
         let model = self.model(kind, spelling)?;

@@ -25,8 +25,23 @@ pub fn number(x: f64) -> String {
         let text = if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.') } else { &text };
         return text.to_string();
     }
+    scientific(x)
+}
+
+/// A number in exponent form with at most six significant digits, trailing zeros trimmed (`1e3`,
+/// `2.5e4`, `3.33333e5`): E in figure labels, where a reader compares decades.
+///
+/// ```
+/// use pbdfit_mesh::display::scientific;
+/// assert_eq!((scientific(1e3), scientific(2.5e4), scientific(1e6 / 3.0)), ("1e3".into(), "2.5e4".into(), "3.33333e5".into()));
+/// assert_eq!(scientific(0.0), "0");
+/// ```
+pub fn scientific(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return if x == 0.0 { "0".into() } else { x.to_string() };
+    }
     let text = format!("{x:.5e}");
     let (mantissa, exponent) = text.split_once('e').expect("an exponent");
-    let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
+    let mantissa = if mantissa.contains('.') { mantissa.trim_end_matches('0').trim_end_matches('.') } else { mantissa };
     format!("{mantissa}e{exponent}")
 }

@@ -296,34 +296,7 @@ pub(crate) fn draw_floor_marker<DB: DrawingBackend, CT: CoordTranslate>(
     area.draw(&(EmptyElement::at(at) + PathElement::new(outline, colour.stroke_width(2)))).msg()
 }
 
-/// A number as a reader reads it in a label or legend: at most six significant digits, trailing zeros
-/// trimmed, no exponent from 1e-4 to 1e6 (`0.00333333` for 1/300, `0.01`, `41.8801`), `3.98107e-13`
-/// outside (the same form as `pbdfit_mesh::display::number`, which this crate does not depend on).
-pub(crate) fn number(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() {
-        return if x == 0.0 { "0".into() } else { x.to_string() };
-    }
-    let magnitude = x.abs().log10().floor() as i32;
-    if (-4..6).contains(&magnitude) {
-        let decimals = (5 - magnitude).max(0) as usize;
-        let text = format!("{x:.decimals$}");
-        let text = if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.') } else { &text };
-        return text.to_string();
-    }
-    scientific(x)
-}
-
-/// A number in exponent form with at most six significant digits: `1e3`, `2.5e4`, `3.98107e-13` (Young's
-/// moduli are named this way throughout: `E = 1e3 Pa`).
-pub(crate) fn scientific(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() {
-        return if x == 0.0 { "0".into() } else { x.to_string() };
-    }
-    let text = format!("{x:.5e}");
-    let (mantissa, exponent) = text.split_once('e').expect("an exponent");
-    let mantissa = if mantissa.contains('.') { mantissa.trim_end_matches('0').trim_end_matches('.') } else { mantissa };
-    format!("{mantissa}e{exponent}")
-}
+pub(crate) use pbdfit_mesh::display::{number, scientific};
 
 /// A tick label without float noise: 6 significant digits, shortest form (`0.002`, not
 /// `0.0020000000000000005`).

@@ -25,6 +25,8 @@
 //! Dependencies:
 //! - `pbdfit-results`: [`FitRecord`](pbdfit_results::FitRecord) and its CSV reader, and the study layout
 //!   in `summary.json`; the plot crate depends on no solver crate (scene pictures take plain positions).
+//! - `pbdfit-mesh`, for its `display` module only: the one way numbers are written for a reader (six
+//!   significant digits), shared with the command line's output.
 //! - `plotters` (bitmap, SVG and `ab_glyph` text backends): charts, PNG and SVG output from one drawing
 //!   code path, with a font registered from bytes instead of looked up on the system.
 //! - `thiserror`: [`PlotError`], which names the file concerned.
