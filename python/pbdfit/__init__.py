@@ -159,7 +159,7 @@ def _source(scene: Union[str, Scene, "os.PathLike[str]"]) -> str:
 
 def fem(
     scene: Union[str, Scene, "os.PathLike[str]"],
-    n: Optional[int] = 1,
+    n: Optional[int] = None,
     young: float = 1e3,
     poisson: float = 0.3,
     material: Optional[str] = None,
@@ -433,7 +433,7 @@ def fit(
     poisson: Optional[float] = None,
     model: str = "pbd",
     dt: float = 0.01,
-    n: Optional[int] = 1,
+    n: Optional[int] = None,
     nit: int = 1,
     box: Optional[Mapping[str, Tuple[float, float]]] = None,
     grid: Optional[int] = None,
@@ -671,7 +671,7 @@ def evaluate(
     parameters: Mapping[str, float],
     model: str = "pbd",
     dt: float = 0.01,
-    n: Optional[int] = 1,
+    n: Optional[int] = None,
     nit: int = 1,
     material: Optional[str] = None,
     settings: Optional[Mapping[str, float]] = None,

@@ -8,8 +8,11 @@ import re
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [ROOT / "README.md", ROOT / "python" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+# Every fence that looks like Python: ```python runs, ```python no-run is shown only; any other spelling
+# (```py, ```python3) would be skipped without a word, so it is refused.
+FENCE = re.compile(r"^```(py\S*.*)$", re.M)
 
 
 def blocks(page: pathlib.Path):
@@ -17,7 +20,10 @@ def blocks(page: pathlib.Path):
 
 
 def test_the_pages_have_examples():
-    assert sum(len(blocks(p)) for p in PAGES) >= 3
+    assert sum(len(blocks(p)) for p in PAGES) >= 4
+    for page in PAGES:
+        for info in FENCE.findall(page.read_text()):
+            assert info.strip() in ("python", "python no-run"), (page.name, info)
 
 
 @pytest.mark.parametrize("page", [p for p in PAGES if blocks(p)], ids=lambda p: p.name)

@@ -8,18 +8,16 @@
 //! masses) or consistent (linear tetrahedra with the body's mean density). Velocities are
 //! `v = (u - u_n) / dt`. Rest: the largest per-step vertex displacement is at most `1e-13` of the
 //! largest displacement (the relative rule of the PBD side). For a linear material run to rest the
-//! result equals the static solution (a test checks it to 1e-9). Newton takes the full step (the
-//! `newton` unit's [`FullStep`]: the predictor is close and the mass over `dt^2` keeps the step's matrix
+//! result equals the static solution (a test checks it to 1e-9). Newton takes the full step (no line
+//! search: the predictor is close and the mass over `dt^2` keeps the step's matrix
 //! well conditioned), and ends at a residual of `1e-14`, or of `1e-9` where a step no longer halves the
 //! best residual so far (round-off).
-
-use std::convert::Infallible;
 
 use nalgebra::Vector3;
 use nalgebra_sparse::CscMatrix;
 
 use crate::materials::Material;
-use crate::newton::{FullStep, LineSearch, norm};
+use crate::newton::norm;
 use crate::solver::multiply;
 use crate::{FemError, StaticProblem, YoungPoisson};
 
@@ -287,12 +285,10 @@ impl StaticProblem {
                     }
                     (None, None) => unreachable!("the tangent is assembled whenever there is no factor"),
                 };
-                let Ok(next) = FullStep.search(residual, |alpha| {
-                    let next: Vec<f64> = x.iter().zip(&step).map(|(x, s)| x + alpha * s).collect();
-                    // No merit: the full step reads none.
-                    Ok::<_, Infallible>(Some((next, f64::NAN)))
-                });
-                x = next.expect("the full step is always taken");
+                // The full Newton step (no line search: see the module doc).
+                for (x, s) in x.iter_mut().zip(&step) {
+                    *x += s;
+                }
             }
             if !converged {
                 return Err(FemError::NewtonFailed {

@@ -328,7 +328,14 @@ impl SimulateKeywords {
             .parse()
             .map_err(|e| input(format!("{}: {e}", spelling.name("model"))))?;
         let settings: Vec<(String, f64)> = self.settings.iter().map(|(k, v)| (k.clone(), *v)).collect();
-        let kind = kind.with_settings(&settings).map_err(|e| input(format!("{}: {e}", spelling.name("setting"))))?;
+        let kind = kind.with_settings(&settings).map_err(|e| {
+            // The command line's flag repeats (`--setting`); Python's keyword is the dict `settings`.
+            let name = match spelling {
+                Spelling::Flag => "--setting",
+                Spelling::Keyword => "settings",
+            };
+            input(format!("{name}: {e}"))
+        })?;
         if self.n == Some(0) {
             return Err(input(format!("{} must be at least 1 (hexahedra per cube edge), got 0", spelling.name("n"))));
         }

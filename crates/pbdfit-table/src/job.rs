@@ -68,6 +68,9 @@ impl TableKeywords {
     }
 
     fn prepare_def(&self, mut def: TableDef, spelling: Spelling) -> Result<PreparedTable, TableError> {
+        if self.jobs == Some(0) {
+            return Err(TableError::Option { option: spelling.name("jobs"), message: "must be at least 1".into() });
+        }
         if let Some(search) = &self.search {
             let search = Search::parse(search)
                 .map_err(|e| TableError::Option { option: spelling.name("search"), message: e.to_string() })?;

@@ -143,7 +143,7 @@ fn job(args: &SimulateArgs) -> SimulateKeywords {
 pub fn run(args: SimulateArgs) -> CliResult {
     let prepared = job(&args).prepare(Spelling::Flag).map_err(job_error)?;
     for note in &prepared.notes {
-        eprintln!("{note}");
+        eprintln!("pbdfit: {note}");
     }
     let dynamics = matches!(prepared.run, SimulateRun::Dynamics { .. });
     if args.frames.is_some() && !dynamics && !prepared.model.kind().has_projection() {

@@ -47,9 +47,6 @@ pub struct StudyArgs {
 
 /// Runs `pbdfit study`.
 pub fn run(args: StudyArgs) -> CliResult {
-    if args.jobs == Some(0) {
-        return Err(CliError::Input("--jobs must be at least 1".into()));
-    }
     let job = StudyKeywords {
         study: args.study.display().to_string(),
         only: args.only.clone(),

@@ -46,9 +46,6 @@ pub fn table_error(e: TableError) -> CliError {
 
 /// Runs `pbdfit table`.
 pub fn run(args: TableArgs) -> CliResult {
-    if args.jobs == Some(0) {
-        return Err(CliError::Input("--jobs must be at least 1".into()));
-    }
     let job = TableKeywords {
         file: args.file.display().to_string(),
         out: args.out.as_ref().map(|p| p.display().to_string()),

@@ -65,18 +65,3 @@ impl LineSearch for Admissible {
         Ok(None)
     }
 }
-
-/// The full Newton step, always taken: the trial at `alpha = 1` is evaluated once and accepted (a
-/// trial that cannot be evaluated gives `None`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct FullStep;
-
-impl LineSearch for FullStep {
-    fn search<T, E>(
-        &self,
-        _current: f64,
-        mut trial: impl FnMut(f64) -> Result<Option<(T, f64)>, E>,
-    ) -> Result<Option<T>, E> {
-        Ok(trial(1.0)?.map(|(point, _)| point))
-    }
-}

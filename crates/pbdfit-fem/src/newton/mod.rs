@@ -10,7 +10,7 @@
 //!
 //! | | without contact | contact | dynamic |
 //! | --- | --- | --- | --- |
-//! | line search | [`Backtracking`] `{ tries: 12, sufficient_decrease: 1e-4 }` on the residual norm | [`Admissible`] `{ tries: 13 }` for a law that needs positive volume, the full step otherwise | [`FullStep`] |
+//! | line search | [`Backtracking`] `{ tries: 12, sufficient_decrease: 1e-4 }` on the residual norm | [`Admissible`] `{ tries: 13 }` for a law that needs positive volume, the full step otherwise | none: the full step (`x += dx`) |
 //! | load stepping | [`Growth::Double`], `snap: 0` | frictionless: [`Growth::Double`]; friction: [`Growth::Repeat`] of `1 / friction_increments`; `snap: 1e-12` | none (time steps) |
 //! | end test | `|r| <= tol`, or within [`ROUND_OFF_FACTOR`] of it where no step of the search is taken | `|P r| <= tol`, or within [`ROUND_OFF_FACTOR`] of it where a full step no longer halves it (after the second iteration), with the active set, the slip forces and the gaps settled | `|g| <= 1e-14`, or `<= 1e-9` where a step no longer halves the best residual |
 //!
@@ -33,7 +33,7 @@
 mod line_search;
 mod load_stepping;
 
-pub(crate) use line_search::{Admissible, Backtracking, FullStep, LineSearch};
+pub(crate) use line_search::{Admissible, Backtracking, LineSearch};
 pub(crate) use load_stepping::{Growth, LoadStepping, Outcome};
 
 /// A Newton iteration whose residual no step can lower (round-off: the polar decomposition of an

@@ -76,6 +76,9 @@ impl StudyKeywords {
     /// path still names it in errors and places the default results folder.
     pub fn prepare_text(&self, text: &str, spelling: Spelling) -> Result<Vec<PreparedStudy>, FitJobError> {
         let input = FitJobError::Input;
+        if self.jobs == Some(0) {
+            return Err(input(format!("{} must be at least 1", spelling.name("jobs"))));
+        }
         let stride = self.poisson_stride.unwrap_or(1);
         if stride == 0 {
             return Err(input(format!("{} must be at least 1", spelling.name("poisson_stride"))));

@@ -23,7 +23,5 @@ pub(super) fn map(q: &MappingQuery, _: &Geometry) -> Result<Vec<f64>, String> {
     if !(q.poisson > 0.0 && q.poisson < 0.5) {
         return Err(format!("nu = {}: newton-lame needs 0 < nu < 0.5 (lambda finite and > 0)", q.poisson));
     }
-    let mu = q.young / (2.0 * (1.0 + q.poisson));
-    let lambda = q.young * q.poisson / ((1.0 + q.poisson) * (1.0 - 2.0 * q.poisson));
-    Ok(vec![mu, lambda])
+    Ok(vec![q.shear_modulus(), q.lame_lambda()])
 }
