@@ -109,6 +109,11 @@ impl Budget {
         self.spent += 1;
     }
 
+    /// Evaluations left before the budget is spent.
+    pub(crate) fn left(&self) -> usize {
+        self.limit.saturating_sub(self.spent)
+    }
+
     /// Whether the time limit has passed.
     pub(crate) fn timed_out(&self) -> bool {
         self.deadline.is_some_and(|d| Instant::now() >= d)

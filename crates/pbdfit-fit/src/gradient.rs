@@ -22,6 +22,7 @@
 
 use nalgebra::DMatrix;
 use pbdfit_pbd::{Differences, PbdError, Scale, SensitivityOptions, Vec3};
+use rayon::prelude::*;
 
 use crate::fit::{Budget, FailedPoint};
 use crate::levenberg_marquardt::{LevenbergMarquardt, LmSettings, Proposal, Verdict};
@@ -73,8 +74,11 @@ pub(crate) struct Descent {
     pub history: Vec<SearchStep>,
     /// The Levenberg-Marquardt state: damping and pending backtrack.
     lm: LevenbergMarquardt,
-    /// Trial points evaluated so far.
+    /// Trial points proposed so far.
     trials: usize,
+    /// Trial points rejected since the descent last moved, with their objective and whether they had
+    /// no rest state.
+    rejected: Vec<(Vec<f64>, f64, bool)>,
     /// Whether the descent has ended.
     done: bool,
     /// The descent this one joined (it came within [`MERGE`] of that one's point, which was no higher).
@@ -210,6 +214,7 @@ impl Descent {
             evaluation,
             lm: LevenbergMarquardt::new(LmSettings::gradient_fit(), vec![(0.0, 1.0); d]),
             trials: 0,
+            rejected: Vec::new(),
             done: false,
             merged: None,
         }
@@ -217,32 +222,50 @@ impl Descent {
 
     /// One Levenberg-Marquardt trial: at most one rest state, spent from `budget`. Ends the descent
     /// when it has converged, cannot step, or has used [`MAX_ITERATIONS`] trials.
-    fn step(
-        &mut self,
-        problem: &FitProblem,
-        search_box: &SearchBox,
-        budget: &mut Budget,
-        failures: &mut Vec<FailedPoint>,
-    ) {
+    /// `exhausted` says whether the fit's budget is spent; what the trial spent comes back for the caller
+    /// to count (so that the descents' trials of one turn can run in parallel).
+    fn step(&mut self, problem: &FitProblem, search_box: &SearchBox, mut exhausted: impl FnMut() -> bool) -> StepSpent {
+        let mut spent = StepSpent::default();
         loop {
-            let Some((g, h)) = self.model.as_ref() else { return self.done = true };
-            if self.trials >= MAX_ITERATIONS || budget.exhausted() {
-                return self.done = true;
+            let Some((g, h)) = self.model.as_ref() else {
+                self.done = true;
+                return spent;
+            };
+            if self.trials >= MAX_ITERATIONS || exhausted() {
+                self.done = true;
+                return spent;
             }
             let trial = match self.lm.propose(&self.t, g, h) {
                 Proposal::Trial(trial) => trial,
                 Proposal::Singular => continue,
-                Proposal::Stop => return self.done = true,
+                Proposal::Stop => {
+                    self.done = true;
+                    return spent;
+                }
             };
-            let e = problem.evaluate(&search_box.values(&trial.point), Some(&self.evaluation));
-            budget.spend();
             self.trials += 1;
-            if let Some(reason) = &e.failure {
-                failures.push(FailedPoint { parameters: search_box.values(&trial.point), reason: reason.clone() });
-            }
-            let f_new = objective(problem, &e);
-            match self.lm.judge(&self.t, &trial, self.objective, f_new, e.failure.is_some()) {
+            // A trial the damping has projected onto a point rejected since the last move (a bound clamps
+            // the step whatever the damping) would be the same rest state from the same warm start: its
+            // objective is taken from then, with no rest state spent.
+            let again =
+                self.rejected.iter().find(|(point, ..)| *point == trial.point).map(|&(_, f, failed)| (f, failed));
+            let (e, f_new, failed) = match again {
+                Some((f, failed)) => (None, f, failed),
+                None => {
+                    let e = problem.evaluate(&search_box.values(&trial.point), Some(&self.evaluation));
+                    spent.rest_state = true;
+                    if let Some(reason) = &e.failure {
+                        spent.failure =
+                            Some(FailedPoint { parameters: search_box.values(&trial.point), reason: reason.clone() });
+                    }
+                    let (f, failed) = (objective(problem, &e), e.failure.is_some());
+                    (Some(e), f, failed)
+                }
+            };
+            match self.lm.judge(&self.t, &trial, self.objective, f_new, failed) {
                 Verdict::Accepted { converged } => {
+                    let e = e.expect("a repeated trial was rejected before, so it is rejected again");
+                    self.rejected.clear();
                     self.history.push(SearchStep { x: trial.point.clone(), cost: e.error, step: trial.moved });
                     self.model = linearise(problem, search_box, &trial.point, &e).ok();
                     self.t = trial.point;
@@ -250,10 +273,32 @@ impl Descent {
                     self.objective = f_new;
                     self.done = converged;
                 }
-                Verdict::Rejected { give_up } => self.done = give_up,
+                Verdict::Rejected { give_up } => {
+                    if again.is_none() {
+                        self.rejected.push((trial.point, f_new, failed));
+                    }
+                    self.done = give_up
+                }
             }
-            return;
+            return spent;
         }
+    }
+}
+
+/// What one trial of a descent spent: a rest state, and the point if it had none.
+#[derive(Default)]
+struct StepSpent {
+    rest_state: bool,
+    failure: Option<FailedPoint>,
+}
+
+impl StepSpent {
+    /// Counts it in the fit's budget and failures.
+    fn count(self, budget: &mut Budget, failures: &mut Vec<FailedPoint>) {
+        if self.rest_state {
+            budget.spend();
+        }
+        failures.extend(self.failure);
     }
 }
 
@@ -271,28 +316,56 @@ pub(crate) fn descend_all(
     budget: &mut Budget,
     failures: &mut Vec<FailedPoint>,
 ) -> Vec<Descent> {
-    let mut descents: Vec<Descent> = starts.into_iter().map(|(t, e)| Descent::new(problem, search_box, t, e)).collect();
+    // Each start's first linearisation (a sensitivity solve, about one rest state) in parallel: they are
+    // independent, and collected in the starts' order.
+    let mut descents: Vec<Descent> =
+        starts.into_par_iter().map(|(t, e)| Descent::new(problem, search_box, t, e)).collect();
     while descents.iter().any(|d| !d.done) {
-        for k in 0..descents.len() {
-            if descents[k].done {
-                continue;
+        let live = descents.iter().filter(|d| !d.done).count();
+        // Histories before this turn: a descent's merge check sees the ones after it in the turn as they
+        // were before their trial, as when the trials ran one after another.
+        let before: Vec<usize> = descents.iter().map(|d| d.history.len()).collect();
+        if live > 1 && live <= budget.left() && !budget.exhausted() {
+            // Every live descent's trial fits in the budget, so none would have found it spent: the trials
+            // run in parallel, then are counted and merged in the descents' order.
+            let spent: Vec<Option<StepSpent>> =
+                descents.par_iter_mut().map(|d| (!d.done).then(|| d.step(problem, search_box, || false))).collect();
+            for (k, spent) in spent.into_iter().enumerate() {
+                if let Some(spent) = spent {
+                    spent.count(budget, failures);
+                    merge(&mut descents, k, &before);
+                }
             }
-            descents[k].step(problem, search_box, budget, failures);
-            let here = &descents[k];
-            let joined = (0..descents.len()).find(|&j| {
-                j != k
-                    && descents[j].merged.is_none()
-                    && descents[j].history.iter().any(|p| {
-                        p.cost <= here.evaluation.error && p.x.iter().zip(&here.t).all(|(a, b)| (a - b).abs() <= MERGE)
-                    })
-            });
-            if let Some(j) = joined {
-                descents[k].merged = Some(j);
-                descents[k].done = true;
+        } else {
+            for k in 0..descents.len() {
+                if descents[k].done {
+                    continue;
+                }
+                descents[k].step(problem, search_box, || budget.exhausted()).count(budget, failures);
+                merge(&mut descents, k, &before);
             }
         }
     }
     descents
+}
+
+/// Stops descent `k` if it has come within [`MERGE`] of a point of another unmerged descent that is no
+/// higher: of descents before `k` their whole history, of those after it their first `before[j]` points
+/// (the turn's order: they take their trial after `k`).
+fn merge(descents: &mut [Descent], k: usize, before: &[usize]) {
+    let here = &descents[k];
+    let joined = (0..descents.len()).find(|&j| {
+        let seen = if j < k { descents[j].history.len() } else { before[j] };
+        j != k
+            && descents[j].merged.is_none()
+            && descents[j].history[..seen].iter().any(|p| {
+                p.cost <= here.evaluation.error && p.x.iter().zip(&here.t).all(|(a, b)| (a - b).abs() <= MERGE)
+            })
+    });
+    if let Some(j) = joined {
+        descents[k].merged = Some(j);
+        descents[k].done = true;
+    }
 }
 
 /// Indices of the grid points that start descents: per basin (a local minimum of the grid, ties with

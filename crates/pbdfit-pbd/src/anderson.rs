@@ -13,6 +13,17 @@ pub(crate) struct AndersonOutcome {
     pub converged: bool,
 }
 
+/// How far an accelerated iteration has come, as [`anderson_guarded`] tells its `go_on`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Progress {
+    /// Evaluations of `G` so far.
+    pub evaluations: usize,
+    /// The largest component of the last admissible image, `|G(x)|_inf`.
+    pub scale: f64,
+    /// Its residual `|G(x) - x|_inf / |G(x)|_inf`.
+    pub residual: f64,
+}
+
 /// Iterates `x <- G(x) - dG gamma` with `gamma` minimising `|f - dF gamma|` over the last `memory`
 /// differences of `f = G(x) - x`. The small least-squares problem is solved through its normal
 /// equations, with a restart when it turns ill-conditioned or the residual jumps.
@@ -23,9 +34,9 @@ pub(crate) struct AndersonOutcome {
 /// iteration). Every entry is the same dot product of the same vectors as when it was recomputed each
 /// iteration, so the iterates are bit-identical to that form (tested against it below).
 ///
-/// `go_on(evaluations)` is asked before every evaluation after the first; `false` ends the iteration
-/// unconverged (the caller's way to stop a solve it has found hopeless, without touching the iterates of
-/// one that goes on).
+/// `go_on(progress)` is asked before every evaluation after the first, with the evaluations so far and
+/// the last image's size and residual ([`Progress`]); `false` ends the iteration unconverged (the caller's
+/// way to stop a solve it has found hopeless, without touching the iterates of one that goes on).
 #[cfg(test)]
 pub(crate) fn anderson(
     x0: Vec<f64>,
@@ -34,7 +45,7 @@ pub(crate) fn anderson(
     tolerance: f64,
     max_evaluations: usize,
     limit: f64,
-    go_on: impl FnMut(usize) -> bool,
+    go_on: impl FnMut(Progress) -> bool,
 ) -> AndersonOutcome {
     anderson_guarded(x0, g, memory, tolerance, max_evaluations, limit, 0, go_on)
 }
@@ -54,7 +65,7 @@ pub(crate) fn anderson_guarded(
     max_evaluations: usize,
     limit: f64,
     mut retreats: usize,
-    mut go_on: impl FnMut(usize) -> bool,
+    mut go_on: impl FnMut(Progress) -> bool,
 ) -> AndersonOutcome {
     let n = x0.len();
     // Plain steps are taken until this many evaluations (after a retreat).
@@ -70,8 +81,10 @@ pub(crate) fn anderson_guarded(
     let mut best = f64::INFINITY;
     let mut evaluations = 0;
     let mut residual = f64::INFINITY;
+    // The largest component of the last admissible image.
+    let mut last_scale = 0.0;
     while evaluations < max_evaluations {
-        if evaluations > 0 && !go_on(evaluations) {
+        if evaluations > 0 && !go_on(Progress { evaluations, scale: last_scale, residual }) {
             break;
         }
         g(&x, &mut gx);
@@ -87,6 +100,7 @@ pub(crate) fn anderson_guarded(
             }
             return AndersonOutcome { x: gx, residual: f64::INFINITY, evaluations, converged: false };
         }
+        last_scale = scale;
         for i in 0..n {
             f[i] = gx[i] - x[i];
         }
@@ -628,11 +642,15 @@ mod tests {
         for k in [1, 2, 7, 23, 59] {
             let short = anderson(vec![0.0; n], map, 10, 0.0, k, 1e12, |_| true);
             let mut asked = Vec::new();
-            let stopped = anderson(vec![0.0; n], map, 10, 0.0, 60, 1e12, |e| {
-                asked.push(e);
-                e < k
+            let mut last_scale = f64::NAN;
+            let stopped = anderson(vec![0.0; n], map, 10, 0.0, 60, 1e12, |p| {
+                asked.push(p.evaluations);
+                last_scale = p.scale;
+                p.evaluations < k
             });
             assert_eq!(stopped.evaluations, k);
+            // The scale it is told is that of the image it returns: the last one.
+            assert_eq!(last_scale.to_bits(), stopped.x.iter().fold(0.0f64, |m, a| m.max(a.abs())).to_bits());
             assert_eq!(asked, (1..=k).collect::<Vec<_>>(), "asked before each evaluation after the first");
             assert!(!stopped.converged);
             assert_eq!(stopped.residual.to_bits(), short.residual.to_bits(), "k = {k}");

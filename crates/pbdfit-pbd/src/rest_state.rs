@@ -8,8 +8,9 @@
 //! by stepping against 5.03e-2 m by the solver, both with residual below 1e-13). pbdfit reports the
 //! solver's, the one nearest the undeformed state along the accelerated iteration.
 
-use crate::anderson::anderson_guarded;
+use crate::anderson::{Progress, anderson_guarded};
 use crate::{Dynamics, ModelRule, PbdError, PbdSystem, ProjectionRule, SimParams, Vec3};
+use pbdfit_mesh::display::number;
 
 /// The Anderson memory of the fixed point's second attempt, when the first (the configured memory) fails.
 const RETRY_MEMORY: usize = 3;
@@ -28,6 +29,50 @@ const ENGINE_RETREATS: usize = 20;
 /// Simulated seconds the divergence probe steps. A unit cube falling freely passes [`PROBE_FACTOR`]
 /// times its size in 0.9 s.
 const PROBE_SECONDS: f64 = 3.0;
+
+/// With [`RestOptions::collapse_verdict`] (the gradient search's), a fixed-point solve has stagnated when,
+/// after at least [`COLLAPSE_EVALUATIONS`] map evaluations, its least residual has not fallen below this
+/// fraction of what it was after half of them (less than a decade of progress while the evaluations
+/// doubled). Only a stagnated solve asks the early probes below, so a solve that is converging, however
+/// large its displacement, is never probed early. Only cold solves (no warm start: a search's grid points,
+/// where the fine-mesh fits lost their time) count as stagnated: a search's trial next to a rest state
+/// waits for [`STALL_EVALUATIONS`] as before. Judged early, such a trial can be given up where its solve
+/// would still have converged (XPBD on gravity-wall N = 1, nit = 2, alpha_d = 0.084, alpha_v = 100: a
+/// fixed point 0.85 m down after 456 evaluations, whose simulation leaves the body on its way), and the
+/// search answers a point without a rest state (a half step back) otherwise than a high error: the
+/// committed XPBD study's compound fit at nu = 0.4, nit = 2 ended 2 % higher. With cold solves only,
+/// the study's 3,400 fits are the committed ones, parameter for parameter.
+pub const STAGNATION: f64 = 0.5;
+
+/// A stagnated fixed-point iterate whose largest displacement passes this fraction of the body's extent
+/// asks the collapse probe at once, without waiting for [`STALL_EVALUATIONS`]: the point is given up when
+/// the simulation stays beyond the fraction for the time the body takes to fall its own size. Measured
+/// (gravity-floor N = 8, E = 1e4, dt = 0.01, nit = 10): XPBD's grid point alpha_d = 6.3 m/N with a stiff
+/// alpha_v flows like a liquid; its fixed-point iterate stalls at 0.42 m (least residual 4.5e-6 from the
+/// 120th to the 210th evaluation) and its simulation sloshes between 0.4 and 0.75 m for 3.1 s before it
+/// leaves the body (1 m), so the probe of [`PROBE_SECONDS`] missed it and the point cost 63,130 sweeps
+/// (250 converging rest states) before the stepping fallback gave it up. Converging grid points of that
+/// fit move 0.7 to 7 mm.
+pub const COLLAPSE_FRACTION: f64 = 0.25;
+
+/// A solve whose least residual is within this factor of its tolerance is converging, whatever its
+/// progress: near the tolerance (1e-13) the residual creeps at round-off (an XPBD solve of the compound
+/// gravity fit at N = 1, nit = 2, alpha_d = 0.19, alpha_v = 100 sat at 5e-13 from its 50th evaluation to
+/// its 100th).
+pub const CONVERGING: f64 = 1e3;
+
+/// The fewest map evaluations before a solve can count as stagnated ([`STAGNATION`]): converging rest
+/// states of the fine-mesh benchmarks take 15 to 90 from the undeformed state (gravity-floor N = 8 and 16,
+/// nit = 10).
+pub const COLLAPSE_EVALUATIONS: usize = 100;
+
+/// A stagnated solve whose last relative residual is still above this runs the divergence probe then
+/// instead of after [`STALL_EVALUATIONS`] (the same probe from the same start: the same verdict, sooner,
+/// for a point that would not have converged by then). XPBD's grid points alpha_d = 6.3 m/N with a
+/// soft alpha_v at N = 16 stay at 8e-3 from the 20th evaluation on and ran away only after the probe at
+/// 500 (2.9 s each); converging solves are far below it by their 100th evaluation (5e-8 for PBD kd = kv =
+/// 0.1 on gravity-floor N = 16, nit = 10; 6e-5 at worst seen, PBD kd = 0.0095, kv = 0, N = 4, dt = 0.001).
+pub const STAGNANT_RESIDUAL: f64 = 1e-3;
 
 /// How far beyond the body's extent the probe's motion must go before the point counts as diverged. An
 /// undamped body released from rest overshoots its rest displacement up to about twice, so a soft point
@@ -170,7 +215,11 @@ impl PbdSystem {
     /// after [`STALL_EVALUATIONS`] map evaluations, a probe steps the simulation from the same start for
     /// [`PROBE_SECONDS`]. If the motion goes [`PROBE_FACTOR`] times beyond the body's extent (or stays beyond it, with
     /// [`RestOptions::collapse_verdict`]), the point is
-    /// reported as diverged where it first left the body: the step and displacement the stepping
+    /// reported as diverged where it first left the body. With the collapse verdict (the gradient search's)
+    /// two probes come sooner, after [`COLLAPSE_EVALUATIONS`]: the same probe when the residual is still
+    /// above [`STAGNANT_RESIDUAL`], and a collapse probe when the iterate has moved beyond
+    /// [`COLLAPSE_FRACTION`] of the body, which gives the point up when the simulation stays that far out
+    /// for the time the body takes to fall its own size. Diverged: the step and displacement the stepping
     /// fallback would report after both fixed-point attempts had failed, with their sweeps not spent.
     /// A solve that goes on is not touched, so every rest state is the one it was without the probe.
     ///
@@ -213,6 +262,8 @@ impl PbdSystem {
         let mut spent = 0;
         // Whether the divergence probe has run (once at most, whichever attempt stalls first).
         let mut probed = false;
+        // Whether the early collapse probe has run (once at most).
+        let mut collapse_probed = false;
         if options.method == RestMethod::FixedPoint {
             // A short memory second: the normal equations of a long one can turn too ill-conditioned
             // to make progress (seen with the energy-form XPBD springs, whose rest map is strongly
@@ -226,6 +277,8 @@ impl PbdSystem {
                     None => vec![0.0; 3 * self.free.len()],
                 };
                 let mut left_body = None;
+                // The least residual after each evaluation.
+                let mut best: Vec<f64> = Vec::new();
                 let out = anderson_guarded(
                     x0,
                     |x, out| self.rest_map(&rules, params, &mut d, x, out),
@@ -236,22 +289,44 @@ impl PbdSystem {
                     // An engine's step maps a wild extrapolation far out; the textbook models' solves are
                     // kept iterate for iterate (the thesis study's rest states are pinned).
                     if matches!(rules, ProjectionRule::Engine(_)) { ENGINE_RETREATS } else { 0 },
-                    |evaluations| {
+                    |Progress { evaluations, scale, residual }| {
                         if past(options.deadline) {
                             return false;
                         }
-                        if probed || !options.divergence_probe || evaluations < STALL_EVALUATIONS {
+                        best.push(best.last().map_or(residual, |b: &f64| b.min(residual)));
+                        let budget = options.max_sweeps.saturating_sub(spent + evaluations * params.nit);
+                        // Less than a decade of progress over the second half of the evaluations so far, far
+                        // from the tolerance, in a cold solve (see [`STAGNATION`]).
+                        let stagnant = options.collapse_verdict
+                            && warm.is_none()
+                            && evaluations >= COLLAPSE_EVALUATIONS
+                            && best[evaluations - 1] > STAGNATION * best[evaluations / 2 - 1]
+                            && best[evaluations - 1] > CONVERGING * options.tolerance;
+                        if stagnant && !collapse_probed && scale > COLLAPSE_FRACTION * self.extent {
+                            collapse_probed = true;
+                            let verdict = Verdict::Collapse { beyond: COLLAPSE_FRACTION * self.extent };
+                            left_body = self.runs_away(&rules, params, warm, options, verdict, budget);
+                            if left_body.is_some() {
+                                return false;
+                            }
+                        }
+                        let stalled = evaluations >= STALL_EVALUATIONS || (stagnant && residual > STAGNANT_RESIDUAL);
+                        if probed || !options.divergence_probe || !stalled {
                             return true;
                         }
                         probed = true;
-                        let budget = options.max_sweeps.saturating_sub(spent + evaluations * params.nit);
-                        left_body = self.runs_away(&rules, params, warm, options, budget);
+                        let verdict = if options.collapse_verdict {
+                            Verdict::Collapse { beyond: self.extent }
+                        } else {
+                            Verdict::RunsAway
+                        };
+                        left_body = self.runs_away(&rules, params, warm, options, verdict, budget);
                         left_body.is_none()
                     },
                 );
                 spent += out.evaluations * params.nit;
-                if let Some((sweeps, largest)) = left_body {
-                    return Err(diverged(&self.scene, params, spent + sweeps, largest, self.extent));
+                if let Some(left) = left_body {
+                    return Err(left.error(&self.scene, params, spent, self.extent));
                 }
                 if out.converged {
                     if let ProjectionRule::Engine(engine) = rules
@@ -426,33 +501,45 @@ impl PbdSystem {
 
     /// The divergence probe of [`PbdSystem::rest_state`]: steps from `warm` for [`PROBE_SECONDS`] (at most
     /// `budget` sweeps) and, if the largest displacement passes [`PROBE_FACTOR`] times the extent or turns
-    /// non-finite (or, with [`RestOptions::collapse_verdict`], stays beyond the extent for half the
-    /// probe's time), returns the sweeps and largest displacement (m) of the first step that left the body.
-    /// `None` when the motion settles to `tolerance`, stays within the factor, or the time runs out.
+    /// non-finite, or the `verdict` is a collapse and the displacement stays beyond its bound for its
+    /// window (the probe then runs on while the body is beyond it, up to twice its time), says where the
+    /// body first went beyond. `None` when the motion settles to `tolerance`, stays within the factor, or
+    /// the time runs out.
     fn runs_away(
         &self,
         rules: &ProjectionRule,
         params: &SimParams,
         warm: Option<&[Vec3]>,
         options: &RestOptions,
+        verdict: Verdict,
         budget: usize,
-    ) -> Option<(usize, f64)> {
+    ) -> Option<LeftBody> {
         // Float-to-integer casts saturate, so a tiny dt gives a huge count, capped by the budget.
         let probe = ((PROBE_SECONDS / params.dt).ceil() as usize).saturating_mul(params.nit);
-        // A collapse verdict may extend the probe while the body is outside, up to twice its time.
-        let limit = budget.min(if options.collapse_verdict { probe.saturating_mul(2) } else { probe });
+        let (beyond, window) = match verdict {
+            Verdict::RunsAway => (self.extent, None),
+            // The collapse through the body: beyond its extent for half the probe.
+            Verdict::Collapse { beyond } if beyond >= self.extent => (self.extent, Some(probe / 2)),
+            // A partial collapse: beyond the bound for the time the body takes to fall its own size.
+            Verdict::Collapse { beyond } => {
+                let seconds = self.fall_seconds().unwrap_or(0.5 * PROBE_SECONDS);
+                (beyond, Some(((seconds / params.dt).ceil() as usize).saturating_mul(params.nit).max(params.nit)))
+            }
+        };
+        let limit = budget.min(if window.is_some() { probe.saturating_mul(2) } else { probe });
         let mut d = self.dynamics_from(warm);
         let mut sweeps = 0;
-        let mut left = None;
-        // Sweeps up to the last step that ended inside the body.
+        let mut left: Option<LeftBody> = None;
+        // Sweeps up to the last step that ended within the bound.
         let mut last_inside = 0;
         while sweeps + params.nit <= limit {
             let step = self.measured_step(rules, params, &mut d);
             sweeps += params.nit;
-            if step.outside && left.is_none() {
-                left = Some((sweeps, step.largest));
+            let outside = !step.largest.is_finite() || step.largest > beyond;
+            if outside && left.is_none() {
+                left = Some(LeftBody { sweeps, largest: step.largest, bound: None });
             }
-            if !step.outside {
+            if !outside {
                 last_inside = sweeps;
             }
             if !step.largest.is_finite() || step.largest > PROBE_FACTOR * self.extent {
@@ -461,14 +548,69 @@ impl PbdSystem {
             if step.settled(options.tolerance) {
                 return None;
             }
-            if options.collapse_verdict && left.is_some() && sweeps - last_inside >= probe / 2 {
-                return left;
+            if let Some(window) = window
+                && left.is_some()
+                && sweeps - last_inside >= window
+            {
+                return left.map(|l| LeftBody {
+                    bound: (beyond < self.extent)
+                        .then_some((beyond, (sweeps - last_inside) as f64 * params.dt / params.nit as f64)),
+                    ..l
+                });
             }
-            if sweeps >= probe && !step.outside {
+            if sweeps >= probe && !outside {
                 break;
             }
         }
         None
+    }
+
+    /// The time (s) a free fall under the body's gravity takes to cross its extent, `sqrt(2 L / g)`;
+    /// `None` without gravity.
+    fn fall_seconds(&self) -> Option<f64> {
+        let g = self.gravity.norm();
+        (g > 0.0).then(|| (2.0 * self.extent / g).sqrt())
+    }
+}
+
+/// What the divergence probe judges a point by.
+#[derive(Debug, Clone, Copy)]
+enum Verdict {
+    /// Only a run away beyond [`PROBE_FACTOR`] times the body's extent (or a non-finite state).
+    RunsAway,
+    /// Also a body that stays beyond `beyond` (m): at the extent, for half the probe; below it, for the
+    /// time the body takes to fall its own size ([`COLLAPSE_FRACTION`]).
+    Collapse { beyond: f64 },
+}
+
+/// Where the probe's body first went beyond its bound.
+#[derive(Debug, Clone, Copy)]
+struct LeftBody {
+    /// Probe sweeps up to that step.
+    sweeps: usize,
+    /// Largest displacement (m) after it.
+    largest: f64,
+    /// For a partial collapse: the bound (m) and how long (s) the body stayed beyond it.
+    bound: Option<(f64, f64)>,
+}
+
+impl LeftBody {
+    /// The error: divergence, at `spent` sweeps before the probe plus the probe's own.
+    fn error(&self, scene: &str, params: &SimParams, spent: usize, extent: f64) -> PbdError {
+        match self.bound {
+            None => diverged(scene, params, spent + self.sweeps, self.largest, extent),
+            Some((bound, seconds)) => PbdError::Diverged {
+                scene: scene.to_string(),
+                params: params.describe(),
+                sweeps: spent + self.sweeps,
+                reason: format!(
+                    "the body collapsed: its largest displacement passed {} m ({COLLAPSE_FRACTION} of the body size {} m) and stayed beyond it for {} s",
+                    number(bound),
+                    number(extent),
+                    number(seconds),
+                ),
+            },
+        }
     }
 }
 

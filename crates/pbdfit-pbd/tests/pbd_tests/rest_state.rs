@@ -181,12 +181,16 @@ fn the_divergence_probe_changes_no_rest_state() {
 /// With [`RestOptions::collapse_verdict`] (the gradient search's), a body that collapses through itself
 /// (gravity-floor at N = 4, kd = 0.01, kv = 0.02: it passes its extent by a few per cent and stays
 /// there) is given up by the divergence probe after 500 stalled evaluations, with the step and
-/// displacement the stepping fallback reports, instead of after both full fixed-point attempts.
+/// displacement the stepping fallback reports, instead of after both full fixed-point attempts. (Started
+/// from the undeformed state given as a warm start, so that the early probes of a cold solve stay out:
+/// the next test.)
 #[test]
 fn the_collapse_verdict_gives_up_a_collapsed_body_where_stepping_does() {
     let params = SimParams::new(0.01, 1, Model::pbd(0.01, 0.02));
+    let system = system("gravity-floor", 4);
+    let undeformed = vec![pbdfit_pbd::Vec3::zeros(); system.particle_count()];
     let quick = RestOptions { collapse_verdict: true, ..RestOptions::default() };
-    let (collapsed, collapsed_reason) = divergence(system("gravity-floor", 4).rest_state(&params, &quick, None));
+    let (collapsed, collapsed_reason) = divergence(system.rest_state(&params, &quick, Some(&undeformed)));
     let (full, full_reason) = divergence(rest_result("gravity-floor", 4, &params, RestMethod::FixedPoint, true));
     let (stepped, stepped_reason) = divergence(rest_result("gravity-floor", 4, &params, RestMethod::Stepping, true));
     assert_eq!(collapsed_reason, stepped_reason);
@@ -196,9 +200,33 @@ fn the_collapse_verdict_gives_up_a_collapsed_body_where_stepping_does() {
     assert_eq!(full, 3000 + 3000 + stepped, "the probe alone sees no runaway: both attempts, then stepping");
 }
 
+/// A cold solve that stagnates beyond a quarter of the body is given up by the early collapse probe: the
+/// same body as above, sooner than the regular verdict (500 evaluations and the probe), with the bound it
+/// passed in the reason; and XPBD's liquid grid point of the fine-mesh benchmark (gravity-floor N = 8,
+/// nit = 10, alpha_d = 6.31 m/N, alpha_v = 1e-6: no rest state; its simulation sloshes 0.4 to 0.75 m
+/// down for 3.1 s before it leaves the body) within a few converging rest states' sweeps of that fit
+/// (220 to 770 each), where without the early probes it cost 63,130.
+#[test]
+fn a_stagnated_cold_solve_beyond_a_quarter_of_the_body_is_given_up_early() {
+    let quick = RestOptions { collapse_verdict: true, ..RestOptions::default() };
+    let params = SimParams::new(0.01, 1, Model::pbd(0.01, 0.02));
+    let (early, reason) = divergence(system("gravity-floor", 4).rest_state(&params, &quick, None));
+    let (_, stepped_reason) = divergence(rest_result("gravity-floor", 4, &params, RestMethod::Stepping, true));
+    assert!(early < 500, "{early} sweeps");
+    assert!(reason.starts_with("the body collapsed: its largest displacement passed 0.25 m"), "{reason}");
+    assert!(stepped_reason.contains("exceeds the body size"), "{stepped_reason}");
+
+    let liquid = SimParams::new(0.01, 10, Model::xpbd(6.30957, 1e-6));
+    let (sweeps, reason) = divergence(system("gravity-floor", 8).rest_state(&liquid, &quick, None));
+    assert!(sweeps <= 3_000, "{sweeps} sweeps: {reason}");
+    assert!(reason.starts_with("the body collapsed"), "{reason}");
+}
+
 /// The collapse verdict spares a soft point whose undamped overshoot passes the body's extent on its way
 /// to a rest state inside it (the case of `the_divergence_probe_changes_no_rest_state`): the same rest
-/// state, bit for bit.
+/// state, bit for bit. The early probes leave it alone too: it rests 0.63 m down, beyond a quarter of the
+/// body, but its cold solve does not stagnate (its least residual falls about a decade per hundred
+/// evaluations).
 #[test]
 fn the_collapse_verdict_keeps_a_rest_state_reached_after_an_overshoot() {
     let params = SimParams::new(0.01, 1, Model::pbd(0.05, 0.15));
@@ -206,6 +234,7 @@ fn the_collapse_verdict_keeps_a_rest_state_reached_after_an_overshoot() {
     let with = system("gravity-wall", 4).rest_state(&params, &quick, None).unwrap();
     let without = rest_result("gravity-wall", 4, &params, RestMethod::FixedPoint, true).unwrap();
     assert!(with.converged && with.iterations > 500, "{} sweeps: the probe must have run", with.iterations);
+    assert!(with.max_displacement() > 0.25, "beyond a quarter of the body: {}", with.max_displacement());
     let bits =
         |r: &RestState| r.displacements.iter().flat_map(|u| [u.x, u.y, u.z]).map(f64::to_bits).collect::<Vec<_>>();
     assert_eq!(bits(&with), bits(&without));
