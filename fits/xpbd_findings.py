@@ -95,7 +95,7 @@ print(f"""## Does XPBD's compliance transfer? Findings
 Every number below is computed from the committed results by `fits/xpbd_findings.py`. The XPBD fits come
 from the gradient search (`fits/xpbd.toml`, `search = "gradient"`); the PBD fits are the thesis's pattern
 search (`fits/results/thesis`, pinned), whose base-case errors the gradient search lowers by less than 1e-5
-relative (README, Benchmarks, "Never worse"), far below the 1e-3 margin that counts as "equal" below. Fits
+relative (docs/tables.md, "Never worse"), far below the 1e-3 margin that counts as "equal" below. Fits
 whose minimum lies on the edge of the default box are left out of the spreads (last column; the summary
 counts them): there the error is flat beyond the edge (saturation: `alpha/dt^2` far below the inverse masses
 acts as a hard constraint, far above it as no constraint). Checked on two cases: widening the box by 6 decades
@@ -117,7 +117,7 @@ nu = 0.3).
   {50*len(basic)} base-case fits and higher in {worse} (next tables); on the compound scene Gravity, where one
   parameter set must serve three load directions, XPBD is higher than PBD in {cworse} of 50 ({min(cx):.2f} to
   {max(cx):.2f} against {min(cp):.2f} to {max(cp):.2f} in the base case). That gap, about a factor of two,
-  is far wider than what the choice of search changes (README, Benchmarks, "Never worse"), so it is the
+  is far wider than what the choice of search changes (docs/tables.md, "Never worse"), so it is the
   model, not the search.
 """)
 print('\n'.join(OUT))

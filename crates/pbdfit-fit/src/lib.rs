@@ -29,6 +29,7 @@
 //! `serde` + `toml` (study files), `serde_json` (the names of a fit job's keywords, which are its fields),
 //! `pbdfit-results` (results files), `thiserror` (errors).
 
+pub mod bench;
 mod error;
 mod error_metric;
 mod fem_job;

@@ -24,6 +24,17 @@ pub enum BenchArgs {
         #[arg(long, default_value_t = 2.0)]
         seconds: f64,
     },
+    /// Fits on finer meshes: the gradient search's wall time on gravity-floor (E = 1e4 Pa, nu = 0.3,
+    /// dt = 0.01 s, nit = 10) per model and N, its rest states and failed points, and one cold rest state
+    /// at the fitted point beside it (the fit's time in rest states).
+    Fit {
+        /// Models (textbook models or engine profiles).
+        #[arg(long, value_delimiter = ',', default_value = "pbd,xpbd")]
+        model: Vec<pbdfit_pbd::ModelKind>,
+        /// Mesh resolutions.
+        #[arg(long, value_delimiter = ',', default_value = "4,8,16")]
+        n: Vec<usize>,
+    },
 }
 
 /// Runs `pbdfit bench`.
@@ -33,6 +44,13 @@ pub fn run(args: BenchArgs) -> CliResult {
             println!("{}", pbdfit_pbd::bench::bench_report(&n, nit.max(1), seconds));
         }
         BenchArgs::Gpu { seconds } => print!("{}", pbdfit_gpu::bench::bench_report(seconds)),
+        BenchArgs::Fit { model, n } => {
+            if n.contains(&0) {
+                return Err(crate::cli::CliError::Input("--n: mesh resolution must be at least 1".into()));
+            }
+            let rows = pbdfit_fit::bench::bench_fits(&model, &n).map_err(crate::fit::job_error)?;
+            print!("{}", pbdfit_fit::bench::bench_fit_report(&rows));
+        }
     }
     Ok(())
 }

@@ -551,3 +551,43 @@ fn spring_models_simulate_settle_and_fit() {
         );
     }
 }
+
+/// `pbdfit bench fit` runs the very fit `pbdfit fit` runs in its setting (gravity-floor, E = 1e4 Pa,
+/// nu = 0.3, dt = 0.01 s, nit = 10): each row's error and rest-state count are the fit's, and a cold rest
+/// state at the fitted point is timed beside it. Its times are printed, never asserted.
+#[test]
+fn the_fit_benchmark_runs_the_fit_it_names() {
+    let out = common::stdout(&pbdfit(&["bench", "fit", "--model", "pbd,xpbd", "--n", "2"]));
+    for model in ["pbd", "xpbd"] {
+        let fit = json(&[
+            "fit",
+            "--scene",
+            "gravity-floor",
+            "--n",
+            "2",
+            "--young",
+            "1e4",
+            "--poisson",
+            "0.3",
+            "--dt",
+            "0.01",
+            "--nit",
+            "10",
+            "--model",
+            model,
+            "--json",
+        ]);
+        let row: Vec<&str> = out
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .find(|w| w.first() == Some(&model) && w.get(1) == Some(&"2"))
+            .unwrap_or_else(|| panic!("no {model} row in\n{out}"));
+        let error: f64 = row[5].parse().unwrap();
+        let expected = fit["error"].as_f64().unwrap();
+        assert!((error - expected).abs() <= 1e-5 * expected, "{model}: {error} against {expected}");
+        assert_eq!(row[3], fit["evaluations"].to_string(), "{model}: rest states");
+    }
+    let refused = pbdfit(&["bench", "fit", "--n", "0"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(common::stderr(&refused).contains("--n: mesh resolution must be at least 1"));
+}

@@ -1,0 +1,125 @@
+//! The fine-mesh fit benchmark of `pbdfit bench fit`: what one fit costs on a finer mesh, against one
+//! rest state of the same setting (the unit a fit's cost is counted in). Printed, never asserted.
+//!
+//! The setting is the one issue "Scale" measured: gravity-floor, E = 1e4 Pa, nu = 0.3, dt = 0.01 s,
+//! nit = 10, the default (gradient) search on one CPU backend with every thread. Per model and N it
+//! prints the search's wall time (the FEM reference is solved before it and not counted), its rest
+//! states (grid points and trials), the points without a rest state, one cold rest state at the fitted
+//! point (seconds and sweeps), and the fit's time in those rest states.
+
+use std::time::Instant;
+
+use pbdfit_pbd::{CpuBackend, ModelKind, RestOptions};
+
+use crate::{FitJob, FitJobError, Spelling};
+
+/// The benchmark's scene.
+pub const FIT_BENCH_SCENE: &str = "gravity-floor";
+/// Young's modulus of the benchmark's reference (Pa).
+pub const FIT_BENCH_YOUNG: f64 = 1e4;
+/// Poisson ratio of the benchmark's reference.
+pub const FIT_BENCH_POISSON: f64 = 0.3;
+/// Time step of the benchmark (s).
+pub const FIT_BENCH_DT: f64 = 0.01;
+/// Solver iterations of the benchmark.
+pub const FIT_BENCH_NIT: usize = 10;
+
+/// One fit of the benchmark.
+#[derive(Debug, Clone)]
+pub struct FitBenchRow {
+    /// The model.
+    pub model: ModelKind,
+    /// Mesh resolution.
+    pub n: usize,
+    /// Wall time of the search (s).
+    pub seconds: f64,
+    /// Rest states the search computed (grid points and trials).
+    pub evaluations: usize,
+    /// Of those, points without a rest state.
+    pub failed: usize,
+    /// The fitted error.
+    pub error: f64,
+    /// One cold rest state at the fitted point: wall time (s) and projection sweeps.
+    pub rest_state: (f64, usize),
+}
+
+impl FitBenchRow {
+    /// The fit's wall time in cold rest states at its fitted point.
+    pub fn in_rest_states(&self) -> f64 {
+        self.seconds / self.rest_state.0
+    }
+}
+
+/// Fits each model at each resolution in the benchmark's setting (see the module doc).
+pub fn bench_fits(models: &[ModelKind], resolutions: &[usize]) -> Result<Vec<FitBenchRow>, FitJobError> {
+    let mut rows = Vec::new();
+    for &n in resolutions {
+        for &model in models {
+            let job = FitJob {
+                n: Some(n),
+                young: Some(FIT_BENCH_YOUNG),
+                poisson: Some(FIT_BENCH_POISSON),
+                dt: FIT_BENCH_DT,
+                nit: FIT_BENCH_NIT,
+                ..FitJob::new(FIT_BENCH_SCENE, model)
+            };
+            let prepared = job.prepare(Spelling::Flag)?;
+            let outcome = prepared.run(&CpuBackend)?;
+            let problem = &outcome.prepared.problem;
+            let values: Vec<f64> = outcome.result.parameters.iter().map(|(_, v)| *v).collect();
+            let params = problem.settings.at(&values);
+            let part = problem.parts.first().ok_or_else(|| FitJobError::Internal("a fit without parts".into()))?;
+            let start = Instant::now();
+            let rest = part
+                .system
+                .rest_state(&params, &RestOptions::default(), None)
+                .map_err(|e| FitJobError::Fit(e.into()))?;
+            let rest_seconds = start.elapsed().as_secs_f64();
+            rows.push(FitBenchRow {
+                model,
+                n,
+                seconds: outcome.result.seconds,
+                evaluations: outcome.result.evaluations,
+                failed: outcome.result.failures.len(),
+                error: outcome.result.error,
+                rest_state: (rest_seconds, rest.iterations),
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// The benchmark as the command prints it.
+pub fn bench_fit_report(rows: &[FitBenchRow]) -> String {
+    use pbdfit_mesh::display::{number, scientific};
+    let mut out = format!(
+        "fits on {FIT_BENCH_SCENE}, E = {} Pa, nu = {FIT_BENCH_POISSON}, dt = {FIT_BENCH_DT} s, nit = {FIT_BENCH_NIT}, \
+         gradient search, CPU ({} threads)\n",
+        number(FIT_BENCH_YOUNG),
+        rayon::current_num_threads()
+    );
+    out.push_str(&format!(
+        "{:>6} {:>3} {:>9} {:>11} {:>9} {:>11} {:>16} {:>12}\n",
+        "model", "N", "fit (s)", "rest states", "no rest", "error", "rest state (s)", "fit / rest"
+    ));
+    for r in rows {
+        out.push_str(&format!(
+            "{:>6} {:>3} {:>9.3} {:>11} {:>9} {:>11} {:>9.4} ({:>5}) {:>12.1}\n",
+            r.model.name(),
+            r.n,
+            r.seconds,
+            r.evaluations,
+            r.failed,
+            scientific(r.error),
+            r.rest_state.0,
+            r.rest_state.1,
+            r.in_rest_states()
+        ));
+    }
+    out.push_str(
+        "fit (s): the search's wall time (the FEM reference is solved before it); rest states: grid points and \
+         trials; no rest: of those, points without one; rest state: one cold rest state at the fitted point \
+         (seconds, sweeps); fit / rest: the fit's time in such rest states\n",
+    );
+    out
+}
