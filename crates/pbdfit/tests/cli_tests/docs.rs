@@ -5,7 +5,10 @@
 //!   `--help` lists them);
 //! - every sample in a ```console block is run: each `$ pbdfit ...` line with the built binary, its
 //!   standard output compared with the lines shown below it, wall-clock figures (`0.153 s`, `12.5 ms`)
-//!   masked on both sides.
+//!   masked on both sides;
+//! - every `cargo test -p CRATE --test TARGET FILTER` a page names (in a block or in the text) names a
+//!   test target that exists and a filter that selects something in it (a test module, and a test function
+//!   where the filter names one).
 //!
 //! One module: `cargo test -p pbdfit --test cli docs::`.
 
@@ -188,6 +191,9 @@ fn every_command_line_in_the_docs_names_options_that_exist() {
             let joined = block.lines.join("\n").replace("\\\n", " ");
             for (k, line) in joined.lines().enumerate() {
                 let line = line.trim().trim_start_matches("$ ");
+                // The binary by its path (`target/release/pbdfit fit ...`) is the same command line.
+                let line =
+                    line.strip_prefix("target/release/").or_else(|| line.strip_prefix("target/debug/")).unwrap_or(line);
                 let Some(args) = line.strip_prefix("pbdfit ") else { continue };
                 let args = args.split(" #").next().unwrap_or(args);
                 let mut words: Vec<&str> = args.split_whitespace().collect();
@@ -215,6 +221,70 @@ fn every_command_line_in_the_docs_names_options_that_exist() {
     }
     assert!(checked > 20, "only {checked} command lines found");
     assert!(wrong.is_empty(), "stale command lines:\n{}", wrong.join("\n"));
+}
+
+/// Every `cargo test -p CRATE --test TARGET [FILTER]` in `text` (blocks and prose alike), as its three words
+/// (the filter empty where there is none).
+fn test_commands(text: &str) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    for piece in text.split("cargo test -p ").skip(1) {
+        // The command ends at the code span's backtick, a closing parenthesis or the line's end.
+        let command = piece.split(['`', ')', '\n']).next().unwrap_or("");
+        let words: Vec<&str> = command.split_whitespace().take(4).collect();
+        if let [krate, "--test", target, rest @ ..] = words.as_slice() {
+            let filter = rest.first().filter(|w| !w.starts_with('-')).map_or("", |w| w);
+            out.push((krate.to_string(), target.to_string(), filter.to_string()));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_cargo_test_command_in_the_docs_selects_tests_that_exist() {
+    let root = root();
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for page in pages() {
+        let text = std::fs::read_to_string(&page).expect("a page");
+        let at = page.strip_prefix(&root).unwrap_or(&page).display().to_string();
+        for (krate, target, filter) in test_commands(&text) {
+            checked += 1;
+            let tests = root.join("crates").join(&krate).join("tests");
+            if !tests.join(format!("{target}.rs")).is_file() {
+                wrong.push(format!(
+                    "{at}: `cargo test -p {krate} --test {target}`: no crates/{krate}/tests/{target}.rs"
+                ));
+                continue;
+            }
+            // A target's modules are the files of its `<target>_tests/` folder (this suite's layout).
+            let mut parts = filter.split("::").filter(|p| !p.is_empty());
+            let Some(module) = parts.next() else { continue };
+            let file = tests.join(format!("{target}_tests")).join(format!("{module}.rs"));
+            let Ok(source) = std::fs::read_to_string(&file) else {
+                wrong.push(format!(
+                    "{at}: `{filter}` selects nothing: no module {module} in crates/{krate}/tests/{target}_tests/"
+                ));
+                continue;
+            };
+            if let Some(function) = parts.next()
+                && !source.contains(&format!("fn {function}"))
+            {
+                wrong.push(format!("{at}: `{filter}` selects nothing: no test {function}... in {}", file.display()));
+            }
+        }
+    }
+    assert!(checked >= 5, "only {checked} cargo test commands found");
+    assert!(wrong.is_empty(), "stale test commands:\n{}", wrong.join("\n"));
+    assert_eq!(
+        test_commands(
+            "run `cargo test -p pbdfit --test cli docs::` or (cargo test -p a --test b) and cargo test -p c --test d -- --nocapture"
+        ),
+        [
+            ("pbdfit".into(), "cli".into(), "docs::".into()),
+            ("a".into(), "b".into(), String::new()),
+            ("c".into(), "d".into(), String::new())
+        ]
+    );
 }
 
 /// A run's output with wall-clock figures masked: a number followed by ` s` or ` ms` (a duration).
