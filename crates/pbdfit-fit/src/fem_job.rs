@@ -104,18 +104,15 @@ impl FemKeywords {
         let input = FitJobError::Input;
         let material = YoungPoisson::new(self.young.unwrap_or(1e3), self.poisson.unwrap_or(0.3))
             .map_err(|e| input(e.to_string()))?;
-        if self.n == Some(0) {
-            return Err(input(format!("{} must be at least 1 (hexahedra per cube edge), got 0", spelling.name("n"))));
-        }
         let (set, notes) =
             crate::keywords::load_scene(&self.scene, self.fix_orientation, self.mass_model.as_deref(), spelling)?;
+        let n = set.resolution(self.n).map_err(|e| input(format!("{}: {e}", spelling.name("n"))))?;
         let warnings: Vec<String> = material.locking_warning().into_iter().map(|w| w.to_string()).collect();
         let table = self.reference.table();
         let overrides =
             ReferenceOverrides::from_table(&table).map_err(|e| input(format!("the reference options: {e}")))?;
         let mut parts = Vec::new();
         for scene in set.scenes() {
-            let n = self.n.unwrap_or(scene.default_n);
             let spec = crate::reference_spec(scene, &overrides).map_err(|e| input(e.to_string()))?;
             let body = scene.body_split(n, spec.split).map_err(|e| input(e.to_string()))?;
             // The scene loader guarantees a valid body, but not that its held vertices stop every rigid

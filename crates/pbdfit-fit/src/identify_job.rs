@@ -47,10 +47,7 @@ impl IdentifyKeywords {
         let input = FitJobError::Input;
         let start = std::time::Instant::now();
         let set = SceneSet::load(&self.scene).map_err(|e| input(e.to_string()))?;
-        let n = self.n.unwrap_or_else(|| set.scenes().first().map(|s| s.default_n).unwrap_or(1));
-        if n == 0 {
-            return Err(input(format!("{}: mesh resolution must be at least 1", spelling.name("n"))));
-        }
+        let n = set.resolution(self.n).map_err(|e| input(format!("{}: {e}", spelling.name("n"))))?;
         let [scene] = set.scenes() else {
             return Err(input(format!(
                 "scene {} is a compound of {} bodies; identify one body at a time",

@@ -117,10 +117,7 @@ impl FitJob {
             Some(m) => set.with_mass_model(m),
             None => set,
         };
-        let n = self.n.unwrap_or_else(|| set.scenes().first().map(|s| s.default_n).unwrap_or(1));
-        if n == 0 {
-            return Err(input(format!("{}: mesh resolution must be at least 1", spelling.name("n"))));
-        }
+        let n = set.resolution(self.n).map_err(|e| input(format!("{}: {e}", spelling.name("n"))))?;
         // The file given, else the one the scene names as its reference (the target seam's one resolution).
         let target = crate::resolve_target(&set, self.measured.as_deref()).map_err(FitJobError::Fit)?;
         if !target.kind.uses_fem() && (self.young.is_some() || self.poisson.is_some()) {

@@ -336,9 +336,6 @@ impl SimulateKeywords {
             };
             input(format!("{name}: {e}"))
         })?;
-        if self.n == Some(0) {
-            return Err(input(format!("{} must be at least 1 (hexahedra per cube edge), got 0", spelling.name("n"))));
-        }
         let (set, notes) =
             crate::keywords::load_scene(&self.scene, self.fix_orientation, self.mass_model.as_deref(), spelling)?;
         let (dt, nit) = (self.dt.unwrap_or(0.01), self.nit.unwrap_or(1));
@@ -389,7 +386,7 @@ impl SimulateKeywords {
                 SimulateRun::Rest { params, options: RestOptions { method, ..RestOptions::default() } }
             }
         };
-        let n = self.n.unwrap_or_else(|| set.scenes().first().map(|s| s.default_n).unwrap_or(1));
+        let n = set.resolution(self.n).map_err(|e| input(format!("{}: {e}", spelling.name("n"))))?;
         let parts = set
             .scenes()
             .iter()

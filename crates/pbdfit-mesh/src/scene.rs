@@ -176,7 +176,23 @@ pub struct SceneSet {
     compound: bool,
 }
 
+/// A mesh resolution of 0 asked for (`N` counts hexahedra per cube edge).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("mesh resolution must be at least 1 (hexahedra per cube edge), got 0")]
+pub struct ZeroResolution;
+
 impl SceneSet {
+    /// The mesh resolution a run of this scene uses: `n` where given, else the first part's default.
+    /// Every part of a compound scene is meshed at this one N (a compound's fit evaluates its parts at one
+    /// (dt, N, nit)), and every command and front end takes it from here, so that `fem`, `fit`,
+    /// `simulate` and `identify` mesh a compound alike.
+    pub fn resolution(&self, n: Option<usize>) -> Result<usize, ZeroResolution> {
+        match n.unwrap_or_else(|| self.scenes.first().map_or(1, |s| s.default_n)) {
+            0 => Err(ZeroResolution),
+            n => Ok(n),
+        }
+    }
+
     /// A built-in scene by name.
     pub fn builtin(name: &str) -> Result<Self, SceneError> {
         let (_, text) =
@@ -681,6 +697,21 @@ mod tests {
 
     fn err(text: &str) -> String {
         SceneSet::parse(text, "test.toml", None).unwrap_err().to_string()
+    }
+
+    /// One N for a whole compound: the one asked for, else the first part's default, whatever the other
+    /// parts' defaults (the FEM job meshed each part at its own default while the fit took the first's);
+    /// 0 is refused.
+    #[test]
+    fn a_compound_has_one_resolution() {
+        let mut set = SceneSet::load("gravity").unwrap();
+        assert_eq!(set.resolution(None), Ok(1));
+        set.scenes[0].default_n = 3;
+        set.scenes[1].default_n = 5;
+        assert_eq!(set.resolution(None), Ok(3));
+        assert_eq!(set.resolution(Some(2)), Ok(2));
+        assert_eq!(set.resolution(Some(0)), Err(ZeroResolution));
+        assert_eq!(ZeroResolution.to_string(), "mesh resolution must be at least 1 (hexahedra per cube edge), got 0");
     }
 
     #[test]

@@ -44,11 +44,7 @@ fn load(scene: &str) -> PyResult<SceneSet> {
 }
 
 fn resolution(set: &SceneSet, n: Option<usize>) -> PyResult<usize> {
-    let n = n.unwrap_or_else(|| set.scenes().first().map(|s| s.default_n).unwrap_or(1));
-    if n == 0 {
-        return Err(value_error("n: mesh resolution must be at least 1"));
-    }
-    Ok(n)
+    set.resolution(n).map_err(|e| value_error(format!("n: {e}")))
 }
 
 fn matrix<'py>(py: Python<'py>, rows: &[Vec3]) -> Bound<'py, PyArray2<f64>> {

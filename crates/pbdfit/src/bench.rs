@@ -46,7 +46,7 @@ pub fn run(args: BenchArgs) -> CliResult {
         BenchArgs::Gpu { seconds } => print!("{}", pbdfit_gpu::bench::bench_report(seconds)),
         BenchArgs::Fit { model, n } => {
             if n.contains(&0) {
-                return Err(crate::cli::CliError::Input("--n: mesh resolution must be at least 1".into()));
+                return Err(crate::cli::CliError::Input(format!("--n: {}", pbdfit_mesh::ZeroResolution)));
             }
             let rows = pbdfit_fit::bench::bench_fits(&model, &n).map_err(crate::fit::job_error)?;
             print!("{}", pbdfit_fit::bench::bench_fit_report(&rows));

@@ -124,11 +124,7 @@ pub fn fit_error(e: pbdfit_fit::FitError) -> CliError {
 
 /// The mesh resolution to use: the flag, else the scene's default.
 pub fn resolution(set: &SceneSet, n: Option<usize>) -> Result<usize, CliError> {
-    let n = n.unwrap_or_else(|| set.scenes().first().map(|s| s.default_n).unwrap_or(1));
-    if n == 0 {
-        return Err(CliError::Input("--n: mesh resolution must be at least 1".into()));
-    }
-    Ok(n)
+    set.resolution(n).map_err(|e| CliError::Input(format!("--n: {e}")))
 }
 
 /// Serialises to JSON for stdout.
