@@ -314,7 +314,7 @@ impl PbdSystem {
                             && best[evaluations - 1] > CONVERGING * options.tolerance;
                         if stagnant && !collapse_probed && scale > COLLAPSE_FRACTION * self.extent {
                             collapse_probed = true;
-                            let verdict = Verdict::Collapse { beyond: COLLAPSE_FRACTION * self.extent };
+                            let verdict = Verdict::PartialCollapse;
                             left_body = self.runs_away(&rules, params, warm, options, verdict, budget);
                             if left_body.is_some() {
                                 return false;
@@ -325,11 +325,7 @@ impl PbdSystem {
                             return true;
                         }
                         probed = true;
-                        let verdict = if options.collapse_verdict {
-                            Verdict::Collapse { beyond: self.extent }
-                        } else {
-                            Verdict::RunsAway
-                        };
+                        let verdict = if options.collapse_verdict { Verdict::Collapse } else { Verdict::RunsAway };
                         left_body = self.runs_away(&rules, params, warm, options, verdict, budget);
                         left_body.is_none()
                     },
@@ -528,12 +524,11 @@ impl PbdSystem {
         let probe = ((PROBE_SECONDS / params.dt).ceil() as usize).saturating_mul(params.nit);
         let (beyond, window) = match verdict {
             Verdict::RunsAway => (self.extent, None),
-            // The collapse through the body: beyond its extent for half the probe.
-            Verdict::Collapse { beyond } if beyond >= self.extent => (self.extent, Some(probe / 2)),
-            // A partial collapse: beyond the bound for the time the body takes to fall its own size.
-            Verdict::Collapse { beyond } => {
+            Verdict::Collapse => (self.extent, Some(probe / 2)),
+            Verdict::PartialCollapse => {
                 let seconds = self.fall_seconds().unwrap_or(0.5 * PROBE_SECONDS);
-                (beyond, Some(((seconds / params.dt).ceil() as usize).saturating_mul(params.nit).max(params.nit)))
+                let window = ((seconds / params.dt).ceil() as usize).saturating_mul(params.nit).max(params.nit);
+                (COLLAPSE_FRACTION * self.extent, Some(window))
             }
         };
         let limit = budget.min(if window.is_some() { probe.saturating_mul(2) } else { probe });
@@ -563,7 +558,7 @@ impl PbdSystem {
                 && sweeps - last_inside >= window
             {
                 return left.map(|l| LeftBody {
-                    bound: (beyond < self.extent)
+                    bound: matches!(verdict, Verdict::PartialCollapse)
                         .then_some((beyond, (sweeps - last_inside) as f64 * params.dt / params.nit as f64)),
                     ..l
                 });
@@ -588,9 +583,11 @@ impl PbdSystem {
 enum Verdict {
     /// Only a run away beyond [`PROBE_FACTOR`] times the body's extent (or a non-finite state).
     RunsAway,
-    /// Also a body that stays beyond `beyond` (m): at the extent, for half the probe; below it, for the
-    /// time the body takes to fall its own size ([`COLLAPSE_FRACTION`]).
-    Collapse { beyond: f64 },
+    /// Also a body that stays beyond its extent for half the probe ([`RestOptions::collapse_verdict`]).
+    Collapse,
+    /// Also a body that stays beyond [`COLLAPSE_FRACTION`] of its extent for the time it takes to fall its
+    /// own size (the early probe of a stagnated cold solve).
+    PartialCollapse,
 }
 
 /// Where the probe's body first went beyond its bound.
