@@ -8,10 +8,13 @@ script
 * fits the mapping's engine profile directly (``pbdfit.fit``, the same scene, reference, E, nu, dt, nit and
   N, gradient search, the library's defaults and the engine's default settings): ``jolt`` (dt is Jolt's
   step, nit its ``mNumIterations``) for ``jolt-godot``, ``newton-xpbd`` (nit is Newton's ``iterations``)
-  for ``newton-lame``;
+  for ``newton-lame``, ``pybullet-neohookean`` (dt and nit ignored: its rest state is a static equilibrium) for
+  ``pybullet-lame`` and ``pybullet-smith`` (one entry each, ``--model pybullet-lame`` or ``pybullet-smith``);
 * simulates the mapping's parameters (``pbdfit.mapping``, then ``pbdfit.evaluate`` on the same point):
   ``jolt-godot`` is Godot 4.4 to 4.6's default (edge compliance 8e-5 m/N, no volume constraint),
-  ``newton-lame`` Newton's USD import (``k_mu``, ``k_lambda`` = the Lame parameters);
+  ``newton-lame`` Newton's USD import (``k_mu``, ``k_lambda`` = the Lame parameters), ``pybullet-lame`` the
+  Lame parameters as PyBullet's ``NeoHookeanMu``, ``NeoHookeanLambda``, ``pybullet-smith`` Smith et al.'s
+  ``4/3 mu``, ``lambda + 5/6 mu``;
 
 and records per point the mapping's error, the fit's error and their ratio, with XPBD's direct-fit error
 at the point (from the accuracy rows) beside them. Ratios within 1 % of 1 are ties (accuracy.py's ``TIE``).
@@ -58,8 +61,12 @@ from mappings import accuracy_rows, parse  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 # the xpbd table's scene: the default, whose rows keep the file names without a scene
 TABLE_SCENE = "gravity"
-# model -> the engine mapping simulated in it
-MAPPINGS = {"jolt": "jolt-godot", "newton-xpbd": "newton-lame"}
+# entry (the --model choice and the rows' file name) -> the engine mapping simulated in it, and the model
+# both sides run (an entry per mapping: PyBullet's model has two)
+MAPPINGS = {"jolt": "jolt-godot", "newton-xpbd": "newton-lame", "pybullet-lame": "pybullet-lame",
+            "pybullet-smith": "pybullet-smith"}
+MODEL = {"jolt": "jolt", "newton-xpbd": "newton-xpbd", "pybullet-lame": "pybullet-neohookean",
+         "pybullet-smith": "pybullet-neohookean"}
 COLUMNS = ["table", "young", "poisson", "dt", "nit", "n", "scene", "model", "mapping", "mapping_parameters",
            "mapping_error", "mapping_status", "mapping_message", "fit_parameters", "fit_error", "fit_at_bound",
            "fit_status", "fit_evaluations", "fit_failed_evaluations", "fit_message", "ratio", "xpbd_fit_error",
@@ -75,9 +82,9 @@ def reason(message: str) -> str:
     return "failed"
 
 
-def point_row(model: str, row: dict, scene: str = TABLE_SCENE) -> dict:
+def point_row(entry: str, row: dict, scene: str = TABLE_SCENE) -> dict:
     """One point: the mapping's error and the profile's direct fit's error, on ``scene``."""
-    name = MAPPINGS[model]
+    name, model = MAPPINGS[entry], MODEL[entry]
     q = dict(young=float(row["young"]), poisson=float(row["poisson"]), dt=float(row["dt"]), nit=int(row["nit"]),
              n=int(row["n"]))
     out = dict(table="xpbd", model=model, mapping=name, pbdfit_version=pbdfit.__version__,
@@ -153,8 +160,8 @@ def ratios_line(rows, label: str) -> str:
     return f"    fitted / mapped at {label} ({len(rows)}): " + "; ".join(parts)
 
 
-def report(model: str, rows, path: str, scene: str = TABLE_SCENE) -> str:
-    name = MAPPINGS[model]
+def report(entry: str, rows, path: str, scene: str = TABLE_SCENE) -> str:
+    name, model = MAPPINGS[entry], MODEL[entry]
     out = []
     p = lambda s="": out.append(s)
     ok = [r for r in rows if r["status"] == "ok"]
@@ -268,7 +275,8 @@ def run(model: str, points, out: str, full: bool, scene: str = TABLE_SCENE) -> N
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", choices=sorted(MAPPINGS), action="append",
-                    help="only this model (repeatable; default: every engine mapping)")
+                    help="only this entry: a model, or for PyBullet's model the mapping (repeatable; default: every "
+                         "engine mapping)")
     ap.add_argument("--scene", default=TABLE_SCENE,
                     help=f"the scene both sides are measured on (default: the table's, {TABLE_SCENE}; another "
                          "writes engines-<model>-<scene>.csv)")

@@ -3,7 +3,8 @@
 For each engine profile, at one body and setting a user of that engine would run (gravity-wall, N = 2,
 E = 1e4 Pa; the engine's usual dt and iterations), over nu: the error of what users set by default
 (Newton: the Lame parameters, as its USD import does, mapping ``newton-lame``; Jolt: Godot's default
-stiffness 0.5, mapping ``jolt-godot``; Genesis: its default compliances, 0 and 0) and the error of the
+stiffness 0.5, mapping ``jolt-godot``; Genesis: its default compliances, 0 and 0; PyBullet: the Lame
+parameters as ``NeoHookeanMu``, ``NeoHookeanLambda``, mapping ``pybullet-lame``) and the error of the
 fitted parameters (``pbdfit.fit``, gradient search), with the fitted values. Deterministic.
 
     python reports/engines/engines.py [--out reports/engines]
@@ -31,6 +32,9 @@ ENGINES = [
     ("Genesis 1.4.5 PBD", "genesis-pbd", 0.01, 4, {},
      lambda nu: {"stretch_compliance": 0.0, "volume_compliance": 0.0},
      "PBD.Elastic's default compliances 0, 0"),
+    ("PyBullet 3.2 neo-Hookean", "pybullet-neohookean", 0.01, 1, {},
+     lambda nu: dict(zip(("mu", "lambda"), [p["value"] for p in pbdfit.mapping("pybullet-lame", YOUNG, nu, 0.01, 1, N)["parameters"]])),
+     "NeoHookeanMu, NeoHookeanLambda = Lame parameters"),
 ]
 
 
@@ -65,7 +69,7 @@ def main():
     except ImportError:
         print("matplotlib not installed: no figure")
         return
-    fig, axes = plt.subplots(1, len(ENGINES), figsize=(15, 5), sharey=True)
+    fig, axes = plt.subplots(1, len(ENGINES), figsize=(20, 5), sharey=True)
     for ax, (name, model, dt, nit, settings, _, what) in zip(axes, ENGINES):
         mine = [r for r in rows if r["model"] == model]
         ax.semilogy([r["poisson"] for r in mine], [r["default_error"] for r in mine], "o-", color="red",

@@ -51,7 +51,7 @@ fn main() {
         Some(text) => text.parse::<f64>().expect("ETA: a number in N s/m^2"),
         None => VISCOSITY,
     };
-    let law = |n: usize| SpringLaw { ks: YOUNG / n as f64, kvol: 0.0, damping: eta / n as f64 };
+    let law = |n: usize| SpringLaw { ks: YOUNG / n as f64, damping: eta / n as f64, ..SpringLaw::NONE };
     // One dt for every N: a fifth of the finest mesh's stability limit.
     let finest = systems.last().expect("resolutions");
     let limit = finest.spring_body().stability_limit(&law(8), &vec![Vec3::zeros(); finest.particle_count()]);

@@ -753,12 +753,12 @@ mod tests {
             );
         }
         let springs = ModelKind::MASS_SPRING_VOLUME.with(&[200.0, 3e3]).unwrap();
-        assert_eq!(springs.rule(s), ModelRule::Springs(SpringLaw { ks: 200.0, kvol: 3e3, damping: 0.0 }));
+        assert_eq!(springs.rule(s), ModelRule::Springs(SpringLaw { ks: 200.0, kvol: 3e3, ..SpringLaw::NONE }));
         let e = SimParams::new(0.01, 1, springs).projection_rule().unwrap_err().to_string();
         assert!(e.contains("mass-spring-volume") && e.contains("Newton"), "{e}");
         assert_eq!(
             ModelKind::MASS_SPRING.with(&[5.0]).unwrap().rule(s),
-            ModelRule::Springs(SpringLaw { ks: 5.0, kvol: 0.0, damping: 0.0 })
+            ModelRule::Springs(SpringLaw { ks: 5.0, ..SpringLaw::NONE })
         );
     }
 }

@@ -236,17 +236,19 @@ impl PbdSystem {
     fn spring_sensitivity(&self, params: &SimParams, displacements: &[Vec3]) -> Result<Sensitivity, PbdError> {
         let ModelRule::Springs(law) = params.rule() else { unreachable!("a mass-spring model's rule") };
         let body = self.spring_body();
-        // d(ks, kvol)/dp_j from the model's rule (exact for the registered models, which pass them through).
+        // d(ks, kvol, mu, lambda)/dp_j from the model's rule (exact for the registered models, which pass
+        // them through).
         let mut rates = Vec::new();
         for j in 0..params.model.values().len() {
             let (stencil, h) = Self::parameter_stencil(params, j);
-            let (mut dks, mut dkvol) = (0.0, 0.0);
+            let mut rate = [0.0; 4];
             for (at, weight) in &stencil {
                 let ModelRule::Springs(at) = at.rule() else { unreachable!("a mass-spring model's rule") };
-                dks += weight * at.ks;
-                dkvol += weight * at.kvol;
+                for (r, c) in rate.iter_mut().zip(at.elastic_constants()) {
+                    *r += weight * c;
+                }
             }
-            rates.push((dks / h, dkvol / h));
+            rates.push(rate.map(|r| r / h));
         }
         let columns = body.parameter_sensitivities(&law, displacements, &rates).ok_or_else(|| {
             PbdError::SensitivityNotConverged {

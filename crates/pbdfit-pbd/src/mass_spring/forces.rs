@@ -27,7 +27,7 @@ impl SpringBody {
         (six_dv / 6.0, [-(grad[0] + grad[1] + grad[2]), grad[0], grad[1], grad[2]], d)
     }
 
-    fn add(&self, out: &mut [f64], p: usize, f: Vec3) {
+    pub(super) fn add(&self, out: &mut [f64], p: usize, f: Vec3) {
         if let i @ 0..usize::MAX = self.slot[p] {
             out[3 * i] += f.x;
             out[3 * i + 1] += f.y;
@@ -36,7 +36,7 @@ impl SpringBody {
     }
 
     /// Total force (N) on the free vertices at displacements `u` and velocities `v`: springs, volume
-    /// penalty, spring damping and gravity.
+    /// penalty, neo-Hookean tetrahedra, spring damping and gravity.
     pub(super) fn forces(&self, law: &SpringLaw, u: &[f64], v: Option<&[f64]>) -> Vec<f64> {
         let mut f = vec![0.0; self.dofs()];
         for (i, &p) in self.free.iter().enumerate() {
@@ -64,10 +64,13 @@ impl SpringBody {
                 }
             }
         }
+        if law.has_neo_hookean() {
+            self.add_neo_hookean_forces(law, u, &mut f);
+        }
         f
     }
 
-    /// Total energy (J): kinetic, springs, volume penalty and gravity's potential.
+    /// Total energy (J): kinetic, springs, volume penalty, neo-Hookean tetrahedra and gravity's potential.
     pub fn energy(&self, law: &SpringLaw, u: &[Vec3], v: &[Vec3]) -> f64 {
         let (uf, mut e) = (self.flatten(u), 0.0);
         for &p in &self.free {
@@ -80,6 +83,9 @@ impl SpringBody {
         for tet in &self.tets {
             let (dv, _, _) = self.volume(&uf, tet);
             e += 0.5 * law.kvol * dv * dv / tet.2;
+        }
+        if law.has_neo_hookean() {
+            e += self.neo_hookean_energy(law, &uf);
         }
         e
     }

@@ -324,7 +324,7 @@ impl SpringBody {
     /// The rest state on the obstacles: where Verlet with microcollisions and dry friction (see
     /// [`integrate_from`](Self::integrate_from)) settles from the undeformed body at rest. Friction makes it
     /// path dependent, so the path is fixed here: `dt = 0.2 T` and spring damping
-    /// `c = max(ks, kvol l_mean) T / 2` (`T = 2 / omega_max` of the undeformed body, [`stability_limit`](
+    /// `c = max(ks, kvol l_mean, (mu + lambda) l_mean) T / 2` (`T = 2 / omega_max` of the undeformed body, [`stability_limit`](
     /// Self::stability_limit); `l_mean` the mean rest edge length), which damps the elastic modes that the
     /// contact leaves undamped, until the largest per-step motion is at most 1e-12 of the largest
     /// displacement ([`SETTLE_STEPS`] steps at most). Frictionless, the state is the static equilibrium
@@ -346,7 +346,7 @@ impl SpringBody {
             return Err(SpringError::NewtonFailed { iterations: 0, residual: f64::INFINITY });
         }
         let mean_length = self.edges.iter().map(|e| e.2).sum::<f64>() / self.edges.len().max(1) as f64;
-        let damping = law.ks.max(law.kvol * mean_length) * limit / 2.0;
+        let damping = law.ks.max(law.kvol * mean_length).max((law.mu + law.lambda) * mean_length) * limit / 2.0;
         let dt = 0.2 * limit;
         let options = IntegrateOptions { max_steps: SETTLE_STEPS, tolerance: 1e-12, every: usize::MAX };
         let zeros = vec![Vec3::zeros(); self.rest.len()];
@@ -406,7 +406,7 @@ mod tests {
     #[test]
     fn damped_integrators_settle_to_the_equilibrium() {
         let b = body("gravity-wall", 1);
-        let elastic = SpringLaw { ks: 400.0, kvol: 1e3, damping: 0.0 };
+        let elastic = SpringLaw { ks: 400.0, kvol: 1e3, ..SpringLaw::NONE };
         let limit = b.stability_limit(&elastic, &[Vec3::zeros(); 8]);
         // Spring damping c = ks / omega_max: explicit Euler's underdamped modes need dt < c / ks and its
         // overdamped ones dt < 2 ks / (c omega_max^2): both are limit / 2.
@@ -430,7 +430,7 @@ mod tests {
     #[test]
     fn the_stability_limit_is_where_explicit_schemes_diverge() {
         let b = body("gravity-ceiling", 1);
-        let law = SpringLaw { ks: 1e3, kvol: 0.0, damping: 0.0 };
+        let law = SpringLaw { ks: 1e3, ..SpringLaw::NONE };
         let limit = b.stability_limit(&law, &[Vec3::zeros(); 8]);
         let options = IntegrateOptions { max_steps: 20_000, tolerance: 0.0, every: 1000 };
         assert!(b.integrate(&law, Integrator::SemiImplicitEuler, 0.95 * limit, &options, |_, _| {}).is_ok());
@@ -445,7 +445,7 @@ mod tests {
     #[test]
     fn undamped_verlet_keeps_its_energy() {
         let b = body("gravity-wall", 1);
-        let law = SpringLaw { ks: 500.0, kvol: 800.0, damping: 0.0 };
+        let law = SpringLaw { ks: 500.0, kvol: 800.0, ..SpringLaw::NONE };
         let limit = b.stability_limit(&law, &[Vec3::zeros(); 8]);
         let options = IntegrateOptions { max_steps: 20_000, tolerance: 0.0, every: 1 };
         let t = b.integrate(&law, Integrator::Verlet, 0.1 * limit, &options, |_, _| {}).unwrap();

@@ -1,7 +1,9 @@
 //! The force law of a mass-spring model ([`SpringLaw`] and its validation) and why a mass-spring
 //! computation has no result ([`SpringError`]).
 
-/// The force law of a mass-spring model.
+/// The force law of a body solved by Newton on its vertices: springs on the edges, a volume penalty and
+/// PyBullet's stable neo-Hookean per tetrahedron (`neo_hookean.rs`), each switched off by a zero. Every
+/// constant enters the elastic force linearly, which the parameter sensitivities use.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SpringLaw {
     /// Spring constant of every edge (N/m), >= 0.
@@ -10,12 +12,37 @@ pub struct SpringLaw {
     pub kvol: f64,
     /// Spring damping `c` (N s/m), >= 0: force `c ((v2 - v1) . n) n` on the first particle.
     pub damping: f64,
+    /// PyBullet's stable neo-Hookean per tetrahedron (`btDeformableNeoHookeanForce`): the `mu` it is
+    /// given (Pa), >= 0 (0 with `lambda` 0: none).
+    pub mu: f64,
+    /// The same law's `lambda` (Pa), >= 0.
+    pub lambda: f64,
 }
 
 impl SpringLaw {
+    /// No force at all: the base for a law that names only its own constants (`..SpringLaw::NONE`).
+    pub const NONE: SpringLaw = SpringLaw { ks: 0.0, kvol: 0.0, damping: 0.0, mu: 0.0, lambda: 0.0 };
+
+    /// The constants the elastic force is linear in, in this order (the parameter sensitivities' rates).
+    pub(crate) fn elastic_constants(&self) -> [f64; 4] {
+        [self.ks, self.kvol, self.mu, self.lambda]
+    }
+
+    /// The law with these elastic constants (`elastic_constants`' order) and no damping.
+    pub(crate) fn with_elastic_constants(c: [f64; 4]) -> SpringLaw {
+        SpringLaw { ks: c[0], kvol: c[1], mu: c[2], lambda: c[3], damping: 0.0 }
+    }
+
+    /// Whether it has PyBullet's neo-Hookean tetrahedra.
+    pub(crate) fn has_neo_hookean(&self) -> bool {
+        self.mu > 0.0 || self.lambda > 0.0
+    }
+
     /// Checks that every constant is finite and >= 0.
     pub fn validate(&self) -> Result<(), SpringError> {
-        for (name, value) in [("ks", self.ks), ("kvol", self.kvol), ("damping", self.damping)] {
+        for (name, value) in
+            [("ks", self.ks), ("kvol", self.kvol), ("damping", self.damping), ("mu", self.mu), ("lambda", self.lambda)]
+        {
             if !(value.is_finite() && value >= 0.0) {
                 return Err(SpringError::InvalidParameter { name, value });
             }
@@ -30,7 +57,7 @@ pub enum SpringError {
     /// A constant is negative or not finite.
     #[error("{name} = {value} must be a finite number >= 0")]
     InvalidParameter {
-        /// Name (`ks`, `kvol`, `damping`, `dt`).
+        /// Name (`ks`, `kvol`, `damping`, `mu`, `lambda`, `dt`).
         name: &'static str,
         /// Its value.
         value: f64,

@@ -18,6 +18,7 @@
 mod forces;
 mod integrators;
 mod law;
+mod neo_hookean;
 mod newton;
 mod tangent;
 
@@ -44,6 +45,8 @@ pub struct SpringBody {
     edges: Vec<([usize; 2], Vec3, f64)>,
     /// `(vertices, E1, E2, E3, V0)`.
     tets: Vec<([usize; 4], [Vec3; 3], f64)>,
+    /// `Dm^-1` of each tetrahedron (`Dm = [E1, E2, E3]`), for the neo-Hookean tetrahedra.
+    dm_inv: Vec<nalgebra::Matrix3<f64>>,
     /// The rigid obstacles at their placed position, with friction (empty: none): Verlet's
     /// microcollisions and dry friction (`integrators.rs`).
     contacts: Vec<crate::contact::Contact>,
@@ -67,6 +70,14 @@ impl SpringBody {
         edges.sort_by_key(|e| e.0);
         let mut tets: Vec<_> = system.volumes.iter().map(|c| (c.particles, c.rest_edges, c.rest_volume)).collect();
         tets.sort_by_key(|t| t.0);
+        let dm_inv = tets
+            .iter()
+            .map(|(_, e, _)| {
+                nalgebra::Matrix3::from_columns(e)
+                    .try_inverse()
+                    .expect("a validated mesh has no degenerate tetrahedron")
+            })
+            .collect();
         Self {
             rest,
             free,
@@ -77,6 +88,7 @@ impl SpringBody {
             extent: system.extent,
             edges,
             tets,
+            dm_inv,
             contacts: system.contacts.clone(),
         }
     }
@@ -128,21 +140,21 @@ mod tests {
     fn bad_constants_are_errors() {
         let b = body("gravity-floor", 1);
         for law in [
-            SpringLaw { ks: -1.0, kvol: 0.0, damping: 0.0 },
-            SpringLaw { ks: f64::NAN, kvol: 0.0, damping: 0.0 },
-            SpringLaw { ks: 1.0, kvol: f64::INFINITY, damping: 0.0 },
-            SpringLaw { ks: 1.0, kvol: 0.0, damping: -2.0 },
+            SpringLaw { ks: -1.0, ..SpringLaw::NONE },
+            SpringLaw { ks: f64::NAN, ..SpringLaw::NONE },
+            SpringLaw { ks: 1.0, kvol: f64::INFINITY, ..SpringLaw::NONE },
+            SpringLaw { ks: 1.0, damping: -2.0, ..SpringLaw::NONE },
         ] {
             assert!(matches!(b.equilibrium(&law, None), Err(SpringError::InvalidParameter { .. })), "{law:?}");
         }
-        let ok = SpringLaw { ks: 1.0, kvol: 0.0, damping: 0.0 };
+        let ok = SpringLaw { ks: 1.0, ..SpringLaw::NONE };
         let options = IntegrateOptions { max_steps: 1, tolerance: 0.0, every: 1 };
         for dt in [0.0, -1.0, f64::NAN] {
             let e = b.integrate(&ok, Integrator::Verlet, dt, &options, |_, _| {}).unwrap_err();
             assert!(e.to_string().contains("dt"), "{e}");
         }
         // No springs at all: nothing holds the body up; Newton says so instead of panicking.
-        let e = b.equilibrium(&SpringLaw { ks: 0.0, kvol: 0.0, damping: 0.0 }, None).unwrap_err();
+        let e = b.equilibrium(&SpringLaw { ks: 0.0, ..SpringLaw::NONE }, None).unwrap_err();
         assert!(matches!(e, SpringError::NewtonFailed { .. }), "{e}");
     }
 }

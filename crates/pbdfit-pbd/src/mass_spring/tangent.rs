@@ -81,6 +81,17 @@ impl SpringBody {
                 }
             }
         }
+        if law.has_neo_hookean() {
+            for t in 0..self.tets.len() {
+                let blocks = self.neo_hookean_tangent(law, u, t);
+                let vertices = self.tets[t].0;
+                for i in 0..4 {
+                    for j in 0..4 {
+                        put(&mut k, vertices[i], vertices[j], &blocks[i][j]);
+                    }
+                }
+            }
+        }
         (k, d)
     }
 
@@ -122,13 +133,13 @@ mod tests {
     use crate::mass_spring::tests::body;
 
     /// The tangents equal central differences of the forces: `K` of the elastic forces (springs, volume
-    /// penalty), `D` of the damping forces in the velocities, at a deformed state with compressed and
+    /// penalty, neo-Hookean tetrahedra), `D` of the damping forces in the velocities, at a deformed state with compressed and
     /// stretched springs. (The damping force's dependence on positions, through `n`, is left out of the
     /// implicit-Euler Jacobian: it slows Newton down near large velocities, never changes its solution.)
     #[test]
     fn tangents_are_the_derivatives_of_the_forces() {
         let b = body("gravity-wall", 2);
-        let law = SpringLaw { ks: 700.0, kvol: 2500.0, damping: 3.0 };
+        let law = SpringLaw { ks: 700.0, kvol: 2500.0, damping: 3.0, mu: 900.0, lambda: 1500.0 };
         let n = b.dofs();
         let u: Vec<f64> = (0..n).map(|i| 0.03 * ((i * 7 % 11) as f64 / 11.0 - 0.5)).collect();
         let v: Vec<f64> = (0..n).map(|i| 0.2 * ((i * 5 % 13) as f64 / 13.0 - 0.5)).collect();

@@ -17,7 +17,7 @@ pub(crate) static MASS_SPRING: ModelDef = ModelDef {
     settings: &[],
     nit_means: crate::model::SOLVER_ITERATIONS,
     usage: crate::model::no_usage,
-    rule: |p, _| ModelRule::Springs(SpringLaw { ks: p[0], kvol: 0.0, damping: 0.0 }),
+    rule: |p, _| ModelRule::Springs(SpringLaw { ks: p[0], ..SpringLaw::NONE }),
     example: &[100.0],
 };
 

@@ -14,6 +14,7 @@ mod newton_xpbd;
 mod pbd;
 mod pbd_linearised;
 mod pbd_textbook_volume;
+mod pybullet_neohookean;
 mod xpbd;
 mod xpbd_hookean;
 mod xpbd_morse;
@@ -37,4 +38,5 @@ pub(crate) static MODELS: &[&ModelDef] = &[
     &newton_xpbd::NEWTON_XPBD,
     &jolt::JOLT,
     &genesis_pbd::GENESIS_PBD,
+    &pybullet_neohookean::PYBULLET_NEOHOOKEAN,
 ];

@@ -289,7 +289,7 @@ fn sensitivity_and_f32_refuse_contact() {
 /// a t^2 / 2 = 6.4293 m (0.04 %).
 #[test]
 fn mass_spring_rests_sticks_and_slides_with_microcollisions() {
-    let law = SpringLaw { ks: 100.0, kvol: 0.0, damping: 0.0 };
+    let law = SpringLaw { ks: 100.0, ..SpringLaw::NONE };
     let body = resting(2, Vec3::new(0.0, -G, 0.0), Friction::NONE);
     let system = PbdSystem::new(&body);
     let weight = body.total_mass() * G;
@@ -312,7 +312,7 @@ fn mass_spring_rests_sticks_and_slides_with_microcollisions() {
     let friction = Friction { static_coefficient: 0.5, kinetic_coefficient: 0.3 };
     // Stiffer springs for the incline: the soft body's first sag (0.1 m at ks = 100) throws its bottom
     // into sliding, and between mu_k and mu_s a slide goes on (at tan = mu_k, at constant speed).
-    let damped = SpringLaw { ks: 1000.0, kvol: 0.0, damping: 5.0 };
+    let damped = SpringLaw { ks: 1000.0, damping: 5.0, ..SpringLaw::NONE };
     for (tangent, sticks) in [(0.25f64, true), (0.7, false)] {
         let theta = tangent.atan();
         let body = resting(2, Vec3::new(G * theta.sin(), -G * theta.cos(), 0.0), friction);
@@ -353,7 +353,7 @@ fn issue_d4_mass_spring_settling_stops_at_the_deadline() {
     let text = e.to_string();
     assert!(matches!(e, PbdError::MassSpring { .. }) && text.contains("--max-seconds"), "{text}");
     assert!(text.contains("after 0 Verlet steps"), "{text}");
-    let law = SpringLaw { ks: 100.0, kvol: 0.0, damping: 0.0 };
+    let law = SpringLaw { ks: 100.0, ..SpringLaw::NONE };
     let e = system.spring_body().settle_until(&law, Some(std::time::Instant::now())).unwrap_err();
     assert!(matches!(e, pbdfit_pbd::SpringError::TimeLimit { steps: 0, .. }), "{e}");
     // No deadline, or one far away: the rest state of `settle`.

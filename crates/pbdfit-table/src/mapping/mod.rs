@@ -427,6 +427,8 @@ mappings!(
     xpbd_godot_jolt_pr765,
     jolt_godot,
     newton_lame,
+    pybullet_lame,
+    pybullet_smith,
     xpbd_strain_lame,
     pbd_van_gelder_bulk,
     pbd_macklin_lame,
@@ -601,6 +603,33 @@ mod tests {
             "mapping xpbd-van-gelder-bulk gives values in m/N, m^3/J where model xpbd's parameters are in m/N, \
              m^6/J (a defect of the mapping)"
         );
+    }
+
+    /// PyBullet's stable neo-Hookean given Smith et al.'s `4/3 mu`, `lambda + 5/6 mu` is the linear FEM at
+    /// small strain (E 1e5 on the wall at N = 2: a sag of 2e-4 of the cube), and given the Lame pair it is
+    /// softer by about the 4/3 of its shear modulus (37 % more sag where shear dominates).
+    #[test]
+    fn pybullet_smith_gives_the_linear_fem_and_pybullet_lame_sags_more() {
+        use pbdfit_fem::YoungPoisson;
+        use pbdfit_fit::{FitProblem, PartCache, Settings};
+        let scene = SceneSet::load("gravity-wall").unwrap();
+        let query = MappingQuery { young: 1e5, poisson: 0.3, dt: 0.01, nit: 1, n: 2 };
+        let settings = Settings::new(query.dt, query.n, query.nit, ModelKind::PYBULLET_NEOHOOKEAN);
+        let material = YoungPoisson::new(query.young, query.poisson).unwrap();
+        let problem = FitProblem::new(&scene, settings, material, &PartCache::default()).unwrap();
+        let sag = |name: &str| {
+            let values: Vec<f64> = map(name, &query, &scene).unwrap().parameters.iter().map(|p| p.value).collect();
+            let e = problem.evaluate(&values, None);
+            let largest = e.rest[0].iter().map(|u| u.norm()).fold(0.0, f64::max);
+            (e.error, largest)
+        };
+        let (smith, smith_sag) = sag("pybullet-smith");
+        let (lame, lame_sag) = sag("pybullet-lame");
+        println!("smith error {smith:.3e}; lame error {lame:.3e}, sag over Smith's {}", lame_sag / smith_sag);
+        // The error is the mean squared relative displacement error: 1e-8 is 1e-4 of each vertex's motion.
+        assert!(smith < 1e-8, "Smith's correction: error {smith:e}");
+        assert!((1.3..1.45).contains(&(lame_sag / smith_sag)), "{lame_sag} vs {smith_sag}");
+        assert!(lame > 0.05, "the Lame pair: error {lame:e}");
     }
 
     /// Each mapping's `uses_young`, `uses_step` and `uses_mesh` say the truth: the values change with E,
