@@ -6,29 +6,20 @@ state of each profile equals the fixed point of Newton's own step on pbdfit's bo
 Newton's step has no stable fixed point is refused by the profile as such. The Newton side is
 ``benchmarks/engines/newton_rest.py``, which a user can run on any body.
 
-CI installs ``newton`` and sets ``PBDFIT_ENGINE_CHECKS=newton``, which makes a missing ``newton`` a failure;
-elsewhere the test is skipped with the reason printed (``pytest -rs``).
+CI installs ``newton`` and names it in ``PBDFIT_ENGINE_CHECKS``, which makes a missing ``newton`` a failure;
+elsewhere the test is skipped with the reason printed (``pytest -rs``; ``engine_checks.py``).
 """
 
-import importlib.util
 import os
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import pbdfit
 
-ROOT = Path(__file__).resolve().parents[2]
-REQUIRED = "newton" in os.environ.get("PBDFIT_ENGINE_CHECKS", "").split(",")
+from engine_checks import ROOT, require_engine
 
-if importlib.util.find_spec("newton") is None:
-    if REQUIRED:
-        raise RuntimeError("PBDFIT_ENGINE_CHECKS names newton, but `import newton` fails: pip install newton")
-    pytest.skip("newton is not installed (pip install newton); the Newton check needs it", allow_module_level=True)
-
-sys.path.insert(0, str(ROOT / "benchmarks" / "engines"))
+require_engine("newton", "Newton")
 import newton_rest  # noqa: E402
 
 # Relative agreement asked of every profile (the engines compute in f32).

@@ -10,24 +10,12 @@ CI installs ``pybullet`` and sets ``PBDFIT_ENGINE_CHECKS=newton,pybullet``, whic
 a failure; elsewhere the test is skipped with the reason printed (``pytest -rs``).
 """
 
-import importlib.util
-import os
-import sys
-from pathlib import Path
-
 import pytest
 
+from engine_checks import require_engine
 from test_pbdfit import cli_path
 
-ROOT = Path(__file__).resolve().parents[2]
-REQUIRED = "pybullet" in os.environ.get("PBDFIT_ENGINE_CHECKS", "").split(",")
-
-if importlib.util.find_spec("pybullet") is None:
-    if REQUIRED:
-        raise RuntimeError("PBDFIT_ENGINE_CHECKS names pybullet, but `import pybullet` fails: pip install pybullet")
-    pytest.skip("pybullet is not installed (pip install pybullet); the PyBullet check needs it", allow_module_level=True)
-
-sys.path.insert(0, str(ROOT / "benchmarks" / "engines"))
+require_engine("pybullet", "PyBullet")
 import pybullet_check  # noqa: E402
 
 # Both sides in f64; the PyBullet run stops within 1e-9 of its rest state (pybullet_check: 1e-10 to 4e-9).
