@@ -236,6 +236,16 @@ impl Assembler {
             .collect()
     }
 
+    /// The law's stored energy `sum_e V_e psi(F_e)` (J) at `displacements` (m).
+    pub fn strain_energy(&self, law: &dyn Material, material: YoungPoisson, displacements: &[Vector3<f64>]) -> f64 {
+        let lame = material.lame();
+        self.elements
+            .iter()
+            .zip(self.deformation_gradients(displacements))
+            .map(|(e, f)| e.volume * law.energy_density(&f, lame))
+            .sum()
+    }
+
     /// The nonlinear system at `displacements` (m, prescribed values at constrained vertices) for a
     /// constitutive law: internal forces `f_a = V P g_a` (N) at every vertex, and the tangent stiffness
     /// `K_ff = d f / d u` (N/m) over the free DOFs, with the same sparsity pattern as [`assemble`]

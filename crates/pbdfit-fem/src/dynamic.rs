@@ -12,6 +12,21 @@
 //! search: the predictor is close and the mass over `dt^2` keeps the step's matrix
 //! well conditioned), and ends at a residual of `1e-14`, or of `1e-9` where a step no longer halves the
 //! best residual so far (round-off).
+//!
+//! Implicit Euler damps the motion numerically (a mode of period `T` loses about `2 pi^2 (dt / T)` of its
+//! amplitude's logarithm per period at small `dt / T`), which is right for reaching a rest state and
+//! wrong for measuring motion. [`TimeIntegrator::Newmark`] is Newmark's average-acceleration rule
+//! (`beta = 1/4`, `gamma = 1/2`, the trapezoidal rule), which has no numerical damping: each step solves
+//!
+//! ```text
+//! M (4 (u - u_n - dt v_n) / dt^2 - a_n) + C (2 (u - u_n) / dt - v_n) + f_int(u) = f_ext
+//! a = 4 (u - u_n - dt v_n) / dt^2 - a_n,  v = 2 (u - u_n) / dt - v_n
+//! ```
+//!
+//! with `a_0` from `M a_0 = f_ext - f_int(u_0) - C v_0`. For a linear material without damping it keeps
+//! the energy `v^T M v / 2 + u^T K u / 2 - f_ext^T u` exactly (to round-off); its only error is a period
+//! elongation of about `(omega dt)^2 / 12`. [`StaticProblem::integrate`] starts from a given state and
+//! reports every step's state and energies, for motion measures.
 
 use nalgebra::Vector3;
 use nalgebra_sparse::CscMatrix;
@@ -51,6 +66,68 @@ impl MassMatrix {
     }
 }
 
+/// The time integrator of a dynamic solve (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TimeIntegrator {
+    /// Implicit (backward) Euler: numerically damped, for running to rest.
+    #[default]
+    ImplicitEuler,
+    /// Newmark's average acceleration (trapezoidal rule): no numerical damping, for motion.
+    Newmark,
+}
+
+impl TimeIntegrator {
+    /// The name in files and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            TimeIntegrator::ImplicitEuler => "implicit-euler",
+            TimeIntegrator::Newmark => "newmark",
+        }
+    }
+
+    /// Parses `implicit-euler` or `newmark`.
+    pub fn parse(name: &str) -> Option<Self> {
+        [TimeIntegrator::ImplicitEuler, TimeIntegrator::Newmark].into_iter().find(|i| i.name() == name)
+    }
+}
+
+/// A dynamic solve's starting state (the undeformed body at rest unless given): displacements (m) and
+/// velocities (m/s) of every vertex; held vertices keep their prescribed displacement and do not move.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DynamicStart {
+    /// Displacement per vertex (m).
+    pub displacements: Vec<Vector3<f64>>,
+    /// Velocity per vertex (m/s).
+    pub velocities: Vec<Vector3<f64>>,
+}
+
+/// The state after a step, for an observer of [`StaticProblem::integrate`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct DynamicState {
+    /// Steps taken (0: the start).
+    pub steps: usize,
+    /// Simulated time (s).
+    pub time: f64,
+    /// Displacement per vertex (m).
+    pub displacements: Vec<Vector3<f64>>,
+    /// Velocity per vertex (m/s; zero at held vertices).
+    pub velocities: Vec<Vector3<f64>>,
+    /// `v^T M v / 2` (J).
+    pub kinetic_energy: f64,
+    /// The law's stored energy `sum_e V_e psi(F_e)` (J).
+    pub strain_energy: f64,
+    /// The work of the (constant) loads, `f_ext^T u` over the free DOFs (J).
+    pub load_work: f64,
+}
+
+impl DynamicState {
+    /// The mechanical energy `kinetic + strain - load work` (J): constant without damping, in exact
+    /// dynamics and in Newmark's for a linear material.
+    pub fn energy(&self) -> f64 {
+        self.kinetic_energy + self.strain_energy - self.load_work
+    }
+}
+
 /// The step budget of a dynamic solve ([`DynamicSettings::max_steps`] of
 /// [`DynamicSettings::to_rest`]): a run to rest that takes more fails, and so does a fixed time that
 /// needs more (`time / dt`), before the first step.
@@ -79,6 +156,8 @@ pub struct DynamicSettings {
     pub rayleigh_mass: f64,
     /// Rayleigh stiffness coefficient `b` (s).
     pub rayleigh_stiffness: f64,
+    /// The time integrator.
+    pub integrator: TimeIntegrator,
     /// When to stop.
     pub stop: RestRule,
     /// Step budget: the most steps a run to rest takes before it fails with
@@ -95,6 +174,7 @@ impl DynamicSettings {
             mass: MassMatrix::Lumped,
             rayleigh_mass: 0.0,
             rayleigh_stiffness: 0.0,
+            integrator: TimeIntegrator::ImplicitEuler,
             stop: RestRule::AtRest { tolerance: 1e-13 },
             max_steps: MAX_DYNAMIC_STEPS,
         }
@@ -173,6 +253,21 @@ impl StaticProblem {
         settings: DynamicSettings,
         progress: &mut dyn FnMut(&DynamicProgress),
     ) -> Result<DynamicSolution, FemError> {
+        self.integrate(law, material, settings, None, progress, None)
+    }
+
+    /// The dynamic solve from `start` (the undeformed body at rest when `None`), telling `progress` after
+    /// every step how far it has come and, where given, `states` the state after every step (and at the
+    /// start, step 0) with its energies. Neither observer changes the solution.
+    pub fn integrate(
+        &self,
+        law: &dyn Material,
+        material: YoungPoisson,
+        settings: DynamicSettings,
+        start: Option<&DynamicStart>,
+        progress: &mut dyn FnMut(&DynamicProgress),
+        mut states: Option<&mut dyn FnMut(&DynamicState)>,
+    ) -> Result<DynamicSolution, FemError> {
         if self.contact.is_some() {
             // Dynamic contact (impacts, sliding) is not modelled: refuse rather than ignore the obstacles.
             return Err(FemError::ContactUnsupported(self.obstacles().len()));
@@ -204,7 +299,7 @@ impl StaticProblem {
         let zero = vec![Vector3::zeros(); nv];
         let (k0, _) = self.assembler.nonlinear_system(law, material, &zero)?;
         let damping = combine(&[(&m, settings.rayleigh_mass), (&k0, settings.rayleigh_stiffness)]);
-        let scale = norm(&self.reduce(&zero, 1.0)).max(f64::MIN_POSITIVE);
+        let mut scale = norm(&self.reduce(&zero, 1.0)).max(f64::MIN_POSITIVE);
         let steps_for_time = match settings.stop {
             RestRule::Time(t) => {
                 if !(t.is_finite() && t >= 0.0) {
@@ -222,6 +317,66 @@ impl StaticProblem {
         let dofs = map.dofs();
         let mut u = vec![0.0; dofs];
         let mut v = vec![0.0; dofs];
+        if let Some(start) = start {
+            for (field, out, what) in
+                [(&start.displacements, &mut u, "start displacements"), (&start.velocities, &mut v, "start velocities")]
+            {
+                if field.len() != nv {
+                    return Err(FemError::SizeMismatch { what, expected: nv, got: field.len() });
+                }
+                for (vertex, x) in field.iter().enumerate() {
+                    if let Some(d) = map.dof(vertex, 0) {
+                        out[d..d + 3].copy_from_slice(x.as_slice());
+                    }
+                }
+            }
+        }
+        if let Some(start) = start {
+            // A start away from rest moves the body without any load (a free vibration): the residual's
+            // scale is then the start's elastic force, which the load's weight would otherwise set.
+            let forces = self.assembler.nonlinear_forces(law, material, &self.expand(&u))?;
+            let elastic: Vec<f64> =
+                self.reduce(&forces, 1.0).iter().zip(self.reduce(&zero, 1.0)).map(|(f, l)| f - l).collect();
+            scale = scale.max(norm(&elastic));
+            let _ = start;
+        }
+        let newmark = settings.integrator == TimeIntegrator::Newmark;
+        // Newmark's acceleration, from M a_0 = f_ext - f_int(u_0) - C v_0.
+        let mut a = vec![0.0; dofs];
+        if newmark {
+            let forces = self.assembler.nonlinear_forces(law, material, &self.expand(&u))?;
+            let mut rhs = self.reduce(&forces, 1.0);
+            let mut cv0 = vec![0.0; dofs];
+            multiply(&damping, &v, &mut cv0);
+            for i in 0..dofs {
+                rhs[i] = -(rhs[i] + cv0[i]);
+            }
+            a = self.linear_solve(&m, &rhs)?.0;
+        }
+        let observe = |steps: usize, u: &[f64], v: &[f64], states: &mut Option<&mut dyn FnMut(&DynamicState)>| {
+            let Some(observer) = states else { return Ok(()) };
+            let (displacements, velocities) = (self.expand(u), self.expand_velocities(v));
+            let mut mv = vec![0.0; dofs];
+            multiply(&m, v, &mut mv);
+            let kinetic_energy = 0.5 * v.iter().zip(&mv).map(|(a, b)| a * b).sum::<f64>();
+            let strain_energy = self.assembler.strain_energy(law, material, &displacements);
+            let load_work = -self.reduce(&zero, 1.0).iter().zip(u).map(|(f, x)| f * x).sum::<f64>();
+            observer(&DynamicState {
+                steps,
+                time: steps as f64 * dt,
+                displacements,
+                velocities,
+                kinetic_energy,
+                strain_energy,
+                load_work,
+            });
+            Ok::<(), FemError>(())
+        };
+        observe(0, &u, &v, &mut states)?;
+        // The step's coefficients on M and C: implicit Euler's 1 / dt^2 and 1 / dt, Newmark's 4 / dt^2 and
+        // 2 / dt.
+        let (mass_factor, damping_factor) =
+            if newmark { (4.0 / (dt * dt), 2.0 / dt) } else { (1.0 / (dt * dt), 1.0 / dt) };
         let mut steps = 0;
         let mut newton_iterations = 0;
         let mut ratio = f64::INFINITY;
@@ -230,7 +385,7 @@ impl StaticProblem {
         // once (what each iteration's Cholesky would compute again), and the iterations assemble only
         // forces. Where Cholesky fails, every iteration takes the general path (LU).
         let mut constant = if law.is_linear() {
-            let jacobian = combine(&[(&m, 1.0 / (dt * dt)), (&damping, 1.0 / dt), (&k0, 1.0)]);
+            let jacobian = combine(&[(&m, mass_factor), (&damping, damping_factor), (&k0, 1.0)]);
             self.solver.direct.factor(&jacobian).ok()
         } else {
             None
@@ -258,15 +413,33 @@ impl StaticProblem {
                     }
                 };
                 let mut g = self.reduce(&forces, 1.0);
-                let inertia: Vec<f64> = x.iter().zip(&u).zip(&v).map(|((x, u), v)| x - u - dt * v).collect();
-                let velocity: Vec<f64> = x.iter().zip(&u).map(|(x, u)| x - u).collect();
-                multiply(&m, &inertia, &mut mv);
-                multiply(&damping, &velocity, &mut cv);
-                for i in 0..dofs {
-                    g[i] += mv[i] / (dt * dt) + cv[i] / dt;
+                if newmark {
+                    // M a(x) + C v(x) with Newmark's a(x) = 4 (x - u - dt v) / dt^2 - a_n, v(x) = 2 (x - u) / dt - v_n.
+                    let acceleration: Vec<f64> =
+                        (0..dofs).map(|i| mass_factor * (x[i] - u[i] - dt * v[i]) - a[i]).collect();
+                    let velocity: Vec<f64> = (0..dofs).map(|i| damping_factor * (x[i] - u[i]) - v[i]).collect();
+                    multiply(&m, &acceleration, &mut mv);
+                    multiply(&damping, &velocity, &mut cv);
+                    for i in 0..dofs {
+                        g[i] += mv[i] + cv[i];
+                    }
+                } else {
+                    let inertia: Vec<f64> = x.iter().zip(&u).zip(&v).map(|((x, u), v)| x - u - dt * v).collect();
+                    let velocity: Vec<f64> = x.iter().zip(&u).map(|(x, u)| x - u).collect();
+                    multiply(&m, &inertia, &mut mv);
+                    multiply(&damping, &velocity, &mut cv);
+                    for i in 0..dofs {
+                        g[i] += mv[i] / (dt * dt) + cv[i] / dt;
+                    }
                 }
                 let residual = norm(&g) / scale;
                 if residual <= 1e-14 || (residual <= 1e-9 && residual >= 0.5 * best) {
+                    converged = true;
+                    break;
+                }
+                if residual >= 0.5 * best && norm(&g) <= 1e-9 * self.cancelling_scale(&k0, &m, mass_factor, &x) {
+                    // Stalled at round-off where the forces cancel: a slender body's elastic forces (and a
+                    // small step's inertia terms) are sums of terms far larger than their result.
                     converged = true;
                     break;
                 }
@@ -280,7 +453,7 @@ impl StaticProblem {
                         step
                     }
                     (None, Some(k)) => {
-                        let jacobian = combine(&[(&m, 1.0 / (dt * dt)), (&damping, 1.0 / dt), (&k, 1.0)]);
+                        let jacobian = combine(&[(&m, mass_factor), (&damping, damping_factor), (&k, 1.0)]);
                         self.linear_solve(&jacobian, &minus_g)?.0
                     }
                     (None, None) => unreachable!("the tangent is assembled whenever there is no factor"),
@@ -308,13 +481,22 @@ impl StaticProblem {
                 largest_step = largest_step.max(step);
                 largest = largest.max(size);
             }
-            for i in 0..dofs {
-                v[i] = (x[i] - u[i]) / dt;
+            if newmark {
+                for i in 0..dofs {
+                    let next = mass_factor * (x[i] - u[i] - dt * v[i]) - a[i];
+                    v[i] = damping_factor * (x[i] - u[i]) - v[i];
+                    a[i] = next;
+                }
+            } else {
+                for i in 0..dofs {
+                    v[i] = (x[i] - u[i]) / dt;
+                }
             }
             u = x;
             steps += 1;
             ratio = if largest > 0.0 { largest_step / largest } else { 0.0 };
             progress(&DynamicProgress { steps, total: steps_for_time, time: steps as f64 * dt, ratio });
+            observe(steps, &u, &v, &mut states)?;
             if let RestRule::AtRest { tolerance } = settings.stop
                 && ratio <= tolerance
             {
@@ -328,6 +510,31 @@ impl StaticProblem {
             last_step_ratio: ratio,
             newton_iterations,
         })
+    }
+
+    /// `| |K0| |x| + c |M| |x| |`: the size of the terms the step's forces are sums of, whose round-off
+    /// bounds how small the residual can get.
+    fn cancelling_scale(&self, k0: &CscMatrix<f64>, m: &CscMatrix<f64>, mass_factor: f64, x: &[f64]) -> f64 {
+        let abs = |a: &CscMatrix<f64>| {
+            CscMatrix::try_from_pattern_and_values(a.pattern().clone(), a.values().iter().map(|v| v.abs()).collect())
+                .expect("same pattern")
+        };
+        let ax: Vec<f64> = x.iter().map(|v| v.abs()).collect();
+        let (mut kx, mut mx) = (vec![0.0; x.len()], vec![0.0; x.len()]);
+        multiply(&abs(k0), &ax, &mut kx);
+        multiply(&abs(m), &ax, &mut mx);
+        norm(&kx.iter().zip(&mx).map(|(k, m)| k + mass_factor * m).collect::<Vec<_>>())
+    }
+
+    /// Free-DOF velocities placed into a full vertex array, zero at constrained vertices.
+    fn expand_velocities(&self, x: &[f64]) -> Vec<Vector3<f64>> {
+        let map = self.assembler.dof_map();
+        (0..map.vertices())
+            .map(|v| match map.dof(v, 0) {
+                Some(d) => Vector3::new(x[d], x[d + 1], x[d + 2]),
+                None => Vector3::zeros(),
+            })
+            .collect()
     }
 
     /// Free-DOF values placed into a full vertex array, constrained vertices at their prescribed

@@ -162,6 +162,7 @@ pub mod element;
 mod error;
 pub mod material;
 pub mod materials;
+mod modes;
 pub mod multigrid;
 mod newton;
 mod nonlinear;
@@ -171,10 +172,14 @@ mod static_equilibrium;
 mod static_solve;
 
 pub use contact::{ContactForce, ContactSettings, ContactSolution, ContactState, GAP_TOLERANCE};
-pub use dynamic::{DynamicProgress, DynamicSettings, DynamicSolution, MAX_DYNAMIC_STEPS, MassMatrix, RestRule};
+pub use dynamic::{
+    DynamicProgress, DynamicSettings, DynamicSolution, DynamicStart, DynamicState, MAX_DYNAMIC_STEPS, MassMatrix,
+    RestRule, TimeIntegrator,
+};
 pub use element::element_stiffness;
 pub use error::{FemError, MaterialError};
 pub use material::{LameParameters, YoungPoisson};
+pub use modes::{MODE_ITERATIONS, MODE_TOLERANCE, Modes};
 pub use multigrid::{MultigridCg, MultigridSolve, Smoother};
 pub use newton::NewtonSettings;
 pub use nonlinear::NonlinearSolution;

@@ -67,24 +67,41 @@ impl CubeSplit {
 /// assert!((total - 1.0).abs() < 1e-12);
 /// ```
 pub fn unit_cube_split(n: usize, split: CubeSplit) -> Result<TetMesh, MeshError> {
-    if n == 0 {
-        return Err(MeshError::ZeroResolution(n));
+    cuboid([1.0; 3], [n; 3], split)
+}
+
+/// The box `[0, size_x] x [0, size_y] x [0, size_z]` (m) with `cells[a]` hexahedra along axis `a`, split
+/// as `split` says, numbered as [`unit_cube`] is (vertex `(i, j, k)` at `(i h_x, j h_y, k h_z)`, index
+/// `i + (c_x + 1)(j + (c_y + 1) k)`); the unit cube is `cuboid([1.0; 3], [n; 3], split)`, bit for bit.
+/// A slender box is a beam (the modal reference's convergence check).
+///
+/// ```
+/// use pbdfit_mesh::{CubeSplit, cuboid};
+/// let beam = cuboid([2.0, 0.1, 0.1], [20, 1, 1], CubeSplit::Five).unwrap();
+/// assert_eq!((beam.vertices().len(), beam.tets().len()), (21 * 4, 100));
+/// let volume: f64 = (0..100).map(|t| beam.tet_volume(t)).sum();
+/// assert!((volume - 0.02).abs() < 1e-15);
+/// ```
+pub fn cuboid(size: [f64; 3], cells: [usize; 3], split: CubeSplit) -> Result<TetMesh, MeshError> {
+    if let Some(&zero) = cells.iter().find(|&&c| c == 0) {
+        return Err(MeshError::ZeroResolution(zero));
     }
-    let m = n + 1;
-    let index = |i: usize, j: usize, k: usize| i + m * (j + m * k);
-    let h = 1.0 / n as f64;
-    let mut vertices = Vec::with_capacity(m * m * m);
-    for k in 0..m {
-        for j in 0..m {
-            for i in 0..m {
-                vertices.push(Vec3::new(i as f64 * h, j as f64 * h, k as f64 * h));
+    let [nx, ny, nz] = cells;
+    let (mx, my) = (nx + 1, ny + 1);
+    let index = |i: usize, j: usize, k: usize| i + mx * (j + my * k);
+    let h = [size[0] / nx as f64, size[1] / ny as f64, size[2] / nz as f64];
+    let mut vertices = Vec::with_capacity(mx * my * (nz + 1));
+    for k in 0..=nz {
+        for j in 0..my {
+            for i in 0..mx {
+                vertices.push(Vec3::new(i as f64 * h[0], j as f64 * h[1], k as f64 * h[2]));
             }
         }
     }
-    let mut tets = Vec::with_capacity(6 * n * n * n);
-    for k in 0..n {
-        for j in 0..n {
-            for i in 0..n {
+    let mut tets = Vec::with_capacity(6 * nx * ny * nz);
+    for k in 0..nz {
+        for j in 0..ny {
+            for i in 0..nx {
                 let corner = |c: [usize; 3]| index(i + c[0], j + c[1], k + c[2]);
                 if split == CubeSplit::Six {
                     // The six paths from corner 000 to 111 along the axes, one tetrahedron each.

@@ -54,7 +54,7 @@ mod size;
 pub mod vtk;
 
 pub use body::Body;
-pub use cube::{CubeSplit, unit_cube, unit_cube_split};
+pub use cube::{CubeSplit, cuboid, unit_cube, unit_cube_split};
 pub use error::{MeshError, SceneError};
 pub use held::PlaneSelector;
 pub use load::{

@@ -4,5 +4,6 @@ mod contact;
 mod extreme_inputs;
 mod loads;
 mod materials;
+mod modes;
 mod multigrid;
 mod reference;
