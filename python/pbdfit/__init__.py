@@ -35,6 +35,7 @@ __all__ = [
     "identify",
     "lookup",
     "mapping",
+    "modes",
     "read_results",
     "scenes",
     "simulate",
@@ -155,6 +156,50 @@ def _box(box: Any) -> Optional[Dict[str, Tuple[float, float]]]:
 
 def _source(scene: Union[str, Scene, "os.PathLike[str]"]) -> str:
     return scene.source if isinstance(scene, Scene) else os.fspath(scene)
+
+
+def modes(
+    scene: Union[str, Scene, "os.PathLike[str]"],
+    n: Optional[int] = None,
+    young: float = 1e3,
+    poisson: float = 0.3,
+    count: int = 6,
+    material: Optional[str] = None,
+    fem_mass: Optional[str] = None,
+    mass_model: Optional[str] = None,
+    split: Optional[str] = None,
+    fix_orientation: bool = False,
+) -> Union[Dict[str, Any], Dict[str, Dict[str, Any]]]:
+    """The ``count`` lowest natural frequencies and mode shapes of the scene's FEM body, as ``pbdfit modes``
+    computes them (every option of the command line is a keyword here; a test compares the lists).
+
+    Returns ``pbdfit modes --json``'s report as a dict (for a compound scene a dict of them by part name),
+    with two arrays added: ``frequencies`` (count, Hz) and ``shapes`` (count, nv, 3; mass-normalised, zero
+    at held vertices). ``material`` chooses the law whose small-strain stiffness is used, ``fem_mass`` the
+    mass matrix (``lumped``, ``consistent``); the other keywords are ``fem``'s.
+    """
+    keywords: Dict[str, Any] = dict(
+        scene=_source(scene),
+        n=_count("n", n, 1),
+        young=_number("young", young),
+        poisson=_number("poisson", poisson),
+        count=_count("count", count, 1),
+        material=material,
+        fem_mass=fem_mass,
+        mass_model=mass_model,
+        split=split,
+        fix_orientation=bool(fix_orientation),
+    )
+    compound, reports = _native.modes(json.dumps({k: v for k, v in keywords.items() if v is not None}))
+    parts = []
+    for text in reports:
+        r = json.loads(text)
+        r["frequencies"] = np.array([m["frequency"] for m in r["modes"]])
+        r["shapes"] = np.array([m["shape"] for m in r["modes"]], dtype=np.float64)
+        parts.append(r)
+    if not compound:
+        return parts[0]
+    return {r["scene"]: r for r in parts}
 
 
 def fem(

@@ -196,3 +196,24 @@ def test_refusals_name_the_keyword():
         pbdfit.fit("gravity-wall", bootstrap=3)
     with pytest.raises(TypeError, match="young: expected a number"):
         pbdfit.fit("gravity-wall", young="1e3")
+
+
+def test_every_modes_option_is_a_python_keyword():
+    native = set(_native.modes_keywords())
+    assert cli_options("modes") == native
+    assert set(inspect.signature(pbdfit.modes).parameters) == native
+
+
+def test_modes_reports_equal_the_cli_field_for_field():
+    """The imported cantilever with a consistent mass, and a compound scene by part; the arrays Python adds
+    are the report's frequencies and shapes."""
+    py = pbdfit.modes("cantilever", young=3e4, count=4, fem_mass="consistent")
+    cli = cli_json("modes", "--scene", "cantilever", "--young", "3e4", "--count", "4", "--fem-mass", "consistent")
+    assert {k: v for k, v in py.items() if k not in ("seconds", "frequencies", "shapes")} == {
+        k: v for k, v in cli.items() if k != "seconds"}
+    assert py["frequencies"].tolist() == [m["frequency"] for m in cli["modes"]]
+    assert py["shapes"].shape == (4, len(cli["modes"][0]["shape"]), 3)
+    parts = pbdfit.modes("gravity", n=2, count=2)
+    assert sorted(parts) == ["gravity-ceiling", "gravity-floor", "gravity-wall"]
+    with pytest.raises(ValueError, match="count"):
+        pbdfit.modes("gravity-wall", n=1, count=100)

@@ -43,6 +43,7 @@ mod job;
 mod keywords;
 mod levenberg_marquardt;
 mod measured;
+mod modes_job;
 mod pattern_search;
 mod problem;
 mod reference;
@@ -73,6 +74,7 @@ pub use measured::{
     BOOTSTRAP_QUANTILES, Bootstrap, MAX_BOOTSTRAP, MIN_BOOTSTRAP, MarkerTarget, MarkerWeighting, bootstrap,
     check_bootstrap,
 };
+pub use modes_job::{DEFAULT_MODE_COUNT, ModeReport, ModesKeywords, ModesReport, ModesSetup, PreparedModes};
 pub use pattern_search::{GOLDEN_RATIO, PatternSearch, SearchStep};
 pub use pbdfit_fem::ReferenceOverrides;
 pub use pbdfit_results::{FitRecord, FitStatus, read_records};

@@ -190,6 +190,32 @@ fn simulate(py: Python<'_>, keywords: &str) -> PyResult<(bool, Vec<String>)> {
     Ok((compound, texts))
 }
 
+/// A modal analysis: `keywords` is a JSON object of `pbdfit modes`'s options under their Python names
+/// (`ModesKeywords`). Returns whether the scene is compound and one report per part as JSON text, `pbdfit
+/// modes --json`'s objects.
+#[pyfunction]
+fn modes(py: Python<'_>, keywords: &str) -> PyResult<(bool, Vec<String>)> {
+    let job = pbdfit_fit::ModesKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.modes: {e}")))?;
+    let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
+    let (compound, material, count) = (prepared.set.is_compound(), prepared.material, prepared.count);
+    let setups = prepared.parts;
+    let reports = interruptible(py, Arc::default(), false, &|_| {}, move || {
+        setups.into_iter().map(|setup| setup.run(material, count)).collect::<Result<Vec<_>, _>>()
+    })?
+    .map_err(job_error)?;
+    let texts = reports
+        .iter()
+        .map(|r| serde_json::to_string(r).map_err(|e| PyRuntimeError::new_err(e.to_string())))
+        .collect::<PyResult<_>>()?;
+    Ok((compound, texts))
+}
+
+/// The keywords `modes` takes (Python's spelling of `pbdfit modes`'s options).
+#[pyfunction]
+fn modes_keywords() -> Vec<String> {
+    pbdfit_fit::ModesKeywords::names()
+}
+
 /// The keywords `simulate` takes (Python's spelling of `pbdfit simulate`'s options).
 #[pyfunction]
 fn simulate_keywords() -> Vec<String> {
@@ -678,6 +704,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(fit_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(fem_keywords, m)?)?;
+    m.add_function(wrap_pyfunction!(modes, m)?)?;
+    m.add_function(wrap_pyfunction!(modes_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(identify_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(study, m)?)?;
     m.add_function(wrap_pyfunction!(table, m)?)?;

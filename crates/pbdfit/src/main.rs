@@ -30,6 +30,7 @@ mod fem;
 mod fit;
 mod identify;
 mod lookup;
+mod modes;
 mod plot;
 mod reproduce;
 mod settings;
@@ -55,6 +56,9 @@ enum Command {
     Scenes,
     /// FEM rest state of a scene (linear or nonlinear material, static or dynamic): summary, JSON or VTK.
     Fem(fem::FemArgs),
+    /// The lowest natural frequencies and mode shapes of a scene's FEM body (the reference for motion):
+    /// table, JSON or VTK.
+    Modes(modes::ModesArgs),
     /// Draw any study from its results folder (summary.json + CSVs): error and parameter figures, a report.
     Plot(plot::PlotArgs),
     /// A model's rest state on a scene (PBD, XPBD, mass-spring or an engine profile): summary, JSON, VTK, or
@@ -93,6 +97,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Scenes => cli::list_scenes(),
         Command::Fem(args) => fem::run(args),
+        Command::Modes(args) => modes::run(args),
         Command::Simulate(args) => simulate::run(args),
         Command::Fit(args) => fit::run(args),
         Command::Settings(args) => settings::run(args),

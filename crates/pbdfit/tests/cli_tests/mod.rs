@@ -9,6 +9,7 @@ mod fem;
 mod hostile_input;
 mod loads;
 mod measured;
+mod modes;
 mod neighbour_starts;
 mod pbd;
 mod reference;
