@@ -36,6 +36,7 @@ __all__ = [
     "lookup",
     "mapping",
     "modes",
+    "motion",
     "read_results",
     "scenes",
     "simulate",
@@ -200,6 +201,55 @@ def modes(
     if not compound:
         return parts[0]
     return {r["scene"]: r for r in parts}
+
+
+def motion(
+    scene: Union[str, Scene, "os.PathLike[str]"],
+    young: float = 1e3,
+    poisson: float = 0.3,
+    model: str = "pbd",
+    dt: float = 0.01,
+    nit: int = 1,
+    n: Optional[int] = None,
+    params: Optional[Dict[str, float]] = None,
+    fit: bool = False,
+    settings: Optional[Dict[str, float]] = None,
+    material: Optional[str] = None,
+    damping: float = 0.0,
+    periods: float = 5.0,
+    mass_model: Optional[str] = None,
+    fix_orientation: bool = False,
+) -> Dict[str, Any]:
+    """The release test, as ``pbdfit motion`` runs it (every option of the command line is a keyword here; a
+    test compares the lists): the body at rest, gravity switched on, the FEM (Newmark, no numerical damping)
+    against ``model`` at ``dt`` and ``nit`` for ``periods`` periods of the FEM's first mode.
+
+    Returns ``pbdfit motion --json``'s object: each side's ``frequency`` (Hz), logarithmic ``decrement`` and
+    ``damping_ratio`` (``None`` where the signal does not oscillate in the window), the rest-state and
+    trajectory errors, and both tracks over time, with ``times``, ``fem_track`` and ``model_track`` as arrays.
+    ``params`` gives every model parameter by name, or ``fit=True`` fits them to the rest state first.
+    """
+    keywords: Dict[str, Any] = dict(
+        scene=_source(scene),
+        n=_count("n", n, 1),
+        young=_number("young", young),
+        poisson=_number("poisson", poisson),
+        model=model,
+        dt=_number("dt", dt),
+        nit=_count("nit", nit, 1),
+        params={k: _number(k, v) for k, v in (params or {}).items()},
+        fit=bool(fit),
+        settings={k: _number(k, v) for k, v in (settings or {}).items()},
+        material=material,
+        damping=_number("damping", damping),
+        periods=_number("periods", periods),
+        mass_model=mass_model,
+        fix_orientation=bool(fix_orientation),
+    )
+    r = json.loads(_native.motion(json.dumps({k: v for k, v in keywords.items() if v is not None})))
+    for key in ("times", "fem_track", "model_track"):
+        r[key] = np.array(r[key], dtype=np.float64)
+    return r
 
 
 def fem(

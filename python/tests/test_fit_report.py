@@ -217,3 +217,21 @@ def test_modes_reports_equal_the_cli_field_for_field():
     assert sorted(parts) == ["gravity-ceiling", "gravity-floor", "gravity-wall"]
     with pytest.raises(ValueError, match="count"):
         pbdfit.modes("gravity-wall", n=1, count=100)
+
+
+def test_every_motion_option_is_a_python_keyword():
+    native = set(_native.motion_keywords())
+    assert cli_options("motion") == native
+    assert set(inspect.signature(pbdfit.motion).parameters) == native
+
+
+def test_motion_reports_equal_the_cli_field_for_field():
+    py = pbdfit.motion("gravity-wall", n=2, model="xpbd", nit=4, fit=True)
+    cli = cli_json("motion", "--scene", "gravity-wall", "--n", "2", "--model", "xpbd", "--nit", "4", "--fit")
+    arrays = ("times", "fem_track", "model_track")
+    assert {k: v for k, v in py.items() if k not in ("seconds",) + arrays} == {
+        k: v for k, v in cli.items() if k not in ("seconds",) + arrays}
+    for key in arrays:
+        assert py[key].tolist() == cli[key], key
+    with pytest.raises(ValueError, match="periods"):
+        pbdfit.motion("gravity-wall", fit=True, periods=1e9)

@@ -44,6 +44,7 @@ mod keywords;
 mod levenberg_marquardt;
 mod measured;
 mod modes_job;
+mod motion_job;
 mod pattern_search;
 mod problem;
 mod reference;
@@ -75,6 +76,10 @@ pub use measured::{
     check_bootstrap,
 };
 pub use modes_job::{DEFAULT_MODE_COUNT, ModeReport, ModesKeywords, ModesReport, ModesSetup, PreparedModes};
+pub use motion_job::{
+    DEFAULT_PERIODS, FEM_STEPS_PER_PERIOD, MAX_FEM_STEPS, MAX_MODEL_STEPS, MotionKeywords, MotionMeasures,
+    MotionReport, PreparedMotion, measure,
+};
 pub use pattern_search::{GOLDEN_RATIO, PatternSearch, SearchStep};
 pub use pbdfit_fem::ReferenceOverrides;
 pub use pbdfit_results::{FitRecord, FitStatus, read_records};

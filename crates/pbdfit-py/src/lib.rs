@@ -210,6 +210,25 @@ fn modes(py: Python<'_>, keywords: &str) -> PyResult<(bool, Vec<String>)> {
     Ok((compound, texts))
 }
 
+/// The release test: `keywords` is a JSON object of `pbdfit motion`'s options under their Python names
+/// (`MotionKeywords`). Returns `pbdfit motion --json`'s object as JSON text.
+#[pyfunction]
+fn motion(py: Python<'_>, keywords: &str) -> PyResult<String> {
+    let job =
+        pbdfit_fit::MotionKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.motion: {e}")))?;
+    let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
+    let report =
+        interruptible(py, Arc::default(), false, &|_| {}, move || prepared.run(pbdfit_fit::Spelling::Keyword))?
+            .map_err(job_error)?;
+    serde_json::to_string(&report).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
+/// The keywords `motion` takes (Python's spelling of `pbdfit motion`'s options).
+#[pyfunction]
+fn motion_keywords() -> Vec<String> {
+    pbdfit_fit::MotionKeywords::names()
+}
+
 /// The keywords `modes` takes (Python's spelling of `pbdfit modes`'s options).
 #[pyfunction]
 fn modes_keywords() -> Vec<String> {
@@ -706,6 +725,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fem_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(modes, m)?)?;
     m.add_function(wrap_pyfunction!(modes_keywords, m)?)?;
+    m.add_function(wrap_pyfunction!(motion, m)?)?;
+    m.add_function(wrap_pyfunction!(motion_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(identify_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(study, m)?)?;
     m.add_function(wrap_pyfunction!(table, m)?)?;

@@ -31,6 +31,7 @@ mod fit;
 mod identify;
 mod lookup;
 mod modes;
+mod motion;
 mod plot;
 mod reproduce;
 mod settings;
@@ -59,6 +60,9 @@ enum Command {
     /// The lowest natural frequencies and mode shapes of a scene's FEM body (the reference for motion):
     /// table, JSON or VTK.
     Modes(modes::ModesArgs),
+    /// The release test: the FEM body (Newmark, no numerical damping) against a model at your dt and
+    /// iterations, from rest under gravity: frequency, damping and trajectory error.
+    Motion(motion::MotionArgs),
     /// Draw any study from its results folder (summary.json + CSVs): error and parameter figures, a report.
     Plot(plot::PlotArgs),
     /// A model's rest state on a scene (PBD, XPBD, mass-spring or an engine profile): summary, JSON, VTK, or
@@ -98,6 +102,7 @@ fn main() -> ExitCode {
         Command::Scenes => cli::list_scenes(),
         Command::Fem(args) => fem::run(args),
         Command::Modes(args) => modes::run(args),
+        Command::Motion(args) => motion::run(args),
         Command::Simulate(args) => simulate::run(args),
         Command::Fit(args) => fit::run(args),
         Command::Settings(args) => settings::run(args),

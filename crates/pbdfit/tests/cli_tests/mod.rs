@@ -10,6 +10,7 @@ mod hostile_input;
 mod loads;
 mod measured;
 mod modes;
+mod motion;
 mod neighbour_starts;
 mod pbd;
 mod reference;

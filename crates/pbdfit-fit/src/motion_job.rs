@@ -1,0 +1,516 @@
+//! One motion job, the release test: `pbdfit motion` and Python's `pbdfit.motion` fill a
+//! [`MotionKeywords`], checked in one place ([`MotionKeywords::prepare`]) and run into a [`MotionReport`]
+//! (`pbdfit motion --json`'s object; [`MotionReport::text`] is what the command prints).
+//!
+//! The test: the body at rest and undeformed, gravity (and any traction) switched on at `t = 0`, for a
+//! window of `periods` periods of the FEM body's first mode (`StaticProblem::modes`). The reference is the
+//! FEM body integrated by Newmark's average acceleration (no numerical damping) at a step that divides the
+//! model's `dt` and resolves the first mode with at least [`FEM_STEPS_PER_PERIOD`] steps; the model runs
+//! its own dynamics (`PbdSystem::run_dynamics`) at its `dt` and `nit`, from the same state. At the model's
+//! sample times both are recorded.
+//!
+//! Measures, from the tracked vertex (the one the FEM's rest state moves most) along its rest
+//! displacement's direction, about each body's own rest state ([`measure`]): the frequency from the zero
+//! crossings, the logarithmic decrement from the half cycles' amplitudes, the damping ratio from it; a
+//! signal with fewer than three crossings in the window is reported as not oscillating (overdamped, or
+//! slower than the window), never as a frequency. The trajectory error has the rest-state fit's form: the
+//! mean over the samples and the vertices the FEM moves of `|u_model(t) - u_fem(t)|^2 / |u_fem,rest|^2`.
+
+use std::collections::BTreeMap;
+
+use pbdfit_fem::{
+    DynamicSettings, DynamicState, MassMatrix, ReferenceOverrides, RestRule, StaticProblem, TimeIntegrator,
+    YoungPoisson,
+};
+use pbdfit_mesh::{Body, Vec3};
+use pbdfit_pbd::{CpuBackend, ModelKind, PbdSystem, RestOptions, SimParams};
+use serde::Serialize;
+
+use crate::{FitJobError, Spelling};
+
+/// The window when the job does not say, in periods of the FEM's first mode.
+pub const DEFAULT_PERIODS: f64 = 5.0;
+/// The fewest FEM steps per period of the first mode (Newmark's period error is then below 2e-4).
+pub const FEM_STEPS_PER_PERIOD: usize = 100;
+/// The most model steps a window may take (refused before the run).
+pub const MAX_MODEL_STEPS: usize = 200_000;
+/// The most FEM steps a window may take (refused before the run).
+pub const MAX_FEM_STEPS: usize = 2_000_000;
+
+/// A release test, as the command line and Python ask it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct MotionKeywords {
+    /// A built-in scene name or a scene file (one part).
+    pub scene: String,
+    /// Mesh resolution (default: the scene's own).
+    pub n: Option<usize>,
+    /// `lumped` or `uniform`.
+    pub mass_model: Option<String>,
+    /// Reorient an imported mesh's negatively oriented tetrahedra.
+    pub fix_orientation: bool,
+    /// Young's modulus in Pa (default 1e3).
+    pub young: Option<f64>,
+    /// Poisson ratio (default 0.3).
+    pub poisson: Option<f64>,
+    /// The FEM law (default: the scene's, else linear).
+    pub material: Option<String>,
+    /// The model (default `pbd`).
+    pub model: Option<String>,
+    /// An engine profile's settings by the engine's names.
+    pub settings: BTreeMap<String, f64>,
+    /// The model's parameters by name (all of them, unless `fit`).
+    pub params: BTreeMap<String, f64>,
+    /// Fit the model's rest state to the FEM's first (`pbdfit fit`'s defaults) and release at the fitted
+    /// parameters: how wrong the motion is at the stiffness that gives the right sag.
+    pub fit: bool,
+    /// Time step in s (default 0.01).
+    pub dt: Option<f64>,
+    /// Solver iterations per step (default 1).
+    pub nit: Option<usize>,
+    /// PBD models' velocity damping per step in [0, 1) (default 0).
+    pub damping: Option<f64>,
+    /// The window in periods of the FEM's first mode (default [`DEFAULT_PERIODS`]).
+    pub periods: Option<f64>,
+}
+
+/// A job checked: the body, both problems, the window.
+#[derive(Debug)]
+pub struct PreparedMotion {
+    job: MotionKeywords,
+    body: Body,
+    problem: StaticProblem,
+    system: PbdSystem,
+    kind: ModelKind,
+    law: &'static dyn pbdfit_fem::materials::Material,
+    material: YoungPoisson,
+    dt: f64,
+    nit: usize,
+    damping: f64,
+    omega: f64,
+    model_steps: usize,
+    substeps: usize,
+}
+
+/// The measures of one release.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MotionMeasures {
+    /// Whether the signal oscillates in the window (at least three zero crossings).
+    pub oscillates: bool,
+    /// Frequency from the zero crossings (Hz); `None` without oscillation.
+    pub frequency: Option<f64>,
+    /// Logarithmic decrement per period; `None` without oscillation.
+    pub decrement: Option<f64>,
+    /// Damping ratio `delta / sqrt(4 pi^2 + delta^2)`; `None` without oscillation.
+    pub damping_ratio: Option<f64>,
+    /// Zero crossings in the window.
+    pub crossings: usize,
+    /// The largest excursion from the rest state along the tracked direction (m).
+    pub amplitude: f64,
+}
+
+/// `pbdfit motion --json`'s object.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MotionReport {
+    /// The scene.
+    pub scene: String,
+    /// Its resolution.
+    pub n: usize,
+    /// The model with its settings.
+    pub model: String,
+    /// The model's parameters (fitted with `fit`).
+    #[serde(serialize_with = "crate::job::ordered_map")]
+    pub parameters: Vec<(String, f64)>,
+    /// Whether the parameters are a rest-state fit's.
+    pub fitted: bool,
+    /// Young's modulus (Pa), Poisson ratio, FEM law.
+    pub young: f64,
+    /// Poisson ratio.
+    pub poisson: f64,
+    /// The FEM law.
+    pub material: &'static str,
+    /// The model's step (s) and iterations.
+    pub dt: f64,
+    /// Iterations per step.
+    pub nit: usize,
+    /// The model's velocity damping per step.
+    pub damping: f64,
+    /// The FEM's first natural frequency (Hz, modal analysis, lumped mass).
+    pub modal_frequency: f64,
+    /// The window (s) and its steps: the model's, and the FEM's per model step.
+    pub window: f64,
+    /// Model steps.
+    pub model_steps: usize,
+    /// FEM (Newmark) steps per model step.
+    pub fem_substeps: usize,
+    /// The tracked vertex.
+    pub tracked_vertex: usize,
+    /// The FEM's measures.
+    pub fem: MotionMeasures,
+    /// The model's measures.
+    pub model_measures: MotionMeasures,
+    /// The rest-state error of the model (the fit's error: mean over the moved vertices of `|u - u_fem|^2 /
+    /// |u_fem|^2`).
+    pub rest_error: f64,
+    /// The trajectory error over the window (module doc).
+    pub trajectory_error: f64,
+    /// Sample times (s).
+    pub times: Vec<f64>,
+    /// The tracked vertex's displacement over time, FEM.
+    pub fem_track: Vec<[f64; 3]>,
+    /// The tracked vertex's displacement over time, model.
+    pub model_track: Vec<[f64; 3]>,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// pbdfit's version.
+    pub pbdfit_version: &'static str,
+}
+
+/// The measures of a signal `s` sampled at `times`, oscillating about 0 (module doc).
+pub fn measure(times: &[f64], s: &[f64]) -> MotionMeasures {
+    let amplitude = s.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    // Zero crossings, linearly interpolated; each half cycle's amplitude between them.
+    let mut crossings = Vec::new();
+    for i in 1..s.len() {
+        if (s[i - 1] < 0.0 && s[i] >= 0.0) || (s[i - 1] > 0.0 && s[i] <= 0.0) {
+            let f = s[i - 1] / (s[i - 1] - s[i]);
+            crossings.push((i, times[i - 1] + f * (times[i] - times[i - 1])));
+        }
+    }
+    let count = crossings.len();
+    if count < 3 {
+        return MotionMeasures {
+            oscillates: false,
+            frequency: None,
+            decrement: None,
+            damping_ratio: None,
+            crossings: count,
+            amplitude,
+        };
+    }
+    let span = crossings[count - 1].1 - crossings[0].1;
+    let frequency = (count - 1) as f64 / (2.0 * span);
+    let halves: Vec<f64> =
+        crossings.windows(2).map(|w| s[w[0].0..w[1].0].iter().fold(0.0f64, |m, x| m.max(x.abs()))).collect();
+    let m = halves.len() - 1;
+    // A half cycle loses exp(-delta / 2) of its amplitude.
+    let decrement =
+        if m > 0 && halves[0] > 0.0 && halves[m] > 0.0 { 2.0 * (halves[0] / halves[m]).ln() / m as f64 } else { 0.0 };
+    let ratio = decrement / (4.0 * std::f64::consts::PI.powi(2) + decrement * decrement).sqrt();
+    MotionMeasures {
+        oscillates: true,
+        frequency: Some(frequency),
+        decrement: Some(decrement),
+        damping_ratio: Some(ratio),
+        crossings: count,
+        amplitude,
+    }
+}
+
+impl MotionKeywords {
+    /// The keywords' names (Python's spelling).
+    pub fn names() -> Vec<String> {
+        crate::keyword_names::<MotionKeywords>()
+    }
+
+    /// The job from a JSON object of its keywords (Python's call), unknown keywords refused.
+    pub fn from_json(text: &str) -> Result<Self, String> {
+        crate::keywords_from_json(text)
+    }
+
+    /// Checks the job (naming a refused option in `spelling`): the model, the window's budget (before any
+    /// step), and builds both problems.
+    pub fn prepare(&self, spelling: Spelling) -> Result<PreparedMotion, FitJobError> {
+        let input = FitJobError::Input;
+        let material = YoungPoisson::new(self.young.unwrap_or(1e3), self.poisson.unwrap_or(0.3))
+            .map_err(|e| input(e.to_string()))?;
+        let kind: ModelKind = self
+            .model
+            .as_deref()
+            .unwrap_or("pbd")
+            .parse()
+            .map_err(|e| input(format!("{}: {e}", spelling.name("model"))))?;
+        let settings: Vec<(String, f64)> = self.settings.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        let kind = kind.with_settings(&settings).map_err(|e| input(format!("{}: {e}", spelling.name("settings"))))?;
+        if !kind.has_projection() {
+            return Err(input(format!(
+                "model {kind}: its rest state is a Newton solve; the release test runs the projection models and \
+                 engine profiles"
+            )));
+        }
+        let dt = self.dt.unwrap_or(0.01);
+        if !(dt.is_finite() && dt > 0.0) {
+            return Err(input(format!("{} = {dt}: must be a finite number > 0", spelling.name("dt"))));
+        }
+        let nit = self.nit.unwrap_or(1);
+        if nit == 0 {
+            return Err(input(format!("{} must be at least 1", spelling.name("nit"))));
+        }
+        let damping = self.damping.unwrap_or(0.0);
+        if !(0.0..1.0).contains(&damping) {
+            return Err(input(format!("{} = {damping}: must be in [0, 1)", spelling.name("damping"))));
+        }
+        let periods = self.periods.unwrap_or(DEFAULT_PERIODS);
+        if !(periods.is_finite() && periods > 0.0) {
+            return Err(input(format!("{} = {periods}: must be a finite number > 0", spelling.name("periods"))));
+        }
+        let (set, _) =
+            crate::keywords::load_scene(&self.scene, self.fix_orientation, self.mass_model.as_deref(), spelling)?;
+        if set.is_compound() {
+            return Err(input(format!("scene {}: the release test takes one part at a time", set.name())));
+        }
+        let n = set.resolution(self.n).map_err(|e| input(format!("{}: {e}", spelling.name("n"))))?;
+        let reference = crate::ReferenceKeywords { material: self.material.clone(), ..Default::default() };
+        let overrides = ReferenceOverrides::from_table(&reference.table())
+            .map_err(|e| input(format!("the reference options: {e}")))?;
+        let scene = &set.scenes()[0];
+        let spec = crate::reference_spec(scene, &overrides).map_err(|e| input(e.to_string()))?;
+        let body = scene.body(n).map_err(|e| input(e.to_string()))?;
+        if !body.obstacles.is_empty() {
+            return Err(input(format!("scene {} has obstacles: the release test has no contact yet", scene.name)));
+        }
+        let problem = StaticProblem::new(&body)
+            .and_then(|p| p.with_masses(body.masses.clone()))
+            .map_err(|e| input(format!("FEM problem of {} at N = {n}: {e}", scene.name)))?;
+        let omega = problem
+            .modes(spec.material, material, MassMatrix::Lumped, 1)
+            .map_err(|e| input(format!("the first mode of {}: {e}", scene.name)))?
+            .angular[0];
+        let period = std::f64::consts::TAU / omega;
+        let window = periods * period;
+        let model_steps = (window / dt).ceil();
+        let substeps = (dt / (period / FEM_STEPS_PER_PERIOD as f64)).ceil().max(1.0);
+        if model_steps > MAX_MODEL_STEPS as f64 || model_steps * substeps > MAX_FEM_STEPS as f64 {
+            return Err(input(format!(
+                "{} = {periods}: a window of {window:.3e} s takes {model_steps:.0} model steps of {dt} s and \
+                 {:.0} FEM steps (at most {MAX_MODEL_STEPS} and {MAX_FEM_STEPS}); the first period is {period:.3e} s",
+                spelling.name("periods"),
+                model_steps * substeps
+            )));
+        }
+        let system = PbdSystem::new(&body);
+        Ok(PreparedMotion {
+            job: self.clone(),
+            body,
+            problem,
+            system,
+            kind,
+            law: spec.material,
+            material,
+            dt,
+            nit,
+            damping,
+            omega,
+            model_steps: model_steps as usize,
+            substeps: substeps as usize,
+        })
+    }
+}
+
+impl PreparedMotion {
+    /// The model's parameters: fitted (`fit`) or as given (every one named).
+    fn parameters(&self, spelling: Spelling) -> Result<(Vec<f64>, bool), FitJobError> {
+        let names: Vec<&str> = self.kind.parameters().iter().map(|p| p.name).collect();
+        if self.job.fit {
+            let fit = crate::FitKeywords {
+                scene: self.job.scene.clone(),
+                n: Some(self.body.n),
+                mass_model: self.job.mass_model.clone(),
+                fix_orientation: self.job.fix_orientation,
+                young: Some(self.material.young()),
+                poisson: Some(self.material.poisson()),
+                dt: Some(self.dt),
+                nit: Some(self.nit),
+                model: self.job.model.clone(),
+                settings: self.job.settings.clone(),
+                reference: crate::ReferenceKeywords { material: self.job.material.clone(), ..Default::default() },
+                ..Default::default()
+            };
+            let outcome = fit.job()?.prepare(spelling)?.run(&CpuBackend)?;
+            return Ok((outcome.report.parameters.iter().map(|(_, v)| *v).collect(), true));
+        }
+        for given in self.job.params.keys() {
+            if !names.contains(&given.as_str()) {
+                return Err(FitJobError::Input(format!(
+                    "{}: model {} has no parameter {given} (its parameters: {})",
+                    spelling.name("params"),
+                    self.kind,
+                    names.join(", ")
+                )));
+            }
+        }
+        let missing: Vec<&str> = names.iter().copied().filter(|n| !self.job.params.contains_key(*n)).collect();
+        if !missing.is_empty() {
+            return Err(FitJobError::Input(format!(
+                "{}: give every parameter of model {} ({}), or {} to fit them",
+                spelling.name("params"),
+                self.kind,
+                missing.join(", "),
+                spelling.name("fit")
+            )));
+        }
+        Ok((names.iter().map(|n| self.job.params[*n]).collect(), false))
+    }
+
+    /// Runs the release test.
+    pub fn run(self, spelling: Spelling) -> Result<MotionReport, FitJobError> {
+        let start = std::time::Instant::now();
+        let input = FitJobError::Input;
+        let (values, fitted) = self.parameters(spelling)?;
+        let model = self.kind.with(&values).map_err(|e| input(e.to_string()))?;
+        let params = SimParams { damping: self.damping, ..SimParams::new(self.dt, self.nit, model.clone()) };
+        let scene = self.body.scene.clone();
+        // Rest states: the FEM's (static) and the model's.
+        let fem_rest = match self.law.is_linear() {
+            true => {
+                self.problem
+                    .solve(self.material)
+                    .map_err(|e| input(format!("FEM rest state of {scene}: {e}")))?
+                    .displacements
+            }
+            false => {
+                self.problem
+                    .solve_law(self.law, self.material)
+                    .map_err(|e| input(format!("FEM rest state of {scene}: {e}")))?
+                    .displacements
+            }
+        };
+        let model_rest = self
+            .system
+            .rest_state(&params, &RestOptions::default(), None)
+            .map_err(|e| input(format!("the model's rest state: {e}")))?
+            .displacements;
+        let moved = crate::moved_vertices(&fem_rest, &self.body.held);
+        let rest_error = crate::relative_error(&model_rest, &fem_rest, &moved);
+        let tracked =
+            (0..fem_rest.len()).max_by(|&a, &b| fem_rest[a].norm().total_cmp(&fem_rest[b].norm())).unwrap_or(0);
+        let direction = fem_rest[tracked].normalize();
+        // The FEM release: Newmark at dt / substeps, sampled every model step.
+        let fem_dt = self.dt / self.substeps as f64;
+        let settings = DynamicSettings {
+            integrator: TimeIntegrator::Newmark,
+            stop: RestRule::Time((self.model_steps * self.substeps) as f64 * fem_dt),
+            ..DynamicSettings::to_rest(fem_dt)
+        };
+        let mut fem_fields: Vec<Vec<Vec3>> = Vec::with_capacity(self.model_steps + 1);
+        let (substeps, samples) = (self.substeps, self.model_steps + 1);
+        self.problem
+            .integrate(
+                self.law,
+                self.material,
+                settings,
+                None,
+                &mut |_| {},
+                Some(&mut |s: &DynamicState| {
+                    if s.steps % substeps == 0 && fem_fields.len() < samples {
+                        fem_fields.push(s.displacements.clone());
+                    }
+                }),
+            )
+            .map_err(|e| input(format!("the FEM release of {scene}: {e}")))?;
+        // The model's release at its own step.
+        let mut model_fields: Vec<Vec<Vec3>> = Vec::with_capacity(samples);
+        self.system
+            .run_dynamics(&params, self.model_steps, 1, |_, d| {
+                model_fields.push(d.u.clone());
+                Ok::<(), ()>(())
+            })
+            .map_err(|_| FitJobError::Internal("the model's release stopped".into()))?;
+        let samples = fem_fields.len().min(model_fields.len());
+        let times: Vec<f64> = (0..samples).map(|j| j as f64 * self.dt).collect();
+        let along = |fields: &[Vec<Vec3>], rest: &[Vec3]| -> Vec<f64> {
+            fields[..samples].iter().map(|u| (u[tracked] - rest[tracked]).dot(&direction)).collect()
+        };
+        let fem = measure(&times, &along(&fem_fields, &fem_rest));
+        let model_measures = measure(&times, &along(&model_fields, &model_rest));
+        let mut trajectory_error = 0.0;
+        for j in 1..samples {
+            trajectory_error += moved
+                .iter()
+                .map(|&v| (model_fields[j][v] - fem_fields[j][v]).norm_squared() / fem_rest[v].norm_squared())
+                .sum::<f64>()
+                / moved.len().max(1) as f64;
+        }
+        trajectory_error /= (samples - 1).max(1) as f64;
+        let xyz = |u: &Vec3| [u.x, u.y, u.z];
+        Ok(MotionReport {
+            scene,
+            n: self.body.n,
+            model: self.kind.to_string(),
+            parameters: self.kind.parameters().iter().map(|p| p.name.to_string()).zip(values).collect(),
+            fitted,
+            young: self.material.young(),
+            poisson: self.material.poisson(),
+            material: self.law.name(),
+            dt: self.dt,
+            nit: self.nit,
+            damping: self.damping,
+            modal_frequency: self.omega / std::f64::consts::TAU,
+            window: self.model_steps as f64 * self.dt,
+            model_steps: self.model_steps,
+            fem_substeps: self.substeps,
+            tracked_vertex: tracked,
+            fem,
+            model_measures,
+            rest_error,
+            trajectory_error,
+            times,
+            fem_track: fem_fields[..samples].iter().map(|u| xyz(&u[tracked])).collect(),
+            model_track: model_fields[..samples].iter().map(|u| xyz(&u[tracked])).collect(),
+            seconds: start.elapsed().as_secs_f64(),
+            pbdfit_version: env!("CARGO_PKG_VERSION"),
+        })
+    }
+}
+
+fn describe(m: &MotionMeasures) -> String {
+    match (m.frequency, m.decrement, m.damping_ratio) {
+        (Some(f), Some(d), Some(z)) => {
+            format!(
+                "frequency {f:.6e} Hz, logarithmic decrement {d:.4e} (damping ratio {z:.4e}), {} zero crossings",
+                m.crossings
+            )
+        }
+        _ => format!(
+            "no oscillation in the window ({} zero crossings: overdamped, or slower than the window)",
+            m.crossings
+        ),
+    }
+}
+
+impl MotionReport {
+    /// The summary `pbdfit motion` prints.
+    pub fn text(&self) -> String {
+        let parameters: Vec<String> =
+            self.parameters.iter().map(|(k, v)| format!("{k} = {}", pbdfit_mesh::display::number(*v))).collect();
+        let mut out = format!(
+            "scene {} (N = {}): release test over {:.4e} s ({} model steps of {} s, {} Newmark steps each for the FEM)\n",
+            self.scene, self.n, self.window, self.model_steps, self.dt, self.fem_substeps
+        );
+        out.push_str(&format!(
+            "  FEM {} law, E = {} Pa, nu = {}: first mode {:.6e} Hz; release: {}\n",
+            self.material,
+            pbdfit_mesh::display::number(self.young),
+            pbdfit_mesh::display::number(self.poisson),
+            self.modal_frequency,
+            describe(&self.fem)
+        ));
+        out.push_str(&format!(
+            "  model {} ({}{}), nit = {}, damping {}: release: {}\n",
+            self.model,
+            parameters.join(", "),
+            if self.fitted { ", fitted to the rest state" } else { "" },
+            self.nit,
+            self.damping,
+            describe(&self.model_measures)
+        ));
+        if let (Some(f), Some(g)) = (self.model_measures.frequency, self.fem.frequency) {
+            out.push_str(&format!("  frequency ratio model / FEM {:.4}\n", f / g));
+        }
+        out.push_str(&format!(
+            "  rest-state error {:.4e}, trajectory error {:.4e} (vertex {} tracked)\n",
+            self.rest_error, self.trajectory_error, self.tracked_vertex
+        ));
+        out
+    }
+}

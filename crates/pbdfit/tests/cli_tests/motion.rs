@@ -1,0 +1,87 @@
+//! End-to-end tests of `pbdfit motion`, the release test: the FEM side does not damp and rings at its first
+//! mode, a model that cannot oscillate is said to, the fitted parameters are `pbdfit fit`'s, and windows
+//! beyond the budget are refused before they run.
+
+use crate::common::{assert_refused, pbdfit, stderr, stdout};
+
+fn motion(extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["motion", "--json"];
+    args.extend_from_slice(extra);
+    let out = pbdfit(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    serde_json::from_str(&stdout(&out)).expect("one JSON object")
+}
+
+/// The FEM's release (Newmark, no numerical damping) rings at its first mode's frequency (within 1 %; the
+/// release excites higher modes too, which move the zero crossings a little) with no decay (decrement below
+/// 1e-2), and the tracks hold one sample per model step from t = 0.
+#[test]
+fn the_fem_release_rings_at_its_first_mode_without_decay() {
+    let r = motion(&["--scene", "gravity-wall", "--n", "2", "--young", "1e3", "--param", "kd=0.3", "--param", "kv=1"]);
+    let modal = r["modal_frequency"].as_f64().unwrap();
+    let fem = &r["fem"];
+    assert_eq!(fem["oscillates"], true);
+    let f = fem["frequency"].as_f64().unwrap();
+    assert!((f / modal - 1.0).abs() < 0.01, "{f} vs modal {modal}");
+    assert!(fem["decrement"].as_f64().unwrap().abs() < 1e-2, "{}", fem["decrement"]);
+    let steps = r["model_steps"].as_u64().unwrap() as usize;
+    assert_eq!(r["times"].as_array().unwrap().len(), steps + 1);
+    assert_eq!(r["fem_track"][0], serde_json::json!([0.0, 0.0, 0.0]));
+    // The window is the default five periods of the first mode, in whole model steps.
+    let window = r["window"].as_f64().unwrap();
+    assert!(window >= 5.0 / modal && window < 5.0 / modal + 0.01, "{window}");
+}
+
+/// Heavy velocity damping: the model creeps to rest, reported as not oscillating with no frequency.
+#[test]
+fn an_overdamped_model_is_reported_as_such() {
+    let flags = ["--scene", "gravity-wall", "--n", "2", "--param", "kd=0.5", "--param", "kv=0.5", "--damping", "0.5"];
+    let r = motion(&flags);
+    assert_eq!(r["model_measures"]["oscillates"], false);
+    assert!(r["model_measures"]["frequency"].is_null() && r["model_measures"]["decrement"].is_null());
+    let mut args = vec!["motion"];
+    args.extend_from_slice(&flags);
+    let text = stdout(&pbdfit(&args));
+    assert!(text.contains("no oscillation in the window"), "{text}");
+    assert!(!text.contains("frequency ratio"), "{text}");
+}
+
+/// `--fit` releases at the parameters `pbdfit fit` finds for the same scene, material and step, and its
+/// rest-state error is the fit's.
+#[test]
+fn fit_releases_at_the_fitted_parameters() {
+    let r = motion(&["--scene", "gravity-wall", "--n", "2", "--model", "xpbd", "--nit", "4", "--fit"]);
+    assert_eq!(r["fitted"], true);
+    let out = pbdfit(&[
+        "fit",
+        "--scene",
+        "gravity-wall",
+        "--n",
+        "2",
+        "--model",
+        "xpbd",
+        "--nit",
+        "4",
+        "--young",
+        "1e3",
+        "--json",
+    ]);
+    let fit: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(r["parameters"], fit["parameters"]);
+    // The rest state is solved again from the undeformed body (the fit's came warm from its search): the
+    // same error to the rest-state tolerance.
+    let (ours, theirs) = (r["rest_error"].as_f64().unwrap(), fit["error"].as_f64().unwrap());
+    assert!((ours / theirs - 1.0).abs() < 1e-8, "{ours} vs {theirs}");
+}
+
+#[test]
+fn windows_beyond_the_budget_and_incomplete_models_are_refused() {
+    assert_refused(&["motion", "--scene", "gravity-wall", "--fit", "--periods", "1e9"], &["--periods", "model steps"]);
+    assert_refused(&["motion", "--scene", "gravity-wall", "--param", "kd=0.5"], &["--param", "kv", "--fit"]);
+    assert_refused(
+        &["motion", "--scene", "gravity-wall", "--param", "ks=5", "--param", "kd=1", "--param", "kv=1"],
+        &["no parameter ks"],
+    );
+    assert_refused(&["motion", "--scene", "gravity", "--fit"], &["one part"]);
+    assert_refused(&["motion", "--scene", "gravity-wall", "--model", "mass-spring", "--fit"], &["Newton"]);
+}
