@@ -358,7 +358,7 @@ impl PreparedMotion {
         let input = FitJobError::Input;
         let (values, fitted) = self.parameters(spelling)?;
         let model = self.kind.with(&values).map_err(|e| input(e.to_string()))?;
-        let params = SimParams { damping: self.damping, ..SimParams::new(self.dt, self.nit, model.clone()) };
+        let params = SimParams { damping: self.damping, ..SimParams::new(self.dt, self.nit, model) };
         let scene = self.body.scene.clone();
         // Rest states: the FEM's (static) and the model's.
         let fem_rest = match self.law.is_linear() {
@@ -402,7 +402,7 @@ impl PreparedMotion {
                 None,
                 &mut |_| {},
                 Some(&mut |s: &DynamicState| {
-                    if s.steps % substeps == 0 && fem_fields.len() < samples {
+                    if s.steps.is_multiple_of(substeps) && fem_fields.len() < samples {
                         fem_fields.push(s.displacements.clone());
                     }
                 }),
