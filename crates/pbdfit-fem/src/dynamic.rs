@@ -331,14 +331,13 @@ impl StaticProblem {
                 }
             }
         }
-        if let Some(start) = start {
+        if start.is_some() {
             // A start away from rest moves the body without any load (a free vibration): the residual's
             // scale is then the start's elastic force, which the load's weight would otherwise set.
             let forces = self.assembler.nonlinear_forces(law, material, &self.expand(&u))?;
             let elastic: Vec<f64> =
                 self.reduce(&forces, 1.0).iter().zip(self.reduce(&zero, 1.0)).map(|(f, l)| f - l).collect();
             scale = scale.max(norm(&elastic));
-            let _ = start;
         }
         let newmark = settings.integrator == TimeIntegrator::Newmark;
         // Newmark's acceleration, from M a_0 = f_ext - f_int(u_0) - C v_0.
