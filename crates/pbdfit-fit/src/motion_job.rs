@@ -145,6 +145,10 @@ pub struct MotionReport {
     pub fem_substeps: usize,
     /// The tracked vertex.
     pub tracked_vertex: usize,
+    /// The tracked direction (unit): its FEM rest displacement's.
+    pub tracked_direction: [f64; 3],
+    /// The tracked vertex's rest displacement along that direction (m): FEM, model.
+    pub rest_levels: [f64; 2],
     /// The FEM's measures.
     pub fem: MotionMeasures,
     /// The model's measures.
@@ -450,6 +454,8 @@ impl PreparedMotion {
             model_steps: self.model_steps,
             fem_substeps: self.substeps,
             tracked_vertex: tracked,
+            tracked_direction: xyz(&direction),
+            rest_levels: [fem_rest[tracked].dot(&direction), model_rest[tracked].dot(&direction)],
             fem,
             model_measures,
             rest_error,

@@ -15,6 +15,7 @@
 //! - figure naming ([`Naming`]): generic names for any study, or the thesis numbering (figures 4.1 to
 //!   4.39, [`thesis_figures`]) for the thesis study;
 //! - scene pictures (orthographic wireframes, initial and rest state side by side, [`draw_scene_picture`]);
+//! - the release test's figure (the tracked vertex over time, FEM against model, [`draw_motion`]);
 //! - the report ([`write_report`]).
 //!
 //! Entry points: [`render_study`] then [`write_report`].
@@ -35,6 +36,7 @@ mod canvas;
 mod curves;
 mod error;
 mod models;
+mod motion;
 mod render;
 mod report;
 mod scene_picture;
@@ -47,6 +49,7 @@ pub use canvas::FigureFiles;
 pub use curves::LOG_SPAN;
 pub use error::PlotError;
 pub use models::{ModelsReport, is_models_folder, render_models};
+pub use motion::{MOTION_SIZE, MotionTracks, draw_motion};
 pub use render::{FigureId, FigureOutcome, Naming, RenderedFigure, RenderedStudy, render_study};
 pub use report::{ReportContext, write_report};
 pub use scene_picture::{ScenePicture, auto_scale, draw_scene_picture};

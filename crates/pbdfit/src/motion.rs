@@ -51,6 +51,9 @@ pub struct MotionArgs {
     /// Print one JSON object (with both tracks over time) instead of a summary.
     #[arg(long)]
     json: bool,
+    /// Also draw the tracked vertex over time, FEM against model, to this PNG (and an SVG beside it).
+    #[arg(long, value_name = "OUT.png")]
+    figure: Option<std::path::PathBuf>,
 }
 
 /// Runs `pbdfit motion`.
@@ -72,8 +75,45 @@ pub fn run(args: MotionArgs) -> CliResult {
         damping: Some(args.damping),
         periods: Some(args.periods),
     };
+    let figure = match &args.figure {
+        Some(path) if path.extension().and_then(|e| e.to_str()) != Some("png") => {
+            return Err(CliError::Input(format!("--figure {}: the file name must end in .png", path.display())));
+        }
+        Some(path) => {
+            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("motion").to_string();
+            let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+            Some((dir.to_path_buf(), stem))
+        }
+        None => None,
+    };
     let prepared = job.prepare(Spelling::Flag).map_err(crate::fit::job_error)?;
     let report = prepared.run(Spelling::Flag).map_err(crate::fit::job_error)?;
+    if let Some((dir, stem)) = figure {
+        let e = report.tracked_direction;
+        let along = |track: &[[f64; 3]]| track.iter().map(|u| u[0] * e[0] + u[1] * e[1] + u[2] * e[2]).collect();
+        let parameters: Vec<String> =
+            report.parameters.iter().map(|(k, v)| format!("{k} = {}", pbdfit_mesh::display::number(*v))).collect();
+        let tracks = pbdfit_plot::MotionTracks {
+            title: format!(
+                "{} (N = {}), E = {} Pa: release from rest, vertex {}",
+                report.scene,
+                report.n,
+                pbdfit_mesh::display::number(report.young),
+                report.tracked_vertex
+            ),
+            times: report.times.clone(),
+            fem: along(&report.fem_track),
+            model: along(&report.model_track),
+            rest: report.rest_levels,
+            labels: [
+                format!("FEM ({}, Newmark)", report.material),
+                format!("{} ({}), dt = {} s, nit = {}", report.model, parameters.join(", "), report.dt, report.nit),
+            ],
+        };
+        let files =
+            pbdfit_plot::draw_motion(&tracks, &dir, &stem).map_err(|e| CliError::Input(format!("--figure: {e}")))?;
+        eprintln!("pbdfit: wrote {} and {}", files.png.display(), files.svg.display());
+    }
     if args.json {
         let text = serde_json::to_string(&report).map_err(|e| CliError::Internal(format!("JSON output: {e}")))?;
         println!("{text}");

@@ -85,3 +85,17 @@ fn windows_beyond_the_budget_and_incomplete_models_are_refused() {
     assert_refused(&["motion", "--scene", "gravity", "--fit"], &["one part"]);
     assert_refused(&["motion", "--scene", "gravity-wall", "--model", "mass-spring", "--fit"], &["Newton"]);
 }
+
+/// `--figure` draws the tracks to a PNG and an SVG beside it; another extension is refused before the run.
+#[test]
+fn the_figure_is_written_beside_the_report() {
+    let dir = crate::common::scratch("motion-figure");
+    let png = dir.join("release.png");
+    let out = pbdfit(&["motion", "--scene", "gravity-wall", "--n", "2", "--fit", "--figure", png.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[1..4], b"PNG");
+    let svg = std::fs::read_to_string(dir.join("release.svg")).unwrap();
+    assert!(svg.contains("FEM (linear, Newmark)"), "the legend names the FEM");
+    assert_refused(&["motion", "--scene", "gravity-wall", "--fit", "--figure", "x.jpg"], &["--figure", ".png"]);
+}
