@@ -9,7 +9,7 @@
 //! its own dynamics (`PbdSystem::run_dynamics`) at its `dt` and `nit`, from the same state. At the model's
 //! sample times both are recorded.
 //!
-//! Measures, from the tracked vertex (the one the FEM's rest state moves most) along its rest
+//! Measures, from the tracked vertex (the free vertex the FEM's rest state moves most) along its rest
 //! displacement's direction, about each body's own rest state ([`measure`]): the frequency from the zero
 //! crossings, the logarithmic decrement from the half cycles' amplitudes, the damping ratio from it; a
 //! signal with fewer than three crossings in the window is reported as not oscillating (overdamped, or
@@ -386,8 +386,10 @@ impl PreparedMotion {
             .displacements;
         let moved = crate::moved_vertices(&fem_rest, &self.body.held);
         let rest_error = crate::relative_error(&model_rest, &fem_rest, &moved);
-        let tracked =
-            (0..fem_rest.len()).max_by(|&a, &b| fem_rest[a].norm().total_cmp(&fem_rest[b].norm())).unwrap_or(0);
+        // The free vertex the load moves most (a held vertex's prescribed motion is no response).
+        let Some(&tracked) = moved.iter().max_by(|&&a, &&b| fem_rest[a].norm().total_cmp(&fem_rest[b].norm())) else {
+            return Err(input(format!("scene {scene}: the load moves no free vertex, so nothing is released")));
+        };
         let direction = fem_rest[tracked].normalize();
         // The FEM release: Newmark at dt / substeps, sampled every model step.
         let fem_dt = self.dt / self.substeps as f64;
