@@ -265,19 +265,19 @@ def test_evaluate_gives_the_fits_own_error_at_its_optimum():
 
 
 def test_a_part_built_table_names_its_missing_nodes():
-    # pbd-full has N = 1 and 2 fitted of 1, 2, 4, 8: a query at N = 2 works (and says the table is part-built),
-    # one at N = 3 needs N = 4 nodes and raises the CLI's message naming them.
-    got = pbdfit.lookup("pbd-full", young=3e4, poisson=0.3, dt=0.005, nit=4, n=2)
-    assert got["missing_nodes"] == 6144 and got == cli_json(
-        "lookup", "--table", "pbd-full", "--young", "3e4", "--poisson", "0.3", "--dt", "0.005", "--nit", "4", "--n", "2")
+    # pbd-full has N = 1, 2 and 4 fitted of 1, 2, 4, 8: a query at N = 3 works (and says the table is
+    # part-built), one at N = 5 needs N = 8 nodes and raises the CLI's message naming them.
+    got = pbdfit.lookup("pbd-full", young=3e4, poisson=0.3, dt=0.005, nit=4, n=3)
+    assert got["missing_nodes"] == 3072 and got == cli_json(
+        "lookup", "--table", "pbd-full", "--young", "3e4", "--poisson", "0.3", "--dt", "0.005", "--nit", "4", "--n", "3")
     with pytest.raises(ValueError) as info:
-        pbdfit.lookup("pbd-full", young=3e4, poisson=0.3, dt=0.005, nit=4, n=3)
+        pbdfit.lookup("pbd-full", young=3e4, poisson=0.3, dt=0.005, nit=4, n=5)
     message = str(info.value)
-    assert "part-built (6144 of 12288 nodes fitted)" in message and "N = 4" in message and "pbdfit table" in message
+    assert "part-built (9216 of 12288 nodes fitted)" in message and "N = 8" in message and "pbdfit table" in message
     assert "fit it directly (seconds): `pbdfit fit --scene gravity --model pbd --young 30000 --poisson 0.3" in message
-    assert "N = 2;" not in message and "N = 2," not in message  # the cell's fitted nodes are not listed
+    assert "N = 4;" not in message and "N = 4," not in message  # the cell's fitted nodes are not listed
     out = subprocess.run([cli_path(), "lookup", "--table", "pbd-full", "--young", "3e4", "--poisson", "0.3", "--dt",
-                          "0.005", "--nit", "4", "--n", "3"], capture_output=True, text=True)
+                          "0.005", "--nit", "4", "--n", "5"], capture_output=True, text=True)
     assert out.returncode == 2 and message in out.stderr, (message, out.stderr)
 
 
