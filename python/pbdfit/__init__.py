@@ -217,6 +217,7 @@ def motion(
     material: Optional[str] = None,
     damping: float = 0.0,
     periods: float = 5.0,
+    release: str = "gravity",
     mass_model: Optional[str] = None,
     fix_orientation: bool = False,
 ) -> Dict[str, Any]:
@@ -227,7 +228,8 @@ def motion(
     Returns ``pbdfit motion --json``'s object: each side's ``frequency`` (Hz), logarithmic ``decrement`` and
     ``damping_ratio`` (``None`` where the signal does not oscillate in the window), the rest-state and
     trajectory errors, and both tracks over time, with ``times``, ``fem_track`` and ``model_track`` as arrays.
-    ``params`` gives every model parameter by name, or ``fit=True`` fits them to the rest state first.
+    ``params`` gives every model parameter by name, or ``fit=True`` fits them to the rest state first;
+    ``release="unload"`` starts each body at its loaded rest state and switches the load off instead.
     """
     keywords: Dict[str, Any] = dict(
         scene=_source(scene),
@@ -243,6 +245,7 @@ def motion(
         material=material,
         damping=_number("damping", damping),
         periods=_number("periods", periods),
+        release=release,
         mass_model=mass_model,
         fix_orientation=bool(fix_orientation),
     )

@@ -72,6 +72,29 @@ pub struct MotionKeywords {
     pub damping: Option<f64>,
     /// The window in periods of the FEM's first mode (default [`DEFAULT_PERIODS`]).
     pub periods: Option<f64>,
+    /// How the body is released: `gravity` (default: undeformed at rest, the load switched on at t = 0) or
+    /// `unload` (each body at its own loaded rest state, the load switched off at t = 0).
+    pub release: Option<String>,
+}
+
+/// How a release test starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Release {
+    /// Undeformed at rest, the load switched on at `t = 0`.
+    Gravity,
+    /// At the loaded rest state, the load switched off at `t = 0` (held vertices keep their prescribed
+    /// displacement).
+    Unload,
+}
+
+impl Release {
+    /// The name in files and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Release::Gravity => "gravity",
+            Release::Unload => "unload",
+        }
+    }
 }
 
 /// A job checked: the body, both problems, the window.
@@ -81,6 +104,9 @@ pub struct PreparedMotion {
     body: Body,
     problem: StaticProblem,
     system: PbdSystem,
+    release: Release,
+    /// The body without its loads (gravity and tractions off), for an `unload` release.
+    unloaded: Option<(StaticProblem, PbdSystem)>,
     kind: ModelKind,
     law: &'static dyn pbdfit_fem::materials::Material,
     material: YoungPoisson,
@@ -123,6 +149,8 @@ pub struct MotionReport {
     pub parameters: Vec<(String, f64)>,
     /// Whether the parameters are a rest-state fit's.
     pub fitted: bool,
+    /// How the body was released (`gravity`, `unload`).
+    pub release: &'static str,
     /// Young's modulus (Pa), Poisson ratio, FEM law.
     pub young: f64,
     /// Poisson ratio.
@@ -147,7 +175,8 @@ pub struct MotionReport {
     pub tracked_vertex: usize,
     /// The tracked direction (unit): its FEM rest displacement's.
     pub tracked_direction: [f64; 3],
-    /// The tracked vertex's rest displacement along that direction (m): FEM, model.
+    /// The level each body settles at along that direction (m): FEM, model (the loaded rest states for a
+    /// `gravity` release, the undeformed state for `unload`).
     pub rest_levels: [f64; 2],
     /// The FEM's measures.
     pub fem: MotionMeasures,
@@ -254,6 +283,13 @@ impl MotionKeywords {
         if !(0.0..1.0).contains(&damping) {
             return Err(input(format!("{} = {damping}: must be in [0, 1)", spelling.name("damping"))));
         }
+        let release = match self.release.as_deref() {
+            None | Some("gravity") => Release::Gravity,
+            Some("unload") => Release::Unload,
+            Some(other) => {
+                return Err(input(format!("{} = {other}: expected gravity or unload", spelling.name("release"))));
+            }
+        };
         let periods = self.periods.unwrap_or(DEFAULT_PERIODS);
         if !(periods.is_finite() && periods > 0.0) {
             return Err(input(format!("{} = {periods}: must be a finite number > 0", spelling.name("periods"))));
@@ -293,11 +329,24 @@ impl MotionKeywords {
             )));
         }
         let system = PbdSystem::new(&body);
+        let unloaded = match release {
+            Release::Gravity => None,
+            Release::Unload => {
+                let free =
+                    Body { gravity: Vec3::zeros(), forces: vec![Vec3::zeros(); body.forces.len()], ..body.clone() };
+                let problem = StaticProblem::new(&free)
+                    .and_then(|p| p.with_masses(free.masses.clone()))
+                    .map_err(|e| input(format!("FEM problem of {} unloaded: {e}", scene.name)))?;
+                Some((problem, PbdSystem::new(&free)))
+            }
+        };
         Ok(PreparedMotion {
             job: self.clone(),
             body,
             problem,
             system,
+            release,
+            unloaded,
             kind,
             law: spec.material,
             material,
@@ -400,12 +449,29 @@ impl PreparedMotion {
         };
         let mut fem_fields: Vec<Vec<Vec3>> = Vec::with_capacity(self.model_steps + 1);
         let (substeps, samples) = (self.substeps, self.model_steps + 1);
-        self.problem
+        // Gravity: each body from undeformed rest, loaded, about its loaded rest state. Unload: each from its
+        // own loaded rest state, unloaded, about the undeformed state (held vertices at their prescribed
+        // displacement).
+        let (fem_problem, model_system, fem_start, model_start) = match &self.unloaded {
+            None => (&self.problem, &self.system, None, None),
+            Some((problem, system)) => {
+                let start = pbdfit_fem::DynamicStart {
+                    displacements: fem_rest.clone(),
+                    velocities: vec![Vec3::zeros(); fem_rest.len()],
+                };
+                (problem, system, Some(start), Some(model_rest.as_slice()))
+            }
+        };
+        let (fem_centre, model_centre) = match self.release {
+            Release::Gravity => (fem_rest.clone(), model_rest.clone()),
+            Release::Unload => (self.body.prescribed.clone(), self.body.prescribed.clone()),
+        };
+        fem_problem
             .integrate(
                 self.law,
                 self.material,
                 settings,
-                None,
+                fem_start.as_ref(),
                 &mut |_| {},
                 Some(&mut |s: &DynamicState| {
                     if s.steps.is_multiple_of(substeps) && fem_fields.len() < samples {
@@ -416,8 +482,8 @@ impl PreparedMotion {
             .map_err(|e| input(format!("the FEM release of {scene}: {e}")))?;
         // The model's release at its own step.
         let mut model_fields: Vec<Vec<Vec3>> = Vec::with_capacity(samples);
-        self.system
-            .run_dynamics(&params, self.model_steps, 1, |_, d| {
+        model_system
+            .run_dynamics_from(&params, model_start, self.model_steps, 1, |_, d| {
                 model_fields.push(d.u.clone());
                 Ok::<(), ()>(())
             })
@@ -427,8 +493,8 @@ impl PreparedMotion {
         let along = |fields: &[Vec<Vec3>], rest: &[Vec3]| -> Vec<f64> {
             fields[..samples].iter().map(|u| (u[tracked] - rest[tracked]).dot(&direction)).collect()
         };
-        let fem = measure(&times, &along(&fem_fields, &fem_rest));
-        let model_measures = measure(&times, &along(&model_fields, &model_rest));
+        let fem = measure(&times, &along(&fem_fields, &fem_centre));
+        let model_measures = measure(&times, &along(&model_fields, &model_centre));
         let mut trajectory_error = 0.0;
         for j in 1..samples {
             trajectory_error += moved
@@ -445,6 +511,7 @@ impl PreparedMotion {
             model: self.kind.to_string(),
             parameters: self.kind.parameters().iter().map(|p| p.name.to_string()).zip(values).collect(),
             fitted,
+            release: self.release.name(),
             young: self.material.young(),
             poisson: self.material.poisson(),
             material: self.law.name(),
@@ -457,7 +524,7 @@ impl PreparedMotion {
             fem_substeps: self.substeps,
             tracked_vertex: tracked,
             tracked_direction: xyz(&direction),
-            rest_levels: [fem_rest[tracked].dot(&direction), model_rest[tracked].dot(&direction)],
+            rest_levels: [fem_centre[tracked].dot(&direction), model_centre[tracked].dot(&direction)],
             fem,
             model_measures,
             rest_error,
@@ -492,8 +559,8 @@ impl MotionReport {
         let parameters: Vec<String> =
             self.parameters.iter().map(|(k, v)| format!("{k} = {}", pbdfit_mesh::display::number(*v))).collect();
         let mut out = format!(
-            "scene {} (N = {}): release test over {:.4e} s ({} model steps of {} s, {} Newmark steps each for the FEM)\n",
-            self.scene, self.n, self.window, self.model_steps, self.dt, self.fem_substeps
+            "scene {} (N = {}): {} release over {:.4e} s ({} model steps of {} s, {} Newmark steps each for the FEM)\n",
+            self.scene, self.n, self.release, self.window, self.model_steps, self.dt, self.fem_substeps
         );
         out.push_str(&format!(
             "  FEM {} law, E = {} Pa, nu = {}: first mode {:.6e} Hz; release: {}\n",

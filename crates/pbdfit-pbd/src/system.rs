@@ -677,10 +677,23 @@ impl PbdSystem {
         params: &SimParams,
         steps: usize,
         every: usize,
+        frame: impl FnMut(usize, &Dynamics) -> Result<(), E>,
+    ) -> Result<Dynamics, E> {
+        self.run_dynamics_from(params, None, steps, every, frame)
+    }
+
+    /// [`run_dynamics`](Self::run_dynamics) from the free particles displaced by `start` (m) at rest
+    /// (zero velocity) where given ([`dynamics_from`](Self::dynamics_from)): a release from a deformed state.
+    pub fn run_dynamics_from<E>(
+        &self,
+        params: &SimParams,
+        start: Option<&[Vec3]>,
+        steps: usize,
+        every: usize,
         mut frame: impl FnMut(usize, &Dynamics) -> Result<(), E>,
     ) -> Result<Dynamics, E> {
         let every = every.max(1);
-        let mut d = self.dynamics();
+        let mut d = self.dynamics_from(start);
         for step in 0..=steps {
             if step > 0 {
                 self.step(params, &mut d);

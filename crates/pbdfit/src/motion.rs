@@ -42,6 +42,10 @@ pub struct MotionArgs {
     /// The window in periods of the FEM's first mode.
     #[arg(long, default_value_t = pbdfit_fit::DEFAULT_PERIODS)]
     periods: f64,
+    /// How the body is released: gravity (undeformed at rest, the load switched on) or unload (at its
+    /// loaded rest state, the load switched off).
+    #[arg(long, value_name = "gravity|unload", default_value = "gravity")]
+    release: String,
     /// Override the scene's mass model: lumped or uniform.
     #[arg(long, value_name = "lumped|uniform")]
     mass_model: Option<MassModel>,
@@ -74,6 +78,7 @@ pub fn run(args: MotionArgs) -> CliResult {
         nit: Some(args.simulation.nit),
         damping: Some(args.damping),
         periods: Some(args.periods),
+        release: Some(args.release.clone()),
     };
     let figure = match &args.figure {
         Some(path) if path.extension().and_then(|e| e.to_str()) != Some("png") => {

@@ -99,3 +99,33 @@ fn the_figure_is_written_beside_the_report() {
     assert!(svg.contains("FEM (linear, Newmark)"), "the legend names the FEM");
     assert_refused(&["motion", "--scene", "gravity-wall", "--fit", "--figure", "x.jpg"], &["--figure", ".png"]);
 }
+
+/// Released from its loaded rest state with the load switched off, the linear FEM body moves as the mirror
+/// image of the release under gravity (linearity: `u_unload(t) = u_rest - u_gravity(t)`), so both give the
+/// same frequency and decrement; the model starts at its own rest state.
+#[test]
+fn an_unload_release_mirrors_the_gravity_release_for_a_linear_body() {
+    let flags = ["--scene", "gravity-wall", "--n", "2", "--param", "kd=0.3", "--param", "kv=1"];
+    let gravity = motion(&flags);
+    let mut unload_flags = flags.to_vec();
+    unload_flags.extend_from_slice(&["--release", "unload"]);
+    let unload = motion(&unload_flags);
+    assert_eq!(unload["release"], "unload");
+    let (g, u) = (gravity["fem_track"].as_array().unwrap(), unload["fem_track"].as_array().unwrap());
+    let sum0: Vec<f64> = (0..3).map(|c| g[0][c].as_f64().unwrap() + u[0][c].as_f64().unwrap()).collect();
+    let scale = sum0.iter().map(|x| x.abs()).fold(0.0, f64::max);
+    assert!(scale > 0.0);
+    for (a, b) in g.iter().zip(u) {
+        for c in 0..3 {
+            let s = a[c].as_f64().unwrap() + b[c].as_f64().unwrap();
+            assert!((s - sum0[c]).abs() <= 1e-9 * scale, "u_gravity + u_unload is the rest state at every time");
+        }
+    }
+    for key in ["frequency", "decrement"] {
+        let (x, y) = (gravity["fem"][key].as_f64().unwrap(), unload["fem"][key].as_f64().unwrap());
+        assert!((x - y).abs() <= 1e-9 * x.abs().max(1e-12), "{key}: {x} vs {y}");
+    }
+    let model_start = &unload["model_track"][0];
+    assert_ne!(model_start, &serde_json::json!([0.0, 0.0, 0.0]), "the model starts at its loaded rest state");
+    assert_refused(&["motion", "--scene", "gravity-wall", "--fit", "--release", "drop"], &["--release", "unload"]);
+}
