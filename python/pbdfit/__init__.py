@@ -213,6 +213,7 @@ def motion(
     n: Optional[int] = None,
     params: Optional[Dict[str, float]] = None,
     fit: bool = False,
+    fit_motion: bool = False,
     settings: Optional[Dict[str, float]] = None,
     material: Optional[str] = None,
     damping: float = 0.0,
@@ -229,7 +230,8 @@ def motion(
     ``damping_ratio`` (``None`` where the signal does not oscillate in the window), the rest-state and
     trajectory errors, and both tracks over time, with ``times``, ``fem_track`` and ``model_track`` as arrays.
     ``params`` gives every model parameter by name, or ``fit=True`` fits them to the rest state first;
-    ``release="unload"`` starts each body at its loaded rest state and switches the load off instead.
+    ``release="unload"`` starts each body at its loaded rest state and switches the load off instead;
+    ``fit_motion=True`` fits the parameters to the trajectory from there (``motion_fit`` says where it started).
     """
     keywords: Dict[str, Any] = dict(
         scene=_source(scene),
@@ -241,6 +243,7 @@ def motion(
         nit=_count("nit", nit, 1),
         params={k: _number(k, v) for k, v in (params or {}).items()},
         fit=bool(fit),
+        fit_motion=bool(fit_motion),
         settings={k: _number(k, v) for k, v in (settings or {}).items()},
         material=material,
         damping=_number("damping", damping),

@@ -64,6 +64,10 @@ pub struct MotionKeywords {
     /// Fit the model's rest state to the FEM's first (`pbdfit fit`'s defaults) and release at the fitted
     /// parameters: how wrong the motion is at the stiffness that gives the right sag.
     pub fit: bool,
+    /// Fit the parameters to the motion instead (the trajectory error, by pattern search in the model's
+    /// default box, from the rest-state fit, or from `params`): the best motion the model can give, and what
+    /// it costs in sag.
+    pub fit_motion: bool,
     /// Time step in s (default 0.01).
     pub dt: Option<f64>,
     /// Solver iterations per step (default 1).
@@ -118,6 +122,43 @@ pub struct PreparedMotion {
     substeps: usize,
 }
 
+/// The cost of a motion fit: the trajectory error of the model released at a point of its search box (a
+/// point without a rest state or whose release leaves f64 costs infinity).
+struct MotionCost<'a, F: Fn(&[Vec<Vec3>]) -> f64> {
+    prepared: &'a PreparedMotion,
+    search_box: &'a crate::SearchBox,
+    trajectory: &'a F,
+    evaluations: std::cell::Cell<usize>,
+}
+
+impl<F: Fn(&[Vec<Vec3>]) -> f64> argmin::core::CostFunction for MotionCost<'_, F> {
+    type Param = Vec<f64>;
+    type Output = f64;
+
+    fn cost(&self, t: &Vec<f64>) -> Result<f64, argmin::core::Error> {
+        self.evaluations.set(self.evaluations.get() + 1);
+        let error = match self.prepared.model_release(&self.search_box.values(t)) {
+            Ok((_, fields)) => (self.trajectory)(&fields),
+            Err(_) => f64::INFINITY,
+        };
+        Ok(if error.is_finite() { error } else { f64::INFINITY })
+    }
+}
+
+/// Where a motion fit started and what it spent.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MotionFit {
+    /// The start: the rest-state fit's parameters (or those given).
+    #[serde(serialize_with = "crate::job::ordered_map")]
+    pub start: Vec<(String, f64)>,
+    /// The start's rest-state error.
+    pub start_rest_error: f64,
+    /// The start's trajectory error.
+    pub start_trajectory_error: f64,
+    /// Releases the pattern search simulated.
+    pub evaluations: usize,
+}
+
 /// The measures of one release.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MotionMeasures {
@@ -149,6 +190,8 @@ pub struct MotionReport {
     pub parameters: Vec<(String, f64)>,
     /// Whether the parameters are a rest-state fit's.
     pub fitted: bool,
+    /// With `fit_motion`: the parameters are the motion fit's; where it started and what it spent.
+    pub motion_fit: Option<MotionFit>,
     /// How the body was released (`gravity`, `unload`).
     pub release: &'static str,
     /// Young's modulus (Pa), Poisson ratio, FEM law.
@@ -405,15 +448,37 @@ impl PreparedMotion {
         Ok((names.iter().map(|n| self.job.params[*n]).collect(), false))
     }
 
-    /// Runs the release test.
+    /// The model's release at `values`: its own rest state (the loaded one) and its displacement field at
+    /// every model step (the start included).
+    fn model_release(&self, values: &[f64]) -> Result<(Vec<Vec3>, Vec<Vec<Vec3>>), String> {
+        let model = self.kind.with(values).map_err(|e| e.to_string())?;
+        let params = SimParams { damping: self.damping, ..SimParams::new(self.dt, self.nit, model) };
+        let rest = self
+            .system
+            .rest_state(&params, &RestOptions::default(), None)
+            .map_err(|e| format!("the model's rest state: {e}"))?
+            .displacements;
+        let (system, start) = match &self.unloaded {
+            None => (&self.system, None),
+            Some((_, system)) => (system, Some(rest.as_slice())),
+        };
+        let mut fields = Vec::with_capacity(self.model_steps + 1);
+        system
+            .run_dynamics_from(&params, start, self.model_steps, 1, |_, d| {
+                fields.push(d.u.clone());
+                Ok::<(), ()>(())
+            })
+            .map_err(|_| "the model's release stopped".to_string())?;
+        Ok((rest, fields))
+    }
+
+    /// Runs the release test (and, with `fit_motion`, the motion fit first).
     pub fn run(self, spelling: Spelling) -> Result<MotionReport, FitJobError> {
         let start = std::time::Instant::now();
         let input = FitJobError::Input;
-        let (values, fitted) = self.parameters(spelling)?;
-        let model = self.kind.with(&values).map_err(|e| input(e.to_string()))?;
-        let params = SimParams { damping: self.damping, ..SimParams::new(self.dt, self.nit, model) };
+        let (start_values, fitted) = self.parameters(spelling)?;
         let scene = self.body.scene.clone();
-        // Rest states: the FEM's (static) and the model's.
+        // The FEM's rest state (static).
         let fem_rest = match self.law.is_linear() {
             true => {
                 self.problem
@@ -428,44 +493,33 @@ impl PreparedMotion {
                     .displacements
             }
         };
-        let model_rest = self
-            .system
-            .rest_state(&params, &RestOptions::default(), None)
-            .map_err(|e| input(format!("the model's rest state: {e}")))?
-            .displacements;
         let moved = crate::moved_vertices(&fem_rest, &self.body.held);
-        let rest_error = crate::relative_error(&model_rest, &fem_rest, &moved);
         // The free vertex the load moves most (a held vertex's prescribed motion is no response).
         let Some(&tracked) = moved.iter().max_by(|&&a, &&b| fem_rest[a].norm().total_cmp(&fem_rest[b].norm())) else {
             return Err(input(format!("scene {scene}: the load moves no free vertex, so nothing is released")));
         };
         let direction = fem_rest[tracked].normalize();
-        // The FEM release: Newmark at dt / substeps, sampled every model step.
+        // The FEM release: Newmark at dt / substeps, sampled every model step. Gravity: from undeformed rest,
+        // loaded, about the loaded rest state. Unload: from the loaded rest state, unloaded, about the
+        // undeformed state (held vertices at their prescribed displacement).
         let fem_dt = self.dt / self.substeps as f64;
         let settings = DynamicSettings {
             integrator: TimeIntegrator::Newmark,
             stop: RestRule::Time((self.model_steps * self.substeps) as f64 * fem_dt),
             ..DynamicSettings::to_rest(fem_dt)
         };
-        let mut fem_fields: Vec<Vec<Vec3>> = Vec::with_capacity(self.model_steps + 1);
-        let (substeps, samples) = (self.substeps, self.model_steps + 1);
-        // Gravity: each body from undeformed rest, loaded, about its loaded rest state. Unload: each from its
-        // own loaded rest state, unloaded, about the undeformed state (held vertices at their prescribed
-        // displacement).
-        let (fem_problem, model_system, fem_start, model_start) = match &self.unloaded {
-            None => (&self.problem, &self.system, None, None),
-            Some((problem, system)) => {
-                let start = pbdfit_fem::DynamicStart {
+        let (fem_problem, fem_start) = match &self.unloaded {
+            None => (&self.problem, None),
+            Some((problem, _)) => (
+                problem,
+                Some(pbdfit_fem::DynamicStart {
                     displacements: fem_rest.clone(),
                     velocities: vec![Vec3::zeros(); fem_rest.len()],
-                };
-                (problem, system, Some(start), Some(model_rest.as_slice()))
-            }
+                }),
+            ),
         };
-        let (fem_centre, model_centre) = match self.release {
-            Release::Gravity => (fem_rest.clone(), model_rest.clone()),
-            Release::Unload => (self.body.prescribed.clone(), self.body.prescribed.clone()),
-        };
+        let mut fem_fields: Vec<Vec<Vec3>> = Vec::with_capacity(self.model_steps + 1);
+        let (substeps, samples) = (self.substeps, self.model_steps + 1);
         fem_problem
             .integrate(
                 self.law,
@@ -480,14 +534,54 @@ impl PreparedMotion {
                 }),
             )
             .map_err(|e| input(format!("the FEM release of {scene}: {e}")))?;
-        // The model's release at its own step.
-        let mut model_fields: Vec<Vec<Vec3>> = Vec::with_capacity(samples);
-        model_system
-            .run_dynamics_from(&params, model_start, self.model_steps, 1, |_, d| {
-                model_fields.push(d.u.clone());
-                Ok::<(), ()>(())
-            })
-            .map_err(|_| FitJobError::Internal("the model's release stopped".into()))?;
+        let trajectory = |model_fields: &[Vec<Vec3>]| -> f64 {
+            let samples = fem_fields.len().min(model_fields.len());
+            let mut sum = 0.0;
+            for j in 1..samples {
+                sum += moved
+                    .iter()
+                    .map(|&v| (model_fields[j][v] - fem_fields[j][v]).norm_squared() / fem_rest[v].norm_squared())
+                    .sum::<f64>()
+                    / moved.len().max(1) as f64;
+            }
+            sum / (samples - 1).max(1) as f64
+        };
+        // The release at the start's parameters; with `fit_motion`, the pattern search on the trajectory
+        // error from there.
+        let (start_rest, start_fields) = self.model_release(&start_values).map_err(|e| input(e.clone()))?;
+        let start_trajectory = trajectory(&start_fields);
+        let start_rest_error = crate::relative_error(&start_rest, &fem_rest, &moved);
+        let (values, model_rest, model_fields, motion_evaluations) = if self.job.fit_motion {
+            let search_box = crate::SearchBox::default_for(self.kind);
+            let cost = MotionCost {
+                prepared: &self,
+                search_box: &search_box,
+                trajectory: &trajectory,
+                evaluations: std::cell::Cell::new(0),
+            };
+            let dimensions = search_box.dimensions();
+            let solver = crate::PatternSearch::new(vec![0.0; dimensions], vec![1.0; dimensions], 0.05, 1e-3)
+                .map_err(|e| FitJobError::Internal(format!("motion fit: {e}")))?;
+            let t0 = search_box.unit(&start_values);
+            let result = argmin::core::Executor::new(cost, solver)
+                .configure(|s| s.param(t0.clone()).max_iters(500))
+                .timer(false)
+                .run()
+                .map_err(|e| FitJobError::Internal(format!("motion fit: {e}")))?;
+            let t = argmin::core::State::get_best_param(&result.state).cloned().unwrap_or(t0);
+            let evaluations = result.problem.problem.as_ref().map_or(0, |c| c.evaluations.get());
+            let values = search_box.values(&t);
+            let (rest, fields) = self.model_release(&values).map_err(|e| input(e.clone()))?;
+            (values, rest, fields, Some(evaluations))
+        } else {
+            (start_values.clone(), start_rest.clone(), start_fields.clone(), None)
+        };
+        let rest_error = crate::relative_error(&model_rest, &fem_rest, &moved);
+        let trajectory_error = trajectory(&model_fields);
+        let (fem_centre, model_centre) = match self.release {
+            Release::Gravity => (fem_rest.clone(), model_rest.clone()),
+            Release::Unload => (self.body.prescribed.clone(), self.body.prescribed.clone()),
+        };
         let samples = fem_fields.len().min(model_fields.len());
         let times: Vec<f64> = (0..samples).map(|j| j as f64 * self.dt).collect();
         let along = |fields: &[Vec<Vec3>], rest: &[Vec3]| -> Vec<f64> {
@@ -495,22 +589,20 @@ impl PreparedMotion {
         };
         let fem = measure(&times, &along(&fem_fields, &fem_centre));
         let model_measures = measure(&times, &along(&model_fields, &model_centre));
-        let mut trajectory_error = 0.0;
-        for j in 1..samples {
-            trajectory_error += moved
-                .iter()
-                .map(|&v| (model_fields[j][v] - fem_fields[j][v]).norm_squared() / fem_rest[v].norm_squared())
-                .sum::<f64>()
-                / moved.len().max(1) as f64;
-        }
-        trajectory_error /= (samples - 1).max(1) as f64;
         let xyz = |u: &Vec3| [u.x, u.y, u.z];
+        let names = || self.kind.parameters().iter().map(|p| p.name.to_string());
         Ok(MotionReport {
             scene,
             n: self.body.n,
             model: self.kind.to_string(),
-            parameters: self.kind.parameters().iter().map(|p| p.name.to_string()).zip(values).collect(),
+            parameters: names().zip(values).collect(),
             fitted,
+            motion_fit: motion_evaluations.map(|evaluations| MotionFit {
+                start: names().zip(start_values).collect(),
+                start_rest_error,
+                start_trajectory_error: start_trajectory,
+                evaluations,
+            }),
             release: self.release.name(),
             young: self.material.young(),
             poisson: self.material.poisson(),
@@ -574,7 +666,11 @@ impl MotionReport {
             "  model {} ({}{}), nit = {}, damping {}: release: {}\n",
             self.model,
             parameters.join(", "),
-            if self.fitted { ", fitted to the rest state" } else { "" },
+            match (&self.motion_fit, self.fitted) {
+                (Some(_), _) => ", fitted to the motion",
+                (None, true) => ", fitted to the rest state",
+                (None, false) => "",
+            },
             self.nit,
             self.damping,
             describe(&self.model_measures)
@@ -586,6 +682,19 @@ impl MotionReport {
             "  rest-state error {:.4e}, trajectory error {:.4e} (vertex {} tracked)\n",
             self.rest_error, self.trajectory_error, self.tracked_vertex
         ));
+        if let Some(m) = &self.motion_fit {
+            let start: Vec<String> =
+                m.start.iter().map(|(k, v)| format!("{k} = {}", pbdfit_mesh::display::number(*v))).collect();
+            out.push_str(&format!(
+                "  motion fit ({} releases) from {}: trajectory error {:.4e} -> {:.4e}, rest-state error {:.4e} -> {:.4e}\n",
+                m.evaluations,
+                start.join(", "),
+                m.start_trajectory_error,
+                self.trajectory_error,
+                m.start_rest_error,
+                self.rest_error
+            ));
+        }
         out
     }
 }

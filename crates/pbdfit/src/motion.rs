@@ -36,6 +36,11 @@ pub struct MotionArgs {
     /// motion is at the stiffness that gives the right sag.
     #[arg(long)]
     fit: bool,
+    /// Fit the parameters to the motion (the trajectory error, pattern search in the model's default box)
+    /// from the rest-state fit (with --fit) or from --param: the best motion the model can give, and what it
+    /// costs in sag.
+    #[arg(long)]
+    fit_motion: bool,
     /// PBD models' velocity damping per step in [0, 1).
     #[arg(long, default_value_t = 0.0)]
     damping: f64,
@@ -74,6 +79,7 @@ pub fn run(args: MotionArgs) -> CliResult {
         settings: args.simulation.settings.iter().cloned().collect(),
         params: args.param.iter().cloned().collect(),
         fit: args.fit,
+        fit_motion: args.fit_motion,
         dt: Some(args.simulation.dt),
         nit: Some(args.simulation.nit),
         damping: Some(args.damping),

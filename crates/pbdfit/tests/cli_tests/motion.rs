@@ -129,3 +129,18 @@ fn an_unload_release_mirrors_the_gravity_release_for_a_linear_body() {
     assert_ne!(model_start, &serde_json::json!([0.0, 0.0, 0.0]), "the model starts at its loaded rest state");
     assert_refused(&["motion", "--scene", "gravity-wall", "--fit", "--release", "drop"], &["--release", "unload"]);
 }
+
+/// `--fit-motion` starts from the rest-state fit and never ends with a worse trajectory error than it
+/// started with (a pattern search keeps its best point); the report says where it started.
+#[test]
+fn a_motion_fit_is_never_worse_than_its_start() {
+    let r = motion(&["--scene", "gravity-wall", "--n", "2", "--model", "xpbd", "--nit", "4", "--fit", "--fit-motion"]);
+    let m = &r["motion_fit"];
+    assert!(m["evaluations"].as_u64().unwrap() > 1);
+    let (start, end) = (m["start_trajectory_error"].as_f64().unwrap(), r["trajectory_error"].as_f64().unwrap());
+    assert!(end <= start, "{end} vs {start}");
+    let plain = motion(&["--scene", "gravity-wall", "--n", "2", "--model", "xpbd", "--nit", "4", "--fit"]);
+    assert_eq!(m["start"], plain["parameters"]);
+    assert_eq!(m["start_trajectory_error"], plain["trajectory_error"]);
+    assert!(plain["motion_fit"].is_null());
+}
