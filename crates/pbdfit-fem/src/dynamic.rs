@@ -101,30 +101,56 @@ pub struct DynamicStart {
     pub velocities: Vec<Vector3<f64>>,
 }
 
-/// The state after a step, for an observer of [`StaticProblem::integrate`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct DynamicState {
+/// The state after a step, for an observer of [`StaticProblem::integrate`]: the step count and time, and
+/// the fields and energies computed only when asked (an observer that samples every k-th step pays for
+/// those steps only).
+pub struct DynamicState<'a> {
     /// Steps taken (0: the start).
     pub steps: usize,
     /// Simulated time (s).
     pub time: f64,
-    /// Displacement per vertex (m).
-    pub displacements: Vec<Vector3<f64>>,
-    /// Velocity per vertex (m/s; zero at held vertices).
-    pub velocities: Vec<Vector3<f64>>,
-    /// `v^T M v / 2` (J).
-    pub kinetic_energy: f64,
-    /// The law's stored energy `sum_e V_e psi(F_e)` (J).
-    pub strain_energy: f64,
-    /// The work of the (constant) loads, `f_ext^T u` over the free DOFs (J).
-    pub load_work: f64,
+    problem: &'a StaticProblem,
+    law: &'a dyn Material,
+    material: YoungPoisson,
+    mass: &'a CscMatrix<f64>,
+    /// Free-DOF displacements (m) and velocities (m/s).
+    u: &'a [f64],
+    v: &'a [f64],
 }
 
-impl DynamicState {
+impl DynamicState<'_> {
+    /// Displacement per vertex (m; the prescribed value at held vertices).
+    pub fn displacements(&self) -> Vec<Vector3<f64>> {
+        self.problem.expand(self.u)
+    }
+
+    /// Velocity per vertex (m/s; zero at held vertices).
+    pub fn velocities(&self) -> Vec<Vector3<f64>> {
+        self.problem.expand_velocities(self.v)
+    }
+
+    /// `v^T M v / 2` (J).
+    pub fn kinetic_energy(&self) -> f64 {
+        let mut mv = vec![0.0; self.v.len()];
+        multiply(self.mass, self.v, &mut mv);
+        0.5 * self.v.iter().zip(&mv).map(|(a, b)| a * b).sum::<f64>()
+    }
+
+    /// The law's stored energy `sum_e V_e psi(F_e)` (J).
+    pub fn strain_energy(&self) -> f64 {
+        self.problem.assembler.strain_energy(self.law, self.material, &self.displacements())
+    }
+
+    /// The work of the (constant) loads, `f_ext^T u` over the free DOFs (J).
+    pub fn load_work(&self) -> f64 {
+        let zero = vec![Vector3::zeros(); self.problem.assembler.dof_map().vertices()];
+        -self.problem.reduce(&zero, 1.0).iter().zip(self.u).map(|(f, x)| f * x).sum::<f64>()
+    }
+
     /// The mechanical energy `kinetic + strain - load work` (J): constant without damping, in exact
     /// dynamics and in Newmark's for a linear material.
     pub fn energy(&self) -> f64 {
-        self.kinetic_energy + self.strain_energy - self.load_work
+        self.kinetic_energy() + self.strain_energy() - self.load_work()
     }
 }
 
@@ -258,7 +284,8 @@ impl StaticProblem {
 
     /// The dynamic solve from `start` (the undeformed body at rest when `None`), telling `progress` after
     /// every step how far it has come and, where given, `states` the state after every step (and at the
-    /// start, step 0) with its energies. Neither observer changes the solution.
+    /// start, step 0), whose fields and energies it computes on demand. Neither observer changes the
+    /// solution.
     pub fn integrate(
         &self,
         law: &dyn Material,
@@ -287,15 +314,9 @@ impl StaticProblem {
                 return Err(invalid(format!("Rayleigh damping {name} = {c} must be a finite number >= 0")));
             }
         }
-        let masses = self.masses.as_ref().ok_or_else(|| invalid("the problem has no masses".into()))?;
         let map = self.assembler.dof_map();
         let nv = map.vertices();
-        let m = match settings.mass {
-            MassMatrix::Lumped => self.assembler.lumped_mass(masses)?,
-            MassMatrix::Consistent => {
-                self.assembler.consistent_mass(masses.iter().sum::<f64>() / self.assembler.volume())?
-            }
-        };
+        let m = self.mass_matrix(settings.mass, "implicit Euler")?;
         let zero = vec![Vector3::zeros(); nv];
         let (k0, _) = self.assembler.nonlinear_system(law, material, &zero)?;
         let damping = combine(&[(&m, settings.rayleigh_mass), (&k0, settings.rayleigh_stiffness)]);
@@ -353,25 +374,20 @@ impl StaticProblem {
             a = self.linear_solve(&m, &rhs)?.0;
         }
         let observe = |steps: usize, u: &[f64], v: &[f64], states: &mut Option<&mut dyn FnMut(&DynamicState)>| {
-            let Some(observer) = states else { return Ok(()) };
-            let (displacements, velocities) = (self.expand(u), self.expand_velocities(v));
-            let mut mv = vec![0.0; dofs];
-            multiply(&m, v, &mut mv);
-            let kinetic_energy = 0.5 * v.iter().zip(&mv).map(|(a, b)| a * b).sum::<f64>();
-            let strain_energy = self.assembler.strain_energy(law, material, &displacements);
-            let load_work = -self.reduce(&zero, 1.0).iter().zip(u).map(|(f, x)| f * x).sum::<f64>();
-            observer(&DynamicState {
-                steps,
-                time: steps as f64 * dt,
-                displacements,
-                velocities,
-                kinetic_energy,
-                strain_energy,
-                load_work,
-            });
-            Ok::<(), FemError>(())
+            if let Some(observer) = states {
+                observer(&DynamicState {
+                    steps,
+                    time: steps as f64 * dt,
+                    problem: self,
+                    law,
+                    material,
+                    mass: &m,
+                    u,
+                    v,
+                });
+            }
         };
-        observe(0, &u, &v, &mut states)?;
+        observe(0, &u, &v, &mut states);
         // The step's coefficients on M and C: implicit Euler's 1 / dt^2 and 1 / dt, Newmark's 4 / dt^2 and
         // 2 / dt.
         let (mass_factor, damping_factor) =
@@ -495,7 +511,7 @@ impl StaticProblem {
             steps += 1;
             ratio = if largest > 0.0 { largest_step / largest } else { 0.0 };
             progress(&DynamicProgress { steps, total: steps_for_time, time: steps as f64 * dt, ratio });
-            observe(steps, &u, &v, &mut states)?;
+            observe(steps, &u, &v, &mut states);
             if let RestRule::AtRest { tolerance } = settings.stop
                 && ratio <= tolerance
             {
@@ -509,6 +525,22 @@ impl StaticProblem {
             last_step_ratio: ratio,
             newton_iterations,
         })
+    }
+
+    /// The mass matrix of `mass` kind over the free DOFs (kg): the body's vertex masses, or the consistent
+    /// mass with the body's mean density. The one home of that choice for the dynamics and the modes;
+    /// `solver` names the caller in the error of a problem built without masses.
+    pub(crate) fn mass_matrix(&self, mass: MassMatrix, solver: &'static str) -> Result<CscMatrix<f64>, FemError> {
+        let masses = self
+            .masses
+            .as_ref()
+            .ok_or_else(|| FemError::Solver { solver, detail: "the problem has no masses".into() })?;
+        match mass {
+            MassMatrix::Lumped => self.assembler.lumped_mass(masses),
+            MassMatrix::Consistent => {
+                self.assembler.consistent_mass(masses.iter().sum::<f64>() / self.assembler.volume())
+            }
+        }
     }
 
     /// `| |K0| |x| + c |M| |x| |`: the size of the terms the step's forces are sums of, whose round-off

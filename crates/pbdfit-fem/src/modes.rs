@@ -48,23 +48,6 @@ impl Modes {
     }
 }
 
-/// The mass matrix of `mass` kind over the free DOFs.
-pub(crate) fn mass_matrix(
-    problem: &StaticProblem,
-    mass: MassMatrix,
-) -> Result<nalgebra_sparse::CscMatrix<f64>, FemError> {
-    let masses = problem
-        .masses
-        .as_ref()
-        .ok_or_else(|| FemError::Solver { solver: "modes", detail: "the problem has no masses".into() })?;
-    match mass {
-        MassMatrix::Lumped => problem.assembler.lumped_mass(masses),
-        MassMatrix::Consistent => {
-            problem.assembler.consistent_mass(masses.iter().sum::<f64>() / problem.assembler.volume())
-        }
-    }
-}
-
 /// A reproducible start block: values in [-1, 1) from a 64-bit linear congruential sequence.
 fn start_block(dofs: usize, p: usize) -> DMatrix<f64> {
     let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -94,7 +77,7 @@ impl StaticProblem {
         if count == 0 || count > dofs {
             return Err(invalid(format!("{count} modes asked of a body with {dofs} free degrees of freedom")));
         }
-        let m = mass_matrix(self, mass)?;
+        let m = self.mass_matrix(mass, "modes")?;
         let zero = vec![Vector3::zeros(); map.vertices()];
         let (k0, _) = self.assembler.nonlinear_system(law, material, &zero)?;
         let mut factor = self.solver.direct.factor(&k0)?;
@@ -165,7 +148,7 @@ impl StaticProblem {
     /// `v_i^T M v_j` for fields `v` over the vertices (their free DOFs): with mode shapes, the identity
     /// (mass-orthonormality); with a mode and a displacement, its modal coordinate.
     pub fn mass_products(&self, fields: &[Vec<Vector3<f64>>], mass: MassMatrix) -> Result<DMatrix<f64>, FemError> {
-        let m = mass_matrix(self, mass)?;
+        let m = self.mass_matrix(mass, "modes")?;
         let map = self.assembler.dof_map();
         let free = |field: &[Vector3<f64>]| {
             let mut x = vec![0.0; map.dofs()];

@@ -138,12 +138,22 @@ impl ModesKeywords {
         let (set, _) =
             crate::keywords::load_scene(&self.scene, self.fix_orientation, self.mass_model.as_deref(), spelling)?;
         let n = set.resolution(self.n).map_err(|e| input(format!("{}: {e}", spelling.name("n"))))?;
-        // The law, mass matrix and split are the FEM reference's options, checked by its rules (which allow
-        // a mass matrix only for a dynamic reference: modes are dynamics, so the table says so).
+        // The law and the split are the FEM reference's options, checked by its rules; the mass matrix is
+        // the dynamics' (`MassMatrix`), by default the scene's reference's.
+        let fem_mass = self
+            .fem_mass
+            .as_deref()
+            .map(|name| {
+                MassMatrix::parse(name).ok_or_else(|| {
+                    input(format!(
+                        "{} = {name} is not supported: allowed lumped, consistent",
+                        spelling.name("fem_mass")
+                    ))
+                })
+            })
+            .transpose()?;
         let reference = crate::ReferenceKeywords {
             material: self.material.clone(),
-            dynamic: true,
-            fem_mass: self.fem_mass.clone(),
             split: self.split.clone(),
             ..Default::default()
         };
@@ -172,7 +182,7 @@ impl ModesKeywords {
                     problem.dofs()
                 )));
             }
-            parts.push(ModesSetup { body, law: spec.material, mass: spec.mass, problem });
+            parts.push(ModesSetup { body, law: spec.material, mass: fem_mass.unwrap_or(spec.mass), problem });
         }
         Ok(PreparedModes { set, material, count, parts })
     }

@@ -92,12 +92,25 @@ pub enum Release {
 }
 
 impl Release {
+    /// Every release, in the order messages list them.
+    pub const ALL: [Release; 2] = [Release::Gravity, Release::Unload];
+
     /// The name in files and on the command line.
     pub fn name(self) -> &'static str {
         match self {
             Release::Gravity => "gravity",
             Release::Unload => "unload",
         }
+    }
+
+    /// The release called `name`.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    /// `gravity or unload`, for messages.
+    fn names() -> String {
+        Self::ALL.map(|r| r.name()).join(" or ")
     }
 }
 
@@ -112,7 +125,8 @@ pub struct PreparedMotion {
     /// The body without its loads (gravity and tractions off), for an `unload` release.
     unloaded: Option<(StaticProblem, PbdSystem)>,
     kind: ModelKind,
-    law: &'static dyn pbdfit_fem::materials::Material,
+    /// The FEM reference (its law; its rest state is the reference's own solve).
+    spec: pbdfit_fem::ReferenceSpec,
     material: YoungPoisson,
     dt: f64,
     nit: usize,
@@ -137,7 +151,7 @@ impl<F: Fn(&[Vec<Vec3>]) -> f64> argmin::core::CostFunction for MotionCost<'_, F
 
     fn cost(&self, t: &Vec<f64>) -> Result<f64, argmin::core::Error> {
         self.evaluations.set(self.evaluations.get() + 1);
-        let error = match self.prepared.model_release(&self.search_box.values(t)) {
+        let error = match self.prepared.model_release(&self.search_box.values(t), false) {
             Ok((_, fields)) => (self.trajectory)(&fields),
             Err(_) => f64::INFINITY,
         };
@@ -158,6 +172,9 @@ pub struct MotionFit {
     /// Releases the pattern search simulated.
     pub evaluations: usize,
 }
+
+/// A model's release: its loaded rest state where asked, and its displacement field at every model step.
+type ModelRelease = (Option<Vec<Vec3>>, Vec<Vec<Vec3>>);
 
 /// The measures of one release.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -327,11 +344,10 @@ impl MotionKeywords {
             return Err(input(format!("{} = {damping}: must be in [0, 1)", spelling.name("damping"))));
         }
         let release = match self.release.as_deref() {
-            None | Some("gravity") => Release::Gravity,
-            Some("unload") => Release::Unload,
-            Some(other) => {
-                return Err(input(format!("{} = {other}: expected gravity or unload", spelling.name("release"))));
-            }
+            None => Release::Gravity,
+            Some(name) => Release::parse(name).ok_or_else(|| {
+                input(format!("{} = {name}: expected {}", spelling.name("release"), Release::names()))
+            })?,
         };
         let periods = self.periods.unwrap_or(DEFAULT_PERIODS);
         if !(periods.is_finite() && periods > 0.0) {
@@ -391,7 +407,7 @@ impl MotionKeywords {
             release,
             unloaded,
             kind,
-            law: spec.material,
+            spec,
             material,
             dt,
             nit,
@@ -448,19 +464,24 @@ impl PreparedMotion {
         Ok((names.iter().map(|n| self.job.params[*n]).collect(), false))
     }
 
-    /// The model's release at `values`: its own rest state (the loaded one) and its displacement field at
-    /// every model step (the start included).
-    fn model_release(&self, values: &[f64]) -> Result<(Vec<Vec3>, Vec<Vec<Vec3>>), String> {
+    /// The model's release at `values`: its displacement field at every model step (the start included)
+    /// and, where `with_rest` is set or the release starts from it (`unload`), its own loaded rest state. A
+    /// motion fit's gravity releases need no rest state: the search does not solve one per point.
+    fn model_release(&self, values: &[f64], with_rest: bool) -> Result<ModelRelease, String> {
         let model = self.kind.with(values).map_err(|e| e.to_string())?;
         let params = SimParams { damping: self.damping, ..SimParams::new(self.dt, self.nit, model) };
-        let rest = self
-            .system
-            .rest_state(&params, &RestOptions::default(), None)
-            .map_err(|e| format!("the model's rest state: {e}"))?
-            .displacements;
-        let (system, start) = match &self.unloaded {
-            None => (&self.system, None),
-            Some((_, system)) => (system, Some(rest.as_slice())),
+        let rest = if with_rest || self.unloaded.is_some() {
+            let state = self
+                .system
+                .rest_state(&params, &RestOptions::default(), None)
+                .map_err(|e| format!("the model's rest state: {e}"))?;
+            Some(state.displacements)
+        } else {
+            None
+        };
+        let (system, start) = match (&self.unloaded, &rest) {
+            (Some((_, system)), Some(rest)) => (system, Some(rest.as_slice())),
+            _ => (&self.system, None),
         };
         let mut fields = Vec::with_capacity(self.model_steps + 1);
         system
@@ -479,20 +500,10 @@ impl PreparedMotion {
         let (start_values, fitted) = self.parameters(spelling)?;
         let scene = self.body.scene.clone();
         // The FEM's rest state (static).
-        let fem_rest = match self.law.is_linear() {
-            true => {
-                self.problem
-                    .solve(self.material)
-                    .map_err(|e| input(format!("FEM rest state of {scene}: {e}")))?
-                    .displacements
-            }
-            false => {
-                self.problem
-                    .solve_law(self.law, self.material)
-                    .map_err(|e| input(format!("FEM rest state of {scene}: {e}")))?
-                    .displacements
-            }
-        };
+        let fem_rest = self
+            .spec
+            .displacements(&self.problem, self.material, self.dt)
+            .map_err(|e| input(format!("FEM rest state of {scene}: {e}")))?;
         let moved = crate::moved_vertices(&fem_rest, &self.body.held);
         // The free vertex the load moves most (a held vertex's prescribed motion is no response).
         let Some(&tracked) = moved.iter().max_by(|&&a, &&b| fem_rest[a].norm().total_cmp(&fem_rest[b].norm())) else {
@@ -522,14 +533,14 @@ impl PreparedMotion {
         let (substeps, samples) = (self.substeps, self.model_steps + 1);
         fem_problem
             .integrate(
-                self.law,
+                self.spec.material,
                 self.material,
                 settings,
                 fem_start.as_ref(),
                 &mut |_| {},
                 Some(&mut |s: &DynamicState| {
                     if s.steps.is_multiple_of(substeps) && fem_fields.len() < samples {
-                        fem_fields.push(s.displacements.clone());
+                        fem_fields.push(s.displacements());
                     }
                 }),
             )
@@ -548,7 +559,8 @@ impl PreparedMotion {
         };
         // The release at the start's parameters; with `fit_motion`, the pattern search on the trajectory
         // error from there.
-        let (start_rest, start_fields) = self.model_release(&start_values).map_err(|e| input(e.clone()))?;
+        let (start_rest, start_fields) = self.model_release(&start_values, true).map_err(|e| input(e.clone()))?;
+        let start_rest = start_rest.expect("asked for");
         let start_trajectory = trajectory(&start_fields);
         let start_rest_error = crate::relative_error(&start_rest, &fem_rest, &moved);
         let (values, model_rest, model_fields, motion_evaluations) = if self.job.fit_motion {
@@ -571,8 +583,8 @@ impl PreparedMotion {
             let t = argmin::core::State::get_best_param(&result.state).cloned().unwrap_or(t0);
             let evaluations = result.problem.problem.as_ref().map_or(0, |c| c.evaluations.get());
             let values = search_box.values(&t);
-            let (rest, fields) = self.model_release(&values).map_err(|e| input(e.clone()))?;
-            (values, rest, fields, Some(evaluations))
+            let (rest, fields) = self.model_release(&values, true).map_err(|e| input(e.clone()))?;
+            (values, rest.expect("asked for"), fields, Some(evaluations))
         } else {
             (start_values.clone(), start_rest.clone(), start_fields.clone(), None)
         };
@@ -606,7 +618,7 @@ impl PreparedMotion {
             release: self.release.name(),
             young: self.material.young(),
             poisson: self.material.poisson(),
-            material: self.law.name(),
+            material: self.spec.material.name(),
             dt: self.dt,
             nit: self.nit,
             damping: self.damping,

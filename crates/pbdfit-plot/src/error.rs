@@ -70,6 +70,14 @@ pub enum PlotError {
         /// What is inconsistent and what is expected.
         message: String,
     },
+    /// The input of the release test's figure is inconsistent.
+    #[error("motion figure {title:?}: {message}")]
+    MotionFigure {
+        /// The figure's title.
+        title: String,
+        /// What is inconsistent and what is expected.
+        message: String,
+    },
     /// The embedded font could not be registered.
     #[error("embedded font: {0}")]
     Font(String),

@@ -37,7 +37,7 @@ pub struct MotionTracks {
 
 impl MotionTracks {
     fn validate(&self) -> Result<(), PlotError> {
-        let bad = |message: String| Err(PlotError::ScenePicture { title: self.title.clone(), message });
+        let bad = |message: String| Err(PlotError::MotionFigure { title: self.title.clone(), message });
         if self.times.len() < 2 || self.fem.len() != self.times.len() || self.model.len() != self.times.len() {
             return bad(format!(
                 "{} times, {} FEM and {} model samples: at least two, one of each per time",

@@ -100,6 +100,8 @@ pub fn run(args: MotionArgs) -> CliResult {
     let prepared = job.prepare(Spelling::Flag).map_err(crate::fit::job_error)?;
     let report = prepared.run(Spelling::Flag).map_err(crate::fit::job_error)?;
     if let Some((dir, stem)) = figure {
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| CliError::Input(format!("--figure: cannot create {}: {e}", dir.display())))?;
         let e = report.tracked_direction;
         let along = |track: &[[f64; 3]]| track.iter().map(|u| u[0] * e[0] + u[1] * e[1] + u[2] * e[2]).collect();
         let parameters: Vec<String> =

@@ -95,7 +95,8 @@ fn model_order() -> Vec<&'static str> {
     pbdfit_pbd::ModelKind::all().iter().map(|k| k.name()).collect()
 }
 
-fn plot_error(e: PlotError) -> CliError {
+/// The exit class of a plot failure (also `pbdfit motion --figure`'s).
+pub(crate) fn plot_error(e: PlotError) -> CliError {
     match e {
         // Every variant named (no wildcard), so a new one must be classified where it is added.
         PlotError::ResultsDir { .. }
@@ -103,8 +104,10 @@ fn plot_error(e: PlotError) -> CliError {
         | PlotError::CreateDir { .. }
         | PlotError::MissingResults { .. }
         | PlotError::Read { .. } => CliError::Input(e.to_string()),
-        PlotError::Draw { .. } | PlotError::Write { .. } | PlotError::ScenePicture { .. } | PlotError::Font(_) => {
-            CliError::Internal(e.to_string())
-        }
+        PlotError::Draw { .. }
+        | PlotError::Write { .. }
+        | PlotError::ScenePicture { .. }
+        | PlotError::MotionFigure { .. }
+        | PlotError::Font(_) => CliError::Internal(e.to_string()),
     }
 }

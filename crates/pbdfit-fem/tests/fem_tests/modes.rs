@@ -115,7 +115,7 @@ fn newmark_keeps_the_energy_of_an_undamped_linear_body() {
             &mut |_| {},
             Some(&mut |s: &DynamicState| {
                 energies.push(s.energy());
-                kinetic = kinetic.max(s.kinetic_energy);
+                kinetic = kinetic.max(s.kinetic_energy());
             }),
         )
         .unwrap();
@@ -162,10 +162,7 @@ fn rayleigh_damping_decays_a_mode_at_its_modal_rate() {
         Some(&start),
         &mut |_| {},
         Some(&mut |s: &DynamicState| {
-            q.push((
-                s.time,
-                p.mass_products(&[phi.clone(), s.displacements.clone()], MassMatrix::Lumped).unwrap()[(0, 1)],
-            ));
+            q.push((s.time, p.mass_products(&[phi.clone(), s.displacements()], MassMatrix::Lumped).unwrap()[(0, 1)]));
         }),
     )
     .unwrap();
