@@ -74,6 +74,15 @@ pub struct MotionKeywords {
     pub nit: Option<usize>,
     /// PBD models' velocity damping per step in [0, 1) (default 0).
     pub damping: Option<f64>,
+    /// The FEM body's own damping, as the damping ratio of its first mode in [0, 1) (default 0: none):
+    /// mass-proportional Rayleigh damping `C = a M` with `a = 2 zeta omega_1`, the form of an engine's
+    /// linear damping. With it the reference decays as the material would; without it, not at all.
+    pub fem_damping: Option<f64>,
+    /// Search the model's damping knob for the FEM's decay (the damping ratio of the release), at the
+    /// stiffness the other options give: the engine's damping setting where it has one (Jolt's
+    /// `linear_damping`, Newton's `k_damp`), else pbdfit's velocity damping per step (`damping`). Where the
+    /// model's numerical damping alone exceeds the reference's, no setting can fix it and the report says so.
+    pub fit_damping: bool,
     /// The window in periods of the FEM's first mode (default [`DEFAULT_PERIODS`]).
     pub periods: Option<f64>,
     /// How the body is released: `gravity` (default: undeformed at rest, the load switched on at t = 0) or
@@ -131,6 +140,7 @@ pub struct PreparedMotion {
     dt: f64,
     nit: usize,
     damping: f64,
+    fem_damping: f64,
     omega: f64,
     model_steps: usize,
     substeps: usize,
@@ -151,7 +161,8 @@ impl<F: Fn(&[Vec<Vec3>]) -> f64> argmin::core::CostFunction for MotionCost<'_, F
 
     fn cost(&self, t: &Vec<f64>) -> Result<f64, argmin::core::Error> {
         self.evaluations.set(self.evaluations.get() + 1);
-        let error = match self.prepared.model_release(&self.search_box.values(t), false) {
+        let p = self.prepared;
+        let error = match p.model_release(p.kind, p.damping, &self.search_box.values(t), false) {
             Ok((_, fields)) => (self.trajectory)(&fields),
             Err(_) => f64::INFINITY,
         };
@@ -171,6 +182,80 @@ pub struct MotionFit {
     pub start_trajectory_error: f64,
     /// Releases the pattern search simulated.
     pub evaluations: usize,
+}
+
+/// Where a damping search started, where it ended, and whether the FEM's decay was reached.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DampingFit {
+    /// The knob turned: the engine's damping setting (`linear_damping`, `k_damp`) or pbdfit's velocity
+    /// damping per step (`damping`).
+    pub knob: String,
+    /// Its unit.
+    pub unit: String,
+    /// The knob's value before the search.
+    pub start: f64,
+    /// The value found (the start where nothing could be reached).
+    pub value: f64,
+    /// The FEM's damping ratio: the target.
+    pub target_ratio: f64,
+    /// The model's damping ratio at the knob's least value (`None`: it does not oscillate there).
+    pub least_ratio: Option<f64>,
+    /// The model's damping ratio at the value found (`None`: it does not oscillate).
+    pub ratio: Option<f64>,
+    /// Whether the value found matches the target (within 1 % of it, or 1e-4 absolute).
+    pub reached: bool,
+    /// The answer in words: the setting to use, or why none will do.
+    pub verdict: String,
+    /// Releases the search simulated.
+    pub evaluations: usize,
+}
+
+/// The knob a damping search turns.
+#[derive(Debug, Clone, Copy)]
+enum DampingKnob {
+    /// pbdfit's velocity damping per step, `v <- (1 - damping) v`, in [0, 1).
+    Velocity,
+    /// The engine's own damping setting.
+    Setting(&'static pbdfit_pbd::SettingSpec),
+}
+
+impl DampingKnob {
+    fn name(self) -> &'static str {
+        match self {
+            DampingKnob::Velocity => "damping",
+            DampingKnob::Setting(s) => s.name,
+        }
+    }
+
+    fn unit(self) -> &'static str {
+        match self {
+            DampingKnob::Velocity => "1",
+            DampingKnob::Setting(s) => s.unit,
+        }
+    }
+
+    /// ` unit` for messages, nothing for a dimensionless knob.
+    fn unit_suffix(self) -> String {
+        if self.unit() == "1" { String::new() } else { format!(" {}", self.unit()) }
+    }
+
+    /// The least and the largest value searched.
+    fn range(self) -> (f64, f64) {
+        match self {
+            DampingKnob::Velocity => (0.0, 0.999),
+            DampingKnob::Setting(s) => (s.minimum, if s.maximum_open { s.maximum * (1.0 - 1e-9) } else { s.maximum }),
+        }
+    }
+
+    /// The model kind and velocity damping with the knob at `value`.
+    fn apply(self, kind: ModelKind, damping: f64, value: f64) -> Result<(ModelKind, f64), String> {
+        match self {
+            DampingKnob::Velocity => Ok((kind, value)),
+            DampingKnob::Setting(s) => {
+                kind.with_setting(s.name, value).map(|k| (k, damping)).map_err(|e| e.to_string())
+            }
+        }
+    }
 }
 
 /// A model's release: its loaded rest state where asked, and its displacement field at every model step.
@@ -223,6 +308,10 @@ pub struct MotionReport {
     pub nit: usize,
     /// The model's velocity damping per step.
     pub damping: f64,
+    /// The FEM's damping ratio in its first mode (mass-proportional Rayleigh; 0: undamped).
+    pub fem_damping: f64,
+    /// With `fit_damping`: the damping search.
+    pub damping_fit: Option<DampingFit>,
     /// The FEM's first natural frequency (Hz, modal analysis, lumped mass).
     pub modal_frequency: f64,
     /// The window (s) and its steps: the model's, and the FEM's per model step.
@@ -343,6 +432,29 @@ impl MotionKeywords {
         if !(0.0..1.0).contains(&damping) {
             return Err(input(format!("{} = {damping}: must be in [0, 1)", spelling.name("damping"))));
         }
+        let fem_damping = self.fem_damping.unwrap_or(0.0);
+        if !(0.0..1.0).contains(&fem_damping) {
+            return Err(input(format!(
+                "{} = {fem_damping}: the FEM's damping ratio must be in [0, 1)",
+                spelling.name("fem_damping")
+            )));
+        }
+        if self.fit_damping {
+            if fem_damping == 0.0 {
+                return Err(input(format!(
+                    "{}: the FEM reference does not damp (give {} as its first mode's damping ratio, e.g. 0.02); \
+                     the release report already says how much the model damps without a target",
+                    spelling.name("fit_damping"),
+                    spelling.name("fem_damping")
+                )));
+            }
+            if !kind.def().settings.is_empty() && kind.damping_setting().is_none() {
+                return Err(input(format!(
+                    "{}: model {kind} has no damping setting (the engine damps only numerically)",
+                    spelling.name("fit_damping")
+                )));
+            }
+        }
         let release = match self.release.as_deref() {
             None => Release::Gravity,
             Some(name) => Release::parse(name).ok_or_else(|| {
@@ -412,6 +524,7 @@ impl MotionKeywords {
             dt,
             nit,
             damping,
+            fem_damping,
             omega,
             model_steps: model_steps as usize,
             substeps: substeps as usize,
@@ -420,6 +533,11 @@ impl MotionKeywords {
 }
 
 impl PreparedMotion {
+    /// The body both sides release.
+    pub fn body(&self) -> &Body {
+        &self.body
+    }
+
     /// The model's parameters: fitted (`fit`) or as given (every one named).
     fn parameters(&self, spelling: Spelling) -> Result<(Vec<f64>, bool), FitJobError> {
         let names: Vec<&str> = self.kind.parameters().iter().map(|p| p.name).collect();
@@ -467,9 +585,15 @@ impl PreparedMotion {
     /// The model's release at `values`: its displacement field at every model step (the start included)
     /// and, where `with_rest` is set or the release starts from it (`unload`), its own loaded rest state. A
     /// motion fit's gravity releases need no rest state: the search does not solve one per point.
-    fn model_release(&self, values: &[f64], with_rest: bool) -> Result<ModelRelease, String> {
-        let model = self.kind.with(values).map_err(|e| e.to_string())?;
-        let params = SimParams { damping: self.damping, ..SimParams::new(self.dt, self.nit, model) };
+    fn model_release(
+        &self,
+        kind: ModelKind,
+        damping: f64,
+        values: &[f64],
+        with_rest: bool,
+    ) -> Result<ModelRelease, String> {
+        let model = kind.with(values).map_err(|e| e.to_string())?;
+        let params = SimParams { damping, ..SimParams::new(self.dt, self.nit, model) };
         let rest = if with_rest || self.unloaded.is_some() {
             let state = self
                 .system
@@ -493,8 +617,130 @@ impl PreparedMotion {
         Ok((rest, fields))
     }
 
-    /// Runs the release test (and, with `fit_motion`, the motion fit first).
+    /// The damping search: the knob's value whose release decays as the FEM's does (damping ratio within
+    /// 1 %), by bisection on a log scale between the knob's least value and its largest (the ratio grows
+    /// with the knob; a release that no longer oscillates counts as over-damped). Where the least value
+    /// already damps more than the FEM, or the largest less, the search says so instead of a value.
+    fn damping_search(
+        &self,
+        knob: DampingKnob,
+        values: &[f64],
+        fem: &MotionMeasures,
+        centre: &dyn Fn(&[Vec3]) -> Vec<Vec3>,
+        along: &dyn Fn(&[Vec<Vec3>], &[Vec3]) -> Vec<f64>,
+        times: &[f64],
+    ) -> Result<DampingFit, FitJobError> {
+        let input = FitJobError::Input;
+        let Some(target) = fem.damping_ratio else {
+            return Err(input(
+                "the FEM's release does not oscillate in the window: no damping ratio to fit (a longer window, or \
+                 less FEM damping)"
+                    .to_string(),
+            ));
+        };
+        let start = match knob {
+            DampingKnob::Velocity => self.damping,
+            DampingKnob::Setting(spec) => self.kind.damping_setting().map_or(spec.default, |(_, v)| v),
+        };
+        let evaluations = std::cell::Cell::new(0usize);
+        // The model's damping ratio with the knob at `value` (infinity: it does not oscillate).
+        let ratio = |value: f64| -> Result<f64, FitJobError> {
+            evaluations.set(evaluations.get() + 1);
+            let (kind, damping) = knob.apply(self.kind, self.damping, value).map_err(input)?;
+            let (rest, fields) = self.model_release(kind, damping, values, true).map_err(input)?;
+            let m = measure(times, &along(&fields, &centre(&rest.expect("asked for"))));
+            Ok(m.damping_ratio.unwrap_or(f64::INFINITY))
+        };
+        let close = |r: f64| (r - target).abs() <= (0.01 * target).max(1e-4);
+        let (least, largest) = knob.range();
+        let name = knob.name();
+        let least_ratio = ratio(least)?;
+        let finite = |r: f64| r.is_finite().then_some(r);
+        let fit = |value: f64, r: f64, reached: bool, verdict: String| DampingFit {
+            knob: name.to_string(),
+            unit: knob.unit().to_string(),
+            start,
+            value,
+            target_ratio: target,
+            least_ratio: finite(least_ratio),
+            ratio: finite(r),
+            reached,
+            verdict,
+            evaluations: evaluations.get(),
+        };
+        if close(least_ratio) {
+            return Ok(fit(least, least_ratio, true, format!("{name} = {least}: the model's own damping matches")));
+        }
+        if least_ratio > target {
+            return Ok(fit(
+                least,
+                least_ratio,
+                false,
+                format!(
+                    "no {name} fixes it: at {name} = {least} the model already damps a damping ratio of {}, above the \
+                     FEM's {target:.4e}; its numerical damping alone is too much (a smaller dt or more iterations \
+                     lower it)",
+                    finite(least_ratio).map_or("(no oscillation)".to_string(), |r| format!("{r:.4e}"))
+                ),
+            ));
+        }
+        let largest_ratio = ratio(largest)?;
+        if largest_ratio < target && !close(largest_ratio) {
+            return Ok(fit(
+                largest,
+                largest_ratio,
+                false,
+                format!("no {name} in its range damps enough: {name} = {largest} gives {largest_ratio:.4e}"),
+            ));
+        }
+        // Bisection on a log scale from a value too small to matter (the least value may be 0).
+        let mut lo = (largest * 1e-9).max(least);
+        let mut lo_ratio = ratio(lo)?;
+        if lo_ratio >= target {
+            lo = least;
+            lo_ratio = least_ratio;
+        }
+        let (mut hi, mut hi_ratio) = (largest, largest_ratio);
+        let mid = |lo: f64, hi: f64| if lo > 0.0 { (lo * hi).sqrt() } else { 0.5 * (lo + hi) };
+        for _ in 0..80 {
+            if close(lo_ratio) || close(hi_ratio) || hi - lo <= 1e-12 * hi {
+                break;
+            }
+            let m = mid(lo, hi);
+            let r = ratio(m)?;
+            if r < target {
+                (lo, lo_ratio) = (m, r);
+            } else {
+                (hi, hi_ratio) = (m, r);
+            }
+        }
+        let (value, r) =
+            if (lo_ratio - target).abs() <= (hi_ratio - target).abs() { (lo, lo_ratio) } else { (hi, hi_ratio) };
+        let reached = close(r);
+        let verdict = if reached {
+            format!("{name} = {value:.6e}{}: the model decays as the FEM does", knob.unit_suffix())
+        } else {
+            format!(
+                "{name} = {value:.6e}{} comes closest (damping ratio {}, the FEM's {target:.4e}): the ratio jumps there",
+                knob.unit_suffix(),
+                finite(r).map_or("(no oscillation)".to_string(), |r| format!("{r:.4e}"))
+            )
+        };
+        Ok(fit(value, r, reached, verdict))
+    }
+
+    /// Runs the release test (and, with `fit_motion` or `fit_damping`, the fits first).
     pub fn run(self, spelling: Spelling) -> Result<MotionReport, FitJobError> {
+        self.run_with_frames(spelling, &mut |_, _, _| Ok(()))
+    }
+
+    /// [`Self::run`], handing every sample of the final release to `frames`: its time (s), the FEM's
+    /// displacement field and the model's (m), in order; an error from `frames` stops the job with it.
+    pub fn run_with_frames(
+        self,
+        spelling: Spelling,
+        frames: &mut dyn FnMut(f64, &[Vec3], &[Vec3]) -> Result<(), String>,
+    ) -> Result<MotionReport, FitJobError> {
         let start = std::time::Instant::now();
         let input = FitJobError::Input;
         let (start_values, fitted) = self.parameters(spelling)?;
@@ -516,6 +762,7 @@ impl PreparedMotion {
         let fem_dt = self.dt / self.substeps as f64;
         let settings = DynamicSettings {
             integrator: TimeIntegrator::Newmark,
+            rayleigh_mass: 2.0 * self.fem_damping * self.omega,
             stop: RestRule::Time((self.model_steps * self.substeps) as f64 * fem_dt),
             ..DynamicSettings::to_rest(fem_dt)
         };
@@ -559,7 +806,8 @@ impl PreparedMotion {
         };
         // The release at the start's parameters; with `fit_motion`, the pattern search on the trajectory
         // error from there.
-        let (start_rest, start_fields) = self.model_release(&start_values, true).map_err(|e| input(e.clone()))?;
+        let (start_rest, start_fields) =
+            self.model_release(self.kind, self.damping, &start_values, true).map_err(|e| input(e.clone()))?;
         let start_rest = start_rest.expect("asked for");
         let start_trajectory = trajectory(&start_fields);
         let start_rest_error = crate::relative_error(&start_rest, &fem_rest, &moved);
@@ -583,30 +831,54 @@ impl PreparedMotion {
             let t = argmin::core::State::get_best_param(&result.state).cloned().unwrap_or(t0);
             let evaluations = result.problem.problem.as_ref().map_or(0, |c| c.evaluations.get());
             let values = search_box.values(&t);
-            let (rest, fields) = self.model_release(&values, true).map_err(|e| input(e.clone()))?;
+            let (rest, fields) =
+                self.model_release(self.kind, self.damping, &values, true).map_err(|e| input(e.clone()))?;
             (values, rest.expect("asked for"), fields, Some(evaluations))
         } else {
             (start_values.clone(), start_rest.clone(), start_fields.clone(), None)
         };
-        let rest_error = crate::relative_error(&model_rest, &fem_rest, &moved);
-        let trajectory_error = trajectory(&model_fields);
-        let (fem_centre, model_centre) = match self.release {
-            Release::Gravity => (fem_rest.clone(), model_rest.clone()),
-            Release::Unload => (self.body.prescribed.clone(), self.body.prescribed.clone()),
+        let fem_centre = match self.release {
+            Release::Gravity => fem_rest.clone(),
+            Release::Unload => self.body.prescribed.clone(),
         };
-        let samples = fem_fields.len().min(model_fields.len());
-        let times: Vec<f64> = (0..samples).map(|j| j as f64 * self.dt).collect();
+        let model_centre = |rest: &[Vec3]| match self.release {
+            Release::Gravity => rest.to_vec(),
+            Release::Unload => self.body.prescribed.clone(),
+        };
+        let times: Vec<f64> = (0..fem_fields.len()).map(|j| j as f64 * self.dt).collect();
         let along = |fields: &[Vec<Vec3>], rest: &[Vec3]| -> Vec<f64> {
+            let samples = fields.len().min(times.len());
             fields[..samples].iter().map(|u| (u[tracked] - rest[tracked]).dot(&direction)).collect()
         };
         let fem = measure(&times, &along(&fem_fields, &fem_centre));
-        let model_measures = measure(&times, &along(&model_fields, &model_centre));
+        // With `fit_damping`: the damping knob searched for the FEM's damping ratio, at these parameters.
+        let (kind, damping, model_rest, model_fields, damping_fit) = if self.job.fit_damping {
+            let knob = match self.kind.damping_setting() {
+                Some((spec, _)) => DampingKnob::Setting(spec),
+                None => DampingKnob::Velocity,
+            };
+            let found = self.damping_search(knob, &values, &fem, &model_centre, &along, &times)?;
+            let (kind, damping) = knob.apply(self.kind, self.damping, found.value).map_err(input)?;
+            let (rest, fields) = self.model_release(kind, damping, &values, true).map_err(|e| input(e.clone()))?;
+            (kind, damping, rest.expect("asked for"), fields, Some(found))
+        } else {
+            (self.kind, self.damping, model_rest, model_fields, None)
+        };
+        let rest_error = crate::relative_error(&model_rest, &fem_rest, &moved);
+        let trajectory_error = trajectory(&model_fields);
+        let samples = fem_fields.len().min(model_fields.len());
+        let times = times[..samples].to_vec();
+        let model_centre = model_centre(&model_rest);
+        let model_measures = measure(&times, &along(&model_fields[..samples], &model_centre));
+        for j in 0..samples {
+            frames(times[j], &fem_fields[j], &model_fields[j]).map_err(input)?;
+        }
         let xyz = |u: &Vec3| [u.x, u.y, u.z];
         let names = || self.kind.parameters().iter().map(|p| p.name.to_string());
         Ok(MotionReport {
             scene,
             n: self.body.n,
-            model: self.kind.to_string(),
+            model: kind.spec(),
             parameters: names().zip(values).collect(),
             fitted,
             motion_fit: motion_evaluations.map(|evaluations| MotionFit {
@@ -621,7 +893,9 @@ impl PreparedMotion {
             material: self.spec.material.name(),
             dt: self.dt,
             nit: self.nit,
-            damping: self.damping,
+            damping,
+            fem_damping: self.fem_damping,
+            damping_fit,
             modal_frequency: self.omega / std::f64::consts::TAU,
             window: self.model_steps as f64 * self.dt,
             model_steps: self.model_steps,
@@ -667,15 +941,16 @@ impl MotionReport {
             self.scene, self.n, self.release, self.window, self.model_steps, self.dt, self.fem_substeps
         );
         out.push_str(&format!(
-            "  FEM {} law, E = {} Pa, nu = {}: first mode {:.6e} Hz; release: {}\n",
+            "  FEM {} law, E = {} Pa, nu = {}{}: first mode {:.6e} Hz; release: {}\n",
             self.material,
             pbdfit_mesh::display::number(self.young),
             pbdfit_mesh::display::number(self.poisson),
+            if self.fem_damping > 0.0 { format!(", damping ratio {}", self.fem_damping) } else { String::new() },
             self.modal_frequency,
             describe(&self.fem)
         ));
         out.push_str(&format!(
-            "  model {} ({}{}), nit = {}, damping {}: release: {}\n",
+            "  model {} ({}{}), nit = {}, velocity damping {}: release: {}\n",
             self.model,
             parameters.join(", "),
             match (&self.motion_fit, self.fitted) {
@@ -684,7 +959,7 @@ impl MotionReport {
                 (None, false) => "",
             },
             self.nit,
-            self.damping,
+            pbdfit_mesh::display::number(self.damping),
             describe(&self.model_measures)
         ));
         if let (Some(f), Some(g)) = (self.model_measures.frequency, self.fem.frequency) {
@@ -694,6 +969,16 @@ impl MotionReport {
             "  rest-state error {:.4e}, trajectory error {:.4e} (vertex {} tracked)\n",
             self.rest_error, self.trajectory_error, self.tracked_vertex
         ));
+        if let Some(d) = &self.damping_fit {
+            out.push_str(&format!(
+                "  damping fit ({} releases, {} from {}): FEM damping ratio {:.4e}; {}\n",
+                d.evaluations,
+                d.knob,
+                pbdfit_mesh::display::number(d.start),
+                d.target_ratio,
+                d.verdict
+            ));
+        }
         if let Some(m) = &self.motion_fit {
             let start: Vec<String> =
                 m.start.iter().map(|(k, v)| format!("{k} = {}", pbdfit_mesh::display::number(*v))).collect();

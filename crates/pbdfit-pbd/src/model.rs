@@ -133,6 +133,9 @@ pub struct SettingSpec {
     pub maximum_open: bool,
     /// Whether only whole numbers are allowed (iteration counts).
     pub integer: bool,
+    /// Whether this is the engine's damping: the knob a motion fit's damping search turns
+    /// (`pbdfit motion --fit-damping`); at most one per model.
+    pub damps: bool,
 }
 
 impl SettingSpec {
@@ -147,6 +150,7 @@ impl SettingSpec {
             maximum: 1.0,
             maximum_open: false,
             integer: false,
+            damps: false,
         }
     }
 
@@ -161,6 +165,7 @@ impl SettingSpec {
             maximum: 1000.0,
             maximum_open: false,
             integer: true,
+            damps: false,
         }
     }
 
@@ -310,6 +315,11 @@ impl ModelKind {
     /// The settings' specs, in order.
     pub fn setting_specs(self) -> &'static [SettingSpec] {
         self.def.settings
+    }
+
+    /// The engine's damping setting, where it has one ([`SettingSpec::damps`]), and its value.
+    pub fn damping_setting(self) -> Option<(&'static SettingSpec, f64)> {
+        self.def.settings.iter().zip(self.settings).find(|(s, _)| s.damps)
     }
 
     /// `(name, value)` of every setting, in order.
@@ -694,7 +704,11 @@ mod tests {
                 assert!((p.default_box.0..=p.default_box.1).contains(v), "{kind}: example {} = {v}", p.name);
             }
             assert!(SimParams::new(0.01, 1, kind.example()).validate().is_ok(), "{kind}");
+            assert!(kind.setting_specs().iter().filter(|s| s.damps).count() <= 1, "{kind}: one damping setting");
         }
+        assert_eq!(ModelKind::JOLT.damping_setting().map(|(s, v)| (s.name, v)), Some(("linear_damping", 0.1)));
+        assert_eq!(ModelKind::NEWTON_XPBD.damping_setting().map(|(s, v)| (s.name, v)), Some(("k_damp", 0.0)));
+        assert!(ModelKind::XPBD.damping_setting().is_none() && ModelKind::GENESIS_PBD.damping_setting().is_none());
         let e = "pbx".parse::<ModelKind>().unwrap_err().to_string();
         let names: Vec<&str> = ModelKind::all().iter().map(|k| k.name()).collect();
         assert!(e.contains("pbx") && e.contains(&names.join(", ")), "every registered model is listed: {e}");

@@ -3,7 +3,8 @@
 //! or at the rest-state fit's (`--fit`).
 
 use clap::Args;
-use pbdfit_mesh::MassModel;
+use pbdfit_mesh::vtk::{PointData, write_pvd, write_vtu};
+use pbdfit_mesh::{MassModel, Vec3};
 
 use pbdfit_fit::{MotionKeywords, Spelling};
 
@@ -44,6 +45,15 @@ pub struct MotionArgs {
     /// PBD models' velocity damping per step in [0, 1).
     #[arg(long, default_value_t = 0.0)]
     damping: f64,
+    /// The FEM body's damping ratio in its first mode, in [0, 1) (mass-proportional Rayleigh damping,
+    /// the form of an engine's linear damping); 0: the reference does not damp.
+    #[arg(long, default_value_t = 0.0)]
+    fem_damping: f64,
+    /// Search the model's damping knob for the FEM's decay (needs --fem-damping): the engine's damping
+    /// setting (Jolt's linear_damping, Newton's k_damp), else --damping; says so where the model's numerical
+    /// damping alone is already too much.
+    #[arg(long)]
+    fit_damping: bool,
     /// The window in periods of the FEM's first mode.
     #[arg(long, default_value_t = pbdfit_fit::DEFAULT_PERIODS)]
     periods: f64,
@@ -60,6 +70,14 @@ pub struct MotionArgs {
     /// Print one JSON object (with both tracks over time) instead of a summary.
     #[arg(long)]
     json: bool,
+    /// Also write both bodies side by side, FEM then model, at every --frame-every-th sample as a VTK time
+    /// series into this folder (motion-*.vtu and motion.pvd, for ParaView; point data displacement and
+    /// body: 0 FEM, 1 model).
+    #[arg(long, value_name = "DIR")]
+    frames: Option<std::path::PathBuf>,
+    /// With --frames: write every K-th sample (model step).
+    #[arg(long, default_value_t = 1, value_name = "K")]
+    frame_every: usize,
     /// Also draw the tracked vertex over time, FEM against model, to this PNG (and an SVG beside it).
     #[arg(long, value_name = "OUT.png")]
     figure: Option<std::path::PathBuf>,
@@ -83,6 +101,8 @@ pub fn run(args: MotionArgs) -> CliResult {
         dt: Some(args.simulation.dt),
         nit: Some(args.simulation.nit),
         damping: Some(args.damping),
+        fem_damping: Some(args.fem_damping),
+        fit_damping: args.fit_damping,
         periods: Some(args.periods),
         release: Some(args.release.clone()),
     };
@@ -98,7 +118,25 @@ pub fn run(args: MotionArgs) -> CliResult {
         None => None,
     };
     let prepared = job.prepare(Spelling::Flag).map_err(crate::fit::job_error)?;
-    let report = prepared.run(Spelling::Flag).map_err(crate::fit::job_error)?;
+    if args.frame_every == 0 {
+        return Err(CliError::Input("--frame-every must be at least 1".to_string()));
+    }
+    let report = match &args.frames {
+        None => prepared.run(Spelling::Flag),
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| CliError::Input(format!("--frames: cannot create {}: {e}", dir.display())))?;
+            let body = prepared.body().clone();
+            let mut writer = SideBySide::new(&body, dir, args.frame_every);
+            let report = prepared.run_with_frames(Spelling::Flag, &mut |t, fem, model| writer.frame(t, fem, model));
+            // The frames written so far are kept and listed, whatever stopped the run.
+            let pvd = dir.join("motion.pvd");
+            write_pvd(&pvd, &writer.written).map_err(|e| CliError::Input(format!("--frames: {e}")))?;
+            eprintln!("pbdfit: wrote {} frames and {}", writer.written.len(), pvd.display());
+            report
+        }
+    }
+    .map_err(crate::fit::job_error)?;
     if let Some((dir, stem)) = figure {
         std::fs::create_dir_all(&dir)
             .map_err(|e| CliError::Input(format!("--figure: cannot create {}: {e}", dir.display())))?;
@@ -134,4 +172,54 @@ pub fn run(args: MotionArgs) -> CliResult {
         print!("{}", report.text());
     }
     Ok(())
+}
+
+/// The frames of `--frames`: both bodies in one mesh, the model's copy beside the FEM's along the axis
+/// gravity has least of, 1.5 body widths apart.
+struct SideBySide<'a> {
+    body: &'a pbdfit_mesh::Body,
+    dir: &'a std::path::Path,
+    every: usize,
+    offset: Vec3,
+    tets: Vec<pbdfit_mesh::Tet>,
+    sample: usize,
+    written: Vec<(f64, String)>,
+}
+
+impl<'a> SideBySide<'a> {
+    fn new(body: &'a pbdfit_mesh::Body, dir: &'a std::path::Path, every: usize) -> Self {
+        let vertices = body.mesh.vertices();
+        let g = body.gravity;
+        let axis = (0..3).min_by(|&a, &b| g[a].abs().total_cmp(&g[b].abs())).unwrap_or(0);
+        let (lo, hi) =
+            vertices.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| (lo.min(p[axis]), hi.max(p[axis])));
+        let mut offset = Vec3::zeros();
+        offset[axis] = 1.5 * (hi - lo).max(1e-3);
+        let count = vertices.len();
+        let tets =
+            body.mesh.tets().iter().copied().chain(body.mesh.tets().iter().map(|t| t.map(|v| v + count))).collect();
+        SideBySide { body, dir, every, offset, tets, sample: 0, written: Vec::new() }
+    }
+
+    fn frame(&mut self, t: f64, fem: &[Vec3], model: &[Vec3]) -> Result<(), String> {
+        let sample = self.sample;
+        self.sample += 1;
+        if !sample.is_multiple_of(self.every) {
+            return Ok(());
+        }
+        let vertices = self.body.mesh.vertices();
+        let points: Vec<Vec3> = vertices.iter().copied().chain(vertices.iter().map(|p| p + self.offset)).collect();
+        let displacement: Vec<Vec3> = fem.iter().chain(model).copied().collect();
+        let which: Vec<f64> = (0..points.len()).map(|i| if i < vertices.len() { 0.0 } else { 1.0 }).collect();
+        let name = format!("motion-{sample:06}.vtu");
+        write_vtu(
+            &self.dir.join(&name),
+            &points,
+            &self.tets,
+            &[("displacement", PointData::Vectors(displacement)), ("body", PointData::Scalars(which))],
+        )
+        .map_err(|e| format!("--frames: {e}"))?;
+        self.written.push((t, name));
+        Ok(())
+    }
 }

@@ -29,6 +29,7 @@ const SETTINGS: [SettingSpec; 2] = [
         maximum: 1e6,
         maximum_open: false,
         integer: false,
+        damps: true,
     },
     SettingSpec {
         name: "gravity_factor",
@@ -39,6 +40,7 @@ const SETTINGS: [SettingSpec; 2] = [
         maximum: 1e3,
         maximum_open: false,
         integer: false,
+        damps: false,
     },
 ];
 

@@ -31,6 +31,7 @@ const SETTINGS: [SettingSpec; 2] = [
         maximum: 1.0,
         maximum_open: false,
         integer: false,
+        damps: false,
     },
     SettingSpec {
         name: "k_damp",
@@ -41,6 +42,7 @@ const SETTINGS: [SettingSpec; 2] = [
         maximum: 1e3,
         maximum_open: false,
         integer: false,
+        damps: true,
     },
 ];
 
