@@ -221,6 +221,8 @@ def motion(
     release: str = "gravity",
     mass_model: Optional[str] = None,
     fix_orientation: bool = False,
+    fem_damping: float = 0.0,
+    fit_damping: bool = False,
 ) -> Dict[str, Any]:
     """The release test, as ``pbdfit motion`` runs it (every option of the command line is a keyword here; a
     test compares the lists): the body at rest, gravity switched on, the FEM (Newmark, no numerical damping)
@@ -232,6 +234,9 @@ def motion(
     ``params`` gives every model parameter by name, or ``fit=True`` fits them to the rest state first;
     ``release="unload"`` starts each body at its loaded rest state and switches the load off instead;
     ``fit_motion=True`` fits the parameters to the trajectory from there (``motion_fit`` says where it started).
+    ``fem_damping`` gives the FEM body that damping ratio in its first mode (mass-proportional Rayleigh);
+    ``fit_damping=True`` then searches the model's damping knob (the engine's damping setting, else
+    ``damping``) for the FEM's decay, and ``damping_fit`` gives the value or says why none will do.
     """
     keywords: Dict[str, Any] = dict(
         scene=_source(scene),
@@ -251,6 +256,8 @@ def motion(
         release=release,
         mass_model=mass_model,
         fix_orientation=bool(fix_orientation),
+        fem_damping=_number("fem_damping", fem_damping),
+        fit_damping=bool(fit_damping),
     )
     r = json.loads(_native.motion(json.dumps({k: v for k, v in keywords.items() if v is not None})))
     for key in ("times", "fem_track", "model_track"):

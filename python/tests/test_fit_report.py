@@ -220,15 +220,17 @@ def test_modes_reports_equal_the_cli_field_for_field():
 
 
 def test_every_motion_option_is_a_python_keyword():
-    """Less `--figure`, an output of the command line (Python returns the tracks as arrays)."""
+    """Less `--figure` and `--frames`, files the command line writes (Python returns the tracks as arrays)."""
     native = set(_native.motion_keywords())
-    assert cli_options("motion") - {"figure"} == native
+    assert cli_options("motion") - {"figure", "frames", "frame_every"} == native
     assert set(inspect.signature(pbdfit.motion).parameters) == native
 
 
 def test_motion_reports_equal_the_cli_field_for_field():
-    py = pbdfit.motion("gravity-wall", n=2, model="xpbd", nit=4, fit=True)
-    cli = cli_json("motion", "--scene", "gravity-wall", "--n", "2", "--model", "xpbd", "--nit", "4", "--fit")
+    py = pbdfit.motion("gravity-wall", n=2, model="jolt", nit=4, fit=True, fem_damping=0.05, fit_damping=True)
+    cli = cli_json("motion", "--scene", "gravity-wall", "--n", "2", "--model", "jolt", "--nit", "4", "--fit",
+                   "--fem-damping", "0.05", "--fit-damping")
+    assert py["damping_fit"]["knob"] == "linear_damping"
     arrays = ("times", "fem_track", "model_track")
     assert {k: v for k, v in py.items() if k not in ("seconds",) + arrays} == {
         k: v for k, v in cli.items() if k not in ("seconds",) + arrays}
