@@ -34,7 +34,8 @@ pub enum ResultsError {
 }
 
 impl ResultsError {
-    pub(crate) fn io(action: &'static str, path: &std::path::Path, source: std::io::Error) -> Self {
+    /// An [`ResultsError::Io`] of `path` (`action`: `cannot read`, `cannot write`, ...).
+    pub fn io(action: &'static str, path: &std::path::Path, source: std::io::Error) -> Self {
         Self::Io { action, path: path.to_path_buf(), source }
     }
 }

@@ -156,6 +156,7 @@ impl TableDef {
             reference: pbdfit_fit::ReferenceOverrides::from_table(&file.reference.clone().unwrap_or_default())
                 .map_err(|e| bad("reference", e.to_string()))?,
             precision: Precision::F64,
+            motion: None,
         };
         study.check_reference().map_err(|e| bad("reference", e.to_string()))?;
         Ok(Self { name: file.name, description: file.description, origin: origin.to_string(), axes, study })

@@ -91,6 +91,9 @@ pub fn run_with_progress(
         summary.threads,
         out.display()
     );
+    if study.motion.is_some() {
+        println!("  motion: the release test at every fit in {}", prepared.motion_file().display());
+    }
     if summary.at_bound > 0 || summary.failed > 0 {
         // Whether those counts are normal (issue 38: "214 at the edge of the box" with no word).
         println!(

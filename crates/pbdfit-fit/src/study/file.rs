@@ -45,6 +45,8 @@ struct StudyFile {
     reference: Option<ReferenceTable>,
     /// `f64` (default) or `f32`: the arithmetic of the model's rest states.
     precision: Option<String>,
+    /// The motion pass after the fits (`study::motion`).
+    motion: Option<super::motion::MotionDef>,
 }
 
 /// A study or table file's model: its name (`model = "xpbd"`, settings in brackets as results write
@@ -282,6 +284,8 @@ pub struct Study {
     pub reference: ReferenceOverrides,
     /// The arithmetic of the model's rest states (`precision = "f32"`: the reference library's).
     pub precision: Precision,
+    /// The release test at every fit after the fits (`[motion]`; none: no motion pass).
+    pub motion: Option<super::motion::MotionPass>,
 }
 
 impl Study {
@@ -488,8 +492,10 @@ impl Study {
             model_folder: file.models.is_some(),
             reference,
             precision,
+            motion: file.motion.as_ref().map(|m| m.pass()).transpose().map_err(|(entry, m)| bad(&entry, m))?,
         };
         study.check_reference().map_err(|e| bad("reference", e.to_string()))?;
+        study.check_motion().map_err(|(entry, m)| bad(&entry, m))?;
         Ok(study)
     }
 

@@ -132,9 +132,10 @@ impl StudyKeywords {
 }
 
 impl PreparedStudy {
-    /// Runs (or resumes) the study's fits on the current thread pool: `cancel`, when set by another
-    /// thread or by `observer`, starts no further fit (those in flight are written; the run returns
-    /// [`FitError::Interrupted`] and a later run resumes).
+    /// Runs (or resumes) the study's fits on the current thread pool, then its motion pass where it has
+    /// one (`[motion]`: [`Self::run_motion`]): `cancel`, when set by another thread or by `observer`, starts
+    /// no further fit (those in flight are written; the run returns [`FitError::Interrupted`] and a later
+    /// run resumes).
     pub fn run(
         &self,
         backend: &dyn RestStateBackend,
@@ -142,7 +143,16 @@ impl PreparedStudy {
         observer: &(dyn Fn(&Progress) + Sync),
     ) -> Result<StudySummary, FitError> {
         let options = RunOptions { only: self.only.clone(), cancel };
-        run_study(&self.study, &self.out, &options, backend, &PartCache::new(self.study.reference.clone()), observer)
+        let summary = run_study(
+            &self.study,
+            &self.out,
+            &options,
+            backend,
+            &PartCache::new(self.study.reference.clone()),
+            observer,
+        )?;
+        self.run_motion(observer)?;
+        Ok(summary)
     }
 }
 

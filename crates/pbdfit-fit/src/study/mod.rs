@@ -22,6 +22,7 @@
 pub mod file;
 pub mod folder;
 pub mod job;
+pub mod motion;
 pub mod plan;
 pub mod run;
 pub mod store;
@@ -32,6 +33,7 @@ pub use file::{
 };
 pub use folder::LockedFolder;
 pub use job::{PreparedStudy, StudyJob, StudyKeywords, on_threads};
+pub use motion::{MOTION_FILE, MOTION_FOLDER, MotionPass};
 pub use plan::{FitKey, Plan, matches_filter};
 pub use run::{
     Pending, Progress, RunOptions, Task, TaskFit, finish, group_grids, record_line, resume, run_plan, run_plan_in,

@@ -237,3 +237,88 @@ fn frames_hold_both_bodies_side_by_side() {
         &["--frame-every"],
     );
 }
+
+/// A study with `[motion]` releases every fit after the fits: one row per fit row in
+/// `motion/releases.csv`, each the release test `pbdfit motion` gives at the fitted parameters; run again,
+/// it recomputes nothing (the rows come back as they were, `seconds` included).
+#[test]
+fn a_study_motion_pass_releases_every_fit() {
+    let dir = crate::common::scratch("motion-study");
+    let study = crate::common::Study {
+        name: "released",
+        scenes: &["gravity-wall"],
+        model: Some("xpbd"),
+        n: 2,
+        nit: 4,
+        poisson: ["0.2", "0.3", "0.1"],
+        experiments: "[[experiment]]\nname = \"dt\"\nparameter = \"dt\"\nvalues = [0.005]",
+        ..Default::default()
+    }
+    .toml()
+        + "[motion]\nperiods = 3\n";
+    let file = crate::common::write(&dir, "released.toml", &study);
+    let out = pbdfit(&["study", &file, "--jobs", "2"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("motion/releases.csv"), "{}", stdout(&out));
+    let path = dir.join("results/released/motion/releases.csv");
+    let rows = crate::common::csv_rows(&path);
+    assert_eq!(rows.len(), 4, "2 values of nu x (base, dt = 0.005)");
+    let fits = crate::common::csv_rows(&dir.join("results/released/gravity-wall-dt.csv"));
+    let fit = &fits[0];
+    let row = rows.iter().find(|r| r["experiment"] == "dt" && r["poisson"] == "2e-1").expect("the dt row at nu 0.2");
+    let (alpha_d, alpha_v) = (&fit["alpha_d"], &fit["alpha_v"]);
+    let r = motion(&[
+        "--scene",
+        "gravity-wall",
+        "--n",
+        "2",
+        "--nit",
+        "4",
+        "--dt",
+        "0.005",
+        "--poisson",
+        "0.2",
+        "--model",
+        "xpbd",
+        "--periods",
+        "3",
+        "--param",
+        &format!("alpha_d={alpha_d}"),
+        "--param",
+        &format!("alpha_v={alpha_v}"),
+    ]);
+    let number = |key: &str| row[key].parse::<f64>().unwrap();
+    assert_eq!(number("model_frequency"), r["model_measures"]["frequency"].as_f64().unwrap());
+    assert_eq!(number("fem_damping_ratio"), r["fem"]["damping_ratio"].as_f64().unwrap());
+    assert_eq!(number("trajectory_error"), r["trajectory_error"].as_f64().unwrap());
+    assert_eq!(number("rest_error"), r["rest_error"].as_f64().unwrap());
+    let ratio = number("model_frequency") / number("fem_frequency");
+    assert_eq!(number("frequency_ratio"), ratio);
+    assert!(row["motion_parameters"].is_empty() && row["damping_knob"].is_empty(), "not asked for");
+    let before = std::fs::read(&path).unwrap();
+    let again = pbdfit(&["study", &file, "--jobs", "1"]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(std::fs::read(&path).unwrap(), before, "a complete pass is not computed again");
+}
+
+/// `[motion]` entries are checked when the study file is read, each error naming its entry.
+#[test]
+fn a_study_motion_table_is_checked() {
+    let dir = crate::common::scratch("motion-study-refused");
+    let base = crate::common::Study { name: "m", scenes: &["gravity-wall"], model: Some("xpbd"), ..Default::default() };
+    for (table, words) in [
+        ("[motion]\nfit_damping = true\n", &["motion.fit_damping", "fem_damping"][..]),
+        ("[motion]\nperiods = -1\n", &["motion.periods"][..]),
+        ("[motion]\nrelease = \"drop\"\n", &["motion.release", "unload"][..]),
+        ("[motion]\nwindow = 3\n", &["unknown field", "window"][..]),
+    ] {
+        let file = crate::common::write(&dir, "m.toml", &(base.toml() + table));
+        assert_refused(&["study", &file], words);
+    }
+    let compound = crate::common::Study { scenes: &["gravity"], ..base };
+    let file = crate::common::write(&dir, "c.toml", &(compound.toml() + "[motion]\n"));
+    assert_refused(&["study", &file], &["gravity", "one part"]);
+    let springs = crate::common::Study { model: Some("mass-spring"), ..base };
+    let file = crate::common::write(&dir, "s.toml", &(springs.toml() + "[motion]\n"));
+    assert_refused(&["study", &file], &["mass-spring", "projection"]);
+}

@@ -1,0 +1,334 @@
+//! A study's motion pass (`[motion]` in a study file): after the rest-state fits, the release test
+//! (`pbdfit motion`, [`crate::MotionKeywords`]) at every fitted parameter set, one row per fit row, into
+//! `<results>/motion/releases.csv`: at the stiffness that gives the right sag, how far the model's
+//! frequency and decay are from the FEM's, over the study's dt, nit, N and E. With `fit_motion` it also
+//! fits the parameters to the motion and records what that gains in trajectory and costs in sag; with
+//! `fit_damping`, the damping setting that matches the FEM's decay (or why none does).
+//!
+//! The pass reads the fits from the results files, as any reader of results does, and is resumable: a
+//! row written is not computed again; when the pass completes the file is rewritten sorted, so it does
+//! not depend on thread timing (apart from the `seconds` column).
+//!
+//! ```toml
+//! [motion]
+//! periods = 5          # the window, in periods of the FEM's first mode
+//! release = "gravity"  # or "unload"
+//! fem_damping = 0.0    # the FEM's first-mode damping ratio (mass-proportional Rayleigh)
+//! fit_motion = false   # also fit the parameters to the trajectory
+//! fit_damping = false  # also search the damping setting (needs fem_damping > 0)
+//! ```
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use rayon::prelude::*;
+use serde::Deserialize;
+
+use super::{PreparedStudy, Progress, Study};
+use crate::{FitError, MotionKeywords, MotionReport, Release, Spelling};
+
+/// The folder under a study's results that holds its motion pass.
+pub const MOTION_FOLDER: &str = "motion";
+/// The motion pass's results file, in [`MOTION_FOLDER`].
+pub const MOTION_FILE: &str = "releases.csv";
+
+/// A study file's `[motion]` table.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MotionDef {
+    periods: Option<f64>,
+    release: Option<String>,
+    fem_damping: Option<f64>,
+    #[serde(default)]
+    fit_motion: bool,
+    #[serde(default)]
+    fit_damping: bool,
+}
+
+/// A study's motion pass, checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MotionPass {
+    /// The window in periods of the FEM's first mode.
+    pub periods: f64,
+    /// How the bodies are released.
+    pub release: Release,
+    /// The FEM's first-mode damping ratio.
+    pub fem_damping: f64,
+    /// Also fit the parameters to the motion.
+    pub fit_motion: bool,
+    /// Also search the damping setting.
+    pub fit_damping: bool,
+}
+
+impl MotionDef {
+    /// The pass, checked (each message names the entry).
+    pub(crate) fn pass(&self) -> Result<MotionPass, (String, String)> {
+        let periods = self.periods.unwrap_or(crate::DEFAULT_PERIODS);
+        if !(periods.is_finite() && periods > 0.0) {
+            return Err(("motion.periods".into(), format!("{periods}: must be a finite number > 0")));
+        }
+        let release = match self.release.as_deref() {
+            None => Release::Gravity,
+            Some(r) => {
+                Release::parse(r).ok_or(("motion.release".into(), format!("`{r}`: expected gravity or unload")))?
+            }
+        };
+        let fem_damping = self.fem_damping.unwrap_or(0.0);
+        if !(0.0..1.0).contains(&fem_damping) {
+            return Err(("motion.fem_damping".into(), format!("{fem_damping}: a damping ratio in [0, 1)")));
+        }
+        if self.fit_damping && fem_damping == 0.0 {
+            return Err(("motion.fit_damping".into(), "needs fem_damping > 0: the FEM's decay is the target".into()));
+        }
+        Ok(MotionPass { periods, release, fem_damping, fit_motion: self.fit_motion, fit_damping: self.fit_damping })
+    }
+}
+
+/// The columns of `releases.csv`.
+const COLUMNS: [&str; 24] = [
+    "scene",
+    "experiment",
+    "value",
+    "young",
+    "poisson",
+    "dt",
+    "n",
+    "nit",
+    "model",
+    "parameters",
+    "rest_error",
+    "fem_frequency",
+    "model_frequency",
+    "frequency_ratio",
+    "fem_damping_ratio",
+    "model_damping_ratio",
+    "trajectory_error",
+    "motion_parameters",
+    "motion_trajectory_error",
+    "motion_rest_error",
+    "damping_knob",
+    "damping_value",
+    "damping_reached",
+    "seconds",
+];
+
+/// One fit row's release: its key columns and the measures.
+fn row(
+    record: &pbdfit_results::FitRecord,
+    at_sag: &MotionReport,
+    motion: Option<&MotionReport>,
+    damped: Option<&MotionReport>,
+    seconds: f64,
+) -> Vec<String> {
+    let number = |x: f64| if x.is_finite() { format!("{x:e}") } else { x.to_string() };
+    let optional = |x: Option<f64>| x.map_or(String::new(), number);
+    let named = |p: &[(String, f64)]| p.iter().map(|(k, v)| format!("{k}={v:e}")).collect::<Vec<_>>().join(";");
+    let ratio = match (at_sag.model_measures.frequency, at_sag.fem.frequency) {
+        (Some(m), Some(f)) => Some(m / f),
+        _ => None,
+    };
+    let damping = damped.and_then(|r| r.damping_fit.as_ref());
+    vec![
+        record.scene.clone(),
+        record.experiment.clone(),
+        optional(record.value),
+        number(record.young),
+        number(record.poisson),
+        number(record.dt),
+        record.n.to_string(),
+        record.nit.to_string(),
+        record.model.clone(),
+        named(&at_sag.parameters),
+        number(at_sag.rest_error),
+        optional(at_sag.fem.frequency),
+        optional(at_sag.model_measures.frequency),
+        optional(ratio),
+        optional(at_sag.fem.damping_ratio),
+        optional(at_sag.model_measures.damping_ratio),
+        number(at_sag.trajectory_error),
+        motion.map_or(String::new(), |m| named(&m.parameters)),
+        optional(motion.map(|m| m.trajectory_error)),
+        optional(motion.map(|m| m.rest_error)),
+        damping.map_or(String::new(), |d| d.knob.clone()),
+        damping.map_or(String::new(), |d| number(d.value)),
+        damping.map_or(String::new(), |d| d.reached.to_string()),
+        format!("{seconds:.3}"),
+    ]
+}
+
+fn csv_line(fields: &[String]) -> Vec<u8> {
+    let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());
+    w.write_record(fields).expect("in-memory CSV");
+    w.into_inner().expect("in-memory CSV")
+}
+
+/// The identity of a row: scene, experiment, value and nu as written.
+fn key_of(fields: &[String]) -> (String, String, String, String) {
+    (fields[0].clone(), fields[1].clone(), fields[2].clone(), fields[4].clone())
+}
+
+/// The scene as [`MotionKeywords`] takes it: a built-in name, or the file it was read from.
+fn scene_source(study: &Study, name: &str) -> String {
+    if pbdfit_mesh::BUILTIN_SCENES.iter().any(|(n, _)| *n == name) {
+        return name.to_string();
+    }
+    study
+        .scenes
+        .iter()
+        .find(|s| s.name() == name)
+        .and_then(|s| s.scenes().first())
+        .map_or(name.to_string(), |s| s.origin.clone())
+}
+
+impl Study {
+    /// Checks that a motion pass can run on this study: single-part scenes, a model with a projection step.
+    pub(crate) fn check_motion(&self) -> Result<(), (String, String)> {
+        if self.motion.is_none() {
+            return Ok(());
+        }
+        if !self.kind.has_projection() {
+            return Err(("motion".into(), format!("model {}: the release test runs projection models", self.kind)));
+        }
+        if let Some(set) = self.scenes.iter().find(|s| s.is_compound()) {
+            return Err(("motion".into(), format!("scene {}: the release test takes one part at a time", set.name())));
+        }
+        Ok(())
+    }
+}
+
+impl PreparedStudy {
+    /// The motion pass's results file.
+    pub fn motion_file(&self) -> PathBuf {
+        self.out.join(MOTION_FOLDER).join(MOTION_FILE)
+    }
+
+    /// Runs (or resumes) the study's motion pass over the fits in its results files (none without a
+    /// `[motion]` table): returns the rows written in this run. `observer` sees each row as it lands.
+    pub fn run_motion(&self, observer: &(dyn Fn(&Progress) + Sync)) -> Result<usize, FitError> {
+        let Some(pass) = &self.study.motion else { return Ok(0) };
+        let plan = super::Plan::new(&self.study, &self.out, &self.only)?;
+        let mut records = Vec::new();
+        for file in plan.files.iter().filter(|f| f.is_file()) {
+            records.extend(pbdfit_results::read_records(file)?);
+        }
+        let path = self.motion_file();
+        std::fs::create_dir_all(path.parent().expect("in a folder")).map_err(|e| io(&path, e))?;
+        // Rows already written (a resumed pass), less a partial last line.
+        let mut done: Vec<Vec<String>> = Vec::new();
+        if path.is_file() {
+            let mut reader =
+                csv::ReaderBuilder::new().flexible(true).from_path(&path).map_err(|e| csv_error(&path, e))?;
+            for line in reader.records() {
+                match line {
+                    Ok(r) if r.len() == COLUMNS.len() => done.push(r.iter().map(str::to_string).collect()),
+                    _ => break,
+                }
+            }
+        }
+        let written: std::collections::BTreeSet<_> = done.iter().map(|r| key_of(r)).collect();
+        let todo: Vec<_> = records
+            .iter()
+            .filter(|r| r.parameters.iter().all(|(_, v)| v.is_finite()))
+            .filter(|r| {
+                let probe = row_key(r);
+                !written.contains(&probe)
+            })
+            .collect();
+        let mut file = std::fs::File::create(&path).map_err(|e| io(&path, e))?;
+        file.write_all(&csv_line(&COLUMNS.map(str::to_string))).map_err(|e| io(&path, e))?;
+        for r in &done {
+            file.write_all(&csv_line(r)).map_err(|e| io(&path, e))?;
+        }
+        file.flush().map_err(|e| io(&path, e))?;
+        let file = Mutex::new(file);
+        let total = todo.len();
+        let count = std::sync::atomic::AtomicUsize::new(0);
+        let resumed = done.len();
+        let rows: Vec<Vec<String>> = todo
+            .par_iter()
+            .map(|record| -> Result<Vec<String>, FitError> {
+                let start = std::time::Instant::now();
+                let base = MotionKeywords {
+                    scene: scene_source(&self.study, &record.scene),
+                    n: Some(record.n),
+                    mass_model: Some(record.mass_model.clone()),
+                    young: Some(record.young),
+                    poisson: Some(record.poisson),
+                    material: self.study.reference.material().map(|m| m.name().to_string()),
+                    model: Some(record.model.clone()),
+                    params: record.parameters.iter().cloned().collect(),
+                    dt: Some(record.dt),
+                    nit: Some(record.nit),
+                    periods: Some(pass.periods),
+                    release: Some(pass.release.name().to_string()),
+                    fem_damping: Some(pass.fem_damping),
+                    ..Default::default()
+                };
+                let release = |job: MotionKeywords| -> Result<MotionReport, FitError> {
+                    job.prepare(Spelling::Keyword).and_then(|p| p.run(Spelling::Keyword)).map_err(|e| {
+                        FitError::Release {
+                            what: format!("{} {} nu = {}", record.scene, record.experiment, record.poisson),
+                            message: e.to_string(),
+                        }
+                    })
+                };
+                let at_sag = release(base.clone())?;
+                let motion = if pass.fit_motion {
+                    Some(release(MotionKeywords { fit_motion: true, ..base.clone() })?)
+                } else {
+                    None
+                };
+                let damped =
+                    if pass.fit_damping { Some(release(MotionKeywords { fit_damping: true, ..base })?) } else { None };
+                let fields = row(record, &at_sag, motion.as_ref(), damped.as_ref(), start.elapsed().as_secs_f64());
+                let mut f = file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                f.write_all(&csv_line(&fields)).and_then(|()| f.flush()).map_err(|e| io(&path, e))?;
+                drop(f);
+                let done = count.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                observer(&Progress {
+                    done,
+                    total,
+                    resumed,
+                    message: format!("release {} {} nu = {}", record.scene, record.experiment, record.poisson),
+                    notice: false,
+                });
+                Ok(fields)
+            })
+            .collect::<Result<_, _>>()?;
+        // Complete: rewritten sorted by (scene, experiment, value, nu), as the fits' files are.
+        let mut all: Vec<Vec<String>> = done.into_iter().chain(rows).collect();
+        let num = |s: &str| s.parse::<f64>().unwrap_or(f64::NEG_INFINITY);
+        all.sort_by(|a, b| {
+            (&a[0], &a[1])
+                .cmp(&(&b[0], &b[1]))
+                .then(num(&a[2]).total_cmp(&num(&b[2])))
+                .then(num(&a[4]).total_cmp(&num(&b[4])))
+        });
+        let mut text = csv_line(&COLUMNS.map(str::to_string));
+        for r in &all {
+            text.extend(csv_line(r));
+        }
+        std::fs::write(&path, text).map_err(|e| io(&path, e))?;
+        Ok(total)
+    }
+}
+
+/// The key a record's row will have.
+fn row_key(record: &pbdfit_results::FitRecord) -> (String, String, String, String) {
+    let number = |x: f64| format!("{x:e}");
+    (
+        record.scene.clone(),
+        record.experiment.clone(),
+        record.value.map_or(String::new(), number),
+        number(record.poisson),
+    )
+}
+
+fn io(path: &Path, e: std::io::Error) -> FitError {
+    FitError::Results(pbdfit_results::ResultsError::io("cannot write", path, e))
+}
+
+fn csv_error(path: &Path, e: csv::Error) -> FitError {
+    FitError::Results(pbdfit_results::ResultsError::Format { path: path.to_path_buf(), row: 0, message: e.to_string() })
+}
