@@ -77,8 +77,8 @@ pub use measured::{
 };
 pub use modes_job::{DEFAULT_MODE_COUNT, ModeReport, ModesKeywords, ModesReport, ModesSetup, PreparedModes};
 pub use motion_job::{
-    DEFAULT_PERIODS, FEM_STEPS_PER_PERIOD, MAX_FEM_STEPS, MAX_MODEL_STEPS, MotionFit, MotionKeywords, MotionMeasures,
-    MotionReport, PreparedMotion, Release, measure,
+    DEFAULT_PERIODS, DampingFit, FEM_STEPS_PER_PERIOD, FrameSink, MAX_FEM_STEPS, MAX_MODEL_STEPS, MotionFit,
+    MotionKeywords, MotionMeasures, MotionReport, PreparedMotion, Release, measure,
 };
 pub use pattern_search::{GOLDEN_RATIO, PatternSearch, SearchStep};
 pub use pbdfit_fem::ReferenceOverrides;

@@ -258,6 +258,12 @@ impl DampingKnob {
     }
 }
 
+/// The signal along the tracked direction of fields about a centre (module doc).
+type Along<'a> = dyn Fn(&[Vec<Vec3>], &[Vec3]) -> Vec<f64> + 'a;
+
+/// What receives each sample of a release: its time (s), the FEM's displacement field and the model's (m).
+pub type FrameSink<'a> = dyn FnMut(f64, &[Vec3], &[Vec3]) -> Result<(), String> + 'a;
+
 /// A model's release: its loaded rest state where asked, and its displacement field at every model step.
 type ModelRelease = (Option<Vec<Vec3>>, Vec<Vec<Vec3>>);
 
@@ -627,7 +633,7 @@ impl PreparedMotion {
         values: &[f64],
         fem: &MotionMeasures,
         centre: &dyn Fn(&[Vec3]) -> Vec<Vec3>,
-        along: &dyn Fn(&[Vec<Vec3>], &[Vec3]) -> Vec<f64>,
+        along: &Along<'_>,
         times: &[f64],
     ) -> Result<DampingFit, FitJobError> {
         let input = FitJobError::Input;
@@ -736,11 +742,7 @@ impl PreparedMotion {
 
     /// [`Self::run`], handing every sample of the final release to `frames`: its time (s), the FEM's
     /// displacement field and the model's (m), in order; an error from `frames` stops the job with it.
-    pub fn run_with_frames(
-        self,
-        spelling: Spelling,
-        frames: &mut dyn FnMut(f64, &[Vec3], &[Vec3]) -> Result<(), String>,
-    ) -> Result<MotionReport, FitJobError> {
+    pub fn run_with_frames(self, spelling: Spelling, frames: &mut FrameSink) -> Result<MotionReport, FitJobError> {
         let start = std::time::Instant::now();
         let input = FitJobError::Input;
         let (start_values, fitted) = self.parameters(spelling)?;

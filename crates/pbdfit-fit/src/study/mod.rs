@@ -33,7 +33,7 @@ pub use file::{
 };
 pub use folder::LockedFolder;
 pub use job::{PreparedStudy, StudyJob, StudyKeywords, on_threads};
-pub use motion::{MOTION_FILE, MOTION_FOLDER, MotionPass};
+pub use motion::{MOTION_FILE, MOTION_FOLDER, MotionPass, run_motion_pass};
 pub use plan::{FitKey, Plan, matches_filter};
 pub use run::{
     Pending, Progress, RunOptions, Task, TaskFit, finish, group_grids, record_line, resume, run_plan, run_plan_in,

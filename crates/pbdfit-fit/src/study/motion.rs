@@ -206,13 +206,27 @@ impl PreparedStudy {
     /// Runs (or resumes) the study's motion pass over the fits in its results files (none without a
     /// `[motion]` table): returns the rows written in this run. `observer` sees each row as it lands.
     pub fn run_motion(&self, observer: &(dyn Fn(&Progress) + Sync)) -> Result<usize, FitError> {
-        let Some(pass) = &self.study.motion else { return Ok(0) };
         let plan = super::Plan::new(&self.study, &self.out, &self.only)?;
+        run_motion_pass(&self.study, &self.out, &plan.files, observer)
+    }
+}
+
+/// The motion pass of `study` (none without `[motion]`) over the fits in `files` (its plan's results
+/// files), into `out`'s [`MOTION_FOLDER`]; [`PreparedStudy::run_motion`], and a distributed run's driver
+/// after its fits.
+pub fn run_motion_pass(
+    study: &Study,
+    out: &Path,
+    files: &[PathBuf],
+    observer: &(dyn Fn(&Progress) + Sync),
+) -> Result<usize, FitError> {
+    {
+        let Some(pass) = &study.motion else { return Ok(0) };
         let mut records = Vec::new();
-        for file in plan.files.iter().filter(|f| f.is_file()) {
+        for file in files.iter().filter(|f| f.is_file()) {
             records.extend(pbdfit_results::read_records(file)?);
         }
-        let path = self.motion_file();
+        let path = out.join(MOTION_FOLDER).join(MOTION_FILE);
         std::fs::create_dir_all(path.parent().expect("in a folder")).map_err(|e| io(&path, e))?;
         // Rows already written (a resumed pass), less a partial last line.
         let mut done: Vec<Vec<String>> = Vec::new();
@@ -250,12 +264,12 @@ impl PreparedStudy {
             .map(|record| -> Result<Vec<String>, FitError> {
                 let start = std::time::Instant::now();
                 let base = MotionKeywords {
-                    scene: scene_source(&self.study, &record.scene),
+                    scene: scene_source(study, &record.scene),
                     n: Some(record.n),
                     mass_model: Some(record.mass_model.clone()),
                     young: Some(record.young),
                     poisson: Some(record.poisson),
-                    material: self.study.reference.material().map(|m| m.name().to_string()),
+                    material: study.reference.material().map(|m| m.name().to_string()),
                     model: Some(record.model.clone()),
                     params: record.parameters.iter().cloned().collect(),
                     dt: Some(record.dt),
