@@ -71,7 +71,11 @@ def assert_same_files(local: Path, dask: Path):
     assert names == sorted(p.name for p in dask.iterdir() if not p.name.startswith("."))
     for name in names:
         a, b = local / name, dask / name
-        if name == "table.json" or name == "table.csv":
+        if name == "motion":
+            # A study's motion pass (its `[motion]` table): one file, equal but the `seconds` column.
+            assert [p.name for p in a.iterdir()] == [p.name for p in b.iterdir()] == ["releases.csv"]
+            assert without_seconds(a / "releases.csv") == without_seconds(b / "releases.csv")
+        elif name == "table.json" or name == "table.csv":
             assert a.read_bytes() == b.read_bytes(), name
         elif name.endswith(".csv"):
             assert without_seconds(a) == without_seconds(b), name
@@ -110,6 +114,17 @@ def test_a_study_on_two_worker_processes_equals_the_local_run(tmp_path, client):
     summary = pbdfit.study(path, progress=False, out=tmp_path / "dask", client=client)
     assert summary["fits"] == local["fits"] == 18
     assert summary["files"] == local["files"]
+    assert_same_files(tmp_path / "local", tmp_path / "dask")
+
+
+def test_a_study_motion_pass_runs_after_the_cluster_fits(tmp_path, client):
+    """A study with `[motion]`: the driver releases every fit the workers wrote, as a local run does."""
+    path = write(tmp_path, "st.toml", STUDY + "[motion]\nperiods = 2\n")
+    options = dict(only="gravity-wall/nit")
+    pbdfit.study(path, jobs=1, progress=False, out=tmp_path / "local", **options)
+    pbdfit.study(path, progress=False, out=tmp_path / "dask", client=client, **options)
+    releases = without_seconds(tmp_path / "dask" / "motion" / "releases.csv")
+    assert len(releases) == 1 + 6, "a row per fit row: 3 nu x nit in {1, 2}"
     assert_same_files(tmp_path / "local", tmp_path / "dask")
 
 
