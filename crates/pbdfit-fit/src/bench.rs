@@ -123,3 +123,102 @@ pub fn bench_fit_report(rows: &[FitBenchRow]) -> String {
     );
     out
 }
+
+/// The motion benchmark's scene: the cantilever, whose release rings in its first (bending) mode.
+pub const MOTION_BENCH_SCENE: &str = "gravity-wall";
+/// Young's modulus of the motion benchmark (Pa).
+pub const MOTION_BENCH_YOUNG: f64 = 1e3;
+
+/// One motion fit of `pbdfit bench motion`.
+#[derive(Debug, Clone)]
+pub struct MotionBenchRow {
+    /// The model.
+    pub model: ModelKind,
+    /// Mesh resolution.
+    pub n: usize,
+    /// The whole job's wall time (s): the rest-state fit, the FEM's release, the motion fit's releases.
+    pub seconds: f64,
+    /// Releases the motion fit simulated.
+    pub releases: usize,
+    /// Its trajectory error, from the rest-state fit's to the motion fit's.
+    pub trajectory_error: (f64, f64),
+    /// One release test at the fitted parameters, alone (s): FEM and model, no fit.
+    pub release_seconds: f64,
+}
+
+/// `pbdfit motion --fit --fit-motion` for each model at each resolution on [`MOTION_BENCH_SCENE`] (E =
+/// [`MOTION_BENCH_YOUNG`], nu = 0.3, dt = 0.01 s, nit = 10, five periods), beside one release at the fitted
+/// parameters: what a motion fit costs (issue "Motion": at most 10 s at N = 2 on the project's 2 cores).
+pub fn bench_motion(models: &[ModelKind], resolutions: &[usize]) -> Result<Vec<MotionBenchRow>, FitJobError> {
+    let mut rows = Vec::new();
+    for &n in resolutions {
+        for &model in models {
+            let job = crate::MotionKeywords {
+                scene: MOTION_BENCH_SCENE.into(),
+                n: Some(n),
+                young: Some(MOTION_BENCH_YOUNG),
+                poisson: Some(FIT_BENCH_POISSON),
+                model: Some(model.spec()),
+                dt: Some(FIT_BENCH_DT),
+                nit: Some(FIT_BENCH_NIT),
+                fit: true,
+                fit_motion: true,
+                ..Default::default()
+            };
+            let start = Instant::now();
+            let report = job.clone().prepare(Spelling::Flag)?.run(Spelling::Flag)?;
+            let seconds = start.elapsed().as_secs_f64();
+            let fit = report.motion_fit.as_ref().ok_or_else(|| FitJobError::Internal("no motion fit".into()))?;
+            let once = crate::MotionKeywords {
+                fit: false,
+                fit_motion: false,
+                params: report.parameters.iter().cloned().collect(),
+                ..job
+            };
+            let start = Instant::now();
+            once.prepare(Spelling::Flag)?.run(Spelling::Flag)?;
+            rows.push(MotionBenchRow {
+                model,
+                n,
+                seconds,
+                releases: fit.evaluations,
+                trajectory_error: (fit.start_trajectory_error, report.trajectory_error),
+                release_seconds: start.elapsed().as_secs_f64(),
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// The motion benchmark as the command prints it.
+pub fn bench_motion_report(rows: &[MotionBenchRow]) -> String {
+    use pbdfit_mesh::display::{number, scientific};
+    let mut out = format!(
+        "motion fits on {MOTION_BENCH_SCENE}, E = {} Pa, nu = {FIT_BENCH_POISSON}, dt = {FIT_BENCH_DT} s, nit = \
+         {FIT_BENCH_NIT}, gravity release over 5 periods (pbdfit motion --fit --fit-motion)\n",
+        number(MOTION_BENCH_YOUNG)
+    );
+    out.push_str(&format!(
+        "{:>12} {:>3} {:>9} {:>9} {:>23} {:>12} {:>15}\n",
+        "model", "N", "job (s)", "releases", "trajectory error", "release (s)", "job / release"
+    ));
+    for r in rows {
+        out.push_str(&format!(
+            "{:>12} {:>3} {:>9.3} {:>9} {:>11} -> {:>8} {:>12.4} {:>15.1}\n",
+            r.model.spec(),
+            r.n,
+            r.seconds,
+            r.releases,
+            scientific(r.trajectory_error.0),
+            scientific(r.trajectory_error.1),
+            r.release_seconds,
+            r.seconds / r.release_seconds
+        ));
+    }
+    out.push_str(
+        "job (s): the whole command (rest-state fit, the FEM's release, the motion fit); releases: the motion fit's; \
+         trajectory error: at the rest-state fit, then at the motion fit; release: one release test at the fitted \
+         parameters alone\n",
+    );
+    out
+}

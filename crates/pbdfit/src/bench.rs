@@ -35,6 +35,16 @@ pub enum BenchArgs {
         #[arg(long, value_delimiter = ',', default_value = "4,8,16")]
         n: Vec<usize>,
     },
+    /// Motion fits: `pbdfit motion --fit --fit-motion` on gravity-wall (E = 1e3 Pa, nu = 0.3, dt = 0.01 s,
+    /// nit = 10) per model and N, its releases, and one release at the fitted parameters beside it.
+    Motion {
+        /// Models (projection models or engine profiles).
+        #[arg(long, value_delimiter = ',', default_value = "pbd,xpbd,jolt")]
+        model: Vec<pbdfit_pbd::ModelKind>,
+        /// Mesh resolutions.
+        #[arg(long, value_delimiter = ',', default_value = "2")]
+        n: Vec<usize>,
+    },
 }
 
 /// Runs `pbdfit bench`.
@@ -50,6 +60,13 @@ pub fn run(args: BenchArgs) -> CliResult {
             }
             let rows = pbdfit_fit::bench::bench_fits(&model, &n).map_err(crate::fit::job_error)?;
             print!("{}", pbdfit_fit::bench::bench_fit_report(&rows));
+        }
+        BenchArgs::Motion { model, n } => {
+            if n.contains(&0) {
+                return Err(crate::cli::CliError::Input(format!("--n: {}", pbdfit_mesh::ZeroResolution)));
+            }
+            let rows = pbdfit_fit::bench::bench_motion(&model, &n).map_err(crate::fit::job_error)?;
+            print!("{}", pbdfit_fit::bench::bench_motion_report(&rows));
         }
     }
     Ok(())

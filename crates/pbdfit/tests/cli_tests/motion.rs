@@ -323,3 +323,23 @@ fn a_study_motion_table_is_checked() {
     let file = crate::common::write(&dir, "s.toml", &(springs.toml() + "[motion]\n"));
     assert_refused(&["study", &file], &["mass-spring", "projection"]);
 }
+
+/// `pbdfit bench motion` runs the motion fit `pbdfit motion --fit --fit-motion` runs in its setting
+/// (gravity-wall, E = 1e3 Pa, nu = 0.3, dt = 0.01 s, nit = 10): each row's releases and trajectory errors
+/// are the command's. Its times are printed, never asserted.
+#[test]
+fn the_motion_benchmark_runs_the_motion_fit_it_names() {
+    let out = stdout(&pbdfit(&["bench", "motion", "--model", "xpbd", "--n", "1"]));
+    let r = motion(&["--scene", "gravity-wall", "--n", "1", "--model", "xpbd", "--nit", "10", "--fit", "--fit-motion"]);
+    let row: Vec<&str> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|w| w.first() == Some(&"xpbd") && w.get(1) == Some(&"1"))
+        .unwrap_or_else(|| panic!("no xpbd row in\n{out}"));
+    assert_eq!(row[3], r["motion_fit"]["evaluations"].to_string(), "releases");
+    let (start, end): (f64, f64) = (row[4].parse().unwrap(), row[6].parse().unwrap());
+    let (expected_start, expected_end) =
+        (r["motion_fit"]["start_trajectory_error"].as_f64().unwrap(), r["trajectory_error"].as_f64().unwrap());
+    assert!((start / expected_start - 1.0).abs() < 1e-3 && (end / expected_end - 1.0).abs() < 1e-3, "{row:?}");
+    assert!(end <= start);
+}
