@@ -269,14 +269,6 @@ pub enum FitError {
         "no positive Young's modulus explains these markers: at every start (nu = 0 to 0.49) they move, taken together, against the scene's load; check their signs, axes and units, that they were measured under this scene's load, and that their noise (sigma) is below their displacements"
     )]
     AgainstTheLoad,
-    /// A study's motion pass could not release one of its fits (the rows written before are kept).
-    #[error("the release test of {what}: {message}")]
-    Release {
-        /// The fit row: scene, experiment, nu.
-        what: String,
-        /// Why.
-        message: String,
-    },
     /// Something failed that the input does not explain.
     #[error("internal error: {0}")]
     Internal(String),
@@ -345,7 +337,6 @@ impl FitError {
             | FitError::GridTooLarge { .. }
             | FitError::BootstrapReplicates { .. }
             | FitError::AgainstTheLoad
-            | FitError::Release { .. }
             | FitError::MeasuredScene { .. } => true,
             FitError::Results(e) => match e {
                 ResultsError::Io { .. } => false,

@@ -78,7 +78,7 @@ pub use measured::{
 pub use modes_job::{DEFAULT_MODE_COUNT, ModeReport, ModesKeywords, ModesReport, ModesSetup, PreparedModes};
 pub use motion_job::{
     DEFAULT_PERIODS, DampingFit, FEM_STEPS_PER_PERIOD, FrameSink, MAX_FEM_STEPS, MAX_MODEL_STEPS, MotionFit,
-    MotionKeywords, MotionMeasures, MotionReport, PreparedMotion, Release, measure,
+    MotionKeywords, MotionMeasures, MotionReport, PreparedMotion, Release, has_damping_knob, measure,
 };
 pub use pattern_search::{GOLDEN_RATIO, PatternSearch, SearchStep};
 pub use pbdfit_fem::ReferenceOverrides;

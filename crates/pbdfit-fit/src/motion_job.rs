@@ -28,6 +28,10 @@ use serde::Serialize;
 
 use crate::{FitJobError, Spelling};
 
+/// Samples within this fraction of a signal's largest excursion count as at rest: no zero crossing is
+/// taken between them ([`measure`]).
+pub const NOISE_FLOOR: f64 = 1e-6;
+
 /// The window when the job does not say, in periods of the FEM's first mode.
 pub const DEFAULT_PERIODS: f64 = 5.0;
 /// The fewest FEM steps per period of the first mode (Newmark's period error is then below 2e-4).
@@ -194,13 +198,14 @@ pub struct DampingFit {
     pub unit: String,
     /// The knob's value before the search.
     pub start: f64,
-    /// The value found (the start where nothing could be reached).
+    /// The value found; where nothing reaches the target, the start (the release is run there).
     pub value: f64,
     /// The FEM's damping ratio: the target.
     pub target_ratio: f64,
     /// The model's damping ratio at the knob's least value (`None`: it does not oscillate there).
     pub least_ratio: Option<f64>,
-    /// The model's damping ratio at the value found (`None`: it does not oscillate).
+    /// The model's damping ratio at the value found, or, where nothing reaches the target, at the nearest
+    /// end of the knob's range (`None`: it does not oscillate).
     pub ratio: Option<f64>,
     /// Whether the value found matches the target (within 1 % of it, or 1e-4 absolute).
     pub reached: bool,
@@ -208,6 +213,13 @@ pub struct DampingFit {
     pub verdict: String,
     /// Releases the search simulated.
     pub evaluations: usize,
+}
+
+/// Whether `kind` has a knob a damping search can turn: the engine's damping setting, or, for a textbook
+/// model (no engine settings), pbdfit's velocity damping. An engine profile without a damping setting
+/// (Genesis's PBD) has none.
+pub fn has_damping_knob(kind: ModelKind) -> bool {
+    kind.def().settings.is_empty() || kind.damping_setting().is_some()
 }
 
 /// The knob a damping search turns.
@@ -357,13 +369,23 @@ pub struct MotionReport {
 /// The measures of a signal `s` sampled at `times`, oscillating about 0 (module doc).
 pub fn measure(times: &[f64], s: &[f64]) -> MotionMeasures {
     let amplitude = s.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-    // Zero crossings, linearly interpolated; each half cycle's amplitude between them.
+    // Zero crossings between samples of opposite sign, each beyond [`NOISE_FLOOR`] times the amplitude (a
+    // body creeping to rest within its solver's tolerance crosses nothing), linearly interpolated between
+    // the two; each half cycle's amplitude between crossings.
+    let floor = NOISE_FLOOR * amplitude;
     let mut crossings = Vec::new();
-    for i in 1..s.len() {
-        if (s[i - 1] < 0.0 && s[i] >= 0.0) || (s[i - 1] > 0.0 && s[i] <= 0.0) {
-            let f = s[i - 1] / (s[i - 1] - s[i]);
-            crossings.push((i, times[i - 1] + f * (times[i] - times[i - 1])));
+    let mut last: Option<usize> = None;
+    for i in 0..s.len() {
+        if s[i].abs() <= floor {
+            continue;
         }
+        if let Some(j) = last
+            && (s[j] > 0.0) != (s[i] > 0.0)
+        {
+            let f = s[j] / (s[j] - s[i]);
+            crossings.push((i, times[j] + f * (times[i] - times[j])));
+        }
+        last = Some(i);
     }
     let count = crossings.len();
     if count < 3 {
@@ -454,7 +476,7 @@ impl MotionKeywords {
                     spelling.name("fem_damping")
                 )));
             }
-            if !kind.def().settings.is_empty() && kind.damping_setting().is_none() {
+            if !has_damping_knob(kind) {
                 return Err(input(format!(
                     "{}: model {kind} has no damping setting (the engine damps only numerically)",
                     spelling.name("fit_damping")
@@ -679,7 +701,7 @@ impl PreparedMotion {
         }
         if least_ratio > target {
             return Ok(fit(
-                least,
+                start,
                 least_ratio,
                 false,
                 format!(
@@ -693,20 +715,21 @@ impl PreparedMotion {
         let largest_ratio = ratio(largest)?;
         if largest_ratio < target && !close(largest_ratio) {
             return Ok(fit(
-                largest,
+                start,
                 largest_ratio,
                 false,
                 format!("no {name} in its range damps enough: {name} = {largest} gives {largest_ratio:.4e}"),
             ));
         }
         // Bisection on a log scale from a value too small to matter (the least value may be 0).
+        let (mut hi, mut hi_ratio) = (largest, largest_ratio);
         let mut lo = (largest * 1e-9).max(least);
         let mut lo_ratio = ratio(lo)?;
         if lo_ratio >= target {
-            lo = least;
-            lo_ratio = least_ratio;
+            // The answer lies below that small value: bisect [least, it].
+            (hi, hi_ratio) = (lo, lo_ratio);
+            (lo, lo_ratio) = (least, least_ratio);
         }
-        let (mut hi, mut hi_ratio) = (largest, largest_ratio);
         let mid = |lo: f64, hi: f64| if lo > 0.0 { (lo * hi).sqrt() } else { 0.5 * (lo + hi) };
         for _ in 0..80 {
             if close(lo_ratio) || close(hi_ratio) || hi - lo <= 1e-12 * hi {
@@ -995,5 +1018,34 @@ impl MotionReport {
             ));
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A decaying cosine gives its frequency and logarithmic decrement; a signal creeping to rest within
+    /// round-off of zero, or too short, is not oscillating.
+    #[test]
+    fn measures_of_known_signals() {
+        let (f, zeta) = (2.0, 0.03);
+        let omega = std::f64::consts::TAU * f;
+        let times: Vec<f64> = (0..4000).map(|i| i as f64 * 1e-3).collect();
+        let s: Vec<f64> = times.iter().map(|t| (-zeta * omega * t).exp() * (omega * t).cos()).collect();
+        let m = measure(&times, &s);
+        assert!(m.oscillates);
+        // The damped frequency omega sqrt(1 - zeta^2) ~ omega here; the decrement 2 pi zeta / sqrt(1 - zeta^2).
+        assert!((m.frequency.unwrap() / f - 1.0).abs() < 1e-3, "{m:?}");
+        let delta = std::f64::consts::TAU * zeta / (1.0 - zeta * zeta).sqrt();
+        assert!((m.decrement.unwrap() / delta - 1.0).abs() < 0.02, "{m:?}");
+        assert!((m.damping_ratio.unwrap() / zeta - 1.0).abs() < 0.02, "{m:?}");
+        // Overdamped: one excursion decaying to rest, then solver noise of 1e-9 of it about zero, which would
+        // cross zero at every sample without the noise floor.
+        let times: Vec<f64> = (0..8000).map(|i| i as f64 * 1e-3).collect();
+        let creep: Vec<f64> =
+            times.iter().enumerate().map(|(i, t)| (-5.0 * t).exp() + 1e-9 * (-1.0f64).powi(i as i32)).collect();
+        let m = measure(&times, &creep);
+        assert!(!m.oscillates && m.frequency.is_none(), "{m:?}");
     }
 }

@@ -230,8 +230,14 @@ impl Driver {
             let summary = finish(&run.study, &run.plan, &run.folder, &run.pending, computed, backend, threads)
                 .map_err(pbdfit_table::TableError::from)?;
             // A study's motion pass (`[motion]`) runs here, on the driver, over the fits just written.
-            pbdfit_fit::study::run_motion_pass(&run.study, run.folder.path(), &run.plan.files, &|_: &Progress| {})
-                .map_err(pbdfit_table::TableError::from)?;
+            pbdfit_fit::study::run_motion_pass(
+                &run.study,
+                run.folder.path(),
+                &run.plan.files,
+                options.cancel.as_deref(),
+                &|_: &Progress| {},
+            )
+            .map_err(pbdfit_table::TableError::from)?;
             let table = match &run.def {
                 Some(def) => Some(pbdfit_table::complete(
                     def,

@@ -76,7 +76,7 @@ pub struct MotionArgs {
     #[arg(long, value_name = "DIR")]
     frames: Option<std::path::PathBuf>,
     /// With --frames: write every K-th sample (model step).
-    #[arg(long, default_value_t = 1, value_name = "K")]
+    #[arg(long, default_value_t = 1, value_name = "K", requires = "frames")]
     frame_every: usize,
     /// Also draw the tracked vertex over time, FEM against model, to this PNG (and an SVG beside it).
     #[arg(long, value_name = "OUT.png")]
@@ -129,10 +129,16 @@ pub fn run(args: MotionArgs) -> CliResult {
             let body = prepared.body().clone();
             let mut writer = SideBySide::new(&body, dir, args.frame_every);
             let report = prepared.run_with_frames(Spelling::Flag, &mut |t, fem, model| writer.frame(t, fem, model));
-            // The frames written so far are kept and listed, whatever stopped the run.
-            let pvd = dir.join("motion.pvd");
-            write_pvd(&pvd, &writer.written).map_err(|e| CliError::Input(format!("--frames: {e}")))?;
-            eprintln!("pbdfit: wrote {} frames and {}", writer.written.len(), pvd.display());
+            // The frames written so far are kept and listed, whatever stopped the run (whose error, if any,
+            // is the one reported).
+            if !writer.written.is_empty() {
+                let pvd = dir.join("motion.pvd");
+                let listed = write_pvd(&pvd, &writer.written).map_err(|e| CliError::Input(format!("--frames: {e}")));
+                if report.is_ok() {
+                    listed?;
+                }
+                eprintln!("pbdfit: wrote {} frames and {}", writer.written.len(), pvd.display());
+            }
             report
         }
     }

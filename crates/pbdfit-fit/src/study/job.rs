@@ -142,7 +142,7 @@ impl PreparedStudy {
         cancel: Option<Arc<AtomicBool>>,
         observer: &(dyn Fn(&Progress) + Sync),
     ) -> Result<StudySummary, FitError> {
-        let options = RunOptions { only: self.only.clone(), cancel };
+        let options = RunOptions { only: self.only.clone(), cancel: cancel.clone() };
         let summary = run_study(
             &self.study,
             &self.out,
@@ -151,7 +151,7 @@ impl PreparedStudy {
             &PartCache::new(self.study.reference.clone()),
             observer,
         )?;
-        self.run_motion(observer)?;
+        self.run_motion(cancel.as_deref(), observer)?;
         Ok(summary)
     }
 }

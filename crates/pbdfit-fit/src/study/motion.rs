@@ -3,7 +3,9 @@
 //! `<results>/motion/releases.csv`: at the stiffness that gives the right sag, how far the model's
 //! frequency and decay are from the FEM's, over the study's dt, nit, N and E. With `fit_motion` it also
 //! fits the parameters to the motion and records what that gains in trajectory and costs in sag; with
-//! `fit_damping`, the damping setting that matches the FEM's decay (or why none does).
+//! `fit_damping`, the damping setting that matches the FEM's decay (or why none does; a model without a
+//! damping knob, Genesis's PBD, has none searched). A release that fails, or a fit row without parameters,
+//! is a row with its reason in the `status` column; the pass goes on.
 //!
 //! The pass reads the fits from the results files, as any reader of results does, and is resumable: a
 //! row written is not computed again; when the pass completes the file is rewritten sorted, so it does
@@ -32,6 +34,8 @@ use crate::{FitError, MotionKeywords, MotionReport, Release, Spelling};
 pub const MOTION_FOLDER: &str = "motion";
 /// The motion pass's results file, in [`MOTION_FOLDER`].
 pub const MOTION_FILE: &str = "releases.csv";
+/// The settings its rows were made with, beside it.
+const PASS_FILE: &str = "pass.json";
 
 /// A study file's `[motion]` table.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -61,6 +65,20 @@ pub struct MotionPass {
     pub fit_damping: bool,
 }
 
+impl MotionPass {
+    /// The settings as `pass.json` keeps them (a resumed pass must have the same).
+    fn settings_text(&self) -> String {
+        format!(
+            "{{\"periods\": {:e}, \"release\": \"{}\", \"fem_damping\": {:e}, \"fit_motion\": {}, \"fit_damping\": {}}}\n",
+            self.periods,
+            self.release.name(),
+            self.fem_damping,
+            self.fit_motion,
+            self.fit_damping
+        )
+    }
+}
+
 impl MotionDef {
     /// The pass, checked (each message names the entry).
     pub(crate) fn pass(&self) -> Result<MotionPass, (String, String)> {
@@ -86,7 +104,7 @@ impl MotionDef {
 }
 
 /// The columns of `releases.csv`.
-const COLUMNS: [&str; 24] = [
+const COLUMNS: [&str; 25] = [
     "scene",
     "experiment",
     "value",
@@ -110,25 +128,47 @@ const COLUMNS: [&str; 24] = [
     "damping_knob",
     "damping_value",
     "damping_reached",
+    "status",
     "seconds",
 ];
 
-/// One fit row's release: its key columns and the measures.
-fn row(
-    record: &pbdfit_results::FitRecord,
-    at_sag: &MotionReport,
-    motion: Option<&MotionReport>,
-    damped: Option<&MotionReport>,
-    seconds: f64,
-) -> Vec<String> {
+/// One fit row's releases: at the sag fit's parameters, and where asked the motion fit and the damping
+/// search; each may have failed (its reason in `status`, its columns empty).
+struct Releases {
+    at_sag: Result<MotionReport, String>,
+    motion: Option<Result<MotionReport, String>>,
+    damped: Option<Result<MotionReport, String>>,
+}
+
+impl Releases {
+    /// `ok`, or what failed and why.
+    fn status(&self) -> String {
+        let mut failed = Vec::new();
+        for (what, r) in [
+            ("release", Some(&self.at_sag)),
+            ("motion fit", self.motion.as_ref()),
+            ("damping fit", self.damped.as_ref()),
+        ] {
+            if let Some(Err(e)) = r {
+                failed.push(format!("{what}: {e}"));
+            }
+        }
+        if failed.is_empty() { "ok".to_string() } else { failed.join("; ") }
+    }
+}
+
+/// One fit row's line: its key columns and the measures.
+fn row(record: &pbdfit_results::FitRecord, releases: &Releases, seconds: f64) -> Vec<String> {
     let number = |x: f64| if x.is_finite() { format!("{x:e}") } else { x.to_string() };
     let optional = |x: Option<f64>| x.map_or(String::new(), number);
     let named = |p: &[(String, f64)]| p.iter().map(|(k, v)| format!("{k}={v:e}")).collect::<Vec<_>>().join(";");
-    let ratio = match (at_sag.model_measures.frequency, at_sag.fem.frequency) {
+    let at_sag = releases.at_sag.as_ref().ok();
+    let ratio = at_sag.and_then(|r| match (r.model_measures.frequency, r.fem.frequency) {
         (Some(m), Some(f)) => Some(m / f),
         _ => None,
-    };
-    let damping = damped.and_then(|r| r.damping_fit.as_ref());
+    });
+    let motion = releases.motion.as_ref().and_then(|r| r.as_ref().ok());
+    let damping = releases.damped.as_ref().and_then(|r| r.as_ref().ok()).and_then(|r| r.damping_fit.as_ref());
     vec![
         record.scene.clone(),
         record.experiment.clone(),
@@ -139,20 +179,21 @@ fn row(
         record.n.to_string(),
         record.nit.to_string(),
         record.model.clone(),
-        named(&at_sag.parameters),
-        number(at_sag.rest_error),
-        optional(at_sag.fem.frequency),
-        optional(at_sag.model_measures.frequency),
+        named(&record.parameters),
+        optional(at_sag.map(|r| r.rest_error)),
+        optional(at_sag.and_then(|r| r.fem.frequency)),
+        optional(at_sag.and_then(|r| r.model_measures.frequency)),
         optional(ratio),
-        optional(at_sag.fem.damping_ratio),
-        optional(at_sag.model_measures.damping_ratio),
-        number(at_sag.trajectory_error),
+        optional(at_sag.and_then(|r| r.fem.damping_ratio)),
+        optional(at_sag.and_then(|r| r.model_measures.damping_ratio)),
+        optional(at_sag.map(|r| r.trajectory_error)),
         motion.map_or(String::new(), |m| named(&m.parameters)),
         optional(motion.map(|m| m.trajectory_error)),
         optional(motion.map(|m| m.rest_error)),
         damping.map_or(String::new(), |d| d.knob.clone()),
-        damping.map_or(String::new(), |d| number(d.value)),
+        damping.filter(|d| d.reached).map_or(String::new(), |d| number(d.value)),
         damping.map_or(String::new(), |d| d.reached.to_string()),
+        releases.status(),
         format!("{seconds:.3}"),
     ]
 }
@@ -193,6 +234,24 @@ impl Study {
         if let Some(set) = self.scenes.iter().find(|s| s.is_compound()) {
             return Err(("motion".into(), format!("scene {}: the release test takes one part at a time", set.name())));
         }
+        // The release test's FEM is the scene's body with the study's law; any other reference choice would
+        // make its rows describe another FEM than the fits'.
+        let law_only = pbdfit_fem::ReferenceOverrides::with_material(self.reference.material().map(|m| m.name()))
+            .map_err(|e| ("reference".to_string(), e.to_string()))?;
+        if self.reference != law_only {
+            return Err((
+                "motion".into(),
+                "the release test takes the study's [reference] law only (no solve, split, mass, time or damping \
+                 there: its FEM is the scene's own body, integrated by Newmark)"
+                    .into(),
+            ));
+        }
+        if self.precision != pbdfit_pbd::Precision::F64 {
+            return Err((
+                "motion".into(),
+                "the release test runs in f64: a study with [motion] keeps precision = \"f64\"".into(),
+            ));
+        }
         Ok(())
     }
 }
@@ -205,19 +264,31 @@ impl PreparedStudy {
 
     /// Runs (or resumes) the study's motion pass over the fits in its results files (none without a
     /// `[motion]` table): returns the rows written in this run. `observer` sees each row as it lands.
-    pub fn run_motion(&self, observer: &(dyn Fn(&Progress) + Sync)) -> Result<usize, FitError> {
+    pub fn run_motion(
+        &self,
+        cancel: Option<&std::sync::atomic::AtomicBool>,
+        observer: &(dyn Fn(&Progress) + Sync),
+    ) -> Result<usize, FitError> {
+        if self.study.motion.is_none() {
+            return Ok(0);
+        }
         let plan = super::Plan::new(&self.study, &self.out, &self.only)?;
-        run_motion_pass(&self.study, &self.out, &plan.files, observer)
+        // The folder is the pass's alone while it writes (the fits' run has released it).
+        let _folder = super::LockedFolder::lock(&self.out)?;
+        run_motion_pass(&self.study, &self.out, &plan.files, cancel, observer)
     }
 }
 
 /// The motion pass of `study` (none without `[motion]`) over the fits in `files` (its plan's results
 /// files), into `out`'s [`MOTION_FOLDER`]; [`PreparedStudy::run_motion`], and a distributed run's driver
-/// after its fits.
+/// after its fits (each holding the folder's lock). `cancel`, when set, starts no further row: the rows
+/// written stay, and the pass returns [`FitError::Interrupted`]. The pass's settings are kept beside its
+/// rows (`pass.json`): rows made with other settings are not resumed but made again.
 pub fn run_motion_pass(
     study: &Study,
     out: &Path,
     files: &[PathBuf],
+    cancel: Option<&std::sync::atomic::AtomicBool>,
     observer: &(dyn Fn(&Progress) + Sync),
 ) -> Result<usize, FitError> {
     {
@@ -227,10 +298,27 @@ pub fn run_motion_pass(
             records.extend(pbdfit_results::read_records(file)?);
         }
         let path = out.join(MOTION_FOLDER).join(MOTION_FILE);
-        std::fs::create_dir_all(path.parent().expect("in a folder")).map_err(|e| io(&path, e))?;
-        // Rows already written (a resumed pass), less a partial last line.
+        let folder = path.parent().expect("in a folder");
+        std::fs::create_dir_all(folder).map_err(|e| io(&path, e))?;
+        // Rows already written (a resumed pass, with the same settings), less a partial last line.
+        let settings = pass.settings_text();
+        let settings_path = folder.join(PASS_FILE);
+        let same = std::fs::read_to_string(&settings_path).is_ok_and(|t| t == settings);
         let mut done: Vec<Vec<String>> = Vec::new();
-        if path.is_file() {
+        if path.is_file() && !same {
+            observer(&Progress {
+                done: 0,
+                total: 0,
+                resumed: 0,
+                message: format!(
+                    "motion: {} was made with other [motion] settings (or before they were recorded): its rows are \
+                     made again",
+                    path.display()
+                ),
+                notice: true,
+            });
+        }
+        if path.is_file() && same {
             let mut reader =
                 csv::ReaderBuilder::new().flexible(true).from_path(&path).map_err(|e| csv_error(&path, e))?;
             for line in reader.records() {
@@ -243,25 +331,30 @@ pub fn run_motion_pass(
         let written: std::collections::BTreeSet<_> = done.iter().map(|r| key_of(r)).collect();
         let todo: Vec<_> = records
             .iter()
-            .filter(|r| r.parameters.iter().all(|(_, v)| v.is_finite()))
             .filter(|r| {
                 let probe = row_key(r);
                 !written.contains(&probe)
             })
             .collect();
-        let mut file = std::fs::File::create(&path).map_err(|e| io(&path, e))?;
-        file.write_all(&csv_line(&COLUMNS.map(str::to_string))).map_err(|e| io(&path, e))?;
+        // The rows kept, rewritten whole (a partial last line dropped) by a rename: a kill at any moment
+        // leaves the old file or the new one, never a truncated one.
+        let mut text = csv_line(&COLUMNS.map(str::to_string));
         for r in &done {
-            file.write_all(&csv_line(r)).map_err(|e| io(&path, e))?;
+            text.extend(csv_line(r));
         }
-        file.flush().map_err(|e| io(&path, e))?;
+        replace(&path, &text)?;
+        replace(&settings_path, settings.as_bytes())?;
+        let file = std::fs::OpenOptions::new().append(true).open(&path).map_err(|e| io(&path, e))?;
         let file = Mutex::new(file);
         let total = todo.len();
         let count = std::sync::atomic::AtomicUsize::new(0);
         let resumed = done.len();
-        let rows: Vec<Vec<String>> = todo
+        let rows: Vec<Option<Vec<String>>> = todo
             .par_iter()
-            .map(|record| -> Result<Vec<String>, FitError> {
+            .map(|record| -> Result<Option<Vec<String>>, FitError> {
+                if cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst)) {
+                    return Ok(None);
+                }
                 let start = std::time::Instant::now();
                 let base = MotionKeywords {
                     scene: scene_source(study, &record.scene),
@@ -279,23 +372,24 @@ pub fn run_motion_pass(
                     fem_damping: Some(pass.fem_damping),
                     ..Default::default()
                 };
-                let release = |job: MotionKeywords| -> Result<MotionReport, FitError> {
-                    job.prepare(Spelling::Keyword).and_then(|p| p.run(Spelling::Keyword)).map_err(|e| {
-                        FitError::Release {
-                            what: format!("{} {} nu = {}", record.scene, record.experiment, record.poisson),
-                            message: e.to_string(),
-                        }
-                    })
+                // A release that fails (a fitted point whose rest state is unstable when solved cold, say) is
+                // a row with its reason in `status`, not the end of the pass.
+                let release = |job: MotionKeywords| -> Result<MotionReport, String> {
+                    job.prepare(Spelling::Keyword).and_then(|p| p.run(Spelling::Keyword)).map_err(|e| e.to_string())
                 };
-                let at_sag = release(base.clone())?;
-                let motion = if pass.fit_motion {
-                    Some(release(MotionKeywords { fit_motion: true, ..base.clone() })?)
+                let at_sag = if record.parameters.iter().all(|(_, v)| v.is_finite()) {
+                    release(base.clone())
                 } else {
-                    None
+                    Err("the fit found no parameters (a failed fit: its reason is in the fit's results file)"
+                        .to_string())
                 };
-                let damped =
-                    if pass.fit_damping { Some(release(MotionKeywords { fit_damping: true, ..base })?) } else { None };
-                let fields = row(record, &at_sag, motion.as_ref(), damped.as_ref(), start.elapsed().as_secs_f64());
+                let motion = (pass.fit_motion && at_sag.is_ok())
+                    .then(|| release(MotionKeywords { fit_motion: true, ..base.clone() }));
+                // A model without a damping knob (Genesis's PBD) has no damping search: its columns stay empty.
+                let damped = (pass.fit_damping && at_sag.is_ok() && crate::has_damping_knob(study.kind))
+                    .then(|| release(MotionKeywords { fit_damping: true, ..base }));
+                let releases = Releases { at_sag, motion, damped };
+                let fields = row(record, &releases, start.elapsed().as_secs_f64());
                 let mut f = file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
                 f.write_all(&csv_line(&fields)).and_then(|()| f.flush()).map_err(|e| io(&path, e))?;
                 drop(f);
@@ -307,9 +401,14 @@ pub fn run_motion_pass(
                     message: format!("release {} {} nu = {}", record.scene, record.experiment, record.poisson),
                     notice: false,
                 });
-                Ok(fields)
+                Ok(Some(fields))
             })
-            .collect::<Result<_, _>>()?;
+            .collect::<Result<Vec<_>, _>>()?;
+        let computed = rows.len();
+        let rows: Vec<Vec<String>> = rows.into_iter().flatten().collect();
+        if rows.len() < computed {
+            return Err(FitError::Interrupted { done: rows.len(), total });
+        }
         // Complete: rewritten sorted by (scene, experiment, value, nu), as the fits' files are.
         let mut all: Vec<Vec<String>> = done.into_iter().chain(rows).collect();
         let num = |s: &str| s.parse::<f64>().unwrap_or(f64::NEG_INFINITY);
@@ -319,11 +418,26 @@ pub fn run_motion_pass(
                 .then(num(&a[2]).total_cmp(&num(&b[2])))
                 .then(num(&a[4]).total_cmp(&num(&b[4])))
         });
+        let status = COLUMNS.iter().position(|c| *c == "status").expect("a status column");
+        let failed = all.iter().filter(|r| r[status] != "ok").count();
+        if failed > 0 {
+            observer(&Progress {
+                done: total,
+                total,
+                resumed,
+                message: format!(
+                    "motion: {failed} of {} fit rows have a failed release (their reason in the status column of {})",
+                    all.len(),
+                    path.display()
+                ),
+                notice: true,
+            });
+        }
         let mut text = csv_line(&COLUMNS.map(str::to_string));
         for r in &all {
             text.extend(csv_line(r));
         }
-        std::fs::write(&path, text).map_err(|e| io(&path, e))?;
+        replace(&path, &text)?;
         Ok(total)
     }
 }
@@ -337,6 +451,13 @@ fn row_key(record: &pbdfit_results::FitRecord) -> (String, String, String, Strin
         record.value.map_or(String::new(), number),
         number(record.poisson),
     )
+}
+
+/// Writes `path` whole through a temporary file beside it and a rename.
+fn replace(path: &Path, bytes: &[u8]) -> Result<(), FitError> {
+    let temporary = path.with_extension("partial");
+    std::fs::write(&temporary, bytes).map_err(|e| io(&temporary, e))?;
+    std::fs::rename(&temporary, path).map_err(|e| io(path, e))
 }
 
 fn io(path: &Path, e: std::io::Error) -> FitError {

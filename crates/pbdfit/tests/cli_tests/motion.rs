@@ -204,6 +204,30 @@ fn the_damping_fit_finds_the_setting_or_says_none_will_do() {
     assert!(d["verdict"].as_str().unwrap().contains("numerical damping alone"), "{d}");
     assert_eq!(d["evaluations"], 1, "one release at the least damping settles it");
 
+    // Where nothing reaches the target the knob stays at its start (Jolt's default linear damping 0.1, not
+    // the least value tried) and the release is run there.
+    let lightly = motion(&[
+        "--scene",
+        "gravity-wall",
+        "--n",
+        "2",
+        "--nit",
+        "10",
+        "--fit",
+        "--fem-damping",
+        "0.005",
+        "--fit-damping",
+        "--model",
+        "jolt",
+    ]);
+    let d = &lightly["damping_fit"];
+    assert_eq!(
+        (d["reached"].as_bool(), d["value"].as_f64(), d["start"].as_f64()),
+        (Some(false), Some(0.1), Some(0.1)),
+        "{d}"
+    );
+    assert_eq!(lightly["model"], "jolt", "released at Jolt's default");
+
     let flags = ["motion", "--scene", "gravity-wall", "--n", "2", "--fit", "--fit-damping"];
     assert_refused(&flags, &["--fit-damping", "--fem-damping"]);
     let mut genesis = flags.to_vec();
@@ -225,13 +249,13 @@ fn frames_hold_both_bodies_side_by_side() {
     let pvd = std::fs::read_to_string(dir.join("motion.pvd")).unwrap();
     let listed = pvd.matches("<DataSet").count();
     assert_eq!(listed, samples.div_ceil(10));
-    let vertices = r["tracked_vertex"].as_u64().unwrap() as usize;
+    let tracked = r["tracked_vertex"].as_u64().unwrap() as usize;
     let last = format!("motion-{:06}.vtu", (listed - 1) * 10);
     assert!(pvd.contains(&last), "{pvd}");
     let vtu = std::fs::read_to_string(dir.join(&last)).unwrap();
     let points: usize = vtu.split("NumberOfPoints=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
     assert_eq!(points, 2 * 27, "the N = 2 cube's 27 vertices twice");
-    assert!(vertices < 27);
+    assert!(tracked < 27);
     assert!(vtu.contains("Name=\"body\"") && vtu.contains("Name=\"displacement\""));
     assert_refused(
         &["motion", "--scene", "gravity-wall", "--fit", "--frames", "x", "--frame-every", "0"],
@@ -296,10 +320,41 @@ fn a_study_motion_pass_releases_every_fit() {
     let ratio = number("model_frequency") / number("fem_frequency");
     assert_eq!(number("frequency_ratio"), ratio);
     assert!(row["motion_parameters"].is_empty() && row["damping_knob"].is_empty(), "not asked for");
+    assert!(rows.iter().all(|r| r["status"] == "ok"));
     let before = std::fs::read(&path).unwrap();
     let again = pbdfit(&["study", &file, "--jobs", "1"]);
     assert!(again.status.success(), "{}", stderr(&again));
     assert_eq!(std::fs::read(&path).unwrap(), before, "a complete pass is not computed again");
+}
+
+/// A release that cannot run is a row with its reason in `status` and empty measures, and the pass goes on
+/// to the next row: here every window is over the step budget (refused before it runs), the fits stand, and
+/// the study says how many rows failed.
+#[test]
+fn a_failed_release_is_a_row_with_its_reason() {
+    let dir = crate::common::scratch("motion-study-failed");
+    let study =
+        crate::common::Study { name: "long", scenes: &["gravity-wall"], model: Some("xpbd"), ..Default::default() }
+            .toml()
+            + "[motion]\nperiods = 1e7\n";
+    let file = crate::common::write(&dir, "long.toml", &study);
+    let out = pbdfit(&["study", &file]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("motion: 2 of 2 fit rows have a failed release"), "{}", stderr(&out));
+    let rows = crate::common::csv_rows(&dir.join("results/long/motion/releases.csv"));
+    assert_eq!(rows.len(), 2, "nu 0 and 0.3");
+    for row in &rows {
+        assert!(row["status"].starts_with("release: periods = 10000000"), "{}", row["status"]);
+        assert!(row["model_frequency"].is_empty() && row["trajectory_error"].is_empty());
+        assert!(!row["parameters"].is_empty(), "the fit's parameters are kept");
+    }
+    // The pass with other settings is made again, not resumed: the rows are released now.
+    std::fs::write(&file, study.replace("periods = 1e7", "periods = 2")).unwrap();
+    let out = pbdfit(&["study", &file]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("other [motion] settings"), "{}", stderr(&out));
+    let rows = crate::common::csv_rows(&dir.join("results/long/motion/releases.csv"));
+    assert!(rows.iter().all(|r| r["status"] == "ok" && !r["model_frequency"].is_empty()), "{rows:?}");
 }
 
 /// `[motion]` entries are checked when the study file is read, each error naming its entry.
