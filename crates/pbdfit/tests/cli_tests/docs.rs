@@ -370,7 +370,10 @@ fn every_sample_output_is_what_the_command_prints() {
 
 #[test]
 fn the_readers_rules_hold() {
-    assert_eq!(subcommands("bench"), BTreeSet::from(["pbd".to_string(), "gpu".to_string(), "fit".to_string()]));
+    assert_eq!(
+        subcommands("bench"),
+        BTreeSet::from(["pbd".to_string(), "gpu".to_string(), "fit".to_string(), "motion".to_string()])
+    );
     assert!(subcommands("fit").is_empty());
     assert_eq!(anchor("Your engine, your answer"), "your-engine-your-answer");
     assert_eq!(anchor("`pbdfit fit`: the options"), "pbdfit-fit-the-options");
