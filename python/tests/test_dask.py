@@ -72,9 +72,11 @@ def assert_same_files(local: Path, dask: Path):
     for name in names:
         a, b = local / name, dask / name
         if name == "motion":
-            # A study's motion pass (its `[motion]` table): one file, equal but the `seconds` column.
-            assert [p.name for p in a.iterdir()] == [p.name for p in b.iterdir()] == ["releases.csv"]
+            # A study's motion pass (its `[motion]` table): its rows, equal but the `seconds` column, and the
+            # settings they were made with, byte for byte.
+            assert sorted(p.name for p in a.iterdir()) == sorted(p.name for p in b.iterdir()) == ["pass.json", "releases.csv"]
             assert without_seconds(a / "releases.csv") == without_seconds(b / "releases.csv")
+            assert (a / "pass.json").read_bytes() == (b / "pass.json").read_bytes()
         elif name == "table.json" or name == "table.csv":
             assert a.read_bytes() == b.read_bytes(), name
         elif name.endswith(".csv"):

@@ -186,6 +186,8 @@ pub struct MotionFit {
     pub start_trajectory_error: f64,
     /// Releases the pattern search simulated.
     pub evaluations: usize,
+    /// Wall-clock seconds of the motion fit alone (its pattern search and the release at its result).
+    pub seconds: f64,
 }
 
 /// Where a damping search started, where it ended, and whether the FEM's decay was reached.
@@ -836,6 +838,7 @@ impl PreparedMotion {
         let start_rest = start_rest.expect("asked for");
         let start_trajectory = trajectory(&start_fields);
         let start_rest_error = crate::relative_error(&start_rest, &fem_rest, &moved);
+        let motion_start = std::time::Instant::now();
         let (values, model_rest, model_fields, motion_evaluations) = if self.job.fit_motion {
             let search_box = crate::SearchBox::default_for(self.kind);
             let cost = MotionCost {
@@ -862,6 +865,7 @@ impl PreparedMotion {
         } else {
             (start_values.clone(), start_rest.clone(), start_fields.clone(), None)
         };
+        let motion_seconds = motion_start.elapsed().as_secs_f64();
         let fem_centre = match self.release {
             Release::Gravity => fem_rest.clone(),
             Release::Unload => self.body.prescribed.clone(),
@@ -911,6 +915,7 @@ impl PreparedMotion {
                 start_rest_error,
                 start_trajectory_error: start_trajectory,
                 evaluations,
+                seconds: motion_seconds,
             }),
             release: self.release.name(),
             young: self.material.young(),

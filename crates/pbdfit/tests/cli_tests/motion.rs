@@ -391,8 +391,8 @@ fn the_motion_benchmark_runs_the_motion_fit_it_names() {
         .map(|l| l.split_whitespace().collect::<Vec<_>>())
         .find(|w| w.first() == Some(&"xpbd") && w.get(1) == Some(&"1"))
         .unwrap_or_else(|| panic!("no xpbd row in\n{out}"));
-    assert_eq!(row[3], r["motion_fit"]["evaluations"].to_string(), "releases");
-    let (start, end): (f64, f64) = (row[4].parse().unwrap(), row[6].parse().unwrap());
+    assert_eq!(row[4], r["motion_fit"]["evaluations"].to_string(), "releases");
+    let (start, end): (f64, f64) = (row[5].parse().unwrap(), row[7].parse().unwrap());
     let (expected_start, expected_end) =
         (r["motion_fit"]["start_trajectory_error"].as_f64().unwrap(), r["trajectory_error"].as_f64().unwrap());
     assert!((start / expected_start - 1.0).abs() < 1e-3 && (end / expected_end - 1.0).abs() < 1e-3, "{row:?}");
