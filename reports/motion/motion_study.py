@@ -13,7 +13,6 @@ import csv
 import math
 import os
 
-MODELS = ["pbd", "xpbd", "jolt", "newton-xpbd", "genesis-pbd"]
 EXPERIMENTS = [("dt", "dt (s)", True), ("nit", "nit", True), ("n", "N", False)]
 
 
@@ -22,8 +21,9 @@ def number(text):
 
 
 def read(results):
+    """Every model's releases: one sub-folder per model (the study file's ``models = [...]``), by name."""
     rows = {}
-    for model in MODELS:
+    for model in sorted(os.listdir(results)):
         path = os.path.join(results, model, "motion", "releases.csv")
         if os.path.isfile(path):
             with open(path, newline="") as f:

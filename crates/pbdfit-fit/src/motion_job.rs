@@ -834,7 +834,7 @@ impl PreparedMotion {
         // The release at the start's parameters; with `fit_motion`, the pattern search on the trajectory
         // error from there.
         let (start_rest, start_fields) =
-            self.model_release(self.kind, self.damping, &start_values, true).map_err(|e| input(e.clone()))?;
+            self.model_release(self.kind, self.damping, &start_values, true).map_err(input)?;
         let start_rest = start_rest.expect("asked for");
         let start_trajectory = trajectory(&start_fields);
         let start_rest_error = crate::relative_error(&start_rest, &fem_rest, &moved);
@@ -859,11 +859,10 @@ impl PreparedMotion {
             let t = argmin::core::State::get_best_param(&result.state).cloned().unwrap_or(t0);
             let evaluations = result.problem.problem.as_ref().map_or(0, |c| c.evaluations.get());
             let values = search_box.values(&t);
-            let (rest, fields) =
-                self.model_release(self.kind, self.damping, &values, true).map_err(|e| input(e.clone()))?;
+            let (rest, fields) = self.model_release(self.kind, self.damping, &values, true).map_err(input)?;
             (values, rest.expect("asked for"), fields, Some(evaluations))
         } else {
-            (start_values.clone(), start_rest.clone(), start_fields.clone(), None)
+            (start_values.clone(), start_rest, start_fields, None)
         };
         let motion_seconds = motion_start.elapsed().as_secs_f64();
         let fem_centre = match self.release {
@@ -888,7 +887,7 @@ impl PreparedMotion {
             };
             let found = self.damping_search(knob, &values, &fem, &model_centre, &along, &times)?;
             let (kind, damping) = knob.apply(self.kind, self.damping, found.value).map_err(input)?;
-            let (rest, fields) = self.model_release(kind, damping, &values, true).map_err(|e| input(e.clone()))?;
+            let (rest, fields) = self.model_release(kind, damping, &values, true).map_err(input)?;
             (kind, damping, rest.expect("asked for"), fields, Some(found))
         } else {
             (self.kind, self.damping, model_rest, model_fields, None)

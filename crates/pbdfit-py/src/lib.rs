@@ -183,11 +183,12 @@ fn simulate(py: Python<'_>, keywords: &str) -> PyResult<(bool, Vec<String>)> {
             .collect::<Result<Vec<_>, _>>()
     })?
     .map_err(job_error)?;
-    let texts = reports
-        .iter()
-        .map(|r| serde_json::to_string(r).map_err(|e| PyRuntimeError::new_err(e.to_string())))
-        .collect::<PyResult<_>>()?;
-    Ok((compound, texts))
+    Ok((compound, reports.iter().map(report_json).collect::<PyResult<_>>()?))
+}
+
+/// A job's report as the JSON text its command's `--json` prints.
+fn report_json<T: serde::Serialize>(report: &T) -> PyResult<String> {
+    serde_json::to_string(report).map_err(|e| PyRuntimeError::new_err(format!("report as JSON: {e}")))
 }
 
 /// A modal analysis: `keywords` is a JSON object of `pbdfit modes`'s options under their Python names
@@ -203,11 +204,7 @@ fn modes(py: Python<'_>, keywords: &str) -> PyResult<(bool, Vec<String>)> {
         setups.into_iter().map(|setup| setup.run(material, count)).collect::<Result<Vec<_>, _>>()
     })?
     .map_err(job_error)?;
-    let texts = reports
-        .iter()
-        .map(|r| serde_json::to_string(r).map_err(|e| PyRuntimeError::new_err(e.to_string())))
-        .collect::<PyResult<_>>()?;
-    Ok((compound, texts))
+    Ok((compound, reports.iter().map(report_json).collect::<PyResult<_>>()?))
 }
 
 /// The release test: `keywords` is a JSON object of `pbdfit motion`'s options under their Python names
@@ -220,7 +217,7 @@ fn motion(py: Python<'_>, keywords: &str) -> PyResult<String> {
     let report =
         interruptible(py, Arc::default(), false, &|_| {}, move || prepared.run(pbdfit_fit::Spelling::Keyword))?
             .map_err(job_error)?;
-    serde_json::to_string(&report).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    report_json(&report)
 }
 
 /// The keywords `motion` takes (Python's spelling of `pbdfit motion`'s options).

@@ -157,10 +157,18 @@ impl Releases {
     }
 }
 
+/// A number as the file writes it (a round-trip decimal).
+fn number(x: f64) -> String {
+    if x.is_finite() { format!("{x:e}") } else { x.to_string() }
+}
+
+/// An optional number: empty where there is none.
+fn optional(x: Option<f64>) -> String {
+    x.map_or(String::new(), number)
+}
+
 /// One fit row's line: its key columns and the measures.
 fn row(record: &pbdfit_results::FitRecord, releases: &Releases, seconds: f64) -> Vec<String> {
-    let number = |x: f64| if x.is_finite() { format!("{x:e}") } else { x.to_string() };
-    let optional = |x: Option<f64>| x.map_or(String::new(), number);
     let named = |p: &[(String, f64)]| p.iter().map(|(k, v)| format!("{k}={v:e}")).collect::<Vec<_>>().join(";");
     let at_sag = releases.at_sag.as_ref().ok();
     let ratio = at_sag.and_then(|r| match (r.model_measures.frequency, r.fem.frequency) {
@@ -205,7 +213,10 @@ fn csv_line(fields: &[String]) -> Vec<u8> {
 }
 
 /// The identity of a row: scene, experiment, value and nu as written.
-fn key_of(fields: &[String]) -> (String, String, String, String) {
+type RowKey = (String, String, String, String);
+
+/// The identity of a written row.
+fn key_of(fields: &[String]) -> RowKey {
     (fields[0].clone(), fields[1].clone(), fields[2].clone(), fields[4].clone())
 }
 
@@ -349,9 +360,16 @@ pub fn run_motion_pass(
         let total = todo.len();
         let count = std::sync::atomic::AtomicUsize::new(0);
         let resumed = done.len();
-        let rows: Vec<Option<Vec<String>>> = todo
+        // One release per distinct fit, its rows written together.
+        let mut groups: std::collections::BTreeMap<ReleaseKey, Vec<&pbdfit_results::FitRecord>> = Default::default();
+        for record in todo {
+            groups.entry(release_key(record)).or_default().push(record);
+        }
+        let groups: Vec<Vec<&pbdfit_results::FitRecord>> = groups.into_values().collect();
+        let rows: Vec<Option<Vec<Vec<String>>>> = groups
             .par_iter()
-            .map(|record| -> Result<Option<Vec<String>>, FitError> {
+            .map(|group| -> Result<Option<Vec<Vec<String>>>, FitError> {
+                let record = group[0];
                 if cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst)) {
                     return Ok(None);
                 }
@@ -389,11 +407,13 @@ pub fn run_motion_pass(
                 let damped = (pass.fit_damping && at_sag.is_ok() && crate::has_damping_knob(study.kind))
                     .then(|| release(MotionKeywords { fit_damping: true, ..base }));
                 let releases = Releases { at_sag, motion, damped };
-                let fields = row(record, &releases, start.elapsed().as_secs_f64());
+                let seconds = start.elapsed().as_secs_f64();
+                let lines: Vec<Vec<String>> = group.iter().map(|r| row(r, &releases, seconds)).collect();
+                let bytes: Vec<u8> = lines.iter().flat_map(|l| csv_line(l)).collect();
                 let mut f = file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-                f.write_all(&csv_line(&fields)).and_then(|()| f.flush()).map_err(|e| io(&path, e))?;
+                f.write_all(&bytes).and_then(|()| f.flush()).map_err(|e| io(&path, e))?;
                 drop(f);
-                let done = count.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                let done = count.fetch_add(group.len(), std::sync::atomic::Ordering::SeqCst) + group.len();
                 observer(&Progress {
                     done,
                     total,
@@ -401,12 +421,11 @@ pub fn run_motion_pass(
                     message: format!("release {} {} nu = {}", record.scene, record.experiment, record.poisson),
                     notice: false,
                 });
-                Ok(Some(fields))
+                Ok(Some(lines))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let computed = rows.len();
-        let rows: Vec<Vec<String>> = rows.into_iter().flatten().collect();
-        if rows.len() < computed {
+        let rows: Vec<Vec<String>> = rows.into_iter().flatten().flatten().collect();
+        if rows.len() < total {
             return Err(FitError::Interrupted { done: rows.len(), total });
         }
         // Complete: rewritten sorted by (scene, experiment, value, nu), as the fits' files are.
@@ -442,15 +461,20 @@ pub fn run_motion_pass(
     }
 }
 
-/// The key a record's row will have.
-fn row_key(record: &pbdfit_results::FitRecord) -> (String, String, String, String) {
-    let number = |x: f64| format!("{x:e}");
-    (
-        record.scene.clone(),
-        record.experiment.clone(),
-        record.value.map_or(String::new(), number),
-        number(record.poisson),
-    )
+/// The key a record's row will have ([`row`] writes these columns so).
+fn row_key(record: &pbdfit_results::FitRecord) -> RowKey {
+    (record.scene.clone(), record.experiment.clone(), optional(record.value), number(record.poisson))
+}
+
+/// What a release depends on: the fit's setting and parameters (bit patterns). Experiments share fits (the
+/// base case is also a value of dt, nit and N), and their rows share one release.
+type ReleaseKey = (String, String, String, Vec<u64>, usize, usize);
+
+/// The [`ReleaseKey`] of a fit row.
+fn release_key(record: &pbdfit_results::FitRecord) -> ReleaseKey {
+    let mut bits = vec![record.young.to_bits(), record.poisson.to_bits(), record.dt.to_bits()];
+    bits.extend(record.parameters.iter().map(|(_, v)| v.to_bits()));
+    (record.scene.clone(), record.model.clone(), record.mass_model.clone(), bits, record.n, record.nit)
 }
 
 /// Writes `path` whole through a temporary file beside it and a rename.
