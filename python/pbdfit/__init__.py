@@ -694,6 +694,7 @@ def study(
     split: Optional[str] = None,
     precision: Optional[str] = None,
     search: Optional[str] = None,
+    lockstep: Optional[int] = None,
     progress: Union[bool, Callable[[int, int, str], Any]] = True,
     client: Any = None,
     retries: int = 3,
@@ -703,7 +704,8 @@ def study(
     a keyword here under its Python name, applied over the file as there: ``only`` (``scene``,
     ``scene/experiment`` or ``*/experiment``, one or a list), ``poisson_stride`` (every k-th nu), the FEM
     reference's ``material``, ``dynamic``, ``time``, ``fem_mass``, ``rayleigh``, ``split``, ``precision``
-    (``f64``/``f32``) and ``search`` (``gradient``/``pattern``). Returns the run's summary; a file with
+    (``f64``/``f32``), ``search`` (``gradient``/``pattern``) and ``lockstep`` (run that many fits at once, their
+    gradient searches' trial rest states in shared batches: the same rows). Returns the run's summary; a file with
     ``models = [...]`` runs one study per model (results in ``out/<model>``) and returns a list of them.
     Ctrl-C raises ``KeyboardInterrupt`` after the fits in flight are written; calling again resumes.
     ``progress``: True prints a line to stderr every 50 fits and at the end; a callable ``(done, total,
@@ -722,12 +724,15 @@ def study(
         poisson_stride=_count("poisson_stride", poisson_stride, 1),
         precision=precision,
         search=search,
+        lockstep=_count("lockstep", lockstep, 1),
         **_reference_keywords(material, dynamic, time, fem_mass, rayleigh, split),
     )
     text = json.dumps({k: v for k, v in keywords.items() if v is not None})
     if client is not None:
         if jobs is not None:
             raise ValueError("jobs: with a client the fits run on the cluster's worker threads")
+        if lockstep is not None:
+            raise ValueError("lockstep: with a client each worker runs its fits one by one")
         from . import _dask
 
         return _dask.build("study", text, client, progress, retries)
@@ -741,6 +746,7 @@ def table(
     jobs: Optional[int] = None,
     search: Optional[str] = None,
     partial: bool = False,
+    lockstep: Optional[int] = None,
     progress: Union[bool, Callable[[int, int, str], Any]] = True,
     client: Any = None,
     retries: int = 3,
@@ -749,7 +755,7 @@ def table(
     threads (default: all cores), into ``out`` (default: ``<name>/`` next to the file): the files of
     ``pbdfit table`` (the fits' ``<scene>-table.csv``, ``summary.json``, ``table.csv``, ``table.json``), with
     its options: ``search`` over the file's, ``partial`` (fit nothing: write the table from the fits already
-    in the folder, the others marked missing). Returns the build's summary (nodes, computed, resumed,
+    in the folder, the others marked missing), ``lockstep`` (as for :func:`study`). Returns the build's summary (nodes, computed, resumed,
     failed, at_bound, simulated, seconds). Ctrl-C raises ``KeyboardInterrupt`` after the fits in flight are
     written; calling again resumes.
 
@@ -761,11 +767,14 @@ def table(
         jobs=_count("jobs", jobs, 1),
         search=search,
         partial=bool(partial),
+        lockstep=_count("lockstep", lockstep, 1),
     )
     text = json.dumps({k: v for k, v in keywords.items() if v is not None})
     if client is not None:
         if jobs is not None:
             raise ValueError("jobs: with a client the fits run on the cluster's worker threads")
+        if lockstep is not None:
+            raise ValueError("lockstep: with a client each worker runs its fits one by one")
         from . import _dask
 
         return _dask.build("table", text, client, progress, retries)

@@ -129,6 +129,28 @@ def test_a_study_with_the_options_python_lacked_equals_the_cli(tmp_path):
         pbdfit._native.study(json.dumps({"study": str(study), "stride": 2}))
 
 
+def test_a_study_in_lockstep_equals_the_cli_without(tmp_path):
+    """`lockstep=K` (fits K at a time, their gradient searches' trials in shared batches): the rows of the
+    command line's run without it, all but `seconds`; refused at 0, with the pattern search and with a
+    client."""
+    study = tmp_path / "st.toml"
+    study.write_text(STUDY)
+    subprocess.run([cli_path(), "study", str(study), "--out", str(tmp_path / "cli"), "--search", "gradient"],
+                   check=True, capture_output=True)
+    lines = []
+    summary = pbdfit.study(study, progress=lambda done, total, line: lines.append(line), out=tmp_path / "py",
+                           search="gradient", lockstep=3)
+    assert summary["files"]
+    for name in summary["files"]:
+        assert rows(tmp_path / "py" / name) == rows(tmp_path / "cli" / name), name
+    with pytest.raises(ValueError, match="^lockstep = 0: must be an integer >= 1"):
+        pbdfit.study(study, lockstep=0)
+    with pytest.raises(ValueError, match="^lockstep: study st runs the pattern search"):
+        pbdfit.study(study, lockstep=2, out=tmp_path / "pattern")
+    with pytest.raises(ValueError, match="^lockstep: with a client"):
+        pbdfit.study(study, lockstep=2, client=object())
+
+
 def test_fem_equals_the_cli_with_the_options_python_lacked():
     """A dynamic reference with consistent mass and damping, uniform masses, and a contact scene: the
     command line's displacements to the last bit."""

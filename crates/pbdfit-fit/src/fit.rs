@@ -7,7 +7,7 @@ use std::time::Instant;
 use argmin::core::{CostFunction, Error, Executor, State};
 use pbdfit_pbd::{CpuBackend, PbdError, RestOptions, RestStateBackend, Scale};
 
-use crate::gradient::{self, REACHED, gradient_grid};
+use crate::gradient::{self, REACHED, RestSource, gradient_grid};
 use crate::grid::{Lineage, SharedRestStates};
 use crate::problem::rest_displacements;
 use crate::{
@@ -421,6 +421,17 @@ pub fn fit_with_grid(
     grids: &[&GridRestStates],
     options: &FitOptions,
 ) -> Result<FitResult, FitError> {
+    fit_with_grid_from(problem, grids, options, RestSource::Direct)
+}
+
+/// [`fit_with_grid`] with the gradient search's trial rest states from `rest` (a [`Lockstep`] batch
+/// shared with other fits: the same result, see [`crate::lockstep`]); the pattern search computes its own.
+pub fn fit_with_grid_from(
+    problem: &FitProblem,
+    grids: &[&GridRestStates],
+    options: &FitOptions,
+    rest: RestSource,
+) -> Result<FitResult, FitError> {
     let start = Instant::now();
     let search_box = &options.search_box;
     let resolution = options.resolution();
@@ -449,7 +460,7 @@ pub fn fit_with_grid(
         problem
     };
     if options.search == Search::Gradient {
-        return fit_gradient(problem, grids, options, &points, start);
+        return fit_gradient(problem, grids, options, &points, start, rest);
     }
     let dimensions = search_box.dimensions();
     let solver = PatternSearch::new(
@@ -526,6 +537,7 @@ fn fit_gradient(
     options: &FitOptions,
     points: &[Vec<f64>],
     start: Instant,
+    rest: RestSource,
 ) -> Result<FitResult, FitError> {
     let search_box = &options.search_box;
     let mut failures = Vec::new();
@@ -568,7 +580,7 @@ fn fit_gradient(
         return Err(no_rest_state(problem, first, budget.deadline, options.max_seconds));
     }
     let before = budget.spent;
-    let descents = gradient::descend_all(problem, search_box, starts, &mut budget, &mut failures);
+    let descents = gradient::descend_all(problem, search_box, starts, &mut budget, &mut failures, rest);
     evaluations += budget.spent - before;
     let best = descents
         .iter()

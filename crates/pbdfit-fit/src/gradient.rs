@@ -21,11 +21,12 @@
 //! state's own warm start and the fit's evaluation budget, which a generic driver would hide.
 
 use nalgebra::DMatrix;
-use pbdfit_pbd::{Differences, PbdError, Scale, SensitivityOptions, Vec3};
+use pbdfit_pbd::{Differences, PbdError, RestJob, Scale, SensitivityOptions, Vec3};
 use rayon::prelude::*;
 
 use crate::fit::{Budget, FailedPoint};
-use crate::levenberg_marquardt::{LevenbergMarquardt, LmSettings, Proposal, Verdict};
+use crate::levenberg_marquardt::{LevenbergMarquardt, LmSettings, Proposal, Trial, Verdict};
+use crate::lockstep::Lockstep;
 use crate::{Evaluation, FitProblem, Identifiability, SearchBox, SearchStep};
 
 /// The sensitivity solve of a linearisation: GMRES to a relative residual of 1e-6 rather than the
@@ -220,67 +221,151 @@ impl Descent {
         }
     }
 
-    /// One Levenberg-Marquardt trial: at most one rest state, spent from `budget`. Ends the descent
-    /// when it has converged, cannot step, or has used [`MAX_ITERATIONS`] trials.
-    /// `exhausted` says whether the fit's budget is spent; what the trial spent comes back for the caller
-    /// to count (so that the descents' trials of one turn can run in parallel).
-    fn step(&mut self, problem: &FitProblem, search_box: &SearchBox, mut exhausted: impl FnMut() -> bool) -> StepSpent {
-        let mut spent = StepSpent::default();
+    /// The next Levenberg-Marquardt trial, without its rest state: [`Pending::Done`] ends the descent (it
+    /// has converged, cannot step, or has used [`MAX_ITERATIONS`] trials, or `exhausted` says the fit's
+    /// budget is spent). The trial's rest state, where it needs one, is evaluated by the caller (so that the
+    /// trials of many descents, and of many fits, can share one batch), and judged by
+    /// [`finish`](Self::finish).
+    fn propose(&mut self, mut exhausted: impl FnMut() -> bool) -> Pending {
         loop {
             let Some((g, h)) = self.model.as_ref() else {
                 self.done = true;
-                return spent;
+                return Pending::Done;
             };
             if self.trials >= MAX_ITERATIONS || exhausted() {
                 self.done = true;
-                return spent;
+                return Pending::Done;
             }
             let trial = match self.lm.propose(&self.t, g, h) {
                 Proposal::Trial(trial) => trial,
                 Proposal::Singular => continue,
                 Proposal::Stop => {
                     self.done = true;
-                    return spent;
+                    return Pending::Done;
                 }
             };
             self.trials += 1;
             // A trial the damping has projected onto a point rejected since the last move (a bound clamps
             // the step whatever the damping) would be the same rest state from the same warm start: its
             // objective is taken from then, with no rest state spent.
-            let again =
-                self.rejected.iter().find(|(point, ..)| *point == trial.point).map(|&(_, f, failed)| (f, failed));
-            let (e, f_new, failed) = match again {
-                Some((f, failed)) => (None, f, failed),
-                None => {
-                    let e = problem.evaluate(&search_box.values(&trial.point), Some(&self.evaluation));
-                    spent.rest_state = true;
-                    if let Some(reason) = &e.failure {
-                        spent.failure =
-                            Some(FailedPoint { parameters: search_box.values(&trial.point), reason: reason.clone() });
-                    }
-                    let (f, failed) = (objective(problem, &e), e.failure.is_some());
-                    (Some(e), f, failed)
-                }
+            return match self.rejected.iter().find(|(point, ..)| *point == trial.point) {
+                Some(&(_, f, failed)) => Pending::Repeat { trial, f, failed },
+                None => Pending::Evaluate(trial),
             };
-            match self.lm.judge(&self.t, &trial, self.objective, f_new, failed) {
-                Verdict::Accepted { converged } => {
-                    let e = e.expect("a repeated trial was rejected before, so it is rejected again");
-                    self.rejected.clear();
-                    self.history.push(SearchStep { x: trial.point.clone(), cost: e.error, step: trial.moved });
-                    self.model = linearise(problem, search_box, &trial.point, &e).ok();
-                    self.t = trial.point;
-                    self.evaluation = e;
-                    self.objective = f_new;
-                    self.done = converged;
+        }
+    }
+
+    /// The rest-state jobs of a trial [`propose`](Self::propose) asked to evaluate at `values`: one per
+    /// part, warm-started from the descent's current rest state.
+    fn trial_jobs(&self, problem: &FitProblem, values: &[f64]) -> Vec<RestJob> {
+        problem.rest_jobs(values, Some(&self.evaluation))
+    }
+
+    /// Judges a proposed trial with its evaluation (`None` for [`Pending::Repeat`] and [`Pending::Done`]);
+    /// a move linearises at the new point. What the trial spent comes back for the caller to count.
+    fn finish(
+        &mut self,
+        problem: &FitProblem,
+        search_box: &SearchBox,
+        pending: Pending,
+        e: Option<Evaluation>,
+    ) -> StepSpent {
+        let mut spent = StepSpent::default();
+        let (trial, again, e, f_new, failed) = match pending {
+            Pending::Done => return spent,
+            Pending::Repeat { trial, f, failed } => (trial, true, None, f, failed),
+            Pending::Evaluate(trial) => {
+                let e = e.expect("an evaluated trial comes with its evaluation");
+                spent.rest_state = true;
+                if let Some(reason) = &e.failure {
+                    spent.failure =
+                        Some(FailedPoint { parameters: search_box.values(&trial.point), reason: reason.clone() });
                 }
-                Verdict::Rejected { give_up } => {
-                    if again.is_none() {
-                        self.rejected.push((trial.point, f_new, failed));
-                    }
-                    self.done = give_up
-                }
+                let (f, failed) = (objective(problem, &e), e.failure.is_some());
+                (trial, false, Some(e), f, failed)
             }
-            return spent;
+        };
+        match self.lm.judge(&self.t, &trial, self.objective, f_new, failed) {
+            Verdict::Accepted { converged } => {
+                let e = e.expect("a repeated trial was rejected before, so it is rejected again");
+                self.rejected.clear();
+                self.history.push(SearchStep { x: trial.point.clone(), cost: e.error, step: trial.moved });
+                self.model = linearise(problem, search_box, &trial.point, &e).ok();
+                self.t = trial.point;
+                self.evaluation = e;
+                self.objective = f_new;
+                self.done = converged;
+            }
+            Verdict::Rejected { give_up } => {
+                if !again {
+                    self.rejected.push((trial.point, f_new, failed));
+                }
+                self.done = give_up
+            }
+        }
+        spent
+    }
+}
+
+/// A descent's next trial ([`Descent::propose`]).
+enum Pending {
+    /// The descent has ended: no trial.
+    Done,
+    /// A point rejected since the descent last moved: judged again from its recorded objective and
+    /// whether it had a rest state, with no rest state spent.
+    Repeat { trial: Trial, f: f64, failed: bool },
+    /// A new point: its rest state is needed.
+    Evaluate(Trial),
+}
+
+impl Pending {
+    /// The parameter values whose rest state the trial needs, if any.
+    fn needs(&self, search_box: &SearchBox) -> Option<Vec<f64>> {
+        match self {
+            Pending::Evaluate(trial) => Some(search_box.values(&trial.point)),
+            _ => None,
+        }
+    }
+}
+
+/// Where a fit's trial rest states are computed: on the fit's own threads, or handed to a
+/// [`Lockstep`] batch shared with the other fits running beside it.
+#[derive(Clone, Copy)]
+pub enum RestSource<'a> {
+    /// Each trial's rest states on the CPU, the trials of a turn in parallel.
+    Direct,
+    /// Each turn's trials (every live descent's) handed to one lockstep batch of many fits.
+    Lockstep(&'a Lockstep<'a>),
+}
+
+impl RestSource<'_> {
+    /// Runs a parallel step of the fit (its linearisations) where this source wants it: in place, or on
+    /// the lockstep's threads (whose count is the study's, the fits being threads of their own).
+    fn install<R: Send>(&self, op: impl FnOnce() -> R + Send) -> R {
+        match self {
+            RestSource::Direct => op(),
+            RestSource::Lockstep(batch) => batch.install(op),
+        }
+    }
+
+    /// The evaluations of `points` (parameter values and the rest-state jobs of each), in order.
+    fn evaluate(&self, problem: &FitProblem, points: Vec<(Vec<f64>, Vec<RestJob>)>) -> Vec<Evaluation> {
+        match self {
+            RestSource::Direct => points
+                .into_par_iter()
+                .map(|(values, jobs)| problem.evaluation_of(&values, &jobs, jobs.iter().map(RestJob::solve).collect()))
+                .collect(),
+            RestSource::Lockstep(batch) => {
+                let all: Vec<RestJob> = points.iter().flat_map(|(_, jobs)| jobs.iter().cloned()).collect();
+                let mut results = batch.rest_states(all).into_iter();
+                points
+                    .into_iter()
+                    .map(|(values, jobs)| {
+                        let mine: Vec<_> = results.by_ref().take(jobs.len()).collect();
+                        problem.evaluation_of(&values, &jobs, mine)
+                    })
+                    .collect()
+            }
         }
     }
 }
@@ -308,18 +393,20 @@ pub const MERGE: f64 = 1e-2;
 
 /// Runs Levenberg-Marquardt from every start, in turns of one trial each (so no start is starved of the
 /// budget by the ones before it), stopping a descent that comes within [`MERGE`] of another one's point
-/// that is no higher. Records points without a rest state in `failures`.
+/// that is no higher. Records points without a rest state in `failures`. The trials' rest states come
+/// from `rest` (each result is the one a lone rest state gives, so the descents do not depend on it).
 pub(crate) fn descend_all(
     problem: &FitProblem,
     search_box: &SearchBox,
     starts: Vec<(Vec<f64>, Evaluation)>,
     budget: &mut Budget,
     failures: &mut Vec<FailedPoint>,
+    rest: RestSource,
 ) -> Vec<Descent> {
     // Each start's first linearisation (a sensitivity solve, about one rest state) in parallel: they are
     // independent, and collected in the starts' order.
     let mut descents: Vec<Descent> =
-        starts.into_par_iter().map(|(t, e)| Descent::new(problem, search_box, t, e)).collect();
+        rest.install(|| starts.into_par_iter().map(|(t, e)| Descent::new(problem, search_box, t, e)).collect());
     while descents.iter().any(|d| !d.done) {
         let live = descents.iter().filter(|d| !d.done).count();
         // Histories before this turn: a descent's merge check sees the ones after it in the turn as they
@@ -327,9 +414,20 @@ pub(crate) fn descend_all(
         let before: Vec<usize> = descents.iter().map(|d| d.history.len()).collect();
         if live > 1 && live <= budget.left() && !budget.exhausted() {
             // Every live descent's trial fits in the budget, so none would have found it spent: the trials
-            // run in parallel, then are counted and merged in the descents' order.
-            let spent: Vec<Option<StepSpent>> =
-                descents.par_iter_mut().map(|d| (!d.done).then(|| d.step(problem, search_box, || false))).collect();
+            // are proposed, their rest states computed together, judged in parallel, then counted and
+            // merged in the descents' order.
+            // `None` for the descents that had ended before this turn: they take no turn (no merge).
+            let pending: Vec<Option<Pending>> =
+                descents.iter_mut().map(|d| (!d.done).then(|| d.propose(|| false))).collect();
+            let evaluations = evaluate_pending(problem, search_box, &descents, &pending, rest);
+            let spent: Vec<Option<StepSpent>> = rest.install(|| {
+                descents
+                    .par_iter_mut()
+                    .zip(pending)
+                    .zip(evaluations)
+                    .map(|((d, p), e)| p.map(|p| d.finish(problem, search_box, p, e)))
+                    .collect()
+            });
             for (k, spent) in spent.into_iter().enumerate() {
                 if let Some(spent) = spent {
                     spent.count(budget, failures);
@@ -341,12 +439,39 @@ pub(crate) fn descend_all(
                 if descents[k].done {
                     continue;
                 }
-                descents[k].step(problem, search_box, || budget.exhausted()).count(budget, failures);
+                let mut pending = [Some(descents[k].propose(|| budget.exhausted()))];
+                let e = evaluate_pending(problem, search_box, &descents[k..=k], &pending, rest).pop().flatten();
+                if let Some(pending) = pending[0].take() {
+                    let descent = &mut descents[k];
+                    rest.install(|| descent.finish(problem, search_box, pending, e)).count(budget, failures);
+                }
                 merge(&mut descents, k, &before);
             }
         }
     }
     descents
+}
+
+/// The evaluations the `pending` trials of `descents` (one each, `None` for a descent taking no turn)
+/// need, from `rest`: `None` for those needing no rest state.
+fn evaluate_pending(
+    problem: &FitProblem,
+    search_box: &SearchBox,
+    descents: &[Descent],
+    pending: &[Option<Pending>],
+    rest: RestSource,
+) -> Vec<Option<Evaluation>> {
+    let points: Vec<(usize, Vec<f64>)> = pending
+        .iter()
+        .enumerate()
+        .filter_map(|(k, p)| p.as_ref().and_then(|p| p.needs(search_box)).map(|v| (k, v)))
+        .collect();
+    let jobs = points.iter().map(|(k, values)| (values.clone(), descents[*k].trial_jobs(problem, values))).collect();
+    let mut out: Vec<Option<Evaluation>> = (0..pending.len()).map(|_| None).collect();
+    for ((k, _), e) in points.iter().zip(rest.evaluate(problem, jobs)) {
+        out[*k] = Some(e);
+    }
+    out
 }
 
 /// Stops descent `k` if it has come within [`MERGE`] of a point of another unmerged descent that is no

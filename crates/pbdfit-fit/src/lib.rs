@@ -42,6 +42,7 @@ mod identify_job;
 mod job;
 mod keywords;
 mod levenberg_marquardt;
+mod lockstep;
 mod measured;
 mod modes_job;
 mod motion_job;
@@ -60,8 +61,9 @@ pub use error_metric::{compound_error, moved_vertices, reference_fault, relative
 pub use fem_job::{FemJob, FemKeywords, FemPart, FemSetup, PreparedFem, mesh_notes};
 pub use fit::{
     FailedPoint, FitOptions, FitResult, GRADIENT_MAX_SWEEPS, Search, deadline_after, fit, fit_cpu, fit_with_grid,
+    fit_with_grid_from,
 };
-pub use gradient::{MAX_BASINS, REACHED, gradient_grid};
+pub use gradient::{MAX_BASINS, REACHED, RestSource, gradient_grid};
 pub use grid::{GridRestStates, Lineage, SharedRestStates, check_grid_memory};
 pub use identifiability::{Identifiability, RISE};
 pub use identify::{Identification, MaterialParameter, NU_MAX, NU_MIN, YOUNG_FACTOR, identify};
@@ -71,6 +73,7 @@ pub use job::{
     IdentifiabilityReport, MARKER_TOLERANCE, PreparedFit, Spelling, Starts, start_from_pairs,
 };
 pub use keywords::{ReferenceKeywords, keyword_names, keywords_from_json};
+pub use lockstep::{Lockstep, LockstepCounts, Member, run_in_lockstep};
 pub use measured::{
     BOOTSTRAP_QUANTILES, Bootstrap, MAX_BOOTSTRAP, MIN_BOOTSTRAP, MarkerTarget, MarkerWeighting, bootstrap,
     check_bootstrap,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use pbdfit_fem::YoungPoisson;
 use pbdfit_mesh::{SceneSet, Vec3};
-use pbdfit_pbd::{ModelKind, PbdError, PbdSystem, RestOptions, RestState, SimParams};
+use pbdfit_pbd::{ModelKind, PbdError, PbdSystem, RestJob, RestOptions, RestState, SimParams};
 
 use crate::{
     FemTarget, FitError, MarkerTarget, PartCache, Target, compound_error, moved_vertices, reference_fault,
@@ -199,6 +199,36 @@ impl FitProblem {
         self.evaluate_with(values, warm, |_, part, params, w| {
             rest_displacements(&part.system, params, &self.rest_options, w)
         })
+    }
+
+    /// The rest-state jobs of [`evaluate`](Self::evaluate) at `values`: one per part, in the parts' order,
+    /// warm-started from `warm`'s rest states. [`evaluation_of`](Self::evaluation_of) turns their results
+    /// into the same evaluation.
+    pub fn rest_jobs(&self, values: &[f64], warm: Option<&Evaluation>) -> Vec<RestJob> {
+        let params = self.settings.at(values);
+        self.parts
+            .iter()
+            .enumerate()
+            .map(|(i, part)| RestJob {
+                system: Arc::clone(&part.system),
+                params,
+                warm: warm.and_then(|e| e.rest.get(i)).cloned(),
+                options: self.rest_options,
+            })
+            .collect()
+    }
+
+    /// The evaluation at `values` from the results of its [`rest_jobs`](Self::rest_jobs), in order.
+    pub fn evaluation_of(
+        &self,
+        values: &[f64],
+        jobs: &[RestJob],
+        results: Vec<Result<RestState, PbdError>>,
+    ) -> Evaluation {
+        let params = self.settings.at(values);
+        let states: Vec<RestResult> =
+            jobs.iter().zip(results).map(|(job, r)| displacements_or_reason(&job.system, &params, r)).collect();
+        self.error_from(&states)
     }
 
     /// [`evaluate`](Self::evaluate) with each part's rest state from `rest(index, part, params, warm)`

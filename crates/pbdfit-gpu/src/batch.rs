@@ -5,7 +5,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use pbdfit_pbd::{
-    CpuBackend, MAX_TETRAHEDRON_TERMS, PbdError, PbdSystem, RestOptions, RestState, RestStateBackend, SimParams, Vec3,
+    CpuBackend, MAX_TETRAHEDRON_TERMS, PbdError, PbdSystem, RestJob, RestOptions, RestState, RestStateBackend,
+    SimParams, Vec3,
 };
 
 use crate::context::{floats, storage_entry, uniform_entry, words};
@@ -390,6 +391,11 @@ impl RestStateBackend for GpuBackend {
                 CpuBackend.rest_states(system, params, options)
             }
         }
+    }
+
+    fn warm_rest_states(&self, jobs: &[RestJob]) -> Vec<Result<RestState, PbdError>> {
+        self.hand_off(Handoff::WarmStarts);
+        CpuBackend.warm_rest_states(jobs)
     }
 }
 

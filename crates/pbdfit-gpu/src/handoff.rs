@@ -27,6 +27,10 @@ pub enum Handoff {
         /// The scene's name.
         scene: String,
     },
+    /// Warm-started rest states of fits in lockstep (their search trials): the kernels start every
+    /// simulation from the undeformed body, and a trial computed in f32 by stepping would move the fit's
+    /// descent away from the f64 one the same fit takes alone. Not a fallback.
+    WarmStarts,
     /// The device failed on this batch; the CPU computed it.
     Failed {
         /// What failed, in one line.
@@ -59,6 +63,11 @@ impl std::fmt::Display for Handoff {
                 f,
                 "scene {scene} has obstacles, and the GPU kernels have no contact or friction; computing its rest \
                  states on the CPU"
+            ),
+            Handoff::WarmStarts => write!(
+                f,
+                "the GPU kernels start every rest state from the undeformed body, so the warm-started trials of fits \
+                 in lockstep run on the CPU (in f64, as each fit's alone); the grids' rest states stay on the GPU"
             ),
             Handoff::Failed { error, rest_states } => {
                 write!(f, "{error}; computing these {rest_states} rest states on the CPU")
@@ -117,6 +126,7 @@ mod tests {
         let h = handoff_before(&PbdSystem::new(&body), &[pbd]).unwrap();
         assert_eq!(h, Handoff::Contact { scene: "resting".into() });
         assert!(h.to_string().contains("obstacles") && h.to_string().contains("contact") && !h.repeats());
+        assert!(Handoff::WarmStarts.to_string().contains("lockstep run on the CPU") && !Handoff::WarmStarts.repeats());
         let failed = Handoff::Failed { error: "device lost".into(), rest_states: 3 };
         assert!(failed.repeats() && failed.to_string() == "device lost; computing these 3 rest states on the CPU");
     }

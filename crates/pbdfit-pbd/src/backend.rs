@@ -1,9 +1,34 @@
 //! Where batches of rest states are computed: the CPU (threads over parameter points) or another
-//! backend such as the GPU crate. A grid sweep is one batch: 441 parameter points on one body.
+//! backend such as the GPU crate. A grid sweep is one batch: 441 parameter points on one body. A
+//! lockstep turn of many fits is another ([`RestJob`]s: any bodies, each point with its own warm start).
+
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::{PbdError, PbdSystem, RestOptions, RestState, SimParams};
+use crate::{PbdError, PbdSystem, RestOptions, RestState, SimParams, Vec3};
+
+/// One rest state of a mixed batch: a body, a parameter point, the displacements to start from (a
+/// search's trial starts from the rest state it steps away from) and its controls. Owned (shared
+/// pointers), so that fits on different threads can hand their jobs to one batch.
+#[derive(Debug, Clone)]
+pub struct RestJob {
+    /// The body.
+    pub system: Arc<PbdSystem>,
+    /// The parameter point.
+    pub params: SimParams,
+    /// Displacements (m, one per particle) to start from; `None` starts from the undeformed body.
+    pub warm: Option<Arc<Vec<Vec3>>>,
+    /// Rest-state controls.
+    pub options: RestOptions,
+}
+
+impl RestJob {
+    /// [`PbdSystem::rest_state`] of the job, on this thread.
+    pub fn solve(&self) -> Result<RestState, PbdError> {
+        self.system.rest_state(&self.params, &self.options, self.warm.as_ref().map(|w| w.as_slice()))
+    }
+}
 
 /// Computes the rest states of many parameter points on one body.
 ///
@@ -20,6 +45,14 @@ pub trait RestStateBackend: Sync {
         params: &[SimParams],
         options: &RestOptions,
     ) -> Vec<Result<RestState, PbdError>>;
+
+    /// The rest state of every job (bodies and warm starts may differ), in the order of `jobs`. Each
+    /// result must be the one [`RestJob::solve`] gives, whatever the batch holds besides: a lockstep run
+    /// is bit for bit the run without it. The default solves them on the CPU, one rayon task each.
+    fn warm_rest_states(&self, jobs: &[RestJob]) -> Vec<Result<RestState, PbdError>> {
+        // One job per task, as for the grid (costs differ by orders of magnitude).
+        jobs.par_iter().with_max_len(1).map(RestJob::solve).collect()
+    }
 }
 
 /// The f64 CPU path: parameter points spread over rayon's threads, each solved by

@@ -64,7 +64,7 @@ mod sensitivity;
 mod system;
 mod tetrahedra;
 
-pub use backend::{CpuBackend, RestStateBackend};
+pub use backend::{CpuBackend, RestJob, RestStateBackend};
 pub use colouring::ColourGroups;
 pub use constraints::{ConstraintRef, DistanceConstraint, VolumeConstraint};
 pub use error::PbdError;

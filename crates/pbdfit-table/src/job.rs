@@ -29,6 +29,9 @@ pub struct TableKeywords {
     /// Fit nothing: write `table.csv` and `table.json` from the fits already in the folder, the nodes
     /// without one marked missing.
     pub partial: bool,
+    /// Run this many fits at once in lockstep, their search turns' rest states batched on the backend
+    /// (the gradient search only; the same table as without).
+    pub lockstep: Option<usize>,
 }
 
 /// A table job: [`TableKeywords`] under another name.
@@ -43,6 +46,8 @@ pub struct PreparedTable {
     pub out: PathBuf,
     /// Fit nothing (see [`TableKeywords::partial`]).
     pub partial: bool,
+    /// Fits at once in lockstep ([`RunOptions::lockstep`]).
+    pub lockstep: Option<usize>,
 }
 
 impl TableKeywords {
@@ -76,12 +81,25 @@ impl TableKeywords {
                 .map_err(|e| TableError::Option { option: spelling.name("search"), message: e.to_string() })?;
             def.study.fit.use_search(search);
         }
+        if self.lockstep == Some(0) {
+            return Err(TableError::Option { option: spelling.name("lockstep"), message: "must be at least 1".into() });
+        }
+        if self.lockstep.is_some() && def.study.fit.search != Search::Gradient {
+            return Err(TableError::Option {
+                option: spelling.name("lockstep"),
+                message: format!(
+                    "table {} runs the {} search, which batches no trial rest states (lockstep is for the gradient search)",
+                    def.name,
+                    def.study.fit.search.name()
+                ),
+            });
+        }
         let out = self
             .out
             .as_ref()
             .map(PathBuf::from)
             .unwrap_or_else(|| Path::new(&self.file).parent().unwrap_or(Path::new(".")).join(&def.name));
-        Ok(PreparedTable { def, out, partial: self.partial })
+        Ok(PreparedTable { def, out, partial: self.partial, lockstep: self.lockstep })
     }
 }
 
@@ -94,7 +112,7 @@ impl PreparedTable {
         cancel: Option<Arc<AtomicBool>>,
         observer: &(dyn Fn(&Progress) + Sync),
     ) -> Result<BuildSummary, TableError> {
-        let options = RunOptions { cancel, ..RunOptions::default() };
+        let options = RunOptions { cancel, lockstep: self.lockstep, ..RunOptions::default() };
         let cache = PartCache::new(self.def.study.reference.clone());
         if self.partial {
             build_partial(&self.def, &self.out, &options, &cache, observer)
@@ -123,6 +141,15 @@ mod tests {
         let prepared = job.prepare(Spelling::Flag).expect("the shipped table");
         assert_eq!(prepared.def.study.fit.search, Search::Pattern);
         assert_eq!(prepared.out, Path::new("../../fits/tables").join(&prepared.def.name));
+        let refused = |job: &TableKeywords| job.prepare(Spelling::Flag).expect_err("refused").to_string();
+        let lockstep = TableKeywords { lockstep: Some(4), ..job.clone() };
+        assert!(
+            refused(&lockstep).starts_with("--lockstep: table pbd runs the pattern search"),
+            "{}",
+            refused(&lockstep)
+        );
+        let gradient = TableKeywords { search: Some("gradient".into()), ..lockstep };
+        assert_eq!(gradient.prepare(Spelling::Flag).expect("the gradient search").lockstep, Some(4));
         let bad = TableKeywords { search: Some("newton".into()), ..job };
         for (spelling, name) in [(Spelling::Flag, "--search: "), (Spelling::Keyword, "search: ")] {
             let message = bad.prepare(spelling).expect_err("refused").to_string();

@@ -96,8 +96,13 @@ pub fn run(args: CompareArgs) -> CliResult {
     for (variant, study) in variants.iter().zip(&studies) {
         let out = args.out.join(&variant.name);
         eprintln!("variant {}: results in {}", variant.name, out.display());
-        let prepared =
-            pbdfit_fit::study::PreparedStudy { study: study.clone(), out: out.clone(), only: only.clone(), note: None };
+        let prepared = pbdfit_fit::study::PreparedStudy {
+            study: study.clone(),
+            out: out.clone(),
+            only: only.clone(),
+            note: None,
+            lockstep: None,
+        };
         crate::study::run_with_progress(&prepared, args.jobs, BackendName::Cpu, None)?;
         let results = Results::open(&out).map_err(|e| CliError::Internal(e.to_string()))?;
         let verdicts = evaluate(&claims, &results);

@@ -114,7 +114,8 @@ pub fn run(args: ReproduceArgs) -> CliResult {
         study.poisson.len(),
         results.display()
     );
-    let prepared = pbdfit_fit::study::PreparedStudy { study, out: results.clone(), only: Vec::new(), note: None };
+    let prepared =
+        pbdfit_fit::study::PreparedStudy { study, out: results.clone(), only: Vec::new(), note: None, lockstep: None };
     crate::study::run_with_progress(&prepared, args.jobs, args.backend, None)?;
     let study = prepared.study;
 

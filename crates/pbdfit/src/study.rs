@@ -40,6 +40,11 @@ pub struct StudyArgs {
     /// search than the file's also drops the file's `grid` (each search has its own default grid).
     #[arg(long, value_parser = |s: &str| pbdfit_fit::Search::parse(s))]
     search: Option<pbdfit_fit::Search>,
+    /// Run K fits at once in lockstep: each turn of their gradient searches hands its trial rest states
+    /// to the backend as one shared batch (what a GPU needs to be busy; on the CPU only the schedule
+    /// changes). The same rows as without.
+    #[arg(long, value_name = "K")]
+    lockstep: Option<usize>,
     /// Testing: abort the process (as kill -9 would) right after the K-th fit of this run is written.
     #[arg(long, hide = true)]
     abort_after: Option<usize>,
@@ -56,6 +61,7 @@ pub fn run(args: StudyArgs) -> CliResult {
         reference: args.reference.keywords(),
         precision: args.precision.map(|p| p.name().to_string()),
         search: args.search.map(|s| s.name().to_string()),
+        lockstep: args.lockstep,
     };
     for prepared in job.prepare(Spelling::Flag).map_err(job_error)? {
         if let Some(note) = &prepared.note {

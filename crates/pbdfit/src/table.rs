@@ -30,6 +30,11 @@ pub struct TableArgs {
     /// needs a missing node names it; running `pbdfit table` again (without --partial) fits only those.
     #[arg(long)]
     partial: bool,
+    /// Run K fits at once in lockstep: each turn of their gradient searches hands its trial rest states
+    /// to the backend as one shared batch (what a GPU needs to be busy; on the CPU only the schedule
+    /// changes). The same table as without.
+    #[arg(long, value_name = "K")]
+    lockstep: Option<usize>,
     /// Testing: abort the process (as kill -9 would) right after the K-th fit of this run is written.
     #[arg(long, hide = true)]
     abort_after: Option<usize>,
@@ -52,6 +57,7 @@ pub fn run(args: TableArgs) -> CliResult {
         jobs: args.jobs,
         search: args.search.map(|s| s.name().to_string()),
         partial: args.partial,
+        lockstep: args.lockstep,
     };
     let prepared = job.prepare(Spelling::Flag).map_err(table_error)?;
     let out = &prepared.out;

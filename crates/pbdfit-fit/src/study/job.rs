@@ -37,6 +37,9 @@ pub struct StudyKeywords {
     pub precision: Option<String>,
     /// `gradient` or `pattern`, over the file's `[fit] search` (another search drops the file's grid).
     pub search: Option<String>,
+    /// Run this many fits at once in lockstep, their search turns' rest states batched on the backend
+    /// (the gradient search only; the same rows as without).
+    pub lockstep: Option<usize>,
 }
 
 /// A study job: [`StudyKeywords`] under another name.
@@ -53,6 +56,8 @@ pub struct PreparedStudy {
     pub only: Vec<String>,
     /// A file with `models = [...]`: which model this is and where its results go, for the user.
     pub note: Option<String>,
+    /// Fits at once in lockstep ([`RunOptions::lockstep`]).
+    pub lockstep: Option<usize>,
 }
 
 impl StudyKeywords {
@@ -78,6 +83,9 @@ impl StudyKeywords {
         let input = FitJobError::Input;
         if self.jobs == Some(0) {
             return Err(input(format!("{} must be at least 1", spelling.name("jobs"))));
+        }
+        if self.lockstep == Some(0) {
+            return Err(input(format!("{} must be at least 1", spelling.name("lockstep"))));
         }
         let stride = self.poisson_stride.unwrap_or(1);
         if stride == 0 {
@@ -110,6 +118,14 @@ impl StudyKeywords {
             if let Some(search) = search {
                 study.fit.use_search(search);
             }
+            if self.lockstep.is_some() && study.fit.search != Search::Gradient {
+                return Err(input(format!(
+                    "{}: study {} runs the {} search, which batches no trial rest states (lockstep is for the gradient search)",
+                    spelling.name("lockstep"),
+                    study.name,
+                    study.fit.search.name()
+                )));
+            }
             study.check_reference()?;
             if stride > 1 {
                 let coarse = study.poisson.iter().step_by(stride).copied().collect();
@@ -125,7 +141,7 @@ impl StudyKeywords {
                 out = out.join(study.kind.name());
                 note = Some(format!("model {} ({}): results in {}", study.kind, i + 1, out.display()));
             }
-            prepared.push(PreparedStudy { study, out, only: self.only.clone(), note });
+            prepared.push(PreparedStudy { study, out, only: self.only.clone(), note, lockstep: self.lockstep });
         }
         Ok(prepared)
     }
@@ -142,7 +158,7 @@ impl PreparedStudy {
         cancel: Option<Arc<AtomicBool>>,
         observer: &(dyn Fn(&Progress) + Sync),
     ) -> Result<StudySummary, FitError> {
-        let options = RunOptions { only: self.only.clone(), cancel: cancel.clone() };
+        let options = RunOptions { only: self.only.clone(), cancel: cancel.clone(), lockstep: self.lockstep };
         let summary = run_study(
             &self.study,
             &self.out,
@@ -201,6 +217,13 @@ mod tests {
         assert_eq!(refused(zero, Spelling::Keyword), "poisson_stride must be at least 1");
         let f16 = StudyKeywords { precision: Some("f16".into()), ..job.clone() };
         assert!(refused(f16, Spelling::Keyword).starts_with("precision: `f16`"));
+        let lockstep = StudyKeywords { lockstep: Some(8), ..job.clone() };
+        assert_eq!(lockstep.prepare_text(&text, Spelling::Flag).expect("lockstep")[0].lockstep, Some(8));
+        let zero = StudyKeywords { lockstep: Some(0), ..job.clone() };
+        assert_eq!(refused(zero, Spelling::Flag), "--lockstep must be at least 1");
+        // The thesis's own search is the pattern search, which has no trial batches.
+        let pattern = StudyKeywords { lockstep: Some(8), search: None, ..job.clone() };
+        assert!(refused(pattern, Spelling::Keyword).starts_with("lockstep: study thesis runs the pattern search"));
         let material = StudyKeywords {
             reference: ReferenceKeywords { material: Some("rubber".into()), ..Default::default() },
             ..job

@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use super::folder::{LockedFolder, check_settings};
 use super::plan::{FitKey, Plan};
 use super::{Configuration, Study, store};
-use crate::{FitError, GridRestStates, PartCache, Search, fit_with_grid};
+use crate::{FitError, GridRestStates, PartCache, RestSource, Search, fit_with_grid_from};
 
 /// Which fits a run does.
 #[derive(Debug, Clone, Default)]
@@ -23,6 +23,10 @@ pub struct RunOptions {
     /// When set (by another thread, or the observer), no further fit starts; the fits in flight finish
     /// and are written, and the run returns [`FitError::Interrupted`]. A later run resumes.
     pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// Run each (dt, N, nit) group's fits in lockstep, this many at once ([`crate::lockstep`]): their
+    /// search turns' rest states go to the backend as shared batches. The same rows as without; `None`
+    /// runs the fits one per thread, each computing its own rest states.
+    pub lockstep: Option<usize>,
 }
 
 impl RunOptions {
@@ -136,19 +140,38 @@ pub fn run_plan_in(
         // neighbours take seconds, and rayon's adaptive splitting would otherwise leave a thread with a
         // queue of fits behind the slow one while the other threads run out of work. Tasks are single
         // fits unless the study asks for neighbour starts (see [`neighbour_chains`]).
-        let results: Vec<Result<(), FitError>> = group
-            .par_iter()
-            .with_max_len(1)
-            .map(|task| {
-                run_task(study, task, cache, &grids, &|| options.cancelled(), &mut |key, record| {
-                    write_record(plan, key, &record, &file_locks)?;
-                    let mut d = done.lock().expect("progress lock");
-                    *d += 1;
-                    observer(&Progress { done: *d, total, resumed, message: record_line(&record), notice: false });
-                    Ok(())
-                })
+        let run_one = |task: &&Task, rest: RestSource| {
+            run_task_from(study, task, cache, &grids, rest, &|| options.cancelled(), &mut |key, record| {
+                write_record(plan, key, &record, &file_locks)?;
+                let mut d = done.lock().expect("progress lock");
+                *d += 1;
+                observer(&Progress { done: *d, total, resumed, message: record_line(&record), notice: false });
+                Ok(())
             })
-            .collect();
+        };
+        let results: Vec<Result<(), FitError>> = match options.lockstep {
+            None => group.par_iter().with_max_len(1).map(|task| run_one(task, RestSource::Direct)).collect(),
+            Some(fits) => {
+                let (results, counts) = crate::lockstep::run_in_lockstep(&group, fits, backend, run_one);
+                observer(&Progress {
+                    done: *done.lock().expect("progress lock"),
+                    total,
+                    resumed,
+                    message: format!(
+                        "lockstep (dt = {dt}, N = {n}, nit = {nit}): {} trial rest states in {} batches on {} \
+                         ({:.1} a batch, at most {})",
+                        counts.rest_states,
+                        counts.batches,
+                        backend.name(),
+                        counts.mean(),
+                        counts.largest
+                    ),
+                    // One line per group, always shown: what the lockstep was asked for.
+                    notice: true,
+                });
+                results
+            }
+        };
         results.into_iter().collect::<Result<(), FitError>>()?;
         if options.cancelled() {
             return Err(FitError::Interrupted { done: *done.lock().expect("progress lock"), total });
@@ -355,6 +378,19 @@ pub fn run_task(
     cancelled: &dyn Fn() -> bool,
     done: &mut dyn FnMut(&FitKey, FitRecord) -> Result<(), FitError>,
 ) -> Result<(), FitError> {
+    run_task_from(study, task, cache, grids, RestSource::Direct, cancelled, done)
+}
+
+/// [`run_task`] with the searches' trial rest states from `rest` (a lockstep batch: the same records).
+pub fn run_task_from(
+    study: &Study,
+    task: &Task,
+    cache: &PartCache,
+    grids: &HashMap<String, GridRestStates>,
+    rest: RestSource,
+    cancelled: &dyn Fn() -> bool,
+    done: &mut dyn FnMut(&FitKey, FitRecord) -> Result<(), FitError>,
+) -> Result<(), FitError> {
     // This chain's results so far, for the next fit's start.
     let mut computed: HashMap<FitKey, Vec<f64>> = HashMap::new();
     for fit in &task.fits {
@@ -367,7 +403,7 @@ pub fn run_task(
                 .cloned()
                 .or_else(|| fit.resumed_start.as_ref().map(|s| s.iter().map(|b| f64::from_bits(*b)).collect()))
         });
-        let record = fit_one(&study.scenes[fit.key.scene], &fit.key, study, cache, grids, start);
+        let record = fit_one(&study.scenes[fit.key.scene], &fit.key, study, cache, grids, start, rest);
         if record.status == FitStatus::Ok {
             computed.insert(fit.key, record.parameters.iter().map(|(_, v)| *v).collect());
         }
@@ -491,6 +527,7 @@ fn fit_one(
     cache: &PartCache,
     grids: &HashMap<String, GridRestStates>,
     neighbour: Option<Vec<f64>>,
+    rest: RestSource,
 ) -> FitRecord {
     let start = Instant::now();
     let c = key.configuration();
@@ -537,7 +574,7 @@ fn fit_one(
             }
             None => &study.fit,
         };
-        fit_with_grid(&problem, &part_grids, options).map(|r| (problem.compound, r))
+        fit_with_grid_from(&problem, &part_grids, options, rest).map(|r| (problem.compound, r))
     });
     match outcome {
         Ok((compound, r)) => {

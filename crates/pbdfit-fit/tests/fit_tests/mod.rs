@@ -2,6 +2,7 @@
 
 mod fit;
 mod identify;
+mod lockstep;
 mod measured;
 mod nothing_to_fit;
 mod shared_rest_states;

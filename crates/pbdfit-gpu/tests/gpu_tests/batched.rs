@@ -135,8 +135,8 @@ fn large_bodies_fall_back_to_the_single_mesh_kernels() {
 }
 
 /// Batches the kernels do not take go to the CPU, and the caller is told why through its observer (the
-/// library prints nothing): a mass-spring model, a scene with tractions, an engine profile; the results are
-/// the CPU's.
+/// library prints nothing): a mass-spring model, a scene with tractions, an engine profile, warm-started jobs
+/// (fits in lockstep); the results are the CPU's.
 #[test]
 fn handoffs_are_reported_to_the_caller() {
     let Some(ctx) = gpu_or_skip("handoffs_are_reported_to_the_caller") else { return };
@@ -173,6 +173,23 @@ fn handoffs_are_reported_to_the_caller() {
     }
     // A batch the kernels take is not handed off.
     backend.rest_states(&wall, &pbd, &RestOptions::default());
+    // Warm-started jobs (fits in lockstep) run on the CPU, bit for bit its results, and say so.
+    let wall = std::sync::Arc::new(wall);
+    let start = std::sync::Arc::new(cpu_rest(&wall, &pbd[0]));
+    let jobs: Vec<pbdfit_pbd::RestJob> = [0.3, 0.7]
+        .iter()
+        .map(|&k| pbdfit_pbd::RestJob {
+            system: wall.clone(),
+            params: SimParams::new(0.01, 1, Model::pbd(k, k)),
+            warm: Some(start.clone()),
+            options: RestOptions::default(),
+        })
+        .collect();
+    let gpu = backend.warm_rest_states(&jobs);
+    let cpu = CpuBackend.warm_rest_states(&jobs);
+    for (g, c) in gpu.iter().zip(&cpu) {
+        assert_eq!(g.as_ref().unwrap().displacements, c.as_ref().unwrap().displacements);
+    }
     let seen = seen.lock().unwrap();
     assert_eq!(
         seen[..2],
@@ -181,12 +198,20 @@ fn handoffs_are_reported_to_the_caller() {
             pbdfit_gpu::Handoff::Loads { scene: "tension".into() }
         ]
     );
-    assert_eq!(seen.len(), 3, "{seen:?}");
+    assert_eq!(seen.len(), 4, "{seen:?}");
     assert!(
         matches!(&seen[2], pbdfit_gpu::Handoff::NoKernel { why, .. } if why.contains("engine profile")),
         "{:?}",
         seen[2]
     );
+    assert_eq!(seen[3], pbdfit_gpu::Handoff::WarmStarts);
+}
+
+/// The CPU's rest state of `params` on `system` (displacements), converged.
+fn cpu_rest(system: &pbdfit_pbd::PbdSystem, params: &SimParams) -> Vec<pbdfit_pbd::Vec3> {
+    let r = CpuBackend.rest_states(system, std::slice::from_ref(params), &RestOptions::default()).remove(0).unwrap();
+    assert!(r.converged);
+    r.displacements
 }
 
 /// A sibling of issue D4 (second review campaign: rest states that never looked at the fit's deadline):

@@ -200,14 +200,12 @@ fn the_collapse_verdict_gives_up_a_collapsed_body_where_stepping_does() {
     assert_eq!(full, 3000 + 3000 + stepped, "the probe alone sees no runaway: both attempts, then stepping");
 }
 
-/// A cold solve that stagnates beyond a quarter of the body is given up early. Near a fixed point (XPBD's
-/// liquid grid point of the fine-mesh benchmark: gravity-floor N = 8, nit = 10, alpha_d = 6.31 m/N,
-/// alpha_v = 1e-6: no rest state, its solve creeps at a residual of 4e-6 while its simulation sloshes 0.4 to
-/// 0.75 m down for 3.1 s before it leaves the body) by the early collapse probe, with the bound it passed in
-/// the reason, within a few converging rest states' sweeps of that fit (220 to 770 each), where without
-/// the early probes it cost 63,130. Far from any (PBD on gravity-floor N = 4, kd = 0.01, kv = 0.02: least
-/// residual 1.4e-3) by the regular probe at once: the stepping fallback's verdict, sooner than after 500
-/// evaluations.
+/// A cold solve that stagnates beyond a quarter of the body is given up by the early collapse probe: the
+/// same body as above, sooner than the regular verdict (500 evaluations and the probe), with the bound it
+/// passed in the reason; and XPBD's liquid grid point of the fine-mesh benchmark (gravity-floor N = 8,
+/// nit = 10, alpha_d = 6.31 m/N, alpha_v = 1e-6: no rest state; its simulation sloshes 0.4 to 0.75 m
+/// down for 3.1 s before it leaves the body) within a few converging rest states' sweeps of that fit
+/// (220 to 770 each), where without the early probes it cost 63,130.
 #[test]
 fn a_stagnated_cold_solve_beyond_a_quarter_of_the_body_is_given_up_early() {
     let quick = RestOptions { collapse_verdict: true, ..RestOptions::default() };
@@ -215,34 +213,42 @@ fn a_stagnated_cold_solve_beyond_a_quarter_of_the_body_is_given_up_early() {
     let (early, reason) = divergence(system("gravity-floor", 4).rest_state(&params, &quick, None));
     let (_, stepped_reason) = divergence(rest_result("gravity-floor", 4, &params, RestMethod::Stepping, true));
     assert!(early < 500, "{early} sweeps");
-    assert_eq!(reason, stepped_reason);
-    assert!(reason.contains("exceeds the body size"), "{reason}");
+    assert!(reason.starts_with("the body collapsed: its largest displacement passed 0.25 m"), "{reason}");
+    assert!(stepped_reason.contains("exceeds the body size"), "{stepped_reason}");
 
     let liquid = SimParams::new(0.01, 10, Model::xpbd(6.30957, 1e-6));
     let (sweeps, reason) = divergence(system("gravity-floor", 8).rest_state(&liquid, &quick, None));
     assert!(sweeps <= 3_000, "{sweeps} sweeps: {reason}");
-    assert!(reason.starts_with("the body collapsed: its largest displacement passed 0.25 m"), "{reason}");
+    assert!(reason.starts_with("the body collapsed"), "{reason}");
 }
 
-/// A body that rests beyond a quarter of its size, and whose solve wanders before it converges, keeps its
-/// rest state under the collapse verdict, bit for bit: Newton's XPBD on gravity-wall N = 1 (dt = 0.0137 s,
-/// nit = 13) at the gradient grid's point k_mu = 10^4.5, k_lambda = 10^2.3 Pa rests 0.40 m down; its
-/// solve's least residual sits at 1e-2 from the 57th evaluation to the 107th (Anderson wandering on the
-/// Jacobi passes) and converges at the 496th. The early collapse probe, asked there, had given it up (the
-/// simulation swings about the rest state, beyond a quarter of the body), and with it every grid point
-/// with a rest state of the fit at E = 145 Pa, nu = 0.21.
+/// An engine profile's body that rests beyond a quarter of its size keeps its rest state under the
+/// collapse verdict, bit for bit: Newton's XPBD on gravity-wall N = 1 at two gradient grid points of the
+/// mapping table's fits. At dt = 0.0137 s, nit = 13, k_mu = 10^4.5, k_lambda = 10^2.3 Pa it rests 0.398 m
+/// down; its solve wanders (least residual 1e-2 from the 57th evaluation to the 107th) and converges at the
+/// 496th. At dt = 0.0035 s, nit = 6, k_mu = k_lambda = 10^2.3 Pa it rests 0.4305 m down; its solve sits at
+/// 0.4263 m with a residual of 1.6e-6 from the 306th evaluation on, as XPBD's liquid does (above), and the
+/// rest state comes from stepping. The early collapse probe, asked there, had given both up (the simulation
+/// stays beyond a quarter of the body: it rests there), and with them every grid point with a rest state
+/// of fits such as E = 145 Pa, nu = 0.21 at the first setting: an engine profile's solve does not ask it.
 #[test]
-fn the_collapse_verdict_keeps_a_rest_state_beyond_a_quarter_of_the_body_whose_solve_wanders() {
+fn an_engine_rest_state_beyond_a_quarter_of_the_body_survives_the_collapse_verdict() {
     let kind: pbdfit_pbd::ModelKind = "newton-xpbd".parse().unwrap();
-    let params = SimParams::new(0.013679100513536241, 13, kind.with(&[10f64.powf(4.5), 10f64.powf(2.3)]).unwrap());
-    let quick = RestOptions { collapse_verdict: true, max_sweeps: 200_000, ..RestOptions::default() };
-    let with = system("gravity-wall", 1).rest_state(&params, &quick, None).unwrap();
-    let without = system("gravity-wall", 1).rest_state(&params, &RestOptions::default(), None).unwrap();
-    assert!(with.converged && with.iterations > 13 * 400, "{} sweeps: the solve wanders first", with.iterations);
-    assert!((with.max_displacement() - 0.398).abs() < 1e-3, "{}", with.max_displacement());
-    let bits =
-        |r: &RestState| r.displacements.iter().flat_map(|u| [u.x, u.y, u.z]).map(f64::to_bits).collect::<Vec<_>>();
-    assert_eq!(bits(&with), bits(&without));
+    let cases = [
+        (0.013679100513536241, 13, [10f64.powf(4.5), 10f64.powf(2.3)], 0.398),
+        (0.0035016396408727546, 6, [10f64.powf(2.3), 10f64.powf(2.3)], 0.4305),
+    ];
+    for (dt, nit, p, rests) in cases {
+        let params = SimParams::new(dt, nit, kind.with(&p).unwrap());
+        let quick = RestOptions { collapse_verdict: true, max_sweeps: 200_000, ..RestOptions::default() };
+        let with = system("gravity-wall", 1).rest_state(&params, &quick, None).unwrap();
+        let without = system("gravity-wall", 1).rest_state(&params, &RestOptions::default(), None).unwrap();
+        assert!(with.converged && with.iterations > 13 * 400, "{} sweeps: the solve takes long", with.iterations);
+        assert!((with.max_displacement() - rests).abs() < 1e-3, "{}", with.max_displacement());
+        let bits =
+            |r: &RestState| r.displacements.iter().flat_map(|u| [u.x, u.y, u.z]).map(f64::to_bits).collect::<Vec<_>>();
+        assert_eq!(bits(&with), bits(&without), "dt = {dt}");
+    }
 }
 
 /// The collapse verdict spares a soft point whose undamped overshoot passes the body's extent on its way

@@ -20,12 +20,17 @@ fn chain() -> String {
 }
 
 fn run(dir: &std::path::Path, out: &str, jobs: &str) -> std::path::PathBuf {
+    run_with(dir, out, &["--jobs", jobs]).0
+}
+
+/// The study with `args`, into `dir/out`; the folder and what the run wrote to stderr.
+fn run_with(dir: &std::path::Path, out: &str, args: &[&str]) -> (std::path::PathBuf, String) {
     let file = dir.join("chain.toml");
     std::fs::write(&file, chain()).unwrap();
     let out = dir.join(out);
-    let o = pbdfit(&["study", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--jobs", jobs]);
+    let o = pbdfit(&[&["study", file.to_str().unwrap(), "--out", out.to_str().unwrap()], args].concat());
     assert!(o.status.success(), "{}", stderr(&o));
-    out
+    (out, stderr(&o))
 }
 
 #[test]
@@ -34,6 +39,11 @@ fn a_gradient_study_starts_each_fit_from_its_neighbour_deterministically() {
     let one = run(&dir, "one", "1");
     let two = run(&dir, "two", "2");
     assert_eq!(rows_without_seconds(&one), rows_without_seconds(&two), "one thread against two");
+    // In lockstep (the two chains' fits on their own threads, their trials in shared batches): the same
+    // rows, and a line saying what was batched.
+    let (lockstep, said) = run_with(&dir, "lockstep", &["--jobs", "2", "--lockstep", "3"]);
+    assert_eq!(rows_without_seconds(&one), rows_without_seconds(&lockstep), "in lockstep");
+    assert!(said.contains("lockstep (dt = 0.01, N = 1, nit = 2): ") && said.contains(" batches on cpu"), "{said}");
 
     // Interrupted after the first two fits of each file: the resumed run reads their parameters back
     // and finishes with the same rows.
