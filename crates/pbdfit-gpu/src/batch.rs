@@ -181,6 +181,24 @@ impl GpuBackend {
         params: &[SimParams],
         options: &RestOptions,
     ) -> Result<Vec<Result<RestState, PbdError>>, GpuError> {
+        self.try_rest_states_from(system, params, &vec![None; params.len()], options)
+    }
+
+    /// [`try_rest_states`](Self::try_rest_states) with each simulation started from `starts[i]` (its
+    /// displacements, one per particle; `None`: the undeformed body) instead of from rest: the batched
+    /// kernel takes its state from the state buffer at every chunk, so a warm start is that buffer's first
+    /// contents (u in two floats, v = 0). The device path of a lockstep's warm batches, for a session with
+    /// a GPU to measure ([`RestStateBackend::warm_rest_states`] still hands them to the CPU: f32 trials
+    /// would steer a fit's descent). A body too large for the batched kernel with a warm start is refused
+    /// ([`GpuError::TooLarge`]): the single-mesh kernels start from rest.
+    pub fn try_rest_states_from(
+        &self,
+        system: &PbdSystem,
+        params: &[SimParams],
+        starts: &[Option<&[Vec3]>],
+        options: &RestOptions,
+    ) -> Result<Vec<Result<RestState, PbdError>>, GpuError> {
+        assert_eq!(starts.len(), params.len(), "one start (or none) per parameter point");
         let mut results: Vec<Option<Result<RestState, PbdError>>> = vec![None; params.len()];
         let mut valid = Vec::new();
         for (i, p) in params.iter().enumerate() {
@@ -192,8 +210,16 @@ impl GpuBackend {
         if !valid.is_empty() {
             let mesh = MeshData::new(system);
             let chosen: Vec<SimParams> = valid.iter().map(|&i| params[i]).collect();
+            let from: Vec<Option<&[Vec3]>> = valid.iter().map(|&i| starts[i]).collect();
             let computed = match Plan::new(&mesh, &self.ctx.limits, has_tetrahedron_terms(&chosen)) {
-                Some(plan) => self.run_batches(system, &mesh, plan, &chosen, options)?,
+                Some(plan) => self.run_batches(system, &mesh, plan, &chosen, &from, options)?,
+                None if from.iter().any(Option::is_some) => {
+                    return Err(GpuError::TooLarge {
+                        what: format!("a warm-started batch on a mesh with {} particles", mesh.particle_count),
+                        adapter: self.ctx.adapter_name().to_string(),
+                        reason: "warm starts need the batched kernel (one simulation per workgroup's memory)".into(),
+                    });
+                }
                 None => self.run_one_by_one(system, &chosen, options)?,
             };
             for (i, r) in valid.into_iter().zip(computed) {
@@ -247,6 +273,7 @@ impl GpuBackend {
         mesh: &MeshData,
         plan: Plan,
         params: &[SimParams],
+        starts: &[Option<&[Vec3]>],
         options: &RestOptions,
     ) -> Result<Vec<Result<RestState, PbdError>>, GpuError> {
         let limits = &self.ctx.limits;
@@ -256,8 +283,8 @@ impl GpuBackend {
         let most = by_memory.min(by_dispatch).max(1);
         let pipeline = self.pipeline(plan.header(mesh))?;
         let mut out = Vec::with_capacity(params.len());
-        for part in params.chunks(most) {
-            out.extend(self.run_batch(system, mesh, plan, &pipeline, part, options)?);
+        for (part, from) in params.chunks(most).zip(starts.chunks(most)) {
+            out.extend(self.run_batch(system, mesh, plan, &pipeline, part, from, options)?);
         }
         Ok(out)
     }
@@ -269,6 +296,7 @@ impl GpuBackend {
         plan: Plan,
         compiled: &BatchPipeline,
         params: &[SimParams],
+        starts: &[Option<&[Vec3]>],
         options: &RestOptions,
     ) -> Result<Vec<Result<RestState, PbdError>>, GpuError> {
         let ctx = &self.ctx;
@@ -292,7 +320,7 @@ impl GpuBackend {
         let none = wgpu::BufferUsages::empty();
         let control = ctx.uniform("control", &[b as u32, 0, max_nit, mesh.extent.to_bits()]);
         let sims = ctx.storage("sims", &sims, none);
-        let state = ctx.storage("state", &vec![0; b * nf * STATE_VECTORS * 4], none);
+        let state = ctx.storage("state", &initial_state(mesh, starts), none);
         let status = ctx.storage("status", &vec![0; b * STATUS_WORDS], none);
         let mesh_u32 = ctx.storage("mesh", &mesh_u32, none);
         let geo = ctx.storage("geometry", &geo, none);
@@ -367,6 +395,29 @@ impl GpuBackend {
             })
             .collect())
     }
+}
+
+/// The batched kernel's state buffer before its first chunk: per simulation and free particle the
+/// vectors hi and lo of u (u = hi + lo, each f32), v, and the window snapshot's hi and lo; zero for a start
+/// from rest, the start's displacements otherwise (at rest: v = 0, the snapshot where u is).
+fn initial_state(mesh: &MeshData, starts: &[Option<&[Vec3]>]) -> Vec<u32> {
+    let nf = mesh.free.len();
+    let mut words = vec![0u32; starts.len() * nf * STATE_VECTORS * 4];
+    for (s, start) in starts.iter().enumerate() {
+        let Some(u) = start else { continue };
+        for (j, &particle) in mesh.free.iter().enumerate() {
+            let w = u[particle as usize];
+            let hi = [w.x as f32, w.y as f32, w.z as f32];
+            let lo = [(w.x - hi[0] as f64) as f32, (w.y - hi[1] as f64) as f32, (w.z - hi[2] as f64) as f32];
+            let o = 4 * STATE_VECTORS * (s * nf + j);
+            for (vector, value) in [(0, hi), (1, lo), (3, hi), (4, lo)] {
+                for (k, x) in value.iter().enumerate() {
+                    words[o + 4 * vector + k] = x.to_bits();
+                }
+            }
+        }
+    }
+    words
 }
 
 impl RestStateBackend for GpuBackend {
