@@ -13,7 +13,7 @@
 //! when dropped, also on a panic, so no fit is waited for after it has gone). [`Lockstep::rest_states`]
 //! queues the caller's jobs and blocks; the thread whose arrival (or departure) leaves no member
 //! running runs the whole queue on the backend and wakes the others with their results. A member that
-//! computes something else (a linearisation, its grid) is running: the batch waits for it.
+//! computes something else (a linearisation, its FEM reference) is running: the batch waits for it.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -33,7 +33,7 @@ pub struct Lockstep<'a> {
     /// thread's pool has (a study's `--jobs`), since the members are threads of their own.
     pool: rayon::ThreadPool,
     state: Mutex<State>,
-    /// Results filed, a batch failed, or a member left.
+    /// Results filed, or a batch failed.
     woken: Condvar,
     /// A member queued a request (for tests that must order a departure after it).
     queued: Condvar,
