@@ -301,3 +301,24 @@ fn warm_started_batches_reach_the_cpu_rest_states_sooner() {
     let warm = backend.try_rest_states_from(&sys, &[target], &[Some(start.as_slice())], &options).unwrap();
     assert_eq!(warm[0].as_ref().unwrap().displacements, gpu[1].as_ref().unwrap().displacements);
 }
+
+/// The wall-clock sizing of the batched kernel's dispatches gives the results of fixed chunks, bit for
+/// bit, on a point slow to settle (1,891 steps), where the sizing's doubling used to reach dispatches of
+/// 1,024 steps: dispatches of 700 steps or more change the trajectory (fixed chunks of 1,000: never at rest
+/// within 200,000 sweeps, shown here too), so the sizing stops at eight rest-test windows.
+#[test]
+fn the_wall_clock_sizing_gives_the_fixed_chunks_results() {
+    let Some(ctx) = gpu_or_skip("the_wall_clock_sizing_gives_the_fixed_chunks_results") else { return };
+    let sys = system("gravity-wall", 2);
+    let slow = [SimParams::new(0.001, 1, Model::pbd(0.11, 0.5))];
+    let options = RestOptions { max_sweeps: 200_000, ..RestOptions::default() };
+    let sized = GpuBackend::new(ctx.clone()).rest_states(&sys, &slow, &options).remove(0).unwrap();
+    for steps in [61, 488] {
+        let fixed = GpuBackend::new(ctx.clone()).with_chunk_steps(steps).rest_states(&sys, &slow, &options);
+        let fixed = fixed[0].as_ref().unwrap();
+        assert_eq!(sized.displacements, fixed.displacements, "chunks of {steps}");
+        assert_eq!((sized.converged, sized.iterations), (true, fixed.iterations));
+    }
+    let long = GpuBackend::new(ctx).with_chunk_steps(1000).rest_states(&sys, &slow, &options).remove(0).unwrap();
+    assert!(!long.converged, "dispatches of 1,000 steps rest after {} sweeps: the cap may be lifted", long.iterations);
+}
