@@ -12,6 +12,8 @@ use pbdfit_pbd::{CpuBackend, Model, PbdError, RestOptions, RestStateBackend, Sim
 /// 1e-3 until the cap, while XPBD's distance and volume constraints settle alike either way. So some state
 /// of the per-tetrahedron terms still depends on the dispatch length; finding it is open (issue "Scale").
 /// Meanwhile the point reports itself unconverged (`converged: false`, never a silently wrong rest state).
+/// (PBD shows the same: dispatches of 700 steps or more change its trajectory, and the wall-clock sizing
+/// now stops at 488 steps: `the_wall_clock_sizing_gives_the_fixed_chunks_results`.)
 /// It was hidden until the window spread was kept across dispatches (`chunks_do_not_change_the_rest_states`):
 /// a spread cut short by a chunk boundary let it pass as at rest.
 fn f32_limited(scene: &str, n: usize, params: &SimParams) -> bool {
