@@ -255,12 +255,6 @@ impl Descent {
         }
     }
 
-    /// The rest-state jobs of a trial [`propose`](Self::propose) asked to evaluate at `values`: one per
-    /// part, warm-started from the descent's current rest state.
-    fn trial_jobs(&self, problem: &FitProblem, values: &[f64]) -> Vec<RestJob> {
-        problem.rest_jobs(values, Some(&self.evaluation))
-    }
-
     /// Judges a proposed trial with its evaluation (`None` for [`Pending::Repeat`] and [`Pending::Done`]);
     /// a move linearises at the new point. What the trial spent comes back for the caller to count.
     fn finish(
@@ -348,21 +342,24 @@ impl RestSource<'_> {
         }
     }
 
-    /// The evaluations of `points` (parameter values and the rest-state jobs of each), in order.
-    fn evaluate(&self, problem: &FitProblem, points: Vec<(Vec<f64>, Vec<RestJob>)>) -> Vec<Evaluation> {
+    /// The evaluations of `points` (parameter values, and the evaluation whose rest states start each
+    /// one's), in order: [`FitProblem::evaluate`] each, or one lockstep batch of their
+    /// [`FitProblem::rest_jobs`].
+    fn evaluate(&self, problem: &FitProblem, points: Vec<(Vec<f64>, &Evaluation)>) -> Vec<Evaluation> {
         match self {
-            RestSource::Direct => points
-                .into_par_iter()
-                .map(|(values, jobs)| problem.evaluation_of(&values, &jobs, jobs.iter().map(RestJob::solve).collect()))
-                .collect(),
+            RestSource::Direct => {
+                points.into_par_iter().map(|(values, warm)| problem.evaluate(&values, Some(warm))).collect()
+            }
             RestSource::Lockstep(batch) => {
-                let all: Vec<RestJob> = points.iter().flat_map(|(_, jobs)| jobs.iter().cloned()).collect();
-                let mut results = batch.rest_states(all).into_iter();
+                let jobs: Vec<Vec<RestJob>> =
+                    points.iter().map(|(values, warm)| problem.rest_jobs(values, Some(warm))).collect();
+                let mut results = batch.rest_states(jobs.iter().flatten().cloned().collect()).into_iter();
                 points
-                    .into_iter()
-                    .map(|(values, jobs)| {
+                    .iter()
+                    .zip(&jobs)
+                    .map(|((values, _), jobs)| {
                         let mine: Vec<_> = results.by_ref().take(jobs.len()).collect();
-                        problem.evaluation_of(&values, &jobs, mine)
+                        problem.evaluation_of(values, jobs, mine)
                     })
                     .collect()
             }
@@ -466,9 +463,9 @@ fn evaluate_pending(
         .enumerate()
         .filter_map(|(k, p)| p.as_ref().and_then(|p| p.needs(search_box)).map(|v| (k, v)))
         .collect();
-    let jobs = points.iter().map(|(k, values)| (values.clone(), descents[*k].trial_jobs(problem, values))).collect();
+    let starts = points.iter().map(|(k, values)| (values.clone(), &descents[*k].evaluation)).collect();
     let mut out: Vec<Option<Evaluation>> = (0..pending.len()).map(|_| None).collect();
-    for ((k, _), e) in points.iter().zip(rest.evaluate(problem, jobs)) {
+    for ((k, _), e) in points.iter().zip(rest.evaluate(problem, starts)) {
         out[*k] = Some(e);
     }
     out

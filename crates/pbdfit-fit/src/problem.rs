@@ -196,9 +196,9 @@ impl FitProblem {
 
     /// Evaluates the error at a parameter point, warm-starting each part's rest state from `warm`.
     pub fn evaluate(&self, values: &[f64], warm: Option<&Evaluation>) -> Evaluation {
-        self.evaluate_with(values, warm, |_, part, params, w| {
-            rest_displacements(&part.system, params, &self.rest_options, w)
-        })
+        let jobs = self.rest_jobs(values, warm);
+        let results = jobs.iter().map(RestJob::solve).collect();
+        self.evaluation_of(values, &jobs, results)
     }
 
     /// The rest-state jobs of [`evaluate`](Self::evaluate) at `values`: one per part, in the parts' order,

@@ -245,7 +245,7 @@ fn fit(py: Python<'_>, keywords: &str) -> PyResult<String> {
     let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
     let outcome =
         interruptible(py, Arc::default(), false, &|_| {}, move || prepared.run(&CpuBackend))?.map_err(job_error)?;
-    serde_json::to_string(&outcome.report).map_err(|e| PyRuntimeError::new_err(format!("fit report as JSON: {e}")))
+    report_json(&outcome.report)
 }
 
 /// The keywords `fit` takes (Python's spelling of `pbdfit fit`'s options).
@@ -701,7 +701,7 @@ fn identify(py: Python<'_>, keywords: &str) -> PyResult<String> {
     let job = pbdfit_fit::IdentifyJob::from_json(keywords).map_err(|e| value_error(format!("pbdfit.identify: {e}")))?;
     let report = interruptible(py, Arc::default(), false, &|_| {}, move || job.run(pbdfit_fit::Spelling::Keyword))?
         .map_err(job_error)?;
-    serde_json::to_string(&report).map_err(|e| PyRuntimeError::new_err(format!("identify report as JSON: {e}")))
+    report_json(&report)
 }
 
 /// The keywords `identify` takes.
