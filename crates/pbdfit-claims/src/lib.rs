@@ -1,6 +1,6 @@
 //! # pbdfit-claims
 //!
-//! The thesis's claims (`../shared/docs/thesis-claims.md`: F1-F12, W1-W12, C1-C11, G1-G9, K1, K2) as
+//! The thesis's claims (F1-F12, W1-W12, C1-C11, G1-G9, K1, K2) as
 //! machine-checkable predicates in a TOML file (`fits/thesis-claims.toml`), evaluated against a study's
 //! results folder (`fits/results/thesis`), so that "which claims does our reproduction match" is a
 //! number that any change of method can recompute, not a reading of plots.

@@ -99,8 +99,8 @@ pub fn comparison_section(ours: &[Verdict], variants: &[(String, Vec<Verdict>)])
     let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
     let score = Score::of(ours);
     let mut out = format!(
-        "## Comparison with the thesis\n\nEach claim of the thesis (ids as in `shared/docs/thesis-claims.md`, \
-         predicates in `fits/thesis-claims.toml`) checked against these results: {score}.\n\n"
+        "## Comparison with the thesis\n\nEach claim of the thesis (ids, the thesis's words and their predicates in \
+         `fits/thesis-claims.toml`) checked against these results: {score}.\n\n"
     );
     if !variants.is_empty() {
         let names: Vec<&str> = variants.iter().map(|(n, _)| n.as_str()).collect();
