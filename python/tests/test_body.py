@@ -13,13 +13,15 @@ from test_pbdfit import ROOT, cli_json
 
 
 def test_fit_keywords_give_the_command_lines_report():
-    py = pbdfit.fit("gravity-wall", n=1, young=1e6, density=1100, size=0.1).as_dict()
-    cli = cli_json("fit", "--scene", "gravity-wall", "--n", "1", "--young", "1e6", "--density", "1100", "--size", "0.1")
+    common = dict(n=2, young=1e5, poisson=0.45, model="jolt", dt=1 / 60, nit=8)
+    py = pbdfit.fit("gravity-wall", density=1100, size=0.1, **common).as_dict()
+    cli = cli_json("fit", "--scene", "gravity-wall", "--n", "2", "--young", "1e5", "--poisson", "0.45", "--model", "jolt",
+                   "--dt", "1/60", "--nit", "8", "--density", "1100", "--size", "0.1")
     assert {k: v for k, v in py.items() if k != "seconds"} == {k: v for k, v in cli.items() if k != "seconds"}
     assert py["body"] == [{"scene": "gravity-wall", "size_m": 0.1, "density_kg_per_m3": 1100.0,
                            "mass_kg": pytest.approx(1.1, rel=1e-12)}]
     # The body changes the answer: the thesis's 1 m cube of 1 kg/m^3 fits other parameters.
-    assert pbdfit.fit("gravity-wall", n=1, young=1e6).parameters != py["parameters"]
+    assert pbdfit.fit("gravity-wall", **common).parameters != py["parameters"]
 
 
 def test_scene_arrays_are_the_scaled_body_and_the_fem_scales_as_density_times_size_squared():

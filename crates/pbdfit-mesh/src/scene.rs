@@ -1190,7 +1190,8 @@ mod tests {
         for name in ["resting", "indentation", "incline"] {
             let set = SceneSet::load(name).unwrap().with_body(None, Some(0.01)).unwrap();
             let body = set.scenes()[0].body(2).unwrap();
-            let (a, b) = (&SceneSet::load(name).unwrap().scenes()[0].obstacles[0], &body.obstacles[0]);
+            let plain = SceneSet::load(name).unwrap();
+            let (a, b) = (&plain.scenes()[0].obstacles[0], &body.obstacles[0]);
             assert_eq!(b.shape, a.shape.resized(0.01), "{name}");
             assert_eq!(b.displacement, a.displacement * 0.01, "{name}");
         }
