@@ -430,9 +430,9 @@ impl SceneSet {
             return Err(invalid("material.density", format!("must be > 0 kg/m^3, got {}", material.density)));
         }
         if let Some(size) = body.size
-            && !(size.is_finite() && size > 0.0)
+            && !(size.is_finite() && (MIN_SIZE..=MAX_SIZE).contains(&size))
         {
-            return Err(invalid("body.size", format!("must be a finite number > 0 m, got {size}")));
+            return Err(invalid("body.size", format!("must be between 1e-6 m and 1e6 m, got {size}")));
         }
         let mut scene = Scene {
             name: file.name.clone(),
@@ -524,6 +524,11 @@ impl SceneSet {
                 return Err(BodyError::NotPositive { option, unit, value });
             }
         }
+        if let Some(size) = size
+            && !(MIN_SIZE..=MAX_SIZE).contains(&size)
+        {
+            return Err(BodyError::SizeOutOfRange { value: size });
+        }
         if size.is_some()
             && let Some(s) = self.scenes.iter().find(|s| s.measured.is_some())
         {
@@ -558,6 +563,12 @@ impl SceneSet {
     }
 }
 
+/// The smallest body size `--size` takes, m (a micrometre): below it a tetrahedron's volume nears what
+/// f64 resolves against the positions.
+pub const MIN_SIZE: f64 = 1e-6;
+/// The largest body size `--size` takes, m (a thousand kilometres).
+pub const MAX_SIZE: f64 = 1e6;
+
 /// A value of [`SceneSet::with_body`] refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum BodyError {
@@ -569,6 +580,12 @@ pub enum BodyError {
         /// Its unit.
         unit: &'static str,
         /// The value given.
+        value: f64,
+    },
+    /// A size outside [`MIN_SIZE`], [`MAX_SIZE`].
+    #[error("must be between 1e-6 m and 1e6 m (a micrometre to a thousand kilometres), got {value} m")]
+    SizeOutOfRange {
+        /// The size given.
         value: f64,
     },
     /// A size for a scene whose reference is measured markers.
@@ -587,7 +604,7 @@ impl BodyError {
     pub fn option(&self) -> &'static str {
         match self {
             BodyError::NotPositive { option, .. } => option,
-            BodyError::Measured { .. } => "size",
+            BodyError::Measured { .. } | BodyError::SizeOutOfRange { .. } => "size",
         }
     }
 }
@@ -1214,6 +1231,12 @@ mod tests {
                 assert!(text.contains(&format!("got {bad}")), "{text}");
             }
         }
+        for far in [1e-7, 1e-300, 1e7, 1e300] {
+            let e = set.clone().with_body(None, Some(far)).unwrap_err();
+            assert_eq!(e.option(), "size");
+            assert!(e.to_string().contains("between 1e-6 m and 1e6 m"), "{e}");
+        }
+        assert!(set.clone().with_body(Some(1e4), Some(1e-6)).is_ok() && set.clone().with_body(None, Some(1e6)).is_ok());
         let lab = "name = \"lab\"\n[body]\nshape = \"unit-cube\"\n[[held]]\nplane = \"y = 0\"\n[reference]\nmeasured = \"m.csv\"\n";
         let measured = SceneSet::parse(lab, "lab.toml", None).unwrap();
         let e = measured.clone().with_body(None, Some(0.1)).unwrap_err();

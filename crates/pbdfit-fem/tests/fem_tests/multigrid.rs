@@ -63,9 +63,8 @@ fn agrees_with_cholesky_on_floor_wall_and_torsion() {
 #[test]
 fn a_cube_of_another_size_keeps_its_hierarchy_and_sags_as_its_size_squared() {
     let unit = body("gravity-wall", 8);
-    let small = SceneSet::builtin("gravity-wall").unwrap().with_body(None, Some(0.1)).unwrap().scenes()[0]
-        .body(8)
-        .unwrap();
+    let small =
+        SceneSet::builtin("gravity-wall").unwrap().with_body(None, Some(0.1)).unwrap().scenes()[0].body(8).unwrap();
     let mg = multigrid(&small);
     assert_eq!(mg.resolutions(), multigrid(&unit).resolutions());
     let base = StaticProblem::new(&unit).unwrap().solve_with(material(0.3), &FaerCholesky::new()).unwrap();

@@ -14,8 +14,21 @@ fn every_command_that_builds_a_body_states_it_at_the_top() {
         vec!["simulate", "--scene", "gravity-wall", "--n", "2"],
         vec!["fit", "--scene", "gravity-wall", "--n", "1", "--young", "1e6"],
         vec![
-            "motion", "--scene", "gravity-wall", "--n", "1", "--young", "1e6", "--param", "kd=1", "--param", "kv=1",
-            "--dt", "1e-4", "--periods", "2",
+            "motion",
+            "--scene",
+            "gravity-wall",
+            "--n",
+            "1",
+            "--young",
+            "1e6",
+            "--param",
+            "kd=1",
+            "--param",
+            "kv=1",
+            "--dt",
+            "1e-4",
+            "--periods",
+            "2",
         ],
         vec!["settings", "--scene", "gravity-wall", "--n", "1", "--young", "1e6", "--dt", "1/60", "--nit", "1"],
         vec!["baseline", "--mapping", "xpbd-van-gelder-bulk", "--young", "1e6", "--poisson", "0.3", "--n", "1"],
@@ -32,7 +45,11 @@ fn every_command_that_builds_a_body_states_it_at_the_top() {
         args.push("--json");
         let value = json(&pbdfit(&args));
         let part = if value["body"].is_array() { &value["body"][0] } else { &value["body"] };
-        assert_eq!((part["size_m"].as_f64(), part["density_kg_per_m3"].as_f64()), (Some(0.1), Some(1100.0)), "{args:?}");
+        assert_eq!(
+            (part["size_m"].as_f64(), part["density_kg_per_m3"].as_f64()),
+            (Some(0.1), Some(1100.0)),
+            "{args:?}"
+        );
         let mass = part["mass_kg"].as_f64().unwrap();
         assert!((mass - 1.1).abs() < 1e-12, "{args:?}: {mass}");
     }
@@ -78,9 +95,33 @@ fn bad_densities_and_sizes_are_refused_naming_the_option() {
         assert!(stdout(&o).is_empty(), "{args:?}: nothing printed before the refusal");
     }
     // A table is fitted on its own body: lookup takes a body for --refine only.
-    let o = pbdfit(&["lookup", "--table", "pbd", "--young", "3e4", "--poisson", "0.3", "--dt", "1/200", "--nit", "4", "--n", "1", "--density", "1000"]);
+    let o = pbdfit(&[
+        "lookup",
+        "--table",
+        "pbd",
+        "--young",
+        "3e4",
+        "--poisson",
+        "0.3",
+        "--dt",
+        "1/200",
+        "--nit",
+        "4",
+        "--n",
+        "1",
+        "--density",
+        "1000",
+    ]);
     assert_input_error(&o, &["--density and --size apply to --refine only"]);
     // Measured markers fix the body's scale.
-    let o = pbdfit(&["identify", "--scene", "cantilever", "--measured", "reports/measured/example/markers.csv", "--size", "0.1"]);
+    let o = pbdfit(&[
+        "identify",
+        "--scene",
+        "cantilever",
+        "--measured",
+        "reports/measured/example/markers.csv",
+        "--size",
+        "0.1",
+    ]);
     assert_input_error(&o, &["--size: identify compares the FEM with measured markers"]);
 }
