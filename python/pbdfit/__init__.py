@@ -71,6 +71,7 @@ class Scene:
         masses: (nv,) float64, vertex masses in kg.
         gravity: (3,) float64, in m/s^2.
         mass_model: ``lumped`` or ``uniform``.
+        density: kg/m^3; size: the largest extent in m; mass: the total in kg (density times volume).
         parts: for a compound scene (``gravity``), its basic scenes; empty otherwise.
     """
 
@@ -93,6 +94,9 @@ class Scene:
         self.masses: np.ndarray = b["masses"]
         self.gravity: np.ndarray = b["gravity"]
         self.mass_model = str(b["mass_model"])
+        self.density = float(b["density"])
+        self.size = float(b["size"])
+        self.mass = float(b["mass"])
 
     @property
     def compound(self) -> bool:
@@ -100,7 +104,8 @@ class Scene:
         return bool(self.parts)
 
     def __getattr__(self, name: str) -> Any:
-        per_body = ("vertices", "tets", "held", "prescribed", "forces", "masses", "gravity", "mass_model")
+        per_body = ("vertices", "tets", "held", "prescribed", "forces", "masses", "gravity", "mass_model", "density",
+                    "size", "mass")
         if name in per_body and self.__dict__.get("parts"):
             parts = ", ".join(p.name for p in self.parts)
             raise ValueError(f"scene {self.name} is a compound of {parts}: use .parts[i].{name}")
@@ -112,11 +117,19 @@ class Scene:
         return f"Scene({self.name!r}, n={self.n}, {len(self.vertices)} vertices, {len(self.tets)} tetrahedra)"
 
     @classmethod
-    def load(cls, name_or_path: PathLike, n: Optional[int] = None) -> "Scene":
+    def load(
+        cls,
+        name_or_path: PathLike,
+        n: Optional[int] = None,
+        density: Optional[float] = None,
+        size: Optional[float] = None,
+    ) -> "Scene":
         """Loads a built-in scene by name or a scene TOML file, meshed at resolution ``n`` (default: the
-        scene's own)."""
+        scene's own), with ``density`` (kg/m^3) and ``size`` (m, the largest extent) over the scene's."""
         source = os.fspath(name_or_path)
-        compound, bodies = _native.scene_bodies(source, _count("n", n, 1))
+        compound, bodies = _native.scene_bodies(
+            source, _count("n", n, 1), _number("density", density), _number("size", size)
+        )
         return cls(source, compound, bodies)
 
 
@@ -170,6 +183,8 @@ def modes(
     mass_model: Optional[str] = None,
     split: Optional[str] = None,
     fix_orientation: bool = False,
+    density: Optional[float] = None,
+    size: Optional[float] = None,
 ) -> Union[Dict[str, Any], Dict[str, Dict[str, Any]]]:
     """The ``count`` lowest natural frequencies and mode shapes of the scene's FEM body, as ``pbdfit modes``
     computes them (every option of the command line is a keyword here; a test compares the lists).
@@ -190,6 +205,8 @@ def modes(
         mass_model=mass_model,
         split=split,
         fix_orientation=bool(fix_orientation),
+        density=_number("density", density),
+        size=_number("size", size),
     )
     compound, reports = _native.modes(json.dumps({k: v for k, v in keywords.items() if v is not None}))
     parts = []
@@ -221,6 +238,8 @@ def motion(
     release: str = "gravity",
     mass_model: Optional[str] = None,
     fix_orientation: bool = False,
+    density: Optional[float] = None,
+    size: Optional[float] = None,
     fem_damping: float = 0.0,
     fit_damping: bool = False,
 ) -> Dict[str, Any]:
@@ -256,6 +275,8 @@ def motion(
         release=release,
         mass_model=mass_model,
         fix_orientation=bool(fix_orientation),
+        density=_number("density", density),
+        size=_number("size", size),
         fem_damping=_number("fem_damping", fem_damping),
         fit_damping=bool(fit_damping),
     )
@@ -277,6 +298,8 @@ def fem(
     split: Optional[str] = None,
     mass_model: Optional[str] = None,
     fix_orientation: bool = False,
+    density: Optional[float] = None,
+    size: Optional[float] = None,
     fem_mass: Optional[str] = None,
     rayleigh: Optional[Tuple[float, float]] = None,
 ) -> Union[np.ndarray, Dict[str, np.ndarray]]:
@@ -289,7 +312,9 @@ def fem(
     ``dt`` (s), for ``time`` s if given, with ``fem_mass`` (``lumped``, ``consistent``) and Rayleigh damping
     ``rayleigh`` ``(A, B)``; ``split`` chooses the FEM mesh's tetrahedral split (``same``, ``opposite``,
     ``six``); ``mass_model`` (``lumped``, ``uniform``) replaces the scene's; ``fix_orientation`` reorients an
-    imported mesh's inverted tetrahedra. A body with obstacles is solved with its contacts.
+    imported mesh's inverted tetrahedra; ``density`` (kg/m^3) and ``size`` (m, the body's largest extent: the
+    scene's geometry scaled uniformly to it) replace the scene's (the built-in scenes: a 1 m cube of
+    1 kg/m^3). A body with obstacles is solved with its contacts.
     """
     keywords: Dict[str, Any] = dict(
         scene=_source(scene),
@@ -299,6 +324,8 @@ def fem(
         dt=_number("dt", dt),
         mass_model=mass_model,
         fix_orientation=bool(fix_orientation),
+        density=_number("density", density),
+        size=_number("size", size),
         **_reference_keywords(material, dynamic, time, fem_mass, rayleigh, split),
     )
     compound, parts = _native.fem(json.dumps({k: v for k, v in keywords.items() if v is not None}))
@@ -389,6 +416,8 @@ def simulate(
     params: Optional[Mapping[str, float]] = None,
     mass_model: Optional[str] = None,
     fix_orientation: bool = False,
+    density: Optional[float] = None,
+    size: Optional[float] = None,
     integrator: Optional[str] = None,
     steps: Optional[int] = None,
     unbounded: bool = False,
@@ -424,6 +453,8 @@ def simulate(
         params=named,
         mass_model=mass_model,
         fix_orientation=bool(fix_orientation),
+        density=_number("density", density),
+        size=_number("size", size),
         integrator=integrator,
         steps=_count("steps", steps, 1),
         unbounded=bool(unbounded),
@@ -443,13 +474,14 @@ class FitResult:
     ``parameters`` (name -> value, in the model's units and order), the ``error`` (mean squared relative
     displacement error; compound: norm of the parts'), ``scene_errors`` (per part), ``at_bound``
     (parameters on the search box's edge; ``at_model_limit`` those at the model's own limit), and how it was
-    made: ``model``, ``reference``, ``n``, ``dt``, ``nit``, ``young``/``poisson`` (``None`` for markers),
+    made: ``body`` (each part's ``size_m``, ``density_kg_per_m3``, ``mass_kg``), ``model``, ``reference``, ``n``, ``dt``, ``nit``, ``young``/``poisson`` (``None`` for markers),
     ``box``, ``search``, ``starts`` (``{"total", "reached_minimum"}``), ``evaluations``, ``status``
     (``converged`` or ``budget``, then ``stopped`` says why), ``backend``, ``pbdfit_version``.
     ``identifiability`` holds the Hessian's ``condition`` and ``ranges_1_percent``; ``engine`` an engine
     profile's ``paste`` lines; ``intervals_95`` and ``bootstrap_*`` a fit to markers."""
 
     scene: str
+    body: List[Dict[str, Any]]
     model: str
     parameters: Dict[str, float]
     error: float
@@ -558,6 +590,8 @@ def fit(
     precision: str = "f64",
     mass_model: Optional[str] = None,
     fix_orientation: bool = False,
+    density: Optional[float] = None,
+    size: Optional[float] = None,
     dynamic: bool = False,
     time: Optional[float] = None,
     fem_mass: Optional[str] = None,
@@ -579,7 +613,9 @@ def fit(
     The FEM reference: ``material`` (``linear``, ``corotational``, ``stvk``, ``neo-hookean``; default the
     scene's), ``dynamic`` (implicit Euler with the fit's ``dt``; ``time``, ``fem_mass``, ``rayleigh``
     ``(A, B)``), ``split`` (``same``, ``opposite``, ``six``). The body: ``mass_model`` (``lumped``,
-    ``uniform``), ``fix_orientation`` (reorient an imported mesh's inverted tetrahedra). ``precision``:
+    ``uniform``), ``fix_orientation`` (reorient an imported mesh's inverted tetrahedra), ``density`` (kg/m^3)
+    and ``size`` (m, the body's largest extent: the scene's geometry is scaled uniformly to it), which replace
+    the scene's (the built-in scenes: a 1 m cube of 1 kg/m^3). ``precision``:
     ``"f64"`` (pbdfit's) or ``"f32"`` (the reference library's own arithmetic, PBD models only).
 
     ``measured``: a marker CSV or a full-field ``.vtu`` (``pbdfit fit --measured``) to fit instead of the
@@ -610,6 +646,8 @@ def fit(
         precision=precision,
         mass_model=mass_model,
         fix_orientation=bool(fix_orientation),
+        density=_number("density", density),
+        size=_number("size", size),
         **_reference_keywords(material, dynamic, time, fem_mass, rayleigh, split),
     )
     return FitResult._from_report(_native.fit(json.dumps({k: v for k, v in keywords.items() if v is not None})))
@@ -639,6 +677,8 @@ def identify(
     fem_mass: Optional[str] = None,
     rayleigh: Optional[Tuple[float, float]] = None,
     split: Optional[str] = None,
+    density: Optional[float] = None,
+    size: Optional[float] = None,
 ) -> Dict[str, Any]:
     """E and nu of an FEM law (``material``: linear by default) identified from a marker CSV, as
     ``pbdfit identify --json`` reports them (the same object; every option of the command line is a keyword
@@ -648,12 +688,15 @@ def identify(
     then one-sided up to it; else ``None``), ``covariance_ln_young_poisson`` (of ln E and nu; ``None`` where
     singular), ``error``, ``markers``, ``weighting``, ``evaluations``, ``reference``, ``measured``.
     ``measured``: a marker CSV or a full-field ``.vtu``; default: the scene's ``[reference] measured``. A
-    dynamic reference: ``dynamic=True`` with the step ``dt``, ``time``, ``fem_mass``, ``rayleigh``."""
+    dynamic reference: ``dynamic=True`` with the step ``dt``, ``time``, ``fem_mass``, ``rayleigh``. ``density``
+    (kg/m^3) replaces the scene's; ``size`` is refused (the markers fix the body's scale)."""
     keywords: Dict[str, Any] = dict(
         scene=_source(scene),
         measured=None if measured is None else os.fspath(measured),
         n=_count("n", n, 1),
         dt=_number("dt", dt),
+        density=_number("density", density),
+        size=_number("size", size),
         **_reference_keywords(material, dynamic, time, fem_mass, rayleigh, split),
     )
     return json.loads(_native.identify(json.dumps({k: v for k, v in keywords.items() if v is not None})))
@@ -792,16 +835,20 @@ def evaluate(
     nit: int = 1,
     material: Optional[str] = None,
     settings: Optional[Mapping[str, float]] = None,
+    density: Optional[float] = None,
+    size: Optional[float] = None,
 ) -> Dict[str, Any]:
     """The error a fit minimises, at given ``parameters`` (every parameter of ``model`` by name): what a
     lookup's or any other choice of parameters is worth for this material and setting. A dict with
-    ``error`` and ``scene_errors``; ``ValueError`` where the parameters have no rest state."""
+    ``error``, ``scene_errors`` and ``body`` (each part's size, density and mass; ``density`` and ``size``
+    replace the scene's); ``ValueError`` where the parameters have no rest state."""
     d = _native.evaluate(
         _source(scene), young, poisson,
         {k: float(v) for k, v in _mapping_of("parameters", parameters, "{'kd': 0.3, 'kv': 0.5}").items()},
         model, dt, _count("n", n, 1), _count("nit", nit, 1), material, _settings(settings),
+        _number("density", density), _number("size", size),
     )
-    return {"error": d["error"], "scene_errors": dict(d["scene_errors"])}
+    return {"error": d["error"], "scene_errors": dict(d["scene_errors"]), "body": list(d["body"])}
 
 
 def lookup(
@@ -814,6 +861,8 @@ def lookup(
     extrapolate: bool = False,
     refine: bool = False,
     scene: Optional[Union[str, Scene, "os.PathLike[str]"]] = None,
+    density: Optional[float] = None,
+    size: Optional[float] = None,
 ) -> Dict[str, Any]:
     """The stiffness table's parameters for a material and setting, as ``pbdfit lookup --json`` gives them
     (the same numbers): ``parameters`` (name, unit, value), the leave-one-out ``estimate`` of the error, the
@@ -823,13 +872,15 @@ def lookup(
     table (``pbd-full``, ``xpbd-full``: nodes not fitted yet) raises ``ValueError`` naming the missing nodes
     where the query's cell needs them (``missing_nodes`` counts a table's missing nodes). ``refine=True``
     adds ``refined``: a short gradient fit started from the looked-up parameters, on the table's scene or on ``scene`` (your part),
-    as ``pbdfit lookup --refine [--scene]``."""
+    as ``pbdfit lookup --refine [--scene]``; ``density`` and ``size`` give that fit's body (refused without
+    ``refine``: a table holds fits of its own body)."""
     import json
 
     source = None if scene is None else _source(scene)
     return json.loads(
         _native.lookup(
-            os.fspath(table), young, poisson, dt, _count("nit", nit, 1), _count("n", n, 1), extrapolate, refine, source
+            os.fspath(table), young, poisson, dt, _count("nit", nit, 1), _count("n", n, 1), extrapolate, refine, source,
+            _number("density", density), _number("size", size),
         )
     )
 
@@ -842,6 +893,8 @@ def mapping(
     nit: Optional[int] = None,
     n: Optional[int] = None,
     scene: Optional[Union[str, Scene, "os.PathLike[str]"]] = None,
+    density: Optional[float] = None,
+    size: Optional[float] = None,
 ) -> Any:
     """A closed-form mapping's parameters for (E, nu), as ``pbdfit baseline --mapping NAME --json`` gives
     them (the same numbers): ``model``, ``parameters`` (name, unit, value, in_range), ``outside_range``,
@@ -856,7 +909,12 @@ def mapping(
     import json
 
     source = None if scene is None else _source(scene)
-    return json.loads(_native.mapping(name, young, poisson, dt, _count("nit", nit, 1), _count("n", n, 1), source))
+    return json.loads(
+        _native.mapping(
+            name, young, poisson, dt, _count("nit", nit, 1), _count("n", n, 1), source,
+            _number("density", density), _number("size", size),
+        )
+    )
 
 
 def read_results(path: PathLike) -> Any:

@@ -40,9 +40,10 @@ use crate::solver::{FaerCholesky, LinearSolver, check_shape, preconditioned_cg};
 
 const NAME: &str = "multigrid-cg";
 
-/// The resolution N if `mesh` has exactly the vertices of the unit cube at resolution N, in its
-/// numbering (`(i, j, k) / N` at index `i + (N+1)(j + (N+1)k)`), to 1e-12 m; `None` otherwise. The
-/// tetrahedra are not checked: the Galerkin coarse operators need only the vertex grid.
+/// The resolution N if `mesh` has exactly the vertices of the unit cube at resolution N, scaled by its
+/// edge `L` (a body given `--size`; 1 for the unit cube), in its numbering (`(i, j, k) L / N` at index
+/// `i + (N+1)(j + (N+1)k)`), to 1e-12 L; `None` otherwise. The tetrahedra are not checked: the Galerkin
+/// coarse operators need only the vertex grid.
 pub fn unit_cube_resolution(mesh: &TetMesh) -> Option<usize> {
     let nv = mesh.vertices().len();
     let m = (nv as f64).cbrt().round() as usize;
@@ -50,10 +51,15 @@ pub fn unit_cube_resolution(mesh: &TetMesh) -> Option<usize> {
         return None;
     }
     let n = m - 1;
-    let h = 1.0 / n as f64;
+    // The last vertex is the corner (L, L, L).
+    let edge = mesh.vertices()[nv - 1].x;
+    if !(edge.is_finite() && edge > 0.0) {
+        return None;
+    }
+    let h = edge / n as f64;
     let on_grid = mesh.vertices().iter().enumerate().all(|(v, p)| {
         let (i, j, k) = (v % m, (v / m) % m, v / (m * m));
-        (p - Vector3::new(i as f64 * h, j as f64 * h, k as f64 * h)).amax() <= 1e-12
+        (p - Vector3::new(i as f64 * h, j as f64 * h, k as f64 * h)).amax() <= 1e-12 * edge
     });
     on_grid.then_some(n)
 }

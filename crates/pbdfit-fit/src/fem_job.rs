@@ -26,6 +26,9 @@ pub struct FemKeywords {
     pub mass_model: Option<String>,
     /// Reorient an imported mesh's negatively oriented tetrahedra.
     pub fix_orientation: bool,
+    /// The body's density and size over the scene's (`density`, `size`).
+    #[serde(flatten)]
+    pub body: crate::BodyKeywords,
     /// Time step in s of a dynamic reference (default 0.01).
     pub dt: Option<f64>,
     /// The FEM reference's options (`material`, `dynamic`, `time`, `fem_mass`, `rayleigh`, `split`).
@@ -104,8 +107,13 @@ impl FemKeywords {
         let input = FitJobError::Input;
         let material = YoungPoisson::new(self.young.unwrap_or(1e3), self.poisson.unwrap_or(0.3))
             .map_err(|e| input(e.to_string()))?;
-        let (set, notes) =
-            crate::keywords::load_scene(&self.scene, self.fix_orientation, self.mass_model.as_deref(), spelling)?;
+        let (set, notes) = crate::keywords::load_scene(
+            &self.scene,
+            self.fix_orientation,
+            self.mass_model.as_deref(),
+            self.body,
+            spelling,
+        )?;
         let n = set.resolution(self.n).map_err(|e| input(format!("{}: {e}", spelling.name("n"))))?;
         let warnings: Vec<String> = material.locking_warning().into_iter().map(|w| w.to_string()).collect();
         let table = self.reference.table();

@@ -23,6 +23,9 @@ pub struct IdentifyKeywords {
     pub n: Option<usize>,
     /// Time step in s of a dynamic reference (default 0.01).
     pub dt: Option<f64>,
+    /// The body's density over the scene's (`density`); `size` is refused (the markers fix the scale).
+    #[serde(flatten)]
+    pub body: crate::BodyKeywords,
     /// The FEM reference's options (`material`, `dynamic`, `time`, `fem_mass`, `rayleigh`, `split`).
     #[serde(flatten)]
     pub reference: crate::ReferenceKeywords,
@@ -46,7 +49,16 @@ impl IdentifyKeywords {
     pub fn run(&self, spelling: Spelling) -> Result<IdentifyReport, FitJobError> {
         let input = FitJobError::Input;
         let start = std::time::Instant::now();
+        if self.body.size.is_some() {
+            return Err(input(format!(
+                "{}: identify compares the FEM with measured markers, taken on the body as the scene gives it; \
+                 give the mesh at the markers' scale instead ({} applies)",
+                spelling.name("size"),
+                spelling.name("density")
+            )));
+        }
         let set = SceneSet::load(&self.scene).map_err(|e| input(e.to_string()))?;
+        let set = crate::with_body(set, self.body, spelling)?;
         let n = set.resolution(self.n).map_err(|e| input(format!("{}: {e}", spelling.name("n"))))?;
         let [scene] = set.scenes() else {
             return Err(input(format!(
@@ -73,6 +85,7 @@ impl IdentifyKeywords {
         let id = crate::identify(scene, n, spec, dt, &markers, MARKER_TOLERANCE)?;
         Ok(IdentifyReport {
             scene: set.name().to_string(),
+            body: scene.summary(),
             n,
             reference: id.reference,
             measured: markers.source.clone(),
@@ -98,6 +111,8 @@ impl IdentifyKeywords {
 pub struct IdentifyReport {
     /// The scene.
     pub scene: String,
+    /// The body's size, density and mass.
+    pub body: pbdfit_mesh::BodySummary,
     /// Mesh resolution.
     pub n: usize,
     /// The FEM reference's id.
@@ -135,10 +150,11 @@ pub struct IdentifyReport {
 impl IdentifyReport {
     /// The report as `pbdfit identify` prints it, ending in a newline.
     pub fn text(&self) -> String {
-        let mut out = format!(
+        let mut out = pbdfit_mesh::BodySummary::line(std::slice::from_ref(&self.body)) + "\n";
+        out.push_str(&format!(
             "scene {} (N = {}), {} reference, {} markers from {} ({})\n",
             self.scene, self.n, self.reference, self.markers, self.measured, self.weighting
-        );
+        ));
         let young = match self.young_interval_95 {
             Some([lo, hi]) => format!("95 %: {lo:.6e} to {hi:.6e}"),
             None => "not determined".into(),

@@ -53,6 +53,8 @@ pub struct FitJob {
     pub mass_model: Option<MassModel>,
     /// Reorient an imported mesh's negatively oriented tetrahedra instead of refusing the mesh.
     pub fix_orientation: bool,
+    /// The body's density and size over the scene's; a size is refused with measured markers.
+    pub body: crate::BodyKeywords,
     /// Young's modulus of the FEM reference in Pa (default 1e3); refused with measured markers.
     pub young: Option<f64>,
     /// Poisson ratio of the FEM reference (default 0.3); refused with measured markers.
@@ -81,6 +83,7 @@ impl FitJob {
             n: None,
             mass_model: None,
             fix_orientation: false,
+            body: crate::BodyKeywords::default(),
             young: None,
             poisson: None,
             dt: 0.01,
@@ -117,9 +120,18 @@ impl FitJob {
             Some(m) => set.with_mass_model(m),
             None => set,
         };
+        let set = crate::with_body(set, self.body, spelling)?;
         let n = set.resolution(self.n).map_err(|e| input(format!("{}: {e}", spelling.name("n"))))?;
         // The file given, else the one the scene names as its reference (the target seam's one resolution).
         let target = crate::resolve_target(&set, self.measured.as_deref()).map_err(FitJobError::Fit)?;
+        if !target.kind.uses_fem() && self.body.size.is_some() {
+            return Err(input(format!(
+                "{} scales the body, but the reference is {}, measured on the body as the scene gives it (give the \
+                 mesh at the markers' scale instead)",
+                spelling.name("size"),
+                target.describe()
+            )));
+        }
         if !target.kind.uses_fem() && (self.young.is_some() || self.poisson.is_some()) {
             return Err(input(format!(
                 "{} and {} set the FEM reference's material, but the reference is {} (to fit to an FEM of an \
@@ -344,6 +356,8 @@ pub struct BootstrapReport {
 pub struct FitReport {
     /// The scene (a compound's name for a compound).
     pub scene: String,
+    /// Each part's body: its size, density and mass.
+    pub body: Vec<pbdfit_mesh::BodySummary>,
     /// The model with its settings (`newton-xpbd[relaxation=0.3]`).
     pub model: String,
     /// Fitted parameters by name, in the model's units and order (a JSON object in that order).
@@ -456,6 +470,7 @@ impl FitReport {
             .collect();
         FitReport {
             scene: prepared.set.name().to_string(),
+            body: prepared.set.bodies(),
             model: kind.spec(),
             parameters: result.parameters.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
             error: result.error,
@@ -540,6 +555,7 @@ impl FitReport {
             (Some(e), Some(nu)) => format!(", E = {e:e} Pa, nu = {nu}"),
             _ => String::new(),
         };
+        line(pbdfit_mesh::BodySummary::line(&self.body));
         line(format!(
             "scene {} (N = {}, dt = {}, nit = {}, model {}){material}; box {}",
             self.scene,
@@ -686,6 +702,9 @@ pub struct FitKeywords {
     pub mass_model: Option<String>,
     /// Reorient an imported mesh's negatively oriented tetrahedra.
     pub fix_orientation: bool,
+    /// The body's density and size over the scene's (`density`, `size`).
+    #[serde(flatten)]
+    pub body: crate::BodyKeywords,
     /// Young's modulus in Pa.
     pub young: Option<f64>,
     /// Poisson ratio.
@@ -769,6 +788,7 @@ impl FitKeywords {
             n: self.n,
             mass_model,
             fix_orientation: self.fix_orientation,
+            body: self.body,
             young: self.young,
             poisson: self.poisson,
             dt: self.dt.unwrap_or(0.01),

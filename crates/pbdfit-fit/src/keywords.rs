@@ -54,11 +54,13 @@ impl ReferenceKeywords {
 
 /// The scene a job names (a built-in name or a scene file, an imported mesh reoriented where asked) with
 /// the job's mass model over the scene's (`lumped`, `uniform`; a bad name refused as `mass_model` in the
-/// front end's spelling), and the notes about its imported meshes for the user.
+/// front end's spelling) and its body (`density`, `size`: [`with_body`]), and the notes about its imported
+/// meshes for the user.
 pub fn load_scene(
     scene: &str,
     fix_orientation: bool,
     mass_model: Option<&str>,
+    body: BodyKeywords,
     spelling: crate::Spelling,
 ) -> Result<(pbdfit_mesh::SceneSet, Vec<String>), crate::FitJobError> {
     let input = crate::FitJobError::Input;
@@ -72,7 +74,30 @@ pub fn load_scene(
         Some(m) => set.with_mass_model(m),
         None => set,
     };
+    let set = with_body(set, body, spelling)?;
     Ok((set, notes))
+}
+
+/// A job's body over its scene's: `density` in kg/m^3 and `size` (the largest extent) in m, as the command
+/// line's `--density` and `--size` and Python's `density=` and `size=` give them (unset: the scene's).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BodyKeywords {
+    /// Density in kg/m^3.
+    pub density: Option<f64>,
+    /// The body's largest extent in m.
+    pub size: Option<f64>,
+}
+
+/// `set` with the job's body ([`SceneSet::with_body`](pbdfit_mesh::SceneSet::with_body)), a refusal
+/// naming the option in the front end's spelling.
+pub fn with_body(
+    set: pbdfit_mesh::SceneSet,
+    body: BodyKeywords,
+    spelling: crate::Spelling,
+) -> Result<pbdfit_mesh::SceneSet, crate::FitJobError> {
+    set.with_body(body.density, body.size)
+        .map_err(|e| crate::FitJobError::Input(format!("{} {e}", spelling.name(e.option()))))
 }
 
 /// The keywords of a job type (Python's spelling), sorted: the fields of its default value.

@@ -72,7 +72,7 @@ pub use job::{
     BOOTSTRAP_SEED, BootstrapReport, BoxAxis, EngineAnswer, FitJob, FitJobError, FitKeywords, FitOutcome, FitReport,
     IdentifiabilityReport, MARKER_TOLERANCE, PreparedFit, Spelling, Starts, start_from_pairs,
 };
-pub use keywords::{ReferenceKeywords, keyword_names, keywords_from_json};
+pub use keywords::{BodyKeywords, ReferenceKeywords, keyword_names, keywords_from_json, with_body};
 pub use lockstep::{Lockstep, LockstepCounts, Member, run_in_lockstep};
 pub use measured::{
     BOOTSTRAP_QUANTILES, Bootstrap, MAX_BOOTSTRAP, MIN_BOOTSTRAP, MarkerTarget, MarkerWeighting, bootstrap,

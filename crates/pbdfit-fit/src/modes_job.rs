@@ -34,6 +34,9 @@ pub struct ModesKeywords {
     pub mass_model: Option<String>,
     /// Reorient an imported mesh's negatively oriented tetrahedra.
     pub fix_orientation: bool,
+    /// The body's density and size over the scene's (`density`, `size`).
+    #[serde(flatten)]
+    pub body: crate::BodyKeywords,
     /// The law whose small-strain stiffness is used (default: the scene's, else linear).
     pub material: Option<String>,
     /// The mass matrix, `lumped` (default) or `consistent`.
@@ -62,6 +65,7 @@ pub struct PreparedModes {
 pub struct ModesSetup {
     /// Its body.
     pub body: Body,
+    summary: pbdfit_mesh::BodySummary,
     law: &'static dyn pbdfit_fem::materials::Material,
     mass: MassMatrix,
     problem: StaticProblem,
@@ -89,6 +93,8 @@ pub struct ModeReport {
 pub struct ModesReport {
     /// The part's scene.
     pub scene: String,
+    /// Its body's size, density and mass.
+    pub body: pbdfit_mesh::BodySummary,
     /// Its resolution.
     pub n: usize,
     /// Young's modulus (Pa).
@@ -135,8 +141,13 @@ impl ModesKeywords {
         if count == 0 {
             return Err(input(format!("{} must be at least 1", spelling.name("count"))));
         }
-        let (set, _) =
-            crate::keywords::load_scene(&self.scene, self.fix_orientation, self.mass_model.as_deref(), spelling)?;
+        let (set, _) = crate::keywords::load_scene(
+            &self.scene,
+            self.fix_orientation,
+            self.mass_model.as_deref(),
+            self.body,
+            spelling,
+        )?;
         let n = set.resolution(self.n).map_err(|e| input(format!("{}: {e}", spelling.name("n"))))?;
         // The law and the split are the FEM reference's options, checked by its rules; the mass matrix is
         // the dynamics' (`MassMatrix`), by default the scene's reference's.
@@ -182,7 +193,13 @@ impl ModesKeywords {
                     problem.dofs()
                 )));
             }
-            parts.push(ModesSetup { body, law: spec.material, mass: fem_mass.unwrap_or(spec.mass), problem });
+            parts.push(ModesSetup {
+                body,
+                summary: scene.summary(),
+                law: spec.material,
+                mass: fem_mass.unwrap_or(spec.mass),
+                problem,
+            });
         }
         Ok(PreparedModes { set, material, count, parts })
     }
@@ -191,7 +208,7 @@ impl ModesKeywords {
 impl ModesSetup {
     /// The part's modes.
     pub fn run(self, material: YoungPoisson, count: usize) -> Result<ModesReport, FitJobError> {
-        let ModesSetup { body, law, mass, problem } = self;
+        let ModesSetup { body, summary, law, mass, problem } = self;
         let start = std::time::Instant::now();
         let failed =
             |e: pbdfit_fem::FemError| FitJobError::Input(format!("modes of {} at N = {}: {e}", body.scene, body.n));
@@ -215,6 +232,7 @@ impl ModesSetup {
             .collect();
         Ok(ModesReport {
             scene: body.scene.clone(),
+            body: summary,
             n: body.n,
             young: material.young(),
             poisson: material.poisson(),
@@ -234,7 +252,8 @@ impl ModesSetup {
 impl ModesReport {
     /// The summary `pbdfit modes` prints.
     pub fn text(&self) -> String {
-        let mut out = format!(
+        let mut out = pbdfit_mesh::BodySummary::line(std::slice::from_ref(&self.body)) + "\n";
+        out.push_str(&format!(
             "scene {} (N = {}, {} mass, {} free DOFs, free mass {:.6e} kg): {} law at E = {} Pa, nu = {}, {} mass \
              matrix; {} subspace iterations, {:.3} s\n",
             self.scene,
@@ -248,7 +267,7 @@ impl ModesReport {
             self.fem_mass,
             self.iterations,
             self.seconds
-        );
+        ));
         out.push_str("  mode  frequency (Hz)  omega (rad/s)    period (s)   modal mass x     y     z   residual\n");
         for (i, m) in self.modes.iter().enumerate() {
             out.push_str(&format!(

@@ -53,6 +53,9 @@ pub struct MotionKeywords {
     pub mass_model: Option<String>,
     /// Reorient an imported mesh's negatively oriented tetrahedra.
     pub fix_orientation: bool,
+    /// The body's density and size over the scene's (`density`, `size`).
+    #[serde(flatten)]
+    pub body: crate::BodyKeywords,
     /// Young's modulus in Pa (default 1e3).
     pub young: Option<f64>,
     /// Poisson ratio (default 0.3).
@@ -132,6 +135,8 @@ impl Release {
 pub struct PreparedMotion {
     job: MotionKeywords,
     body: Body,
+    /// The body's size, density and mass, for the report.
+    summary: pbdfit_mesh::BodySummary,
     problem: StaticProblem,
     system: PbdSystem,
     release: Release,
@@ -303,6 +308,8 @@ pub struct MotionMeasures {
 pub struct MotionReport {
     /// The scene.
     pub scene: String,
+    /// The body's size, density and mass.
+    pub body: pbdfit_mesh::BodySummary,
     /// Its resolution.
     pub n: usize,
     /// The model with its settings.
@@ -495,8 +502,13 @@ impl MotionKeywords {
         if !(periods.is_finite() && periods > 0.0) {
             return Err(input(format!("{} = {periods}: must be a finite number > 0", spelling.name("periods"))));
         }
-        let (set, _) =
-            crate::keywords::load_scene(&self.scene, self.fix_orientation, self.mass_model.as_deref(), spelling)?;
+        let (set, _) = crate::keywords::load_scene(
+            &self.scene,
+            self.fix_orientation,
+            self.mass_model.as_deref(),
+            self.body,
+            spelling,
+        )?;
         if set.is_compound() {
             return Err(input(format!("scene {}: the release test takes one part at a time", set.name())));
         }
@@ -544,6 +556,7 @@ impl MotionKeywords {
         Ok(PreparedMotion {
             job: self.clone(),
             body,
+            summary: scene.summary(),
             problem,
             system,
             release,
@@ -577,6 +590,7 @@ impl PreparedMotion {
                 n: Some(self.body.n),
                 mass_model: self.job.mass_model.clone(),
                 fix_orientation: self.job.fix_orientation,
+                body: self.job.body,
                 young: Some(self.material.young()),
                 poisson: Some(self.material.poisson()),
                 dt: Some(self.dt),
@@ -905,6 +919,7 @@ impl PreparedMotion {
         let names = || self.kind.parameters().iter().map(|p| p.name.to_string());
         Ok(MotionReport {
             scene,
+            body: self.summary.clone(),
             n: self.body.n,
             model: kind.spec(),
             parameters: names().zip(values).collect(),
@@ -965,10 +980,11 @@ impl MotionReport {
     pub fn text(&self) -> String {
         let parameters: Vec<String> =
             self.parameters.iter().map(|(k, v)| format!("{k} = {}", pbdfit_mesh::display::number(*v))).collect();
-        let mut out = format!(
+        let mut out = pbdfit_mesh::BodySummary::line(std::slice::from_ref(&self.body)) + "\n";
+        out.push_str(&format!(
             "scene {} (N = {}): {} release over {:.4e} s ({} model steps of {} s, {} Newmark steps each for the FEM)\n",
             self.scene, self.n, self.release, self.window, self.model_steps, self.dt, self.fem_substeps
-        );
+        ));
         out.push_str(&format!(
             "  FEM {} law, E = {} Pa, nu = {}{}: first mode {:.6e} Hz; release: {}\n",
             self.material,

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use pbdfit_mesh::{Body, SceneSet, Vec3};
+use pbdfit_mesh::{Body, BodySummary, SceneSet, Vec3};
 use pbdfit_pbd::{
     ConstraintRef, IntegrateOptions, Integrator, Model, ModelKind, ModelRule, PbdSystem, RestMethod, RestOptions,
     RestState, RestStateBackend, RuleSettings, SensitivityOptions, SimParams, SpringBody, SpringLaw,
@@ -28,6 +28,9 @@ pub struct SimulateKeywords {
     pub mass_model: Option<String>,
     /// Reorient an imported mesh's negatively oriented tetrahedra instead of refusing the mesh.
     pub fix_orientation: bool,
+    /// The body's density and size over the scene's (`density`, `size`).
+    #[serde(flatten)]
+    pub body: crate::BodyKeywords,
     /// Time step in s (default 0.01).
     pub dt: Option<f64>,
     /// Solver iterations per step (default 1).
@@ -119,6 +122,8 @@ pub struct SimulateSetup {
     pub n: usize,
     /// Its body.
     pub body: Body,
+    /// The body's size, density and mass, for the report.
+    pub summary: BodySummary,
     /// Its PBD system.
     pub system: PbdSystem,
 }
@@ -140,6 +145,8 @@ pub enum SimulateReport {
 pub struct RestReport {
     /// The part's scene name.
     pub scene: String,
+    /// Its body's size, density and mass.
+    pub body: BodySummary,
     /// Its resolution.
     pub n: usize,
     /// The model.
@@ -215,6 +222,8 @@ pub struct ConstraintReport {
 pub struct DynamicsReport {
     /// The part's scene name.
     pub scene: String,
+    /// Its body's size, density and mass.
+    pub body: BodySummary,
     /// Its resolution.
     pub n: usize,
     /// The model.
@@ -336,8 +345,13 @@ impl SimulateKeywords {
             };
             input(format!("{name}: {e}"))
         })?;
-        let (set, notes) =
-            crate::keywords::load_scene(&self.scene, self.fix_orientation, self.mass_model.as_deref(), spelling)?;
+        let (set, notes) = crate::keywords::load_scene(
+            &self.scene,
+            self.fix_orientation,
+            self.mass_model.as_deref(),
+            self.body,
+            spelling,
+        )?;
         let (dt, nit) = (self.dt.unwrap_or(0.01), self.nit.unwrap_or(1));
         let damping = self.damping.unwrap_or(0.0);
         let model = self.model(kind, spelling)?;
@@ -393,7 +407,7 @@ impl SimulateKeywords {
             .map(|scene| {
                 let body = scene.body(n).map_err(|e| input(e.to_string()))?;
                 let system = PbdSystem::new(&body);
-                Ok(SimulateSetup { scene: scene.name.clone(), n, body, system })
+                Ok(SimulateSetup { scene: scene.name.clone(), n, body, summary: scene.summary(), system })
             })
             .collect::<Result<Vec<_>, FitJobError>>()?;
         Ok(PreparedSimulate { set, model, dt, nit, run, sensitivity: self.sensitivity, parts, notes })
@@ -444,6 +458,7 @@ impl PreparedSimulate {
                 let springs = !params.model.kind().has_projection();
                 Ok(SimulateReport::Rest(RestReport {
                     scene: part.scene.clone(),
+                    body: part.summary.clone(),
                     n: part.n,
                     model: params.model.name(),
                     dt: params.dt,
@@ -501,6 +516,7 @@ impl PreparedSimulate {
                 let kind = self.model.kind();
                 Ok(SimulateReport::Dynamics(DynamicsReport {
                     scene: part.scene.clone(),
+                    body: part.summary.clone(),
                     n: part.n,
                     model: kind.name(),
                     integrator: integrator.name(),
@@ -554,6 +570,7 @@ impl SimulateReport {
             SimulateReport::Rest(r) => {
                 let largest = r.displacements.iter().map(|u| Vec3::from(*u).norm()).fold(0.0, f64::max);
                 let mut lines = vec![
+                    BodySummary::line(std::slice::from_ref(&r.body)),
                     format!("scene {} (N = {}, {} mass): {}", r.scene, r.n, r.mass_model, r.description),
                     format!(
                         "  {} particles ({} held), {} constraints in {} colour groups",
@@ -590,6 +607,7 @@ impl SimulateReport {
                     .map(|((n, v), u)| format!("{n} = {v} {u}"))
                     .collect();
                 [
+                    BodySummary::line(std::slice::from_ref(&d.body)),
                     format!(
                         "scene {} (N = {}, {} mass): model {}, {}, damping = {} N s/m, {} with dt = {} s",
                         d.scene,

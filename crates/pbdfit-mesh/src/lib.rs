@@ -67,7 +67,7 @@ pub use mesh::{Edge, Tet, TetMesh, signed_volume};
 pub use name::check_file_name;
 pub use obstacle::{Friction, Obstacle};
 pub use reference::ReferenceTable;
-pub use scene::{BUILTIN_SCENES, Scene, SceneSet, Shape, ZeroResolution};
+pub use scene::{BUILTIN_SCENES, BodyError, BodySummary, Scene, SceneSet, Shape, ZeroResolution};
 pub use selector::{BoxSelector, Selector};
 pub use size::{SizeEstimate, available_memory, human_bytes};
 

@@ -59,6 +59,8 @@ struct BodyDef {
     fix_orientation: bool,
     #[serde(default = "default_n")]
     n: i64,
+    /// The body's largest extent in m: the geometry the file gives is scaled to it (absent: as written).
+    size: Option<f64>,
 }
 
 fn default_n() -> i64 {
@@ -156,6 +158,11 @@ pub struct Scene {
     pub loads: Vec<(String, Load)>,
     /// Density, kg/m^3.
     pub density: f64,
+    /// The factor every length of the scene is multiplied by, about the origin (1: as the file gives
+    /// it): the mesh, the obstacles and the prescribed displacements. The held and load selectors are
+    /// evaluated on the unscaled geometry, so they select the same vertices at every size. Set by
+    /// `[body] size` or [`SceneSet::with_body`].
+    pub scale: f64,
     /// How mass is spread over the vertices.
     pub mass_model: MassModel,
     /// The reference the scene asks for (its `[reference]` table; empty: the default).
@@ -422,7 +429,12 @@ impl SceneSet {
         if !(material.density.is_finite() && material.density > 0.0) {
             return Err(invalid("material.density", format!("must be > 0 kg/m^3, got {}", material.density)));
         }
-        let scene = Scene {
+        if let Some(size) = body.size
+            && !(size.is_finite() && (MIN_SIZE..=MAX_SIZE).contains(&size))
+        {
+            return Err(invalid("body.size", format!("must be between 1e-6 m and 1e6 m, got {size}")));
+        }
+        let mut scene = Scene {
             name: file.name.clone(),
             description: file.description,
             origin: origin.to_string(),
@@ -433,10 +445,17 @@ impl SceneSet {
             loads,
             density: material.density,
             mass_model: material.mass_model,
+            scale: 1.0,
             reference,
             obstacles,
             measured,
         };
+        if let Some(size) = body.size {
+            if scene.measured.is_some() {
+                return Err(invalid("body.size", BodyError::Measured { scene: scene.name.clone() }.to_string()));
+            }
+            scene.scale = size / scene.unscaled_extent();
+        }
         if let Shape::Mesh { .. } = scene.shape {
             // Select and load now, so that a scene with an empty selector fails when it is read.
             scene.body(1)?;
@@ -487,9 +506,182 @@ impl SceneSet {
         }
         self
     }
+
+    /// The body a run asks for over the scene's: `density` in kg/m^3 replaces every part's density;
+    /// `size` in m scales every part's geometry uniformly so that its largest extent (the longest side
+    /// of its bounding box) is `size`: the mesh, the obstacles and the prescribed displacements scale,
+    /// the selectors pick the same vertices, tractions (Pa) and gravity stay. `None` leaves the scene's
+    /// (the built-in scenes: a 1 m cube of 1 kg/m^3). The one home of `--density` and `--size` (and
+    /// Python's `density=`, `size=`): every command and front end resolves them here.
+    ///
+    /// Refused: a value that is not a finite number > 0, and a size for a scene with measured markers
+    /// (they were measured on the body as its file gives it).
+    pub fn with_body(mut self, density: Option<f64>, size: Option<f64>) -> Result<Self, BodyError> {
+        for (option, unit, value) in [("density", "kg/m^3", density), ("size", "m", size)] {
+            if let Some(value) = value
+                && !(value.is_finite() && value > 0.0)
+            {
+                return Err(BodyError::NotPositive { option, unit, value });
+            }
+        }
+        if let Some(size) = size
+            && !(MIN_SIZE..=MAX_SIZE).contains(&size)
+        {
+            return Err(BodyError::SizeOutOfRange { value: size });
+        }
+        if size.is_some()
+            && let Some(s) = self.scenes.iter().find(|s| s.measured.is_some())
+        {
+            return Err(BodyError::Measured { scene: s.name.clone() });
+        }
+        for s in &mut self.scenes {
+            if let Some(density) = density {
+                s.density = density;
+            }
+            if let Some(size) = size {
+                s.scale = size / s.unscaled_extent();
+            }
+        }
+        Ok(self)
+    }
+
+    /// Whether some part's geometry is scaled from its file's ([`with_body`](Self::with_body)'s `size`
+    /// or `[body] size`).
+    pub fn is_resized(&self) -> bool {
+        self.scenes.iter().any(|s| s.scale != 1.0)
+    }
+
+    /// Each part's body: size, density and mass.
+    pub fn bodies(&self) -> Vec<BodySummary> {
+        self.scenes.iter().map(Scene::summary).collect()
+    }
+
+    /// The body in one line for the top of a report (`body: 0.1 m (largest extent), density 1100 kg/m^3,
+    /// mass 1.1 kg`); a compound's parts once where they agree, else each by name.
+    pub fn body_line(&self) -> String {
+        BodySummary::line(&self.bodies())
+    }
+}
+
+/// The smallest body size `--size` takes, m (a micrometre): below it a tetrahedron's volume nears what
+/// f64 resolves against the positions.
+pub const MIN_SIZE: f64 = 1e-6;
+/// The largest body size `--size` takes, m (a thousand kilometres).
+pub const MAX_SIZE: f64 = 1e6;
+
+/// A value of [`SceneSet::with_body`] refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BodyError {
+    /// Zero, negative or not finite.
+    #[error("must be a finite number > 0 {unit}, got {value}")]
+    NotPositive {
+        /// `density` or `size`.
+        option: &'static str,
+        /// Its unit.
+        unit: &'static str,
+        /// The value given.
+        value: f64,
+    },
+    /// A size outside [`MIN_SIZE`], [`MAX_SIZE`].
+    #[error("must be between 1e-6 m and 1e6 m (a micrometre to a thousand kilometres), got {value} m")]
+    SizeOutOfRange {
+        /// The size given.
+        value: f64,
+    },
+    /// A size for a scene whose reference is measured markers.
+    #[error(
+        "cannot scale scene `{scene}`: its measured markers were taken on the body as the scene file gives it \
+         (give the mesh at the markers' scale instead)"
+    )]
+    Measured {
+        /// The scene naming the markers.
+        scene: String,
+    },
+}
+
+impl BodyError {
+    /// The option refused, in Python's spelling (`density`, `size`).
+    pub fn option(&self) -> &'static str {
+        match self {
+            BodyError::NotPositive { option, .. } => option,
+            BodyError::Measured { .. } | BodyError::SizeOutOfRange { .. } => "size",
+        }
+    }
+}
+
+/// One body as a report states it at its top.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct BodySummary {
+    /// The basic scene.
+    pub scene: String,
+    /// The largest extent (the longest side of the bounding box), m.
+    pub size_m: f64,
+    /// Density, kg/m^3.
+    pub density_kg_per_m3: f64,
+    /// Total mass, kg: density times volume.
+    pub mass_kg: f64,
+}
+
+impl BodySummary {
+    /// The bodies of a scene's parts in one line for the top of a report (`body: 0.1 m (largest extent),
+    /// density 1100 kg/m^3, mass 1.1 kg`); a compound's parts once where they agree, else each by name.
+    pub fn line(bodies: &[BodySummary]) -> String {
+        let same = bodies.windows(2).all(|w| w[0].same_body(&w[1]));
+        match (bodies.first(), same) {
+            (None, _) => "body: none".to_string(),
+            (Some(b), true) if bodies.len() == 1 => format!("body: {}", b.describe()),
+            (Some(b), true) => format!("body: {} (each of the {} parts)", b.describe(), bodies.len()),
+            (Some(_), false) => format!(
+                "body: {}",
+                bodies.iter().map(|b| format!("{}: {}", b.scene, b.describe())).collect::<Vec<_>>().join("; ")
+            ),
+        }
+    }
+
+    fn same_body(&self, other: &Self) -> bool {
+        (self.size_m, self.density_kg_per_m3, self.mass_kg) == (other.size_m, other.density_kg_per_m3, other.mass_kg)
+    }
+
+    /// `0.1 m (largest extent), density 1100 kg/m^3, mass 1.1 kg`.
+    pub fn describe(&self) -> String {
+        use crate::display::number;
+        format!(
+            "{} m (largest extent), density {} kg/m^3, mass {} kg",
+            number(self.size_m),
+            number(self.density_kg_per_m3),
+            number(self.mass_kg)
+        )
+    }
 }
 
 impl Scene {
+    /// The largest extent of the geometry the scene file gives (before [`scale`](Self::scale)), m.
+    fn unscaled_extent(&self) -> f64 {
+        match &self.shape {
+            Shape::UnitCube => 1.0,
+            Shape::Mesh { mesh, .. } => largest_side(mesh.vertices()),
+        }
+    }
+
+    /// The volume of the geometry the file gives, m^3 (the same at every N for the unit cube).
+    fn unscaled_volume(&self) -> f64 {
+        match &self.shape {
+            Shape::UnitCube => 1.0,
+            Shape::Mesh { mesh, .. } => (0..mesh.tets().len()).map(|t| mesh.tet_volume(t)).sum(),
+        }
+    }
+
+    /// The body's size, density and mass (density times its volume).
+    pub fn summary(&self) -> BodySummary {
+        let volume = self.unscaled_volume() * self.scale.powi(3);
+        BodySummary {
+            scene: self.name.clone(),
+            size_m: self.unscaled_extent() * self.scale,
+            density_kg_per_m3: self.density,
+            mass_kg: self.density * volume,
+        }
+    }
+
     /// Builds the body at resolution `n`: mesh, masses, held vertices. Fails if a held plane selects no
     /// vertex (a typo such as `y = 2` would otherwise leave the body floating).
     pub fn body(&self, n: usize) -> Result<Body, SceneError> {
@@ -546,20 +738,42 @@ impl Scene {
                 (mesh.as_ref().clone(), groups.as_ref())
             }
         };
-        let applied = crate::load::apply(&mesh, groups, &self.held, &self.loads, !self.obstacles.is_empty()).map_err(
-            |(key, message)| {
-                let message = match &self.shape {
-                    Shape::UnitCube => message.replace("of the body", "of the unit cube (coordinates are in [0, 1])"),
-                    Shape::Mesh { .. } => message,
-                };
-                invalid(&key, message)
-            },
-        )?;
+        // The selectors and loads read the geometry the file gives; a scaled scene's mesh and obstacles
+        // are then scaled (the scale 1 of every scene not resized leaves them untouched, bit for bit).
+        let (mesh, unscaled) = if self.scale == 1.0 {
+            (mesh, None)
+        } else {
+            let scaled = mesh.vertices().iter().map(|x| x * self.scale).collect();
+            let scaled = TetMesh::new(scaled, mesh.tets().to_vec())
+                .map_err(|source| SceneError::Mesh { origin: self.origin.clone(), source })?;
+            (scaled, Some(mesh))
+        };
+        let obstacles: Vec<Obstacle> = if self.scale == 1.0 {
+            self.obstacles.clone()
+        } else {
+            self.obstacles.iter().map(|o| o.resized(self.scale)).collect()
+        };
+        let applied = crate::load::apply(
+            &mesh,
+            unscaled.as_ref().unwrap_or(&mesh).vertices(),
+            self.scale,
+            groups,
+            &self.held,
+            &self.loads,
+            !obstacles.is_empty(),
+        )
+        .map_err(|(key, message)| {
+            let message = match &self.shape {
+                Shape::UnitCube => message.replace("of the body", "of the unit cube (coordinates are in [0, 1])"),
+                Shape::Mesh { .. } => message,
+            };
+            invalid(&key, message)
+        })?;
         // A body that starts inside an obstacle has no admissible start; the tolerance forgives the
         // rounding of a vertex meant to touch (a cube standing on a floor at y = 0).
         let touch = 1e-9 * crate::load::extent(mesh.vertices());
-        if let Some((i, v, gap)) = crate::obstacle::first_penetration(&self.obstacles, mesh.vertices(), touch) {
-            let o = &self.obstacles[i];
+        if let Some((i, v, gap)) = crate::obstacle::first_penetration(&obstacles, mesh.vertices(), touch) {
+            let o = &obstacles[i];
             return Err(invalid(
                 &o.key,
                 format!(
@@ -575,7 +789,7 @@ impl Scene {
         // A displacement far beyond the body's size is no load a rest state can follow (issue 38, D18: 1e6 m
         // was accepted); the bound is that of measured displacements, 1e3 times the body's extent.
         let extent = crate::load::extent(mesh.vertices());
-        if let Some(o) = self.obstacles.iter().find(|o| o.displacement.norm() > 1e3 * extent) {
+        if let Some(o) = obstacles.iter().find(|o| o.displacement.norm() > 1e3 * extent) {
             return Err(invalid(
                 &format!("{}.displacement", o.key),
                 format!(
@@ -586,8 +800,8 @@ impl Scene {
                 ),
             ));
         }
-        if let Some((i, t)) = crate::obstacle::first_engulfed(&self.obstacles, &mesh, touch) {
-            let o = &self.obstacles[i];
+        if let Some((i, t)) = crate::obstacle::first_engulfed(&obstacles, &mesh, touch) {
+            let o = &obstacles[i];
             let center = o.shape.anchor();
             return Err(invalid(
                 &o.key,
@@ -605,7 +819,7 @@ impl Scene {
         // way, so the body would be pushed through its own support (a plane moved through the held face
         // inverted every tetrahedron with exit 0; an indenter moved 5 m swallowed the block).
         let ends: Vec<Vec3> = mesh.vertices().iter().zip(&applied.prescribed).map(|(x, u)| x + u).collect();
-        for (i, o) in self.obstacles.iter().enumerate() {
+        for (i, o) in obstacles.iter().enumerate() {
             let placed = o.placed();
             let deepest = (0..ends.len())
                 .filter(|&v| applied.held[v])
@@ -614,7 +828,7 @@ impl Scene {
                 .min_by(|a, b| a.1.total_cmp(&b.1));
             if let Some((v, gap)) = deepest {
                 return Err(invalid(
-                    &self.obstacles[i].key,
+                    &obstacles[i].key,
                     format!(
                         "this {} ends its displacement {:?} m with held vertex {v} (at {:?} after the load) {:e} m \
                          deep in it (scene `{}`): a held vertex cannot give way, so the body would be pushed \
@@ -667,9 +881,20 @@ impl Scene {
             forces: applied.forces,
             gravity: self.gravity,
             density: self.density,
-            obstacles: self.obstacles.clone(),
+            obstacles,
         })
     }
+}
+
+/// The longest side of the points' bounding box, m (zero for none).
+fn largest_side(points: &[Vec3]) -> f64 {
+    let Some(first) = points.first() else { return 0.0 };
+    let (mut lo, mut hi) = (*first, *first);
+    for p in points {
+        lo = lo.inf(p);
+        hi = hi.sup(p);
+    }
+    (hi - lo).max()
 }
 
 /// Splits a scene's `[reference]` table into the FEM reference's fields and the measured marker file
@@ -939,5 +1164,93 @@ mod tests {
         let s =
             e("name = \"both\"\ncompound = [\"gravity-wall\", \"gravity-floor\"]\n[reference]\nmeasured = \"m.csv\"\n");
         assert!(s.contains("reference.measured") && s.contains("belong to one body"), "{s}");
+    }
+
+    /// `with_body`: a density replaces every part's; a size scales the geometry about the origin so that
+    /// the largest extent is the size, with the same held vertices, prescribed displacements scaled by
+    /// the factor, traction forces by its square (a traction in Pa on areas of size^2), and the mass
+    /// density times size^3. Nothing given leaves the scene as it was, bit for bit.
+    #[test]
+    fn with_body_scales_the_scene_and_sets_its_density() {
+        let plain = SceneSet::load("gravity").unwrap();
+        assert_eq!(plain.clone().with_body(None, None).unwrap(), plain);
+        assert!(!plain.is_resized());
+        let line = plain.body_line();
+        assert_eq!(line, "body: 1 m (largest extent), density 1 kg/m^3, mass 1 kg (each of the 3 parts)", "{line}");
+        let rubber = plain.clone().with_body(Some(1100.0), Some(0.1)).unwrap();
+        assert!(rubber.is_resized());
+        for (a, b) in plain.scenes().iter().zip(rubber.scenes()) {
+            let (a, b) = (a.body(2).unwrap(), b.body(2).unwrap());
+            assert_eq!(a.held, b.held);
+            for (x, y) in a.mesh.vertices().iter().zip(b.mesh.vertices()) {
+                assert_eq!(x * 0.1, *y);
+            }
+            let total: f64 = b.masses.iter().sum();
+            assert!((total - 1100.0 * 1e-3).abs() < 1e-12, "{total}");
+            assert_eq!(b.density, 1100.0);
+        }
+        let summary = &rubber.bodies()[0];
+        assert_eq!((summary.size_m, summary.density_kg_per_m3), (0.1, 1100.0));
+        assert!((summary.mass_kg - 1.1).abs() < 1e-12, "{}", summary.mass_kg);
+        // Tension: 10 Pa on the top face of 0.2 m is 0.4 N; torsion: the corner turns by 0.2 times as much.
+        let tension = SceneSet::load("tension").unwrap().with_body(None, Some(0.2)).unwrap();
+        let total: Vec3 = tension.scenes()[0].body(3).unwrap().forces.iter().sum();
+        assert!((total - Vec3::new(0.0, 0.4, 0.0)).norm() < 1e-12, "{total}");
+        let torsion = SceneSet::load("torsion").unwrap();
+        let (a, b) = (torsion.scenes()[0].body(2).unwrap(), torsion.clone().with_body(None, Some(0.2)).unwrap());
+        let b = b.scenes()[0].body(2).unwrap();
+        assert_eq!(a.held, b.held);
+        for (u, w) in a.prescribed.iter().zip(&b.prescribed) {
+            assert_eq!(u * 0.2, *w);
+        }
+        // Obstacles scale with the body: each contact scene builds at 1 cm, the indenter shrunk with it.
+        for name in ["resting", "indentation", "incline"] {
+            let set = SceneSet::load(name).unwrap().with_body(None, Some(0.01)).unwrap();
+            let body = set.scenes()[0].body(2).unwrap();
+            let plain = SceneSet::load(name).unwrap();
+            let (a, b) = (&plain.scenes()[0].obstacles[0], &body.obstacles[0]);
+            assert_eq!(b.shape, a.shape.resized(0.01), "{name}");
+            assert_eq!(b.displacement, a.displacement * 0.01, "{name}");
+        }
+    }
+
+    /// Bad densities and sizes are refused naming the option, its unit and the value; a size is refused
+    /// for a scene of measured markers (they fix the body's scale); a scene file's own `[body] size` is
+    /// checked and applied as `with_body`'s.
+    #[test]
+    fn with_body_refuses_bad_values_and_measured_scenes() {
+        let set = SceneSet::load("gravity-floor").unwrap();
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            for (density, size, option, unit) in
+                [(Some(bad), None, "density", "kg/m^3"), (None, Some(bad), "size", "m")]
+            {
+                let e = set.clone().with_body(density, size).unwrap_err();
+                assert_eq!(e.option(), option);
+                let text = e.to_string();
+                assert!(text.contains("finite number > 0") && text.contains(unit), "{text}");
+                assert!(text.contains(&format!("got {bad}")), "{text}");
+            }
+        }
+        for far in [1e-7, 1e-300, 1e7, 1e300] {
+            let e = set.clone().with_body(None, Some(far)).unwrap_err();
+            assert_eq!(e.option(), "size");
+            assert!(e.to_string().contains("between 1e-6 m and 1e6 m"), "{e}");
+        }
+        assert!(set.clone().with_body(Some(1e4), Some(1e-6)).is_ok() && set.clone().with_body(None, Some(1e6)).is_ok());
+        let lab = "name = \"lab\"\n[body]\nshape = \"unit-cube\"\n[[held]]\nplane = \"y = 0\"\n[reference]\nmeasured = \"m.csv\"\n";
+        let measured = SceneSet::parse(lab, "lab.toml", None).unwrap();
+        let e = measured.clone().with_body(None, Some(0.1)).unwrap_err();
+        assert_eq!((e.option(), e.to_string().contains("`lab`")), ("size", true), "{e}");
+        assert!(measured.with_body(Some(1000.0), None).is_ok());
+        let text = "name = \"small\"\n[body]\nshape = \"unit-cube\"\nsize = 0.1\n[[held]]\nplane = \"y = 0\"\n";
+        let small = SceneSet::parse(text, "t", None).unwrap();
+        assert_eq!(
+            small,
+            SceneSet::parse(&text.replace("size = 0.1\n", ""), "t", None).unwrap().with_body(None, Some(0.1)).unwrap()
+        );
+        let e = err(&text.replace("0.1", "-2"));
+        assert!(e.contains("body.size") && e.contains("got -2"), "{e}");
+        let e = err(&format!("{}[reference]\nmeasured = \"m.csv\"\n", text));
+        assert!(e.contains("body.size") && e.contains("measured markers"), "{e}");
     }
 }

@@ -43,6 +43,12 @@ fn load(scene: &str) -> PyResult<SceneSet> {
     SceneSet::load(scene).map_err(value_error)
 }
 
+/// [`load`] with the body's `density` and `size` over the scene's (`SceneSet::with_body`).
+fn load_body(scene: &str, density: Option<f64>, size: Option<f64>) -> PyResult<SceneSet> {
+    let body = pbdfit_fit::BodyKeywords { density, size };
+    pbdfit_fit::with_body(load(scene)?, body, pbdfit_fit::Spelling::Keyword).map_err(value_error)
+}
+
 fn resolution(set: &SceneSet, n: Option<usize>) -> PyResult<usize> {
     set.resolution(n).map_err(|e| value_error(format!("n: {e}")))
 }
@@ -103,11 +109,18 @@ fn scenes() -> Vec<&'static str> {
 /// The bodies of a scene at resolution `n` (default: the scene's): one dict per basic scene with
 /// `name`, `n`, `vertices` (nv x 3, m), `tets` (nt x 4, int64), `held` (nv, bool), `prescribed` (nv x 3,
 /// m: displacement of held vertices a load moves), `forces` (nv x 3, N: traction loads), `masses` (nv,
-/// kg), `gravity` (3, m/s^2), `mass_model`, plus `compound` (bool) for the set.
+/// kg), `gravity` (3, m/s^2), `mass_model`, `density` (kg/m^3), `size` (m, the largest extent), `mass` (kg),
+/// plus `compound` (bool) for the set. `density` and `size` replace the scene's.
 #[pyfunction]
-#[pyo3(signature = (scene, n=None))]
-fn scene_bodies<'py>(py: Python<'py>, scene: &str, n: Option<usize>) -> PyResult<(bool, Vec<Bound<'py, PyDict>>)> {
-    let set = load(scene)?;
+#[pyo3(signature = (scene, n=None, density=None, size=None))]
+fn scene_bodies<'py>(
+    py: Python<'py>,
+    scene: &str,
+    n: Option<usize>,
+    density: Option<f64>,
+    size: Option<f64>,
+) -> PyResult<(bool, Vec<Bound<'py, PyDict>>)> {
+    let set = load_body(scene, density, size)?;
     let n = resolution(&set, n)?;
     let mut out = Vec::new();
     for s in set.scenes() {
@@ -124,6 +137,10 @@ fn scene_bodies<'py>(py: Python<'py>, scene: &str, n: Option<usize>) -> PyResult
         d.set_item("masses", PyArray1::from_slice(py, &body.masses))?;
         d.set_item("gravity", PyArray1::from_slice(py, body.gravity.as_slice()))?;
         d.set_item("mass_model", body.mass_model.name())?;
+        let summary = s.summary();
+        d.set_item("density", summary.density_kg_per_m3)?;
+        d.set_item("size", summary.size_m)?;
+        d.set_item("mass", summary.mass_kg)?;
         out.push(d);
     }
     Ok((set.is_compound(), out))
@@ -566,7 +583,7 @@ fn read_results<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyDi
 /// reference, as a dict with `error` and `scene_errors`. What a lookup's or a closed-form mapping's
 /// parameters are worth for this material and setting.
 #[pyfunction]
-#[pyo3(signature = (scene, young, poisson, parameters, model="pbd", dt=0.01, n=None, nit=1, material=None, settings=None))]
+#[pyo3(signature = (scene, young, poisson, parameters, model="pbd", dt=0.01, n=None, nit=1, material=None, settings=None, density=None, size=None))]
 fn evaluate<'py>(
     py: Python<'py>,
     scene: &str,
@@ -579,6 +596,8 @@ fn evaluate<'py>(
     nit: usize,
     material: Option<String>,
     settings: Option<HashMap<String, f64>>,
+    density: Option<f64>,
+    size: Option<f64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let kind = kind(model, settings)?;
     let mut values = Vec::with_capacity(kind.parameters().len());
@@ -595,7 +614,7 @@ fn evaluate<'py>(
             kind.parameter_names()
         )));
     }
-    let set = load(scene)?;
+    let set = load_body(scene, density, size)?;
     let n = resolution(&set, n)?;
     let m = YoungPoisson::new(young, poisson).map_err(value_error)?;
     let settings = Settings::new(dt, n, nit, kind);
@@ -613,13 +632,29 @@ fn evaluate<'py>(
         scene_errors.set_item(&part.name, e)?;
     }
     d.set_item("scene_errors", scene_errors)?;
+    d.set_item("body", pythonize_bodies(py, &set)?)?;
     Ok(d)
+}
+
+/// Each part's body (size, density, mass) as a list of dicts, as the reports' `body`.
+fn pythonize_bodies<'py>(py: Python<'py>, set: &SceneSet) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    set.bodies()
+        .into_iter()
+        .map(|b| {
+            let d = PyDict::new(py);
+            d.set_item("scene", b.scene)?;
+            d.set_item("size_m", b.size_m)?;
+            d.set_item("density_kg_per_m3", b.density_kg_per_m3)?;
+            d.set_item("mass_kg", b.mass_kg)?;
+            Ok(d)
+        })
+        .collect()
 }
 
 /// A stiffness-table lookup, as `pbdfit lookup --json` prints it (the same text: the same numbers).
 /// `table` is a built-in table's name or a table folder.
 #[pyfunction]
-#[pyo3(signature = (table, young, poisson, dt, nit, n, extrapolate=false, refine=false, scene=None))]
+#[pyo3(signature = (table, young, poisson, dt, nit, n, extrapolate=false, refine=false, scene=None, density=None, size=None))]
 fn lookup(
     py: Python<'_>,
     table: &str,
@@ -631,7 +666,15 @@ fn lookup(
     extrapolate: bool,
     refine: bool,
     scene: Option<String>,
+    density: Option<f64>,
+    size: Option<f64>,
 ) -> PyResult<String> {
+    if (density.is_some() || size.is_some()) && !refine {
+        return Err(value_error(
+            "density and size apply to refine=True only: a table holds fits of its own body (the built-in tables': \
+             a 1 m cube of 1 kg/m^3) and cannot be rescaled; refine fits on your body from the table's parameters",
+        ));
+    }
     let query = pbdfit_table::Query { young, poisson, dt, nit, n };
     // As the command line: the query is checked before the table is read.
     let table_error = |e: pbdfit_table::TableError| {
@@ -644,10 +687,12 @@ fn lookup(
     let mut value = serde_json::to_value(&found).map_err(json)?;
     if refine {
         // As `lookup --refine [--scene]`: a gradient fit started from the lookup.
-        let set = load(scene.as_deref().unwrap_or(&found.scene))?;
+        let set = load_body(scene.as_deref().unwrap_or(&found.scene), density, size)?;
+        let bodies = set.bodies();
         let refined = interruptible(py, Arc::default(), false, &|_| {}, move || pbdfit_table::refine(&found, &set))?
             .map_err(table_error)?;
         value["refined"] = serde_json::to_value(&refined).map_err(json)?;
+        value["refined"]["body"] = serde_json::to_value(bodies).map_err(json)?;
     } else if scene.is_some() {
         return Err(value_error("scene: only with refine=True (the lookup itself reads the table)"));
     }
@@ -658,7 +703,7 @@ fn lookup(
 /// serialisation: the same numbers). `scene` (default `gravity`, the tables' unit cube) gives the body's
 /// geometry at `n`; `name = "list"` returns the registry as `baseline --mapping list --json` does.
 #[pyfunction]
-#[pyo3(signature = (name, young=None, poisson=None, dt=None, nit=None, n=None, scene=None))]
+#[pyo3(signature = (name, young=None, poisson=None, dt=None, nit=None, n=None, scene=None, density=None, size=None))]
 fn mapping(
     name: &str,
     young: Option<f64>,
@@ -667,6 +712,8 @@ fn mapping(
     nit: Option<usize>,
     n: Option<usize>,
     scene: Option<String>,
+    density: Option<f64>,
+    size: Option<f64>,
 ) -> PyResult<String> {
     use pbdfit_table::mapping::{MAPPINGS, map};
     let json = |e: serde_json::Error| PyRuntimeError::new_err(format!("mapping as JSON: {e}"));
@@ -687,10 +734,12 @@ fn mapping(
         .query(young, poisson, dt, nit, n)
         .map_err(|key| value_error(format!("{key} is required with mapping {name}")))?;
     query.check().map_err(value_error)?;
-    let set = load(scene.as_deref().unwrap_or("gravity"))?;
+    let set = load_body(scene.as_deref().unwrap_or("gravity"), density, size)?;
     let mapped = map(name, &query, &set)
         .map_err(|e| if e.is_input() { value_error(e) } else { PyRuntimeError::new_err(e.to_string()) })?;
-    serde_json::to_string(&mapped).map_err(json)
+    let mut value = serde_json::to_value(&mapped).map_err(json)?;
+    value["body"] = serde_json::to_value(set.bodies()).map_err(json)?;
+    serde_json::to_string(&value).map_err(json)
 }
 
 /// E and nu of an FEM law from markers, as `pbdfit identify` finds them: `keywords` is a JSON object of

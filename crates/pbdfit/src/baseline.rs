@@ -3,7 +3,7 @@
 
 use pbdfit_table::mapping::{MAPPINGS, MappingError, map};
 
-use crate::cli::{CliError, CliResult, load_scene, to_json};
+use crate::cli::{BodyArgs, CliError, CliResult, load_scene, to_json};
 
 /// Arguments of `pbdfit baseline`.
 #[derive(Debug, clap::Args)]
@@ -31,6 +31,8 @@ pub struct BaselineArgs {
     /// scene, the unit cube `gravity`.
     #[arg(long, default_value = "gravity")]
     scene: String,
+    #[command(flatten)]
+    body: BodyArgs,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -62,12 +64,16 @@ pub fn run(args: BaselineArgs) -> CliResult {
         .query(args.young, args.poisson, args.dt, args.nit, args.n)
         .map_err(|name| CliError::Input(format!("--{name} is required with --mapping {}", args.mapping)))?;
     query.check().map_err(mapping_error)?;
-    let set = load_scene(&args.scene, None, false)?;
+    let set = load_scene(&args.scene, None, args.body, false)?;
     let m = map(&args.mapping, &query, &set).map_err(mapping_error)?;
     if args.json {
-        println!("{}", to_json(&m)?);
+        let mut value = serde_json::to_value(&m).map_err(|e| CliError::Internal(format!("JSON output: {e}")))?;
+        value["body"] =
+            serde_json::to_value(set.bodies()).map_err(|e| CliError::Internal(format!("JSON output: {e}")))?;
+        println!("{}", to_json(&value)?);
         return Ok(());
     }
+    println!("{}", set.body_line());
     println!("mapping {} (model {}): {}", m.mapping, m.model, m.description);
     println!("  source: {}", m.source);
     let q = &m.query;

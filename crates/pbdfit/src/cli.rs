@@ -34,18 +34,50 @@ impl std::fmt::Display for CliError {
 /// Result of a subcommand.
 pub type CliResult = Result<(), CliError>;
 
-/// Loads `--scene` (a built-in name or a TOML path), with an optional mass-model override;
-/// `fix_orientation` reorients inverted tetrahedra of imported meshes instead of refusing them. Says on
-/// stderr what each imported mesh is and what validation changed.
-pub fn load_scene(name: &str, mass_model: Option<MassModel>, fix_orientation: bool) -> Result<SceneSet, CliError> {
+/// Loads `--scene` (a built-in name or a TOML path), with an optional mass-model override and the
+/// body's `--density` and `--size`; `fix_orientation` reorients inverted tetrahedra of imported meshes
+/// instead of refusing them. Says on stderr what each imported mesh is and what validation changed.
+pub fn load_scene(
+    name: &str,
+    mass_model: Option<MassModel>,
+    body: BodyArgs,
+    fix_orientation: bool,
+) -> Result<SceneSet, CliError> {
     let set = SceneSet::load_with(name, fix_orientation).map_err(|e| CliError::Input(e.to_string()))?;
     for note in pbdfit_fit::mesh_notes(&set) {
         eprintln!("pbdfit: {note}");
     }
-    Ok(match mass_model {
+    let set = match mass_model {
         Some(m) => set.with_mass_model(m),
         None => set,
-    })
+    };
+    pbdfit_fit::with_body(set, body.keywords(), pbdfit_fit::Spelling::Flag).map_err(|e| CliError::Input(e.to_string()))
+}
+
+/// The body's `--density` and `--size` over the scene's (the built-in scenes: a 1 m cube of 1 kg/m^3).
+#[derive(Debug, Clone, Copy, Default, clap::Args)]
+pub struct BodyArgs {
+    /// The body's density in kg/m^3 (default: the scene's; the built-in scenes' is 1).
+    #[arg(long, value_parser = |s: &str| pbdfit_table::axes::parse_number(s), allow_hyphen_values = true)]
+    pub density: Option<f64>,
+    /// The body's size in m: its largest extent (the longest side of its bounding box). The scene's
+    /// geometry is scaled uniformly to it: the mesh, obstacles and prescribed displacements; the held
+    /// and load selectors pick the same vertices; tractions (Pa) and gravity stay. Default: the
+    /// scene's (the built-in scenes: a 1 m cube).
+    #[arg(long, value_parser = |s: &str| pbdfit_table::axes::parse_number(s), allow_hyphen_values = true)]
+    pub size: Option<f64>,
+}
+
+impl BodyArgs {
+    /// The options as the jobs' keywords.
+    pub fn keywords(self) -> pbdfit_fit::BodyKeywords {
+        pbdfit_fit::BodyKeywords { density: self.density, size: self.size }
+    }
+
+    /// Whether either option is given.
+    pub fn given(self) -> bool {
+        self.density.is_some() || self.size.is_some()
+    }
 }
 
 /// `pbdfit scenes`: the built-in scenes and what they hold.

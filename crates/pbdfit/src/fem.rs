@@ -5,12 +5,12 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use pbdfit_fem::YoungPoisson;
 use pbdfit_mesh::vtk::{PointData, write_vtu};
-use pbdfit_mesh::{Body, MassModel};
+use pbdfit_mesh::{Body, BodySummary, MassModel};
 use serde::Serialize;
 
 use pbdfit_fit::{FemJob, FemPart as Part, Spelling};
 
-use crate::cli::{CliError, CliResult, ReferenceArgs};
+use crate::cli::{BodyArgs, CliError, CliResult, ReferenceArgs};
 
 /// Arguments of `pbdfit fem`.
 #[derive(Debug, Args)]
@@ -44,6 +44,8 @@ pub struct FemArgs {
     /// Time step in s of a dynamic reference (--dynamic), as a decimal or a fraction (`1/200`).
     #[arg(long, default_value_t = 0.01, value_parser = |s: &str| pbdfit_table::axes::parse_number(s), allow_hyphen_values = true)]
     dt: f64,
+    #[command(flatten)]
+    body: BodyArgs,
     #[command(flatten)]
     reference: ReferenceArgs,
 }
@@ -106,6 +108,7 @@ fn contact_json(body: &Body, c: &pbdfit_fem::ContactSolution) -> ContactJson {
 #[derive(Serialize)]
 struct FemJson<'a> {
     scene: &'a str,
+    body: BodySummary,
     n: usize,
     young: f64,
     poisson: f64,
@@ -135,6 +138,7 @@ pub fn run(args: FemArgs) -> CliResult {
         poisson: Some(args.poisson),
         mass_model: args.mass_model.map(|m| m.name().to_string()),
         fix_orientation: args.fix_orientation,
+        body: args.body.keywords(),
         dt: Some(args.dt),
         reference: args.reference.keywords(),
     };
@@ -163,13 +167,14 @@ pub fn run(args: FemArgs) -> CliResult {
         }
     }
     if args.json {
-        let records: Vec<FemJson> = parts.iter().map(|p| json_record(p, material)).collect();
+        let records: Vec<FemJson> =
+            parts.iter().zip(set.bodies()).map(|(p, body)| json_record(p, body, material)).collect();
         let text = if set.is_compound() { serde_json::to_string(&records) } else { serde_json::to_string(&records[0]) }
             .map_err(|e| CliError::Internal(format!("JSON output: {e}")))?;
         println!("{text}");
     } else {
-        for part in &parts {
-            print_summary(part, material);
+        for (part, body) in parts.iter().zip(set.bodies()) {
+            print_summary(part, &body, material);
         }
     }
     Ok(())
@@ -191,10 +196,11 @@ fn write_vtk(path: &Path, part: &Part) -> CliResult {
     .map_err(|e| CliError::Input(format!("--vtk: {e}")))
 }
 
-fn json_record(part: &Part, material: YoungPoisson) -> FemJson<'_> {
+fn json_record(part: &Part, summary: BodySummary, material: YoungPoisson) -> FemJson<'_> {
     let body = &part.body;
     FemJson {
         scene: &body.scene,
+        body: summary,
         n: body.n,
         young: material.young(),
         poisson: material.poisson(),
@@ -209,8 +215,9 @@ fn json_record(part: &Part, material: YoungPoisson) -> FemJson<'_> {
     }
 }
 
-fn print_summary(part: &Part, material: YoungPoisson) {
+fn print_summary(part: &Part, summary: &BodySummary, material: YoungPoisson) {
     let body = &part.body;
+    println!("{}", BodySummary::line(std::slice::from_ref(summary)));
     println!("scene       {}", body.scene);
     println!("N           {}", body.n);
     println!("E           {} Pa", material.young());

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use pbdfit_mesh::vtk::{PointData, write_vtu};
 
-use crate::cli::{BackendName, CliError, CliResult, ReferenceArgs, SimulationArgs, fit_error, to_json};
+use crate::cli::{BackendName, BodyArgs, CliError, CliResult, ReferenceArgs, SimulationArgs, fit_error, to_json};
 
 /// Arguments of `pbdfit fit`.
 #[derive(Debug, clap::Args)]
@@ -26,6 +26,8 @@ pub struct FitArgs {
     /// refusing the mesh.
     #[arg(long)]
     fix_orientation: bool,
+    #[command(flatten)]
+    body: BodyArgs,
     /// Young's modulus E in Pa of the FEM reference [default: 1e3] (e.g. the value `pbdfit identify`
     /// found). Not with measured markers, which are the reference.
     #[arg(long)]
@@ -120,6 +122,7 @@ pub fn run(args: FitArgs) -> CliResult {
         n: args.n,
         mass_model: args.mass_model,
         fix_orientation: args.fix_orientation,
+        body: args.body.keywords(),
         young: args.young,
         poisson: args.poisson,
         dt: args.sim.dt,

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use pbdfit_fit::{IdentifyJob, Spelling};
 
-use crate::cli::{CliResult, ReferenceArgs, to_json};
+use crate::cli::{BodyArgs, CliResult, ReferenceArgs, to_json};
 
 /// Arguments of `pbdfit identify`.
 #[derive(Debug, clap::Args)]
@@ -22,6 +22,9 @@ pub struct IdentifyArgs {
     /// Time step in s of a dynamic reference (--dynamic).
     #[arg(long, default_value_t = 0.01)]
     dt: f64,
+    // The body's `--density` (`--size` is refused: the markers fix the body's scale).
+    #[command(flatten)]
+    body: BodyArgs,
     #[command(flatten)]
     reference: ReferenceArgs,
     /// Print JSON instead of text.
@@ -37,6 +40,7 @@ pub fn run(args: IdentifyArgs) -> CliResult {
         measured: args.measured.clone(),
         n: args.n,
         dt: Some(args.dt),
+        body: args.body.keywords(),
         reference: args.reference.keywords(),
     };
     let report = job.run(Spelling::Flag).map_err(crate::fit::job_error)?;

@@ -2,7 +2,7 @@
 
 use pbdfit_table::{Query, Table, lookup};
 
-use crate::cli::{CliError, CliResult, load_scene, to_json};
+use crate::cli::{BodyArgs, CliError, CliResult, load_scene, to_json};
 use crate::table::table_error;
 
 /// Arguments of `pbdfit lookup`.
@@ -41,6 +41,10 @@ pub struct LookupArgs {
     /// own part, starting from the table's parameters.
     #[arg(long, requires = "refine")]
     scene: Option<String>,
+    /// With --refine: the body's density and size for the refining fit (a table's fits are for its own
+    /// body, the built-in tables' a 1 m cube of 1 kg/m^3).
+    #[command(flatten)]
+    body: BodyArgs,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -48,6 +52,14 @@ pub struct LookupArgs {
 
 /// Runs `pbdfit lookup`.
 pub fn run(args: LookupArgs) -> CliResult {
+    if args.body.given() && !args.refine {
+        return Err(CliError::Input(
+            "--density and --size apply to --refine only: a table holds fits of its own body (the built-in \
+             tables': a 1 m cube of 1 kg/m^3) and cannot be rescaled; add --refine to fit on your body from the \
+             table's parameters, or fit it with `pbdfit fit`"
+                .into(),
+        ));
+    }
     let query = Query { young: args.young, poisson: args.poisson, dt: args.dt, nit: args.nit, n: args.n };
     // The query is checked before the table is read: a bad material is the same mistake for any table.
     query.check().map_err(table_error)?;
@@ -55,15 +67,17 @@ pub fn run(args: LookupArgs) -> CliResult {
     let l = lookup(&table, &query, args.extrapolate).map_err(table_error)?;
     let refined = match args.refine {
         true => {
-            let set = load_scene(args.scene.as_deref().unwrap_or(&l.scene), None, false)?;
-            Some(pbdfit_table::refine(&l, &set).map_err(table_error)?)
+            let set = load_scene(args.scene.as_deref().unwrap_or(&l.scene), None, args.body, false)?;
+            Some((pbdfit_table::refine(&l, &set).map_err(table_error)?, set))
         }
         false => None,
     };
     if args.json {
         let mut value = serde_json::to_value(&l).map_err(|e| CliError::Internal(format!("JSON output: {e}")))?;
-        if let Some(r) = &refined {
+        if let Some((r, set)) = &refined {
             value["refined"] = serde_json::to_value(r).map_err(|e| CliError::Internal(format!("JSON output: {e}")))?;
+            value["refined"]["body"] =
+                serde_json::to_value(set.bodies()).map_err(|e| CliError::Internal(format!("JSON output: {e}")))?;
         }
         println!("{}", to_json(&value)?);
         return Ok(());
@@ -174,7 +188,8 @@ pub fn run(args: LookupArgs) -> CliResult {
     if !l.description.is_empty() {
         println!("  about the table: {}", l.description);
     }
-    if let Some(r) = &refined {
+    if let Some((r, set)) = &refined {
+        println!("{}", set.body_line());
         let values: Vec<String> = r.parameters.iter().map(|(n, v)| format!("{n} = {v:.6e}")).collect();
         println!(
             "refined on scene {} ({}): {}, error {:.4e} ({} rest states, {:.2} s){}",

@@ -9,7 +9,7 @@ use pbdfit_mesh::vtk::{PointData, write_vtu};
 
 use pbdfit_fit::{ModesKeywords, ModesReport, Spelling};
 
-use crate::cli::{CliError, CliResult};
+use crate::cli::{BodyArgs, CliError, CliResult};
 
 /// Arguments of `pbdfit modes`.
 #[derive(Debug, Args)]
@@ -45,6 +45,8 @@ pub struct ModesArgs {
     /// Reorient the negatively oriented tetrahedra of an imported mesh instead of refusing the mesh.
     #[arg(long)]
     fix_orientation: bool,
+    #[command(flatten)]
+    body: BodyArgs,
     /// Print one JSON object per part (an array for a compound scene), with every mode's shape.
     #[arg(long)]
     json: bool,
@@ -68,6 +70,7 @@ pub fn run(args: ModesArgs) -> CliResult {
         poisson: Some(args.poisson),
         mass_model: args.mass_model.map(|m| m.name().to_string()),
         fix_orientation: args.fix_orientation,
+        body: args.body.keywords(),
         material: args.material.clone(),
         fem_mass: args.fem_mass.clone(),
         split: args.split.clone(),

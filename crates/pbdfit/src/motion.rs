@@ -8,7 +8,7 @@ use pbdfit_mesh::{MassModel, Vec3};
 
 use pbdfit_fit::{MotionKeywords, Spelling};
 
-use crate::cli::{CliError, CliResult, SimulationArgs};
+use crate::cli::{BodyArgs, CliError, CliResult, SimulationArgs};
 
 /// Arguments of `pbdfit motion`.
 #[derive(Debug, Args)]
@@ -67,6 +67,8 @@ pub struct MotionArgs {
     /// Reorient the negatively oriented tetrahedra of an imported mesh instead of refusing the mesh.
     #[arg(long)]
     fix_orientation: bool,
+    #[command(flatten)]
+    body: BodyArgs,
     /// Print one JSON object (with both tracks over time) instead of a summary.
     #[arg(long)]
     json: bool,
@@ -90,6 +92,7 @@ pub fn run(args: MotionArgs) -> CliResult {
         n: args.n,
         mass_model: args.mass_model.map(|m| m.name().to_string()),
         fix_orientation: args.fix_orientation,
+        body: args.body.keywords(),
         young: Some(args.young),
         poisson: Some(args.poisson),
         material: args.material.clone(),

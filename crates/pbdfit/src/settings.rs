@@ -6,7 +6,7 @@ use pbdfit_fit::settings_sweep::{by_cost, cheapest, sweep};
 use pbdfit_fit::{FitRequest, PartCache, Search};
 use serde_json::json;
 
-use crate::cli::{CliError, CliResult, ReferenceArgs, fit_error, load_scene, resolution, to_json};
+use crate::cli::{BodyArgs, CliError, CliResult, ReferenceArgs, fit_error, load_scene, resolution, to_json};
 
 /// Arguments of `pbdfit settings`.
 #[derive(Debug, clap::Args)]
@@ -39,6 +39,8 @@ pub struct SettingsArgs {
     #[arg(long, default_value = "1,2,4,8,16,32")]
     nit: String,
     #[command(flatten)]
+    body: BodyArgs,
+    #[command(flatten)]
     reference: ReferenceArgs,
     /// Print one JSON object.
     #[arg(long)]
@@ -62,7 +64,7 @@ pub fn run(args: SettingsArgs) -> CliResult {
         return Err(CliError::Input(format!("--target {}: must be a finite number > 0", args.target)));
     }
     let material = YoungPoisson::new(args.young, args.poisson).map_err(|e| CliError::Input(e.to_string()))?;
-    let set = load_scene(&args.scene, None, false)?;
+    let set = load_scene(&args.scene, None, args.body, false)?;
     // Refused before the table's header: every fit of the sweep is against the FEM.
     pbdfit_fit::fits_against_fem(&set).map_err(fit_error)?;
     let n = resolution(&set, args.n)?;
@@ -73,6 +75,7 @@ pub fn run(args: SettingsArgs) -> CliResult {
     let order = by_cost(&dts, &nits);
     let backend = pbdfit_pbd::CpuBackend;
     if !args.json {
+        println!("{}", set.body_line());
         println!(
             "scene {} (N = {n}), model {}, E = {:e} Pa, nu = {}; target error {}; nit = {}",
             set.name(),
@@ -112,7 +115,7 @@ pub fn run(args: SettingsArgs) -> CliResult {
             })
         };
         let value = json!({
-            "scene": set.name(), "n": n, "model": kind.spec(), "young": args.young, "poisson": args.poisson,
+            "scene": set.name(), "body": set.bodies(), "n": n, "model": kind.spec(), "young": args.young, "poisson": args.poisson,
             "target": args.target, "nit_means": kind.nit_means(),
             "rows": rows.iter().map(row).collect::<Vec<_>>(),
             "cheapest": answer.map(row),

@@ -7,7 +7,7 @@ use pbdfit_mesh::MassModel;
 use pbdfit_mesh::vtk::{PointData, write_pvd, write_vtu};
 use pbdfit_pbd::{Integrator, PbdSystem, SimParams};
 
-use crate::cli::{BackendName, CliError, CliResult, SimulationArgs, to_json};
+use crate::cli::{BackendName, BodyArgs, CliError, CliResult, SimulationArgs, to_json};
 use crate::fit::job_error;
 
 /// Arguments of `pbdfit simulate`.
@@ -27,6 +27,8 @@ pub struct SimulateArgs {
     /// refusing the mesh.
     #[arg(long)]
     fix_orientation: bool,
+    #[command(flatten)]
+    body: BodyArgs,
     #[command(flatten)]
     sim: SimulationArgs,
     /// Distance stiffness kd in [0, 1] (PBD models) [default: 0.5].
@@ -119,6 +121,7 @@ fn job(args: &SimulateArgs) -> SimulateKeywords {
         n: args.n,
         mass_model: args.mass_model.map(|m| m.name().to_string()),
         fix_orientation: args.fix_orientation,
+        body: args.body.keywords(),
         dt: Some(args.sim.dt),
         nit: Some(args.sim.nit),
         model: Some(args.sim.model.name().to_string()),

@@ -57,6 +57,26 @@ fn agrees_with_cholesky_on_floor_wall_and_torsion() {
     eprintln!("worst relative difference to Cholesky: {worst:e}");
 }
 
+/// A cube given `--size` keeps its multigrid hierarchy (the grid is the unit cube's, scaled), agrees
+/// with Cholesky, and sags as `L^2` (a linear FEM under gravity, `rho g L^2 / E`): 0.01 times the unit
+/// cube's at L = 0.1.
+#[test]
+fn a_cube_of_another_size_keeps_its_hierarchy_and_sags_as_its_size_squared() {
+    let unit = body("gravity-wall", 8);
+    let small =
+        SceneSet::builtin("gravity-wall").unwrap().with_body(None, Some(0.1)).unwrap().scenes()[0].body(8).unwrap();
+    let mg = multigrid(&small);
+    assert_eq!(mg.resolutions(), multigrid(&unit).resolutions());
+    let base = StaticProblem::new(&unit).unwrap().solve_with(material(0.3), &FaerCholesky::new()).unwrap();
+    let problem = StaticProblem::new(&small).unwrap();
+    let direct = problem.solve_with(material(0.3), &FaerCholesky::new()).unwrap();
+    let iterative = problem.solve_with(material(0.3), &mg).unwrap();
+    assert!(relative_difference(&iterative.displacements, &direct.displacements) <= 1e-10);
+    let expected: Vec<Vector3<f64>> = base.displacements.iter().map(|u| u * 0.01).collect();
+    let d = relative_difference(&direct.displacements, &expected);
+    assert!(d <= 1e-10, "{d:e}");
+}
+
 #[test]
 fn agrees_with_cholesky_on_the_other_cube_scenes_and_the_six_tet_split() {
     // The other built-in cube scenes (traction loads, the held top face of the ceiling), and a mesh

@@ -331,14 +331,20 @@ pub(crate) struct AppliedLoads {
 /// selector that selects nothing, a traction on held faces, a vertex prescribed twice differently, a
 /// prescribed displacement larger than the body, a body not connected to its held set (unless
 /// `obstacles` is set: then a part may rest on an obstacle instead).
+///
+/// A scene scaled by `scale` (`--size`) selects on `select_on`, its unscaled vertices (the frame its
+/// file is written in), and prescribes `scale` times the unscaled displacement; forces are computed on
+/// `mesh`, the scaled body (a traction in Pa on its true areas).
 pub(crate) fn apply(
     mesh: &TetMesh,
+    select_on: &[Vec3],
+    scale: f64,
     groups: &BTreeMap<String, Vec<usize>>,
     held_selectors: &[Selector],
     loads: &[(String, Load)],
     obstacles: bool,
 ) -> Result<AppliedLoads, (String, String)> {
-    let x = mesh.vertices();
+    let x = select_on;
     let nv = x.len();
     let mut held = vec![false; nv];
     let mut prescribed = vec![Vec3::zeros(); nv];
@@ -377,7 +383,7 @@ pub(crate) fn apply(
                     ));
                 }
                 if let Some(other) = &fixed_by[v]
-                    && prescribed[v] != u
+                    && prescribed[v] != u * scale
                 {
                     return Err((
                         key.clone(),
@@ -388,7 +394,7 @@ pub(crate) fn apply(
                     ));
                 }
                 held[v] = true;
-                prescribed[v] = u;
+                prescribed[v] = u * scale;
                 fixed_by[v].get_or_insert_with(|| key.clone());
             }
         } else {

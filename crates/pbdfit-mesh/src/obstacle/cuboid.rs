@@ -48,6 +48,10 @@ impl ShapeKind for Cuboid {
         Cuboid { center: self.center + d, half_extents: self.half_extents }
     }
 
+    fn resized(&self, factor: f64) -> Self {
+        Cuboid { center: self.center * factor, half_extents: self.half_extents * factor }
+    }
+
     fn anchor(&self) -> Vec3 {
         self.center
     }

@@ -88,6 +88,9 @@ pub trait ShapeKind: Sized + Copy + PartialEq + std::fmt::Debug {
     fn gap(&self, x: &Vec3) -> Gap;
     /// The shape moved rigidly by `d`.
     fn moved(&self, d: &Vec3) -> Self;
+    /// The shape with every length multiplied by `factor` (> 0) about the origin: the obstacle of a
+    /// scene whose geometry is scaled by `factor` (`--size`).
+    fn resized(&self, factor: f64) -> Self;
     /// A point that stands for the shape in messages (a plane's point, a centre).
     fn anchor(&self) -> Vec3;
     /// The centre of a solid shape (a ball, a box), which must not start inside the body; `None` for a
@@ -143,6 +146,11 @@ macro_rules! obstacle_shapes {
             /// The shape moved rigidly by `d`.
             pub fn moved(&self, d: &Vec3) -> Shape {
                 match self { $(Shape::$variant(s) => Shape::$variant(s.moved(d))),+ }
+            }
+
+            /// The shape with every length multiplied by `factor` about the origin (see [`ShapeKind::resized`]).
+            pub fn resized(&self, factor: f64) -> Shape {
+                match self { $(Shape::$variant(s) => Shape::$variant(s.resized(factor))),+ }
             }
 
             /// The shape's kind as the scene file spells it.
@@ -212,6 +220,12 @@ impl Obstacle {
     /// This obstacle with its displacement multiplied by `factor` (a load level).
     pub fn scaled(&self, factor: f64) -> Obstacle {
         Obstacle { displacement: self.displacement * factor, ..self.clone() }
+    }
+
+    /// This obstacle in a scene whose geometry is multiplied by `factor` about the origin: its shape and
+    /// its displacement (lengths) scale, its friction (ratios) does not.
+    pub fn resized(&self, factor: f64) -> Obstacle {
+        Obstacle { shape: self.shape.resized(factor), displacement: self.displacement * factor, ..self.clone() }
     }
 }
 

@@ -42,6 +42,10 @@ impl ShapeKind for Plane {
         Plane { point: self.point + d, normal: self.normal }
     }
 
+    fn resized(&self, factor: f64) -> Self {
+        Plane { point: self.point * factor, normal: self.normal }
+    }
+
     fn anchor(&self) -> Vec3 {
         self.point
     }

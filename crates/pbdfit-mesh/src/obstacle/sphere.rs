@@ -53,6 +53,10 @@ impl ShapeKind for Sphere {
         Sphere { center: self.center + d, ..*self }
     }
 
+    fn resized(&self, factor: f64) -> Self {
+        Sphere { center: self.center * factor, radius: self.radius * factor, ..*self }
+    }
+
     fn anchor(&self) -> Vec3 {
         self.center
     }
