@@ -1,6 +1,7 @@
 //! The modules of the `cli` test binary (`tests/cli.rs`), one behaviour each.
 
 mod baseline;
+mod bounds;
 mod compare;
 mod contact;
 mod docs;
