@@ -460,12 +460,8 @@ impl FitReport {
                     .then(|| format!("{name} = {}", pbdfit_mesh::display::number(value)))
             })
             .collect();
-        let (verdict, verdict_reason) = crate::verdict::judge(
-            result.error,
-            result.part_errors.len(),
-            result.evaluations,
-            result.failures.len(),
-        );
+        let (verdict, verdict_reason) =
+            crate::verdict::judge(result.error, result.part_errors.len(), result.evaluations, result.failures.len());
         FitReport {
             scene: prepared.set.name().to_string(),
             model: kind.spec(),

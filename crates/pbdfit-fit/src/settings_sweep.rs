@@ -66,7 +66,10 @@ pub fn grid(dts: &[f64], nits: &[usize], kind: ModelKind) -> Result<Vec<(f64, us
             return error("dt", format!("{dt}: a time step must be a finite number > 0 s"));
         }
         if dts[..i].iter().any(|d| d.to_bits() == dt.to_bits()) {
-            return error("dt", format!("{} is given twice; give each time step once", pbdfit_mesh::display::number(dt)));
+            return error(
+                "dt",
+                format!("{} is given twice; give each time step once", pbdfit_mesh::display::number(dt)),
+            );
         }
     }
     for (i, &nit) in nits.iter().enumerate() {

@@ -80,7 +80,9 @@ pub fn check_seconds(seconds: f64) -> Result<(), BenchError> {
     Err(BenchError {
         option: "seconds",
         value: seconds.to_string(),
-        allowed: format!("the time spent on each figure must be a finite number of seconds in (0, {BENCH_MAX_SECONDS}]"),
+        allowed: format!(
+            "the time spent on each figure must be a finite number of seconds in (0, {BENCH_MAX_SECONDS}]"
+        ),
     })
 }
 

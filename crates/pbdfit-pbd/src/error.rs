@@ -179,17 +179,16 @@ pub enum PbdError {
     /// An engine's settings remove the body's load (a gravity factor of 0, or a damping that stops the
     /// body every substep): every state is at rest and every parameter fits alike.
     #[error(
-        "scene {scene}: model {model} with {settings}: the settings remove the load (the gravity factor, or \
-         the velocity factor of the damping, is 0), so the body never moves from its undeformed shape and no \
-         parameter can fit it; give a gravity factor > 0 and a damping below nit/dt"
+        "scene {scene}: model {model}: {cause}: the settings remove the load, so the body never moves from its \
+         undeformed shape and every parameter scores the same; give a gravity factor > 0 and a damping below nit/dt"
     )]
     NoLoad {
         /// Scene name.
         scene: String,
         /// Model name.
         model: &'static str,
-        /// Its settings, `name = value`.
-        settings: String,
+        /// Which setting removes it, with its value (`gravity_factor = 0 removes gravity`).
+        cause: String,
     },
     /// A mass-spring model found no rest state or its dynamics failed.
     #[error("scene {scene}: {params}: {error}")]

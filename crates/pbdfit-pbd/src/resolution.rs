@@ -40,25 +40,37 @@ impl PbdSystem {
     pub fn check_step(&self, params: &SimParams) -> Result<(), PbdError> {
         params.validate()?;
         let acceleration = self.largest_load_acceleration();
-        let (substeps, factor) = match params.rule() {
+        let (substeps, gravity, velocity) = match params.rule() {
             ModelRule::Springs(_) => return Ok(()),
             ModelRule::Projection(ProjectionRule::Engine(engine)) => {
-                (engine.substeps as f64, engine.velocity_factor * engine.gravity_factor)
+                (engine.substeps as f64, engine.gravity_factor, engine.velocity_factor)
             }
-            ModelRule::Projection(_) => (1.0, 1.0),
+            ModelRule::Projection(_) => (1.0, 1.0, 1.0),
         };
         if acceleration == 0.0 || !self.extent.is_finite() || self.extent <= 0.0 {
             return Ok(());
         }
         let model = params.model.kind();
+        let factor = gravity * velocity;
         if factor == 0.0 {
-            let settings: Vec<String> =
-                model.settings().iter().map(|(name, v)| format!("{name} = {}", short(*v))).collect();
-            return Err(PbdError::NoLoad {
-                scene: self.scene.clone(),
-                model: model.name(),
-                settings: settings.join(", "),
-            });
+            let cause = if gravity == 0.0 {
+                match model.settings().iter().find(|(name, _)| name.contains("gravity")) {
+                    Some((name, _)) => format!("{name} = 0 removes gravity"),
+                    None => "the engine's gravity factor is 0".to_string(),
+                }
+            } else {
+                let rate = substeps / params.dt;
+                match model.damping_setting() {
+                    Some((spec, v)) => format!(
+                        "{} = {} 1/s is at least nit/dt = {} 1/s: the damping stops the body every substep",
+                        spec.name,
+                        short(v),
+                        short(rate)
+                    ),
+                    None => "the engine's damping stops the body every substep".to_string(),
+                }
+            };
+            return Err(PbdError::NoLoad { scene: self.scene.clone(), model: model.name(), cause });
         }
         let h = params.dt / substeps;
         let motion = acceleration * h * h * factor;
@@ -76,7 +88,7 @@ impl PbdSystem {
     }
 }
 
-/// Four significant digits, in the bounded format of every message.
+/// Six significant digits, in the bounded format of every message.
 fn short(v: f64) -> String {
     pbdfit_mesh::display::number(v)
 }

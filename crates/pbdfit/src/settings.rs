@@ -2,11 +2,9 @@
 //! the reference within a target error, and where it cannot at all (`pbdfit_fit::settings_sweep`).
 
 use pbdfit_fem::YoungPoisson;
-use pbdfit_fit::settings_sweep::{
-    PlannedSweep, cheapest, grid, rms_percent, settings_matter, target_from_rms_percent,
-};
-use pbdfit_mesh::display::{number, scientific};
+use pbdfit_fit::settings_sweep::{PlannedSweep, cheapest, grid, rms_percent, settings_matter, target_from_rms_percent};
 use pbdfit_fit::{FitRequest, PartCache, Search};
+use pbdfit_mesh::display::{number, scientific};
 use serde_json::json;
 
 use crate::cli::{CliError, CliResult, ReferenceArgs, fit_error, load_scene, resolution, to_json};
@@ -137,14 +135,12 @@ pub fn run(args: SettingsArgs) -> CliResult {
         if let Some(why) = &r.failed {
             note = format!("  no rest state: {why}");
         }
-        println!(
-            "  {:>10} {:>5} {:>12} {:>26}  {}{note}",
-            number(r.dt),
-            r.nit,
-            number(r.cost),
-            describe_error(r.error),
-            parameters.join(", ")
-        );
+        let (dt, nit, cost) = if matter {
+            (number(r.dt), r.nit.to_string(), number(r.cost))
+        } else {
+            ("any".into(), "any".into(), "-".into())
+        };
+        println!("  {dt:>10} {nit:>5} {cost:>12} {:>26}  {}{note}", describe_error(r.error), parameters.join(", "));
     });
     let answer = if matter { cheapest(&rows, target) } else { None };
     let best = rows.iter().filter(|r| r.error.is_finite()).min_by(|a, b| a.error.total_cmp(&b.error));

@@ -2,7 +2,7 @@
 //! says so: the benchmarks' arguments, time steps the rest state cannot resolve, the settings sweep's
 //! grid and target, numbers at the ends of f64 in reports, and fits no better than an undeformed body.
 
-use crate::common::{assert_input_error, assert_refused, json, pbdfit, stdout};
+use crate::common::{assert_input_error, assert_refused, displacements, json, max_norm, pbdfit, stdout};
 
 #[test]
 fn every_benchmark_refuses_arguments_it_cannot_measure() {
@@ -28,7 +28,7 @@ fn every_benchmark_refuses_arguments_it_cannot_measure() {
     }
     // The GPU benchmark shares the check of its time per figure (before it looks for a device).
     assert_refused(&["bench", "gpu", "--seconds", "inf"], &["--seconds = inf"]);
-    assert_refused(&["bench", "gpu", "--seconds", "-1"], &["--seconds = -1"]);
+    assert_refused(&["bench", "gpu", "--seconds=-1"], &["--seconds = -1"]);
     // A valid run measures: one resolution, one row.
     let o = pbdfit(&["bench", "pbd", "--n", "1", "--seconds", "0.01", "--nit", "2"]);
     assert!(o.status.success(), "{}", crate::common::stderr(&o));
@@ -53,20 +53,21 @@ fn a_time_step_whose_load_motion_vanishes_is_refused_in_every_command() {
     let rest = |dt: &str| -> f64 {
         let args: Vec<&str> =
             ["simulate", "--json", "--dt", dt].iter().chain(&wall).chain(xpbd.iter()).copied().collect();
-        json(&pbdfit(&args))["max_displacement"].as_f64().expect("max_displacement")
+        max_norm(&displacements(&json(&pbdfit(&args))))
     };
+    // (8.0812e-3 and 8.0653e-3 m; the refused 1e-9 had stopped at 2.04e-3 m "converged").
     let (a, b) = (rest("1e-3"), rest("1e-4"));
-    assert!(a > 5e-3 && (a - b).abs() < 0.05 * a, "dt 1e-3: {a:e} m, dt 1e-4: {b:e} m");
+    assert!(a > 8e-3 && (a - b).abs() < 0.01 * a, "dt 1e-3: {a:e} m, dt 1e-4: {b:e} m");
 }
 
 #[test]
 fn an_engine_setting_that_removes_the_load_is_refused() {
     let fit = ["fit", "--scene", "gravity-wall", "--n", "1", "--model", "jolt"];
     let args: Vec<&str> = fit.iter().chain(&["--setting", "gravity_factor=0"]).copied().collect();
-    assert_refused(&args, &["gravity_factor = 0", "remove the load"]);
+    assert_refused(&args, &["gravity_factor = 0 removes gravity", "remove the load"]);
     // Jolt's damping of nit/dt or more zeroes the velocity each substep: the same.
     let args: Vec<&str> = fit.iter().chain(&["--setting", "linear_damping=100", "--dt", "0.01"]).copied().collect();
-    assert_refused(&args, &["linear_damping = 100", "remove the load"]);
+    assert_refused(&args, &["linear_damping = 100 1/s is at least nit/dt = 100 1/s", "remove the load"]);
 }
 
 #[test]
@@ -91,9 +92,24 @@ fn the_settings_sweep_checks_its_grid_and_target_before_printing() {
 
 #[test]
 fn the_settings_target_reads_as_an_rms_percentage_and_models_without_dt_fit_once() {
-    let o = pbdfit(&["settings", "--scene", "gravity-wall", "--n", "1", "--dt", "0.01", "--nit", "4", "--target-rms", "5%"]);
+    let o = pbdfit(&[
+        "settings",
+        "--scene",
+        "gravity-wall",
+        "--n",
+        "1",
+        "--dt",
+        "0.01",
+        "--nit",
+        "4",
+        "--target-rms",
+        "5%",
+    ]);
     let out = stdout(&o);
-    assert!(o.status.success() && out.contains("target error 0.0025 (mean squared relative error; 5.000 % RMS)"), "{out}");
+    assert!(
+        o.status.success() && out.contains("target error 0.0025 (mean squared relative error; 5.000 % RMS)"),
+        "{out}"
+    );
     // The old flag, spelled out.
     let o = pbdfit(&["settings", "--scene", "gravity-wall", "--n", "1", "--dt", "0.01", "--nit", "4", "--json"]);
     let v = json(&o);
@@ -101,20 +117,43 @@ fn the_settings_target_reads_as_an_rms_percentage_and_models_without_dt_fit_once
     assert!((v["target_rms_percent"].as_f64().unwrap() - 22.360679774997898).abs() < 1e-9, "{v}");
     // A mass-spring model: dt and nit do not move its rest state, so one fit and no cheapest setting.
     let o = pbdfit(&[
-        "settings", "--scene", "gravity-wall", "--n", "1", "--model", "mass-spring", "--dt", "0.01,0.02", "--nit", "1,2",
+        "settings",
+        "--scene",
+        "gravity-wall",
+        "--n",
+        "1",
+        "--model",
+        "mass-spring",
+        "--dt",
+        "0.01,0.02",
+        "--nit",
+        "1,2",
     ]);
     let out = stdout(&o);
     assert!(o.status.success(), "{}", crate::common::stderr(&o));
     assert!(out.contains("dt and nit do not move model mass-spring's rest state"), "{out}");
-    assert_eq!(out.lines().filter(|l| l.starts_with("        0.0")).count(), 1, "one fit: {out}");
+    assert_eq!(out.lines().filter(|l| l.trim_start().starts_with("any")).count(), 1, "one fit: {out}");
     assert!(!out.contains("cheapest"), "{out}");
 }
 
 #[test]
 fn numbers_at_the_ends_of_f64_print_in_bounded_form() {
     for args in [
-        &["simulate", "--scene", "gravity-wall", "--n", "1", "--model", "newton-xpbd", "--setting", "relaxation=1e308"][..],
-        &["simulate", "--scene", "gravity-wall", "--n", "2", "--model", "pybullet-neohookean", "--param", "mu=1e-300", "--param", "lambda=1e-300"][..],
+        &["simulate", "--scene", "gravity-wall", "--n", "1", "--model", "newton-xpbd", "--setting", "relaxation=1e308"]
+            [..],
+        &[
+            "simulate",
+            "--scene",
+            "gravity-wall",
+            "--n",
+            "2",
+            "--model",
+            "pybullet-neohookean",
+            "--param",
+            "mu=1e-300",
+            "--param",
+            "lambda=1e-300",
+        ][..],
     ] {
         let o = pbdfit(args);
         let text = format!("{}{}", stdout(&o), crate::common::stderr(&o));
@@ -127,12 +166,29 @@ fn numbers_at_the_ends_of_f64_print_in_bounded_form() {
 #[test]
 fn a_fit_no_better_than_an_undeformed_body_leads_with_cannot_and_pastes_nothing() {
     // One substep of 1/30 s: Jolt's body cannot sag as the FEM's does (docs/engines.md, The settings question).
-    let args = ["fit", "--scene", "gravity-wall", "--n", "1", "--young", "1e4", "--model", "jolt", "--dt", "0.0333333", "--nit", "1"];
+    let args = [
+        "fit",
+        "--scene",
+        "gravity-wall",
+        "--n",
+        "1",
+        "--young",
+        "1e4",
+        "--model",
+        "jolt",
+        "--dt",
+        "0.0333333",
+        "--nit",
+        "1",
+    ];
     let o = pbdfit(&args);
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "an honest `cannot` is no error: {out}");
     assert!(out.starts_with("this model cannot reproduce this material at these settings"), "{out}");
-    assert!(out.contains("pbdfit settings --scene gravity-wall --n 1 --young 10000 --poisson 0.3 --model jolt"), "{out}");
+    assert!(
+        out.contains("pbdfit settings --scene gravity-wall --n 1 --young 10000 --poisson 0.3 --model jolt"),
+        "{out}"
+    );
     assert!(!out.contains("in the engine") && !out.contains("SoftBodySharedSettings"), "{out}");
     let mut with_json = args.to_vec();
     with_json.push("--json");
