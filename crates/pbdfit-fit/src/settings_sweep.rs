@@ -211,3 +211,45 @@ pub fn rms_percent(mean_squared: f64) -> f64 {
 pub fn cheapest(rows: &[SettingFit], target: f64) -> Option<&SettingFit> {
     rows.iter().find(|r| r.error <= target)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_grid_is_checked_bounded_and_once_per_setting() {
+        let jolt = ModelKind::JOLT;
+        assert_eq!(
+            grid(&[0.02, 0.01], &[2, 1], jolt).unwrap(),
+            [(0.02, 1), (0.02, 2), (0.01, 1), (0.01, 2)],
+            "by cost, a tie to the larger step"
+        );
+        let e = grid(&[0.01, 0.01], &[1], jolt).unwrap_err();
+        assert_eq!((e.option, e.message.as_str()), ("dt", "0.01 is given twice; give each time step once"));
+        assert_eq!(grid(&[0.01], &[4, 4], jolt).unwrap_err().option, "nit");
+        assert_eq!(grid(&[f64::NAN], &[1], jolt).unwrap_err().option, "dt");
+        assert_eq!(grid(&[0.01], &[0], jolt).unwrap_err().option, "nit");
+        assert_eq!(grid(&[0.01], &[MAX_NIT + 1], jolt).unwrap_err().option, "nit");
+        let dts: Vec<f64> = (0..3000).map(|i| 0.001 + i as f64 * 1e-5).collect();
+        let nits: Vec<usize> = (1..=300).collect();
+        let e = grid(&dts, &nits, jolt).unwrap_err();
+        assert!(e.option == "dt x nit" && e.message.contains("900000 settings") && e.message.contains("256"), "{e}");
+        assert_eq!(grid(&dts[..16], &nits[..16], jolt).unwrap().len(), MAX_SETTINGS);
+        // A model whose rest state ignores dt and nit: one setting, whatever the lists.
+        for springs in [ModelKind::MASS_SPRING, ModelKind::PYBULLET_NEOHOOKEAN] {
+            assert!(!settings_matter(springs));
+            assert_eq!(grid(&[0.02, 0.01], &[1, 2, 4], springs).unwrap(), [(0.02, 1)]);
+        }
+    }
+
+    #[test]
+    fn the_target_reads_as_an_rms_percentage() {
+        assert_eq!(target_from_rms_percent("5%").unwrap(), 0.05 * 0.05);
+        assert_eq!(target_from_rms_percent(" 10 ").unwrap(), 0.1 * 0.1);
+        for bad in ["100%", "0", "-5%", "nan", "five", "inf"] {
+            assert!(target_from_rms_percent(bad).is_err(), "{bad}");
+        }
+        // The default 0.05 is 22.4 % RMS, not 5 %.
+        assert!((rms_percent(0.05) - 22.360679774997898).abs() < 1e-12);
+    }
+}

@@ -299,3 +299,33 @@ pub fn projection_rates_by_type(n: usize, seconds: f64) -> (f64, f64) {
     };
     (rate(SweepKind::Distances), rate(SweepKind::Volumes))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pbd_benchmark_refuses_what_cannot_end_or_measure_nothing() {
+        let refused = |n: &[usize], nit: usize, seconds: f64| bench_pbd(n, nit, seconds).unwrap_err();
+        assert_eq!(refused(&[0], 4, 0.01).option, "n");
+        assert_eq!(refused(&[], 4, 0.01).option, "n");
+        if pbdfit_mesh::available_memory().is_some() {
+            let e = refused(&[1, 100_000], 4, 0.01);
+            assert!(e.option == "n" && e.value == "100000" && e.allowed.contains("memory"), "{e}");
+        }
+        for nit in [0, BENCH_MAX_NIT + 1, u32::MAX as usize] {
+            assert_eq!(refused(&[1], nit, 0.01).option, "nit", "nit {nit}");
+        }
+        for seconds in [f64::INFINITY, f64::NAN, 0.0, -1.0, BENCH_MAX_SECONDS * 1.01] {
+            let e = refused(&[1], 4, seconds);
+            assert!(e.option == "seconds" && e.allowed.contains("(0, 600]"), "{e}");
+        }
+        // The GPU benchmark's time per figure is the same check.
+        assert!(check_seconds(f64::INFINITY).is_err() && check_seconds(2.0).is_ok());
+        // In range: one row per resolution, with the nit asked for (not a silent 1).
+        let rows = bench_pbd(&[1], 3, 1e-3).unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].constraints, 23);
+        assert!(bench_report(&[1], 3, 1e-3).unwrap().contains("nit = 3"));
+    }
+}
