@@ -509,6 +509,10 @@ class FitResult:
     search: str
     starts: Dict[str, int]
     status: str
+    # ``answer``, or ``cannot_reproduce`` when the best point is no answer (no better than a body that does
+    # not deform, or most points without a rest state); ``verdict_reason`` says why.
+    verdict: str = "answer"
+    verdict_reason: Optional[str] = None
     stopped: Optional[str] = None
     engine: Optional[Dict[str, Any]] = None
     # A gradient fit to measured markers: each parameter's 95 % confidence interval (Gauss-Newton).

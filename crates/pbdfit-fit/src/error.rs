@@ -411,7 +411,7 @@ pub enum SearchError {
     #[error("the search works in 1 to 4 dimensions, not {0}")]
     Dimensions(usize),
     /// A non-positive or non-finite step.
-    #[error("{name} = {value} must be a finite number > 0")]
+    #[error("{name} = {} must be a finite number > 0", pbdfit_mesh::display::exact(*.value))]
     Step {
         /// `step` or `min_step`.
         name: &'static str,

@@ -416,6 +416,12 @@ pub struct FitReport {
     pub starts: Starts,
     /// `converged`, or `budget` when the evaluations or the time ran out.
     pub status: String,
+    /// `answer`, or `cannot_reproduce` when the best point is no answer (no better than a body that
+    /// does not deform, or most points without a rest state: [`crate::verdict::judge`]).
+    pub verdict: String,
+    /// Why the verdict is `cannot_reproduce`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict_reason: Option<String>,
     /// Why the fit stopped before converging.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
@@ -468,6 +474,8 @@ impl FitReport {
                     .then(|| format!("{name} = {}", pbdfit_mesh::display::number(value)))
             })
             .collect();
+        let (verdict, verdict_reason) =
+            crate::verdict::judge(result.error, result.part_errors.len(), result.evaluations, result.failures.len());
         FitReport {
             scene: prepared.set.name().to_string(),
             body: prepared.set.bodies(),
@@ -511,6 +519,8 @@ impl FitReport {
             starts: Starts { total: result.starts.1, reached_minimum: result.starts.0 },
             status: if result.stopped.is_some() { "budget" } else { "converged" }.to_string(),
             stopped: result.stopped.clone(),
+            verdict: verdict.name().to_string(),
+            verdict_reason,
             engine,
             intervals_95: result.confidence.as_deref().map(by_name),
             identifiability: result.identifiability.as_ref().map(|id| IdentifiabilityReport {
@@ -544,13 +554,39 @@ impl FitReport {
         parts.join(", ")
     }
 
-    /// The report as `pbdfit fit` prints it, one line per fact, ending in a newline.
+    /// The command that asks at which dt and nit the model can reproduce this fit's material:
+    /// `pbdfit settings --scene S --n N --young E --poisson NU --model M`.
+    fn settings_command(&self) -> String {
+        let material = match (self.young, self.poisson) {
+            (Some(e), Some(nu)) => {
+                format!(" --young {} --poisson {}", pbdfit_mesh::display::number(e), pbdfit_mesh::display::number(nu))
+            }
+            _ => String::new(),
+        };
+        format!("pbdfit settings --scene {} --n {}{material} --model {}", self.scene, self.n, self.model)
+    }
+
+    /// Whether the best point is an answer (see [`crate::verdict`]).
+    pub fn is_answer(&self) -> bool {
+        self.verdict == crate::verdict::Verdict::Answer.name()
+    }
+
+    /// The report as `pbdfit fit` prints it, one line per fact, ending in a newline. A fit that is no
+    /// answer leads with the verdict and what may help, and prints no lines to paste.
     pub fn text(&self) -> String {
         let mut out = String::new();
         let mut line = |s: String| {
             out.push_str(&s);
             out.push('\n');
         };
+        if !self.is_answer() {
+            line(format!(
+                "this model cannot reproduce this material at these settings: {}; its best point below is no \
+                 answer (a smaller dt or more iterations, which `{}` searches, or another model may reproduce it)",
+                self.verdict_reason.as_deref().unwrap_or("no answer"),
+                self.settings_command()
+            ));
+        }
         let material = match (self.young, self.poisson) {
             (Some(e), Some(nu)) => format!(", E = {e:e} Pa, nu = {nu}"),
             _ => String::new(),
@@ -615,9 +651,13 @@ impl FitReport {
             line(format!("  note: the fit {why}; the result is its best point so far"));
         }
         if let Some(engine) = &self.engine {
-            line(format!("  in the engine (nit = {}: {}):", self.nit, engine.nit_means));
-            for paste in &engine.paste {
-                line(format!("    {paste}"));
+            if self.is_answer() {
+                line(format!("  in the engine (nit = {}: {}):", self.nit, engine.nit_means));
+                for paste in &engine.paste {
+                    line(format!("    {paste}"));
+                }
+            } else {
+                line("  no lines to paste into the engine: the fit is no answer".into());
             }
         }
         if !self.failures.is_empty() {

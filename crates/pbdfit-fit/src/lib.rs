@@ -55,6 +55,7 @@ pub mod settings_sweep;
 mod simulate_job;
 pub mod study;
 mod target;
+pub mod verdict;
 
 pub use error::{FitError, ReferenceFault, SearchError};
 pub use error_metric::{compound_error, moved_vertices, reference_fault, relative_error, vertex_error};

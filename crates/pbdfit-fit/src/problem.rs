@@ -33,6 +33,15 @@ impl Settings {
         Self { dt, n, nit, kind, allow_unbounded: false }
     }
 
+    /// Refuses a time step the rest states cannot resolve on `system`, or engine settings that remove
+    /// its load ([`PbdSystem::check_step`]; the parameter values do not enter, the model's example is
+    /// used): every fit, sweep, study and table checks it before any rest state.
+    pub fn check_step(&self, system: &PbdSystem) -> Result<(), FitError> {
+        let model = self.kind.example();
+        let params = SimParams::new(self.dt, self.nit, model);
+        system.check_step(&params).map_err(FitError::Model)
+    }
+
     /// The PBD parameters at a parameter point (values in the model's parameter order).
     pub fn at(&self, values: &[f64]) -> SimParams {
         let model = self.kind.with(values).expect("a point of the model's own search box");
@@ -115,12 +124,14 @@ impl FitProblem {
         let mut parts = Vec::new();
         let mut names: Vec<String> = Vec::new();
         for scene in scenes.scenes() {
+            // Before the reference is solved: a step the rest states cannot resolve is refused first.
+            let system = cache.system(scene, settings.n)?;
+            settings.check_step(&system)?;
             let reference = cache.reference(scene, settings.n, settings.dt)?;
             if !names.contains(&reference.describe()) {
                 names.push(reference.describe());
             }
             let displacements = reference.displacements(material)?;
-            let system = cache.system(scene, settings.n)?;
             let moved = moved_vertices(&displacements, &system.held_mask());
             if let Some(fault) = reference_fault(&displacements, &system.held_mask(), &moved) {
                 return Err(FitError::UnusableReference {
@@ -156,6 +167,7 @@ impl FitProblem {
             return Err(FitError::MeasuredCompound { scene: scenes.name().into(), parts: scenes.scenes().len() });
         };
         let system = cache.system(scene, settings.n)?;
+        settings.check_step(&system)?;
         let body = scene.body(settings.n)?;
         let target = MarkerTarget::new(markers, &body.mesh, tolerance)?;
         let reference = target.describe();

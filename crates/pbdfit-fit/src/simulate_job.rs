@@ -604,7 +604,7 @@ impl SimulateReport {
                     .iter()
                     .zip(&d.parameters)
                     .zip(&d.parameter_units)
-                    .map(|((n, v), u)| format!("{n} = {v} {u}"))
+                    .map(|((n, v), u)| format!("{n} = {} {u}", pbdfit_mesh::display::number(*v)))
                     .collect();
                 [
                     BodySummary::line(std::slice::from_ref(&d.body)),
@@ -615,9 +615,9 @@ impl SimulateReport {
                         d.mass_model,
                         d.model,
                         named.join(", "),
-                        d.damping,
+                        pbdfit_mesh::display::number(d.damping),
                         d.integrator,
-                        d.dt
+                        pbdfit_mesh::display::number(d.dt)
                     ),
                     format!(
                         "  {} after {} steps: max |u| = {largest:.10e} m, energy {:.6e} J, {:.3} ms",

@@ -3,5 +3,8 @@
 
 fn main() {
     let seconds = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(2.0);
-    print!("{}", pbdfit_gpu::bench::bench_report(seconds));
+    match pbdfit_gpu::bench::bench_report(seconds) {
+        Ok(report) => print!("{report}"),
+        Err(e) => eprintln!("bench_gpu: {e}"),
+    }
 }

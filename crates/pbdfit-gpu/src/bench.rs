@@ -62,13 +62,17 @@ fn sci(x: f64) -> String {
 /// point per thread). On a software adapter (lavapipe), where the kernels run on the same cores
 /// hundreds of times slower, the N = 4 batch runs a fixed number of steps for its projection rate and
 /// solves rest states for 4 of its points only, and the rows say so; so does a row whose figure could
-/// not be measured. About a minute on lavapipe with `seconds = 2`.
-pub fn bench_report(seconds: f64) -> String {
+/// not be measured. About a minute on lavapipe with `seconds = 2`. `seconds` is checked first
+/// ([`pbdfit_pbd::bench::check_seconds`]: finite, in (0, 600]).
+pub fn bench_report(seconds: f64) -> Result<String, pbdfit_pbd::bench::BenchError> {
+    pbdfit_pbd::bench::check_seconds(seconds)?;
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let mut out = String::new();
     let ctx = match GpuContext::new() {
         Ok(ctx) => ctx,
-        Err(e) => return format!("pbdfit bench gpu: {e}\nno GPU figures; `pbdfit bench pbd` measures the CPU path.\n"),
+        Err(e) => {
+            return Ok(format!("pbdfit bench gpu: {e}\nno GPU figures; `pbdfit bench pbd` measures the CPU path.\n"));
+        }
     };
     let software = ctx.is_software();
     out.push_str(&format!(
@@ -183,5 +187,5 @@ pub fn bench_report(seconds: f64) -> String {
          windowed rest test on the device; CPU rest states are Anderson fixed points (fewer sweeps per rest\n\
          state), so compare rest/s across backends and proj/s as raw throughput.\n",
     );
-    out
+    Ok(out)
 }

@@ -45,3 +45,35 @@ pub fn scientific(x: f64) -> String {
     let mantissa = if mantissa.contains('.') { mantissa.trim_end_matches('0').trim_end_matches('.') } else { mantissa };
     format!("{mantissa}e{exponent}")
 }
+
+/// Every digit of `x` (the shortest text that reads back as the same number, as results files keep it),
+/// in at most 24 characters: Rust's positional form where it is short (`0.5`, `100`, `0.001`), else the
+/// exponent form (`1e308`, `1e-300`, `1.2345678901234567e-20`), which Rust's positional form writes with
+/// up to 309 digits. For names and messages that must keep the value exactly (a model's settings in its
+/// spec, `jolt[gravity_factor=0.5]`).
+///
+/// ```
+/// use pbdfit_mesh::display::exact;
+/// assert_eq!((exact(0.5), exact(100.0), exact(0.001)), ("0.5".into(), "100".into(), "0.001".into()));
+/// assert_eq!((exact(1e308), exact(1e-300)), ("1e308".into(), "1e-300".into()));
+/// assert_eq!(exact(0.1 + 0.2).parse::<f64>().unwrap(), 0.1 + 0.2);
+/// ```
+pub fn exact(x: f64) -> String {
+    let text = x.to_string();
+    if text.len() <= 24 { text } else { format!("{x:e}") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_format_is_bounded_at_the_extremes() {
+        for x in [f64::MAX, 1e308, 1e-300, f64::MIN_POSITIVE, 5e-324, -1e200, 1.0 / 3.0, 1e20, 123456789.123] {
+            for text in [number(x), scientific(x), exact(x)] {
+                assert!(text.len() <= 24, "{x:e}: {text}");
+            }
+            assert_eq!(exact(x).parse::<f64>().unwrap(), x, "exact keeps every digit");
+        }
+    }
+}

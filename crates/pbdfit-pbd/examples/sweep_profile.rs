@@ -11,7 +11,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let arg = |i: usize| args.get(i).map(String::as_str).unwrap_or("");
     if arg(0) == "bench" {
-        println!("{}", pbdfit_pbd::bench::bench_report(&[1, 4, 8, 16, 32], 4, 0.5));
+        println!("{}", pbdfit_pbd::bench::bench_report(&[1, 4, 8, 16, 32], 4, 0.5).expect("valid arguments"));
         return;
     }
     if arg(0) == "rates" {

@@ -50,15 +50,80 @@ pub const BENCH_REST_MAX_SWEEPS: usize = 200_000;
 /// Largest resolution at which the benchmark computes rest states (they take minutes beyond).
 pub const BENCH_REST_MAX_N: usize = 16;
 
+/// Most solver iterations per step a benchmark takes: every throughput figure times at least two steps,
+/// so its shortest run is `2 nit` sweeps (at N = 32, some 6e5 projections each: about 10 ms on one
+/// thread), and beyond this cap one figure alone would take minutes whatever `seconds` says.
+pub const BENCH_MAX_NIT: usize = 1000;
+/// Longest time a benchmark may spend on one figure (s): ten minutes; a run measures several figures
+/// per resolution.
+pub const BENCH_MAX_SECONDS: f64 = 600.0;
+
+/// An argument of a benchmark outside what it can measure: the option's name, the value given and what
+/// is allowed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{option} = {value}: {allowed}")]
+pub struct BenchError {
+    /// The argument (`n`, `nit`, `seconds`).
+    pub option: &'static str,
+    /// The value given, as given.
+    pub value: String,
+    /// What is allowed.
+    pub allowed: String,
+}
+
+/// Checks a benchmark's time per figure: a finite number in (0, [`BENCH_MAX_SECONDS`]] (infinity or NaN
+/// would never end, zero or less measures nothing). `pbdfit bench pbd` and `bench gpu` share it.
+pub fn check_seconds(seconds: f64) -> Result<(), BenchError> {
+    if seconds.is_finite() && seconds > 0.0 && seconds <= BENCH_MAX_SECONDS {
+        return Ok(());
+    }
+    Err(BenchError {
+        option: "seconds",
+        value: seconds.to_string(),
+        allowed: format!(
+            "the time spent on each figure must be a finite number of seconds in (0, {BENCH_MAX_SECONDS}]"
+        ),
+    })
+}
+
+/// Checks the arguments of [`bench_pbd`]: at least one resolution, each at least 1 and small enough for
+/// this machine's memory (the scene's size guard, [`pbdfit_mesh::SizeEstimate`]); `nit` in 1 to
+/// [`BENCH_MAX_NIT`]; `seconds` as [`check_seconds`] says.
+pub fn check_bench_pbd(resolutions: &[usize], nit: usize, seconds: f64) -> Result<(), BenchError> {
+    let n_error = |value: String, allowed: String| BenchError { option: "n", value, allowed };
+    if resolutions.is_empty() {
+        return Err(n_error(String::new(), "at least one mesh resolution".into()));
+    }
+    let scene = SceneSet::builtin(BENCH_SCENE).expect("built-in scene");
+    for &n in resolutions {
+        if n == 0 {
+            return Err(n_error("0".into(), pbdfit_mesh::ZeroResolution.to_string()));
+        }
+        scene.scenes()[0].check_resolution(n).map_err(|e| n_error(n.to_string(), e))?;
+    }
+    if !(1..=BENCH_MAX_NIT).contains(&nit) {
+        return Err(BenchError {
+            option: "nit",
+            value: nit.to_string(),
+            allowed: format!(
+                "solver iterations per step must be in 1 to {BENCH_MAX_NIT} (each figure times at least two steps)"
+            ),
+        });
+    }
+    check_seconds(seconds)
+}
+
 /// Measures the benchmark cube ([`BENCH_SCENE`], kd = kv = [`BENCH_STIFFNESS`], dt = [`BENCH_DT`]) at
 /// the given resolutions with `nit` iterations. `seconds` is the minimum time spent on each throughput
 /// figure. Rest states, up to N = [`BENCH_REST_MAX_N`], are solved to a relative tolerance of
-/// [`BENCH_REST_TOLERANCE`] with a budget of [`BENCH_REST_MAX_SWEEPS`] sweeps.
-pub fn bench_pbd(resolutions: &[usize], nit: usize, seconds: f64) -> Vec<BenchRow> {
+/// [`BENCH_REST_TOLERANCE`] with a budget of [`BENCH_REST_MAX_SWEEPS`] sweeps. The arguments are
+/// checked first ([`check_bench_pbd`]).
+pub fn bench_pbd(resolutions: &[usize], nit: usize, seconds: f64) -> Result<Vec<BenchRow>, BenchError> {
+    check_bench_pbd(resolutions, nit, seconds)?;
     let scene = SceneSet::builtin(BENCH_SCENE).expect("built-in scene");
     let params = SimParams::new(BENCH_DT, nit, Model::pbd(BENCH_STIFFNESS, BENCH_STIFFNESS));
     let threads = rayon::current_num_threads();
-    resolutions
+    Ok(resolutions
         .iter()
         .map(|&n| {
             let body = scene.scenes()[0].body(n).expect("unit cube");
@@ -93,11 +158,12 @@ pub fn bench_pbd(resolutions: &[usize], nit: usize, seconds: f64) -> Vec<BenchRo
                 fixed_point: rest(RestMethod::FixedPoint),
             }
         })
-        .collect()
+        .collect())
 }
 
-/// The benchmark as a printable table.
-pub fn bench_report(resolutions: &[usize], nit: usize, seconds: f64) -> String {
+/// The benchmark as a printable table (the arguments checked first, as [`bench_pbd`] does).
+pub fn bench_report(resolutions: &[usize], nit: usize, seconds: f64) -> Result<String, BenchError> {
+    let rows = bench_pbd(resolutions, nit, seconds)?;
     let threads = rayon::current_num_threads();
     let mut out = format!(
         "PBD CPU benchmark: {BENCH_SCENE}, kd = kv = {BENCH_STIFFNESS}, dt = {BENCH_DT}, nit = {nit}, f64, \
@@ -105,7 +171,7 @@ pub fn bench_report(resolutions: &[usize], nit: usize, seconds: f64) -> String {
          {:>4} {:>9} {:>14} {:>14} {:>14} {:>22} {:>22}\n",
         "N", "constr.", "proj/s 1 thr", "proj/s mesh", "proj/s batch", "rest: stepping", "rest: fixed point"
     );
-    for r in bench_pbd(resolutions, nit, seconds) {
+    for r in rows {
         let rest = |r: Option<(f64, usize, bool)>| match r {
             Some((s, sweeps, ok)) => format!("{:>8.4} s {:>7} sw{}", s, sweeps, if ok { " " } else { "*" }),
             None => "-".into(),
@@ -126,7 +192,7 @@ pub fn bench_report(resolutions: &[usize], nit: usize, seconds: f64) -> String {
          rest: time to a relative tolerance of {BENCH_REST_TOLERANCE:.0e} and projection sweeps, for N <= \
          {BENCH_REST_MAX_N} only (- = not measured); * = not converged within {BENCH_REST_MAX_SWEEPS} sweeps.\n",
     ));
-    out
+    Ok(out)
 }
 
 /// A serial sweep ready to run: the gravity-floor cube of resolution `n` under the model and settings
@@ -232,4 +298,34 @@ pub fn projection_rates_by_type(n: usize, seconds: f64) -> (f64, f64) {
         projections as f64 / time
     };
     (rate(SweepKind::Distances), rate(SweepKind::Volumes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pbd_benchmark_refuses_what_cannot_end_or_measure_nothing() {
+        let refused = |n: &[usize], nit: usize, seconds: f64| bench_pbd(n, nit, seconds).unwrap_err();
+        assert_eq!(refused(&[0], 4, 0.01).option, "n");
+        assert_eq!(refused(&[], 4, 0.01).option, "n");
+        if pbdfit_mesh::available_memory().is_some() {
+            let e = refused(&[1, 100_000], 4, 0.01);
+            assert!(e.option == "n" && e.value == "100000" && e.allowed.contains("memory"), "{e}");
+        }
+        for nit in [0, BENCH_MAX_NIT + 1, u32::MAX as usize] {
+            assert_eq!(refused(&[1], nit, 0.01).option, "nit", "nit {nit}");
+        }
+        for seconds in [f64::INFINITY, f64::NAN, 0.0, -1.0, BENCH_MAX_SECONDS * 1.01] {
+            let e = refused(&[1], 4, seconds);
+            assert!(e.option == "seconds" && e.allowed.contains("(0, 600]"), "{e}");
+        }
+        // The GPU benchmark's time per figure is the same check.
+        assert!(check_seconds(f64::INFINITY).is_err() && check_seconds(2.0).is_ok());
+        // In range: one row per resolution, with the nit asked for (not a silent 1).
+        let rows = bench_pbd(&[1], 3, 1e-3).unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].constraints, 23);
+        assert!(bench_report(&[1], 3, 1e-3).unwrap().contains("nit = 3"));
+    }
 }

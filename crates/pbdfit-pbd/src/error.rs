@@ -2,7 +2,7 @@
 #[derive(Debug, Clone, thiserror::Error, PartialEq)]
 pub enum PbdError {
     /// A parameter is outside its allowed range.
-    #[error("invalid parameter {name} = {value}: {allowed}")]
+    #[error("invalid parameter {name} = {}: {allowed}", pbdfit_mesh::display::exact(*.value))]
     InvalidParameter {
         /// Parameter name (e.g. `kd`, `dt`).
         name: &'static str,
@@ -54,7 +54,7 @@ pub enum PbdError {
         volume: f64,
     },
     /// A setting outside its range.
-    #[error("invalid setting {name} = {value}: allowed {range}")]
+    #[error("invalid setting {name} = {}: allowed {range}", pbdfit_mesh::display::exact(*.value))]
     InvalidSetting {
         /// Setting name.
         name: &'static str,
@@ -155,6 +155,40 @@ pub enum PbdError {
     NoProjection {
         /// Model name.
         model: &'static str,
+    },
+    /// A time step whose load motion vanishes against the body (`crate::MIN_STEP_MOTION`): the rest
+    /// state's test cannot tell rest from a body that has not moved yet.
+    #[error(
+        "scene {scene}: dt = {dt:e} s is too small for this body: one step from rest moves it by {motion:.3e} m \
+         under its load, which the rest state cannot resolve against the body's size ({size} m); the smallest \
+         step resolved is {smallest:.3e} s",
+        size = pbdfit_mesh::display::number(*.extent)
+    )]
+    UnresolvedStep {
+        /// Scene name.
+        scene: String,
+        /// The time step (s).
+        dt: f64,
+        /// The load's motion over one step (or an engine's substep) from rest (m).
+        motion: f64,
+        /// The body's extent (m).
+        extent: f64,
+        /// The smallest time step whose motion the rest state resolves (s).
+        smallest: f64,
+    },
+    /// An engine's settings remove the body's load (a gravity factor of 0, or a damping that stops the
+    /// body every substep): every state is at rest and every parameter fits alike.
+    #[error(
+        "scene {scene}: model {model}: {cause}: the settings remove the load, so the body never moves from its \
+         undeformed shape and every parameter scores the same; give a gravity factor > 0 and a damping below nit/dt"
+    )]
+    NoLoad {
+        /// Scene name.
+        scene: String,
+        /// Model name.
+        model: &'static str,
+        /// Which setting removes it, with its value (`gravity_factor = 0 removes gravity`).
+        cause: String,
     },
     /// A mass-spring model found no rest state or its dynamics failed.
     #[error("scene {scene}: {params}: {error}")]

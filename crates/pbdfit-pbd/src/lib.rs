@@ -59,6 +59,7 @@ mod model;
 mod models;
 mod potentials;
 mod precision;
+mod resolution;
 mod rest_state;
 mod sensitivity;
 mod system;
@@ -76,6 +77,7 @@ pub use model::{
     Scale, SettingSpec, SimParams,
 };
 pub use potentials::SpringPotential;
+pub use resolution::MIN_STEP_MOTION;
 pub use rest_state::{Precision, RestMethod, RestOptions, RestState, accept_rest_state, diverged};
 pub use sensitivity::{Differences, Sensitivity, SensitivityOptions};
 pub use system::{Dynamics, PbdSystem};

@@ -334,7 +334,7 @@ impl ModelKind {
             .iter()
             .zip(self.settings)
             .filter(|(s, v)| s.default.to_bits() != v.to_bits())
-            .map(|(s, v)| format!("{}={v}", s.name))
+            .map(|(s, v)| format!("{}={}", s.name, pbdfit_mesh::display::exact(v)))
             .collect::<Vec<_>>()
             .join(", ")
     }
@@ -650,7 +650,9 @@ impl SimParams {
     /// The parameters of a model whose rest state depends on neither dt nor nit (mass-spring), for
     /// messages: `model mass-spring, ks = 100`.
     pub fn describe_springs(&self) -> String {
-        let values: Vec<String> = self.model.named_values().iter().map(|(n, v)| format!("{n} = {v}")).collect();
+        let number = pbdfit_mesh::display::number;
+        let values: Vec<String> =
+            self.model.named_values().iter().map(|(n, v)| format!("{n} = {}", number(*v))).collect();
         format!("model {}, {}", self.model.name(), values.join(", "))
     }
 

@@ -262,7 +262,7 @@ impl PbdSystem {
         options: &RestOptions,
         warm: Option<&[Vec3]>,
     ) -> Result<RestState, PbdError> {
-        params.validate()?;
+        self.check_step(params)?;
         let rules = match params.rule() {
             ModelRule::Projection(rule) => rule,
             ModelRule::Springs(law) => return self.spring_rest_state(params, &law, warm, options.deadline),

@@ -7,20 +7,20 @@ use crate::cli::CliResult;
 pub enum BenchArgs {
     /// PBD on the CPU: projections per second and rest-state times for N = 1, 4, 8, 16, 32.
     Pbd {
-        /// Solver iterations per step.
+        /// Solver iterations per step (1 to 1000).
         #[arg(long, default_value_t = 4)]
         nit: usize,
-        /// Seconds spent on each throughput figure.
+        /// Seconds spent on each throughput figure (a finite number in (0, 600]).
         #[arg(long, default_value_t = 0.5)]
         seconds: f64,
-        /// Mesh resolutions.
+        /// Mesh resolutions (each at least 1, and within this machine's memory).
         #[arg(long, value_delimiter = ',', default_value = "1,4,8,16,32")]
         n: Vec<usize>,
     },
     /// PBD on the GPU next to the CPU: projections and rest states per second, single meshes
     /// (N = 16, 32, 64) and 441-point batches (N = 1, 4), with the adapter's name.
     Gpu {
-        /// Seconds spent on each throughput figure.
+        /// Seconds spent on each throughput figure (a finite number in (0, 600]).
         #[arg(long, default_value_t = 2.0)]
         seconds: f64,
     },
@@ -47,13 +47,18 @@ pub enum BenchArgs {
     },
 }
 
+/// A benchmark's refused argument, in the command line's spelling (`--nit 0: ...`).
+fn bench_error(e: pbdfit_pbd::bench::BenchError) -> crate::cli::CliError {
+    crate::cli::CliError::Input(format!("--{e}"))
+}
+
 /// Runs `pbdfit bench`.
 pub fn run(args: BenchArgs) -> CliResult {
     match args {
         BenchArgs::Pbd { nit, seconds, n } => {
-            println!("{}", pbdfit_pbd::bench::bench_report(&n, nit.max(1), seconds));
+            println!("{}", pbdfit_pbd::bench::bench_report(&n, nit, seconds).map_err(bench_error)?);
         }
-        BenchArgs::Gpu { seconds } => print!("{}", pbdfit_gpu::bench::bench_report(seconds)),
+        BenchArgs::Gpu { seconds } => print!("{}", pbdfit_gpu::bench::bench_report(seconds).map_err(bench_error)?),
         BenchArgs::Fit { model, n } => {
             if n.contains(&0) {
                 return Err(crate::cli::CliError::Input(format!("--n: {}", pbdfit_mesh::ZeroResolution)));

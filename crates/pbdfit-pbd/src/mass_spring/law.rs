@@ -55,7 +55,7 @@ impl SpringLaw {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SpringError {
     /// A constant is negative or not finite.
-    #[error("{name} = {value} must be a finite number >= 0")]
+    #[error("{name} = {} must be a finite number >= 0", pbdfit_mesh::display::exact(*.value))]
     InvalidParameter {
         /// Name (`ks`, `kvol`, `damping`, `mu`, `lambda`, `dt`).
         name: &'static str,

@@ -2,6 +2,7 @@
 
 mod baseline;
 mod body;
+mod bounds;
 mod compare;
 mod contact;
 mod docs;
