@@ -600,6 +600,9 @@ fn fit_one(
             if let Some(why) = &r.stopped {
                 record.message = [format!("the fit {why}"), record.message].join("; ").trim_end_matches("; ").into();
             }
+            if let Some(moved) = &r.moved {
+                record.message = [moved.clone(), record.message].join("; ").trim_end_matches("; ").into();
+            }
             if let Some(search) = &mut record.search {
                 (search.reached, search.starts) = r.starts;
             }
