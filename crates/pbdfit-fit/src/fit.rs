@@ -752,4 +752,52 @@ mod tests {
         let small = RestOptions { max_sweeps: 1000, ..base };
         assert_eq!(options.rest_options(&small), RestOptions { collapse_verdict: true, ..small });
     }
+
+    /// An engine profile's fitted point is the rest state `simulate` gives: solved again from the
+    /// undeformed body, a minimum simulate refuses (Newton on the compressed floor: k_mu = 3 Pa has a
+    /// spectral radius of 1.0017) moves to the best earlier point of the search's path that simulate
+    /// accepts (k_mu = 2.2841 Pa), saying so; a path with no such point is refused naming the minimum; a
+    /// minimum simulate accepts passes unchanged.
+    #[test]
+    fn an_engine_minimum_simulate_refuses_is_not_the_fit() {
+        let set = pbdfit_mesh::SceneSet::builtin("gravity-floor").unwrap();
+        let kind = ModelKind::NEWTON_XPBD.with_setting("relaxation", 0.3).unwrap();
+        let material = pbdfit_fem::YoungPoisson::new(1e3, 0.3).unwrap();
+        let cache = crate::PartCache::new(crate::ReferenceOverrides::default());
+        let problem = FitProblem::new(&set, crate::Settings::new(0.01, 2, 10, kind), material, &cache).unwrap();
+        let search_box = SearchBox::default_for(kind);
+        let step = |k_mu: f64, cost: f64| SearchStep { x: search_box.unit(&[k_mu, 260.637]), cost, step: 0.1 };
+        let fitted = |k_mu: f64, history: Vec<SearchStep>| FitResult {
+            parameters: vec![("k_mu", k_mu), ("k_lambda", 260.637)],
+            at_bound: Vec::new(),
+            error: 0.5,
+            part_errors: vec![("gravity-floor".into(), 0.5)],
+            rest_states: Vec::new(),
+            evaluations: 2,
+            failures: Vec::new(),
+            history,
+            identifiability: None,
+            confidence: None,
+            seconds: 0.0,
+            search: Search::Gradient,
+            starts: (1, 1),
+            stopped: None,
+            moved: None,
+        };
+        let unstable = fitted(3.0, vec![step(2.2841, 1.0), step(3.0, 0.5)]);
+        let moved = confirm_rest(&problem, &search_box, unstable).unwrap();
+        assert!((moved.parameters[0].1 / 2.2841 - 1.0).abs() < 1e-9, "{:?}", moved.parameters);
+        let e = problem.evaluate(&[moved.parameters[0].1, 260.637], None);
+        assert!(e.failure.is_none() && moved.error == e.error && moved.rest_states.len() == 1);
+        let note = moved.moved.unwrap();
+        assert!(note.contains("k_mu = 3,") && note.contains("spectral radius"), "{note}");
+        // No point of the path rests stably: refused, naming the minimum and why.
+        let nowhere = fitted(3.0, vec![step(10.0, 1.0), step(3.0, 0.5)]);
+        let e = confirm_rest(&problem, &search_box, nowhere).unwrap_err();
+        assert!(matches!(e, FitError::NoStableMinimum { .. }) && e.is_input(), "{e}");
+        assert!(e.to_string().contains("k_mu = 3,") && e.to_string().contains("spectral radius"), "{e}");
+        // A minimum simulate accepts is the fit, bit for bit.
+        let stable = fitted(2.2841, vec![step(2.2841, 0.5)]);
+        assert_eq!(confirm_rest(&problem, &search_box, stable.clone()).unwrap(), stable);
+    }
 }

@@ -292,4 +292,37 @@ mod tests {
         let centre = b.values(&t)[0];
         assert!(((hi / centre).log10() - 0.1).abs() < 5e-3 && ((centre / lo).log10() - 0.1).abs() < 5e-3);
     }
+
+    /// A gradient fit's 1 % range comes from its quadratic model, which knows nothing of where the
+    /// simulation stops resting: over a shallow bowl it spanned the whole box though the soft end had no
+    /// rest state. Ends that do not rest move back to the last point found resting (within the
+    /// bisection's 1/256 of the way); ends that rest are the model's, bit for bit, one evaluation each.
+    #[test]
+    fn ranges_end_where_the_points_stop_resting() {
+        let b = SearchBox::default_for(ModelKind::XPBD);
+        let (t, e) = ([0.5, 0.5], 1.0);
+        // A shallow bowl: the model's 1 % ranges reach the box's edges on both axes.
+        let (g, h) = ([0.0, 0.0], [1e-3, 0.0, 0.0, 1e-3]);
+        let model = Identifiability::from_model(&b, &t, e, &g, &h);
+        assert_eq!(model.ranges[0], (b.values(&[0.0, 0.5])[0], b.values(&[1.0, 0.5])[0]));
+        // Nothing rests above 0.8 on the first axis (its soft end) nor below 0.3 on the second.
+        let rests = |p: &[f64]| p[0] <= 0.8 && p[1] >= 0.3;
+        let id = Identifiability::from_model_resting(&b, &t, e, &g, &h, rests);
+        let unit = |i: usize, v: f64| {
+            let mut p = b.values(&t);
+            p[i] = v;
+            b.unit(&p)[i]
+        };
+        let (lo0, hi0) = id.ranges[0];
+        assert_eq!(lo0, model.ranges[0].0, "the end that rests is the model's");
+        assert!(unit(0, hi0) <= 0.8 && unit(0, hi0) > 0.8 - 0.5 / 256.0 - 1e-12, "{}", unit(0, hi0));
+        let (lo1, hi1) = id.ranges[1];
+        assert!(unit(1, lo1) >= 0.3 && unit(1, lo1) < 0.3 + 0.5 / 256.0 + 1e-12, "{}", unit(1, lo1));
+        assert_eq!(hi1, model.ranges[1].1);
+        assert_eq!(id.evaluations, 4 + 2 * BISECTIONS);
+        assert_eq!(id.hessian, model.hessian);
+        // Where every end rests, the ranges are the model's.
+        let all = Identifiability::from_model_resting(&b, &t, e, &g, &h, |_| true);
+        assert_eq!(all.ranges, model.ranges);
+    }
 }

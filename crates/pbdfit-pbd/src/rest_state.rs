@@ -725,8 +725,10 @@ impl Growth {
         let reason = if !self.current.is_finite() {
             "NaN or infinite displacement".to_string()
         } else {
-            let last: Vec<String> =
-                self.maxima[self.maxima.len() - GROWTH_WINDOWS - 1..].iter().map(|m| format!("{} m", number(*m))).collect();
+            let last: Vec<String> = self.maxima[self.maxima.len() - GROWTH_WINDOWS - 1..]
+                .iter()
+                .map(|m| format!("{} m", number(*m)))
+                .collect();
             format!(
                 "the motion grows without slowing: the largest displacement over successive windows of {} s \
                  was {}",

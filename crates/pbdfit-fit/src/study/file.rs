@@ -520,7 +520,6 @@ impl Study {
         super::store::finished_row(r, self.kind, self.unbounded, &self.fit.search_box)
     }
 
-
     /// Checks that the study's `[reference]` (over each scene's own) names a reference pbdfit-fem has,
     /// for every scene: the error names the scene and the field. A scene whose reference is measured
     /// markers is refused before any work ([`FitError::MeasuredScene`]): a study fits against the FEM.
@@ -705,7 +704,11 @@ name = "base"
     /// default settings beside a changed relaxation); two different engines each get their folder.
     #[test]
     fn one_engine_under_two_settings_is_refused_when_the_file_is_read() {
-        let list = |models: &str| MINIMAL.replace("model = \"xpbd\"", &format!("models = {models}")).replace("[box]\nalpha_d = [1e-8, 1e-2]\n", "");
+        let list = |models: &str| {
+            MINIMAL
+                .replace("model = \"xpbd\"", &format!("models = {models}"))
+                .replace("[box]\nalpha_d = [1e-8, 1e-2]\n", "")
+        };
         let e = Study::parse_all(&list(r#"["jolt[linear_damping=0.5]", "jolt[linear_damping=0.6]"]"#), "t.toml")
             .unwrap_err()
             .to_string();
@@ -720,8 +723,9 @@ name = "base"
             .unwrap_err()
             .to_string();
         assert!(e.contains("`newton-xpbd`") && e.contains("`newton-xpbd[relaxation=0.3]`"), "{e}");
-        let studies = Study::parse_all(&list(r#"["jolt[linear_damping=0.5]", "newton-xpbd[relaxation=0.3]"]"#), "t.toml")
-            .unwrap();
+        let studies =
+            Study::parse_all(&list(r#"["jolt[linear_damping=0.5]", "newton-xpbd[relaxation=0.3]"]"#), "t.toml")
+                .unwrap();
         let folders: Vec<&str> = studies.iter().map(|s| s.kind.name()).collect();
         assert_eq!(folders, ["jolt", "newton-xpbd"]);
     }

@@ -201,8 +201,7 @@ pub fn finished_row(
             return Some(format!("status ok with {name} `{value}`, which model {} refuses: {e}", kind.spec()));
         }
     }
-    let values: Vec<f64> =
-        search_box.axes().iter().map(|a| r.parameter(a.name).unwrap_or(f64::NAN)).collect();
+    let values: Vec<f64> = search_box.axes().iter().map(|a| r.parameter(a.name).unwrap_or(f64::NAN)).collect();
     for ((axis, t), value) in search_box.axes().iter().zip(search_box.unit(&values)).zip(&values) {
         if !(t.is_finite() && (-BOX_SLACK..=1.0 + BOX_SLACK).contains(&t)) {
             return Some(format!(
