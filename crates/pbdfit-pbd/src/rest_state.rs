@@ -121,12 +121,15 @@ const GROWTH_KEPT: f64 = 0.99;
 /// counted, such noise met [`GROWTH_KEPT`] four windows in a row within a few hundred.
 const GROWTH_NOISE: f64 = 1e-9;
 
-/// How far an engine profile's fixed-point iterate may go (in body sizes) before [`anderson_guarded`]
-/// discards it as an extrapolation out of the admissible region. Not a verdict: a rest state beyond it is
-/// reached by stepping, whose verdict is [`Growth`]. Newton's XPBD on gravity-wall at N = 4 with
-/// k_mu = k_lambda = 20 Pa (dt 0.01, 20 iterations) rests 1.07 m down, which the body size as the bound
-/// made unreachable (every iterate past 1 m was discarded, then stepping called the body diverged).
-const ENGINE_ADMISSIBLE: f64 = PROBE_FACTOR;
+/// How far (in body sizes) the extra fixed-point attempt of an engine profile admits its iterates, made
+/// only after an attempt's iterate left the body (an iterate beyond the body is otherwise discarded: a
+/// wild extrapolation). Newton's XPBD on gravity-wall at N = 4 with k_mu = k_lambda = 20 Pa (dt 0.01,
+/// 20 iterations) rests 1.12 m out, which the body size made unreachable (then stepping called the body
+/// diverged); the wider attempt converges in 10,860 sweeps, stepping in 405,340. Not the first attempt's
+/// bound: admitted to 4 body sizes from the start, Newton's solve on the wall at N = 4 (k_mu = 696,
+/// k_lambda = 7161 Pa) wandered to a repelling fixed point (radius 3.5) instead of the one its simulation
+/// settles at; a repelling fixed point of the wider attempt is left to stepping, never reported.
+const ENGINE_WIDE: f64 = PROBE_FACTOR;
 
 /// How a rest state is computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -320,8 +323,19 @@ impl PbdSystem {
             // to make progress (seen with the energy-form XPBD springs, whose rest map is strongly
             // nonlinear), and stepping stops at the turning points of slow undamped oscillations.
             let short = RETRY_MEMORY.min(options.anderson_memory);
-            let memories = [Some(options.anderson_memory), (short < options.anderson_memory).then_some(short)];
-            for memory in memories.into_iter().flatten() {
+            let mut attempts: Vec<(usize, f64)> =
+                [Some(options.anderson_memory), (short < options.anderson_memory).then_some(short)]
+                    .into_iter()
+                    .flatten()
+                    .map(|m| (m, self.extent))
+                    .collect();
+            // Whether an engine's wider attempt has been added (once, see [`ENGINE_WIDE`]).
+            let mut widened = false;
+            let mut attempt = 0;
+            while attempt < attempts.len() {
+                let (memory, limit) = attempts[attempt];
+                attempt += 1;
+                let wide = limit > self.extent;
                 let mut d = self.dynamics();
                 let x0: Vec<f64> = match warm {
                     Some(w) => self.free.iter().flat_map(|&p| [w[p].x, w[p].y, w[p].z]).collect(),
@@ -336,7 +350,10 @@ impl PbdSystem {
                     memory,
                     options.tolerance,
                     options.max_map_evaluations.min(options.max_sweeps.saturating_sub(spent) / params.nit.max(1)),
-                    if engine { ENGINE_ADMISSIBLE * self.extent } else { self.extent },
+                    // Not a verdict: an iterate beyond it is discarded (an engine's steps back, see
+                    // [`ENGINE_RETREATS`]); an engine's rest state beyond the body is found by the wider
+                    // attempt ([`ENGINE_WIDE`]) or by stepping, judged by [`Growth`].
+                    limit,
                     // An engine's step maps a wild extrapolation far out; the textbook models' solves are
                     // kept iterate for iterate (the thesis study's rest states are pinned).
                     if matches!(rules, ProjectionRule::Engine(_)) { ENGINE_RETREATS } else { 0 },
@@ -385,6 +402,11 @@ impl PbdSystem {
                 if let Some(left) = left_body {
                     return Err(left.error(&self.scene, params, spent, self.extent));
                 }
+                if engine && !widened && !out.converged && out.residual.is_infinite() {
+                    // The iterate left the body: an engine's rest state may lie out there.
+                    widened = true;
+                    attempts.push((options.anderson_memory, ENGINE_WIDE * self.extent));
+                }
                 if out.converged {
                     if let ProjectionRule::Engine(engine) = rules
                         && engine.step.jacobi
@@ -400,6 +422,11 @@ impl PbdSystem {
                             let (long, steps) = self.step_map_radius(&rules, params, &out.x, 8 * RADIUS_ITERATIONS);
                             spent += steps * params.nit;
                             radius = long;
+                        }
+                        if radius > UNSTABLE_RADIUS && wide {
+                            // A repelling fixed point out there says nothing of a stable one elsewhere: the
+                            // simulation decides (stepping).
+                            break;
                         }
                         if radius > UNSTABLE_RADIUS {
                             return Err(PbdError::Unstable {
