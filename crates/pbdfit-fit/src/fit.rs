@@ -551,8 +551,22 @@ fn confirm_rest(problem: &FitProblem, search_box: &SearchBox, mut result: FitRes
     if !problem.settings.kind.is_engine_profile() {
         return Ok(result);
     }
+    // The values as the report prints them and the paste lines carry them (seven significant digits):
+    // at the edge of stability the last digits decide (Newton on the compressed floor at N = 2: k_mu =
+    // 2.3251343520 Pa rests, the printed 2.325134 Pa has a radius of 1.0010).
+    let printed = |v: &[f64]| -> Vec<f64> { v.iter().map(|x| format!("{x:.6e}").parse().unwrap_or(*x)).collect() };
+    // Why simulate refuses the point or its printed values (`None`: it accepts both), and the point's evaluation.
+    let refusal = |v: &[f64]| -> (Option<PbdError>, Evaluation) {
+        let e = problem.evaluate(v, None);
+        let why = match &e.failure {
+            Some(f) => Some(f.clone()),
+            None if printed(v) != v => problem.evaluate(&printed(v), None).failure,
+            None => None,
+        };
+        (why, e)
+    };
     let values: Vec<f64> = result.parameters.iter().map(|p| p.1).collect();
-    let Some(reason) = problem.evaluate(&values, None).failure else { return Ok(result) };
+    let Some(reason) = refusal(&values).0 else { return Ok(result) };
     let named = |values: &[f64]| {
         search_box
             .axes()
@@ -569,12 +583,12 @@ fn confirm_rest(problem: &FitProblem, search_box: &SearchBox, mut result: FitRes
         if at == values {
             continue;
         }
-        let e = problem.evaluate(&at, None);
-        if e.failure.is_some() || !e.error.is_finite() {
+        let (why, e) = refusal(&at);
+        if why.is_some() || !e.error.is_finite() {
             continue;
         }
         result.moved = Some(format!(
-            "the search's minimum {minimum} (error {error}) has no rest state as simulate solves it ({reason}); \
+            "the search's minimum {minimum} (error {error}) has no rest state as simulate solves it, at its printed values or exactly ({reason}); \
              the fit gives the best earlier point of its path that has one"
         ));
         result.at_bound = search_box.at_bound(&step.x);
