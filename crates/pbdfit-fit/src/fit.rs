@@ -801,7 +801,7 @@ mod tests {
         let unstable = fitted(3.0, vec![step(2.2841, 1.0), step(3.0, 0.5)]);
         let moved = confirm_rest(&problem, &search_box, unstable).unwrap();
         assert!((moved.parameters[0].1 / 2.2841 - 1.0).abs() < 1e-9, "{:?}", moved.parameters);
-        let e = problem.evaluate(&[moved.parameters[0].1, 260.637], None);
+        let e = problem.evaluate(&[moved.parameters[0].1, moved.parameters[1].1], None);
         assert!(e.failure.is_none() && moved.error == e.error && moved.rest_states.len() == 1);
         let note = moved.moved.unwrap();
         assert!(note.contains("k_mu = 3,") && note.contains("spectral radius"), "{note}");
