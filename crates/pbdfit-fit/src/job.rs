@@ -425,6 +425,10 @@ pub struct FitReport {
     /// Why the fit stopped before converging.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
+    /// Where the search's minimum had no stable rest state as `simulate` solves it: what happened (the
+    /// result is the best earlier point of the search's path that has one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moved: Option<String>,
     /// An engine profile's answer in the engine's terms.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub engine: Option<EngineAnswer>,
@@ -521,6 +525,7 @@ impl FitReport {
             stopped: result.stopped.clone(),
             verdict: verdict.name().to_string(),
             verdict_reason,
+            moved: result.moved.clone(),
             engine,
             intervals_95: result.confidence.as_deref().map(by_name),
             identifiability: result.identifiability.as_ref().map(|id| IdentifiabilityReport {
@@ -649,6 +654,9 @@ impl FitReport {
         }
         if let Some(why) = &self.stopped {
             line(format!("  note: the fit {why}; the result is its best point so far"));
+        }
+        if let Some(moved) = &self.moved {
+            line(format!("  note: {moved}"));
         }
         if let Some(engine) = &self.engine {
             if self.is_answer() {
