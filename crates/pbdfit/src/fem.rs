@@ -146,6 +146,12 @@ pub fn run(args: FemArgs) -> CliResult {
         eprintln!("pbdfit: warning: {warning}");
     }
     let (set, material, dt) = (prepared.set, prepared.material, prepared.dt);
+    // The output path checked before the solve; the result printed before the file is written.
+    if let Some(path) = &args.vtk {
+        for scene in set.scenes() {
+            crate::cli::check_output_file("--vtk", &crate::cli::part_path(path, &scene.name, set.is_compound()))?;
+        }
+    }
     let mut parts = Vec::new();
     for setup in prepared.parts {
         let scene = setup.scene.clone();
@@ -156,12 +162,6 @@ pub fn run(args: FemArgs) -> CliResult {
         }
         parts.push(part);
     }
-    if let Some(path) = &args.vtk {
-        for part in &parts {
-            let file = crate::cli::part_path(path, &part.body.scene, set.is_compound());
-            write_vtk(&file, part)?;
-        }
-    }
     if args.json {
         let records: Vec<FemJson> = parts.iter().map(|p| json_record(p, material)).collect();
         let text = if set.is_compound() { serde_json::to_string(&records) } else { serde_json::to_string(&records[0]) }
@@ -170,6 +170,12 @@ pub fn run(args: FemArgs) -> CliResult {
     } else {
         for part in &parts {
             print_summary(part, material);
+        }
+    }
+    if let Some(path) = &args.vtk {
+        for part in &parts {
+            let file = crate::cli::part_path(path, &part.body.scene, set.is_compound());
+            write_vtk(&file, part)?;
         }
     }
     Ok(())
