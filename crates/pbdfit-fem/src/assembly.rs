@@ -378,6 +378,11 @@ impl Assembler {
         self.elements.iter().map(|e| e.volume).sum()
     }
 
+    /// The elements' typical edge: the cube root of their mean volume (m).
+    pub(crate) fn element_size(&self) -> f64 {
+        (self.volume() / self.elements.len().max(1) as f64).cbrt()
+    }
+
     /// Internal forces `K u` (N) of the full, unreduced system at every vertex, computed element by
     /// element. At a constrained vertex, `K u - f` is the reaction the support exerts on the body.
     pub fn internal_forces(&self, material: YoungPoisson, displacements: &[Vector3<f64>]) -> Vec<Vector3<f64>> {

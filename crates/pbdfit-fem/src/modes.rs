@@ -103,6 +103,17 @@ impl StaticProblem {
                 multiply(&m, &column, &mut mx);
                 my.column_mut(j).copy_from_slice(&mx);
             }
+            // Each column scaled to a unit mass norm (with M X, its K0 Y, alike): Y spans the same subspace,
+            // and the projected matrices stay of order one and lambda whatever the stiffness's scale
+            // (at E = 1e100 Pa, Y's entries are some 1e-100 and its mass products 1e-200).
+            for j in 0..p {
+                let size = y.column(j).dot(&my.column(j)).sqrt();
+                if size.is_finite() && size > 0.0 {
+                    y.column_mut(j).unscale_mut(size);
+                    my.column_mut(j).unscale_mut(size);
+                    kx.column_mut(j).unscale_mut(size);
+                }
+            }
             let kr = y.transpose() * &kx;
             let mr = y.transpose() * &my;
             let kr = (&kr + kr.transpose()) * 0.5;

@@ -9,6 +9,21 @@ use pbdfit_results::ResultsError;
 /// Why a fit or study could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum FitError {
+    /// A study's motion pass in which no fit row could be released: every row failed (the rows and their
+    /// reasons are written).
+    #[error(
+        "motion: none of the {rows} fit rows could be released (the first: {first}); each reason is in the status \
+         column of {}",
+        path.display()
+    )]
+    MotionPassFailed {
+        /// Rows in the pass.
+        rows: usize,
+        /// The pass's results file.
+        path: std::path::PathBuf,
+        /// The first row's status.
+        first: String,
+    },
     /// A scene could not be loaded or meshed.
     #[error(transparent)]
     Scene(#[from] SceneError),
@@ -330,6 +345,7 @@ impl FitError {
     pub fn is_input(&self) -> bool {
         match self {
             FitError::Scene(_)
+            | FitError::MotionPassFailed { .. }
             | FitError::Markers(_)
             | FitError::StillMarkers { .. }
             | FitError::SigmaOutOfRange { .. }

@@ -11,9 +11,13 @@
 //!
 //! Measures, from the tracked vertex (the free vertex the FEM's rest state moves most) along its rest
 //! displacement's direction, about each body's own rest state ([`measure`]): the frequency from the zero
-//! crossings, the logarithmic decrement from the half cycles' amplitudes, the damping ratio from it; a
-//! signal with fewer than three crossings in the window is reported as not oscillating (overdamped, or
-//! slower than the window), never as a frequency. The trajectory error has the rest-state fit's form: the
+//! crossings; the logarithmic decrement from the decay of the first mode's share of that motion (both
+//! bodies projected on the FEM's first mode shape; a least-squares line through the logarithms of its half
+//! cycles' peaks), the damping ratio from it, within [`DAMPING_RATIO_TOLERANCE`]; a signal with fewer than
+//! three crossings in the window is reported as not oscillating (overdamped, or slower than the window),
+//! never as a frequency. The step must sample the first period at least [`MIN_STEPS_PER_PERIOD`] times and
+//! the window span [`MIN_PERIODS`] to [`MAX_PERIODS`] periods; a model whose rest state does not converge
+//! (within the window's sweep budget) is not released. The trajectory error has the rest-state fit's form: the
 //! mean over the samples and the vertices the FEM moves of `|u_model(t) - u_fem(t)|^2 / |u_fem,rest|^2`.
 
 use std::collections::BTreeMap;
@@ -40,6 +44,45 @@ pub const FEM_STEPS_PER_PERIOD: usize = 100;
 pub const MAX_MODEL_STEPS: usize = 200_000;
 /// The most FEM steps a window may take (refused before the run).
 pub const MAX_FEM_STEPS: usize = 2_000_000;
+/// The fewest model steps (samples of both bodies) per period of the FEM's first mode: a coarser step
+/// aliases the motion (at 1.3 samples a period the FEM's 3.72 Hz mode read 1.28 Hz) or hides it (below 2,
+/// an undamped body read as overdamped). Refused before the run, naming the period and the step.
+pub const MIN_STEPS_PER_PERIOD: f64 = 10.0;
+/// The shortest window, in periods of the FEM's first mode: a release from rest first crosses its rest
+/// state a quarter period in, so fewer than two periods may not give the three crossings a frequency needs,
+/// and a trajectory error over a fraction of a period measures nothing of the motion.
+pub const MIN_PERIODS: f64 = 2.0;
+/// The longest window, in periods: every period takes at least [`FEM_STEPS_PER_PERIOD`] FEM steps, so a
+/// longer window exceeds [`MAX_FEM_STEPS`] on any body (checked where a study file is read, before any body
+/// is built).
+pub const MAX_PERIODS: f64 = (MAX_FEM_STEPS / FEM_STEPS_PER_PERIOD) as f64;
+/// How far the damping ratio estimate ([`measure`]) may be from the body's own: an undamped linear FEM
+/// reads at most this in absolute value, and a damping ratio set with `fem_damping` reads within it (tested
+/// over the default window on the wall at N = 1 and 2). The reports print it beside every ratio.
+pub const DAMPING_RATIO_TOLERANCE: f64 = 2e-3;
+
+/// Checks a window of `periods` periods of the first mode (the command line's and the study file's one
+/// check): a finite number within [[`MIN_PERIODS`], [`MAX_PERIODS`]].
+pub fn check_periods(periods: f64) -> Result<f64, String> {
+    if !periods.is_finite() {
+        return Err(format!("{periods}: must be a finite number of periods"));
+    }
+    if periods < MIN_PERIODS {
+        return Err(format!(
+            "{}: the window must be at least {MIN_PERIODS} periods of the first mode (a shorter one cannot show \
+             the three zero crossings a frequency needs, and its trajectory error measures no motion)",
+            pbdfit_mesh::display::number(periods)
+        ));
+    }
+    if periods > MAX_PERIODS {
+        return Err(format!(
+            "{}: at most {MAX_PERIODS} periods (each period takes at least {FEM_STEPS_PER_PERIOD} FEM steps, and \
+             a window at most {MAX_FEM_STEPS})",
+            pbdfit_mesh::display::number(periods)
+        ));
+    }
+    Ok(periods)
+}
 
 /// A release test, as the command line and Python ask it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
@@ -97,6 +140,15 @@ pub struct MotionKeywords {
     pub release: Option<String>,
 }
 
+/// The parameters' option as `spelling` writes it: `--param` (repeated) on the command line, `params` in
+/// Python.
+fn params_option(spelling: Spelling) -> &'static str {
+    match spelling {
+        Spelling::Flag => "--param",
+        Spelling::Keyword => "params",
+    }
+}
+
 /// How a release test starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Release {
@@ -151,6 +203,9 @@ pub struct PreparedMotion {
     damping: f64,
     fem_damping: f64,
     omega: f64,
+    /// The FEM's first mode shape (mass-normalised with the body's lumped masses, zero at held vertices):
+    /// the damping estimate projects both bodies' motion on it.
+    mode: Vec<Vec3>,
     model_steps: usize,
     substeps: usize,
 }
@@ -277,8 +332,9 @@ impl DampingKnob {
     }
 }
 
-/// The signal along the tracked direction of fields about a centre (module doc).
-type Along<'a> = dyn Fn(&[Vec<Vec3>], &[Vec3]) -> Vec<f64> + 'a;
+/// The signals of fields about a centre (module doc): the tracked vertex's excursion along the tracked
+/// direction, and the first mode's share of it ([`measure`]).
+type Along<'a> = dyn Fn(&[Vec<Vec3>], &[Vec3]) -> (Vec<f64>, Vec<f64>) + 'a;
 
 /// What receives each sample of a release: its time (s), the FEM's displacement field and the model's (m).
 pub type FrameSink<'a> = dyn FnMut(f64, &[Vec3], &[Vec3]) -> Result<(), String> + 'a;
@@ -337,6 +393,8 @@ pub struct MotionReport {
     pub damping: f64,
     /// The FEM's damping ratio in its first mode (mass-proportional Rayleigh; 0: undamped).
     pub fem_damping: f64,
+    /// How far a damping ratio measured here may be from the body's own ([`DAMPING_RATIO_TOLERANCE`]).
+    pub damping_ratio_tolerance: f64,
     /// With `fit_damping`: the damping search.
     pub damping_fit: Option<DampingFit>,
     /// The FEM's first natural frequency (Hz, modal analysis, lumped mass).
@@ -375,12 +433,11 @@ pub struct MotionReport {
     pub pbdfit_version: &'static str,
 }
 
-/// The measures of a signal `s` sampled at `times`, oscillating about 0 (module doc).
-pub fn measure(times: &[f64], s: &[f64]) -> MotionMeasures {
+/// The zero crossings of `s` (sample index after it, interpolated time) between samples of opposite
+/// sign, each beyond [`NOISE_FLOOR`] times the largest excursion (a body creeping to rest within its
+/// solver's tolerance crosses nothing), linearly interpolated between the two.
+fn zero_crossings(times: &[f64], s: &[f64]) -> Vec<(usize, f64)> {
     let amplitude = s.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-    // Zero crossings between samples of opposite sign, each beyond [`NOISE_FLOOR`] times the amplitude (a
-    // body creeping to rest within its solver's tolerance crosses nothing), linearly interpolated between
-    // the two; each half cycle's amplitude between crossings.
     let floor = NOISE_FLOOR * amplitude;
     let mut crossings = Vec::new();
     let mut last: Option<usize> = None;
@@ -396,25 +453,74 @@ pub fn measure(times: &[f64], s: &[f64]) -> MotionMeasures {
         }
         last = Some(i);
     }
+    crossings
+}
+
+/// The decay rate `sigma` (1/s) of `q`'s envelope `exp(-sigma t)`: a least-squares line through the
+/// logarithm of each half cycle's peak (between consecutive crossings) against its time, each peak
+/// located by a parabola through the largest sample and its neighbours (a sampled peak alone is up to
+/// `1 - cos(pi / steps a period)` low, which varies from peak to peak). `None` with fewer than two peaks.
+fn decay_rate(times: &[f64], q: &[f64], crossings: &[(usize, f64)]) -> Option<f64> {
+    let mut points = Vec::new();
+    for w in crossings.windows(2) {
+        let (a, b) = (w[0].0, w[1].0);
+        let Some(i) = (a..b).max_by(|&x, &y| q[x].abs().total_cmp(&q[y].abs())) else { continue };
+        let (mut peak, mut time) = (q[i].abs(), times[i]);
+        if i > 0 && i + 1 < q.len() {
+            let (ym, y0, yp) = (q[i - 1].abs(), q[i].abs(), q[i + 1].abs());
+            let curvature = ym - 2.0 * y0 + yp;
+            if curvature < 0.0 {
+                let p = (0.5 * (ym - yp) / curvature).clamp(-0.5, 0.5);
+                peak = y0 - 0.25 * (ym - yp) * p;
+                let h = if p >= 0.0 { times[i + 1] - times[i] } else { times[i] - times[i - 1] };
+                time += p * h;
+            }
+        }
+        if peak > 0.0 {
+            points.push((time, peak.ln()));
+        }
+    }
+    if points.len() < 2 {
+        return None;
+    }
+    let n = points.len() as f64;
+    let (mt, my) = points.iter().fold((0.0, 0.0), |(a, b), (t, y)| (a + t / n, b + y / n));
+    let (sty, stt) = points.iter().fold((0.0, 0.0), |(a, b), (t, y)| (a + (t - mt) * (y - my), b + (t - mt).powi(2)));
+    (stt > 0.0).then(|| -sty / stt)
+}
+
+/// The measures of a release (module doc): the frequency and crossings from `s`, the tracked vertex's
+/// excursion about its rest level along the tracked direction, sampled at `times`; the decay from `q`, the
+/// first mode's share of that excursion (the body's motion projected on the FEM's first mode shape), so
+/// that higher modes, which the release also excites and which ring at other rates, do not read as decay:
+/// an undamped body reads a damping ratio within [`DAMPING_RATIO_TOLERANCE`] of 0.
+pub fn measure(times: &[f64], s: &[f64], q: &[f64]) -> MotionMeasures {
+    let amplitude = s.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let crossings = zero_crossings(times, s);
     let count = crossings.len();
+    let not_oscillating = MotionMeasures {
+        oscillates: false,
+        frequency: None,
+        decrement: None,
+        damping_ratio: None,
+        crossings: count,
+        amplitude,
+    };
     if count < 3 {
-        return MotionMeasures {
-            oscillates: false,
-            frequency: None,
-            decrement: None,
-            damping_ratio: None,
-            crossings: count,
-            amplitude,
-        };
+        return not_oscillating;
     }
     let span = crossings[count - 1].1 - crossings[0].1;
     let frequency = (count - 1) as f64 / (2.0 * span);
-    let halves: Vec<f64> =
-        crossings.windows(2).map(|w| s[w[0].0..w[1].0].iter().fold(0.0f64, |m, x| m.max(x.abs()))).collect();
-    let m = halves.len() - 1;
-    // A half cycle loses exp(-delta / 2) of its amplitude.
-    let decrement =
-        if m > 0 && halves[0] > 0.0 && halves[m] > 0.0 { 2.0 * (halves[0] / halves[m]).ln() / m as f64 } else { 0.0 };
+    // The decay of the first mode's share, over its own half cycles and at its own frequency.
+    let modal = zero_crossings(times, q);
+    let decay = (modal.len() >= 3).then(|| decay_rate(times, q, &modal)).flatten();
+    let Some(sigma) = decay else {
+        return not_oscillating;
+    };
+    let modal_frequency = (modal.len() - 1) as f64 / (2.0 * (modal[modal.len() - 1].1 - modal[0].1));
+    // sigma = zeta omega_n and the damped frequency omega_d = omega_n sqrt(1 - zeta^2): the decrement per
+    // period is sigma / f_d, and zeta = delta / sqrt(4 pi^2 + delta^2).
+    let decrement = sigma / modal_frequency;
     let ratio = decrement / (4.0 * std::f64::consts::PI.powi(2) + decrement * decrement).sqrt();
     MotionMeasures {
         oscillates: true,
@@ -498,10 +604,8 @@ impl MotionKeywords {
                 input(format!("{} = {name}: expected {}", spelling.name("release"), Release::names()))
             })?,
         };
-        let periods = self.periods.unwrap_or(DEFAULT_PERIODS);
-        if !(periods.is_finite() && periods > 0.0) {
-            return Err(input(format!("{} = {periods}: must be a finite number > 0", spelling.name("periods"))));
-        }
+        let periods = check_periods(self.periods.unwrap_or(DEFAULT_PERIODS))
+            .map_err(|e| input(format!("{} = {e}", spelling.name("periods"))))?;
         let (set, _) = crate::keywords::load_scene(
             &self.scene,
             self.fix_orientation,
@@ -525,11 +629,23 @@ impl MotionKeywords {
         let problem = StaticProblem::new(&body)
             .and_then(|p| p.with_masses(body.masses.clone()))
             .map_err(|e| input(format!("FEM problem of {} at N = {n}: {e}", scene.name)))?;
-        let omega = problem
+        let modes = problem
             .modes(spec.material, material, MassMatrix::Lumped, 1)
-            .map_err(|e| input(format!("the first mode of {}: {e}", scene.name)))?
-            .angular[0];
+            .map_err(|e| input(format!("the first mode of {}: {e}", scene.name)))?;
+        let omega = modes.angular[0];
+        let mode = modes.shapes.into_iter().next().unwrap_or_default();
         let period = std::f64::consts::TAU / omega;
+        if period / dt < MIN_STEPS_PER_PERIOD {
+            return Err(input(format!(
+                "{} = {dt} s is too coarse for the release test: the FEM's first mode has a period of {period:.4e} s \
+                 ({:.4e} Hz), which a step of {dt} s samples {:.3} times; the test needs at least \
+                 {MIN_STEPS_PER_PERIOD} steps a period (dt <= {:.4e} s), since a coarser sampling aliases the motion",
+                spelling.name("dt"),
+                1.0 / period,
+                period / dt,
+                period / MIN_STEPS_PER_PERIOD
+            )));
+        }
         let window = periods * period;
         let model_steps = (window / dt).ceil();
         let substeps = (dt / (period / FEM_STEPS_PER_PERIOD as f64)).ceil().max(1.0);
@@ -569,6 +685,7 @@ impl MotionKeywords {
             damping,
             fem_damping,
             omega,
+            mode,
             model_steps: model_steps as usize,
             substeps: substeps as usize,
         })
@@ -585,6 +702,19 @@ impl PreparedMotion {
     fn parameters(&self, spelling: Spelling) -> Result<(Vec<f64>, bool), FitJobError> {
         let names: Vec<&str> = self.kind.parameters().iter().map(|p| p.name).collect();
         if self.job.fit {
+            // The rest-state fit sets every parameter: a value given beside it would be ignored.
+            if let Some((name, value)) = self.job.params.iter().next() {
+                return Err(FitJobError::Input(format!(
+                    "{} {name}={value} with {}: the rest-state fit sets every parameter of model {}, so a given \
+                     value would be ignored; give the parameters without {} to release at them (with {} to fit \
+                     the motion from them)",
+                    params_option(spelling),
+                    spelling.name("fit"),
+                    self.kind,
+                    spelling.name("fit"),
+                    spelling.name("fit_motion")
+                )));
+            }
             let fit = crate::FitKeywords {
                 scene: self.job.scene.clone(),
                 n: Some(self.body.n),
@@ -607,7 +737,7 @@ impl PreparedMotion {
             if !names.contains(&given.as_str()) {
                 return Err(FitJobError::Input(format!(
                     "{}: model {} has no parameter {given} (its parameters: {})",
-                    spelling.name("params"),
+                    params_option(spelling),
                     self.kind,
                     names.join(", ")
                 )));
@@ -617,7 +747,7 @@ impl PreparedMotion {
         if !missing.is_empty() {
             return Err(FitJobError::Input(format!(
                 "{}: give every parameter of model {} ({}), or {} to fit them",
-                spelling.name("params"),
+                params_option(spelling),
                 self.kind,
                 missing.join(", "),
                 spelling.name("fit")
@@ -639,10 +769,19 @@ impl PreparedMotion {
         let model = kind.with(values).map_err(|e| e.to_string())?;
         let params = SimParams { damping, ..SimParams::new(self.dt, self.nit, model) };
         let rest = if with_rest || self.unloaded.is_some() {
-            let state = self
-                .system
-                .rest_state(&params, &RestOptions::default(), None)
-                .map_err(|e| format!("the model's rest state: {e}"))?;
+            // Within the window's own budget: as many projection sweeps as the longest window's steps take.
+            let options = RestOptions { max_sweeps: MAX_MODEL_STEPS * self.nit, ..RestOptions::default() };
+            let state =
+                self.system.rest_state(&params, &options, None).map_err(|e| format!("the model's rest state: {e}"))?;
+            if !state.converged {
+                return Err(format!(
+                    "the model's rest state did not converge within {} projection sweeps ({MAX_MODEL_STEPS} steps of \
+                     {} iterations; relative residual {:.3e}, needed {:e}): the release would start from, or settle \
+                     about, a state that is not at rest, and its measures would mean nothing; a larger dt or more \
+                     iterations let the model reach rest",
+                    state.iterations, self.nit, state.residual, options.tolerance
+                ));
+            }
             Some(state.displacements)
         } else {
             None
@@ -692,7 +831,8 @@ impl PreparedMotion {
             evaluations.set(evaluations.get() + 1);
             let (kind, damping) = knob.apply(self.kind, self.damping, value).map_err(input)?;
             let (rest, fields) = self.model_release(kind, damping, values, true).map_err(input)?;
-            let m = measure(times, &along(&fields, &centre(&rest.expect("asked for"))));
+            let (s, q) = along(&fields, &centre(&rest.expect("asked for")));
+            let m = measure(times, &s, &q);
             Ok(m.damping_ratio.unwrap_or(f64::INFINITY))
         };
         let close = |r: f64| (r - target).abs() <= (0.01 * target).max(1e-4);
@@ -888,11 +1028,25 @@ impl PreparedMotion {
             Release::Unload => self.body.prescribed.clone(),
         };
         let times: Vec<f64> = (0..fem_fields.len()).map(|j| j as f64 * self.dt).collect();
-        let along = |fields: &[Vec<Vec3>], rest: &[Vec3]| -> Vec<f64> {
+        // The first mode's share of the tracked vertex's excursion: the modal coordinate `phi^T M (u - c)`
+        // times the mode's own excursion there (m).
+        let masses = &self.body.masses;
+        let share = self.mode.get(tracked).map_or(0.0, |p| p.dot(&direction));
+        let along = |fields: &[Vec<Vec3>], rest: &[Vec3]| -> (Vec<f64>, Vec<f64>) {
             let samples = fields.len().min(times.len());
-            fields[..samples].iter().map(|u| (u[tracked] - rest[tracked]).dot(&direction)).collect()
+            let s = fields[..samples].iter().map(|u| (u[tracked] - rest[tracked]).dot(&direction)).collect();
+            let q = fields[..samples]
+                .iter()
+                .map(|u| {
+                    let coordinate: f64 =
+                        self.mode.iter().enumerate().map(|(v, p)| masses[v] * p.dot(&(u[v] - rest[v]))).sum();
+                    coordinate * share
+                })
+                .collect();
+            (s, q)
         };
-        let fem = measure(&times, &along(&fem_fields, &fem_centre));
+        let (s, q) = along(&fem_fields, &fem_centre);
+        let fem = measure(&times, &s, &q);
         // With `fit_damping`: the damping knob searched for the FEM's damping ratio, at these parameters.
         let (kind, damping, model_rest, model_fields, damping_fit) = if self.job.fit_damping {
             let knob = match self.kind.damping_setting() {
@@ -911,7 +1065,8 @@ impl PreparedMotion {
         let samples = fem_fields.len().min(model_fields.len());
         let times = times[..samples].to_vec();
         let model_centre = model_centre(&model_rest);
-        let model_measures = measure(&times, &along(&model_fields[..samples], &model_centre));
+        let (s, q) = along(&model_fields[..samples], &model_centre);
+        let model_measures = measure(&times, &s, &q);
         for j in 0..samples {
             frames(times[j], &fem_fields[j], &model_fields[j]).map_err(input)?;
         }
@@ -939,6 +1094,7 @@ impl PreparedMotion {
             nit: self.nit,
             damping,
             fem_damping: self.fem_damping,
+            damping_ratio_tolerance: DAMPING_RATIO_TOLERANCE,
             damping_fit,
             modal_frequency: self.omega / std::f64::consts::TAU,
             window: self.model_steps as f64 * self.dt,
@@ -964,8 +1120,8 @@ fn describe(m: &MotionMeasures) -> String {
     match (m.frequency, m.decrement, m.damping_ratio) {
         (Some(f), Some(d), Some(z)) => {
             format!(
-                "frequency {f:.6e} Hz, logarithmic decrement {d:.4e} (damping ratio {z:.4e}), {} zero crossings",
-                m.crossings
+                "frequency {f:.6e} Hz, logarithmic decrement {d:.4e} (damping ratio {z:.4e} +- {:e}), {} zero crossings",
+                DAMPING_RATIO_TOLERANCE, m.crossings
             )
         }
         _ => format!(
@@ -1053,7 +1209,7 @@ mod tests {
         let omega = std::f64::consts::TAU * f;
         let times: Vec<f64> = (0..4000).map(|i| i as f64 * 1e-3).collect();
         let s: Vec<f64> = times.iter().map(|t| (-zeta * omega * t).exp() * (omega * t).cos()).collect();
-        let m = measure(&times, &s);
+        let m = measure(&times, &s, &s);
         assert!(m.oscillates);
         // The damped frequency omega sqrt(1 - zeta^2) ~ omega here; the decrement 2 pi zeta / sqrt(1 - zeta^2).
         assert!((m.frequency.unwrap() / f - 1.0).abs() < 1e-3, "{m:?}");
@@ -1065,7 +1221,47 @@ mod tests {
         let times: Vec<f64> = (0..8000).map(|i| i as f64 * 1e-3).collect();
         let creep: Vec<f64> =
             times.iter().enumerate().map(|(i, t)| (-5.0 * t).exp() + 1e-9 * (-1.0f64).powi(i as i32)).collect();
-        let m = measure(&times, &creep);
+        let m = measure(&times, &creep, &creep);
         assert!(!m.oscillates && m.frequency.is_none(), "{m:?}");
+    }
+
+    /// The damping ratio comes from the first mode's share, sampled as coarsely as the release test allows
+    /// ([`MIN_STEPS_PER_PERIOD`] samples a period, at a phase that puts no sample on a peak): an undamped
+    /// one reads 0 and a damped one its ratio, within [`DAMPING_RATIO_TOLERANCE`], whatever a higher mode
+    /// adds to the tracked vertex's own excursion (which sets the frequency and crossings only).
+    #[test]
+    fn the_damping_ratio_is_the_first_modes_within_the_tolerance() {
+        let f = 3.72;
+        let omega = std::f64::consts::TAU * f;
+        let dt = 1.0 / (f * MIN_STEPS_PER_PERIOD);
+        let times: Vec<f64> = (0..(5.0 * MIN_STEPS_PER_PERIOD) as usize + 1).map(|i| i as f64 * dt).collect();
+        for zeta in [0.0, 0.02, 0.1] {
+            let omega_d = omega * (1.0f64 - zeta * zeta).sqrt();
+            let first: Vec<f64> =
+                times.iter().map(|t| -(-zeta * omega * t).exp() * (omega_d * t + 0.37).cos()).collect();
+            // A higher mode at 6.3 times the frequency, undamped, a tenth of the first's amplitude.
+            let tracked: Vec<f64> = first.iter().zip(&times).map(|(x, t)| x + 0.1 * (6.3 * omega * t).sin()).collect();
+            let m = measure(&times, &tracked, &first);
+            let read = m.damping_ratio.expect("oscillates");
+            println!("zeta {zeta}: read {read:e}");
+            assert!((read - zeta).abs() < DAMPING_RATIO_TOLERANCE, "zeta {zeta}: read {read}");
+            let alone = measure(&times, &first, &first);
+            assert_eq!(alone.damping_ratio, m.damping_ratio, "the decay is the first mode's alone");
+            assert!((alone.frequency.unwrap() / f - 1.0).abs() < 0.01, "{alone:?}");
+        }
+    }
+
+    /// The window's bounds are one check for the command line and study files: under two periods, beyond
+    /// the FEM's step budget on any body, or not finite, refused naming the bound.
+    #[test]
+    fn windows_outside_the_bounds_are_refused() {
+        assert_eq!(check_periods(5.0), Ok(5.0));
+        assert_eq!(check_periods(MIN_PERIODS), Ok(MIN_PERIODS));
+        for (periods, said) in [(1e-300, "at least 2 periods"), (1.5, "at least 2"), (1e9, "at most 20000 periods")] {
+            let e = check_periods(periods).unwrap_err();
+            assert!(e.contains(said), "{periods}: {e}");
+        }
+        assert!(check_periods(f64::NAN).unwrap_err().contains("finite"));
+        assert!(check_periods(f64::INFINITY).unwrap_err().contains("finite"));
     }
 }

@@ -149,8 +149,13 @@ pub struct RestReport {
     pub body: BodySummary,
     /// Its resolution.
     pub n: usize,
-    /// The model.
-    pub model: &'static str,
+    /// The model with the engine settings it changed from their defaults (`newton-xpbd[relaxation=0.5]`),
+    /// as a fit's report names it.
+    pub model: String,
+    /// Every engine setting the run used, changed or not, by the engine's names (none for a textbook
+    /// model).
+    #[serde(serialize_with = "crate::job::ordered_map")]
+    pub settings: Vec<(String, f64)>,
     /// Time step (s).
     pub dt: f64,
     /// Iterations per step.
@@ -460,7 +465,8 @@ impl PreparedSimulate {
                     scene: part.scene.clone(),
                     body: part.summary.clone(),
                     n: part.n,
-                    model: params.model.name(),
+                    model: params.model.kind().spec(),
+                    settings: params.model.kind().settings().into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
                     dt: params.dt,
                     nit: params.nit,
                     parameters: params.model.values().to_vec(),
@@ -572,6 +578,13 @@ impl SimulateReport {
                 let mut lines = vec![
                     BodySummary::line(std::slice::from_ref(&r.body)),
                     format!("scene {} (N = {}, {} mass): {}", r.scene, r.n, r.mass_model, r.description),
+                ];
+                if !r.settings.is_empty() {
+                    let settings: Vec<String> =
+                        r.settings.iter().map(|(k, v)| format!("{k} = {}", pbdfit_mesh::display::number(*v))).collect();
+                    lines.push(format!("  engine settings: {}", settings.join(", ")));
+                }
+                lines.extend([
                     format!(
                         "  {} particles ({} held), {} constraints in {} colour groups",
                         r.particles,
@@ -588,7 +601,7 @@ impl SimulateReport {
                         r.residual,
                         r.seconds * 1e3
                     ),
-                ];
+                ]);
                 if let Some(s) = &r.sensitivity {
                     for (name, unit) in r.parameter_names.iter().zip(&r.parameter_units) {
                         let largest = s[*name].iter().map(|v| Vec3::from(*v).norm()).fold(0.0, f64::max);

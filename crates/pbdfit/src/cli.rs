@@ -129,6 +129,30 @@ impl SimulationArgs {
     pub fn kind(&self) -> Result<ModelKind, CliError> {
         self.model.with_settings(&self.settings).map_err(|e| CliError::Input(format!("--setting: {e}")))
     }
+
+    /// The `--setting`s by name, as the jobs take them: checked as [`Self::kind`] checks them (an unknown
+    /// name, a value outside its range, a name given twice refused), never the last of two silently.
+    pub fn settings_map(&self) -> Result<std::collections::BTreeMap<String, f64>, CliError> {
+        self.kind()?;
+        unique_pairs("--setting", &self.settings)
+    }
+}
+
+/// Repeated `NAME=VALUE` options (`--param`, `--setting`) by name, a name given twice refused: the one
+/// reading of every command's repeatable pairs, as `fit` reads them.
+pub fn unique_pairs(
+    option: &str,
+    pairs: &[(String, f64)],
+) -> Result<std::collections::BTreeMap<String, f64>, CliError> {
+    let mut map = std::collections::BTreeMap::new();
+    for (name, value) in pairs {
+        if let Some(first) = map.insert(name.clone(), *value) {
+            return Err(CliError::Input(format!(
+                "{option}: {name} is given twice ({first} and {value}); give each once"
+            )));
+        }
+    }
+    Ok(map)
 }
 
 /// A `NAME=VALUE` pair of `--param`.
@@ -276,4 +300,68 @@ impl ReferenceArgs {
             split: self.split.clone(),
         }
     }
+}
+
+/// Checks, before any work, that the output file `path` of `option` can be written: its folder exists or
+/// is made, and a file there can be created (or the file, where it exists, opened for writing). Nothing is
+/// left behind but the folder. An unwritable path found only after the computation lost its result.
+pub fn check_output_file(option: &str, path: &std::path::Path) -> CliResult {
+    let refused = |what: String| CliError::Input(format!("{option} {}: {what}", path.display()));
+    if path.is_dir() {
+        return Err(refused("is a folder; give a file name".to_string()));
+    }
+    let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    std::fs::create_dir_all(folder)
+        .map_err(|e| refused(format!("cannot create the folder {}: {e}", folder.display())))?;
+    if path.exists() {
+        std::fs::OpenOptions::new().append(true).open(path).map_err(|e| refused(format!("cannot be written: {e}")))?;
+    } else {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|e| refused(format!("cannot be written: {e}")))?;
+        std::fs::remove_file(path).map_err(|e| refused(format!("cannot be written: {e}")))?;
+    }
+    Ok(())
+}
+
+/// Checks, before any work, that the output folder `dir` of `option` can be written: made where it does
+/// not exist, and a file created and removed in it.
+pub fn check_output_folder(option: &str, dir: &std::path::Path) -> CliResult {
+    let refused = |what: String| CliError::Input(format!("{option} {}: {what}", dir.display()));
+    std::fs::create_dir_all(dir).map_err(|e| refused(format!("cannot create the folder: {e}")))?;
+    let probe = dir.join(format!(".pbdfit-write-check-{}", std::process::id()));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+        .map_err(|e| refused(format!("cannot be written: {e}")))?;
+    std::fs::remove_file(&probe).map_err(|e| refused(format!("cannot be written: {e}")))?;
+    Ok(())
+}
+
+/// Removes a previous run's frames from `dir` before a run writes its own there: the files named
+/// `<prefix>NNNNNN.vtu` (six digits, the frames' own pattern) and the series file `series`, nothing else.
+/// Frames left from a longer run would otherwise sit beside the new ones. Says on stderr how many it removed.
+pub fn clear_old_frames(option: &str, dir: &std::path::Path, prefix: &str, series: &str) -> CliResult {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(()) };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let frame = name
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.strip_suffix(".vtu"))
+            .is_some_and(|digits| digits.len() == 6 && digits.bytes().all(|b| b.is_ascii_digit()));
+        if (frame || name == series) && entry.path().is_file() {
+            std::fs::remove_file(entry.path())
+                .map_err(|e| CliError::Input(format!("{option}: cannot remove the old frame {name}: {e}")))?;
+            removed += usize::from(frame);
+        }
+    }
+    if removed > 0 {
+        eprintln!("pbdfit: removed {removed} frames of an earlier run from {}", dir.display());
+    }
+    Ok(())
 }

@@ -150,6 +150,12 @@ pub fn run(args: FemArgs) -> CliResult {
         eprintln!("pbdfit: warning: {warning}");
     }
     let (set, material, dt) = (prepared.set, prepared.material, prepared.dt);
+    // The output path checked before the solve; the result printed before the file is written.
+    if let Some(path) = &args.vtk {
+        for scene in set.scenes() {
+            crate::cli::check_output_file("--vtk", &crate::cli::part_path(path, &scene.name, set.is_compound()))?;
+        }
+    }
     let mut parts = Vec::new();
     for setup in prepared.parts {
         let scene = setup.scene.clone();
@@ -160,12 +166,6 @@ pub fn run(args: FemArgs) -> CliResult {
         }
         parts.push(part);
     }
-    if let Some(path) = &args.vtk {
-        for part in &parts {
-            let file = crate::cli::part_path(path, &part.body.scene, set.is_compound());
-            write_vtk(&file, part)?;
-        }
-    }
     if args.json {
         let records: Vec<FemJson> =
             parts.iter().zip(set.bodies()).map(|(p, body)| json_record(p, body, material)).collect();
@@ -175,6 +175,12 @@ pub fn run(args: FemArgs) -> CliResult {
     } else {
         for (part, body) in parts.iter().zip(set.bodies()) {
             print_summary(part, &body, material);
+        }
+    }
+    if let Some(path) = &args.vtk {
+        for part in &parts {
+            let file = crate::cli::part_path(path, &part.body.scene, set.is_compound());
+            write_vtk(&file, part)?;
         }
     }
     Ok(())

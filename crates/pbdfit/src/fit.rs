@@ -151,16 +151,25 @@ pub fn run(args: FitArgs) -> CliResult {
     for warning in &prepared.warnings {
         eprintln!("warning: {warning}");
     }
+    // The output path checked before the fit; the result printed before the file is written.
+    if let Some(path) = &args.vtk {
+        for scene in prepared.set.scenes() {
+            crate::cli::check_output_file(
+                "--vtk",
+                &crate::cli::part_path(path, &scene.name, prepared.set.is_compound()),
+            )?;
+        }
+    }
     let backend = crate::cli::backend(args.backend, &prepared.problem.parts[0].system, prepared.grid_points());
     let outcome = prepared.run(backend.as_ref()).map_err(job_error)?;
-    if let Some(path) = &args.vtk {
-        let p = &outcome.prepared;
-        write_vtk(path, &p.set, &p.problem, &outcome.result, p.markers())?;
-    }
     if args.json {
         println!("{}", to_json(&outcome.report)?);
     } else {
         print!("{}", outcome.report.text());
+    }
+    if let Some(path) = &args.vtk {
+        let p = &outcome.prepared;
+        write_vtk(path, &p.set, &p.problem, &outcome.result, p.markers())?;
     }
     Ok(())
 }

@@ -78,10 +78,30 @@ pub fn run(args: ModesArgs) -> CliResult {
     };
     let prepared = job.prepare(Spelling::Flag).map_err(crate::fit::job_error)?;
     let (compound, material, count) = (prepared.set.is_compound(), prepared.material, prepared.count);
+    // The output path checked before the solve; the result printed before the file is written.
+    if let Some(path) = &args.vtk {
+        for scene in prepared.set.scenes() {
+            crate::cli::check_output_file("--vtk", &crate::cli::part_path(path, &scene.name, compound))?;
+        }
+    }
     let mut reports: Vec<ModesReport> = Vec::new();
+    let mut files = Vec::new();
     for setup in prepared.parts {
         let body = setup.body.clone();
         let report = setup.run(material, count).map_err(crate::fit::job_error)?;
+        files.push((body, report.clone()));
+        reports.push(report);
+    }
+    if args.json {
+        let text = if compound { serde_json::to_string(&reports) } else { serde_json::to_string(&reports[0]) }
+            .map_err(|e| CliError::Internal(format!("JSON output: {e}")))?;
+        println!("{text}");
+    } else {
+        for r in &reports {
+            print!("{}", r.text());
+        }
+    }
+    for (body, report) in files {
         if let Some(path) = &args.vtk {
             let file = crate::cli::part_path(path, &body.scene, compound);
             let names: Vec<String> = (1..=count).map(|i| format!("mode_{i}")).collect();
@@ -96,16 +116,6 @@ pub fn run(args: ModesArgs) -> CliResult {
                 .collect();
             write_vtu(&file, body.mesh.vertices(), body.mesh.tets(), &fields)
                 .map_err(|e| CliError::Input(format!("--vtk: {e}")))?;
-        }
-        reports.push(report);
-    }
-    if args.json {
-        let text = if compound { serde_json::to_string(&reports) } else { serde_json::to_string(&reports[0]) }
-            .map_err(|e| CliError::Internal(format!("JSON output: {e}")))?;
-        println!("{text}");
-    } else {
-        for r in &reports {
-            print!("{}", r.text());
         }
     }
     Ok(())

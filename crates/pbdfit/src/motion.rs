@@ -97,8 +97,8 @@ pub fn run(args: MotionArgs) -> CliResult {
         poisson: Some(args.poisson),
         material: args.material.clone(),
         model: Some(args.simulation.model.name().to_string()),
-        settings: args.simulation.settings.iter().cloned().collect(),
-        params: args.param.iter().cloned().collect(),
+        settings: args.simulation.settings_map()?,
+        params: crate::cli::unique_pairs("--param", &args.param)?,
         fit: args.fit,
         fit_motion: args.fit_motion,
         dt: Some(args.simulation.dt),
@@ -109,11 +109,17 @@ pub fn run(args: MotionArgs) -> CliResult {
         periods: Some(args.periods),
         release: Some(args.release.clone()),
     };
+    if args.frame_every == 0 {
+        return Err(CliError::Input("--frame-every must be at least 1".to_string()));
+    }
+    // Every output path checked before the work: an unwritable one found after it lost the result.
     let figure = match &args.figure {
         Some(path) if path.extension().and_then(|e| e.to_str()) != Some("png") => {
             return Err(CliError::Input(format!("--figure {}: the file name must end in .png", path.display())));
         }
         Some(path) => {
+            crate::cli::check_output_file("--figure", path)?;
+            crate::cli::check_output_file("--figure", &path.with_extension("svg"))?;
             let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("motion").to_string();
             let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
             Some((dir.to_path_buf(), stem))
@@ -121,34 +127,48 @@ pub fn run(args: MotionArgs) -> CliResult {
         None => None,
     };
     let prepared = job.prepare(Spelling::Flag).map_err(crate::fit::job_error)?;
-    if args.frame_every == 0 {
-        return Err(CliError::Input("--frame-every must be at least 1".to_string()));
+    if let Some(dir) = &args.frames {
+        crate::cli::check_output_folder("--frames", dir)?;
+        crate::cli::clear_old_frames("--frames", dir, "motion-", "motion.pvd")?;
     }
+    // A file that cannot be written after all (the disk filled, say) is reported after the result is
+    // printed, never instead of it.
+    let mut write_error: Option<CliError> = None;
     let report = match &args.frames {
         None => prepared.run(Spelling::Flag),
         Some(dir) => {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| CliError::Input(format!("--frames: cannot create {}: {e}", dir.display())))?;
             let body = prepared.body().clone();
             let mut writer = SideBySide::new(&body, dir, args.frame_every);
-            let report = prepared.run_with_frames(Spelling::Flag, &mut |t, fem, model| writer.frame(t, fem, model));
-            // The frames written so far are kept and listed, whatever stopped the run (whose error, if any,
-            // is the one reported).
+            let report = prepared.run_with_frames(Spelling::Flag, &mut |t, fem, model| {
+                if writer.failed.is_none()
+                    && let Err(e) = writer.frame(t, fem, model)
+                {
+                    writer.failed = Some(e);
+                }
+                Ok(())
+            });
+            // The frames written so far are kept and listed, whatever stopped the run.
             if !writer.written.is_empty() {
                 let pvd = dir.join("motion.pvd");
-                let listed = write_pvd(&pvd, &writer.written).map_err(|e| CliError::Input(format!("--frames: {e}")));
-                if report.is_ok() {
-                    listed?;
+                match write_pvd(&pvd, &writer.written) {
+                    Ok(()) => eprintln!("pbdfit: wrote {} frames and {}", writer.written.len(), pvd.display()),
+                    Err(e) => write_error = Some(CliError::Input(format!("--frames: {e}"))),
                 }
-                eprintln!("pbdfit: wrote {} frames and {}", writer.written.len(), pvd.display());
+            }
+            if let Some(e) = writer.failed.take() {
+                write_error = Some(CliError::Input(e));
             }
             report
         }
     }
     .map_err(crate::fit::job_error)?;
+    if args.json {
+        let text = serde_json::to_string(&report).map_err(|e| CliError::Internal(format!("JSON output: {e}")))?;
+        println!("{text}");
+    } else {
+        print!("{}", report.text());
+    }
     if let Some((dir, stem)) = figure {
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| CliError::Input(format!("--figure: cannot create {}: {e}", dir.display())))?;
         let e = report.tracked_direction;
         let along = |track: &[[f64; 3]]| track.iter().map(|u| u[0] * e[0] + u[1] * e[1] + u[2] * e[2]).collect();
         let parameters: Vec<String> =
@@ -170,17 +190,15 @@ pub fn run(args: MotionArgs) -> CliResult {
                 format!("{} ({}), dt = {} s, nit = {}", report.model, parameters.join(", "), report.dt, report.nit),
             ],
         };
-        let files =
-            pbdfit_plot::draw_motion(&tracks, &dir, &stem).map_err(|e| CliError::Input(format!("--figure: {e}")))?;
-        eprintln!("pbdfit: wrote {} and {}", files.png.display(), files.svg.display());
+        match pbdfit_plot::draw_motion(&tracks, &dir, &stem) {
+            Ok(files) => eprintln!("pbdfit: wrote {} and {}", files.png.display(), files.svg.display()),
+            Err(e) => write_error = write_error.or(Some(CliError::Input(format!("--figure: {e}")))),
+        }
     }
-    if args.json {
-        let text = serde_json::to_string(&report).map_err(|e| CliError::Internal(format!("JSON output: {e}")))?;
-        println!("{text}");
-    } else {
-        print!("{}", report.text());
+    match write_error {
+        Some(e) => Err(e),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// The frames of `--frames`: both bodies in one mesh, the model's copy beside the FEM's along the axis
@@ -193,6 +211,8 @@ struct SideBySide<'a> {
     tets: Vec<pbdfit_mesh::Tet>,
     sample: usize,
     written: Vec<(f64, String)>,
+    /// The first frame that could not be written (no further one is tried).
+    failed: Option<String>,
 }
 
 impl<'a> SideBySide<'a> {
@@ -207,7 +227,7 @@ impl<'a> SideBySide<'a> {
         let count = vertices.len();
         let tets =
             body.mesh.tets().iter().copied().chain(body.mesh.tets().iter().map(|t| t.map(|v| v + count))).collect();
-        SideBySide { body, dir, every, offset, tets, sample: 0, written: Vec::new() }
+        SideBySide { body, dir, every, offset, tets, sample: 0, written: Vec::new(), failed: None }
     }
 
     fn frame(&mut self, t: f64, fem: &[Vec3], model: &[Vec3]) -> Result<(), String> {

@@ -115,8 +115,8 @@ fn parse_mass_model(s: &str) -> Result<MassModel, String> {
 }
 
 /// The job these arguments ask for (everything but the outputs and the backend).
-fn job(args: &SimulateArgs) -> SimulateKeywords {
-    SimulateKeywords {
+fn job(args: &SimulateArgs) -> Result<SimulateKeywords, CliError> {
+    Ok(SimulateKeywords {
         scene: args.scene.clone(),
         n: args.n,
         mass_model: args.mass_model.map(|m| m.name().to_string()),
@@ -125,26 +125,26 @@ fn job(args: &SimulateArgs) -> SimulateKeywords {
         dt: Some(args.sim.dt),
         nit: Some(args.sim.nit),
         model: Some(args.sim.model.name().to_string()),
-        settings: args.sim.settings.iter().cloned().collect(),
+        settings: args.sim.settings_map()?,
         kd: args.kd,
         kv: args.kv,
         compliance_distance: args.compliance_distance,
         compliance_volume: args.compliance_volume,
         ks: args.ks,
         kvol: args.kvol,
-        params: args.param.iter().cloned().collect(),
+        params: crate::cli::unique_pairs("--param", &args.param)?,
         integrator: args.integrator.map(|i| i.name().to_string()),
         steps: Some(args.steps),
         unbounded: args.unbounded,
         damping: Some(args.damping),
         method: Some(args.method.name().to_string()),
         sensitivity: args.sensitivity,
-    }
+    })
 }
 
 /// Runs `pbdfit simulate`.
 pub fn run(args: SimulateArgs) -> CliResult {
-    let prepared = job(&args).prepare(Spelling::Flag).map_err(job_error)?;
+    let prepared = job(&args)?.prepare(Spelling::Flag).map_err(job_error)?;
     for note in &prepared.notes {
         eprintln!("pbdfit: {note}");
     }
@@ -156,6 +156,29 @@ pub fn run(args: SimulateArgs) -> CliResult {
         )));
     }
     let compound = prepared.set.is_compound();
+    // Every output path checked before the work (an unwritable one found after it lost the result), and a
+    // previous run's frames cleared from the frames' folder.
+    if let Some(path) = &args.vtk {
+        for part in &prepared.parts {
+            crate::cli::check_output_file("--vtk", &crate::cli::part_path(path, &part.scene, compound))?;
+        }
+    }
+    if let Some(dir) = &args.frames {
+        crate::cli::check_output_folder("--frames", dir)?;
+        for part in &prepared.parts {
+            let prefix = if compound { format!("{}-", part.body.scene) } else { String::new() };
+            crate::cli::clear_old_frames(
+                "--frames",
+                dir,
+                &format!("{prefix}frame-"),
+                &format!("{prefix}dynamics.pvd"),
+            )?;
+        }
+    }
+    // A file that cannot be written after all is reported after the results are printed, never instead.
+    let mut write_failure: Option<CliError> = None;
+    // Rest states that did not converge: printed, then the command fails naming them.
+    let mut unconverged = Vec::new();
     let mut outputs = Vec::new();
     for part in &prepared.parts {
         let body = &part.body;
@@ -164,8 +187,18 @@ pub fn run(args: SimulateArgs) -> CliResult {
         let mut write_error = None;
         let report = match &prepared.run {
             SimulateRun::Rest { params, .. } => {
-                if let Some(dir) = &args.frames {
-                    write_frames(&part.system, body, params, dir, args.frame_every.max(1), args.frame_steps, compound)?;
+                if let Some(dir) = &args.frames
+                    && let Err(e) = write_frames(
+                        &part.system,
+                        body,
+                        params,
+                        dir,
+                        args.frame_every.max(1),
+                        args.frame_steps,
+                        compound,
+                    )
+                {
+                    write_failure = write_failure.or(Some(e));
                 }
                 let backend: Box<dyn pbdfit_pbd::RestStateBackend> = match args.backend {
                     BackendName::Cpu => Box::new(pbdfit_pbd::CpuBackend),
@@ -199,19 +232,30 @@ pub fn run(args: SimulateArgs) -> CliResult {
                 prepared.run_part(part, &pbdfit_pbd::CpuBackend, args.frame_every, &mut frame)
             }
         };
-        if let Some(e) = write_error {
-            return Err(CliError::Input(e));
-        }
         let report = report.map_err(job_error)?;
-        if dynamics && let Some(dir) = &args.frames {
+        if let Some(e) = write_error {
+            write_failure = write_failure.or(Some(CliError::Input(format!("--frames: {e}"))));
+        } else if dynamics && let Some(dir) = &args.frames {
             let pvd = dir.join(format!("{prefix}dynamics.pvd"));
-            write_pvd(&pvd, &frames).map_err(CliError::Input)?;
-            eprintln!("wrote {} frames and {}", frames.len(), pvd.display());
+            match write_pvd(&pvd, &frames) {
+                Ok(()) => eprintln!("wrote {} frames and {}", frames.len(), pvd.display()),
+                Err(e) => write_failure = write_failure.or(Some(CliError::Input(format!("--frames: {e}")))),
+            }
+        }
+        if let SimulateReport::Rest(rest) = &report
+            && !rest.converged
+        {
+            unconverged.push(format!(
+                "scene {}: the rest state did not converge after {} {} (relative residual {:.3e}): the displacements \
+                 printed are the last iterate, not a rest state (a larger dt or more iterations let the model reach \
+                 rest sooner)",
+                rest.scene, rest.iterations, rest.iterations_of, rest.residual
+            ));
         }
         if let (Some(path), SimulateReport::Rest(rest)) = (&args.vtk, &report) {
             let path = crate::cli::part_path(path, &part.scene, compound);
             let displacements = rest.displacements.iter().map(|u| pbdfit_mesh::Vec3::from(*u)).collect();
-            write_vtu(
+            let written = write_vtu(
                 &path,
                 body.mesh.vertices(),
                 body.mesh.tets(),
@@ -221,7 +265,10 @@ pub fn run(args: SimulateArgs) -> CliResult {
                     ("mass", PointData::Scalars(body.masses.clone())),
                 ],
             )
-            .map_err(CliError::Input)?;
+            .map_err(|e| CliError::Input(format!("--vtk: {e}")));
+            if let Err(e) = written {
+                write_failure = write_failure.or(Some(e));
+            }
         }
         if args.json {
             outputs.push(report);
@@ -232,6 +279,12 @@ pub fn run(args: SimulateArgs) -> CliResult {
     if args.json {
         let value = if compound { to_json(&outputs)? } else { to_json(&outputs[0])? };
         println!("{value}");
+    }
+    if let Some(e) = write_failure {
+        return Err(e);
+    }
+    if !unconverged.is_empty() {
+        return Err(CliError::Input(unconverged.join("; ")));
     }
     Ok(())
 }

@@ -82,10 +82,9 @@ impl MotionPass {
 impl MotionDef {
     /// The pass, checked (each message names the entry).
     pub(crate) fn pass(&self) -> Result<MotionPass, (String, String)> {
-        let periods = self.periods.unwrap_or(crate::DEFAULT_PERIODS);
-        if !(periods.is_finite() && periods > 0.0) {
-            return Err(("motion.periods".into(), format!("{periods}: must be a finite number > 0")));
-        }
+        // The command line's own check of the window (its bounds hold on every body).
+        let periods = crate::motion_job::check_periods(self.periods.unwrap_or(crate::DEFAULT_PERIODS))
+            .map_err(|e| ("motion.periods".to_string(), e))?;
         let release = match self.release.as_deref() {
             None => Release::Gravity,
             Some(r) => {
@@ -244,6 +243,13 @@ impl Study {
         }
         if let Some(set) = self.scenes.iter().find(|s| s.is_compound()) {
             return Err(("motion".into(), format!("scene {}: the release test takes one part at a time", set.name())));
+        }
+        // As the command line refuses them: the release test has no contact.
+        if let Some(scene) = self.scenes.iter().flat_map(|s| s.scenes()).find(|s| !s.obstacles.is_empty()) {
+            return Err((
+                "motion".into(),
+                format!("scene {} has obstacles: the release test has no contact yet", scene.name),
+            ));
         }
         // The release test's FEM is the scene's body with the study's law; any other reference choice would
         // make its rows describe another FEM than the fits'.
@@ -439,6 +445,21 @@ pub fn run_motion_pass(
         });
         let status = COLUMNS.iter().position(|c| *c == "status").expect("a status column");
         let failed = all.iter().filter(|r| r[status] != "ok").count();
+        // A row whose release at the fit's parameters failed says so first (`release: ...`).
+        let released = all.iter().filter(|r| !r[status].starts_with("release: ")).count();
+        if !all.is_empty() && released == 0 {
+            // Every release failed: the pass measured nothing, which no exit status 0 may hide.
+            let mut text = csv_line(&COLUMNS.map(str::to_string));
+            for r in &all {
+                text.extend(csv_line(r));
+            }
+            replace(&path, &text)?;
+            return Err(FitError::MotionPassFailed {
+                rows: all.len(),
+                path: path.clone(),
+                first: all[0][status].clone(),
+            });
+        }
         if failed > 0 {
             observer(&Progress {
                 done: total,

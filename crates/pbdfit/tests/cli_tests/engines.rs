@@ -103,3 +103,23 @@ fn newton_on_the_floor_has_no_stable_rest_state() {
     ]);
     assert_input_error(&o, &["no stable rest state", "spectral radius"]);
 }
+
+/// `simulate` reads repeated options as `fit` does (a setting or parameter given twice refused, not the
+/// last taken) and states the engine settings it ran with, in its text and its JSON (`model` as `fit`
+/// names it, `settings` with every setting, changed or not).
+#[test]
+fn simulate_refuses_repeated_options_and_states_its_settings() {
+    let base = ["simulate", "--scene", "gravity-wall", "--n", "1", "--nit", "10", "--model", "newton-xpbd"];
+    let params = ["--param", "k_mu=1e3", "--param", "k_lambda=1e3"];
+    let twice = [&base[..], &["--setting", "relaxation=0.3", "--setting", "relaxation=0.5"], &params].concat();
+    assert_input_error(&pbdfit(&twice), &["--setting", "relaxation", "given twice"]);
+    let twice = [&base[..], &params, &["--param", "k_mu=2e3"]].concat();
+    assert_input_error(&pbdfit(&twice), &["--param", "k_mu is given twice"]);
+    let once = [&base[..], &["--setting", "relaxation=0.5"], &params].concat();
+    let v = json(&pbdfit(&[&once[..], &["--json"]].concat()));
+    assert_eq!(v["model"], "newton-xpbd[relaxation=0.5]");
+    assert_eq!(v["settings"]["relaxation"], 0.5);
+    assert_eq!(v["settings"]["k_damp"], 0.0, "an unchanged setting is stated too");
+    let text = String::from_utf8(pbdfit(&once).stdout).unwrap();
+    assert!(text.contains("engine settings: relaxation = 0.5, k_damp = 0"), "{text}");
+}
