@@ -263,6 +263,7 @@ impl PbdSystem {
         warm: Option<&[Vec3]>,
     ) -> Result<RestState, PbdError> {
         params.validate()?;
+        pbdfit_mesh::cancel::check()?;
         let rules = match params.rule() {
             ModelRule::Projection(rule) => rule,
             ModelRule::Springs(law) => return self.spring_rest_state(params, &law, warm, options.deadline),
@@ -313,7 +314,7 @@ impl PbdSystem {
                     // kept iterate for iterate (the thesis study's rest states are pinned).
                     if matches!(rules, ProjectionRule::Engine(_)) { ENGINE_RETREATS } else { 0 },
                     |Progress { evaluations, scale, residual }| {
-                        if past(options.deadline) {
+                        if past(options.deadline) || pbdfit_mesh::cancel::requested() {
                             return false;
                         }
                         best.push(best.last().map_or(residual, |b: &f64| b.min(residual)));
@@ -348,6 +349,7 @@ impl PbdSystem {
                     },
                 );
                 spent += out.evaluations * params.nit;
+                pbdfit_mesh::cancel::check()?;
                 if let Some(left) = left_body {
                     return Err(left.error(&self.scene, params, spent, self.extent));
                 }
@@ -453,6 +455,7 @@ impl PbdSystem {
         let mut residual = f64::INFINITY;
         let mut converged = false;
         while spent + params.nit <= options.max_sweeps.max(params.nit) {
+            pbdfit_mesh::cancel::check()?;
             let step = self.measured_step(rules, params, &mut d);
             spent += params.nit;
             if step.outside {
@@ -555,6 +558,10 @@ impl PbdSystem {
         // Sweeps up to the last step that ended within the bound.
         let mut last_inside = 0;
         while sweeps + params.nit <= limit {
+            if pbdfit_mesh::cancel::requested() {
+                // No verdict: the caller stops with the cancellation.
+                return None;
+            }
             let step = self.measured_step(rules, params, &mut d);
             sweeps += params.nit;
             let outside = !step.largest.is_finite() || step.largest > beyond;
