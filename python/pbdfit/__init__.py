@@ -5,8 +5,8 @@ parameters so that the rest states match. Units are SI throughout: lengths and d
 Young's modulus in Pa, masses in kg, time in s.
 
 Bad input raises ``ValueError`` with the command line's message; internal failures ``RuntimeError``.
-Long calls release the GIL; Ctrl-C raises ``KeyboardInterrupt`` (a study keeps every finished fit and
-resumes on the next call).
+Long calls release the GIL; Ctrl-C raises ``KeyboardInterrupt`` once the computation has stopped (a study
+keeps every finished fit and resumes on the next call).
 """
 
 from __future__ import annotations
@@ -156,16 +156,53 @@ def _mapping_of(name: str, value: Any, example: str) -> Mapping[Any, Any]:
 
 
 def _box(box: Any) -> Optional[Dict[str, Tuple[float, float]]]:
+    """A search box ``{name: (lower, upper)}``: each bound a finite real number, checked as :func:`_number`
+    checks one, under the name ``box['kd']``."""
     if box is None:
         return None
     out = {}
     for k, bounds in _mapping_of("box", box, "{'kd': (0, 0.5)}").items():
-        try:
-            lo, hi = bounds
-            out[k] = (float(lo), float(hi))
-        except (TypeError, ValueError):
-            raise ValueError(f"box[{k!r}] = {bounds!r}: expected (lower, upper), two numbers") from None
+        _name("box", k)
+        if isinstance(bounds, (str, bytes)) or not isinstance(bounds, Sequence) or len(bounds) != 2:
+            raise ValueError(f"box[{k!r}] = {bounds!r}: expected (lower, upper), two numbers")
+        out[k] = (_number(f"box[{k!r}]", bounds[0]), _number(f"box[{k!r}]", bounds[1]))
     return out
+
+
+def _name(argument: str, key: Any) -> str:
+    """A key of a dict argument: a name, so a string."""
+    if not isinstance(key, str):
+        raise TypeError(f"{argument}: names are strings, got {type(key).__name__} {key!r}")
+    return key
+
+
+def _named_numbers(argument: str, value: Any, example: str) -> Optional[Dict[str, float]]:
+    """A dict of real numbers by name (``params``, ``settings``, ``parameters``, a start), the one check of
+    every such argument: ``None`` stays ``None``; not a dict (a list, a string) is a TypeError naming the
+    argument, a key not a string or a value not a real number (a string, a bool) a TypeError naming the
+    key (``settings['relaxation']``), a NaN or infinite value a ValueError naming the key and the value."""
+    if value is None:
+        return None
+    return {_name(argument, k): _number(f"{argument}[{k!r}]", v) for k, v in _mapping_of(argument, value, example).items()}
+
+
+def _json(keywords: Mapping[str, Any]) -> str:
+    """The keywords a native job reads, as JSON (``None`` left out: the native default). Every number has
+    been checked by :func:`_number`, so a non-finite one here is a defect: JSON has no NaN, and the native
+    side's parse error would name no keyword."""
+    try:
+        return json.dumps({k: v for k, v in keywords.items() if v is not None}, allow_nan=False)
+    except ValueError:
+        bad = [k for k, v in keywords.items() if v is not None and not _finite_json(v)]
+        raise ValueError(f"{', '.join(bad)}: must be finite numbers (JSON has no NaN or infinity)") from None
+
+
+def _finite_json(value: Any) -> bool:
+    try:
+        json.dumps(value, allow_nan=False)
+        return True
+    except ValueError:
+        return False
 
 
 def _source(scene: Union[str, Scene, "os.PathLike[str]"]) -> str:
@@ -208,7 +245,7 @@ def modes(
         density=_number("density", density),
         size=_number("size", size),
     )
-    compound, reports = _native.modes(json.dumps({k: v for k, v in keywords.items() if v is not None}))
+    compound, reports = _native.modes(_json(keywords))
     parts = []
     for text in reports:
         r = json.loads(text)
@@ -265,10 +302,10 @@ def motion(
         model=model,
         dt=_number("dt", dt),
         nit=_count("nit", nit, 1),
-        params={k: _number(k, v) for k, v in (params or {}).items()},
+        params=_named_numbers("params", params, "{'kd': 0.3, 'kv': 0.5}") or {},
         fit=bool(fit),
         fit_motion=bool(fit_motion),
-        settings={k: _number(k, v) for k, v in (settings or {}).items()},
+        settings=_settings(settings) or {},
         material=material,
         damping=_number("damping", damping),
         periods=_number("periods", periods),
@@ -280,7 +317,7 @@ def motion(
         fem_damping=_number("fem_damping", fem_damping),
         fit_damping=bool(fit_damping),
     )
-    r = json.loads(_native.motion(json.dumps({k: v for k, v in keywords.items() if v is not None})))
+    r = json.loads(_native.motion(_json(keywords)))
     for key in ("times", "fem_track", "model_track"):
         r[key] = np.array(r[key], dtype=np.float64)
     return r
@@ -328,7 +365,7 @@ def fem(
         size=_number("size", size),
         **_reference_keywords(material, dynamic, time, fem_mass, rayleigh, split),
     )
-    compound, parts = _native.fem(json.dumps({k: v for k, v in keywords.items() if v is not None}))
+    compound, parts = _native.fem(_json(keywords))
     if not compound:
         return parts[0][1]
     return {name: u for name, u, _ in parts}
@@ -385,18 +422,10 @@ def _simulated(report: Dict[str, Any]) -> Union[RestState, Dynamics]:
                      report["method"], sensitivity, report)
 
 
-def _settings(settings: Optional[Mapping[str, float]]) -> Optional[Dict[str, float]]:
+def _settings(settings: Any) -> Optional[Dict[str, float]]:
     """An engine profile's settings by the engine's names, as numbers (the native side checks every name
     and range, as ``--setting``)."""
-    if settings is None:
-        return None
-    out = {}
-    for name, value in _mapping_of("settings", settings, "{'relaxation': 0.8}").items():
-        try:
-            out[str(name)] = float(value)
-        except (TypeError, ValueError):
-            raise ValueError(f"settings: {name} = {value!r} is not a number") from None
-    return out
+    return _named_numbers("settings", settings, "{'relaxation': 0.8}")
 
 
 def simulate(
@@ -435,7 +464,8 @@ def simulate(
     per step in [0, 1), or a mass-spring model's spring damping (N s/m); ``method``: ``fixed-point``
     (default) or ``stepping``; ``integrator`` (mass-spring models: ``verlet``, ``implicit-euler``, ...)
     runs the dynamics for at most ``steps`` steps instead and gives :class:`Dynamics`."""
-    named = {str(k): _number(str(k), v) for k, v in {**dict(params or {}), **parameters}.items()}
+    named = {**(_named_numbers("params", params, "{'kd': 0.3, 'kv': 0.5}") or {}),
+             **{k: _number(k, v) for k, v in parameters.items()}}
     keywords: Dict[str, Any] = dict(
         scene=_source(scene),
         model=model,
@@ -461,7 +491,7 @@ def simulate(
         damping=_number("damping", damping),
         method=method,
     )
-    compound, reports = _native.simulate(json.dumps({k: v for k, v in keywords.items() if v is not None}))
+    compound, reports = _native.simulate(_json(keywords))
     states = [_simulated(json.loads(r)) for r in reports]
     if not compound:
         return states[0]
@@ -567,7 +597,8 @@ def _starts(starts: Any) -> List[Dict[str, float]]:
         starts = [starts]
     out = []
     for s in starts:
-        out.append({str(k): float(v) for k, v in _mapping_of("starts", s, "{'kd': 0.3, 'kv': 0.5}").items()})
+        example = "{'kd': 0.3, 'kv': 0.5}"
+        out.append(_named_numbers("starts", _mapping_of("starts", s, example), example))
     return out
 
 
@@ -654,12 +685,13 @@ def fit(
         size=_number("size", size),
         **_reference_keywords(material, dynamic, time, fem_mass, rayleigh, split),
     )
-    return FitResult._from_report(_native.fit(json.dumps({k: v for k, v in keywords.items() if v is not None})))
+    return FitResult._from_report(_native.fit(_json(keywords)))
 
 
 def _number(name: str, value: Any) -> Optional[float]:
-    """A real argument checked here (``None`` stays ``None``): a string or a bool is a TypeError naming it;
-    a non-finite value is passed on for the native side to refuse with its range."""
+    """A real argument checked here (``None`` stays ``None``): a string or a bool is a TypeError naming it,
+    a NaN or an infinity a ValueError naming it and the value (JSON, which carries the keywords to the
+    native side, has neither). Ranges are the native side's to check, with the command line's message."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -703,7 +735,7 @@ def identify(
         size=_number("size", size),
         **_reference_keywords(material, dynamic, time, fem_mass, rayleigh, split),
     )
-    return json.loads(_native.identify(json.dumps({k: v for k, v in keywords.items() if v is not None})))
+    return json.loads(_native.identify(_json(keywords)))
 
 
 def _reference_keywords(material, dynamic, time, fem_mass, rayleigh, split) -> Dict[str, Any]:
@@ -774,7 +806,7 @@ def study(
         lockstep=_count("lockstep", lockstep, 1),
         **_reference_keywords(material, dynamic, time, fem_mass, rayleigh, split),
     )
-    text = json.dumps({k: v for k, v in keywords.items() if v is not None})
+    text = _json(keywords)
     if client is not None:
         if jobs is not None:
             raise ValueError("jobs: with a client the fits run on the cluster's worker threads")
@@ -816,7 +848,7 @@ def table(
         partial=bool(partial),
         lockstep=_count("lockstep", lockstep, 1),
     )
-    text = json.dumps({k: v for k, v in keywords.items() if v is not None})
+    text = _json(keywords)
     if client is not None:
         if jobs is not None:
             raise ValueError("jobs: with a client the fits run on the cluster's worker threads")
@@ -847,9 +879,9 @@ def evaluate(
     ``error``, ``scene_errors`` and ``body`` (each part's size, density and mass; ``density`` and ``size``
     replace the scene's); ``ValueError`` where the parameters have no rest state."""
     d = _native.evaluate(
-        _source(scene), young, poisson,
-        {k: float(v) for k, v in _mapping_of("parameters", parameters, "{'kd': 0.3, 'kv': 0.5}").items()},
-        model, dt, _count("n", n, 1), _count("nit", nit, 1), material, _settings(settings),
+        _source(scene), _number("young", young), _number("poisson", poisson),
+        _named_numbers("parameters", parameters, "{'kd': 0.3, 'kv': 0.5}"),
+        model, _number("dt", dt), _count("n", n, 1), _count("nit", nit, 1), material, _settings(settings),
         _number("density", density), _number("size", size),
     )
     return {"error": d["error"], "scene_errors": dict(d["scene_errors"]), "body": list(d["body"])}
@@ -883,7 +915,8 @@ def lookup(
     source = None if scene is None else _source(scene)
     return json.loads(
         _native.lookup(
-            os.fspath(table), young, poisson, dt, _count("nit", nit, 1), _count("n", n, 1), extrapolate, refine, source,
+            os.fspath(table), _number("young", young), _number("poisson", poisson), _number("dt", dt),
+            _count("nit", nit, 1), _count("n", n, 1), extrapolate, refine, source,
             _number("density", density), _number("size", size),
         )
     )
@@ -915,8 +948,8 @@ def mapping(
     source = None if scene is None else _source(scene)
     return json.loads(
         _native.mapping(
-            name, young, poisson, dt, _count("nit", nit, 1), _count("n", n, 1), source,
-            _number("density", density), _number("size", size),
+            name, _number("young", young), _number("poisson", poisson), _number("dt", dt), _count("nit", nit, 1),
+            _count("n", n, 1), source, _number("density", density), _number("size", size),
         )
     )
 

@@ -421,6 +421,7 @@ impl StaticProblem {
                 let RestRule::AtRest { tolerance } = settings.stop else { unreachable!() };
                 return Err(FemError::NotAtRest { steps, dt, time: steps as f64 * dt, ratio, tolerance });
             }
+            pbdfit_mesh::cancel::check()?;
             // Newton on g(x) = M (x - u - dt v) / dt^2 + C (x - u) / dt + f_int(x) - f_ext, from x = u + dt v.
             let mut x: Vec<f64> = u.iter().zip(&v).map(|(u, v)| u + dt * v).collect();
             let mut converged = false;

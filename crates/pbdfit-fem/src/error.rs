@@ -226,6 +226,9 @@ pub enum FemError {
         /// What went wrong.
         detail: String,
     },
+    /// The computation was asked to stop ([`pbdfit_mesh::cancel`]).
+    #[error(transparent)]
+    Cancelled(#[from] pbdfit_mesh::cancel::Cancelled),
 }
 
 impl FemError {
@@ -251,7 +254,9 @@ impl FemError {
             | FemError::NewtonFailed { .. }
             | FemError::NotAtRest { .. }
             | FemError::TooManySteps { .. }
-            | FemError::NotFinite { .. } => true,
+            | FemError::NotFinite { .. }
+            // The user's doing (Ctrl-C), not pbdfit's.
+            | FemError::Cancelled(_) => true,
             FemError::DegenerateElement { .. } | FemError::SizeMismatch { .. } | FemError::Solver { .. } => false,
         }
     }

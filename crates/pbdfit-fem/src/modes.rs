@@ -87,6 +87,7 @@ impl StaticProblem {
         let mut residuals = vec![f64::INFINITY; count];
         let mut lambdas = vec![0.0; p];
         for iteration in 1..=MODE_ITERATIONS {
+            pbdfit_mesh::cancel::check()?;
             // Y = K0^-1 M X, keeping M X (= K0 Y) for the projected stiffness.
             let mut y = DMatrix::zeros(dofs, p);
             let mut kx = DMatrix::zeros(dofs, p);

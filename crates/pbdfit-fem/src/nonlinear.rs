@@ -220,6 +220,7 @@ impl StaticProblem {
             if current <= settings.relative_tolerance {
                 return Ok(Attempt::Converged { u, residuals, solvers });
             }
+            pbdfit_mesh::cancel::check()?;
             let minus_r: Vec<f64> = r.iter().map(|x| -x).collect();
             let Ok((step, solver)) = self.linear_solve(&k, &minus_r) else {
                 return Ok(Attempt::Failed(Failed { residual: current, iterations: iteration, inverted }));

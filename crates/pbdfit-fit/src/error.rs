@@ -115,6 +115,9 @@ pub enum FitError {
         /// Fits this run had to do.
         total: usize,
     },
+    /// A fit asked to stop (Ctrl-C, [`crate::cancellable`]).
+    #[error(transparent)]
+    Cancelled(#[from] pbdfit_mesh::cancel::Cancelled),
     /// A `compare` variant name with an atom that does not exist.
     #[error("variant `{name}`: `{atom}` is not a known variant; variants combine these with `+`:\n{known}")]
     UnknownVariant {
@@ -355,6 +358,7 @@ impl FitError {
             | FitError::Material(_)
             | FitError::Reference { .. }
             | FitError::Interrupted { .. }
+            | FitError::Cancelled(_)
             | FitError::UnknownVariant { .. }
             | FitError::Model(_)
             | FitError::Search(_)

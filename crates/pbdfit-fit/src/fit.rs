@@ -126,6 +126,9 @@ impl Budget {
                 self.stopped = Some(format!("stopped at its budget of {} evaluations", self.limit));
             } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
                 self.stopped = Some("stopped at its time limit (--max-seconds)".to_string());
+            } else if pbdfit_mesh::cancel::requested() {
+                // Ctrl-C (`crate::cancellable`): the fit ends with the cancellation ([`fit`]).
+                self.stopped = Some("cancelled".to_string());
             }
         }
         self.stopped.is_some()
@@ -709,6 +712,8 @@ pub fn fit(problem: &FitProblem, options: &FitOptions, backend: &dyn RestStateBa
         .iter()
         .map(|p| GridRestStates::for_fit(&p.system, &problem.settings, options, backend, &rest_options))
         .collect();
+    // Ctrl-C (`crate::cancellable`): the grid's rest states were cancelled, and no search follows.
+    pbdfit_mesh::cancel::check()?;
     let refs: Vec<&GridRestStates> = grids.iter().collect();
     // The search gets what the grid left of the time limit.
     let options = FitOptions {
@@ -716,6 +721,7 @@ pub fn fit(problem: &FitProblem, options: &FitOptions, backend: &dyn RestStateBa
         ..options.clone()
     };
     let mut result = fit_with_grid(problem, &refs, &options)?;
+    pbdfit_mesh::cancel::check()?;
     result.seconds = start.elapsed().as_secs_f64();
     Ok(result)
 }

@@ -30,6 +30,7 @@
 //! `pbdfit-results` (results files), `thiserror` (errors).
 
 pub mod bench;
+mod cancel;
 mod error;
 mod error_metric;
 mod fem_job;
@@ -57,6 +58,7 @@ pub mod study;
 mod target;
 pub mod verdict;
 
+pub use cancel::{Cancelled, cancellable};
 pub use error::{FitError, ReferenceFault, SearchError};
 pub use error_metric::{compound_error, moved_vertices, reference_fault, relative_error, vertex_error};
 pub use fem_job::{FemJob, FemKeywords, FemPart, FemSetup, PreparedFem, mesh_notes};

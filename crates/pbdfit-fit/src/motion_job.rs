@@ -224,6 +224,8 @@ impl<F: Fn(&[Vec<Vec3>]) -> f64> argmin::core::CostFunction for MotionCost<'_, F
     type Output = f64;
 
     fn cost(&self, t: &Vec<f64>) -> Result<f64, argmin::core::Error> {
+        // Ctrl-C (`crate::cancellable`): the search stops here, not after its budget of failed releases.
+        pbdfit_mesh::cancel::check()?;
         self.evaluations.set(self.evaluations.get() + 1);
         let p = self.prepared;
         let error = match p.model_release(p.kind, p.damping, &self.search_box.values(t), false) {
@@ -793,10 +795,12 @@ impl PreparedMotion {
         let mut fields = Vec::with_capacity(self.model_steps + 1);
         system
             .run_dynamics_from(&params, start, self.model_steps, 1, |_, d| {
+                // Ctrl-C (`crate::cancellable`): the release stops at this step.
+                pbdfit_mesh::cancel::check()?;
                 fields.push(d.u.clone());
-                Ok::<(), ()>(())
+                Ok(())
             })
-            .map_err(|_| "the model's release stopped".to_string())?;
+            .map_err(|e: pbdfit_mesh::cancel::Cancelled| format!("the model's release: {e}"))?;
         Ok((rest, fields))
     }
 

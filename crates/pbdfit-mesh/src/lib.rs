@@ -13,7 +13,9 @@
 //!   (`.pvd`) for ParaView;
 //! - [`import`]: tetrahedral meshes from Gmsh (`.msh` 2.2 and 4.1), VTK (`.vtu`, legacy `.vtk`) and
 //!   TetGen (`.node`/`.ele`), validated (orientation, degenerate tetrahedra, duplicate and unused
-//!   vertices) into a [`TetMesh`] with Gmsh physical groups as vertex sets.
+//!   vertices) into a [`TetMesh`] with Gmsh physical groups as vertex sets;
+//! - [`cancel`]: a thread's cancel flag, which the long loops of the crates to the right check (the one
+//!   crate they all depend on).
 //!
 //! Units: lengths in metres, masses in kilograms, accelerations in m/s^2.
 //!
@@ -35,6 +37,7 @@
 //! ```
 
 mod body;
+pub mod cancel;
 mod cube;
 pub mod display;
 mod error;

@@ -225,4 +225,7 @@ pub enum PbdError {
         /// What happened.
         error: Box<crate::SpringError>,
     },
+    /// The computation was asked to stop ([`pbdfit_mesh::cancel`]).
+    #[error(transparent)]
+    Cancelled(#[from] pbdfit_mesh::cancel::Cancelled),
 }

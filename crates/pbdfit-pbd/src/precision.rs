@@ -145,6 +145,7 @@ impl PbdSystem {
             |x: &[V32], p: usize| -> Vec3 { Vec3::new(x[p].x as f64, x[p].y as f64, x[p].z as f64) - self.rest[p] };
         let displacement = |x: &[V32]| -> Vec<Vec3> { (0..x.len()).map(|p| displacement_of(x, p)).collect() };
         loop {
+            pbdfit_mesh::cancel::check()?;
             for &p in &body.free {
                 old[p] = body.x[p];
                 body.v[p] += g * dt;

@@ -291,6 +291,7 @@ impl PbdSystem {
         warm: Option<&[Vec3]>,
     ) -> Result<RestState, PbdError> {
         self.check_step(params)?;
+        pbdfit_mesh::cancel::check()?;
         let rules = match params.rule() {
             ModelRule::Projection(rule) => rule,
             ModelRule::Springs(law) => return self.spring_rest_state(params, &law, warm, options.deadline),
@@ -358,7 +359,7 @@ impl PbdSystem {
                     // kept iterate for iterate (the thesis study's rest states are pinned).
                     if matches!(rules, ProjectionRule::Engine(_)) { ENGINE_RETREATS } else { 0 },
                     |Progress { evaluations, scale, residual }| {
-                        if past(options.deadline) {
+                        if past(options.deadline) || pbdfit_mesh::cancel::requested() {
                             return false;
                         }
                         best.push(best.last().map_or(residual, |b: &f64| b.min(residual)));
@@ -399,6 +400,7 @@ impl PbdSystem {
                     },
                 );
                 spent += out.evaluations * params.nit;
+                pbdfit_mesh::cancel::check()?;
                 if let Some(left) = left_body {
                     return Err(left.error(&self.scene, params, spent, self.extent));
                 }
@@ -522,6 +524,7 @@ impl PbdSystem {
         let reach = (engine && options.collapse_verdict).then(|| self.growth(params).steps);
         let (mut steps, mut last_inside) = (0usize, 0usize);
         while spent + params.nit <= options.max_sweeps.max(params.nit) {
+            pbdfit_mesh::cancel::check()?;
             let step = self.measured_step(rules, params, &mut d);
             spent += params.nit;
             steps += 1;
@@ -648,6 +651,10 @@ impl PbdSystem {
         // Sweeps up to the last step that ended within the bound.
         let mut last_inside = 0;
         while sweeps + params.nit <= limit {
+            if pbdfit_mesh::cancel::requested() {
+                // No verdict: the caller stops with the cancellation.
+                return None;
+            }
             let step = self.measured_step(rules, params, &mut d);
             sweeps += params.nit;
             let outside = !step.largest.is_finite() || step.largest > beyond;

@@ -7,8 +7,10 @@
 //! these functions in typed classes and converts results to numpy arrays (and pandas, if installed).
 //!
 //! Errors: bad input raises `ValueError` with the command line's message; internal failures raise
-//! `RuntimeError`. Long calls release the GIL and poll for signals: Ctrl-C raises `KeyboardInterrupt`
-//! (a study finishes the fits in flight, keeps every finished fit and resumes on the next call).
+//! `RuntimeError`. Long calls release the GIL and poll for signals: Ctrl-C sets the job's cancel flag
+//! (`pbdfit_fit::cancellable`), waits for its loops to stop at their next check and raises
+//! `KeyboardInterrupt` (a study finishes the fits in flight, keeps every finished fit and resumes on the
+//! next call).
 
 mod distributed;
 
@@ -58,14 +60,25 @@ fn matrix<'py>(py: Python<'py>, rows: &[Vec3]) -> Bound<'py, PyArray2<f64>> {
     flat.into_pyarray(py).reshape([rows.len(), 3]).expect("n x 3")
 }
 
+/// What [`interruptible`] does on Ctrl-C, after setting the work's cancel flag.
+#[derive(Clone, Copy, PartialEq)]
+enum OnInterrupt {
+    /// Waits for the work to end (a study writes its fits in flight).
+    Finish,
+    /// Waits for the work to stop at its next cancel check ([`cancellable_job`]), so that no computation
+    /// goes on behind the `KeyboardInterrupt`; a second Ctrl-C leaves it to end alone.
+    Stop,
+    /// Leaves the work to end alone (one that reads no cancel flag and loses nothing).
+    Leave,
+}
+
 /// Runs `work` on a worker thread with the GIL released, polling for signals every 50 ms. On a
-/// signal (Ctrl-C) `cancel` is set; if `wait_on_interrupt`, the worker is waited for (a study writes
-/// its fits in flight), else it is left to finish alone (a pure computation loses nothing). `tick`
-/// runs on the calling thread at every poll (with the GIL), e.g. to raise a test interrupt.
+/// signal (Ctrl-C) `cancel` is set and the interrupt raised as `on_interrupt` says. `tick` runs on the
+/// calling thread at every poll (with the GIL), e.g. to raise a test interrupt.
 fn interruptible<T: Send + 'static>(
     py: Python<'_>,
     cancel: Arc<AtomicBool>,
-    wait_on_interrupt: bool,
+    on_interrupt: OnInterrupt,
     tick: &dyn Fn(Python<'_>),
     work: impl FnOnce() -> T + Send + 'static,
 ) -> PyResult<T> {
@@ -75,8 +88,9 @@ fn interruptible<T: Send + 'static>(
     let worker = std::thread::spawn(move || {
         let _ = sender.send(work());
     });
+    let poll = || receiver.lock().expect("receiver").recv_timeout(Duration::from_millis(50));
     loop {
-        match py.detach(|| receiver.lock().expect("receiver").recv_timeout(Duration::from_millis(50))) {
+        match py.detach(poll) {
             Ok(value) => {
                 let _ = worker.join();
                 return Ok(value);
@@ -88,16 +102,47 @@ fn interruptible<T: Send + 'static>(
                 tick(py);
                 if let Err(interrupt) = py.check_signals() {
                     cancel.store(true, Ordering::SeqCst);
-                    if wait_on_interrupt {
-                        py.detach(|| {
-                            let _ = receiver.lock().expect("receiver").recv();
-                        });
+                    if on_interrupt == OnInterrupt::Leave {
+                        return Err(interrupt);
                     }
+                    loop {
+                        match py.detach(poll) {
+                            Ok(_) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+                            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                                if on_interrupt == OnInterrupt::Stop && py.check_signals().is_err() {
+                                    return Err(interrupt);
+                                }
+                            }
+                        }
+                    }
+                    let _ = worker.join();
                     return Err(interrupt);
                 }
             }
         }
     }
+}
+
+/// Runs a job (a fit, a simulation, a release test, a modal analysis, ...) as [`interruptible`] does,
+/// cancellable: Ctrl-C sets the job's cancel flag, its loops stop at their next check
+/// (`pbdfit_fit::cancellable`), and `KeyboardInterrupt` is raised once they have. `interrupt` (tests)
+/// interrupts the call as Ctrl-C would at its first poll for signals.
+fn cancellable_job<T: Send + 'static>(
+    py: Python<'_>,
+    interrupt: bool,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> PyResult<T> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = cancel.clone();
+    let pending = std::cell::Cell::new(interrupt);
+    let tick = |py: Python<'_>| {
+        if pending.replace(false) {
+            // What Ctrl-C does: the interpreter's KeyboardInterrupt, seen by the next signal check.
+            let _ = py.run(c"import _thread; _thread.interrupt_main()", None, None);
+        }
+    };
+    interruptible(py, cancel, OnInterrupt::Stop, &tick, move || pbdfit_fit::cancellable(&flag, work))?
+        .map_err(|e| pyo3::exceptions::PyKeyboardInterrupt::new_err(e.to_string()))
 }
 
 /// The built-in scene names.
@@ -157,7 +202,7 @@ fn fem<'py>(py: Python<'py>, keywords: &str) -> PyResult<(bool, Vec<FemPart<'py>
     let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
     let (compound, material, dt) = (prepared.set.is_compound(), prepared.material, prepared.dt);
     let setups = prepared.parts;
-    let solved = interruptible(py, Arc::default(), false, &|_| {}, move || {
+    let solved = cancellable_job(py, false, move || {
         setups.into_iter().map(|setup| setup.solve(material, dt, &mut |_| {})).collect::<Result<Vec<_>, _>>()
     })?
     .map_err(job_error)?;
@@ -187,12 +232,13 @@ fn kind(model: &str, settings: Option<HashMap<String, f64>>) -> PyResult<ModelKi
 /// (`SimulateKeywords`). Returns whether the scene is compound and one report per part as JSON text,
 /// `pbdfit simulate --json`'s objects.
 #[pyfunction]
-fn simulate(py: Python<'_>, keywords: &str) -> PyResult<(bool, Vec<String>)> {
+#[pyo3(signature = (keywords, _interrupt=false))]
+fn simulate(py: Python<'_>, keywords: &str, _interrupt: bool) -> PyResult<(bool, Vec<String>)> {
     let job =
         pbdfit_fit::SimulateKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.simulate: {e}")))?;
     let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
     let compound = prepared.set.is_compound();
-    let reports = interruptible(py, Arc::default(), false, &|_| {}, move || {
+    let reports = cancellable_job(py, _interrupt, move || {
         prepared
             .parts
             .iter()
@@ -212,12 +258,13 @@ fn report_json<T: serde::Serialize>(report: &T) -> PyResult<String> {
 /// (`ModesKeywords`). Returns whether the scene is compound and one report per part as JSON text, `pbdfit
 /// modes --json`'s objects.
 #[pyfunction]
-fn modes(py: Python<'_>, keywords: &str) -> PyResult<(bool, Vec<String>)> {
+#[pyo3(signature = (keywords, _interrupt=false))]
+fn modes(py: Python<'_>, keywords: &str, _interrupt: bool) -> PyResult<(bool, Vec<String>)> {
     let job = pbdfit_fit::ModesKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.modes: {e}")))?;
     let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
     let (compound, material, count) = (prepared.set.is_compound(), prepared.material, prepared.count);
     let setups = prepared.parts;
-    let reports = interruptible(py, Arc::default(), false, &|_| {}, move || {
+    let reports = cancellable_job(py, _interrupt, move || {
         setups.into_iter().map(|setup| setup.run(material, count)).collect::<Result<Vec<_>, _>>()
     })?
     .map_err(job_error)?;
@@ -227,13 +274,13 @@ fn modes(py: Python<'_>, keywords: &str) -> PyResult<(bool, Vec<String>)> {
 /// The release test: `keywords` is a JSON object of `pbdfit motion`'s options under their Python names
 /// (`MotionKeywords`). Returns `pbdfit motion --json`'s object as JSON text.
 #[pyfunction]
-fn motion(py: Python<'_>, keywords: &str) -> PyResult<String> {
+#[pyo3(signature = (keywords, _interrupt=false))]
+fn motion(py: Python<'_>, keywords: &str, _interrupt: bool) -> PyResult<String> {
     let job =
         pbdfit_fit::MotionKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.motion: {e}")))?;
     let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
     let report =
-        interruptible(py, Arc::default(), false, &|_| {}, move || prepared.run(pbdfit_fit::Spelling::Keyword))?
-            .map_err(job_error)?;
+        cancellable_job(py, _interrupt, move || prepared.run(pbdfit_fit::Spelling::Keyword))?.map_err(job_error)?;
     report_json(&report)
 }
 
@@ -256,12 +303,12 @@ fn simulate_keywords() -> Vec<String> {
 }
 
 #[pyfunction]
-fn fit(py: Python<'_>, keywords: &str) -> PyResult<String> {
+#[pyo3(signature = (keywords, _interrupt=false))]
+fn fit(py: Python<'_>, keywords: &str, _interrupt: bool) -> PyResult<String> {
     let keywords = pbdfit_fit::FitKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.fit: {e}")))?;
     let job = keywords.job().map_err(job_error)?;
     let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
-    let outcome =
-        interruptible(py, Arc::default(), false, &|_| {}, move || prepared.run(&CpuBackend))?.map_err(job_error)?;
+    let outcome = cancellable_job(py, _interrupt, move || prepared.run(&CpuBackend))?.map_err(job_error)?;
     report_json(&outcome.report)
 }
 
@@ -307,7 +354,7 @@ fn run_cancellable<'py, T: Send + 'static, E: std::fmt::Display + Send + 'static
             let _ = py.run(c"import _thread; _thread.interrupt_main()", None, None);
         }
     };
-    let outcome = interruptible(py, cancel, true, &tick, move || {
+    let outcome = interruptible(py, cancel, OnInterrupt::Finish, &tick, move || {
         pbdfit_fit::study::on_threads(jobs, |_| {
             let observer = |p: &Progress| {
                 if interrupt_after.is_some_and(|k| p.done >= k) {
@@ -621,7 +668,7 @@ fn evaluate<'py>(
     settings.at(&values).validate().map_err(value_error)?;
     let cache = PartCache::new(ReferenceOverrides::with_material(material.as_deref()).map_err(value_error)?);
     let problem = FitProblem::new(&set, settings, m, &cache).map_err(fit_error)?;
-    let evaluation = interruptible(py, Arc::default(), false, &|_| {}, move || problem.evaluate(&values, None))?;
+    let evaluation = cancellable_job(py, false, move || problem.evaluate(&values, None))?;
     if let Some(reason) = &evaluation.failure {
         return Err(value_error(format!("no rest state at these parameters: {reason}")));
     }
@@ -689,8 +736,7 @@ fn lookup(
         // As `lookup --refine [--scene]`: a gradient fit started from the lookup.
         let set = load_body(scene.as_deref().unwrap_or(&found.scene), density, size)?;
         let bodies = set.bodies();
-        let refined = interruptible(py, Arc::default(), false, &|_| {}, move || pbdfit_table::refine(&found, &set))?
-            .map_err(table_error)?;
+        let refined = cancellable_job(py, false, move || pbdfit_table::refine(&found, &set))?.map_err(table_error)?;
         value["refined"] = serde_json::to_value(&refined).map_err(json)?;
         value["refined"]["body"] = serde_json::to_value(bodies).map_err(json)?;
     } else if scene.is_some() {
@@ -748,8 +794,7 @@ fn mapping(
 #[pyfunction]
 fn identify(py: Python<'_>, keywords: &str) -> PyResult<String> {
     let job = pbdfit_fit::IdentifyJob::from_json(keywords).map_err(|e| value_error(format!("pbdfit.identify: {e}")))?;
-    let report = interruptible(py, Arc::default(), false, &|_| {}, move || job.run(pbdfit_fit::Spelling::Keyword))?
-        .map_err(job_error)?;
+    let report = cancellable_job(py, false, move || job.run(pbdfit_fit::Spelling::Keyword))?.map_err(job_error)?;
     report_json(&report)
 }
 

@@ -47,6 +47,7 @@ impl StaticProblem {
         let mut external: Vec<Vector3<f64>> = self.loads.iter().map(|f| f * to).collect();
         let mut previous = f64::INFINITY;
         for iteration in 0..=newton.max_iterations {
+            pbdfit_mesh::cancel::check()?;
             // Gaps, normals and slips at the iterate.
             let mut changed = 0;
             let mut new_slip_change: f64 = 0.0;

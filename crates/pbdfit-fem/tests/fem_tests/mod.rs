@@ -1,5 +1,6 @@
 //! The modules of the `fem` test binary (`tests/fem.rs`), one behaviour each.
 
+mod cancel;
 mod contact;
 mod extreme_inputs;
 mod loads;

@@ -1,6 +1,7 @@
 //! The modules of the `fit` test binary (`tests/fit.rs`), one behaviour each.
 
 mod body;
+mod cancel;
 mod fit;
 mod identify;
 mod lockstep;

@@ -202,6 +202,7 @@ impl SpringBody {
         let mut settled = false;
         let mut steps = 0;
         while steps < options.max_steps {
+            pbdfit_mesh::cancel::check()?;
             if steps % DEADLINE_STEPS == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
                 return Err(SpringError::TimeLimit { steps, dt, max_steps: options.max_steps });
             }

@@ -126,4 +126,7 @@ pub enum SpringError {
         /// What to change: the integrators there are for this body.
         remedy: &'static str,
     },
+    /// The run was asked to stop ([`pbdfit_mesh::cancel`]).
+    #[error(transparent)]
+    Cancelled(#[from] pbdfit_mesh::cancel::Cancelled),
 }

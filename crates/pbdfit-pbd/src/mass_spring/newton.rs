@@ -55,6 +55,7 @@ impl SpringBody {
             if residual <= 1e-12 || at_round_off(&residuals) {
                 return Ok(Equilibrium { displacements: self.expand(&u), iterations: iteration, residual, residuals });
             }
+            pbdfit_mesh::cancel::check()?;
             let (k, _) = self.tangents(&statics, &u);
             // -K du = f
             let Some(du) = self.solve(&[(&k, -1.0)], None, &f) else {

@@ -1,5 +1,6 @@
 //! The modules of the `pbd` test binary (`tests/pbd.rs`), one behaviour each.
 
+mod cancel;
 mod contact;
 mod engines;
 mod invariants;
