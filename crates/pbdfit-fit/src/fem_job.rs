@@ -105,7 +105,7 @@ impl FemKeywords {
         let material = YoungPoisson::new(self.young.unwrap_or(1e3), self.poisson.unwrap_or(0.3))
             .map_err(|e| input(e.to_string()))?;
         let (set, notes) =
-            crate::keywords::load_scene(&self.scene, self.fix_orientation, self.mass_model.as_deref(), spelling)?;
+            crate::keywords::load_scene(&self.scene, self.fix_orientation, self.mass_model.as_deref(), None, spelling)?;
         let n = set.resolution(self.n).map_err(|e| input(format!("{}: {e}", spelling.name("n"))))?;
         let warnings: Vec<String> = material.locking_warning().into_iter().map(|w| w.to_string()).collect();
         let table = self.reference.table();

@@ -49,7 +49,8 @@ pub struct FitJob {
     pub scene: String,
     /// Mesh resolution (default: the scene's).
     pub n: Option<usize>,
-    /// Replaces the scene's mass model.
+    /// Replaces the scene's mass model (`None`: the scene file's, else the model's engine's, else lumped:
+    /// [`resolve_mass_model`](crate::resolve_mass_model)).
     pub mass_model: Option<MassModel>,
     /// Reorient an imported mesh's negatively oriented tetrahedra instead of refusing the mesh.
     pub fix_orientation: bool,
@@ -113,10 +114,7 @@ impl FitJob {
         })?;
         let set = SceneSet::load_with(&self.scene, self.fix_orientation).map_err(|e| input(e.to_string()))?;
         let notes = crate::mesh_notes(&set);
-        let set = match self.mass_model {
-            Some(m) => set.with_mass_model(m),
-            None => set,
-        };
+        let set = crate::with_resolved_masses(set, self.mass_model, Some(kind));
         let n = set.resolution(self.n).map_err(|e| input(format!("{}: {e}", spelling.name("n"))))?;
         // The file given, else the one the scene names as its reference (the target seam's one resolution).
         let target = crate::resolve_target(&set, self.measured.as_deref()).map_err(FitJobError::Fit)?;
@@ -152,6 +150,9 @@ impl FitJob {
             Settings { allow_unbounded: self.request.unbounded, ..Settings::new(self.dt, n, self.nit, kind) };
         let corner: Vec<f64> = options.search_box.axes().iter().map(|a| a.upper).collect();
         settings.at(&corner).validate().map_err(|e| input(e.to_string()))?;
+        // Checked after the settings, whose refusal names the option at fault.
+        let option = spelling.name("mass_model");
+        warnings.extend(crate::mass_model_warning(&set, kind, n, self.dt, self.nit, None, self.mass_model, &option));
         let overrides = ReferenceOverrides::from_table(&self.reference.table())
             .map_err(|e| input(format!("the reference options: {e}")))?;
         let cache = PartCache::new(overrides);
@@ -423,6 +424,10 @@ pub struct FitReport {
     /// PBD's volume stiffness at the top level too.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kv: Option<f64>,
+    /// Warnings about the inputs (a nearly incompressible material's locking, masses other than the
+    /// engine's with the rest-state difference they make), as the command line prints them before the fit.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// Whether the scene is a compound (the text lists its parts' errors).
     #[serde(skip)]
     pub compound: bool,
@@ -485,7 +490,7 @@ impl FitReport {
             nit: job.nit,
             young: prepared.young,
             poisson: prepared.poisson,
-            mass_model: prepared.set.scenes()[0].mass_model.name().to_string(),
+            mass_model: prepared.set.scenes()[0].mass_model().name().to_string(),
             reference: prepared.problem.reference.clone(),
             precision: job.precision.name().to_string(),
             backend: backend.to_string(),
@@ -515,6 +520,7 @@ impl FitReport {
             }),
             kd: result.value("kd"),
             kv: result.value("kv"),
+            warnings: prepared.warnings.clone(),
             compound: prepared.set.is_compound(),
         }
     }
@@ -549,7 +555,10 @@ impl FitReport {
             self.model,
             self.box_text
         ));
-        line(format!("  reference {}; model arithmetic {}", self.reference, self.precision));
+        line(format!(
+            "  reference {}; model arithmetic {}; {} masses",
+            self.reference, self.precision, self.mass_model
+        ));
         let values: Vec<String> = self
             .parameters
             .iter()

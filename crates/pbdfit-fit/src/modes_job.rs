@@ -136,7 +136,7 @@ impl ModesKeywords {
             return Err(input(format!("{} must be at least 1", spelling.name("count"))));
         }
         let (set, _) =
-            crate::keywords::load_scene(&self.scene, self.fix_orientation, self.mass_model.as_deref(), spelling)?;
+            crate::keywords::load_scene(&self.scene, self.fix_orientation, self.mass_model.as_deref(), None, spelling)?;
         let n = set.resolution(self.n).map_err(|e| input(format!("{}: {e}", spelling.name("n"))))?;
         // The law and the split are the FEM reference's options, checked by its rules; the mass matrix is
         // the dynamics' (`MassMatrix`), by default the scene's reference's.

@@ -148,6 +148,9 @@ pub struct PreparedMotion {
     omega: f64,
     model_steps: usize,
     substeps: usize,
+    /// Warnings about the inputs (masses other than the engine's, with the rest-state difference they
+    /// make), for the front end to print.
+    pub warnings: Vec<String>,
 }
 
 /// The cost of a motion fit: the trajectory error of the model released at a point of its search box (a
@@ -305,6 +308,8 @@ pub struct MotionReport {
     pub scene: String,
     /// Its resolution.
     pub n: usize,
+    /// The masses both sides use (`lumped`, `uniform`).
+    pub mass_model: &'static str,
     /// The model with its settings.
     pub model: String,
     /// The model's parameters (fitted with `fit`).
@@ -496,7 +501,7 @@ impl MotionKeywords {
             return Err(input(format!("{} = {periods}: must be a finite number > 0", spelling.name("periods"))));
         }
         let (set, _) =
-            crate::keywords::load_scene(&self.scene, self.fix_orientation, self.mass_model.as_deref(), spelling)?;
+            crate::keywords::load_scene(&self.scene, self.fix_orientation, self.mass_model.as_deref(), Some(kind), spelling)?;
         if set.is_compound() {
             return Err(input(format!("scene {}: the release test takes one part at a time", set.name())));
         }
@@ -529,6 +534,9 @@ impl MotionKeywords {
                 model_steps * substeps
             )));
         }
+        let given = self.mass_model.as_deref().and_then(|m| m.parse().ok());
+        let option = spelling.name("mass_model");
+        let warnings = crate::mass_model_warning(&set, kind, n, dt, nit, None, given, &option).into_iter().collect();
         let system = PbdSystem::new(&body);
         let unloaded = match release {
             Release::Gravity => None,
@@ -558,6 +566,7 @@ impl MotionKeywords {
             omega,
             model_steps: model_steps as usize,
             substeps: substeps as usize,
+            warnings,
         })
     }
 }
@@ -906,6 +915,7 @@ impl PreparedMotion {
         Ok(MotionReport {
             scene,
             n: self.body.n,
+            mass_model: self.body.mass_model.name(),
             model: kind.spec(),
             parameters: names().zip(values).collect(),
             fitted,
@@ -966,8 +976,9 @@ impl MotionReport {
         let parameters: Vec<String> =
             self.parameters.iter().map(|(k, v)| format!("{k} = {}", pbdfit_mesh::display::number(*v))).collect();
         let mut out = format!(
-            "scene {} (N = {}): {} release over {:.4e} s ({} model steps of {} s, {} Newmark steps each for the FEM)\n",
-            self.scene, self.n, self.release, self.window, self.model_steps, self.dt, self.fem_substeps
+            "scene {} (N = {}, {} masses): {} release over {:.4e} s ({} model steps of {} s, {} Newmark steps each \
+             for the FEM)\n",
+            self.scene, self.n, self.mass_model, self.release, self.window, self.model_steps, self.dt, self.fem_substeps
         );
         out.push_str(&format!(
             "  FEM {} law, E = {} Pa, nu = {}{}: first mode {:.6e} Hz; release: {}\n",

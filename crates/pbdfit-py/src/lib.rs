@@ -595,7 +595,8 @@ fn evaluate<'py>(
             kind.parameter_names()
         )));
     }
-    let set = load(scene)?;
+    // The scene's masses, else the engine's, as a fit of the model has them.
+    let set = pbdfit_fit::with_resolved_masses(load(scene)?, None, Some(kind));
     let n = resolution(&set, n)?;
     let m = YoungPoisson::new(young, poisson).map_err(value_error)?;
     let settings = Settings::new(dt, n, nit, kind);

@@ -62,7 +62,7 @@ pub fn run(args: BaselineArgs) -> CliResult {
         .query(args.young, args.poisson, args.dt, args.nit, args.n)
         .map_err(|name| CliError::Input(format!("--{name} is required with --mapping {}", args.mapping)))?;
     query.check().map_err(mapping_error)?;
-    let set = load_scene(&args.scene, None, false)?;
+    let set = load_scene(&args.scene, None, None, false)?;
     let m = map(&args.mapping, &query, &set).map_err(mapping_error)?;
     if args.json {
         println!("{}", to_json(&m)?);

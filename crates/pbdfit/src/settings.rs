@@ -62,10 +62,15 @@ pub fn run(args: SettingsArgs) -> CliResult {
         return Err(CliError::Input(format!("--target {}: must be a finite number > 0", args.target)));
     }
     let material = YoungPoisson::new(args.young, args.poisson).map_err(|e| CliError::Input(e.to_string()))?;
-    let set = load_scene(&args.scene, None, false)?;
+    let set = load_scene(&args.scene, None, Some(kind), false)?;
     // Refused before the table's header: every fit of the sweep is against the FEM.
     pbdfit_fit::fits_against_fem(&set).map_err(fit_error)?;
     let n = resolution(&set, args.n)?;
+    // Masses a scene file gives, other than the engine's: at the first setting, the model's example point.
+    if let Some(warning) = pbdfit_fit::mass_model_warning(&set, kind, n, dts[0], nits[0], None, None, "") {
+        eprintln!("warning: {warning}");
+    }
+    let masses = set.scenes()[0].mass_model().name();
     let options = FitRequest { search: Some(Search::Gradient), ..FitRequest::new(kind) }
         .options(Search::FIT_DEFAULT)
         .map_err(|e| CliError::Input(e.message))?;
@@ -74,7 +79,7 @@ pub fn run(args: SettingsArgs) -> CliResult {
     let backend = pbdfit_pbd::CpuBackend;
     if !args.json {
         println!(
-            "scene {} (N = {n}), model {}, E = {:e} Pa, nu = {}; target error {}; nit = {}",
+            "scene {} (N = {n}, {masses} masses), model {}, E = {:e} Pa, nu = {}; target error {}; nit = {}",
             set.name(),
             kind.spec(),
             args.young,
@@ -112,7 +117,7 @@ pub fn run(args: SettingsArgs) -> CliResult {
             })
         };
         let value = json!({
-            "scene": set.name(), "n": n, "model": kind.spec(), "young": args.young, "poisson": args.poisson,
+            "scene": set.name(), "n": n, "mass_model": masses, "model": kind.spec(), "young": args.young, "poisson": args.poisson,
             "target": args.target, "nit_means": kind.nit_means(),
             "rows": rows.iter().map(row).collect::<Vec<_>>(),
             "cheapest": answer.map(row),

@@ -3,6 +3,7 @@
 mod fit;
 mod identify;
 mod lockstep;
+mod masses;
 mod measured;
 mod nothing_to_fit;
 mod shared_rest_states;
