@@ -152,7 +152,7 @@ impl FitJob {
         settings.at(&corner).validate().map_err(|e| input(e.to_string()))?;
         // Checked after the settings, whose refusal names the option at fault.
         let option = spelling.name("mass_model");
-        warnings.extend(crate::mass_model_warning(&set, kind, n, self.dt, self.nit, None, self.mass_model, &option));
+        let mass_warning = crate::mass_model_warning(&set, settings, None, self.mass_model, &option);
         let overrides = ReferenceOverrides::from_table(&self.reference.table())
             .map_err(|e| input(format!("the reference options: {e}")))?;
         let cache = PartCache::new(overrides);
@@ -167,6 +167,16 @@ impl FitJob {
             crate::check_bootstrap(k).map_err(|e| input(format!("{} {e}", spelling.name("bootstrap"))))?;
         }
         let problem = target.problem(&set, settings, material, &cache).map_err(FitJobError::Fit)?;
+        if let Some(warning) = mass_warning {
+            // The FEM's loads follow the masses too (all of the difference where the model's step ignores them).
+            let engine = kind.engine_masses().unwrap_or(pbdfit_mesh::MassModel::Uniform);
+            let theirs = target.problem(&set.clone().with_mass_model(engine), settings, material, &cache);
+            let reference = match theirs.ok().and_then(|t| crate::masses::field_difference(&problem, &t)) {
+                Some(d) => format!(", the FEM reference's by {d:.2e}"),
+                None => String::new(),
+            };
+            warnings.push(warning.replacen(" (relative L2)", &format!(" (relative L2){reference}"), 1));
+        }
         let problem = FitProblem { rest_options: self.precision.rest_options(), ..problem };
         // The material means nothing where the target is not the FEM.
         let (young, poisson) = if target.kind.uses_fem() { (Some(young), Some(poisson)) } else { (None, None) };

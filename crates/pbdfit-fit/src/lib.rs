@@ -74,8 +74,8 @@ pub use job::{
     IdentifiabilityReport, MARKER_TOLERANCE, PreparedFit, Spelling, Starts, start_from_pairs,
 };
 pub use keywords::{ReferenceKeywords, keyword_names, keywords_from_json};
-pub use masses::{mass_model_warning, resolve_mass_model, with_resolved_masses};
 pub use lockstep::{Lockstep, LockstepCounts, Member, run_in_lockstep};
+pub use masses::{mass_model_warning, resolve_mass_model, with_resolved_masses};
 pub use measured::{
     BOOTSTRAP_QUANTILES, Bootstrap, MAX_BOOTSTRAP, MIN_BOOTSTRAP, MarkerTarget, MarkerWeighting, bootstrap,
     check_bootstrap,

@@ -10,6 +10,8 @@
 use pbdfit_mesh::{MassModel, SceneSet, Vec3};
 use pbdfit_pbd::{CpuBackend, ModelKind, PbdSystem, RestOptions, RestStateBackend, SimParams};
 
+use crate::Settings;
+
 /// The mass model of one part: `given` (the user's), else the scene file's, else `kind`'s engine's, else
 /// lumped.
 pub fn resolve_mass_model(given: Option<MassModel>, scene: Option<MassModel>, kind: Option<ModelKind>) -> MassModel {
@@ -22,22 +24,21 @@ pub fn with_resolved_masses(set: SceneSet, given: Option<MassModel>, kind: Optio
     set.with_mass_models(|scene| resolve_mass_model(given, scene, kind))
 }
 
-/// Where the run's masses differ from those of the engine `kind` reproduces: a warning naming both and the
-/// rest state's relative L2 difference the choice makes on this body (its parts together) at N, dt and nit,
+/// Where the run's masses differ from those of the engine `settings.kind` reproduces: a warning naming both
+/// and the rest state's relative L2 difference the choice makes on this body (its parts together) at the
+/// settings' N, dt and nit,
 /// with the model at `values` (the run's parameters) or, where `None`, at the model's example point (which
 /// the warning names). `option` names where the masses were chosen (`--mass-model`, `the study file's
 /// mass_model`); a part whose masses come from its scene file says so. `None` where the masses are the
 /// engine's or the model has no convention.
 pub fn mass_model_warning(
     set: &SceneSet,
-    kind: ModelKind,
-    n: usize,
-    dt: f64,
-    nit: usize,
+    settings: Settings,
     values: Option<&[f64]>,
     given: Option<MassModel>,
     option: &str,
 ) -> Option<String> {
+    let Settings { kind, n, dt, nit, .. } = settings;
     let engine = kind.engine_masses()?;
     let used = set.scenes().iter().map(|s| s.mass_model()).find(|&m| m != engine)?;
     let source = match given {
@@ -78,8 +79,8 @@ pub fn mass_model_warning(
             let diff: f64 = ours.iter().zip(&theirs).map(|(a, b)| (a - b).norm_squared()).sum::<f64>().sqrt();
             let norm: f64 = theirs.iter().map(|b| b.norm_squared()).sum::<f64>().sqrt();
             format!(
-                "at {at}, N = {n}, dt = {}, nit = {nit} the rest state differs from the engine's body's by {:.2e} \
-                 (relative L2)",
+                "at {at}, N = {n}, dt = {}, nit = {nit} the model's rest state differs from its rest state with the \
+                 engine's masses by {:.2e} (relative L2)",
                 pbdfit_mesh::display::number(dt),
                 diff / norm
             )
@@ -97,6 +98,24 @@ pub fn mass_model_warning(
         },
         used.name(),
     ))
+}
+
+/// The relative L2 difference of two problems' FEM reference fields (their parts together); `None` where
+/// either has no field (markers) or the parts differ.
+pub(crate) fn field_difference(ours: &crate::FitProblem, theirs: &crate::FitProblem) -> Option<f64> {
+    let (mut diff, mut norm) = (0.0, 0.0);
+    if ours.parts.len() != theirs.parts.len() {
+        return None;
+    }
+    for (a, b) in ours.parts.iter().zip(&theirs.parts) {
+        let (a, b) = (a.target.field()?.0, b.target.field()?.0);
+        if a.len() != b.len() {
+            return None;
+        }
+        diff += a.iter().zip(b).map(|(x, y)| (x - y).norm_squared()).sum::<f64>();
+        norm += b.iter().map(|y| y.norm_squared()).sum::<f64>();
+    }
+    (norm > 0.0).then(|| (diff / norm).sqrt())
 }
 
 #[cfg(test)]

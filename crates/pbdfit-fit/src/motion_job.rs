@@ -500,8 +500,13 @@ impl MotionKeywords {
         if !(periods.is_finite() && periods > 0.0) {
             return Err(input(format!("{} = {periods}: must be a finite number > 0", spelling.name("periods"))));
         }
-        let (set, _) =
-            crate::keywords::load_scene(&self.scene, self.fix_orientation, self.mass_model.as_deref(), Some(kind), spelling)?;
+        let (set, _) = crate::keywords::load_scene(
+            &self.scene,
+            self.fix_orientation,
+            self.mass_model.as_deref(),
+            Some(kind),
+            spelling,
+        )?;
         if set.is_compound() {
             return Err(input(format!("scene {}: the release test takes one part at a time", set.name())));
         }
@@ -536,7 +541,9 @@ impl MotionKeywords {
         }
         let given = self.mass_model.as_deref().and_then(|m| m.parse().ok());
         let option = spelling.name("mass_model");
-        let warnings = crate::mass_model_warning(&set, kind, n, dt, nit, None, given, &option).into_iter().collect();
+        let warnings = crate::mass_model_warning(&set, crate::Settings::new(dt, n, nit, kind), None, given, &option)
+            .into_iter()
+            .collect();
         let system = PbdSystem::new(&body);
         let unloaded = match release {
             Release::Gravity => None,
@@ -978,7 +985,14 @@ impl MotionReport {
         let mut out = format!(
             "scene {} (N = {}, {} masses): {} release over {:.4e} s ({} model steps of {} s, {} Newmark steps each \
              for the FEM)\n",
-            self.scene, self.n, self.mass_model, self.release, self.window, self.model_steps, self.dt, self.fem_substeps
+            self.scene,
+            self.n,
+            self.mass_model,
+            self.release,
+            self.window,
+            self.model_steps,
+            self.dt,
+            self.fem_substeps
         );
         out.push_str(&format!(
             "  FEM {} law, E = {} Pa, nu = {}{}: first mode {:.6e} Hz; release: {}\n",

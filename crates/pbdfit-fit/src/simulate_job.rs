@@ -339,8 +339,13 @@ impl SimulateKeywords {
             };
             input(format!("{name}: {e}"))
         })?;
-        let (set, notes) =
-            crate::keywords::load_scene(&self.scene, self.fix_orientation, self.mass_model.as_deref(), Some(kind), spelling)?;
+        let (set, notes) = crate::keywords::load_scene(
+            &self.scene,
+            self.fix_orientation,
+            self.mass_model.as_deref(),
+            Some(kind),
+            spelling,
+        )?;
         let (dt, nit) = (self.dt.unwrap_or(0.01), self.nit.unwrap_or(1));
         let damping = self.damping.unwrap_or(0.0);
         let model = self.model(kind, spelling)?;
@@ -401,8 +406,15 @@ impl SimulateKeywords {
             .collect::<Result<Vec<_>, FitJobError>>()?;
         let given = self.mass_model.as_deref().and_then(|m| m.parse().ok());
         let option = spelling.name("mass_model");
-        let warnings =
-            crate::mass_model_warning(&set, kind, n, dt, nit, Some(model.values()), given, &option).into_iter().collect();
+        let warnings = crate::mass_model_warning(
+            &set,
+            crate::Settings::new(dt, n, nit, kind),
+            Some(model.values()),
+            given,
+            &option,
+        )
+        .into_iter()
+        .collect();
         Ok(PreparedSimulate { set, model, dt, nit, run, sensitivity: self.sensitivity, parts, notes, warnings })
     }
 }

@@ -67,7 +67,9 @@ pub fn run(args: SettingsArgs) -> CliResult {
     pbdfit_fit::fits_against_fem(&set).map_err(fit_error)?;
     let n = resolution(&set, args.n)?;
     // Masses a scene file gives, other than the engine's: at the first setting, the model's example point.
-    if let Some(warning) = pbdfit_fit::mass_model_warning(&set, kind, n, dts[0], nits[0], None, None, "") {
+    if let Some(warning) =
+        pbdfit_fit::mass_model_warning(&set, pbdfit_fit::Settings::new(dts[0], n, nits[0], kind), None, None, "")
+    {
         eprintln!("warning: {warning}");
     }
     let masses = set.scenes()[0].mass_model().name();

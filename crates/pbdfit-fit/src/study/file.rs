@@ -295,7 +295,13 @@ impl Study {
     pub fn mass_warning(&self) -> Option<String> {
         let b = &self.base;
         self.scenes.iter().find_map(|set| {
-            crate::mass_model_warning(set, self.kind, b.n, b.dt, b.nit, None, self.mass_model, "the file's mass_model")
+            crate::mass_model_warning(
+                set,
+                crate::Settings::new(b.dt, b.n, b.nit, self.kind),
+                None,
+                self.mass_model,
+                "the file's mass_model",
+            )
         })
     }
 

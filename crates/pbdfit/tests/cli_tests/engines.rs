@@ -111,8 +111,18 @@ fn newton_on_the_floor_has_no_stable_rest_state() {
 #[test]
 fn engine_profiles_use_their_engines_masses_and_warn_of_others() {
     let simulate = [
-        "simulate", "--scene", "gravity-wall", "--n", "2", "--model", "pybullet-neohookean", "--param", "mu=3e3",
-        "--param", "lambda=5e3", "--json",
+        "simulate",
+        "--scene",
+        "gravity-wall",
+        "--n",
+        "2",
+        "--model",
+        "pybullet-neohookean",
+        "--param",
+        "mu=3e3",
+        "--param",
+        "lambda=5e3",
+        "--json",
     ];
     let run = |extra: &[&str]| pbdfit(&[&simulate[..], extra].concat());
     let (default, uniform, lumped) = (run(&[]), run(&["--mass-model", "uniform"]), run(&["--mass-model", "lumped"]));
@@ -122,12 +132,25 @@ fn engine_profiles_use_their_engines_masses_and_warn_of_others() {
     assert_ne!(d["displacements"], l["displacements"]);
     assert!(!stderr(&default).contains("warning") && !stderr(&uniform).contains("warning"), "{}", stderr(&default));
     let warning = stderr(&lumped);
-    assert!(warning.contains("warning: model pybullet-neohookean") && warning.contains("--mass-model lumped"), "{warning}");
+    assert!(
+        warning.contains("warning: model pybullet-neohookean") && warning.contains("--mass-model lumped"),
+        "{warning}"
+    );
     assert!(warning.contains("(relative L2)") && warning.contains("the run's parameters"), "{warning}");
     let help = String::from_utf8_lossy(&pbdfit(&["fit", "--help"]).stdout).to_string();
     assert!(help.contains("uniform for genesis-pbd and pybullet-neohookean"), "{help}");
     let fit = pbdfit(&[
-        "fit", "--scene", "gravity-wall", "--n", "1", "--model", "genesis-pbd", "--nit", "4", "--max-evaluations", "5",
+        "fit",
+        "--scene",
+        "gravity-wall",
+        "--n",
+        "1",
+        "--model",
+        "genesis-pbd",
+        "--nit",
+        "4",
+        "--max-evaluations",
+        "5",
     ]);
     let text = String::from_utf8_lossy(&fit.stdout).to_string();
     assert!(fit.status.success(), "{}", stderr(&fit));
