@@ -648,9 +648,11 @@ def fit(
     The FEM reference: ``material`` (``linear``, ``corotational``, ``stvk``, ``neo-hookean``; default the
     scene's), ``dynamic`` (implicit Euler with the fit's ``dt``; ``time``, ``fem_mass``, ``rayleigh``
     ``(A, B)``), ``split`` (``same``, ``opposite``, ``six``). The body: ``mass_model`` (``lumped``,
-    ``uniform``), ``fix_orientation`` (reorient an imported mesh's inverted tetrahedra), ``density`` (kg/m^3)
-    and ``size`` (m, the body's largest extent: the scene's geometry is scaled uniformly to it), which replace
-    the scene's (the built-in scenes: a 1 m cube of 1 kg/m^3). ``precision``:
+    ``uniform``; default the scene file's, else the engine's own for an engine profile: uniform for
+    ``genesis-pbd`` and ``pybullet-neohookean``; else lumped; other masses than the engine's add a warning
+    to the report's ``warnings``), ``fix_orientation`` (reorient an imported mesh's inverted tetrahedra),
+    ``density`` (kg/m^3) and ``size`` (m, the body's largest extent: the scene's geometry is scaled uniformly
+    to it), which replace the scene's (the built-in scenes: a 1 m cube of 1 kg/m^3). ``precision``:
     ``"f64"`` (pbdfit's) or ``"f32"`` (the reference library's own arithmetic, PBD models only).
 
     ``measured``: a marker CSV or a full-field ``.vtu`` (``pbdfit fit --measured``) to fit instead of the

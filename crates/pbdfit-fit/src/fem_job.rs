@@ -112,6 +112,7 @@ impl FemKeywords {
             self.fix_orientation,
             self.mass_model.as_deref(),
             self.body,
+            None,
             spelling,
         )?;
         let n = set.resolution(self.n).map_err(|e| input(format!("{}: {e}", spelling.name("n"))))?;

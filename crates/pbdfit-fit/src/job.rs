@@ -49,7 +49,8 @@ pub struct FitJob {
     pub scene: String,
     /// Mesh resolution (default: the scene's).
     pub n: Option<usize>,
-    /// Replaces the scene's mass model.
+    /// Replaces the scene's mass model (`None`: the scene file's, else the model's engine's, else lumped:
+    /// [`resolve_mass_model`](crate::resolve_mass_model)).
     pub mass_model: Option<MassModel>,
     /// Reorient an imported mesh's negatively oriented tetrahedra instead of refusing the mesh.
     pub fix_orientation: bool,
@@ -116,10 +117,7 @@ impl FitJob {
         })?;
         let set = SceneSet::load_with(&self.scene, self.fix_orientation).map_err(|e| input(e.to_string()))?;
         let notes = crate::mesh_notes(&set);
-        let set = match self.mass_model {
-            Some(m) => set.with_mass_model(m),
-            None => set,
-        };
+        let set = crate::with_resolved_masses(set, self.mass_model, Some(kind));
         let set = crate::with_body(set, self.body, spelling)?;
         let n = set.resolution(self.n).map_err(|e| input(format!("{}: {e}", spelling.name("n"))))?;
         // The file given, else the one the scene names as its reference (the target seam's one resolution).
@@ -164,6 +162,9 @@ impl FitJob {
             Settings { allow_unbounded: self.request.unbounded, ..Settings::new(self.dt, n, self.nit, kind) };
         let corner: Vec<f64> = options.search_box.axes().iter().map(|a| a.upper).collect();
         settings.at(&corner).validate().map_err(|e| input(e.to_string()))?;
+        // Checked after the settings, whose refusal names the option at fault.
+        let option = spelling.name("mass_model");
+        let mass_warning = crate::mass_model_warning(&set, settings, None, self.mass_model, &option);
         let overrides = ReferenceOverrides::from_table(&self.reference.table())
             .map_err(|e| input(format!("the reference options: {e}")))?;
         let cache = PartCache::new(overrides);
@@ -178,6 +179,16 @@ impl FitJob {
             crate::check_bootstrap(k).map_err(|e| input(format!("{} {e}", spelling.name("bootstrap"))))?;
         }
         let problem = target.problem(&set, settings, material, &cache).map_err(FitJobError::Fit)?;
+        if let Some(warning) = mass_warning {
+            // The FEM's loads follow the masses too (all of the difference where the model's step ignores them).
+            let engine = kind.engine_masses().unwrap_or(pbdfit_mesh::MassModel::Uniform);
+            let theirs = target.problem(&set.clone().with_mass_model(engine), settings, material, &cache);
+            let reference = match theirs.ok().and_then(|t| crate::masses::field_difference(&problem, &t)) {
+                Some(d) => format!(", the FEM reference's by {d:.2e}"),
+                None => String::new(),
+            };
+            warnings.push(warning.replacen(" (relative L2)", &format!(" (relative L2){reference}"), 1));
+        }
         let problem = FitProblem { rest_options: self.precision.rest_options(), ..problem };
         // The material means nothing where the target is not the FEM.
         let (young, poisson) = if target.kind.uses_fem() { (Some(young), Some(poisson)) } else { (None, None) };
@@ -447,6 +458,10 @@ pub struct FitReport {
     /// PBD's volume stiffness at the top level too.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kv: Option<f64>,
+    /// Warnings about the inputs (a nearly incompressible material's locking, masses other than the
+    /// engine's with the rest-state difference they make), as the command line prints them before the fit.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// Whether the scene is a compound (the text lists its parts' errors).
     #[serde(skip)]
     pub compound: bool,
@@ -512,7 +527,7 @@ impl FitReport {
             nit: job.nit,
             young: prepared.young,
             poisson: prepared.poisson,
-            mass_model: prepared.set.scenes()[0].mass_model.name().to_string(),
+            mass_model: prepared.set.scenes()[0].mass_model().name().to_string(),
             reference: prepared.problem.reference.clone(),
             precision: job.precision.name().to_string(),
             backend: backend.to_string(),
@@ -545,6 +560,7 @@ impl FitReport {
             }),
             kd: result.value("kd"),
             kv: result.value("kv"),
+            warnings: prepared.warnings.clone(),
             compound: prepared.set.is_compound(),
         }
     }
@@ -606,7 +622,10 @@ impl FitReport {
             self.model,
             self.box_text
         ));
-        line(format!("  reference {}; model arithmetic {}", self.reference, self.precision));
+        line(format!(
+            "  reference {}; model arithmetic {}; {} masses",
+            self.reference, self.precision, self.mass_model
+        ));
         let values: Vec<String> = self
             .parameters
             .iter()

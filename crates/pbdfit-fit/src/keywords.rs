@@ -53,14 +53,16 @@ impl ReferenceKeywords {
 }
 
 /// The scene a job names (a built-in name or a scene file, an imported mesh reoriented where asked) with
-/// the job's mass model over the scene's (`lumped`, `uniform`; a bad name refused as `mass_model` in the
-/// front end's spelling) and its body (`density`, `size`: [`with_body`]), and the notes about its imported
-/// meshes for the user.
+/// its masses resolved for the job's model `kind` ([`resolve_mass_model`](crate::resolve_mass_model): the
+/// job's mass model (`lumped`, `uniform`; a bad name refused as `mass_model` in the front end's spelling),
+/// else the scene's, else the engine's), its body (`density`, `size`: [`with_body`]), and the notes about
+/// its imported meshes for the user.
 pub fn load_scene(
     scene: &str,
     fix_orientation: bool,
     mass_model: Option<&str>,
     body: BodyKeywords,
+    kind: Option<pbdfit_pbd::ModelKind>,
     spelling: crate::Spelling,
 ) -> Result<(pbdfit_mesh::SceneSet, Vec<String>), crate::FitJobError> {
     let input = crate::FitJobError::Input;
@@ -70,10 +72,7 @@ pub fn load_scene(
         .map_err(|e| input(format!("{}: {e}", spelling.name("mass_model"))))?;
     let set = pbdfit_mesh::SceneSet::load_with(scene, fix_orientation).map_err(|e| input(e.to_string()))?;
     let notes = crate::mesh_notes(&set);
-    let set = match mass_model {
-        Some(m) => set.with_mass_model(m),
-        None => set,
-    };
+    let set = crate::with_resolved_masses(set, mass_model, kind);
     let set = with_body(set, body, spelling)?;
     Ok((set, notes))
 }

@@ -44,6 +44,7 @@ mod job;
 mod keywords;
 mod levenberg_marquardt;
 mod lockstep;
+mod masses;
 mod measured;
 mod modes_job;
 mod motion_job;
@@ -77,6 +78,7 @@ pub use job::{
 };
 pub use keywords::{BodyKeywords, ReferenceKeywords, keyword_names, keywords_from_json, with_body};
 pub use lockstep::{Lockstep, LockstepCounts, Member, run_in_lockstep};
+pub use masses::{mass_model_warning, resolve_mass_model, with_resolved_masses};
 pub use measured::{
     BOOTSTRAP_QUANTILES, Bootstrap, MAX_BOOTSTRAP, MIN_BOOTSTRAP, MarkerTarget, MarkerWeighting, bootstrap,
     check_bootstrap,

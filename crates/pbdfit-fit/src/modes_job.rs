@@ -146,6 +146,7 @@ impl ModesKeywords {
             self.fix_orientation,
             self.mass_model.as_deref(),
             self.body,
+            None,
             spelling,
         )?;
         let n = set.resolution(self.n).map_err(|e| input(format!("{}: {e}", spelling.name("n"))))?;

@@ -208,6 +208,9 @@ pub struct PreparedMotion {
     mode: Vec<Vec3>,
     model_steps: usize,
     substeps: usize,
+    /// Warnings about the inputs (masses other than the engine's, with the rest-state difference they
+    /// make), for the front end to print.
+    pub warnings: Vec<String>,
 }
 
 /// The cost of a motion fit: the trajectory error of the model released at a point of its search box (a
@@ -370,6 +373,8 @@ pub struct MotionReport {
     pub body: pbdfit_mesh::BodySummary,
     /// Its resolution.
     pub n: usize,
+    /// The masses both sides use (`lumped`, `uniform`).
+    pub mass_model: &'static str,
     /// The model with its settings.
     pub model: String,
     /// The model's parameters (fitted with `fit`).
@@ -613,6 +618,7 @@ impl MotionKeywords {
             self.fix_orientation,
             self.mass_model.as_deref(),
             self.body,
+            Some(kind),
             spelling,
         )?;
         if set.is_compound() {
@@ -659,6 +665,11 @@ impl MotionKeywords {
                 model_steps * substeps
             )));
         }
+        let given = self.mass_model.as_deref().and_then(|m| m.parse().ok());
+        let option = spelling.name("mass_model");
+        let warnings = crate::mass_model_warning(&set, crate::Settings::new(dt, n, nit, kind), None, given, &option)
+            .into_iter()
+            .collect();
         let system = PbdSystem::new(&body);
         let unloaded = match release {
             Release::Gravity => None,
@@ -690,6 +701,7 @@ impl MotionKeywords {
             mode,
             model_steps: model_steps as usize,
             substeps: substeps as usize,
+            warnings,
         })
     }
 }
@@ -1080,6 +1092,7 @@ impl PreparedMotion {
             scene,
             body: self.summary.clone(),
             n: self.body.n,
+            mass_model: self.body.mass_model.name(),
             model: kind.spec(),
             parameters: names().zip(values).collect(),
             fitted,
@@ -1142,8 +1155,16 @@ impl MotionReport {
             self.parameters.iter().map(|(k, v)| format!("{k} = {}", pbdfit_mesh::display::number(*v))).collect();
         let mut out = pbdfit_mesh::BodySummary::line(std::slice::from_ref(&self.body)) + "\n";
         out.push_str(&format!(
-            "scene {} (N = {}): {} release over {:.4e} s ({} model steps of {} s, {} Newmark steps each for the FEM)\n",
-            self.scene, self.n, self.release, self.window, self.model_steps, self.dt, self.fem_substeps
+            "scene {} (N = {}, {} masses): {} release over {:.4e} s ({} model steps of {} s, {} Newmark steps each \
+             for the FEM)\n",
+            self.scene,
+            self.n,
+            self.mass_model,
+            self.release,
+            self.window,
+            self.model_steps,
+            self.dt,
+            self.fem_substeps
         ));
         out.push_str(&format!(
             "  FEM {} law, E = {} Pa, nu = {}{}: first mode {:.6e} Hz; release: {}\n",

@@ -122,7 +122,7 @@ impl PartCache {
     }
 
     fn key(scene: &Scene, n: usize) -> SystemKey {
-        (scene.name.clone(), scene.mass_model.name().to_string(), n)
+        (scene.name.clone(), scene.mass_model().name().to_string(), n)
     }
 
     /// The PBD system of `scene` at resolution `n`.

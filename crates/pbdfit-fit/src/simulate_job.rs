@@ -111,6 +111,9 @@ pub struct PreparedSimulate {
     pub parts: Vec<SimulateSetup>,
     /// What the front end should tell the user (an imported mesh's size and repairs).
     pub notes: Vec<String>,
+    /// Warnings about the inputs (masses other than the engine's, with the rest-state difference they
+    /// make at the run's parameters).
+    pub warnings: Vec<String>,
 }
 
 /// One part's body and PBD system.
@@ -355,6 +358,7 @@ impl SimulateKeywords {
             self.fix_orientation,
             self.mass_model.as_deref(),
             self.body,
+            Some(kind),
             spelling,
         )?;
         let (dt, nit) = (self.dt.unwrap_or(0.01), self.nit.unwrap_or(1));
@@ -415,7 +419,18 @@ impl SimulateKeywords {
                 Ok(SimulateSetup { scene: scene.name.clone(), n, body, summary: scene.summary(), system })
             })
             .collect::<Result<Vec<_>, FitJobError>>()?;
-        Ok(PreparedSimulate { set, model, dt, nit, run, sensitivity: self.sensitivity, parts, notes })
+        let given = self.mass_model.as_deref().and_then(|m| m.parse().ok());
+        let option = spelling.name("mass_model");
+        let warnings = crate::mass_model_warning(
+            &set,
+            crate::Settings::new(dt, n, nit, kind),
+            Some(model.values()),
+            given,
+            &option,
+        )
+        .into_iter()
+        .collect();
+        Ok(PreparedSimulate { set, model, dt, nit, run, sensitivity: self.sensitivity, parts, notes, warnings })
     }
 }
 

@@ -76,21 +76,19 @@ fn default_gravity() -> [f64; 3] {
 struct MaterialDef {
     #[serde(default = "default_density")]
     density: f64,
-    #[serde(default = "default_mass_model")]
-    mass_model: MassModel,
+    /// `None`: not given (the run's model decides, `pbdfit_fit::resolve_mass_model`).
+    #[serde(default)]
+    mass_model: Option<MassModel>,
 }
 
 impl Default for MaterialDef {
     fn default() -> Self {
-        Self { density: default_density(), mass_model: default_mass_model() }
+        Self { density: default_density(), mass_model: None }
     }
 }
 
 fn default_density() -> f64 {
     1.0
-}
-fn default_mass_model() -> MassModel {
-    MassModel::Lumped
 }
 
 /// One scene in the chain of compound scenes that led to a part: how errors show it, and the file it
@@ -163,8 +161,11 @@ pub struct Scene {
     /// evaluated on the unscaled geometry, so they select the same vertices at every size. Set by
     /// `[body] size` or [`SceneSet::with_body`].
     pub scale: f64,
-    /// How mass is spread over the vertices.
-    pub mass_model: MassModel,
+    /// How mass is spread over the vertices, where given (the scene file's `[material] mass_model`, or a
+    /// run's choice set by [`SceneSet::with_mass_model`]); `None`: not given, and the body is lumped
+    /// ([`Scene::mass_model`]). Built-in scenes give none, so an engine profile's run uses its engine's
+    /// masses (`pbdfit_fit::resolve_mass_model`).
+    pub mass_model: Option<MassModel>,
     /// The reference the scene asks for (its `[reference]` table; empty: the default).
     pub reference: ReferenceTable,
     /// Rigid obstacles the body may touch (`[[obstacle]]` tables), at their starting places.
@@ -502,7 +503,17 @@ impl SceneSet {
     /// Overrides the mass model of every scene in the set.
     pub fn with_mass_model(mut self, model: MassModel) -> Self {
         for s in &mut self.scenes {
-            s.mass_model = model;
+            s.mass_model = Some(model);
+        }
+        self
+    }
+}
+
+impl SceneSet {
+    /// Sets each scene's mass model to `choose` of the one it gives (`None`: not given).
+    pub fn with_mass_models(mut self, choose: impl Fn(Option<MassModel>) -> MassModel) -> Self {
+        for s in &mut self.scenes {
+            s.mass_model = Some(choose(s.mass_model));
         }
         self
     }
@@ -682,6 +693,11 @@ impl Scene {
         }
     }
 
+    /// The masses the body gets: the one given, else lumped (the thesis's).
+    pub fn mass_model(&self) -> MassModel {
+        self.mass_model.unwrap_or(MassModel::Lumped)
+    }
+
     /// Builds the body at resolution `n`: mesh, masses, held vertices. Fails if a held plane selects no
     /// vertex (a typo such as `y = 2` would otherwise leave the body floating).
     pub fn body(&self, n: usize) -> Result<Body, SceneError> {
@@ -842,7 +858,7 @@ impl Scene {
                 ));
             }
         }
-        let masses = self.mass_model.masses(&mesh, self.density);
+        let masses = self.mass_model().masses(&mesh, self.density);
         // Finite inputs can still give non-finite or vanishing products (density 1e308 times a volume,
         // a weight of mass times gravity 1e300), which the solvers turned into NaN displacements.
         if let Some((v, m)) =
@@ -875,7 +891,7 @@ impl Scene {
             n,
             mesh,
             masses,
-            mass_model: self.mass_model,
+            mass_model: self.mass_model(),
             held: applied.held,
             prescribed: applied.prescribed,
             forces: applied.forces,
@@ -1066,6 +1082,21 @@ mod tests {
         let body = set.scenes()[0].body(1).unwrap();
         assert_eq!(body.mass_model, MassModel::Uniform);
         assert!(body.masses.iter().all(|&m| (m - 0.125).abs() < 1e-15));
+    }
+
+    #[test]
+    fn a_scene_without_a_mass_model_gives_none_and_lumped_masses() {
+        // Not given is told apart from `lumped` given, so that a run can give an engine's own masses.
+        for (name, _) in crate::BUILTIN_SCENES {
+            let set = SceneSet::builtin(name).unwrap();
+            assert!(set.scenes().iter().all(|s| s.mass_model.is_none()), "built-in scene {name} gives a mass model");
+        }
+        let set = SceneSet::builtin("gravity-wall").unwrap();
+        let body = set.scenes()[0].body(2).unwrap();
+        assert_eq!(body.mass_model, MassModel::Lumped);
+        assert_eq!(body.masses, MassModel::Lumped.masses(&body.mesh, set.scenes()[0].density));
+        let text = "name = \"x\"\n[body]\nshape = \"unit-cube\"\n[[held]]\nplane = \"y = 0\"\n[material]\nmass_model = \"lumped\"\n";
+        assert_eq!(SceneSet::parse(text, "t", None).unwrap().scenes()[0].mass_model, Some(MassModel::Lumped));
     }
 
     #[test]

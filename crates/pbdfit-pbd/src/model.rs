@@ -210,6 +210,12 @@ pub struct ModelDef {
     /// steps at most: the tests that iterate the registry (CPU against GPU, lanes against scalar sweeps)
     /// run every model at it, so a new model is tested there by default.
     pub example: &'static [f64],
+    /// The masses of the engine an engine profile reproduces (Genesis and PyBullet: every particle the
+    /// same, [`MassModel::Uniform`](pbdfit_mesh::MassModel); Newton's `add_soft_mesh`: lumped), which its
+    /// runs use unless the user or the scene file gives other masses (`pbdfit_fit::resolve_mass_model`);
+    /// `None` where the model has no convention of its own (the textbook models, the thesis's lumped masses;
+    /// Jolt, whose vertices take the masses they are given).
+    pub masses: Option<pbdfit_mesh::MassModel>,
 }
 
 /// What a model's parameters fold into: how its rest state and dynamics are computed.
@@ -394,6 +400,11 @@ impl ModelKind {
     /// What `nit` means for this model.
     pub fn nit_means(self) -> &'static str {
         self.def.nit_means
+    }
+
+    /// The masses of the model's engine ([`ModelDef::masses`]); `None`: no convention of its own.
+    pub fn engine_masses(self) -> Option<pbdfit_mesh::MassModel> {
+        self.def.masses
     }
 
     /// Every registered model kind.

@@ -661,7 +661,9 @@ fn evaluate<'py>(
             kind.parameter_names()
         )));
     }
+    // The scene's masses, else the engine's, as a fit of the model has them.
     let set = load_body(scene, density, size)?;
+    let set = pbdfit_fit::with_resolved_masses(set, None, Some(kind));
     let n = resolution(&set, n)?;
     let m = YoungPoisson::new(young, poisson).map_err(value_error)?;
     let settings = Settings::new(dt, n, nit, kind);

@@ -298,7 +298,7 @@ fn finish(
         scene: layout.scenes[0].name.clone(),
         parts: layout.scenes[0].parts.clone(),
         reference,
-        mass_model: set.scenes().first().map(|s| s.mass_model.name().to_string()).unwrap_or_default(),
+        mass_model: set.scenes().first().map(|s| s.mass_model().name().to_string()).unwrap_or_default(),
         search: (study.fit.search != pbdfit_fit::Search::Pattern).then(|| study.fit.search.name().to_string()),
         grid: study.fit.resolution(),
         min_step: study.fit.min_step,

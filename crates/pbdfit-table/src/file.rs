@@ -101,10 +101,7 @@ impl TableDef {
         let scene_name = file.scene.as_deref().unwrap_or("gravity");
         let set = SceneSet::load_from(scene_name, Path::new(origin))
             .map_err(|e| bad("scene", format!("`{scene_name}`: {e}")))?;
-        let set = match file.mass_model {
-            Some(m) => set.with_mass_model(m),
-            None => set,
-        };
+        let set = pbdfit_fit::with_resolved_masses(set, file.mass_model, Some(kind));
         let number = |key: String, n: &Number| match n {
             Number::Value(v) => Ok(*v),
             Number::Text(t) => parse_number(t).map_err(|m| bad(&key, m)),

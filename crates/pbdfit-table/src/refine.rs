@@ -67,6 +67,8 @@ pub fn refine(lookup: &Lookup, scene: &SceneSet) -> Result<Refined, TableError> 
     // An imported mesh has its own resolution: the table's N is where the start came from, and the fit
     // runs on the mesh as it is (`--n 2 --refine --scene part.toml` was refused: "N must be 1").
     let n = if scene.scenes().iter().all(|s| matches!(s.shape, Shape::Mesh { .. })) { 1 } else { q.n };
+    // The scene's masses, else the engine's (a table's fits ran with them).
+    let scene = &pbdfit_fit::with_resolved_masses(scene.clone(), None, Some(kind));
     let problem = FitProblem::new(scene, Settings::new(q.dt, n, q.nit, kind), material, &PartCache::default())?;
     let result = pbdfit_fit::fit(&problem, &options, &CpuBackend)?;
     Ok(Refined {

@@ -34,23 +34,23 @@ impl std::fmt::Display for CliError {
 /// Result of a subcommand.
 pub type CliResult = Result<(), CliError>;
 
-/// Loads `--scene` (a built-in name or a TOML path), with an optional mass-model override and the
-/// body's `--density` and `--size`; `fix_orientation` reorients inverted tetrahedra of imported meshes
+/// Loads `--scene` (a built-in name or a TOML path) with its masses resolved for the model `kind` the
+/// command runs (`pbdfit_fit::resolve_mass_model`: the optional `mass_model` override, else the scene's,
+/// else the engine's, else lumped) and the body's `--density` and `--size`; `fix_orientation` reorients
+/// inverted tetrahedra of imported meshes
 /// instead of refusing them. Says on stderr what each imported mesh is and what validation changed.
 pub fn load_scene(
     name: &str,
     mass_model: Option<MassModel>,
     body: BodyArgs,
+    kind: Option<ModelKind>,
     fix_orientation: bool,
 ) -> Result<SceneSet, CliError> {
     let set = SceneSet::load_with(name, fix_orientation).map_err(|e| CliError::Input(e.to_string()))?;
     for note in pbdfit_fit::mesh_notes(&set) {
         eprintln!("pbdfit: {note}");
     }
-    let set = match mass_model {
-        Some(m) => set.with_mass_model(m),
-        None => set,
-    };
+    let set = pbdfit_fit::with_resolved_masses(set, mass_model, kind);
     pbdfit_fit::with_body(set, body.keywords(), pbdfit_fit::Spelling::Flag).map_err(|e| CliError::Input(e.to_string()))
 }
 

@@ -19,7 +19,10 @@ pub struct FitArgs {
     /// Mesh resolution N (default: the scene's).
     #[arg(long)]
     n: Option<usize>,
-    /// Override the scene's mass model.
+    /// The masses, lumped or uniform [default: the scene file's `[material] mass_model`, else the engine's
+    /// own for an engine profile (uniform for genesis-pbd and pybullet-neohookean, lumped for newton-xpbd),
+    /// else lumped]. Masses other than the engine's are warned about, with the rest-state difference they
+    /// make.
     #[arg(long, value_parser = |s: &str| s.parse::<MassModel>())]
     mass_model: Option<MassModel>,
     /// Reorient the negatively oriented tetrahedra of an imported mesh (and say how many) instead of

@@ -61,7 +61,10 @@ pub struct MotionArgs {
     /// loaded rest state, the load switched off).
     #[arg(long, value_name = "gravity|unload", default_value = "gravity")]
     release: String,
-    /// Override the scene's mass model: lumped or uniform.
+    /// The masses, lumped or uniform [default: the scene file's `[material] mass_model`, else the engine's
+    /// own for an engine profile (uniform for genesis-pbd and pybullet-neohookean, lumped for newton-xpbd),
+    /// else lumped]. Masses other than the engine's are warned about, with the rest-state difference they
+    /// make.
     #[arg(long, value_name = "lumped|uniform")]
     mass_model: Option<MassModel>,
     /// Reorient the negatively oriented tetrahedra of an imported mesh instead of refusing the mesh.
@@ -127,6 +130,12 @@ pub fn run(args: MotionArgs) -> CliResult {
         None => None,
     };
     let prepared = job.prepare(Spelling::Flag).map_err(crate::fit::job_error)?;
+    for warning in &prepared.warnings {
+        eprintln!("warning: {warning}");
+    }
+    if args.frame_every == 0 {
+        return Err(CliError::Input("--frame-every must be at least 1".to_string()));
+    }
     if let Some(dir) = &args.frames {
         crate::cli::check_output_folder("--frames", dir)?;
         crate::cli::clear_old_frames("--frames", dir, "motion-", "motion.pvd")?;

@@ -93,10 +93,17 @@ pub fn run(args: SettingsArgs) -> CliResult {
         (None, None) => DEFAULT_TARGET,
     };
     let material = YoungPoisson::new(args.young, args.poisson).map_err(|e| CliError::Input(e.to_string()))?;
-    let set = load_scene(&args.scene, None, args.body, false)?;
+    let set = load_scene(&args.scene, None, args.body, Some(kind), false)?;
     // Refused before the table's header: every fit of the sweep is against the FEM.
     pbdfit_fit::fits_against_fem(&set).map_err(fit_error)?;
     let n = resolution(&set, args.n)?;
+    // Masses a scene file gives, other than the engine's: at the first setting, the model's example point.
+    if let Some(warning) =
+        pbdfit_fit::mass_model_warning(&set, pbdfit_fit::Settings::new(dts[0], n, nits[0], kind), None, None, "")
+    {
+        eprintln!("warning: {warning}");
+    }
+    let masses = set.scenes()[0].mass_model().name();
     let options = FitRequest { search: Some(Search::Gradient), ..FitRequest::new(kind) }
         .options(Search::FIT_DEFAULT)
         .map_err(|e| CliError::Input(e.message))?;
@@ -108,7 +115,7 @@ pub fn run(args: SettingsArgs) -> CliResult {
     if !args.json {
         println!("{}", set.body_line());
         println!(
-            "scene {} (N = {n}), model {}, E = {} Pa, nu = {}; target error {}; nit = {}",
+            "scene {} (N = {n}, {masses} masses), model {}, E = {} Pa, nu = {}; target error {}; nit = {}",
             set.name(),
             kind.spec(),
             scientific(args.young),
@@ -158,8 +165,8 @@ pub fn run(args: SettingsArgs) -> CliResult {
             })
         };
         let value = json!({
-            "scene": set.name(), "body": set.bodies(), "n": n, "model": kind.spec(), "young": args.young,
-            "poisson": args.poisson, "target": target, "target_rms_percent": rms_percent(target),
+            "scene": set.name(), "body": set.bodies(), "n": n, "mass_model": masses, "model": kind.spec(),
+            "young": args.young, "poisson": args.poisson, "target": target, "target_rms_percent": rms_percent(target),
             "nit_means": kind.nit_means(), "settings_matter": matter,
             "rows": rows.iter().map(row).collect::<Vec<_>>(),
             "cheapest": answer.map(row),

@@ -20,7 +20,10 @@ pub struct SimulateArgs {
     /// Mesh resolution N (default: the scene's).
     #[arg(long)]
     n: Option<usize>,
-    /// Override the scene's mass model.
+    /// The masses, lumped or uniform [default: the scene file's `[material] mass_model`, else the engine's
+    /// own for an engine profile (uniform for genesis-pbd and pybullet-neohookean, lumped for newton-xpbd),
+    /// else lumped]. Masses other than the engine's are warned about, with the rest-state difference they
+    /// make.
     #[arg(long, value_parser = parse_mass_model)]
     mass_model: Option<MassModel>,
     /// Reorient the negatively oriented tetrahedra of an imported mesh (and say how many) instead of
@@ -147,6 +150,9 @@ pub fn run(args: SimulateArgs) -> CliResult {
     let prepared = job(&args)?.prepare(Spelling::Flag).map_err(job_error)?;
     for note in &prepared.notes {
         eprintln!("pbdfit: {note}");
+    }
+    for warning in &prepared.warnings {
+        eprintln!("warning: {warning}");
     }
     let dynamics = matches!(prepared.run, SimulateRun::Dynamics { .. });
     if args.frames.is_some() && !dynamics && !prepared.model.kind().has_projection() {

@@ -67,6 +67,9 @@ pub fn run(args: StudyArgs) -> CliResult {
         if let Some(note) = &prepared.note {
             eprintln!("{note}");
         }
+        if let Some(warning) = prepared.study.mass_warning() {
+            eprintln!("warning: {warning}");
+        }
         run_with_progress(&prepared, args.jobs, args.backend, args.abort_after)?;
     }
     Ok(())

@@ -61,6 +61,9 @@ pub fn run(args: TableArgs) -> CliResult {
     };
     let prepared = job.prepare(Spelling::Flag).map_err(table_error)?;
     let out = &prepared.out;
+    if let Some(warning) = prepared.def.study.mass_warning() {
+        eprintln!("warning: {warning}");
+    }
     let summary = crate::study::with_progress(
         &prepared.def.study,
         prepared.largest_n(),

@@ -289,6 +289,22 @@ pub struct Study {
 }
 
 impl Study {
+    /// Where the study's masses (its `mass_model`, else a scene file's) differ from those of the engine its
+    /// model reproduces: the warning, with the rest-state difference at the base configuration and the
+    /// model's example point ([`mass_model_warning`](crate::mass_model_warning)).
+    pub fn mass_warning(&self) -> Option<String> {
+        let b = &self.base;
+        self.scenes.iter().find_map(|set| {
+            crate::mass_model_warning(
+                set,
+                crate::Settings::new(b.dt, b.n, b.nit, self.kind),
+                None,
+                self.mass_model,
+                "the file's mass_model",
+            )
+        })
+    }
+
     /// Reads and validates a study file. Every error names the file and the entry.
     pub fn from_file(path: &Path) -> Result<Self, FitError> {
         Self::parse(&read_study_file(path)?, &path.display().to_string())
@@ -380,10 +396,7 @@ impl Study {
                     format!("scene `{}` is listed twice (its name names the results files)", set.name()),
                 ));
             }
-            scenes.push(match file.mass_model {
-                Some(m) => set.with_mass_model(m),
-                None => set,
-            });
+            scenes.push(crate::with_resolved_masses(set, file.mass_model, Some(kind)));
         }
         let fit = file
             .fit

@@ -227,7 +227,7 @@ pub fn resume(
             .iter()
             .find(|s| s.name() == scene)
             .and_then(|s| s.scenes().first())
-            .map(|s| s.mass_model.name().to_string())
+            .map(|s| s.mass_model().name().to_string())
     };
     let reference_of = |scene: &str| {
         study.scenes.iter().find(|s| s.name() == scene).map(|s| crate::reference_id(s, cache.overrides()))
@@ -535,7 +535,7 @@ fn fit_one(
     let start = Instant::now();
     let c = key.configuration();
     let nu = key.poisson();
-    let mass_model = set.scenes().first().map(|s| s.mass_model.name()).unwrap_or("lumped").to_string();
+    let mass_model = set.scenes().first().map(|s| s.mass_model().name()).unwrap_or("lumped").to_string();
     let mut record = FitRecord {
         scene: set.name().to_string(),
         experiment: String::new(),

@@ -5,6 +5,7 @@ mod cancel;
 mod fit;
 mod identify;
 mod lockstep;
+mod masses;
 mod measured;
 mod nothing_to_fit;
 mod shared_rest_states;

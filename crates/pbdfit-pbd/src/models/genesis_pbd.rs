@@ -1,6 +1,8 @@
 //! `genesis-pbd`: Genesis 1.4.5's PBD elastic solver (`engines/genesis.rs`), with the compliances of
 //! `gs.materials.PBD.Elastic`.
 
+use pbdfit_mesh::MassModel;
+
 use crate::engines::{ENGINE_CONSTANTS, EngineRule, genesis};
 use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule, RuleSettings, SettingSpec};
 
@@ -72,9 +74,6 @@ fn usage(p: &[f64], s: RuleSettings) -> Vec<String> {
             s.settings[2], s.settings[3]
         ),
         format!("gs.options.SimOptions(dt={}, substeps={})", s.dt, s.nit),
-        "Genesis gives every particle the same mass (rho x volume / particle count): fit with --mass-model uniform's \
-         body to compare like with like"
-            .to_string(),
     ]
 }
 
@@ -88,6 +87,8 @@ pub(crate) static GENESIS_PBD: ModelDef = ModelDef {
     usage,
     rule,
     example: &[1e-4, 1e-6],
+    // Genesis gives every particle the same mass: rho x the morph's volume over the particle count.
+    masses: Some(MassModel::Uniform),
 };
 
 impl ModelKind {

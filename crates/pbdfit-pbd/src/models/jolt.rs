@@ -105,6 +105,8 @@ pub(crate) static JOLT: ModelDef = ModelDef {
     usage,
     rule,
     example: &[1e-4, 1e-4],
+    // Jolt takes each vertex's inverse mass as given (SoftBodySharedSettings::Vertex::mInvMass): no convention.
+    masses: None,
 };
 
 impl ModelKind {

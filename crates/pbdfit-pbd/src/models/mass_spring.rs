@@ -19,6 +19,7 @@ pub(crate) static MASS_SPRING: ModelDef = ModelDef {
     usage: crate::model::no_usage,
     rule: |p, _| ModelRule::Springs(SpringLaw { ks: p[0], ..SpringLaw::NONE }),
     example: &[100.0],
+    masses: None,
 };
 
 impl ModelKind {

@@ -19,6 +19,7 @@ pub(crate) static MASS_SPRING_VOLUME: ModelDef = ModelDef {
     usage: crate::model::no_usage,
     rule: |p, _| ModelRule::Springs(SpringLaw { ks: p[0], kvol: p[1], ..SpringLaw::NONE }),
     example: &[200.0, 3e3],
+    masses: None,
 };
 
 impl ModelKind {

@@ -1,6 +1,8 @@
 //! `newton-xpbd`: NVIDIA Newton 1.8's `SolverXPBD` on tetrahedra (`engines/newton.rs`), with the
 //! parameters Newton's `ModelBuilder.add_soft_mesh` / `add_tetrahedron` take.
 
+use pbdfit_mesh::MassModel;
+
 use crate::engines::{ENGINE_CONSTANTS, EngineRule, newton};
 use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule, RuleSettings, SettingSpec};
 
@@ -83,6 +85,8 @@ pub(crate) static NEWTON_XPBD: ModelDef = ModelDef {
     usage,
     rule,
     example: &[1e4, 1e4],
+    // add_soft_mesh gives each corner a quarter of its tetrahedron's density x volume.
+    masses: Some(MassModel::Lumped),
 };
 
 impl ModelKind {

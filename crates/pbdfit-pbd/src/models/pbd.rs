@@ -48,6 +48,7 @@ pub(crate) static PBD: ModelDef = ModelDef {
     usage: crate::model::no_usage,
     rule: |p, _| pbd_rule(p[0], p[1], 1.0),
     example: &[0.5, 0.5],
+    masses: None,
 };
 
 impl ModelKind {

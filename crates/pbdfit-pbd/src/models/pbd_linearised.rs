@@ -24,6 +24,7 @@ pub(crate) static PBD_LINEARISED: ModelDef = ModelDef {
         pbd_rule(linearise(p[0]), linearise(p[1]), 1.0)
     },
     example: &[0.7, 0.4],
+    masses: None,
 };
 
 impl ModelKind {

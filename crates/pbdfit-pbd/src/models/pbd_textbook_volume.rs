@@ -13,6 +13,7 @@ pub(crate) static PBD_TEXTBOOK_VOLUME: ModelDef = ModelDef {
     usage: crate::model::no_usage,
     rule: |p, _| pbd_rule(p[0], p[1], 1.0 / 6.0),
     example: &[0.9, 0.3],
+    masses: None,
 };
 
 impl ModelKind {

@@ -2,9 +2,11 @@
 //! Bullet 3.2x `btDeformableNeoHookeanForce`), whose rest state is the static equilibrium of its energy
 //! (`mass_spring/neo_hookean.rs`) under the load, solved by Newton like the mass-spring models. PyBullet
 //! integrates that energy implicitly; its damping (`NeoHookeanDamping`), time step and solver iterations
-//! change the path to rest, not the rest state, so `dt` and `nit` are ignored. The masses are the scene's
-//! mass model (`--mass-model`; PyBullet's `mass=` spreads the body's mass uniformly over the nodes, the
-//! scenes' `uniform`).
+//! change the path to rest, not the rest state, so `dt` and `nit` are ignored. The masses are PyBullet's:
+//! `mass=` spreads the body's mass evenly over the nodes (`uniform`, [`ModelDef::masses`](crate::ModelDef),
+//! unless a run or its scene file gives others).
+
+use pbdfit_mesh::MassModel;
 
 use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec, RuleSettings, SpringLaw};
 
@@ -35,13 +37,15 @@ fn usage(p: &[f64], _: RuleSettings) -> Vec<String> {
 /// PyBullet's neo-Hookean deformable.
 pub(crate) static PYBULLET_NEOHOOKEAN: ModelDef = ModelDef {
     name: "pybullet-neohookean",
-    description: "PyBullet 3.2 deformable stable neo-Hookean (mu, lambda in Pa); rest state by Newton, dt and nit ignored",
+    description: "PyBullet 3.2 deformable stable neo-Hookean (mu, lambda in Pa); rest state by Newton, dt and nit ignored, uniform masses",
     parameters: &PARAMETERS,
     settings: &[],
     nit_means: "ignored: the rest state is the static equilibrium of PyBullet's energy",
     usage,
     rule: |p, _| ModelRule::Springs(SpringLaw { mu: p[0], lambda: p[1], ..SpringLaw::NONE }),
     example: &[3e3, 5e3],
+    // loadSoftBody(mass=...) spreads the mass evenly over the nodes.
+    masses: Some(MassModel::Uniform),
 };
 
 impl ModelKind {

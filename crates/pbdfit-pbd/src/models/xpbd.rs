@@ -46,6 +46,7 @@ pub(crate) static XPBD: ModelDef = ModelDef {
     usage: crate::model::no_usage,
     rule: |p, settings| xpbd_rule(p, settings, SpringPotential::Stretch),
     example: &[1e-4, 1e-6],
+    masses: None,
 };
 
 impl ModelKind {

@@ -21,6 +21,7 @@ pub(crate) static XPBD_HOOKEAN: ModelDef = ModelDef {
     // Stiff: at alpha_d = 1e-8 the potential's correction, which vanishes quadratically near rest, made
     // the wall cube step 113,704 sweeps to rest; at 1e-12 it takes 1,379 (CPU stepping, measured).
     example: &[1e-12, 1e-5],
+    masses: None,
 };
 
 impl ModelKind {

@@ -22,6 +22,7 @@ pub(crate) static XPBD_MORSE: ModelDef = ModelDef {
     // Stiff: at alpha_d = 1e-8 the wall cube stepped 325,586 sweeps to rest, at 1e-16 it takes 559
     // (floor and ceiling 227; CPU stepping, measured).
     example: &[1e-16, 1e-5],
+    masses: None,
 };
 
 impl ModelKind {

@@ -46,6 +46,7 @@ pub(crate) static XPBD_STRAIN: ModelDef = ModelDef {
     usage: crate::model::no_usage,
     rule,
     example: &[1e-3, 1e-3],
+    masses: None,
 };
 
 impl ModelKind {

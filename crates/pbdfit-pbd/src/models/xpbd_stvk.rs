@@ -20,6 +20,7 @@ pub(crate) static XPBD_STVK: ModelDef = ModelDef {
     rule: |p, settings| xpbd_rule(p, settings, SpringPotential::Stvk),
     // Stiff: 29,392 stepping sweeps on the wall cube at alpha_d = 1e-8, 336 at 1e-12 (measured).
     example: &[1e-12, 1e-5],
+    masses: None,
 };
 
 impl ModelKind {

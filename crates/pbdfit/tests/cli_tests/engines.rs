@@ -1,7 +1,7 @@
 //! The engine profiles from the command line: settings by the engine's names, answers in the engine's
 //! terms, the settings question, and the refusal of points the engine never settles at.
 
-use crate::common::{assert_input_error, json, pbdfit};
+use crate::common::{assert_input_error, json, pbdfit, stderr};
 
 /// Jolt on the wall at N = 1 (E 1e4, nu 0.3, dt 1/60): one substep cannot reach an error of 0.05 at any
 /// compliance (2.12), sixteen can (0.0238); `settings` names the cheap one that does.
@@ -122,4 +122,57 @@ fn simulate_refuses_repeated_options_and_states_its_settings() {
     assert_eq!(v["settings"]["k_damp"], 0.0, "an unchanged setting is stated too");
     let text = String::from_utf8(pbdfit(&once).stdout).unwrap();
     assert!(text.contains("engine settings: relaxation = 0.5, k_damp = 0"), "{text}");
+}
+
+/// Genesis and PyBullet give every particle the same mass: without `--mass-model` their profiles simulate
+/// and fit the uniform body (the same rest state, bit for bit, as with `--mass-model uniform`), `--help`
+/// says so, the paste lines ask for no flag, and lumped masses are kept with a warning giving the
+/// rest-state difference they make.
+#[test]
+fn engine_profiles_use_their_engines_masses_and_warn_of_others() {
+    let simulate = [
+        "simulate",
+        "--scene",
+        "gravity-wall",
+        "--n",
+        "2",
+        "--model",
+        "pybullet-neohookean",
+        "--param",
+        "mu=3e3",
+        "--param",
+        "lambda=5e3",
+        "--json",
+    ];
+    let run = |extra: &[&str]| pbdfit(&[&simulate[..], extra].concat());
+    let (default, uniform, lumped) = (run(&[]), run(&["--mass-model", "uniform"]), run(&["--mass-model", "lumped"]));
+    let (d, u, l) = (json(&default), json(&uniform), json(&lumped));
+    assert_eq!(d["mass_model"], "uniform");
+    assert_eq!(d["displacements"], u["displacements"]);
+    assert_ne!(d["displacements"], l["displacements"]);
+    assert!(!stderr(&default).contains("warning") && !stderr(&uniform).contains("warning"), "{}", stderr(&default));
+    let warning = stderr(&lumped);
+    assert!(
+        warning.contains("warning: model pybullet-neohookean") && warning.contains("--mass-model lumped"),
+        "{warning}"
+    );
+    assert!(warning.contains("(relative L2)") && warning.contains("the run's parameters"), "{warning}");
+    let help = String::from_utf8_lossy(&pbdfit(&["fit", "--help"]).stdout).to_string();
+    assert!(help.contains("uniform for genesis-pbd and pybullet-neohookean"), "{help}");
+    let fit = pbdfit(&[
+        "fit",
+        "--scene",
+        "gravity-wall",
+        "--n",
+        "1",
+        "--model",
+        "genesis-pbd",
+        "--nit",
+        "4",
+        "--max-evaluations",
+        "5",
+    ]);
+    let text = String::from_utf8_lossy(&fit.stdout).to_string();
+    assert!(fit.status.success(), "{}", stderr(&fit));
+    assert!(text.contains("uniform masses") && !text.contains("--mass-model"), "{text}");
 }
