@@ -302,17 +302,22 @@ impl ReferenceArgs {
     }
 }
 
-/// Checks, before any work, that the output file `path` of `option` can be written: its folder exists or
-/// is made, and a file there can be created (or the file, where it exists, opened for writing). Nothing is
-/// left behind but the folder. An unwritable path found only after the computation lost its result.
-pub fn check_output_file(option: &str, path: &std::path::Path) -> CliResult {
+/// Checks, before any work, that the output file `path` of `option` can be written: its folder exists (or,
+/// with `make_folder`, is made), and a file there can be created (or the file, where it exists, opened for
+/// writing). Nothing is left behind but a folder made. An unwritable path found only after the computation
+/// lost its result.
+pub fn check_output_file(option: &str, path: &std::path::Path, make_folder: bool) -> CliResult {
     let refused = |what: String| CliError::Input(format!("{option} {}: {what}", path.display()));
     if path.is_dir() {
         return Err(refused("is a folder; give a file name".to_string()));
     }
     let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-    std::fs::create_dir_all(folder)
-        .map_err(|e| refused(format!("cannot create the folder {}: {e}", folder.display())))?;
+    if make_folder {
+        std::fs::create_dir_all(folder)
+            .map_err(|e| refused(format!("cannot create the folder {}: {e}", folder.display())))?;
+    } else if !folder.is_dir() {
+        return Err(refused(format!("the folder {} does not exist", folder.display())));
+    }
     if path.exists() {
         std::fs::OpenOptions::new().append(true).open(path).map_err(|e| refused(format!("cannot be written: {e}")))?;
     } else {

@@ -153,7 +153,11 @@ pub fn run(args: FemArgs) -> CliResult {
     // The output path checked before the solve; the result printed before the file is written.
     if let Some(path) = &args.vtk {
         for scene in set.scenes() {
-            crate::cli::check_output_file("--vtk", &crate::cli::part_path(path, &scene.name, set.is_compound()))?;
+            crate::cli::check_output_file(
+                "--vtk",
+                &crate::cli::part_path(path, &scene.name, set.is_compound()),
+                false,
+            )?;
         }
     }
     let mut parts = Vec::new();

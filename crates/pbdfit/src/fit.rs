@@ -160,6 +160,7 @@ pub fn run(args: FitArgs) -> CliResult {
             crate::cli::check_output_file(
                 "--vtk",
                 &crate::cli::part_path(path, &scene.name, prepared.set.is_compound()),
+                false,
             )?;
         }
     }

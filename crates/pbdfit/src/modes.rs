@@ -81,7 +81,7 @@ pub fn run(args: ModesArgs) -> CliResult {
     // The output path checked before the solve; the result printed before the file is written.
     if let Some(path) = &args.vtk {
         for scene in prepared.set.scenes() {
-            crate::cli::check_output_file("--vtk", &crate::cli::part_path(path, &scene.name, compound))?;
+            crate::cli::check_output_file("--vtk", &crate::cli::part_path(path, &scene.name, compound), false)?;
         }
     }
     let mut reports: Vec<ModesReport> = Vec::new();

@@ -121,8 +121,8 @@ pub fn run(args: MotionArgs) -> CliResult {
             return Err(CliError::Input(format!("--figure {}: the file name must end in .png", path.display())));
         }
         Some(path) => {
-            crate::cli::check_output_file("--figure", path)?;
-            crate::cli::check_output_file("--figure", &path.with_extension("svg"))?;
+            crate::cli::check_output_file("--figure", path, true)?;
+            crate::cli::check_output_file("--figure", &path.with_extension("svg"), true)?;
             let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("motion").to_string();
             let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
             Some((dir.to_path_buf(), stem))

@@ -166,7 +166,7 @@ pub fn run(args: SimulateArgs) -> CliResult {
     // previous run's frames cleared from the frames' folder.
     if let Some(path) = &args.vtk {
         for part in &prepared.parts {
-            crate::cli::check_output_file("--vtk", &crate::cli::part_path(path, &part.scene, compound))?;
+            crate::cli::check_output_file("--vtk", &crate::cli::part_path(path, &part.scene, compound), false)?;
         }
     }
     if let Some(dir) = &args.frames {
