@@ -75,11 +75,6 @@ impl PbdSystem {
     }
 }
 
-/// Six significant digits, in the bounded format of every message.
-fn short(v: f64) -> String {
-    pbdfit_mesh::display::number(v)
-}
-
 #[cfg(test)]
 mod tests {
     use pbdfit_mesh::SceneSet;

@@ -30,7 +30,8 @@ fn every_benchmark_refuses_arguments_it_cannot_measure() {
     assert_refused(&["bench", "gpu", "--seconds", "inf"], &["--seconds = inf"]);
     assert_refused(&["bench", "gpu", "--seconds=-1"], &["--seconds = -1"]);
     // The fit benchmark's resolutions go through the fit's size guard.
-    assert_refused(&["bench", "fit", "--n", "100000", "--model", "pbd"], &["100000", "memory"]);
+    assert_refused(&["bench", "fit", "--n", "4,100000", "--model", "pbd"], &["--n 100000", "memory"]);
+    assert_refused(&["bench", "motion", "--n", "100000", "--model", "pbd"], &["--n 100000", "memory"]);
     // A valid run measures: one resolution, one row.
     let o = pbdfit(&["bench", "pbd", "--n", "1", "--seconds", "0.01", "--nit", "2"]);
     assert!(o.status.success(), "{}", crate::common::stderr(&o));
