@@ -50,8 +50,23 @@ impl FitBenchRow {
     }
 }
 
-/// Fits each model at each resolution in the benchmark's setting (see the module doc).
+/// Refuses, before any fit, a resolution of a benchmark's `scene` that is 0 or too large for this
+/// machine's memory (the scenes' size guard), naming it as `--n` does.
+fn check_resolutions(scene: &str, resolutions: &[usize]) -> Result<(), FitJobError> {
+    let set = pbdfit_mesh::SceneSet::builtin(scene).map_err(|e| FitJobError::Internal(e.to_string()))?;
+    for &n in resolutions {
+        if n == 0 {
+            return Err(FitJobError::Input(format!("--n {n}: {}", pbdfit_mesh::ZeroResolution)));
+        }
+        set.scenes()[0].check_resolution(n).map_err(|e| FitJobError::Input(format!("--n {n}: {e}")))?;
+    }
+    Ok(())
+}
+
+/// Fits each model at each resolution in the benchmark's setting (see the module doc). Every resolution
+/// is checked first.
 pub fn bench_fits(models: &[ModelKind], resolutions: &[usize]) -> Result<Vec<FitBenchRow>, FitJobError> {
+    check_resolutions(FIT_BENCH_SCENE, resolutions)?;
     let mut rows = Vec::new();
     for &n in resolutions {
         for &model in models {
@@ -152,6 +167,7 @@ pub struct MotionBenchRow {
 /// [`MOTION_BENCH_YOUNG`], nu = 0.3, dt = 0.01 s, nit = 10, five periods), beside one release at the fitted
 /// parameters: what a motion fit costs (issue "Motion": at most 10 s at N = 2 on the project's 2 cores).
 pub fn bench_motion(models: &[ModelKind], resolutions: &[usize]) -> Result<Vec<MotionBenchRow>, FitJobError> {
+    check_resolutions(MOTION_BENCH_SCENE, resolutions)?;
     let mut rows = Vec::new();
     for &n in resolutions {
         for &model in models {

@@ -201,11 +201,11 @@ pub enum PbdError {
         /// The smallest time step whose motion the rest state resolves (s).
         smallest: f64,
     },
-    /// An engine's settings remove the body's load (a gravity factor of 0, or a damping that stops the
-    /// body every substep): every state is at rest and every parameter fits alike.
+    /// An engine's settings remove the body's load (a gravity factor of 0): every state is at rest and
+    /// every parameter fits alike.
     #[error(
         "scene {scene}: model {model}: {cause}: the settings remove the load, so the body never moves from its \
-         undeformed shape and every parameter scores the same; give a gravity factor > 0 and a damping below nit/dt"
+         undeformed shape and every parameter scores the same; give a gravity factor > 0"
     )]
     NoLoad {
         /// Scene name.

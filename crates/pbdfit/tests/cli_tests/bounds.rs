@@ -29,6 +29,9 @@ fn every_benchmark_refuses_arguments_it_cannot_measure() {
     // The GPU benchmark shares the check of its time per figure (before it looks for a device).
     assert_refused(&["bench", "gpu", "--seconds", "inf"], &["--seconds = inf"]);
     assert_refused(&["bench", "gpu", "--seconds=-1"], &["--seconds = -1"]);
+    // The fit benchmark's resolutions go through the fit's size guard.
+    assert_refused(&["bench", "fit", "--n", "4,100000", "--model", "pbd"], &["--n 100000", "memory"]);
+    assert_refused(&["bench", "motion", "--n", "100000", "--model", "pbd"], &["--n 100000", "memory"]);
     // A valid run measures: one resolution, one row.
     let o = pbdfit(&["bench", "pbd", "--n", "1", "--seconds", "0.01", "--nit", "2"]);
     assert!(o.status.success(), "{}", crate::common::stderr(&o));
@@ -65,9 +68,12 @@ fn an_engine_setting_that_removes_the_load_is_refused() {
     let fit = ["fit", "--scene", "gravity-wall", "--n", "1", "--model", "jolt"];
     let args: Vec<&str> = fit.iter().chain(&["--setting", "gravity_factor=0"]).copied().collect();
     assert_refused(&args, &["gravity_factor = 0 removes gravity", "remove the load"]);
-    // Jolt's damping of nit/dt or more zeroes the velocity each substep: the same.
-    let args: Vec<&str> = fit.iter().chain(&["--setting", "linear_damping=100", "--dt", "0.01"]).copied().collect();
-    assert_refused(&args, &["linear_damping = 100 1/s is at least nit/dt = 100 1/s", "remove the load"]);
+    // Jolt's damping of nit/dt or more zeroes the velocity each substep: the body never moves, every
+    // parameter scores 1, and the fit says it is no answer (with no lines to paste).
+    let args: Vec<&str> =
+        fit.iter().chain(&["--setting", "linear_damping=100", "--dt", "0.01", "--json"]).copied().collect();
+    let v = json(&pbdfit(&args));
+    assert_eq!((v["verdict"].as_str(), v["error"].as_f64()), (Some("cannot_reproduce"), Some(1.0)), "{v}");
 }
 
 #[test]
