@@ -584,7 +584,16 @@ impl FitReport {
             }
             _ => String::new(),
         };
-        format!("pbdfit settings --scene {} --n {}{material} --model {}", self.scene, self.n, self.model)
+        // The user's own body, where it is not the built-in scenes' 1 m cube of 1 kg/m^3: the advice is for it.
+        let body = match self.body.first() {
+            Some(b) if b.size_m != 1.0 || b.density_kg_per_m3 != 1.0 => format!(
+                " --density {} --size {}",
+                pbdfit_mesh::display::number(b.density_kg_per_m3),
+                pbdfit_mesh::display::number(b.size_m)
+            ),
+            _ => String::new(),
+        };
+        format!("pbdfit settings --scene {} --n {}{body}{material} --model {}", self.scene, self.n, self.model)
     }
 
     /// Whether the best point is an answer (see [`crate::verdict`]).
@@ -600,6 +609,8 @@ impl FitReport {
             out.push_str(&s);
             out.push('\n');
         };
+        // The body first, as every report starts; then the verdict where the fit is no answer.
+        line(pbdfit_mesh::BodySummary::line(&self.body));
         if !self.is_answer() {
             line(format!(
                 "this model cannot reproduce this material at these settings: {}; its best point below is no \
@@ -612,7 +623,6 @@ impl FitReport {
             (Some(e), Some(nu)) => format!(", E = {e:e} Pa, nu = {nu}"),
             _ => String::new(),
         };
-        line(pbdfit_mesh::BodySummary::line(&self.body));
         line(format!(
             "scene {} (N = {}, dt = {}, nit = {}, model {}){material}; box {}",
             self.scene,
