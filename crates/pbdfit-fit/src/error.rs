@@ -212,7 +212,7 @@ pub enum FitError {
         /// Its error, formatted.
         error: String,
         /// Why simulate refuses it.
-        reason: PbdError,
+        reason: Box<PbdError>,
     },
     /// No grid point has a rest state.
     #[error("scene {scene}: no grid point has a rest state (first reason: {first})")]

@@ -603,7 +603,12 @@ fn confirm_rest(problem: &FitProblem, search_box: &SearchBox, mut result: FitRes
         result.confidence = None;
         return Ok(result);
     }
-    Err(FitError::NoStableMinimum { scene: problem.scene.clone(), parameters: minimum, error, reason })
+    Err(FitError::NoStableMinimum {
+        scene: problem.scene.clone(),
+        parameters: minimum,
+        error,
+        reason: Box::new(reason),
+    })
 }
 
 /// The gradient search of [`fit_with_grid`] (see [`Search::Gradient`]).

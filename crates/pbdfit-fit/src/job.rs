@@ -323,6 +323,24 @@ pub struct EngineAnswer {
     pub nit_means: &'static str,
     /// The lines to paste into the engine.
     pub paste: Vec<String>,
+    /// Where a line gives the engine other parameters than the fitted ones (Godot's clamped or rounded
+    /// stiffness, no volume constraint): the error those leave.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pasted: Vec<PastedError>,
+}
+
+/// The error a paste line's own parameters leave, where they differ from the fitted ones.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PastedError {
+    /// The line (`Godot SoftBody3D`).
+    pub line: String,
+    /// The parameters it gives the engine, by name.
+    pub parameters: BTreeMap<String, f64>,
+    /// The error at them; `None` where they have no rest state.
+    pub error: Option<f64>,
+    /// Why they have no rest state, where they have none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
 }
 
 /// The identifiability of the fitted point.
@@ -481,6 +499,19 @@ impl FitReport {
             settings: kind.settings().into_iter().map(|(n, v)| (n.to_string(), v)).collect(),
             nit_means: kind.nit_means(),
             paste,
+            pasted: kind
+                .pasted_bodies(&values)
+                .into_iter()
+                .map(|(line, at)| {
+                    let e = prepared.problem.evaluate(&at, None);
+                    PastedError {
+                        line: line.to_string(),
+                        parameters: result.parameters.iter().map(|(n, _)| n.to_string()).zip(at).collect(),
+                        error: e.failure.is_none().then_some(e.error),
+                        failure: e.failure.map(|f| f.to_string()),
+                    }
+                })
+                .collect(),
         });
         let at_model_limit = result
             .at_bound
@@ -695,6 +726,19 @@ impl FitReport {
                 }
             } else {
                 line("  no lines to paste into the engine: the fit is no answer".into());
+            }
+            for pasted in &engine.pasted {
+                let at: Vec<String> = pasted
+                    .parameters
+                    .iter()
+                    .map(|(n, v)| format!("{n} = {}", pbdfit_mesh::display::number(*v)))
+                    .collect();
+                let what = match (&pasted.error, &pasted.failure) {
+                    (Some(e), _) => format!("leaves error {e:.6e} (the fit's {:.6e})", self.error),
+                    (None, Some(why)) => format!("has no rest state ({why})"),
+                    (None, None) => "has no rest state".to_string(),
+                };
+                line(format!("    {}'s body ({}) {what}", pasted.line, at.join(", ")));
             }
         }
         if !self.failures.is_empty() {

@@ -542,16 +542,12 @@ impl PbdSystem {
                     seconds: (steps - last_inside) as f64 * params.dt,
                 });
             }
-            match &mut growth {
-                Some(g) => {
-                    if g.diverges(step.largest) {
-                        return Err(g.error(&self.scene, params, spent));
-                    }
+            if let Some(g) = &mut growth {
+                if g.diverges(step.largest) {
+                    return Err(g.error(&self.scene, params, spent));
                 }
-                None if step.outside => {
-                    return Err(diverged(&self.scene, params, spent, step.largest, self.extent));
-                }
-                None => {}
+            } else if step.outside {
+                return Err(diverged(&self.scene, params, spent, step.largest, self.extent));
             }
             residual = step.residual;
             converged = step.settled(options.tolerance);
