@@ -828,9 +828,10 @@ def evaluate(
     """The error a fit minimises, at given ``parameters`` (every parameter of ``model`` by name): what a
     lookup's or any other choice of parameters is worth for this material and setting. A dict with
     ``error`` and ``scene_errors``; ``ValueError`` where the parameters have no rest state."""
+    example = "{'kd': 0.3, 'kv': 0.5}"
     d = _native.evaluate(
         _source(scene), _number("young", young), _number("poisson", poisson),
-        _named_numbers("parameters", parameters, "{'kd': 0.3, 'kv': 0.5}"),
+        _named_numbers("parameters", _mapping_of("parameters", parameters, example), example),
         model, _number("dt", dt), _count("n", n, 1), _count("nit", nit, 1), material, _settings(settings),
     )
     return {"error": d["error"], "scene_errors": dict(d["scene_errors"])}
