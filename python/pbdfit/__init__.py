@@ -880,9 +880,10 @@ def evaluate(
     lookup's or any other choice of parameters is worth for this material and setting. A dict with
     ``error``, ``scene_errors`` and ``body`` (each part's size, density and mass; ``density`` and ``size``
     replace the scene's); ``ValueError`` where the parameters have no rest state."""
+    example = "{'kd': 0.3, 'kv': 0.5}"
     d = _native.evaluate(
         _source(scene), _number("young", young), _number("poisson", poisson),
-        _named_numbers("parameters", parameters, "{'kd': 0.3, 'kv': 0.5}"),
+        _named_numbers("parameters", _mapping_of("parameters", parameters, example), example),
         model, _number("dt", dt), _count("n", n, 1), _count("nit", nit, 1), material, _settings(settings),
         _number("density", density), _number("size", size),
     )

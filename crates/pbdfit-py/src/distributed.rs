@@ -223,7 +223,7 @@ impl Driver {
         }
         let cancel = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let options = RunOptions { cancel: Some(cancel.clone()), ..RunOptions::default() };
-        let done = interruptible(py, cancel, OnInterrupt::Finish, &|_| {}, move || {
+        let done = interruptible(py, cancel, OnInterrupt::Finish, &|_| Ok(()), move || {
             let computed = run.written.len();
             // The workers' rest states are on their CPUs (`CpuBackend`), over their own cores.
             let backend = format!("dask ({threads} worker threads, cpu)");
@@ -348,7 +348,7 @@ pub fn run_task_json(py: Python<'_>, source: &str, task: &str) -> PyResult<Strin
         return Err(value_error("a task without fits"));
     }
     let worker = worker_study(source)?;
-    let outcome = interruptible(py, Arc::default(), OnInterrupt::Leave, &|_| {}, move || {
+    let outcome = interruptible(py, Arc::default(), OnInterrupt::Leave, &|_| Ok(()), move || {
         let study = &worker.study;
         let slot = worker.group(task.group());
         let grids = {

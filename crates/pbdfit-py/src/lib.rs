@@ -74,12 +74,13 @@ enum OnInterrupt {
 
 /// Runs `work` on a worker thread with the GIL released, polling for signals every 50 ms. On a
 /// signal (Ctrl-C) `cancel` is set and the interrupt raised as `on_interrupt` says. `tick` runs on the
-/// calling thread at every poll (with the GIL), e.g. to raise a test interrupt.
+/// calling thread at every poll (with the GIL), e.g. to raise a test interrupt: an error it returns is
+/// taken as the signal's.
 fn interruptible<T: Send + 'static>(
     py: Python<'_>,
     cancel: Arc<AtomicBool>,
     on_interrupt: OnInterrupt,
-    tick: &dyn Fn(Python<'_>),
+    tick: &dyn Fn(Python<'_>) -> PyResult<()>,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> PyResult<T> {
     let (sender, receiver) = std::sync::mpsc::channel();
@@ -99,8 +100,7 @@ fn interruptible<T: Send + 'static>(
                 return Err(PyRuntimeError::new_err("pbdfit: the computation panicked (a bug: please report it)"));
             }
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                tick(py);
-                if let Err(interrupt) = py.check_signals() {
+                if let Err(interrupt) = tick(py).and_then(|()| py.check_signals()) {
                     cancel.store(true, Ordering::SeqCst);
                     if on_interrupt == OnInterrupt::Leave {
                         return Err(interrupt);
@@ -137,9 +137,11 @@ fn cancellable_job<T: Send + 'static>(
     let pending = std::cell::Cell::new(interrupt);
     let tick = |py: Python<'_>| {
         if pending.replace(false) {
-            // What Ctrl-C does: the interpreter's KeyboardInterrupt, seen by the next signal check.
-            let _ = py.run(c"import _thread; _thread.interrupt_main()", None, None);
+            // What Ctrl-C does: the interpreter's KeyboardInterrupt, raised by the code's own signal check
+            // (then it is this error) or by the next one.
+            return py.run(c"import _thread; _thread.interrupt_main()", None, None);
         }
+        Ok(())
     };
     interruptible(py, cancel, OnInterrupt::Stop, &tick, move || pbdfit_fit::cancellable(&flag, work))?
         .map_err(|e| pyo3::exceptions::PyKeyboardInterrupt::new_err(e.to_string()))
@@ -353,6 +355,7 @@ fn run_cancellable<'py, T: Send + 'static, E: std::fmt::Display + Send + 'static
             // What Ctrl-C does: the interpreter's KeyboardInterrupt, seen by the next signal check.
             let _ = py.run(c"import _thread; _thread.interrupt_main()", None, None);
         }
+        Ok(())
     };
     let outcome = interruptible(py, cancel, OnInterrupt::Finish, &tick, move || {
         pbdfit_fit::study::on_threads(jobs, |_| {

@@ -83,6 +83,6 @@ fn cancelled_modes_and_motion_stop_in_their_fem_loops() {
 fn a_cancelled_fit_stops() {
     let job = FitKeywords::from_json(r#"{"scene": "gravity-wall", "n": 2, "model": "xpbd", "nit": 4}"#).unwrap();
     let prepared = job.job().unwrap().prepare(Spelling::Keyword).unwrap();
-    let e = with_flag(&set(), || prepared.run(&CpuBackend)).err().expect("no fit without rest states");
+    let Err(e) = with_flag(&set(), || prepared.run(&CpuBackend)) else { panic!("no fit without rest states") };
     assert!(e.to_string().contains(CANCELLED), "{e}");
 }
