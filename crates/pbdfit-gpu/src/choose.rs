@@ -114,7 +114,9 @@ pub fn choose_backend(
     };
     let cpu = || -> Box<dyn RestStateBackend> { Box::new(CpuBackend) };
     match requested {
-        BackendChoice::Cpu => (cpu(), format!("backend: {} (the default; --backend gpu or auto for a GPU)", CpuBackend.name())),
+        BackendChoice::Cpu => {
+            (cpu(), format!("backend: {} (the default; --backend gpu or auto for a GPU)", CpuBackend.name()))
+        }
         BackendChoice::Gpu => match GpuContext::new() {
             Ok(ctx) => {
                 let note = if ctx.is_software() { ", a software renderer: slower than the CPU path" } else { "" };

@@ -193,7 +193,9 @@ fn a_fit_no_better_than_an_undeformed_body_leads_with_cannot_and_pastes_nothing(
     // The body's line first, as every report starts, then the verdict.
     assert!(out.starts_with("body: 1 m"), "{out}");
     assert!(
-        out.lines().nth(1).is_some_and(|l| l.starts_with("this model cannot reproduce this material at these settings")),
+        out.lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with("this model cannot reproduce this material at these settings")),
         "{out}"
     );
     assert!(

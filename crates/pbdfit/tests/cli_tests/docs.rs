@@ -381,7 +381,9 @@ fn abridged_match(got: &str, want: &str) -> bool {
         match want.split_first() {
             None => got.is_empty(),
             Some((w, rest)) if w.trim() == "..." => (0..=got.len()).any(|skip| lines_match(&got[skip..], rest)),
-            Some((w, rest)) => got.split_first().is_some_and(|(g, grest)| line_matches(g, w) && lines_match(grest, rest)),
+            Some((w, rest)) => {
+                got.split_first().is_some_and(|(g, grest)| line_matches(g, w) && lines_match(grest, rest))
+            }
         }
     }
     let got: Vec<&str> = got.lines().collect();
