@@ -180,6 +180,22 @@ pub enum FitError {
     /// A results file could not be read or written.
     #[error(transparent)]
     Results(#[from] ResultsError),
+    /// An engine profile's fitted minimum has no stable rest state as `simulate` solves it (from the
+    /// undeformed body), and neither has any earlier point of the search's path.
+    #[error(
+        "scene {scene}: the fit's minimum {parameters} (error {error}) has no rest state as simulate solves it \
+         ({reason}), nor has any earlier point of the search's path: no fit to give at these settings"
+    )]
+    NoStableMinimum {
+        /// Scene name.
+        scene: String,
+        /// The minimum's parameters, formatted.
+        parameters: String,
+        /// Its error, formatted.
+        error: String,
+        /// Why simulate refuses it.
+        reason: Box<PbdError>,
+    },
     /// No grid point has a rest state.
     #[error("scene {scene}: no grid point has a rest state (first reason: {first})")]
     NoRestState {
@@ -332,6 +348,7 @@ impl FitError {
             | FitError::FolderInUse { .. }
             | FitError::ResultsFolder { .. }
             | FitError::NoRestState { .. }
+            | FitError::NoStableMinimum { .. }
             | FitError::TimeLimitBeforeRest { .. }
             | FitError::UnusableReference { .. }
             | FitError::GridTooLarge { .. }

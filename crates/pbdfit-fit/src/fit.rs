@@ -293,6 +293,9 @@ pub struct FitResult {
     pub starts: (usize, usize),
     /// Why the fit stopped before converging (its budget or time limit), if it did.
     pub stopped: Option<String>,
+    /// Where the search's minimum had no stable rest state as `simulate` solves it, and the fit gives the
+    /// best earlier point of its path that has one: what happened, naming the minimum ([`confirm_rest`]).
+    pub moved: Option<String>,
 }
 
 impl FitResult {
@@ -452,6 +455,7 @@ pub fn fit_with_grid_from(
     // may cap each rest state's sweeps.
     let deadline = options.max_seconds.and_then(|seconds| deadline_after(start, seconds));
     let rest_options = options.rest_options(&RestOptions { deadline, ..problem.rest_options });
+    let unlimited = problem;
     let limited;
     let problem = if rest_options != problem.rest_options {
         limited = FitProblem { rest_options, ..problem.clone() };
@@ -460,7 +464,8 @@ pub fn fit_with_grid_from(
         problem
     };
     if options.search == Search::Gradient {
-        return fit_gradient(problem, grids, options, &points, start, rest);
+        let result = fit_gradient(problem, grids, options, &points, start, rest)?;
+        return confirm_rest(unlimited, search_box, result);
     }
     let dimensions = search_box.dimensions();
     let solver = PatternSearch::new(
@@ -511,7 +516,7 @@ pub fn fit_with_grid_from(
         .identifiability
         .then(|| Identifiability::compute(search_box, &t, error, |p| cost.cost(&p.to_vec()).unwrap_or(f64::INFINITY)));
     let names = search_box.axes().iter().map(|a| a.name);
-    Ok(FitResult {
+    let result = FitResult {
         parameters: names.zip(search_box.values(&t)).collect(),
         at_bound: search_box.at_bound(&t),
         error,
@@ -527,6 +532,79 @@ pub fn fit_with_grid_from(
         search: Search::Pattern,
         starts: (1, 1),
         stopped: Budget::new(options, start).timed_out().then(|| "stopped at its time limit (--max-seconds)".into()),
+        moved: None,
+    };
+    confirm_rest(unlimited, search_box, result)
+}
+
+/// An engine profile's fitted point is solved again as `simulate` solves it: from the undeformed body,
+/// with the problem's own rest options (no search budget). The search's rest states are warm-started, and
+/// at the edge of a Jacobi engine's stability (Newton on the compressed floor) the estimate of the step's
+/// spectral radius from a warm start can pass a point that the same estimate from the cold start refuses
+/// (gravity-floor N = 2, relaxation 0.3, nit 10: k_mu = 2.33 Pa fitted, simulate's radius 1.0010). Such a
+/// minimum is no rest state of the engine (docs/engines.md: the profile never fits through one), so the
+/// fit gives the best earlier point of its path that simulate accepts, and says so in
+/// [`FitResult::moved`]; its identifiability (measured at the minimum) is dropped. Where no point of the
+/// path is accepted: [`FitError::NoStableMinimum`]. The textbook models and the mass-spring ones have no
+/// stability verdict that a warm start changes: their results pass unchanged, with no extra solve.
+fn confirm_rest(problem: &FitProblem, search_box: &SearchBox, mut result: FitResult) -> Result<FitResult, FitError> {
+    if !problem.settings.kind.is_engine_profile() {
+        return Ok(result);
+    }
+    // The values as the report prints them and the paste lines carry them (seven significant digits):
+    // at the edge of stability the last digits decide (Newton on the compressed floor at N = 2: k_mu =
+    // 2.3251343520 Pa rests, the printed 2.325134 Pa has a radius of 1.0010).
+    let printed = |v: &[f64]| -> Vec<f64> { v.iter().map(|x| format!("{x:.6e}").parse().unwrap_or(*x)).collect() };
+    // Why simulate refuses the point or its printed values (`None`: it accepts both), and the point's evaluation.
+    let refusal = |v: &[f64]| -> (Option<PbdError>, Evaluation) {
+        let e = problem.evaluate(v, None);
+        let why = match &e.failure {
+            Some(f) => Some(f.clone()),
+            None if printed(v) != v => problem.evaluate(&printed(v), None).failure,
+            None => None,
+        };
+        (why, e)
+    };
+    let values: Vec<f64> = result.parameters.iter().map(|p| p.1).collect();
+    let Some(reason) = refusal(&values).0 else { return Ok(result) };
+    let named = |values: &[f64]| {
+        search_box
+            .axes()
+            .iter()
+            .zip(values)
+            .map(|(a, v)| format!("{} = {}", a.name, pbdfit_mesh::display::number(*v)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let minimum = named(&values);
+    let error = pbdfit_mesh::display::number(result.error);
+    for step in result.history.iter().rev() {
+        let at = search_box.values(&step.x);
+        if at == values {
+            continue;
+        }
+        let (why, e) = refusal(&at);
+        if why.is_some() || !e.error.is_finite() {
+            continue;
+        }
+        result.moved = Some(format!(
+            "the search's minimum {minimum} (error {error}) has no rest state as simulate solves it, at its printed values or exactly ({reason}); \
+             the fit gives the best earlier point of its path that has one"
+        ));
+        result.at_bound = search_box.at_bound(&step.x);
+        result.parameters = search_box.axes().iter().map(|a| a.name).zip(at).collect();
+        result.error = e.error;
+        result.part_errors = problem.parts.iter().map(|p| p.scene.clone()).zip(e.part_errors).collect();
+        result.rest_states = e.rest;
+        result.identifiability = None;
+        result.confidence = None;
+        return Ok(result);
+    }
+    Err(FitError::NoStableMinimum {
+        scene: problem.scene.clone(),
+        parameters: minimum,
+        error,
+        reason: Box::new(reason),
     })
 }
 
@@ -618,6 +696,7 @@ fn fit_gradient(
         search: Search::Gradient,
         starts: (reached, total),
         stopped: budget.stopped,
+        moved: None,
     })
 }
 
@@ -691,5 +770,53 @@ mod tests {
         // A smaller budget the caller set stays.
         let small = RestOptions { max_sweeps: 1000, ..base };
         assert_eq!(options.rest_options(&small), RestOptions { collapse_verdict: true, ..small });
+    }
+
+    /// An engine profile's fitted point is the rest state `simulate` gives: solved again from the
+    /// undeformed body, a minimum simulate refuses (Newton on the compressed floor: k_mu = 3 Pa has a
+    /// spectral radius of 1.0017) moves to the best earlier point of the search's path that simulate
+    /// accepts (k_mu = 2.2841 Pa), saying so; a path with no such point is refused naming the minimum; a
+    /// minimum simulate accepts passes unchanged.
+    #[test]
+    fn an_engine_minimum_simulate_refuses_is_not_the_fit() {
+        let set = pbdfit_mesh::SceneSet::builtin("gravity-floor").unwrap();
+        let kind = ModelKind::NEWTON_XPBD.with_setting("relaxation", 0.3).unwrap();
+        let material = pbdfit_fem::YoungPoisson::new(1e3, 0.3).unwrap();
+        let cache = crate::PartCache::new(crate::ReferenceOverrides::default());
+        let problem = FitProblem::new(&set, crate::Settings::new(0.01, 2, 10, kind), material, &cache).unwrap();
+        let search_box = SearchBox::default_for(kind);
+        let step = |k_mu: f64, cost: f64| SearchStep { x: search_box.unit(&[k_mu, 260.637]), cost, step: 0.1 };
+        let fitted = |k_mu: f64, history: Vec<SearchStep>| FitResult {
+            parameters: vec![("k_mu", k_mu), ("k_lambda", 260.637)],
+            at_bound: Vec::new(),
+            error: 0.5,
+            part_errors: vec![("gravity-floor".into(), 0.5)],
+            rest_states: Vec::new(),
+            evaluations: 2,
+            failures: Vec::new(),
+            history,
+            identifiability: None,
+            confidence: None,
+            seconds: 0.0,
+            search: Search::Gradient,
+            starts: (1, 1),
+            stopped: None,
+            moved: None,
+        };
+        let unstable = fitted(3.0, vec![step(2.2841, 1.0), step(3.0, 0.5)]);
+        let moved = confirm_rest(&problem, &search_box, unstable).unwrap();
+        assert!((moved.parameters[0].1 / 2.2841 - 1.0).abs() < 1e-9, "{:?}", moved.parameters);
+        let e = problem.evaluate(&[moved.parameters[0].1, moved.parameters[1].1], None);
+        assert!(e.failure.is_none() && moved.error == e.error && moved.rest_states.len() == 1);
+        let note = moved.moved.unwrap();
+        assert!(note.contains("k_mu = 3,") && note.contains("spectral radius"), "{note}");
+        // No point of the path rests stably: refused, naming the minimum and why.
+        let nowhere = fitted(3.0, vec![step(10.0, 1.0), step(3.0, 0.5)]);
+        let e = confirm_rest(&problem, &search_box, nowhere).unwrap_err();
+        assert!(matches!(e, FitError::NoStableMinimum { .. }) && e.is_input(), "{e}");
+        assert!(e.to_string().contains("k_mu = 3,") && e.to_string().contains("spectral radius"), "{e}");
+        // A minimum simulate accepts is the fit, bit for bit.
+        let stable = fitted(2.2841, vec![step(2.2841, 0.5)]);
+        assert_eq!(confirm_rest(&problem, &search_box, stable.clone()).unwrap(), stable);
     }
 }

@@ -576,7 +576,8 @@ pub(crate) fn profile_starts(errors: &[f64], r: usize, log_axes: &[usize], d: us
 
 /// The identifiability of a gradient fit's optimum from its Gauss-Newton model (of the error itself:
 /// for a compound scene `e = sqrt(f)`, so `grad e = grad f / (2 e)` and `H_e ~ H_f / (2 e)` near the
-/// optimum).
+/// optimum), each range ending where the points still rest (each end evaluated, warm-started from the
+/// optimum: [`Identifiability::from_model_resting`]).
 pub(crate) fn identifiability(problem: &FitProblem, search_box: &SearchBox, best: &Descent) -> Option<Identifiability> {
     let (g, h) = best.model.as_ref()?;
     let e = best.evaluation.error;
@@ -585,7 +586,8 @@ pub(crate) fn identifiability(problem: &FitProblem, search_box: &SearchBox, best
     } else {
         (g.clone(), h.clone())
     };
-    Some(Identifiability::from_model(search_box, &best.t, e, &g, &h))
+    let rests = |p: &[f64]| problem.evaluate(&search_box.values(p), Some(&best.evaluation)).failure.is_none();
+    Some(Identifiability::from_model_resting(search_box, &best.t, e, &g, &h, rests))
 }
 
 /// 95 % confidence intervals of the parameters of a fit to measured markers, from the Gauss-Newton

@@ -90,12 +90,23 @@ impl Identifiability {
     /// is the Hessian identifiability reports). Each range ends where the model's error along its axis
     /// rises by [`RISE`], or at the box's edge.
     pub fn from_model(search_box: &SearchBox, t: &[f64], best: f64, gradient: &[f64], hessian: &[f64]) -> Self {
+        Self::model_ends(search_box, t, best, gradient, hessian).0
+    }
+
+    /// [`from_model`](Self::from_model) and each range's ends in unit coordinates.
+    fn model_ends(
+        search_box: &SearchBox,
+        t: &[f64],
+        best: f64,
+        gradient: &[f64],
+        hessian: &[f64],
+    ) -> (Self, Vec<[f64; 2]>) {
         let d = t.len();
         let widths: Vec<f64> = search_box.axes().iter().map(|a| a.search_width()).collect();
         let h = DMatrix::<f64>::from_fn(d, d, |i, j| hessian[i * d + j] / (widths[i] * widths[j]));
         let condition = condition(&h);
         let rise = best * RISE;
-        let ranges = (0..d)
+        let ends: Vec<[f64; 2]> = (0..d)
             .map(|i| {
                 let (g, c) = (gradient[i], 0.5 * hessian[i * d + i]);
                 // The step x along the axis where g x + c x^2 = rise, for x > 0 (up) and x < 0 (down).
@@ -110,14 +121,71 @@ impl Identifiability {
                     };
                     (t[i] + sign * x).clamp(0.0, 1.0)
                 };
-                let (mut lo, mut hi) = (t.to_vec(), t.to_vec());
-                lo[i] = end(-1.0);
-                hi[i] = end(1.0);
-                (search_box.values(&lo)[i], search_box.values(&hi)[i])
+                [end(-1.0), end(1.0)]
             })
             .collect();
-        Self { hessian: h.iter_column_major_transposed(), condition, ranges, evaluations: 0 }
+        let ranges = ends.iter().enumerate().map(|(i, e)| range_values(search_box, t, i, *e)).collect();
+        (Self { hessian: h.iter_column_major_transposed(), condition, ranges, evaluations: 0 }, ends)
     }
+
+    /// [`from_model`](Self::from_model), with each range ending where the points still have a rest state:
+    /// `rests(p)` says whether the point at unit coordinates `p` has one (a stable one, for an engine). The
+    /// quadratic model knows nothing of where the simulation stops resting, so a soft end without a rest
+    /// state made a range span the whole box; an end that does not rest is moved back towards the optimum
+    /// by bisection ([`BISECTIONS`]) to the last point found resting. Ends that rest cost one evaluation
+    /// each and stay as they were, bit for bit.
+    pub fn from_model_resting(
+        search_box: &SearchBox,
+        t: &[f64],
+        best: f64,
+        gradient: &[f64],
+        hessian: &[f64],
+        mut rests: impl FnMut(&[f64]) -> bool,
+    ) -> Self {
+        let (mut id, ends) = Self::model_ends(search_box, t, best, gradient, hessian);
+        let mut evaluations = 0;
+        for (i, ends) in ends.into_iter().enumerate() {
+            let point = |x: f64| {
+                let mut p = t.to_vec();
+                p[i] = x;
+                p
+            };
+            let mut moved = ends;
+            for (k, &end) in ends.iter().enumerate() {
+                if end == t[i] {
+                    continue;
+                }
+                evaluations += 1;
+                if rests(&point(end)) {
+                    continue;
+                }
+                let (mut inside, mut outside) = (t[i], end);
+                for _ in 0..BISECTIONS {
+                    let mid = 0.5 * (inside + outside);
+                    evaluations += 1;
+                    if rests(&point(mid)) {
+                        inside = mid;
+                    } else {
+                        outside = mid;
+                    }
+                }
+                moved[k] = inside;
+            }
+            if moved != ends {
+                id.ranges[i] = range_values(search_box, t, i, moved);
+            }
+        }
+        id.evaluations = evaluations;
+        id
+    }
+}
+
+/// The values of parameter `i` at unit coordinates `ends` of its axis, the others at `t`.
+fn range_values(search_box: &SearchBox, t: &[f64], i: usize, ends: [f64; 2]) -> (f64, f64) {
+    let (mut lo, mut hi) = (t.to_vec(), t.to_vec());
+    lo[i] = ends[0];
+    hi[i] = ends[1];
+    (search_box.values(&lo)[i], search_box.values(&hi)[i])
 }
 
 /// `|lambda_max| / lambda_min` of a symmetric matrix; infinite when it is not positive definite.
@@ -223,5 +291,38 @@ mod tests {
         let (lo, hi) = id.ranges[0];
         let centre = b.values(&t)[0];
         assert!(((hi / centre).log10() - 0.1).abs() < 5e-3 && ((centre / lo).log10() - 0.1).abs() < 5e-3);
+    }
+
+    /// A gradient fit's 1 % range comes from its quadratic model, which knows nothing of where the
+    /// simulation stops resting: over a shallow bowl it spanned the whole box though the soft end had no
+    /// rest state. Ends that do not rest move back to the last point found resting (within the
+    /// bisection's 1/256 of the way); ends that rest are the model's, bit for bit, one evaluation each.
+    #[test]
+    fn ranges_end_where_the_points_stop_resting() {
+        let b = SearchBox::default_for(ModelKind::XPBD);
+        let (t, e) = ([0.5, 0.5], 1.0);
+        // A shallow bowl: the model's 1 % ranges reach the box's edges on both axes.
+        let (g, h) = ([0.0, 0.0], [1e-3, 0.0, 0.0, 1e-3]);
+        let model = Identifiability::from_model(&b, &t, e, &g, &h);
+        assert_eq!(model.ranges[0], (b.values(&[0.0, 0.5])[0], b.values(&[1.0, 0.5])[0]));
+        // Nothing rests above 0.8 on the first axis (its soft end) nor below 0.3 on the second.
+        let rests = |p: &[f64]| p[0] <= 0.8 && p[1] >= 0.3;
+        let id = Identifiability::from_model_resting(&b, &t, e, &g, &h, rests);
+        let unit = |i: usize, v: f64| {
+            let mut p = b.values(&t);
+            p[i] = v;
+            b.unit(&p)[i]
+        };
+        let (lo0, hi0) = id.ranges[0];
+        assert_eq!(lo0, model.ranges[0].0, "the end that rests is the model's");
+        assert!(unit(0, hi0) <= 0.8 && unit(0, hi0) > 0.8 - 0.5 / 256.0 - 1e-12, "{}", unit(0, hi0));
+        let (lo1, hi1) = id.ranges[1];
+        assert!(unit(1, lo1) >= 0.3 && unit(1, lo1) < 0.3 + 0.5 / 256.0 + 1e-12, "{}", unit(1, lo1));
+        assert_eq!(hi1, model.ranges[1].1);
+        assert_eq!(id.evaluations, 4 + 2 * BISECTIONS);
+        assert_eq!(id.hessian, model.hessian);
+        // Where every end rests, the ranges are the model's.
+        let all = Identifiability::from_model_resting(&b, &t, e, &g, &h, |_| true);
+        assert_eq!(all.ranges, model.ranges);
     }
 }

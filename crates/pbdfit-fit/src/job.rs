@@ -300,6 +300,24 @@ pub struct EngineAnswer {
     pub nit_means: &'static str,
     /// The lines to paste into the engine.
     pub paste: Vec<String>,
+    /// Where a line gives the engine other parameters than the fitted ones (Godot's clamped or rounded
+    /// stiffness, no volume constraint): the error those leave.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pasted: Vec<PastedError>,
+}
+
+/// The error a paste line's own parameters leave, where they differ from the fitted ones.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PastedError {
+    /// The line (`Godot SoftBody3D`).
+    pub line: String,
+    /// The parameters it gives the engine, by name.
+    pub parameters: BTreeMap<String, f64>,
+    /// The error at them; `None` where they have no rest state.
+    pub error: Option<f64>,
+    /// Why they have no rest state, where they have none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
 }
 
 /// The identifiability of the fitted point.
@@ -405,6 +423,10 @@ pub struct FitReport {
     /// Why the fit stopped before converging.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
+    /// Where the search's minimum had no stable rest state as `simulate` solves it: what happened (the
+    /// result is the best earlier point of the search's path that has one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moved: Option<String>,
     /// An engine profile's answer in the engine's terms.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub engine: Option<EngineAnswer>,
@@ -442,6 +464,19 @@ impl FitReport {
             settings: kind.settings().into_iter().map(|(n, v)| (n.to_string(), v)).collect(),
             nit_means: kind.nit_means(),
             paste,
+            pasted: kind
+                .pasted_bodies(&values)
+                .into_iter()
+                .map(|(line, at)| {
+                    let e = prepared.problem.evaluate(&at, None);
+                    PastedError {
+                        line: line.to_string(),
+                        parameters: result.parameters.iter().map(|(n, _)| n.to_string()).zip(at).collect(),
+                        error: e.failure.is_none().then_some(e.error),
+                        failure: e.failure.map(|f| f.to_string()),
+                    }
+                })
+                .collect(),
         });
         let at_model_limit = result
             .at_bound
@@ -496,6 +531,7 @@ impl FitReport {
             starts: Starts { total: result.starts.1, reached_minimum: result.starts.0 },
             status: if result.stopped.is_some() { "budget" } else { "converged" }.to_string(),
             stopped: result.stopped.clone(),
+            moved: result.moved.clone(),
             engine,
             intervals_95: result.confidence.as_deref().map(by_name),
             identifiability: result.identifiability.as_ref().map(|id| IdentifiabilityReport {
@@ -598,10 +634,26 @@ impl FitReport {
         if let Some(why) = &self.stopped {
             line(format!("  note: the fit {why}; the result is its best point so far"));
         }
+        if let Some(moved) = &self.moved {
+            line(format!("  note: {moved}"));
+        }
         if let Some(engine) = &self.engine {
             line(format!("  in the engine (nit = {}: {}):", self.nit, engine.nit_means));
             for paste in &engine.paste {
                 line(format!("    {paste}"));
+            }
+            for pasted in &engine.pasted {
+                let at: Vec<String> = pasted
+                    .parameters
+                    .iter()
+                    .map(|(n, v)| format!("{n} = {}", pbdfit_mesh::display::number(*v)))
+                    .collect();
+                let what = match (&pasted.error, &pasted.failure) {
+                    (Some(e), _) => format!("leaves error {e:.6e} (the fit's {:.6e})", self.error),
+                    (None, Some(why)) => format!("has no rest state ({why})"),
+                    (None, None) => "has no rest state".to_string(),
+                };
+                line(format!("    {}'s body ({}) {what}", pasted.line, at.join(", ")));
             }
         }
         if !self.failures.is_empty() {

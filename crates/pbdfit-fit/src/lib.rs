@@ -70,7 +70,7 @@ pub use identify::{Identification, MaterialParameter, NU_MAX, NU_MIN, YOUNG_FACT
 pub use identify_job::{IdentifyJob, IdentifyKeywords, IdentifyReport};
 pub use job::{
     BOOTSTRAP_SEED, BootstrapReport, BoxAxis, EngineAnswer, FitJob, FitJobError, FitKeywords, FitOutcome, FitReport,
-    IdentifiabilityReport, MARKER_TOLERANCE, PreparedFit, Spelling, Starts, start_from_pairs,
+    IdentifiabilityReport, MARKER_TOLERANCE, PastedError, PreparedFit, Spelling, Starts, start_from_pairs,
 };
 pub use keywords::{ReferenceKeywords, keyword_names, keywords_from_json};
 pub use lockstep::{Lockstep, LockstepCounts, Member, run_in_lockstep};

@@ -23,6 +23,31 @@ pub enum PbdError {
         /// What was seen.
         reason: String,
     },
+    /// The gradient search's give-up of an engine profile's point whose body went beyond its own size and
+    /// stayed there without coming to rest: not a divergence (the point may rest further out, which
+    /// `simulate` finds), but no fit's minimum, so the search does not spend its budget on it.
+    #[error(
+        "scene {scene}: with {params} the body went {} m out, beyond its own size ({} m), and stayed beyond it \
+         for {} s without coming to rest after {sweeps} projection sweeps: the search leaves such a point out \
+         (no fit's minimum; simulate finds its rest state, if it has one)",
+        pbdfit_mesh::display::number(*largest),
+        pbdfit_mesh::display::number(*extent),
+        pbdfit_mesh::display::number(*seconds)
+    )]
+    OutOfReach {
+        /// Scene name.
+        scene: String,
+        /// The parameters, formatted.
+        params: String,
+        /// Sweeps done when the point was left out.
+        sweeps: usize,
+        /// The largest displacement then (m).
+        largest: f64,
+        /// The body's size (m).
+        extent: f64,
+        /// How long (simulated s) the body stayed beyond its size.
+        seconds: f64,
+    },
     /// The step map's fixed point repels (an engine's Jacobi overshoot): the engine's simulation never
     /// settles there, so there is no rest state.
     #[error(

@@ -439,6 +439,14 @@ impl ModelKind {
         )
     }
 
+    /// Where one of the model's paste lines gives the engine other parameters than `values`, the fitted
+    /// ones: the line's name and the parameter values it makes (Jolt's Godot line: the printed
+    /// `linear_stiffness`, clamped to [0, 1], and no volume constraint), for the fit to evaluate. Empty
+    /// where every line carries the fitted values.
+    pub fn pasted_bodies(self, values: &[f64]) -> Vec<(&'static str, Vec<f64>)> {
+        crate::models::pasted_bodies(self.def.name, values)
+    }
+
     /// The parameter names joined by `, ` (for messages).
     pub fn parameter_names(self) -> String {
         self.def.parameters.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")

@@ -103,6 +103,34 @@ pub const STAGNANT_RESIDUAL: f64 = 1e-3;
 /// N = 4, kd = 0.05); a mechanism keeps falling.
 const PROBE_FACTOR: f64 = 4.0;
 
+/// The comparisons of successive windows' growth over which an engine profile's run must keep growing
+/// without slowing before it counts as diverged ([`Growth`]: growth in `K + 1` windows in a row). A body
+/// released from rest falls faster and faster only until its springs take the load: with windows of the
+/// time it takes to fall its own size `L`, one whose rest state lies `D` below accelerates for
+/// `(pi / 2) sqrt(D / 2L)` windows (an undamped spring's first quarter swing), so with `K = 4` a rest state
+/// within 20 body sizes is never called a divergence on its way down; a free fall (a mechanism) grows by
+/// ever larger steps and is called one after five windows.
+pub const GROWTH_WINDOWS: usize = 4;
+
+/// A window's growth counts as not slowing when it is at least this fraction of the window's before: a body
+/// sliding at a steady speed grows by equal steps, which round-off makes slightly unequal.
+const GROWTH_KEPT: f64 = 0.99;
+
+/// Growth below this fraction of the window's largest displacement is no growth: round-off. A body held at
+/// one vertex hangs up to 3.08 m from where it started and swings about a neutral axis at the last digits;
+/// counted, such noise met [`GROWTH_KEPT`] four windows in a row within a few hundred.
+const GROWTH_NOISE: f64 = 1e-9;
+
+/// How far (in body sizes) the extra fixed-point attempt of an engine profile admits its iterates, made
+/// only after an attempt's iterate left the body (an iterate beyond the body is otherwise discarded: a
+/// wild extrapolation). Newton's XPBD on gravity-wall at N = 4 with k_mu = k_lambda = 20 Pa (dt 0.01,
+/// 20 iterations) rests 1.12 m out, which the body size made unreachable (then stepping called the body
+/// diverged); the wider attempt converges in 10,860 sweeps, stepping in 405,340. Not the first attempt's
+/// bound: admitted to 4 body sizes from the start, Newton's solve on the wall at N = 4 (k_mu = 696,
+/// k_lambda = 7161 Pa) wandered to a repelling fixed point (radius 3.5) instead of the one its simulation
+/// settles at; a repelling fixed point of the wider attempt is left to stepping, never reported.
+const ENGINE_WIDE: f64 = 100.0;
+
 /// How a rest state is computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RestMethod {
@@ -282,6 +310,9 @@ impl PbdSystem {
             // rest map, so only stepping from the initial configuration gives where the simulation settles.
             return self.rest_by_stepping(params, &rules, options, None, 0);
         }
+        // An engine profile's divergence is judged by growth ([`Growth`]), never by the body's size: its
+        // rest state may lie beyond it. The textbook models keep the size rule (their studies are pinned).
+        let engine = matches!(rules, ProjectionRule::Engine(_));
         let mut spent = 0;
         // Whether the divergence probe has run (once at most, whichever attempt stalls first).
         let mut probed = false;
@@ -292,8 +323,19 @@ impl PbdSystem {
             // to make progress (seen with the energy-form XPBD springs, whose rest map is strongly
             // nonlinear), and stepping stops at the turning points of slow undamped oscillations.
             let short = RETRY_MEMORY.min(options.anderson_memory);
-            let memories = [Some(options.anderson_memory), (short < options.anderson_memory).then_some(short)];
-            for memory in memories.into_iter().flatten() {
+            let mut attempts: Vec<(usize, f64)> =
+                [Some(options.anderson_memory), (short < options.anderson_memory).then_some(short)]
+                    .into_iter()
+                    .flatten()
+                    .map(|m| (m, self.extent))
+                    .collect();
+            // Whether an engine's wider attempt has been added (once, see [`ENGINE_WIDE`]).
+            let mut widened = false;
+            let mut attempt = 0;
+            while attempt < attempts.len() {
+                let (memory, limit) = attempts[attempt];
+                attempt += 1;
+                let wide = limit > self.extent;
                 let mut d = self.dynamics();
                 let x0: Vec<f64> = match warm {
                     Some(w) => self.free.iter().flat_map(|&p| [w[p].x, w[p].y, w[p].z]).collect(),
@@ -308,7 +350,10 @@ impl PbdSystem {
                     memory,
                     options.tolerance,
                     options.max_map_evaluations.min(options.max_sweeps.saturating_sub(spent) / params.nit.max(1)),
-                    self.extent,
+                    // Not a verdict: an iterate beyond it is discarded (an engine's steps back, see
+                    // [`ENGINE_RETREATS`]); an engine's rest state beyond the body is found by the wider
+                    // attempt ([`ENGINE_WIDE`]) or by stepping, judged by [`Growth`].
+                    limit,
                     // An engine's step maps a wild extrapolation far out; the textbook models' solves are
                     // kept iterate for iterate (the thesis study's rest states are pinned).
                     if matches!(rules, ProjectionRule::Engine(_)) { ENGINE_RETREATS } else { 0 },
@@ -342,7 +387,13 @@ impl PbdSystem {
                             return true;
                         }
                         probed = true;
-                        let verdict = if options.collapse_verdict { Verdict::Collapse } else { Verdict::RunsAway };
+                        let verdict = if engine {
+                            Verdict::Grows
+                        } else if options.collapse_verdict {
+                            Verdict::Collapse
+                        } else {
+                            Verdict::RunsAway
+                        };
                         left_body = self.runs_away(&rules, params, warm, options, verdict, budget);
                         left_body.is_none()
                     },
@@ -350,6 +401,11 @@ impl PbdSystem {
                 spent += out.evaluations * params.nit;
                 if let Some(left) = left_body {
                     return Err(left.error(&self.scene, params, spent, self.extent));
+                }
+                if engine && !widened && !options.collapse_verdict && !out.converged && out.residual.is_infinite() {
+                    // The iterate left the body: an engine's rest state may lie out there.
+                    widened = true;
+                    attempts.push((options.anderson_memory, ENGINE_WIDE * self.extent));
                 }
                 if out.converged {
                     if let ProjectionRule::Engine(engine) = rules
@@ -366,6 +422,11 @@ impl PbdSystem {
                             let (long, steps) = self.step_map_radius(&rules, params, &out.x, 8 * RADIUS_ITERATIONS);
                             spent += steps * params.nit;
                             radius = long;
+                        }
+                        if radius > UNSTABLE_RADIUS && wide {
+                            // A repelling fixed point out there says nothing of a stable one elsewhere: the
+                            // simulation decides (stepping).
+                            break;
                         }
                         if radius > UNSTABLE_RADIUS {
                             return Err(PbdError::Unstable {
@@ -452,10 +513,37 @@ impl PbdSystem {
         let mut d = self.dynamics_from(warm);
         let mut residual = f64::INFINITY;
         let mut converged = false;
+        // An engine profile's run is judged by its growth, a textbook model's by the body's size.
+        let engine = matches!(rules, ProjectionRule::Engine(_));
+        let mut growth = engine.then(|| self.growth(params));
+        // The gradient search leaves out an engine's point whose body stays beyond its size for the time it
+        // takes to fall it ([`PbdError::OutOfReach`]: no fit's minimum; 17 such points of the README's Jolt
+        // fit each stepped to the search's budget of 200,000 sweeps, 16 times the fit's time).
+        let reach = (engine && options.collapse_verdict).then(|| self.growth(params).steps);
+        let (mut steps, mut last_inside) = (0usize, 0usize);
         while spent + params.nit <= options.max_sweeps.max(params.nit) {
             let step = self.measured_step(rules, params, &mut d);
             spent += params.nit;
-            if step.outside {
+            steps += 1;
+            if step.largest <= self.extent {
+                last_inside = steps;
+            } else if let Some(window) = reach
+                && steps - last_inside >= window
+            {
+                return Err(PbdError::OutOfReach {
+                    scene: self.scene.clone(),
+                    params: params.describe(),
+                    sweeps: spent,
+                    largest: step.largest,
+                    extent: self.extent,
+                    seconds: (steps - last_inside) as f64 * params.dt,
+                });
+            }
+            if let Some(g) = &mut growth {
+                if g.diverges(step.largest) {
+                    return Err(g.error(&self.scene, params, spent));
+                }
+            } else if step.outside {
                 return Err(diverged(&self.scene, params, spent, step.largest, self.extent));
             }
             residual = step.residual;
@@ -540,6 +628,7 @@ impl PbdSystem {
         // Float-to-integer casts saturate, so a tiny dt gives a huge count, capped by the budget.
         let probe = ((PROBE_SECONDS / params.dt).ceil() as usize).saturating_mul(params.nit);
         let (beyond, window) = match verdict {
+            Verdict::Grows => return self.grows_away(rules, params, warm, options, budget.min(probe)),
             Verdict::RunsAway => (self.extent, None),
             Verdict::Collapse => (self.extent, Some(probe / 2)),
             Verdict::PartialCollapse => {
@@ -559,7 +648,7 @@ impl PbdSystem {
             sweeps += params.nit;
             let outside = !step.largest.is_finite() || step.largest > beyond;
             if outside && left.is_none() {
-                left = Some(LeftBody { sweeps, largest: step.largest, bound: None });
+                left = Some(LeftBody { sweeps, largest: step.largest, bound: None, growth: None });
             }
             if !outside {
                 last_inside = sweeps;
@@ -587,6 +676,41 @@ impl PbdSystem {
         None
     }
 
+    /// The probe of [`Self::runs_away`] for [`Verdict::Grows`]: steps from `warm` for at most `limit`
+    /// sweeps and says where the motion was judged to grow without bound ([`Growth`]); `None` when it
+    /// settles to `tolerance` or the time runs out.
+    fn grows_away(
+        &self,
+        rules: &ProjectionRule,
+        params: &SimParams,
+        warm: Option<&[Vec3]>,
+        options: &RestOptions,
+        limit: usize,
+    ) -> Option<LeftBody> {
+        let mut d = self.dynamics_from(warm);
+        let mut growth = self.growth(params);
+        let mut sweeps = 0;
+        while sweeps + params.nit <= limit {
+            let step = self.measured_step(rules, params, &mut d);
+            sweeps += params.nit;
+            if growth.diverges(step.largest) {
+                return Some(LeftBody { sweeps, largest: step.largest, bound: None, growth: Some(growth) });
+            }
+            if step.settled(options.tolerance) {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// A [`Growth`] judge for a run of this body at `params`: windows of the time its free fall takes to
+    /// cross its extent ([`Self::fall_seconds`]; half a second without gravity), at least one step.
+    fn growth(&self, params: &SimParams) -> Growth {
+        let seconds = self.fall_seconds().unwrap_or(0.5);
+        let steps = ((seconds / params.dt).ceil() as usize).max(1);
+        Growth { steps, seconds: steps as f64 * params.dt, taken: 0, current: 0.0, maxima: vec![0.0] }
+    }
+
     /// The time (s) a free fall under the body's gravity takes to cross its extent, `sqrt(2 L / g)`;
     /// `None` without gravity.
     fn fall_seconds(&self) -> Option<f64> {
@@ -595,9 +719,77 @@ impl PbdSystem {
     }
 }
 
+/// The divergence verdict of an engine profile's run, from its dynamics: the largest displacement is taken
+/// over successive windows (each the time the body takes to fall its own size), and the run diverges when
+/// it is not a finite number, or when it grew in each of [`GROWTH_WINDOWS`] + 1 windows in a row, each
+/// window by at least [`GROWTH_KEPT`] of the growth before (the motion does not slow: a free fall, a steady
+/// slide, an instability) and by more than round-off ([`GROWTH_NOISE`]). A run that approaches a rest state, however far from the undeformed body, slows down:
+/// the body's size decides nothing.
+#[derive(Debug, Clone)]
+pub(crate) struct Growth {
+    /// Steps per window.
+    steps: usize,
+    /// Seconds per window.
+    seconds: f64,
+    /// Steps taken in the current window.
+    taken: usize,
+    /// The largest displacement in the current window (m).
+    current: f64,
+    /// Each finished window's largest displacement (m), after the undeformed start's 0.
+    maxima: Vec<f64>,
+}
+
+impl Growth {
+    /// Takes one step's largest displacement (m); whether the run has diverged.
+    fn diverges(&mut self, largest: f64) -> bool {
+        if !largest.is_finite() {
+            self.current = largest;
+            return true;
+        }
+        self.current = self.current.max(largest);
+        self.taken += 1;
+        if self.taken < self.steps {
+            return false;
+        }
+        self.maxima.push(self.current);
+        self.taken = 0;
+        self.current = 0.0;
+        let m = &self.maxima;
+        if m.len() < GROWTH_WINDOWS + 2 {
+            return false;
+        }
+        let growth: Vec<f64> = m.windows(2).map(|w| w[1] - w[0]).collect();
+        let last = &growth[growth.len() - GROWTH_WINDOWS - 1..];
+        let noise = GROWTH_NOISE * m[m.len() - 1];
+        last.windows(2).all(|g| g[0] > noise && g[1] >= GROWTH_KEPT * g[0])
+    }
+
+    /// The divergence error after `sweeps` sweeps.
+    fn error(&self, scene: &str, params: &SimParams, sweeps: usize) -> PbdError {
+        let reason = if !self.current.is_finite() {
+            "NaN or infinite displacement".to_string()
+        } else {
+            let shown = &self.maxima[self.maxima.len() - GROWTH_WINDOWS - 2..];
+            // Enough digits to show the growth (a slow one hides in the sixth digit).
+            let least = shown.windows(2).map(|w| w[1] - w[0]).fold(f64::INFINITY, f64::min);
+            let digits = (shown[shown.len() - 1] / least).log10().ceil().clamp(5.0, 16.0) as usize;
+            let last: Vec<String> = shown.iter().map(|m| format!("{m:.digits$e} m")).collect();
+            format!(
+                "the motion grows without slowing: the largest displacement over successive windows of {} s \
+                 was {}",
+                number(self.seconds),
+                last.join(", ")
+            )
+        };
+        PbdError::Diverged { scene: scene.to_string(), params: params.describe(), sweeps, reason }
+    }
+}
+
 /// What the divergence probe judges a point by.
 #[derive(Debug, Clone, Copy)]
 enum Verdict {
+    /// An engine profile's: the motion grows without slowing ([`Growth`]); the body's size decides nothing.
+    Grows,
     /// Only a run away beyond [`PROBE_FACTOR`] times the body's extent (or a non-finite state).
     RunsAway,
     /// Also a body that stays beyond its extent for half the probe ([`RestOptions::collapse_verdict`]).
@@ -607,8 +799,9 @@ enum Verdict {
     PartialCollapse,
 }
 
-/// Where the probe's body first went beyond its bound.
-#[derive(Debug, Clone, Copy)]
+/// Where the probe's body first went beyond its bound (or, for [`Verdict::Grows`], was judged to grow
+/// without bound).
+#[derive(Debug, Clone)]
 struct LeftBody {
     /// Probe sweeps up to that step.
     sweeps: usize,
@@ -616,11 +809,16 @@ struct LeftBody {
     largest: f64,
     /// For a partial collapse: the bound (m) and how long (s) the body stayed beyond it.
     bound: Option<(f64, f64)>,
+    /// For [`Verdict::Grows`]: the judge, which words the error.
+    growth: Option<Growth>,
 }
 
 impl LeftBody {
     /// The error: divergence, at `spent` sweeps before the probe plus the probe's own.
     fn error(&self, scene: &str, params: &SimParams, spent: usize, extent: f64) -> PbdError {
+        if let Some(growth) = &self.growth {
+            return growth.error(scene, params, spent + self.sweeps);
+        }
         match self.bound {
             None => diverged(scene, params, spent + self.sweeps, self.largest, extent),
             Some((bound, seconds)) => PbdError::Diverged {
@@ -779,4 +977,45 @@ pub fn accept_rest_state(
         }
     }
     Ok(RestState { positions, displacements, iterations, converged, residual, method })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A judge with windows of 0.45 s at dt = 0.01 s (45 steps), as for a unit cube under 9.81 m/s^2.
+    fn judge() -> Growth {
+        Growth { steps: 45, seconds: 0.45, taken: 0, current: 0.0, maxima: vec![0.0] }
+    }
+
+    /// The first step (0-based) at which the judge calls `u(t)` (m) a divergence, over `seconds`.
+    fn verdict(u: impl Fn(f64) -> f64, seconds: f64) -> Option<usize> {
+        let mut g = judge();
+        (0..(seconds / 0.01) as usize).find(|&k| g.diverges(u((k + 1) as f64 * 0.01)))
+    }
+
+    /// A free fall (a mechanism) and a steady slide diverge within six windows; an undamped spring that
+    /// rests five body sizes below (it swings to ten) never does, nor does a body that sits at 3.08 m with
+    /// round-off in its last digits, nor a slow creep to rest: the verdict comes from the motion's growth,
+    /// never from how far the body is from where it started. A NaN is a divergence at once.
+    #[test]
+    fn growth_not_size_decides_a_divergence() {
+        let fall = verdict(|t| 0.5 * 9.81 * t * t, 100.0).expect("a free fall diverges");
+        assert!(fall < 6 * 45, "after {fall} steps");
+        let slide = verdict(|t| 0.3 * t, 100.0).expect("a steady slide diverges");
+        assert!(slide < 6 * 45, "after {slide} steps");
+        // Rest 5 m down, period 4.5 s (10 windows): its first quarter swing accelerates for 2.5 windows.
+        let omega = 2.0 * std::f64::consts::PI / 4.5;
+        assert_eq!(verdict(|t| 5.0 * (1.0 - (omega * t).cos()), 100.0), None);
+        assert_eq!(verdict(|t| 3.08 + 1e-15 * ((t * 1e4).sin()), 100.0), None);
+        assert_eq!(verdict(|t| 2.0 * (1.0 - (-t / 30.0).exp()), 100.0), None);
+        let mut g = judge();
+        assert!(g.diverges(f64::NAN));
+        let e = g.error("s", &SimParams::new(0.01, 1, crate::ModelKind::JOLT.example()), 7).to_string();
+        assert!(e.contains("NaN or infinite") && !e.contains("body size"), "{e}");
+        let mut g = judge();
+        let stepped = (1..1000).find(|&k| g.diverges(0.5 * 9.81 * (k as f64 * 0.01).powi(2))).unwrap();
+        let e = g.error("s", &SimParams::new(0.01, 1, crate::ModelKind::JOLT.example()), stepped).to_string();
+        assert!(e.contains("grows without slowing") && e.contains("windows of 0.45 s"), "{e}");
+    }
 }

@@ -90,9 +90,9 @@ pub fn build_partial(
     let start = Instant::now();
     let plan = node_plan(def, out_dir);
     let folder = LockedFolder::lock(out_dir)?;
-    // The rows a resumed build would trust (a row with status ok and a NaN, or rows of one node that
-    // disagree, are taken out and their nodes left missing), as the full build's resume does.
-    let (rows, note) = store::load_resumable(&plan.files[0])?;
+    // The rows a resumed build would trust (a row with status ok and a NaN or a parameter the study's
+    // fits cannot give, or rows of one node that disagree, are taken out and their nodes left missing), as the full build's resume does.
+    let (rows, note) = store::load_resumable(&plan.files[0], &|r| def.study.finished_row(r))?;
     if let Some(note) = note {
         observer(&Progress { done: 0, total: 0, resumed: 0, message: note, notice: true });
     }

@@ -336,6 +336,20 @@ impl Study {
             if kinds.contains(&kind) {
                 return Err(bad("models", format!("lists {kind} twice")));
             }
+            // Each listed model's results go to `<results>/<model name>/`: one engine under two settings
+            // would write both into one folder, and the second would be refused only after the first ran.
+            if let Some(other) = kinds.iter().find(|k| k.name() == kind.name()) {
+                return Err(bad(
+                    "models",
+                    format!(
+                        "lists `{}` and `{}`, one model under two settings: both would write to <results>/{}/ \
+                         (list one of them per study file)",
+                        other.spec(),
+                        kind.spec(),
+                        kind.name()
+                    ),
+                ));
+            }
             kinds.push(kind);
         }
         for name in file.search_box.keys() {
@@ -497,6 +511,13 @@ impl Study {
         study.check_reference().map_err(|e| bad("reference", e.to_string()))?;
         study.check_motion().map_err(|(entry, m)| bad(&entry, m))?;
         Ok(study)
+    }
+
+    /// What is wrong with a finished results row for this study (`None`: nothing): a parameter outside the
+    /// model's range or the study's search box, which no fit of the study gives (see
+    /// [`super::store::finished_row`]). Resume leaves such a row out and fits it again.
+    pub fn finished_row(&self, r: &pbdfit_results::FitRecord) -> Option<String> {
+        super::store::finished_row(r, self.kind, self.unbounded, &self.fit.search_box)
     }
 
     /// Checks that the study's `[reference]` (over each scene's own) names a reference pbdfit-fem has,
@@ -676,6 +697,37 @@ name = "base"
         let layout = s.layout("linear static FEM");
         assert_eq!(layout.parameters[1].name, "alpha_v");
         assert_eq!(layout.grid, 21);
+    }
+
+    /// Every listed model writes to `<results>/<model name>/`: one engine under two settings is refused when
+    /// the file is read, naming both entries, before any fit runs (Jolt's damping, and Newton at its
+    /// default settings beside a changed relaxation); two different engines each get their folder.
+    #[test]
+    fn one_engine_under_two_settings_is_refused_when_the_file_is_read() {
+        let list = |models: &str| {
+            MINIMAL
+                .replace("model = \"xpbd\"", &format!("models = {models}"))
+                .replace("[box]\nalpha_d = [1e-8, 1e-2]\n", "")
+        };
+        let e = Study::parse_all(&list(r#"["jolt[linear_damping=0.5]", "jolt[linear_damping=0.6]"]"#), "t.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("t.toml")
+                && e.contains("jolt[linear_damping=0.5]")
+                && e.contains("jolt[linear_damping=0.6]")
+                && e.contains("<results>/jolt/"),
+            "{e}"
+        );
+        let e = Study::parse_all(&list(r#"["newton-xpbd", "xpbd", "newton-xpbd[relaxation=0.3]"]"#), "t.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`newton-xpbd`") && e.contains("`newton-xpbd[relaxation=0.3]`"), "{e}");
+        let studies =
+            Study::parse_all(&list(r#"["jolt[linear_damping=0.5]", "newton-xpbd[relaxation=0.3]"]"#), "t.toml")
+                .unwrap();
+        let folders: Vec<&str> = studies.iter().map(|s| s.kind.name()).collect();
+        assert_eq!(folders, ["jolt", "newton-xpbd"]);
     }
 
     #[test]

@@ -240,9 +240,12 @@ pub fn resume(
         reference: &reference_of,
         origin: &study.origin,
     };
+    // A finished row is checked as a new fit's record is (a parameter outside the model's range or the
+    // box is not resumed: its fit is done again).
+    let finished = |r: &FitRecord| study.finished_row(r);
     // Checked before anything in the folder changes: a refused folder is left as it was.
     for path in &plan.files {
-        let (rows, _, _) = store::read_resumable(path)?;
+        let (rows, _, _) = store::read_resumable(path, &finished)?;
         store::check_rows(path, &rows, &expected)?;
     }
     let mut manifest = layout.clone();
@@ -252,7 +255,7 @@ pub fn resume(
     let mut known: HashMap<FitKey, FitRecord> = HashMap::new();
     let mut notices = Vec::new();
     for path in &plan.files {
-        let (rows_on_disk, note) = store::load_resumable(path)?;
+        let (rows_on_disk, note) = store::load_resumable(path, &finished)?;
         if let Some(note) = note {
             observer(&Progress { done: 0, total: 0, resumed: 0, message: note.clone(), notice: true });
             notices.push(note);
@@ -596,6 +599,9 @@ fn fit_one(
             record.message = r.failure_summary();
             if let Some(why) = &r.stopped {
                 record.message = [format!("the fit {why}"), record.message].join("; ").trim_end_matches("; ").into();
+            }
+            if let Some(moved) = &r.moved {
+                record.message = [moved.clone(), record.message].join("; ").trim_end_matches("; ").into();
             }
             if let Some(search) = &mut record.search {
                 (search.reached, search.starts) = r.starts;

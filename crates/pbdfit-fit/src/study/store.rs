@@ -49,8 +49,14 @@ pub fn load_rows(path: &Path) -> Result<Vec<FitRecord>, FitError> {
 ///   which one is right cannot be told, and the last one silently won ("97 resumed" of 96 nodes). Rows
 ///   that agree bit for bit are one fit written twice; the first is kept.
 ///
+/// - a row with status `ok` that `check` refuses: the study's check of a finished fit ([`finished_row`]:
+///   a parameter outside the model's range or the study's box, which no fit of the study gives).
+///
 /// Returns the rows, the file's text without those rows, and the sentence.
-pub fn read_resumable(path: &Path) -> Result<(Vec<FitRecord>, String, Option<String>), FitError> {
+pub fn read_resumable(
+    path: &Path,
+    check: &dyn Fn(&FitRecord) -> Option<String>,
+) -> Result<(Vec<FitRecord>, String, Option<String>), FitError> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), String::new(), None)),
@@ -97,6 +103,12 @@ pub fn read_resumable(path: &Path) -> Result<(Vec<FitRecord>, String, Option<Str
                     .find(|(_, v)| !v.is_finite())
             {
                 bad[i] = Some(format!("status ok with {name} `{v}`"));
+                continue;
+            }
+            if r.status == FitStatus::Ok
+                && let Some(why) = check(r)
+            {
+                bad[i] = Some(why);
                 continue;
             }
             let key: Vec<u64> = [r.value.unwrap_or(f64::NAN), r.poisson, r.young, r.dt]
@@ -152,8 +164,11 @@ fn same_result(a: &FitRecord, b: &FitRecord) -> bool {
 
 /// [`read_resumable`], then the file rewritten without the rows it leaves out (when there are any) and
 /// read by [`load_rows`] (which repairs a partial last line and upgrades a legacy file).
-pub fn load_resumable(path: &Path) -> Result<(Vec<FitRecord>, Option<String>), FitError> {
-    let (_, kept, note) = read_resumable(path)?;
+pub fn load_resumable(
+    path: &Path,
+    check: &dyn Fn(&FitRecord) -> Option<String>,
+) -> Result<(Vec<FitRecord>, Option<String>), FitError> {
+    let (_, kept, note) = read_resumable(path, check)?;
     if note.is_some() {
         let io = |e| ResultsError::Io { action: "cannot write", path: path.into(), source: e };
         let tmp = path.with_extension(format!("csv.{}.tmp", std::process::id()));
@@ -161,6 +176,41 @@ pub fn load_resumable(path: &Path) -> Result<(Vec<FitRecord>, Option<String>), F
         std::fs::rename(&tmp, path).map_err(io)?;
     }
     Ok((load_rows(path)?, note))
+}
+
+/// How far (in unit coordinates of the search box) a finished row's value may lie outside the box: the
+/// round trip through a log axis and the results file's decimal text, not a value of another box.
+const BOX_SLACK: f64 = 1e-9;
+
+/// The check of a finished (`ok`) row that a new fit's record passes: each parameter of `kind` inside the
+/// model's range (`unbounded`: the experimental stiffness above 1) and inside the study's search box.
+/// `Some(what is wrong)` otherwise; rows of other statuses are not checked.
+pub fn finished_row(
+    r: &FitRecord,
+    kind: pbdfit_pbd::ModelKind,
+    unbounded: bool,
+    search_box: &crate::SearchBox,
+) -> Option<String> {
+    if r.status != FitStatus::Ok {
+        return None;
+    }
+    for (name, value) in &r.parameters {
+        if let Some((_, spec)) = kind.parameter(name)
+            && let Err(e) = spec.check(*value, unbounded)
+        {
+            return Some(format!("status ok with {name} `{value}`, which model {} refuses: {e}", kind.spec()));
+        }
+    }
+    let values: Vec<f64> = search_box.axes().iter().map(|a| r.parameter(a.name).unwrap_or(f64::NAN)).collect();
+    for ((axis, t), value) in search_box.axes().iter().zip(search_box.unit(&values)).zip(&values) {
+        if !(t.is_finite() && (-BOX_SLACK..=1.0 + BOX_SLACK).contains(&t)) {
+            return Some(format!(
+                "status ok with {} `{value}`, outside the study's box [{}, {}]",
+                axis.name, axis.lower, axis.upper
+            ));
+        }
+    }
+    None
 }
 
 /// The complete lines of a results file: everything up to the last line end.
@@ -269,6 +319,8 @@ pub fn read(path: &Path) -> Result<Vec<FitRecord>, FitError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::SearchBox;
+    use pbdfit_pbd::ModelKind;
 
     fn record(nu: f64) -> FitRecord {
         FitRecord {
@@ -315,19 +367,19 @@ mod tests {
         };
         let nan = FitRecord { parameters: vec![("kd".into(), f64::NAN), ("kv".into(), 0.5)], ..record(0.1) };
         write(&[record(0.0), nan.clone(), record(0.2)]);
-        let (rows, _, note) = read_resumable(&path).unwrap();
+        let (rows, _, note) = read_resumable(&path, &|_| None).unwrap();
         assert_eq!(rows, vec![record(0.0), record(0.2)]);
         let note = note.unwrap();
         assert!(note.contains("removed 1 row(s)") && note.contains("row 2 (status ok with kd `NaN`)"), "{note}");
         // A failed fit's NaN is what a failed row holds: kept.
         let failed = FitRecord { status: FitStatus::Failed, error: f64::NAN, ..nan };
         write(&[failed]);
-        let (rows, _, note) = read_resumable(&path).unwrap();
+        let (rows, _, note) = read_resumable(&path, &|_| None).unwrap();
         assert!(rows.len() == 1 && rows[0].status == FitStatus::Failed && note.is_none());
         // Two results of one fit: neither is trusted.
         let other = FitRecord { error: record(0.1).error * 2.0, ..record(0.1) };
         write(&[record(0.1), record(0.2), other]);
-        let (rows, kept, note) = read_resumable(&path).unwrap();
+        let (rows, kept, note) = read_resumable(&path, &|_| None).unwrap();
         assert_eq!(rows, vec![record(0.2)]);
         let note = note.unwrap();
         assert!(note.contains("row 1 (another result of the fit of row 3)"), "{note}");
@@ -335,14 +387,57 @@ mod tests {
         assert_eq!(pbdfit_results::parse_records(&kept, &path).unwrap(), rows);
         // The same fit written twice: one copy.
         write(&[record(0.1), record(0.1)]);
-        let (rows, _, note) = read_resumable(&path).unwrap();
+        let (rows, _, note) = read_resumable(&path, &|_| None).unwrap();
         assert_eq!(rows, vec![record(0.1)]);
         assert!(note.unwrap().contains("row 2 (a copy of row 1)"));
         // load_resumable rewrites the file without them.
         write(&[record(0.0), FitRecord { error: f64::INFINITY, ..record(0.3) }]);
-        let (rows, note) = load_resumable(&path).unwrap();
+        let (rows, note) = load_resumable(&path, &|_| None).unwrap();
         assert!(note.is_some() && rows == vec![record(0.0)]);
         assert_eq!(load_rows(&path).unwrap(), vec![record(0.0)]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A finished row whose parameter no fit of the study gives (PBD's kd = 1.5 with status ok, outside
+    /// the model's [0, 1]; kd = 0.7 in a study whose box ends at 0.5) is not resumed: it is named and its
+    /// fit done again. The same value in an unbounded study with a box to 2 is a fit that study gives, and
+    /// a failed row is not checked; a log axis's value at its bound passes as written.
+    #[test]
+    fn a_finished_row_outside_the_models_range_or_the_box_is_not_resumed() {
+        let dir = std::env::temp_dir().join(format!("pbdfit-store-range-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("gravity-floor-base.csv");
+        let pbd = SearchBox::default_for(ModelKind::PBD);
+        let check = |r: &FitRecord| finished_row(r, ModelKind::PBD, false, &pbd);
+        let stiff = FitRecord { parameters: vec![("kd".into(), 1.5), ("kv".into(), 0.5)], ..record(0.1) };
+        for r in [record(0.0), stiff.clone(), record(0.2)] {
+            append_row(&path, &r).unwrap();
+        }
+        let (rows, note) = load_resumable(&path, &check).unwrap();
+        assert_eq!(rows, vec![record(0.0), record(0.2)]);
+        let note = note.unwrap();
+        assert!(note.contains("removed 1 row(s)") && note.contains("row 2 (status ok with kd `1.5`"), "{note}");
+        assert!(note.contains("must be in [0, 1]"), "{note}");
+        // Inside the model's range but outside the study's box.
+        let half = pbd.clone().with_bounds("kd", 0.0, 0.5).unwrap();
+        let inside = FitRecord { parameters: vec![("kd".into(), 0.7), ("kv".into(), 0.5)], ..record(0.1) };
+        let why = finished_row(&inside, ModelKind::PBD, false, &half).unwrap();
+        assert!(why.contains("kd `0.7`") && why.contains("outside the study's box [0, 0.5]"), "{why}");
+        assert_eq!(finished_row(&inside, ModelKind::PBD, false, &pbd), None);
+        // An unbounded study with a box to 2 gives kd = 1.5; a failed row is not checked.
+        let wide = pbd.clone().with_bounds("kd", 0.0, 2.0).unwrap();
+        assert_eq!(finished_row(&stiff, ModelKind::PBD, true, &wide), None);
+        assert!(finished_row(&stiff, ModelKind::PBD, false, &wide).is_some());
+        assert_eq!(finished_row(&FitRecord { status: FitStatus::Failed, ..stiff }, ModelKind::PBD, false, &pbd), None);
+        // A log axis's upper bound, as a fit at the box's edge writes it.
+        let xpbd = SearchBox::default_for(ModelKind::XPBD);
+        let edge = xpbd.values(&[1.0, 0.0]);
+        let at_edge = FitRecord {
+            model: "xpbd".into(),
+            parameters: vec![("alpha_d".into(), edge[0]), ("alpha_v".into(), edge[1])],
+            ..record(0.1)
+        };
+        assert_eq!(finished_row(&at_edge, ModelKind::XPBD, false, &xpbd), None);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

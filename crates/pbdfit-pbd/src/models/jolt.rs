@@ -67,6 +67,22 @@ pub fn godot_stiffness_for(compliance: f64) -> Option<f64> {
     (compliance > 0.0 && k.is_finite() && (0.0..=1.0).contains(&k)).then_some(k)
 }
 
+/// Godot makes no volume constraints: its body is Jolt's with a volume compliance so large that the volume
+/// constraint moves nothing (its correction is about `C h^2 / compliance`, 1e-34 of `C` at h = 0.01 s).
+pub(crate) const GODOT_NO_VOLUME: f64 = 1e30;
+
+/// The parameters of the body Godot's line makes of fitted parameters `p`: the `linear_stiffness` as the
+/// line prints it (six decimals), or clamped to [0, 1] where no value gives the fitted edge compliance
+/// (1 below a compliance of 1e-5, 0 above), mapped back to an edge compliance, and no volume constraint.
+pub(crate) fn godot_body(p: &[f64]) -> Vec<f64> {
+    let k = match godot_stiffness_for(p[0]) {
+        Some(k) => format!("{k:.6}").parse::<f64>().unwrap_or(k),
+        None if p[0] < 1e-5 => 1.0,
+        None => 0.0,
+    };
+    vec![1.0 / (k.powi(3) * 1e5).max(1e-6), GODOT_NO_VOLUME]
+}
+
 fn usage(p: &[f64], s: RuleSettings) -> Vec<String> {
     let godot = match godot_stiffness_for(p[0]) {
         Some(k) => format!(
@@ -110,4 +126,21 @@ pub(crate) static JOLT: ModelDef = ModelDef {
 impl ModelKind {
     /// Jolt's soft-body profile.
     pub const JOLT: ModelKind = ModelKind::of(&JOLT);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Godot's line makes another body than the fit's: its stiffness printed to six decimals (or clamped at
+    /// 1 where the fitted edge compliance is stiffer than any k gives) and no volume constraint.
+    #[test]
+    fn godots_body_is_the_printed_stiffness_without_volume() {
+        let body = godot_body(&[1.262783e-5, 8.574221e-5]);
+        let k: f64 = 0.925175;
+        assert_eq!(body, vec![1.0 / (k.powi(3) * 1e5), GODOT_NO_VOLUME]);
+        assert!((body[0] / 1.262783e-5 - 1.0).abs() < 1e-5);
+        assert_eq!(godot_body(&[1e-8, 1e-3]), vec![1e-5, GODOT_NO_VOLUME]);
+        assert_eq!(godot_body(&[1e7, 1e-3]), vec![1e6, GODOT_NO_VOLUME]);
+    }
 }

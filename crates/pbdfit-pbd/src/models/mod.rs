@@ -23,6 +23,15 @@ mod xpbd_stvk;
 
 use crate::ModelDef;
 
+/// Where a model's paste lines give the engine other parameters than the fitted ones: each line's name
+/// and the parameter values it makes (see [`crate::ModelKind::pasted_bodies`]).
+pub(crate) fn pasted_bodies(name: &str, values: &[f64]) -> Vec<(&'static str, Vec<f64>)> {
+    match name {
+        "jolt" => vec![("Godot SoftBody3D", jolt::godot_body(values))],
+        _ => Vec::new(),
+    }
+}
+
 /// Every registered model, in the order the command line lists them.
 pub(crate) static MODELS: &[&ModelDef] = &[
     &pbd::PBD,

@@ -1,7 +1,7 @@
 //! The engine profiles from the command line: settings by the engine's names, answers in the engine's
 //! terms, the settings question, and the refusal of points the engine never settles at.
 
-use crate::common::{assert_input_error, json, pbdfit};
+use crate::common::{assert_input_error, json, pbdfit, stdout};
 
 /// Jolt on the wall at N = 1 (E 1e4, nu 0.3, dt 1/60): one substep cannot reach an error of 0.05 at any
 /// compliance (2.12), sixteen can (0.0238); `settings` names the cheap one that does.
@@ -76,6 +76,51 @@ fn a_jolt_fit_answers_in_jolt_and_godot_terms() {
     let k = (1.0 / (alpha * 1e5)).cbrt();
     assert!(paste[3].contains(&format!("linear_stiffness = {k:.6}")), "{paste:?}");
     assert!(v["error"].as_f64().unwrap() < 0.05);
+}
+
+/// Godot's line gives Jolt other parameters than the fitted ones: its `linear_stiffness` printed to six
+/// decimals, or clamped at 1 where the fitted edge compliance is stiffer than any stiffness gives (E = 1e7),
+/// and no volume constraint. The fit evaluates that body and prints the error it leaves beside the fit's.
+#[test]
+fn a_jolt_fit_says_what_error_godots_line_leaves() {
+    for (young, clamped) in [("1e4", false), ("1e7", true)] {
+        let args = [
+            "fit",
+            "--scene",
+            "gravity-wall",
+            "--n",
+            "1",
+            "--young",
+            young,
+            "--poisson",
+            "0.3",
+            "--model",
+            "jolt",
+            "--dt",
+            "1/60",
+            "--nit",
+            "16",
+        ];
+        let v = json(&pbdfit(&[&args[..], &["--json"]].concat()));
+        let alpha = v["parameters"]["edge_compliance"].as_f64().unwrap();
+        let pasted = &v["engine"]["pasted"][0];
+        assert_eq!(pasted["line"], "Godot SoftBody3D", "{v}");
+        let edge = pasted["parameters"]["edge_compliance"].as_f64().unwrap();
+        if clamped {
+            assert!(alpha < 1e-5 && edge == 1e-5, "fitted {alpha}, Godot's {edge}");
+        } else {
+            let k: f64 = format!("{:.6}", (1.0 / (alpha * 1e5)).cbrt()).parse().unwrap();
+            assert_eq!(edge, 1.0 / (k.powi(3) * 1e5));
+        }
+        assert_eq!(pasted["parameters"]["volume_compliance"].as_f64(), Some(1e30));
+        let error = pasted["error"].as_f64();
+        assert!(
+            error.is_some_and(|e| e.is_finite() && e != v["error"].as_f64().unwrap()) || pasted["failure"].is_string()
+        );
+        let text = stdout(&pbdfit(&args));
+        assert!(text.contains("    Godot SoftBody3D's body (edge_compliance = "), "{text}");
+        assert!(text.contains("leaves error") || text.contains("has no rest state"), "{text}");
+    }
 }
 
 /// Newton's tetrahedra on the floor: the fixed point of its step repels (the issue and Newton itself,

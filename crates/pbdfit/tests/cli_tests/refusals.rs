@@ -243,6 +243,38 @@ fn d12_a_resumed_table_does_not_trust_a_nan_or_duplicate_row() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A table's resume checks a finished row as a new fit's record: an `ok` row with kd = 1.5 (outside
+/// PBD's [0, 1]) went into `table.csv` as a node. The part-built table leaves its node missing, naming the
+/// row; the build fits it again and writes the table it wrote before.
+#[test]
+fn a_resumed_table_row_outside_the_models_range_is_not_a_node() {
+    let dir = scratch("kd-range");
+    let file = dir.join("small.toml");
+    std::fs::write(&file, SMALL_TABLE).unwrap();
+    let out = dir.join("out");
+    let (f, o) = (file.to_str().unwrap(), out.to_str().unwrap());
+    let built = pbdfit(&["table", f, "--out", o]);
+    assert!(built.status.success(), "{}", stderr(&built));
+    let table = std::fs::read(out.join("table.csv")).unwrap();
+    let fits = out.join("gravity-floor-table.csv");
+    let (lines, column) = table_rows(&fits);
+    let mut stiff = lines.clone();
+    stiff[2][column("kd")] = "1.5".into();
+    write_rows(&fits, &stiff);
+    let partial = pbdfit(&["table", f, "--out", o, "--partial"]);
+    let e = stderr(&partial);
+    assert!(partial.status.success(), "{e}");
+    assert!(e.contains("removed 1 row(s) that cannot be resumed") && e.contains("status ok with kd `1.5`"), "{e}");
+    let rows = common::csv_rows(&out.join("table.csv"));
+    assert!(rows.iter().all(|r| r["status"] != "ok" || r["kd"].parse::<f64>().unwrap() <= 1.0), "{rows:?}");
+    assert_eq!(rows.iter().filter(|r| r["status"] == "missing").count(), 1);
+    let rebuilt = pbdfit(&["table", f, "--out", o]);
+    assert!(rebuilt.status.success(), "{}", stderr(&rebuilt));
+    assert!(stdout(&rebuilt).contains("1 fitted now, 3 resumed"), "{}", stdout(&rebuilt));
+    assert_eq!(std::fs::read(out.join("table.csv")).unwrap(), table);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A `.vtu` full field on gravity-wall's body: the 4 points of one tetrahedron inside it, with a
 /// displacement and the given `sigma` values (space-separated; `None`: no sigma array).
 fn field(dir: &Path, name: &str, sigma: Option<&str>) -> PathBuf {

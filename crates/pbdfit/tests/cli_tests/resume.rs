@@ -176,3 +176,31 @@ fn issue_26_4_the_committed_thesis_results_resume_unchanged() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A resumed row is checked as a new fit's is: a row with status ok and kd = 1.5 (outside PBD's [0, 1],
+/// a value no fit of the study gives) was trusted and resumed. It is removed, said so on stderr, and its
+/// fit done again: the final rows are the uninterrupted run's.
+#[test]
+fn a_resumed_row_outside_the_models_range_is_fitted_again() {
+    let dir = scratch("range");
+    let out = dir.join("out");
+    let file = study(&dir, &tiny());
+    let o = pbdfit(&["study", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let reference = rows_without_seconds(&out);
+    let csv = out.join("gravity-floor-base.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines: Vec<Vec<String>> = text.lines().map(|l| l.split(',').map(str::to_string).collect()).collect();
+    let kd = lines[0].iter().position(|c| c == "kd").unwrap();
+    lines[2][kd] = "1.5".into();
+    std::fs::write(&csv, lines.iter().map(|l| l.join(",") + "\n").collect::<String>()).unwrap();
+    let o = pbdfit(&["study", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let e = stderr(&o);
+    assert!(o.status.success(), "{e}");
+    assert!(e.contains("removed 1 row(s) that cannot be resumed") && e.contains("status ok with kd `1.5`"), "{e}");
+    assert!(e.contains("must be in [0, 1]"), "{e}");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("1 computed now, 2 resumed"), "{stdout}");
+    assert_eq!(rows_without_seconds(&out), reference);
+    let _ = std::fs::remove_dir_all(&dir);
+}
