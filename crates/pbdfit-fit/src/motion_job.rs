@@ -1175,8 +1175,19 @@ impl MotionReport {
             self.modal_frequency,
             describe(&self.fem)
         ));
+        // pbdfit's velocity damping acts on the textbook models only; an engine profile damps by its own
+        // setting (Jolt's `linear_damping`, Newton's `k_damp`), which the model's spec names.
+        let damping = match self.model.parse::<pbdfit_pbd::ModelKind>() {
+            Ok(kind) if kind.is_engine_profile() => match kind.damping_setting() {
+                Some((spec, value)) => format!("{} {} {}", spec.name, pbdfit_mesh::display::number(value), spec.unit)
+                    .trim_end()
+                    .to_string(),
+                None => "no damping setting".to_string(),
+            },
+            _ => format!("velocity damping {}", pbdfit_mesh::display::number(self.damping)),
+        };
         out.push_str(&format!(
-            "  model {} ({}{}), nit = {}, velocity damping {}: release: {}\n",
+            "  model {} ({}{}), nit = {}, {damping}: release: {}\n",
             self.model,
             parameters.join(", "),
             match (&self.motion_fit, self.fitted) {
@@ -1185,7 +1196,6 @@ impl MotionReport {
                 (None, false) => "",
             },
             self.nit,
-            pbdfit_mesh::display::number(self.damping),
             describe(&self.model_measures)
         ));
         if let (Some(f), Some(g)) = (self.model_measures.frequency, self.fem.frequency) {

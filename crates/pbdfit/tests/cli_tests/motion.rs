@@ -583,3 +583,28 @@ fn the_motion_benchmark_runs_the_motion_fit_it_names() {
     assert!((start / expected_start - 1.0).abs() < 1e-3 && (end / expected_end - 1.0).abs() < 1e-3, "{row:?}");
     assert!(end <= start);
 }
+
+/// The model line names the damping the model runs with: an engine profile's own setting (Jolt's
+/// `linear_damping`, as its spec gives it), not pbdfit's velocity damping, which acts on the textbook models.
+#[test]
+fn the_model_line_names_the_damping_the_model_runs_with() {
+    let run = |model: &[&str]| {
+        let base = ["motion", "--scene", "gravity-wall", "--n", "1", "--nit", "4"];
+        let out = pbdfit(&[&base[..], model].concat());
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out).lines().find(|l| l.trim_start().starts_with("model ")).expect("a model line").to_string()
+    };
+    let jolt = run(&[
+        "--model",
+        "jolt",
+        "--setting",
+        "linear_damping=0.5",
+        "--param",
+        "edge_compliance=1e-3",
+        "--param",
+        "volume_compliance=1e-3",
+    ]);
+    assert!(jolt.contains("linear_damping 0.5") && !jolt.contains("velocity damping"), "{jolt}");
+    let xpbd = run(&["--model", "xpbd", "--param", "alpha_d=1e-2", "--param", "alpha_v=1e-2", "--damping", "0.01"]);
+    assert!(xpbd.contains("velocity damping 0.01"), "{xpbd}");
+}
