@@ -64,7 +64,8 @@ pub fn run(args: CompareArgs) -> CliResult {
         println!("default variants: {}", DEFAULT_VARIANTS.join(", "));
         return Ok(());
     }
-    // Everything is checked before any work: variants, claims, experiments.
+    // Everything is checked before any work: variants, claims, experiments, the output folder.
+    crate::cli::check_output_folder("--out", &args.out)?;
     let names: Vec<String> =
         if args.variants.is_empty() { DEFAULT_VARIANTS.iter().map(|s| s.to_string()).collect() } else { args.variants };
     let variants: Vec<Variant> =

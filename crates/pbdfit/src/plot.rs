@@ -32,6 +32,7 @@ pub struct PlotArgs {
 /// the report and on stdout), not an error. Scene pictures need rest positions, which `pbdfit plot` does
 /// not compute: generic names leave them out, `--thesis` lists 4.1, 4.11 and 4.21 as missing.
 pub fn run(args: PlotArgs) -> CliResult {
+    crate::cli::check_output_folder("--out", &args.out)?;
     let extra = match &args.notes {
         Some(path) => Some(
             std::fs::read_to_string(path)

@@ -108,6 +108,8 @@ pub fn run(args: ReproduceArgs) -> CliResult {
     }
     let results = args.results.clone().unwrap_or_else(|| PathBuf::from(format!("fits/results/{}{suffix}", study.name)));
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("reports/{}{suffix}", study.name)));
+    // The report's folder is written after the study: checked before it, so no run ends unreported.
+    crate::cli::check_output_folder("--out", &out)?;
     eprintln!(
         "pbdfit reproduce: study {} ({} values of nu) -> {}",
         study.origin,

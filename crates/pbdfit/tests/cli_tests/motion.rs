@@ -316,6 +316,10 @@ fn unwritable_output_paths_are_refused_before_the_work() {
     assert_refused(&[&modes[..], &["--vtk", "/proc/x.vtu"]].concat(), &["--vtk /proc/x.vtu", "cannot be written"]);
     let fem = ["fem", "--scene", "gravity-wall", "--n", "1"];
     assert_refused(&[&fem[..], &["--vtk", "/proc/x.vtu"]].concat(), &["--vtk /proc/x.vtu", "cannot be written"]);
+    // The folders written after a study's or a plot's work, checked before it.
+    assert_refused(&["plot", "fits/results/xpbd", "--out", "/proc/plot"], &["--out /proc/plot", "cannot create"]);
+    assert_refused(&["reproduce", "--quick", "--out", "/proc/report"], &["--out /proc/report", "cannot create"]);
+    assert_refused(&["compare", "--out", "/proc/compare"], &["--out /proc/compare", "cannot create"]);
 }
 
 /// `--fit-damping` turns the model's damping knob until its release decays as the FEM's does: pbdfit's
