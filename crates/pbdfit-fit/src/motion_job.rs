@@ -1179,9 +1179,11 @@ impl MotionReport {
         // setting (Jolt's `linear_damping`, Newton's `k_damp`), which the model's spec names.
         let damping = match self.model.parse::<pbdfit_pbd::ModelKind>() {
             Ok(kind) if kind.is_engine_profile() => match kind.damping_setting() {
-                Some((spec, value)) => format!("{} {} {}", spec.name, pbdfit_mesh::display::number(value), spec.unit)
-                    .trim_end()
-                    .to_string(),
+                // A dimensionless setting's unit is written `1` in its spec: no unit printed.
+                Some((spec, value)) => match spec.unit {
+                    "" | "1" => format!("{} {}", spec.name, pbdfit_mesh::display::number(value)),
+                    unit => format!("{} {} {unit}", spec.name, pbdfit_mesh::display::number(value)),
+                },
                 None => "no damping setting".to_string(),
             },
             _ => format!("velocity damping {}", pbdfit_mesh::display::number(self.damping)),
