@@ -15,7 +15,7 @@ import json
 import math
 import numbers
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -544,6 +544,11 @@ class FitResult:
     verdict: str = "answer"
     verdict_reason: Optional[str] = None
     stopped: Optional[str] = None
+    # An engine profile's fit whose search minimum ``simulate`` refuses (no stable rest state solved from the
+    # undeformed body): the note saying which point the fit moved from; ``None`` otherwise.
+    moved: Optional[str] = None
+    # Warnings about the run (masses other than the engine's, with the rest-state difference they make).
+    warnings: List[str] = field(default_factory=list)
     engine: Optional[Dict[str, Any]] = None
     # A gradient fit to measured markers: each parameter's 95 % confidence interval (Gauss-Newton).
     intervals_95: Optional[Dict[str, List[float]]] = None

@@ -260,3 +260,25 @@ def test_motion_reports_equal_the_cli_field_for_field():
         assert py[key].tolist() == cli[key], key
     with pytest.raises(ValueError, match="periods"):
         pbdfit.motion("gravity-wall", fit=True, periods=1e9)
+
+
+def test_a_report_with_a_moved_minimum_and_warnings_equals_the_cli_field_for_field():
+    # Masses other than the engine's: the report's `warnings` (Genesis gives every particle the same mass).
+    py = pbdfit.fit("gravity-wall", n=1, model="genesis-pbd", nit=4, mass_model="lumped")
+    cli = cli_json("fit", "--scene", "gravity-wall", "--n", "1", "--model", "genesis-pbd", "--nit", "4",
+                   "--mass-model", "lumped")
+    # The warning names the option in each front end's spelling (`mass_model = "lumped"`, `--mass-model
+    # lumped`); every other field is the command line's.
+    assert len(py.warnings) == len(cli["warnings"]) == 1
+    assert 'mass_model = "lumped"' in py.warnings[0] and "--mass-model lumped" in cli["warnings"][0]
+    ours = py.as_dict()
+    assert set(ours) == set(cli) and all(ours[k] == cli[k] for k in cli if k not in ("seconds", "warnings"))
+    assert py.mass_model == "lumped" and "genesis-pbd" in py.warnings[0]
+    # Newton on the compressed floor: the search's minimum has no stable rest state as simulate solves it,
+    # so the fit moves to the best earlier point of its path and says so in `moved`.
+    args = dict(n=2, model="newton-xpbd", nit=10, settings={"relaxation": 0.3})
+    py = pbdfit.fit("gravity-floor", **args)
+    cli = cli_json("fit", "--scene", "gravity-floor", "--n", "2", "--model", "newton-xpbd", "--nit", "10",
+                   "--setting", "relaxation=0.3")
+    compare(py, cli)
+    assert py.moved is not None and "simulate" in py.moved, py.moved
