@@ -120,6 +120,15 @@ pub enum ShellError {
         /// Given count.
         got: usize,
     },
+    /// The fixed DOFs leave rigid motions of the sheet free, so it has no unique equilibrium.
+    #[error(
+        "the sheet is not held: {free} rigid motion(s) of six stay free with the fixed DOFs given (hold the \
+         translations of three vertices not on one line, or clamp one vertex)"
+    )]
+    NotHeld {
+        /// Rigid motions (of six) that move no fixed DOF.
+        free: usize,
+    },
     /// A vertex belongs to no triangle and is not fully held, so its DOFs have no stiffness.
     #[error("vertex {0} belongs to no triangle and is not held in all six DOFs: it has no stiffness")]
     OrphanVertex(usize),
@@ -242,6 +251,7 @@ impl ShellSolution {
 pub struct LinearShell {
     triangles: Vec<[usize; 3]>,
     vertices: usize,
+    positions: Vec<Vector3<f64>>,
     facets: Vec<FacetStiffness>,
 }
 
@@ -257,7 +267,12 @@ impl LinearShell {
                 })
             })
             .collect::<Result<_, _>>()?;
-        Ok(Self { triangles: mesh.triangles().to_vec(), vertices: mesh.vertices().len(), facets })
+        Ok(Self {
+            triangles: mesh.triangles().to_vec(),
+            vertices: mesh.vertices().len(),
+            positions: mesh.vertices().to_vec(),
+            facets,
+        })
     }
 
     /// Number of DOFs (six per vertex).
@@ -297,6 +312,36 @@ impl LinearShell {
         e
     }
 
+    /// How many of the six rigid motions (three translations, three rotations about the centroid) move
+    /// no fixed DOF: the rank deficiency of their values at the fixed DOFs, lengths measured in the
+    /// sheet's size so that translations and rotations weigh alike.
+    pub fn free_rigid_motions(&self, constraints: &ShellConstraints) -> usize {
+        let n = self.positions.len() as f64;
+        let centroid = self.positions.iter().sum::<Vector3<f64>>() / n;
+        let size = self.positions.iter().map(|p| (p - centroid).norm()).fold(0.0, f64::max).max(f64::MIN_POSITIVE);
+        let mut gram = nalgebra::Matrix6::<f64>::zeros();
+        for (v, fixed) in constraints.fixed.iter().enumerate() {
+            let x = (self.positions[v] - centroid) / size;
+            for (k, _) in fixed.iter().enumerate().filter(|(_, f)| **f) {
+                // Row: DOF k of vertex v under each rigid motion (translation e_j, rotation e_j x x).
+                let mut row = nalgebra::Vector6::<f64>::zeros();
+                for j in 0..3 {
+                    let e = Vector3::ith(j, 1.0);
+                    if k < 3 {
+                        row[j] = e[k];
+                        row[3 + j] = e.cross(&x)[k];
+                    } else {
+                        row[3 + j] = e[k - 3];
+                    }
+                }
+                gram += row * row.transpose();
+            }
+        }
+        let eigen = gram.symmetric_eigenvalues();
+        let largest = eigen.max();
+        eigen.iter().filter(|&&e| e <= 1e-10 * largest || largest == 0.0).count()
+    }
+
     /// [`solve_with`](Self::solve_with) with the crate's sparse Cholesky.
     pub fn solve(&self, constraints: &ShellConstraints, load: &ShellLoad) -> Result<ShellSolution, ShellError> {
         self.solve_with(constraints, load, &FaerCholesky::new())
@@ -318,6 +363,10 @@ impl LinearShell {
         self.triangles.iter().flatten().for_each(|&v| used[v] = true);
         if let Some(v) = (0..self.vertices).find(|&v| !used[v] && constraints.fixed[v].iter().any(|f| !f)) {
             return Err(ShellError::OrphanVertex(v));
+        }
+        let free_rigid = self.free_rigid_motions(constraints);
+        if free_rigid > 0 {
+            return Err(ShellError::NotHeld { free: free_rigid });
         }
         // Reduced numbering of the free DOFs.
         let mut reduced = vec![usize::MAX; self.dofs()];

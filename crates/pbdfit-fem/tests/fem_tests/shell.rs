@@ -3,7 +3,7 @@
 
 use nalgebra::{DMatrix, Rotation3, Vector3};
 use pbdfit_fem::YoungPoisson;
-use pbdfit_fem::shell::{LinearShell, NODE_DOFS, ShellConstraints, ShellLoad, Support};
+use pbdfit_fem::shell::{LinearShell, NODE_DOFS, ShellConstraints, ShellError, ShellLoad, Support};
 use pbdfit_mesh::{Diagonal, Sheet, SheetMesh};
 
 /// A deterministic pseudo-random number in [-0.5, 0.5) (a 64-bit LCG).
@@ -287,4 +287,68 @@ fn rigid_motions_have_zero_energy_and_the_stiffness_is_frame_indifferent() {
     let difference = (&k_rotated - &p * &k * p.transpose()).abs().max() / scale;
     println!("frame indifference: max |K(QX) - P K P^T| / max |K| = {difference:.1e}");
     assert!(difference < 1e-13, "{difference:e}");
+}
+
+#[test]
+fn a_sheet_not_held_or_badly_given_is_refused() {
+    let sheet = Sheet::new(SheetMesh::rectangle(1.0, 0.5, 4, 2, Diagonal::Crossed).unwrap(), 1e-3, 1000.0).unwrap();
+    let shell = LinearShell::new(&sheet, material(0.3)).unwrap();
+    let n = sheet.mesh.vertices().len();
+    let load = ShellLoad::gravity(&sheet, Vector3::new(0.0, 0.0, -9.81));
+    let along_edge = |support| {
+        let mut c = ShellConstraints::new(n);
+        for (v, p) in sheet.mesh.vertices().iter().enumerate() {
+            if p.x == 0.0 {
+                c.support(v, support);
+            }
+        }
+        c
+    };
+    // Free: all six rigid motions; translations held along one line: the rotation about it.
+    assert_eq!(shell.solve(&ShellConstraints::new(n), &load), Err(ShellError::NotHeld { free: 6 }));
+    assert_eq!(shell.solve(&along_edge(Support::SimplySupported), &load), Err(ShellError::NotHeld { free: 1 }));
+    assert!(shell.solve(&along_edge(Support::Clamped), &load).is_ok());
+    // One clamped vertex holds the sheet; so do the translations of three vertices not on one line.
+    let mut one = ShellConstraints::new(n);
+    one.support(0, Support::Clamped);
+    assert_eq!(shell.free_rigid_motions(&one), 0);
+    let mut three = ShellConstraints::new(n);
+    for v in [0, 4, 12] {
+        three.support(v, Support::SimplySupported);
+    }
+    assert_eq!(shell.free_rigid_motions(&three), 0);
+    assert!(shell.solve(&three, &load).is_ok());
+    // A vertex on no triangle has no stiffness unless all six of its DOFs are held.
+    let mut vertices = sheet.mesh.vertices().to_vec();
+    vertices.push(Vector3::new(2.0, 2.0, 2.0));
+    let orphan = Sheet::new(SheetMesh::new(vertices, sheet.mesh.triangles().to_vec()).unwrap(), 1e-3, 1000.0).unwrap();
+    let orphan_shell = LinearShell::new(&orphan, material(0.3)).unwrap();
+    let mut c = ShellConstraints::new(n + 1);
+    c.support(0, Support::Clamped);
+    let orphan_load = ShellLoad::zero(n + 1);
+    assert_eq!(orphan_shell.solve(&c, &orphan_load), Err(ShellError::OrphanVertex(n)));
+    c.support(n, Support::Clamped);
+    assert!(orphan_shell.solve(&c, &orphan_load).is_ok());
+    // Lists of the wrong length.
+    assert!(matches!(
+        shell.solve(&ShellConstraints::new(n + 1), &load),
+        Err(ShellError::SizeMismatch { what: "shell constraints", .. })
+    ));
+    assert!(matches!(
+        shell.solve(&along_edge(Support::Clamped), &ShellLoad::zero(3)),
+        Err(ShellError::SizeMismatch { what: "shell load", .. })
+    ));
+}
+
+#[test]
+fn pressure_equals_the_same_weight_per_area() {
+    // On a flat sheet with normal +z, a pressure -rho h g pushes like the sheet's weight.
+    let sheet = Sheet::new(SheetMesh::rectangle(1.0, 1.0, 6, 6, Diagonal::Alternating).unwrap(), 1e-2, 2000.0).unwrap();
+    let weight = ShellLoad::gravity(&sheet, Vector3::new(0.0, 0.0, -9.81));
+    let pressure = ShellLoad::pressure(&sheet, -2000.0 * 1e-2 * 9.81);
+    let total: f64 = pressure.nodal.iter().map(|f| f[2]).sum();
+    assert!((total + 2000.0 * 1e-2 * 9.81).abs() < 1e-12);
+    for (a, b) in weight.nodal.iter().zip(&pressure.nodal) {
+        assert!(a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-13), "{a:?} {b:?}");
+    }
 }
