@@ -167,6 +167,7 @@ pub mod multigrid;
 mod newton;
 mod nonlinear;
 mod reference_spec;
+pub mod shell;
 pub mod solver;
 mod static_equilibrium;
 mod static_solve;

@@ -53,6 +53,7 @@ pub mod obstacle;
 mod reference;
 mod scene;
 mod selector;
+pub mod sheet;
 mod size;
 pub mod vtk;
 
@@ -72,6 +73,7 @@ pub use obstacle::{Friction, Obstacle};
 pub use reference::ReferenceTable;
 pub use scene::{BUILTIN_SCENES, BodyError, BodySummary, Scene, SceneSet, Shape, ZeroResolution};
 pub use selector::{BoxSelector, Selector};
+pub use sheet::{Diagonal, Sheet, SheetError, SheetMesh, Triangle};
 pub use size::{SizeEstimate, available_memory, human_bytes};
 
 /// A point or vector in 3D, in metres.

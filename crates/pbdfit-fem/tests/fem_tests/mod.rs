@@ -8,3 +8,4 @@ mod materials;
 mod modes;
 mod multigrid;
 mod reference;
+mod shell;

@@ -1,0 +1,410 @@
+//! A linear thin-shell reference for sheets: flat triangular facets with a constant-strain (CST)
+//! membrane and discrete Kirchhoff (DKT) plate bending, six DOFs per node, assembled in 3-D.
+//!
+//! ## Why this element
+//!
+//! A sheet's reference must be a Kirchhoff-Love shell (cloth, paper and plates are thin: their
+//! transverse shear strain is negligible) on the triangle meshes the cloth models run on, with a proven
+//! convergence and a corotational form for large rotations. The DKT triangle (Batoz, Bathe and Ho, "A
+//! study of three-node triangular plate bending elements", IJNME 15, 1980) does all of that with three
+//! nodes and three bending DOFs per node: its rotations are quadratic, tied to a cubic `w` along each
+//! edge by Kirchhoff's condition at the corners and mid-sides, so it has no shear locking (there is no
+//! shear), passes the constant-curvature patch test on any mesh, and is the standard facet of
+//! corotational shell formulations, which the large-rotation reference builds on. The CST membrane is
+//! the membrane of those same facets, with the nodes the cloth models have. A rotation-free element
+//! (discrete shells, subdivision surfaces) needs neighbour stencils and special boundary treatment;
+//! Reissner-Mindlin triangles need shear-locking remedies for thin sheets.
+//!
+//! ## Convergence
+//!
+//! Deflections and membrane displacements converge at second order in the mesh size (the tests measure
+//! 1.91-2.00 for the plate centre deflections and 2.00 for the cantilever tip, on three diagonal
+//! patterns); curvatures, moments and membrane stresses, which are piecewise linear (DKT) or constant
+//! (CST), at first order by the theory (not measured here). The simply supported plates hold the
+//! translations only ("soft" support, the nodal rotations free) and converge to Navier's solution at
+//! the same order. Both parts pass their
+//! patch tests exactly (constant membrane strain and constant curvature to round-off on irregular
+//! meshes), which with stability makes the facet convergent (tests in `tests/fem_tests/shell.rs`).
+//!
+//! ## The drilling rotation
+//!
+//! A flat facet has no stiffness for the rotation about its normal, so at a node where all facets are
+//! coplanar the global matrix would be singular. It is kept as a DOF with a small fictitious
+//! stiffness, the penalty `DRILLING_FACTOR / 2 * E h A * sum_i (theta_z,i - omega)^2` per facet
+//! ([`DRILLING_FACTOR`] = 1e-3), which ties each node's drilling rotation to the CST's in-plane rotation
+//! `omega = (v_,x - u_,y) / 2` rather than to zero (a Hughes-Brezzi-like drilling term). Kept, not
+//! eliminated, because on a curved sheet the drilling rotation of one facet is a bending rotation of
+//! its neighbour, so the six DOFs per node are needed anyway and are what the corotational form
+//! rotates. Tied to `omega`, the penalty is zero under every rigid motion and every constant membrane
+//! strain, so the patch tests, the rigid-body modes and frame indifference hold exactly; on a flat
+//! sheet it couples only to the membrane (never to deflection), and its weight is 1e-3 of the
+//! membrane's `E h A`, so it adds little stiffness to a non-uniform membrane field (not measured here).
+//!
+//! ## What it cannot do
+//!
+//! - No transverse shear: thin shells only (span over thickness above about 20); a thick plate comes
+//!   out too stiff.
+//! - Linear: small displacements and rotations about the rest state. A sheet that hangs, drapes or
+//!   sags far (its rotations are not small) needs the corotational form, which is not here yet.
+//! - Facets, not a curved surface: a curved sheet is approximated by flat triangles (the geometric
+//!   error is second order too); gravity and pressure are lumped (a third of each facet's load to each
+//!   node's translation, the CST's consistent load for a uniform load); nodal moments can be given
+//!   directly in a [`ShellLoad`].
+//! - Isotropic linear elastic material only; no contact.
+//!
+//! ## Assembly and solve
+//!
+//! DOF `6 v + k` is component `k` of vertex `v`: `k` = 0..2 the translation (m), 3..5 the rotation
+//! vector (rad), both in the global frame. The pattern of 3-DOF [`Assembler`](crate::assembly::Assembler)
+//! does not fit six DOFs per node, so facets are summed into a triplet list (nalgebra-sparse's
+//! `CooMatrix`, duplicates summed when converted to CSC) with fixed DOFs eliminated and their prescribed
+//! values moved to the right-hand side, and the reduced system is solved by any [`LinearSolver`]
+//! (the crate's [`FaerCholesky`] by default).
+//!
+//! ## Example
+//!
+//! ```
+//! use nalgebra::Vector3;
+//! use pbdfit_fem::YoungPoisson;
+//! use pbdfit_fem::shell::{LinearShell, ShellConstraints, ShellLoad, Support};
+//! use pbdfit_mesh::{Diagonal, Sheet, SheetMesh};
+//! // A steel strip 1 m x 0.1 m x 1 mm, clamped along x = 0, under its own weight (nu = 0: a beam).
+//! let mesh = SheetMesh::rectangle(1.0, 0.1, 40, 4, Diagonal::Alternating).unwrap();
+//! let sheet = Sheet::new(mesh, 1e-3, 7850.0).unwrap();
+//! let shell = LinearShell::new(&sheet, YoungPoisson::new(2e11, 0.0).unwrap()).unwrap();
+//! let mut held = ShellConstraints::new(sheet.mesh.vertices().len());
+//! for (v, p) in sheet.mesh.vertices().iter().enumerate() {
+//!     if p.x == 0.0 {
+//!         held.support(v, Support::Clamped);
+//!     }
+//! }
+//! let u = shell.solve(&held, &ShellLoad::gravity(&sheet, Vector3::new(0.0, 0.0, -9.81))).unwrap();
+//! // The beam's tip deflection q L^4 / (8 E I) = 12 rho g L^4 / (8 E h^2) (linear theory).
+//! let beam = 12.0 * 7850.0 * 9.81 / (8.0 * 2e11 * 1e-6);
+//! assert!((u.max_translation() / beam - 1.0).abs() < 1e-3);
+//! ```
+
+mod element;
+
+pub use element::{
+    DRILLING_FACTOR, FacetFrame, FacetStiffness, dkt_b, facet_rotation, facet_stiffness, local_stiffness, membrane_b,
+};
+
+use nalgebra::Vector3;
+use nalgebra_sparse::{CooMatrix, CscMatrix};
+use pbdfit_mesh::Sheet;
+
+use crate::{FaerCholesky, FemError, LinearSolver, YoungPoisson};
+
+/// Degrees of freedom per node: three translations and three rotations.
+pub const NODE_DOFS: usize = 6;
+
+/// Why a shell solve failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ShellError {
+    /// A facet has no area (only for facets not taken from a validated [`Sheet`]).
+    #[error("shell facet {triangle} is degenerate (area {area:e} m^2)")]
+    DegenerateFacet {
+        /// Triangle index.
+        triangle: usize,
+        /// Its area in m^2.
+        area: f64,
+    },
+    /// A per-vertex list has the wrong length.
+    #[error("{what}: expected {expected} entries (one per vertex), got {got}")]
+    SizeMismatch {
+        /// What was given.
+        what: &'static str,
+        /// Vertex count.
+        expected: usize,
+        /// Given count.
+        got: usize,
+    },
+    /// The fixed DOFs leave rigid motions of the sheet free, so it has no unique equilibrium.
+    #[error(
+        "the sheet is not held: {free} rigid motion(s) of six stay free with the fixed DOFs given (hold the \
+         translations of three vertices not on one line, or clamp one vertex)"
+    )]
+    NotHeld {
+        /// Rigid motions (of six) that move no fixed DOF.
+        free: usize,
+    },
+    /// A vertex belongs to no triangle and is not fully held, so its DOFs have no stiffness.
+    #[error("vertex {0} belongs to no triangle and is not held in all six DOFs: it has no stiffness")]
+    OrphanVertex(usize),
+    /// The linear solve failed (a sheet not held against every rigid motion is not positive definite).
+    #[error("shell solve: {0}")]
+    Fem(#[from] FemError),
+}
+
+/// How a held vertex is supported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Support {
+    /// All six DOFs held (a clamped edge).
+    Clamped,
+    /// The three translations held, the rotations free (a simply supported edge, "soft" support).
+    SimplySupported,
+}
+
+/// Which DOFs are fixed, and their prescribed values (zero unless set).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShellConstraints {
+    fixed: Vec<[bool; NODE_DOFS]>,
+    values: Vec<[f64; NODE_DOFS]>,
+}
+
+impl ShellConstraints {
+    /// No DOF fixed, for `vertices` vertices.
+    pub fn new(vertices: usize) -> Self {
+        Self { fixed: vec![[false; NODE_DOFS]; vertices], values: vec![[0.0; NODE_DOFS]; vertices] }
+    }
+
+    /// Holds `vertex` by `support` at zero displacement.
+    pub fn support(&mut self, vertex: usize, support: Support) -> &mut Self {
+        let held = match support {
+            Support::Clamped => NODE_DOFS,
+            Support::SimplySupported => 3,
+        };
+        for k in 0..held {
+            self.fixed[vertex][k] = true;
+        }
+        self
+    }
+
+    /// Fixes DOF `dof` (0..5) of `vertex` at `value` (m or rad).
+    pub fn prescribe(&mut self, vertex: usize, dof: usize, value: f64) -> &mut Self {
+        self.fixed[vertex][dof] = true;
+        self.values[vertex][dof] = value;
+        self
+    }
+
+    /// Whether DOF `dof` of `vertex` is fixed.
+    pub fn is_fixed(&self, vertex: usize, dof: usize) -> bool {
+        self.fixed[vertex][dof]
+    }
+}
+
+/// Nodal loads: forces (N) on the translations and moments (N m) on the rotations, global frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShellLoad {
+    /// Per vertex `[f_x, f_y, f_z, m_x, m_y, m_z]`.
+    pub nodal: Vec<[f64; NODE_DOFS]>,
+}
+
+impl ShellLoad {
+    /// No load on `vertices` vertices.
+    pub fn zero(vertices: usize) -> Self {
+        Self { nodal: vec![[0.0; NODE_DOFS]; vertices] }
+    }
+
+    /// The sheet's own weight in the gravity field `g` (m/s^2): `rho h A g / 3` to each node of every
+    /// triangle.
+    pub fn gravity(sheet: &Sheet, g: Vector3<f64>) -> Self {
+        Self::per_facet(sheet, |p| g * (sheet.areal_mass() * pbdfit_mesh::sheet::triangle_area(p)))
+    }
+
+    /// A pressure `p` (Pa) along each facet's normal `(p1 - p0) x (p2 - p0)` (a positive `p` pushes
+    /// along the winding's normal): `p A n / 3` to each node.
+    pub fn pressure(sheet: &Sheet, p: f64) -> Self {
+        Self::per_facet(sheet, |q| (q[1] - q[0]).cross(&(q[2] - q[0])) * (0.5 * p))
+    }
+
+    /// `force(points)` (N, the facet's total) split into thirds over its nodes.
+    fn per_facet(sheet: &Sheet, force: impl Fn([Vector3<f64>; 3]) -> Vector3<f64>) -> Self {
+        let mesh = &sheet.mesh;
+        let mut load = Self::zero(mesh.vertices().len());
+        for (t, tri) in mesh.triangles().iter().enumerate() {
+            let f = force(mesh.triangle_points(t)) / 3.0;
+            for &v in tri {
+                for k in 0..3 {
+                    load.nodal[v][k] += f[k];
+                }
+            }
+        }
+        load
+    }
+}
+
+/// A solved shell: nodal translations (m) and rotations (rad), global frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShellSolution {
+    /// Per vertex `[u_x, u_y, u_z, theta_x, theta_y, theta_z]`.
+    pub displacements: Vec<[f64; NODE_DOFS]>,
+}
+
+impl ShellSolution {
+    /// The translation of `vertex` in m.
+    pub fn translation(&self, vertex: usize) -> Vector3<f64> {
+        let d = &self.displacements[vertex];
+        Vector3::new(d[0], d[1], d[2])
+    }
+
+    /// The largest translation over the vertices, in m.
+    pub fn max_translation(&self) -> f64 {
+        (0..self.displacements.len()).map(|v| self.translation(v).norm()).fold(0.0, f64::max)
+    }
+}
+
+/// The linear shell of one sheet and material: facet stiffnesses computed once, solved for any
+/// constraints and loads.
+#[derive(Debug, Clone)]
+pub struct LinearShell {
+    triangles: Vec<[usize; 3]>,
+    vertices: usize,
+    positions: Vec<Vector3<f64>>,
+    facets: Vec<FacetStiffness>,
+}
+
+impl LinearShell {
+    /// The facets of `sheet` (its thickness) with the isotropic `material`.
+    pub fn new(sheet: &Sheet, material: YoungPoisson) -> Result<Self, ShellError> {
+        let mesh = &sheet.mesh;
+        let facets = (0..mesh.triangles().len())
+            .map(|t| {
+                facet_stiffness(mesh.triangle_points(t), material, sheet.thickness()).map_err(|e| match e {
+                    ShellError::DegenerateFacet { area, .. } => ShellError::DegenerateFacet { triangle: t, area },
+                    other => other,
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Self {
+            triangles: mesh.triangles().to_vec(),
+            vertices: mesh.vertices().len(),
+            positions: mesh.vertices().to_vec(),
+            facets,
+        })
+    }
+
+    /// Number of DOFs (six per vertex).
+    pub fn dofs(&self) -> usize {
+        NODE_DOFS * self.vertices
+    }
+
+    /// Global DOF indices of triangle `t`'s 18 DOFs.
+    fn facet_dofs(&self, t: usize) -> impl Iterator<Item = usize> + '_ {
+        self.triangles[t].iter().flat_map(|&v| (0..NODE_DOFS).map(move |k| NODE_DOFS * v + k))
+    }
+
+    /// The whole stiffness matrix (no DOF eliminated), `dofs x dofs`, both triangles stored.
+    pub fn stiffness(&self) -> CscMatrix<f64> {
+        let n = self.dofs();
+        let mut coo = CooMatrix::new(n, n);
+        for (t, k) in self.facets.iter().enumerate() {
+            let dofs: Vec<usize> = self.facet_dofs(t).collect();
+            for (a, &i) in dofs.iter().enumerate() {
+                for (b, &j) in dofs.iter().enumerate() {
+                    coo.push(i, j, k[(a, b)]);
+                }
+            }
+        }
+        CscMatrix::from(&coo)
+    }
+
+    /// The strain energy `u^T K u / 2` (J) of nodal displacements `u`.
+    pub fn energy(&self, u: &[[f64; NODE_DOFS]]) -> f64 {
+        let mut e = 0.0;
+        for (t, k) in self.facets.iter().enumerate() {
+            let q = nalgebra::SVector::<f64, 18>::from_iterator(
+                self.triangles[t].iter().flat_map(|&v| u[v].iter().copied()),
+            );
+            e += 0.5 * q.dot(&(k * q));
+        }
+        e
+    }
+
+    /// How many of the six rigid motions (three translations, three rotations about the centroid) move
+    /// no fixed DOF: the rank deficiency of their values at the fixed DOFs, lengths measured in the
+    /// sheet's size so that translations and rotations weigh alike.
+    pub fn free_rigid_motions(&self, constraints: &ShellConstraints) -> usize {
+        let n = self.positions.len() as f64;
+        let centroid = self.positions.iter().sum::<Vector3<f64>>() / n;
+        let size = self.positions.iter().map(|p| (p - centroid).norm()).fold(0.0, f64::max).max(f64::MIN_POSITIVE);
+        let mut gram = nalgebra::Matrix6::<f64>::zeros();
+        for (v, fixed) in constraints.fixed.iter().enumerate() {
+            let x = (self.positions[v] - centroid) / size;
+            for (k, _) in fixed.iter().enumerate().filter(|(_, f)| **f) {
+                // Row: DOF k of vertex v under each rigid motion (translation e_j, rotation e_j x x).
+                let mut row = nalgebra::Vector6::<f64>::zeros();
+                for j in 0..3 {
+                    let e = Vector3::ith(j, 1.0);
+                    if k < 3 {
+                        row[j] = e[k];
+                        row[3 + j] = e.cross(&x)[k];
+                    } else {
+                        row[3 + j] = e[k - 3];
+                    }
+                }
+                gram += row * row.transpose();
+            }
+        }
+        let eigen = gram.symmetric_eigenvalues();
+        let largest = eigen.max();
+        eigen.iter().filter(|&&e| e <= 1e-10 * largest || largest == 0.0).count()
+    }
+
+    /// [`solve_with`](Self::solve_with) with the crate's sparse Cholesky.
+    pub fn solve(&self, constraints: &ShellConstraints, load: &ShellLoad) -> Result<ShellSolution, ShellError> {
+        self.solve_with(constraints, load, &FaerCholesky::new())
+    }
+
+    /// Solves `K u = f` for the free DOFs, with the fixed DOFs at their prescribed values.
+    pub fn solve_with(
+        &self,
+        constraints: &ShellConstraints,
+        load: &ShellLoad,
+        solver: &dyn LinearSolver,
+    ) -> Result<ShellSolution, ShellError> {
+        for (what, got) in [("shell constraints", constraints.fixed.len()), ("shell load", load.nodal.len())] {
+            if got != self.vertices {
+                return Err(ShellError::SizeMismatch { what, expected: self.vertices, got });
+            }
+        }
+        let mut used = vec![false; self.vertices];
+        self.triangles.iter().flatten().for_each(|&v| used[v] = true);
+        if let Some(v) = (0..self.vertices).find(|&v| !used[v] && constraints.fixed[v].iter().any(|f| !f)) {
+            return Err(ShellError::OrphanVertex(v));
+        }
+        let free_rigid = self.free_rigid_motions(constraints);
+        if free_rigid > 0 {
+            return Err(ShellError::NotHeld { free: free_rigid });
+        }
+        // Reduced numbering of the free DOFs.
+        let mut reduced = vec![usize::MAX; self.dofs()];
+        let mut free = 0;
+        for (i, r) in reduced.iter_mut().enumerate() {
+            if !constraints.fixed[i / NODE_DOFS][i % NODE_DOFS] {
+                *r = free;
+                free += 1;
+            }
+        }
+        let value = |i: usize| constraints.values[i / NODE_DOFS][i % NODE_DOFS];
+        let mut f: Vec<f64> = (0..self.dofs())
+            .filter(|&i| reduced[i] != usize::MAX)
+            .map(|i| load.nodal[i / NODE_DOFS][i % NODE_DOFS])
+            .collect();
+        let mut coo = CooMatrix::new(free, free);
+        for (t, k) in self.facets.iter().enumerate() {
+            let dofs: Vec<usize> = self.facet_dofs(t).collect();
+            for (a, &i) in dofs.iter().enumerate() {
+                let ri = reduced[i];
+                if ri == usize::MAX {
+                    continue;
+                }
+                for (b, &j) in dofs.iter().enumerate() {
+                    match reduced[j] {
+                        usize::MAX => f[ri] -= k[(a, b)] * value(j),
+                        rj => coo.push(ri, rj, k[(a, b)]),
+                    }
+                }
+            }
+        }
+        let u_free = solver.solve(&CscMatrix::from(&coo), &f)?;
+        let mut displacements = constraints.values.clone();
+        for (i, &r) in reduced.iter().enumerate() {
+            if r != usize::MAX {
+                displacements[i / NODE_DOFS][i % NODE_DOFS] = u_free[r];
+            }
+        }
+        Ok(ShellSolution { displacements })
+    }
+}
