@@ -1,10 +1,9 @@
 //! The damping fit: the model's damping knob searched for the FEM's damping ratio.
 
-use pbdfit_mesh::Vec3;
 use pbdfit_pbd::ModelKind;
 use serde::Serialize;
 
-use super::{Along, MotionMeasures, ReleaseTest, measure};
+use super::{MotionMeasures, Probe, ReleaseTest};
 use crate::FitJobError;
 
 /// Where a damping search started, where it ended, and whether the FEM's decay was reached.
@@ -43,7 +42,7 @@ pub fn has_damping_knob(kind: ModelKind) -> bool {
 
 /// The knob a damping search turns.
 #[derive(Debug, Clone, Copy)]
-pub(super) enum DampingKnob {
+enum DampingKnob {
     /// pbdfit's velocity damping per step, `v <- (1 - damping) v`, in [0, 1).
     Velocity,
     /// The engine's own damping setting.
@@ -79,7 +78,7 @@ impl DampingKnob {
     }
 
     /// The model kind and velocity damping with the knob at `value`.
-    pub(super) fn apply(self, kind: ModelKind, damping: f64, value: f64) -> Result<(ModelKind, f64), String> {
+    fn apply(self, kind: ModelKind, damping: f64, value: f64) -> Result<(ModelKind, f64), String> {
         match self {
             DampingKnob::Velocity => Ok((kind, value)),
             DampingKnob::Setting(s) => {
@@ -96,14 +95,15 @@ impl ReleaseTest {
     /// already damps more than the FEM, or the largest less, the search says so instead of a value.
     pub(super) fn damping_search(
         &self,
-        knob: DampingKnob,
         values: &[f64],
         fem: &MotionMeasures,
-        centre: &dyn Fn(&[Vec3]) -> Vec<Vec3>,
-        along: &Along<'_>,
-        times: &[f64],
-    ) -> Result<DampingFit, FitJobError> {
+        probe: &Probe,
+    ) -> Result<(DampingFit, ModelKind, f64), FitJobError> {
         let input = FitJobError::Input;
+        let knob = match self.kind.damping_setting() {
+            Some((spec, _)) => DampingKnob::Setting(spec),
+            None => DampingKnob::Velocity,
+        };
         let Some(target) = fem.damping_ratio else {
             return Err(input(
                 "the FEM's release does not oscillate in the window: no damping ratio to fit (a longer window, or \
@@ -120,33 +120,39 @@ impl ReleaseTest {
         let ratio = |value: f64| -> Result<f64, FitJobError> {
             evaluations.set(evaluations.get() + 1);
             let (kind, damping) = knob.apply(self.kind, self.damping, value).map_err(input)?;
-            let (rest, fields) = self.model_release(kind, damping, values, true).map_err(input)?;
-            let (s, q) = along(&fields, &centre(&rest.expect("asked for")));
-            let m = measure(times, &s, &q);
-            Ok(m.damping_ratio.unwrap_or(f64::INFINITY))
+            let (rest, fields) = self.released(kind, damping, values)?;
+            Ok(probe.measure(&fields, &rest).damping_ratio.unwrap_or(f64::INFINITY))
         };
         let close = |r: f64| (r - target).abs() <= (0.01 * target).max(1e-4);
         let (least, largest) = knob.range();
         let name = knob.name();
         let least_ratio = ratio(least)?;
         let finite = |r: f64| r.is_finite().then_some(r);
-        let fit = |value: f64, r: f64, reached: bool, verdict: String| DampingFit {
-            knob: name.to_string(),
-            unit: knob.unit().to_string(),
-            start,
-            value,
-            target_ratio: target,
-            least_ratio: finite(least_ratio),
-            ratio: finite(r),
-            reached,
-            verdict,
-            evaluations: evaluations.get(),
+        // The search's answer, with the model kind and velocity damping at the value found.
+        let fit = |value: f64, r: f64, reached: bool, verdict: String| {
+            let (kind, damping) = knob.apply(self.kind, self.damping, value).map_err(input)?;
+            Ok((
+                DampingFit {
+                    knob: name.to_string(),
+                    unit: knob.unit().to_string(),
+                    start,
+                    value,
+                    target_ratio: target,
+                    least_ratio: finite(least_ratio),
+                    ratio: finite(r),
+                    reached,
+                    verdict,
+                    evaluations: evaluations.get(),
+                },
+                kind,
+                damping,
+            ))
         };
         if close(least_ratio) {
-            return Ok(fit(least, least_ratio, true, format!("{name} = {least}: the model's own damping matches")));
+            return fit(least, least_ratio, true, format!("{name} = {least}: the model's own damping matches"));
         }
         if least_ratio > target {
-            return Ok(fit(
+            return fit(
                 start,
                 least_ratio,
                 false,
@@ -156,16 +162,16 @@ impl ReleaseTest {
                      lower it)",
                     finite(least_ratio).map_or("(no oscillation)".to_string(), |r| format!("{r:.4e}"))
                 ),
-            ));
+            );
         }
         let largest_ratio = ratio(largest)?;
         if largest_ratio < target && !close(largest_ratio) {
-            return Ok(fit(
+            return fit(
                 start,
                 largest_ratio,
                 false,
                 format!("no {name} in its range damps enough: {name} = {largest} gives {largest_ratio:.4e}"),
-            ));
+            );
         }
         // Bisection on a log scale from a value too small to matter (the least value may be 0).
         let (mut hi, mut hi_ratio) = (largest, largest_ratio);
@@ -201,6 +207,6 @@ impl ReleaseTest {
                 finite(r).map_or("(no oscillation)".to_string(), |r| format!("{r:.4e}"))
             )
         };
-        Ok(fit(value, r, reached, verdict))
+        fit(value, r, reached, verdict)
     }
 }

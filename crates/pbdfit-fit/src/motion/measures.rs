@@ -13,9 +13,39 @@ pub const NOISE_FLOOR: f64 = 1e-6;
 /// over the default window on the wall at N = 1 and 2). The reports print it beside every ratio.
 pub const DAMPING_RATIO_TOLERANCE: f64 = 2e-3;
 
-/// The signals of fields about a centre (module doc): the tracked vertex's excursion along the tracked
-/// direction, and the first mode's share of it ([`measure`]).
-pub(super) type Along<'a> = dyn Fn(&[Vec<Vec3>], &[Vec3]) -> (Vec<f64>, Vec<f64>) + 'a;
+/// Where a release is measured (module doc of [`crate::motion`]): the tracked vertex and direction, the
+/// FEM's first mode shape with the body's masses, the sample times, and the state a `unload` release
+/// settles at (`None` for `gravity`: each body's own rest state).
+pub(super) struct Probe<'a> {
+    pub times: Vec<f64>,
+    pub tracked: usize,
+    pub direction: Vec3,
+    pub mode: &'a [Vec3],
+    pub masses: &'a [f64],
+    pub unloaded: Option<&'a [Vec3]>,
+}
+
+impl Probe<'_> {
+    /// The state a body with rest state `rest` oscillates about.
+    pub(super) fn centre<'b>(&'b self, rest: &'b [Vec3]) -> &'b [Vec3] {
+        self.unloaded.unwrap_or(rest)
+    }
+
+    /// The measures of `fields` (a body with rest state `rest`): the tracked vertex's excursion about the
+    /// centre along the tracked direction, and the first mode's share of it, the modal coordinate
+    /// `phi^T M (u - c)` times the mode's own excursion at the tracked vertex (m).
+    pub(super) fn measure(&self, fields: &[Vec<Vec3>], rest: &[Vec3]) -> MotionMeasures {
+        let (tracked, direction, centre) = (self.tracked, &self.direction, self.centre(rest));
+        let share = self.mode.get(tracked).map_or(0.0, |p| p.dot(direction));
+        let fields = &fields[..fields.len().min(self.times.len())];
+        let s: Vec<f64> = fields.iter().map(|u| (u[tracked] - centre[tracked]).dot(direction)).collect();
+        let modal = |u: &Vec<Vec3>| -> f64 {
+            self.mode.iter().enumerate().map(|(v, p)| self.masses[v] * p.dot(&(u[v] - centre[v]))).sum()
+        };
+        let q: Vec<f64> = fields.iter().map(|u| modal(u) * share).collect();
+        measure(&self.times, &s, &q)
+    }
+}
 
 /// The measures of one release.
 #[derive(Debug, Clone, PartialEq, Serialize)]

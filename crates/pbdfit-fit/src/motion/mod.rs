@@ -23,9 +23,8 @@ mod measures;
 mod release;
 mod report;
 
-use damping::DampingKnob;
 pub use damping::{DampingFit, has_damping_knob};
-use measures::Along;
+use measures::Probe;
 pub use measures::{DAMPING_RATIO_TOLERANCE, MotionMeasures, measure};
 pub use release::*;
 pub use report::{MotionFit, MotionReport};
@@ -34,7 +33,7 @@ use pbdfit_fem::{StaticProblem, YoungPoisson};
 use pbdfit_mesh::{Body, Vec3};
 use pbdfit_pbd::{ModelKind, PbdSystem};
 
-use crate::FitJobError;
+use crate::{FemTarget, FitJobError, Target, TrajectoryTarget};
 
 /// A release test set up: the body, both problems, the model, the window (the job's
 /// [`PreparedMotion`](crate::PreparedMotion) holds one).
@@ -66,14 +65,14 @@ pub(crate) struct ReleaseTest {
 
 /// The cost of a motion fit: the trajectory error of the model released at a point of its search box (a
 /// point without a rest state or whose release leaves f64 costs infinity).
-struct MotionCost<'a, F: Fn(&[Vec<Vec3>]) -> f64> {
+struct MotionCost<'a> {
     test: &'a ReleaseTest,
     search_box: &'a crate::SearchBox,
-    trajectory: &'a F,
+    target: &'a TrajectoryTarget,
     evaluations: std::cell::Cell<usize>,
 }
 
-impl<F: Fn(&[Vec<Vec3>]) -> f64> argmin::core::CostFunction for MotionCost<'_, F> {
+impl argmin::core::CostFunction for MotionCost<'_> {
     type Param = Vec<f64>;
     type Output = f64;
 
@@ -83,7 +82,7 @@ impl<F: Fn(&[Vec<Vec3>]) -> f64> argmin::core::CostFunction for MotionCost<'_, F
         self.evaluations.set(self.evaluations.get() + 1);
         let p = self.test;
         let error = match p.model_release(p.kind, p.damping, &self.search_box.values(t), false) {
-            Ok((_, fields)) => (self.trajectory)(&fields),
+            Ok((_, fields)) => self.target.error(&fields.concat()),
             Err(_) => f64::INFINITY,
         };
         Ok(if error.is_finite() { error } else { f64::INFINITY })
@@ -117,32 +116,21 @@ impl ReleaseTest {
         };
         let direction = fem_rest[tracked].normalize();
         let fem_fields = self.fem_release(&fem_rest).map_err(|e| input(format!("the FEM release of {scene}: {e}")))?;
-        let trajectory = |model_fields: &[Vec<Vec3>]| -> f64 {
-            let samples = fem_fields.len().min(model_fields.len());
-            let mut sum = 0.0;
-            for j in 1..samples {
-                sum += moved
-                    .iter()
-                    .map(|&v| (model_fields[j][v] - fem_fields[j][v]).norm_squared() / fem_rest[v].norm_squared())
-                    .sum::<f64>()
-                    / moved.len().max(1) as f64;
-            }
-            sum / (samples - 1).max(1) as f64
-        };
+        let rest = FemTarget { reference: fem_rest, moved, id: self.spec.id() };
+        let target = TrajectoryTarget { rest, fields: fem_fields };
+        let (fem_rest, fem_fields) = (&target.rest.reference, &target.fields);
         // The release at the start's parameters; with `fit_motion`, the pattern search on the trajectory
         // error from there.
-        let (start_rest, start_fields) =
-            self.model_release(self.kind, self.damping, &start_values, true).map_err(input)?;
-        let start_rest = start_rest.expect("asked for");
-        let start_trajectory = trajectory(&start_fields);
-        let start_rest_error = crate::relative_error(&start_rest, &fem_rest, &moved);
+        let (start_rest, start_fields) = self.released(self.kind, self.damping, &start_values)?;
+        let start_trajectory = target.error(&start_fields.concat());
+        let start_rest_error = target.rest.error(&start_rest);
         let motion_start = std::time::Instant::now();
         let (values, model_rest, model_fields, motion_evaluations) = if fit_motion {
             let search_box = crate::SearchBox::default_for(self.kind);
             let cost = MotionCost {
                 test: self,
                 search_box: &search_box,
-                trajectory: &trajectory,
+                target: &target,
                 evaluations: std::cell::Cell::new(0),
             };
             let dimensions = search_box.dimensions();
@@ -157,60 +145,30 @@ impl ReleaseTest {
             let t = argmin::core::State::get_best_param(&result.state).cloned().unwrap_or(t0);
             let evaluations = result.problem.problem.as_ref().map_or(0, |c| c.evaluations.get());
             let values = search_box.values(&t);
-            let (rest, fields) = self.model_release(self.kind, self.damping, &values, true).map_err(input)?;
-            (values, rest.expect("asked for"), fields, Some(evaluations))
+            let (rest, fields) = self.released(self.kind, self.damping, &values)?;
+            (values, rest, fields, Some(evaluations))
         } else {
             (start_values.clone(), start_rest, start_fields, None)
         };
         let motion_seconds = motion_start.elapsed().as_secs_f64();
-        let fem_centre = match self.release {
-            Release::Gravity => fem_rest.clone(),
-            Release::Unload => self.body.prescribed.clone(),
-        };
-        let model_centre = |rest: &[Vec3]| match self.release {
-            Release::Gravity => rest.to_vec(),
-            Release::Unload => self.body.prescribed.clone(),
-        };
-        let times: Vec<f64> = (0..fem_fields.len()).map(|j| j as f64 * self.dt).collect();
-        // The first mode's share of the tracked vertex's excursion: the modal coordinate `phi^T M (u - c)`
-        // times the mode's own excursion there (m).
-        let masses = &self.body.masses;
-        let share = self.mode.get(tracked).map_or(0.0, |p| p.dot(&direction));
-        let along = |fields: &[Vec<Vec3>], rest: &[Vec3]| -> (Vec<f64>, Vec<f64>) {
-            let samples = fields.len().min(times.len());
-            let s = fields[..samples].iter().map(|u| (u[tracked] - rest[tracked]).dot(&direction)).collect();
-            let q = fields[..samples]
-                .iter()
-                .map(|u| {
-                    let coordinate: f64 =
-                        self.mode.iter().enumerate().map(|(v, p)| masses[v] * p.dot(&(u[v] - rest[v]))).sum();
-                    coordinate * share
-                })
-                .collect();
-            (s, q)
-        };
-        let (s, q) = along(&fem_fields, &fem_centre);
-        let fem = measure(&times, &s, &q);
+        let unloaded = matches!(self.release, Release::Unload).then_some(self.body.prescribed.as_slice());
+        let times = (0..fem_fields.len()).map(|j| j as f64 * self.dt).collect();
+        let (mode, masses) = (self.mode.as_slice(), self.body.masses.as_slice());
+        let probe = Probe { times, tracked, direction, mode, masses, unloaded };
+        let fem = probe.measure(fem_fields, fem_rest);
         // With `fit_damping`: the damping knob searched for the FEM's damping ratio, at these parameters.
         let (kind, damping, model_rest, model_fields, damping_fit) = if fit_damping {
-            let knob = match self.kind.damping_setting() {
-                Some((spec, _)) => DampingKnob::Setting(spec),
-                None => DampingKnob::Velocity,
-            };
-            let found = self.damping_search(knob, &values, &fem, &model_centre, &along, &times)?;
-            let (kind, damping) = knob.apply(self.kind, self.damping, found.value).map_err(input)?;
-            let (rest, fields) = self.model_release(kind, damping, &values, true).map_err(input)?;
-            (kind, damping, rest.expect("asked for"), fields, Some(found))
+            let (found, kind, damping) = self.damping_search(&values, &fem, &probe)?;
+            let (rest, fields) = self.released(kind, damping, &values)?;
+            (kind, damping, rest, fields, Some(found))
         } else {
             (self.kind, self.damping, model_rest, model_fields, None)
         };
-        let rest_error = crate::relative_error(&model_rest, &fem_rest, &moved);
-        let trajectory_error = trajectory(&model_fields);
+        let rest_error = target.rest.error(&model_rest);
+        let trajectory_error = target.error(&model_fields.concat());
         let samples = fem_fields.len().min(model_fields.len());
-        let times = times[..samples].to_vec();
-        let model_centre = model_centre(&model_rest);
-        let (s, q) = along(&model_fields[..samples], &model_centre);
-        let model_measures = measure(&times, &s, &q);
+        let times = probe.times[..samples].to_vec();
+        let model_measures = probe.measure(&model_fields, &model_rest);
         for j in 0..samples {
             frames(times[j], &fem_fields[j], &model_fields[j]).map_err(input)?;
         }
@@ -247,7 +205,7 @@ impl ReleaseTest {
             fem_substeps: self.substeps,
             tracked_vertex: tracked,
             tracked_direction: xyz(&direction),
-            rest_levels: [fem_centre[tracked].dot(&direction), model_centre[tracked].dot(&direction)],
+            rest_levels: [fem_rest, &model_rest].map(|rest| probe.centre(rest)[tracked].dot(&direction)),
             fem,
             model_measures,
             rest_error,

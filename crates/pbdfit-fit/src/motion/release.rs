@@ -5,6 +5,7 @@ use pbdfit_mesh::Vec3;
 use pbdfit_pbd::{ModelKind, RestOptions, SimParams};
 
 use super::ReleaseTest;
+use crate::FitJobError;
 
 /// The window when the job does not say, in periods of the FEM's first mode.
 pub const DEFAULT_PERIODS: f64 = 5.0;
@@ -88,6 +89,8 @@ pub type FrameSink<'a> = dyn FnMut(f64, &[Vec3], &[Vec3]) -> Result<(), String> 
 
 /// A model's release: its loaded rest state where asked, and its displacement field at every model step.
 type ModelRelease = (Option<Vec<Vec3>>, Vec<Vec<Vec3>>);
+/// A model's release with its loaded rest state.
+type Released = (Vec<Vec3>, Vec<Vec<Vec3>>);
 
 impl ReleaseTest {
     /// The FEM release: Newmark at dt / substeps, sampled every model step (the start included). Gravity:
@@ -128,6 +131,12 @@ impl ReleaseTest {
             )
             .map_err(|e| e.to_string())?;
         Ok(fem_fields)
+    }
+
+    /// [`Self::model_release`] with the model's own rest state, a failure the job's input error.
+    pub(super) fn released(&self, kind: ModelKind, damping: f64, values: &[f64]) -> Result<Released, FitJobError> {
+        let (rest, fields) = self.model_release(kind, damping, values, true).map_err(FitJobError::Input)?;
+        Ok((rest.expect("asked for"), fields))
     }
 
     /// The model's release at `values`: its displacement field at every model step (the start included)
