@@ -1,6 +1,6 @@
 //! The damping fit: the model's damping knob searched for the FEM's damping ratio.
 
-use pbdfit_pbd::ModelKind;
+use pbdfit_pbd::{ModelKind, SettingSpec};
 use serde::Serialize;
 
 use super::{MotionMeasures, Probe, ReleaseTest};
@@ -40,53 +40,19 @@ pub fn has_damping_knob(kind: ModelKind) -> bool {
     kind.def().settings.is_empty() || kind.damping_setting().is_some()
 }
 
-/// The knob a damping search turns.
-#[derive(Debug, Clone, Copy)]
-enum DampingKnob {
-    /// pbdfit's velocity damping per step, `v <- (1 - damping) v`, in [0, 1).
-    Velocity,
-    /// The engine's own damping setting.
-    Setting(&'static pbdfit_pbd::SettingSpec),
-}
-
-impl DampingKnob {
-    fn name(self) -> &'static str {
-        match self {
-            DampingKnob::Velocity => "damping",
-            DampingKnob::Setting(s) => s.name,
-        }
-    }
-
-    fn unit(self) -> &'static str {
-        match self {
-            DampingKnob::Velocity => "1",
-            DampingKnob::Setting(s) => s.unit,
-        }
-    }
-
-    /// ` unit` for messages, nothing for a dimensionless knob.
-    fn unit_suffix(self) -> String {
-        if self.unit() == "1" { String::new() } else { format!(" {}", self.unit()) }
-    }
-
-    /// The least and the largest value searched.
-    fn range(self) -> (f64, f64) {
-        match self {
-            DampingKnob::Velocity => (0.0, 0.999),
-            DampingKnob::Setting(s) => (s.minimum, if s.maximum_open { s.maximum * (1.0 - 1e-9) } else { s.maximum }),
-        }
-    }
-
-    /// The model kind and velocity damping with the knob at `value`.
-    fn apply(self, kind: ModelKind, damping: f64, value: f64) -> Result<(ModelKind, f64), String> {
-        match self {
-            DampingKnob::Velocity => Ok((kind, value)),
-            DampingKnob::Setting(s) => {
-                kind.with_setting(s.name, value).map(|k| (k, damping)).map_err(|e| e.to_string())
-            }
-        }
-    }
-}
+/// pbdfit's velocity damping per step, `v <- (1 - damping) v`, as a knob: a model without an engine
+/// damping setting turns it, searched in [0, 0.999].
+static VELOCITY: SettingSpec = SettingSpec {
+    name: "damping",
+    unit: "1",
+    description: "pbdfit's velocity damping per step",
+    default: 0.0,
+    minimum: 0.0,
+    maximum: 0.999,
+    maximum_open: false,
+    integer: false,
+    damps: true,
+};
 
 impl ReleaseTest {
     /// The damping search: the knob's value whose release decays as the FEM's does (damping ratio within
@@ -100,9 +66,15 @@ impl ReleaseTest {
         probe: &Probe,
     ) -> Result<(DampingFit, ModelKind, f64), FitJobError> {
         let input = FitJobError::Input;
-        let knob = match self.kind.damping_setting() {
-            Some((spec, _)) => DampingKnob::Setting(spec),
-            None => DampingKnob::Velocity,
+        // The knob and its value: the engine's damping setting, else pbdfit's velocity damping.
+        let setting = self.kind.damping_setting();
+        let (knob, start) = setting.unwrap_or((&VELOCITY, self.damping));
+        // The model kind and velocity damping with the knob at `value`.
+        let apply = |value: f64| match setting {
+            None => Ok((self.kind, value)),
+            Some((s, _)) => {
+                self.kind.with_setting(s.name, value).map(|k| (k, self.damping)).map_err(|e| input(e.to_string()))
+            }
         };
         let Some(target) = fem.damping_ratio else {
             return Err(input(
@@ -111,30 +83,27 @@ impl ReleaseTest {
                     .to_string(),
             ));
         };
-        let start = match knob {
-            DampingKnob::Velocity => self.damping,
-            DampingKnob::Setting(spec) => self.kind.damping_setting().map_or(spec.default, |(_, v)| v),
-        };
         let evaluations = std::cell::Cell::new(0usize);
         // The model's damping ratio with the knob at `value` (infinity: it does not oscillate).
         let ratio = |value: f64| -> Result<f64, FitJobError> {
             evaluations.set(evaluations.get() + 1);
-            let (kind, damping) = knob.apply(self.kind, self.damping, value).map_err(input)?;
+            let (kind, damping) = apply(value)?;
             let (rest, fields) = self.released(kind, damping, values)?;
             Ok(probe.measure(&fields, &rest).damping_ratio.unwrap_or(f64::INFINITY))
         };
         let close = |r: f64| (r - target).abs() <= (0.01 * target).max(1e-4);
-        let (least, largest) = knob.range();
-        let name = knob.name();
+        let largest = if knob.maximum_open { knob.maximum * (1.0 - 1e-9) } else { knob.maximum };
+        let (least, name) = (knob.minimum, knob.name);
+        let unit = if knob.unit == "1" { String::new() } else { format!(" {}", knob.unit) };
         let least_ratio = ratio(least)?;
         let finite = |r: f64| r.is_finite().then_some(r);
         // The search's answer, with the model kind and velocity damping at the value found.
         let fit = |value: f64, r: f64, reached: bool, verdict: String| {
-            let (kind, damping) = knob.apply(self.kind, self.damping, value).map_err(input)?;
+            let (kind, damping) = apply(value)?;
             Ok((
                 DampingFit {
                     knob: name.to_string(),
-                    unit: knob.unit().to_string(),
+                    unit: knob.unit.to_string(),
                     start,
                     value,
                     target_ratio: target,
@@ -199,11 +168,10 @@ impl ReleaseTest {
             if (lo_ratio - target).abs() <= (hi_ratio - target).abs() { (lo, lo_ratio) } else { (hi, hi_ratio) };
         let reached = close(r);
         let verdict = if reached {
-            format!("{name} = {value:.6e}{}: the model decays as the FEM does", knob.unit_suffix())
+            format!("{name} = {value:.6e}{unit}: the model decays as the FEM does")
         } else {
             format!(
-                "{name} = {value:.6e}{} comes closest (damping ratio {}, the FEM's {target:.4e}): the ratio jumps there",
-                knob.unit_suffix(),
+                "{name} = {value:.6e}{unit} comes closest (damping ratio {}, the FEM's {target:.4e}): the ratio jumps there",
                 finite(r).map_or("(no oscillation)".to_string(), |r| format!("{r:.4e}"))
             )
         };
