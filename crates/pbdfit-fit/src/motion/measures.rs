@@ -14,7 +14,7 @@ pub const NOISE_FLOOR: f64 = 1e-6;
 pub const DAMPING_RATIO_TOLERANCE: f64 = 2e-3;
 
 /// Where a release is measured (module doc of [`crate::motion`]): the tracked vertex and direction, the
-/// FEM's first mode shape with the body's masses, the sample times, and the state a `unload` release
+/// FEM's first mode shape with the body's masses, the sample times, and the state an `unload` release
 /// settles at (`None` for `gravity`: each body's own rest state).
 pub(super) struct Probe<'a> {
     pub times: Vec<f64>,
