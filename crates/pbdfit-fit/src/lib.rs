@@ -47,6 +47,7 @@ mod lockstep;
 mod masses;
 mod measured;
 mod modes_job;
+mod motion;
 mod motion_job;
 mod pattern_search;
 mod problem;
@@ -84,10 +85,11 @@ pub use measured::{
     check_bootstrap,
 };
 pub use modes_job::{DEFAULT_MODE_COUNT, ModeReport, ModesKeywords, ModesReport, ModesSetup, PreparedModes};
-pub use motion_job::{
+pub use motion::{
     DEFAULT_PERIODS, DampingFit, FEM_STEPS_PER_PERIOD, FrameSink, MAX_FEM_STEPS, MAX_MODEL_STEPS, MotionFit,
-    MotionKeywords, MotionMeasures, MotionReport, PreparedMotion, Release, has_damping_knob, measure,
+    MotionMeasures, MotionReport, Release, has_damping_knob, measure,
 };
+pub use motion_job::{MotionKeywords, PreparedMotion};
 pub use pattern_search::{GOLDEN_RATIO, PatternSearch, SearchStep};
 pub use pbdfit_fem::ReferenceOverrides;
 pub use pbdfit_results::{FitRecord, FitStatus, read_records};

@@ -1,6 +1,6 @@
-//! The target seam: what a fit part's rest state is compared with. Today an FEM reference's displacement
-//! field ([`FemTarget`]) or measured markers ([`MarkerTarget`]); an engine's own run or a motion would be a
-//! third. The error ([`FitProblem::error_from`](crate::FitProblem::error_from)), the gradient fit's
+//! The target seam: what a fit part's response is compared with. An FEM reference's displacement field
+//! ([`FemTarget`]) or measured markers ([`MarkerTarget`]) for a rest state; the FEM's release
+//! ([`TrajectoryTarget`], `trajectory.rs`, which the release test makes) for the motion fit's releases. The error ([`FitProblem::error_from`](crate::FitProblem::error_from)), the gradient fit's
 //! Gauss-Newton linearisation, its confidence intervals and the bootstrap read a part's target only through
 //! [`Target`], with no other path that silently fits the FEM instead.
 //!
@@ -21,13 +21,13 @@ use pbdfit_mesh::{SceneSet, Vec3};
 
 use crate::{FitError, FitProblem, MarkerTarget, PartCache, Settings};
 
-/// What one part's rest displacements are compared with.
+/// What one part's response (its rest displacements, or its release) is compared with.
 pub trait Target: Debug + Send + Sync {
     /// What it is, for results and messages (`linear static`, `measured m.csv (12 markers, relative)`).
     fn describe(&self) -> String;
 
-    /// The error of the rest displacements `u` (m, per vertex of the part's body): the mean of the squared
-    /// scaled residuals over [`terms`](Self::terms).
+    /// The error of the response `u` (m, per vertex of the part's body; a release's fields one after another):
+    /// the mean of the squared scaled residuals over [`terms`](Self::terms).
     fn error(&self, u: &[Vec3]) -> f64;
 
     /// What the error's sum of squared residuals is divided by (at least 1).
@@ -100,6 +100,8 @@ macro_rules! target_kinds {
 }
 
 target_kinds!(markers::MarkersKind, fem::FemKind);
+mod trajectory;
+pub use trajectory::TrajectoryTarget;
 
 /// The target of a scene set's fit: its kind and the file it reads.
 #[derive(Clone, Copy)]
