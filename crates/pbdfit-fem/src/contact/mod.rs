@@ -84,14 +84,14 @@
 //! active gap is within [`GAP_TOLERANCE`] times the body's size of zero. An increment that fails is
 //! halved as in [`solve_law`](StaticProblem::solve_law) down to `1 / max_increments`. Friction is path
 //! dependent, so a frictional problem is loaded in [`ContactSettings::friction_increments`] equal
-//! increments (never lengthened). The load stepping and the step's search are the `newton`
-//! unit's, with the contact solve's parameters (its documentation says which and why).
+//! increments (never lengthened). Newton's method, the load stepping and the step's search are the
+//! `newton` unit's, with the contact solve's parameters (its documentation says which and why).
 //!
 //! ## Files
 //!
 //! - `types.rs`: the settings, the reported states, forces and solution, the pairs' iteration state;
-//! - `active_set.rs`: the Newton iteration on one increment (active set, stick and slip, the projected
-//!   step, the split of the constraint forces);
+//! - `active_set.rs`: one increment as a Newton system, `ContactIncrement` (active set, stick and slip,
+//!   the projected step, the split of the constraint forces);
 //! - `rigid_motion.rs`: whether the constraints stop every rigid motion, and whether friction holds;
 //! - `report.rs`: a converged increment's contacts and reactions;
 //! - this file: the load stepping over the increments (the solve's entry points).
