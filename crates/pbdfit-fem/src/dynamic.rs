@@ -8,10 +8,10 @@
 //! masses) or consistent (linear tetrahedra with the body's mean density). Velocities are
 //! `v = (u - u_n) / dt`. Rest: the largest per-step vertex displacement is at most `1e-13` of the
 //! largest displacement (the relative rule of the PBD side). For a linear material run to rest the
-//! result equals the static solution (a test checks it to 1e-9). Newton takes the full step (no line
-//! search: the predictor is close and the mass over `dt^2` keeps the step's matrix
-//! well conditioned), and ends at a residual of `1e-14`, or of `1e-9` where a step no longer halves the
-//! best residual so far (round-off).
+//! result equals the static solution (a test checks it to 1e-9). Each step is the `newton` unit's system
+//! `TimeStep` with [`NewtonSettings::DYNAMIC`]: Newton takes the full step (no line search: the predictor
+//! is close and the mass over `dt^2` keeps the step's matrix well conditioned), and ends at a residual of
+//! `1e-14`, or of `1e-9` where a step no longer halves the best residual so far (round-off).
 //!
 //! Implicit Euler damps the motion numerically (a mode of period `T` loses about `2 pi^2 (dt / T)` of its
 //! amplitude's logarithm per period at small `dt / T`), which is right for reaching a rest state and
@@ -32,8 +32,8 @@ use nalgebra::Vector3;
 use nalgebra_sparse::CscMatrix;
 
 use crate::materials::Material;
-use crate::newton::norm;
-use crate::solver::multiply;
+use crate::newton::{Attempt, FULL_STEP, NewtonSettings, NewtonSystem, Trial, newton, norm};
+use crate::solver::{CholeskyFactor, multiply};
 use crate::{FemError, StaticProblem, YoungPoisson};
 
 /// Which mass matrix the dynamics use.
@@ -400,17 +400,35 @@ impl StaticProblem {
         let (mass_factor, damping_factor) =
             if newmark { (4.0 / (dt * dt), 2.0 / dt) } else { (1.0 / (dt * dt), 1.0 / dt) };
         let mut steps = 0;
-        let mut newton_iterations = 0;
         let mut ratio = f64::INFINITY;
-        let (mut mv, mut cv) = (vec![0.0; dofs], vec![0.0; dofs]);
         // A linear law's tangent is `k0` at every state, bit for bit, so the Newton matrix is factored
         // once (what each iteration's Cholesky would compute again), and the iterations assemble only
         // forces. Where Cholesky fails, every iteration takes the general path (LU).
-        let mut constant = if law.is_linear() {
+        let constant = if law.is_linear() {
             let jacobian = combine(&[(&m, mass_factor), (&damping, damping_factor), (&k0, 1.0)]);
             self.solver.direct.factor(&jacobian).ok()
         } else {
             None
+        };
+        let mut ts = TimeStep {
+            problem: self,
+            law,
+            material,
+            m: &m,
+            damping: &damping,
+            k0: &k0,
+            constant,
+            newmark,
+            dt,
+            mass_factor,
+            damping_factor,
+            scale,
+            strain_floor,
+            u,
+            v,
+            a,
+            best: f64::INFINITY,
+            iterations: 0,
         };
         loop {
             if let Some(n) = steps_for_time {
@@ -422,85 +440,11 @@ impl StaticProblem {
                 return Err(FemError::NotAtRest { steps, dt, time: steps as f64 * dt, ratio, tolerance });
             }
             pbdfit_mesh::cancel::check()?;
-            // Newton on g(x) = M (x - u - dt v) / dt^2 + C (x - u) / dt + f_int(x) - f_ext, from x = u + dt v.
-            let mut x: Vec<f64> = u.iter().zip(&v).map(|(u, v)| u + dt * v).collect();
-            let mut converged = false;
-            let mut best = f64::INFINITY;
-            for _ in 0..30 {
-                let xs = self.expand(&x);
-                let (k, forces) = match constant {
-                    Some(_) => (None, self.assembler.nonlinear_forces(law, material, &xs)?),
-                    None => {
-                        let (k, forces) = self.assembler.nonlinear_system(law, material, &xs)?;
-                        (Some(k), forces)
-                    }
-                };
-                let mut g = self.reduce(&forces, 1.0);
-                if newmark {
-                    // M a(x) + C v(x) with Newmark's a(x) = 4 (x - u - dt v) / dt^2 - a_n, v(x) = 2 (x - u) / dt - v_n.
-                    let acceleration: Vec<f64> =
-                        (0..dofs).map(|i| mass_factor * (x[i] - u[i] - dt * v[i]) - a[i]).collect();
-                    let velocity: Vec<f64> = (0..dofs).map(|i| damping_factor * (x[i] - u[i]) - v[i]).collect();
-                    multiply(&m, &acceleration, &mut mv);
-                    multiply(&damping, &velocity, &mut cv);
-                    for i in 0..dofs {
-                        g[i] += mv[i] + cv[i];
-                    }
-                } else {
-                    let inertia: Vec<f64> = x.iter().zip(&u).zip(&v).map(|((x, u), v)| x - u - dt * v).collect();
-                    let velocity: Vec<f64> = x.iter().zip(&u).map(|(x, u)| x - u).collect();
-                    multiply(&m, &inertia, &mut mv);
-                    multiply(&damping, &velocity, &mut cv);
-                    for i in 0..dofs {
-                        g[i] += mv[i] / (dt * dt) + cv[i] / dt;
-                    }
-                }
-                let residual = norm(&g) / scale;
-                if residual <= 1e-14 || (residual <= 1e-9 && residual >= 0.5 * best) {
-                    converged = true;
-                    break;
-                }
-                if residual >= 0.5 * best
-                    && (norm(&g) <= strain_floor || norm(&g) <= 1e-9 * self.cancelling_scale(&k0, &m, mass_factor, &x))
-                {
-                    // Stalled at round-off: where the forces cancel (a slender body's elastic forces, and a
-                    // small step's inertia terms, are sums of terms far larger than their result), or at the
-                    // round-off of the elastic forces themselves (a stiff material's strains are differences
-                    // of order one, resolved to some 1e-16 each: steel's internal forces on the wall's
-                    // cube are noise below some 1e-5 N, 2e-6 of its weight, which no Newton step lowers).
-                    converged = true;
-                    break;
-                }
-                best = best.min(residual);
-                newton_iterations += 1;
-                let minus_g: Vec<f64> = g.iter().map(|x| -x).collect();
-                let step = match (&mut constant, k) {
-                    (Some(factor), _) => {
-                        let mut step = minus_g;
-                        factor.solve_in_place(&mut step);
-                        step
-                    }
-                    (None, Some(k)) => {
-                        let jacobian = combine(&[(&m, mass_factor), (&damping, damping_factor), (&k, 1.0)]);
-                        self.linear_solve(&jacobian, &minus_g)?.0
-                    }
-                    (None, None) => unreachable!("the tangent is assembled whenever there is no factor"),
-                };
-                // The full Newton step (no line search: see the module doc).
-                for (x, s) in x.iter_mut().zip(&step) {
-                    *x += s;
-                }
-            }
-            if !converged {
-                return Err(FemError::NewtonFailed {
-                    material: law.name(),
-                    load: 1.0,
-                    increment: dt,
-                    residual: best,
-                    iterations: 30,
-                    tolerance: 1e-9,
-                });
-            }
+            // Newton on g(x) from the predictor x = u + dt v.
+            let predictor: Vec<f64> = ts.u.iter().zip(&ts.v).map(|(u, v)| u + dt * v).collect();
+            ts.best = f64::INFINITY;
+            let x = newton(&mut ts, &FULL_STEP, &NewtonSettings::DYNAMIC, predictor)??.1;
+            let (u, v, a) = (&mut ts.u, &mut ts.v, &mut ts.a);
             let mut largest_step: f64 = 0.0;
             let mut largest: f64 = 0.0;
             for p in (0..dofs).step_by(3) {
@@ -520,11 +464,11 @@ impl StaticProblem {
                     v[i] = (x[i] - u[i]) / dt;
                 }
             }
-            u = x;
+            *u = x;
             steps += 1;
             ratio = if largest > 0.0 { largest_step / largest } else { 0.0 };
             progress(&DynamicProgress { steps, total: steps_for_time, time: steps as f64 * dt, ratio });
-            observe(steps, &u, &v, &mut states);
+            observe(steps, &ts.u, &ts.v, &mut states);
             // At rest where the steps are below the tolerance, or below what a step can resolve: a stiff
             // material's displacements are differences of strains resolved to about `f64::EPSILON` (glass on
             // the wall's cube sags 3e-11 m, and its steps stall at some 1e-17 m, a ratio of 2e-7).
@@ -535,11 +479,11 @@ impl StaticProblem {
             }
         }
         Ok(DynamicSolution {
-            displacements: self.expand(&u),
+            displacements: self.expand(&ts.u),
             steps,
             time: steps as f64 * dt,
             last_step_ratio: ratio,
-            newton_iterations,
+            newton_iterations: ts.iterations,
         })
     }
 
@@ -608,5 +552,133 @@ impl StaticProblem {
                 None => self.prescribed[v],
             })
             .collect()
+    }
+}
+
+/// A time step from `(u, v, a)` as a Newton system: `g(x) = M (x - u - dt v) / dt^2 + C (x - u) / dt +
+/// f_int(x) - f_ext` (implicit Euler; Newmark's in the module doc), with the step's coefficients on `M` and
+/// `C`, the Newton matrix factored once for a linear law (`constant`), the best relative residual of the
+/// step so far and the Newton steps of all steps.
+struct TimeStep<'a> {
+    problem: &'a StaticProblem,
+    law: &'a dyn Material,
+    material: YoungPoisson,
+    m: &'a CscMatrix<f64>,
+    damping: &'a CscMatrix<f64>,
+    k0: &'a CscMatrix<f64>,
+    constant: Option<CholeskyFactor>,
+    newmark: bool,
+    dt: f64,
+    mass_factor: f64,
+    damping_factor: f64,
+    scale: f64,
+    strain_floor: f64,
+    u: Vec<f64>,
+    v: Vec<f64>,
+    a: Vec<f64>,
+    best: f64,
+    iterations: usize,
+}
+
+/// The residual `g`, the tangent where it was assembled (no constant factor), `|g|` and `|g|` relative to
+/// the scale.
+type Evaluated = (Vec<f64>, Option<CscMatrix<f64>>, f64, f64);
+
+/// A residual stalled where the forces cancel is converged within this fraction of the cancelling terms.
+const CANCELLATION: f64 = 1e-9;
+
+impl NewtonSystem for TimeStep<'_> {
+    type State = Vec<f64>;
+    type Evaluation = Evaluated;
+    type Failure = FemError;
+
+    fn evaluate(&mut self, _: usize, x: &Vec<f64>) -> Attempt<Evaluated, FemError> {
+        let (d, u, v, dt, dofs) = (&*self, &self.u, &self.v, self.dt, x.len());
+        let (mut mv, mut cv) = (vec![0.0; dofs], vec![0.0; dofs]);
+        let xs = d.problem.expand(x);
+        let (k, forces) = match d.constant {
+            Some(_) => (None, d.problem.assembler.nonlinear_forces(d.law, d.material, &xs)?),
+            None => {
+                let (k, forces) = d.problem.assembler.nonlinear_system(d.law, d.material, &xs)?;
+                (Some(k), forces)
+            }
+        };
+        let mut g = d.problem.reduce(&forces, 1.0);
+        if d.newmark {
+            // M a(x) + C v(x) with Newmark's a(x) = 4 (x - u - dt v) / dt^2 - a_n, v(x) = 2 (x - u) / dt - v_n.
+            let acceleration: Vec<f64> =
+                (0..dofs).map(|i| d.mass_factor * (x[i] - u[i] - dt * v[i]) - d.a[i]).collect();
+            let velocity: Vec<f64> = (0..dofs).map(|i| d.damping_factor * (x[i] - u[i]) - v[i]).collect();
+            multiply(d.m, &acceleration, &mut mv);
+            multiply(d.damping, &velocity, &mut cv);
+            for i in 0..dofs {
+                g[i] += mv[i] + cv[i];
+            }
+        } else {
+            let inertia: Vec<f64> = x.iter().zip(u).zip(v).map(|((x, u), v)| x - u - dt * v).collect();
+            let velocity: Vec<f64> = x.iter().zip(u).map(|(x, u)| x - u).collect();
+            multiply(d.m, &inertia, &mut mv);
+            multiply(d.damping, &velocity, &mut cv);
+            for i in 0..dofs {
+                g[i] += mv[i] / (dt * dt) + cv[i] / dt;
+            }
+        }
+        let size = norm(&g);
+        Ok(Ok((g, k, size, size / d.scale)))
+    }
+
+    fn converged(&mut self, _: usize, x: &Vec<f64>, at: &Evaluated, settings: &NewtonSettings) -> bool {
+        let (d, size, residual) = (&*self, at.2, at.3);
+        if residual <= settings.relative_tolerance
+            || (residual <= settings.round_off_tolerance() && residual >= 0.5 * self.best)
+        {
+            return true;
+        }
+        if residual >= 0.5 * self.best
+            && (size <= d.strain_floor
+                || size <= CANCELLATION * d.problem.cancelling_scale(d.k0, d.m, d.mass_factor, x))
+        {
+            // Stalled at round-off: where the forces cancel (a slender body's elastic forces, and a
+            // small step's inertia terms, are sums of terms far larger than their result), or at the
+            // round-off of the elastic forces themselves (a stiff material's strains are differences
+            // of order one, resolved to some 1e-16 each: steel's internal forces on the wall's
+            // cube are noise below some 1e-5 N, 2e-6 of its weight, which no Newton step lowers).
+            return true;
+        }
+        self.best = self.best.min(residual);
+        false
+    }
+
+    fn step(&mut self, _: usize, _: &Vec<f64>, at: &Evaluated) -> Attempt<Vec<f64>, FemError> {
+        self.iterations += 1;
+        let d = &mut *self;
+        let minus_g: Vec<f64> = at.0.iter().map(|x| -x).collect();
+        Ok(Ok(match (&mut d.constant, &at.1) {
+            (Some(factor), _) => {
+                let mut step = minus_g;
+                factor.solve_in_place(&mut step);
+                step
+            }
+            (None, Some(k)) => {
+                let jacobian = combine(&[(d.m, d.mass_factor), (d.damping, d.damping_factor), (k, 1.0)]);
+                d.problem.linear_solve(&jacobian, &minus_g)?.0
+            }
+            (None, None) => unreachable!("the tangent is assembled whenever there is no factor"),
+        }))
+    }
+
+    fn trial(&mut self, x: &Vec<f64>, step: &[f64], alpha: f64) -> Result<Trial<Self>, FemError> {
+        Ok(Some(((x.iter().zip(step).map(|(x, s)| x + alpha * s).collect(), None), f64::NAN)))
+    }
+
+    fn failure(&mut self, iterations: usize, _: &Evaluated) -> FemError {
+        FemError::NewtonFailed {
+            material: self.law.name(),
+            load: 1.0,
+            increment: self.dt,
+            residual: self.best,
+            iterations,
+            tolerance: NewtonSettings::DYNAMIC.round_off_tolerance(),
+        }
     }
 }

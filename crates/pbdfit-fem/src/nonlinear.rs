@@ -6,14 +6,15 @@
 //! `K(u) du = -(f_int(u) - lambda f_ext)` with the sparse tangent (faer Cholesky, whose symbolic
 //! analysis is shared by every iteration; LU where the tangent is not positive definite) until the
 //! relative residual `|r| / |r_0|` is at most `1e-10`, `r_0` the residual of the undeformed body under
-//! the full load (or until no step lowers a residual already within [`ROUND_OFF_FACTOR`] of it: the
+//! the full load (or until no step lowers a residual already within the round-off factor, 100, of it: the
 //! round-off floor, reached for example by the corotational law at E = 1e6 Pa under gravity, whose
 //! residual stalls at 1.4e-10). An increment that fails is halved, down to `2^-10`; after a success the next
 //! increment doubles again (never past the remaining load).
 //!
-//! The load stepping and the backtracking are the `newton` unit's
-//! ([`LoadStepping`](crate::newton::LoadStepping) with [`Growth::Double`], [`Backtracking`]; no snap:
-//! the last increment ends at 1 only where it reaches it exactly). A problem with contact does not come
+//! Newton's method, the load stepping and the backtracking are the `newton` unit's (this solve is its
+//! system `Equilibrium`, with [`NewtonSettings::STATIC`]; [`LoadStepping`](crate::newton::LoadStepping)
+//! with [`Growth::Double`], [`Backtracking`]; no snap: the last increment ends at 1 only where it
+//! reaches it exactly). A problem with contact does not come
 //! here: its entry points (`static_equilibrium.rs`) send it to the contact solve, which calls this
 //! solve, not the reverse.
 
@@ -21,7 +22,9 @@ use nalgebra::Vector3;
 use nalgebra_sparse::CscMatrix;
 
 use crate::materials::Material;
-use crate::newton::{Backtracking, Growth, LineSearch, NewtonSettings, Outcome, ROUND_OFF_FACTOR, norm};
+use crate::newton::{
+    Attempt, Backtracking, Growth, NewtonSettings, NewtonSystem, Outcome, Trial, newton, norm, note_solvers,
+};
 use crate::solver::{FaerLu, LinearSolver};
 use crate::{FemError, StaticProblem, YoungPoisson};
 
@@ -29,7 +32,7 @@ use crate::{FemError, StaticProblem, YoungPoisson};
 const SEARCH: Backtracking = Backtracking { tries: 12, sufficient_decrease: 1e-4 };
 
 /// A nonlinear equilibrium and how it was reached.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct NonlinearSolution {
     /// Displacement of every vertex (m), prescribed values at constrained vertices.
     pub displacements: Vec<Vector3<f64>>,
@@ -50,12 +53,6 @@ impl NonlinearSolution {
     pub fn max_displacement(&self) -> f64 {
         self.displacements.iter().map(|u| u.norm()).fold(0.0, f64::max)
     }
-}
-
-/// Outcome of one Newton attempt on an increment.
-enum Attempt {
-    Converged { u: Vec<Vector3<f64>>, residuals: Vec<f64>, solvers: Vec<&'static str> },
-    Failed(Failed),
 }
 
 /// A Newton attempt that did not converge.
@@ -130,14 +127,7 @@ impl StaticProblem {
         let (_, forces) = self.assembler.nonlinear_system(law, material, &full)?;
         let scale = norm(&self.reduce(&forces, 1.0));
         let mut u = zero;
-        let mut solution = NonlinearSolution {
-            displacements: Vec::new(),
-            increments: 0,
-            halvings: 0,
-            iterations: 0,
-            residuals: vec![],
-            solvers: vec![],
-        };
+        let mut solution = NonlinearSolution::default();
         if scale == 0.0 {
             solution.displacements = full;
             return Ok(solution);
@@ -146,20 +136,26 @@ impl StaticProblem {
         let halvings = stepping.run(
             |_, target| {
                 let start = self.with_prescribed(&u, target);
-                Ok(match self.newton(law, material, start, target, scale, settings)? {
-                    Attempt::Converged { u: next, residuals, solvers } => {
-                        solution.iterations += residuals.len() - 1;
+                let mut system = Equilibrium {
+                    problem: self,
+                    law,
+                    material,
+                    lambda: target,
+                    scale,
+                    residuals: Vec::new(),
+                    solvers: Vec::new(),
+                    inverted: None,
+                };
+                Ok(match newton(&mut system, &SEARCH, &settings, start)? {
+                    Ok((_, next, _)) => {
+                        solution.iterations += system.residuals.len() - 1;
                         solution.increments += 1;
-                        solution.residuals = residuals;
-                        for s in solvers {
-                            if !solution.solvers.contains(&s) {
-                                solution.solvers.push(s);
-                            }
-                        }
+                        solution.residuals = system.residuals;
+                        note_solvers(&mut solution.solvers, system.solvers);
                         u = next;
                         Outcome::Converged
                     }
-                    Attempt::Failed(failed) => {
+                    Err(failed) => {
                         solution.iterations += failed.iterations;
                         Outcome::Failed(failed)
                     }
@@ -190,75 +186,85 @@ impl StaticProblem {
             .map(|(v, x)| if map.is_constrained(v) { self.prescribed[v] * lambda } else { *x })
             .collect()
     }
+}
 
-    /// Newton iterations at load factor `lambda` from `u`.
-    fn newton(
-        &self,
-        law: &dyn Material,
-        material: YoungPoisson,
-        mut u: Vec<Vector3<f64>>,
-        lambda: f64,
-        scale: f64,
-        settings: NewtonSettings,
-    ) -> Result<Attempt, FemError> {
-        let (mut r, mut k) = match self.residual_and_tangent(law, material, &u, lambda) {
-            Ok(x) => x,
+/// The static equilibrium at load factor `lambda` as a Newton system: residual `f_int(u) - lambda f_ext`
+/// over the free DOFs relative to `scale`, evaluated in the backtracking's trials.
+struct Equilibrium<'a> {
+    problem: &'a StaticProblem,
+    law: &'a dyn Material,
+    material: YoungPoisson,
+    lambda: f64,
+    scale: f64,
+    /// Relative residuals of the iterates.
+    residuals: Vec<f64>,
+    solvers: Vec<&'static str>,
+    /// The last element that inverted.
+    inverted: Option<(usize, f64)>,
+}
+
+/// The residual, the tangent and the relative residual norm at a state.
+type Evaluated = (Vec<f64>, CscMatrix<f64>, f64);
+
+impl Equilibrium<'_> {
+    /// The evaluation at `u`, `None` where an element inverts (remembered for the failure).
+    fn at(&mut self, u: &[Vector3<f64>]) -> Result<Option<Evaluated>, FemError> {
+        match self.problem.residual_and_tangent(self.law, self.material, u, self.lambda) {
+            Ok((r, k)) => {
+                let n = norm(&r) / self.scale;
+                Ok(Some((r, k, n)))
+            }
             Err(FemError::InvertedElement { tet, det, .. }) => {
-                return Ok(Attempt::Failed(Failed {
-                    residual: f64::INFINITY,
-                    iterations: 0,
-                    inverted: Some((tet, det)),
-                }));
+                self.inverted = Some((tet, det));
+                Ok(None)
             }
-            Err(e) => return Err(e),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl NewtonSystem for Equilibrium<'_> {
+    type State = Vec<Vector3<f64>>;
+    type Evaluation = Evaluated;
+    type Failure = Failed;
+
+    fn evaluate(&mut self, iteration: usize, u: &Self::State) -> Attempt<Evaluated, Failed> {
+        let at = self.at(u)?;
+        Ok(at.ok_or(Failed { residual: f64::INFINITY, iterations: iteration, inverted: self.inverted }))
+    }
+
+    fn converged(&mut self, _: usize, _: &Self::State, at: &Evaluated, settings: &NewtonSettings) -> bool {
+        self.residuals.push(at.2);
+        at.2 <= settings.relative_tolerance
+    }
+
+    fn step(&mut self, iteration: usize, _: &Self::State, at: &Evaluated) -> Attempt<Vec<f64>, Failed> {
+        let minus_r: Vec<f64> = at.0.iter().map(|x| -x).collect();
+        let Ok((step, solver)) = self.problem.linear_solve(&at.1, &minus_r) else {
+            return Ok(Err(self.failure(iteration, at)));
         };
-        let mut residuals = vec![norm(&r) / scale];
-        let mut solvers = Vec::new();
-        let mut inverted = None;
-        for iteration in 0..settings.max_iterations {
-            let current = *residuals.last().expect("one residual");
-            if current <= settings.relative_tolerance {
-                return Ok(Attempt::Converged { u, residuals, solvers });
-            }
-            pbdfit_mesh::cancel::check()?;
-            let minus_r: Vec<f64> = r.iter().map(|x| -x).collect();
-            let Ok((step, solver)) = self.linear_solve(&k, &minus_r) else {
-                return Ok(Attempt::Failed(Failed { residual: current, iterations: iteration, inverted }));
-            };
-            if !solvers.contains(&solver) {
-                solvers.push(solver);
-            }
-            // Backtracking on the residual norm: accept the first alpha that reduces it enough.
-            let accepted = SEARCH.search(current, |alpha| {
-                let trial = self.update(&u, &step, alpha);
-                match self.residual_and_tangent(law, material, &trial, lambda) {
-                    Ok((r_trial, k_trial)) => {
-                        let n = norm(&r_trial) / scale;
-                        Ok(Some(((trial, r_trial, k_trial, n), n)))
-                    }
-                    Err(FemError::InvertedElement { tet, det, .. }) => {
-                        inverted = Some((tet, det));
-                        Ok(None)
-                    }
-                    Err(e) => Err(e),
-                }
-            })?;
-            let Some((trial, r_trial, k_trial, n)) = accepted else {
-                // No step lowers the residual: round-off. Close enough to the tolerance, that is the solution.
-                if current <= ROUND_OFF_FACTOR * settings.relative_tolerance {
-                    return Ok(Attempt::Converged { u, residuals, solvers });
-                }
-                return Ok(Attempt::Failed(Failed { residual: current, iterations: iteration + 1, inverted }));
-            };
-            u = trial;
-            r = r_trial;
-            k = k_trial;
-            residuals.push(n);
-        }
-        let current = *residuals.last().expect("one residual");
-        if current <= settings.relative_tolerance {
-            return Ok(Attempt::Converged { u, residuals, solvers });
-        }
-        Ok(Attempt::Failed(Failed { residual: current, iterations: settings.max_iterations, inverted }))
+        note_solvers(&mut self.solvers, [solver]);
+        Ok(Ok(step))
+    }
+
+    fn merit(&self, at: &Evaluated) -> f64 {
+        at.2
+    }
+
+    fn trial(&mut self, u: &Self::State, step: &[f64], alpha: f64) -> Result<Trial<Self>, FemError> {
+        let trial = self.problem.update(u, step, alpha);
+        Ok(self.at(&trial)?.map(|at| {
+            let n = at.2;
+            ((trial, Some(at)), n)
+        }))
+    }
+
+    fn failure(&mut self, iterations: usize, at: &Evaluated) -> Failed {
+        Failed { residual: at.2, iterations, inverted: self.inverted }
+    }
+
+    /// No step lowers the residual: round-off. Close enough to the tolerance, that is the solution.
+    fn stalled(&mut self, iteration: usize, at: &Evaluated, settings: &NewtonSettings) -> Result<(), Failed> {
+        if at.2 <= settings.round_off_tolerance() { Ok(()) } else { Err(self.failure(iteration + 1, at)) }
     }
 }

@@ -63,7 +63,10 @@ impl StaticProblem {
         if self.contact.is_some() {
             // Contact problems: the active-set Newton method with these settings.
             let contact = ContactSettings {
-                newton: NewtonSettings { max_iterations: settings.max_iterations.max(60), ..settings },
+                newton: NewtonSettings {
+                    max_iterations: settings.max_iterations.max(NewtonSettings::CONTACT.max_iterations),
+                    ..settings
+                },
                 ..Default::default()
             };
             let s = self.solve_contact_with(law, material, contact)?;

@@ -2,309 +2,62 @@
 //! slip, the projected Newton step and the split of the constraint forces into normal and friction
 //! forces (the contact module's documentation, sections The method, Friction and Convergence).
 
-use std::convert::Infallible;
-
 use nalgebra::{Matrix3, Vector3};
 use nalgebra_sparse::CscMatrix;
 use pbdfit_mesh::obstacle::Shape;
 
 use super::rigid_motion::slip_crossings;
-use super::types::{ContactSetup, Failure, GAP_TOLERANCE, Increment, MAX_FLIPS, Pair, VertexConstraint};
+use super::types::{ContactSetup, Failure, MAX_FLIPS, Pair, VertexConstraint};
 use crate::materials::Material;
-use crate::newton::{Admissible, LineSearch, NewtonSettings, ROUND_OFF_FACTOR, norm};
+use crate::newton::{Admissible, Attempt, NewtonSettings, NewtonSystem, Trial, norm, note_solvers};
 use crate::{FemError, StaticProblem, YoungPoisson};
 
-/// The step's search: the full step, halved up to 12 times while an element would invert.
-const STEP_SEARCH: Admissible = Admissible { tries: 13 };
+/// The step's search: the full step, halved up to 12 times while an element would invert (the contact
+/// solve is the Newton system `ContactIncrement` with [`NewtonSettings::CONTACT`]).
+pub(super) const STEP_SEARCH: Admissible = Admissible { tries: 13 };
+
+/// One load increment of the contact solve as a Newton system: the residual with the slip forces as
+/// loads, projected on the free directions; the active set and the stick/slip states updated at each
+/// iterate before it is evaluated.
+pub(super) struct ContactIncrement<'a> {
+    pub(super) problem: &'a StaticProblem,
+    pub(super) law: &'a dyn Material,
+    pub(super) material: YoungPoisson,
+    pub(super) setup: &'a ContactSetup,
+    /// The displacements at the increment's start (the slips are measured from them).
+    pub(super) u_start: &'a [Vector3<f64>],
+    pub(super) pairs: &'a mut [Pair],
+    pub(super) to: f64,
+    /// The obstacles at `to` and their moves over the increment.
+    pub(super) shapes: Vec<Shape>,
+    pub(super) moves: Vec<Vector3<f64>>,
+    /// The gap a pair counts as touching within.
+    pub(super) touch: f64,
+    /// The stiffness of the constrained directions (the first tangent's mean diagonal).
+    pub(super) c: f64,
+    pub(super) solvers: Vec<&'static str>,
+    /// Active-set changes in all, and at the last update; the largest change of a slip force there.
+    pub(super) changes: usize,
+    pub(super) changed: usize,
+    pub(super) slip_change: f64,
+    /// The last iterate's residual.
+    pub(super) previous: f64,
+}
+
+/// The residual and what the step reads at an iterate.
+pub(super) struct Evaluated {
+    k: CscMatrix<f64>,
+    pub(super) forces: Vec<Vector3<f64>>,
+    r: Vec<f64>,
+    constraints: Vec<Option<VertexConstraint>>,
+    /// The force scale (external plus internal force norms), the projected relative residual, the largest
+    /// gap error.
+    scale: f64,
+    pub(super) residual: f64,
+    gap_error: f64,
+}
 
 impl StaticProblem {
-    /// Newton iterations with active-set updates on one increment from load factor `from` to `to`.
-    /// The outer `Result` carries errors that end the solve; the inner one a failure that halving
-    /// may mend.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn contact_newton(
-        &self,
-        law: &dyn Material,
-        material: YoungPoisson,
-        setup: &ContactSetup,
-        mut u: Vec<Vector3<f64>>,
-        u_start: &[Vector3<f64>],
-        pairs: &mut [Pair],
-        from: f64,
-        to: f64,
-        newton: NewtonSettings,
-    ) -> Result<Result<Increment, Failure>, FemError> {
-        let map = self.assembler.dof_map();
-        let nv = map.vertices();
-        let no = setup.obstacles.len();
-        let shapes: Vec<Shape> = setup.obstacles.iter().map(|o| o.at(to)).collect();
-        let moves: Vec<Vector3<f64>> = setup.obstacles.iter().map(|o| o.displacement * (to - from)).collect();
-        let touch = GAP_TOLERANCE * setup.size;
-        let mut c = 0.0;
-        let mut solvers = Vec::new();
-        let mut changes = 0;
-        let mut slip_change = 0.0;
-        let mut external: Vec<Vector3<f64>> = self.loads.iter().map(|f| f * to).collect();
-        let mut previous = f64::INFINITY;
-        for iteration in 0..=newton.max_iterations {
-            pbdfit_mesh::cancel::check()?;
-            // Gaps, normals and slips at the iterate.
-            let mut changed = 0;
-            let mut new_slip_change: f64 = 0.0;
-            for v in 0..nv {
-                if map.is_constrained(v) {
-                    continue;
-                }
-                let x = setup.rest[v] + u[v];
-                let x_start = setup.rest[v] + u_start[v];
-                let mut friction_taken = false;
-                for j in 0..no {
-                    let p = &mut pairs[v * no + j];
-                    if iteration == 0 {
-                        p.flips = 0;
-                    }
-                    let gap = shapes[j].gap(&x);
-                    p.gap = gap.value;
-                    p.normal = gap.normal;
-                    let n = gap.normal;
-                    let relative = x - x_start - moves[j];
-                    p.slip = relative - n * n.dot(&relative);
-                    let active = if iteration == 0 {
-                        p.lambda - c * p.gap > 0.0 || p.gap <= touch
-                    } else {
-                        p.lambda - c * p.gap > 0.0
-                    };
-                    let mu = setup.obstacles[j].friction;
-                    let was = (p.active, p.stick);
-                    if !active {
-                        p.active = false;
-                        p.stick = false;
-                        p.lambda = 0.0;
-                        p.friction = Vector3::zeros();
-                    } else if !p.active {
-                        p.active = true;
-                        p.stick = !mu.is_frictionless() && !friction_taken;
-                        p.friction = Vector3::zeros();
-                    } else if !mu.is_frictionless() && !friction_taken && iteration > 0 {
-                        if p.stick {
-                            let t = p.friction.norm();
-                            if t > mu.static_coefficient * p.lambda.max(0.0) * (1.0 + 1e-12) + 1e-300 {
-                                p.stick = false;
-                                p.direction = -p.friction / t;
-                                p.flips += 1;
-                            }
-                        } else {
-                            let s = p.slip.norm();
-                            if (s == 0.0 || p.slip.dot(&p.direction) <= 0.0) && p.flips < MAX_FLIPS {
-                                p.stick = true;
-                                p.flips += 1;
-                            } else if s > 0.0 {
-                                p.direction = p.slip / s;
-                            }
-                        }
-                    }
-                    if p.active && !mu.is_frictionless() {
-                        friction_taken = true;
-                    }
-                    if (p.active, p.stick) != was {
-                        changed += 1;
-                    }
-                    if p.active && !p.stick && !mu.is_frictionless() {
-                        let force = -p.direction * (mu.kinetic_coefficient * p.lambda.max(0.0));
-                        new_slip_change = new_slip_change.max((force - p.friction).norm());
-                        p.friction = force;
-                    } else if p.active && mu.is_frictionless() {
-                        p.friction = Vector3::zeros();
-                    }
-                }
-            }
-            if iteration > 0 {
-                changes += changed;
-                slip_change = new_slip_change;
-            }
-            // Residual with slip forces as loads.
-            let (k, forces) = match self.assembler.nonlinear_system(law, material, &u) {
-                Ok(x) => x,
-                Err(FemError::InvertedElement { tet, det, .. }) => {
-                    return Ok(Err(Failure {
-                        iterations: iteration,
-                        residual: f64::INFINITY,
-                        changes,
-                        error: Some(FemError::InvertedElement { tet, det, load: Some(to) }),
-                    }));
-                }
-                Err(e) => return Err(e),
-            };
-            if c == 0.0 {
-                c = mean_diagonal(&k);
-            }
-            external.iter_mut().zip(&self.loads).for_each(|(e, f)| *e = f * to);
-            for v in 0..nv {
-                for j in 0..no {
-                    let p = &pairs[v * no + j];
-                    if p.active && !p.stick {
-                        external[v] += p.friction;
-                    }
-                }
-            }
-            let r: Vec<f64> = {
-                let mut r = vec![0.0; map.dofs()];
-                for v in 0..nv {
-                    if let Some(d) = map.dof(v, 0) {
-                        for i in 0..3 {
-                            r[d + i] = forces[v][i] - external[v][i];
-                        }
-                    }
-                }
-                r
-            };
-            let constraints = self.vertex_constraints(setup, &u, u_start, pairs, &moves);
-            let scale = {
-                let ext: f64 = (0..nv)
-                    .filter(|&v| !map.is_constrained(v))
-                    .map(|v| (self.loads[v] * to).norm_squared())
-                    .sum::<f64>()
-                    .sqrt();
-                let int: f64 =
-                    (0..nv).filter(|&v| !map.is_constrained(v)).map(|v| forces[v].norm_squared()).sum::<f64>().sqrt();
-                ext + int
-            };
-            let projected = projected_norm(&r, map, &constraints);
-            let residual = if scale > 0.0 { projected / scale } else { 0.0 };
-            let gap_error = constraints.iter().flatten().map(|c| c.prescribed.norm()).fold(0.0, f64::max);
-            let gap_error = gap_error.max(
-                (0..nv)
-                    .flat_map(|v| (0..no).map(move |j| (v, j)))
-                    .filter(|&(v, j)| pairs[v * no + j].active && !map.is_constrained(v))
-                    .map(|(v, j)| pairs[v * no + j].gap.abs())
-                    .fold(0.0, f64::max),
-            );
-            // The round-off floor, as in Newton's method without contact: a residual within
-            // ROUND_OFF_FACTOR of the tolerance that a full step no longer halves (a graded mesh's
-            // conditioning: the Hertz mesh at m = 18 stalls at 1.2e-10) counts as converged.
-            let floor = residual <= ROUND_OFF_FACTOR * newton.relative_tolerance && residual > 0.5 * previous;
-            let settled = residual <= newton.relative_tolerance || (iteration > 1 && floor);
-            previous = residual;
-            if iteration > 0
-                && changed == 0
-                && settled
-                && slip_change <= newton.relative_tolerance * scale.max(f64::MIN_POSITIVE)
-                && gap_error <= touch
-            {
-                let done = self.report(setup, &u, pairs, &forces, to, iteration, residual, solvers);
-                return Ok(Ok(done));
-            }
-            if iteration == newton.max_iterations {
-                return Ok(Err(Failure { iterations: iteration, residual, changes, error: None }));
-            }
-            // Rigid motion must be stopped by held vertices and constraints, or by slipping contacts whose
-            // friction can hold the body (see the module documentation).
-            if let Some(free) = self.free_rigid_motion(setup, &constraints, &[]) {
-                let slipping = pairs.iter().filter(|p| p.active && !p.stick && p.friction != Vector3::zeros()).count();
-                let contacts = pairs.iter().filter(|p| p.active).count();
-                if slipping == 0 {
-                    // Whether a touching obstacle has friction already: then the remedy is to hold the body,
-                    // not to give friction (issue 38: the advice went to an obstacle with mu_s = 0.5).
-                    let frictional = pairs
-                        .iter()
-                        .enumerate()
-                        .any(|(k, p)| p.active && !setup.obstacles[k % no].friction.is_frictionless());
-                    return Err(FemError::FreeRigidMotion { free, contacts, load: to, frictional });
-                }
-                let across = slip_crossings(setup, pairs);
-                let pinned = self.free_rigid_motion(setup, &constraints, &across).is_none();
-                if !pinned || self.friction_cannot_hold(setup, &constraints, pairs, to) {
-                    return Err(FemError::Sliding { load: to, slipping, contacts });
-                }
-            }
-            // The projected Newton step.
-            let mut prescribed = vec![0.0; map.dofs()];
-            for (v, c) in constraints.iter().enumerate() {
-                if let (Some(c), Some(d)) = (c, map.dof(v, 0)) {
-                    prescribed[d..d + 3].copy_from_slice(c.prescribed.as_slice());
-                }
-            }
-            let mut kp = vec![0.0; map.dofs()];
-            crate::solver::multiply(&k, &prescribed, &mut kp);
-            let mut rhs: Vec<f64> = r.iter().zip(&kp).map(|(a, b)| -(a + b)).collect();
-            project(&mut rhs, map, &constraints);
-            // The slip force's direction follows the slip: d(-mu_k lambda s/|s|)/du = -mu_k lambda (P_n - s^ s^T)/|s|
-            // P_n, symmetric and positive semidefinite in the residual's tangent (lambda held: the normal force
-            // converges by the fixed point).
-            let mut extra: Vec<Option<Matrix3<f64>>> = vec![None; nv];
-            for v in 0..nv {
-                for j in 0..no {
-                    let p = &pairs[v * no + j];
-                    let mu = setup.obstacles[j].friction.kinetic_coefficient;
-                    let s = p.slip.norm();
-                    if p.active && !p.stick && mu > 0.0 && p.lambda > 0.0 {
-                        let n = p.normal;
-                        let d = p.direction;
-                        // A pair that has only just started to slip (no slip yet) has an unbounded tangent
-                        // across its slip: the Newton matrix's own scale stands in for it this iteration.
-                        let across = if s > 0.0 { mu * p.lambda / s } else { c };
-                        let block = (Matrix3::identity() - n * n.transpose() - d * d.transpose()) * across;
-                        *extra[v].get_or_insert_with(Matrix3::zeros) += block;
-                    }
-                    // A curved obstacle turns its normal as the vertex moves along it: the Lagrangian's
-                    // Hessian holds -lambda d n / d x (the shape's gap Hessian; for a sphere
-                    // +-(I - n n^T) / |x - c|), which keeps Newton quadratic on it. Planes and box faces
-                    // have none.
-                    if p.active
-                        && !p.stick
-                        && p.lambda > 0.0
-                        && let Some(block) = shapes[j].gap_hessian_times(&(setup.rest[v] + u[v]), &p.normal, -p.lambda)
-                    {
-                        *extra[v].get_or_insert_with(Matrix3::zeros) += block;
-                    }
-                }
-            }
-            let a = transformed(&k, map, &constraints, &extra, c);
-            let (w, solver) = match self.linear_solve(&a, &rhs) {
-                Ok(x) => x,
-                Err(FemError::NotPositiveDefinite { .. } | FemError::Solver { .. }) => {
-                    return Ok(Err(Failure { iterations: iteration, residual, changes, error: None }));
-                }
-                Err(e) => return Err(e),
-            };
-            if !solvers.contains(&solver) {
-                solvers.push(solver);
-            }
-            let mut step = w;
-            project(&mut step, map, &constraints);
-            step.iter_mut().zip(&prescribed).for_each(|(s, p)| *s += p);
-            // Contact forces of the linearised equilibrium: r + K du at constrained vertices.
-            let mut kd = vec![0.0; map.dofs()];
-            crate::solver::multiply(&k, &step, &mut kd);
-            for v in 0..nv {
-                let Some(d) = map.dof(v, 0) else { continue };
-                let Some(con) = &constraints[v] else { continue };
-                let f = Vector3::new(r[d] + kd[d], r[d + 1] + kd[d + 1], r[d + 2] + kd[d + 2]);
-                let f = con.q.iter().fold(Vector3::zeros(), |acc, q| acc + q * q.dot(&f));
-                self.split_force(setup, v, f, &mut pairs[v * no..(v + 1) * no]);
-            }
-            // Step, halved while an element would invert for a law that needs positive volume (the
-            // residual is no merit for the step here: the newton module's documentation).
-            let positive = law.needs_positive_volume();
-            let Ok(next) = STEP_SEARCH.search(residual, |alpha| {
-                let next = self.update(&u, &step, alpha);
-                let admissible = !positive
-                    || !self
-                        .assembler
-                        .deformation_gradients(&next)
-                        .iter()
-                        .any(|f| f.determinant().is_nan() || f.determinant() <= 0.0);
-                // No merit: the search reads none.
-                Ok::<_, Infallible>(admissible.then_some((next, f64::NAN)))
-            });
-            let Some(next) = next else {
-                return Ok(Err(Failure { iterations: iteration + 1, residual, changes, error: None }));
-            };
-            u = next;
-        }
-        unreachable!("the loop returns at max_iterations")
-    }
-
     /// Splits the constraint force `f` (N, in the constrained directions) of vertex `v` into normal
     /// forces of its active pairs and, for a sticking pair, the friction force.
     fn split_force(&self, setup: &ContactSetup, v: usize, f: Vector3<f64>, pairs: &mut [Pair]) {
@@ -504,4 +257,274 @@ fn transformed(
         }
     }
     a
+}
+
+impl NewtonSystem for ContactIncrement<'_> {
+    type State = Vec<Vector3<f64>>;
+    type Evaluation = Evaluated;
+    type Failure = Failure;
+
+    /// Gaps, normals and slips at the iterate; which pairs are active, which stick and which slip, and
+    /// the slip forces.
+    fn update_active_set(&mut self, iteration: usize, u: &Self::State) {
+        let map = self.problem.assembler.dof_map();
+        let (setup, no) = (self.setup, self.setup.obstacles.len());
+        let mut changed = 0;
+        let mut new_slip_change: f64 = 0.0;
+        for v in 0..map.vertices() {
+            if map.is_constrained(v) {
+                continue;
+            }
+            let x = setup.rest[v] + u[v];
+            let x_start = setup.rest[v] + self.u_start[v];
+            let mut friction_taken = false;
+            for j in 0..no {
+                let p = &mut self.pairs[v * no + j];
+                if iteration == 0 {
+                    p.flips = 0;
+                }
+                let gap = self.shapes[j].gap(&x);
+                p.gap = gap.value;
+                p.normal = gap.normal;
+                let n = gap.normal;
+                let relative = x - x_start - self.moves[j];
+                p.slip = relative - n * n.dot(&relative);
+                let active = if iteration == 0 {
+                    p.lambda - self.c * p.gap > 0.0 || p.gap <= self.touch
+                } else {
+                    p.lambda - self.c * p.gap > 0.0
+                };
+                let mu = setup.obstacles[j].friction;
+                let was = (p.active, p.stick);
+                if !active {
+                    p.active = false;
+                    p.stick = false;
+                    p.lambda = 0.0;
+                    p.friction = Vector3::zeros();
+                } else if !p.active {
+                    p.active = true;
+                    p.stick = !mu.is_frictionless() && !friction_taken;
+                    p.friction = Vector3::zeros();
+                } else if !mu.is_frictionless() && !friction_taken && iteration > 0 {
+                    if p.stick {
+                        let t = p.friction.norm();
+                        if t > mu.static_coefficient * p.lambda.max(0.0) * (1.0 + 1e-12) + 1e-300 {
+                            p.stick = false;
+                            p.direction = -p.friction / t;
+                            p.flips += 1;
+                        }
+                    } else {
+                        let s = p.slip.norm();
+                        if (s == 0.0 || p.slip.dot(&p.direction) <= 0.0) && p.flips < MAX_FLIPS {
+                            p.stick = true;
+                            p.flips += 1;
+                        } else if s > 0.0 {
+                            p.direction = p.slip / s;
+                        }
+                    }
+                }
+                if p.active && !mu.is_frictionless() {
+                    friction_taken = true;
+                }
+                if (p.active, p.stick) != was {
+                    changed += 1;
+                }
+                if p.active && !p.stick && !mu.is_frictionless() {
+                    let force = -p.direction * (mu.kinetic_coefficient * p.lambda.max(0.0));
+                    new_slip_change = new_slip_change.max((force - p.friction).norm());
+                    p.friction = force;
+                } else if p.active && mu.is_frictionless() {
+                    p.friction = Vector3::zeros();
+                }
+            }
+        }
+        self.changed = changed;
+        if iteration > 0 {
+            self.changes += changed;
+            self.slip_change = new_slip_change;
+        }
+    }
+
+    /// The residual with the slip forces as loads, projected on the free directions.
+    fn evaluate(&mut self, iteration: usize, u: &Self::State) -> Attempt<Evaluated, Failure> {
+        let problem = self.problem;
+        let map = problem.assembler.dof_map();
+        let (nv, no, to) = (map.vertices(), self.setup.obstacles.len(), self.to);
+        let (k, forces) = match problem.assembler.nonlinear_system(self.law, self.material, u) {
+            Ok(x) => x,
+            Err(FemError::InvertedElement { tet, det, .. }) => {
+                return Ok(Err(Failure {
+                    iterations: iteration,
+                    residual: f64::INFINITY,
+                    changes: self.changes,
+                    error: Some(FemError::InvertedElement { tet, det, load: Some(to) }),
+                }));
+            }
+            Err(e) => return Err(e),
+        };
+        if self.c == 0.0 {
+            self.c = mean_diagonal(&k);
+        }
+        let mut external: Vec<Vector3<f64>> = problem.loads.iter().map(|f| f * to).collect();
+        for v in 0..nv {
+            for j in 0..no {
+                let p = &self.pairs[v * no + j];
+                if p.active && !p.stick {
+                    external[v] += p.friction;
+                }
+            }
+        }
+        let mut r = vec![0.0; map.dofs()];
+        for v in 0..nv {
+            if let Some(d) = map.dof(v, 0) {
+                for i in 0..3 {
+                    r[d + i] = forces[v][i] - external[v][i];
+                }
+            }
+        }
+        let constraints = problem.vertex_constraints(self.setup, u, self.u_start, self.pairs, &self.moves);
+        let free = || (0..nv).filter(|&v| !map.is_constrained(v));
+        let ext: f64 = free().map(|v| (problem.loads[v] * to).norm_squared()).sum::<f64>().sqrt();
+        let int: f64 = free().map(|v| forces[v].norm_squared()).sum::<f64>().sqrt();
+        let scale = ext + int;
+        let projected = projected_norm(&r, map, &constraints);
+        let residual = if scale > 0.0 { projected / scale } else { 0.0 };
+        let gap_error = constraints.iter().flatten().map(|c| c.prescribed.norm()).fold(0.0, f64::max);
+        let gap_error = gap_error.max(
+            (0..nv)
+                .flat_map(|v| (0..no).map(move |j| (v, j)))
+                .filter(|&(v, j)| self.pairs[v * no + j].active && !map.is_constrained(v))
+                .map(|(v, j)| self.pairs[v * no + j].gap.abs())
+                .fold(0.0, f64::max),
+        );
+        Ok(Ok(Evaluated { k, forces, r, constraints, scale, residual, gap_error }))
+    }
+
+    /// The residual settled (within the tolerance, or at the round-off floor), with the active set, the
+    /// slip forces and the gaps.
+    fn converged(&mut self, iteration: usize, _: &Self::State, at: &Evaluated, newton: &NewtonSettings) -> bool {
+        // The round-off floor, as in Newton's method without contact: a residual within the round-off
+        // factor of the tolerance that a full step no longer halves (a graded mesh's conditioning: the
+        // Hertz mesh at m = 18 stalls at 1.2e-10) counts as converged.
+        let residual = at.residual;
+        let floor = residual <= newton.round_off_tolerance() && residual > 0.5 * self.previous;
+        let settled = residual <= newton.relative_tolerance || (iteration > 1 && floor);
+        self.previous = residual;
+        iteration > 0
+            && self.changed == 0
+            && settled
+            && self.slip_change <= newton.relative_tolerance * at.scale.max(f64::MIN_POSITIVE)
+            && at.gap_error <= self.touch
+    }
+
+    /// The projected Newton step, after the check that the body cannot move rigidly; the constraint
+    /// forces of the linearised equilibrium split into the pairs' normal and friction forces.
+    fn step(&mut self, iteration: usize, u: &Self::State, at: &Evaluated) -> Attempt<Vec<f64>, Failure> {
+        let (problem, setup, to) = (self.problem, self.setup, self.to);
+        let map = problem.assembler.dof_map();
+        let (nv, no) = (map.vertices(), setup.obstacles.len());
+        let (k, r, constraints, c) = (&at.k, &at.r, &at.constraints, self.c);
+        // Rigid motion must be stopped by held vertices and constraints, or by slipping contacts whose
+        // friction can hold the body (see the module documentation).
+        if let Some(free) = problem.free_rigid_motion(setup, constraints, &[]) {
+            let pairs = &*self.pairs;
+            let slipping = pairs.iter().filter(|p| p.active && !p.stick && p.friction != Vector3::zeros()).count();
+            let contacts = pairs.iter().filter(|p| p.active).count();
+            if slipping == 0 {
+                // Whether a touching obstacle has friction already: then the remedy is to hold the body,
+                // not to give friction (the advice once went to an obstacle with mu_s = 0.5).
+                let frictional = pairs
+                    .iter()
+                    .enumerate()
+                    .any(|(k, p)| p.active && !setup.obstacles[k % no].friction.is_frictionless());
+                return Err(FemError::FreeRigidMotion { free, contacts, load: to, frictional });
+            }
+            let across = slip_crossings(setup, pairs);
+            let pinned = problem.free_rigid_motion(setup, constraints, &across).is_none();
+            if !pinned || problem.friction_cannot_hold(setup, constraints, pairs, to) {
+                return Err(FemError::Sliding { load: to, slipping, contacts });
+            }
+        }
+        let mut prescribed = vec![0.0; map.dofs()];
+        for (v, c) in constraints.iter().enumerate() {
+            if let (Some(c), Some(d)) = (c, map.dof(v, 0)) {
+                prescribed[d..d + 3].copy_from_slice(c.prescribed.as_slice());
+            }
+        }
+        let mut kp = vec![0.0; map.dofs()];
+        crate::solver::multiply(k, &prescribed, &mut kp);
+        let mut rhs: Vec<f64> = r.iter().zip(&kp).map(|(a, b)| -(a + b)).collect();
+        project(&mut rhs, map, constraints);
+        // The slip force's direction follows the slip: d(-mu_k lambda s/|s|)/du = -mu_k lambda (P_n - s^ s^T)/|s|
+        // P_n, symmetric and positive semidefinite in the residual's tangent (lambda held: the normal force
+        // converges by the fixed point).
+        let mut extra: Vec<Option<Matrix3<f64>>> = vec![None; nv];
+        for v in 0..nv {
+            for j in 0..no {
+                let p = &self.pairs[v * no + j];
+                let mu = setup.obstacles[j].friction.kinetic_coefficient;
+                let s = p.slip.norm();
+                if p.active && !p.stick && mu > 0.0 && p.lambda > 0.0 {
+                    let n = p.normal;
+                    let d = p.direction;
+                    // A pair that has only just started to slip (no slip yet) has an unbounded tangent
+                    // across its slip: the Newton matrix's own scale stands in for it this iteration.
+                    let across = if s > 0.0 { mu * p.lambda / s } else { c };
+                    let block = (Matrix3::identity() - n * n.transpose() - d * d.transpose()) * across;
+                    *extra[v].get_or_insert_with(Matrix3::zeros) += block;
+                }
+                // A curved obstacle turns its normal as the vertex moves along it: the Lagrangian's
+                // Hessian holds -lambda d n / d x (the shape's gap Hessian; for a sphere
+                // +-(I - n n^T) / |x - c|), which keeps Newton quadratic on it. Planes and box faces
+                // have none.
+                if p.active
+                    && !p.stick
+                    && p.lambda > 0.0
+                    && let Some(block) = self.shapes[j].gap_hessian_times(&(setup.rest[v] + u[v]), &p.normal, -p.lambda)
+                {
+                    *extra[v].get_or_insert_with(Matrix3::zeros) += block;
+                }
+            }
+        }
+        let a = transformed(k, map, constraints, &extra, c);
+        let (w, solver) = match problem.linear_solve(&a, &rhs) {
+            Ok(x) => x,
+            Err(FemError::NotPositiveDefinite { .. } | FemError::Solver { .. }) => {
+                return Ok(Err(self.failure(iteration, at)));
+            }
+            Err(e) => return Err(e),
+        };
+        note_solvers(&mut self.solvers, [solver]);
+        let mut step = w;
+        project(&mut step, map, constraints);
+        step.iter_mut().zip(&prescribed).for_each(|(s, p)| *s += p);
+        // Contact forces of the linearised equilibrium: r + K du at constrained vertices.
+        let mut kd = vec![0.0; map.dofs()];
+        crate::solver::multiply(k, &step, &mut kd);
+        for v in 0..nv {
+            let Some(d) = map.dof(v, 0) else { continue };
+            let Some(con) = &constraints[v] else { continue };
+            let f = Vector3::new(r[d] + kd[d], r[d + 1] + kd[d + 1], r[d + 2] + kd[d + 2]);
+            let f = con.q.iter().fold(Vector3::zeros(), |acc, q| acc + q * q.dot(&f));
+            problem.split_force(setup, v, f, &mut self.pairs[v * no..(v + 1) * no]);
+        }
+        Ok(Ok(step))
+    }
+
+    /// The step, admissible where no element inverts, for a law that needs positive volume.
+    fn trial(&mut self, u: &Self::State, step: &[f64], alpha: f64) -> Result<Trial<Self>, FemError> {
+        let next = self.problem.update(u, step, alpha);
+        let admissible = !self.law.needs_positive_volume()
+            || !self
+                .problem
+                .assembler
+                .deformation_gradients(&next)
+                .iter()
+                .any(|f| f.determinant().is_nan() || f.determinant() <= 0.0);
+        Ok(admissible.then_some(((next, None), f64::NAN)))
+    }
+
+    fn failure(&mut self, iterations: usize, at: &Evaluated) -> Failure {
+        Failure { iterations, residual: at.residual, changes: self.changes, error: None }
+    }
 }

@@ -84,14 +84,14 @@
 //! active gap is within [`GAP_TOLERANCE`] times the body's size of zero. An increment that fails is
 //! halved as in [`solve_law`](StaticProblem::solve_law) down to `1 / max_increments`. Friction is path
 //! dependent, so a frictional problem is loaded in [`ContactSettings::friction_increments`] equal
-//! increments (never lengthened). The load stepping and the step's search are the `newton`
-//! unit's, with the contact solve's parameters (its documentation says which and why).
+//! increments (never lengthened). Newton's method, the load stepping and the step's search are the
+//! `newton` unit's, with the contact solve's parameters (its documentation says which and why).
 //!
 //! ## Files
 //!
 //! - `types.rs`: the settings, the reported states, forces and solution, the pairs' iteration state;
-//! - `active_set.rs`: the Newton iteration on one increment (active set, stick and slip, the projected
-//!   step, the split of the constraint forces);
+//! - `active_set.rs`: one increment as a Newton system, `ContactIncrement` (active set, stick and slip,
+//!   the projected step, the split of the constraint forces);
 //! - `rigid_motion.rs`: whether the constraints stop every rigid motion, and whether friction holds;
 //! - `report.rs`: a converged increment's contacts and reactions;
 //! - this file: the load stepping over the increments (the solve's entry points).
@@ -104,12 +104,13 @@ mod types;
 use nalgebra::Vector3;
 use pbdfit_mesh::Obstacle;
 
+use active_set::{ContactIncrement, STEP_SEARCH};
 pub(crate) use types::ContactSetup;
 pub use types::{ContactForce, ContactSettings, ContactSolution, ContactState, GAP_TOLERANCE, MAX_FLIPS};
 use types::{Failure, Pair};
 
 use crate::materials::Material;
-use crate::newton::{Growth, Outcome};
+use crate::newton::{Growth, Outcome, newton, note_solvers};
 use crate::{FemError, StaticProblem, YoungPoisson};
 
 /// The last increment ends at the whole load when it reaches to within this of it: equal increments
@@ -181,41 +182,48 @@ impl StaticProblem {
             return Err(FemError::SizeMismatch { what: "rest positions", expected: nv, got: setup.rest.len() });
         }
         let friction = setup.obstacles.iter().any(|o| !o.friction.is_frictionless());
-        let newton = settings.newton;
         // Friction: the equal increment again after a halved one (never longer: the path matters).
         let stepping = if friction {
-            newton.load_stepping(1.0 / settings.friction_increments.max(1) as f64, SNAP, Growth::Repeat)
+            settings.newton.load_stepping(1.0 / settings.friction_increments.max(1) as f64, SNAP, Growth::Repeat)
         } else {
-            newton.load_stepping(1.0 / newton.initial_increments.max(1) as f64, SNAP, Growth::Double)
+            let first = 1.0 / settings.newton.initial_increments.max(1) as f64;
+            settings.newton.load_stepping(first, SNAP, Growth::Double)
         };
         let mut pairs = vec![Pair::default(); nv * setup.obstacles.len()];
         let mut u = vec![Vector3::zeros(); nv];
-        let mut solution = ContactSolution {
-            displacements: Vec::new(),
-            contacts: Vec::new(),
-            reactions: Vec::new(),
-            roller_reactions: Vec::new(),
-            increments: 0,
-            halvings: 0,
-            iterations: 0,
-            residual: 0.0,
-            solvers: Vec::new(),
-        };
+        let mut solution = ContactSolution::default();
         let mut last = None;
         let halvings = stepping.run(
             |from, to| {
                 let start = self.with_prescribed(&u, to);
                 let mut trial_pairs = pairs.clone();
-                Ok(match self.contact_newton(law, material, setup, start, &u, &mut trial_pairs, from, to, newton)? {
-                    Ok(done) => {
+                let mut system = ContactIncrement {
+                    problem: self,
+                    law,
+                    material,
+                    setup,
+                    u_start: &u,
+                    pairs: &mut trial_pairs,
+                    to,
+                    shapes: setup.obstacles.iter().map(|o| o.at(to)).collect(),
+                    moves: setup.obstacles.iter().map(|o| o.displacement * (to - from)).collect(),
+                    touch: GAP_TOLERANCE * setup.size,
+                    c: 0.0,
+                    solvers: Vec::new(),
+                    changes: 0,
+                    changed: 0,
+                    slip_change: 0.0,
+                    previous: f64::INFINITY,
+                };
+                Ok(match newton(&mut system, &STEP_SEARCH, &settings.newton, start)? {
+                    Ok((iteration, next, at)) => {
+                        let (pairs_now, solvers) = (&*system.pairs, system.solvers);
+                        let done =
+                            self.report(setup, &next, pairs_now, &at.forces, to, iteration, at.residual, solvers);
                         solution.iterations += done.iterations;
                         solution.increments += 1;
                         solution.residual = done.residual;
-                        for s in &done.solvers {
-                            if !solution.solvers.contains(s) {
-                                solution.solvers.push(s);
-                            }
-                        }
+                        note_solvers(&mut solution.solvers, done.solvers.iter().copied());
                         u = done.u.clone();
                         pairs = trial_pairs;
                         last = Some(done);

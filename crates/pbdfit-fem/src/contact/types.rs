@@ -22,7 +22,7 @@ pub struct ContactSettings {
 
 impl Default for ContactSettings {
     fn default() -> Self {
-        Self { newton: NewtonSettings { max_iterations: 60, ..NewtonSettings::default() }, friction_increments: 8 }
+        Self { newton: NewtonSettings::CONTACT, friction_increments: 8 }
     }
 }
 
@@ -79,7 +79,7 @@ impl ContactForce {
 }
 
 /// A static equilibrium with contact.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ContactSolution {
     /// Displacement of every vertex (m), prescribed values at held vertices.
     pub displacements: Vec<Vector3<f64>>,

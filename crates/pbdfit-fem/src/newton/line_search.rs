@@ -65,3 +65,6 @@ impl LineSearch for Admissible {
         Ok(None)
     }
 }
+
+/// The full Newton step, `alpha = 1`, taken whatever its merit: for a solve whose step needs no search.
+pub(crate) const FULL_STEP: Admissible = Admissible { tries: 1 };
