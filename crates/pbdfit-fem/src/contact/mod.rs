@@ -78,9 +78,10 @@
 //!
 //! An increment has converged when the active set and the stick/slip states did not change in the
 //! last iteration, the residual projected off the constrained directions is at most
-//! [`NewtonSettings::relative_tolerance`] times the force scale (the norm of the external load plus the
-//! internal forces at the free vertices; or within 100 times it where a full step no
-//! longer halves it: round-off), the slip forces changed by no more than that, and every
+//! [`relative_tolerance`](crate::NewtonSettings::relative_tolerance) times the force scale (the norm of
+//! the external load plus the internal forces at the free vertices; or within
+//! [`round_off_factor`](crate::NewtonSettings::round_off_factor) times it where a full step no longer
+//! halves it: round-off), the slip forces changed by no more than that, and every
 //! active gap is within [`GAP_TOLERANCE`] times the body's size of zero. An increment that fails is
 //! halved as in [`solve_law`](StaticProblem::solve_law) down to `1 / max_increments`. Friction is path
 //! dependent, so a frictional problem is loaded in [`ContactSettings::friction_increments`] equal
