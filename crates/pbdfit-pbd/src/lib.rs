@@ -73,8 +73,8 @@ pub use mass_spring::{
     ContactTally, Equilibrium, IntegrateOptions, Integrator, SpringBody, SpringError, SpringLaw, Trajectory,
 };
 pub use model::{
-    MAX_PARAMETERS, MAX_SETTINGS, Model, ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule, RuleSettings,
-    Scale, SettingSpec, SimParams,
+    Fold, MAX_PARAMETERS, MAX_SETTINGS, Model, ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule,
+    RuleSettings, Scale, SettingSpec, SimParams,
 };
 pub use potentials::SpringPotential;
 pub use resolution::MIN_STEP_MOTION;

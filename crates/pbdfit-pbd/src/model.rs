@@ -6,6 +6,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::LazyLock;
 
+use crate::engines::EngineRule;
 use crate::models::MODELS;
 use crate::{MAX_TETRAHEDRON_TERMS, PbdError, SpringLaw, SpringPotential, TetrahedronTerm};
 
@@ -202,10 +203,8 @@ pub struct ModelDef {
     /// For an engine profile, the lines a user pastes into the engine to get these parameters at this
     /// dt and nit (the engine's own calls and names); none for the textbook models ([`no_usage`]).
     pub usage: fn(&[f64], RuleSettings) -> Vec<String>,
-    /// Folds parameter values (in [`Self::parameters`] order) into the model's rule: a projection rule
-    /// (PBD, XPBD; rest state = fixed point of one step) or a spring law (mass-spring; rest state = static
-    /// equilibrium by Newton).
-    pub rule: fn(&[f64], RuleSettings) -> ModelRule,
+    /// The model's family and how it folds parameter values (in [`Self::parameters`] order) into its rule.
+    pub rule: Fold,
     /// A parameter set inside the default box whose rest state the shipped cubes reach in a few thousand
     /// steps at most: the tests that iterate the registry (CPU against GPU, lanes against scalar sweeps)
     /// run every model at it, so a new model is tested there by default.
@@ -218,12 +217,40 @@ pub struct ModelDef {
     pub masses: Option<pbdfit_mesh::MassModel>,
 }
 
+/// A model's family, and the function that folds its parameter values into the family's rule. The family
+/// is the definition's data: every parameter point of a model is of the same family, so the rest state,
+/// the sensitivity and the step choose a family's stage once and never rule another family out at run
+/// time.
+#[derive(Debug, Clone, Copy)]
+pub enum Fold {
+    /// A projection model's sweep rule.
+    Projection(fn(&[f64], RuleSettings) -> ProjectionRule),
+    /// An engine profile's step.
+    Engine(fn(&[f64], RuleSettings) -> EngineRule),
+    /// A mass-spring force law.
+    Springs(fn(&[f64], RuleSettings) -> SpringLaw),
+}
+
+impl Fold {
+    /// The rule at these values and settings.
+    pub fn rule(self, values: &[f64], settings: RuleSettings) -> ModelRule {
+        match self {
+            Fold::Projection(fold) => ModelRule::Projection(fold(values, settings)),
+            Fold::Engine(fold) => ModelRule::Engine(fold(values, settings)),
+            Fold::Springs(fold) => ModelRule::Springs(fold(values, settings)),
+        }
+    }
+}
+
 /// What a model's parameters fold into: how its rest state and dynamics are computed.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ModelRule {
     /// Constraint projection (PBD, XPBD and its spring potentials): the rest state is the fixed point of
     /// one time step, `u* = P(u* + dt^2 g)`, and depends on dt and nit.
     Projection(ProjectionRule),
+    /// An engine profile's own step (`engines/`): its solve, substeps, passes and constants; the rest
+    /// state is the fixed point of one substep from rest.
+    Engine(EngineRule),
     /// A mass-spring force law: the rest state is the static equilibrium of spring forces and gravity,
     /// solved by Newton; it depends on neither dt nor nit (docs/models.md, section Equations). The
     /// law is the model's whole story: the rest state, the sensitivity and the command line's dynamics
@@ -271,8 +298,6 @@ pub enum ProjectionRule {
         /// after each tetrahedron's volume constraint, each with its own compliance; none for plain XPBD.
         tetrahedra: [Option<TetrahedronTerm>; MAX_TETRAHEDRON_TERMS],
     },
-    /// An engine profile's own step (`engines/`): its solve, substeps, passes and constants.
-    Engine(crate::engines::EngineRule),
 }
 
 impl ProjectionRule {
@@ -281,7 +306,6 @@ impl ProjectionRule {
         match *self {
             ProjectionRule::Pbd { volume_gradient_scale: s, .. }
             | ProjectionRule::Xpbd { volume_gradient_scale: s, .. } => 1e-300 / (s * s),
-            ProjectionRule::Engine(_) => 1e-300,
         }
     }
 
@@ -436,18 +460,13 @@ impl ModelKind {
     /// Whether the model projects constraints (PBD, XPBD) rather than applying spring forces
     /// (mass-spring: Newton rest state, integrators).
     pub fn has_projection(self) -> bool {
-        let values = vec![1.0; self.def.parameters.len()];
-        matches!((self.def.rule)(&values, RuleSettings::new(1.0, 1, self)), ModelRule::Projection(_))
+        !matches!(self.def.rule, Fold::Springs(_))
     }
 
     /// Whether the model is an engine profile (`newton-xpbd`, `jolt`, `genesis-pbd`): its own step, not the
     /// colour-order sweep of the textbook models.
     pub fn is_engine_profile(self) -> bool {
-        let values = vec![1.0; self.def.parameters.len()];
-        matches!(
-            (self.def.rule)(&values, RuleSettings::new(1.0, 1, self)),
-            ModelRule::Projection(ProjectionRule::Engine(_))
-        )
+        matches!(self.def.rule, Fold::Engine(_))
     }
 
     /// Where one of the model's paste lines gives the engine other parameters than `values`, the fitted
@@ -607,7 +626,7 @@ impl Model {
 
     /// The model's rule at these settings.
     pub fn rule(&self, settings: RuleSettings) -> ModelRule {
-        (self.kind.def.rule)(self.values(), settings)
+        self.kind.def.rule.rule(self.values(), settings)
     }
 }
 
@@ -639,12 +658,12 @@ impl SimParams {
         self.model.rule(RuleSettings::new(self.dt, self.nit, self.model.kind()))
     }
 
-    /// The projection rule of a projection model; an error naming the model for a mass-spring model,
-    /// which has no projection step (its rest state is a Newton equilibrium, its dynamics an integrator).
+    /// The sweep rule of a projection model; an error naming the model for an engine profile (its own
+    /// step, no colour-order sweep) or a mass-spring model (its rest state a Newton equilibrium).
     pub fn projection_rule(&self) -> Result<ProjectionRule, PbdError> {
         match self.rule() {
             ModelRule::Projection(rule) => Ok(rule),
-            ModelRule::Springs(_) => Err(PbdError::NoProjection { model: self.model.name() }),
+            ModelRule::Engine(_) | ModelRule::Springs(_) => Err(PbdError::NoProjection { model: self.model.name() }),
         }
     }
 

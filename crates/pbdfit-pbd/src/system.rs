@@ -7,10 +7,11 @@ use rayon::prelude::*;
 
 use crate::constraints::{DistanceHot, VolumeHot};
 use crate::contact::{Contact, ContactRecord};
+use crate::engines::EngineRule;
 use crate::lanes::{LANES, VolumeLanes};
 use crate::{
-    ColourGroups, ConstraintRef, DistanceConstraint, MAX_TETRAHEDRON_TERMS, ProjectionRule, SimParams, SpringPotential,
-    TetrahedronTerm, Vec3, VolumeConstraint,
+    ColourGroups, ConstraintRef, DistanceConstraint, MAX_TETRAHEDRON_TERMS, ModelRule, ProjectionRule, SimParams,
+    SpringPotential, TetrahedronTerm, Vec3, VolumeConstraint,
 };
 
 /// A body ready for PBD: particles, constraints stored in projection order, and the colour groups.
@@ -519,8 +520,6 @@ impl PbdSystem {
                     tetrahedra,
                 },
             ),
-            // A profile's solve needs its substep: `step_with` and `rest_map` call it, never a sweep.
-            ProjectionRule::Engine(_) => unreachable!("an engine profile is solved by step_with and rest_map"),
         }
     }
 
@@ -661,12 +660,17 @@ impl PbdSystem {
     /// obstacle takes the full correction, and XPBD's contact has zero compliance (the same correction).
     /// Returns the largest per-particle displacement of the step (m).
     ///
+    /// An engine profile takes its own step (`engines/`).
+    ///
     /// # Panics
-    /// For a mass-spring model, which has no projection step (check [`SimParams::projection_rule`]
+    /// For a mass-spring model, which has no step (check [`ModelKind::has_projection`](crate::ModelKind)
     /// first; its dynamics are [`SpringBody::integrate`](crate::SpringBody)'s).
     pub fn step(&self, params: &SimParams, d: &mut Dynamics) -> f64 {
-        let rule = params.projection_rule().expect("PbdSystem::step needs a projection model");
-        self.step_with(&rule, params, d)
+        match params.rule() {
+            ModelRule::Projection(rule) => rule.step(self, params, d),
+            ModelRule::Engine(rule) => rule.step(self, params, d),
+            ModelRule::Springs(_) => panic!("PbdSystem::step needs a projection model or an engine profile"),
+        }
     }
 
     /// The dynamics from rest for `steps` steps, shown to `frame(step, state)` at step 0, every `every`
@@ -704,30 +708,48 @@ impl PbdSystem {
         }
         Ok(d)
     }
+}
 
-    pub(crate) fn step_with(&self, rules: &ProjectionRule, params: &SimParams, d: &mut Dynamics) -> f64 {
-        if let ProjectionRule::Engine(rule) = rules {
-            return self.engine_step(rule, params.dt, params.damping, d);
-        }
+/// A stage that steps a body, chosen once per model by its family: the projection models' colour-order
+/// sweep ([`ProjectionRule`], here) or an engine profile's own solve ([`EngineRule`], `engines/`). The
+/// rest state, its probes and the sensitivity are generic over it, so neither family's code rules the
+/// other out at run time; the mass-spring models have no step (their rest state is `SpringBody`'s).
+pub(crate) trait Stage: Copy {
+    /// The engine profile's rule (its divergence judged by growth, its Jacobi fixed points checked);
+    /// `None` for the textbook sweep.
+    fn engine(&self) -> Option<&EngineRule> {
+        None
+    }
+
+    /// One time step (see [`PbdSystem::step`]); the largest per-particle displacement of the step (m).
+    fn step(&self, system: &PbdSystem, params: &SimParams, d: &mut Dynamics) -> f64;
+
+    /// The rest-state map: one step from the free particles' displacements `x` at zero velocity, whose
+    /// fixed points are the rest states. `x` and `out` hold 3 numbers per free particle.
+    fn rest_map(&self, system: &PbdSystem, params: &SimParams, d: &mut Dynamics, x: &[f64], out: &mut [f64]);
+}
+
+impl Stage for ProjectionRule {
+    fn step(&self, system: &PbdSystem, params: &SimParams, d: &mut Dynamics) -> f64 {
         let dt = params.dt;
         let keep = 1.0 - params.damping;
-        for &p in &self.free {
-            d.v[p] = d.v[p] * keep + self.accelerations[p] * dt;
+        for &p in &system.free {
+            d.v[p] = d.v[p] * keep + system.accelerations[p] * dt;
             d.predicted[p] = d.u[p] + d.v[p] * dt;
         }
-        d.reset_multipliers(rules);
-        let contacts = !self.contacts.is_empty();
+        d.reset_multipliers(self);
+        let contacts = !system.contacts.is_empty();
         if contacts {
             d.contact.clear();
         }
         for _ in 0..params.nit {
-            self.sweep(rules, d);
+            system.sweep(self, d);
             if contacts {
-                self.project_contacts(d);
+                system.project_contacts(d);
             }
         }
         let mut largest: f64 = 0.0;
-        for &p in &self.free {
+        for &p in &system.free {
             let step = d.predicted[p] - d.u[p];
             largest = largest.max(step.norm());
             d.v[p] = step / dt;
@@ -738,37 +760,27 @@ impl PbdSystem {
 
     /// The rest-state map `G(u) = P(u + dt^2 a)` (`a`: gravity plus traction over mass): one step from `u` with zero velocity. Its fixed points
     /// are the rest states. `u` and the result hold the free particles' displacements, 3 numbers each.
-    pub(crate) fn rest_map(
-        &self,
-        rules: &ProjectionRule,
-        params: &SimParams,
-        d: &mut Dynamics,
-        x: &[f64],
-        out: &mut [f64],
-    ) {
-        if let ProjectionRule::Engine(rule) = rules {
-            return self.engine_rest_map(rule, params.dt, d, x, out);
-        }
+    fn rest_map(&self, system: &PbdSystem, params: &SimParams, d: &mut Dynamics, x: &[f64], out: &mut [f64]) {
         let dt2 = params.dt * params.dt;
-        for (i, &p) in self.free.iter().enumerate() {
-            d.predicted[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]) + self.accelerations[p] * dt2;
+        for (i, &p) in system.free.iter().enumerate() {
+            d.predicted[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]) + system.accelerations[p] * dt2;
         }
-        d.reset_multipliers(rules);
-        let contacts = !self.contacts.is_empty();
+        d.reset_multipliers(self);
+        let contacts = !system.contacts.is_empty();
         if contacts {
             // The step starts at `x` (the friction's tangential displacement is measured from it).
-            for (i, &p) in self.free.iter().enumerate() {
+            for (i, &p) in system.free.iter().enumerate() {
                 d.u[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]);
             }
             d.contact.clear();
         }
         for _ in 0..params.nit {
-            self.sweep(rules, d);
+            system.sweep(self, d);
             if contacts {
-                self.project_contacts(d);
+                system.project_contacts(d);
             }
         }
-        for (i, &p) in self.free.iter().enumerate() {
+        for (i, &p) in system.free.iter().enumerate() {
             out[3 * i..3 * i + 3].copy_from_slice(d.predicted[p].as_slice());
         }
     }

@@ -27,29 +27,39 @@
 //! `particle_size` below the shortest edge, as the checks use, leaves it inactive at rest. The domain's
 //! bounds (a floor at z = 0 by default) are outside the body in the checks.
 
-use super::{EngineRule, EngineStep, six_volume_change};
+use super::{EngineBody, EngineStep, six_volume_change};
 use crate::{Dynamics, PbdSystem, Vec3};
 
-/// The profile's constants in [`EngineRule::constants`].
-pub(crate) const STRETCH_COMPLIANCE: usize = 0;
-pub(crate) const VOLUME_COMPLIANCE: usize = 1;
-pub(crate) const STRETCH_RELAXATION: usize = 2;
-pub(crate) const VOLUME_RELAXATION: usize = 3;
-pub(crate) const STRETCH_ITERATIONS: usize = 4;
-pub(crate) const VOLUME_ITERATIONS: usize = 5;
-
-/// Genesis's PBD elastic substep.
-pub(crate) static GENESIS_PBD: EngineStep =
-    EngineStep { engine: "Genesis 1.4.5 PBD elastic", jacobi: true, relaxation_setting: "stretch_relaxation", solve };
-
-/// The uniform inverse mass of a free particle: the particle count over the body's total mass.
-fn uniform_inverse_mass(system: &PbdSystem) -> f64 {
-    system.rest.len() as f64 / system.total_mass
+/// The profile's constants.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Constants {
+    /// `stretch_compliance` (m/N).
+    pub stretch_compliance: f64,
+    /// `volume_compliance`.
+    pub volume_compliance: f64,
+    /// `stretch_relaxation`: the factor on every edge correction.
+    pub stretch_relaxation: f64,
+    /// `volume_relaxation`: the factor on every volume correction.
+    pub volume_relaxation: f64,
+    /// `max_stretch_solver_iterations`: Jacobi passes over the edges per substep.
+    pub stretch_iterations: usize,
+    /// `max_volume_solver_iterations`: Jacobi passes over the tetrahedra per substep.
+    pub volume_iterations: usize,
 }
 
-fn solve(system: &PbdSystem, rule: &EngineRule, d: &mut Dynamics, h: f64) {
-    let body = system.engine_body();
-    let c = &rule.constants;
+/// Genesis's PBD elastic substep.
+pub struct GenesisPbd;
+
+impl EngineStep for GenesisPbd {
+    type Constants = Constants;
+    type Cache = ();
+    const ENGINE: &'static str = "Genesis 1.4.5 PBD elastic";
+    const JACOBI: bool = true;
+    const RELAXATION_SETTING: &'static str = "stretch_relaxation";
+
+    fn cache(_: &PbdSystem, _: &EngineBody) {}
+
+    fn solve(system: &PbdSystem, body: &EngineBody, _: &(), c: &Constants, passes: usize, d: &mut Dynamics, h: f64) {
     let inv_h2 = 1.0 / (h * h);
     let w_free = uniform_inverse_mass(system);
     let w = |p: usize| if system.inverse_masses[p] > 0.0 { w_free } else { 0.0 };
@@ -63,13 +73,13 @@ fn solve(system: &PbdSystem, rule: &EngineRule, d: &mut Dynamics, h: f64) {
         }
         delta.fill(Vec3::zeros());
     };
-    for _ in 0..rule.passes {
-        for _ in 0..c[STRETCH_ITERATIONS] as usize {
+    for _ in 0..passes {
+        for _ in 0..c.stretch_iterations {
             let u = &d.predicted;
             for e in &body.edges {
                 let [a, b] = e.particles;
                 let (wa, wb) = (w(a), w(b));
-                let denominator = wa + wb + c[STRETCH_COMPLIANCE] * inv_h2;
+                let denominator = wa + wb + c.stretch_compliance * inv_h2;
                 if denominator <= 0.0 {
                     continue;
                 }
@@ -78,13 +88,13 @@ fn solve(system: &PbdSystem, rule: &EngineRule, d: &mut Dynamics, h: f64) {
                 let n = -e.rest + du;
                 let length = n.norm();
                 let stretch = (-2.0 * e.rest.dot(&du) + du.norm_squared()) / (length + e.length);
-                let dp = n * (-c[STRETCH_RELAXATION] * stretch / denominator / length);
+                let dp = n * (-c.stretch_relaxation * stretch / denominator / length);
                 delta[a] += dp * wa;
                 delta[b] -= dp * wb;
             }
             apply(&mut d.predicted, delta);
         }
-        for _ in 0..c[VOLUME_ITERATIONS] as usize {
+        for _ in 0..c.volume_iterations {
             let u = &d.predicted;
             for t in &body.tets {
                 let [a, b, cc, dd] = t.particles;
@@ -106,7 +116,7 @@ fn solve(system: &PbdSystem, rule: &EngineRule, d: &mut Dynamics, h: f64) {
                     continue;
                 }
                 let s =
-                    -c[VOLUME_RELAXATION] * six_volume_change(t, x, u) / 6.0 / (sum + c[VOLUME_COMPLIANCE] * inv_h2);
+                    -c.volume_relaxation * six_volume_change(t, x, u) / 6.0 / (sum + c.volume_compliance * inv_h2);
                 for k in 0..4 {
                     delta[t.particles[k]] += g[k] * (s * weights[k]);
                 }
@@ -114,4 +124,10 @@ fn solve(system: &PbdSystem, rule: &EngineRule, d: &mut Dynamics, h: f64) {
             apply(&mut d.predicted, delta);
         }
     }
+    }
+}
+
+/// The uniform inverse mass of a free particle: the particle count over the body's total mass.
+fn uniform_inverse_mass(system: &PbdSystem) -> f64 {
+    system.rest.len() as f64 / system.total_mass
 }

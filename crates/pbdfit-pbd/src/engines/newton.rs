@@ -33,25 +33,38 @@
 use nalgebra::Matrix3;
 
 use super::{
-    EngineRule, EngineStep, det_gradient, det_minus_one, displacement_gradient, vertex_gradients, weighted_norm,
+    EngineBody, EngineStep, det_gradient, det_minus_one, displacement_gradient, vertex_gradients, weighted_norm,
 };
 use crate::{Dynamics, PbdSystem, Vec3};
 
-/// The profile's constants in [`EngineRule::constants`].
-pub(crate) const RELAXATION: usize = 0;
-pub(crate) const K_DAMP: usize = 1;
-pub(crate) const K_MU: usize = 2;
-pub(crate) const K_LAMBDA: usize = 3;
+/// The profile's constants.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Constants {
+    /// `soft_body_relaxation`: the factor on every `dlambda`.
+    pub relaxation: f64,
+    /// The tetrahedra's Rayleigh damping `k_damp`.
+    pub k_damp: f64,
+    /// Stiffness of `C_dev` (Pa).
+    pub k_mu: f64,
+    /// Stiffness of `C_vol` (Pa).
+    pub k_lambda: f64,
+}
 
 /// Newton 1.8's `SolverXPBD` for a body of tetrahedra.
-pub(crate) static NEWTON_XPBD: EngineStep =
-    EngineStep { engine: "Newton 1.8 SolverXPBD", jacobi: true, relaxation_setting: "relaxation", solve };
+pub struct NewtonXpbd;
 
-fn solve(system: &PbdSystem, rule: &EngineRule, d: &mut Dynamics, dt: f64) {
-    let body = system.engine_body();
-    let c = &rule.constants;
-    let (relaxation, k_damp) = (c[RELAXATION], c[K_DAMP]);
-    let stiffness = [c[K_MU], c[K_LAMBDA]];
+impl EngineStep for NewtonXpbd {
+    type Constants = Constants;
+    type Cache = ();
+    const ENGINE: &'static str = "Newton 1.8 SolverXPBD";
+    const JACOBI: bool = true;
+    const RELAXATION_SETTING: &'static str = "relaxation";
+
+    fn cache(_: &PbdSystem, _: &EngineBody) {}
+
+    fn solve(system: &PbdSystem, body: &EngineBody, _: &(), c: &Constants, passes: usize, d: &mut Dynamics, dt: f64) {
+    let (relaxation, k_damp) = (c.relaxation, c.k_damp);
+    let stiffness = [c.k_mu, c.k_lambda];
     if stiffness[0] <= 0.0 || stiffness[1] <= 0.0 {
         return;
     }
@@ -62,7 +75,7 @@ fn solve(system: &PbdSystem, rule: &EngineRule, d: &mut Dynamics, dt: f64) {
     delta.clear();
     delta.resize(system.rest.len(), Vec3::zeros());
     let dt2 = dt * dt;
-    for _ in 0..rule.passes {
+    for _ in 0..passes {
         delta.fill(Vec3::zeros());
         let p = &d.predicted;
         for (t, lambda) in body.tets.iter().zip(lambda.chunks_exact_mut(2)) {
@@ -99,5 +112,6 @@ fn solve(system: &PbdSystem, rule: &EngineRule, d: &mut Dynamics, dt: f64) {
         for &i in &system.free {
             d.predicted[i] += delta[i];
         }
+    }
     }
 }

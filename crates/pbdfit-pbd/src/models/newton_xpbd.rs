@@ -3,8 +3,8 @@
 
 use pbdfit_mesh::MassModel;
 
-use crate::engines::{ENGINE_CONSTANTS, EngineRule, newton};
-use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule, RuleSettings, SettingSpec};
+use crate::engines::{EngineConstants, EngineRule, newton};
+use crate::{Fold, ModelDef, ModelKind, ParameterSpec, RuleSettings, SettingSpec};
 
 /// `k_mu`, `k_lambda` in Pa: Newton's tetrahedron material (`tet_materials[:, 0..2]`).
 const PARAMETERS: [ParameterSpec; 2] = [
@@ -48,20 +48,15 @@ const SETTINGS: [SettingSpec; 2] = [
     },
 ];
 
-fn rule(p: &[f64], s: RuleSettings) -> ModelRule {
-    let mut constants = [0.0; ENGINE_CONSTANTS];
-    constants[newton::RELAXATION] = s.settings[0];
-    constants[newton::K_DAMP] = s.settings[1];
-    constants[newton::K_MU] = p[0];
-    constants[newton::K_LAMBDA] = p[1];
-    ModelRule::Projection(ProjectionRule::Engine(EngineRule {
-        step: &newton::NEWTON_XPBD,
+fn rule(p: &[f64], s: RuleSettings) -> EngineRule {
+    let (relaxation, k_damp) = (s.settings[0], s.settings[1]);
+    EngineRule {
         substeps: 1,
         passes: s.nit,
         velocity_factor: 1.0,
         gravity_factor: 1.0,
-        constants,
-    }))
+        constants: EngineConstants::NewtonXpbd(newton::Constants { relaxation, k_damp, k_mu: p[0], k_lambda: p[1] }),
+    }
 }
 
 fn usage(p: &[f64], s: RuleSettings) -> Vec<String> {
@@ -83,7 +78,7 @@ pub(crate) static NEWTON_XPBD: ModelDef = ModelDef {
     settings: &SETTINGS,
     nit_means: "SolverXPBD's iterations per step (Jacobi passes over every tetrahedron)",
     usage,
-    rule,
+    rule: Fold::Engine(rule),
     example: &[1e4, 1e4],
     // add_soft_mesh gives each corner a quarter of its tetrahedron's density x volume.
     masses: Some(MassModel::Lumped),
