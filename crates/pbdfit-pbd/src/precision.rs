@@ -164,17 +164,7 @@ impl PbdSystem {
             }
             let residual = if largest > 0.0 { step as f64 / largest } else { step as f64 };
             let finish = |u: Vec<Vec3>, converged: bool| {
-                crate::accept_rest_state(
-                    &self.scene,
-                    &self.rest,
-                    &self.tets,
-                    params,
-                    u,
-                    spent,
-                    converged,
-                    residual,
-                    RestMethod::LibraryF32,
-                )
+                self.accept(params, u, spent, converged, residual, RestMethod::LibraryF32)
             };
             if let Some((count, sum)) = &mut averaging {
                 for (p, s) in sum.iter_mut().enumerate() {

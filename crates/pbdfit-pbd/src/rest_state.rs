@@ -418,9 +418,7 @@ impl PbdSystem {
                     attempts.push((options.anderson_memory, ENGINE_WIDE * self.extent));
                 }
                 if out.converged {
-                    if let Some(engine) = rules.engine()
-                        && engine.constants.jacobi()
-                    {
+                    if let Some(relaxation) = rules.engine().and_then(|engine| engine.constants.jacobi()) {
                         // An engine's Jacobi passes can make the fixed point repel: the engine never
                         // settles there, so it is no rest state (Newton's tetrahedra in compression).
                         // A short power iteration clears most points; the step is strongly non-normal
@@ -443,7 +441,7 @@ impl PbdSystem {
                                 scene: self.scene.clone(),
                                 params: params.describe(),
                                 radius,
-                                relaxation: engine.constants.relaxation_setting(),
+                                relaxation,
                             });
                         }
                     }
@@ -451,21 +449,24 @@ impl PbdSystem {
                     for (i, &p) in self.free.iter().enumerate() {
                         u[p] = Vec3::new(out.x[3 * i], out.x[3 * i + 1], out.x[3 * i + 2]);
                     }
-                    return accept_rest_state(
-                        &self.scene,
-                        &self.rest,
-                        &self.tets,
-                        params,
-                        u,
-                        spent,
-                        true,
-                        out.residual,
-                        RestMethod::FixedPoint,
-                    );
+                    return self.accept(params, u, spent, true, out.residual, RestMethod::FixedPoint);
                 }
             }
         }
         self.rest_by_stepping(params, rules, options, warm, spent)
+    }
+
+    /// [`accept_rest_state`] of this body.
+    pub(crate) fn accept(
+        &self,
+        params: &SimParams,
+        u: Vec<Vec3>,
+        iterations: usize,
+        converged: bool,
+        residual: f64,
+        method: RestMethod,
+    ) -> Result<RestState, PbdError> {
+        accept_rest_state(&self.scene, &self.rest, &self.tets, params, u, iterations, converged, residual, method)
     }
 
     /// The static equilibrium of a mass-spring model (Newton; docs/models.md, section Equations).
@@ -485,31 +486,11 @@ impl PbdSystem {
             // Contact: where Verlet with microcollisions and dry friction settles (`SpringBody::settle`).
             // The fit's time limit reaches the settling run: a hopeless point may take 2,000,000 steps.
             let run = self.spring_body().settle_until(law, deadline).map_err(fail)?;
-            return accept_rest_state(
-                &self.scene,
-                &self.rest,
-                &self.tets,
-                params,
-                run.displacements,
-                run.steps,
-                true,
-                // A bound, not the last value: `settle` stops once the relative step is at most 1e-12.
-                1e-12,
-                RestMethod::Stepping,
-            );
+            // A bound, not the last value: `settle` stops once the relative step is at most 1e-12.
+            return self.accept(params, run.displacements, run.steps, true, 1e-12, RestMethod::Stepping);
         }
         let eq = self.spring_body().equilibrium(law, warm).map_err(fail)?;
-        accept_rest_state(
-            &self.scene,
-            &self.rest,
-            &self.tets,
-            params,
-            eq.displacements,
-            eq.iterations,
-            true,
-            eq.residual,
-            RestMethod::Newton,
-        )
+        self.accept(params, eq.displacements, eq.iterations, true, eq.residual, RestMethod::Newton)
     }
 
     fn rest_by_stepping<S: Stage>(
@@ -563,17 +544,7 @@ impl PbdSystem {
                 break;
             }
         }
-        accept_rest_state(
-            &self.scene,
-            &self.rest,
-            &self.tets,
-            params,
-            d.u,
-            spent,
-            converged,
-            residual,
-            RestMethod::Stepping,
-        )
+        self.accept(params, d.u, spent, converged, residual, RestMethod::Stepping)
     }
 }
 

@@ -729,6 +729,24 @@ pub(crate) trait Stage: Copy {
     fn rest_map(&self, system: &PbdSystem, params: &SimParams, d: &mut Dynamics, x: &[f64], out: &mut [f64]);
 }
 
+impl ProjectionRule {
+    /// A step's solve on `d.predicted`: the multipliers reset, then `nit` sweeps, each followed by the
+    /// contact projections (with obstacles; `d.u` holds the step's start).
+    fn solve(&self, system: &PbdSystem, nit: usize, d: &mut Dynamics) {
+        d.reset_multipliers(self);
+        let contacts = !system.contacts.is_empty();
+        if contacts {
+            d.contact.clear();
+        }
+        for _ in 0..nit {
+            system.sweep(self, d);
+            if contacts {
+                system.project_contacts(d);
+            }
+        }
+    }
+}
+
 impl Stage for ProjectionRule {
     fn step(&self, system: &PbdSystem, params: &SimParams, d: &mut Dynamics) -> f64 {
         let dt = params.dt;
@@ -737,17 +755,7 @@ impl Stage for ProjectionRule {
             d.v[p] = d.v[p] * keep + system.accelerations[p] * dt;
             d.predicted[p] = d.u[p] + d.v[p] * dt;
         }
-        d.reset_multipliers(self);
-        let contacts = !system.contacts.is_empty();
-        if contacts {
-            d.contact.clear();
-        }
-        for _ in 0..params.nit {
-            system.sweep(self, d);
-            if contacts {
-                system.project_contacts(d);
-            }
-        }
+        self.solve(system, params.nit, d);
         let mut largest: f64 = 0.0;
         for &p in &system.free {
             let step = d.predicted[p] - d.u[p];
@@ -765,21 +773,13 @@ impl Stage for ProjectionRule {
         for (i, &p) in system.free.iter().enumerate() {
             d.predicted[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]) + system.accelerations[p] * dt2;
         }
-        d.reset_multipliers(self);
-        let contacts = !system.contacts.is_empty();
-        if contacts {
+        if !system.contacts.is_empty() {
             // The step starts at `x` (the friction's tangential displacement is measured from it).
             for (i, &p) in system.free.iter().enumerate() {
                 d.u[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]);
             }
-            d.contact.clear();
         }
-        for _ in 0..params.nit {
-            system.sweep(self, d);
-            if contacts {
-                system.project_contacts(d);
-            }
-        }
+        self.solve(system, params.nit, d);
         for (i, &p) in system.free.iter().enumerate() {
             out[3 * i..3 * i + 3].copy_from_slice(d.predicted[p].as_slice());
         }

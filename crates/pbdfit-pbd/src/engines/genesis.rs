@@ -30,20 +30,15 @@
 use super::{EngineBody, EngineStep, six_volume_change};
 use crate::{Dynamics, PbdSystem, Vec3};
 
-/// The profile's constants.
+/// The profile's constants, under Genesis's names (`stretch_iterations`, `volume_iterations`: the
+/// `max_*_solver_iterations` of `PBDOptions`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Constants {
-    /// `stretch_compliance` (m/N).
     pub stretch_compliance: f64,
-    /// `volume_compliance`.
     pub volume_compliance: f64,
-    /// `stretch_relaxation`: the factor on every edge correction.
     pub stretch_relaxation: f64,
-    /// `volume_relaxation`: the factor on every volume correction.
     pub volume_relaxation: f64,
-    /// `max_stretch_solver_iterations`: Jacobi passes over the edges per substep.
     pub stretch_iterations: usize,
-    /// `max_volume_solver_iterations`: Jacobi passes over the tetrahedra per substep.
     pub volume_iterations: usize,
 }
 
@@ -53,11 +48,7 @@ pub struct GenesisPbd;
 impl EngineStep for GenesisPbd {
     type Constants = Constants;
     type Cache = ();
-    const ENGINE: &'static str = "Genesis 1.4.5 PBD elastic";
-    const JACOBI: bool = true;
-    const RELAXATION_SETTING: &'static str = "stretch_relaxation";
-
-    fn cache(_: &PbdSystem, _: &EngineBody) {}
+    const JACOBI: Option<&'static str> = Some("stretch_relaxation");
 
     fn solve(system: &PbdSystem, body: &EngineBody, _: &(), c: &Constants, passes: usize, d: &mut Dynamics, h: f64) {
     let inv_h2 = 1.0 / (h * h);

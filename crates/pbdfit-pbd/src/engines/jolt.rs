@@ -30,12 +30,10 @@
 use super::{EngineBody, EngineStep, six_volume_change};
 use crate::{Dynamics, PbdSystem};
 
-/// The profile's constants.
+/// The profile's constants: the compliances of Jolt's `Edge` and `Volume`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Constants {
-    /// `Edge::mCompliance` (m/N).
     pub edge_compliance: f64,
-    /// `Volume::mCompliance` (of `C = |6V| - 6V0`).
     pub volume_compliance: f64,
 }
 
@@ -45,9 +43,7 @@ pub struct Jolt;
 impl EngineStep for Jolt {
     type Constants = Constants;
     type Cache = Order;
-    const ENGINE: &'static str = "Jolt 5.6 soft body";
-    const JACOBI: bool = false;
-    const RELAXATION_SETTING: &'static str = "";
+    const JACOBI: Option<&'static str> = None;
 
     fn cache(system: &PbdSystem, body: &EngineBody) -> Order {
         Order::new(system, body)

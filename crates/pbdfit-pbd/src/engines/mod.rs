@@ -41,18 +41,16 @@ pub trait EngineStep {
     type Constants: fmt::Debug + Clone + Copy + PartialEq;
     /// What the engine derives from the body once and reuses in every solve (Jolt's projection order;
     /// `()` for none), built on first use.
-    type Cache: fmt::Debug + Clone + Send + Sync;
-    /// The engine and version it reproduces, for results and messages (`Newton 1.8 SolverXPBD`).
-    const ENGINE: &'static str;
-    /// Whether its passes are Jacobi (corrections summed from the same positions), which can overshoot:
-    /// then a fixed point is accepted as a rest state only where the engine's step does not repel from
-    /// it (`PbdSystem::rest_state`). Gauss-Seidel passes of projections do not overshoot.
-    const JACOBI: bool;
-    /// The setting that scales a Jacobi engine's corrections (`relaxation`, `stretch_relaxation`), which
-    /// an unstable point's message suggests lowering; empty for a Gauss-Seidel engine.
-    const RELAXATION_SETTING: &'static str;
-    /// The cache of this body.
-    fn cache(system: &PbdSystem, body: &EngineBody) -> Self::Cache;
+    type Cache: fmt::Debug + Clone + Default + Send + Sync;
+    /// For passes that are Jacobi (corrections summed from the same positions), which can overshoot, the
+    /// setting that scales their corrections (`relaxation`), which an unstable point's message suggests
+    /// lowering: a fixed point is accepted as a rest state only where the engine's step does not repel
+    /// from it (`PbdSystem::rest_state`). `None` for Gauss-Seidel passes, which do not overshoot.
+    const JACOBI: Option<&'static str>;
+    /// The cache of this body (the default: nothing to derive).
+    fn cache(_: &PbdSystem, _: &EngineBody) -> Self::Cache {
+        Self::Cache::default()
+    }
     /// Solves one substep's constraints on `d.predicted` (`passes` passes), `d.u` holding the substep's
     /// start; it resets whatever multipliers it keeps. `h` is the substep in s.
     fn solve(
@@ -87,19 +85,9 @@ macro_rules! engines {
         }
 
         impl EngineConstants {
-            /// The engine and version ([`EngineStep::ENGINE`]).
-            pub fn engine(&self) -> &'static str {
-                match self { $(Self::$step(_) => <$file::$step as EngineStep>::ENGINE,)+ }
-            }
-
-            /// Whether the engine's passes are Jacobi ([`EngineStep::JACOBI`]).
-            pub fn jacobi(&self) -> bool {
+            /// A Jacobi engine's relaxation setting ([`EngineStep::JACOBI`]).
+            pub fn jacobi(&self) -> Option<&'static str> {
                 match self { $(Self::$step(_) => <$file::$step as EngineStep>::JACOBI,)+ }
-            }
-
-            /// The setting that scales a Jacobi engine's corrections ([`EngineStep::RELAXATION_SETTING`]).
-            pub fn relaxation_setting(&self) -> &'static str {
-                match self { $(Self::$step(_) => <$file::$step as EngineStep>::RELAXATION_SETTING,)+ }
             }
 
             /// One substep's solve by the engine's step, with its cache of this body.

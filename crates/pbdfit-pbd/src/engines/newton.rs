@@ -37,16 +37,12 @@ use super::{
 };
 use crate::{Dynamics, PbdSystem, Vec3};
 
-/// The profile's constants.
+/// The profile's constants, under Newton's names (`relaxation`: `soft_body_relaxation`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Constants {
-    /// `soft_body_relaxation`: the factor on every `dlambda`.
     pub relaxation: f64,
-    /// The tetrahedra's Rayleigh damping `k_damp`.
     pub k_damp: f64,
-    /// Stiffness of `C_dev` (Pa).
     pub k_mu: f64,
-    /// Stiffness of `C_vol` (Pa).
     pub k_lambda: f64,
 }
 
@@ -56,11 +52,7 @@ pub struct NewtonXpbd;
 impl EngineStep for NewtonXpbd {
     type Constants = Constants;
     type Cache = ();
-    const ENGINE: &'static str = "Newton 1.8 SolverXPBD";
-    const JACOBI: bool = true;
-    const RELAXATION_SETTING: &'static str = "relaxation";
-
-    fn cache(_: &PbdSystem, _: &EngineBody) {}
+    const JACOBI: Option<&'static str> = Some("relaxation");
 
     fn solve(system: &PbdSystem, body: &EngineBody, _: &(), c: &Constants, passes: usize, d: &mut Dynamics, dt: f64) {
     let (relaxation, k_damp) = (c.relaxation, c.k_damp);

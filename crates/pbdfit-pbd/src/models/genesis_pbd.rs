@@ -4,7 +4,7 @@
 use pbdfit_mesh::MassModel;
 
 use crate::engines::{EngineConstants, EngineRule, genesis};
-use crate::{Fold, ModelDef, ModelKind, ParameterSpec, RuleSettings, SettingSpec};
+use crate::{Fold, ModelDef, ParameterSpec, RuleSettings, SettingSpec};
 
 /// `stretch_compliance` (m/N) and `volume_compliance` of `gs.materials.PBD.Elastic` (Genesis's default for
 /// both is 0, which the log box leaves out: give it with `--param`).
@@ -89,8 +89,3 @@ pub(crate) static GENESIS_PBD: ModelDef = ModelDef {
     // Genesis gives every particle the same mass: rho x the morph's volume over the particle count.
     masses: Some(MassModel::Uniform),
 };
-
-impl ModelKind {
-    /// Genesis's PBD elastic profile.
-    pub const GENESIS_PBD: ModelKind = ModelKind::of(&GENESIS_PBD);
-}

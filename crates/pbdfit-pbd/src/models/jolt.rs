@@ -3,7 +3,7 @@
 //! `SoftBodySharedSettings::Edge` and `::Volume` take.
 
 use crate::engines::{EngineConstants, EngineRule, jolt};
-use crate::{Fold, ModelDef, ModelKind, ParameterSpec, RuleSettings, SettingSpec};
+use crate::{Fold, ModelDef, ParameterSpec, RuleSettings, SettingSpec};
 
 /// Jolt's `Edge::mCompliance` (m/N, `C = l - l0`) and `Volume::mCompliance` (`C = |6V| - 6V0`: 36 times
 /// the compliance of `C = V - V0`, in m^6/J).
@@ -120,11 +120,6 @@ pub(crate) static JOLT: ModelDef = ModelDef {
     // Jolt takes each vertex's inverse mass as given (SoftBodySharedSettings::Vertex::mInvMass): no convention.
     masses: None,
 };
-
-impl ModelKind {
-    /// Jolt's soft-body profile.
-    pub const JOLT: ModelKind = ModelKind::of(&JOLT);
-}
 
 #[cfg(test)]
 mod tests {

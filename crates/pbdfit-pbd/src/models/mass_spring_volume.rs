@@ -2,7 +2,7 @@
 //! (docs/models.md, section Equations). Rest state by Newton, as for `mass-spring`.
 
 use super::mass_spring::SPRING_CONSTANT;
-use crate::{Fold, ModelDef, ModelKind, ParameterSpec, SpringLaw};
+use crate::{Fold, ModelDef, ParameterSpec, SpringLaw};
 
 /// `ks` (N/m) and the volume penalty `kvol` (Pa), on a log10 box around the bulk modulus
 /// `K = E / (3 (1 - 2 nu))` (E from 1e2 to 1e7 Pa, nu up to 0.49) with margin.
@@ -21,8 +21,3 @@ pub(crate) static MASS_SPRING_VOLUME: ModelDef = ModelDef {
     example: &[200.0, 3e3],
     masses: None,
 };
-
-impl ModelKind {
-    /// Mass-spring with a volume penalty.
-    pub const MASS_SPRING_VOLUME: ModelKind = ModelKind::of(&MASS_SPRING_VOLUME);
-}

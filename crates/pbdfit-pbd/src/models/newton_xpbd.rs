@@ -4,7 +4,7 @@
 use pbdfit_mesh::MassModel;
 
 use crate::engines::{EngineConstants, EngineRule, newton};
-use crate::{Fold, ModelDef, ModelKind, ParameterSpec, RuleSettings, SettingSpec};
+use crate::{Fold, ModelDef, ParameterSpec, RuleSettings, SettingSpec};
 
 /// `k_mu`, `k_lambda` in Pa: Newton's tetrahedron material (`tet_materials[:, 0..2]`).
 const PARAMETERS: [ParameterSpec; 2] = [
@@ -83,8 +83,3 @@ pub(crate) static NEWTON_XPBD: ModelDef = ModelDef {
     // add_soft_mesh gives each corner a quarter of its tetrahedron's density x volume.
     masses: Some(MassModel::Lumped),
 };
-
-impl ModelKind {
-    /// Newton's XPBD profile.
-    pub const NEWTON_XPBD: ModelKind = ModelKind::of(&NEWTON_XPBD);
-}

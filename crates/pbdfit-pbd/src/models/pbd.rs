@@ -1,6 +1,6 @@
 //! The reference library's PBD (Jan Bender's PositionBasedDynamics; docs/method.md, section The model's step).
 
-use crate::{Fold, ModelDef, ModelKind, ParameterSpec, ProjectionRule, Scale};
+use crate::{Fold, ModelDef, ParameterSpec, ProjectionRule, Scale};
 
 /// Distance stiffness `kd` and volume stiffness `kv`, dimensionless, searched on [0, 1].
 pub(crate) const STIFFNESS: [ParameterSpec; 2] = [
@@ -46,8 +46,3 @@ pub(crate) static PBD: ModelDef = ModelDef {
     example: &[0.5, 0.5],
     masses: None,
 };
-
-impl ModelKind {
-    /// The reference library's PBD (the default model).
-    pub const PBD: ModelKind = ModelKind::of(&PBD);
-}

@@ -1,7 +1,7 @@
 //! PBD with the original paper's iteration-count correction `k' = 1 - (1 - k)^(1/nit)`.
 
 use super::pbd::pbd_rule;
-use crate::{Fold, ModelDef, ModelKind, ParameterSpec};
+use crate::{Fold, ModelDef, ParameterSpec};
 
 const LINEARISED: [ParameterSpec; 2] = {
     let [mut kd, mut kv] = super::pbd::STIFFNESS;
@@ -26,8 +26,3 @@ pub(crate) static PBD_LINEARISED: ModelDef = ModelDef {
     example: &[0.7, 0.4],
     masses: None,
 };
-
-impl ModelKind {
-    /// PBD with the linearised stiffness.
-    pub const PBD_LINEARISED: ModelKind = ModelKind::of(&PBD_LINEARISED);
-}

@@ -1,7 +1,7 @@
 //! PBD with the true volume gradient `dV/dp` (the textbook step, six times the library's).
 
 use super::pbd::{STIFFNESS, pbd_rule};
-use crate::{Fold, ModelDef, ModelKind};
+use crate::{Fold, ModelDef};
 
 /// As `pbd`, with the volume gradient `dV/dp`.
 pub(crate) static PBD_TEXTBOOK_VOLUME: ModelDef = ModelDef {
@@ -15,8 +15,3 @@ pub(crate) static PBD_TEXTBOOK_VOLUME: ModelDef = ModelDef {
     example: &[0.9, 0.3],
     masses: None,
 };
-
-impl ModelKind {
-    /// PBD with the textbook volume gradient.
-    pub const PBD_TEXTBOOK_VOLUME: ModelKind = ModelKind::of(&PBD_TEXTBOOK_VOLUME);
-}

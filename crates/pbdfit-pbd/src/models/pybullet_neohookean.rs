@@ -8,7 +8,7 @@
 
 use pbdfit_mesh::MassModel;
 
-use crate::{Fold, ModelDef, ModelKind, ParameterSpec, RuleSettings, SpringLaw};
+use crate::{Fold, ModelDef, ParameterSpec, RuleSettings, SpringLaw};
 
 /// `NeoHookeanMu`, `NeoHookeanLambda` (Pa), on the engine profiles' box.
 const PARAMETERS: [ParameterSpec; 2] = [
@@ -47,8 +47,3 @@ pub(crate) static PYBULLET_NEOHOOKEAN: ModelDef = ModelDef {
     // loadSoftBody(mass=...) spreads the mass evenly over the nodes.
     masses: Some(MassModel::Uniform),
 };
-
-impl ModelKind {
-    /// PyBullet's neo-Hookean deformable.
-    pub const PYBULLET_NEOHOOKEAN: ModelKind = ModelKind::of(&PYBULLET_NEOHOOKEAN);
-}

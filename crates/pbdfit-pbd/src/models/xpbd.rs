@@ -1,6 +1,6 @@
 //! XPBD (Macklin, Mueller, Chentanez 2016): compliances, true gradients, multipliers reset each step.
 
-use crate::{Fold, ModelDef, ModelKind, ParameterSpec, ProjectionRule, RuleSettings, SpringPotential};
+use crate::{Fold, ModelDef, ParameterSpec, ProjectionRule, RuleSettings, SpringPotential};
 
 /// A distance compliance in `unit` on a log10 box.
 pub(crate) const fn distance_compliance(unit: &'static str, default_box: (f64, f64)) -> ParameterSpec {
@@ -48,8 +48,3 @@ pub(crate) static XPBD: ModelDef = ModelDef {
     example: &[1e-4, 1e-6],
     masses: None,
 };
-
-impl ModelKind {
-    /// XPBD with compliances.
-    pub const XPBD: ModelKind = ModelKind::of(&XPBD);
-}

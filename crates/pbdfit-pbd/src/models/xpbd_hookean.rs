@@ -2,7 +2,7 @@
 //! section Spring-potential constraints).
 
 use super::xpbd::{VOLUME_COMPLIANCE, distance_compliance, xpbd_rule};
-use crate::{Fold, ModelDef, ModelKind, ParameterSpec, SpringPotential};
+use crate::{Fold, ModelDef, ParameterSpec, SpringPotential};
 
 /// `C` is in m^2, so the energy `C^2 / (2 alpha_d)` puts `alpha_d` in m^4/J. At rest a spring carries
 /// the force `(l - l0)^3 / (2 alpha_d)`: a cubic spring with no linear stiffness. The box holds the
@@ -23,8 +23,3 @@ pub(crate) static XPBD_HOOKEAN: ModelDef = ModelDef {
     example: &[1e-12, 1e-5],
     masses: None,
 };
-
-impl ModelKind {
-    /// XPBD with the Hookean spring potential.
-    pub const XPBD_HOOKEAN: ModelKind = ModelKind::of(&XPBD_HOOKEAN);
-}

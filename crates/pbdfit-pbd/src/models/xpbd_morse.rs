@@ -3,7 +3,7 @@
 //! its printed gradient, which drops the `-l0` in the exponent, is taken as a typo).
 
 use super::xpbd::{VOLUME_COMPLIANCE, distance_compliance, xpbd_rule};
-use crate::{Fold, ModelDef, ModelKind, ParameterSpec, SpringPotential};
+use crate::{Fold, ModelDef, ParameterSpec, SpringPotential};
 
 /// `C` is a number (lengths in m), so `alpha_d` is in 1/J. At rest a spring carries a force of about
 /// `2 (l - l0)^3 / alpha_d`. The box holds the minima of the shipped studies (fits/models.toml) with
@@ -24,8 +24,3 @@ pub(crate) static XPBD_MORSE: ModelDef = ModelDef {
     example: &[1e-16, 1e-5],
     masses: None,
 };
-
-impl ModelKind {
-    /// XPBD with the modified Morse spring potential.
-    pub const XPBD_MORSE: ModelKind = ModelKind::of(&XPBD_MORSE);
-}

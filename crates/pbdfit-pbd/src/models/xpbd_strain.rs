@@ -8,7 +8,7 @@
 //! compliances `1 / mu`, `1 / lambda` solved together per tetrahedron are Macklin and Mueller's (2021).
 
 use crate::{
-    Fold, MAX_TETRAHEDRON_TERMS, ModelDef, ModelKind, ParameterSpec, ProjectionRule, RuleSettings, SpringPotential,
+    Fold, MAX_TETRAHEDRON_TERMS, ModelDef, ParameterSpec, ProjectionRule, RuleSettings, SpringPotential,
     TetrahedronConstraint, TetrahedronTerm,
 };
 
@@ -48,8 +48,3 @@ pub(crate) static XPBD_STRAIN: ModelDef = ModelDef {
     example: &[1e-3, 1e-3],
     masses: None,
 };
-
-impl ModelKind {
-    /// XPBD with per-tetrahedron Green-strain constraints.
-    pub const XPBD_STRAIN: ModelKind = ModelKind::of(&XPBD_STRAIN);
-}

@@ -2,7 +2,7 @@
 //! `eps = (l^2 - l0^2) / (2 l0^2)` (docs/models.md, section Equations).
 
 use super::xpbd::{VOLUME_COMPLIANCE, distance_compliance, xpbd_rule};
-use crate::{Fold, ModelDef, ModelKind, ParameterSpec, SpringPotential};
+use crate::{Fold, ModelDef, ParameterSpec, SpringPotential};
 
 /// `C` is in m, so `alpha_d` is in m/N as for plain XPBD; but `C` is quadratic in the strain, so at rest
 /// a spring carries a force cubic in `l - l0`. The box holds the minima of the shipped studies
@@ -22,8 +22,3 @@ pub(crate) static XPBD_STVK: ModelDef = ModelDef {
     example: &[1e-12, 1e-5],
     masses: None,
 };
-
-impl ModelKind {
-    /// XPBD with the St. Venant-Kirchhoff spring potential.
-    pub const XPBD_STVK: ModelKind = ModelKind::of(&XPBD_STVK);
-}
