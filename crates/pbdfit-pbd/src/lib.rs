@@ -59,6 +59,7 @@ mod model;
 mod models;
 mod potentials;
 mod precision;
+mod projection;
 mod resolution;
 mod rest_state;
 mod sensitivity;

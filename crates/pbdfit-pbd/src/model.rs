@@ -140,34 +140,30 @@ pub struct SettingSpec {
 }
 
 impl SettingSpec {
+    /// A setting of any real value in `[0, 1]` (other ranges: [`Self::within`]), not the damping.
+    pub const fn new(name: &'static str, unit: &'static str, description: &'static str, default: f64) -> Self {
+        let (minimum, maximum, maximum_open, integer, damps) = (0.0, 1.0, false, false, false);
+        SettingSpec { name, unit, description, default, minimum, maximum, maximum_open, integer, damps }
+    }
+
+    /// The setting with the range `[minimum, maximum]`.
+    pub const fn within(self, minimum: f64, maximum: f64) -> Self {
+        SettingSpec { minimum, maximum, ..self }
+    }
+
+    /// The setting as the engine's damping ([`Self::damps`]).
+    pub const fn damping(self) -> Self {
+        SettingSpec { damps: true, ..self }
+    }
+
     /// A factor in `[0, 1]` (a relaxation).
     pub const fn fraction(name: &'static str, description: &'static str, default: f64) -> Self {
-        SettingSpec {
-            name,
-            unit: "1",
-            description,
-            default,
-            minimum: 0.0,
-            maximum: 1.0,
-            maximum_open: false,
-            integer: false,
-            damps: false,
-        }
+        SettingSpec::new(name, "1", description, default)
     }
 
     /// A whole number of passes in `[minimum, 1000]`.
     pub const fn count(name: &'static str, description: &'static str, default: f64, minimum: f64) -> Self {
-        SettingSpec {
-            name,
-            unit: "1",
-            description,
-            default,
-            minimum,
-            maximum: 1000.0,
-            maximum_open: false,
-            integer: true,
-            damps: false,
-        }
+        SettingSpec { integer: true, ..SettingSpec::new(name, "1", description, default).within(minimum, 1000.0) }
     }
 
     /// The allowed range, for messages: `[0, 1)`.
@@ -699,9 +695,7 @@ impl SimParams {
     /// exactly, messages are read.
     pub fn describe(&self) -> String {
         let number = pbdfit_mesh::display::number;
-        let values: Vec<String> =
-            self.model.named_values().iter().map(|(n, v)| format!("{n} = {}", number(*v))).collect();
-        format!("model {}, {}, dt = {}, nit = {}", self.model.name(), values.join(", "), number(self.dt), self.nit)
+        format!("{}, dt = {}, nit = {}", self.describe_springs(), number(self.dt), self.nit)
     }
 }
 

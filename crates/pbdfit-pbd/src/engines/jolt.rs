@@ -30,18 +30,15 @@
 use super::{EngineBody, EngineStep, six_volume_change};
 use crate::{Dynamics, PbdSystem};
 
-/// The profile's constants: the compliances of Jolt's `Edge` and `Volume`.
+/// Jolt's soft-body substep, with its constants (the compliances of Jolt's `Edge` and `Volume`); its
+/// cache is the projection order.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Constants {
+pub struct Jolt {
     pub edge_compliance: f64,
     pub volume_compliance: f64,
 }
 
-/// Jolt's soft-body substep; its cache is the projection order.
-pub struct Jolt;
-
 impl EngineStep for Jolt {
-    type Constants = Constants;
     type Cache = Order;
     const JACOBI: Option<&'static str> = None;
 
@@ -49,58 +46,58 @@ impl EngineStep for Jolt {
         Order::new(system, body)
     }
 
-    fn solve(system: &PbdSystem, body: &EngineBody, order: &Order, c: &Constants, passes: usize, d: &mut Dynamics, h: f64) {
-    let inv_h2 = 1.0 / (h * h);
-    let edge_alpha = c.edge_compliance * inv_h2;
-    let volume_alpha = c.volume_compliance * inv_h2;
-    let u = &mut d.predicted;
-    let x = &system.rest;
-    for _ in 0..passes {
-        for (volumes, edges) in &order.groups {
-            for &i in volumes {
-                let t = &body.tets[i];
-                let [a, b, c, e] = t.particles;
-                let rest = [x[b] - x[a], x[c] - x[a], x[e] - x[a]];
-                let du = [u[b] - u[a], u[c] - u[a], u[e] - u[a]];
-                let ds = six_volume_change(t, x, u);
-                let s0 = 6.0 * t.volume;
-                let s = s0 + ds;
-                // |S| - S0: S - S0 while the tetrahedron keeps its orientation.
-                let value = if s >= 0.0 { ds } else { -s - s0 };
-                let (e1, e2, e3) = (rest[0] + du[0], rest[1] + du[1], rest[2] + du[2]);
-                let g = [(e3 - e1).cross(&(e2 - e1)), e2.cross(&e3), e3.cross(&e1), e1.cross(&e2)];
-                let w = t.w;
-                let denominator = w[0] * g[0].norm_squared()
-                    + w[1] * g[1].norm_squared()
-                    + w[2] * g[2].norm_squared()
-                    + w[3] * g[3].norm_squared()
-                    + volume_alpha;
-                if denominator < 1e-12 {
-                    continue;
+    fn solve(&self, system: &PbdSystem, body: &EngineBody, order: &Order, passes: usize, d: &mut Dynamics, h: f64) {
+        let inv_h2 = 1.0 / (h * h);
+        let edge_alpha = self.edge_compliance * inv_h2;
+        let volume_alpha = self.volume_compliance * inv_h2;
+        let u = &mut d.predicted;
+        let x = &system.rest;
+        for _ in 0..passes {
+            for (volumes, edges) in &order.groups {
+                for &i in volumes {
+                    let t = &body.tets[i];
+                    let [a, b, c, e] = t.particles;
+                    let rest = [x[b] - x[a], x[c] - x[a], x[e] - x[a]];
+                    let du = [u[b] - u[a], u[c] - u[a], u[e] - u[a]];
+                    let ds = six_volume_change(t, x, u);
+                    let s0 = 6.0 * t.volume;
+                    let s = s0 + ds;
+                    // |S| - S0: S - S0 while the tetrahedron keeps its orientation.
+                    let value = if s >= 0.0 { ds } else { -s - s0 };
+                    let (e1, e2, e3) = (rest[0] + du[0], rest[1] + du[1], rest[2] + du[2]);
+                    let g = [(e3 - e1).cross(&(e2 - e1)), e2.cross(&e3), e3.cross(&e1), e1.cross(&e2)];
+                    let w = t.w;
+                    let denominator = w[0] * g[0].norm_squared()
+                        + w[1] * g[1].norm_squared()
+                        + w[2] * g[2].norm_squared()
+                        + w[3] * g[3].norm_squared()
+                        + volume_alpha;
+                    if denominator < 1e-12 {
+                        continue;
+                    }
+                    let s = value / denominator;
+                    for k in 0..4 {
+                        u[t.particles[k]] -= g[k] * (s * w[k]);
+                    }
                 }
-                let s = value / denominator;
-                for k in 0..4 {
-                    u[t.particles[k]] -= g[k] * (s * w[k]);
+                for &i in edges {
+                    let e = &body.edges[i];
+                    let [a, b] = e.particles;
+                    let du = u[b] - u[a];
+                    let delta = e.rest + du;
+                    let length = delta.norm();
+                    let denominator = length * (e.w[0] + e.w[1] + edge_alpha);
+                    if denominator < 1e-12 {
+                        continue;
+                    }
+                    // l - l0 = (2 E.du + du.du) / (l + l0), without cancellation.
+                    let stretch = (2.0 * e.rest.dot(&du) + du.norm_squared()) / (length + e.length);
+                    let correction = delta * (stretch / denominator);
+                    u[a] += correction * e.w[0];
+                    u[b] -= correction * e.w[1];
                 }
-            }
-            for &i in edges {
-                let e = &body.edges[i];
-                let [a, b] = e.particles;
-                let du = u[b] - u[a];
-                let delta = e.rest + du;
-                let length = delta.norm();
-                let denominator = length * (e.w[0] + e.w[1] + edge_alpha);
-                if denominator < 1e-12 {
-                    continue;
-                }
-                // l - l0 = (2 E.du + du.du) / (l + l0), without cancellation.
-                let stretch = (2.0 * e.rest.dot(&du) + du.norm_squared()) / (length + e.length);
-                let correction = delta * (stretch / denominator);
-                u[a] += correction * e.w[0];
-                u[b] -= correction * e.w[1];
             }
         }
-    }
     }
 }
 

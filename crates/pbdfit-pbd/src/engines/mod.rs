@@ -33,12 +33,10 @@ use nalgebra::Matrix3;
 
 use crate::{Dynamics, PbdSystem, SimParams, Vec3};
 
-/// One engine's constraint solve: a unit type in the engine's file under `engines/`, registered by one
-/// line in [`engines!`].
-pub trait EngineStep {
-    /// The constants its model file folds the parameters and settings into (compliances, relaxations,
-    /// pass counts): a struct of named fields in the engine's file.
-    type Constants: fmt::Debug + Clone + Copy + PartialEq;
+/// One engine's constraint solve, implemented by the struct of its constants (compliances, relaxations,
+/// pass counts, under the engine's names) that its model file folds the parameters and settings into: one
+/// in each file under `engines/`, registered by one line in [`engines!`].
+pub trait EngineStep: fmt::Debug + Clone + Copy + PartialEq {
     /// What the engine derives from the body once and reuses in every solve (Jolt's projection order;
     /// `()` for none), built on first use.
     type Cache: fmt::Debug + Clone + Default + Send + Sync;
@@ -54,10 +52,10 @@ pub trait EngineStep {
     /// Solves one substep's constraints on `d.predicted` (`passes` passes), `d.u` holding the substep's
     /// start; it resets whatever multipliers it keeps. `h` is the substep in s.
     fn solve(
+        &self,
         system: &PbdSystem,
         body: &EngineBody,
         cache: &Self::Cache,
-        constants: &Self::Constants,
         passes: usize,
         d: &mut Dynamics,
         h: f64,
@@ -75,7 +73,7 @@ macro_rules! engines {
         #[derive(Debug, Clone, Copy, PartialEq)]
         pub enum EngineConstants {
             $(#[doc = concat!("The constants of `engines/", stringify!($file), ".rs`.")]
-            $step(<$file::$step as EngineStep>::Constants),)+
+            $step($file::$step),)+
         }
 
         /// Each registered engine's per-body cache, built on first use.
@@ -96,7 +94,7 @@ macro_rules! engines {
                 match self {
                     $(Self::$step(constants) => {
                         let cache = body.caches.$file.get_or_init(|| $file::$step::cache(system, body));
-                        $file::$step::solve(system, body, cache, constants, passes, d, h)
+                        constants.solve(system, body, cache, passes, d, h)
                     })+
                 }
             }

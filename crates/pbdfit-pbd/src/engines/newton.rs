@@ -37,73 +37,70 @@ use super::{
 };
 use crate::{Dynamics, PbdSystem, Vec3};
 
-/// The profile's constants, under Newton's names (`relaxation`: `soft_body_relaxation`).
+/// Newton 1.8's `SolverXPBD` for a body of tetrahedra, with its constants under Newton's names
+/// (`relaxation`: `soft_body_relaxation`).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Constants {
+pub struct NewtonXpbd {
     pub relaxation: f64,
     pub k_damp: f64,
     pub k_mu: f64,
     pub k_lambda: f64,
 }
 
-/// Newton 1.8's `SolverXPBD` for a body of tetrahedra.
-pub struct NewtonXpbd;
-
 impl EngineStep for NewtonXpbd {
-    type Constants = Constants;
     type Cache = ();
     const JACOBI: Option<&'static str> = Some("relaxation");
 
-    fn solve(system: &PbdSystem, body: &EngineBody, _: &(), c: &Constants, passes: usize, d: &mut Dynamics, dt: f64) {
-    let (relaxation, k_damp) = (c.relaxation, c.k_damp);
-    let stiffness = [c.k_mu, c.k_lambda];
-    if stiffness[0] <= 0.0 || stiffness[1] <= 0.0 {
-        return;
-    }
-    let lambda = &mut d.lambda_engine;
-    lambda.clear();
-    lambda.resize(2 * body.tets.len(), 0.0);
-    let delta = &mut d.delta_engine;
-    delta.clear();
-    delta.resize(system.rest.len(), Vec3::zeros());
-    let dt2 = dt * dt;
-    for _ in 0..passes {
-        delta.fill(Vec3::zeros());
-        let p = &d.predicted;
-        for (t, lambda) in body.tets.iter().zip(lambda.chunks_exact_mut(2)) {
-            let h = displacement_gradient(t, p);
-            let f = Matrix3::identity() + h;
-            // 2 tr H + |H|^2 = tr(F^T F) - 3 without cancellation.
-            let c_dev = 2.0 * h.trace() + h.norm_squared();
-            let terms = [
-                (c_dev, vertex_gradients(&(f * 2.0 * t.dm_inv.transpose()))),
-                (det_minus_one(&h), det_gradient(t, &f)),
-            ];
-            for (term, (value, grad)) in terms.into_iter().enumerate() {
-                let w = weighted_norm(&t.w, &grad);
-                if w <= 0.0 {
-                    continue;
-                }
-                let k = stiffness[term];
-                let alpha = 1.0 / (t.volume * k) / dt2;
-                let (gamma, grad_dot_v) = if k_damp > 0.0 {
-                    // dt grad C . v with v = (p - x) / dt, Newton's particle velocity during the iterations.
-                    let moved = |i: usize| grad[i].dot(&(p[t.particles[i]] - d.u[t.particles[i]]));
-                    (k_damp / (k * dt), moved(0) + moved(1) + moved(2) + moved(3))
-                } else {
-                    (0.0, 0.0)
-                };
-                let dlambda =
-                    relaxation * -(value + alpha * lambda[term] + gamma * grad_dot_v) / ((1.0 + gamma) * w + alpha);
-                lambda[term] += dlambda;
-                for i in 0..4 {
-                    delta[t.particles[i]] += grad[i] * (t.w[i] * dlambda);
+    fn solve(&self, system: &PbdSystem, body: &EngineBody, _: &(), passes: usize, d: &mut Dynamics, dt: f64) {
+        let (relaxation, k_damp) = (self.relaxation, self.k_damp);
+        let stiffness = [self.k_mu, self.k_lambda];
+        if stiffness[0] <= 0.0 || stiffness[1] <= 0.0 {
+            return;
+        }
+        let lambda = &mut d.lambda_engine;
+        lambda.clear();
+        lambda.resize(2 * body.tets.len(), 0.0);
+        let delta = &mut d.delta_engine;
+        delta.clear();
+        delta.resize(system.rest.len(), Vec3::zeros());
+        let dt2 = dt * dt;
+        for _ in 0..passes {
+            delta.fill(Vec3::zeros());
+            let p = &d.predicted;
+            for (t, lambda) in body.tets.iter().zip(lambda.chunks_exact_mut(2)) {
+                let h = displacement_gradient(t, p);
+                let f = Matrix3::identity() + h;
+                // 2 tr H + |H|^2 = tr(F^T F) - 3 without cancellation.
+                let c_dev = 2.0 * h.trace() + h.norm_squared();
+                let terms = [
+                    (c_dev, vertex_gradients(&(f * 2.0 * t.dm_inv.transpose()))),
+                    (det_minus_one(&h), det_gradient(t, &f)),
+                ];
+                for (term, (value, grad)) in terms.into_iter().enumerate() {
+                    let w = weighted_norm(&t.w, &grad);
+                    if w <= 0.0 {
+                        continue;
+                    }
+                    let k = stiffness[term];
+                    let alpha = 1.0 / (t.volume * k) / dt2;
+                    let (gamma, grad_dot_v) = if k_damp > 0.0 {
+                        // dt grad C . v with v = (p - x) / dt, Newton's particle velocity during the iterations.
+                        let moved = |i: usize| grad[i].dot(&(p[t.particles[i]] - d.u[t.particles[i]]));
+                        (k_damp / (k * dt), moved(0) + moved(1) + moved(2) + moved(3))
+                    } else {
+                        (0.0, 0.0)
+                    };
+                    let dlambda =
+                        relaxation * -(value + alpha * lambda[term] + gamma * grad_dot_v) / ((1.0 + gamma) * w + alpha);
+                    lambda[term] += dlambda;
+                    for i in 0..4 {
+                        delta[t.particles[i]] += grad[i] * (t.w[i] * dlambda);
+                    }
                 }
             }
+            for &i in &system.free {
+                d.predicted[i] += delta[i];
+            }
         }
-        for &i in &system.free {
-            d.predicted[i] += delta[i];
-        }
-    }
     }
 }

@@ -50,7 +50,7 @@ fn rule(p: &[f64], s: RuleSettings) -> EngineRule {
         passes: 1,
         velocity_factor: 1.0,
         gravity_factor: 1.0,
-        constants: EngineConstants::GenesisPbd(genesis::Constants {
+        constants: EngineConstants::GenesisPbd(genesis::GenesisPbd {
             stretch_compliance: p[0],
             volume_compliance: p[1],
             stretch_relaxation: s.settings[0],

@@ -19,29 +19,17 @@ const PARAMETERS: [ParameterSpec; 2] = [
 
 /// `SoftBodyCreationSettings::mLinearDamping` and `mGravityFactor`.
 const SETTINGS: [SettingSpec; 2] = [
-    SettingSpec {
-        name: "linear_damping",
-        unit: "1/s",
-        description: "SoftBodyCreationSettings::mLinearDamping: v <- (v + g h) max(0, 1 - c h) each substep, \
-                      so it scales the gravity the rest state feels",
-        default: 0.1,
-        minimum: 0.0,
-        maximum: 1e6,
-        maximum_open: false,
-        integer: false,
-        damps: true,
-    },
-    SettingSpec {
-        name: "gravity_factor",
-        unit: "1",
-        description: "SoftBodyCreationSettings::mGravityFactor: the factor on gravity",
-        default: 1.0,
-        minimum: 0.0,
-        maximum: 1e3,
-        maximum_open: false,
-        integer: false,
-        damps: false,
-    },
+    SettingSpec::new(
+        "linear_damping",
+        "1/s",
+        "SoftBodyCreationSettings::mLinearDamping: v <- (v + g h) max(0, 1 - c h) each substep, so it scales the \
+         gravity the rest state feels",
+        0.1,
+    )
+    .within(0.0, 1e6)
+    .damping(),
+    SettingSpec::new("gravity_factor", "1", "SoftBodyCreationSettings::mGravityFactor: the factor on gravity", 1.0)
+        .within(0.0, 1e3),
 ];
 
 fn rule(p: &[f64], s: RuleSettings) -> EngineRule {
@@ -51,7 +39,7 @@ fn rule(p: &[f64], s: RuleSettings) -> EngineRule {
         passes: 1,
         velocity_factor: (1.0 - s.settings[0] * h).max(0.0),
         gravity_factor: s.settings[1],
-        constants: EngineConstants::Jolt(jolt::Constants { edge_compliance: p[0], volume_compliance: p[1] }),
+        constants: EngineConstants::Jolt(jolt::Jolt { edge_compliance: p[0], volume_compliance: p[1] }),
     }
 }
 

@@ -24,28 +24,21 @@ const PARAMETERS: [ParameterSpec; 2] = [
 
 /// `SolverXPBD(soft_body_relaxation=...)` and the tetrahedra's `k_damp`.
 const SETTINGS: [SettingSpec; 2] = [
-    SettingSpec {
-        name: "relaxation",
-        unit: "1",
-        description: "SolverXPBD's soft_body_relaxation: the factor on every tetrahedron's dlambda",
-        default: 0.9,
-        minimum: 0.01,
-        maximum: 1.0,
-        maximum_open: false,
-        integer: false,
-        damps: false,
-    },
-    SettingSpec {
-        name: "k_damp",
-        unit: "1",
-        description: "add_soft_mesh's k_damp (Rayleigh damping of the tetrahedra; it moves the rest state)",
-        default: 0.0,
-        minimum: 0.0,
-        maximum: 1e3,
-        maximum_open: false,
-        integer: false,
-        damps: true,
-    },
+    SettingSpec::new(
+        "relaxation",
+        "1",
+        "SolverXPBD's soft_body_relaxation: the factor on every tetrahedron's dlambda",
+        0.9,
+    )
+    .within(0.01, 1.0),
+    SettingSpec::new(
+        "k_damp",
+        "1",
+        "add_soft_mesh's k_damp (Rayleigh damping of the tetrahedra; it moves the rest state)",
+        0.0,
+    )
+    .within(0.0, 1e3)
+    .damping(),
 ];
 
 fn rule(p: &[f64], s: RuleSettings) -> EngineRule {
@@ -55,7 +48,7 @@ fn rule(p: &[f64], s: RuleSettings) -> EngineRule {
         passes: s.nit,
         velocity_factor: 1.0,
         gravity_factor: 1.0,
-        constants: EngineConstants::NewtonXpbd(newton::Constants { relaxation, k_damp, k_mu: p[0], k_lambda: p[1] }),
+        constants: EngineConstants::NewtonXpbd(newton::NewtonXpbd { relaxation, k_damp, k_mu: p[0], k_lambda: p[1] }),
     }
 }
 
