@@ -1,6 +1,6 @@
-//! Model kinds (one file each under `models/`), their parameters, and the projection rule they fold
-//! into: the one place where a model's parameters become the constants the CPU sweep and the GPU
-//! kernels read.
+//! Model kinds (one file each under `models/`), their parameters, and their family's rule they fold into
+//! ([`Fold`]: projection, engine profile or mass-spring): the one place where a model's parameters become
+//! the constants the CPU sweep, the engines' steps, the spring forces and the GPU kernels read.
 
 use std::fmt;
 use std::str::FromStr;
