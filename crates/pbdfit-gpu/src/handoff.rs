@@ -82,10 +82,10 @@ pub type HandoffObserver = Arc<dyn Fn(&Handoff) + Send + Sync>;
 /// The policy before any device work: the reason this batch goes to the CPU, or `None` when the kernels
 /// take it.
 pub fn handoff_before(system: &PbdSystem, params: &[SimParams]) -> Option<Handoff> {
-    if let Some(p) = params.iter().find(|p| p.projection_rule().is_err()) {
+    if let Some(p) = params.iter().find(|p| !p.model.kind().has_projection()) {
         return Some(Handoff::NoKernel { model: p.model.name(), why: "its rest state is a Newton solve" });
     }
-    if let Some(p) = params.iter().find(|p| matches!(p.projection_rule(), Ok(pbdfit_pbd::ProjectionRule::Engine(_)))) {
+    if let Some(p) = params.iter().find(|p| p.model.kind().is_engine_profile()) {
         return Some(Handoff::NoKernel {
             model: p.model.name(),
             why: "an engine profile's own step, which the kernels do not implement",

@@ -246,8 +246,8 @@ pub(crate) fn sim_struct_wgsl() -> String {
 /// in the kernels' generated `potential_value`). The families word says which of the distance (bit 0) and
 /// volume (bit 1) constraints are projected; then the per-tetrahedron constraints' codes
 /// ([`TetrahedronConstraint::code`](pbdfit_pbd::TetrahedronConstraint::code), 0 for none), `alpha~` and
-/// constants, and padding words (0). A mass-spring model has no projection rule and no kernel: its rest
-/// state is a Newton solve on the CPU (the error names the model).
+/// constants, and padding words (0). A mass-spring model or an engine profile has no projection rule and
+/// no kernel: its rest state is solved on the CPU (the error names the model).
 pub(crate) fn sim_words(
     params: &SimParams,
     gravity: [f64; 3],
@@ -275,10 +275,6 @@ pub(crate) fn sim_words(
             u32::from(distances) | (u32::from(volumes) << 1),
             tetrahedra,
         ),
-        // `handoff_before` gives every engine profile to the CPU before any words are packed.
-        ProjectionRule::Engine(_) => {
-            return Err(PbdError::NoProjection { model: params.model.name() });
-        }
     };
     let values = SimValues {
         dt: params.dt,
@@ -387,7 +383,7 @@ mod tests {
         // constraints' codes, alpha~ and constants.
         for kind in ModelKind::all().iter().filter(|k| k.has_projection()) {
             let params = SimParams::new(0.01, 1, kind.with(&vec![1e-6; kind.parameters().len()]).unwrap());
-            if let Ok(ProjectionRule::Engine(_)) = params.projection_rule() {
+            if kind.is_engine_profile() {
                 // An engine profile has no kernel words: the hand-off gives it to the CPU first.
                 assert!(sim_words(&params, g, 1e-7, 1).is_err(), "{kind}");
                 continue;

@@ -211,9 +211,6 @@ impl SweepFixture {
     /// mass-spring models and the engine profiles, whose solve is their own).
     pub fn new(n: usize, params: &SimParams) -> Option<Self> {
         let rules = params.projection_rule().ok()?;
-        if matches!(rules, crate::ProjectionRule::Engine(_)) {
-            return None;
-        }
         let scene = SceneSet::builtin("gravity-floor").expect("built-in scene");
         let body = scene.scenes()[0].body(n).expect("unit cube");
         let system = PbdSystem::new(&body).with_parallel_threshold(usize::MAX);

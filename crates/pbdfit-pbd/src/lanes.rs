@@ -422,8 +422,8 @@ mod tests {
                 let lanes = PbdSystem::new(&body);
                 // Lanes and the scalar remainder both run (N = 2: 34 of the 40 volume
                 // constraints in 17 blocks; N = 4: 300 of 320 in 150).
-                assert!(!lanes.volume_lanes.is_empty(), "{scene} N = {n}: no lane block");
-                lane_blocks += lanes.volume_lanes.len();
+                assert!(!lanes.projection.volume_lanes.is_empty(), "{scene} N = {n}: no lane block");
+                lane_blocks += lanes.projection.volume_lanes.len();
                 for &kind in &kinds {
                     for values in parameter_points(kind) {
                         for nit in [1, 4] {

@@ -59,6 +59,7 @@ mod model;
 mod models;
 mod potentials;
 mod precision;
+mod projection;
 mod resolution;
 mod rest_state;
 mod sensitivity;
@@ -73,8 +74,8 @@ pub use mass_spring::{
     ContactTally, Equilibrium, IntegrateOptions, Integrator, SpringBody, SpringError, SpringLaw, Trajectory,
 };
 pub use model::{
-    MAX_PARAMETERS, MAX_SETTINGS, Model, ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule, RuleSettings,
-    Scale, SettingSpec, SimParams,
+    Fold, MAX_PARAMETERS, MAX_SETTINGS, Model, ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule,
+    RuleSettings, Scale, SettingSpec, SimParams,
 };
 pub use potentials::SpringPotential;
 pub use resolution::MIN_STEP_MOTION;

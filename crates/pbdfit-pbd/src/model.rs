@@ -1,11 +1,12 @@
-//! Model kinds (one file each under `models/`), their parameters, and the projection rule they fold
-//! into: the one place where a model's parameters become the constants the CPU sweep and the GPU
-//! kernels read.
+//! Model kinds (one file each under `models/`), their parameters, and their family's rule they fold into
+//! ([`Fold`]: projection, engine profile or mass-spring): the one place where a model's parameters become
+//! the constants the CPU sweep, the engines' steps, the spring forces and the GPU kernels read.
 
 use std::fmt;
 use std::str::FromStr;
 use std::sync::LazyLock;
 
+use crate::engines::EngineRule;
 use crate::models::MODELS;
 use crate::{MAX_TETRAHEDRON_TERMS, PbdError, SpringLaw, SpringPotential, TetrahedronTerm};
 
@@ -139,34 +140,30 @@ pub struct SettingSpec {
 }
 
 impl SettingSpec {
+    /// A setting of any real value in `[0, 1]` (other ranges: [`Self::within`]), not the damping.
+    pub const fn new(name: &'static str, unit: &'static str, description: &'static str, default: f64) -> Self {
+        let (minimum, maximum, maximum_open, integer, damps) = (0.0, 1.0, false, false, false);
+        SettingSpec { name, unit, description, default, minimum, maximum, maximum_open, integer, damps }
+    }
+
+    /// The setting with the range `[minimum, maximum]`.
+    pub const fn within(self, minimum: f64, maximum: f64) -> Self {
+        SettingSpec { minimum, maximum, ..self }
+    }
+
+    /// The setting as the engine's damping ([`Self::damps`]).
+    pub const fn damping(self) -> Self {
+        SettingSpec { damps: true, ..self }
+    }
+
     /// A factor in `[0, 1]` (a relaxation).
     pub const fn fraction(name: &'static str, description: &'static str, default: f64) -> Self {
-        SettingSpec {
-            name,
-            unit: "1",
-            description,
-            default,
-            minimum: 0.0,
-            maximum: 1.0,
-            maximum_open: false,
-            integer: false,
-            damps: false,
-        }
+        SettingSpec::new(name, "1", description, default)
     }
 
     /// A whole number of passes in `[minimum, 1000]`.
     pub const fn count(name: &'static str, description: &'static str, default: f64, minimum: f64) -> Self {
-        SettingSpec {
-            name,
-            unit: "1",
-            description,
-            default,
-            minimum,
-            maximum: 1000.0,
-            maximum_open: false,
-            integer: true,
-            damps: false,
-        }
+        SettingSpec { integer: true, ..SettingSpec::new(name, "1", description, default).within(minimum, 1000.0) }
     }
 
     /// The allowed range, for messages: `[0, 1)`.
@@ -202,10 +199,8 @@ pub struct ModelDef {
     /// For an engine profile, the lines a user pastes into the engine to get these parameters at this
     /// dt and nit (the engine's own calls and names); none for the textbook models ([`no_usage`]).
     pub usage: fn(&[f64], RuleSettings) -> Vec<String>,
-    /// Folds parameter values (in [`Self::parameters`] order) into the model's rule: a projection rule
-    /// (PBD, XPBD; rest state = fixed point of one step) or a spring law (mass-spring; rest state = static
-    /// equilibrium by Newton).
-    pub rule: fn(&[f64], RuleSettings) -> ModelRule,
+    /// The model's family and how it folds parameter values (in [`Self::parameters`] order) into its rule.
+    pub rule: Fold,
     /// A parameter set inside the default box whose rest state the shipped cubes reach in a few thousand
     /// steps at most: the tests that iterate the registry (CPU against GPU, lanes against scalar sweeps)
     /// run every model at it, so a new model is tested there by default.
@@ -218,12 +213,40 @@ pub struct ModelDef {
     pub masses: Option<pbdfit_mesh::MassModel>,
 }
 
+/// A model's family, and the function that folds its parameter values into the family's rule. The family
+/// is the definition's data: every parameter point of a model is of the same family, so the rest state,
+/// the sensitivity and the step choose a family's stage once and never rule another family out at run
+/// time.
+#[derive(Debug, Clone, Copy)]
+pub enum Fold {
+    /// A projection model's sweep rule.
+    Projection(fn(&[f64], RuleSettings) -> ProjectionRule),
+    /// An engine profile's step.
+    Engine(fn(&[f64], RuleSettings) -> EngineRule),
+    /// A mass-spring force law.
+    Springs(fn(&[f64], RuleSettings) -> SpringLaw),
+}
+
+impl Fold {
+    /// The rule at these values and settings.
+    pub fn rule(self, values: &[f64], settings: RuleSettings) -> ModelRule {
+        match self {
+            Fold::Projection(fold) => ModelRule::Projection(fold(values, settings)),
+            Fold::Engine(fold) => ModelRule::Engine(fold(values, settings)),
+            Fold::Springs(fold) => ModelRule::Springs(fold(values, settings)),
+        }
+    }
+}
+
 /// What a model's parameters fold into: how its rest state and dynamics are computed.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ModelRule {
     /// Constraint projection (PBD, XPBD and its spring potentials): the rest state is the fixed point of
     /// one time step, `u* = P(u* + dt^2 g)`, and depends on dt and nit.
     Projection(ProjectionRule),
+    /// An engine profile's own step (`engines/`): its solve, substeps, passes and constants; the rest
+    /// state is the fixed point of one substep from rest.
+    Engine(EngineRule),
     /// A mass-spring force law: the rest state is the static equilibrium of spring forces and gravity,
     /// solved by Newton; it depends on neither dt nor nit (docs/models.md, section Equations). The
     /// law is the model's whole story: the rest state, the sensitivity and the command line's dynamics
@@ -271,8 +294,6 @@ pub enum ProjectionRule {
         /// after each tetrahedron's volume constraint, each with its own compliance; none for plain XPBD.
         tetrahedra: [Option<TetrahedronTerm>; MAX_TETRAHEDRON_TERMS],
     },
-    /// An engine profile's own step (`engines/`): its solve, substeps, passes and constants.
-    Engine(crate::engines::EngineRule),
 }
 
 impl ProjectionRule {
@@ -281,7 +302,6 @@ impl ProjectionRule {
         match *self {
             ProjectionRule::Pbd { volume_gradient_scale: s, .. }
             | ProjectionRule::Xpbd { volume_gradient_scale: s, .. } => 1e-300 / (s * s),
-            ProjectionRule::Engine(_) => 1e-300,
         }
     }
 
@@ -436,18 +456,13 @@ impl ModelKind {
     /// Whether the model projects constraints (PBD, XPBD) rather than applying spring forces
     /// (mass-spring: Newton rest state, integrators).
     pub fn has_projection(self) -> bool {
-        let values = vec![1.0; self.def.parameters.len()];
-        matches!((self.def.rule)(&values, RuleSettings::new(1.0, 1, self)), ModelRule::Projection(_))
+        !matches!(self.def.rule, Fold::Springs(_))
     }
 
     /// Whether the model is an engine profile (`newton-xpbd`, `jolt`, `genesis-pbd`): its own step, not the
     /// colour-order sweep of the textbook models.
     pub fn is_engine_profile(self) -> bool {
-        let values = vec![1.0; self.def.parameters.len()];
-        matches!(
-            (self.def.rule)(&values, RuleSettings::new(1.0, 1, self)),
-            ModelRule::Projection(ProjectionRule::Engine(_))
-        )
+        matches!(self.def.rule, Fold::Engine(_))
     }
 
     /// Where one of the model's paste lines gives the engine other parameters than `values`, the fitted
@@ -607,7 +622,7 @@ impl Model {
 
     /// The model's rule at these settings.
     pub fn rule(&self, settings: RuleSettings) -> ModelRule {
-        (self.kind.def.rule)(self.values(), settings)
+        self.kind.def.rule.rule(self.values(), settings)
     }
 }
 
@@ -639,12 +654,12 @@ impl SimParams {
         self.model.rule(RuleSettings::new(self.dt, self.nit, self.model.kind()))
     }
 
-    /// The projection rule of a projection model; an error naming the model for a mass-spring model,
-    /// which has no projection step (its rest state is a Newton equilibrium, its dynamics an integrator).
+    /// The sweep rule of a projection model; an error naming the model for an engine profile (its own
+    /// step, no colour-order sweep) or a mass-spring model (its rest state a Newton equilibrium).
     pub fn projection_rule(&self) -> Result<ProjectionRule, PbdError> {
         match self.rule() {
             ModelRule::Projection(rule) => Ok(rule),
-            ModelRule::Springs(_) => Err(PbdError::NoProjection { model: self.model.name() }),
+            ModelRule::Engine(_) | ModelRule::Springs(_) => Err(PbdError::NoProjection { model: self.model.name() }),
         }
     }
 
@@ -680,9 +695,7 @@ impl SimParams {
     /// exactly, messages are read.
     pub fn describe(&self) -> String {
         let number = pbdfit_mesh::display::number;
-        let values: Vec<String> =
-            self.model.named_values().iter().map(|(n, v)| format!("{n} = {}", number(*v))).collect();
-        format!("model {}, {}, dt = {}, nit = {}", self.model.name(), values.join(", "), number(self.dt), self.nit)
+        format!("{}, dt = {}, nit = {}", self.describe_springs(), number(self.dt), self.nit)
     }
 }
 

@@ -18,7 +18,7 @@
 
 use nalgebra::Vector3;
 
-use crate::{PbdError, PbdSystem, ProjectionRule, RestMethod, RestOptions, RestState, SimParams, Vec3};
+use crate::{ModelRule, PbdError, PbdSystem, ProjectionRule, RestMethod, RestOptions, RestState, SimParams, Vec3};
 
 /// Steps without a new smallest step after which a limit cycle is assumed.
 pub const STALL_STEPS: usize = 2000;
@@ -112,13 +112,8 @@ impl PbdSystem {
     /// The rest state with the library's arithmetic in f32 ([`RestMethod::LibraryF32`]), stepped from
     /// the initial configuration (a warm start would change which f32 state is reached, so none is
     /// used).
-    pub(crate) fn rest_in_f32(
-        &self,
-        params: &SimParams,
-        rules: &ProjectionRule,
-        options: &RestOptions,
-    ) -> Result<RestState, PbdError> {
-        let ProjectionRule::Pbd { distance_k, volume_k, .. } = *rules else {
+    pub(crate) fn rest_in_f32(&self, params: &SimParams, options: &RestOptions) -> Result<RestState, PbdError> {
+        let ModelRule::Projection(rules @ ProjectionRule::Pbd { distance_k, volume_k, .. }) = params.rule() else {
             return Err(PbdError::Unsupported {
                 model: params.model.kind().name().to_string(),
                 what: "f32 library arithmetic exists for the PBD models only (the reference library has no XPBD)",
@@ -169,17 +164,7 @@ impl PbdSystem {
             }
             let residual = if largest > 0.0 { step as f64 / largest } else { step as f64 };
             let finish = |u: Vec<Vec3>, converged: bool| {
-                crate::accept_rest_state(
-                    &self.scene,
-                    &self.rest,
-                    &self.tets,
-                    params,
-                    u,
-                    spent,
-                    converged,
-                    residual,
-                    RestMethod::LibraryF32,
-                )
+                self.accept(params, u, spent, converged, residual, RestMethod::LibraryF32)
             };
             if let Some((count, sum)) = &mut averaging {
                 for (p, s) in sum.iter_mut().enumerate() {

@@ -14,7 +14,7 @@
 //! `tol |u*|^2 / (|a| dt^2)` of it: requiring `|a| dt^2 >= MIN_STEP_MOTION` times the body's extent
 //! keeps that below 1 % of any rest displacement up to the body's size.
 
-use crate::{ModelRule, PbdError, PbdSystem, ProjectionRule, SimParams};
+use crate::{ModelRule, PbdError, PbdSystem, SimParams};
 
 /// The smallest motion the load may give the body over one step from rest, relative to the body's
 /// extent (see the module doc): 1e-11, so that at the rest test's tolerance (1e-13) a rest state is
@@ -45,7 +45,7 @@ impl PbdSystem {
         let acceleration = self.largest_load_acceleration();
         let (substeps, gravity) = match params.rule() {
             ModelRule::Springs(_) => return Ok(()),
-            ModelRule::Projection(ProjectionRule::Engine(engine)) => (engine.substeps as f64, engine.gravity_factor),
+            ModelRule::Engine(engine) => (engine.substeps as f64, engine.gravity_factor),
             ModelRule::Projection(_) => (1.0, 1.0),
         };
         if acceleration == 0.0 || !self.extent.is_finite() || self.extent <= 0.0 {

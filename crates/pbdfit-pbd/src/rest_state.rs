@@ -9,7 +9,8 @@
 //! solver's, the one nearest the undeformed state along the accelerated iteration.
 
 use crate::anderson::{Progress, anderson_guarded};
-use crate::{Dynamics, ModelRule, PbdError, PbdSystem, ProjectionRule, SimParams, Vec3};
+use crate::system::Stage;
+use crate::{Dynamics, ModelRule, PbdError, PbdSystem, SimParams, Vec3};
 use pbdfit_mesh::display::number;
 
 /// The Anderson memory of the fixed point's second attempt, when the first (the configured memory) fails.
@@ -292,10 +293,21 @@ impl PbdSystem {
     ) -> Result<RestState, PbdError> {
         self.check_step(params)?;
         pbdfit_mesh::cancel::check()?;
-        let rules = match params.rule() {
-            ModelRule::Projection(rule) => rule,
-            ModelRule::Springs(law) => return self.spring_rest_state(params, &law, warm, options.deadline),
-        };
+        match params.rule() {
+            ModelRule::Projection(rule) => self.stepped_rest_state(params, &rule, options, warm),
+            ModelRule::Engine(rule) => self.stepped_rest_state(params, &rule, options, warm),
+            ModelRule::Springs(law) => self.spring_rest_state(params, &law, warm, options.deadline),
+        }
+    }
+
+    /// [`Self::rest_state`] of a model with a step: a projection model's sweep or an engine profile's.
+    fn stepped_rest_state<S: Stage>(
+        &self,
+        params: &SimParams,
+        rules: &S,
+        options: &RestOptions,
+        warm: Option<&[Vec3]>,
+    ) -> Result<RestState, PbdError> {
         if options.method == RestMethod::LibraryF32 {
             if !self.obstacles.is_empty() {
                 return Err(PbdError::Contact {
@@ -304,16 +316,16 @@ impl PbdSystem {
                     what: "the f32 library arithmetic has no contact; use the f64 rest state (--precision f64)",
                 });
             }
-            return self.rest_in_f32(params, &rules, options);
+            return self.rest_in_f32(params, options);
         }
         if self.has_friction() {
             // Path dependent: every tangential position of a sticking particle is a fixed point of the
             // rest map, so only stepping from the initial configuration gives where the simulation settles.
-            return self.rest_by_stepping(params, &rules, options, None, 0);
+            return self.rest_by_stepping(params, rules, options, None, 0);
         }
         // An engine profile's divergence is judged by growth ([`Growth`]), never by the body's size: its
         // rest state may lie beyond it. The textbook models keep the size rule (their studies are pinned).
-        let engine = matches!(rules, ProjectionRule::Engine(_));
+        let engine = rules.engine().is_some();
         let mut spent = 0;
         // Whether the divergence probe has run (once at most, whichever attempt stalls first).
         let mut probed = false;
@@ -347,7 +359,7 @@ impl PbdSystem {
                 let mut best: Vec<f64> = Vec::new();
                 let out = anderson_guarded(
                     x0,
-                    |x, out| self.rest_map(&rules, params, &mut d, x, out),
+                    |x, out| rules.rest_map(self, params, &mut d, x, out),
                     memory,
                     options.tolerance,
                     options.max_map_evaluations.min(options.max_sweeps.saturating_sub(spent) / params.nit.max(1)),
@@ -357,7 +369,7 @@ impl PbdSystem {
                     limit,
                     // An engine's step maps a wild extrapolation far out; the textbook models' solves are
                     // kept iterate for iterate (the thesis study's rest states are pinned).
-                    if matches!(rules, ProjectionRule::Engine(_)) { ENGINE_RETREATS } else { 0 },
+                    if engine { ENGINE_RETREATS } else { 0 },
                     |Progress { evaluations, scale, residual }| {
                         if past(options.deadline) || pbdfit_mesh::cancel::requested() {
                             return false;
@@ -371,14 +383,10 @@ impl PbdSystem {
                             && evaluations >= COLLAPSE_EVALUATIONS
                             && best[evaluations - 1] > STAGNATION * best[evaluations - STAGNATION_WINDOW - 1]
                             && best[evaluations - 1] > CONVERGING * options.tolerance;
-                        if stagnant
-                            && !collapse_probed
-                            && scale > COLLAPSE_FRACTION * self.extent
-                            && !matches!(rules, ProjectionRule::Engine(_))
-                        {
+                        if stagnant && !collapse_probed && scale > COLLAPSE_FRACTION * self.extent && !engine {
                             collapse_probed = true;
                             let verdict = Verdict::PartialCollapse;
-                            left_body = self.runs_away(&rules, params, warm, options, verdict, budget);
+                            left_body = self.runs_away(rules, params, warm, options, verdict, budget);
                             if left_body.is_some() {
                                 return false;
                             }
@@ -395,7 +403,7 @@ impl PbdSystem {
                         } else {
                             Verdict::RunsAway
                         };
-                        left_body = self.runs_away(&rules, params, warm, options, verdict, budget);
+                        left_body = self.runs_away(rules, params, warm, options, verdict, budget);
                         left_body.is_none()
                     },
                 );
@@ -410,18 +418,16 @@ impl PbdSystem {
                     attempts.push((options.anderson_memory, ENGINE_WIDE * self.extent));
                 }
                 if out.converged {
-                    if let ProjectionRule::Engine(engine) = rules
-                        && engine.step.jacobi
-                    {
+                    if let Some(relaxation) = rules.engine().and_then(|engine| engine.constants.jacobi()) {
                         // An engine's Jacobi passes can make the fixed point repel: the engine never
                         // settles there, so it is no rest state (Newton's tetrahedra in compression).
                         // A short power iteration clears most points; the step is strongly non-normal
                         // near the edge (transient growth), so a point it doubts, and does not clearly
                         // condemn, gets a long one.
-                        let (mut radius, steps) = self.step_map_radius(&rules, params, &out.x, RADIUS_ITERATIONS);
+                        let (mut radius, steps) = self.step_map_radius(rules, params, &out.x, RADIUS_ITERATIONS);
                         spent += steps * params.nit;
                         if radius > UNSTABLE_RADIUS && radius <= CLEARLY_UNSTABLE_RADIUS {
-                            let (long, steps) = self.step_map_radius(&rules, params, &out.x, 8 * RADIUS_ITERATIONS);
+                            let (long, steps) = self.step_map_radius(rules, params, &out.x, 8 * RADIUS_ITERATIONS);
                             spent += steps * params.nit;
                             radius = long;
                         }
@@ -435,7 +441,7 @@ impl PbdSystem {
                                 scene: self.scene.clone(),
                                 params: params.describe(),
                                 radius,
-                                relaxation: engine.step.relaxation_setting,
+                                relaxation,
                             });
                         }
                     }
@@ -443,21 +449,24 @@ impl PbdSystem {
                     for (i, &p) in self.free.iter().enumerate() {
                         u[p] = Vec3::new(out.x[3 * i], out.x[3 * i + 1], out.x[3 * i + 2]);
                     }
-                    return accept_rest_state(
-                        &self.scene,
-                        &self.rest,
-                        &self.tets,
-                        params,
-                        u,
-                        spent,
-                        true,
-                        out.residual,
-                        RestMethod::FixedPoint,
-                    );
+                    return self.accept(params, u, spent, true, out.residual, RestMethod::FixedPoint);
                 }
             }
         }
-        self.rest_by_stepping(params, &rules, options, warm, spent)
+        self.rest_by_stepping(params, rules, options, warm, spent)
+    }
+
+    /// [`accept_rest_state`] of this body.
+    pub(crate) fn accept(
+        &self,
+        params: &SimParams,
+        u: Vec<Vec3>,
+        iterations: usize,
+        converged: bool,
+        residual: f64,
+        method: RestMethod,
+    ) -> Result<RestState, PbdError> {
+        accept_rest_state(&self.scene, &self.rest, &self.tets, params, u, iterations, converged, residual, method)
     }
 
     /// The static equilibrium of a mass-spring model (Newton; docs/models.md, section Equations).
@@ -477,37 +486,17 @@ impl PbdSystem {
             // Contact: where Verlet with microcollisions and dry friction settles (`SpringBody::settle`).
             // The fit's time limit reaches the settling run: a hopeless point may take 2,000,000 steps.
             let run = self.spring_body().settle_until(law, deadline).map_err(fail)?;
-            return accept_rest_state(
-                &self.scene,
-                &self.rest,
-                &self.tets,
-                params,
-                run.displacements,
-                run.steps,
-                true,
-                // A bound, not the last value: `settle` stops once the relative step is at most 1e-12.
-                1e-12,
-                RestMethod::Stepping,
-            );
+            // A bound, not the last value: `settle` stops once the relative step is at most 1e-12.
+            return self.accept(params, run.displacements, run.steps, true, 1e-12, RestMethod::Stepping);
         }
         let eq = self.spring_body().equilibrium(law, warm).map_err(fail)?;
-        accept_rest_state(
-            &self.scene,
-            &self.rest,
-            &self.tets,
-            params,
-            eq.displacements,
-            eq.iterations,
-            true,
-            eq.residual,
-            RestMethod::Newton,
-        )
+        self.accept(params, eq.displacements, eq.iterations, true, eq.residual, RestMethod::Newton)
     }
 
-    fn rest_by_stepping(
+    fn rest_by_stepping<S: Stage>(
         &self,
         params: &SimParams,
-        rules: &ProjectionRule,
+        rules: &S,
         options: &RestOptions,
         warm: Option<&[Vec3]>,
         mut spent: usize,
@@ -516,7 +505,7 @@ impl PbdSystem {
         let mut residual = f64::INFINITY;
         let mut converged = false;
         // An engine profile's run is judged by its growth, a textbook model's by the body's size.
-        let engine = matches!(rules, ProjectionRule::Engine(_));
+        let engine = rules.engine().is_some();
         let mut growth = engine.then(|| self.growth(params));
         // The gradient search leaves out an engine's point whose body stays beyond its size for the time it
         // takes to fall it ([`PbdError::OutOfReach`]: no fit's minimum; 17 such points of the README's Jolt
@@ -555,17 +544,7 @@ impl PbdSystem {
                 break;
             }
         }
-        accept_rest_state(
-            &self.scene,
-            &self.rest,
-            &self.tets,
-            params,
-            d.u,
-            spent,
-            converged,
-            residual,
-            RestMethod::Stepping,
-        )
+        self.accept(params, d.u, spent, converged, residual, RestMethod::Stepping)
     }
 }
 
@@ -602,8 +581,8 @@ impl PbdSystem {
     }
 
     /// One time step of `d`, with what the stepping fallback and the divergence probe judge it by.
-    fn measured_step(&self, rules: &ProjectionRule, params: &SimParams, d: &mut Dynamics) -> MeasuredStep {
-        let step = self.step_with(rules, params, d);
+    fn measured_step<S: Stage>(&self, rules: &S, params: &SimParams, d: &mut Dynamics) -> MeasuredStep {
+        let step = rules.step(self, params, d);
         let largest = self.free.iter().map(|&p| d.u[p].norm()).fold(0.0, f64::max);
         MeasuredStep {
             largest,
@@ -619,9 +598,9 @@ impl PbdSystem {
     /// window (the probe then runs on while the body is beyond it, up to twice its time), says where the
     /// body first went beyond. `None` when the motion settles to `tolerance`, stays within the factor, or
     /// the time runs out.
-    fn runs_away(
+    fn runs_away<S: Stage>(
         &self,
-        rules: &ProjectionRule,
+        rules: &S,
         params: &SimParams,
         warm: Option<&[Vec3]>,
         options: &RestOptions,
@@ -686,9 +665,9 @@ impl PbdSystem {
     /// The probe of [`Self::runs_away`] for [`Verdict::Grows`]: steps from `warm` for at most `limit`
     /// sweeps and says where the motion was judged to grow without bound ([`Growth`]); `None` when it
     /// settles to `tolerance` or the time runs out.
-    fn grows_away(
+    fn grows_away<S: Stage>(
         &self,
-        rules: &ProjectionRule,
+        rules: &S,
         params: &SimParams,
         warm: Option<&[Vec3]>,
         options: &RestOptions,
@@ -872,13 +851,7 @@ impl PbdSystem {
     /// eigenvalue `mu - sqrt(mu^2 - mu)` below -1). Estimated by power iteration on the state
     /// `(u, dt v)` with products by one-sided differences from a fixed start (reproducible), with the map
     /// evaluations (steps) spent.
-    fn step_map_radius(
-        &self,
-        rules: &ProjectionRule,
-        params: &SimParams,
-        x: &[f64],
-        iterations: usize,
-    ) -> (f64, usize) {
+    fn step_map_radius<S: Stage>(&self, rules: &S, params: &SimParams, x: &[f64], iterations: usize) -> (f64, usize) {
         let params = SimParams { damping: 0.0, ..*params };
         let f = self.free.len();
         // One scratch state for every product: each step sets every free particle's state first.
@@ -889,7 +862,7 @@ impl PbdSystem {
                 d.v[p] =
                     Vec3::new(state[3 * f + 3 * i], state[3 * f + 3 * i + 1], state[3 * f + 3 * i + 2]) / params.dt;
             }
-            self.step_with(rules, &params, &mut d);
+            rules.step(self, &params, &mut d);
             for (i, &p) in self.free.iter().enumerate() {
                 out[3 * i..3 * i + 3].copy_from_slice(d.u[p].as_slice());
                 out[3 * f + 3 * i..3 * f + 3 * i + 3].copy_from_slice((d.v[p] * params.dt).as_slice());

@@ -23,7 +23,8 @@
 //! well-kept Rust crate offers a matrix-free GMRES on closures, let alone GCRO; `faer` has dense and
 //! sparse factorisations only.
 
-use crate::{ModelRule, PbdError, PbdSystem, ProjectionRule, Scale, SimParams, Vec3};
+use crate::system::Stage;
+use crate::{Fold, PbdError, PbdSystem, RuleSettings, Scale, SimParams, SpringLaw, Vec3};
 
 /// Controls of the sensitivity solve.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -107,9 +108,11 @@ impl PbdSystem {
                        search takes differences of rest states instead, so `pbdfit fit` works as it is",
             });
         }
-        match params.rule() {
-            ModelRule::Projection(_) => self.projection_sensitivity(params, rest, options),
-            ModelRule::Springs { .. } => self.spring_sensitivity(params, rest),
+        // The model's family is its definition's: the rule at every point of a difference is of it.
+        match params.model.kind().def().rule {
+            Fold::Projection(fold) => self.stepped_sensitivity(params, rule_at(fold), rest, options),
+            Fold::Engine(fold) => self.stepped_sensitivity(params, rule_at(fold), rest, options),
+            Fold::Springs(fold) => self.spring_sensitivity(params, rule_at(fold), rest),
         }
     }
 
@@ -143,21 +146,24 @@ impl PbdSystem {
         (stencil, h)
     }
 
-    fn projection_sensitivity(
+    /// The sensitivity of a model with a step (a projection model's sweep or an engine profile's), whose
+    /// rule at a parameter point `rule_at` gives.
+    fn stepped_sensitivity<S: Stage>(
         &self,
         params: &SimParams,
+        rule_at: impl Fn(&SimParams) -> S,
         displacements: &[Vec3],
         options: &SensitivityOptions,
     ) -> Result<Sensitivity, PbdError> {
-        let rules = params.projection_rule()?;
+        let rules = rule_at(params);
         let x: Vec<f64> =
             self.free.iter().flat_map(|&p| displacements[p].iter().copied().collect::<Vec<_>>()).collect();
         let n = x.len();
         let mut d = self.dynamics();
         let mut evaluations = 0usize;
-        let mut map = |rules: &ProjectionRule, params: &SimParams, at: &[f64], out: &mut [f64]| {
+        let mut map = |rules: &S, params: &SimParams, at: &[f64], out: &mut [f64]| {
             evaluations += 1;
-            self.rest_map(rules, params, &mut d, at, out);
+            rules.rest_map(self, params, &mut d, at, out);
         };
         let scale = inf(&x).max(1e-9 * self.extent);
         let differences = options.differences;
@@ -178,8 +184,7 @@ impl PbdSystem {
             let mut b = vec![0.0; n];
             let mut out = vec![0.0; n];
             for (at, weight) in &stencil {
-                let ModelRule::Projection(r) = at.rule() else { unreachable!("a projection model's rule") };
-                map(&r, at, &x, &mut out);
+                map(&rule_at(at), at, &x, &mut out);
                 for (bi, oi) in b.iter_mut().zip(&out) {
                     *bi += weight * oi;
                 }
@@ -233,8 +238,13 @@ impl PbdSystem {
         Ok(Sensitivity { columns, map_evaluations: evaluations, residual: worst })
     }
 
-    fn spring_sensitivity(&self, params: &SimParams, displacements: &[Vec3]) -> Result<Sensitivity, PbdError> {
-        let ModelRule::Springs(law) = params.rule() else { unreachable!("a mass-spring model's rule") };
+    fn spring_sensitivity(
+        &self,
+        params: &SimParams,
+        law_at: impl Fn(&SimParams) -> SpringLaw,
+        displacements: &[Vec3],
+    ) -> Result<Sensitivity, PbdError> {
+        let law = law_at(params);
         let body = self.spring_body();
         // d(ks, kvol, mu, lambda)/dp_j from the model's rule (exact for the registered models, which pass
         // them through).
@@ -243,8 +253,7 @@ impl PbdSystem {
             let (stencil, h) = Self::parameter_stencil(params, j);
             let mut rate = [0.0; 4];
             for (at, weight) in &stencil {
-                let ModelRule::Springs(at) = at.rule() else { unreachable!("a mass-spring model's rule") };
-                for (r, c) in rate.iter_mut().zip(at.elastic_constants()) {
+                for (r, c) in rate.iter_mut().zip(law_at(at).elastic_constants()) {
                     *r += weight * c;
                 }
             }
@@ -270,6 +279,11 @@ impl PbdSystem {
         }
         out
     }
+}
+
+/// A family's rule at a parameter point, from its fold.
+fn rule_at<R>(fold: fn(&[f64], RuleSettings) -> R) -> impl Fn(&SimParams) -> R {
+    move |at| fold(at.model.values(), RuleSettings::new(at.dt, at.nit, at.model.kind()))
 }
 
 fn inf(v: &[f64]) -> f64 {

@@ -3,14 +3,13 @@
 use std::ops::Range;
 
 use pbdfit_mesh::Body;
-use rayon::prelude::*;
 
-use crate::constraints::{DistanceHot, VolumeHot};
 use crate::contact::{Contact, ContactRecord};
-use crate::lanes::{LANES, VolumeLanes};
+use crate::engines::EngineRule;
+use crate::projection::ProjectionBody;
 use crate::{
-    ColourGroups, ConstraintRef, DistanceConstraint, MAX_TETRAHEDRON_TERMS, ProjectionRule, SimParams, SpringPotential,
-    TetrahedronTerm, Vec3, VolumeConstraint,
+    ColourGroups, ConstraintRef, DistanceConstraint, MAX_TETRAHEDRON_TERMS, ModelRule, SimParams, Vec3,
+    VolumeConstraint,
 };
 
 /// A body ready for PBD: particles, constraints stored in projection order, and the colour groups.
@@ -46,23 +45,10 @@ pub struct PbdSystem {
     pub(crate) volumes: Vec<VolumeConstraint>,
     /// Per colour group: its range in `distances` and its range in `volumes`.
     pub(crate) groups: Vec<(Range<usize>, Range<usize>)>,
-    /// The constraints the sweep projects, in projection order, compact; constraints whose particles are
-    /// all held are left out (they never move anything).
-    hot_distances: Vec<DistanceHot>,
-    hot_volumes: Vec<VolumeHot>,
-    /// Per colour group: its ranges in `hot_distances` and `hot_volumes`.
-    hot_groups: Vec<(Range<usize>, Range<usize>)>,
-    /// The hot volume constraints of each colour group in blocks of `LANES` (see `lanes.rs`): group
-    /// `g`'s blocks `volume_lanes[lane_groups[g]]` hold `hot_volumes[v0..v0 + LANES * blocks]` (`v0` the
-    /// start of its range); the serial sweep projects them side by side and the rest one at a time.
-    pub(crate) volume_lanes: Vec<VolumeLanes>,
-    lane_groups: Vec<Range<usize>>,
-    /// Whether the serial sweep uses `volume_lanes` (bit-identical either way; off: the scalar sweep).
-    use_volume_lanes: bool,
     /// List index of each constraint, in projection order (distances 0..nd, then volumes nd..).
     solve_order: Vec<usize>,
-    /// Groups with at least this many constraints are projected on all threads.
-    parallel_threshold: usize,
+    /// The projection models' state of the body: the constraints the sweep projects (`projection.rs`).
+    pub(crate) projection: ProjectionBody,
     /// The body as springs for the mass-spring models, built on first use (once per body, like the
     /// constraints: not once per rest state).
     springs: std::sync::OnceLock<crate::SpringBody>,
@@ -92,94 +78,6 @@ pub struct Dynamics {
     pub(crate) contact: ContactRecord,
 }
 
-impl Dynamics {
-    /// Zeroes the XPBD multipliers at the start of a step. PBD projections never read or write them
-    /// (they stay at the zeros they were created with), so for PBD this is skipped (it was about 4 % of
-    /// the instructions of an N = 4 rest state).
-    #[inline]
-    fn reset_multipliers(&mut self, rules: &ProjectionRule) {
-        if let ProjectionRule::Xpbd { tetrahedra, .. } = rules {
-            self.lambda_distance.fill(0.0);
-            self.lambda_volume.fill(0.0);
-            if tetrahedra.iter().any(Option::is_some) {
-                self.lambda_tetrahedron.fill([0.0; MAX_TETRAHEDRON_TERMS]);
-            }
-        }
-    }
-}
-
-/// A constraint's correction from the current displacements (updating its multiplier), per rule.
-trait Projection: Sync {
-    fn distance(&self, c: &DistanceHot, u: &[Vec3], lambda: &mut f64) -> [Vec3; 2];
-    fn volume(&self, c: &VolumeHot, u: &[Vec3], lambda: &mut f64) -> [Vec3; 4];
-    /// A block of volume constraints of one group at once, applied to `u`; `lambda` holds their multipliers.
-    fn volume_lanes(&self, c: &VolumeLanes, u: &mut [Vec3], lambda: &mut [f64]);
-    /// The per-tetrahedron constraints projected after each group's volume constraints (none: `[None; _]`).
-    fn tetrahedra(&self) -> [Option<TetrahedronTerm>; MAX_TETRAHEDRON_TERMS];
-}
-
-struct PbdProjection {
-    kd: f64,
-    kk: f64,
-    s_min: f64,
-}
-
-impl Projection for PbdProjection {
-    #[inline(always)]
-    fn distance(&self, c: &DistanceHot, u: &[Vec3], _: &mut f64) -> [Vec3; 2] {
-        c.pbd(u, self.kd)
-    }
-
-    #[inline(always)]
-    fn volume(&self, c: &VolumeHot, u: &[Vec3], _: &mut f64) -> [Vec3; 4] {
-        c.pbd(u, self.kk, self.s_min)
-    }
-
-    #[inline(always)]
-    fn volume_lanes(&self, c: &VolumeLanes, u: &mut [Vec3], _: &mut [f64]) {
-        c.pbd(u, self.kk, self.s_min)
-    }
-
-    #[inline(always)]
-    fn tetrahedra(&self) -> [Option<TetrahedronTerm>; MAX_TETRAHEDRON_TERMS] {
-        [None; MAX_TETRAHEDRON_TERMS]
-    }
-}
-
-struct XpbdProjection<'a> {
-    inverse_masses: &'a [f64],
-    potential: SpringPotential,
-    alpha_distance: f64,
-    alpha_volume: f64,
-    scale: f64,
-    tetrahedra: [Option<TetrahedronTerm>; MAX_TETRAHEDRON_TERMS],
-}
-
-impl Projection for XpbdProjection<'_> {
-    #[inline(always)]
-    fn distance(&self, c: &DistanceHot, u: &[Vec3], lambda: &mut f64) -> [Vec3; 2] {
-        match self.potential {
-            SpringPotential::Stretch => c.xpbd(u, self.inverse_masses, self.alpha_distance, lambda),
-            potential => c.xpbd_potential(u, self.inverse_masses, potential, self.alpha_distance, lambda),
-        }
-    }
-
-    #[inline(always)]
-    fn volume(&self, c: &VolumeHot, u: &[Vec3], lambda: &mut f64) -> [Vec3; 4] {
-        c.xpbd(u, self.scale, self.alpha_volume, lambda)
-    }
-
-    #[inline(always)]
-    fn volume_lanes(&self, c: &VolumeLanes, u: &mut [Vec3], lambda: &mut [f64]) {
-        c.xpbd(u, self.scale, self.alpha_volume, lambda)
-    }
-
-    #[inline(always)]
-    fn tetrahedra(&self) -> [Option<TetrahedronTerm>; MAX_TETRAHEDRON_TERMS] {
-        self.tetrahedra
-    }
-}
-
 impl PbdSystem {
     /// Builds the constraints (one distance constraint per unique edge in first-met order, one volume
     /// constraint per tetrahedron), colours them greedily in list order and stores them in projection
@@ -207,26 +105,7 @@ impl PbdSystem {
             }
             groups.push((d0..distances.len(), v0..volumes.len()));
         }
-        let mut hot_distances = Vec::with_capacity(distances.len());
-        let mut hot_volumes = Vec::with_capacity(volumes.len());
-        let mut hot_groups = Vec::with_capacity(groups.len());
-        for (dr, vr) in &groups {
-            let (d0, v0) = (hot_distances.len(), hot_volumes.len());
-            hot_distances.extend(distances[dr.clone()].iter().filter_map(DistanceHot::new));
-            hot_volumes.extend(volumes[vr.clone()].iter().filter_map(VolumeHot::new));
-            hot_groups.push((d0..hot_distances.len(), v0..hot_volumes.len()));
-        }
-        let mut volume_lanes = Vec::with_capacity(hot_volumes.len() / 4);
-        let mut lane_groups = Vec::with_capacity(hot_groups.len());
-        for (_, vr) in &hot_groups {
-            let b0 = volume_lanes.len();
-            volume_lanes.extend(
-                hot_volumes[vr.clone()]
-                    .chunks_exact(LANES)
-                    .map(|c| VolumeLanes::new(c.try_into().expect("chunks of LANES"))),
-            );
-            lane_groups.push(b0..volume_lanes.len());
-        }
+        let projection = ProjectionBody::new(&distances, &volumes, &groups);
         let free = (0..rest.len()).filter(|&p| !body.held[p]).collect();
         let (mut lo, mut hi) = (rest[0], rest[0]);
         for p in &rest {
@@ -255,15 +134,9 @@ impl PbdSystem {
             tets,
             distances,
             volumes,
+            projection,
             groups,
-            hot_distances,
-            hot_volumes,
-            hot_groups,
-            volume_lanes,
-            lane_groups,
-            use_volume_lanes: true,
             solve_order: colours.solve_order(),
-            parallel_threshold: 4096,
             springs: std::sync::OnceLock::new(),
             engine: std::sync::OnceLock::new(),
         }
@@ -278,7 +151,7 @@ impl PbdSystem {
     /// Sets the group size from which a colour group is projected on all threads (default 4096; the
     /// result is bit-identical either way). `usize::MAX` keeps everything on one thread.
     pub fn with_parallel_threshold(mut self, threshold: usize) -> Self {
-        self.parallel_threshold = threshold;
+        self.projection.parallel_threshold = threshold;
         self
     }
 
@@ -287,7 +160,7 @@ impl PbdSystem {
     /// bit-identical either way (see the tests in `lanes.rs`); off, every constraint is projected one at
     /// a time, the reference the lanes are checked against.
     pub fn with_volume_lanes(mut self, on: bool) -> Self {
-        self.use_volume_lanes = on;
+        self.projection.use_volume_lanes = on;
         self
     }
 
@@ -407,9 +280,9 @@ impl PbdSystem {
             u: self.prescribed.clone(),
             v: vec![Vec3::zeros(); n],
             predicted: self.prescribed.clone(),
-            lambda_distance: vec![0.0; self.hot_distances.len()],
-            lambda_volume: vec![0.0; self.hot_volumes.len()],
-            lambda_tetrahedron: vec![[0.0; MAX_TETRAHEDRON_TERMS]; self.hot_volumes.len()],
+            lambda_distance: vec![0.0; self.projection.hot_distances.len()],
+            lambda_volume: vec![0.0; self.projection.hot_volumes.len()],
+            lambda_tetrahedron: vec![[0.0; MAX_TETRAHEDRON_TERMS]; self.projection.hot_volumes.len()],
             delta_distance: Vec::new(),
             delta_volume: Vec::new(),
             lambda_engine: Vec::new(),
@@ -436,7 +309,7 @@ impl PbdSystem {
     /// Projects every free particle out of every obstacle (placed), then applies friction (`contact.rs`):
     /// obstacles in scene order, particles in index order, each seeing the corrections before it. The
     /// step's start is `d.u`; what each contact did is added to `d.contact`.
-    fn project_contacts(&self, d: &mut Dynamics) {
+    pub(crate) fn project_contacts(&self, d: &mut Dynamics) {
         let n = self.rest.len();
         for (k, c) in self.contacts.iter().enumerate() {
             for &p in &self.free {
@@ -483,175 +356,6 @@ impl PbdSystem {
             .collect()
     }
 
-    /// One Gauss-Seidel sweep over all constraints, in colour order, on the displacements `u`.
-    pub(crate) fn sweep(&self, rules: &ProjectionRule, d: &mut Dynamics) {
-        self.sweep_parts(rules, d, true, true);
-    }
-
-    /// A sweep over the distance constraints, the volume constraints, or both (profiling: `bench`).
-    pub(crate) fn sweep_parts(&self, rules: &ProjectionRule, d: &mut Dynamics, distances: bool, volumes: bool) {
-        if rules.is_inert() {
-            return;
-        }
-        let s_min = rules.volume_degenerate_threshold();
-        match *rules {
-            ProjectionRule::Pbd { distance_k: kd, volume_k: kk, .. } => {
-                self.sweep_with(d, (distances, volumes, volumes), PbdProjection { kd, kk, s_min })
-            }
-            ProjectionRule::Xpbd {
-                distance_potential: potential,
-                distance_alpha_tilde: alpha_distance,
-                volume_alpha_tilde: alpha_volume,
-                volume_gradient_scale: scale,
-                distances: project_distances,
-                volumes: project_volumes,
-                tetrahedra,
-            } => self.sweep_with(
-                d,
-                // The per-tetrahedron constraints count as volume work (`bench`'s parts).
-                (distances && project_distances, volumes && project_volumes, volumes),
-                XpbdProjection {
-                    inverse_masses: &self.inverse_masses,
-                    potential,
-                    alpha_distance,
-                    alpha_volume,
-                    scale,
-                    tetrahedra,
-                },
-            ),
-            // A profile's solve needs its substep: `step_with` and `rest_map` call it, never a sweep.
-            ProjectionRule::Engine(_) => unreachable!("an engine profile is solved by step_with and rest_map"),
-        }
-    }
-
-    /// The sweep, monomorphised per rule: per colour group its distance constraints, its volume
-    /// constraints, then each of its tetrahedra's own constraints (`tets`: the rule's `tetrahedra`,
-    /// solved together per tetrahedron; they share its particles, so they see its volume correction, and
-    /// no other constraint of the group touches them).
-    #[inline(always)]
-    fn sweep_with<P: Projection>(&self, d: &mut Dynamics, (distances, volumes, tets): (bool, bool, bool), rule: P) {
-        let terms = if tets { rule.tetrahedra() } else { [None; MAX_TETRAHEDRON_TERMS] };
-        let any_term = terms.iter().any(Option::is_some);
-        let u = &mut d.predicted[..];
-        for ((dr, vr), blocks) in self.hot_groups.iter().zip(&self.lane_groups) {
-            let tet_range = if any_term { vr.clone() } else { 0..0 };
-            let (dr, vr) = (if distances { dr.clone() } else { 0..0 }, if volumes { vr.clone() } else { 0..0 });
-            if dr.len() + vr.len() + tet_range.len() >= self.parallel_threshold {
-                self.project_group_parallel(
-                    &rule,
-                    (dr, vr),
-                    (&mut d.delta_distance, &mut d.delta_volume),
-                    u,
-                    (&mut d.lambda_distance, &mut d.lambda_volume),
-                );
-                if any_term {
-                    self.project_tetrahedra_parallel(
-                        &terms,
-                        tet_range,
-                        &mut d.delta_volume,
-                        u,
-                        &mut d.lambda_tetrahedron,
-                    );
-                }
-                continue;
-            }
-            for (c, lambda) in self.hot_distances[dr.clone()].iter().zip(&mut d.lambda_distance[dr]) {
-                let [a, b] = rule.distance(c, u, lambda);
-                u[c.particles[0] as usize] += a;
-                u[c.particles[1] as usize] += b;
-            }
-            let mut vr = vr;
-            if self.use_volume_lanes && volumes {
-                // No two constraints of the group share a particle: a block at a time, then the rest.
-                let blocks = &self.volume_lanes[blocks.clone()];
-                let lambdas = &mut d.lambda_volume[vr.start..vr.start + LANES * blocks.len()];
-                for (c, lambda) in blocks.iter().zip(lambdas.chunks_exact_mut(LANES)) {
-                    rule.volume_lanes(c, u, lambda);
-                }
-                vr.start += LANES * blocks.len();
-            }
-            for (c, lambda) in self.hot_volumes[vr.clone()].iter().zip(&mut d.lambda_volume[vr]) {
-                let [a, b, e, f] = rule.volume(c, u, lambda);
-                u[c.particles[0] as usize] += a;
-                u[c.particles[1] as usize] += b;
-                u[c.particles[2] as usize] += e;
-                u[c.particles[3] as usize] += f;
-            }
-            for (c, lambdas) in self.hot_volumes[tet_range.clone()].iter().zip(&mut d.lambda_tetrahedron[tet_range]) {
-                let [a, b, e, f] = c.xpbd_tetrahedra(u, &terms, lambdas);
-                u[c.particles[0] as usize] += a;
-                u[c.particles[1] as usize] += b;
-                u[c.particles[2] as usize] += e;
-                u[c.particles[3] as usize] += f;
-            }
-        }
-    }
-
-    /// A group's per-tetrahedron constraints on all threads, after its volume constraints were applied:
-    /// every tetrahedron's correction from the current displacements (no other tetrahedron of the group
-    /// shares its particles, so this is what a serial pass sees), then applied in list order.
-    /// Bit-identical to serial.
-    fn project_tetrahedra_parallel(
-        &self,
-        terms: &[Option<TetrahedronTerm>; MAX_TETRAHEDRON_TERMS],
-        range: Range<usize>,
-        delta: &mut Vec<[Vec3; 4]>,
-        u: &mut [Vec3],
-        lambda: &mut [[f64; MAX_TETRAHEDRON_TERMS]],
-    ) {
-        delta.resize(range.len(), [Vec3::zeros(); 4]);
-        {
-            let u: &[Vec3] = u;
-            self.hot_volumes[range.clone()]
-                .par_iter()
-                .zip(&mut lambda[range.clone()])
-                .zip(&mut delta[..])
-                .for_each(|((c, lambdas), out)| *out = c.xpbd_tetrahedra(u, terms, lambdas));
-        }
-        for (c, dp) in self.hot_volumes[range].iter().zip(delta.iter()) {
-            for (&p, dp) in c.particles.iter().zip(dp) {
-                u[p as usize] += dp;
-            }
-        }
-    }
-
-    /// Projects one colour group on all threads: every constraint computes its correction from the
-    /// current displacements (no other constraint of the group touches its particles, so this is what a
-    /// serial pass would see), then the corrections are applied in list order. Bit-identical to serial.
-    fn project_group_parallel<P: Projection>(
-        &self,
-        rule: &P,
-        (dr, vr): (Range<usize>, Range<usize>),
-        (delta_distance, delta_volume): (&mut Vec<[Vec3; 2]>, &mut Vec<[Vec3; 4]>),
-        u: &mut [Vec3],
-        (lambda_distance, lambda_volume): (&mut [f64], &mut [f64]),
-    ) {
-        delta_distance.resize(dr.len(), [Vec3::zeros(); 2]);
-        delta_volume.resize(vr.len(), [Vec3::zeros(); 4]);
-        {
-            let u: &[Vec3] = u;
-            self.hot_distances[dr.clone()]
-                .par_iter()
-                .zip(&mut lambda_distance[dr.clone()])
-                .zip(&mut delta_distance[..])
-                .for_each(|((c, lambda), out)| *out = rule.distance(c, u, lambda));
-            self.hot_volumes[vr.clone()]
-                .par_iter()
-                .zip(&mut lambda_volume[vr.clone()])
-                .zip(&mut delta_volume[..])
-                .for_each(|((c, lambda), out)| *out = rule.volume(c, u, lambda));
-        }
-        for (c, [a, b]) in self.hot_distances[dr].iter().zip(delta_distance.iter()) {
-            u[c.particles[0] as usize] += a;
-            u[c.particles[1] as usize] += b;
-        }
-        for (c, delta) in self.hot_volumes[vr].iter().zip(delta_volume.iter()) {
-            for (&p, dp) in c.particles.iter().zip(delta) {
-                u[p as usize] += dp;
-            }
-        }
-    }
-
     /// One time step (docs/method.md, section The model's step): for free particles `v <- (1 - damping) v + dt a`
     /// (`a`: gravity plus traction over mass),
     /// `p <- u + dt v`; `nit` sweeps; `v <- (p - u) / dt`, `u <- p`. XPBD multipliers are reset each step.
@@ -661,12 +365,17 @@ impl PbdSystem {
     /// obstacle takes the full correction, and XPBD's contact has zero compliance (the same correction).
     /// Returns the largest per-particle displacement of the step (m).
     ///
+    /// An engine profile takes its own step (`engines/`).
+    ///
     /// # Panics
-    /// For a mass-spring model, which has no projection step (check [`SimParams::projection_rule`]
+    /// For a mass-spring model, which has no step (check [`ModelKind::has_projection`](crate::ModelKind)
     /// first; its dynamics are [`SpringBody::integrate`](crate::SpringBody)'s).
     pub fn step(&self, params: &SimParams, d: &mut Dynamics) -> f64 {
-        let rule = params.projection_rule().expect("PbdSystem::step needs a projection model");
-        self.step_with(&rule, params, d)
+        match params.rule() {
+            ModelRule::Projection(rule) => rule.step(self, params, d),
+            ModelRule::Engine(rule) => rule.step(self, params, d),
+            ModelRule::Springs(_) => panic!("PbdSystem::step needs a projection model or an engine profile"),
+        }
     }
 
     /// The dynamics from rest for `steps` steps, shown to `frame(step, state)` at step 0, every `every`
@@ -704,72 +413,23 @@ impl PbdSystem {
         }
         Ok(d)
     }
+}
 
-    pub(crate) fn step_with(&self, rules: &ProjectionRule, params: &SimParams, d: &mut Dynamics) -> f64 {
-        if let ProjectionRule::Engine(rule) = rules {
-            return self.engine_step(rule, params.dt, params.damping, d);
-        }
-        let dt = params.dt;
-        let keep = 1.0 - params.damping;
-        for &p in &self.free {
-            d.v[p] = d.v[p] * keep + self.accelerations[p] * dt;
-            d.predicted[p] = d.u[p] + d.v[p] * dt;
-        }
-        d.reset_multipliers(rules);
-        let contacts = !self.contacts.is_empty();
-        if contacts {
-            d.contact.clear();
-        }
-        for _ in 0..params.nit {
-            self.sweep(rules, d);
-            if contacts {
-                self.project_contacts(d);
-            }
-        }
-        let mut largest: f64 = 0.0;
-        for &p in &self.free {
-            let step = d.predicted[p] - d.u[p];
-            largest = largest.max(step.norm());
-            d.v[p] = step / dt;
-            d.u[p] = d.predicted[p];
-        }
-        largest
+/// A stage that steps a body, chosen once per model by its family: the projection models' colour-order
+/// sweep ([`ProjectionRule`](crate::ProjectionRule), `projection.rs`) or an engine profile's own solve ([`EngineRule`], `engines/`). The
+/// rest state, its probes and the sensitivity are generic over it, so neither family's code rules the
+/// other out at run time; the mass-spring models have no step (their rest state is `SpringBody`'s).
+pub(crate) trait Stage: Copy {
+    /// The engine profile's rule (its divergence judged by growth, its Jacobi fixed points checked);
+    /// `None` for the textbook sweep.
+    fn engine(&self) -> Option<&EngineRule> {
+        None
     }
 
-    /// The rest-state map `G(u) = P(u + dt^2 a)` (`a`: gravity plus traction over mass): one step from `u` with zero velocity. Its fixed points
-    /// are the rest states. `u` and the result hold the free particles' displacements, 3 numbers each.
-    pub(crate) fn rest_map(
-        &self,
-        rules: &ProjectionRule,
-        params: &SimParams,
-        d: &mut Dynamics,
-        x: &[f64],
-        out: &mut [f64],
-    ) {
-        if let ProjectionRule::Engine(rule) = rules {
-            return self.engine_rest_map(rule, params.dt, d, x, out);
-        }
-        let dt2 = params.dt * params.dt;
-        for (i, &p) in self.free.iter().enumerate() {
-            d.predicted[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]) + self.accelerations[p] * dt2;
-        }
-        d.reset_multipliers(rules);
-        let contacts = !self.contacts.is_empty();
-        if contacts {
-            // The step starts at `x` (the friction's tangential displacement is measured from it).
-            for (i, &p) in self.free.iter().enumerate() {
-                d.u[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]);
-            }
-            d.contact.clear();
-        }
-        for _ in 0..params.nit {
-            self.sweep(rules, d);
-            if contacts {
-                self.project_contacts(d);
-            }
-        }
-        for (i, &p) in self.free.iter().enumerate() {
-            out[3 * i..3 * i + 3].copy_from_slice(d.predicted[p].as_slice());
-        }
-    }
+    /// One time step (see [`PbdSystem::step`]); the largest per-particle displacement of the step (m).
+    fn step(&self, system: &PbdSystem, params: &SimParams, d: &mut Dynamics) -> f64;
+
+    /// The rest-state map: one step from the free particles' displacements `x` at zero velocity, whose
+    /// fixed points are the rest states. `x` and `out` hold 3 numbers per free particle.
+    fn rest_map(&self, system: &PbdSystem, params: &SimParams, d: &mut Dynamics, x: &[f64], out: &mut [f64]);
 }

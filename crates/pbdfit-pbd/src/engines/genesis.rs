@@ -27,91 +27,95 @@
 //! `particle_size` below the shortest edge, as the checks use, leaves it inactive at rest. The domain's
 //! bounds (a floor at z = 0 by default) are outside the body in the checks.
 
-use super::{EngineRule, EngineStep, six_volume_change};
+use super::{EngineBody, EngineStep, six_volume_change};
 use crate::{Dynamics, PbdSystem, Vec3};
 
-/// The profile's constants in [`EngineRule::constants`].
-pub(crate) const STRETCH_COMPLIANCE: usize = 0;
-pub(crate) const VOLUME_COMPLIANCE: usize = 1;
-pub(crate) const STRETCH_RELAXATION: usize = 2;
-pub(crate) const VOLUME_RELAXATION: usize = 3;
-pub(crate) const STRETCH_ITERATIONS: usize = 4;
-pub(crate) const VOLUME_ITERATIONS: usize = 5;
+/// Genesis's PBD elastic substep, with its constants under Genesis's names (`stretch_iterations`,
+/// `volume_iterations`: the `max_*_solver_iterations` of `PBDOptions`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GenesisPbd {
+    pub stretch_compliance: f64,
+    pub volume_compliance: f64,
+    pub stretch_relaxation: f64,
+    pub volume_relaxation: f64,
+    pub stretch_iterations: usize,
+    pub volume_iterations: usize,
+}
 
-/// Genesis's PBD elastic substep.
-pub(crate) static GENESIS_PBD: EngineStep =
-    EngineStep { engine: "Genesis 1.4.5 PBD elastic", jacobi: true, relaxation_setting: "stretch_relaxation", solve };
+impl EngineStep for GenesisPbd {
+    type Cache = ();
+    const JACOBI: Option<&'static str> = Some("stretch_relaxation");
+
+    fn solve(&self, system: &PbdSystem, body: &EngineBody, _: &(), passes: usize, d: &mut Dynamics, h: f64) {
+        let inv_h2 = 1.0 / (h * h);
+        let w_free = uniform_inverse_mass(system);
+        let w = |p: usize| if system.inverse_masses[p] > 0.0 { w_free } else { 0.0 };
+        let x = &system.rest;
+        let delta = &mut d.delta_engine;
+        delta.clear();
+        delta.resize(x.len(), Vec3::zeros());
+        let apply = |u: &mut Vec<Vec3>, delta: &mut Vec<Vec3>| {
+            for &p in &system.free {
+                u[p] += delta[p];
+            }
+            delta.fill(Vec3::zeros());
+        };
+        for _ in 0..passes {
+            for _ in 0..self.stretch_iterations {
+                let u = &d.predicted;
+                for e in &body.edges {
+                    let [a, b] = e.particles;
+                    let (wa, wb) = (w(a), w(b));
+                    let denominator = wa + wb + self.stretch_compliance * inv_h2;
+                    if denominator <= 0.0 {
+                        continue;
+                    }
+                    // n = x_a - x_b; C = |n| - l0 without cancellation.
+                    let du = u[a] - u[b];
+                    let n = -e.rest + du;
+                    let length = n.norm();
+                    let stretch = (-2.0 * e.rest.dot(&du) + du.norm_squared()) / (length + e.length);
+                    let dp = n * (-self.stretch_relaxation * stretch / denominator / length);
+                    delta[a] += dp * wa;
+                    delta[b] -= dp * wb;
+                }
+                apply(&mut d.predicted, delta);
+            }
+            for _ in 0..self.volume_iterations {
+                let u = &d.predicted;
+                for t in &body.tets {
+                    let [a, b, cc, dd] = t.particles;
+                    let p = [x[a] + u[a], x[b] + u[b], x[cc] + u[cc], x[dd] + u[dd]];
+                    let g = [
+                        (p[3] - p[1]).cross(&(p[2] - p[1])) / 6.0,
+                        (p[2] - p[0]).cross(&(p[3] - p[0])) / 6.0,
+                        (p[3] - p[0]).cross(&(p[1] - p[0])) / 6.0,
+                        (p[1] - p[0]).cross(&(p[2] - p[0])) / 6.0,
+                    ];
+                    let weights = [
+                        w(a) * g[0].norm_squared(),
+                        w(b) * g[1].norm_squared(),
+                        w(cc) * g[2].norm_squared(),
+                        w(dd) * g[3].norm_squared(),
+                    ];
+                    let sum: f64 = weights.iter().sum();
+                    if sum <= 0.0 {
+                        continue;
+                    }
+                    let s = -self.volume_relaxation * six_volume_change(t, x, u)
+                        / 6.0
+                        / (sum + self.volume_compliance * inv_h2);
+                    for k in 0..4 {
+                        delta[t.particles[k]] += g[k] * (s * weights[k]);
+                    }
+                }
+                apply(&mut d.predicted, delta);
+            }
+        }
+    }
+}
 
 /// The uniform inverse mass of a free particle: the particle count over the body's total mass.
 fn uniform_inverse_mass(system: &PbdSystem) -> f64 {
     system.rest.len() as f64 / system.total_mass
-}
-
-fn solve(system: &PbdSystem, rule: &EngineRule, d: &mut Dynamics, h: f64) {
-    let body = system.engine_body();
-    let c = &rule.constants;
-    let inv_h2 = 1.0 / (h * h);
-    let w_free = uniform_inverse_mass(system);
-    let w = |p: usize| if system.inverse_masses[p] > 0.0 { w_free } else { 0.0 };
-    let x = &system.rest;
-    let delta = &mut d.delta_engine;
-    delta.clear();
-    delta.resize(x.len(), Vec3::zeros());
-    let apply = |u: &mut Vec<Vec3>, delta: &mut Vec<Vec3>| {
-        for &p in &system.free {
-            u[p] += delta[p];
-        }
-        delta.fill(Vec3::zeros());
-    };
-    for _ in 0..rule.passes {
-        for _ in 0..c[STRETCH_ITERATIONS] as usize {
-            let u = &d.predicted;
-            for e in &body.edges {
-                let [a, b] = e.particles;
-                let (wa, wb) = (w(a), w(b));
-                let denominator = wa + wb + c[STRETCH_COMPLIANCE] * inv_h2;
-                if denominator <= 0.0 {
-                    continue;
-                }
-                // n = x_a - x_b; C = |n| - l0 without cancellation.
-                let du = u[a] - u[b];
-                let n = -e.rest + du;
-                let length = n.norm();
-                let stretch = (-2.0 * e.rest.dot(&du) + du.norm_squared()) / (length + e.length);
-                let dp = n * (-c[STRETCH_RELAXATION] * stretch / denominator / length);
-                delta[a] += dp * wa;
-                delta[b] -= dp * wb;
-            }
-            apply(&mut d.predicted, delta);
-        }
-        for _ in 0..c[VOLUME_ITERATIONS] as usize {
-            let u = &d.predicted;
-            for t in &body.tets {
-                let [a, b, cc, dd] = t.particles;
-                let p = [x[a] + u[a], x[b] + u[b], x[cc] + u[cc], x[dd] + u[dd]];
-                let g = [
-                    (p[3] - p[1]).cross(&(p[2] - p[1])) / 6.0,
-                    (p[2] - p[0]).cross(&(p[3] - p[0])) / 6.0,
-                    (p[3] - p[0]).cross(&(p[1] - p[0])) / 6.0,
-                    (p[1] - p[0]).cross(&(p[2] - p[0])) / 6.0,
-                ];
-                let weights = [
-                    w(a) * g[0].norm_squared(),
-                    w(b) * g[1].norm_squared(),
-                    w(cc) * g[2].norm_squared(),
-                    w(dd) * g[3].norm_squared(),
-                ];
-                let sum: f64 = weights.iter().sum();
-                if sum <= 0.0 {
-                    continue;
-                }
-                let s =
-                    -c[VOLUME_RELAXATION] * six_volume_change(t, x, u) / 6.0 / (sum + c[VOLUME_COMPLIANCE] * inv_h2);
-                for k in 0..4 {
-                    delta[t.particles[k]] += g[k] * (s * weights[k]);
-                }
-            }
-            apply(&mut d.predicted, delta);
-        }
-    }
 }

@@ -27,16 +27,79 @@
 //! the bounding box (a translation), sleeping (a body below 0.17 m/s for 0.5 s freezes: an engine run
 //! must disable it, `allow_sleeping(false)`, to reach its rest state at all).
 
-use super::{EngineRule, EngineStep, six_volume_change};
+use super::{EngineBody, EngineStep, six_volume_change};
 use crate::{Dynamics, PbdSystem};
 
-/// The profile's constants in [`EngineRule::constants`].
-pub(crate) const EDGE_COMPLIANCE: usize = 0;
-pub(crate) const VOLUME_COMPLIANCE: usize = 1;
+/// Jolt's soft-body substep, with its constants (the compliances of Jolt's `Edge` and `Volume`); its
+/// cache is the projection order.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Jolt {
+    pub edge_compliance: f64,
+    pub volume_compliance: f64,
+}
 
-/// Jolt's soft-body substep.
-pub(crate) static JOLT: EngineStep =
-    EngineStep { engine: "Jolt 5.6 soft body", jacobi: false, relaxation_setting: "", solve };
+impl EngineStep for Jolt {
+    type Cache = Order;
+    const JACOBI: Option<&'static str> = None;
+
+    fn cache(system: &PbdSystem, body: &EngineBody) -> Order {
+        Order::new(system, body)
+    }
+
+    fn solve(&self, system: &PbdSystem, body: &EngineBody, order: &Order, passes: usize, d: &mut Dynamics, h: f64) {
+        let inv_h2 = 1.0 / (h * h);
+        let edge_alpha = self.edge_compliance * inv_h2;
+        let volume_alpha = self.volume_compliance * inv_h2;
+        let u = &mut d.predicted;
+        let x = &system.rest;
+        for _ in 0..passes {
+            for (volumes, edges) in &order.groups {
+                for &i in volumes {
+                    let t = &body.tets[i];
+                    let [a, b, c, e] = t.particles;
+                    let rest = [x[b] - x[a], x[c] - x[a], x[e] - x[a]];
+                    let du = [u[b] - u[a], u[c] - u[a], u[e] - u[a]];
+                    let ds = six_volume_change(t, x, u);
+                    let s0 = 6.0 * t.volume;
+                    let s = s0 + ds;
+                    // |S| - S0: S - S0 while the tetrahedron keeps its orientation.
+                    let value = if s >= 0.0 { ds } else { -s - s0 };
+                    let (e1, e2, e3) = (rest[0] + du[0], rest[1] + du[1], rest[2] + du[2]);
+                    let g = [(e3 - e1).cross(&(e2 - e1)), e2.cross(&e3), e3.cross(&e1), e1.cross(&e2)];
+                    let w = t.w;
+                    let denominator = w[0] * g[0].norm_squared()
+                        + w[1] * g[1].norm_squared()
+                        + w[2] * g[2].norm_squared()
+                        + w[3] * g[3].norm_squared()
+                        + volume_alpha;
+                    if denominator < 1e-12 {
+                        continue;
+                    }
+                    let s = value / denominator;
+                    for k in 0..4 {
+                        u[t.particles[k]] -= g[k] * (s * w[k]);
+                    }
+                }
+                for &i in edges {
+                    let e = &body.edges[i];
+                    let [a, b] = e.particles;
+                    let du = u[b] - u[a];
+                    let delta = e.rest + du;
+                    let length = delta.norm();
+                    let denominator = length * (e.w[0] + e.w[1] + edge_alpha);
+                    if denominator < 1e-12 {
+                        continue;
+                    }
+                    // l - l0 = (2 E.du + du.du) / (l + l0), without cancellation.
+                    let stretch = (2.0 * e.rest.dot(&du) + du.norm_squared()) / (length + e.length);
+                    let correction = delta * (stretch / denominator);
+                    u[a] += correction * e.w[0];
+                    u[b] -= correction * e.w[1];
+                }
+            }
+        }
+    }
+}
 
 /// `SoftBodyUpdateContext::cVertexConstraintBatch`.
 const BATCH: usize = 256;
@@ -44,14 +107,13 @@ const BATCH: usize = 256;
 /// Jolt's projection order: per update group, its volumes then its edges (indices into the engine body's
 /// `tets` and `edges`).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Order {
-    pub groups: Vec<(Vec<usize>, Vec<usize>)>,
+pub struct Order {
+    pub(crate) groups: Vec<(Vec<usize>, Vec<usize>)>,
 }
 
 impl Order {
     /// `SoftBodySharedSettings::Optimize` for a body of edges and volumes.
-    pub(crate) fn new(system: &PbdSystem) -> Self {
-        let body = system.engine_body();
+    pub(crate) fn new(system: &PbdSystem, body: &EngineBody) -> Self {
         let n = system.rest.len();
         let p: Vec<[f32; 3]> = system.rest.iter().map(|x| [x.x as f32, x.y as f32, x.z as f32]).collect();
         // (a) Connectivity: neighbours in first-seen order with a count, from edges then volumes.
@@ -223,61 +285,5 @@ impl PartialOrd for OrderedF32 {
 impl Ord for OrderedF32 {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         self.0.total_cmp(&other.0)
-    }
-}
-
-fn solve(system: &PbdSystem, rule: &EngineRule, d: &mut Dynamics, h: f64) {
-    let body = system.engine_body();
-    let order = body.jolt.get_or_init(|| Order::new(system));
-    let inv_h2 = 1.0 / (h * h);
-    let edge_alpha = rule.constants[EDGE_COMPLIANCE] * inv_h2;
-    let volume_alpha = rule.constants[VOLUME_COMPLIANCE] * inv_h2;
-    let u = &mut d.predicted;
-    let x = &system.rest;
-    for _ in 0..rule.passes {
-        for (volumes, edges) in &order.groups {
-            for &i in volumes {
-                let t = &body.tets[i];
-                let [a, b, c, e] = t.particles;
-                let rest = [x[b] - x[a], x[c] - x[a], x[e] - x[a]];
-                let du = [u[b] - u[a], u[c] - u[a], u[e] - u[a]];
-                let ds = six_volume_change(t, x, u);
-                let s0 = 6.0 * t.volume;
-                let s = s0 + ds;
-                // |S| - S0: S - S0 while the tetrahedron keeps its orientation.
-                let value = if s >= 0.0 { ds } else { -s - s0 };
-                let (e1, e2, e3) = (rest[0] + du[0], rest[1] + du[1], rest[2] + du[2]);
-                let g = [(e3 - e1).cross(&(e2 - e1)), e2.cross(&e3), e3.cross(&e1), e1.cross(&e2)];
-                let w = t.w;
-                let denominator = w[0] * g[0].norm_squared()
-                    + w[1] * g[1].norm_squared()
-                    + w[2] * g[2].norm_squared()
-                    + w[3] * g[3].norm_squared()
-                    + volume_alpha;
-                if denominator < 1e-12 {
-                    continue;
-                }
-                let s = value / denominator;
-                for k in 0..4 {
-                    u[t.particles[k]] -= g[k] * (s * w[k]);
-                }
-            }
-            for &i in edges {
-                let e = &body.edges[i];
-                let [a, b] = e.particles;
-                let du = u[b] - u[a];
-                let delta = e.rest + du;
-                let length = delta.norm();
-                let denominator = length * (e.w[0] + e.w[1] + edge_alpha);
-                if denominator < 1e-12 {
-                    continue;
-                }
-                // l - l0 = (2 E.du + du.du) / (l + l0), without cancellation.
-                let stretch = (2.0 * e.rest.dot(&du) + du.norm_squared()) / (length + e.length);
-                let correction = delta * (stretch / denominator);
-                u[a] += correction * e.w[0];
-                u[b] -= correction * e.w[1];
-            }
-        }
     }
 }

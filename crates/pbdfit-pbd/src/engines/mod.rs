@@ -6,8 +6,9 @@
 //! order). The engines differ in ways that change the answer by factors: Jacobi accumulation with a
 //! relaxation factor, multipliers kept across iterations, substeps with one pass each, their own constraint
 //! functions and order, damping that enters the rest state. So a profile brings its own solve, as one file
-//! here holding a static [`EngineStep`], and its model file under `models/` folds the fitted parameters and
-//! the engine's settings into an [`EngineRule`] (`ProjectionRule::Engine`).
+//! here implementing [`EngineStep`] (its typed constants, its per-body cache and its solve) plus its line
+//! in [`engines!`], and its model file under `models/` folds the fitted parameters and the engine's
+//! settings into an [`EngineRule`] (`ModelRule::Engine`) carrying the engine's [`EngineConstants`].
 //!
 //! What every profile shares, and what stays pbdfit's: the state is the displacement from the rest
 //! configuration (the engines store positions in f32; in f64 the displacement form loses nothing), a step
@@ -25,47 +26,91 @@
 //! zero velocity, `u* = solve(u* + velocity_factor f h^2 a)`: the Anderson solve, the stepping fallback and
 //! the sensitivity of [`PbdSystem::rest_state`] work on it unchanged.
 
-pub(crate) mod genesis;
-pub(crate) mod jolt;
-pub(crate) mod newton;
-
 use std::fmt;
 use std::sync::OnceLock;
 
 use nalgebra::Matrix3;
 
-use crate::{Dynamics, PbdSystem, Vec3};
+use crate::{Dynamics, PbdSystem, SimParams, Vec3};
 
-/// The most constants a profile folds into its rule.
-pub const ENGINE_CONSTANTS: usize = 6;
-
-/// One engine's constraint solve (a static in the engine's file under `engines/`).
-pub struct EngineStep {
-    /// The engine and version it reproduces, for results and messages (`Newton 1.8 SolverXPBD`).
-    pub engine: &'static str,
-    /// Whether its passes are Jacobi (corrections summed from the same positions), which can overshoot:
-    /// then a fixed point is accepted as a rest state only where the engine's step does not repel from
-    /// it (`PbdSystem::rest_state`). Gauss-Seidel passes of projections do not overshoot.
-    pub jacobi: bool,
-    /// The setting that scales a Jacobi engine's corrections (`relaxation`, `stretch_relaxation`), which
-    /// an unstable point's message suggests lowering; empty for a Gauss-Seidel engine.
-    pub relaxation_setting: &'static str,
-    /// Solves one substep's constraints on `d.predicted` (every pass), `d.u` holding the substep's start;
-    /// it resets whatever multipliers it keeps. `h` is the substep in s.
-    pub solve: fn(&PbdSystem, &EngineRule, &mut Dynamics, f64),
-}
-
-impl fmt::Debug for EngineStep {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.engine)
+/// One engine's constraint solve, implemented by the struct of its constants (compliances, relaxations,
+/// pass counts, under the engine's names) that its model file folds the parameters and settings into: one
+/// in each file under `engines/`, registered by one line in [`engines!`].
+pub trait EngineStep: fmt::Debug + Clone + Copy + PartialEq {
+    /// What the engine derives from the body once and reuses in every solve (Jolt's projection order;
+    /// `()` for none), built on first use.
+    type Cache: fmt::Debug + Clone + Default + Send + Sync;
+    /// For passes that are Jacobi (corrections summed from the same positions), which can overshoot, the
+    /// setting that scales their corrections (`relaxation`), which an unstable point's message suggests
+    /// lowering: a fixed point is accepted as a rest state only where the engine's step does not repel
+    /// from it (`PbdSystem::rest_state`). `None` for Gauss-Seidel passes, which do not overshoot.
+    const JACOBI: Option<&'static str>;
+    /// The cache of this body (the default: nothing to derive).
+    fn cache(_: &PbdSystem, _: &EngineBody) -> Self::Cache {
+        Self::Cache::default()
     }
+    /// Solves one substep's constraints on `d.predicted` (`passes` passes), `d.u` holding the substep's
+    /// start; it resets whatever multipliers it keeps. `h` is the substep in s.
+    fn solve(
+        &self,
+        system: &PbdSystem,
+        body: &EngineBody,
+        cache: &Self::Cache,
+        passes: usize,
+        d: &mut Dynamics,
+        h: f64,
+    );
 }
 
-/// An engine profile's step at one parameter point: what `ProjectionRule::Engine` carries.
-#[derive(Debug, Clone, Copy)]
+/// The engine registry: each entry `file::Step` declares the file's module and registers its
+/// [`EngineStep`], generating its variant of [`EngineConstants`] (named after the step), its slot in the
+/// body's caches, and the dispatch.
+macro_rules! engines {
+    ($($file:ident::$step:ident),+ $(,)?) => {
+        $(pub(crate) mod $file;)+
+
+        /// An engine profile's constants, typed per registered engine (the variant names its step).
+        #[derive(Debug, Clone, Copy, PartialEq)]
+        pub enum EngineConstants {
+            $(#[doc = concat!("The constants of `engines/", stringify!($file), ".rs`.")]
+            $step($file::$step),)+
+        }
+
+        /// Each registered engine's per-body cache, built on first use.
+        #[derive(Debug, Clone, Default)]
+        pub struct EngineCaches {
+            $($file: OnceLock<<$file::$step as EngineStep>::Cache>,)+
+        }
+
+        impl EngineConstants {
+            /// A Jacobi engine's relaxation setting ([`EngineStep::JACOBI`]).
+            pub fn jacobi(&self) -> Option<&'static str> {
+                match self { $(Self::$step(_) => <$file::$step as EngineStep>::JACOBI,)+ }
+            }
+
+            /// One substep's solve by the engine's step, with its cache of this body.
+            fn solve(&self, system: &PbdSystem, passes: usize, d: &mut Dynamics, h: f64) {
+                let body = system.engine_body();
+                match self {
+                    $(Self::$step(constants) => {
+                        let cache = body.caches.$file.get_or_init(|| $file::$step::cache(system, body));
+                        constants.solve(system, body, cache, passes, d, h)
+                    })+
+                }
+            }
+        }
+    };
+}
+
+engines! {
+    newton::NewtonXpbd,
+    jolt::Jolt,
+    genesis::GenesisPbd,
+}
+
+/// An engine profile's step at one parameter point: what [`ModelRule::Engine`](crate::ModelRule) carries.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct EngineRule {
-    /// The engine's solve.
-    pub step: &'static EngineStep,
     /// Substeps per time step (>= 1): `h = dt / substeps`.
     pub substeps: usize,
     /// Solver passes per substep (>= 1).
@@ -75,19 +120,8 @@ pub struct EngineRule {
     pub velocity_factor: f64,
     /// The factor on the load's acceleration (Jolt's `mGravityFactor`; 1: none).
     pub gravity_factor: f64,
-    /// The profile's own constants (compliances over `h^2`, relaxation, ...), as its file documents.
-    pub constants: [f64; ENGINE_CONSTANTS],
-}
-
-impl PartialEq for EngineRule {
-    fn eq(&self, other: &Self) -> bool {
-        std::ptr::eq(self.step, other.step)
-            && self.substeps == other.substeps
-            && self.passes == other.passes
-            && self.velocity_factor.to_bits() == other.velocity_factor.to_bits()
-            && self.gravity_factor.to_bits() == other.gravity_factor.to_bits()
-            && self.constants.iter().zip(&other.constants).all(|(a, b)| a.to_bits() == b.to_bits())
-    }
+    /// The engine and its own constants (compliances, relaxation, ...), as its file documents.
+    pub constants: EngineConstants,
 }
 
 /// A tetrahedron as the engines see it: particles, the inverse rest shape matrix `Dm^-1` with
@@ -112,14 +146,14 @@ pub(crate) struct EngineEdge {
     pub w: [f64; 2],
 }
 
-/// The body's constraints in the engines' terms, built once per body on first use. Constraints whose
-/// particles are all held are kept (an engine projects them too, and they move nothing).
+/// The engine profiles' state of a body: its constraints in the engines' terms, built once per body on
+/// first use, and each engine's own cache. Constraints whose particles are all held are kept (an engine
+/// projects them too, and they move nothing).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct EngineBody {
-    pub tets: Vec<EngineTet>,
-    pub edges: Vec<EngineEdge>,
-    /// Jolt's projection order, built on first use.
-    pub jolt: OnceLock<jolt::Order>,
+pub struct EngineBody {
+    pub(crate) tets: Vec<EngineTet>,
+    pub(crate) edges: Vec<EngineEdge>,
+    caches: EngineCaches,
 }
 
 impl EngineBody {
@@ -149,7 +183,7 @@ impl EngineBody {
                 EngineEdge { particles: p, rest, length: rest.norm(), w: p.map(|i| w[i]) }
             })
             .collect();
-        EngineBody { tets, edges, jolt: OnceLock::new() }
+        EngineBody { tets, edges, caches: EngineCaches::default() }
     }
 }
 
@@ -213,38 +247,44 @@ impl PbdSystem {
     pub(crate) fn engine_body(&self) -> &EngineBody {
         self.engine.get_or_init(|| EngineBody::new(self))
     }
+}
+
+impl crate::system::Stage for EngineRule {
+    fn engine(&self) -> Option<&EngineRule> {
+        Some(self)
+    }
 
     /// One time step of an engine profile (see the module doc); returns the largest displacement of a
     /// particle over the step (m).
-    pub(crate) fn engine_step(&self, rule: &EngineRule, dt: f64, damping: f64, d: &mut Dynamics) -> f64 {
-        let h = dt / rule.substeps as f64;
-        let keep = 1.0 - damping;
-        let start: Vec<Vec3> = self.free.iter().map(|&p| d.u[p]).collect();
-        for _ in 0..rule.substeps {
-            for &p in &self.free {
-                d.v[p] = (d.v[p] * keep + self.accelerations[p] * (h * rule.gravity_factor)) * rule.velocity_factor;
+    fn step(&self, system: &PbdSystem, params: &SimParams, d: &mut Dynamics) -> f64 {
+        let h = params.dt / self.substeps as f64;
+        let keep = 1.0 - params.damping;
+        let start: Vec<Vec3> = system.free.iter().map(|&p| d.u[p]).collect();
+        for _ in 0..self.substeps {
+            for &p in &system.free {
+                d.v[p] = (d.v[p] * keep + system.accelerations[p] * (h * self.gravity_factor)) * self.velocity_factor;
                 d.predicted[p] = d.u[p] + d.v[p] * h;
             }
-            (rule.step.solve)(self, rule, d, h);
-            for &p in &self.free {
+            self.constants.solve(system, self.passes, d, h);
+            for &p in &system.free {
                 d.v[p] = (d.predicted[p] - d.u[p]) / h;
                 d.u[p] = d.predicted[p];
             }
         }
-        self.free.iter().zip(&start).map(|(&p, s)| (d.u[p] - s).norm()).fold(0.0, f64::max)
+        system.free.iter().zip(&start).map(|(&p, s)| (d.u[p] - s).norm()).fold(0.0, f64::max)
     }
 
     /// The rest map of an engine profile: one substep from `x` at zero velocity (see the module doc).
-    pub(crate) fn engine_rest_map(&self, rule: &EngineRule, dt: f64, d: &mut Dynamics, x: &[f64], out: &mut [f64]) {
-        let h = dt / rule.substeps as f64;
-        let h2 = h * h * rule.velocity_factor * rule.gravity_factor;
-        for (i, &p) in self.free.iter().enumerate() {
+    fn rest_map(&self, system: &PbdSystem, params: &SimParams, d: &mut Dynamics, x: &[f64], out: &mut [f64]) {
+        let h = params.dt / self.substeps as f64;
+        let h2 = h * h * self.velocity_factor * self.gravity_factor;
+        for (i, &p) in system.free.iter().enumerate() {
             let u = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]);
             d.u[p] = u;
-            d.predicted[p] = u + self.accelerations[p] * h2;
+            d.predicted[p] = u + system.accelerations[p] * h2;
         }
-        (rule.step.solve)(self, rule, d, h);
-        for (i, &p) in self.free.iter().enumerate() {
+        self.constants.solve(system, self.passes, d, h);
+        for (i, &p) in system.free.iter().enumerate() {
             out[3 * i..3 * i + 3].copy_from_slice(d.predicted[p].as_slice());
         }
     }

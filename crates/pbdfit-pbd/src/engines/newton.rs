@@ -33,71 +33,74 @@
 use nalgebra::Matrix3;
 
 use super::{
-    EngineRule, EngineStep, det_gradient, det_minus_one, displacement_gradient, vertex_gradients, weighted_norm,
+    EngineBody, EngineStep, det_gradient, det_minus_one, displacement_gradient, vertex_gradients, weighted_norm,
 };
 use crate::{Dynamics, PbdSystem, Vec3};
 
-/// The profile's constants in [`EngineRule::constants`].
-pub(crate) const RELAXATION: usize = 0;
-pub(crate) const K_DAMP: usize = 1;
-pub(crate) const K_MU: usize = 2;
-pub(crate) const K_LAMBDA: usize = 3;
+/// Newton 1.8's `SolverXPBD` for a body of tetrahedra, with its constants under Newton's names
+/// (`relaxation`: `soft_body_relaxation`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NewtonXpbd {
+    pub relaxation: f64,
+    pub k_damp: f64,
+    pub k_mu: f64,
+    pub k_lambda: f64,
+}
 
-/// Newton 1.8's `SolverXPBD` for a body of tetrahedra.
-pub(crate) static NEWTON_XPBD: EngineStep =
-    EngineStep { engine: "Newton 1.8 SolverXPBD", jacobi: true, relaxation_setting: "relaxation", solve };
+impl EngineStep for NewtonXpbd {
+    type Cache = ();
+    const JACOBI: Option<&'static str> = Some("relaxation");
 
-fn solve(system: &PbdSystem, rule: &EngineRule, d: &mut Dynamics, dt: f64) {
-    let body = system.engine_body();
-    let c = &rule.constants;
-    let (relaxation, k_damp) = (c[RELAXATION], c[K_DAMP]);
-    let stiffness = [c[K_MU], c[K_LAMBDA]];
-    if stiffness[0] <= 0.0 || stiffness[1] <= 0.0 {
-        return;
-    }
-    let lambda = &mut d.lambda_engine;
-    lambda.clear();
-    lambda.resize(2 * body.tets.len(), 0.0);
-    let delta = &mut d.delta_engine;
-    delta.clear();
-    delta.resize(system.rest.len(), Vec3::zeros());
-    let dt2 = dt * dt;
-    for _ in 0..rule.passes {
-        delta.fill(Vec3::zeros());
-        let p = &d.predicted;
-        for (t, lambda) in body.tets.iter().zip(lambda.chunks_exact_mut(2)) {
-            let h = displacement_gradient(t, p);
-            let f = Matrix3::identity() + h;
-            // 2 tr H + |H|^2 = tr(F^T F) - 3 without cancellation.
-            let c_dev = 2.0 * h.trace() + h.norm_squared();
-            let terms = [
-                (c_dev, vertex_gradients(&(f * 2.0 * t.dm_inv.transpose()))),
-                (det_minus_one(&h), det_gradient(t, &f)),
-            ];
-            for (term, (value, grad)) in terms.into_iter().enumerate() {
-                let w = weighted_norm(&t.w, &grad);
-                if w <= 0.0 {
-                    continue;
-                }
-                let k = stiffness[term];
-                let alpha = 1.0 / (t.volume * k) / dt2;
-                let (gamma, grad_dot_v) = if k_damp > 0.0 {
-                    // dt grad C . v with v = (p - x) / dt, Newton's particle velocity during the iterations.
-                    let moved = |i: usize| grad[i].dot(&(p[t.particles[i]] - d.u[t.particles[i]]));
-                    (k_damp / (k * dt), moved(0) + moved(1) + moved(2) + moved(3))
-                } else {
-                    (0.0, 0.0)
-                };
-                let dlambda =
-                    relaxation * -(value + alpha * lambda[term] + gamma * grad_dot_v) / ((1.0 + gamma) * w + alpha);
-                lambda[term] += dlambda;
-                for i in 0..4 {
-                    delta[t.particles[i]] += grad[i] * (t.w[i] * dlambda);
+    fn solve(&self, system: &PbdSystem, body: &EngineBody, _: &(), passes: usize, d: &mut Dynamics, dt: f64) {
+        let (relaxation, k_damp) = (self.relaxation, self.k_damp);
+        let stiffness = [self.k_mu, self.k_lambda];
+        if stiffness[0] <= 0.0 || stiffness[1] <= 0.0 {
+            return;
+        }
+        let lambda = &mut d.lambda_engine;
+        lambda.clear();
+        lambda.resize(2 * body.tets.len(), 0.0);
+        let delta = &mut d.delta_engine;
+        delta.clear();
+        delta.resize(system.rest.len(), Vec3::zeros());
+        let dt2 = dt * dt;
+        for _ in 0..passes {
+            delta.fill(Vec3::zeros());
+            let p = &d.predicted;
+            for (t, lambda) in body.tets.iter().zip(lambda.chunks_exact_mut(2)) {
+                let h = displacement_gradient(t, p);
+                let f = Matrix3::identity() + h;
+                // 2 tr H + |H|^2 = tr(F^T F) - 3 without cancellation.
+                let c_dev = 2.0 * h.trace() + h.norm_squared();
+                let terms = [
+                    (c_dev, vertex_gradients(&(f * 2.0 * t.dm_inv.transpose()))),
+                    (det_minus_one(&h), det_gradient(t, &f)),
+                ];
+                for (term, (value, grad)) in terms.into_iter().enumerate() {
+                    let w = weighted_norm(&t.w, &grad);
+                    if w <= 0.0 {
+                        continue;
+                    }
+                    let k = stiffness[term];
+                    let alpha = 1.0 / (t.volume * k) / dt2;
+                    let (gamma, grad_dot_v) = if k_damp > 0.0 {
+                        // dt grad C . v with v = (p - x) / dt, Newton's particle velocity during the iterations.
+                        let moved = |i: usize| grad[i].dot(&(p[t.particles[i]] - d.u[t.particles[i]]));
+                        (k_damp / (k * dt), moved(0) + moved(1) + moved(2) + moved(3))
+                    } else {
+                        (0.0, 0.0)
+                    };
+                    let dlambda =
+                        relaxation * -(value + alpha * lambda[term] + gamma * grad_dot_v) / ((1.0 + gamma) * w + alpha);
+                    lambda[term] += dlambda;
+                    for i in 0..4 {
+                        delta[t.particles[i]] += grad[i] * (t.w[i] * dlambda);
+                    }
                 }
             }
-        }
-        for &i in &system.free {
-            d.predicted[i] += delta[i];
+            for &i in &system.free {
+                d.predicted[i] += delta[i];
+            }
         }
     }
 }

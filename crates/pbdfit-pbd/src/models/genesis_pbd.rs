@@ -3,8 +3,8 @@
 
 use pbdfit_mesh::MassModel;
 
-use crate::engines::{ENGINE_CONSTANTS, EngineRule, genesis};
-use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule, RuleSettings, SettingSpec};
+use crate::engines::{EngineConstants, EngineRule, genesis};
+use crate::{Fold, ModelDef, ParameterSpec, RuleSettings, SettingSpec};
 
 /// `stretch_compliance` (m/N) and `volume_compliance` of `gs.materials.PBD.Elastic` (Genesis's default for
 /// both is 0, which the log box leaves out: give it with `--param`).
@@ -44,22 +44,21 @@ const SETTINGS: [SettingSpec; 4] = [
     ),
 ];
 
-fn rule(p: &[f64], s: RuleSettings) -> ModelRule {
-    let mut constants = [0.0; ENGINE_CONSTANTS];
-    constants[genesis::STRETCH_COMPLIANCE] = p[0];
-    constants[genesis::VOLUME_COMPLIANCE] = p[1];
-    constants[genesis::STRETCH_RELAXATION] = s.settings[0];
-    constants[genesis::VOLUME_RELAXATION] = s.settings[1];
-    constants[genesis::STRETCH_ITERATIONS] = s.settings[2];
-    constants[genesis::VOLUME_ITERATIONS] = s.settings[3];
-    ModelRule::Projection(ProjectionRule::Engine(EngineRule {
-        step: &genesis::GENESIS_PBD,
+fn rule(p: &[f64], s: RuleSettings) -> EngineRule {
+    EngineRule {
         substeps: s.nit.max(1),
         passes: 1,
         velocity_factor: 1.0,
         gravity_factor: 1.0,
-        constants,
-    }))
+        constants: EngineConstants::GenesisPbd(genesis::GenesisPbd {
+            stretch_compliance: p[0],
+            volume_compliance: p[1],
+            stretch_relaxation: s.settings[0],
+            volume_relaxation: s.settings[1],
+            stretch_iterations: s.settings[2] as usize,
+            volume_iterations: s.settings[3] as usize,
+        }),
+    }
 }
 
 fn usage(p: &[f64], s: RuleSettings) -> Vec<String> {
@@ -85,13 +84,8 @@ pub(crate) static GENESIS_PBD: ModelDef = ModelDef {
     settings: &SETTINGS,
     nit_means: "Genesis's substeps (SimOptions.substeps) per step of dt",
     usage,
-    rule,
+    rule: Fold::Engine(rule),
     example: &[1e-4, 1e-6],
     // Genesis gives every particle the same mass: rho x the morph's volume over the particle count.
     masses: Some(MassModel::Uniform),
 };
-
-impl ModelKind {
-    /// Genesis's PBD elastic profile.
-    pub const GENESIS_PBD: ModelKind = ModelKind::of(&GENESIS_PBD);
-}

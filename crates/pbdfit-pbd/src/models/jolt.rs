@@ -2,8 +2,8 @@
 //! SoftBody3D and crates.io `oxijolt` run it; the parameters are the compliances Jolt's
 //! `SoftBodySharedSettings::Edge` and `::Volume` take.
 
-use crate::engines::{ENGINE_CONSTANTS, EngineRule, jolt};
-use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule, RuleSettings, SettingSpec};
+use crate::engines::{EngineConstants, EngineRule, jolt};
+use crate::{Fold, ModelDef, ParameterSpec, RuleSettings, SettingSpec};
 
 /// Jolt's `Edge::mCompliance` (m/N, `C = l - l0`) and `Volume::mCompliance` (`C = |6V| - 6V0`: 36 times
 /// the compliance of `C = V - V0`, in m^6/J).
@@ -19,44 +19,28 @@ const PARAMETERS: [ParameterSpec; 2] = [
 
 /// `SoftBodyCreationSettings::mLinearDamping` and `mGravityFactor`.
 const SETTINGS: [SettingSpec; 2] = [
-    SettingSpec {
-        name: "linear_damping",
-        unit: "1/s",
-        description: "SoftBodyCreationSettings::mLinearDamping: v <- (v + g h) max(0, 1 - c h) each substep, \
-                      so it scales the gravity the rest state feels",
-        default: 0.1,
-        minimum: 0.0,
-        maximum: 1e6,
-        maximum_open: false,
-        integer: false,
-        damps: true,
-    },
-    SettingSpec {
-        name: "gravity_factor",
-        unit: "1",
-        description: "SoftBodyCreationSettings::mGravityFactor: the factor on gravity",
-        default: 1.0,
-        minimum: 0.0,
-        maximum: 1e3,
-        maximum_open: false,
-        integer: false,
-        damps: false,
-    },
+    SettingSpec::new(
+        "linear_damping",
+        "1/s",
+        "SoftBodyCreationSettings::mLinearDamping: v <- (v + g h) max(0, 1 - c h) each substep, so it scales the \
+         gravity the rest state feels",
+        0.1,
+    )
+    .within(0.0, 1e6)
+    .damping(),
+    SettingSpec::new("gravity_factor", "1", "SoftBodyCreationSettings::mGravityFactor: the factor on gravity", 1.0)
+        .within(0.0, 1e3),
 ];
 
-fn rule(p: &[f64], s: RuleSettings) -> ModelRule {
+fn rule(p: &[f64], s: RuleSettings) -> EngineRule {
     let h = s.dt / s.nit.max(1) as f64;
-    let mut constants = [0.0; ENGINE_CONSTANTS];
-    constants[jolt::EDGE_COMPLIANCE] = p[0];
-    constants[jolt::VOLUME_COMPLIANCE] = p[1];
-    ModelRule::Projection(ProjectionRule::Engine(EngineRule {
-        step: &jolt::JOLT,
+    EngineRule {
         substeps: s.nit.max(1),
         passes: 1,
         velocity_factor: (1.0 - s.settings[0] * h).max(0.0),
         gravity_factor: s.settings[1],
-        constants,
-    }))
+        constants: EngineConstants::Jolt(jolt::Jolt { edge_compliance: p[0], volume_compliance: p[1] }),
+    }
 }
 
 /// Godot's `SoftBody3D.linear_stiffness` k in [0, 1] maps to the stiffness `max(k^3 1e5, 1e-6)` N/m
@@ -119,16 +103,11 @@ pub(crate) static JOLT: ModelDef = ModelDef {
     settings: &SETTINGS,
     nit_means: "Jolt's mNumIterations: substeps of dt/nit, one Gauss-Seidel pass each",
     usage,
-    rule,
+    rule: Fold::Engine(rule),
     example: &[1e-4, 1e-4],
     // Jolt takes each vertex's inverse mass as given (SoftBodySharedSettings::Vertex::mInvMass): no convention.
     masses: None,
 };
-
-impl ModelKind {
-    /// Jolt's soft-body profile.
-    pub const JOLT: ModelKind = ModelKind::of(&JOLT);
-}
 
 #[cfg(test)]
 mod tests {

@@ -2,7 +2,7 @@
 //! Mass-spring systems). Its rest state is the static equilibrium of spring forces and gravity, solved by
 //! Newton; it depends on neither dt nor nit.
 
-use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec, SpringLaw};
+use crate::{Fold, ModelDef, ParameterSpec, SpringLaw};
 
 /// The spring constant `ks` (N/m), on a log10 box around the estimate `ks ~ E h` (h = 1/N; E from 1e2 to
 /// 1e7 Pa) with margin.
@@ -17,12 +17,7 @@ pub(crate) static MASS_SPRING: ModelDef = ModelDef {
     settings: &[],
     nit_means: crate::model::SOLVER_ITERATIONS,
     usage: crate::model::no_usage,
-    rule: |p, _| ModelRule::Springs(SpringLaw { ks: p[0], ..SpringLaw::NONE }),
+    rule: Fold::Springs(|p, _| SpringLaw { ks: p[0], ..SpringLaw::NONE }),
     example: &[100.0],
     masses: None,
 };
-
-impl ModelKind {
-    /// Mass-spring.
-    pub const MASS_SPRING: ModelKind = ModelKind::of(&MASS_SPRING);
-}

@@ -2,7 +2,7 @@
 //! (docs/models.md, section Equations). Rest state by Newton, as for `mass-spring`.
 
 use super::mass_spring::SPRING_CONSTANT;
-use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec, SpringLaw};
+use crate::{Fold, ModelDef, ParameterSpec, SpringLaw};
 
 /// `ks` (N/m) and the volume penalty `kvol` (Pa), on a log10 box around the bulk modulus
 /// `K = E / (3 (1 - 2 nu))` (E from 1e2 to 1e7 Pa, nu up to 0.49) with margin.
@@ -17,12 +17,7 @@ pub(crate) static MASS_SPRING_VOLUME: ModelDef = ModelDef {
     settings: &[],
     nit_means: crate::model::SOLVER_ITERATIONS,
     usage: crate::model::no_usage,
-    rule: |p, _| ModelRule::Springs(SpringLaw { ks: p[0], kvol: p[1], ..SpringLaw::NONE }),
+    rule: Fold::Springs(|p, _| SpringLaw { ks: p[0], kvol: p[1], ..SpringLaw::NONE }),
     example: &[200.0, 3e3],
     masses: None,
 };
-
-impl ModelKind {
-    /// Mass-spring with a volume penalty.
-    pub const MASS_SPRING_VOLUME: ModelKind = ModelKind::of(&MASS_SPRING_VOLUME);
-}

@@ -1,27 +1,12 @@
 //! The model registry: every model kind pbdfit knows, one file each.
 //!
 //! **Adding a model** is one file in this folder (a `static` [`ModelDef`](crate::ModelDef): name,
-//! parameters with units, scales and default boxes, and the function that folds the parameter values
-//! into a [`ModelRule`](crate::ModelRule)) plus one registration line: its `mod` line and
-//! entry in [`MODELS`] below. The CPU sweep and the GPU encoder both read the rule, the command line
+//! parameters with units, scales and default boxes, and its family with the function that folds the
+//! parameter values into the family's rule ([`Fold`](crate::Fold))) plus one entry in [`models!`] below
+//! (its doc line and `file::DEF`). The CPU sweep and the GPU encoder both read the rule, the command line
 //! and the study files find the model by name, and the fit searches its parameters by their specs.
 
-mod genesis_pbd;
-mod jolt;
-mod mass_spring;
-mod mass_spring_volume;
-mod newton_xpbd;
-mod pbd;
-mod pbd_linearised;
-mod pbd_textbook_volume;
-mod pybullet_neohookean;
-mod xpbd;
-mod xpbd_hookean;
-mod xpbd_morse;
-mod xpbd_strain;
-mod xpbd_stvk;
-
-use crate::ModelDef;
+use crate::{ModelDef, ModelKind};
 
 /// Where a model's paste lines give the engine other parameters than the fitted ones: each line's name
 /// and the parameter values it makes (see [`crate::ModelKind::pasted_bodies`]).
@@ -32,20 +17,48 @@ pub(crate) fn pasted_bodies(name: &str, values: &[f64]) -> Vec<(&'static str, Ve
     }
 }
 
-/// Every registered model, in the order the command line lists them.
-pub(crate) static MODELS: &[&ModelDef] = &[
-    &pbd::PBD,
-    &pbd_linearised::PBD_LINEARISED,
-    &pbd_textbook_volume::PBD_TEXTBOOK_VOLUME,
-    &xpbd::XPBD,
-    &xpbd_hookean::XPBD_HOOKEAN,
-    &xpbd_stvk::XPBD_STVK,
-    &xpbd_morse::XPBD_MORSE,
-    &xpbd_strain::XPBD_STRAIN,
-    &mass_spring::MASS_SPRING,
-    &mass_spring_volume::MASS_SPRING_VOLUME,
-    &newton_xpbd::NEWTON_XPBD,
-    &jolt::JOLT,
-    &genesis_pbd::GENESIS_PBD,
-    &pybullet_neohookean::PYBULLET_NEOHOOKEAN,
-];
+/// The registry: each entry (its doc, then `file::DEF`) declares the model's file, lists its `static`
+/// [`ModelDef`] in [`MODELS`] and names it as a [`ModelKind`] constant.
+macro_rules! models {
+    ($($(#[$doc:meta])* $file:ident::$def:ident),+ $(,)?) => {
+        $(mod $file;)+
+
+        /// Every registered model, in the order the command line lists them.
+        pub(crate) static MODELS: &[&ModelDef] = &[$(&$file::$def),+];
+
+        impl ModelKind {
+            $($(#[$doc])* pub const $def: ModelKind = ModelKind::of(&$file::$def);)+
+        }
+    };
+}
+
+models! {
+    /// The reference library's PBD (the default model).
+    pbd::PBD,
+    /// PBD with the linearised stiffness.
+    pbd_linearised::PBD_LINEARISED,
+    /// PBD with the textbook volume gradient.
+    pbd_textbook_volume::PBD_TEXTBOOK_VOLUME,
+    /// XPBD with compliances.
+    xpbd::XPBD,
+    /// XPBD with the Hookean spring potential.
+    xpbd_hookean::XPBD_HOOKEAN,
+    /// XPBD with the St. Venant-Kirchhoff spring potential.
+    xpbd_stvk::XPBD_STVK,
+    /// XPBD with the modified Morse spring potential.
+    xpbd_morse::XPBD_MORSE,
+    /// XPBD with per-tetrahedron Green-strain constraints.
+    xpbd_strain::XPBD_STRAIN,
+    /// Mass-spring.
+    mass_spring::MASS_SPRING,
+    /// Mass-spring with a volume penalty.
+    mass_spring_volume::MASS_SPRING_VOLUME,
+    /// Newton's XPBD profile.
+    newton_xpbd::NEWTON_XPBD,
+    /// Jolt's soft-body profile.
+    jolt::JOLT,
+    /// Genesis's PBD elastic profile.
+    genesis_pbd::GENESIS_PBD,
+    /// PyBullet's neo-Hookean deformable.
+    pybullet_neohookean::PYBULLET_NEOHOOKEAN,
+}

@@ -3,8 +3,8 @@
 
 use pbdfit_mesh::MassModel;
 
-use crate::engines::{ENGINE_CONSTANTS, EngineRule, newton};
-use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule, RuleSettings, SettingSpec};
+use crate::engines::{EngineConstants, EngineRule, newton};
+use crate::{Fold, ModelDef, ParameterSpec, RuleSettings, SettingSpec};
 
 /// `k_mu`, `k_lambda` in Pa: Newton's tetrahedron material (`tet_materials[:, 0..2]`).
 const PARAMETERS: [ParameterSpec; 2] = [
@@ -24,44 +24,32 @@ const PARAMETERS: [ParameterSpec; 2] = [
 
 /// `SolverXPBD(soft_body_relaxation=...)` and the tetrahedra's `k_damp`.
 const SETTINGS: [SettingSpec; 2] = [
-    SettingSpec {
-        name: "relaxation",
-        unit: "1",
-        description: "SolverXPBD's soft_body_relaxation: the factor on every tetrahedron's dlambda",
-        default: 0.9,
-        minimum: 0.01,
-        maximum: 1.0,
-        maximum_open: false,
-        integer: false,
-        damps: false,
-    },
-    SettingSpec {
-        name: "k_damp",
-        unit: "1",
-        description: "add_soft_mesh's k_damp (Rayleigh damping of the tetrahedra; it moves the rest state)",
-        default: 0.0,
-        minimum: 0.0,
-        maximum: 1e3,
-        maximum_open: false,
-        integer: false,
-        damps: true,
-    },
+    SettingSpec::new(
+        "relaxation",
+        "1",
+        "SolverXPBD's soft_body_relaxation: the factor on every tetrahedron's dlambda",
+        0.9,
+    )
+    .within(0.01, 1.0),
+    SettingSpec::new(
+        "k_damp",
+        "1",
+        "add_soft_mesh's k_damp (Rayleigh damping of the tetrahedra; it moves the rest state)",
+        0.0,
+    )
+    .within(0.0, 1e3)
+    .damping(),
 ];
 
-fn rule(p: &[f64], s: RuleSettings) -> ModelRule {
-    let mut constants = [0.0; ENGINE_CONSTANTS];
-    constants[newton::RELAXATION] = s.settings[0];
-    constants[newton::K_DAMP] = s.settings[1];
-    constants[newton::K_MU] = p[0];
-    constants[newton::K_LAMBDA] = p[1];
-    ModelRule::Projection(ProjectionRule::Engine(EngineRule {
-        step: &newton::NEWTON_XPBD,
+fn rule(p: &[f64], s: RuleSettings) -> EngineRule {
+    let (relaxation, k_damp) = (s.settings[0], s.settings[1]);
+    EngineRule {
         substeps: 1,
         passes: s.nit,
         velocity_factor: 1.0,
         gravity_factor: 1.0,
-        constants,
-    }))
+        constants: EngineConstants::NewtonXpbd(newton::NewtonXpbd { relaxation, k_damp, k_mu: p[0], k_lambda: p[1] }),
+    }
 }
 
 fn usage(p: &[f64], s: RuleSettings) -> Vec<String> {
@@ -83,13 +71,8 @@ pub(crate) static NEWTON_XPBD: ModelDef = ModelDef {
     settings: &SETTINGS,
     nit_means: "SolverXPBD's iterations per step (Jacobi passes over every tetrahedron)",
     usage,
-    rule,
+    rule: Fold::Engine(rule),
     example: &[1e4, 1e4],
     // add_soft_mesh gives each corner a quarter of its tetrahedron's density x volume.
     masses: Some(MassModel::Lumped),
 };
-
-impl ModelKind {
-    /// Newton's XPBD profile.
-    pub const NEWTON_XPBD: ModelKind = ModelKind::of(&NEWTON_XPBD);
-}

@@ -1,6 +1,6 @@
 //! The reference library's PBD (Jan Bender's PositionBasedDynamics; docs/method.md, section The model's step).
 
-use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule, Scale};
+use crate::{Fold, ModelDef, ParameterSpec, ProjectionRule, Scale};
 
 /// Distance stiffness `kd` and volume stiffness `kv`, dimensionless, searched on [0, 1].
 pub(crate) const STIFFNESS: [ParameterSpec; 2] = [
@@ -30,12 +30,8 @@ impl ParameterSpec {
 /// The PBD rule with stiffness (kd, kv) and volume gradients `scale * 6 dV/dp`: distance corrections
 /// scaled by `kd`, volume corrections by `kv / (6 scale)` on the unscaled gradients, and the degenerate
 /// threshold `1e-300 / scale^2` on `sum w |6 dV/dp|^2` (the reference's 1e-300 on the scaled sum).
-pub(crate) fn pbd_rule(kd: f64, kv: f64, scale: f64) -> ModelRule {
-    ModelRule::Projection(ProjectionRule::Pbd {
-        distance_k: kd,
-        volume_k: kv / (6.0 * scale),
-        volume_gradient_scale: scale,
-    })
+pub(crate) fn pbd_rule(kd: f64, kv: f64, scale: f64) -> ProjectionRule {
+    ProjectionRule::Pbd { distance_k: kd, volume_k: kv / (6.0 * scale), volume_gradient_scale: scale }
 }
 
 /// `k` multiplies the correction; volume gradients `6 dV/dp` (one sixth of the textbook step).
@@ -46,12 +42,7 @@ pub(crate) static PBD: ModelDef = ModelDef {
     settings: &[],
     nit_means: crate::model::SOLVER_ITERATIONS,
     usage: crate::model::no_usage,
-    rule: |p, _| pbd_rule(p[0], p[1], 1.0),
+    rule: Fold::Projection(|p, _| pbd_rule(p[0], p[1], 1.0)),
     example: &[0.5, 0.5],
     masses: None,
 };
-
-impl ModelKind {
-    /// The reference library's PBD (the default model).
-    pub const PBD: ModelKind = ModelKind::of(&PBD);
-}

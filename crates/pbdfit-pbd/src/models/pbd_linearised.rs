@@ -1,7 +1,7 @@
 //! PBD with the original paper's iteration-count correction `k' = 1 - (1 - k)^(1/nit)`.
 
 use super::pbd::pbd_rule;
-use crate::{ModelDef, ModelKind, ParameterSpec};
+use crate::{Fold, ModelDef, ParameterSpec};
 
 const LINEARISED: [ParameterSpec; 2] = {
     let [mut kd, mut kv] = super::pbd::STIFFNESS;
@@ -19,15 +19,10 @@ pub(crate) static PBD_LINEARISED: ModelDef = ModelDef {
     settings: &[],
     nit_means: crate::model::SOLVER_ITERATIONS,
     usage: crate::model::no_usage,
-    rule: |p, settings| {
+    rule: Fold::Projection(|p, settings| {
         let linearise = |k: f64| 1.0 - (1.0 - k).powf(1.0 / settings.nit as f64);
         pbd_rule(linearise(p[0]), linearise(p[1]), 1.0)
-    },
+    }),
     example: &[0.7, 0.4],
     masses: None,
 };
-
-impl ModelKind {
-    /// PBD with the linearised stiffness.
-    pub const PBD_LINEARISED: ModelKind = ModelKind::of(&PBD_LINEARISED);
-}

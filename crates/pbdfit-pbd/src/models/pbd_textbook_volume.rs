@@ -1,7 +1,7 @@
 //! PBD with the true volume gradient `dV/dp` (the textbook step, six times the library's).
 
 use super::pbd::{STIFFNESS, pbd_rule};
-use crate::{ModelDef, ModelKind};
+use crate::{Fold, ModelDef};
 
 /// As `pbd`, with the volume gradient `dV/dp`.
 pub(crate) static PBD_TEXTBOOK_VOLUME: ModelDef = ModelDef {
@@ -11,12 +11,7 @@ pub(crate) static PBD_TEXTBOOK_VOLUME: ModelDef = ModelDef {
     settings: &[],
     nit_means: crate::model::SOLVER_ITERATIONS,
     usage: crate::model::no_usage,
-    rule: |p, _| pbd_rule(p[0], p[1], 1.0 / 6.0),
+    rule: Fold::Projection(|p, _| pbd_rule(p[0], p[1], 1.0 / 6.0)),
     example: &[0.9, 0.3],
     masses: None,
 };
-
-impl ModelKind {
-    /// PBD with the textbook volume gradient.
-    pub const PBD_TEXTBOOK_VOLUME: ModelKind = ModelKind::of(&PBD_TEXTBOOK_VOLUME);
-}

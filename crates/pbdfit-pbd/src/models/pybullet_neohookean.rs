@@ -8,7 +8,7 @@
 
 use pbdfit_mesh::MassModel;
 
-use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec, RuleSettings, SpringLaw};
+use crate::{Fold, ModelDef, ParameterSpec, RuleSettings, SpringLaw};
 
 /// `NeoHookeanMu`, `NeoHookeanLambda` (Pa), on the engine profiles' box.
 const PARAMETERS: [ParameterSpec; 2] = [
@@ -42,13 +42,8 @@ pub(crate) static PYBULLET_NEOHOOKEAN: ModelDef = ModelDef {
     settings: &[],
     nit_means: "ignored: the rest state is the static equilibrium of PyBullet's energy",
     usage,
-    rule: |p, _| ModelRule::Springs(SpringLaw { mu: p[0], lambda: p[1], ..SpringLaw::NONE }),
+    rule: Fold::Springs(|p, _| SpringLaw { mu: p[0], lambda: p[1], ..SpringLaw::NONE }),
     example: &[3e3, 5e3],
     // loadSoftBody(mass=...) spreads the mass evenly over the nodes.
     masses: Some(MassModel::Uniform),
 };
-
-impl ModelKind {
-    /// PyBullet's neo-Hookean deformable.
-    pub const PYBULLET_NEOHOOKEAN: ModelKind = ModelKind::of(&PYBULLET_NEOHOOKEAN);
-}

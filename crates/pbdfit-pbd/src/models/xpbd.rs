@@ -1,6 +1,6 @@
 //! XPBD (Macklin, Mueller, Chentanez 2016): compliances, true gradients, multipliers reset each step.
 
-use crate::{ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule, RuleSettings, SpringPotential};
+use crate::{Fold, ModelDef, ParameterSpec, ProjectionRule, RuleSettings, SpringPotential};
 
 /// A distance compliance in `unit` on a log10 box.
 pub(crate) const fn distance_compliance(unit: &'static str, default_box: (f64, f64)) -> ParameterSpec {
@@ -23,9 +23,9 @@ const COMPLIANCE: [ParameterSpec; 2] = [distance_compliance("m/N", (1e-10, 1e2))
 
 /// The XPBD rule with `alpha~ = alpha / dt^2` per constraint type, true volume gradients and the
 /// distance constraint function `potential`.
-pub(crate) fn xpbd_rule(p: &[f64], settings: RuleSettings, potential: SpringPotential) -> ModelRule {
+pub(crate) fn xpbd_rule(p: &[f64], settings: RuleSettings, potential: SpringPotential) -> ProjectionRule {
     let dt2 = settings.dt * settings.dt;
-    ModelRule::Projection(ProjectionRule::Xpbd {
+    ProjectionRule::Xpbd {
         distance_potential: potential,
         distance_alpha_tilde: p[0] / dt2,
         volume_alpha_tilde: p[1] / dt2,
@@ -33,7 +33,7 @@ pub(crate) fn xpbd_rule(p: &[f64], settings: RuleSettings, potential: SpringPote
         distances: true,
         volumes: true,
         tetrahedra: [None; 2],
-    })
+    }
 }
 
 /// XPBD with the stretching constraint `C = l - l0`.
@@ -44,12 +44,7 @@ pub(crate) static XPBD: ModelDef = ModelDef {
     settings: &[],
     nit_means: crate::model::SOLVER_ITERATIONS,
     usage: crate::model::no_usage,
-    rule: |p, settings| xpbd_rule(p, settings, SpringPotential::Stretch),
+    rule: Fold::Projection(|p, settings| xpbd_rule(p, settings, SpringPotential::Stretch)),
     example: &[1e-4, 1e-6],
     masses: None,
 };
-
-impl ModelKind {
-    /// XPBD with compliances.
-    pub const XPBD: ModelKind = ModelKind::of(&XPBD);
-}

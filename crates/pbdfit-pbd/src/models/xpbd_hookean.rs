@@ -2,7 +2,7 @@
 //! section Spring-potential constraints).
 
 use super::xpbd::{VOLUME_COMPLIANCE, distance_compliance, xpbd_rule};
-use crate::{ModelDef, ModelKind, ParameterSpec, SpringPotential};
+use crate::{Fold, ModelDef, ParameterSpec, SpringPotential};
 
 /// `C` is in m^2, so the energy `C^2 / (2 alpha_d)` puts `alpha_d` in m^4/J. At rest a spring carries
 /// the force `(l - l0)^3 / (2 alpha_d)`: a cubic spring with no linear stiffness. The box holds the
@@ -17,14 +17,9 @@ pub(crate) static XPBD_HOOKEAN: ModelDef = ModelDef {
     settings: &[],
     nit_means: crate::model::SOLVER_ITERATIONS,
     usage: crate::model::no_usage,
-    rule: |p, settings| xpbd_rule(p, settings, SpringPotential::Hookean),
+    rule: Fold::Projection(|p, settings| xpbd_rule(p, settings, SpringPotential::Hookean)),
     // Stiff: at alpha_d = 1e-8 the potential's correction, which vanishes quadratically near rest, made
     // the wall cube step 113,704 sweeps to rest; at 1e-12 it takes 1,379 (CPU stepping, measured).
     example: &[1e-12, 1e-5],
     masses: None,
 };
-
-impl ModelKind {
-    /// XPBD with the Hookean spring potential.
-    pub const XPBD_HOOKEAN: ModelKind = ModelKind::of(&XPBD_HOOKEAN);
-}

@@ -3,7 +3,7 @@
 //! its printed gradient, which drops the `-l0` in the exponent, is taken as a typo).
 
 use super::xpbd::{VOLUME_COMPLIANCE, distance_compliance, xpbd_rule};
-use crate::{ModelDef, ModelKind, ParameterSpec, SpringPotential};
+use crate::{Fold, ModelDef, ParameterSpec, SpringPotential};
 
 /// `C` is a number (lengths in m), so `alpha_d` is in 1/J. At rest a spring carries a force of about
 /// `2 (l - l0)^3 / alpha_d`. The box holds the minima of the shipped studies (fits/models.toml) with
@@ -18,14 +18,9 @@ pub(crate) static XPBD_MORSE: ModelDef = ModelDef {
     settings: &[],
     nit_means: crate::model::SOLVER_ITERATIONS,
     usage: crate::model::no_usage,
-    rule: |p, settings| xpbd_rule(p, settings, SpringPotential::Morse),
+    rule: Fold::Projection(|p, settings| xpbd_rule(p, settings, SpringPotential::Morse)),
     // Stiff: at alpha_d = 1e-8 the wall cube stepped 325,586 sweeps to rest, at 1e-16 it takes 559
     // (floor and ceiling 227; CPU stepping, measured).
     example: &[1e-16, 1e-5],
     masses: None,
 };
-
-impl ModelKind {
-    /// XPBD with the modified Morse spring potential.
-    pub const XPBD_MORSE: ModelKind = ModelKind::of(&XPBD_MORSE);
-}

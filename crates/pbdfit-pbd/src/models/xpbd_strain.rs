@@ -8,8 +8,8 @@
 //! compliances `1 / mu`, `1 / lambda` solved together per tetrahedron are Macklin and Mueller's (2021).
 
 use crate::{
-    MAX_TETRAHEDRON_TERMS, ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule, RuleSettings,
-    SpringPotential, TetrahedronConstraint, TetrahedronTerm,
+    Fold, MAX_TETRAHEDRON_TERMS, ModelDef, ParameterSpec, ProjectionRule, RuleSettings, SpringPotential,
+    TetrahedronConstraint, TetrahedronTerm,
 };
 
 /// The compliances: `C` is in m^(3/2), so both are in m^3/J (1/Pa). The boxes hold `1 / (2 mu)` and
@@ -19,13 +19,13 @@ const PARAMETERS: [ParameterSpec; 2] = [
     ParameterSpec::log10("alpha_vol", "m^3/J", "volumetric strain compliance (1 / K)", (1e-12, 1e2)),
 ];
 
-fn rule(p: &[f64], settings: RuleSettings) -> ModelRule {
+fn rule(p: &[f64], settings: RuleSettings) -> ProjectionRule {
     let dt2 = settings.dt * settings.dt;
     let term = |constraint, alpha: f64| Some(TetrahedronTerm { constraint, alpha_tilde: alpha / dt2, constant: 0.0 });
     let mut tetrahedra = [None; MAX_TETRAHEDRON_TERMS];
     tetrahedra[0] = term(TetrahedronConstraint::StrainDeviatoric, p[0]);
     tetrahedra[1] = term(TetrahedronConstraint::StrainVolumetric, p[1]);
-    ModelRule::Projection(ProjectionRule::Xpbd {
+    ProjectionRule::Xpbd {
         distance_potential: SpringPotential::Stretch,
         distance_alpha_tilde: 0.0,
         volume_alpha_tilde: 0.0,
@@ -33,7 +33,7 @@ fn rule(p: &[f64], settings: RuleSettings) -> ModelRule {
         distances: false,
         volumes: false,
         tetrahedra,
-    })
+    }
 }
 
 /// XPBD, Green-strain constraints per tetrahedron.
@@ -44,12 +44,7 @@ pub(crate) static XPBD_STRAIN: ModelDef = ModelDef {
     settings: &[],
     nit_means: crate::model::SOLVER_ITERATIONS,
     usage: crate::model::no_usage,
-    rule,
+    rule: Fold::Projection(rule),
     example: &[1e-3, 1e-3],
     masses: None,
 };
-
-impl ModelKind {
-    /// XPBD with per-tetrahedron Green-strain constraints.
-    pub const XPBD_STRAIN: ModelKind = ModelKind::of(&XPBD_STRAIN);
-}

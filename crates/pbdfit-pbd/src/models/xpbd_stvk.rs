@@ -2,7 +2,7 @@
 //! `eps = (l^2 - l0^2) / (2 l0^2)` (docs/models.md, section Equations).
 
 use super::xpbd::{VOLUME_COMPLIANCE, distance_compliance, xpbd_rule};
-use crate::{ModelDef, ModelKind, ParameterSpec, SpringPotential};
+use crate::{Fold, ModelDef, ParameterSpec, SpringPotential};
 
 /// `C` is in m, so `alpha_d` is in m/N as for plain XPBD; but `C` is quadratic in the strain, so at rest
 /// a spring carries a force cubic in `l - l0`. The box holds the minima of the shipped studies
@@ -17,13 +17,8 @@ pub(crate) static XPBD_STVK: ModelDef = ModelDef {
     settings: &[],
     nit_means: crate::model::SOLVER_ITERATIONS,
     usage: crate::model::no_usage,
-    rule: |p, settings| xpbd_rule(p, settings, SpringPotential::Stvk),
+    rule: Fold::Projection(|p, settings| xpbd_rule(p, settings, SpringPotential::Stvk)),
     // Stiff: 29,392 stepping sweeps on the wall cube at alpha_d = 1e-8, 336 at 1e-12 (measured).
     example: &[1e-12, 1e-5],
     masses: None,
 };
-
-impl ModelKind {
-    /// XPBD with the St. Venant-Kirchhoff spring potential.
-    pub const XPBD_STVK: ModelKind = ModelKind::of(&XPBD_STVK);
-}
