@@ -45,7 +45,8 @@
 //! - No transverse shear: thin shells only (span over thickness above about 20); a thick plate comes
 //!   out too stiff.
 //! - Linear: small displacements and rotations about the rest state. A sheet that hangs, drapes or
-//!   sags far (its rotations are not small) needs the corotational form, which is not here yet.
+//!   sags far (its rotations are not small) needs the corotational form of the same facet,
+//!   [`CorotationalShell`] (module `corotational.rs`: large rotations, small strains).
 //! - Facets, not a curved surface: a curved sheet is approximated by flat triangles (the geometric
 //!   error is second order too); gravity and pressure are lumped (a third of each facet's load to each
 //!   node's translation, the CST's consistent load for a uniform load); nodal moments can be given
@@ -84,7 +85,10 @@
 //! assert!((u.max_translation() / beam - 1.0).abs() < 1e-3);
 //! ```
 
+mod corotational;
 mod element;
+
+pub use corotational::{CorotationalShell, CorotationalSolution, SHELL_NEWTON, ShellState, rotation_vector};
 
 pub use element::{
     DRILLING_FACTOR, FacetFrame, FacetStiffness, dkt_b, facet_rotation, facet_stiffness, local_stiffness, membrane_b,
@@ -132,6 +136,10 @@ pub enum ShellError {
     /// A vertex belongs to no triangle and is not fully held, so its DOFs have no stiffness.
     #[error("vertex {0} belongs to no triangle and is not held in all six DOFs: it has no stiffness")]
     OrphanVertex(usize),
+    /// A fixed rotation DOF is given a value other than zero (the corotational shell holds rotations at
+    /// zero only).
+    #[error("vertex {0}: the nonlinear shell holds rotations at zero only, not at a prescribed value")]
+    PrescribedRotation(usize),
     /// The linear solve failed (a sheet not held against every rigid motion is not positive definite).
     #[error("shell solve: {0}")]
     Fem(#[from] FemError),
@@ -342,18 +350,9 @@ impl LinearShell {
         eigen.iter().filter(|&&e| e <= 1e-10 * largest || largest == 0.0).count()
     }
 
-    /// [`solve_with`](Self::solve_with) with the crate's sparse Cholesky.
-    pub fn solve(&self, constraints: &ShellConstraints, load: &ShellLoad) -> Result<ShellSolution, ShellError> {
-        self.solve_with(constraints, load, &FaerCholesky::new())
-    }
-
-    /// Solves `K u = f` for the free DOFs, with the fixed DOFs at their prescribed values.
-    pub fn solve_with(
-        &self,
-        constraints: &ShellConstraints,
-        load: &ShellLoad,
-        solver: &dyn LinearSolver,
-    ) -> Result<ShellSolution, ShellError> {
+    /// Refuses lists of the wrong length, a vertex in no triangle that is not fully held, and fixed DOFs
+    /// that leave a rigid motion free.
+    pub(crate) fn check(&self, constraints: &ShellConstraints, load: &ShellLoad) -> Result<(), ShellError> {
         for (what, got) in [("shell constraints", constraints.fixed.len()), ("shell load", load.nodal.len())] {
             if got != self.vertices {
                 return Err(ShellError::SizeMismatch { what, expected: self.vertices, got });
@@ -368,15 +367,24 @@ impl LinearShell {
         if free_rigid > 0 {
             return Err(ShellError::NotHeld { free: free_rigid });
         }
+        Ok(())
+    }
+
+    /// [`solve_with`](Self::solve_with) with the crate's sparse Cholesky.
+    pub fn solve(&self, constraints: &ShellConstraints, load: &ShellLoad) -> Result<ShellSolution, ShellError> {
+        self.solve_with(constraints, load, &FaerCholesky::new())
+    }
+
+    /// Solves `K u = f` for the free DOFs, with the fixed DOFs at their prescribed values.
+    pub fn solve_with(
+        &self,
+        constraints: &ShellConstraints,
+        load: &ShellLoad,
+        solver: &dyn LinearSolver,
+    ) -> Result<ShellSolution, ShellError> {
+        self.check(constraints, load)?;
         // Reduced numbering of the free DOFs.
-        let mut reduced = vec![usize::MAX; self.dofs()];
-        let mut free = 0;
-        for (i, r) in reduced.iter_mut().enumerate() {
-            if !constraints.fixed[i / NODE_DOFS][i % NODE_DOFS] {
-                *r = free;
-                free += 1;
-            }
-        }
+        let (reduced, free) = reduced_numbering(constraints);
         let value = |i: usize| constraints.values[i / NODE_DOFS][i % NODE_DOFS];
         let mut f: Vec<f64> = (0..self.dofs())
             .filter(|&i| reduced[i] != usize::MAX)
@@ -407,4 +415,17 @@ impl LinearShell {
         }
         Ok(ShellSolution { displacements })
     }
+}
+
+/// The free DOFs' reduced numbers (`usize::MAX` at a fixed DOF) and their count.
+fn reduced_numbering(constraints: &ShellConstraints) -> (Vec<usize>, usize) {
+    let mut reduced = vec![usize::MAX; NODE_DOFS * constraints.fixed.len()];
+    let mut free = 0;
+    for (i, r) in reduced.iter_mut().enumerate() {
+        if !constraints.fixed[i / NODE_DOFS][i % NODE_DOFS] {
+            *r = free;
+            free += 1;
+        }
+    }
+    (reduced, free)
 }
