@@ -48,7 +48,10 @@
 //!
 //! ## What it cannot do
 //!
-//! - Small strains only: the membrane law is linear in the corotated strain (no StVK option yet).
+//! - Small strains: the bending is linear in the corotated rotations; the membrane is linear in the
+//!   corotated strain, or ([`MembraneLaw::StVenantKirchhoff`]) StVK on the corotated Green strain, which
+//!   is frame indifferent at any in-plane stretch (a uniaxial stretch's force is
+//!   `E h W (1 + s)(s + s^2 / 2)`, tested); the drilling penalty stays linear.
 //! - Loads are dead (gravity, fixed nodal forces); nodal moments act on the spins, which is not
 //!   conservative at large rotation; pressure is not a follower load here.
 //! - A fixed rotation DOF holds that spin component at zero: prescribed rotations other than zero are
@@ -58,9 +61,10 @@ use nalgebra::{Matrix3, Rotation3, SMatrix, SVector, Vector3};
 use nalgebra_sparse::{CooMatrix, CscMatrix};
 use pbdfit_mesh::Sheet;
 
+use super::element::plane_stress;
 use super::{
     FacetFrame, FacetStiffness, LinearShell, NODE_DOFS, ShellConstraints, ShellError, ShellLoad, ShellSolution,
-    local_stiffness, reduced_numbering,
+    local_stiffness, membrane_b, reduced_numbering,
 };
 use crate::newton::{Admissible, Attempt, Growth, NewtonSettings, NewtonSystem, Outcome, Trial, newton, norm};
 use crate::solver::{FaerLu, LinearSolver};
@@ -117,7 +121,23 @@ pub struct CorotationalSolution {
 struct RestFacet {
     nodes: [usize; 3],
     frame: FacetFrame,
+    /// The local stiffness (without its membrane part under StVK).
     stiffness: FacetStiffness,
+    /// Under StVK: `C A h` (N m) for the Green strain's energy.
+    stvk: Option<Matrix3<f64>>,
+    /// The largest entry of the whole linear local stiffness (N/m), for the round-off estimate.
+    largest: f64,
+}
+
+/// The membrane's law in the corotated frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MembraneLaw {
+    /// Linear in the corotated small strain (the linear facet's membrane).
+    #[default]
+    Linear,
+    /// Saint Venant-Kirchhoff: the plane-stress law on the Green-Lagrange strain of the in-plane
+    /// corotated displacements, `E = (H + H^T + H^T H) / 2` with `H` the CST's displacement gradient.
+    StVenantKirchhoff,
 }
 
 /// The corotational shell of one sheet and material.
@@ -181,8 +201,29 @@ impl RestFacet {
             q.fixed_rows_mut::<3>(6 * i + 3).copy_from(&theta);
             jinv[i] = inverse_left_jacobian(&theta);
         }
-        let f_local = self.stiffness * q;
-        let energy = 0.5 * q.dot(&f_local);
+        let mut f_local = self.stiffness * q;
+        let mut energy = 0.5 * q.dot(&f_local);
+        if let Some(cah) = &self.stvk {
+            let (b, c) = self.frame.gradients();
+            let (mut ux, mut uy, mut vx, mut vy) = (0.0, 0.0, 0.0, 0.0);
+            for i in 0..3 {
+                (ux, uy) = (ux + b[i] * q[6 * i], uy + c[i] * q[6 * i]);
+                (vx, vy) = (vx + b[i] * q[6 * i + 1], vy + c[i] * q[6 * i + 1]);
+            }
+            let green = Vector3::new(
+                ux + 0.5 * (ux * ux + vx * vx),
+                vy + 0.5 * (uy * uy + vy * vy),
+                uy + vx + ux * uy + vx * vy,
+            );
+            let stress = cah * green;
+            energy += 0.5 * green.dot(&stress);
+            for i in 0..3 {
+                let du = Vector3::new((1.0 + ux) * b[i], uy * c[i], (1.0 + ux) * c[i] + uy * b[i]);
+                let dv = Vector3::new(vx * b[i], (1.0 + vy) * c[i], (1.0 + vy) * b[i] + vx * c[i]);
+                f_local[6 * i] += du.dot(&stress);
+                f_local[6 * i + 1] += dv.dot(&stress);
+            }
+        }
         // The frame's spin (local components) over the local components of the global variations.
         let (b, c) = current.gradients();
         let mut phi = SMatrix::<f64, 3, 18>::zeros();
@@ -220,8 +261,13 @@ impl RestFacet {
 }
 
 impl CorotationalShell {
-    /// The facets of `sheet` (its thickness) with the isotropic `material`.
+    /// The facets of `sheet` (its thickness) with the isotropic `material` and the linear membrane.
     pub fn new(sheet: &Sheet, material: YoungPoisson) -> Result<Self, ShellError> {
+        Self::with_membrane(sheet, material, MembraneLaw::Linear)
+    }
+
+    /// The facets of `sheet` with the isotropic `material` and the membrane law `membrane`.
+    pub fn with_membrane(sheet: &Sheet, material: YoungPoisson, membrane: MembraneLaw) -> Result<Self, ShellError> {
         let linear = LinearShell::new(sheet, material)?;
         let mesh = &sheet.mesh;
         let facets: Vec<RestFacet> = mesh
@@ -233,13 +279,31 @@ impl CorotationalShell {
                     ShellError::DegenerateFacet { area, .. } => ShellError::DegenerateFacet { triangle: t, area },
                     other => other,
                 })?;
-                Ok(RestFacet { nodes, frame, stiffness: local_stiffness(&frame, material, sheet.thickness()) })
+                let mut stiffness = local_stiffness(&frame, material, sheet.thickness());
+                let largest = stiffness.abs().max();
+                let stvk = match membrane {
+                    MembraneLaw::Linear => None,
+                    MembraneLaw::StVenantKirchhoff => {
+                        // The linear membrane `A h B^T C B` on (u, v) leaves the stiffness.
+                        let cah = plane_stress(material) * (frame.area * sheet.thickness());
+                        let bm = membrane_b(&frame);
+                        let km = bm.transpose() * cah * bm;
+                        for a in 0..3 {
+                            for b in 0..3 {
+                                for (r, s) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+                                    stiffness[(6 * a + r, 6 * b + s)] -= km[(2 * a + r, 2 * b + s)];
+                                }
+                            }
+                        }
+                        Some(cah)
+                    }
+                };
+                Ok(RestFacet { nodes, frame, stiffness, stvk, largest })
             })
             .collect::<Result<_, ShellError>>()?;
         let extent = mesh.vertices().iter().map(|p| p.norm()).fold(0.0, f64::max);
-        let noise = 10.0
-            * f64::EPSILON
-            * facets.iter().map(|f: &RestFacet| (f.stiffness.abs().max() * extent).powi(2)).sum::<f64>().sqrt();
+        let noise =
+            10.0 * f64::EPSILON * facets.iter().map(|f: &RestFacet| (f.largest * extent).powi(2)).sum::<f64>().sqrt();
         Ok(Self { linear, noise, rest: mesh.vertices().to_vec(), facets })
     }
 

@@ -64,7 +64,7 @@ impl FacetFrame {
 
 /// Plane-stress elasticity matrix `E / (1 - nu^2) [[1, nu, 0], [nu, 1, 0], [0, 0, (1 - nu) / 2]]`
 /// (engineering shear), in Pa.
-fn plane_stress(material: YoungPoisson) -> Matrix3<f64> {
+pub(crate) fn plane_stress(material: YoungPoisson) -> Matrix3<f64> {
     let (e, nu) = (material.young(), material.poisson());
     let s = e / (1.0 - nu * nu);
     Matrix3::new(s, s * nu, 0.0, s * nu, s, 0.0, 0.0, 0.0, s * (1.0 - nu) / 2.0)

@@ -95,7 +95,9 @@
 mod corotational;
 mod element;
 
-pub use corotational::{CorotationalShell, CorotationalSolution, SHELL_NEWTON, ShellState, rotation_vector};
+pub use corotational::{
+    CorotationalShell, CorotationalSolution, MembraneLaw, SHELL_NEWTON, ShellState, rotation_vector,
+};
 
 pub use element::{
     DRILLING_FACTOR, FacetFrame, FacetStiffness, dkt_b, facet_rotation, facet_stiffness, local_stiffness, membrane_b,

@@ -4,7 +4,7 @@
 use nalgebra::{Rotation3, Vector3};
 use pbdfit_fem::YoungPoisson;
 use pbdfit_fem::shell::{
-    CorotationalShell, LinearShell, SHELL_NEWTON, ShellConstraints, ShellLoad, ShellState, Support,
+    CorotationalShell, LinearShell, MembraneLaw, SHELL_NEWTON, ShellConstraints, ShellLoad, ShellState, Support,
 };
 use pbdfit_mesh::{Diagonal, Sheet, SheetMesh};
 
@@ -207,6 +207,17 @@ fn heavy_strip_converges_to_the_heavy_elastica() {
             solution.increments, solution.halvings, solution.iterations
         );
         errors.push((ew.abs(), eu.abs()));
+        if nx == 16 {
+            // The membrane strain is some 1e-8: StVK's membrane gives the same sag.
+            let stvk = CorotationalShell::with_membrane(&sheet, material, MembraneLaw::StVenantKirchhoff).unwrap();
+            let other = stvk.solve(&clamped(&sheet), &load, &SHELL_NEWTON).unwrap();
+            let difference = ends
+                .iter()
+                .map(|&v| (other.displacements.translation(v) - solution.displacements.translation(v)).norm())
+                .fold(0.0, f64::max);
+            println!("nx = 16, StVK membrane: tip moves by {difference:.2e} m from the linear membrane's");
+            assert!(difference < 1e-6, "{difference:e}");
+        }
     }
     for pair in errors.windows(2) {
         println!(
@@ -218,4 +229,55 @@ fn heavy_strip_converges_to_the_heavy_elastica() {
     let (ew, eu) = errors[errors.len() - 1];
     assert!(ew < 5e-3 && eu < 5e-3, "{ew:e} {eu:e}");
     assert!(errors[1].0 < errors[0].0 && errors[2].0 < errors[1].0 && errors[3].0 < errors[2].0);
+}
+
+#[test]
+fn stvk_membrane_gives_the_uniaxial_stretch_force_and_stays_frame_indifferent() {
+    // A 1 x 0.5 m sheet (nu = 0) stretched uniformly by s along x: StVK's force on the edge x = 1 is
+    // E h W (1 + s)(s + s^2 / 2) exactly (the Green strain of the corotated triangle is that of the
+    // stretch, whatever its frame; the drilling penalty adds some 1e-5 s); the corotated linear membrane's is E h W s only to O(s) (a facet whose
+    // frame edge is a diagonal turns with the stretch). Interior nodes carry only the drilling penalty's
+    // force (the diagonal facets' in-plane turn against the nodes' unturned drilling rotation, some
+    // DRILLING_FACTOR s of the edge force).
+    let mesh = SheetMesh::rectangle(1.0, 0.5, 4, 2, Diagonal::Alternating).unwrap();
+    let sheet = Sheet::new(mesh, 1e-2, RHO).unwrap();
+    let material = YoungPoisson::new(E, 0.0).unwrap();
+    let stvk = CorotationalShell::with_membrane(&sheet, material, MembraneLaw::StVenantKirchhoff).unwrap();
+    let linear = CorotationalShell::new(&sheet, material).unwrap();
+    let edge = tip(&sheet);
+    for s in [1e-3, 0.1, 0.3] {
+        let mut state = stvk.rest_state();
+        state.positions.iter_mut().for_each(|p| p.x *= 1.0 + s);
+        let force = |shell: &CorotationalShell| {
+            let (_, f) = shell.internal_forces(&state).unwrap();
+            let interior = (0..f.len())
+                .filter(|&v| sheet.mesh.vertices()[v].x > 0.0 && sheet.mesh.vertices()[v].x < 1.0)
+                .map(|v| f[v].iter().fold(0.0f64, |a, x| a.max(x.abs())))
+                .fold(0.0, f64::max);
+            (edge.iter().map(|&v| f[v][0]).sum::<f64>(), interior)
+        };
+        let (fs, interior) = force(&stvk);
+        let (fl, _) = force(&linear);
+        let w = E * 1e-2 * 0.5;
+        let (es, el) = (fs / (w * (1.0 + s) * (s + s * s / 2.0)) - 1.0, fl / (w * s) - 1.0);
+        println!(
+            "stretch {s}: StVK edge force / closed form - 1 = {es:.2e}, linear {el:.2e}, StVK / linear {:.4}, \
+             interior max |f| / edge force {:.1e}",
+            fs / fl,
+            interior / fs
+        );
+        assert!(es.abs() < 1e-4 * s && el.abs() < s, "{es:e} {el:e}");
+        assert!(interior < 1e-3 * s * fs, "{interior:e}");
+        // Frame indifference of the stretched, rotated sheet.
+        let q = Rotation3::from_euler_angles(0.4, -0.7, 1.1);
+        let (e0, f0) = stvk.internal_forces(&state).unwrap();
+        let (e1, f1) = stvk.internal_forces(&state.rotated(&q)).unwrap();
+        let error = f0
+            .iter()
+            .zip(&f1)
+            .map(|(a, b)| (q * Vector3::new(a[0], a[1], a[2]) - Vector3::new(b[0], b[1], b[2])).norm())
+            .fold(0.0, f64::max)
+            / fs;
+        assert!((e1 / e0 - 1.0).abs() < 1e-12 && error < 1e-12, "{e0} {e1} {error:e}");
+    }
 }
