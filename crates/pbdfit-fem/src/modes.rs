@@ -13,10 +13,11 @@
 //! (a square beam's two bending directions) converges as fast as a single one.
 
 use nalgebra::{DMatrix, Vector3};
+use nalgebra_sparse::CscMatrix;
 
 use crate::dynamic::MassMatrix;
 use crate::materials::Material;
-use crate::solver::multiply;
+use crate::solver::{FaerCholesky, multiply};
 use crate::{FemError, StaticProblem, YoungPoisson};
 
 /// Residual at which a mode counts as converged (its frequency is then exact to about the residual's
@@ -80,81 +81,8 @@ impl StaticProblem {
         let m = self.mass_matrix(mass, "modes")?;
         let zero = vec![Vector3::zeros(); map.vertices()];
         let (k0, _) = self.assembler.nonlinear_system(law, material, &zero)?;
-        let mut factor = self.solver.direct.factor(&k0)?;
-        let p = (2 * count).min(count + 8).min(dofs);
-        let mut x = start_block(dofs, p);
-        let (mut mx, mut column) = (vec![0.0; dofs], vec![0.0; dofs]);
-        let mut residuals = vec![f64::INFINITY; count];
-        let mut lambdas = vec![0.0; p];
-        for iteration in 1..=MODE_ITERATIONS {
-            pbdfit_mesh::cancel::check()?;
-            // Y = K0^-1 M X, keeping M X (= K0 Y) for the projected stiffness.
-            let mut y = DMatrix::zeros(dofs, p);
-            let mut kx = DMatrix::zeros(dofs, p);
-            for j in 0..p {
-                column.copy_from_slice(x.column(j).as_slice());
-                multiply(&m, &column, &mut mx);
-                kx.column_mut(j).copy_from_slice(&mx);
-                factor.solve_in_place(&mut mx);
-                y.column_mut(j).copy_from_slice(&mx);
-            }
-            let mut my = DMatrix::zeros(dofs, p);
-            for j in 0..p {
-                column.copy_from_slice(y.column(j).as_slice());
-                multiply(&m, &column, &mut mx);
-                my.column_mut(j).copy_from_slice(&mx);
-            }
-            // Each column scaled to a unit mass norm (with M X, its K0 Y, alike): Y spans the same subspace,
-            // and the projected matrices stay of order one and lambda whatever the stiffness's scale
-            // (at E = 1e100 Pa, Y's entries are some 1e-100 and its mass products 1e-200).
-            for j in 0..p {
-                let size = y.column(j).dot(&my.column(j)).sqrt();
-                if size.is_finite() && size > 0.0 {
-                    y.column_mut(j).unscale_mut(size);
-                    my.column_mut(j).unscale_mut(size);
-                    kx.column_mut(j).unscale_mut(size);
-                }
-            }
-            let kr = y.transpose() * &kx;
-            let mr = y.transpose() * &my;
-            let kr = (&kr + kr.transpose()) * 0.5;
-            let mr = (&mr + mr.transpose()) * 0.5;
-            // (Kr) q = lambda (Mr) q with Mr = L L^T: the symmetric C = L^-1 Kr L^-T, q = L^-T z.
-            let chol = mr.cholesky().ok_or_else(|| invalid("the projected mass matrix is singular".into()))?;
-            let l = chol.l();
-            let linv =
-                l.clone().try_inverse().ok_or_else(|| invalid("the projected mass factor is singular".into()))?;
-            let c = &linv * kr * linv.transpose();
-            let c = (&c + c.transpose()) * 0.5;
-            let eigen = c.symmetric_eigen();
-            let mut order: Vec<usize> = (0..p).collect();
-            order.sort_by(|&a, &b| eigen.eigenvalues[a].total_cmp(&eigen.eigenvalues[b]));
-            let q = linv.transpose() * &eigen.eigenvectors;
-            let mut next = DMatrix::zeros(dofs, p);
-            for (slot, &i) in order.iter().enumerate() {
-                lambdas[slot] = eigen.eigenvalues[i];
-                next.set_column(slot, &(&y * q.column(i)));
-            }
-            x = next;
-            // Residuals of the wanted pairs: K0 phi - lambda M phi, with K0 phi from the assembled matrix.
-            let mut kphi = vec![0.0; dofs];
-            for (i, r) in residuals.iter_mut().enumerate() {
-                column.copy_from_slice(x.column(i).as_slice());
-                multiply(&k0, &column, &mut kphi);
-                multiply(&m, &column, &mut mx);
-                let top: f64 = kphi.iter().zip(&mx).map(|(k, m)| (k - lambdas[i] * m).powi(2)).sum::<f64>().sqrt();
-                let bottom: f64 = kphi.iter().map(|k| k * k).sum::<f64>().sqrt();
-                *r = if bottom > 0.0 { top / bottom } else { f64::INFINITY };
-            }
-            if residuals.iter().all(|&r| r <= MODE_TOLERANCE) {
-                return Ok(self.finish_modes(&x, &lambdas[..count], residuals, iteration, mass));
-            }
-        }
-        let worst = residuals.iter().copied().fold(0.0, f64::max);
-        Err(invalid(format!(
-            "the subspace iteration did not converge in {MODE_ITERATIONS} iterations (largest residual {worst:.3e}, \
-             needed {MODE_TOLERANCE:e})"
-        )))
+        let Subspace { x, lambdas, residuals, iterations } = subspace_iteration(&k0, &m, &self.solver.direct, count)?;
+        Ok(self.finish_modes(&x, &lambdas[..count], residuals, iterations, mass))
     }
 
     /// `v_i^T M v_j` for fields `v` over the vertices (their free DOFs): with mode shapes, the identity
@@ -208,4 +136,105 @@ impl StaticProblem {
             .collect();
         Modes { angular: lambdas.iter().map(|l| l.max(0.0).sqrt()).collect(), shapes, residuals, iterations, mass }
     }
+}
+
+/// A converged subspace iteration: the block, its eigenvalues, the wanted pairs' residuals, the
+/// iterations.
+pub(crate) struct Subspace {
+    /// The last block `X` (mass-normalised columns, ascending eigenvalues).
+    pub(crate) x: DMatrix<f64>,
+    /// Its `p` eigenvalues `omega^2`, ascending.
+    pub(crate) lambdas: Vec<f64>,
+    /// The `count` wanted pairs' residuals.
+    pub(crate) residuals: Vec<f64>,
+    /// Iterations done.
+    pub(crate) iterations: usize,
+}
+
+/// The subspace iteration of the module doc on an assembled stiffness `k0` (symmetric positive definite,
+/// over the free DOFs) and mass `m`: the last block `X` (mass-normalised, ascending), its `p` eigenvalues
+/// `omega^2`, the `count` wanted residuals and the iterations. For any body whose matrices are assembled
+/// (a solid's [`StaticProblem::modes`], a sheet's shell).
+pub(crate) fn subspace_iteration(
+    k0: &CscMatrix<f64>,
+    m: &CscMatrix<f64>,
+    direct: &FaerCholesky,
+    count: usize,
+) -> Result<Subspace, FemError> {
+    let invalid = |detail: String| FemError::Solver { solver: "modes", detail };
+    let dofs = k0.nrows();
+    let mut factor = direct.factor(k0)?;
+    let p = (2 * count).min(count + 8).min(dofs);
+    let mut x = start_block(dofs, p);
+    let (mut mx, mut column) = (vec![0.0; dofs], vec![0.0; dofs]);
+    let mut residuals = vec![f64::INFINITY; count];
+    let mut lambdas = vec![0.0; p];
+    for iteration in 1..=MODE_ITERATIONS {
+        pbdfit_mesh::cancel::check()?;
+        // Y = K0^-1 M X, keeping M X (= K0 Y) for the projected stiffness.
+        let mut y = DMatrix::zeros(dofs, p);
+        let mut kx = DMatrix::zeros(dofs, p);
+        for j in 0..p {
+            column.copy_from_slice(x.column(j).as_slice());
+            multiply(m, &column, &mut mx);
+            kx.column_mut(j).copy_from_slice(&mx);
+            factor.solve_in_place(&mut mx);
+            y.column_mut(j).copy_from_slice(&mx);
+        }
+        let mut my = DMatrix::zeros(dofs, p);
+        for j in 0..p {
+            column.copy_from_slice(y.column(j).as_slice());
+            multiply(m, &column, &mut mx);
+            my.column_mut(j).copy_from_slice(&mx);
+        }
+        // Each column scaled to a unit mass norm (with M X, its K0 Y, alike): Y spans the same subspace,
+        // and the projected matrices stay of order one and lambda whatever the stiffness's scale
+        // (at E = 1e100 Pa, Y's entries are some 1e-100 and its mass products 1e-200).
+        for j in 0..p {
+            let size = y.column(j).dot(&my.column(j)).sqrt();
+            if size.is_finite() && size > 0.0 {
+                y.column_mut(j).unscale_mut(size);
+                my.column_mut(j).unscale_mut(size);
+                kx.column_mut(j).unscale_mut(size);
+            }
+        }
+        let kr = y.transpose() * &kx;
+        let mr = y.transpose() * &my;
+        let kr = (&kr + kr.transpose()) * 0.5;
+        let mr = (&mr + mr.transpose()) * 0.5;
+        // (Kr) q = lambda (Mr) q with Mr = L L^T: the symmetric C = L^-1 Kr L^-T, q = L^-T z.
+        let chol = mr.cholesky().ok_or_else(|| invalid("the projected mass matrix is singular".into()))?;
+        let l = chol.l();
+        let linv = l.clone().try_inverse().ok_or_else(|| invalid("the projected mass factor is singular".into()))?;
+        let c = &linv * kr * linv.transpose();
+        let c = (&c + c.transpose()) * 0.5;
+        let eigen = c.symmetric_eigen();
+        let mut order: Vec<usize> = (0..p).collect();
+        order.sort_by(|&a, &b| eigen.eigenvalues[a].total_cmp(&eigen.eigenvalues[b]));
+        let q = linv.transpose() * &eigen.eigenvectors;
+        let mut next = DMatrix::zeros(dofs, p);
+        for (slot, &i) in order.iter().enumerate() {
+            lambdas[slot] = eigen.eigenvalues[i];
+            next.set_column(slot, &(&y * q.column(i)));
+        }
+        x = next;
+        // Residuals of the wanted pairs: K0 phi - lambda M phi, with K0 phi from the assembled matrix.
+        let mut kphi = vec![0.0; dofs];
+        for (i, r) in residuals.iter_mut().enumerate() {
+            column.copy_from_slice(x.column(i).as_slice());
+            multiply(k0, &column, &mut kphi);
+            multiply(m, &column, &mut mx);
+            let top: f64 = kphi.iter().zip(&mx).map(|(k, m)| (k - lambdas[i] * m).powi(2)).sum::<f64>().sqrt();
+            let bottom: f64 = kphi.iter().map(|k| k * k).sum::<f64>().sqrt();
+            *r = if bottom > 0.0 { top / bottom } else { f64::INFINITY };
+        }
+        if residuals.iter().all(|&r| r <= MODE_TOLERANCE) {
+            return Ok(Subspace { x, lambdas, residuals, iterations: iteration });
+        }
+    }
+    let worst = residuals.iter().copied().fold(0.0, f64::max);
+    Err(invalid(format!(
+        "the subspace iteration did not converge in {MODE_ITERATIONS} iterations (largest residual {worst:.3e}, \
+         needed {MODE_TOLERANCE:e})"
+    )))
 }

@@ -53,7 +53,7 @@ impl FacetFrame {
     }
 
     /// `(b_i, c_i)` with `dL_i/dx = b_i / (2A)`, `dL_i/dy = c_i / (2A)` for the area coordinates `L_i`.
-    fn gradients(&self) -> ([f64; 3], [f64; 3]) {
+    pub(crate) fn gradients(&self) -> ([f64; 3], [f64; 3]) {
         let (x, y) = (self.x, self.y);
         let two_a = 2.0 * self.area;
         let b = [(y[1] - y[2]) / two_a, (y[2] - y[0]) / two_a, (y[0] - y[1]) / two_a];
@@ -64,7 +64,7 @@ impl FacetFrame {
 
 /// Plane-stress elasticity matrix `E / (1 - nu^2) [[1, nu, 0], [nu, 1, 0], [0, 0, (1 - nu) / 2]]`
 /// (engineering shear), in Pa.
-fn plane_stress(material: YoungPoisson) -> Matrix3<f64> {
+pub(crate) fn plane_stress(material: YoungPoisson) -> Matrix3<f64> {
     let (e, nu) = (material.young(), material.poisson());
     let s = e / (1.0 - nu * nu);
     Matrix3::new(s, s * nu, 0.0, s * nu, s, 0.0, 0.0, 0.0, s * (1.0 - nu) / 2.0)

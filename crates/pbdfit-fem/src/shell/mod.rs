@@ -45,12 +45,20 @@
 //! - No transverse shear: thin shells only (span over thickness above about 20); a thick plate comes
 //!   out too stiff.
 //! - Linear: small displacements and rotations about the rest state. A sheet that hangs, drapes or
-//!   sags far (its rotations are not small) needs the corotational form, which is not here yet.
+//!   sags far (its rotations are not small) needs the corotational form of the same facet,
+//!   [`CorotationalShell`] (module `corotational.rs`: large rotations, small strains).
 //! - Facets, not a curved surface: a curved sheet is approximated by flat triangles (the geometric
 //!   error is second order too); gravity and pressure are lumped (a third of each facet's load to each
 //!   node's translation, the CST's consistent load for a uniform load); nodal moments can be given
 //!   directly in a [`ShellLoad`].
 //! - Isotropic linear elastic material only; no contact.
+//!
+//! ## Modes
+//!
+//! [`LinearShell::modes`] gives the lowest modes about the rest state with a lumped mass (`rho h A / 3`
+//! per node and translation, the rotary inertia `rho h^3 / 12 A / 3` per node and rotation) through the
+//! crate's subspace iteration (the one `modes.rs` runs for solids); a simply supported square plate's
+//! four lowest frequencies converge at order 2.0 to the closed form with rotary inertia.
 //!
 //! ## Assembly and solve
 //!
@@ -84,7 +92,12 @@
 //! assert!((u.max_translation() / beam - 1.0).abs() < 1e-3);
 //! ```
 
+mod corotational;
 mod element;
+
+pub use corotational::{
+    CorotationalShell, CorotationalSolution, MembraneLaw, SHELL_NEWTON, ShellState, rotation_vector,
+};
 
 pub use element::{
     DRILLING_FACTOR, FacetFrame, FacetStiffness, dkt_b, facet_rotation, facet_stiffness, local_stiffness, membrane_b,
@@ -132,6 +145,10 @@ pub enum ShellError {
     /// A vertex belongs to no triangle and is not fully held, so its DOFs have no stiffness.
     #[error("vertex {0} belongs to no triangle and is not held in all six DOFs: it has no stiffness")]
     OrphanVertex(usize),
+    /// A fixed rotation DOF is given a value other than zero (the corotational shell holds rotations at
+    /// zero only).
+    #[error("vertex {0}: the nonlinear shell holds rotations at zero only, not at a prescribed value")]
+    PrescribedRotation(usize),
     /// The linear solve failed (a sheet not held against every rigid motion is not positive definite).
     #[error("shell solve: {0}")]
     Fem(#[from] FemError),
@@ -253,6 +270,23 @@ pub struct LinearShell {
     vertices: usize,
     positions: Vec<Vector3<f64>>,
     facets: Vec<FacetStiffness>,
+    /// The lumped mass per DOF: `rho h A / 3` (kg) on each translation and `rho h^3 / 12 A / 3` (kg m^2)
+    /// on each rotation, summed over the vertex's triangles.
+    lumped_mass: Vec<[f64; NODE_DOFS]>,
+}
+
+/// The lowest modes of a sheet about its rest state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShellModes {
+    /// Angular frequencies `omega_i` (rad/s), ascending.
+    pub angular: Vec<f64>,
+    /// Mode shapes per vertex `[u_x, u_y, u_z, theta_x, theta_y, theta_z]`, mass-normalised, zero at
+    /// fixed DOFs.
+    pub shapes: Vec<Vec<[f64; NODE_DOFS]>>,
+    /// Each mode's residual `|K phi - omega^2 M phi| / |K phi|`.
+    pub residuals: Vec<f64>,
+    /// Subspace iterations done.
+    pub iterations: usize,
 }
 
 impl LinearShell {
@@ -267,7 +301,18 @@ impl LinearShell {
                 })
             })
             .collect::<Result<_, _>>()?;
+        let mut lumped_mass = vec![[0.0; NODE_DOFS]; mesh.vertices().len()];
+        let h = sheet.thickness();
+        for (t, tri) in mesh.triangles().iter().enumerate() {
+            let m = sheet.areal_mass() * pbdfit_mesh::sheet::triangle_area(mesh.triangle_points(t)) / 3.0;
+            for &v in tri {
+                for k in 0..NODE_DOFS {
+                    lumped_mass[v][k] += if k < 3 { m } else { m * h * h / 12.0 };
+                }
+            }
+        }
         Ok(Self {
+            lumped_mass,
             triangles: mesh.triangles().to_vec(),
             vertices: mesh.vertices().len(),
             positions: mesh.vertices().to_vec(),
@@ -342,18 +387,9 @@ impl LinearShell {
         eigen.iter().filter(|&&e| e <= 1e-10 * largest || largest == 0.0).count()
     }
 
-    /// [`solve_with`](Self::solve_with) with the crate's sparse Cholesky.
-    pub fn solve(&self, constraints: &ShellConstraints, load: &ShellLoad) -> Result<ShellSolution, ShellError> {
-        self.solve_with(constraints, load, &FaerCholesky::new())
-    }
-
-    /// Solves `K u = f` for the free DOFs, with the fixed DOFs at their prescribed values.
-    pub fn solve_with(
-        &self,
-        constraints: &ShellConstraints,
-        load: &ShellLoad,
-        solver: &dyn LinearSolver,
-    ) -> Result<ShellSolution, ShellError> {
+    /// Refuses lists of the wrong length, a vertex in no triangle that is not fully held, and fixed DOFs
+    /// that leave a rigid motion free.
+    pub(crate) fn check(&self, constraints: &ShellConstraints, load: &ShellLoad) -> Result<(), ShellError> {
         for (what, got) in [("shell constraints", constraints.fixed.len()), ("shell load", load.nodal.len())] {
             if got != self.vertices {
                 return Err(ShellError::SizeMismatch { what, expected: self.vertices, got });
@@ -368,15 +404,76 @@ impl LinearShell {
         if free_rigid > 0 {
             return Err(ShellError::NotHeld { free: free_rigid });
         }
-        // Reduced numbering of the free DOFs.
-        let mut reduced = vec![usize::MAX; self.dofs()];
-        let mut free = 0;
-        for (i, r) in reduced.iter_mut().enumerate() {
-            if !constraints.fixed[i / NODE_DOFS][i % NODE_DOFS] {
-                *r = free;
-                free += 1;
+        Ok(())
+    }
+
+    /// The `count` lowest modes `K phi = omega^2 M phi` over the free DOFs of `constraints`, with the
+    /// lumped mass (`rho h A / 3` per node and translation; the plate's rotary inertia
+    /// `rho h^3 / 12 A / 3` per node and rotation, which keeps `M` positive definite and lowers a bending
+    /// frequency by a relative `O((h / wavelength)^2)` only), by the crate's subspace iteration
+    /// (`modes.rs`).
+    pub fn modes(&self, constraints: &ShellConstraints, count: usize) -> Result<ShellModes, ShellError> {
+        self.check(constraints, &ShellLoad::zero(self.vertices))?;
+        let (reduced, free) = reduced_numbering(constraints);
+        if count == 0 || count > free {
+            return Err(ShellError::Fem(FemError::Solver {
+                solver: "modes",
+                detail: format!("{count} modes asked of a sheet with {free} free degrees of freedom"),
+            }));
+        }
+        let mut k = CooMatrix::new(free, free);
+        for (t, ke) in self.facets.iter().enumerate() {
+            let dofs: Vec<usize> = self.facet_dofs(t).collect();
+            for (a, &i) in dofs.iter().enumerate() {
+                for (b, &j) in dofs.iter().enumerate() {
+                    if reduced[i] != usize::MAX && reduced[j] != usize::MAX {
+                        k.push(reduced[i], reduced[j], ke[(a, b)]);
+                    }
+                }
             }
         }
+        let mut m = CooMatrix::new(free, free);
+        for (i, &r) in reduced.iter().enumerate() {
+            if r != usize::MAX {
+                m.push(r, r, self.lumped_mass[i / NODE_DOFS][i % NODE_DOFS]);
+            }
+        }
+        let crate::modes::Subspace { x, lambdas, residuals, iterations } =
+            crate::modes::subspace_iteration(&CscMatrix::from(&k), &CscMatrix::from(&m), &FaerCholesky::new(), count)?;
+        let shapes = (0..count)
+            .map(|i| {
+                let mut shape = vec![[0.0; NODE_DOFS]; self.vertices];
+                for (d, &r) in reduced.iter().enumerate() {
+                    if r != usize::MAX {
+                        shape[d / NODE_DOFS][d % NODE_DOFS] = x[(r, i)];
+                    }
+                }
+                shape
+            })
+            .collect();
+        Ok(ShellModes {
+            angular: lambdas[..count].iter().map(|l| l.max(0.0).sqrt()).collect(),
+            shapes,
+            residuals,
+            iterations,
+        })
+    }
+
+    /// [`solve_with`](Self::solve_with) with the crate's sparse Cholesky.
+    pub fn solve(&self, constraints: &ShellConstraints, load: &ShellLoad) -> Result<ShellSolution, ShellError> {
+        self.solve_with(constraints, load, &FaerCholesky::new())
+    }
+
+    /// Solves `K u = f` for the free DOFs, with the fixed DOFs at their prescribed values.
+    pub fn solve_with(
+        &self,
+        constraints: &ShellConstraints,
+        load: &ShellLoad,
+        solver: &dyn LinearSolver,
+    ) -> Result<ShellSolution, ShellError> {
+        self.check(constraints, load)?;
+        // Reduced numbering of the free DOFs.
+        let (reduced, free) = reduced_numbering(constraints);
         let value = |i: usize| constraints.values[i / NODE_DOFS][i % NODE_DOFS];
         let mut f: Vec<f64> = (0..self.dofs())
             .filter(|&i| reduced[i] != usize::MAX)
@@ -407,4 +504,17 @@ impl LinearShell {
         }
         Ok(ShellSolution { displacements })
     }
+}
+
+/// The free DOFs' reduced numbers (`usize::MAX` at a fixed DOF) and their count.
+fn reduced_numbering(constraints: &ShellConstraints) -> (Vec<usize>, usize) {
+    let mut reduced = vec![usize::MAX; NODE_DOFS * constraints.fixed.len()];
+    let mut free = 0;
+    for (i, r) in reduced.iter_mut().enumerate() {
+        if !constraints.fixed[i / NODE_DOFS][i % NODE_DOFS] {
+            *r = free;
+            free += 1;
+        }
+    }
+    (reduced, free)
 }

@@ -9,3 +9,4 @@ mod modes;
 mod multigrid;
 mod reference;
 mod shell;
+mod shell_nonlinear;

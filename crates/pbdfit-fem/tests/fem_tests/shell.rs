@@ -352,3 +352,56 @@ fn pressure_equals_the_same_weight_per_area() {
         assert!(a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-13), "{a:?} {b:?}");
     }
 }
+
+#[test]
+fn simply_supported_plate_modes_converge_to_the_closed_form() {
+    // omega_mn = pi^2 (m^2 + n^2) / a^2 sqrt(D / (rho h)): the four lowest are (1,1), (1,2), (2,1), (2,2).
+    // The shell's mass carries the rotary inertia rho h^3 / 12 on the rotations, so the yardstick is the
+    // same closed form with it (Rayleigh's plate): omega^2 = D k^4 / (rho h (1 + h^2 k^2 / 12)),
+    // k^2 = pi^2 (m^2 + n^2) / a^2, some 1e-4 below Kirchhoff's for these modes.
+    let (a, h, rho, nu): (f64, f64, f64, f64) = (1.0, 1e-2, 7850.0, 0.3);
+    let d = 2e11 * h * h * h / (12.0 * (1.0 - nu * nu));
+    let base = std::f64::consts::PI.powi(2) / (a * a) * (d / (rho * h)).sqrt();
+    let exact = [2.0, 5.0, 5.0, 8.0].map(|k| {
+        let k2 = k * std::f64::consts::PI.powi(2) / (a * a);
+        k * base / (1.0 + h * h * k2 / 12.0).sqrt()
+    });
+    println!(
+        "rotary inertia: Rayleigh / Kirchhoff - 1 = {:.2e} (1,1), {:.2e} (2,2)",
+        exact[0] / (2.0 * base) - 1.0,
+        exact[3] / (8.0 * base) - 1.0
+    );
+    let mut errors: Vec<[f64; 4]> = Vec::new();
+    for n in [8, 16, 32] {
+        let mesh = SheetMesh::rectangle(a, a, n, n, Diagonal::Alternating).unwrap();
+        let boundary = mesh.boundary_vertices();
+        let sheet = Sheet::new(mesh, h, rho).unwrap();
+        let shell = LinearShell::new(&sheet, material(nu)).unwrap();
+        let mut c = ShellConstraints::new(boundary.len());
+        for (v, _) in boundary.iter().enumerate().filter(|(_, b)| **b) {
+            c.support(v, Support::SimplySupported);
+        }
+        let modes = shell.modes(&c, 4).unwrap();
+        let e: [f64; 4] = std::array::from_fn(|i| modes.angular[i] / exact[i] - 1.0);
+        println!(
+            "N = {n:2}: omega / closed form - 1 = {:+.3e} (1,1), {:+.3e} {:+.3e} (1,2), {:+.3e} (2,2); {} iterations, \
+             residuals <= {:.1e}",
+            e[0],
+            e[1],
+            e[2],
+            e[3],
+            modes.iterations,
+            modes.residuals.iter().copied().fold(0.0, f64::max)
+        );
+        errors.push(e);
+    }
+    for pair in errors.windows(2) {
+        let order: Vec<String> = (0..4).map(|i| format!("{:.2}", (pair[0][i] / pair[1][i]).abs().log2())).collect();
+        println!("observed orders: {}", order.join(", "));
+    }
+    let finest = errors[errors.len() - 1];
+    assert!(finest.iter().all(|e| e.abs() < 5e-3), "{finest:?}");
+    for i in 0..4 {
+        assert!(errors[2][i].abs() < errors[1][i].abs() && errors[1][i].abs() < errors[0][i].abs(), "{errors:?}");
+    }
+}
