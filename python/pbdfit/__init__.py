@@ -135,7 +135,7 @@ class Scene:
 
 def _count(name: str, value: Any, minimum: int = 0) -> Optional[int]:
     """An integer argument (``n``, ``nit``, ``grid``, ...) checked here: a negative one raised
-    ``OverflowError`` from the native conversion, a float or a bool slipped through (issue 38, D19).
+    ``OverflowError`` from the native conversion, a float or a bool slipped through.
     ``None`` stays ``None`` (the native default). Ranges beyond ``minimum`` are the native side's to
     check, with the command line's message (``grid 1 must be at least 2``)."""
     if value is None:
@@ -149,7 +149,7 @@ def _count(name: str, value: Any, minimum: int = 0) -> Optional[int]:
 
 def _mapping_of(name: str, value: Any, example: str) -> Mapping[Any, Any]:
     """A dict argument (``box``, ``parameters``, ``settings``) checked here: a string or ``None`` raised
-    ``AttributeError`` from ``.items()`` (issue 38, D19)."""
+    ``AttributeError`` from ``.items()``."""
     if not isinstance(value, Mapping):
         raise TypeError(f"{name}: expected a dict such as {example}, got {type(value).__name__} {value!r}")
     return value

@@ -239,7 +239,7 @@ def test_mapping_gives_the_command_lines_numbers():
         assert out.returncode == 2 and str(info.value) in out.stderr, (str(info.value), out.stderr)
     with pytest.raises(ValueError, match="poisson is required"):
         pbdfit.mapping("pbd-fixed", young=1e4)
-    # dt, nit and n only where the formula reads them (issue 38).
+    # dt, nit and n only where the formula reads them.
     lame = pbdfit.mapping("newton-lame", young=1e4, poisson=0.3)
     assert not lame["uses_step"] and not lame["uses_mesh"]
     with pytest.raises(ValueError, match="dt is required"):

@@ -32,7 +32,7 @@ pub fn evaluate_claim(claim: &Claim, results: &Results) -> Verdict {
         Outcome::Holds
     };
     // A check of several that does not hold carries its outcome; a failing or undecided check carries it
-    // even alone (issue 26: the rows of F5 and W2, single checks, lacked the marker every other failing
+    // even alone (the rows of F5 and W2, single checks, lacked the marker every other failing
     // row has).
     let several = checks.len() > 1;
     let measured = checks

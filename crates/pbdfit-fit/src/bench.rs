@@ -1,7 +1,7 @@
 //! The fine-mesh fit benchmark of `pbdfit bench fit`: what one fit costs on a finer mesh, against one
 //! rest state of the same setting (the unit a fit's cost is counted in). Printed, never asserted.
 //!
-//! The setting is the one issue "Scale" measured: gravity-floor, E = 1e4 Pa, nu = 0.3, dt = 0.01 s,
+//! The setting is the fine-mesh one: gravity-floor, E = 1e4 Pa, nu = 0.3, dt = 0.01 s,
 //! nit = 10, the default (gradient) search on one CPU backend with every thread. Per model and N it
 //! prints the search's wall time (the FEM reference is solved before it and not counted), its rest
 //! states (grid points and trials), the points without a rest state, one cold rest state at the fitted
@@ -165,7 +165,7 @@ pub struct MotionBenchRow {
 
 /// `pbdfit motion --fit --fit-motion` for each model at each resolution on [`MOTION_BENCH_SCENE`] (E =
 /// [`MOTION_BENCH_YOUNG`], nu = 0.3, dt = 0.01 s, nit = 10, five periods), beside one release at the fitted
-/// parameters: what a motion fit costs (issue "Motion": at most 10 s at N = 2 on the project's 2 cores).
+/// parameters: what a motion fit costs (the goal: at most 10 s at N = 2 on the project's 2 cores).
 pub fn bench_motion(models: &[ModelKind], resolutions: &[usize]) -> Result<Vec<MotionBenchRow>, FitJobError> {
     check_resolutions(MOTION_BENCH_SCENE, resolutions)?;
     let mut rows = Vec::new();

@@ -283,7 +283,7 @@ pub enum FitError {
     },
     /// A scene whose `[reference] measured` markers replace the FEM reference, given to a command that
     /// fits against the FEM (a study, a table, `evaluate`, `lookup --refine`, `settings`): fitting it to
-    /// the FEM would answer another question than the scene asks (issue 38: `pbdfit study` gave kd 0.1787
+    /// the FEM would answer another question than the scene asks (`pbdfit study` gave kd 0.1787
     /// where `fit` on the same scene gives 0.2738).
     #[error(
         "scene {scene} names measured markers as its reference (`[reference] measured = \"{markers}\"`), and this \

@@ -61,7 +61,7 @@ impl std::fmt::Display for Search {
 }
 
 /// The error of a fit none of whose grid points has a rest state: the time limit's where it passed
-/// first (issue 38: `--max-seconds 1e-9` was reported as the model's failure), else the first point's
+/// first (`--max-seconds 1e-9` was reported as the model's failure), else the first point's
 /// reason, else that no error is finite.
 fn no_rest_state(
     problem: &FitProblem,
@@ -741,11 +741,11 @@ mod tests {
     use super::*;
     use pbdfit_pbd::ModelKind;
 
-    /// Issue D1 (second review campaign): `--max-seconds 1e19` panicked in `Duration::from_secs_f64` (or
+    /// `--max-seconds 1e19` panicked in `Duration::from_secs_f64` (or
     /// adding the duration to an `Instant`). A limit the clock cannot hold is no limit; a finite one is
     /// the instant it names; no value panics.
     #[test]
-    fn issue_d1_a_time_limit_beyond_the_clock_is_no_limit() {
+    fn a_time_limit_beyond_the_clock_is_no_limit() {
         let now = Instant::now();
         assert_eq!(deadline_after(now, 2.5), Some(now + std::time::Duration::from_millis(2500)));
         assert_eq!(deadline_after(now, 0.0), Some(now));

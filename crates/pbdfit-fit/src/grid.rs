@@ -212,11 +212,11 @@ impl SharedRestStates {
 mod tests {
     use super::*;
 
-    /// Issue D2 (second review campaign): a grid whose rest states would not fit in memory is refused
+    /// A grid whose rest states would not fit in memory is refused
     /// naming the scene, the points, the memory needed and available and what to lower; the bound is
     /// the body's vertices times the points, and no refusal where the memory is unknown.
     #[test]
-    fn issue_d2_a_grid_beyond_the_memory_is_refused() {
+    fn a_grid_beyond_the_memory_is_refused() {
         // N = 8: 729 vertices; 100,000 points need about 5.3 GB.
         let e = check_grid_memory_in("gravity-floor", 729, 100_000, 316, Some(4_000_000_000)).unwrap_err();
         let text = e.to_string();

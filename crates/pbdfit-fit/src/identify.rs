@@ -153,7 +153,7 @@ pub fn identify(
     tolerance: f64,
 ) -> Result<Identification, FitError> {
     if !(dt.is_finite() && dt > 0.0) {
-        // Refused whether or not the reference is dynamic (issue 38, D18: `identify --dt -1` ran).
+        // Refused whether or not the reference is dynamic (`identify --dt -1` ran).
         return Err(FitError::Model(pbdfit_pbd::PbdError::InvalidParameter {
             name: "dt",
             value: dt,

@@ -142,7 +142,7 @@ impl FitJob {
         if !target.kind.uses_fem()
             && let Some(option) = self.reference.given().first()
         {
-            // Another target replaces the FEM, so its options would be ignored (issue 38, D18: `--material stvk`).
+            // Another target replaces the FEM, so its options would be ignored (`--material stvk`).
             return Err(input(format!(
                 "{} sets the FEM reference, but the reference is {}: leave it out (to identify E and nu of an FEM \
                  law from the markers, use `pbdfit identify --material ...`)",
@@ -677,7 +677,7 @@ impl FitReport {
             .collect();
         line(format!("  {}  error = {:.6e}", values.join("  "), self.error));
         if !self.at_bound.is_empty() {
-            // A bound that is the model's own limit cannot be widened (issue 38: PBD's kd = 1 was told to
+            // A bound that is the model's own limit cannot be widened (PBD's kd = 1 was told to
             // widen the box, which --box then refused).
             let advice = if self.at_model_limit.is_empty() {
                 "the minimum may lie outside; widen it with --box".to_string()
@@ -796,7 +796,7 @@ pub fn start_from_pairs(kind: ModelKind, pairs: &[(String, f64)]) -> Result<Vec<
             .position(|n| n == name)
             .ok_or_else(|| format!("expected NAME=VALUE for each of {}", kind.parameter_names()))?;
         if values[i].is_some() {
-            // The last would silently win (issue 38, D18).
+            // The last would silently win.
             return Err(format!("{} is given twice; give each parameter once", names[i]));
         }
         values[i] = Some(*value);

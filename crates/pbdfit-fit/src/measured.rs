@@ -207,7 +207,7 @@ mod tests {
         assert!(e.contains("m.csv") && e.contains("nothing to fit"), "{e}");
     }
 
-    /// A sibling of issue D10: observed displacements of 4e-303 m and 4e297 m squared to 0 and infinity
+    /// A sibling of the sigma range check: observed displacements of 4e-303 m and 4e297 m squared to 0 and infinity
     /// and were reported as "all observed displacements are 0"; refused naming their size and the body's.
     #[test]
     fn displacements_whose_squares_leave_f64_are_refused() {
@@ -223,12 +223,12 @@ mod tests {
         assert!(MarkerTarget::new(&markers(&rows), &mesh, 1e-9).is_ok());
     }
 
-    /// Issue D10 (second review campaign): a sigma of 1e300 m made every error 0 (the fit "converged" at
+    /// A sigma of 1e300 m made every error 0 (the fit "converged" at
     /// an arbitrary grid point), one of 1e-300 m every error infinite (an internal error). A sigma whose
     /// ratio to the largest observed displacement leaves [1e-100, 1e100] is refused naming the file, the
     /// row and the ratio; sigmas inside it give finite, non-zero errors.
     #[test]
-    fn issue_d10_sigmas_that_leave_f64_are_refused() {
+    fn sigmas_that_leave_f64_are_refused() {
         let mesh = pbdfit_mesh::unit_cube(1).unwrap();
         let u = vec![Vec3::new(0.0, -2e-3, 0.0); mesh.vertices().len()];
         let at = |sigma: f64| {

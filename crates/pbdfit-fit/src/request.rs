@@ -178,7 +178,7 @@ impl FitRequest {
     pub fn options(&self, default_search: Search) -> Result<FitOptions, FitRequestError> {
         let mut search_box = SearchBox::default_for(self.kind);
         for (i, (name, _, _)) in self.bounds.iter().enumerate() {
-            // A parameter bounded twice: the last would silently win (issue 38, D18).
+            // A parameter bounded twice: the last would silently win.
             if self.bounds[..i].iter().any(|(other, _, _)| other == name) {
                 return Err(FitRequestError::new(
                     FitOption::Box(Some(name.clone())),
@@ -269,7 +269,7 @@ impl FitRequest {
                         format!("{} = {v} is not a value of the box", axis.name),
                     ));
                 }
-                // A start outside the box was used as given (issue 38, D18: kd = 2 in a [0, 1] box).
+                // A start outside the box was used as given (kd = 2 in a [0, 1] box).
                 if v < axis.lower || v > axis.upper {
                     // Widening the box helps only within what the model allows.
                     let remedy = match self.kind.parameter(axis.name).map(|(_, spec)| spec.check(v, self.unbounded)) {
@@ -341,7 +341,7 @@ mod tests {
         assert_eq!(e.option.keyword(), "starts[0]");
         let xpbd = FitRequest { starts: vec![vec![1e-3, 0.0]], ..FitRequest::new(ModelKind::XPBD) };
         assert!(refused(xpbd).message.contains("alpha_v = 0 is not a value of the box"));
-        // Issue 38 (D18): a start outside the box, and a parameter bounded twice, were used silently.
+        // A start outside the box, and a parameter bounded twice, were used silently.
         let e = refused(FitRequest { starts: vec![vec![2.0, 0.5]], ..request() });
         assert!(e.message.contains("kd = 2 is outside the box [0, 1]"), "{}", e.message);
         assert!(e.message.contains("outside what the model allows") && !e.message.contains("--box"), "{}", e.message);
@@ -353,12 +353,12 @@ mod tests {
         assert!(e.message.contains("kd is bounded twice"), "{}", e.message);
     }
 
-    /// Issue D2 (second review campaign): nothing bounded the grid, and `--grid 1000000` asked for 10^12
+    /// Nothing bounded the grid, and `--grid 1000000` asked for 10^12
     /// points and aborted allocating them. A grid beyond [`MAX_GRID_POINTS`] is refused when the options
     /// are checked (before any work, for the command line, Python and the study and table files alike),
     /// naming the most points per axis allowed; that many are allowed, one more is not.
     #[test]
-    fn issue_d2_a_grid_beyond_the_bound_is_refused() {
+    fn a_grid_beyond_the_bound_is_refused() {
         let e = FitRequest { grid: Some(1_000_000), ..FitRequest::new(ModelKind::PBD) }
             .options(Search::Pattern)
             .unwrap_err();

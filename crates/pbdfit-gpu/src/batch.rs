@@ -31,7 +31,7 @@ const CHUNK_TARGET: Duration = Duration::from_millis(150);
 /// the sizing grew its chunks past that (64, 128, 256, 512, 1,024: doubling while a dispatch is quick), so
 /// the result followed the wall clock (the CI's slower host gave other last bits than this machine). Below
 /// the cap the chunks' ends change no result (`chunks_do_not_change_the_rest_states`,
-/// `the_wall_clock_sizing_gives_the_fixed_chunks_results`); finding the cause is issue "Scale"'s.
+/// `the_wall_clock_sizing_gives_the_fixed_chunks_results`); the cause is not found yet.
 const MAX_CHUNK_STEPS: u32 = 8 * 61;
 /// Words per simulation in the status buffer (batch.wgsl `Status`: 9 words, padded to its 16-byte
 /// alignment).

@@ -1,7 +1,7 @@
 //! Numbers as a person reads them in messages and reports: six significant digits, no trailing zeros, no
 //! exponent for 0 and for sizes from 1e-4 to 1e6 (`0.00333333` for dt = 1/300, `0` and `1` for a box's
 //! bounds, `3.98107e-13` for a compliance). Results files keep every digit (shortest round-trip); this is
-//! for text a user reads (issue 38: `dt = 0.0033333333333333335`, `box kd in [0e0, 1e0]`).
+//! for text a user reads (`dt = 0.0033333333333333335`, `box kd in [0e0, 1e0]`).
 
 /// `x` with six significant digits (see the module documentation); NaN and infinities as Rust writes them.
 ///

@@ -671,12 +671,12 @@ mod tests {
         xml.into_bytes()
     }
 
-    /// Issue D16 (second review campaign): a full field whose `sigma` array has the wrong length was
+    /// A full field whose `sigma` array has the wrong length was
     /// dropped by vtkio without a word, and the fit switched from chi-square to relative weighting. Such
     /// an array is refused naming it and the count it needs; so is a displacement of the wrong length
     /// (it read "no point data `displacement`"), and a sigma given in some pieces and not in others.
     #[test]
-    fn issue_d16_a_point_data_array_of_the_wrong_length_is_refused_not_dropped() {
+    fn a_point_data_array_of_the_wrong_length_is_refused_not_dropped() {
         let u = ("displacement", 3, "0 -1e-3 0 0 -2e-3 0 0 -1e-3 0 0 -1e-3 0");
         let ok = Markers::parse_vtu(&tet_vtu(&[&[u, ("sigma", 1, "1e-4 1e-4 1e-4 1e-4")]]), "f.vtu").unwrap();
         assert!(ok.markers.iter().all(|m| m.sigma == Some(1e-4)) && ok.markers.len() == 4);

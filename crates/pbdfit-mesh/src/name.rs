@@ -3,7 +3,7 @@
 
 /// Checks that `name` can be used as one file name in a results folder: not empty, not `.` or `..`, no
 /// path separator (`/`, `\`) and no control character. A study named `../../escaped` wrote outside the
-/// results folder (issue 26). `Err` says what is wrong.
+/// results folder. `Err` says what is wrong.
 ///
 /// ```
 /// assert!(pbdfit_mesh::check_file_name("gravity-floor").is_ok());

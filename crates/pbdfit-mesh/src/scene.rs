@@ -23,7 +23,7 @@ pub const BUILTIN_SCENES: [(&str, &str); 12] = [
     ("shear", include_str!("../../../scenes/shear.toml")),
     ("torsion", include_str!("../../../scenes/torsion.toml")),
     ("cantilever", include_str!("../../../scenes/cantilever.toml")),
-    // Contact (issue 29): bodies on and against rigid obstacles.
+    // Contact: bodies on and against rigid obstacles.
     ("resting", include_str!("../../../scenes/resting.toml")),
     ("indentation", include_str!("../../../scenes/indentation.toml")),
     ("incline", include_str!("../../../scenes/incline.toml")),
@@ -215,7 +215,7 @@ impl SceneSet {
 
     /// A scene named in a definition file (a study's `scenes`, a table's `scene`): a built-in name, or a
     /// path relative to the folder of `definition` (the file naming it), as a scene file's `mesh` is
-    /// relative to the scene file. Issue 38: such paths were resolved against the working directory, so
+    /// relative to the scene file. Such paths were resolved against the working directory, so
     /// a table ran only from the folder it was written for.
     pub fn load_from(name_or_path: &str, definition: &Path) -> Result<Self, SceneError> {
         if BUILTIN_SCENES.iter().any(|(n, _)| *n == name_or_path) {
@@ -802,7 +802,7 @@ impl Scene {
                 ),
             ));
         }
-        // A displacement far beyond the body's size is no load a rest state can follow (issue 38, D18: 1e6 m
+        // A displacement far beyond the body's size is no load a rest state can follow (1e6 m
         // was accepted); the bound is that of measured displacements, 1e3 times the body's extent.
         let extent = crate::load::extent(mesh.vertices());
         if let Some(o) = obstacles.iter().find(|o| o.displacement.norm() > 1e3 * extent) {
@@ -994,7 +994,7 @@ mod tests {
         let set = SceneSet::parse(&ok.replace("y = 0", "y = 2"), "test.toml", None).unwrap();
         let e = set.scenes()[0].body(2).unwrap_err().to_string();
         assert!(e.contains("selects no vertex") && e.contains("test.toml"), "{e}");
-        // Names are file names (results are `<scene>-<experiment>.csv`), not paths (issue 26).
+        // Names are file names (results are `<scene>-<experiment>.csv`), not paths.
         let e = err(&ok.replace("name = \"x\"", "name = \"../../escaped\""));
         assert!(e.contains("test.toml") && e.contains("`name`") && e.contains("not paths"), "{e}");
         let e = err("name = \"x\"\ncompound = []\n");
@@ -1125,12 +1125,12 @@ mod tests {
         assert!(e.contains("obstacle[0]") && e.contains("radius"), "{e}");
     }
 
-    /// Issue D8 (second review campaign): an obstacle whose displacement ends with held vertices inside
+    /// An obstacle whose displacement ends with held vertices inside
     /// it was not checked: a plane moved through the held face gave exit 0 with every tetrahedron
     /// inverted, an indenter moved 5 m swallowed the block. Refused, naming the obstacle, the held vertex
     /// and how deep; a displacement that stops short of the held face (the indentation scene) passes.
     #[test]
-    fn issue_d8_an_obstacle_may_not_end_with_a_held_vertex_inside_it() {
+    fn an_obstacle_may_not_end_with_a_held_vertex_inside_it() {
         let held = "name = \"past\"\n[body]\nshape = \"unit-cube\"\n[[held]]\nplane = \"y = 0\"\n[load]\ngravity = [0, -9.81, 0]\n";
         let plane = "[[obstacle]]\nshape = \"plane\"\npoint = [0, 1.5, 0]\nnormal = [0, -1, 0]\n";
         let sphere = "[[obstacle]]\nshape = \"sphere\"\ncenter = [0.5, 5.02, 0.5]\nradius = 4.0\n";
@@ -1152,7 +1152,7 @@ mod tests {
         }
     }
 
-    /// Issue 38 (D18): a ball inside the body was ignored at N = 1 (no vertex of the cube's corners lies
+    /// A ball inside the body was ignored at N = 1 (no vertex of the cube's corners lies
     /// in it) and refused at N = 2; an obstacle displacement of 1e6 m was accepted. Both are refused at
     /// every N, naming the obstacle.
     #[test]

@@ -1,4 +1,4 @@
-//! The seed's friction claim (issue 29, item 5): "friction dissipates similar energy at different
+//! The seed's friction claim: "friction dissipates similar energy at different
 //! resolutions". A mass-spring unit cube (density 1 kg/m^3, so 1 kg; lumped masses) rests on a plane
 //! with Coulomb friction (mu_s = 0.5, mu_k = 0.3), is given a uniform tangential velocity v0 = 1 m/s and
 //! slides to rest, integrated by Verlet with microcollisions and dry friction (`SpringBody::integrate_from`).

@@ -1,4 +1,4 @@
-//! The sensitivity benchmark of issue "Fits that follow the gradient": what the backward solve costs
+//! The sensitivity benchmark: what the backward solve costs
 //! against one forward rest state of the same setting, in rest-map evaluations (each one step of `nit`
 //! sweeps, the unit both solves spend; counts, so the figures do not depend on the machine).
 //!

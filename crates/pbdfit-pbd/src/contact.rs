@@ -1,4 +1,4 @@
-//! Contact and friction against rigid obstacles (issue 29), shared by the projection models (PBD, XPBD)
+//! Contact and friction against rigid obstacles, shared by the projection models (PBD, XPBD)
 //! and the mass-spring Verlet integrator.
 //!
 //! Every free particle `p` against every obstacle `k` carries the unilateral constraint

@@ -68,7 +68,7 @@ impl ParameterSpec {
         if value.is_finite() && value >= self.minimum && value <= maximum {
             return Ok(());
         }
-        // The parameter's own range (issue 38: every refusal said "[0, 1]", a compliance's too).
+        // The parameter's own range (every refusal said "[0, 1]", a compliance's too).
         let range = if maximum == f64::INFINITY {
             format!("must be a finite number >= {}", self.minimum)
         } else {

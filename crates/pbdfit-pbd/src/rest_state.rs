@@ -939,7 +939,7 @@ pub fn accept_rest_state(
     residual: f64,
     method: RestMethod,
 ) -> Result<RestState, PbdError> {
-    // A state that is not a number is divergence, not an inverted tetrahedron (issue 38: NaN states were
+    // A state that is not a number is divergence, not an inverted tetrahedron (NaN states were
     // reported as "tetrahedron 0 inverted (volume NaN)").
     if let Some(v) = displacements.iter().position(|u| !u.iter().all(|c| c.is_finite())) {
         return Err(PbdError::Diverged {

@@ -7,7 +7,7 @@
 //!
 //! Variants differ in colour, marker shape and dash pattern ([`style::variant_style`]). Every point is
 //! drawn at its value: curves that lie on top of each other (several variants fitted at the same bound)
-//! overlap, and the legend says so; their markers and dashes still tell them apart (issue 40: the earlier
+//! overlap, and the legend says so; their markers and dashes still tell them apart (the earlier
 //! few-pixel offset made a kv of 1 read as 0.97).
 //!
 //! A parameter panel is logarithmic for a Log10 parameter, and for a linear one whose positive values
@@ -131,7 +131,7 @@ fn log_decades(values: impl Iterator<Item = f64> + Clone) -> YAxis {
 }
 
 /// A linear parameter whose positive values span more than this ratio (two decades) is drawn on a log
-/// axis: on a linear one the smaller curves lie flat on zero although they differ by decades (issue 40,
+/// axis: on a linear one the smaller curves lie flat on zero although they differ by decades (thesis
 /// Fig. 4.4: kd of 0.2 at dt = 0.01 s and 0.002 at dt = 0.001 s).
 pub const LOG_SPAN: f64 = 100.0;
 
@@ -743,7 +743,7 @@ mod tests {
         }
     }
 
-    /// Issue 40 (Fig. 4.4): kd from 0.2 down to 0.002 lay flat on zero on a linear 0-1 axis; a linear
+    /// Fig. 4.4: kd from 0.2 down to 0.002 lay flat on zero on a linear 0-1 axis; a linear
     /// parameter whose values span more than two decades gets a log axis, a 0 on it is drawn on the floor
     /// and the legend says so; values within two decades keep the linear box axis.
     #[test]

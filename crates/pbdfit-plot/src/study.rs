@@ -321,7 +321,7 @@ mod tests {
         assert_eq!(data(Some("young")).fixed_label(), "dt = 0.005 s, N = 1, nit = 2");
     }
 
-    /// Issue 40: every label names its unit, with at most six significant digits.
+    /// Every label names its unit, with at most six significant digits.
     #[test]
     fn labels_carry_units() {
         let dt = experiment(Some("dt"), vec![0.005]);

@@ -178,7 +178,7 @@ fn trend_note(values: &[f64]) -> &'static str {
 }
 
 /// Which part scene carries most of the compound error, on average over the successful fits: over all of
-/// them for a single variant, per variant otherwise (issue 26: pooling E = 1e3 to 1e6 Pa said "GravityWall
+/// them for a single variant, per variant otherwise (pooling E = 1e3 to 1e6 Pa said "GravityWall
 /// 41 %" where the wall goes from 10 % at 1e3 to 65 % at 1e6).
 fn dominant_part(data: &ExperimentData) -> Option<String> {
     let shares = |points: &mut dyn Iterator<Item = &Point>| -> Option<Vec<(String, f64)>> {

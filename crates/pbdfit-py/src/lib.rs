@@ -423,7 +423,7 @@ fn study_keywords() -> Vec<String> {
 /// Where a local study's or table's progress goes (`progress=`): nowhere, a line to stderr every 50 fits
 /// and at the end, or a Python callable `(done, total, line)` called after each fit, on the calling
 /// thread (the workers queue the events; the wait loop delivers them). A callable that raises stops the
-/// run as Ctrl-C does (the fits written stay) and its exception is raised. Issue 38 (D19): a callable
+/// run as Ctrl-C does (the fits written stay) and its exception is raised. A callable
 /// was accepted by the signature but raised TypeError without a Dask client.
 struct ProgressReport {
     stderr: bool,

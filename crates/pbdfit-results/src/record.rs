@@ -614,7 +614,7 @@ mod tests {
         let bad = line.replacen(";-0.001;-0.001;", ";-0.001;", 1);
         let e = parse_records(&format!("{header}\n{bad}"), path).unwrap_err().to_string();
         assert!(e.contains("hessian") && e.contains("3 numbers for 2 parameters"), "{e}");
-        // A setting that is no fit's (issue 38: a NaN dt made `pbdfit plot` panic sorting the settings).
+        // A setting that is no fit's (a NaN dt made `pbdfit plot` panic sorting the settings).
         for (field, value) in [("dt", f64::NAN), ("dt", 0.0), ("young", f64::INFINITY), ("poisson", f64::NAN)] {
             let mut r = row.clone();
             match field {

@@ -46,7 +46,7 @@ pub enum TableError {
         upper: f64,
     },
     /// A lookup's cell needs nodes that a part-built table has not fitted yet. The message gives the quick
-    /// answer first (one fit of the query itself), then how the table is filled (issue 38: a newcomer was
+    /// answer first (one fit of the query itself), then how the table is filled (a newcomer was
     /// sent to `pbdfit table pbd-full.toml`, which fails as written and fits 6,144 nodes for hours).
     #[error(
         "table {table} is part-built ({built} of {nodes} nodes fitted): the query's cell needs {count} node(s) \

@@ -118,7 +118,7 @@ impl TableDef {
             n: list("n", &a.n)?,
         };
         axes.validate().map_err(|(key, m)| bad(&format!("axes.{key}"), m))?;
-        // Each N against the scene's size guard, named by its entry (issue 38: N = 5000 was refused naming
+        // Each N against the scene's size guard, named by its entry (N = 5000 was refused naming
         // the scene, not `axes.n`).
         for (i, &n) in axes.n.iter().enumerate() {
             for scene in set.scenes() {
@@ -164,8 +164,8 @@ impl TableDef {
 mod tests {
     use super::*;
 
-    /// Every table definition in `fits/tables/` reads, and the cluster tables have the coverage issue 27
-    /// asks for (12,288 fits each): a file meant for a cluster must not fail there on its first line.
+    /// Every table definition in `fits/tables/` reads, and the cluster tables have their full
+    /// coverage (12,288 fits each): a file meant for a cluster must not fail there on its first line.
     #[test]
     fn the_shipped_table_definitions_read() {
         let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fits/tables"));
@@ -229,7 +229,7 @@ n = [1]
         assert!(e.contains("model.settings") && e.contains("no setting `relaxation`"), "{e}");
     }
 
-    /// Issue 38: a table file's `scene` path was resolved against the working directory; it is relative
+    /// A table file's `scene` path was resolved against the working directory; it is relative
     /// to the table file's folder, as a scene file's `mesh` is to the scene file (the test's working
     /// directory, the crate's, holds no `wall.toml`, so the old resolution fails here).
     #[test]
@@ -256,7 +256,7 @@ n = [1]
             ("dt = [0.001, \"1/30\"]", "dt = [0.001, \"1/x\"]", "axes.dt[1]", "not a number"),
             ("nit = [1, 4]", "nit = [0, 4]", "axes.nit[0]", "integer iteration count from 1 to 1000000"),
             ("n = [1]", "n = [1.5]", "axes.n[0]", "integer mesh resolution from 1 to 1000000"),
-            // A resolution past the scene's size guard is the axis entry's fault (issue 38).
+            // A resolution past the scene's size guard is the axis entry's fault.
             ("n = [1]", "n = [1, 5000]", "axes.n[1]", "5000: a body of"),
             ("n = [1]\n", "", "file", "missing field `n`"),
             ("model = \"xpbd\"", "model = \"xpdb\"", "model", "pbd"),

@@ -271,7 +271,7 @@ impl Table {
         let read = |name: &str| {
             let path = dir.join(name);
             std::fs::read_to_string(&path).map_err(|e| match e.kind() {
-                // A folder without the table's files is the user's to fix (D14: it exited 1): not a table,
+                // A folder without the table's files is the user's to fix (it exited 1): not a table,
                 // or one whose build has not finished.
                 std::io::ErrorKind::NotFound => bad(
                     &dir.display().to_string(),

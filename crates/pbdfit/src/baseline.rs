@@ -58,7 +58,7 @@ pub fn run(args: BaselineArgs) -> CliResult {
     }
     // The name is checked first: an unknown mapping is the mistake to report, whatever else is missing.
     let m = pbdfit_table::mapping::mapping(&args.mapping).map_err(mapping_error)?;
-    // dt, nit and N only where the formula reads them (issue 38: they were required for mappings that
+    // dt, nit and N only where the formula reads them (they were required for mappings that
     // ignore them); a value given anyway is checked and recorded.
     let query = m
         .query(args.young, args.poisson, args.dt, args.nit, args.n)

@@ -90,7 +90,7 @@ pub fn run(args: CompareArgs) -> CliResult {
         }
     }
     // Identifiability stays on (about a fifth of the time): a claim whose fitted values' 1 % ranges
-    // straddle its threshold is undecided, for the variants as for the thesis results (issue 26).
+    // straddle its threshold is undecided, for the variants as for the thesis results.
     let studies: Vec<Study> = variants.iter().map(|v| v.apply(&study)).collect::<Result<_, _>>().map_err(fit_error)?;
     let only: Vec<String> = args.experiments.iter().map(|e| format!("*/{e}")).collect();
     let mut scored = Vec::new();

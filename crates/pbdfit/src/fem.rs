@@ -266,7 +266,7 @@ fn length(u: &pbdfit_mesh::Vec3) -> f64 {
     if largest == 0.0 || !largest.is_finite() { largest } else { largest * (u / largest).norm() }
 }
 
-/// Runs `solve` with a progress bar on stderr for its dynamic steps (issue 26: a run of 2,000,000 steps
+/// Runs `solve` with a progress bar on stderr for its dynamic steps (a run of 2,000,000 steps
 /// takes hours): a bar when the run has a fixed step count, a spinner with the last step's ratio for a
 /// run to rest, plain lines every 10 s when stderr is not a terminal. A static solve shows nothing.
 fn with_dynamic_progress<T>(scene: &str, solve: impl FnOnce(&mut dyn FnMut(&pbdfit_fem::DynamicProgress)) -> T) -> T {

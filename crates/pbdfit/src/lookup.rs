@@ -139,7 +139,7 @@ pub fn run(args: LookupArgs) -> CliResult {
         ),
     }
     // Where interpolation may cost more than a tenth of the error, the closer answer is a short fit from
-    // here (issue 38: a lookup whose estimate was poor did not say so).
+    // here (a lookup whose estimate was poor did not say so).
     let uncertain = e.error_increase.is_none_or(|inc| inc > 0.1 * l.interpolated_fit_error);
     if uncertain && refined.is_none() {
         println!(

@@ -1,7 +1,7 @@
 //! Standard output and error that end the process quietly when their reader has gone.
 //!
 //! Rust ignores SIGPIPE, so a write to a closed pipe returns EPIPE, and std's `println!` panics on it:
-//! `pbdfit scenes | head -c 10` printed a panic message (issue 26). `main.rs` shadows `println!`,
+//! `pbdfit scenes | head -c 10` printed a panic message. `main.rs` shadows `println!`,
 //! `print!`, `eprintln!` and `eprint!` with macros that call [`write`], for every module of the binary,
 //! so that no print in any subcommand can panic that way. A closed reader ends the process at once with
 //! [`BROKEN_PIPE_EXIT`] and no message, as a program killed by SIGPIPE would; any other failure to write

@@ -104,7 +104,7 @@ pub fn run_with_progress(
         println!("  motion: the release test at every fit in {}", prepared.motion_file().display());
     }
     if summary.at_bound > 0 || summary.failed > 0 {
-        // Whether those counts are normal (issue 38: "214 at the edge of the box" with no word).
+        // Whether those counts are normal ("214 at the edge of the box" with no word).
         println!(
             "  a fit at the edge of the box is kept with its parameter on the bound (the CSVs' at_bound column): \
              usual where the material lies beyond what the model reaches at a dt and nit; a failed fit has no point \

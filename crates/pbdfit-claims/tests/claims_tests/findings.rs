@@ -1,5 +1,5 @@
 //! Every figure in `fits/thesis-findings.md` (the prose of the thesis report's section "What the variants
-//! show") recomputed from the committed variant folders (`fits/results/compare`), issue 26.
+//! show") recomputed from the committed variant folders (`fits/results/compare`).
 //!
 //! Each number of the prose is either a figure recomputed here from the CSVs (through the same
 //! `Results` series and claim verdicts the report uses) or a quoted constant this test names with its

@@ -197,7 +197,7 @@ fn the_variants_are_judged_within_their_ranges() {
     }
 }
 
-/// W3 and W11 are checked in full (issue 26): W3's kd falls over all nu but rises again over [0.35, 0.49];
+/// W3 and W11 are checked in full: W3's kd falls over all nu but rises again over [0.35, 0.49];
 /// W11's "unlike the floor" fails, the floor's error rising more than 10-fold from E = 1e3 to 1e6.
 #[test]
 fn partial_holds_are_checked_in_full() {

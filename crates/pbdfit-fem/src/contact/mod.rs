@@ -1,5 +1,5 @@
 //! Static equilibrium with unilateral contact and Coulomb friction against rigid obstacles, for every
-//! [`Material`] (issue 29, item 3).
+//! [`Material`].
 //!
 //! ## The problem
 //!

@@ -1,5 +1,5 @@
-//! The FEM reference with unilateral contact and Coulomb friction against rigid obstacles (issue 29,
-//! item 3): complementarity, force balance, the roller condition, stick and slip on an incline, a
+//! The FEM reference with unilateral contact and Coulomb friction against rigid obstacles:
+//! complementarity, force balance, the roller condition, stick and slip on an incline, a
 //! nonlinear law, and the refusals.
 
 use pbdfit_fem::materials::material;
@@ -285,7 +285,7 @@ fn singular_and_unsupported_contact_problems_are_refused() {
     assert!(matches!(e, FemError::FreeRigidMotion { free: 3, frictional: false, .. }), "{e}");
     assert!(e.to_string().contains("give the obstacle friction"), "{e}");
     // A body hanging above a floor it does not touch falls; it has friction, which is not the remedy
-    // (issue 38: the message advised friction to an obstacle with mu_s = 0.5).
+    // (the message advised friction to an obstacle with mu_s = 0.5).
     let below = plane(Vec3::new(0.0, -0.5, 0.0), Vec3::y(), 0.6, 0.6);
     let e = StaticProblem::new(&cube(2, Vec3::new(0.0, -9.81, 0.0), &[], vec![below])).unwrap().solve(m).unwrap_err();
     assert!(matches!(e, FemError::FreeRigidMotion { free: 6, contacts: 0, .. }), "{e}");
@@ -296,7 +296,7 @@ fn singular_and_unsupported_contact_problems_are_refused() {
     assert!(matches!(e, FemError::ContactUnsupported(1)), "{e}");
 }
 
-/// A resting cube on a frictional floor (no held vertex, the `resting` scene of issue 29) under plain
+/// A resting cube on a frictional floor (no held vertex, the `resting` scene) under plain
 /// gravity: every contact sticks with no friction force to speak of, and the weight is carried.
 #[test]
 fn a_cube_rests_on_a_frictional_floor() {
@@ -510,13 +510,13 @@ fn a_dragged_plate_sticks_or_slips_relative_to_its_motion() {
     }
 }
 
-/// Issue D7 (second review campaign): any obstacle switched off the nonlinear FEM's refusals. A
+/// Any obstacle switched off the nonlinear FEM's refusals. A
 /// neo-Hookean block at E = 1e-3 Pa under its weight, held at its base, is refused alone (an element
 /// inverts at 0.2 % of the load); with a sphere far above that never touches it, the active-set Newton
 /// halved its inverting steps and returned a 532 m sag through the held base with exit 0. An obstacle
 /// that carries nothing now changes no refusal; one that touches still gives the contact solution.
 #[test]
-fn issue_d7_an_obstacle_that_carries_nothing_changes_no_refusal() {
+fn an_obstacle_that_carries_nothing_changes_no_refusal() {
     let scene = |obstacle: &str| {
         let text = format!(
             "name = \"ind\"\n[body]\nshape = \"unit-cube\"\n[[held]]\nplane = \"y = 0\"\n[load]\n\

@@ -1,4 +1,4 @@
-//! Issue 26, item 6: non-finite physics exited 0. `density = 1e308` gave NaN displacements printed as
+//! Non-finite physics exited 0. `density = 1e308` gave NaN displacements printed as
 //! "max |u| 0", gravity 1e300 "max |u| inf m". Now a body's masses, their inverses and its total weight
 //! are finite or the scene names the key, and a reference's displacements (with their lengths) are
 //! finite or the solve fails with `FemError::NotFinite`. Item 7 (a dynamic run with no end) below.
@@ -60,7 +60,7 @@ proptest! {
     }
 }
 
-/// Issue 26, item 7: `fem --dynamic --time 1e300 --dt 0.01` ran until killed; the step count a fixed
+/// `fem --dynamic --time 1e300 --dt 0.01` ran until killed; the step count a fixed
 /// time asks for is now bounded by `MAX_DYNAMIC_STEPS` before the first step. And (item 10) `--dt 1e-300`
 /// said "faer-lu: the matrix is singular"; now the time step is named.
 mod dynamic {
@@ -125,7 +125,7 @@ mod dynamic {
     }
 }
 
-/// Issue 26, item 10: a mesh scaled to 1e-100 m said its held vertices were collinear: the default
+/// A mesh scaled to 1e-100 m said its held vertices were collinear: the default
 /// selector tolerance (an absolute 1e-9 m) held every vertex, and the collinearity check's squares
 /// underflowed. Both are now relative to the body: a scaled mesh holds the same vertices and builds.
 mod scaled {

@@ -217,7 +217,7 @@ impl Setting {
     pub fn allows(self, v: f64) -> Result<(), &'static str> {
         let (ok, allowed) = match self {
             Setting::Dt => (v.is_finite() && v > 0.0, "a time step > 0 s"),
-            // The caps are stated (issue 38: "an integer iteration count >= 1" refused 2e6).
+            // The caps are stated ("an integer iteration count >= 1" refused 2e6).
             Setting::N => (v >= 1.0 && v.fract() == 0.0 && v <= 1e6, "an integer mesh resolution from 1 to 1000000"),
             Setting::Nit => (v >= 1.0 && v.fract() == 0.0 && v <= 1e6, "an integer iteration count from 1 to 1000000"),
             Setting::Young => (v.is_finite() && v > 0.0, "a Young's modulus > 0 Pa"),

@@ -505,7 +505,7 @@ fn neighbour_chains(keys: &[FitKey], neighbour_starts: bool) -> Vec<Vec<FitKey>>
 }
 
 /// The fit of the same scene and setting at the next lower nu in the plan, if any: a gradient fit's
-/// neighbouring start (docs/method.md, section The fits; issue "Fits that follow the gradient").
+/// neighbouring start (docs/method.md, section The fits).
 fn neighbour(key: &FitKey, plan: &Plan) -> Option<FitKey> {
     let nu = f64::from_bits(key.poisson);
     plan.fits

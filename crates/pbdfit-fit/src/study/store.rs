@@ -351,11 +351,11 @@ mod tests {
         }
     }
 
-    /// Issue D12 (second review campaign): resume trusted every row. A row with status ok and a NaN
+    /// Resume trusted every row. A row with status ok and a NaN
     /// error or parameter, and rows of one fit that disagree, are left out with a sentence naming them
     /// (their fits are done again); a row written twice alike is kept once.
     #[test]
-    fn issue_d12_untrustworthy_rows_are_not_resumed() {
+    fn untrustworthy_rows_are_not_resumed() {
         let dir = std::env::temp_dir().join(format!("pbdfit-store-d12-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("gravity-floor-table.csv");
@@ -511,7 +511,7 @@ mod tests {
         assert!(check_rows(Path::new("f.csv"), &rows, &Expected { mass_model: &uniform, ..pbd }).is_err());
     }
 
-    /// Issue 26, item 4: rows of another search or another reference are refused too, naming them.
+    /// Rows of another search or another reference are refused too, naming them.
     #[test]
     fn rows_of_another_search_or_reference_are_refused() {
         let rows = vec![record(0.0)];

@@ -132,11 +132,11 @@ fn assert_honest(id: &pbdfit_fit::Identification) {
     }
 }
 
-/// Issue D5 (second review campaign): markers of nu = 0.4995 (past the searched 0.499) with 0.1 % noise
+/// Markers of nu = 0.4995 (past the searched 0.499) with 0.1 % noise
 /// ended on the bound, where the difference step became 0: a NaN covariance and intervals of zero width.
 /// The Jacobian is one-sided there, the bound is named, and nu's interval is one-sided up to it.
 #[test]
-fn issue_d5_nu_on_the_search_bound_is_named_with_a_one_sided_interval() {
+fn nu_on_the_search_bound_is_named_with_a_one_sided_interval() {
     let set = SceneSet::builtin("gravity-wall").unwrap();
     let scene = &set.scenes()[0];
     let id = identify(scene, 2, spec("linear"), 0.01, &markers("linear", 3e3, 0.4995, 0.001, 1), 1e-9).unwrap();
@@ -155,10 +155,10 @@ fn issue_d5_nu_on_the_search_bound_is_named_with_a_one_sided_interval() {
     assert_honest(&identify(scene, 2, spec("linear"), 0.01, &one, 1e-9).unwrap());
 }
 
-/// Issue D6 (second review campaign): markers whose noise is as large as their signal printed E "0 to
+/// Markers whose noise is as large as their signal printed E "0 to
 /// inf" and nu in [-16.9, 14.9]. The parameters they do not determine are named, without an interval.
 #[test]
-fn issue_d6_markers_as_noisy_as_their_signal_determine_nothing() {
+fn markers_as_noisy_as_their_signal_determine_nothing() {
     let set = SceneSet::builtin("gravity-wall").unwrap();
     let scene = &set.scenes()[0];
     let mut found = 0;

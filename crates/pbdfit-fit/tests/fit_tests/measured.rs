@@ -197,22 +197,22 @@ fn the_bootstrap_agrees_with_the_covariance_intervals() {
     assert!((0.5..2.0).contains(&ratio), "kd: bootstrap {:?} against {:?}", intervals[0], covariance[0]);
     assert!(!b.rough() && b.stopped.is_none());
 
-    // Issue D11: fewer than 2 replicates is no interval (`--bootstrap 1` printed a "95 %" interval of
-    // zero width; 0 was ignored); issue D3: no bound on K (1e9 ran on). All refused before any refit.
+    // Fewer than 2 replicates is no interval (`--bootstrap 1` printed a "95 %" interval of
+    // zero width; 0 was ignored); no bound on K (1e9 ran on). All refused before any refit.
     for k in [0, 1, pbdfit_fit::MAX_BOOTSTRAP + 1, 1_000_000_000] {
         let e = pbdfit_fit::bootstrap(&scenes, settings, &markers, 1e-9, &cache, &options, &r.rest_states[0], k, 7)
             .unwrap_err();
         assert!(matches!(e, pbdfit_fit::FitError::BootstrapReplicates { .. }) && e.is_input(), "{e}");
         assert!(e.to_string().contains("give 2 to 10000"), "{e}");
     }
-    // Issue D3: the time limit bounds the refits. At a limit already passed no refit starts: no
+    // The time limit bounds the refits. At a limit already passed no refit starts: no
     // interval, and the result says why (deterministic: the deadline is the bootstrap's own start).
     let limited = FitOptions { max_seconds: Some(0.0), ..options.clone() };
     let b = pbdfit_fit::bootstrap(&scenes, settings, &markers, 1e-9, &cache, &limited, &r.rest_states[0], 10_000, 7)
         .unwrap();
     assert_eq!((b.asked, b.replicates, b.failed, b.intervals.as_ref()), (10_000, 0, 0, None));
     assert!(b.stopped.as_deref().is_some_and(|s| s.contains("time limit") && s.contains("after 0 of 10000")));
-    // A limit beyond what an Instant holds is no limit (issue D1's conversion): 2 refits, an interval.
+    // A limit beyond what an Instant holds is no limit (the clock's conversion): 2 refits, an interval.
     let unlimited = FitOptions { max_seconds: Some(1e19), ..options.clone() };
     let b =
         pbdfit_fit::bootstrap(&scenes, settings, &markers, 1e-9, &cache, &unlimited, &r.rest_states[0], 2, 7).unwrap();

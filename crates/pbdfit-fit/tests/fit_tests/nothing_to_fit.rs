@@ -1,4 +1,4 @@
-//! Issue 26, item 5: nothing to fit was fitted "perfectly". A scene whose load moves no free vertex
+//! Nothing to fit was fitted "perfectly". A scene whose load moves no free vertex
 //! (zero gravity, every vertex held) or a reference that under- or overflows (E = 1e300, 1e-300) gave
 //! kd = kv = 0, error 0 and exit 0. Now `FitProblem::new` refuses such a reference, naming the scene and
 //! the cause.

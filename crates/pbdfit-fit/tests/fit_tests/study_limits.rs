@@ -1,7 +1,7 @@
-//! Issue 26, item 2 (study files): counts derived from a study file are bounded before anything is
+//! Study files: counts derived from a study file are bounded before anything is
 //! allocated. `poisson.step = 1e-12` asked for terabytes (abort), 1e-300 overflowed the count to an empty
 //! study that exited 0. Now every step gives between 1 and `MAX_POISSON_VALUES` values of nu, or an
-//! error naming `poisson.step` and the count it would give. Item 11: a study named `../../escaped` wrote
+//! error naming `poisson.step` and the count it would give. A study named `../../escaped` wrote
 //! outside the results folder, and a scene (or experiment value) listed twice was computed twice.
 
 use pbdfit_fit::study::{MAX_FITS, MAX_POISSON_VALUES, Study};

@@ -10,7 +10,7 @@ use pbdfit_pbd::{CpuBackend, Model, PbdError, RestOptions, RestStateBackend, Sim
 /// dispatches of 61 or 64 steps it settles (3,172 steps, 2.3e-7 from the CPU); in one long dispatch
 /// (100,000 steps, or the long chunks the wall-clock sizing picks in this test's batch) it wanders at about
 /// 1e-3 until the cap, while XPBD's distance and volume constraints settle alike either way. So some state
-/// of the per-tetrahedron terms still depends on the dispatch length; finding it is open (issue "Scale").
+/// of the per-tetrahedron terms still depends on the dispatch length; the cause is not found yet.
 /// Meanwhile the point reports itself unconverged (`converged: false`, never a silently wrong rest state).
 /// (PBD shows the same: dispatches of 700 steps or more change its trajectory, and the wall-clock sizing
 /// now stops at 488 steps: `the_wall_clock_sizing_gives_the_fixed_chunks_results`.)
@@ -216,7 +216,7 @@ fn cpu_rest(system: &pbdfit_pbd::PbdSystem, params: &SimParams) -> Vec<pbdfit_pb
     r.displacements
 }
 
-/// A sibling of issue D4 (second review campaign: rest states that never looked at the fit's deadline):
+/// A sibling of the mass-spring deadline check (rest states that never looked at the fit's deadline):
 /// the batched and single-mesh kernels stepped until rest or their step cap whatever
 /// `RestOptions::deadline` said. With a deadline already passed, the batch ends after its first chunk of
 /// steps (64 per simulation) and the single mesh after its first (16), the points not at rest coming

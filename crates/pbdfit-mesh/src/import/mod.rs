@@ -278,7 +278,7 @@ impl RawMesh {
 
         let volumes: Vec<f64> = tets.iter().map(|t| signed_volume(t.map(|v| vertices[v]))).collect();
         // Non-finite volumes (NaN or inf) come from coordinates so large that the products overflow; they
-        // would make the mean infinite and every element "below 1e-12 times the mean" (issue 26).
+        // would make the mean infinite and every element "below 1e-12 times the mean".
         if let Some(t) = volumes.iter().position(|v| !v.is_finite()) {
             let largest = tets[t].iter().flat_map(|&v| vertices[v].iter().map(|c| c.abs())).fold(0.0, f64::max);
             return Err(ImportError::NonFiniteVolume {

@@ -44,7 +44,7 @@ pub(crate) fn checked_xml(bytes: &[u8], origin: &str) -> Result<Vtk, ImportError
     }
     // Check the XML's structure before vtkio converts it: vtkio 0.7.0-rc2 unwraps a piece's points
     // (`points.unwrap()`, xml.rs:2619, 2702, 2747), so a <Piece> without <Points> panicked there. A
-    // count of the text `<Points` missed one inside a comment (issue 26).
+    // count of the text `<Points` missed one inside a comment.
     if let Some((grid, piece)) = piece_without_points(bytes).map_err(syntax)? {
         return Err(syntax(format!("<Piece> {piece} of the <{grid}> has no <Points>")));
     }
@@ -143,7 +143,7 @@ pub fn parse_legacy_vtk(bytes: &[u8], origin: &str) -> Result<RawMesh, ImportErr
     }
     let vtk = Vtk::parse_legacy_be(bytes).map_err(|e| {
         // vtkio's legacy parser (nom) reports only the kind of its failure ("Parse error: Complete", "Digit",
-        // "Tag"), not where; find the place by reading the file's structure again (issue 26).
+        // "Tag"), not where; find the place by reading the file's structure again.
         match locate_legacy_error(bytes) {
             Some((line, what)) => ImportError::Syntax {
                 origin: origin.to_string(),

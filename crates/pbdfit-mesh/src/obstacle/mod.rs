@@ -352,7 +352,7 @@ pub fn first_penetration(obstacles: &[Obstacle], vertices: &[Vec3], tolerance: f
 
 /// The first solid obstacle (ball or box) whose centre starts inside the body, as (obstacle index,
 /// tetrahedron): such an obstacle overlaps the body even where no vertex lies in it (a ball inside the
-/// unit cube at N = 1, whose vertices are its corners; issue 38: ignored at N = 1, refused at N = 2).
+/// unit cube at N = 1, whose vertices are its corners; it was ignored at N = 1, refused at N = 2).
 /// A centre on a face, an edge or the body's surface counts (half the ball is then inside); `tolerance`
 /// (m) is the rounding allowed outside a tetrahedron.
 pub fn first_engulfed(obstacles: &[Obstacle], mesh: &crate::TetMesh, tolerance: f64) -> Option<(usize, usize)> {
@@ -461,7 +461,7 @@ mod tests {
         let floor = keys("shape = \"plane\"\npoint = [0, 0, 0]\nnormal = [0, 2, 0]\nstatic_friction = 0.5").unwrap();
         assert_eq!(floor.shape, Shape::Plane(Plane { point: Vec3::zeros(), normal: Vec3::new(0.0, 1.0, 0.0) }));
         assert_eq!(floor.friction, Friction { static_coefficient: 0.5, kinetic_coefficient: 0.5 });
-        // A direction whatever its length's square does in f64 (issue 38: 1e-320 and 1e200 were refused as
+        // A direction whatever its length's square does in f64 (1e-320 and 1e200 were refused as
         // "not non-zero").
         for size in ["1e-320", "1e200", "1.7e308"] {
             let tilted = keys(&format!("shape = \"plane\"\npoint = [0, 0, 0]\nnormal = [0, {size}, {size}]")).unwrap();

@@ -1,4 +1,4 @@
-//! Issue 26, item 1: a compound scene that includes itself, directly or through other files, overflowed
+//! A compound scene that includes itself, directly or through other files, overflowed
 //! the stack (the nesting check ran after the recursive load). Now any graph of scene files loads, or
 //! ends with a `SceneError::Compound` naming the chain of files, without recursing more than one level.
 

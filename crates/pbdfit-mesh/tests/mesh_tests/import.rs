@@ -360,8 +360,7 @@ fn regression_vtu_piece_without_points_is_an_error_not_a_panic() {
 
 /// Coordinates large enough that a volume overflows to infinity are refused, not passed on with an
 /// infinite mass (the check used to test only for NaN); the message says the coordinates are too large
-/// and names the element, instead of "|volume| inf m^3 is below 1e-12 times the mean inf" (issue 26,
-/// item 10).
+/// and names the element, instead of "|volume| inf m^3 is below 1e-12 times the mean inf".
 #[test]
 fn an_overflowing_volume_is_refused() {
     for big in ["1e110", "1e300"] {
@@ -380,7 +379,7 @@ fn an_overflowing_volume_is_refused() {
 }
 
 /// A malformed legacy `.vtk` names the file and the line where reading failed, not vtkio's bare
-/// "Parse error: Complete / Digit / Tag" (issue 26, item 10).
+/// "Parse error: Complete / Digit / Tag".
 #[test]
 fn a_malformed_legacy_vtk_names_the_line() {
     let good = std::fs::read_to_string(data("cube.vtk")).unwrap();

@@ -1,4 +1,4 @@
-//! Issue 26, item 9: a `.vtu` whose <Piece> lacks <Points>, with the text `<Points` in a comment, passed
+//! A `.vtu` whose <Piece> lacks <Points>, with the text `<Points` in a comment, passed
 //! the text count, vtkio panicked, and although the result was a clean error the default panic hook
 //! printed a backtrace. Now the XML's structure is checked before vtkio converts it, and vtkio is called
 //! with the hook quiet on this thread: no input reaches the panic hook.

@@ -188,7 +188,7 @@ impl SpringBody {
             // Vertices that start inside an obstacle (one moved into the body by its `displacement`: the
             // indentation scene's sphere ends 0.1 m deep) are put on its surface before the first step, as
             // a change of position only. Left to the first step's microcollisions, the whole depth became
-            // one step's velocity (0.1 m / dt), and the body flew apart at any dt or damping (issue 38, D15).
+            // one step's velocity (0.1 m / dt), and the body flew apart at any dt or damping.
             let inside = u.clone();
             let mut unrecorded = tally.clone();
             self.microcollisions(dt, &mut u, (&inside, &v), &mut unrecorded);

@@ -1,4 +1,4 @@
-//! Contact and friction against rigid obstacles (issue 29): PBD, XPBD and the mass-spring model's Verlet
+//! Contact and friction against rigid obstacles: PBD, XPBD and the mass-spring model's Verlet
 //! with microcollisions. The figures each test measured are in its comments.
 
 use pbdfit_mesh::obstacle::{Friction, Plane, Shape};
@@ -338,13 +338,13 @@ fn mass_spring_rests_sticks_and_slides_with_microcollisions() {
     }
 }
 
-/// Issue D4 (second review campaign): a mass-spring rest state on obstacles settles by up to 2,000,000
+/// A mass-spring rest state on obstacles settles by up to 2,000,000
 /// Verlet steps (14 s for a hopeless 8-vertex point on `indentation`) and never looked at the fit's
 /// deadline, so `fit --max-seconds 20` took 59 s. With a deadline already passed the settling run stops
 /// at once with a typed error naming the time limit (deterministic: no step is taken after it); without
 /// one the same rest state as before comes back.
 #[test]
-fn issue_d4_mass_spring_settling_stops_at_the_deadline() {
+fn mass_spring_settling_stops_at_the_deadline() {
     let body = resting(1, Vec3::new(0.0, -G, 0.0), Friction::NONE);
     let system = PbdSystem::new(&body);
     let params = SimParams::new(0.01, 1, ModelKind::MASS_SPRING.with(&[100.0]).unwrap());

@@ -287,7 +287,7 @@ fn an_inert_rule_falls_freely() {
 }
 
 /// A candidate rest state that is not a number is divergence, naming the vertex; it was reported as an
-/// inverted tetrahedron of volume NaN (issue 38). A finite state with a flipped tetrahedron still is one.
+/// inverted tetrahedron of volume NaN. A finite state with a flipped tetrahedron still is one.
 #[test]
 fn a_nan_state_is_divergence_not_an_inverted_tetrahedron() {
     let body = pbdfit_mesh::SceneSet::builtin("gravity-wall").unwrap().scenes()[0].body(1).unwrap();

@@ -475,7 +475,7 @@ fn coinciding_curves_stay_distinguishable() {
             assert_ne!(pieces[i], pieces[j], "dash patterns {i} and {j} look the same: {pieces:?}");
         }
     }
-    // ... and every curve is drawn at its value (issue 40: no offset that makes a kd of 1 read as 0.97):
+    // ... and every curve is drawn at its value (no offset that makes a kd of 1 read as 0.97):
     // the four kd = 1 curves lie on the same pixel row, and the legend and caption say they overlap.
     let top_y: Vec<f64> =
         colours.iter().map(|c| polyline_ys(&svg, c).into_iter().fold(f64::INFINITY, f64::min)).collect();
@@ -508,7 +508,7 @@ fn compound_error_shares_are_percent_panels() {
         "{:?}",
         f.sentences
     );
-    // Issue 26: with several variants the shares are said per variant, never pooled across them.
+    // With several variants the shares are said per variant, never pooled across them.
     let shares: Vec<&String> = f.sentences.iter().filter(|s| s.contains("of the compound error")).collect();
     assert_eq!(shares.len(), 1, "{shares:?}");
     let variants = f.sentences.join(" ").matches("At ").count();
@@ -516,7 +516,7 @@ fn compound_error_shares_are_percent_panels() {
     cleanup(&root);
 }
 
-/// Issue 26: the compound's E experiment in the committed thesis results states the parts' shares per E
+/// The compound's E experiment in the committed thesis results states the parts' shares per E
 /// (the wall goes from 10 % of e² at E = 1e3 Pa to 66 % at 1e6), not pooled over the four (41 %).
 #[test]
 fn the_committed_e_experiment_states_the_shares_per_e() {

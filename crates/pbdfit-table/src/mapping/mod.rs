@@ -1,5 +1,5 @@
 //! Closed-form mappings from (E, nu) to PBD / XPBD parameters: the formulas engines and papers apply
-//! today, with no error given (issue 27, item 5). They are baselines: `pbdfit baseline --mapping NAME`
+//! today, with no error given. They are baselines: `pbdfit baseline --mapping NAME`
 //! prints their parameters, and `fits/tables/mappings.py` simulates them beside the table lookup and a
 //! direct fit.
 //!
@@ -633,7 +633,7 @@ mod tests {
     }
 
     /// Each mapping's `uses_young`, `uses_step` and `uses_mesh` say the truth: the values change with E,
-    /// with dt and nit, with N exactly where they say so (issue 38: `baseline` asked for dt, nit and N
+    /// with dt and nit, with N exactly where they say so (`baseline` asked for dt, nit and N
     /// that the formula ignores).
     #[test]
     fn a_mapping_depends_on_what_it_says_it_uses() {
@@ -652,12 +652,12 @@ mod tests {
         }
     }
 
-    /// Issue D9 (second review campaign): `baseline --mapping pbd-van-gelder-bulk --dt 1e-300` printed
+    /// `baseline --mapping pbd-van-gelder-bulk --dt 1e-300` printed
     /// kd = kv = NaN and `xpbd-strain-lame --young 5e-324` printed inf, both with exit 0. Every mapping at
     /// the extremes of what `check` accepts gives finite values or a typed error naming the parameter and
     /// the extreme input; never a non-finite value.
     #[test]
-    fn issue_d9_no_mapping_returns_a_non_finite_value() {
+    fn no_mapping_returns_a_non_finite_value() {
         let scene = SceneSet::load("gravity").unwrap();
         let q = |young: f64, dt: f64, nit: usize| MappingQuery { young, poisson: 0.3, dt, nit, n: 1 };
         let e = map("pbd-van-gelder-bulk", &q(1e3, 1e-300, 4), &scene).unwrap_err();

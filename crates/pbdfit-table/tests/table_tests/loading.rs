@@ -1,4 +1,4 @@
-//! Issue 26: a table folder is input, and nothing in it is trusted. Item 2: a `table.json` whose axes'
+//! A table folder is input, and nothing in it is trusted. Item 2: a `table.json` whose axes'
 //! product is huge allocated it before reading a row (5e18 bytes); now the axes are bounded
 //! (`MAX_NODES`, checked arithmetic) and cross-checked against `table.csv`'s rows before any slot is
 //! allocated. Item 8: lookup trusted the values, printing `kd = NaN` from a table.csv with NaN in a
@@ -146,7 +146,7 @@ proptest! {
     }
 }
 
-/// Issue 27: the shipped `pbd-full` is part-built. Its N = 8 nodes are `missing` (NaN parameters and
+/// The shipped `pbd-full` is part-built. Its N = 8 nodes are `missing` (NaN parameters and
 /// error, no leave-one-out), table.json counts them, and every N = 1, 2 and 4 node is fitted. A missing
 /// row with a value, a count that disagrees with the rows, or a missing row with leave-one-out figures is
 /// refused naming what is wrong.

@@ -1,4 +1,4 @@
-//! End-to-end tests of `pbdfit baseline` (issue 27, item 5): the closed-form mappings' numbers on the
+//! End-to-end tests of `pbdfit baseline`: the closed-form mappings' numbers on the
 //! unit cube at N = 1, computed here by hand, the nu = 0.5 edge case, the fixed constants, and the errors.
 //!
 //! The cube at N = 1 is five tetrahedra: four corner tetrahedra (volume 1/6, at the corners B = (1,0,0),
@@ -226,7 +226,7 @@ fn bad_mappings_and_materials_exit_2_naming_what_is_wrong() {
     assert_input_error(&o, &["--poisson 0.6", "(-1, 0.5]"]);
     let o = pbdfit(&["baseline", "--mapping", "pbd-fixed", "--young", "1e4"]);
     assert_input_error(&o, &["--poisson is required"]);
-    // Issue 38 (D18): dt, nit and N are asked for only where the formula reads them.
+    // Dt, nit and N are asked for only where the formula reads them.
     let material = ["--young", "1e4", "--poisson", "0.3"];
     let o = pbdfit(&[&["baseline", "--mapping", "newton-lame"][..], &material[..]].concat());
     assert!(o.status.success() && stdout(&o).contains("(dt and nit and N not used by this formula)"), "{}", stderr(&o));

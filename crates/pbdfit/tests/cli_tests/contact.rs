@@ -1,4 +1,4 @@
-//! End-to-end tests of the contact scenes (issue 29, item 4): `resting`, `indentation` and `incline`
+//! End-to-end tests of the contact scenes: `resting`, `indentation` and `incline`
 //! through `pbdfit fem`, `pbdfit fit` (gradient and pattern searches, model pbd) and `pbdfit simulate`
 //! at the fitted parameters.
 //!

@@ -1,5 +1,5 @@
-//! Issue 26 ("No panics, no silent nonsense"): the command line's answers to hostile input, each a
-//! regression test of a defect the campaign found. Exit 2 with a message naming the key or file, or a
+//! The command line's answers to hostile input, each a
+//! regression test of a defect a review found. Exit 2 with a message naming the key or file, or a
 //! quiet end; never a panic, an abort or a silent nonsense result with exit 0.
 
 use std::io::Read;
@@ -9,7 +9,7 @@ use std::process::{Command, Output, Stdio};
 use crate::common::{Study, assert_input_error, pbdfit_in, scratch, stderr};
 
 #[test]
-fn issue_26_1_a_compound_scene_that_includes_itself_exits_2_naming_the_chain() {
+fn a_compound_scene_that_includes_itself_exits_2_naming_the_chain() {
     let dir = scratch("loop");
     std::fs::write(dir.join("loop.toml"), "name = \"loop\"\ncompound = [\"loop.toml\"]\n").unwrap();
     let o = pbdfit_in(&dir, &["fem", "--scene", "loop.toml", "--young", "1e3", "--poisson", "0.3"]);
@@ -47,7 +47,7 @@ fn with_short_reader(args: &[&str], keep: usize, on_stderr: bool) -> (Option<i32
 }
 
 #[test]
-fn issue_26_2_a_closed_pipe_ends_every_printing_subcommand_quietly() {
+fn a_closed_pipe_ends_every_printing_subcommand_quietly() {
     // Reader gone before anything is read, and a reader that takes the first bytes of an output longer
     // than a pipe's buffer (64 KiB on Linux): std's println! panicked on the broken pipe (exit 101).
     let floor = ["--scene", "gravity-floor", "--young", "1e3", "--poisson", "0.3"];
@@ -68,7 +68,7 @@ fn issue_26_2_a_closed_pipe_ends_every_printing_subcommand_quietly() {
 }
 
 #[test]
-fn issue_26_8_lookup_refuses_a_table_with_a_value_outside_the_box() {
+fn lookup_refuses_a_table_with_a_value_outside_the_box() {
     let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fits/tables/pbd");
     let csv = std::fs::read_to_string(shipped.join("table.csv")).unwrap();
     let json = std::fs::read_to_string(shipped.join("table.json")).unwrap();
@@ -90,7 +90,7 @@ fn issue_26_8_lookup_refuses_a_table_with_a_value_outside_the_box() {
 }
 
 #[test]
-fn issue_26_5_nothing_to_fit_exits_2_naming_the_scene_and_the_cause() {
+fn nothing_to_fit_exits_2_naming_the_scene_and_the_cause() {
     let dir = scratch("still");
     let cube = "[body]\nshape = \"unit-cube\"\n[[held]]\nplane = \"y = 0\"\n";
     std::fs::write(dir.join("zero.toml"), format!("name = \"zero\"\n{cube}[load]\ngravity = [0, 0, 0]\n")).unwrap();
@@ -107,7 +107,7 @@ fn issue_26_5_nothing_to_fit_exits_2_naming_the_scene_and_the_cause() {
 }
 
 #[test]
-fn issue_26_6_non_finite_physics_exits_2_naming_the_key() {
+fn non_finite_physics_exits_2_naming_the_key() {
     let dir = scratch("physics");
     let cube = "[body]\nshape = \"unit-cube\"\n[[held]]\nplane = \"y = 0\"\n";
     let cases = [
@@ -157,7 +157,7 @@ fn pbdfit_or_kill(dir: &Path, args: &[&str], patience: std::time::Duration) -> O
 }
 
 #[test]
-fn issue_26_7_a_dynamic_run_with_no_end_is_refused() {
+fn a_dynamic_run_with_no_end_is_refused() {
     let dir = scratch("dynamic");
     let patience = std::time::Duration::from_secs(300);
     let o = pbdfit_or_kill(
@@ -173,7 +173,7 @@ fn issue_26_7_a_dynamic_run_with_no_end_is_refused() {
 }
 
 #[test]
-fn issue_26_9_a_vtu_piece_without_points_exits_2_without_a_backtrace() {
+fn a_vtu_piece_without_points_exits_2_without_a_backtrace() {
     let dir = scratch("vtu");
     let cube =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../pbdfit-mesh/tests/data/cube.vtu"))
@@ -191,7 +191,7 @@ fn issue_26_9_a_vtu_piece_without_points_exits_2_without_a_backtrace() {
 }
 
 #[test]
-fn issue_26_10_errors_blame_the_right_thing() {
+fn errors_blame_the_right_thing() {
     let dir = scratch("blame");
     // Held vertices on one line: the input's fault (exit 2), not an internal error.
     let edge = "name = \"edge\"\n[body]\nshape = \"unit-cube\"\n[[held]]\nbox = { min = [0, 0, 0], max = [1, 0, 0] }\n";
@@ -221,7 +221,7 @@ fn issue_26_10_errors_blame_the_right_thing() {
 }
 
 #[test]
-fn issue_26_10_values_that_start_with_a_hyphen_are_values() {
+fn values_that_start_with_a_hyphen_are_values() {
     let dir = scratch("hyphen");
     // `--rayleigh -5,0` was read as an unknown flag; now the value is checked and named.
     let o = pbdfit_in(&dir, &["fem", "--scene", "gravity-floor", "--dynamic", "--rayleigh", "-5,0"]);
@@ -238,7 +238,7 @@ fn issue_26_10_values_that_start_with_a_hyphen_are_values() {
 }
 
 #[test]
-fn issue_26_10_an_out_folder_that_cannot_be_written_is_the_input() {
+fn an_out_folder_that_cannot_be_written_is_the_input() {
     let dir = scratch("out");
     let study = Study { name: "s", poisson: ["0.0", "0.0", "0.1"], fit: "grid = 3", ..Study::default() }.toml();
     std::fs::write(dir.join("s.toml"), &study).unwrap();

@@ -27,7 +27,7 @@ fn load_scenes_and_the_beam_fit() {
         assert!(e.is_finite() && e > 0.0, "{scene}: {e}");
     }
     // Torsion at its default N = 1 holds every vertex (the bottom face, and the turned top face): there is
-    // nothing to fit, which is refused (issue 26) instead of "fitted" with error 0.
+    // nothing to fit, which is refused instead of "fitted" with error 0.
     let o = pbdfit(&["fit", "--scene", "torsion", "--json", "--grid", "5"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("moves no free vertex"), "{}", stderr(&o));

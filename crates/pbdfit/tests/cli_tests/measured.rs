@@ -189,7 +189,7 @@ fn full_fields_and_scene_named_markers() {
     assert!(pbdfit_mesh::vtk::read_vtu(&vtk).unwrap().point_data.iter().any(|(n, _)| n == "model_displacement"));
     assert_refused(&["fit", "--scene", scene, "--young", "3e3"], &["--young and --poisson", "field.vtu"]);
     assert_refused(&["identify", "--scene", "gravity-wall"], &["needs measured markers"]);
-    // Issue 38 (silent default): a study, a table or the settings sweep fitted such a scene against the
+    // A silent default: a study, a table or the settings sweep fitted such a scene against the
     // linear FEM (a study gave kd 0.1787 where `fit` gives 0.2738). They refuse it, naming the markers and
     // the command that fits them.
     let study = dir.join("study.toml");

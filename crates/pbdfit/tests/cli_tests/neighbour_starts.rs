@@ -1,4 +1,4 @@
-//! Issue "Fits that follow the gradient": in a gradient study with `neighbour_starts = true` each fit also
+//! In a gradient study with `neighbour_starts = true` each fit also
 //! starts from the fit of the next lower nu of the same scene and setting (its neighbour). The chains of such fits run one after the
 //! other, so the rows do not depend on the thread count or on an interruption, and each row is exactly
 //! what `pbdfit fit --start` gives from its neighbour's parameters.

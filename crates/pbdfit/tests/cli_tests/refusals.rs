@@ -1,6 +1,5 @@
-//! Regression tests of the second hostile review campaign (issue "Review fixes: the second hostile
-//! campaign"), through the command line: each test is named after the defect it pins (D1, D2, ...), and
-//! runs the campaign's input (or the same input written here) to the exit code and message it must give.
+//! Refusals of bad input through the command line: each test is named after what it pins and runs a
+//! reviewer's input (or the same input written here) to the exit code and message it must give.
 
 use std::path::{Path, PathBuf};
 
@@ -24,10 +23,10 @@ fn wall_markers(dir: &Path, name: &str, sigma: Option<&str>) -> PathBuf {
     path
 }
 
-/// D1: `--max-seconds 1e19` panicked (exit 101) converting the limit to a `Duration` and adding it to
+/// `--max-seconds 1e19` panicked (exit 101) converting the limit to a `Duration` and adding it to
 /// an `Instant`; a limit beyond what the clock holds is no limit.
 #[test]
-fn d1_a_time_limit_beyond_the_clock_is_no_limit() {
+fn a_time_limit_beyond_the_clock_is_no_limit() {
     for limit in ["1e19", "1e300"] {
         let o = pbdfit(&["fit", "--scene", "gravity-floor", "--n", "1", "--max-seconds", limit, "--json"]);
         assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
@@ -36,10 +35,10 @@ fn d1_a_time_limit_beyond_the_clock_is_no_limit() {
     }
 }
 
-/// D2: nothing bounded `--grid` or `[fit] grid`: `--grid 1000000` aborted allocating (exit 134), or
+/// Nothing bounded `--grid` or `[fit] grid`: `--grid 1000000` aborted allocating (exit 134), or
 /// took the machine. Refused before any work, naming the option and the most points per axis allowed.
 #[test]
-fn d2_a_grid_beyond_the_bound_is_refused_before_any_work() {
+fn a_grid_beyond_the_bound_is_refused_before_any_work() {
     assert_refused(
         &["fit", "--scene", "gravity-floor", "--n", "1", "--grid", "1000000"],
         &["--grid 1000000", "1000000^2 grid points", "at most 316 points per axis"],
@@ -58,11 +57,11 @@ fn d2_a_grid_beyond_the_bound_is_refused_before_any_work() {
     assert!(!out.join("table.csv").exists());
 }
 
-/// D3: `--bootstrap 1000000000 --max-seconds 5` ran on past 120 s: K had no bound. Refused before the fit.
+/// `--bootstrap 1000000000 --max-seconds 5` ran on past 120 s: K had no bound. Refused before the fit.
 /// (That the refits stop at the time limit is pinned in pbdfit-fit's `tests/fit_tests/measured.rs`, where the
 /// deadline can be made one that has passed.)
 #[test]
-fn d3_an_unbounded_bootstrap_is_refused() {
+fn an_unbounded_bootstrap_is_refused() {
     let dir = scratch("d3");
     let markers = wall_markers(&dir, "m.csv", None);
     let m = markers.to_str().unwrap();
@@ -84,12 +83,12 @@ fn d3_an_unbounded_bootstrap_is_refused() {
     );
 }
 
-/// D4: a mass-spring rest state on a contact scene settled by up to 2,000,000 Verlet steps without looking
+/// A mass-spring rest state on a contact scene settled by up to 2,000,000 Verlet steps without looking
 /// at the fit's deadline (`--max-seconds 20` took 59 s). With a limit that passes before the first step,
 /// no grid point settles, and the message names the time limit (deterministic: no point can settle in a
 /// nanosecond).
 #[test]
-fn d4_mass_spring_contact_rest_states_stop_at_the_time_limit() {
+fn mass_spring_contact_rest_states_stop_at_the_time_limit() {
     let o = pbdfit(&[
         "fit",
         "--scene",
@@ -105,9 +104,9 @@ fn d4_mass_spring_contact_rest_states_stop_at_the_time_limit() {
     assert_input_error(&o, &["time limit (--max-seconds", "passed before any grid point reached its rest state"]);
 }
 
-/// D9: `baseline` printed kd = kv = NaN at dt = 1e-300 and inf at E = 5e-324, both with exit 0.
+/// `baseline` printed kd = kv = NaN at dt = 1e-300 and inf at E = 5e-324, both with exit 0.
 #[test]
-fn d9_a_mapping_that_leaves_f64_is_refused() {
+fn a_mapping_that_leaves_f64_is_refused() {
     let base = ["--poisson", "0.3", "--nit", "4", "--n", "1"];
     let run = |mapping: &str, young: &str, dt: &str| {
         let mut args = vec!["baseline", "--mapping", mapping, "--young", young, "--dt", dt];
@@ -120,11 +119,11 @@ fn d9_a_mapping_that_leaves_f64_is_refused() {
     assert!(o.stdout.is_empty(), "{}", stdout(&o));
 }
 
-/// D10: marker sigmas of 1e300 m made every error 0 (the fit "converged" at an arbitrary grid point) and
+/// Marker sigmas of 1e300 m made every error 0 (the fit "converged" at an arbitrary grid point) and
 /// of 1e-300 m every error infinite (exit 1, "internal error: internal error: ..."). Both are refused,
 /// naming the file, the row and the ratio to the displacements.
 #[test]
-fn d10_marker_sigmas_that_leave_f64_are_refused() {
+fn marker_sigmas_that_leave_f64_are_refused() {
     let dir = scratch("d10");
     for (name, sigma) in [("huge.csv", "1e300"), ("tiny.csv", "1e-300")] {
         let m = wall_markers(&dir, name, Some(sigma));
@@ -149,10 +148,10 @@ fn d10_marker_sigmas_that_leave_f64_are_refused() {
     assert!(fit["reference"].as_str().unwrap().contains("chi-square"), "{}", fit["reference"]);
 }
 
-/// D11: `--bootstrap 1` printed a "95 %" interval of zero width (excluding the fitted value) and
+/// `--bootstrap 1` printed a "95 %" interval of zero width (excluding the fitted value) and
 /// `--bootstrap 0` was ignored without a word. Both are refused, naming the allowed range.
 #[test]
-fn d11_too_few_bootstrap_replicates_are_refused() {
+fn too_few_bootstrap_replicates_are_refused() {
     let dir = scratch("d11");
     let markers = wall_markers(&dir, "m.csv", None);
     let m = markers.to_str().unwrap();
@@ -183,12 +182,12 @@ fn write_rows(path: &Path, lines: &[Vec<String>]) {
     std::fs::write(path, lines.iter().map(|l| l.join(",") + "\n").collect::<String>()).unwrap();
 }
 
-/// D12: a resumed table trusted every row: a row with status `ok` and a NaN went into `table.csv` with
+/// A resumed table trusted every row: a row with status `ok` and a NaN went into `table.csv` with
 /// exit 0 (and every lookup then refused the table), and of two rows for one node the last silently won
 /// ("97 resumed" of 96 nodes). Such rows are taken out with a notice naming them; a part-built table
 /// leaves their nodes missing, a build fits them again and writes the table it wrote before.
 #[test]
-fn d12_a_resumed_table_does_not_trust_a_nan_or_duplicate_row() {
+fn a_resumed_table_does_not_trust_a_nan_or_duplicate_row() {
     let dir = scratch("d12");
     let file = dir.join("small.toml");
     std::fs::write(&file, SMALL_TABLE).unwrap();
@@ -300,10 +299,10 @@ fn field(dir: &Path, name: &str, sigma: Option<&str>) -> PathBuf {
     path
 }
 
-/// D16: a full-field `.vtu` whose `sigma` array had the wrong length was dropped without a word, and the
+/// A full-field `.vtu` whose `sigma` array had the wrong length was dropped without a word, and the
 /// fit switched from chi-square to relative weighting. Refused, naming the array and the count it needs.
 #[test]
-fn d16_a_sigma_array_of_the_wrong_length_is_refused_not_dropped() {
+fn a_sigma_array_of_the_wrong_length_is_refused_not_dropped() {
     let dir = scratch("d16");
     let short = field(&dir, "short.vtu", Some("1e-4 1e-4 1e-4"));
     assert_refused(
@@ -331,11 +330,11 @@ fn held_block(dir: &Path, name: &str, obstacle: &str) -> PathBuf {
     path
 }
 
-/// D7: any obstacle switched off the nonlinear FEM's refusals: neo-Hookean at E = 1e-3 with a sphere that
+/// Any obstacle switched off the nonlinear FEM's refusals: neo-Hookean at E = 1e-3 with a sphere that
 /// never touches returned exit 0 and a 532 m sag through the held base (the block alone is refused), and
 /// `fit` fitted to it. Now refused alike, through `fem` and `fit`.
 #[test]
-fn d7_an_obstacle_that_never_touches_changes_no_refusal() {
+fn an_obstacle_that_never_touches_changes_no_refusal() {
     let dir = scratch("d7");
     let alone = held_block(&dir, "alone.toml", "");
     let far = held_block(
@@ -355,11 +354,11 @@ fn d7_an_obstacle_that_never_touches_changes_no_refusal() {
     }
 }
 
-/// D8: an obstacle whose displacement ended past the held vertices was not checked: a plane moved
+/// An obstacle whose displacement ended past the held vertices was not checked: a plane moved
 /// through the held face gave exit 0 with every tetrahedron inverted, an indenter moved 5 m swallowed the
 /// block. Refused, naming the obstacle and the held vertex inside it.
 #[test]
-fn d8_an_obstacle_may_not_end_with_a_held_vertex_inside_it() {
+fn an_obstacle_may_not_end_with_a_held_vertex_inside_it() {
     let dir = scratch("d8");
     let plane = held_block(
         &dir,
@@ -416,11 +415,11 @@ fn fem_markers(dir: &Path, name: &str, poisson: &str, noise: f64, seed: u64) -> 
     path
 }
 
-/// D5: `identify` with nu past its search bound (markers of nu = 0.4995): the difference step became 0,
+/// `identify` with nu past its search bound (markers of nu = 0.4995): the difference step became 0,
 /// the covariance NaN (JSON null) and the intervals zero-width. The bound is named and nu's interval is
 /// one-sided up to it, of positive width; the covariance is finite.
 #[test]
-fn d5_nu_on_the_search_bound_is_named_with_a_one_sided_interval() {
+fn nu_on_the_search_bound_is_named_with_a_one_sided_interval() {
     let dir = scratch("d5");
     let m = fem_markers(&dir, "nu4995.csv", "0.4995", 0.0, 1);
     let args = ["identify", "--scene", "gravity-wall", "--n", "2", "--measured", m.to_str().unwrap()];
@@ -442,11 +441,11 @@ fn d5_nu_on_the_search_bound_is_named_with_a_one_sided_interval() {
     assert!(text.contains("one-sided") && text.contains("bound 0.499"), "{text}");
 }
 
-/// D6: markers whose noise is as large as their signal printed E "0 to inf" and nu in [-16.9, 14.9].
+/// Markers whose noise is as large as their signal printed E "0 to inf" and nu in [-16.9, 14.9].
 /// Over a few seeds of such noise, every interval printed is finite and of positive width or the
 /// parameter is said to be not identifiable (JSON null); such noise leaves at least one undetermined.
 #[test]
-fn d6_markers_as_noisy_as_their_signal_are_said_not_to_identify_the_material() {
+fn markers_as_noisy_as_their_signal_are_said_not_to_identify_the_material() {
     let dir = scratch("d6");
     let mut undetermined = 0;
     for seed in 1..=4 {
@@ -454,7 +453,7 @@ fn d6_markers_as_noisy_as_their_signal_are_said_not_to_identify_the_material() {
         let args = ["identify", "--scene", "gravity-wall", "--n", "2", "--measured", m.to_str().unwrap()];
         let o = pbdfit(&args);
         if o.status.code() == Some(2) && stderr(&o).contains("no positive Young's modulus explains these markers") {
-            // Noise that turns the markers against the load: no E at all (D13, tested below).
+            // Noise that turns the markers against the load: no E at all (tested below).
             continue;
         }
         let text = stdout(&o);
@@ -490,10 +489,10 @@ fn silent_default_simulate_refuses_a_flag_the_model_lacks() {
     assert!(o.status.success(), "{}", common::stderr(&o));
 }
 
-/// D13: `identify` exited 1 ("internal error: no start gives positive E") for markers that move against
+/// `identify` exited 1 ("internal error: no start gives positive E") for markers that move against
 /// the load: an input problem, exit 2, naming what to check.
 #[test]
-fn d13_markers_against_the_load_are_the_input_s_problem() {
+fn markers_against_the_load_are_the_input_s_problem() {
     let dir = scratch("d13");
     let m = fem_markers(&dir, "with.csv", "0.3", 0.0, 1);
     let text = std::fs::read_to_string(&m).unwrap();
@@ -514,11 +513,11 @@ fn d13_markers_against_the_load_are_the_input_s_problem() {
     assert!(!stderr(&o).contains("internal"), "{}", stderr(&o));
 }
 
-/// D14: `lookup --table DIR` on an empty folder (or one whose build is still running, which has no
+/// `lookup --table DIR` on an empty folder (or one whose build is still running, which has no
 /// table files yet) exited 1 as if the machine had failed. Exit 2, saying what the folder lacks and how a
 /// part-built table gets its files.
 #[test]
-fn d14_a_folder_without_table_files_is_not_a_table() {
+fn a_folder_without_table_files_is_not_a_table() {
     let dir = scratch("d14");
     let empty = dir.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
@@ -531,12 +530,12 @@ fn d14_a_folder_without_table_files_is_not_a_table() {
     assert_input_error(&o, &["is not a table folder", "no table.json"]);
 }
 
-/// D15: mass-spring on `indentation` at N = 2 had no rest state at any stiffness, dt or damping, and
+/// Mass-spring on `indentation` at N = 2 had no rest state at any stiffness, dt or damping, and
 /// advised implicit-euler (refused with obstacles): the sphere's 0.1 m depth became one Verlet step's
 /// velocity. Vertices that start inside an obstacle are now put on its surface before the first step;
 /// the Verlet run settles where the frictionless static equilibrium (Newton) is.
 #[test]
-fn d15_mass_spring_indentation_settles_where_the_equilibrium_is() {
+fn mass_spring_indentation_settles_where_the_equilibrium_is() {
     let scene = ["--scene", "indentation", "--n", "2", "--model", "mass-spring", "--ks", "1000", "--json"];
     let verlet = ["--integrator", "verlet", "--dt", "0.0001", "--damping", "5"];
     let run = json(&pbdfit(&[&["simulate"][..], &scene[..], &verlet[..]].concat()));
@@ -554,11 +553,11 @@ fn d15_mass_spring_indentation_settles_where_the_equilibrium_is() {
     assert!(!stderr(&o).contains("or implicit-euler"), "{}", stderr(&o));
 }
 
-/// D18: inputs used silently: a `--start` outside the box (kd = 2 while kd = inf was refused), a
+/// Inputs used silently: a `--start` outside the box (kd = 2 while kd = inf was refused), a
 /// parameter bounded or started twice (the last won), `identify --dt -1`, and an FEM option
 /// (`--material stvk`) on a fit whose reference is measured markers. Each is refused, naming it.
 #[test]
-fn d18_inputs_that_were_used_silently_are_refused() {
+fn inputs_that_were_used_silently_are_refused() {
     let fit = ["fit", "--scene", "gravity-floor", "--n", "1"];
     fn with<'a>(fit: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
         [fit, extra].concat()
@@ -581,10 +580,10 @@ fn d18_inputs_that_were_used_silently_are_refused() {
     assert_refused(&[&["fit"][..], &wall[..], &["--dynamic"][..]].concat(), &["--dynamic sets the FEM reference"]);
 }
 
-/// D17: `--max-seconds 1e-9` was reported as the model's failure ("no rest state with model pbd ... within
+/// `--max-seconds 1e-9` was reported as the model's failure ("no rest state with model pbd ... within
 /// 3 projection sweeps"). The time limit is named, with the remedy; both searches.
 #[test]
-fn d17_a_time_limit_that_leaves_no_rest_state_is_named() {
+fn a_time_limit_that_leaves_no_rest_state_is_named() {
     for search in ["gradient", "pattern"] {
         let o = pbdfit(&["fit", "--scene", "gravity-floor", "--n", "2", "--search", search, "--max-seconds", "1e-9"]);
         assert_input_error(&o, &["time limit", "before any grid point reached its rest state", "longer limit"]);
@@ -592,10 +591,10 @@ fn d17_a_time_limit_that_leaves_no_rest_state_is_named() {
     }
 }
 
-/// D17: the contact sensitivity refusal recommended the pattern search, though the gradient fit works on
+/// The contact sensitivity refusal recommended the pattern search, though the gradient fit works on
 /// contact scenes (it differences rest states there). The refusal says so, and the fit does work.
 #[test]
-fn d17_the_contact_sensitivity_refusal_points_to_what_works() {
+fn the_contact_sensitivity_refusal_points_to_what_works() {
     let o = pbdfit(&["simulate", "--scene", "indentation", "--n", "1", "--sensitivity"]);
     assert_input_error(&o, &["sensitivity is not solved with contact", "`pbdfit fit` works as it is"]);
     assert!(!stderr(&o).contains("--search pattern"), "{}", stderr(&o));

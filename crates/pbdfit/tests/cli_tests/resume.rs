@@ -1,4 +1,4 @@
-//! Issue 26, items 4 and 11: a results folder is resumed only by a study with the same fit-deciding
+//! A results folder is resumed only by a study with the same fit-deciding
 //! settings (search, grid, min_step, box, reference, model, precision, masses), checked against the
 //! manifest a run writes first or the `summary.json` a finished run wrote; one run at a time writes a
 //! folder; rows whose poisson is not a number are removed, not kept beside their recomputed fits.
@@ -27,7 +27,7 @@ fn study(dir: &Path, text: &str) -> PathBuf {
 /// A study with another grid than the folder's finished one is refused, naming both grids, and the
 /// folder is left as it was (it resumed every row of the grid-5 study and claimed grid 21).
 #[test]
-fn issue_26_4_a_folder_of_another_grid_is_refused_naming_both() {
+fn a_folder_of_another_grid_is_refused_naming_both() {
     let dir = scratch("grid");
     let out = dir.join("out");
     let file = study(&dir, &tiny());
@@ -54,7 +54,7 @@ fn issue_26_4_a_folder_of_another_grid_is_refused_naming_both() {
 /// run with another reference is refused by the manifest, and the same study resumes through the stale
 /// lock.
 #[test]
-fn issue_26_4_an_interrupted_run_is_checked_by_its_manifest_and_its_lock_goes_stale() {
+fn an_interrupted_run_is_checked_by_its_manifest_and_its_lock_goes_stale() {
     let dir = scratch("manifest");
     let out = dir.join("out");
     let file = study(&dir, &tiny());
@@ -75,7 +75,7 @@ fn issue_26_4_an_interrupted_run_is_checked_by_its_manifest_and_its_lock_goes_st
 /// Rows of another reference are refused even where no manifest or summary says so (a folder from
 /// before the manifest, interrupted).
 #[test]
-fn issue_26_4_rows_of_another_reference_are_refused_without_a_summary() {
+fn rows_of_another_reference_are_refused_without_a_summary() {
     let dir = scratch("rows");
     let out = dir.join("out");
     let file = study(&dir, &tiny());
@@ -90,7 +90,7 @@ fn issue_26_4_rows_of_another_reference_are_refused_without_a_summary() {
 /// While a run holds a folder, a second run on it exits 2 naming the lock file, the folder and the
 /// holder; once the holder lets go it runs.
 #[test]
-fn issue_26_4_a_folder_in_use_is_refused_naming_the_lock() {
+fn a_folder_in_use_is_refused_naming_the_lock() {
     let dir = scratch("lock");
     let out = dir.join("out");
     let file = study(&dir, &tiny());
@@ -108,7 +108,7 @@ fn issue_26_4_a_folder_in_use_is_refused_naming_the_lock() {
 /// A row whose poisson is NaN or not a number is removed (and said so on stderr), and its fit done
 /// again: the final file is the uninterrupted run's, not that plus the broken rows.
 #[test]
-fn issue_26_11_rows_whose_poisson_is_not_a_number_are_removed_and_redone() {
+fn rows_whose_poisson_is_not_a_number_are_removed_and_redone() {
     let dir = scratch("nan");
     let out = dir.join("out");
     let file = study(&dir, &tiny());
@@ -151,7 +151,7 @@ fn copy_folder(from: &Path, to: &Path) {
 /// The committed thesis results (a folder from before the manifest) pass the check against their
 /// summary.json and resume: nothing computed, every CSV byte-identical, no manifest or lock left.
 #[test]
-fn issue_26_4_the_committed_thesis_results_resume_unchanged() {
+fn the_committed_thesis_results_resume_unchanged() {
     let dir = scratch("thesis");
     let copy = dir.join("thesis");
     copy_folder(&repo().join("fits/results/thesis"), &copy);

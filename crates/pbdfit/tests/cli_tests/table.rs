@@ -231,7 +231,7 @@ fn a_tiny_table_matches_pbdfit_fit_bit_for_bit_and_resumes_unchanged() {
     let named = format!("E = {:e}, nu = {}", absent["young"].parse::<f64>().unwrap(), absent["poisson"]);
     let refused = at(absent, false);
     assert_input_error(&refused, &["part-built (5 of 24 nodes fitted)", &named, "pbdfit table tiny.toml"]);
-    // The quick answer comes first (issue 38): the fit of the query itself, a command that runs as written.
+    // The quick answer comes first: the fit of the query itself, a command that runs as written.
     let e = stderr(&refused);
     let command = e.split("fit it directly (seconds): `").nth(1).and_then(|r| r.split('`').next()).unwrap();
     let args: Vec<&str> = command.split_whitespace().skip(1).chain(["--json"]).collect();

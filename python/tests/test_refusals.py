@@ -1,5 +1,4 @@
-"""Regression tests of the second hostile review campaign through Python, each named after the defect it
-pins (D1, D2, ...): the Python path of the command line's fixes (crates/pbdfit/tests/cli_tests/refusals.rs)
+"""Refusals of bad input through Python, each named after what it pins: the Python path of the command line's fixes (crates/pbdfit/tests/cli_tests/refusals.rs)
 raises ValueError with the command line's message where the input is bad, and never returns NaN or
 panics (a panic used to surface as RuntimeError)."""
 
@@ -26,18 +25,18 @@ def wall_markers(tmp_path: Path, name: str, sigma=None) -> Path:
     return path
 
 
-def test_d1_a_time_limit_beyond_the_clock_is_no_limit():
+def test_a_time_limit_beyond_the_clock_is_no_limit():
     for limit in (1e19, 1e300):
         r = pbdfit.fit("gravity-floor", n=1, max_seconds=limit)
         assert r.status == "converged"
 
 
-def test_d2_a_grid_beyond_the_bound_is_refused():
+def test_a_grid_beyond_the_bound_is_refused():
     with pytest.raises(ValueError, match=r"grid 1000000 gives 1000000\^2 grid points.*at most 316 points per axis"):
         pbdfit.fit("gravity-floor", n=1, grid=10**6)
 
 
-def test_d3_d11_bootstrap_replicates_are_bounded(tmp_path):
+def test_bootstrap_replicates_are_bounded(tmp_path):
     markers = wall_markers(tmp_path, "m.csv")
     for k in (0, 1, 10**9):
         with pytest.raises(ValueError, match=f"bootstrap {k} bootstrap replicates: give 2 to 10000"):
@@ -47,14 +46,14 @@ def test_d3_d11_bootstrap_replicates_are_bounded(tmp_path):
     assert set(r.bootstrap_95) == {"kd", "kv"}
 
 
-def test_d9_a_mapping_that_leaves_f64_is_refused():
+def test_a_mapping_that_leaves_f64_is_refused():
     with pytest.raises(ValueError, match=r"kd = NaN is not a finite number.*dt\^2 leaves f64's range"):
         pbdfit.mapping("pbd-van-gelder-bulk", young=1e3, poisson=0.3, dt=1e-300, nit=4, n=1)
     with pytest.raises(ValueError, match=r"1 / E overflows"):
         pbdfit.mapping("xpbd-strain-lame", young=5e-324, poisson=0.3, dt=0.01, nit=4, n=1)
 
 
-def test_d10_marker_sigmas_that_leave_f64_are_refused(tmp_path):
+def test_marker_sigmas_that_leave_f64_are_refused(tmp_path):
     for name, sigma in (("huge.csv", "1e300"), ("tiny.csv", "1e-300")):
         markers = wall_markers(tmp_path, name, sigma)
         with pytest.raises(ValueError, match=rf"{name}: row 1: sigma = .* over- or underflows f64"):
@@ -63,7 +62,7 @@ def test_d10_marker_sigmas_that_leave_f64_are_refused(tmp_path):
             pbdfit.identify("gravity-wall", measured=markers, n=2)
 
 
-def test_d12_a_resumed_table_does_not_trust_a_nan_row(tmp_path):
+def test_a_resumed_table_does_not_trust_a_nan_row(tmp_path):
     definition = tmp_path / "small.toml"
     definition.write_text(
         'name = "small"\nmodel = "pbd"\nscene = "gravity-floor"\n[fit]\ngrid = 5\n[axes]\n'
@@ -83,7 +82,7 @@ def test_d12_a_resumed_table_does_not_trust_a_nan_row(tmp_path):
         assert row["status"] != "ok" or math.isfinite(float(row["kd"]))
 
 
-def test_d16_a_sigma_array_of_the_wrong_length_is_refused(tmp_path):
+def test_a_sigma_array_of_the_wrong_length_is_refused(tmp_path):
     def field(sigma: str) -> Path:
         xml = (
             '<?xml version="1.0"?>\n<VTKFile type="UnstructuredGrid" version="0.1" byte_order="LittleEndian">\n'
@@ -125,7 +124,7 @@ def fem_markers(tmp_path: Path, name: str, poisson: float, noise: float, seed: i
     return path
 
 
-def test_d5_nu_on_the_search_bound_has_a_one_sided_interval(tmp_path):
+def test_nu_on_the_search_bound_has_a_one_sided_interval(tmp_path):
     d = pbdfit.identify("gravity-wall", measured=fem_markers(tmp_path, "nu4995.csv", 0.4995, 0.0, 1), n=2)
     assert d["poisson_at_bound"] == 0.499
     lo, hi = d["poisson_interval_95"]
@@ -135,13 +134,13 @@ def test_d5_nu_on_the_search_bound_has_a_one_sided_interval(tmp_path):
     assert all(math.isfinite(c) for row in d["covariance_ln_young_poisson"] for c in row)
 
 
-def test_d6_noise_as_large_as_the_signal_names_what_is_not_identifiable(tmp_path):
+def test_noise_as_large_as_the_signal_names_what_is_not_identifiable(tmp_path):
     undetermined = 0
     for seed in range(1, 5):
         try:
             d = pbdfit.identify("gravity-wall", measured=fem_markers(tmp_path, f"n{seed}.csv", 0.3, 1.0, seed), n=2)
         except ValueError as e:
-            # Noise that turns the markers against the load (D13: the input's problem, ValueError).
+            # Noise that turns the markers against the load (the input's problem, ValueError).
             assert "no positive Young's modulus explains these markers" in str(e)
             continue
         for p in ("young", "poisson"):
@@ -163,7 +162,7 @@ def held_block(tmp_path: Path, name: str, obstacle: str) -> Path:
     return path
 
 
-def test_d7_an_obstacle_that_never_touches_changes_no_refusal(tmp_path):
+def test_an_obstacle_that_never_touches_changes_no_refusal(tmp_path):
     far = held_block(
         tmp_path,
         "far",
@@ -176,7 +175,7 @@ def test_d7_an_obstacle_that_never_touches_changes_no_refusal(tmp_path):
             pbdfit.fit(scene, n=2, young=1e-3, material="neo-hookean")
 
 
-def test_d8_an_obstacle_may_not_end_with_a_held_vertex_inside_it(tmp_path):
+def test_an_obstacle_may_not_end_with_a_held_vertex_inside_it(tmp_path):
     plane = held_block(
         tmp_path,
         "plane",
@@ -189,7 +188,7 @@ def test_d8_an_obstacle_may_not_end_with_a_held_vertex_inside_it(tmp_path):
         pbdfit.simulate(plane, n=2, kd=0.5, kv=0.5)
 
 
-def test_d13_markers_against_the_load_are_a_value_error(tmp_path):
+def test_markers_against_the_load_are_a_value_error(tmp_path):
     with_load = fem_markers(tmp_path, "with.csv", 0.3, 0.0, 1).read_text().splitlines()
     against = [with_load[0]] + [
         ",".join(f[:3] + [repr(-float(v)) for v in f[3:]]) for f in (line.split(",") for line in with_load[1:])
@@ -200,7 +199,7 @@ def test_d13_markers_against_the_load_are_a_value_error(tmp_path):
         pbdfit.identify("gravity-wall", measured=path, n=2)
 
 
-def test_d14_a_folder_without_table_files_is_a_value_error(tmp_path):
+def test_a_folder_without_table_files_is_a_value_error(tmp_path):
     with pytest.raises(ValueError, match="is not a table folder"):
         pbdfit.lookup(tmp_path, young=150, poisson=0.1, dt=0.01, nit=1, n=1)
 
@@ -220,7 +219,7 @@ def test_silent_default_a_measured_scene_is_not_evaluated_against_the_fem(tmp_pa
     assert "measured" in pbdfit.fit(scene, n=2).reference
 
 
-def test_d19_integers_and_dicts_are_checked_with_python_s_exceptions(tmp_path):
+def test_integers_and_dicts_are_checked_with_python_s_exceptions(tmp_path):
     """Negative integers raised OverflowError, a string box and ``parameters=None`` AttributeError: a bad
     value is a ValueError naming the argument, a wrong type a TypeError naming what is expected."""
     with pytest.raises(ValueError, match=r"n = -1: must be an integer >= 1"):
@@ -239,7 +238,7 @@ def test_d19_integers_and_dicts_are_checked_with_python_s_exceptions(tmp_path):
         pbdfit.fit("gravity-floor", n=1, grid=-1)
 
 
-def test_d19_a_local_study_reports_progress_to_a_callable(tmp_path):
+def test_a_local_study_reports_progress_to_a_callable(tmp_path):
     """``study(path, progress=callable)`` raised TypeError without a Dask client; the callable is now called
     after each fit, on the calling thread, as with a client; one that raises stops the run (the fits
     written stay, and a second call resumes from them)."""
