@@ -780,7 +780,7 @@ impl FitReport {
 }
 
 /// `(name, value)` pairs as one JSON object, in their order.
-pub(crate) fn ordered_map<S: serde::Serializer>(pairs: &[(String, f64)], serializer: S) -> Result<S::Ok, S::Error> {
+pub fn ordered_map<S: serde::Serializer>(pairs: &[(String, f64)], serializer: S) -> Result<S::Ok, S::Error> {
     serializer.collect_map(pairs.iter().map(|(k, v)| (k, v)))
 }
 

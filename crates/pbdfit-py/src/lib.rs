@@ -14,6 +14,7 @@
 
 mod distributed;
 
+use pbdfit_jobs::Job;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -200,7 +201,7 @@ type FemPart<'py> = (String, Bound<'py, PyArray2<f64>>, String);
 /// reference)])`.
 #[pyfunction]
 fn fem<'py>(py: Python<'py>, keywords: &str) -> PyResult<(bool, Vec<FemPart<'py>>)> {
-    let job = pbdfit_fit::FemJob::from_json(keywords).map_err(|e| value_error(format!("pbdfit.fem: {e}")))?;
+    let job = pbdfit_jobs::FemJob::from_json(keywords).map_err(|e| value_error(format!("pbdfit.fem: {e}")))?;
     let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
     let (compound, material, dt) = (prepared.set.is_compound(), prepared.material, prepared.dt);
     let setups = prepared.parts;
@@ -217,7 +218,7 @@ fn fem<'py>(py: Python<'py>, keywords: &str) -> PyResult<(bool, Vec<FemPart<'py>
 /// The keywords `fem` takes (Python's spelling of `pbdfit fem`'s options).
 #[pyfunction]
 fn fem_keywords() -> Vec<String> {
-    pbdfit_fit::FemKeywords::names()
+    pbdfit_jobs::FemKeywords::names()
 }
 
 /// The model kind by name, with an engine profile's settings by the engine's names (the `--setting` of the
@@ -237,7 +238,7 @@ fn kind(model: &str, settings: Option<HashMap<String, f64>>) -> PyResult<ModelKi
 #[pyo3(signature = (keywords, _interrupt=false))]
 fn simulate(py: Python<'_>, keywords: &str, _interrupt: bool) -> PyResult<(bool, Vec<String>)> {
     let job =
-        pbdfit_fit::SimulateKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.simulate: {e}")))?;
+        pbdfit_jobs::SimulateKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.simulate: {e}")))?;
     let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
     let compound = prepared.set.is_compound();
     let reports = cancellable_job(py, _interrupt, move || {
@@ -262,7 +263,7 @@ fn report_json<T: serde::Serialize>(report: &T) -> PyResult<String> {
 #[pyfunction]
 #[pyo3(signature = (keywords, _interrupt=false))]
 fn modes(py: Python<'_>, keywords: &str, _interrupt: bool) -> PyResult<(bool, Vec<String>)> {
-    let job = pbdfit_fit::ModesKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.modes: {e}")))?;
+    let job = pbdfit_jobs::ModesKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.modes: {e}")))?;
     let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
     let (compound, material, count) = (prepared.set.is_compound(), prepared.material, prepared.count);
     let setups = prepared.parts;
@@ -295,13 +296,13 @@ fn motion_keywords() -> Vec<String> {
 /// The keywords `modes` takes (Python's spelling of `pbdfit modes`'s options).
 #[pyfunction]
 fn modes_keywords() -> Vec<String> {
-    pbdfit_fit::ModesKeywords::names()
+    pbdfit_jobs::ModesKeywords::names()
 }
 
 /// The keywords `simulate` takes (Python's spelling of `pbdfit simulate`'s options).
 #[pyfunction]
 fn simulate_keywords() -> Vec<String> {
-    pbdfit_fit::SimulateKeywords::names()
+    pbdfit_jobs::SimulateKeywords::names()
 }
 
 #[pyfunction]
@@ -794,11 +795,12 @@ fn mapping(
 }
 
 /// E and nu of an FEM law from markers, as `pbdfit identify` finds them: `keywords` is a JSON object of
-/// `pbdfit_fit::IdentifyKeywords` (the command line's options under their Python names); returns the
+/// `pbdfit_jobs::IdentifyKeywords` (the command line's options under their Python names); returns the
 /// report, `pbdfit identify --json`'s object, as JSON.
 #[pyfunction]
 fn identify(py: Python<'_>, keywords: &str) -> PyResult<String> {
-    let job = pbdfit_fit::IdentifyJob::from_json(keywords).map_err(|e| value_error(format!("pbdfit.identify: {e}")))?;
+    let job =
+        pbdfit_jobs::IdentifyJob::from_json(keywords).map_err(|e| value_error(format!("pbdfit.identify: {e}")))?;
     let report = cancellable_job(py, false, move || job.run(pbdfit_fit::Spelling::Keyword))?.map_err(job_error)?;
     report_json(&report)
 }
@@ -806,7 +808,7 @@ fn identify(py: Python<'_>, keywords: &str) -> PyResult<String> {
 /// The keywords `identify` takes.
 #[pyfunction]
 fn identify_keywords() -> Vec<String> {
-    pbdfit_fit::IdentifyKeywords::names()
+    pbdfit_jobs::IdentifyKeywords::names()
 }
 
 #[pymodule]

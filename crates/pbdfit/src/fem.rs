@@ -8,7 +8,7 @@ use pbdfit_mesh::vtk::{PointData, write_vtu};
 use pbdfit_mesh::{Body, BodySummary, MassModel};
 use serde::Serialize;
 
-use pbdfit_fit::{FemJob, FemPart as Part, Spelling};
+use pbdfit_jobs::{FemJob, FemPart as Part, Spelling};
 
 use crate::cli::{BodyArgs, CliError, CliResult, ReferenceArgs};
 
@@ -138,9 +138,9 @@ pub fn run(args: FemArgs) -> CliResult {
         poisson: Some(args.poisson),
         mass_model: args.mass_model.map(|m| m.name().to_string()),
         fix_orientation: args.fix_orientation,
-        body: args.body.keywords(),
+        body: args.body,
         dt: Some(args.dt),
-        reference: args.reference.keywords(),
+        reference: args.reference.clone(),
     };
     let prepared = job.prepare(Spelling::Flag).map_err(crate::fit::job_error)?;
     for note in &prepared.notes {

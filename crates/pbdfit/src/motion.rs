@@ -95,7 +95,7 @@ pub fn run(args: MotionArgs) -> CliResult {
         n: args.n,
         mass_model: args.mass_model.map(|m| m.name().to_string()),
         fix_orientation: args.fix_orientation,
-        body: args.body.keywords(),
+        body: args.body,
         young: Some(args.young),
         poisson: Some(args.poisson),
         material: args.material.clone(),

@@ -1,9 +1,11 @@
 //! `pbdfit settings`: the cheapest engine settings (dt, iterations or substeps) at which a model reaches
-//! the reference within a target error, and where it cannot at all (`pbdfit_fit::settings_sweep`).
+//! the reference within a target error, and where it cannot at all (`pbdfit_jobs::settings_sweep`).
 
 use pbdfit_fem::YoungPoisson;
-use pbdfit_fit::settings_sweep::{PlannedSweep, cheapest, grid, rms_percent, settings_matter, target_from_rms_percent};
 use pbdfit_fit::{FitRequest, PartCache, Search};
+use pbdfit_jobs::settings_sweep::{
+    PlannedSweep, cheapest, grid, rms_percent, settings_matter, target_from_rms_percent,
+};
 use pbdfit_mesh::display::{number, scientific};
 use serde_json::json;
 
@@ -107,7 +109,7 @@ pub fn run(args: SettingsArgs) -> CliResult {
     let options = FitRequest { search: Some(Search::Gradient), ..FitRequest::new(kind) }
         .options(Search::FIT_DEFAULT)
         .map_err(|e| CliError::Input(e.message))?;
-    let cache = PartCache::new(args.reference.overrides()?);
+    let cache = PartCache::new(args.reference.overrides_over(&Default::default()).map_err(crate::fit::job_error)?);
     // Every setting's problem (the reference's options, the time step, the engine's load) before the header.
     let plan = PlannedSweep::plan(&set, n, kind, material, &cache, &grid).map_err(fit_error)?;
     let backend = pbdfit_pbd::CpuBackend;
@@ -155,7 +157,7 @@ pub fn run(args: SettingsArgs) -> CliResult {
     let answer = if matter { cheapest(&rows, target) } else { None };
     let best = rows.iter().filter(|r| r.error.is_finite()).min_by(|a, b| a.error.total_cmp(&b.error));
     if json {
-        let row = |r: &pbdfit_fit::settings_sweep::SettingFit| {
+        let row = |r: &pbdfit_jobs::settings_sweep::SettingFit| {
             json!({
                 "dt": r.dt, "nit": r.nit, "cost": r.cost,
                 "error": r.error.is_finite().then_some(r.error),

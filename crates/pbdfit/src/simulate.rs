@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use pbdfit_fit::{SimulateKeywords, SimulateReport, SimulateRun, Spelling};
+use pbdfit_jobs::{SimulateKeywords, SimulateReport, SimulateRun, Spelling};
 use pbdfit_mesh::MassModel;
 use pbdfit_mesh::vtk::{PointData, write_pvd, write_vtu};
 use pbdfit_pbd::{Integrator, PbdSystem, SimParams};
@@ -124,7 +124,7 @@ fn job(args: &SimulateArgs) -> Result<SimulateKeywords, CliError> {
         n: args.n,
         mass_model: args.mass_model.map(|m| m.name().to_string()),
         fix_orientation: args.fix_orientation,
-        body: args.body.keywords(),
+        body: args.body,
         dt: Some(args.sim.dt),
         nit: Some(args.sim.nit),
         model: Some(args.sim.model.name().to_string()),

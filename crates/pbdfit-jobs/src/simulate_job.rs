@@ -14,7 +14,7 @@ use pbdfit_pbd::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::{FitJobError, Spelling};
+use pbdfit_fit::{FitJobError, Spelling};
 
 /// A simulation as the command line and Python ask it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -30,7 +30,7 @@ pub struct SimulateKeywords {
     pub fix_orientation: bool,
     /// The body's density and size over the scene's (`density`, `size`).
     #[serde(flatten)]
-    pub body: crate::BodyKeywords,
+    pub body: pbdfit_fit::BodyKeywords,
     /// Time step in s (default 0.01).
     pub dt: Option<f64>,
     /// Solver iterations per step (default 1).
@@ -157,7 +157,7 @@ pub struct RestReport {
     pub model: String,
     /// Every engine setting the run used, changed or not, by the engine's names (none for a textbook
     /// model).
-    #[serde(serialize_with = "crate::job::ordered_map")]
+    #[serde(serialize_with = "pbdfit_fit::ordered_map")]
     pub settings: Vec<(String, f64)>,
     /// Time step (s).
     pub dt: f64,
@@ -271,12 +271,12 @@ fn xyz(v: &Vec3) -> [f64; 3] {
 impl SimulateKeywords {
     /// The keywords' names (Python's spelling).
     pub fn names() -> Vec<String> {
-        crate::keyword_names::<SimulateKeywords>()
+        pbdfit_fit::keyword_names::<SimulateKeywords>()
     }
 
     /// The job from a JSON object of its keywords (Python's call), unknown keywords refused.
     pub fn from_json(text: &str) -> Result<Self, String> {
-        crate::keywords_from_json(text)
+        pbdfit_fit::keywords_from_json(text)
     }
 
     /// The model these keywords name with its parameters: a named parameter the model lacks is refused;
@@ -353,7 +353,7 @@ impl SimulateKeywords {
             };
             input(format!("{name}: {e}"))
         })?;
-        let (set, notes) = crate::keywords::load_scene(
+        let (set, notes) = pbdfit_fit::load_scene(
             &self.scene,
             self.fix_orientation,
             self.mass_model.as_deref(),
@@ -421,9 +421,9 @@ impl SimulateKeywords {
             .collect::<Result<Vec<_>, FitJobError>>()?;
         let given = self.mass_model.as_deref().and_then(|m| m.parse().ok());
         let option = spelling.name("mass_model");
-        let warnings = crate::mass_model_warning(
+        let warnings = pbdfit_fit::mass_model_warning(
             &set,
-            crate::Settings::new(dt, n, nit, kind),
+            pbdfit_fit::Settings::new(dt, n, nit, kind),
             Some(model.values()),
             given,
             &option,

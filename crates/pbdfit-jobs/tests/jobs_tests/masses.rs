@@ -5,7 +5,7 @@
 //! about with the rest-state difference they make.
 
 use pbdfit_fit::study::Study;
-use pbdfit_fit::{FitJob, FitKeywords, FitReport, SimulateKeywords, SimulateReport, Spelling};
+use pbdfit_jobs::{FitJob, FitKeywords, FitReport, SimulateKeywords, SimulateReport, Spelling};
 use pbdfit_mesh::{MassModel, SceneSet, Vec3};
 use pbdfit_pbd::{CpuBackend, ModelKind, PbdSystem, RestOptions, RestStateBackend, SimParams};
 

@@ -5,10 +5,10 @@
 //! without the contact report).
 
 use pbdfit_fem::{ContactSolution, DynamicProgress, ReferenceOverrides, ReferenceSpec, StaticProblem, YoungPoisson};
-use pbdfit_mesh::{Body, SceneSet, Shape, Vec3};
+use pbdfit_mesh::{Body, SceneSet, Vec3};
 use serde::Serialize;
 
-use crate::{FitJobError, Spelling};
+use pbdfit_fit::{FitJobError, Spelling};
 
 /// An FEM reference of a scene, as the command line and Python ask it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
@@ -28,12 +28,12 @@ pub struct FemKeywords {
     pub fix_orientation: bool,
     /// The body's density and size over the scene's (`density`, `size`).
     #[serde(flatten)]
-    pub body: crate::BodyKeywords,
+    pub body: pbdfit_fit::BodyKeywords,
     /// Time step in s of a dynamic reference (default 0.01).
     pub dt: Option<f64>,
     /// The FEM reference's options (`material`, `dynamic`, `time`, `fem_mass`, `rayleigh`, `split`).
     #[serde(flatten)]
-    pub reference: crate::ReferenceKeywords,
+    pub reference: pbdfit_fit::ReferenceKeywords,
 }
 
 /// An FEM job: [`FemKeywords`] under another name.
@@ -94,12 +94,12 @@ pub struct FemPart {
 impl FemKeywords {
     /// The keywords' names (Python's spelling).
     pub fn names() -> Vec<String> {
-        crate::keyword_names::<FemKeywords>()
+        pbdfit_fit::keyword_names::<FemKeywords>()
     }
 
     /// The job from a JSON object of its keywords (Python's call), unknown keywords refused.
     pub fn from_json(text: &str) -> Result<Self, String> {
-        crate::keywords_from_json(text)
+        pbdfit_fit::keywords_from_json(text)
     }
 
     /// Checks the job (naming a refused option in `spelling`) and builds each part's problem.
@@ -107,7 +107,7 @@ impl FemKeywords {
         let input = FitJobError::Input;
         let material = YoungPoisson::new(self.young.unwrap_or(1e3), self.poisson.unwrap_or(0.3))
             .map_err(|e| input(e.to_string()))?;
-        let (set, notes) = crate::keywords::load_scene(
+        let (set, notes) = pbdfit_fit::load_scene(
             &self.scene,
             self.fix_orientation,
             self.mass_model.as_deref(),
@@ -122,7 +122,7 @@ impl FemKeywords {
             ReferenceOverrides::from_table(&table).map_err(|e| input(format!("the reference options: {e}")))?;
         let mut parts = Vec::new();
         for scene in set.scenes() {
-            let spec = crate::reference_spec(scene, &overrides).map_err(|e| input(e.to_string()))?;
+            let spec = pbdfit_fit::reference_spec(scene, &overrides).map_err(|e| input(e.to_string()))?;
             let body = scene.body_split(n, spec.split).map_err(|e| input(e.to_string()))?;
             // The scene loader guarantees a valid body, but not that its held vertices stop every rigid
             // motion (all on one line): that, like a solve that fails (Newton, an inverted element, no
@@ -135,25 +135,6 @@ impl FemKeywords {
         }
         Ok(PreparedFem { set, material, dt: self.dt.unwrap_or(0.01), parts, notes, warnings })
     }
-}
-
-/// The size and repairs of each imported mesh of `set`, for the user.
-pub fn mesh_notes(set: &SceneSet) -> Vec<String> {
-    set.scenes()
-        .iter()
-        .filter_map(|scene| match &scene.shape {
-            Shape::Mesh { file, mesh, report, .. } => {
-                let changes = if *report == Default::default() { String::new() } else { format!("; {report}") };
-                Some(format!(
-                    "scene {}: mesh {file}: {} vertices, {} tetrahedra{changes}",
-                    scene.name,
-                    mesh.vertices().len(),
-                    mesh.tets().len()
-                ))
-            }
-            _ => None,
-        })
-        .collect()
 }
 
 impl FemSetup {

@@ -6,7 +6,7 @@
 //! `rho g L^2 / E`: doubling the density doubles every vertex's displacement, doubling the size multiplies
 //! it by 4, and dividing E by 10 multiplies it by 10.
 
-use pbdfit_fit::{BodyKeywords, FemKeywords, FitJob, FitJobError, IdentifyKeywords, SimulateKeywords, Spelling};
+use pbdfit_jobs::{BodyKeywords, FemKeywords, FitJob, FitJobError, IdentifyKeywords, SimulateKeywords, Spelling};
 use pbdfit_mesh::Vec3;
 use pbdfit_pbd::{CpuBackend, ModelKind};
 
@@ -74,7 +74,7 @@ fn reports_state_the_body_size_density_and_mass() {
     assert_eq!(json["body"][0]["density_kg_per_m3"], 1100.0);
     // 1100 * 0.1^2 = 11 times the thesis body's sag at the same E: another answer, a far more compliant
     // edge (4.2e-4 m/N against 1.3e-5 with lumped masses).
-    let edge = |r: &pbdfit_fit::FitReport| r.parameters[0].1;
+    let edge = |r: &pbdfit_jobs::FitReport| r.parameters[0].1;
     assert!(edge(&report) > 10.0 * edge(&plain), "{:?} against {:?}", report.parameters, plain.parameters);
     // Simulate: the same summary, and the total of the vertex masses is the mass stated.
     let simulate = SimulateKeywords {
@@ -86,7 +86,7 @@ fn reports_state_the_body_size_density_and_mass() {
     let prepared = simulate.prepare(Spelling::Keyword).unwrap();
     for part in &prepared.parts {
         let report = prepared.run_part(part, &CpuBackend, 1, &mut |_, _| {}).unwrap();
-        let pbdfit_fit::SimulateReport::Rest(rest) = &report else { panic!("a rest state") };
+        let pbdfit_jobs::SimulateReport::Rest(rest) = &report else { panic!("a rest state") };
         let total: f64 = rest.masses.iter().sum();
         assert!((rest.body.mass_kg - 8.0).abs() < 1e-12 && (total - 8.0).abs() < 1e-12, "{total}");
         assert!(report.text().starts_with("body: 0.2 m (largest extent), density 1000 kg/m^3, mass 8 kg\n"));
