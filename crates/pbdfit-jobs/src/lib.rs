@@ -19,7 +19,7 @@ mod simulate_job;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-pub use fem_job::{FemJob, FemKeywords, FemPart, FemSetup, PreparedFem};
+pub use fem_job::{ContactForce, ContactReport, FemJob, FemKeywords, FemPart, FemReport, FemSetup, PreparedFem};
 pub use identify_job::{IdentifyJob, IdentifyKeywords, IdentifyReport};
 pub use modes_job::{DEFAULT_MODE_COUNT, ModeReport, ModesKeywords, ModesReport, ModesSetup, PreparedModes};
 pub use pbdfit_fit::{
@@ -106,22 +106,32 @@ impl<R: Report> Report for Parts<R> {
     }
 }
 
-/// Every job by name, with its keywords: the list the Python extension's one entry runs over (a new job
-/// is one line here).
-pub const JOBS: &[(&str, fn() -> Vec<String>)] =
-    &[(IdentifyKeywords::NAME, IdentifyKeywords::names), (ModesKeywords::NAME, ModesKeywords::names)];
+/// The registry of jobs: [`JOBS`], [`keywords_of`] and [`run_json`] over every job listed (a new job is one
+/// entry here).
+macro_rules! jobs {
+    ($($job:ty),* $(,)?) => {
+        /// Every job's name (its command's and Python function's).
+        pub const JOBS: &[&str] = &[$(<$job as Job>::NAME),*];
 
-/// Runs the job `name` from a JSON object of its keywords on the CPU, its report as JSON: the Python
-/// extension's one entry.
-pub fn run_json(name: &str, keywords: &str) -> Result<String, FitJobError> {
-    fn run<J: Job>(keywords: &str) -> Result<String, FitJobError> {
-        let job = J::from_json(keywords).map_err(|e| FitJobError::Input(format!("pbdfit.{}: {e}", J::NAME)))?;
-        let report = Context::quiet(&job, Spelling::Keyword)?;
-        serde_json::to_string(&report).map_err(|e| FitJobError::Internal(format!("JSON output: {e}")))
-    }
-    match name {
-        IdentifyKeywords::NAME => run::<IdentifyKeywords>(keywords),
-        ModesKeywords::NAME => run::<ModesKeywords>(keywords),
-        other => Err(FitJobError::Internal(format!("no job named {other}"))),
-    }
+        /// The keywords of the job `name` (Python's spelling), sorted; `None` for no such job.
+        pub fn keywords_of(name: &str) -> Option<Vec<String>> {
+            $(if name == <$job as Job>::NAME { return Some(<$job as Job>::names()); })*
+            None
+        }
+
+        /// Runs the job `name` from a JSON object of its keywords on the CPU, its report as JSON (the command's
+        /// `--json` output): the Python extension's one entry.
+        pub fn run_json(name: &str, keywords: &str) -> Result<String, FitJobError> {
+            $(if name == <$job as Job>::NAME { return run_one::<$job>(keywords); })*
+            Err(FitJobError::Input(format!("no job named {name}: the jobs are {}", JOBS.join(", "))))
+        }
+    };
+}
+
+jobs!(FemKeywords, IdentifyKeywords, ModesKeywords);
+
+fn run_one<J: Job>(keywords: &str) -> Result<String, FitJobError> {
+    let job = J::from_json(keywords).map_err(|e| FitJobError::Input(format!("pbdfit.{}: {e}", J::NAME)))?;
+    let report = Context::quiet(&job, Spelling::Keyword)?;
+    serde_json::to_string(&report).map_err(|e| FitJobError::Internal(format!("JSON output: {e}")))
 }

@@ -3,3 +3,4 @@
 mod body;
 mod cancel;
 mod masses;
+mod python;
