@@ -491,9 +491,9 @@ def simulate(
         damping=_number("damping", damping),
         method=method,
     )
-    compound, reports = _native.simulate(_json(keywords))
-    states = [_simulated(json.loads(r)) for r in reports]
-    if not compound:
+    report = json.loads(_native.run_job("simulate", _json(keywords)))
+    states = [_simulated(r) for r in (report if isinstance(report, list) else [report])]
+    if not isinstance(report, list):
         return states[0]
     return {s.scene: s for s in states}
 

@@ -64,7 +64,7 @@ def test_every_fem_option_is_a_python_keyword():
 def test_every_simulate_option_is_a_python_keyword():
     """Less the outputs (`--frames` and its `--frame-every`, `--frame-steps`); Python's `**parameters` are
     further `params`."""
-    native = set(_native.simulate_keywords())
+    native = set(_native.job_keywords("simulate"))
     assert cli_options("simulate") - {"frames", "frame_every", "frame_steps"} == native
     assert set(inspect.signature(pbdfit.simulate).parameters) - {"parameters"} == native
 

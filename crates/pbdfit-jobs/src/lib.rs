@@ -128,7 +128,7 @@ macro_rules! jobs {
     };
 }
 
-jobs!(FemKeywords, IdentifyKeywords, ModesKeywords);
+jobs!(FemKeywords, IdentifyKeywords, ModesKeywords, SimulateKeywords);
 
 fn run_one<J: Job>(keywords: &str) -> Result<String, FitJobError> {
     let job = J::from_json(keywords).map_err(|e| FitJobError::Input(format!("pbdfit.{}: {e}", J::NAME)))?;

@@ -203,27 +203,6 @@ fn kind(model: &str, settings: Option<HashMap<String, f64>>) -> PyResult<ModelKi
     kind.with_settings(&settings).map_err(|e| value_error(format!("settings: {e}")))
 }
 
-/// A simulation: `keywords` is a JSON object of `pbdfit simulate`'s options under their Python names
-/// (`SimulateKeywords`). Returns whether the scene is compound and one report per part as JSON text,
-/// `pbdfit simulate --json`'s objects.
-#[pyfunction]
-#[pyo3(signature = (keywords, _interrupt=false))]
-fn simulate(py: Python<'_>, keywords: &str, _interrupt: bool) -> PyResult<(bool, Vec<String>)> {
-    let job =
-        pbdfit_jobs::SimulateKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.simulate: {e}")))?;
-    let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
-    let compound = prepared.set.is_compound();
-    let reports = cancellable_job(py, _interrupt, move || {
-        prepared
-            .parts
-            .iter()
-            .map(|part| prepared.run_part(part, &CpuBackend, 1, &mut |_, _| {}))
-            .collect::<Result<Vec<_>, _>>()
-    })?
-    .map_err(job_error)?;
-    Ok((compound, reports.iter().map(report_json).collect::<PyResult<_>>()?))
-}
-
 /// A job's report as the JSON text its command's `--json` prints.
 fn report_json<T: serde::Serialize>(report: &T) -> PyResult<String> {
     serde_json::to_string(report).map_err(|e| PyRuntimeError::new_err(format!("report as JSON: {e}")))
@@ -246,12 +225,6 @@ fn motion(py: Python<'_>, keywords: &str, _interrupt: bool) -> PyResult<String> 
 #[pyfunction]
 fn motion_keywords() -> Vec<String> {
     pbdfit_fit::MotionKeywords::names()
-}
-
-/// The keywords `simulate` takes (Python's spelling of `pbdfit simulate`'s options).
-#[pyfunction]
-fn simulate_keywords() -> Vec<String> {
-    pbdfit_jobs::SimulateKeywords::names()
 }
 
 #[pyfunction]
@@ -764,8 +737,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_job, m)?)?;
     m.add_function(wrap_pyfunction!(job_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(scene_bodies, m)?)?;
-    m.add_function(wrap_pyfunction!(simulate, m)?)?;
-    m.add_function(wrap_pyfunction!(simulate_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(fit_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(motion, m)?)?;

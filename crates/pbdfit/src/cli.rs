@@ -1,6 +1,6 @@
 //! What every subcommand shares: the error type with its exit codes, and scene loading.
 
-use pbdfit_mesh::{BUILTIN_SCENES, MassModel, SceneSet};
+use pbdfit_mesh::{BUILTIN_SCENES, SceneSet};
 use pbdfit_pbd::ModelKind;
 
 /// A failed command. `Input` is the user's to fix (exit 2); `Internal` is ours (exit 1).
@@ -34,24 +34,14 @@ impl std::fmt::Display for CliError {
 /// Result of a subcommand.
 pub type CliResult = Result<(), CliError>;
 
-/// Loads `--scene` (a built-in name or a TOML path) with its masses resolved for the model `kind` the
-/// command runs (`pbdfit_fit::resolve_mass_model`: the optional `mass_model` override, else the scene's,
-/// else the engine's, else lumped) and the body's `--density` and `--size`; `fix_orientation` reorients
-/// inverted tetrahedra of imported meshes
-/// instead of refusing them. Says on stderr what each imported mesh is and what validation changed.
-pub fn load_scene(
-    name: &str,
-    mass_model: Option<MassModel>,
-    body: BodyArgs,
-    kind: Option<ModelKind>,
-    fix_orientation: bool,
-) -> Result<SceneSet, CliError> {
-    let set = SceneSet::load_with(name, fix_orientation).map_err(|e| CliError::Input(e.to_string()))?;
-    for note in pbdfit_fit::mesh_notes(&set) {
-        eprintln!("pbdfit: {note}");
-    }
-    let set = pbdfit_fit::with_resolved_masses(set, mass_model, kind);
-    pbdfit_fit::with_body(set, body, pbdfit_fit::Spelling::Flag).map_err(|e| CliError::Input(e.to_string()))
+/// Loads `--scene` (a built-in name or a TOML path) with the body's `--density` and `--size`, as the jobs
+/// load theirs (`pbdfit_fit::Body::load`, no model: the scene's masses, else lumped). Says on stderr what
+/// each imported mesh is and what validation changed.
+pub fn load_scene(name: &str, scale: BodyArgs) -> Result<SceneSet, CliError> {
+    let body = pbdfit_fit::Body { scene: name.to_string(), scale, ..Default::default() };
+    let (set, notes) = body.load(None, pbdfit_fit::Spelling::Flag).map_err(crate::fit::job_error)?;
+    notes.iter().for_each(|note| eprintln!("pbdfit: {note}"));
+    Ok(set)
 }
 
 /// The body's `--density` and `--size`: the jobs' keywords.
@@ -153,11 +143,6 @@ pub fn fit_error(e: pbdfit_fit::FitError) -> CliError {
         pbdfit_fit::FitError::Internal(message) => CliError::Internal(message),
         e => CliError::Internal(e.to_string()),
     }
-}
-
-/// The mesh resolution to use: the flag, else the scene's default.
-pub fn resolution(set: &SceneSet, n: Option<usize>) -> Result<usize, CliError> {
-    set.resolution(n).map_err(|e| CliError::Input(format!("--n: {e}")))
 }
 
 /// Runs a prepared job on the CPU and prints its report (as text, or as JSON with `json`): the one way
