@@ -44,6 +44,7 @@ mod levenberg_marquardt;
 mod lockstep;
 mod masses;
 mod measured;
+mod motion;
 mod motion_job;
 mod pattern_search;
 mod problem;
@@ -79,10 +80,11 @@ pub use measured::{
     BOOTSTRAP_QUANTILES, Bootstrap, MAX_BOOTSTRAP, MIN_BOOTSTRAP, MarkerTarget, MarkerWeighting, bootstrap,
     check_bootstrap,
 };
-pub use motion_job::{
+pub use motion::{
     DEFAULT_PERIODS, DampingFit, FEM_STEPS_PER_PERIOD, FrameSink, MAX_FEM_STEPS, MAX_MODEL_STEPS, MotionFit,
-    MotionKeywords, MotionMeasures, MotionReport, PreparedMotion, Release, has_damping_knob, measure,
+    MotionMeasures, MotionReport, Release, has_damping_knob, measure,
 };
+pub use motion_job::{MotionKeywords, PreparedMotion};
 pub use pattern_search::{GOLDEN_RATIO, PatternSearch, SearchStep};
 pub use pbdfit_fem::ReferenceOverrides;
 pub use pbdfit_results::{FitRecord, FitStatus, read_records};

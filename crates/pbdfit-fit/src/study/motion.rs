@@ -83,7 +83,7 @@ impl MotionDef {
     /// The pass, checked (each message names the entry).
     pub(crate) fn pass(&self) -> Result<MotionPass, (String, String)> {
         // The command line's own check of the window (its bounds hold on every body).
-        let periods = crate::motion_job::check_periods(self.periods.unwrap_or(crate::DEFAULT_PERIODS))
+        let periods = crate::motion::check_periods(self.periods.unwrap_or(crate::DEFAULT_PERIODS))
             .map_err(|e| ("motion.periods".to_string(), e))?;
         let release = match self.release.as_deref() {
             None => Release::Gravity,

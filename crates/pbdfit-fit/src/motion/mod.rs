@@ -1,0 +1,262 @@
+//! The release test (`pbdfit motion`'s physics; the job is [`MotionKeywords`](crate::MotionKeywords)).
+//!
+//! The test: the body at rest and undeformed, gravity (and any traction) switched on at `t = 0`, for a
+//! window of `periods` periods of the FEM body's first mode (`StaticProblem::modes`). The reference is the
+//! FEM body integrated by Newmark's average acceleration (no numerical damping) at a step that divides the
+//! model's `dt` and resolves the first mode with at least [`FEM_STEPS_PER_PERIOD`] steps; the model runs
+//! its own dynamics (`PbdSystem::run_dynamics`) at its `dt` and `nit`, from the same state. At the model's
+//! sample times both are recorded.
+//!
+//! Measures, from the tracked vertex (the free vertex the FEM's rest state moves most) along its rest
+//! displacement's direction, about each body's own rest state ([`measure`]): the frequency from the zero
+//! crossings; the logarithmic decrement from the decay of the first mode's share of that motion (both
+//! bodies projected on the FEM's first mode shape; a least-squares line through the logarithms of its half
+//! cycles' peaks), the damping ratio from it, within [`DAMPING_RATIO_TOLERANCE`]; a signal with fewer than
+//! three crossings in the window is reported as not oscillating (overdamped, or slower than the window),
+//! never as a frequency. The step must sample the first period at least [`MIN_STEPS_PER_PERIOD`] times and
+//! the window span [`MIN_PERIODS`] to [`MAX_PERIODS`] periods; a model whose rest state does not converge
+//! (within the window's sweep budget) is not released. The trajectory error has the rest-state fit's form: the
+//! mean over the samples and the vertices the FEM moves of `|u_model(t) - u_fem(t)|^2 / |u_fem,rest|^2`.
+
+mod damping;
+mod measures;
+mod release;
+mod report;
+
+use damping::DampingKnob;
+pub use damping::{DampingFit, has_damping_knob};
+use measures::Along;
+pub use measures::{DAMPING_RATIO_TOLERANCE, MotionMeasures, measure};
+pub use release::*;
+pub use report::{MotionFit, MotionReport};
+
+use pbdfit_fem::{StaticProblem, YoungPoisson};
+use pbdfit_mesh::{Body, Vec3};
+use pbdfit_pbd::{ModelKind, PbdSystem};
+
+use crate::FitJobError;
+
+/// A release test set up: the body, both problems, the model, the window (the job's
+/// [`PreparedMotion`](crate::PreparedMotion) holds one).
+#[derive(Debug)]
+pub(crate) struct ReleaseTest {
+    pub(crate) body: Body,
+    /// The body's size, density and mass, for the report.
+    pub(crate) summary: pbdfit_mesh::BodySummary,
+    pub(crate) problem: StaticProblem,
+    pub(crate) system: PbdSystem,
+    pub(crate) release: Release,
+    /// The body without its loads (gravity and tractions off), for an `unload` release.
+    pub(crate) unloaded: Option<(StaticProblem, PbdSystem)>,
+    pub(crate) kind: ModelKind,
+    /// The FEM reference (its law; its rest state is the reference's own solve).
+    pub(crate) spec: pbdfit_fem::ReferenceSpec,
+    pub(crate) material: YoungPoisson,
+    pub(crate) dt: f64,
+    pub(crate) nit: usize,
+    pub(crate) damping: f64,
+    pub(crate) fem_damping: f64,
+    pub(crate) omega: f64,
+    /// The FEM's first mode shape (mass-normalised with the body's lumped masses, zero at held vertices):
+    /// the damping estimate projects both bodies' motion on it.
+    pub(crate) mode: Vec<Vec3>,
+    pub(crate) model_steps: usize,
+    pub(crate) substeps: usize,
+}
+
+/// The cost of a motion fit: the trajectory error of the model released at a point of its search box (a
+/// point without a rest state or whose release leaves f64 costs infinity).
+struct MotionCost<'a, F: Fn(&[Vec<Vec3>]) -> f64> {
+    test: &'a ReleaseTest,
+    search_box: &'a crate::SearchBox,
+    trajectory: &'a F,
+    evaluations: std::cell::Cell<usize>,
+}
+
+impl<F: Fn(&[Vec<Vec3>]) -> f64> argmin::core::CostFunction for MotionCost<'_, F> {
+    type Param = Vec<f64>;
+    type Output = f64;
+
+    fn cost(&self, t: &Vec<f64>) -> Result<f64, argmin::core::Error> {
+        // Ctrl-C (`crate::cancellable`): the search stops here, not after its budget of failed releases.
+        pbdfit_mesh::cancel::check()?;
+        self.evaluations.set(self.evaluations.get() + 1);
+        let p = self.test;
+        let error = match p.model_release(p.kind, p.damping, &self.search_box.values(t), false) {
+            Ok((_, fields)) => (self.trajectory)(&fields),
+            Err(_) => f64::INFINITY,
+        };
+        Ok(if error.is_finite() { error } else { f64::INFINITY })
+    }
+}
+
+impl ReleaseTest {
+    /// Releases both bodies at the model's `start_values` (`fitted`: a rest-state fit's), with the motion
+    /// fit and the damping fit first where asked, handing every sample of the final release to `frames`;
+    /// the report's wall-clock time counts from `start`.
+    pub(crate) fn run(
+        &self,
+        start: std::time::Instant,
+        start_values: Vec<f64>,
+        fitted: bool,
+        fit_motion: bool,
+        fit_damping: bool,
+        frames: &mut FrameSink,
+    ) -> Result<MotionReport, FitJobError> {
+        let input = FitJobError::Input;
+        let scene = self.body.scene.clone();
+        // The FEM's rest state (static).
+        let fem_rest = self
+            .spec
+            .displacements(&self.problem, self.material, self.dt)
+            .map_err(|e| input(format!("FEM rest state of {scene}: {e}")))?;
+        let moved = crate::moved_vertices(&fem_rest, &self.body.held);
+        // The free vertex the load moves most (a held vertex's prescribed motion is no response).
+        let Some(&tracked) = moved.iter().max_by(|&&a, &&b| fem_rest[a].norm().total_cmp(&fem_rest[b].norm())) else {
+            return Err(input(format!("scene {scene}: the load moves no free vertex, so nothing is released")));
+        };
+        let direction = fem_rest[tracked].normalize();
+        let fem_fields = self.fem_release(&fem_rest).map_err(|e| input(format!("the FEM release of {scene}: {e}")))?;
+        let trajectory = |model_fields: &[Vec<Vec3>]| -> f64 {
+            let samples = fem_fields.len().min(model_fields.len());
+            let mut sum = 0.0;
+            for j in 1..samples {
+                sum += moved
+                    .iter()
+                    .map(|&v| (model_fields[j][v] - fem_fields[j][v]).norm_squared() / fem_rest[v].norm_squared())
+                    .sum::<f64>()
+                    / moved.len().max(1) as f64;
+            }
+            sum / (samples - 1).max(1) as f64
+        };
+        // The release at the start's parameters; with `fit_motion`, the pattern search on the trajectory
+        // error from there.
+        let (start_rest, start_fields) =
+            self.model_release(self.kind, self.damping, &start_values, true).map_err(input)?;
+        let start_rest = start_rest.expect("asked for");
+        let start_trajectory = trajectory(&start_fields);
+        let start_rest_error = crate::relative_error(&start_rest, &fem_rest, &moved);
+        let motion_start = std::time::Instant::now();
+        let (values, model_rest, model_fields, motion_evaluations) = if fit_motion {
+            let search_box = crate::SearchBox::default_for(self.kind);
+            let cost = MotionCost {
+                test: self,
+                search_box: &search_box,
+                trajectory: &trajectory,
+                evaluations: std::cell::Cell::new(0),
+            };
+            let dimensions = search_box.dimensions();
+            let solver = crate::PatternSearch::new(vec![0.0; dimensions], vec![1.0; dimensions], 0.05, 1e-3)
+                .map_err(|e| FitJobError::Internal(format!("motion fit: {e}")))?;
+            let t0 = search_box.unit(&start_values);
+            let result = argmin::core::Executor::new(cost, solver)
+                .configure(|s| s.param(t0.clone()).max_iters(500))
+                .timer(false)
+                .run()
+                .map_err(|e| FitJobError::Internal(format!("motion fit: {e}")))?;
+            let t = argmin::core::State::get_best_param(&result.state).cloned().unwrap_or(t0);
+            let evaluations = result.problem.problem.as_ref().map_or(0, |c| c.evaluations.get());
+            let values = search_box.values(&t);
+            let (rest, fields) = self.model_release(self.kind, self.damping, &values, true).map_err(input)?;
+            (values, rest.expect("asked for"), fields, Some(evaluations))
+        } else {
+            (start_values.clone(), start_rest, start_fields, None)
+        };
+        let motion_seconds = motion_start.elapsed().as_secs_f64();
+        let fem_centre = match self.release {
+            Release::Gravity => fem_rest.clone(),
+            Release::Unload => self.body.prescribed.clone(),
+        };
+        let model_centre = |rest: &[Vec3]| match self.release {
+            Release::Gravity => rest.to_vec(),
+            Release::Unload => self.body.prescribed.clone(),
+        };
+        let times: Vec<f64> = (0..fem_fields.len()).map(|j| j as f64 * self.dt).collect();
+        // The first mode's share of the tracked vertex's excursion: the modal coordinate `phi^T M (u - c)`
+        // times the mode's own excursion there (m).
+        let masses = &self.body.masses;
+        let share = self.mode.get(tracked).map_or(0.0, |p| p.dot(&direction));
+        let along = |fields: &[Vec<Vec3>], rest: &[Vec3]| -> (Vec<f64>, Vec<f64>) {
+            let samples = fields.len().min(times.len());
+            let s = fields[..samples].iter().map(|u| (u[tracked] - rest[tracked]).dot(&direction)).collect();
+            let q = fields[..samples]
+                .iter()
+                .map(|u| {
+                    let coordinate: f64 =
+                        self.mode.iter().enumerate().map(|(v, p)| masses[v] * p.dot(&(u[v] - rest[v]))).sum();
+                    coordinate * share
+                })
+                .collect();
+            (s, q)
+        };
+        let (s, q) = along(&fem_fields, &fem_centre);
+        let fem = measure(&times, &s, &q);
+        // With `fit_damping`: the damping knob searched for the FEM's damping ratio, at these parameters.
+        let (kind, damping, model_rest, model_fields, damping_fit) = if fit_damping {
+            let knob = match self.kind.damping_setting() {
+                Some((spec, _)) => DampingKnob::Setting(spec),
+                None => DampingKnob::Velocity,
+            };
+            let found = self.damping_search(knob, &values, &fem, &model_centre, &along, &times)?;
+            let (kind, damping) = knob.apply(self.kind, self.damping, found.value).map_err(input)?;
+            let (rest, fields) = self.model_release(kind, damping, &values, true).map_err(input)?;
+            (kind, damping, rest.expect("asked for"), fields, Some(found))
+        } else {
+            (self.kind, self.damping, model_rest, model_fields, None)
+        };
+        let rest_error = crate::relative_error(&model_rest, &fem_rest, &moved);
+        let trajectory_error = trajectory(&model_fields);
+        let samples = fem_fields.len().min(model_fields.len());
+        let times = times[..samples].to_vec();
+        let model_centre = model_centre(&model_rest);
+        let (s, q) = along(&model_fields[..samples], &model_centre);
+        let model_measures = measure(&times, &s, &q);
+        for j in 0..samples {
+            frames(times[j], &fem_fields[j], &model_fields[j]).map_err(input)?;
+        }
+        let xyz = |u: &Vec3| [u.x, u.y, u.z];
+        let names = || self.kind.parameters().iter().map(|p| p.name.to_string());
+        Ok(MotionReport {
+            scene,
+            body: self.summary.clone(),
+            n: self.body.n,
+            mass_model: self.body.mass_model.name(),
+            model: kind.spec(),
+            parameters: names().zip(values).collect(),
+            fitted,
+            motion_fit: motion_evaluations.map(|evaluations| MotionFit {
+                start: names().zip(start_values).collect(),
+                start_rest_error,
+                start_trajectory_error: start_trajectory,
+                evaluations,
+                seconds: motion_seconds,
+            }),
+            release: self.release.name(),
+            young: self.material.young(),
+            poisson: self.material.poisson(),
+            material: self.spec.material.name(),
+            dt: self.dt,
+            nit: self.nit,
+            damping,
+            fem_damping: self.fem_damping,
+            damping_ratio_tolerance: DAMPING_RATIO_TOLERANCE,
+            damping_fit,
+            modal_frequency: self.omega / std::f64::consts::TAU,
+            window: self.model_steps as f64 * self.dt,
+            model_steps: self.model_steps,
+            fem_substeps: self.substeps,
+            tracked_vertex: tracked,
+            tracked_direction: xyz(&direction),
+            rest_levels: [fem_centre[tracked].dot(&direction), model_centre[tracked].dot(&direction)],
+            fem,
+            model_measures,
+            rest_error,
+            trajectory_error,
+            times,
+            fem_track: fem_fields[..samples].iter().map(|u| xyz(&u[tracked])).collect(),
+            model_track: model_fields[..samples].iter().map(|u| xyz(&u[tracked])).collect(),
+            seconds: start.elapsed().as_secs_f64(),
+            pbdfit_version: env!("CARGO_PKG_VERSION"),
+        })
+    }
+}
