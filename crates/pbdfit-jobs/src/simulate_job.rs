@@ -636,6 +636,28 @@ impl SimulateReport {
     }
 }
 
+impl crate::Job for SimulateKeywords {
+    const NAME: &'static str = "simulate";
+    type Prepared = PreparedSimulate;
+    type Report = crate::Parts<SimulateReport>;
+
+    fn prepare(&self, spelling: Spelling) -> Result<PreparedSimulate, FitJobError> {
+        SimulateKeywords::prepare(self, spelling)
+    }
+
+    fn run(prepared: PreparedSimulate, context: &mut crate::Context<'_>) -> Result<Self::Report, FitJobError> {
+        let run = |part| prepared.run_part(part, context.backend, 1, &mut |_, _| {});
+        let parts = prepared.parts.iter().map(run).collect::<Result<_, _>>()?;
+        Ok(crate::Parts { compound: prepared.set.is_compound(), parts })
+    }
+}
+
+impl crate::Report for SimulateReport {
+    fn text(&self) -> String {
+        SimulateReport::text(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -686,27 +708,5 @@ mod tests {
         let columns = rest.sensitivity.as_ref().expect("asked");
         assert_eq!(columns.keys().collect::<Vec<_>>(), ["kd", "kv"]);
         assert!(columns["kd"].iter().any(|u| u.iter().any(|x| *x != 0.0)));
-    }
-}
-
-impl crate::Job for SimulateKeywords {
-    const NAME: &'static str = "simulate";
-    type Prepared = PreparedSimulate;
-    type Report = crate::Parts<SimulateReport>;
-
-    fn prepare(&self, spelling: Spelling) -> Result<PreparedSimulate, FitJobError> {
-        SimulateKeywords::prepare(self, spelling)
-    }
-
-    fn run(prepared: PreparedSimulate, context: &mut crate::Context<'_>) -> Result<Self::Report, FitJobError> {
-        let run = |part| prepared.run_part(part, context.backend, 1, &mut |_, _| {});
-        let parts = prepared.parts.iter().map(run).collect::<Result<_, _>>()?;
-        Ok(crate::Parts { compound: prepared.set.is_compound(), parts })
-    }
-}
-
-impl crate::Report for SimulateReport {
-    fn text(&self) -> String {
-        SimulateReport::text(self)
     }
 }

@@ -73,7 +73,7 @@ pub fn list_scenes() -> CliResult {
 #[derive(Debug, Clone, clap::Args)]
 pub struct SimulationArgs {
     /// Time step in s, as a decimal or a fraction (`0.005`, `1/200`).
-    #[arg(long, default_value_t = 0.01, value_parser = |s: &str| pbdfit_table::axes::parse_number(s), allow_hyphen_values = true)]
+    #[arg(long, default_value_t = pbdfit_fit::DT, value_parser = pbdfit_fit::parse_number, allow_hyphen_values = true)]
     pub dt: f64,
     /// Solver iterations per time step: Gauss-Seidel sweeps for the textbook models; for an engine
     /// profile the engine's own count (Newton: iterations; Jolt: mNumIterations, substeps of dt/nit with
