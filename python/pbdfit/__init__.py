@@ -245,10 +245,10 @@ def modes(
         density=_number("density", density),
         size=_number("size", size),
     )
-    compound, reports = _native.modes(_json(keywords))
+    report = json.loads(_native.run_job("modes", _json(keywords)))
+    compound = isinstance(report, list)
     parts = []
-    for text in reports:
-        r = json.loads(text)
+    for r in report if compound else [report]:
         r["frequencies"] = np.array([m["frequency"] for m in r["modes"]])
         r["shapes"] = np.array([m["shape"] for m in r["modes"]], dtype=np.float64)
         parts.append(r)
@@ -365,10 +365,10 @@ def fem(
         size=_number("size", size),
         **_reference_keywords(material, dynamic, time, fem_mass, rayleigh, split),
     )
-    compound, parts = _native.fem(_json(keywords))
-    if not compound:
-        return parts[0][1]
-    return {name: u for name, u, _ in parts}
+    report = json.loads(_native.run_job("fem", _json(keywords)))
+    if not isinstance(report, list):
+        return np.array(report["displacements"], dtype=np.float64)
+    return {r["scene"]: np.array(r["displacements"], dtype=np.float64) for r in report}
 
 
 @dataclass(frozen=True)
@@ -491,9 +491,9 @@ def simulate(
         damping=_number("damping", damping),
         method=method,
     )
-    compound, reports = _native.simulate(_json(keywords))
-    states = [_simulated(json.loads(r)) for r in reports]
-    if not compound:
+    report = json.loads(_native.run_job("simulate", _json(keywords)))
+    states = [_simulated(r) for r in (report if isinstance(report, list) else [report])]
+    if not isinstance(report, list):
         return states[0]
     return {s.scene: s for s in states}
 
@@ -722,6 +722,8 @@ def identify(
     split: Optional[str] = None,
     density: Optional[float] = None,
     size: Optional[float] = None,
+    mass_model: Optional[str] = None,
+    fix_orientation: bool = False,
 ) -> Dict[str, Any]:
     """E and nu of an FEM law (``material``: linear by default) identified from a marker CSV, as
     ``pbdfit identify --json`` reports them (the same object; every option of the command line is a keyword
@@ -732,7 +734,9 @@ def identify(
     singular), ``error``, ``markers``, ``weighting``, ``evaluations``, ``reference``, ``measured``.
     ``measured``: a marker CSV or a full-field ``.vtu``; default: the scene's ``[reference] measured``. A
     dynamic reference: ``dynamic=True`` with the step ``dt``, ``time``, ``fem_mass``, ``rayleigh``. ``density``
-    (kg/m^3) replaces the scene's; ``size`` is refused (the markers fix the body's scale)."""
+    (kg/m^3) replaces the scene's; ``size`` is refused (the markers fix the body's scale); ``mass_model``
+    (``lumped``, ``uniform``) replaces the scene's; ``fix_orientation`` reorients an imported mesh's inverted
+    tetrahedra."""
     keywords: Dict[str, Any] = dict(
         scene=_source(scene),
         measured=None if measured is None else os.fspath(measured),
@@ -740,9 +744,11 @@ def identify(
         dt=_number("dt", dt),
         density=_number("density", density),
         size=_number("size", size),
+        mass_model=mass_model,
+        fix_orientation=bool(fix_orientation),
         **_reference_keywords(material, dynamic, time, fem_mass, rayleigh, split),
     )
-    return json.loads(_native.identify(_json(keywords)))
+    return json.loads(_native.run_job("identify", _json(keywords)))
 
 
 def _reference_keywords(material, dynamic, time, fem_mass, rayleigh, split) -> Dict[str, Any]:

@@ -84,7 +84,10 @@ def test_ctrl_c_stops_the_job_and_the_next_call_is_unaffected(name):
     command line's result."""
     before = pbdfit.simulate("gravity-wall", model="pbd", dt=0.01, nit=1, n=1, kd=0.37, kv=0.62)
     with pytest.raises(KeyboardInterrupt):
-        getattr(_native, name)(json.dumps(LONG[name]), True)
+        if not hasattr(_native, name):  # a job of the one entry
+            _native.run_job(name, json.dumps(LONG[name]), True)
+        else:
+            getattr(_native, name)(json.dumps(LONG[name]), True)
     after = pbdfit.simulate("gravity-wall", model="pbd", dt=0.01, nit=1, n=1, kd=0.37, kv=0.62)
     assert after.converged and after.iterations == before.iterations
     assert after.displacements.tolist() == before.displacements.tolist()

@@ -50,13 +50,13 @@ def cli_options(command: str) -> set:
 
 
 def test_every_identify_option_is_a_python_keyword():
-    native = set(_native.identify_keywords())
+    native = set(_native.job_keywords("identify"))
     assert cli_options("identify") == native
     assert set(inspect.signature(pbdfit.identify).parameters) == native
 
 
 def test_every_fem_option_is_a_python_keyword():
-    native = set(_native.fem_keywords())
+    native = set(_native.job_keywords("fem"))
     assert cli_options("fem") == native
     assert set(inspect.signature(pbdfit.fem).parameters) == native
 
@@ -64,7 +64,7 @@ def test_every_fem_option_is_a_python_keyword():
 def test_every_simulate_option_is_a_python_keyword():
     """Less the outputs (`--frames` and its `--frame-every`, `--frame-steps`); Python's `**parameters` are
     further `params`."""
-    native = set(_native.simulate_keywords())
+    native = set(_native.job_keywords("simulate"))
     assert cli_options("simulate") - {"frames", "frame_every", "frame_steps"} == native
     assert set(inspect.signature(pbdfit.simulate).parameters) - {"parameters"} == native
 
@@ -221,7 +221,7 @@ def test_refusals_name_the_keyword():
 
 
 def test_every_modes_option_is_a_python_keyword():
-    native = set(_native.modes_keywords())
+    native = set(_native.job_keywords("modes"))
     assert cli_options("modes") == native
     assert set(inspect.signature(pbdfit.modes).parameters) == native
 

@@ -87,7 +87,7 @@ impl FitJob {
             body: crate::BodyKeywords::default(),
             young: None,
             poisson: None,
-            dt: 0.01,
+            dt: crate::DT,
             nit: 1,
             reference: crate::ReferenceKeywords::default(),
             measured: None,
@@ -150,7 +150,7 @@ impl FitJob {
                 target.describe()
             )));
         }
-        let (young, poisson) = (self.young.unwrap_or(1e3), self.poisson.unwrap_or(0.3));
+        let (young, poisson) = crate::Material { young: self.young, poisson: self.poisson }.values();
         let material = YoungPoisson::new(young, poisson).map_err(|e| input(e.to_string()))?;
         let mut warnings = Vec::new();
         if target.kind.uses_fem()
@@ -780,7 +780,7 @@ impl FitReport {
 }
 
 /// `(name, value)` pairs as one JSON object, in their order.
-pub(crate) fn ordered_map<S: serde::Serializer>(pairs: &[(String, f64)], serializer: S) -> Result<S::Ok, S::Error> {
+pub fn ordered_map<S: serde::Serializer>(pairs: &[(String, f64)], serializer: S) -> Result<S::Ok, S::Error> {
     serializer.collect_map(pairs.iter().map(|(k, v)| (k, v)))
 }
 
@@ -912,7 +912,7 @@ impl FitKeywords {
             body: self.body,
             young: self.young,
             poisson: self.poisson,
-            dt: self.dt.unwrap_or(0.01),
+            dt: self.dt.unwrap_or(crate::DT),
             nit: self.nit.unwrap_or(1),
             reference: self.reference.clone(),
             measured: self.measured.clone(),

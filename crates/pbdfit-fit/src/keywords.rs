@@ -1,6 +1,5 @@
-//! What the jobs' keyword forms share ([`FitKeywords`](crate::FitKeywords),
-//! [`IdentifyKeywords`](crate::IdentifyKeywords), [`FemKeywords`](crate::FemKeywords)): the FEM reference's
-//! options, and reading a job from JSON with its keywords checked.
+//! What the jobs' keyword forms share: the FEM reference's options, the body's, loading a job's scene, and
+//! reading a job from JSON with its keywords checked.
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -9,21 +8,36 @@ use pbdfit_mesh::ReferenceTable;
 
 /// The FEM reference's options, as the command line's `--material`, `--dynamic`, `--time`, `--fem-mass`,
 /// `--rayleigh` and `--split` and Python's keywords of the same names give them (unset: the scene's).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, clap::Args)]
 #[serde(default)]
 pub struct ReferenceKeywords {
-    /// The constitutive law.
+    /// Reference material: linear, corotational, stvk or neo-hookean (default: the scene's, else
+    /// linear).
+    #[arg(long, value_name = "NAME")]
     pub material: Option<String>,
-    /// A dynamic reference.
+    /// Reach the reference's rest state dynamically (implicit Euler with the fit's dt) instead of by a
+    /// static solve.
+    #[arg(long)]
     pub dynamic: bool,
-    /// Its simulated time in s.
+    /// With --dynamic: stop after this simulated time in s instead of at rest.
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     pub time: Option<f64>,
-    /// Its mass matrix.
+    /// With --dynamic: the mass matrix, lumped or consistent.
+    #[arg(long, value_name = "lumped|consistent")]
     pub fem_mass: Option<String>,
-    /// Its Rayleigh damping `(A, B)`.
+    /// With --dynamic: Rayleigh damping `A,B` (C = A M + B K; A in 1/s, B in s).
+    #[arg(long, value_name = "A,B", value_parser = parse_pair, allow_hyphen_values = true)]
     pub rayleigh: Option<[f64; 2]>,
-    /// The FEM mesh's split.
+    /// The FEM mesh's tetrahedral split relative to the model's: same, opposite (the other 5-tet
+    /// parity) or six.
+    #[arg(long, value_name = "same|opposite|six")]
     pub split: Option<String>,
+}
+
+fn parse_pair(text: &str) -> Result<[f64; 2], String> {
+    let (a, b) = text.split_once(',').ok_or_else(|| format!("`{text}`: expected A,B, e.g. 0.1,0"))?;
+    let num = |s: &str| s.trim().parse::<f64>().map_err(|_| format!("`{text}`: `{s}` is not a number"));
+    Ok([num(a)?, num(b)?])
 }
 
 impl ReferenceKeywords {
@@ -39,6 +53,13 @@ impl ReferenceKeywords {
         }
     }
 
+    /// The options validated, over `lower` (a study's table; an empty table for none): a misspelt
+    /// material, mass or split is refused before anything runs.
+    pub fn overrides_over(&self, lower: &ReferenceTable) -> Result<crate::ReferenceOverrides, crate::FitJobError> {
+        crate::ReferenceOverrides::from_table(&self.table().over(lower))
+            .map_err(|e| crate::FitJobError::Input(format!("the reference options: {e}")))
+    }
+
     /// The options as a `[reference]` table (unset options left empty).
     pub fn table(&self) -> ReferenceTable {
         ReferenceTable {
@@ -52,40 +73,181 @@ impl ReferenceKeywords {
     }
 }
 
-/// The scene a job names (a built-in name or a scene file, an imported mesh reoriented where asked) with
-/// its masses resolved for the job's model `kind` ([`resolve_mass_model`](crate::resolve_mass_model): the
-/// job's mass model (`lumped`, `uniform`; a bad name refused as `mass_model` in the front end's spelling),
-/// else the scene's, else the engine's), its body (`density`, `size`: [`with_body`]), and the notes about
-/// its imported meshes for the user.
+/// Young's modulus in Pa of the FEM reference where a job does not say.
+pub const YOUNG: f64 = 1e3;
+/// Poisson ratio of the FEM reference where a job does not say.
+pub const POISSON: f64 = 0.3;
+/// Time step in s where a job does not say.
+pub const DT: f64 = 0.01;
+
+/// The body a job runs on: its scene, resolution, masses, orientation repair, density and size, as the
+/// command line's options and Python's keywords of the same names give them (flattened into each job's
+/// keywords).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, clap::Args)]
+#[serde(default)]
+pub struct Body {
+    /// Built-in scene name (a compound such as `gravity` runs all its parts) or a scene TOML file.
+    #[arg(long)]
+    pub scene: String,
+    /// Mesh resolution N (hexahedra per cube edge; default: the scene's).
+    #[arg(long)]
+    pub n: Option<usize>,
+    /// The masses, lumped or uniform [default: the scene file's `[material] mass_model`, else the engine's
+    /// own for an engine profile (uniform for genesis-pbd and pybullet-neohookean, lumped for newton-xpbd),
+    /// else lumped]. Masses other than the engine's are warned about, with the rest-state difference they
+    /// make.
+    #[arg(long, value_name = "lumped|uniform", value_parser = |s: &str| s.parse::<pbdfit_mesh::MassModel>().map(|m| m.name().to_string()))]
+    pub mass_model: Option<String>,
+    /// Reorient the negatively oriented tetrahedra of an imported mesh (and say how many) instead of
+    /// refusing the mesh.
+    #[arg(long)]
+    pub fix_orientation: bool,
+    /// The body's density and size over the scene's (`density`, `size`).
+    #[serde(flatten)]
+    #[command(flatten)]
+    pub scale: BodyKeywords,
+}
+
+impl Body {
+    /// The scene (an imported mesh reoriented where asked) with its masses resolved for the job's model
+    /// `kind` ([`resolve_mass_model`](crate::resolve_mass_model): the job's mass model, a bad name refused
+    /// in `spelling`, else the scene's, else the engine's), its density and size ([`with_body`]), and the
+    /// notes about its imported meshes for the user.
+    pub fn load(
+        &self,
+        kind: Option<pbdfit_pbd::ModelKind>,
+        spelling: crate::Spelling,
+    ) -> Result<(pbdfit_mesh::SceneSet, Vec<String>), crate::FitJobError> {
+        let input = crate::FitJobError::Input;
+        let mass_model = self.mass_model().map_err(|e| input(format!("{}: {e}", spelling.name("mass_model"))))?;
+        let set =
+            pbdfit_mesh::SceneSet::load_with(&self.scene, self.fix_orientation).map_err(|e| input(e.to_string()))?;
+        let notes = crate::mesh_notes(&set);
+        let set = crate::with_resolved_masses(set, mass_model, kind);
+        Ok((with_body(set, self.scale, spelling)?, notes))
+    }
+
+    /// The mass model asked, if any.
+    pub fn mass_model(&self) -> Result<Option<pbdfit_mesh::MassModel>, String> {
+        self.mass_model.as_deref().map(str::parse).transpose()
+    }
+
+    /// The resolution: the job's, else the scene's (a refusal naming `n` in `spelling`).
+    pub fn resolution(
+        &self,
+        set: &pbdfit_mesh::SceneSet,
+        spelling: crate::Spelling,
+    ) -> Result<usize, crate::FitJobError> {
+        set.resolution(self.n).map_err(|e| crate::FitJobError::Input(format!("{}: {e}", spelling.name("n"))))
+    }
+}
+
+/// The FEM reference's material, as the command line's `--young` and `--poisson` and Python's keywords of
+/// the same names give it (flattened into each job's keywords).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, clap::Args)]
+#[serde(default)]
+pub struct Material {
+    /// Young's modulus E in Pa of the FEM reference [default: 1e3].
+    #[arg(long, allow_negative_numbers = true)]
+    pub young: Option<f64>,
+    /// Poisson ratio nu, -1 < nu < 0.5, of the FEM reference [default: 0.3].
+    #[arg(long, allow_negative_numbers = true)]
+    pub poisson: Option<f64>,
+}
+
+impl Material {
+    /// `(E, nu)` with the defaults [`YOUNG`] and [`POISSON`] for those not given.
+    pub fn values(self) -> (f64, f64) {
+        (self.young.unwrap_or(YOUNG), self.poisson.unwrap_or(POISSON))
+    }
+
+    /// The material checked.
+    pub fn checked(self) -> Result<pbdfit_fem::YoungPoisson, crate::FitJobError> {
+        let (young, poisson) = self.values();
+        pbdfit_fem::YoungPoisson::new(young, poisson).map_err(|e| crate::FitJobError::Input(e.to_string()))
+    }
+}
+
+/// A job's time step, as the command line's `--dt` and Python's `dt` give it (flattened into each job's
+/// keywords).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, clap::Args)]
+#[serde(default)]
+pub struct Step {
+    /// Time step in s, as a decimal or a fraction (`0.005`, `1/200`).
+    #[arg(long, default_value_t = DT, value_parser = parse_number, allow_hyphen_values = true)]
+    pub dt: f64,
+}
+
+impl Default for Step {
+    fn default() -> Self {
+        Step { dt: DT }
+    }
+}
+
+/// A number given as a decimal or as a fraction `a/b` (time steps such as `1/30`).
+pub fn parse_number(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    if let Some((a, b)) = t.split_once('/') {
+        let a: f64 = a.trim().parse().map_err(|_| format!("`{text}`: `{a}` is not a number"))?;
+        let b: f64 = b.trim().parse().map_err(|_| format!("`{text}`: `{b}` is not a number"))?;
+        return Ok(a / b);
+    }
+    t.parse().map_err(|_| format!("`{text}` is not a number (or a fraction such as 1/30)"))
+}
+
+/// The scene a job names, loaded as [`Body::load`] loads it (for the jobs that hold these fields apart).
 pub fn load_scene(
     scene: &str,
     fix_orientation: bool,
     mass_model: Option<&str>,
-    body: BodyKeywords,
+    scale: BodyKeywords,
     kind: Option<pbdfit_pbd::ModelKind>,
     spelling: crate::Spelling,
 ) -> Result<(pbdfit_mesh::SceneSet, Vec<String>), crate::FitJobError> {
-    let input = crate::FitJobError::Input;
-    let mass_model = mass_model
-        .map(str::parse::<pbdfit_mesh::MassModel>)
-        .transpose()
-        .map_err(|e| input(format!("{}: {e}", spelling.name("mass_model"))))?;
-    let set = pbdfit_mesh::SceneSet::load_with(scene, fix_orientation).map_err(|e| input(e.to_string()))?;
-    let notes = crate::mesh_notes(&set);
-    let set = crate::with_resolved_masses(set, mass_model, kind);
-    let set = with_body(set, body, spelling)?;
-    Ok((set, notes))
+    let mass_model = mass_model.map(str::to_string);
+    Body { scene: scene.to_string(), n: None, mass_model, fix_orientation, scale }.load(kind, spelling)
+}
+
+/// The size and repairs of each imported mesh of `set`, for the user.
+pub fn mesh_notes(set: &pbdfit_mesh::SceneSet) -> Vec<String> {
+    set.scenes()
+        .iter()
+        .filter_map(|scene| match &scene.shape {
+            pbdfit_mesh::Shape::Mesh { file, mesh, report, .. } => {
+                let changes = if *report == Default::default() { String::new() } else { format!("; {report}") };
+                Some(format!(
+                    "scene {}: mesh {file}: {} vertices, {} tetrahedra{changes}",
+                    scene.name,
+                    mesh.vertices().len(),
+                    mesh.tets().len()
+                ))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// A job's body over its scene's: `density` in kg/m^3 and `size` (the largest extent) in m, as the command
 /// line's `--density` and `--size` and Python's `density=` and `size=` give them (unset: the scene's).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, clap::Args)]
 #[serde(default)]
 pub struct BodyKeywords {
-    /// Density in kg/m^3.
+    /// The body's density in kg/m^3 (default: the scene's; the built-in scenes' is 1).
+    #[arg(long, value_parser = parse_number, allow_hyphen_values = true)]
     pub density: Option<f64>,
-    /// The body's largest extent in m.
+    /// The body's size in m: its largest extent (the longest side of its bounding box). The scene's
+    /// geometry is scaled uniformly to it: the mesh, obstacles and prescribed displacements; the held
+    /// and load selectors pick the same vertices; tractions (Pa) and gravity stay. Default: the
+    /// scene's (the built-in scenes: a 1 m cube).
+    #[arg(long, value_parser = parse_number, allow_hyphen_values = true)]
     pub size: Option<f64>,
+}
+
+impl BodyKeywords {
+    /// Whether either option is given.
+    pub fn given(self) -> bool {
+        self.density.is_some() || self.size.is_some()
+    }
 }
 
 /// `set` with the job's body ([`SceneSet::with_body`](pbdfit_mesh::SceneSet::with_body)), a refusal

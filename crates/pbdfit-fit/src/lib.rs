@@ -33,20 +33,17 @@ pub mod bench;
 mod cancel;
 mod error;
 mod error_metric;
-mod fem_job;
 mod fit;
 mod gradient;
 mod grid;
 mod identifiability;
 mod identify;
-mod identify_job;
 mod job;
 mod keywords;
 mod levenberg_marquardt;
 mod lockstep;
 mod masses;
 mod measured;
-mod modes_job;
 mod motion;
 mod motion_job;
 mod pattern_search;
@@ -54,8 +51,6 @@ mod problem;
 mod reference;
 mod request;
 mod search_box;
-pub mod settings_sweep;
-mod simulate_job;
 pub mod study;
 mod target;
 pub mod verdict;
@@ -63,7 +58,6 @@ pub mod verdict;
 pub use cancel::{Cancelled, cancellable};
 pub use error::{FitError, ReferenceFault, SearchError};
 pub use error_metric::{compound_error, moved_vertices, reference_fault, relative_error, vertex_error};
-pub use fem_job::{FemJob, FemKeywords, FemPart, FemSetup, PreparedFem, mesh_notes};
 pub use fit::{
     FailedPoint, FitOptions, FitResult, GRADIENT_MAX_SWEEPS, Search, deadline_after, fit, fit_cpu, fit_with_grid,
     fit_with_grid_from,
@@ -72,19 +66,20 @@ pub use gradient::{MAX_BASINS, REACHED, RestSource, gradient_grid};
 pub use grid::{GridRestStates, Lineage, SharedRestStates, check_grid_memory};
 pub use identifiability::{Identifiability, RISE};
 pub use identify::{Identification, MaterialParameter, NU_MAX, NU_MIN, YOUNG_FACTOR, identify};
-pub use identify_job::{IdentifyJob, IdentifyKeywords, IdentifyReport};
 pub use job::{
     BOOTSTRAP_SEED, BootstrapReport, BoxAxis, EngineAnswer, FitJob, FitJobError, FitKeywords, FitOutcome, FitReport,
-    IdentifiabilityReport, MARKER_TOLERANCE, PastedError, PreparedFit, Spelling, Starts, start_from_pairs,
+    IdentifiabilityReport, MARKER_TOLERANCE, PastedError, PreparedFit, Spelling, Starts, ordered_map, start_from_pairs,
 };
-pub use keywords::{BodyKeywords, ReferenceKeywords, keyword_names, keywords_from_json, with_body};
+pub use keywords::{
+    Body, BodyKeywords, DT, Material, POISSON, ReferenceKeywords, Step, YOUNG, keyword_names, keywords_from_json,
+    load_scene, mesh_notes, parse_number, with_body,
+};
 pub use lockstep::{Lockstep, LockstepCounts, Member, run_in_lockstep};
 pub use masses::{mass_model_warning, resolve_mass_model, with_resolved_masses};
 pub use measured::{
     BOOTSTRAP_QUANTILES, Bootstrap, MAX_BOOTSTRAP, MIN_BOOTSTRAP, MarkerTarget, MarkerWeighting, bootstrap,
     check_bootstrap,
 };
-pub use modes_job::{DEFAULT_MODE_COUNT, ModeReport, ModesKeywords, ModesReport, ModesSetup, PreparedModes};
 pub use motion::{
     DEFAULT_PERIODS, DampingFit, FEM_STEPS_PER_PERIOD, FrameSink, MAX_FEM_STEPS, MAX_MODEL_STEPS, MotionFit,
     MotionMeasures, MotionReport, Release, has_damping_knob, measure,
@@ -97,8 +92,4 @@ pub use problem::{Evaluation, FitProblem, Part, RestResult, Settings, fits_again
 pub use reference::{FemReference, PartCache, Reference, reference_id, reference_overrides, reference_spec};
 pub use request::{FitOption, FitRequest, FitRequestError, MAX_GRID_POINTS, largest_grid};
 pub use search_box::{Axis, SearchBox, default_grid, parse_bound};
-pub use simulate_job::{
-    ConstraintReport, DynamicsReport, PreparedSimulate, RestReport, SimulateJob, SimulateKeywords, SimulateReport,
-    SimulateRun, SimulateSetup,
-};
 pub use target::*;

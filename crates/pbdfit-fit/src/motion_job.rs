@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use pbdfit_fem::{MassMatrix, ReferenceOverrides, StaticProblem, YoungPoisson};
+use pbdfit_fem::{MassMatrix, ReferenceOverrides, StaticProblem};
 use pbdfit_mesh::{Body, Vec3};
 use pbdfit_pbd::{CpuBackend, ModelKind, PbdSystem};
 use serde::Serialize;
@@ -105,8 +105,7 @@ impl MotionKeywords {
     /// step), and builds both problems.
     pub fn prepare(&self, spelling: Spelling) -> Result<PreparedMotion, FitJobError> {
         let input = FitJobError::Input;
-        let material = YoungPoisson::new(self.young.unwrap_or(1e3), self.poisson.unwrap_or(0.3))
-            .map_err(|e| input(e.to_string()))?;
+        let material = crate::Material { young: self.young, poisson: self.poisson }.checked()?;
         let kind: ModelKind = self
             .model
             .as_deref()
@@ -121,7 +120,7 @@ impl MotionKeywords {
                  engine profiles"
             )));
         }
-        let dt = self.dt.unwrap_or(0.01);
+        let dt = self.dt.unwrap_or(crate::DT);
         if !(dt.is_finite() && dt > 0.0) {
             return Err(input(format!("{} = {dt}: must be a finite number > 0", spelling.name("dt"))));
         }

@@ -193,33 +193,6 @@ fn scene_bodies<'py>(
     Ok((set.is_compound(), out))
 }
 
-/// One basic scene's FEM result: name, displacements (nv x 3, m), reference id.
-type FemPart<'py> = (String, Bound<'py, PyArray2<f64>>, String);
-
-/// FEM rest displacements (nv x 3, m) of every basic scene of `scene`, as `(compound, [(name, array,
-/// reference)])`.
-#[pyfunction]
-fn fem<'py>(py: Python<'py>, keywords: &str) -> PyResult<(bool, Vec<FemPart<'py>>)> {
-    let job = pbdfit_fit::FemJob::from_json(keywords).map_err(|e| value_error(format!("pbdfit.fem: {e}")))?;
-    let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
-    let (compound, material, dt) = (prepared.set.is_compound(), prepared.material, prepared.dt);
-    let setups = prepared.parts;
-    let solved = cancellable_job(py, false, move || {
-        setups.into_iter().map(|setup| setup.solve(material, dt, &mut |_| {})).collect::<Result<Vec<_>, _>>()
-    })?
-    .map_err(job_error)?;
-    Ok((
-        compound,
-        solved.into_iter().map(|p| (p.body.scene.clone(), matrix(py, &p.displacements), p.spec.id())).collect(),
-    ))
-}
-
-/// The keywords `fem` takes (Python's spelling of `pbdfit fem`'s options).
-#[pyfunction]
-fn fem_keywords() -> Vec<String> {
-    pbdfit_fit::FemKeywords::names()
-}
-
 /// The model kind by name, with an engine profile's settings by the engine's names (the `--setting` of the
 /// command line, checked by the same rules): no spec string is built and parsed back.
 fn kind(model: &str, settings: Option<HashMap<String, f64>>) -> PyResult<ModelKind> {
@@ -230,47 +203,9 @@ fn kind(model: &str, settings: Option<HashMap<String, f64>>) -> PyResult<ModelKi
     kind.with_settings(&settings).map_err(|e| value_error(format!("settings: {e}")))
 }
 
-/// A simulation: `keywords` is a JSON object of `pbdfit simulate`'s options under their Python names
-/// (`SimulateKeywords`). Returns whether the scene is compound and one report per part as JSON text,
-/// `pbdfit simulate --json`'s objects.
-#[pyfunction]
-#[pyo3(signature = (keywords, _interrupt=false))]
-fn simulate(py: Python<'_>, keywords: &str, _interrupt: bool) -> PyResult<(bool, Vec<String>)> {
-    let job =
-        pbdfit_fit::SimulateKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.simulate: {e}")))?;
-    let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
-    let compound = prepared.set.is_compound();
-    let reports = cancellable_job(py, _interrupt, move || {
-        prepared
-            .parts
-            .iter()
-            .map(|part| prepared.run_part(part, &CpuBackend, 1, &mut |_, _| {}))
-            .collect::<Result<Vec<_>, _>>()
-    })?
-    .map_err(job_error)?;
-    Ok((compound, reports.iter().map(report_json).collect::<PyResult<_>>()?))
-}
-
 /// A job's report as the JSON text its command's `--json` prints.
 fn report_json<T: serde::Serialize>(report: &T) -> PyResult<String> {
     serde_json::to_string(report).map_err(|e| PyRuntimeError::new_err(format!("report as JSON: {e}")))
-}
-
-/// A modal analysis: `keywords` is a JSON object of `pbdfit modes`'s options under their Python names
-/// (`ModesKeywords`). Returns whether the scene is compound and one report per part as JSON text, `pbdfit
-/// modes --json`'s objects.
-#[pyfunction]
-#[pyo3(signature = (keywords, _interrupt=false))]
-fn modes(py: Python<'_>, keywords: &str, _interrupt: bool) -> PyResult<(bool, Vec<String>)> {
-    let job = pbdfit_fit::ModesKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.modes: {e}")))?;
-    let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
-    let (compound, material, count) = (prepared.set.is_compound(), prepared.material, prepared.count);
-    let setups = prepared.parts;
-    let reports = cancellable_job(py, _interrupt, move || {
-        setups.into_iter().map(|setup| setup.run(material, count)).collect::<Result<Vec<_>, _>>()
-    })?
-    .map_err(job_error)?;
-    Ok((compound, reports.iter().map(report_json).collect::<PyResult<_>>()?))
 }
 
 /// The release test: `keywords` is a JSON object of `pbdfit motion`'s options under their Python names
@@ -290,18 +225,6 @@ fn motion(py: Python<'_>, keywords: &str, _interrupt: bool) -> PyResult<String> 
 #[pyfunction]
 fn motion_keywords() -> Vec<String> {
     pbdfit_fit::MotionKeywords::names()
-}
-
-/// The keywords `modes` takes (Python's spelling of `pbdfit modes`'s options).
-#[pyfunction]
-fn modes_keywords() -> Vec<String> {
-    pbdfit_fit::ModesKeywords::names()
-}
-
-/// The keywords `simulate` takes (Python's spelling of `pbdfit simulate`'s options).
-#[pyfunction]
-fn simulate_keywords() -> Vec<String> {
-    pbdfit_fit::SimulateKeywords::names()
 }
 
 #[pyfunction]
@@ -793,37 +716,31 @@ fn mapping(
     serde_json::to_string(&value).map_err(json)
 }
 
-/// E and nu of an FEM law from markers, as `pbdfit identify` finds them: `keywords` is a JSON object of
-/// `pbdfit_fit::IdentifyKeywords` (the command line's options under their Python names); returns the
-/// report, `pbdfit identify --json`'s object, as JSON.
+/// Any job of `pbdfit_jobs::JOBS` by name: `keywords` is a JSON object of its command's options under their
+/// Python names; returns its report, the command's `--json` output, as JSON text.
 #[pyfunction]
-fn identify(py: Python<'_>, keywords: &str) -> PyResult<String> {
-    let job = pbdfit_fit::IdentifyJob::from_json(keywords).map_err(|e| value_error(format!("pbdfit.identify: {e}")))?;
-    let report = cancellable_job(py, false, move || job.run(pbdfit_fit::Spelling::Keyword))?.map_err(job_error)?;
-    report_json(&report)
+#[pyo3(signature = (name, keywords, _interrupt=false))]
+fn run_job(py: Python<'_>, name: &str, keywords: &str, _interrupt: bool) -> PyResult<String> {
+    let (name, keywords) = (name.to_string(), keywords.to_string());
+    cancellable_job(py, _interrupt, move || pbdfit_jobs::run_json(&name, &keywords))?.map_err(job_error)
 }
 
-/// The keywords `identify` takes.
+/// The keywords the job `name` takes (Python's spelling of its command's options).
 #[pyfunction]
-fn identify_keywords() -> Vec<String> {
-    pbdfit_fit::IdentifyKeywords::names()
+fn job_keywords(name: &str) -> PyResult<Vec<String>> {
+    pbdfit_jobs::keywords_of(name).ok_or_else(|| value_error(format!("no job named {name}")))
 }
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenes, m)?)?;
+    m.add_function(wrap_pyfunction!(run_job, m)?)?;
+    m.add_function(wrap_pyfunction!(job_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(scene_bodies, m)?)?;
-    m.add_function(wrap_pyfunction!(fem, m)?)?;
-    m.add_function(wrap_pyfunction!(simulate, m)?)?;
-    m.add_function(wrap_pyfunction!(simulate_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(fit_keywords, m)?)?;
-    m.add_function(wrap_pyfunction!(fem_keywords, m)?)?;
-    m.add_function(wrap_pyfunction!(modes, m)?)?;
-    m.add_function(wrap_pyfunction!(modes_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(motion, m)?)?;
     m.add_function(wrap_pyfunction!(motion_keywords, m)?)?;
-    m.add_function(wrap_pyfunction!(identify_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(study, m)?)?;
     m.add_function(wrap_pyfunction!(table, m)?)?;
     m.add_function(wrap_pyfunction!(study_keywords, m)?)?;
@@ -834,7 +751,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lookup, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(mapping, m)?)?;
-    m.add_function(wrap_pyfunction!(identify, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

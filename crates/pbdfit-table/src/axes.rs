@@ -180,16 +180,7 @@ pub fn unflat(shape: &[usize], mut i: usize) -> Vec<usize> {
     out
 }
 
-/// A number given as a decimal or as a fraction `a/b` (time steps such as `1/30`).
-pub fn parse_number(text: &str) -> Result<f64, String> {
-    let t = text.trim();
-    if let Some((a, b)) = t.split_once('/') {
-        let a: f64 = a.trim().parse().map_err(|_| format!("`{text}`: `{a}` is not a number"))?;
-        let b: f64 = b.trim().parse().map_err(|_| format!("`{text}`: `{b}` is not a number"))?;
-        return Ok(a / b);
-    }
-    t.parse().map_err(|_| format!("`{text}` is not a number (or a fraction such as 1/30)"))
-}
+pub use pbdfit_fit::parse_number;
 
 #[cfg(test)]
 mod tests {

@@ -64,7 +64,7 @@ pub fn run(args: BaselineArgs) -> CliResult {
         .query(args.young, args.poisson, args.dt, args.nit, args.n)
         .map_err(|name| CliError::Input(format!("--{name} is required with --mapping {}", args.mapping)))?;
     query.check().map_err(mapping_error)?;
-    let set = load_scene(&args.scene, None, args.body, None, false)?;
+    let set = load_scene(&args.scene, args.body)?;
     let m = map(&args.mapping, &query, &set).map_err(mapping_error)?;
     if args.json {
         let mut value = serde_json::to_value(&m).map_err(|e| CliError::Internal(format!("JSON output: {e}")))?;

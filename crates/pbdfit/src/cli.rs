@@ -1,6 +1,6 @@
 //! What every subcommand shares: the error type with its exit codes, and scene loading.
 
-use pbdfit_mesh::{BUILTIN_SCENES, MassModel, ReferenceTable, SceneSet};
+use pbdfit_mesh::{BUILTIN_SCENES, SceneSet};
 use pbdfit_pbd::ModelKind;
 
 /// A failed command. `Input` is the user's to fix (exit 2); `Internal` is ours (exit 1).
@@ -34,51 +34,18 @@ impl std::fmt::Display for CliError {
 /// Result of a subcommand.
 pub type CliResult = Result<(), CliError>;
 
-/// Loads `--scene` (a built-in name or a TOML path) with its masses resolved for the model `kind` the
-/// command runs (`pbdfit_fit::resolve_mass_model`: the optional `mass_model` override, else the scene's,
-/// else the engine's, else lumped) and the body's `--density` and `--size`; `fix_orientation` reorients
-/// inverted tetrahedra of imported meshes
-/// instead of refusing them. Says on stderr what each imported mesh is and what validation changed.
-pub fn load_scene(
-    name: &str,
-    mass_model: Option<MassModel>,
-    body: BodyArgs,
-    kind: Option<ModelKind>,
-    fix_orientation: bool,
-) -> Result<SceneSet, CliError> {
-    let set = SceneSet::load_with(name, fix_orientation).map_err(|e| CliError::Input(e.to_string()))?;
-    for note in pbdfit_fit::mesh_notes(&set) {
-        eprintln!("pbdfit: {note}");
-    }
-    let set = pbdfit_fit::with_resolved_masses(set, mass_model, kind);
-    pbdfit_fit::with_body(set, body.keywords(), pbdfit_fit::Spelling::Flag).map_err(|e| CliError::Input(e.to_string()))
+/// Loads `--scene` (a built-in name or a TOML path) with the body's `--density` and `--size`, as the jobs
+/// load theirs (`pbdfit_fit::Body::load`, no model: the scene's masses, else lumped). Says on stderr what
+/// each imported mesh is and what validation changed.
+pub fn load_scene(name: &str, scale: BodyArgs) -> Result<SceneSet, CliError> {
+    let body = pbdfit_fit::Body { scene: name.to_string(), scale, ..Default::default() };
+    let (set, notes) = body.load(None, pbdfit_fit::Spelling::Flag).map_err(crate::fit::job_error)?;
+    notes.iter().for_each(|note| eprintln!("pbdfit: {note}"));
+    Ok(set)
 }
 
-/// The body's `--density` and `--size` over the scene's (the built-in scenes: a 1 m cube of 1 kg/m^3).
-#[derive(Debug, Clone, Copy, Default, clap::Args)]
-pub struct BodyArgs {
-    /// The body's density in kg/m^3 (default: the scene's; the built-in scenes' is 1).
-    #[arg(long, value_parser = |s: &str| pbdfit_table::axes::parse_number(s), allow_hyphen_values = true)]
-    pub density: Option<f64>,
-    /// The body's size in m: its largest extent (the longest side of its bounding box). The scene's
-    /// geometry is scaled uniformly to it: the mesh, obstacles and prescribed displacements; the held
-    /// and load selectors pick the same vertices; tractions (Pa) and gravity stay. Default: the
-    /// scene's (the built-in scenes: a 1 m cube).
-    #[arg(long, value_parser = |s: &str| pbdfit_table::axes::parse_number(s), allow_hyphen_values = true)]
-    pub size: Option<f64>,
-}
-
-impl BodyArgs {
-    /// The options as the jobs' keywords.
-    pub fn keywords(self) -> pbdfit_fit::BodyKeywords {
-        pbdfit_fit::BodyKeywords { density: self.density, size: self.size }
-    }
-
-    /// Whether either option is given.
-    pub fn given(self) -> bool {
-        self.density.is_some() || self.size.is_some()
-    }
-}
+/// The body's `--density` and `--size`: the jobs' keywords.
+pub type BodyArgs = pbdfit_fit::BodyKeywords;
 
 /// `pbdfit scenes`: the built-in scenes and what they hold.
 pub fn list_scenes() -> CliResult {
@@ -106,7 +73,7 @@ pub fn list_scenes() -> CliResult {
 #[derive(Debug, Clone, clap::Args)]
 pub struct SimulationArgs {
     /// Time step in s, as a decimal or a fraction (`0.005`, `1/200`).
-    #[arg(long, default_value_t = 0.01, value_parser = |s: &str| pbdfit_table::axes::parse_number(s), allow_hyphen_values = true)]
+    #[arg(long, default_value_t = pbdfit_fit::DT, value_parser = pbdfit_fit::parse_number, allow_hyphen_values = true)]
     pub dt: f64,
     /// Solver iterations per time step: Gauss-Seidel sweeps for the textbook models; for an engine
     /// profile the engine's own count (Newton: iterations; Jolt: mNumIterations, substeps of dt/nit with
@@ -178,9 +145,33 @@ pub fn fit_error(e: pbdfit_fit::FitError) -> CliError {
     }
 }
 
-/// The mesh resolution to use: the flag, else the scene's default.
-pub fn resolution(set: &SceneSet, n: Option<usize>) -> Result<usize, CliError> {
-    set.resolution(n).map_err(|e| CliError::Input(format!("--n: {e}")))
+/// Runs a prepared job on the CPU and prints its report (as text, or as JSON with `json`): the one way
+/// every job's command ends. Returns the report for what the command writes besides (ParaView files).
+pub fn run_prepared<J: pbdfit_jobs::Job>(prepared: J::Prepared, json: bool) -> Result<J::Report, CliError> {
+    let mut context = pbdfit_jobs::Context { backend: &pbdfit_pbd::CpuBackend, progress: &mut |_| {} };
+    let report = J::run(prepared, &mut context).map_err(crate::fit::job_error)?;
+    print_report(&report, json)?;
+    Ok(report)
+}
+
+/// Prints a job's report: its text, or its JSON object with `json`.
+pub fn print_report<R: pbdfit_jobs::Report>(report: &R, json: bool) -> CliResult {
+    if json {
+        println!("{}", to_json(report)?);
+    } else {
+        print!("{}", report.text());
+    }
+    Ok(())
+}
+
+/// Checks that a `--vtk` file name ends in `.vtu`, before any work.
+pub fn check_vtu(path: Option<&std::path::Path>) -> CliResult {
+    match path {
+        Some(path) if path.extension().and_then(|e| e.to_str()) != Some("vtu") => {
+            Err(CliError::Input(format!("--vtk {}: the file name must end in .vtu", path.display())))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Serialises to JSON for stdout.
@@ -239,68 +230,9 @@ fn handoff_reporter() -> pbdfit_gpu::HandoffObserver {
     })
 }
 
-/// The FEM reference a command uses (over the study's and the scene's `[reference]` tables).
-#[derive(Debug, Clone, Default, clap::Args)]
-pub struct ReferenceArgs {
-    /// Reference material: linear, corotational, stvk or neo-hookean (default: the scene's, else
-    /// linear).
-    #[arg(long, value_name = "NAME")]
-    pub material: Option<String>,
-    /// Reach the reference's rest state dynamically (implicit Euler with the fit's dt) instead of by a
-    /// static solve.
-    #[arg(long)]
-    pub dynamic: bool,
-    /// With --dynamic: stop after this simulated time in s instead of at rest.
-    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
-    pub time: Option<f64>,
-    /// With --dynamic: the mass matrix, lumped or consistent.
-    #[arg(long, value_name = "lumped|consistent")]
-    pub fem_mass: Option<String>,
-    /// With --dynamic: Rayleigh damping `A,B` (C = A M + B K; A in 1/s, B in s).
-    #[arg(long, value_name = "A,B", value_parser = parse_pair, allow_hyphen_values = true)]
-    pub rayleigh: Option<[f64; 2]>,
-    /// The FEM mesh's tetrahedral split relative to the model's: same, opposite (the other 5-tet
-    /// parity) or six.
-    #[arg(long, value_name = "same|opposite|six")]
-    pub split: Option<String>,
-}
-
-fn parse_pair(text: &str) -> Result<[f64; 2], String> {
-    let (a, b) = text.split_once(',').ok_or_else(|| format!("`{text}`: expected A,B, e.g. 0.1,0"))?;
-    let num = |s: &str| s.trim().parse::<f64>().map_err(|_| format!("`{text}`: `{s}` is not a number"));
-    Ok([num(a)?, num(b)?])
-}
-
-impl ReferenceArgs {
-    /// The options validated, over `lower` (a study's table; an empty table for none): a misspelt
-    /// material, mass or split is refused before anything runs.
-    pub fn overrides_over(&self, lower: &ReferenceTable) -> Result<pbdfit_fit::ReferenceOverrides, CliError> {
-        pbdfit_fit::ReferenceOverrides::from_table(&self.table().over(lower))
-            .map_err(|e| CliError::Input(format!("the reference options: {e}")))
-    }
-
-    /// The options validated (see [`Self::overrides_over`]).
-    pub fn overrides(&self) -> Result<pbdfit_fit::ReferenceOverrides, CliError> {
-        self.overrides_over(&ReferenceTable::default())
-    }
-
-    /// The options as a `[reference]` table (unset options left empty).
-    pub fn table(&self) -> ReferenceTable {
-        self.keywords().table()
-    }
-
-    /// The options as the jobs take them.
-    pub fn keywords(&self) -> pbdfit_fit::ReferenceKeywords {
-        pbdfit_fit::ReferenceKeywords {
-            material: self.material.clone(),
-            dynamic: self.dynamic,
-            time: self.time,
-            fem_mass: self.fem_mass.clone(),
-            rayleigh: self.rayleigh,
-            split: self.split.clone(),
-        }
-    }
-}
+/// The FEM reference a command uses (over the study's and the scene's `[reference]` tables): the jobs'
+/// keywords.
+pub type ReferenceArgs = pbdfit_fit::ReferenceKeywords;
 
 /// Checks, before any work, that the output file `path` of `option` can be written: its folder exists (or,
 /// with `make_folder`, is made), and a file there can be created (or the file, where it exists, opened for

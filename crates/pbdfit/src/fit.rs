@@ -1,43 +1,22 @@
 //! `pbdfit fit`: the model parameters that best reproduce the reference rest state of one material.
 
 use pbdfit_fit::{FitJob, FitJobError, FitProblem, FitRequest, Search, Spelling, parse_bound, start_from_pairs};
-use pbdfit_mesh::MassModel;
 use pbdfit_pbd::Precision;
 use std::path::PathBuf;
 
 use pbdfit_mesh::vtk::{PointData, write_vtu};
 
-use crate::cli::{BackendName, BodyArgs, CliError, CliResult, ReferenceArgs, SimulationArgs, fit_error, to_json};
+use crate::cli::{BackendName, CliError, CliResult, ReferenceArgs, SimulationArgs, fit_error, to_json};
 
 /// Arguments of `pbdfit fit`.
 #[derive(Debug, clap::Args)]
 #[command(allow_negative_numbers = true)]
 pub struct FitArgs {
-    /// Built-in scene name (a compound such as `gravity` fits all its parts at once) or a TOML path.
-    #[arg(long)]
-    scene: String,
-    /// Mesh resolution N (default: the scene's).
-    #[arg(long)]
-    n: Option<usize>,
-    /// The masses, lumped or uniform [default: the scene file's `[material] mass_model`, else the engine's
-    /// own for an engine profile (uniform for genesis-pbd and pybullet-neohookean, lumped for newton-xpbd),
-    /// else lumped]. Masses other than the engine's are warned about, with the rest-state difference they
-    /// make.
-    #[arg(long, value_parser = |s: &str| s.parse::<MassModel>())]
-    mass_model: Option<MassModel>,
-    /// Reorient the negatively oriented tetrahedra of an imported mesh (and say how many) instead of
-    /// refusing the mesh.
-    #[arg(long)]
-    fix_orientation: bool,
     #[command(flatten)]
-    body: BodyArgs,
-    /// Young's modulus E in Pa of the FEM reference [default: 1e3] (e.g. the value `pbdfit identify`
-    /// found). Not with measured markers, which are the reference.
-    #[arg(long)]
-    young: Option<f64>,
-    /// Poisson ratio nu, -1 < nu < 0.5, of the FEM reference [default: 0.3]. Not with measured markers.
-    #[arg(long)]
-    poisson: Option<f64>,
+    body: pbdfit_fit::Body,
+    /// Not with measured markers, which are the reference.
+    #[command(flatten)]
+    material: pbdfit_fit::Material,
     #[command(flatten)]
     sim: SimulationArgs,
     #[command(flatten)]
@@ -116,21 +95,17 @@ pub fn run(args: FitArgs) -> CliResult {
         .map(|text| parse_bound(text).map_err(|e| CliError::Input(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
     let starts = args.starts.iter().map(|s| parse_start(s, kind)).collect::<Result<Vec<_>, _>>()?;
-    if let Some(path) = &args.vtk
-        && path.extension().and_then(|e| e.to_str()) != Some("vtu")
-    {
-        return Err(CliError::Input(format!("--vtk {}: the file name must end in .vtu", path.display())));
-    }
+    crate::cli::check_vtu(args.vtk.as_deref())?;
     let job = FitJob {
-        n: args.n,
-        mass_model: args.mass_model,
-        fix_orientation: args.fix_orientation,
-        body: args.body.keywords(),
-        young: args.young,
-        poisson: args.poisson,
+        n: args.body.n,
+        mass_model: args.body.mass_model().map_err(CliError::Input)?,
+        fix_orientation: args.body.fix_orientation,
+        body: args.body.scale,
+        young: args.material.young,
+        poisson: args.material.poisson,
         dt: args.sim.dt,
         nit: args.sim.nit,
-        reference: args.reference.keywords(),
+        reference: args.reference.clone(),
         measured: args.measured.clone(),
         bootstrap: args.bootstrap,
         request: FitRequest {
@@ -145,7 +120,7 @@ pub fn run(args: FitArgs) -> CliResult {
             ..FitRequest::new(kind)
         },
         precision: args.precision,
-        ..FitJob::new(&args.scene, kind)
+        ..FitJob::new(&args.body.scene, kind)
     };
     let prepared = job.prepare(Spelling::Flag).map_err(job_error)?;
     for note in &prepared.notes {

@@ -67,7 +67,7 @@ pub fn run(args: LookupArgs) -> CliResult {
     let l = lookup(&table, &query, args.extrapolate).map_err(table_error)?;
     let refined = match args.refine {
         true => {
-            let set = load_scene(args.scene.as_deref().unwrap_or(&l.scene), None, args.body, None, false)?;
+            let set = load_scene(args.scene.as_deref().unwrap_or(&l.scene), args.body)?;
             Some((pbdfit_table::refine(&l, &set).map_err(table_error)?, set))
         }
         false => None,

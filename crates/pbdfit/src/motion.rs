@@ -3,28 +3,20 @@
 //! or at the rest-state fit's (`--fit`).
 
 use clap::Args;
+use pbdfit_mesh::Vec3;
 use pbdfit_mesh::vtk::{PointData, write_pvd, write_vtu};
-use pbdfit_mesh::{MassModel, Vec3};
 
 use pbdfit_fit::{MotionKeywords, Spelling};
 
-use crate::cli::{BodyArgs, CliError, CliResult, SimulationArgs};
+use crate::cli::{CliError, CliResult, SimulationArgs};
 
 /// Arguments of `pbdfit motion`.
 #[derive(Debug, Args)]
 pub struct MotionArgs {
-    /// Built-in scene name or a scene TOML file (one part).
-    #[arg(long)]
-    scene: String,
-    /// Mesh resolution N; default: the scene's own.
-    #[arg(long)]
-    n: Option<usize>,
-    /// Young's modulus E in Pa (> 0).
-    #[arg(long, default_value_t = 1e3, allow_negative_numbers = true)]
-    young: f64,
-    /// Poisson ratio nu (-1 < nu < 0.5).
-    #[arg(long, default_value_t = 0.3, allow_negative_numbers = true)]
-    poisson: f64,
+    #[command(flatten)]
+    body: pbdfit_fit::Body,
+    #[command(flatten)]
+    elastic: pbdfit_fit::Material,
     /// The FEM law: linear, corotational, stvk or neo-hookean (default: the scene's, else linear).
     #[arg(long, value_name = "NAME")]
     material: Option<String>,
@@ -61,17 +53,6 @@ pub struct MotionArgs {
     /// loaded rest state, the load switched off).
     #[arg(long, value_name = "gravity|unload", default_value = "gravity")]
     release: String,
-    /// The masses, lumped or uniform [default: the scene file's `[material] mass_model`, else the engine's
-    /// own for an engine profile (uniform for genesis-pbd and pybullet-neohookean, lumped for newton-xpbd),
-    /// else lumped]. Masses other than the engine's are warned about, with the rest-state difference they
-    /// make.
-    #[arg(long, value_name = "lumped|uniform")]
-    mass_model: Option<MassModel>,
-    /// Reorient the negatively oriented tetrahedra of an imported mesh instead of refusing the mesh.
-    #[arg(long)]
-    fix_orientation: bool,
-    #[command(flatten)]
-    body: BodyArgs,
     /// Print one JSON object (with both tracks over time) instead of a summary.
     #[arg(long)]
     json: bool,
@@ -91,13 +72,13 @@ pub struct MotionArgs {
 /// Runs `pbdfit motion`.
 pub fn run(args: MotionArgs) -> CliResult {
     let job = MotionKeywords {
-        scene: args.scene.clone(),
-        n: args.n,
-        mass_model: args.mass_model.map(|m| m.name().to_string()),
-        fix_orientation: args.fix_orientation,
-        body: args.body.keywords(),
-        young: Some(args.young),
-        poisson: Some(args.poisson),
+        scene: args.body.scene.clone(),
+        n: args.body.n,
+        mass_model: args.body.mass_model.clone(),
+        fix_orientation: args.body.fix_orientation,
+        body: args.body.scale,
+        young: args.elastic.young,
+        poisson: args.elastic.poisson,
         material: args.material.clone(),
         model: Some(args.simulation.model.name().to_string()),
         settings: args.simulation.settings_map()?,

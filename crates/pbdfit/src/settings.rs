@@ -1,29 +1,22 @@
 //! `pbdfit settings`: the cheapest engine settings (dt, iterations or substeps) at which a model reaches
-//! the reference within a target error, and where it cannot at all (`pbdfit_fit::settings_sweep`).
+//! the reference within a target error, and where it cannot at all (`pbdfit_jobs::settings_sweep`).
 
-use pbdfit_fem::YoungPoisson;
-use pbdfit_fit::settings_sweep::{PlannedSweep, cheapest, grid, rms_percent, settings_matter, target_from_rms_percent};
 use pbdfit_fit::{FitRequest, PartCache, Search};
+use pbdfit_jobs::settings_sweep::{
+    PlannedSweep, cheapest, grid, rms_percent, settings_matter, target_from_rms_percent,
+};
 use pbdfit_mesh::display::{number, scientific};
 use serde_json::json;
 
-use crate::cli::{BodyArgs, CliError, CliResult, ReferenceArgs, fit_error, load_scene, resolution, to_json};
+use crate::cli::{CliError, CliResult, ReferenceArgs, fit_error, to_json};
 
 /// Arguments of `pbdfit settings`.
 #[derive(Debug, clap::Args)]
 pub struct SettingsArgs {
-    /// Built-in scene name or a TOML path.
-    #[arg(long)]
-    scene: String,
-    /// Mesh resolution N (default: the scene's).
-    #[arg(long)]
-    n: Option<usize>,
-    /// Young's modulus E in Pa.
-    #[arg(long, default_value_t = 1e3)]
-    young: f64,
-    /// Poisson ratio nu.
-    #[arg(long, default_value_t = 0.3)]
-    poisson: f64,
+    #[command(flatten)]
+    body: pbdfit_fit::Body,
+    #[command(flatten)]
+    material: pbdfit_fit::Material,
     /// Model kind: a textbook model or an engine profile (the list below).
     #[arg(long, value_enum, default_value_t = pbdfit_pbd::ModelKind::JOLT)]
     model: pbdfit_pbd::ModelKind,
@@ -44,8 +37,6 @@ pub struct SettingsArgs {
     /// Iterations (Newton) or substeps (Jolt, Genesis) to try, comma-separated.
     #[arg(long, default_value = "1,2,4,8,16,32")]
     nit: String,
-    #[command(flatten)]
-    body: BodyArgs,
     #[command(flatten)]
     reference: ReferenceArgs,
     /// Print one JSON object.
@@ -92,22 +83,27 @@ pub fn run(args: SettingsArgs) -> CliResult {
         }
         (None, None) => DEFAULT_TARGET,
     };
-    let material = YoungPoisson::new(args.young, args.poisson).map_err(|e| CliError::Input(e.to_string()))?;
-    let set = load_scene(&args.scene, None, args.body, Some(kind), false)?;
+    let material = args.material.checked().map_err(crate::fit::job_error)?;
+    let (set, notes) = args.body.load(Some(kind), pbdfit_fit::Spelling::Flag).map_err(crate::fit::job_error)?;
+    notes.iter().for_each(|note| eprintln!("pbdfit: {note}"));
     // Refused before the table's header: every fit of the sweep is against the FEM.
     pbdfit_fit::fits_against_fem(&set).map_err(fit_error)?;
-    let n = resolution(&set, args.n)?;
+    let n = args.body.resolution(&set, pbdfit_fit::Spelling::Flag).map_err(crate::fit::job_error)?;
     // Masses a scene file gives, other than the engine's: at the first setting, the model's example point.
-    if let Some(warning) =
-        pbdfit_fit::mass_model_warning(&set, pbdfit_fit::Settings::new(dts[0], n, nits[0], kind), None, None, "")
-    {
+    if let Some(warning) = pbdfit_fit::mass_model_warning(
+        &set,
+        pbdfit_fit::Settings::new(dts[0], n, nits[0], kind),
+        None,
+        args.body.mass_model().map_err(CliError::Input)?,
+        "--mass-model",
+    ) {
         eprintln!("warning: {warning}");
     }
     let masses = set.scenes()[0].mass_model().name();
     let options = FitRequest { search: Some(Search::Gradient), ..FitRequest::new(kind) }
         .options(Search::FIT_DEFAULT)
         .map_err(|e| CliError::Input(e.message))?;
-    let cache = PartCache::new(args.reference.overrides()?);
+    let cache = PartCache::new(args.reference.overrides_over(&Default::default()).map_err(crate::fit::job_error)?);
     // Every setting's problem (the reference's options, the time step, the engine's load) before the header.
     let plan = PlannedSweep::plan(&set, n, kind, material, &cache, &grid).map_err(fit_error)?;
     let backend = pbdfit_pbd::CpuBackend;
@@ -118,8 +114,8 @@ pub fn run(args: SettingsArgs) -> CliResult {
             "scene {} (N = {n}, {masses} masses), model {}, E = {} Pa, nu = {}; target error {}; nit = {}",
             set.name(),
             kind.spec(),
-            scientific(args.young),
-            number(args.poisson),
+            scientific(material.young()),
+            number(material.poisson()),
             describe_target(target),
             kind.nit_means()
         );
@@ -155,7 +151,7 @@ pub fn run(args: SettingsArgs) -> CliResult {
     let answer = if matter { cheapest(&rows, target) } else { None };
     let best = rows.iter().filter(|r| r.error.is_finite()).min_by(|a, b| a.error.total_cmp(&b.error));
     if json {
-        let row = |r: &pbdfit_fit::settings_sweep::SettingFit| {
+        let row = |r: &pbdfit_jobs::settings_sweep::SettingFit| {
             json!({
                 "dt": r.dt, "nit": r.nit, "cost": r.cost,
                 "error": r.error.is_finite().then_some(r.error),
@@ -166,7 +162,7 @@ pub fn run(args: SettingsArgs) -> CliResult {
         };
         let value = json!({
             "scene": set.name(), "body": set.bodies(), "n": n, "mass_model": masses, "model": kind.spec(),
-            "young": args.young, "poisson": args.poisson, "target": target, "target_rms_percent": rms_percent(target),
+            "young": material.young(), "poisson": material.poisson(), "target": target, "target_rms_percent": rms_percent(target),
             "nit_means": kind.nit_means(), "settings_matter": matter,
             "rows": rows.iter().map(row).collect::<Vec<_>>(),
             "cheapest": answer.map(row),

@@ -2,36 +2,19 @@
 
 use std::path::PathBuf;
 
-use pbdfit_fit::{SimulateKeywords, SimulateReport, SimulateRun, Spelling};
-use pbdfit_mesh::MassModel;
+use pbdfit_jobs::{SimulateKeywords, SimulateReport, SimulateRun, Spelling};
 use pbdfit_mesh::vtk::{PointData, write_pvd, write_vtu};
 use pbdfit_pbd::{Integrator, PbdSystem, SimParams};
 
-use crate::cli::{BackendName, BodyArgs, CliError, CliResult, SimulationArgs, to_json};
+use crate::cli::{BackendName, CliError, CliResult, SimulationArgs, to_json};
 use crate::fit::job_error;
 
 /// Arguments of `pbdfit simulate`.
 #[derive(Debug, clap::Args)]
 #[command(allow_negative_numbers = true)]
 pub struct SimulateArgs {
-    /// Built-in scene name or path to a scene TOML file.
-    #[arg(long)]
-    scene: String,
-    /// Mesh resolution N (default: the scene's).
-    #[arg(long)]
-    n: Option<usize>,
-    /// The masses, lumped or uniform [default: the scene file's `[material] mass_model`, else the engine's
-    /// own for an engine profile (uniform for genesis-pbd and pybullet-neohookean, lumped for newton-xpbd),
-    /// else lumped]. Masses other than the engine's are warned about, with the rest-state difference they
-    /// make.
-    #[arg(long, value_parser = parse_mass_model)]
-    mass_model: Option<MassModel>,
-    /// Reorient the negatively oriented tetrahedra of an imported mesh (and say how many) instead of
-    /// refusing the mesh.
-    #[arg(long)]
-    fix_orientation: bool,
     #[command(flatten)]
-    body: BodyArgs,
+    body: pbdfit_fit::Body,
     #[command(flatten)]
     sim: SimulationArgs,
     /// Distance stiffness kd in [0, 1] (PBD models) [default: 0.5].
@@ -113,18 +96,10 @@ impl Method {
     }
 }
 
-fn parse_mass_model(s: &str) -> Result<MassModel, String> {
-    s.parse()
-}
-
 /// The job these arguments ask for (everything but the outputs and the backend).
 fn job(args: &SimulateArgs) -> Result<SimulateKeywords, CliError> {
     Ok(SimulateKeywords {
-        scene: args.scene.clone(),
-        n: args.n,
-        mass_model: args.mass_model.map(|m| m.name().to_string()),
-        fix_orientation: args.fix_orientation,
-        body: args.body.keywords(),
+        body: args.body.clone(),
         dt: Some(args.sim.dt),
         nit: Some(args.sim.nit),
         model: Some(args.sim.model.name().to_string()),

@@ -58,7 +58,7 @@ pub fn run(args: StudyArgs) -> CliResult {
         jobs: args.jobs,
         out: args.out.as_ref().map(|p| p.display().to_string()),
         poisson_stride: Some(args.poisson_stride),
-        reference: args.reference.keywords(),
+        reference: args.reference.clone(),
         precision: args.precision.map(|p| p.name().to_string()),
         search: args.search.map(|s| s.name().to_string()),
         lockstep: args.lockstep,

@@ -5,7 +5,9 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use pbdfit_fit::{Cancelled, FitKeywords, ModesKeywords, MotionKeywords, SimulateKeywords, Spelling, cancellable};
+use pbdfit_jobs::{
+    Cancelled, FitKeywords, Job, ModesKeywords, MotionKeywords, SimulateKeywords, Spelling, cancellable,
+};
 use pbdfit_mesh::cancel::with_flag;
 use pbdfit_pbd::CpuBackend;
 

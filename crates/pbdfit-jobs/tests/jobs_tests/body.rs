@@ -6,19 +6,16 @@
 //! `rho g L^2 / E`: doubling the density doubles every vertex's displacement, doubling the size multiplies
 //! it by 4, and dividing E by 10 multiplies it by 10.
 
-use pbdfit_fit::{BodyKeywords, FemKeywords, FitJob, FitJobError, IdentifyKeywords, SimulateKeywords, Spelling};
+use pbdfit_jobs::{BodyKeywords, FemKeywords, FitJob, FitJobError, IdentifyKeywords, SimulateKeywords, Spelling};
 use pbdfit_mesh::Vec3;
 use pbdfit_pbd::{CpuBackend, ModelKind};
 
 /// The linear static FEM rest displacements of gravity-wall at N = 2, E = `young`, with the body given.
 fn fem(young: f64, density: Option<f64>, size: Option<f64>) -> Vec<Vec3> {
-    let job = FemKeywords {
-        scene: "gravity-wall".into(),
-        n: Some(2),
-        young: Some(young),
-        body: BodyKeywords { density, size },
-        ..Default::default()
-    };
+    let scale = BodyKeywords { density, size };
+    let body = pbdfit_fit::Body { scene: "gravity-wall".into(), n: Some(2), scale, ..Default::default() };
+    let elastic = pbdfit_fit::Material { young: Some(young), poisson: None };
+    let job = FemKeywords { body, elastic, ..Default::default() };
     let prepared = job.prepare(Spelling::Keyword).unwrap();
     let (material, dt) = (prepared.material, prepared.dt);
     let mut parts = prepared.parts;
@@ -74,19 +71,16 @@ fn reports_state_the_body_size_density_and_mass() {
     assert_eq!(json["body"][0]["density_kg_per_m3"], 1100.0);
     // 1100 * 0.1^2 = 11 times the thesis body's sag at the same E: another answer, a far more compliant
     // edge (4.2e-4 m/N against 1.3e-5 with lumped masses).
-    let edge = |r: &pbdfit_fit::FitReport| r.parameters[0].1;
+    let edge = |r: &pbdfit_jobs::FitReport| r.parameters[0].1;
     assert!(edge(&report) > 10.0 * edge(&plain), "{:?} against {:?}", report.parameters, plain.parameters);
     // Simulate: the same summary, and the total of the vertex masses is the mass stated.
-    let simulate = SimulateKeywords {
-        scene: "gravity".into(),
-        n: Some(2),
-        body: BodyKeywords { density: Some(1000.0), size: Some(0.2) },
-        ..Default::default()
-    };
+    let scale = BodyKeywords { density: Some(1000.0), size: Some(0.2) };
+    let body = pbdfit_fit::Body { scene: "gravity".into(), n: Some(2), scale, ..Default::default() };
+    let simulate = SimulateKeywords { body, ..Default::default() };
     let prepared = simulate.prepare(Spelling::Keyword).unwrap();
     for part in &prepared.parts {
         let report = prepared.run_part(part, &CpuBackend, 1, &mut |_, _| {}).unwrap();
-        let pbdfit_fit::SimulateReport::Rest(rest) = &report else { panic!("a rest state") };
+        let pbdfit_jobs::SimulateReport::Rest(rest) = &report else { panic!("a rest state") };
         let total: f64 = rest.masses.iter().sum();
         assert!((rest.body.mass_kg - 8.0).abs() < 1e-12 && (total - 8.0).abs() < 1e-12, "{total}");
         assert!(report.text().starts_with("body: 0.2 m (largest extent), density 1000 kg/m^3, mass 8 kg\n"));
@@ -119,12 +113,9 @@ fn bad_bodies_and_sizes_with_markers_are_refused_by_name() {
     job.body = BodyKeywords { density: None, size: Some(0.1) };
     let e = message(job.prepare(Spelling::Flag).unwrap_err());
     assert!(e.contains("--size scales the body") && e.contains("markers"), "{e}");
-    let identify = IdentifyKeywords {
-        scene: "cantilever".into(),
-        measured: Some(markers),
-        body: BodyKeywords { density: None, size: Some(0.1) },
-        ..Default::default()
-    };
+    let scale = BodyKeywords { density: None, size: Some(0.1) };
+    let body = pbdfit_fit::Body { scene: "cantilever".into(), scale, ..Default::default() };
+    let identify = IdentifyKeywords { body, measured: Some(markers), ..Default::default() };
     let e = message(identify.run(Spelling::Keyword).unwrap_err());
     assert!(e.starts_with("size: identify compares the FEM with measured markers"), "{e}");
 }

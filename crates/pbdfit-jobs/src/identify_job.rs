@@ -1,55 +1,48 @@
 //! One identification job and its report: `pbdfit identify` and Python's `pbdfit.identify` fill an
 //! [`IdentifyKeywords`] / [`IdentifyJob`], which is checked and run here, and both print or return the one
-//! [`IdentifyReport`] (`identify --json` is it). As for fits ([`FitJob`](crate::FitJob)), the copies the two
+//! [`IdentifyReport`] (`identify --json` is it). As for fits ([`FitJob`](pbdfit_fit::FitJob)), the copies the two
 //! front ends kept had drifted (Python lacked the dynamic reference's options).
 
 use std::path::PathBuf;
 
 use pbdfit_fem::ReferenceOverrides;
-use pbdfit_mesh::{Markers, SceneSet};
+use pbdfit_mesh::Markers;
 use serde::Serialize;
 
-use crate::{FitJobError, MARKER_TOLERANCE, MaterialParameter, Spelling};
+use pbdfit_fit::{FitJobError, MARKER_TOLERANCE, MaterialParameter, Spelling};
 
-/// E and nu of an FEM law from measured markers, as the command line and Python ask it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+/// E and nu of an FEM law from measured markers, as the command line and Python ask it (one body: a
+/// compound scene is refused; `size` too, as the markers fix the body's scale).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize, clap::Args)]
 #[serde(default)]
 pub struct IdentifyKeywords {
-    /// A built-in scene name or a scene file (one body).
-    pub scene: String,
-    /// The markers (default: the scene's `[reference] measured`).
+    #[serde(flatten)]
+    #[command(flatten)]
+    /// The body: `scene`, `n`, `mass_model`, `fix_orientation`, `density`, `size`.
+    pub body: pbdfit_fit::Body,
+    /// The marker CSV (columns x, y, z, ux, uy, uz in m, optionally sigma in m; see `fit --measured`) or a
+    /// full-field `.vtu`. Default: the scene's `[reference] measured`.
+    #[arg(long, value_name = "FILE")]
     pub measured: Option<PathBuf>,
-    /// Mesh resolution (default: the scene's).
-    pub n: Option<usize>,
-    /// Time step in s of a dynamic reference (default 0.01).
-    pub dt: Option<f64>,
-    /// The body's density over the scene's (`density`); `size` is refused (the markers fix the scale).
+    /// The time step of a dynamic reference (`dynamic`).
     #[serde(flatten)]
-    pub body: crate::BodyKeywords,
+    #[command(flatten)]
+    pub step: pbdfit_fit::Step,
+    #[serde(flatten)]
+    #[command(flatten)]
     /// The FEM reference's options (`material`, `dynamic`, `time`, `fem_mass`, `rayleigh`, `split`).
-    #[serde(flatten)]
-    pub reference: crate::ReferenceKeywords,
+    pub reference: pbdfit_fit::ReferenceKeywords,
 }
 
 /// An identification job: [`IdentifyKeywords`] under another name, run by [`IdentifyJob::run`].
 pub type IdentifyJob = IdentifyKeywords;
 
 impl IdentifyKeywords {
-    /// The keywords' names (Python's spelling).
-    pub fn names() -> Vec<String> {
-        crate::keyword_names::<IdentifyKeywords>()
-    }
-
-    /// The job from a JSON object of its keywords (Python's call), unknown keywords refused.
-    pub fn from_json(text: &str) -> Result<Self, String> {
-        crate::keywords_from_json(text)
-    }
-
     /// Checks the job (naming a refused option in `spelling`), identifies E and nu, and reports.
     pub fn run(&self, spelling: Spelling) -> Result<IdentifyReport, FitJobError> {
         let input = FitJobError::Input;
         let start = std::time::Instant::now();
-        if self.body.size.is_some() {
+        if self.body.scale.size.is_some() {
             return Err(input(format!(
                 "{}: identify compares the FEM with measured markers, taken on the body as the scene gives it; \
                  give the mesh at the markers' scale instead ({} applies)",
@@ -57,9 +50,8 @@ impl IdentifyKeywords {
                 spelling.name("density")
             )));
         }
-        let set = SceneSet::load(&self.scene).map_err(|e| input(e.to_string()))?;
-        let set = crate::with_body(set, self.body, spelling)?;
-        let n = set.resolution(self.n).map_err(|e| input(format!("{}: {e}", spelling.name("n"))))?;
+        let (set, _) = self.body.load(None, spelling)?;
+        let n = self.body.resolution(&set, spelling)?;
         let [scene] = set.scenes() else {
             return Err(input(format!(
                 "scene {} is a compound of {} bodies; identify one body at a time",
@@ -69,7 +61,7 @@ impl IdentifyKeywords {
         };
         let overrides = ReferenceOverrides::from_table(&self.reference.table())
             .map_err(|e| input(format!("the reference options: {e}")))?;
-        let spec = crate::reference_spec(scene, &overrides)?;
+        let spec = pbdfit_fit::reference_spec(scene, &overrides)?;
         let path = self.measured.clone().or_else(|| scene.measured.clone()).ok_or_else(|| {
             input(format!(
                 "identify needs measured markers: {}, or `[reference] measured = \"FILE\"` in scene {}",
@@ -81,8 +73,8 @@ impl IdentifyKeywords {
             ))
         })?;
         let markers = Markers::read(&path).map_err(|e| input(e.to_string()))?;
-        let dt = self.dt.unwrap_or(0.01);
-        let id = crate::identify(scene, n, spec, dt, &markers, MARKER_TOLERANCE)?;
+        let dt = self.step.dt;
+        let id = pbdfit_fit::identify(scene, n, spec, dt, &markers, MARKER_TOLERANCE)?;
         Ok(IdentifyReport {
             scene: set.name().to_string(),
             body: scene.summary(),
@@ -169,8 +161,8 @@ impl IdentifyReport {
             out += &format!(
                 "  note: nu lies on the searched range's bound {bound} (nu from {} to {}; the FEM refuses 0.5): the \
                  markers may want nu beyond it, so its interval ends at the bound\n",
-                crate::NU_MIN,
-                crate::NU_MAX
+                pbdfit_fit::NU_MIN,
+                pbdfit_fit::NU_MAX
             );
         }
         if !self.undetermined.is_empty() {
@@ -183,7 +175,10 @@ impl IdentifyReport {
                     .iter()
                     .map(|p| match p {
                         MaterialParameter::Young => {
-                            format!("E's 95 % interval reaches beyond a factor {:e} either way", crate::YOUNG_FACTOR)
+                            format!(
+                                "E's 95 % interval reaches beyond a factor {:e} either way",
+                                pbdfit_fit::YOUNG_FACTOR
+                            )
                         }
                         MaterialParameter::Poisson => "nu's 95 % interval covers the whole range (-1, 0.5)".into(),
                     })
@@ -202,5 +197,26 @@ impl IdentifyReport {
         }
         out += &format!("  error {:.6e}, {} FEM solves, {:.3} s\n", self.error, self.evaluations, self.seconds);
         out
+    }
+}
+
+impl crate::Job for IdentifyKeywords {
+    const NAME: &'static str = "identify";
+    // Identification checks its inputs as it reads the markers: the job runs whole.
+    type Prepared = (IdentifyKeywords, Spelling);
+    type Report = IdentifyReport;
+
+    fn prepare(&self, spelling: Spelling) -> Result<Self::Prepared, FitJobError> {
+        Ok((self.clone(), spelling))
+    }
+
+    fn run((job, spelling): Self::Prepared, _: &mut crate::Context<'_>) -> Result<IdentifyReport, FitJobError> {
+        job.run(spelling)
+    }
+}
+
+impl crate::Report for IdentifyReport {
+    fn text(&self) -> String {
+        IdentifyReport::text(self)
     }
 }

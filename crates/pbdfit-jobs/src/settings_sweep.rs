@@ -7,7 +7,7 @@ use pbdfit_fem::YoungPoisson;
 use pbdfit_mesh::SceneSet;
 use pbdfit_pbd::{ModelKind, RestStateBackend};
 
-use crate::{FitError, FitOptions, FitProblem, PartCache, Settings, fit};
+use pbdfit_fit::{FitError, FitOptions, FitProblem, PartCache, Settings, fit};
 
 /// One setting's fit.
 #[derive(Debug, Clone, PartialEq)]

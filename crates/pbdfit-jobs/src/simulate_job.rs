@@ -14,23 +14,15 @@ use pbdfit_pbd::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::{FitJobError, Spelling};
+use pbdfit_fit::{FitJobError, Spelling};
 
 /// A simulation as the command line and Python ask it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SimulateKeywords {
-    /// A built-in scene name or a scene file.
-    pub scene: String,
-    /// Mesh resolution (default: the scene's).
-    pub n: Option<usize>,
-    /// `lumped` or `uniform` (default: the scene's).
-    pub mass_model: Option<String>,
-    /// Reorient an imported mesh's negatively oriented tetrahedra instead of refusing the mesh.
-    pub fix_orientation: bool,
-    /// The body's density and size over the scene's (`density`, `size`).
+    /// The body: `scene`, `n`, `mass_model`, `fix_orientation`, `density`, `size`.
     #[serde(flatten)]
-    pub body: crate::BodyKeywords,
+    pub body: pbdfit_fit::Body,
     /// Time step in s (default 0.01).
     pub dt: Option<f64>,
     /// Solver iterations per step (default 1).
@@ -157,7 +149,7 @@ pub struct RestReport {
     pub model: String,
     /// Every engine setting the run used, changed or not, by the engine's names (none for a textbook
     /// model).
-    #[serde(serialize_with = "crate::job::ordered_map")]
+    #[serde(serialize_with = "pbdfit_fit::ordered_map")]
     pub settings: Vec<(String, f64)>,
     /// Time step (s).
     pub dt: f64,
@@ -269,16 +261,6 @@ fn xyz(v: &Vec3) -> [f64; 3] {
 }
 
 impl SimulateKeywords {
-    /// The keywords' names (Python's spelling).
-    pub fn names() -> Vec<String> {
-        crate::keyword_names::<SimulateKeywords>()
-    }
-
-    /// The job from a JSON object of its keywords (Python's call), unknown keywords refused.
-    pub fn from_json(text: &str) -> Result<Self, String> {
-        crate::keywords_from_json(text)
-    }
-
     /// The model these keywords name with its parameters: a named parameter the model lacks is refused;
     /// kd, kv default to 0.5 and the compliances to 0; `params` wins over the named ones.
     pub fn model(&self, kind: ModelKind, spelling: Spelling) -> Result<Model, FitJobError> {
@@ -353,15 +335,8 @@ impl SimulateKeywords {
             };
             input(format!("{name}: {e}"))
         })?;
-        let (set, notes) = crate::keywords::load_scene(
-            &self.scene,
-            self.fix_orientation,
-            self.mass_model.as_deref(),
-            self.body,
-            Some(kind),
-            spelling,
-        )?;
-        let (dt, nit) = (self.dt.unwrap_or(0.01), self.nit.unwrap_or(1));
+        let (set, notes) = self.body.load(Some(kind), spelling)?;
+        let (dt, nit) = (self.dt.unwrap_or(pbdfit_fit::DT), self.nit.unwrap_or(1));
         let damping = self.damping.unwrap_or(0.0);
         let model = self.model(kind, spelling)?;
         let springs = !kind.has_projection();
@@ -409,7 +384,7 @@ impl SimulateKeywords {
                 SimulateRun::Rest { params, options: RestOptions { method, ..RestOptions::default() } }
             }
         };
-        let n = set.resolution(self.n).map_err(|e| input(format!("{}: {e}", spelling.name("n"))))?;
+        let n = self.body.resolution(&set, spelling)?;
         let parts = set
             .scenes()
             .iter()
@@ -419,11 +394,11 @@ impl SimulateKeywords {
                 Ok(SimulateSetup { scene: scene.name.clone(), n, body, summary: scene.summary(), system })
             })
             .collect::<Result<Vec<_>, FitJobError>>()?;
-        let given = self.mass_model.as_deref().and_then(|m| m.parse().ok());
+        let given = self.body.mass_model().ok().flatten();
         let option = spelling.name("mass_model");
-        let warnings = crate::mass_model_warning(
+        let warnings = pbdfit_fit::mass_model_warning(
             &set,
-            crate::Settings::new(dt, n, nit, kind),
+            pbdfit_fit::Settings::new(dt, n, nit, kind),
             Some(model.values()),
             given,
             &option,
@@ -661,6 +636,28 @@ impl SimulateReport {
     }
 }
 
+impl crate::Job for SimulateKeywords {
+    const NAME: &'static str = "simulate";
+    type Prepared = PreparedSimulate;
+    type Report = crate::Parts<SimulateReport>;
+
+    fn prepare(&self, spelling: Spelling) -> Result<PreparedSimulate, FitJobError> {
+        SimulateKeywords::prepare(self, spelling)
+    }
+
+    fn run(prepared: PreparedSimulate, context: &mut crate::Context<'_>) -> Result<Self::Report, FitJobError> {
+        let run = |part| prepared.run_part(part, context.backend, 1, &mut |_, _| {});
+        let parts = prepared.parts.iter().map(run).collect::<Result<_, _>>()?;
+        Ok(crate::Parts { compound: prepared.set.is_compound(), parts })
+    }
+}
+
+impl crate::Report for SimulateReport {
+    fn text(&self) -> String {
+        SimulateReport::text(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -674,7 +671,8 @@ mod tests {
 
     #[test]
     fn defaults_are_the_command_lines_and_refusals_name_the_option_in_each_spelling() {
-        let job = SimulateKeywords { scene: "gravity-wall".into(), n: Some(1), ..Default::default() };
+        let body = pbdfit_fit::Body { scene: "gravity-wall".into(), n: Some(1), ..Default::default() };
+        let job = SimulateKeywords { body, ..Default::default() };
         let prepared = job.prepare(Spelling::Keyword).expect("defaults");
         assert_eq!(prepared.model.values(), &[0.5, 0.5]);
         assert_eq!((prepared.dt, prepared.nit), (0.01, 1));
@@ -695,8 +693,7 @@ mod tests {
     #[test]
     fn a_sensitivity_needs_a_converged_rest_state() {
         let job = SimulateKeywords {
-            scene: "gravity-wall".into(),
-            n: Some(1),
+            body: pbdfit_fit::Body { scene: "gravity-wall".into(), n: Some(1), ..Default::default() },
             method: Some("stepping".into()),
             sensitivity: true,
             ..Default::default()

@@ -5,7 +5,7 @@
 //! about with the rest-state difference they make.
 
 use pbdfit_fit::study::Study;
-use pbdfit_fit::{FitJob, FitKeywords, FitReport, SimulateKeywords, SimulateReport, Spelling};
+use pbdfit_jobs::{FitJob, FitKeywords, FitReport, SimulateKeywords, SimulateReport, Spelling};
 use pbdfit_mesh::{MassModel, SceneSet, Vec3};
 use pbdfit_pbd::{CpuBackend, ModelKind, PbdSystem, RestOptions, RestStateBackend, SimParams};
 
@@ -66,12 +66,12 @@ fn python_keywords_with_mass_model_none_give_the_engines_masses() {
 #[test]
 fn simulate_without_a_mass_model_is_the_engines_rest_state_bit_for_bit() {
     let rest = |mass_model: Option<&str>| {
+        let mass_model = mass_model.map(str::to_string);
+        let body = pbdfit_fit::Body { scene: "gravity-wall".into(), n: Some(2), mass_model, ..Default::default() };
         let job = SimulateKeywords {
-            scene: "gravity-wall".into(),
-            n: Some(2),
+            body,
             model: Some("pybullet-neohookean".into()),
             params: [("mu".to_string(), 3e3), ("lambda".to_string(), 5e3)].into(),
-            mass_model: mass_model.map(str::to_string),
             ..Default::default()
         };
         let prepared = job.prepare(Spelling::Keyword).expect("a job");

@@ -13,37 +13,35 @@ use pbdfit_fem::{MassMatrix, Modes, ReferenceOverrides, StaticProblem, YoungPois
 use pbdfit_mesh::{Body, SceneSet, Vec3};
 use serde::Serialize;
 
-use crate::{FitJobError, Spelling};
+use pbdfit_fit::{FitJobError, Spelling};
 
 /// The modes asked when the job does not say.
 pub const DEFAULT_MODE_COUNT: usize = 6;
 
 /// A modal analysis of a scene, as the command line and Python ask it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize, clap::Args)]
 #[serde(default)]
 pub struct ModesKeywords {
-    /// A built-in scene name or a scene file.
-    pub scene: String,
-    /// Mesh resolution (default: the scene's own).
-    pub n: Option<usize>,
-    /// Young's modulus in Pa (default 1e3).
-    pub young: Option<f64>,
-    /// Poisson ratio (default 0.3).
-    pub poisson: Option<f64>,
-    /// `lumped` or `uniform` (the body's vertex masses).
-    pub mass_model: Option<String>,
-    /// Reorient an imported mesh's negatively oriented tetrahedra.
-    pub fix_orientation: bool,
-    /// The body's density and size over the scene's (`density`, `size`).
     #[serde(flatten)]
-    pub body: crate::BodyKeywords,
-    /// The law whose small-strain stiffness is used (default: the scene's, else linear).
+    #[command(flatten)]
+    /// The body: `scene`, `n`, `mass_model`, `fix_orientation`, `density`, `size`.
+    pub body: pbdfit_fit::Body,
+    #[serde(flatten)]
+    #[command(flatten)]
+    /// The material: `young`, `poisson`.
+    pub elastic: pbdfit_fit::Material,
+    /// The law whose small-strain stiffness the modes use: linear, corotational, stvk or neo-hookean
+    /// (default: the scene's, else linear; all four have the same stiffness at rest).
+    #[arg(long, value_name = "NAME")]
     pub material: Option<String>,
-    /// The mass matrix, `lumped` (default) or `consistent`.
+    /// The mass matrix: lumped (the body's vertex masses; the default) or consistent (linear tetrahedra).
+    #[arg(long, value_name = "lumped|consistent")]
     pub fem_mass: Option<String>,
-    /// The FEM mesh's split (`same`, `opposite`, `six`).
+    /// The FEM mesh's tetrahedral split: same, opposite or six.
+    #[arg(long, value_name = "same|opposite|six")]
     pub split: Option<String>,
-    /// How many modes (default [`DEFAULT_MODE_COUNT`]).
+    /// How many modes, lowest first [default: 6].
+    #[arg(long)]
     pub count: Option<usize>,
 }
 
@@ -122,34 +120,16 @@ pub struct ModesReport {
 }
 
 impl ModesKeywords {
-    /// The keywords' names (Python's spelling).
-    pub fn names() -> Vec<String> {
-        crate::keyword_names::<ModesKeywords>()
-    }
-
-    /// The job from a JSON object of its keywords (Python's call), unknown keywords refused.
-    pub fn from_json(text: &str) -> Result<Self, String> {
-        crate::keywords_from_json(text)
-    }
-
     /// Checks the job (naming a refused option in `spelling`) and builds each part's problem.
     pub fn prepare(&self, spelling: Spelling) -> Result<PreparedModes, FitJobError> {
         let input = FitJobError::Input;
-        let material = YoungPoisson::new(self.young.unwrap_or(1e3), self.poisson.unwrap_or(0.3))
-            .map_err(|e| input(e.to_string()))?;
+        let material = self.elastic.checked()?;
         let count = self.count.unwrap_or(DEFAULT_MODE_COUNT);
         if count == 0 {
             return Err(input(format!("{} must be at least 1", spelling.name("count"))));
         }
-        let (set, _) = crate::keywords::load_scene(
-            &self.scene,
-            self.fix_orientation,
-            self.mass_model.as_deref(),
-            self.body,
-            None,
-            spelling,
-        )?;
-        let n = set.resolution(self.n).map_err(|e| input(format!("{}: {e}", spelling.name("n"))))?;
+        let (set, _) = self.body.load(None, spelling)?;
+        let n = self.body.resolution(&set, spelling)?;
         // The law and the split are the FEM reference's options, checked by its rules; the mass matrix is
         // the dynamics' (`MassMatrix`), by default the scene's reference's.
         let fem_mass = self
@@ -164,7 +144,7 @@ impl ModesKeywords {
                 })
             })
             .transpose()?;
-        let reference = crate::ReferenceKeywords {
+        let reference = pbdfit_fit::ReferenceKeywords {
             material: self.material.clone(),
             split: self.split.clone(),
             ..Default::default()
@@ -173,7 +153,7 @@ impl ModesKeywords {
             .map_err(|e| input(format!("the reference options: {e}")))?;
         let mut parts = Vec::new();
         for scene in set.scenes() {
-            let spec = crate::reference_spec(scene, &overrides).map_err(|e| input(e.to_string()))?;
+            let spec = pbdfit_fit::reference_spec(scene, &overrides).map_err(|e| input(e.to_string()))?;
             let body = scene.body_split(n, spec.split).map_err(|e| input(e.to_string()))?;
             if !body.obstacles.is_empty() {
                 return Err(input(format!(
@@ -284,5 +264,27 @@ impl ModesReport {
             ));
         }
         out
+    }
+}
+
+impl crate::Job for ModesKeywords {
+    const NAME: &'static str = "modes";
+    type Prepared = PreparedModes;
+    type Report = crate::Parts<ModesReport>;
+
+    fn prepare(&self, spelling: Spelling) -> Result<PreparedModes, FitJobError> {
+        ModesKeywords::prepare(self, spelling)
+    }
+
+    fn run(prepared: PreparedModes, _: &mut crate::Context<'_>) -> Result<Self::Report, FitJobError> {
+        let PreparedModes { set, material, count, parts } = prepared;
+        let parts = parts.into_iter().map(|setup| setup.run(material, count)).collect::<Result<_, _>>()?;
+        Ok(crate::Parts { compound: set.is_compound(), parts })
+    }
+}
+
+impl crate::Report for ModesReport {
+    fn text(&self) -> String {
+        ModesReport::text(self)
     }
 }

@@ -1,0 +1,137 @@
+//! # pbdfit-jobs
+//!
+//! What a user asks pbdfit, one command at a time: each command is a [`Job`], whose keywords type is both
+//! the command line's options (clap's `Args`) and Python's keywords (serde), checked in one place
+//! ([`Job::prepare`]), run in one place ([`Job::run`]) and answered by one serialisable [`Report`]
+//! (`pbdfit <command> --json` is it, [`Report::text`] is what the command prints, Python returns it). The
+//! front ends hold no job of their own: the command line runs any job through one generic function, the
+//! Python extension through one entry over [`JOBS`].
+//!
+//! The fit core (problem, targets, searches, Levenberg-Marquardt, lockstep, identify, masses, verdict, the
+//! reference seam) stays in `pbdfit-fit`; this crate sits after it in the data flow.
+
+mod fem_job;
+mod identify_job;
+mod modes_job;
+pub mod settings_sweep;
+mod simulate_job;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+pub use fem_job::{ContactForce, ContactReport, FemJob, FemKeywords, FemPart, FemReport, FemSetup, PreparedFem};
+pub use identify_job::{IdentifyJob, IdentifyKeywords, IdentifyReport};
+pub use modes_job::{DEFAULT_MODE_COUNT, ModeReport, ModesKeywords, ModesReport, ModesSetup, PreparedModes};
+pub use pbdfit_fit::{
+    BodyKeywords, Cancelled, FitJob, FitJobError, FitKeywords, FitReport, MotionKeywords, MotionReport,
+    ReferenceKeywords, Spelling, cancellable, keyword_names, keywords_from_json, mesh_notes,
+};
+pub use simulate_job::{
+    ConstraintReport, DynamicsReport, PreparedSimulate, RestReport, SimulateJob, SimulateKeywords, SimulateReport,
+    SimulateRun, SimulateSetup,
+};
+
+/// One command as a job: its keywords (this type: clap's options and Python's keywords, unknown ones
+/// refused), checked into [`Job::Prepared`] before any work, run into a [`Job::Report`].
+pub trait Job: Serialize + DeserializeOwned + Default + Send + 'static {
+    /// The command's name (`pbdfit modes`), which is Python's function's (`pbdfit.modes`).
+    const NAME: &'static str;
+    /// The job checked, its problems built.
+    type Prepared: Send;
+    /// What the job answers.
+    type Report: Report;
+
+    /// Checks every keyword (a refusal names it in `spelling`) and builds the job's problems.
+    fn prepare(&self, spelling: Spelling) -> Result<Self::Prepared, FitJobError>;
+
+    /// Runs the prepared job; `context` is where it computes and what it tells the front end on its way.
+    fn run(prepared: Self::Prepared, context: &mut Context<'_>) -> Result<Self::Report, FitJobError>;
+
+    /// The keywords' names (Python's spelling), sorted.
+    fn names() -> Vec<String> {
+        keyword_names::<Self>()
+    }
+
+    /// The job from a JSON object of its keywords (Python's call), unknown keywords refused.
+    fn from_json(text: &str) -> Result<Self, String> {
+        keywords_from_json(text)
+    }
+}
+
+/// A job's answer: `pbdfit <command> --json`'s object, Python's return value, and its text.
+pub trait Report: Serialize + Send {
+    /// The report as the command prints it, ending in a newline.
+    fn text(&self) -> String;
+}
+
+/// What a job is given to run. Cancelling is the thread's flag ([`cancellable`]), which every loop the
+/// job reaches checks, so the context does not carry it.
+pub struct Context<'a> {
+    /// Where rest states are computed.
+    pub backend: &'a dyn pbdfit_pbd::RestStateBackend,
+    /// A dynamic FEM solve's steps, as they are taken (a progress display).
+    pub progress: &'a mut dyn FnMut(&pbdfit_fem::DynamicProgress),
+}
+
+impl Context<'_> {
+    /// Runs `job` on the CPU with no progress display (Python's and the tests' way).
+    pub fn quiet<J: Job>(job: &J, spelling: Spelling) -> Result<J::Report, FitJobError> {
+        let prepared = job.prepare(spelling)?;
+        J::run(prepared, &mut Context { backend: &pbdfit_pbd::CpuBackend, progress: &mut |_| {} })
+    }
+}
+
+/// The reports of a scene's parts: one object for a basic scene, an array of them for a compound (the
+/// command line's `--json`), their texts one after the other.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parts<R> {
+    /// Whether the scene is a compound.
+    pub compound: bool,
+    /// One report per part, in the scene's order.
+    pub parts: Vec<R>,
+}
+
+impl<R: Serialize> Serialize for Parts<R> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match (self.compound, self.parts.first()) {
+            (false, Some(one)) => one.serialize(serializer),
+            _ => self.parts.serialize(serializer),
+        }
+    }
+}
+
+impl<R: Report> Report for Parts<R> {
+    fn text(&self) -> String {
+        self.parts.iter().map(Report::text).collect()
+    }
+}
+
+/// The registry of jobs: [`JOBS`], [`keywords_of`] and [`run_json`] over every job listed (a new job is one
+/// entry here).
+macro_rules! jobs {
+    ($($job:ty),* $(,)?) => {
+        /// Every job's name (its command's and Python function's).
+        pub const JOBS: &[&str] = &[$(<$job as Job>::NAME),*];
+
+        /// The keywords of the job `name` (Python's spelling), sorted; `None` for no such job.
+        pub fn keywords_of(name: &str) -> Option<Vec<String>> {
+            $(if name == <$job as Job>::NAME { return Some(<$job as Job>::names()); })*
+            None
+        }
+
+        /// Runs the job `name` from a JSON object of its keywords on the CPU, its report as JSON (the command's
+        /// `--json` output): the Python extension's one entry.
+        pub fn run_json(name: &str, keywords: &str) -> Result<String, FitJobError> {
+            $(if name == <$job as Job>::NAME { return run_one::<$job>(keywords); })*
+            Err(FitJobError::Input(format!("no job named {name}: the jobs are {}", JOBS.join(", "))))
+        }
+    };
+}
+
+jobs!(FemKeywords, IdentifyKeywords, ModesKeywords, SimulateKeywords);
+
+fn run_one<J: Job>(keywords: &str) -> Result<String, FitJobError> {
+    let job = J::from_json(keywords).map_err(|e| FitJobError::Input(format!("pbdfit.{}: {e}", J::NAME)))?;
+    let report = Context::quiet(&job, Spelling::Keyword)?;
+    serde_json::to_string(&report).map_err(|e| FitJobError::Internal(format!("JSON output: {e}")))
+}

@@ -1,0 +1,74 @@
+//! The Python package cannot drift from the jobs: each job's Python function (`pbdfit.<name>` in
+//! `python/pbdfit/__init__.py`) takes exactly the job's keywords, every default of `young`, `poisson` and
+//! `dt` written there is the jobs' ([`YOUNG`], [`POISSON`], [`DT`]), and every native function the
+//! package calls is declared in `_native.pyi`. Read from the files, so no Python is needed.
+
+use std::collections::BTreeSet;
+
+use pbdfit_fit::{DT, POISSON, YOUNG};
+use pbdfit_jobs::{JOBS, keywords_of};
+
+fn package(file: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/pbdfit").join(file);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The parameters of `def name(...)` as `(name, default)`, from its text: a signature over several lines,
+/// one parameter a line, as the package writes its public functions (none for a one-line `def`).
+fn signature(text: &str, name: &str) -> Vec<(String, Option<String>)> {
+    let start = text.find(&format!("\ndef {name}(\n")).unwrap_or_else(|| panic!("no def {name} in the package"));
+    let body = &text[start + name.len() + 7..];
+    let body = &body[..body.find("\n)").expect("the signature's end")];
+    body.split(",\n")
+        .map(str::trim)
+        .filter(|p| !p.is_empty() && !p.starts_with('*'))
+        .map(|p| {
+            let name = p.split([':', '=']).next().unwrap_or(p).trim().to_string();
+            (name, p.split_once(" = ").map(|(_, d)| d.trim().trim_end_matches(',').to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn every_job_s_python_function_takes_its_keywords() {
+    let text = package("__init__.py");
+    for name in JOBS {
+        let python: BTreeSet<String> = signature(&text, name).into_iter().map(|(n, _)| n).collect();
+        let job: BTreeSet<String> = keywords_of(name).expect("a job").into_iter().collect();
+        assert_eq!(python, job, "pbdfit.{name} against the {name} job's keywords");
+    }
+}
+
+#[test]
+fn the_python_defaults_of_the_material_and_the_step_are_the_jobs() {
+    let text = package("__init__.py");
+    let mut seen = 0;
+    for def in text.split("\ndef ").skip(1) {
+        let name = def.split('(').next().unwrap_or_default();
+        if !def.starts_with(&format!("{name}(\n")) {
+            continue;
+        }
+        for (param, default) in signature(&format!("\ndef {def}"), name) {
+            let want = match param.as_str() {
+                "young" => YOUNG,
+                "poisson" => POISSON,
+                "dt" => DT,
+                _ => continue,
+            };
+            let Some(default) = default.filter(|d| d != "None") else { continue };
+            assert_eq!(default.parse::<f64>(), Ok(want), "pbdfit.{name}'s {param} = {default}");
+            seen += 1;
+        }
+    }
+    assert!(seen >= 6, "{seen} defaults read: the reading of the signatures is broken");
+}
+
+#[test]
+fn every_native_function_the_package_calls_is_declared() {
+    let (text, stubs) = (package("__init__.py"), package("_native.pyi"));
+    for call in text.split("_native.").skip(1) {
+        let name: String = call.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        let declared = stubs.contains(&format!("def {name}(")) || stubs.contains(&format!("{name}:"));
+        assert!(declared, "_native.{name} is called by the package but not declared in _native.pyi");
+    }
+}
