@@ -145,6 +145,22 @@ pub fn fit_error(e: pbdfit_fit::FitError) -> CliError {
     }
 }
 
+/// A job's command with no output besides its report: the job's keywords and `--json`.
+#[derive(Debug, clap::Args)]
+pub struct JobArgs<J: pbdfit_jobs::Job + clap::Args> {
+    #[command(flatten)]
+    job: J,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs any job from its command line: prepares it (a refusal names the flag), runs it and prints its report.
+pub fn run_job<J: pbdfit_jobs::Job + clap::Args>(args: JobArgs<J>) -> CliResult {
+    let prepared = args.job.prepare(pbdfit_jobs::Spelling::Flag).map_err(crate::fit::job_error)?;
+    run_prepared::<J>(prepared, args.json).map(|_| ())
+}
+
 /// Runs a prepared job on the CPU and prints its report (as text, or as JSON with `json`): the one way
 /// every job's command ends. Returns the report for what the command writes besides (ParaView files).
 pub fn run_prepared<J: pbdfit_jobs::Job>(prepared: J::Prepared, json: bool) -> Result<J::Report, CliError> {

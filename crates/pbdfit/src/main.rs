@@ -28,7 +28,6 @@ mod cli;
 mod compare;
 mod fem;
 mod fit;
-mod identify;
 mod lookup;
 mod modes;
 mod motion;
@@ -75,7 +74,7 @@ enum Command {
     /// within a target error, and where it cannot at all: one fit per setting, cheapest first.
     Settings(settings::SettingsArgs),
     /// Identify E and nu of an FEM law from measured markers, with 95 % intervals (Gauss-Newton covariance).
-    Identify(identify::IdentifyArgs),
+    Identify(cli::JobArgs<pbdfit_jobs::IdentifyJob>),
     /// Run or resume a study file (a matrix of fits), writing one CSV per scene and experiment.
     Study(study::StudyArgs),
     /// Build (or resume) a stiffness table: fits over a grid of (E, nu, dt, nit, N), with leave-one-out.
@@ -106,7 +105,7 @@ fn main() -> ExitCode {
         Command::Simulate(args) => simulate::run(args),
         Command::Fit(args) => fit::run(args),
         Command::Settings(args) => settings::run(args),
-        Command::Identify(args) => identify::run(args),
+        Command::Identify(args) => cli::run_job(args),
         Command::Study(args) => study::run(args),
         Command::Table(args) => table::run(args),
         Command::Lookup(args) => lookup::run(args),
