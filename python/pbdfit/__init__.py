@@ -212,8 +212,8 @@ def _source(scene: Union[str, Scene, "os.PathLike[str]"]) -> str:
 def modes(
     scene: Union[str, Scene, "os.PathLike[str]"],
     n: Optional[int] = None,
-    young: float = 1e3,
-    poisson: float = 0.3,
+    young: Optional[float] = None,
+    poisson: Optional[float] = None,
     count: int = 6,
     material: Optional[str] = None,
     fem_mass: Optional[str] = None,
@@ -259,11 +259,11 @@ def modes(
 
 def motion(
     scene: Union[str, Scene, "os.PathLike[str]"],
-    young: float = 1e3,
-    poisson: float = 0.3,
-    model: str = "pbd",
-    dt: float = 0.01,
-    nit: int = 1,
+    young: Optional[float] = None,
+    poisson: Optional[float] = None,
+    model: Optional[str] = None,
+    dt: Optional[float] = None,
+    nit: Optional[int] = None,
     n: Optional[int] = None,
     params: Optional[Dict[str, float]] = None,
     fit: bool = False,
@@ -317,7 +317,7 @@ def motion(
         fem_damping=_number("fem_damping", fem_damping),
         fit_damping=bool(fit_damping),
     )
-    r = json.loads(_native.motion(_json(keywords)))
+    r = json.loads(_native.run_job("motion", _json(keywords)))
     for key in ("times", "fem_track", "model_track"):
         r[key] = np.array(r[key], dtype=np.float64)
     return r
@@ -326,12 +326,12 @@ def motion(
 def fem(
     scene: Union[str, Scene, "os.PathLike[str]"],
     n: Optional[int] = None,
-    young: float = 1e3,
-    poisson: float = 0.3,
+    young: Optional[float] = None,
+    poisson: Optional[float] = None,
     material: Optional[str] = None,
     dynamic: bool = False,
     time: Optional[float] = None,
-    dt: float = 0.01,
+    dt: Optional[float] = None,
     split: Optional[str] = None,
     mass_model: Optional[str] = None,
     fix_orientation: bool = False,
@@ -430,9 +430,9 @@ def _settings(settings: Any) -> Optional[Dict[str, float]]:
 
 def simulate(
     scene: Union[str, Scene, "os.PathLike[str]"],
-    model: str = "pbd",
-    dt: float = 0.01,
-    nit: int = 1,
+    model: Optional[str] = None,
+    dt: Optional[float] = None,
+    nit: Optional[int] = None,
     n: Optional[int] = None,
     sensitivity: bool = False,
     settings: Optional[Mapping[str, float]] = None,
@@ -611,10 +611,10 @@ def fit(
     scene: Union[str, Scene, "os.PathLike[str]"],
     young: Optional[float] = None,
     poisson: Optional[float] = None,
-    model: str = "pbd",
-    dt: float = 0.01,
+    model: Optional[str] = None,
+    dt: Optional[float] = None,
     n: Optional[int] = None,
-    nit: int = 1,
+    nit: Optional[int] = None,
     box: Optional[Mapping[str, Tuple[float, float]]] = None,
     grid: Optional[int] = None,
     min_step: float = 1e-4,
@@ -647,8 +647,8 @@ def fit(
     (``min_step`` of each axis's width). ``box`` overrides parameter boxes (``{"kd": (0, 0.5)}``;
     ``unbounded=True`` lets PBD's stiffness above 1). ``starts``: further starts of the gradient search, each
     every parameter by name (``{"kd": 0.3, "kv": 0.5}`` or a list of them). A fit that spends
-    ``max_evaluations`` or ``max_seconds`` returns its best point with ``status == "budget"``. ``young`` and
-    ``poisson`` default to 1e3 Pa and 0.3.
+    ``max_evaluations`` or ``max_seconds`` returns its best point with ``status == "budget"``. Options left
+    ``None`` take the command line's defaults (``pbdfit fit --help``).
 
     The FEM reference: ``material`` (``linear``, ``corotational``, ``stvk``, ``neo-hookean``; default the
     scene's), ``dynamic`` (implicit Euler with the fit's ``dt``; ``time``, ``fem_mass``, ``rayleigh``
@@ -692,7 +692,7 @@ def fit(
         size=_number("size", size),
         **_reference_keywords(material, dynamic, time, fem_mass, rayleigh, split),
     )
-    return FitResult._from_report(_native.fit(_json(keywords)))
+    return FitResult._from_report(_native.run_job("fit", _json(keywords)))
 
 
 def _number(name: str, value: Any) -> Optional[float]:
@@ -714,7 +714,7 @@ def identify(
     measured: Optional[PathLike] = None,
     material: Optional[str] = None,
     n: Optional[int] = None,
-    dt: float = 0.01,
+    dt: Optional[float] = None,
     dynamic: bool = False,
     time: Optional[float] = None,
     fem_mass: Optional[str] = None,
@@ -878,27 +878,40 @@ def evaluate(
     young: float,
     poisson: float,
     parameters: Mapping[str, float],
-    model: str = "pbd",
-    dt: float = 0.01,
+    model: Optional[str] = None,
+    dt: Optional[float] = None,
     n: Optional[int] = None,
-    nit: int = 1,
+    nit: Optional[int] = None,
     material: Optional[str] = None,
     settings: Optional[Mapping[str, float]] = None,
     density: Optional[float] = None,
     size: Optional[float] = None,
+    mass_model: Optional[str] = None,
+    fix_orientation: bool = False,
 ) -> Dict[str, Any]:
     """The error a fit minimises, at given ``parameters`` (every parameter of ``model`` by name): what a
-    lookup's or any other choice of parameters is worth for this material and setting. A dict with
-    ``error``, ``scene_errors`` and ``body`` (each part's size, density and mass; ``density`` and ``size``
-    replace the scene's); ``ValueError`` where the parameters have no rest state."""
+    lookup's or any other choice of parameters is worth for this material and setting, as ``pbdfit
+    evaluate --json`` reports it. A dict with ``error``, ``scene_errors`` and ``body`` (each part's size,
+    density and mass; ``density`` and ``size`` replace the scene's); ``ValueError`` where the parameters have
+    no rest state."""
     example = "{'kd': 0.3, 'kv': 0.5}"
-    d = _native.evaluate(
-        _source(scene), _number("young", young), _number("poisson", poisson),
-        _named_numbers("parameters", _mapping_of("parameters", parameters, example), example),
-        model, _number("dt", dt), _count("n", n, 1), _count("nit", nit, 1), material, _settings(settings),
-        _number("density", density), _number("size", size),
+    keywords: Dict[str, Any] = dict(
+        scene=_source(scene),
+        young=_number("young", young),
+        poisson=_number("poisson", poisson),
+        parameters=_named_numbers("parameters", _mapping_of("parameters", parameters, example), example),
+        model=model,
+        dt=_number("dt", dt),
+        n=_count("n", n, 1),
+        nit=_count("nit", nit, 1),
+        material=material,
+        settings=_settings(settings),
+        density=_number("density", density),
+        size=_number("size", size),
+        mass_model=mass_model,
+        fix_orientation=bool(fix_orientation),
     )
-    return {"error": d["error"], "scene_errors": dict(d["scene_errors"]), "body": list(d["body"])}
+    return json.loads(_native.run_job("evaluate", _json(keywords)))
 
 
 def lookup(
@@ -924,16 +937,20 @@ def lookup(
     adds ``refined``: a short gradient fit started from the looked-up parameters, on the table's scene or on ``scene`` (your part),
     as ``pbdfit lookup --refine [--scene]``; ``density`` and ``size`` give that fit's body (refused without
     ``refine``: a table holds fits of its own body)."""
-    import json
-
-    source = None if scene is None else _source(scene)
-    return json.loads(
-        _native.lookup(
-            os.fspath(table), _number("young", young), _number("poisson", poisson), _number("dt", dt),
-            _count("nit", nit, 1), _count("n", n, 1), extrapolate, refine, source,
-            _number("density", density), _number("size", size),
-        )
+    keywords: Dict[str, Any] = dict(
+        table=os.fspath(table),
+        young=_number("young", young),
+        poisson=_number("poisson", poisson),
+        dt=_number("dt", dt),
+        nit=_count("nit", nit, 1),
+        n=_count("n", n, 1),
+        extrapolate=bool(extrapolate),
+        refine=bool(refine),
+        scene=None if scene is None else _source(scene),
+        density=_number("density", density),
+        size=_number("size", size),
     )
+    return json.loads(_native.run_job("lookup", _json(keywords)))
 
 
 def mapping(

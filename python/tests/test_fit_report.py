@@ -37,7 +37,7 @@ def compare(py: pbdfit.FitResult, cli: dict) -> None:
 
 def test_every_cli_option_is_a_python_keyword():
     cli = cli_options("fit")
-    native = set(_native.fit_keywords())
+    native = set(_native.job_keywords("fit"))
     python = set(inspect.signature(pbdfit.fit).parameters)
     assert cli == native, ("CLI only", cli - native, "keywords only", native - cli)
     assert python == native, ("pbdfit.fit only", python - native, "keywords only", native - python)
@@ -205,9 +205,9 @@ def test_the_report_equals_the_cli_field_for_field(tmp_path):
 
 def test_refusals_name_the_keyword():
     with pytest.raises(ValueError, match="^n: mesh resolution"):
-        _native.fit(json.dumps({"scene": "gravity-wall", "n": 0}))
+        _native.run_job("fit", json.dumps({"scene": "gravity-wall", "n": 0}))
     with pytest.raises(ValueError, match="unknown field `nits`"):
-        _native.fit(json.dumps({"scene": "gravity-wall", "nits": 3}))
+        _native.run_job("fit", json.dumps({"scene": "gravity-wall", "nits": 3}))
     with pytest.raises(ValueError, match="starts: give every parameter"):
         pbdfit.fit("gravity-wall", starts={"kd": 0.3})
     with pytest.raises(ValueError, match="precision: `f16`"):
@@ -243,7 +243,7 @@ def test_modes_reports_equal_the_cli_field_for_field():
 
 def test_every_motion_option_is_a_python_keyword():
     """Less `--figure` and `--frames`, files the command line writes (Python returns the tracks as arrays)."""
-    native = set(_native.motion_keywords())
+    native = set(_native.job_keywords("motion"))
     assert cli_options("motion") - {"figure", "frames", "frame_every"} == native
     assert set(inspect.signature(pbdfit.motion).parameters) == native
 

@@ -172,29 +172,22 @@ pub fn bench_motion(models: &[ModelKind], resolutions: &[usize]) -> Result<Vec<M
     for &n in resolutions {
         for &model in models {
             let job = crate::MotionKeywords {
-                scene: MOTION_BENCH_SCENE.into(),
-                n: Some(n),
-                young: Some(MOTION_BENCH_YOUNG),
-                poisson: Some(FIT_BENCH_POISSON),
-                model: Some(model.spec()),
-                dt: Some(FIT_BENCH_DT),
-                nit: Some(FIT_BENCH_NIT),
+                body: crate::Body { scene: MOTION_BENCH_SCENE.into(), n: Some(n), ..Default::default() },
+                elastic: crate::Material { young: Some(MOTION_BENCH_YOUNG), poisson: Some(FIT_BENCH_POISSON) },
+                step: crate::Step { dt: FIT_BENCH_DT },
+                model: crate::Model { model: model.spec(), nit: FIT_BENCH_NIT, ..Default::default() },
                 fit: true,
                 fit_motion: true,
                 ..Default::default()
             };
             let start = Instant::now();
-            let report = job.clone().prepare(Spelling::Flag)?.run(Spelling::Flag)?;
+            let report = job.clone().prepare(Spelling::Flag)?.run()?;
             let seconds = start.elapsed().as_secs_f64();
             let fit = report.motion_fit.as_ref().ok_or_else(|| FitJobError::Internal("no motion fit".into()))?;
-            let once = crate::MotionKeywords {
-                fit: false,
-                fit_motion: false,
-                params: report.parameters.iter().cloned().collect(),
-                ..job
-            };
+            let once =
+                crate::MotionKeywords { fit: false, fit_motion: false, params: report.parameters.clone(), ..job };
             let start = Instant::now();
-            once.prepare(Spelling::Flag)?.run(Spelling::Flag)?;
+            once.prepare(Spelling::Flag)?.run()?;
             rows.push(MotionBenchRow {
                 model,
                 n,

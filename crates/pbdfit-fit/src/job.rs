@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use clap::builder::TypedValueParser;
 use pbdfit_fem::{ReferenceOverrides, YoungPoisson};
 use pbdfit_mesh::{Markers, MassModel, SceneSet};
 use pbdfit_pbd::{ModelKind, Precision, RestStateBackend};
@@ -807,118 +808,154 @@ pub fn start_from_pairs(kind: ModelKind, pairs: &[(String, f64)]) -> Result<Vec<
         .ok_or_else(|| format!("give every parameter ({})", kind.parameter_names()))
 }
 
-/// A fit job as keywords: Python's `pbdfit.fit(...)` arguments, which are the command line's `pbdfit fit`
-/// options under their Python names (`--max-seconds` is `max_seconds`; the repeatable `--start` and
-/// `--setting` are the lists `starts` and the dict `settings`; `--box kd=0:0.5` is `box={"kd": (0, 0.5)}`).
-/// An unknown keyword is refused. Both front ends end in the same [`FitJob`]; a test compares this list
-/// with the command line's options, so an option added to one and not the other fails it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+/// A fit job as keywords: the command line's `pbdfit fit` options and Python's `pbdfit.fit(...)` arguments
+/// under their Python names (`--max-seconds` is `max_seconds`; the repeatable `--start` and `--setting` are
+/// the lists `starts` and the dict `settings`; `--box kd=0:0.5` is `box={"kd": (0, 0.5)}`). An unknown
+/// keyword is refused. Both front ends end in the same [`FitJob`] ([`FitKeywords::job`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize, clap::Args)]
 #[serde(default)]
 pub struct FitKeywords {
-    /// A built-in scene name or a scene file.
-    pub scene: String,
-    /// Mesh resolution.
-    pub n: Option<usize>,
-    /// `lumped` or `uniform`.
-    pub mass_model: Option<String>,
-    /// Reorient an imported mesh's negatively oriented tetrahedra.
-    pub fix_orientation: bool,
-    /// The body's density and size over the scene's (`density`, `size`).
+    /// The body: `scene`, `n`, `mass_model`, `fix_orientation`, `density`, `size`.
     #[serde(flatten)]
-    pub body: crate::BodyKeywords,
-    /// Young's modulus in Pa.
-    pub young: Option<f64>,
-    /// Poisson ratio.
-    pub poisson: Option<f64>,
-    /// Time step in s (default 0.01).
-    pub dt: Option<f64>,
-    /// Solver iterations per step (default 1).
-    pub nit: Option<usize>,
-    /// The model (default `pbd`).
-    pub model: Option<String>,
-    /// An engine profile's settings by the engine's names.
-    pub settings: BTreeMap<String, f64>,
+    #[command(flatten)]
+    pub body: crate::Body,
+    /// Not with measured markers, which are the reference.
+    #[serde(flatten)]
+    #[command(flatten)]
+    pub material: crate::Material,
+    /// The time step `dt`.
+    #[serde(flatten)]
+    #[command(flatten)]
+    pub step: crate::Step,
+    /// The model: `model`, `settings`, `nit`.
+    #[serde(flatten)]
+    #[command(flatten)]
+    pub model: crate::Model,
     /// The FEM reference's options (`material`, `dynamic`, `time`, `fem_mass`, `rayleigh`, `split`).
     #[serde(flatten)]
+    #[command(flatten)]
     pub reference: crate::ReferenceKeywords,
-    /// Markers to fit instead of the FEM.
+    /// Fit to measured markers instead of an FEM reference: a CSV with columns x, y, z (the marker in the
+    /// undeformed body, m), ux, uy, uz (its observed displacement, m) and optionally sigma (m). The
+    /// model's displacement is interpolated at each marker; the error is the mean squared relative error
+    /// over the markers that move, or with sigmas the chi-square per degree of freedom, sum (r_k / sigma)^2
+    /// over the 3M components / 3M. E, nu and the reference
+    /// options are not used. A basic scene only (one body). A `.vtu` file is a full field: its points
+    /// with point data `displacement` (and optionally `sigma`). Default: the scene's `[reference] measured`.
+    #[arg(long, value_name = "FILE")]
     pub measured: Option<PathBuf>,
-    /// Refits of resampled marker noise.
+    /// With --measured: refit K replicates of the markers with resampled noise (the fitted model's
+    /// displacements plus Gaussian noise of each marker's sigma, or of the residual's standard deviation)
+    /// and report each parameter's 2.5 % and 97.5 % quantiles: a check of the Gauss-Newton intervals.
+    /// Seeded (the same K gives the same numbers).
+    #[arg(long, value_name = "K")]
     pub bootstrap: Option<usize>,
-    /// Bounds by parameter.
-    #[serde(rename = "box")]
-    pub search_box: BTreeMap<String, (f64, f64)>,
-    /// Allow PBD stiffness above 1.
+    /// Search box of one parameter, `NAME=LOWER:UPPER` (repeatable), e.g. `kd=0:0.5` or
+    /// `alpha_d=1e-12:1e2`. Log-scale parameters need bounds > 0. Default: the model's box.
+    #[arg(long = "box", value_parser = |s: &str| crate::parse_bound(s).map_err(|e| e.to_string()))]
+    #[serde(rename = "box", serialize_with = "bounds_map", deserialize_with = "bounds_from_map")]
+    pub search_box: Vec<(String, f64, f64)>,
+    /// Allow PBD stiffness above 1 in the box (experimental).
+    #[arg(long)]
     pub unbounded: bool,
-    /// `gradient` or `pattern`.
+    /// The search: `gradient` (the default: a coarse grid, then Levenberg-Marquardt on the rest state's
+    /// sensitivity from the best point of each basin; never worse than `pattern` on the committed thesis
+    /// and XPBD studies) or `pattern` (the thesis's fine grid and compass search, 450 to 750 rest states).
+    #[arg(long, value_parser = |s: &str| Search::parse(s).map(|s| s.name().to_string()).map_err(|e| e.to_string()))]
     pub search: Option<String>,
-    /// Grid points per axis.
+    /// Grid points per axis (default: pattern 21 for two parameters, 101 for one, 11 for three, 7 for
+    /// four; gradient 5, 9, 4, 3, at cell centres).
+    #[arg(long)]
     pub grid: Option<usize>,
-    /// Further starts of the gradient search, each every parameter by name.
+    /// A further start of the gradient search, `NAME=VALUE,NAME=VALUE` in the model's parameters
+    /// (repeatable), e.g. a table's lookup.
+    #[arg(long = "start", value_parser = parse_start)]
     pub starts: Vec<BTreeMap<String, f64>>,
-    /// The gradient search's evaluation budget.
+    /// Largest number of evaluations of the gradient search after its grid; when spent, the best point
+    /// so far is the result and the output says so [default: 400].
+    #[arg(long)]
     pub max_evaluations: Option<usize>,
-    /// Wall-clock limit in s.
+    /// Wall-clock limit of the fit in seconds; when reached, the best point so far is the result and the
+    /// output says so.
+    #[arg(long)]
     pub max_seconds: Option<f64>,
-    /// The pattern search's stopping step.
+    /// Pattern search stops when its step falls below this fraction of each axis's width (in search
+    /// coordinates: the value, or log10 of it) [default: 1e-4].
+    #[arg(long)]
     pub min_step: Option<f64>,
-    /// `f64` or `f32`.
+    /// Arithmetic of the model's rest states: f64 (pbdfit's) or f32 (the reference library's own, in
+    /// positions, stepped until the motion stops; PBD models only) [default: f64].
+    #[arg(long, value_parser = clap::builder::EnumValueParser::<Precision>::new().map(|p| p.name().to_string()))]
     pub precision: Option<String>,
 }
 
+/// A `--start`: `NAME=VALUE` pairs separated by commas, each name once.
+fn parse_start(text: &str) -> Result<BTreeMap<String, f64>, String> {
+    let mut start = BTreeMap::new();
+    for pair in text.split(',') {
+        let (name, value) = crate::parse_named_value(pair)?;
+        if start.insert(name.clone(), value).is_some() {
+            // The last would silently win.
+            return Err(format!("{name} is given twice; give each parameter once"));
+        }
+    }
+    Ok(start)
+}
+
+fn bounds_map<S: serde::Serializer>(bounds: &[(String, f64, f64)], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_map(bounds.iter().map(|(k, lo, hi)| (k, (lo, hi))))
+}
+
+fn bounds_from_map<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<(String, f64, f64)>, D::Error> {
+    let map = <BTreeMap<String, (f64, f64)> as serde::Deserialize>::deserialize(d)?;
+    Ok(map.into_iter().map(|(k, (lo, hi))| (k, lo, hi)).collect())
+}
+
 impl FitKeywords {
-    /// The keywords' names (Python's spelling), in declaration order.
-    pub fn names() -> Vec<String> {
-        crate::keyword_names::<FitKeywords>()
-    }
-
-    /// The job from a JSON object of its keywords (Python's call), unknown keywords refused.
-    pub fn from_json(text: &str) -> Result<Self, String> {
-        crate::keywords_from_json(text)
-    }
-
-    /// The job these keywords ask for; a bad value is refused naming its keyword.
-    pub fn job(&self) -> Result<FitJob, FitJobError> {
+    /// The job these keywords ask for; a bad value is refused naming its option in `spelling`.
+    pub fn job(&self, spelling: Spelling) -> Result<FitJob, FitJobError> {
         let input = FitJobError::Input;
-        let kind: ModelKind =
-            self.model.as_deref().unwrap_or("pbd").parse().map_err(|e| input(format!("model: {e}")))?;
-        let settings: Vec<(String, f64)> = self.settings.iter().map(|(k, v)| (k.clone(), *v)).collect();
-        let kind = kind.with_settings(&settings).map_err(|e| input(format!("settings: {e}")))?;
-        let search =
-            self.search.as_deref().map(Search::parse).transpose().map_err(|e| input(format!("search: {e}")))?;
+        let kind = self.model.kind(spelling)?;
+        let search = self
+            .search
+            .as_deref()
+            .map(Search::parse)
+            .transpose()
+            .map_err(|e| input(format!("{}: {e}", spelling.name("search"))))?;
+        let option = match spelling {
+            Spelling::Flag => "--start",
+            Spelling::Keyword => "starts",
+        };
         let starts = self
             .starts
             .iter()
             .map(|s| {
                 let pairs: Vec<(String, f64)> = s.iter().map(|(k, v)| (k.clone(), *v)).collect();
-                start_from_pairs(kind, &pairs).map_err(|e| input(format!("starts: {e}")))
+                start_from_pairs(kind, &pairs).map_err(|e| input(format!("{option}: {e}")))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let mass_model = self
-            .mass_model
-            .as_deref()
-            .map(str::parse::<MassModel>)
-            .transpose()
-            .map_err(|e| input(format!("mass_model: {e}")))?;
+        let mass_model = self.body.mass_model().map_err(|e| input(format!("{}: {e}", spelling.name("mass_model"))))?;
         let precision = match self.precision.as_deref() {
             None | Some("f64") => Precision::F64,
             Some("f32") => Precision::F32,
-            Some(other) => return Err(input(format!("precision: `{other}` is neither f64 nor f32"))),
+            Some(other) => {
+                return Err(input(format!("{}: `{other}` is neither f64 nor f32", spelling.name("precision"))));
+            }
         };
         Ok(FitJob {
-            n: self.n,
+            n: self.body.n,
             mass_model,
-            fix_orientation: self.fix_orientation,
-            body: self.body,
-            young: self.young,
-            poisson: self.poisson,
-            dt: self.dt.unwrap_or(crate::DT),
-            nit: self.nit.unwrap_or(1),
+            fix_orientation: self.body.fix_orientation,
+            body: self.body.scale,
+            young: self.material.young,
+            poisson: self.material.poisson,
+            dt: self.step.dt,
+            nit: self.model.nit,
             reference: self.reference.clone(),
             measured: self.measured.clone(),
             bootstrap: self.bootstrap,
             request: FitRequest {
-                bounds: self.search_box.iter().map(|(k, (lo, hi))| (k.clone(), *lo, *hi)).collect(),
+                bounds: self.search_box.clone(),
                 unbounded: self.unbounded,
                 search,
                 grid: self.grid,
@@ -929,7 +966,7 @@ impl FitKeywords {
                 ..FitRequest::new(kind)
             },
             precision,
-            ..FitJob::new(&self.scene, kind)
+            ..FitJob::new(&self.body.scene, kind)
         })
     }
 }

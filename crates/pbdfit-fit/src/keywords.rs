@@ -1,6 +1,7 @@
 //! What the jobs' keyword forms share: the FEM reference's options, the body's, loading a job's scene, and
 //! reading a job from JSON with its keywords checked.
 
+use clap::builder::TypedValueParser;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -195,17 +196,81 @@ pub fn parse_number(text: &str) -> Result<f64, String> {
     t.parse().map_err(|_| format!("`{text}` is not a number (or a fraction such as 1/30)"))
 }
 
-/// The scene a job names, loaded as [`Body::load`] loads it (for the jobs that hold these fields apart).
-pub fn load_scene(
-    scene: &str,
-    fix_orientation: bool,
-    mass_model: Option<&str>,
-    scale: BodyKeywords,
-    kind: Option<pbdfit_pbd::ModelKind>,
-    spelling: crate::Spelling,
-) -> Result<(pbdfit_mesh::SceneSet, Vec<String>), crate::FitJobError> {
-    let mass_model = mass_model.map(str::to_string);
-    Body { scene: scene.to_string(), n: None, mass_model, fix_orientation, scale }.load(kind, spelling)
+/// The model kind where a job does not say.
+pub const MODEL: &str = "pbd";
+/// Solver iterations per step where a job does not say.
+pub const NIT: usize = 1;
+
+/// The model a job runs and how it steps, as the command line's `--model`, `--setting` (repeated) and
+/// `--nit` and Python's `model`, `settings` (a dict) and `nit` give them (flattened into each job's
+/// keywords).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, clap::Args)]
+#[serde(default)]
+pub struct Model {
+    /// Model kind: a textbook model or an engine profile; the list below says what each one is.
+    #[arg(long, default_value = MODEL, value_parser = clap::builder::EnumValueParser::<pbdfit_pbd::ModelKind>::new().map(|k| k.name().to_string()))]
+    pub model: String,
+    /// An engine profile's setting, under the engine's own name (repeatable): e.g. `relaxation=0.9` for
+    /// newton-xpbd, `linear_damping=0.1` for jolt. An unknown name or a value outside its range is
+    /// refused with the allowed range.
+    #[arg(long = "setting", value_name = "NAME=VALUE", value_parser = parse_named_value)]
+    #[serde(serialize_with = "crate::ordered_map", deserialize_with = "sorted_pairs")]
+    pub settings: Vec<(String, f64)>,
+    /// Solver iterations per time step: Gauss-Seidel sweeps for the textbook models; for an engine
+    /// profile the engine's own count (Newton: iterations; Jolt: mNumIterations, substeps of dt/nit with
+    /// one pass each; Genesis: substeps).
+    #[arg(long, default_value_t = NIT)]
+    pub nit: usize,
+}
+
+impl Default for Model {
+    fn default() -> Self {
+        Model { model: MODEL.to_string(), settings: Vec::new(), nit: NIT }
+    }
+}
+
+impl Model {
+    /// The model kind with its settings; a refusal names `model`, or the settings as `spelling` writes
+    /// them (the command line's repeated `--setting`, Python's dict `settings`).
+    pub fn kind(&self, spelling: crate::Spelling) -> Result<pbdfit_pbd::ModelKind, crate::FitJobError> {
+        let input = crate::FitJobError::Input;
+        let kind: pbdfit_pbd::ModelKind =
+            self.model.parse().map_err(|e| input(format!("{}: {e}", spelling.name("model"))))?;
+        let option = match spelling {
+            crate::Spelling::Flag => "--setting",
+            crate::Spelling::Keyword => "settings",
+        };
+        kind.with_settings(&self.settings).map_err(|e| input(format!("{option}: {e}")))
+    }
+}
+
+/// A `NAME=VALUE` pair (`--setting`, `--param`).
+pub fn parse_named_value(text: &str) -> Result<(String, f64), String> {
+    let (name, value) =
+        text.split_once('=').ok_or_else(|| format!("`{text}`: expected NAME=VALUE, e.g. alpha_d=1e-6"))?;
+    let value = value.trim().parse::<f64>().map_err(|_| format!("`{text}`: `{value}` is not a number"))?;
+    Ok((name.trim().to_string(), value))
+}
+
+/// `(name, value)` pairs from a JSON object (Python's dict), sorted by name.
+pub fn sorted_pairs<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<(String, f64)>, D::Error> {
+    Ok(std::collections::BTreeMap::<String, f64>::deserialize(d)?.into_iter().collect())
+}
+
+/// Repeated `NAME=VALUE` options (`--param`) by name, a name given twice refused naming `option`.
+pub fn unique_pairs(
+    option: &str,
+    pairs: &[(String, f64)],
+) -> Result<std::collections::BTreeMap<String, f64>, crate::FitJobError> {
+    let mut map = std::collections::BTreeMap::new();
+    for (name, value) in pairs {
+        if let Some(first) = map.insert(name.clone(), *value) {
+            return Err(crate::FitJobError::Input(format!(
+                "{option}: {name} is given twice ({first} and {value}); give each once"
+            )));
+        }
+    }
+    Ok(map)
 }
 
 /// The size and repairs of each imported mesh of `set`, for the user.

@@ -71,8 +71,8 @@ pub use job::{
     IdentifiabilityReport, MARKER_TOLERANCE, PastedError, PreparedFit, Spelling, Starts, ordered_map, start_from_pairs,
 };
 pub use keywords::{
-    Body, BodyKeywords, DT, Material, POISSON, ReferenceKeywords, Step, YOUNG, keyword_names, keywords_from_json,
-    load_scene, mesh_notes, parse_number, with_body,
+    Body, BodyKeywords, DT, MODEL, Material, Model, NIT, POISSON, ReferenceKeywords, Step, YOUNG, keyword_names,
+    keywords_from_json, mesh_notes, parse_named_value, parse_number, sorted_pairs, unique_pairs, with_body,
 };
 pub use lockstep::{Lockstep, LockstepCounts, Member, run_in_lockstep};
 pub use masses::{mass_model_warning, resolve_mass_model, with_resolved_masses};

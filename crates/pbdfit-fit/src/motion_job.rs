@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use pbdfit_fem::{MassMatrix, ReferenceOverrides, StaticProblem};
 use pbdfit_mesh::{Body, Vec3};
-use pbdfit_pbd::{CpuBackend, ModelKind, PbdSystem};
+use pbdfit_pbd::{CpuBackend, PbdSystem};
 use serde::Serialize;
 
 use crate::motion::{
@@ -15,59 +15,61 @@ use crate::motion::{
 };
 use crate::{FitJobError, Spelling};
 
-/// A release test, as the command line and Python ask it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+/// A release test, as the command line and Python ask it (the command line's options are these under
+/// their flag names).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize, clap::Args)]
 #[serde(default)]
 pub struct MotionKeywords {
-    /// A built-in scene name or a scene file (one part).
-    pub scene: String,
-    /// Mesh resolution (default: the scene's own).
-    pub n: Option<usize>,
-    /// `lumped` or `uniform`.
-    pub mass_model: Option<String>,
-    /// Reorient an imported mesh's negatively oriented tetrahedra.
-    pub fix_orientation: bool,
-    /// The body's density and size over the scene's (`density`, `size`).
+    /// The body (one part): `scene`, `n`, `mass_model`, `fix_orientation`, `density`, `size`.
     #[serde(flatten)]
-    pub body: crate::BodyKeywords,
-    /// Young's modulus in Pa (default 1e3).
-    pub young: Option<f64>,
-    /// Poisson ratio (default 0.3).
-    pub poisson: Option<f64>,
-    /// The FEM law (default: the scene's, else linear).
+    #[command(flatten)]
+    pub body: crate::Body,
+    /// The FEM's `young` and `poisson`.
+    #[serde(flatten)]
+    #[command(flatten)]
+    pub elastic: crate::Material,
+    /// The FEM law: linear, corotational, stvk or neo-hookean (default: the scene's, else linear).
+    #[arg(long, value_name = "NAME")]
     pub material: Option<String>,
-    /// The model (default `pbd`).
-    pub model: Option<String>,
-    /// An engine profile's settings by the engine's names.
-    pub settings: BTreeMap<String, f64>,
-    /// The model's parameters by name (all of them, unless `fit`).
-    pub params: BTreeMap<String, f64>,
-    /// Fit the model's rest state to the FEM's first (`pbdfit fit`'s defaults) and release at the fitted
-    /// parameters: how wrong the motion is at the stiffness that gives the right sag.
+    /// The time step `dt`.
+    #[serde(flatten)]
+    #[command(flatten)]
+    pub step: crate::Step,
+    /// The model: `model`, `settings`, `nit`.
+    #[serde(flatten)]
+    #[command(flatten)]
+    pub model: crate::Model,
+    /// The model's parameters by name (repeatable; all of them unless --fit), e.g. `--param kd=0.4`.
+    #[arg(long = "param", value_parser = crate::parse_named_value)]
+    #[serde(serialize_with = "crate::ordered_map", deserialize_with = "crate::sorted_pairs")]
+    pub params: Vec<(String, f64)>,
+    /// Fit the model's rest state to the FEM first and release at the fitted parameters: how wrong the
+    /// motion is at the stiffness that gives the right sag.
+    #[arg(long)]
     pub fit: bool,
-    /// Fit the parameters to the motion instead (the trajectory error, by pattern search in the model's
-    /// default box, from the rest-state fit, or from `params`): the best motion the model can give, and what
-    /// it costs in sag.
+    /// Fit the parameters to the motion (the trajectory error, pattern search in the model's default box)
+    /// from the rest-state fit (with --fit) or from --param: the best motion the model can give, and what it
+    /// costs in sag.
+    #[arg(long)]
     pub fit_motion: bool,
-    /// Time step in s (default 0.01).
-    pub dt: Option<f64>,
-    /// Solver iterations per step (default 1).
-    pub nit: Option<usize>,
-    /// PBD models' velocity damping per step in [0, 1) (default 0).
+    /// PBD models' velocity damping per step in [0, 1) [default: 0].
+    #[arg(long)]
     pub damping: Option<f64>,
-    /// The FEM body's own damping, as the damping ratio of its first mode in [0, 1) (default 0: none):
-    /// mass-proportional Rayleigh damping `C = a M` with `a = 2 zeta omega_1`, the form of an engine's
-    /// linear damping. With it the reference decays as the material would; without it, not at all.
+    /// The FEM body's damping ratio in its first mode, in [0, 1) (mass-proportional Rayleigh damping,
+    /// the form of an engine's linear damping); 0: the reference does not damp [default: 0].
+    #[arg(long)]
     pub fem_damping: Option<f64>,
-    /// Search the model's damping knob for the FEM's decay (the damping ratio of the release), at the
-    /// stiffness the other options give: the engine's damping setting where it has one (Jolt's
-    /// `linear_damping`, Newton's `k_damp`), else pbdfit's velocity damping per step (`damping`). Where the
-    /// model's numerical damping alone exceeds the reference's, no setting can fix it and the report says so.
+    /// Search the model's damping knob for the FEM's decay (needs --fem-damping): the engine's damping
+    /// setting (Jolt's linear_damping, Newton's k_damp), else --damping; says so where the model's numerical
+    /// damping alone is already too much.
+    #[arg(long)]
     pub fit_damping: bool,
-    /// The window in periods of the FEM's first mode (default [`DEFAULT_PERIODS`]).
+    /// The window in periods of the FEM's first mode [default: 5].
+    #[arg(long)]
     pub periods: Option<f64>,
-    /// How the body is released: `gravity` (default: undeformed at rest, the load switched on at t = 0) or
-    /// `unload` (each body at its own loaded rest state, the load switched off at t = 0).
+    /// How the body is released: gravity (undeformed at rest, the load switched on) or unload (at its
+    /// loaded rest state, the load switched off) [default: gravity].
+    #[arg(long, value_name = "gravity|unload")]
     pub release: Option<String>,
 }
 
@@ -84,6 +86,8 @@ fn params_option(spelling: Spelling) -> &'static str {
 #[derive(Debug)]
 pub struct PreparedMotion {
     job: MotionKeywords,
+    params: BTreeMap<String, f64>,
+    spelling: Spelling,
     test: ReleaseTest,
     /// Warnings about the inputs (masses other than the engine's, with the rest-state difference they
     /// make), for the front end to print.
@@ -91,40 +95,23 @@ pub struct PreparedMotion {
 }
 
 impl MotionKeywords {
-    /// The keywords' names (Python's spelling).
-    pub fn names() -> Vec<String> {
-        crate::keyword_names::<MotionKeywords>()
-    }
-
-    /// The job from a JSON object of its keywords (Python's call), unknown keywords refused.
-    pub fn from_json(text: &str) -> Result<Self, String> {
-        crate::keywords_from_json(text)
-    }
-
     /// Checks the job (naming a refused option in `spelling`): the model, the window's budget (before any
     /// step), and builds both problems.
     pub fn prepare(&self, spelling: Spelling) -> Result<PreparedMotion, FitJobError> {
         let input = FitJobError::Input;
-        let material = crate::Material { young: self.young, poisson: self.poisson }.checked()?;
-        let kind: ModelKind = self
-            .model
-            .as_deref()
-            .unwrap_or("pbd")
-            .parse()
-            .map_err(|e| input(format!("{}: {e}", spelling.name("model"))))?;
-        let settings: Vec<(String, f64)> = self.settings.iter().map(|(k, v)| (k.clone(), *v)).collect();
-        let kind = kind.with_settings(&settings).map_err(|e| input(format!("{}: {e}", spelling.name("settings"))))?;
+        let material = self.elastic.checked()?;
+        let kind = self.model.kind(spelling)?;
+        let params = crate::unique_pairs(params_option(spelling), &self.params)?;
         if !kind.has_projection() {
             return Err(input(format!(
                 "model {kind}: its rest state is a Newton solve; the release test runs the projection models and \
                  engine profiles"
             )));
         }
-        let dt = self.dt.unwrap_or(crate::DT);
+        let (dt, nit) = (self.step.dt, self.model.nit);
         if !(dt.is_finite() && dt > 0.0) {
             return Err(input(format!("{} = {dt}: must be a finite number > 0", spelling.name("dt"))));
         }
-        let nit = self.nit.unwrap_or(1);
         if nit == 0 {
             return Err(input(format!("{} must be at least 1", spelling.name("nit"))));
         }
@@ -163,18 +150,11 @@ impl MotionKeywords {
         };
         let periods = check_periods(self.periods.unwrap_or(DEFAULT_PERIODS))
             .map_err(|e| input(format!("{} = {e}", spelling.name("periods"))))?;
-        let (set, _) = crate::keywords::load_scene(
-            &self.scene,
-            self.fix_orientation,
-            self.mass_model.as_deref(),
-            self.body,
-            Some(kind),
-            spelling,
-        )?;
+        let (set, _) = self.body.load(Some(kind), spelling)?;
         if set.is_compound() {
             return Err(input(format!("scene {}: the release test takes one part at a time", set.name())));
         }
-        let n = set.resolution(self.n).map_err(|e| input(format!("{}: {e}", spelling.name("n"))))?;
+        let n = self.body.resolution(&set, spelling)?;
         let reference = crate::ReferenceKeywords { material: self.material.clone(), ..Default::default() };
         let overrides = ReferenceOverrides::from_table(&reference.table())
             .map_err(|e| input(format!("the reference options: {e}")))?;
@@ -215,7 +195,7 @@ impl MotionKeywords {
                 model_steps * substeps
             )));
         }
-        let given = self.mass_model.as_deref().and_then(|m| m.parse().ok());
+        let given = self.body.mass_model().ok().flatten();
         let option = spelling.name("mass_model");
         let warnings = crate::mass_model_warning(&set, crate::Settings::new(dt, n, nit, kind), None, given, &option)
             .into_iter()
@@ -251,7 +231,7 @@ impl MotionKeywords {
             model_steps: model_steps as usize,
             substeps: substeps as usize,
         };
-        Ok(PreparedMotion { job: self.clone(), test, warnings })
+        Ok(PreparedMotion { job: self.clone(), params, spelling, test, warnings })
     }
 }
 
@@ -262,11 +242,12 @@ impl PreparedMotion {
     }
 
     /// The model's parameters: fitted (`fit`) or as given (every one named).
-    fn parameters(&self, spelling: Spelling) -> Result<(Vec<f64>, bool), FitJobError> {
+    fn parameters(&self) -> Result<(Vec<f64>, bool), FitJobError> {
+        let spelling = self.spelling;
         let names: Vec<&str> = self.test.kind.parameters().iter().map(|p| p.name).collect();
         if self.job.fit {
             // The rest-state fit sets every parameter: a value given beside it would be ignored.
-            if let Some((name, value)) = self.job.params.iter().next() {
+            if let Some((name, value)) = self.params.iter().next() {
                 return Err(FitJobError::Input(format!(
                     "{} {name}={value} with {}: the rest-state fit sets every parameter of model {}, so a given \
                      value would be ignored; give the parameters without {} to release at them (with {} to fit \
@@ -279,24 +260,20 @@ impl PreparedMotion {
                 )));
             }
             let fit = crate::FitKeywords {
-                scene: self.job.scene.clone(),
-                n: Some(self.test.body.n),
-                mass_model: self.job.mass_model.clone(),
-                fix_orientation: self.job.fix_orientation,
-                body: self.job.body,
-                young: Some(self.test.material.young()),
-                poisson: Some(self.test.material.poisson()),
-                dt: Some(self.test.dt),
-                nit: Some(self.test.nit),
+                body: crate::Body { n: Some(self.test.body.n), ..self.job.body.clone() },
+                material: crate::Material {
+                    young: Some(self.test.material.young()),
+                    poisson: Some(self.test.material.poisson()),
+                },
+                step: self.job.step,
                 model: self.job.model.clone(),
-                settings: self.job.settings.clone(),
                 reference: crate::ReferenceKeywords { material: self.job.material.clone(), ..Default::default() },
                 ..Default::default()
             };
-            let outcome = fit.job()?.prepare(spelling)?.run(&CpuBackend)?;
+            let outcome = fit.job(spelling)?.prepare(spelling)?.run(&CpuBackend)?;
             return Ok((outcome.report.parameters.iter().map(|(_, v)| *v).collect(), true));
         }
-        for given in self.job.params.keys() {
+        for given in self.params.keys() {
             if !names.contains(&given.as_str()) {
                 return Err(FitJobError::Input(format!(
                     "{}: model {} has no parameter {given} (its parameters: {})",
@@ -306,7 +283,7 @@ impl PreparedMotion {
                 )));
             }
         }
-        let missing: Vec<&str> = names.iter().copied().filter(|n| !self.job.params.contains_key(*n)).collect();
+        let missing: Vec<&str> = names.iter().copied().filter(|n| !self.params.contains_key(*n)).collect();
         if !missing.is_empty() {
             return Err(FitJobError::Input(format!(
                 "{}: give every parameter of model {} ({}), or {} to fit them",
@@ -316,19 +293,19 @@ impl PreparedMotion {
                 spelling.name("fit")
             )));
         }
-        Ok((names.iter().map(|n| self.job.params[*n]).collect(), false))
+        Ok((names.iter().map(|n| self.params[*n]).collect(), false))
     }
 
     /// Runs the release test (and, with `fit_motion` or `fit_damping`, the fits first).
-    pub fn run(self, spelling: Spelling) -> Result<MotionReport, FitJobError> {
-        self.run_with_frames(spelling, &mut |_, _, _| Ok(()))
+    pub fn run(self) -> Result<MotionReport, FitJobError> {
+        self.run_with_frames(&mut |_, _, _| Ok(()))
     }
 
     /// [`Self::run`], handing every sample of the final release to `frames`: its time (s), the FEM's
     /// displacement field and the model's (m), in order; an error from `frames` stops the job with it.
-    pub fn run_with_frames(self, spelling: Spelling, frames: &mut FrameSink) -> Result<MotionReport, FitJobError> {
+    pub fn run_with_frames(self, frames: &mut FrameSink) -> Result<MotionReport, FitJobError> {
         let start = std::time::Instant::now();
-        let (values, fitted) = self.parameters(spelling)?;
+        let (values, fitted) = self.parameters()?;
         self.test.run(start, values, fitted, self.job.fit_motion, self.job.fit_damping, frames)
     }
 }

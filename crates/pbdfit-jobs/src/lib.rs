@@ -10,8 +10,10 @@
 //! The fit core (problem, targets, searches, Levenberg-Marquardt, lockstep, identify, masses, verdict, the
 //! reference seam) stays in `pbdfit-fit`; this crate sits after it in the data flow.
 
+mod evaluate_job;
 mod fem_job;
 mod identify_job;
+mod lookup_job;
 mod modes_job;
 pub mod settings_sweep;
 mod simulate_job;
@@ -19,12 +21,14 @@ mod simulate_job;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+pub use evaluate_job::{EvaluateKeywords, EvaluateReport};
 pub use fem_job::{ContactForce, ContactReport, FemJob, FemKeywords, FemPart, FemReport, FemSetup, PreparedFem};
 pub use identify_job::{IdentifyJob, IdentifyKeywords, IdentifyReport};
+pub use lookup_job::{LookupKeywords, LookupReport, PreparedLookup};
 pub use modes_job::{DEFAULT_MODE_COUNT, ModeReport, ModesKeywords, ModesReport, ModesSetup, PreparedModes};
 pub use pbdfit_fit::{
-    BodyKeywords, Cancelled, FitJob, FitJobError, FitKeywords, FitReport, MotionKeywords, MotionReport,
-    ReferenceKeywords, Spelling, cancellable, keyword_names, keywords_from_json, mesh_notes,
+    BodyKeywords, Cancelled, FitJob, FitJobError, FitKeywords, FitReport, MotionKeywords, MotionReport, PreparedFit,
+    PreparedMotion, ReferenceKeywords, Spelling, cancellable, keyword_names, keywords_from_json, mesh_notes,
 };
 pub use simulate_job::{
     ConstraintReport, DynamicsReport, PreparedSimulate, RestReport, SimulateJob, SimulateKeywords, SimulateReport,
@@ -71,13 +75,63 @@ pub struct Context<'a> {
     pub backend: &'a dyn pbdfit_pbd::RestStateBackend,
     /// A dynamic FEM solve's steps, as they are taken (a progress display).
     pub progress: &'a mut dyn FnMut(&pbdfit_fem::DynamicProgress),
+    /// The release test's samples, as they are made: the time (s), the FEM's displacements and the
+    /// model's (m); an error stops the job with it.
+    pub frames: &'a mut pbdfit_fit::FrameSink<'a>,
 }
 
 impl Context<'_> {
+    /// Runs `job` on `backend` with no progress display and no frames.
+    pub fn run<J: Job>(
+        prepared: J::Prepared,
+        backend: &dyn pbdfit_pbd::RestStateBackend,
+    ) -> Result<J::Report, FitJobError> {
+        J::run(prepared, &mut Context { backend, progress: &mut |_| {}, frames: &mut |_, _, _| Ok(()) })
+    }
+
     /// Runs `job` on the CPU with no progress display (Python's and the tests' way).
     pub fn quiet<J: Job>(job: &J, spelling: Spelling) -> Result<J::Report, FitJobError> {
-        let prepared = job.prepare(spelling)?;
-        J::run(prepared, &mut Context { backend: &pbdfit_pbd::CpuBackend, progress: &mut |_| {} })
+        Context::run::<J>(job.prepare(spelling)?, &pbdfit_pbd::CpuBackend)
+    }
+}
+
+impl Job for FitKeywords {
+    const NAME: &'static str = "fit";
+    type Prepared = PreparedFit;
+    type Report = FitReport;
+
+    fn prepare(&self, spelling: Spelling) -> Result<PreparedFit, FitJobError> {
+        self.job(spelling)?.prepare(spelling)
+    }
+
+    fn run(prepared: PreparedFit, context: &mut Context<'_>) -> Result<FitReport, FitJobError> {
+        Ok(prepared.run(context.backend)?.report)
+    }
+}
+
+impl Report for FitReport {
+    fn text(&self) -> String {
+        FitReport::text(self)
+    }
+}
+
+impl Job for MotionKeywords {
+    const NAME: &'static str = "motion";
+    type Prepared = PreparedMotion;
+    type Report = MotionReport;
+
+    fn prepare(&self, spelling: Spelling) -> Result<PreparedMotion, FitJobError> {
+        MotionKeywords::prepare(self, spelling)
+    }
+
+    fn run(prepared: PreparedMotion, context: &mut Context<'_>) -> Result<MotionReport, FitJobError> {
+        prepared.run_with_frames(context.frames)
+    }
+}
+
+impl Report for MotionReport {
+    fn text(&self) -> String {
+        MotionReport::text(self)
     }
 }
 
@@ -128,7 +182,16 @@ macro_rules! jobs {
     };
 }
 
-jobs!(FemKeywords, IdentifyKeywords, ModesKeywords, SimulateKeywords);
+jobs!(
+    EvaluateKeywords,
+    FemKeywords,
+    FitKeywords,
+    IdentifyKeywords,
+    LookupKeywords,
+    ModesKeywords,
+    MotionKeywords,
+    SimulateKeywords
+);
 
 fn run_one<J: Job>(keywords: &str) -> Result<String, FitJobError> {
     let job = J::from_json(keywords).map_err(|e| FitJobError::Input(format!("pbdfit.{}: {e}", J::NAME)))?;

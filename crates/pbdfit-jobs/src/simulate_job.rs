@@ -23,14 +23,12 @@ pub struct SimulateKeywords {
     /// The body: `scene`, `n`, `mass_model`, `fix_orientation`, `density`, `size`.
     #[serde(flatten)]
     pub body: pbdfit_fit::Body,
-    /// Time step in s (default 0.01).
-    pub dt: Option<f64>,
-    /// Solver iterations per step (default 1).
-    pub nit: Option<usize>,
-    /// The model kind (default `pbd`).
-    pub model: Option<String>,
-    /// An engine profile's settings by the engine's names.
-    pub settings: BTreeMap<String, f64>,
+    /// The time step `dt`.
+    #[serde(flatten)]
+    pub step: pbdfit_fit::Step,
+    /// The model: `model`, `settings`, `nit`.
+    #[serde(flatten)]
+    pub model: pbdfit_fit::Model,
     /// Distance stiffness kd in [0, 1] (PBD models; default 0.5).
     pub kd: Option<f64>,
     /// Volume stiffness kv in [0, 1] (PBD models; default 0.5).
@@ -263,7 +261,7 @@ fn xyz(v: &Vec3) -> [f64; 3] {
 impl SimulateKeywords {
     /// The model these keywords name with its parameters: a named parameter the model lacks is refused;
     /// kd, kv default to 0.5 and the compliances to 0; `params` wins over the named ones.
-    pub fn model(&self, kind: ModelKind, spelling: Spelling) -> Result<Model, FitJobError> {
+    pub fn parameters(&self, kind: ModelKind, spelling: Spelling) -> Result<Model, FitJobError> {
         let input = FitJobError::Input;
         let given = [
             ("kd", self.kd, "kd"),
@@ -320,25 +318,11 @@ impl SimulateKeywords {
     /// Checks the job (naming a refused option in `spelling`) and builds each part's system.
     pub fn prepare(&self, spelling: Spelling) -> Result<PreparedSimulate, FitJobError> {
         let input = FitJobError::Input;
-        let kind: ModelKind = self
-            .model
-            .as_deref()
-            .unwrap_or("pbd")
-            .parse()
-            .map_err(|e| input(format!("{}: {e}", spelling.name("model"))))?;
-        let settings: Vec<(String, f64)> = self.settings.iter().map(|(k, v)| (k.clone(), *v)).collect();
-        let kind = kind.with_settings(&settings).map_err(|e| {
-            // The command line's flag repeats (`--setting`); Python's keyword is the dict `settings`.
-            let name = match spelling {
-                Spelling::Flag => "--setting",
-                Spelling::Keyword => "settings",
-            };
-            input(format!("{name}: {e}"))
-        })?;
+        let kind = self.model.kind(spelling)?;
         let (set, notes) = self.body.load(Some(kind), spelling)?;
-        let (dt, nit) = (self.dt.unwrap_or(pbdfit_fit::DT), self.nit.unwrap_or(1));
+        let (dt, nit) = (self.step.dt, self.model.nit);
         let damping = self.damping.unwrap_or(0.0);
-        let model = self.model(kind, spelling)?;
+        let model = self.parameters(kind, spelling)?;
         let springs = !kind.has_projection();
         let integrator = self
             .integrator
@@ -669,6 +653,10 @@ mod tests {
         }
     }
 
+    fn model(name: &str) -> pbdfit_fit::Model {
+        pbdfit_fit::Model { model: name.into(), ..Default::default() }
+    }
+
     #[test]
     fn defaults_are_the_command_lines_and_refusals_name_the_option_in_each_spelling() {
         let body = pbdfit_fit::Body { scene: "gravity-wall".into(), n: Some(1), ..Default::default() };
@@ -676,10 +664,10 @@ mod tests {
         let prepared = job.prepare(Spelling::Keyword).expect("defaults");
         assert_eq!(prepared.model.values(), &[0.5, 0.5]);
         assert_eq!((prepared.dt, prepared.nit), (0.01, 1));
-        let xpbd = SimulateKeywords { model: Some("xpbd".into()), kd: Some(0.3), ..job.clone() };
+        let xpbd = SimulateKeywords { model: model("xpbd"), kd: Some(0.3), ..job.clone() };
         assert!(refused(&xpbd, Spelling::Flag).starts_with("--kd: model xpbd has no parameter `kd`"));
         assert!(refused(&xpbd, Spelling::Keyword).starts_with("kd: model xpbd has no parameter `kd`"));
-        let springs = SimulateKeywords { model: Some("mass-spring".into()), ..job.clone() };
+        let springs = SimulateKeywords { model: model("mass-spring"), ..job.clone() };
         assert_eq!(refused(&springs, Spelling::Flag), "model mass-spring needs ks: give --param ks=VALUE");
         assert_eq!(refused(&springs, Spelling::Keyword), "model mass-spring needs ks: give ks=VALUE");
         let integrator = SimulateKeywords { integrator: Some("verlet".into()), ..job.clone() };

@@ -203,46 +203,6 @@ fn kind(model: &str, settings: Option<HashMap<String, f64>>) -> PyResult<ModelKi
     kind.with_settings(&settings).map_err(|e| value_error(format!("settings: {e}")))
 }
 
-/// A job's report as the JSON text its command's `--json` prints.
-fn report_json<T: serde::Serialize>(report: &T) -> PyResult<String> {
-    serde_json::to_string(report).map_err(|e| PyRuntimeError::new_err(format!("report as JSON: {e}")))
-}
-
-/// The release test: `keywords` is a JSON object of `pbdfit motion`'s options under their Python names
-/// (`MotionKeywords`). Returns `pbdfit motion --json`'s object as JSON text.
-#[pyfunction]
-#[pyo3(signature = (keywords, _interrupt=false))]
-fn motion(py: Python<'_>, keywords: &str, _interrupt: bool) -> PyResult<String> {
-    let job =
-        pbdfit_fit::MotionKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.motion: {e}")))?;
-    let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
-    let report =
-        cancellable_job(py, _interrupt, move || prepared.run(pbdfit_fit::Spelling::Keyword))?.map_err(job_error)?;
-    report_json(&report)
-}
-
-/// The keywords `motion` takes (Python's spelling of `pbdfit motion`'s options).
-#[pyfunction]
-fn motion_keywords() -> Vec<String> {
-    pbdfit_fit::MotionKeywords::names()
-}
-
-#[pyfunction]
-#[pyo3(signature = (keywords, _interrupt=false))]
-fn fit(py: Python<'_>, keywords: &str, _interrupt: bool) -> PyResult<String> {
-    let keywords = pbdfit_fit::FitKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.fit: {e}")))?;
-    let job = keywords.job().map_err(job_error)?;
-    let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
-    let outcome = cancellable_job(py, _interrupt, move || prepared.run(&CpuBackend))?.map_err(job_error)?;
-    report_json(&outcome.report)
-}
-
-/// The keywords `fit` takes (Python's spelling of `pbdfit fit`'s options).
-#[pyfunction]
-fn fit_keywords() -> Vec<String> {
-    pbdfit_fit::FitKeywords::names()
-}
-
 /// A fit job's refusal (ValueError) or failure (as [`fit_error`]).
 fn job_error(e: pbdfit_fit::FitJobError) -> PyErr {
     match e {
@@ -551,128 +511,6 @@ fn read_results<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyDi
 }
 
 /// The module `pbdfit._native`.
-/// The fit's error at given parameters (`parameters`: name -> value, every parameter of the model): the
-/// error a fit minimises (docs/method.md, section The error), from the model's rest state against the FEM
-/// reference, as a dict with `error` and `scene_errors`. What a lookup's or a closed-form mapping's
-/// parameters are worth for this material and setting.
-#[pyfunction]
-#[pyo3(signature = (scene, young, poisson, parameters, model="pbd", dt=0.01, n=None, nit=1, material=None, settings=None, density=None, size=None))]
-fn evaluate<'py>(
-    py: Python<'py>,
-    scene: &str,
-    young: f64,
-    poisson: f64,
-    parameters: HashMap<String, f64>,
-    model: &str,
-    dt: f64,
-    n: Option<usize>,
-    nit: usize,
-    material: Option<String>,
-    settings: Option<HashMap<String, f64>>,
-    density: Option<f64>,
-    size: Option<f64>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let kind = kind(model, settings)?;
-    let mut values = Vec::with_capacity(kind.parameters().len());
-    for p in kind.parameters() {
-        let v = parameters.get(p.name).ok_or_else(|| {
-            value_error(format!("parameters: model {} needs {} ({})", kind.name(), p.name, kind.parameter_names()))
-        })?;
-        values.push(*v);
-    }
-    if let Some(extra) = parameters.keys().find(|k| kind.parameter(k).is_none()) {
-        return Err(value_error(format!(
-            "parameters: model {} has no parameter `{extra}`: its parameters are {}",
-            kind.name(),
-            kind.parameter_names()
-        )));
-    }
-    // The scene's masses, else the engine's, as a fit of the model has them.
-    let set = load_body(scene, density, size)?;
-    let set = pbdfit_fit::with_resolved_masses(set, None, Some(kind));
-    let n = resolution(&set, n)?;
-    let m = YoungPoisson::new(young, poisson).map_err(value_error)?;
-    let settings = Settings::new(dt, n, nit, kind);
-    settings.at(&values).validate().map_err(value_error)?;
-    let cache = PartCache::new(ReferenceOverrides::with_material(material.as_deref()).map_err(value_error)?);
-    let problem = FitProblem::new(&set, settings, m, &cache).map_err(fit_error)?;
-    let evaluation = cancellable_job(py, false, move || problem.evaluate(&values, None))?;
-    if let Some(reason) = &evaluation.failure {
-        return Err(value_error(format!("no rest state at these parameters: {reason}")));
-    }
-    let d = PyDict::new(py);
-    d.set_item("error", evaluation.error)?;
-    let scene_errors = PyDict::new(py);
-    for (part, e) in set.scenes().iter().zip(&evaluation.part_errors) {
-        scene_errors.set_item(&part.name, e)?;
-    }
-    d.set_item("scene_errors", scene_errors)?;
-    d.set_item("body", pythonize_bodies(py, &set)?)?;
-    Ok(d)
-}
-
-/// Each part's body (size, density, mass) as a list of dicts, as the reports' `body`.
-fn pythonize_bodies<'py>(py: Python<'py>, set: &SceneSet) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    set.bodies()
-        .into_iter()
-        .map(|b| {
-            let d = PyDict::new(py);
-            d.set_item("scene", b.scene)?;
-            d.set_item("size_m", b.size_m)?;
-            d.set_item("density_kg_per_m3", b.density_kg_per_m3)?;
-            d.set_item("mass_kg", b.mass_kg)?;
-            Ok(d)
-        })
-        .collect()
-}
-
-/// A stiffness-table lookup, as `pbdfit lookup --json` prints it (the same text: the same numbers).
-/// `table` is a built-in table's name or a table folder.
-#[pyfunction]
-#[pyo3(signature = (table, young, poisson, dt, nit, n, extrapolate=false, refine=false, scene=None, density=None, size=None))]
-fn lookup(
-    py: Python<'_>,
-    table: &str,
-    young: f64,
-    poisson: f64,
-    dt: f64,
-    nit: usize,
-    n: usize,
-    extrapolate: bool,
-    refine: bool,
-    scene: Option<String>,
-    density: Option<f64>,
-    size: Option<f64>,
-) -> PyResult<String> {
-    if (density.is_some() || size.is_some()) && !refine {
-        return Err(value_error(
-            "density and size apply to refine=True only: a table holds fits of its own body (the built-in tables': \
-             a 1 m cube of 1 kg/m^3) and cannot be rescaled; refine fits on your body from the table's parameters",
-        ));
-    }
-    let query = pbdfit_table::Query { young, poisson, dt, nit, n };
-    // As the command line: the query is checked before the table is read.
-    let table_error = |e: pbdfit_table::TableError| {
-        if e.is_input() { value_error(e) } else { PyRuntimeError::new_err(e.to_string()) }
-    };
-    query.check().map_err(table_error)?;
-    let table = pbdfit_table::Table::open(table).map_err(table_error)?;
-    let found = pbdfit_table::lookup(&table, &query, extrapolate).map_err(table_error)?;
-    let json = |e: serde_json::Error| PyRuntimeError::new_err(format!("lookup as JSON: {e}"));
-    let mut value = serde_json::to_value(&found).map_err(json)?;
-    if refine {
-        // As `lookup --refine [--scene]`: a gradient fit started from the lookup.
-        let set = load_body(scene.as_deref().unwrap_or(&found.scene), density, size)?;
-        let bodies = set.bodies();
-        let refined = cancellable_job(py, false, move || pbdfit_table::refine(&found, &set))?.map_err(table_error)?;
-        value["refined"] = serde_json::to_value(&refined).map_err(json)?;
-        value["refined"]["body"] = serde_json::to_value(bodies).map_err(json)?;
-    } else if scene.is_some() {
-        return Err(value_error("scene: only with refine=True (the lookup itself reads the table)"));
-    }
-    serde_json::to_string(&value).map_err(json)
-}
-
 /// A closed-form mapping's parameters, as `pbdfit baseline --mapping NAME --json` prints them (the same
 /// serialisation: the same numbers). `scene` (default `gravity`, the tables' unit cube) gives the body's
 /// geometry at `n`; `name = "list"` returns the registry as `baseline --mapping list --json` does.
@@ -737,10 +575,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_job, m)?)?;
     m.add_function(wrap_pyfunction!(job_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(scene_bodies, m)?)?;
-    m.add_function(wrap_pyfunction!(fit, m)?)?;
-    m.add_function(wrap_pyfunction!(fit_keywords, m)?)?;
-    m.add_function(wrap_pyfunction!(motion, m)?)?;
-    m.add_function(wrap_pyfunction!(motion_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(study, m)?)?;
     m.add_function(wrap_pyfunction!(table, m)?)?;
     m.add_function(wrap_pyfunction!(study_keywords, m)?)?;
@@ -748,8 +582,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(distributed::run_task_json, m)?)?;
     m.add_class::<distributed::Driver>()?;
     m.add_function(wrap_pyfunction!(read_results, m)?)?;
-    m.add_function(wrap_pyfunction!(lookup, m)?)?;
-    m.add_function(wrap_pyfunction!(evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(mapping, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

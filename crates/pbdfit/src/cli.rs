@@ -1,7 +1,6 @@
 //! What every subcommand shares: the error type with its exit codes, and scene loading.
 
 use pbdfit_mesh::{BUILTIN_SCENES, SceneSet};
-use pbdfit_pbd::ModelKind;
 
 /// A failed command. `Input` is the user's to fix (exit 2); `Internal` is ours (exit 1).
 #[derive(Debug)]
@@ -69,67 +68,6 @@ pub fn list_scenes() -> CliResult {
     Ok(())
 }
 
-/// PBD simulation settings shared by `simulate` and `fit`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct SimulationArgs {
-    /// Time step in s, as a decimal or a fraction (`0.005`, `1/200`).
-    #[arg(long, default_value_t = pbdfit_fit::DT, value_parser = pbdfit_fit::parse_number, allow_hyphen_values = true)]
-    pub dt: f64,
-    /// Solver iterations per time step: Gauss-Seidel sweeps for the textbook models; for an engine
-    /// profile the engine's own count (Newton: iterations; Jolt: mNumIterations, substeps of dt/nit with
-    /// one pass each; Genesis: substeps).
-    #[arg(long, default_value_t = 1)]
-    pub nit: usize,
-    /// Model kind: a textbook model or an engine profile; the list
-    /// below says what each one is.
-    #[arg(long, value_enum, default_value_t = ModelKind::PBD)]
-    pub model: ModelKind,
-    /// An engine profile's setting, under the engine's own name (repeatable): e.g. `relaxation=0.9` for
-    /// newton-xpbd, `linear_damping=0.1` for jolt. An unknown name or a value outside its range is
-    /// refused with the allowed range.
-    #[arg(long = "setting", value_name = "NAME=VALUE", value_parser = parse_param)]
-    pub settings: Vec<(String, f64)>,
-}
-
-impl SimulationArgs {
-    /// The model kind with its `--setting`s applied.
-    pub fn kind(&self) -> Result<ModelKind, CliError> {
-        self.model.with_settings(&self.settings).map_err(|e| CliError::Input(format!("--setting: {e}")))
-    }
-
-    /// The `--setting`s by name, as the jobs take them: checked as [`Self::kind`] checks them (an unknown
-    /// name, a value outside its range, a name given twice refused), never the last of two silently.
-    pub fn settings_map(&self) -> Result<std::collections::BTreeMap<String, f64>, CliError> {
-        self.kind()?;
-        unique_pairs("--setting", &self.settings)
-    }
-}
-
-/// Repeated `NAME=VALUE` options (`--param`, `--setting`) by name, a name given twice refused: the one
-/// reading of every command's repeatable pairs, as `fit` reads them.
-pub fn unique_pairs(
-    option: &str,
-    pairs: &[(String, f64)],
-) -> Result<std::collections::BTreeMap<String, f64>, CliError> {
-    let mut map = std::collections::BTreeMap::new();
-    for (name, value) in pairs {
-        if let Some(first) = map.insert(name.clone(), *value) {
-            return Err(CliError::Input(format!(
-                "{option}: {name} is given twice ({first} and {value}); give each once"
-            )));
-        }
-    }
-    Ok(map)
-}
-
-/// A `NAME=VALUE` pair of `--param`.
-pub fn parse_param(text: &str) -> Result<(String, f64), String> {
-    let (name, value) =
-        text.split_once('=').ok_or_else(|| format!("`{text}`: expected NAME=VALUE, e.g. alpha_d=1e-6"))?;
-    let value = value.trim().parse::<f64>().map_err(|_| format!("`{text}`: `{value}` is not a number"))?;
-    Ok((name.trim().to_string(), value))
-}
-
 /// Maps a fit or study error to the command line's: the user's input (exit 2) or the machine's (exit
 /// 1). A failed write during a study says that the finished fits are kept.
 pub fn fit_error(e: pbdfit_fit::FitError) -> CliError {
@@ -164,8 +102,7 @@ pub fn run_job<J: pbdfit_jobs::Job + clap::Args>(args: JobArgs<J>) -> CliResult 
 /// Runs a prepared job on the CPU and prints its report (as text, or as JSON with `json`): the one way
 /// every job's command ends. Returns the report for what the command writes besides (ParaView files).
 pub fn run_prepared<J: pbdfit_jobs::Job>(prepared: J::Prepared, json: bool) -> Result<J::Report, CliError> {
-    let mut context = pbdfit_jobs::Context { backend: &pbdfit_pbd::CpuBackend, progress: &mut |_| {} };
-    let report = J::run(prepared, &mut context).map_err(crate::fit::job_error)?;
+    let report = pbdfit_jobs::Context::run::<J>(prepared, &pbdfit_pbd::CpuBackend).map_err(crate::fit::job_error)?;
     print_report(&report, json)?;
     Ok(report)
 }

@@ -41,7 +41,8 @@ pub fn run(args: FemArgs) -> CliResult {
         }
     }
     let report = with_dynamic_progress(&name, |progress| {
-        let mut context = pbdfit_jobs::Context { backend: &pbdfit_pbd::CpuBackend, progress };
+        let mut context =
+            pbdfit_jobs::Context { backend: &pbdfit_pbd::CpuBackend, progress, frames: &mut |_, _, _| Ok(()) };
         FemJob::run(prepared, &mut context)
     })
     .map_err(crate::fit::job_error)?;

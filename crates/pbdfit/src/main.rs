@@ -75,6 +75,8 @@ enum Command {
     Settings(settings::SettingsArgs),
     /// Identify E and nu of an FEM law from measured markers, with 95 % intervals (Gauss-Newton covariance).
     Identify(cli::JobArgs<pbdfit_jobs::IdentifyJob>),
+    /// The error a fit minimises at given parameters: what a lookup's or any choice of parameters is worth.
+    Evaluate(cli::JobArgs<pbdfit_jobs::EvaluateKeywords>),
     /// Run or resume a study file (a matrix of fits), writing one CSV per scene and experiment.
     Study(study::StudyArgs),
     /// Build (or resume) a stiffness table: fits over a grid of (E, nu, dt, nit, N), with leave-one-out.
@@ -106,6 +108,7 @@ fn main() -> ExitCode {
         Command::Fit(args) => fit::run(args),
         Command::Settings(args) => settings::run(args),
         Command::Identify(args) => cli::run_job(args),
+        Command::Evaluate(args) => cli::run_job(args),
         Command::Study(args) => study::run(args),
         Command::Table(args) => table::run(args),
         Command::Lookup(args) => lookup::run(args),

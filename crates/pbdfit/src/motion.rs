@@ -6,53 +6,15 @@ use clap::Args;
 use pbdfit_mesh::Vec3;
 use pbdfit_mesh::vtk::{PointData, write_pvd, write_vtu};
 
-use pbdfit_fit::{MotionKeywords, Spelling};
+use pbdfit_jobs::{Context, Job, MotionKeywords, Spelling};
 
-use crate::cli::{CliError, CliResult, SimulationArgs};
+use crate::cli::{CliError, CliResult};
 
-/// Arguments of `pbdfit motion`.
+/// Arguments of `pbdfit motion`: the motion job's keywords beside the outputs.
 #[derive(Debug, Args)]
 pub struct MotionArgs {
     #[command(flatten)]
-    body: pbdfit_fit::Body,
-    #[command(flatten)]
-    elastic: pbdfit_fit::Material,
-    /// The FEM law: linear, corotational, stvk or neo-hookean (default: the scene's, else linear).
-    #[arg(long, value_name = "NAME")]
-    material: Option<String>,
-    #[command(flatten)]
-    simulation: SimulationArgs,
-    /// The model's parameters by name (repeatable; all of them unless --fit), e.g. `--param kd=0.4`.
-    #[arg(long = "param", value_parser = crate::cli::parse_param)]
-    param: Vec<(String, f64)>,
-    /// Fit the model's rest state to the FEM first and release at the fitted parameters: how wrong the
-    /// motion is at the stiffness that gives the right sag.
-    #[arg(long)]
-    fit: bool,
-    /// Fit the parameters to the motion (the trajectory error, pattern search in the model's default box)
-    /// from the rest-state fit (with --fit) or from --param: the best motion the model can give, and what it
-    /// costs in sag.
-    #[arg(long)]
-    fit_motion: bool,
-    /// PBD models' velocity damping per step in [0, 1).
-    #[arg(long, default_value_t = 0.0)]
-    damping: f64,
-    /// The FEM body's damping ratio in its first mode, in [0, 1) (mass-proportional Rayleigh damping,
-    /// the form of an engine's linear damping); 0: the reference does not damp.
-    #[arg(long, default_value_t = 0.0)]
-    fem_damping: f64,
-    /// Search the model's damping knob for the FEM's decay (needs --fem-damping): the engine's damping
-    /// setting (Jolt's linear_damping, Newton's k_damp), else --damping; says so where the model's numerical
-    /// damping alone is already too much.
-    #[arg(long)]
-    fit_damping: bool,
-    /// The window in periods of the FEM's first mode.
-    #[arg(long, default_value_t = pbdfit_fit::DEFAULT_PERIODS)]
-    periods: f64,
-    /// How the body is released: gravity (undeformed at rest, the load switched on) or unload (at its
-    /// loaded rest state, the load switched off).
-    #[arg(long, value_name = "gravity|unload", default_value = "gravity")]
-    release: String,
+    job: MotionKeywords,
     /// Print one JSON object (with both tracks over time) instead of a summary.
     #[arg(long)]
     json: bool,
@@ -71,28 +33,6 @@ pub struct MotionArgs {
 
 /// Runs `pbdfit motion`.
 pub fn run(args: MotionArgs) -> CliResult {
-    let job = MotionKeywords {
-        scene: args.body.scene.clone(),
-        n: args.body.n,
-        mass_model: args.body.mass_model.clone(),
-        fix_orientation: args.body.fix_orientation,
-        body: args.body.scale,
-        young: args.elastic.young,
-        poisson: args.elastic.poisson,
-        material: args.material.clone(),
-        model: Some(args.simulation.model.name().to_string()),
-        settings: args.simulation.settings_map()?,
-        params: crate::cli::unique_pairs("--param", &args.param)?,
-        fit: args.fit,
-        fit_motion: args.fit_motion,
-        dt: Some(args.simulation.dt),
-        nit: Some(args.simulation.nit),
-        damping: Some(args.damping),
-        fem_damping: Some(args.fem_damping),
-        fit_damping: args.fit_damping,
-        periods: Some(args.periods),
-        release: Some(args.release.clone()),
-    };
     if args.frame_every == 0 {
         return Err(CliError::Input("--frame-every must be at least 1".to_string()));
     }
@@ -110,12 +50,9 @@ pub fn run(args: MotionArgs) -> CliResult {
         }
         None => None,
     };
-    let prepared = job.prepare(Spelling::Flag).map_err(crate::fit::job_error)?;
+    let prepared = args.job.prepare(Spelling::Flag).map_err(crate::fit::job_error)?;
     for warning in &prepared.warnings {
         eprintln!("warning: {warning}");
-    }
-    if args.frame_every == 0 {
-        return Err(CliError::Input("--frame-every must be at least 1".to_string()));
     }
     if let Some(dir) = &args.frames {
         crate::cli::check_output_folder("--frames", dir)?;
@@ -125,18 +62,20 @@ pub fn run(args: MotionArgs) -> CliResult {
     // printed, never instead of it.
     let mut write_error: Option<CliError> = None;
     let report = match &args.frames {
-        None => prepared.run(Spelling::Flag),
+        None => Context::run::<MotionKeywords>(prepared, &pbdfit_pbd::CpuBackend),
         Some(dir) => {
             let body = prepared.body().clone();
             let mut writer = SideBySide::new(&body, dir, args.frame_every);
-            let report = prepared.run_with_frames(Spelling::Flag, &mut |t, fem, model| {
+            let frames = &mut |t: f64, fem: &[Vec3], model: &[Vec3]| {
                 if writer.failed.is_none()
                     && let Err(e) = writer.frame(t, fem, model)
                 {
                     writer.failed = Some(e);
                 }
                 Ok(())
-            });
+            };
+            let context = &mut Context { backend: &pbdfit_pbd::CpuBackend, progress: &mut |_| {}, frames };
+            let report = MotionKeywords::run(prepared, context);
             // The frames written so far are kept and listed, whatever stopped the run.
             if !writer.written.is_empty() {
                 let pvd = dir.join("motion.pvd");
@@ -152,12 +91,7 @@ pub fn run(args: MotionArgs) -> CliResult {
         }
     }
     .map_err(crate::fit::job_error)?;
-    if args.json {
-        let text = serde_json::to_string(&report).map_err(|e| CliError::Internal(format!("JSON output: {e}")))?;
-        println!("{text}");
-    } else {
-        print!("{}", report.text());
-    }
+    crate::cli::print_report(&report, args.json)?;
     if let Some((dir, stem)) = figure {
         let e = report.tracked_direction;
         let along = |track: &[[f64; 3]]| track.iter().map(|u| u[0] * e[0] + u[1] * e[1] + u[2] * e[2]).collect();

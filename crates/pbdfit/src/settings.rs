@@ -21,7 +21,7 @@ pub struct SettingsArgs {
     #[arg(long, value_enum, default_value_t = pbdfit_pbd::ModelKind::JOLT)]
     model: pbdfit_pbd::ModelKind,
     /// An engine profile's setting, `NAME=VALUE` (repeatable), as for `pbdfit fit`.
-    #[arg(long = "setting", value_name = "NAME=VALUE", value_parser = crate::cli::parse_param)]
+    #[arg(long = "setting", value_name = "NAME=VALUE", value_parser = pbdfit_fit::parse_named_value)]
     settings: Vec<(String, f64)>,
     /// The error the fit must reach, as the mean squared relative displacement error the fits minimise
     /// (0.05 is an RMS relative error of 22.4 %, not 5 %). Give --target-rms for a percentage.

@@ -6,7 +6,7 @@ use pbdfit_jobs::{SimulateKeywords, SimulateReport, SimulateRun, Spelling};
 use pbdfit_mesh::vtk::{PointData, write_pvd, write_vtu};
 use pbdfit_pbd::{Integrator, PbdSystem, SimParams};
 
-use crate::cli::{BackendName, CliError, CliResult, SimulationArgs, to_json};
+use crate::cli::{BackendName, CliError, CliResult, to_json};
 use crate::fit::job_error;
 
 /// Arguments of `pbdfit simulate`.
@@ -16,7 +16,9 @@ pub struct SimulateArgs {
     #[command(flatten)]
     body: pbdfit_fit::Body,
     #[command(flatten)]
-    sim: SimulationArgs,
+    step: pbdfit_fit::Step,
+    #[command(flatten)]
+    model: pbdfit_fit::Model,
     /// Distance stiffness kd in [0, 1] (PBD models) [default: 0.5].
     #[arg(long)]
     kd: Option<f64>,
@@ -43,7 +45,7 @@ pub struct SimulateArgs {
     #[arg(long, default_value_t = 1_000_000)]
     steps: usize,
     /// Any model parameter by name, e.g. `--param alpha_d=1e-6` (repeatable; wins over the flags above).
-    #[arg(long = "param", value_parser = crate::cli::parse_param)]
+    #[arg(long = "param", value_parser = pbdfit_fit::parse_named_value)]
     param: Vec<(String, f64)>,
     /// Allow stiffness above 1 (experimental: it can overshoot).
     #[arg(long)]
@@ -100,17 +102,15 @@ impl Method {
 fn job(args: &SimulateArgs) -> Result<SimulateKeywords, CliError> {
     Ok(SimulateKeywords {
         body: args.body.clone(),
-        dt: Some(args.sim.dt),
-        nit: Some(args.sim.nit),
-        model: Some(args.sim.model.name().to_string()),
-        settings: args.sim.settings_map()?,
+        step: args.step,
+        model: args.model.clone(),
         kd: args.kd,
         kv: args.kv,
         compliance_distance: args.compliance_distance,
         compliance_volume: args.compliance_volume,
         ks: args.ks,
         kvol: args.kvol,
-        params: crate::cli::unique_pairs("--param", &args.param)?,
+        params: pbdfit_fit::unique_pairs("--param", &args.param).map_err(job_error)?,
         integrator: args.integrator.map(|i| i.name().to_string()),
         steps: Some(args.steps),
         unbounded: args.unbounded,

@@ -381,16 +381,17 @@ pub fn run_motion_pass(
                 }
                 let start = std::time::Instant::now();
                 let base = MotionKeywords {
-                    scene: scene_source(study, &record.scene),
-                    n: Some(record.n),
-                    mass_model: Some(record.mass_model.clone()),
-                    young: Some(record.young),
-                    poisson: Some(record.poisson),
+                    body: crate::Body {
+                        scene: scene_source(study, &record.scene),
+                        n: Some(record.n),
+                        mass_model: Some(record.mass_model.clone()),
+                        ..Default::default()
+                    },
+                    elastic: crate::Material { young: Some(record.young), poisson: Some(record.poisson) },
                     material: study.reference.material().map(|m| m.name().to_string()),
-                    model: Some(record.model.clone()),
-                    params: record.parameters.iter().cloned().collect(),
-                    dt: Some(record.dt),
-                    nit: Some(record.nit),
+                    step: crate::Step { dt: record.dt },
+                    model: crate::Model { model: record.model.clone(), nit: record.nit, ..Default::default() },
+                    params: record.parameters.to_vec(),
                     periods: Some(pass.periods),
                     release: Some(pass.release.name().to_string()),
                     fem_damping: Some(pass.fem_damping),
@@ -399,7 +400,7 @@ pub fn run_motion_pass(
                 // A release that fails (a fitted point whose rest state is unstable when solved cold, say) is
                 // a row with its reason in `status`, not the end of the pass.
                 let release = |job: MotionKeywords| -> Result<MotionReport, String> {
-                    job.prepare(Spelling::Keyword).and_then(|p| p.run(Spelling::Keyword)).map_err(|e| e.to_string())
+                    job.prepare(Spelling::Keyword).and_then(|p| p.run()).map_err(|e| e.to_string())
                 };
                 let at_sag = if record.parameters.iter().all(|(_, v)| v.is_finite()) {
                     release(base.clone())

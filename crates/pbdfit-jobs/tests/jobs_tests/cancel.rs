@@ -75,7 +75,7 @@ fn cancelled_modes_and_motion_stop_in_their_fem_loops() {
     )
     .unwrap();
     let prepared = motion.prepare(Spelling::Keyword).unwrap();
-    let e = with_flag(&set(), || prepared.run(Spelling::Keyword)).unwrap_err();
+    let e = with_flag(&set(), || prepared.run()).unwrap_err();
     assert!(e.to_string().contains(CANCELLED), "{e}");
 }
 
@@ -84,7 +84,7 @@ fn cancelled_modes_and_motion_stop_in_their_fem_loops() {
 #[test]
 fn a_cancelled_fit_stops() {
     let job = FitKeywords::from_json(r#"{"scene": "gravity-wall", "n": 2, "model": "xpbd", "nit": 4}"#).unwrap();
-    let prepared = job.job().unwrap().prepare(Spelling::Keyword).unwrap();
+    let prepared = job.job(Spelling::Keyword).unwrap().prepare(Spelling::Keyword).unwrap();
     let Err(e) = with_flag(&set(), || prepared.run(&CpuBackend)) else { panic!("no fit without rest states") };
     assert!(e.to_string().contains(CANCELLED), "{e}");
 }

@@ -5,7 +5,7 @@
 //! about with the rest-state difference they make.
 
 use pbdfit_fit::study::Study;
-use pbdfit_jobs::{FitJob, FitKeywords, FitReport, SimulateKeywords, SimulateReport, Spelling};
+use pbdfit_jobs::{FitJob, FitKeywords, FitReport, Job, SimulateKeywords, SimulateReport, Spelling};
 use pbdfit_mesh::{MassModel, SceneSet, Vec3};
 use pbdfit_pbd::{CpuBackend, ModelKind, PbdSystem, RestOptions, RestStateBackend, SimParams};
 
@@ -46,7 +46,7 @@ fn genesis_and_pybullet_fits_without_a_mass_model_are_their_uniform_fits_bit_for
 #[test]
 fn python_keywords_with_mass_model_none_give_the_engines_masses() {
     let masses = |json: &str| {
-        let job = FitKeywords::from_json(json).expect("keywords").job().expect("a job");
+        let job = FitKeywords::from_json(json).expect("keywords").job(Spelling::Keyword).expect("a job");
         let prepared = job.prepare(Spelling::Keyword).expect("prepared");
         prepared.set.scenes().iter().map(|s| s.body(prepared.n).unwrap().masses).collect::<Vec<_>>()
     };
@@ -70,7 +70,7 @@ fn simulate_without_a_mass_model_is_the_engines_rest_state_bit_for_bit() {
         let body = pbdfit_fit::Body { scene: "gravity-wall".into(), n: Some(2), mass_model, ..Default::default() };
         let job = SimulateKeywords {
             body,
-            model: Some("pybullet-neohookean".into()),
+            model: pbdfit_fit::Model { model: "pybullet-neohookean".into(), ..Default::default() },
             params: [("mu".to_string(), 3e3), ("lambda".to_string(), 5e3)].into(),
             ..Default::default()
         };

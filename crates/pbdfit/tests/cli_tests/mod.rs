@@ -9,6 +9,7 @@ mod docs;
 mod engines;
 mod fem;
 mod hostile_input;
+mod jobs;
 mod loads;
 mod measured;
 mod modes;
