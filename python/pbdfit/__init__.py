@@ -26,6 +26,7 @@ __version__: str = _native.__version__
 
 __all__ = [
     "Dynamics",
+    "FemField",
     "FitResult",
     "RestState",
     "Scene",
@@ -295,27 +296,13 @@ def motion(
     ``damping``) for the FEM's decay, and ``damping_fit`` gives the value or says why none will do.
     """
     keywords: Dict[str, Any] = dict(
-        scene=_source(scene),
-        n=_count("n", n, 1),
-        young=_number("young", young),
-        poisson=_number("poisson", poisson),
-        model=model,
-        dt=_number("dt", dt),
-        nit=_count("nit", nit, 1),
-        params=_named_numbers("params", params, "{'kd': 0.3, 'kv': 0.5}") or {},
-        fit=bool(fit),
-        fit_motion=bool(fit_motion),
-        settings=_settings(settings) or {},
-        material=material,
-        damping=_number("damping", damping),
-        periods=_number("periods", periods),
-        release=release,
-        mass_model=mass_model,
-        fix_orientation=bool(fix_orientation),
-        density=_number("density", density),
-        size=_number("size", size),
-        fem_damping=_number("fem_damping", fem_damping),
-        fit_damping=bool(fit_damping),
+        scene=_source(scene), n=_count("n", n, 1), young=_number("young", young),
+        poisson=_number("poisson", poisson), model=model, dt=_number("dt", dt), nit=_count("nit", nit, 1),
+        params=_named_numbers("params", params, "{'kd': 0.3, 'kv': 0.5}") or {}, fit=bool(fit),
+        fit_motion=bool(fit_motion), settings=_settings(settings) or {}, material=material,
+        damping=_number("damping", damping), periods=_number("periods", periods), release=release,
+        mass_model=mass_model, fix_orientation=bool(fix_orientation), density=_number("density", density),
+        size=_number("size", size), fem_damping=_number("fem_damping", fem_damping), fit_damping=bool(fit_damping),
     )
     r = json.loads(_native.run_job("motion", _json(keywords)))
     for key in ("times", "fem_track", "model_track"):
@@ -339,9 +326,10 @@ def fem(
     size: Optional[float] = None,
     fem_mass: Optional[str] = None,
     rayleigh: Optional[Tuple[float, float]] = None,
-) -> Union[np.ndarray, Dict[str, np.ndarray]]:
-    """FEM rest displacements in m: an (nv, 3) float64 array, or for a compound scene a dict of them by
-    part name, as ``pbdfit fem`` computes them (every option of the command line is a keyword here; a test
+) -> Union["FemField", Dict[str, "FemField"]]:
+    """FEM rest displacements in m: an (nv, 3) float64 array (a :class:`FemField`, whose ``report`` is the
+    command line's JSON object, contact forces included), or for a compound scene a dict of them by part
+    name, as ``pbdfit fem`` computes them (every option of the command line is a keyword here; a test
     compares the lists).
 
     ``young`` in Pa, ``poisson`` in (-1, 0.5); ``material`` is ``linear``, ``corotational``, ``stvk`` or
@@ -366,9 +354,25 @@ def fem(
         **_reference_keywords(material, dynamic, time, fem_mass, rayleigh, split),
     )
     report = json.loads(_native.run_job("fem", _json(keywords)))
-    if not isinstance(report, list):
-        return np.array(report["displacements"], dtype=np.float64)
-    return {r["scene"]: np.array(r["displacements"], dtype=np.float64) for r in report}
+    fields = [_fem_field(r) for r in (report if isinstance(report, list) else [report])]
+    return {f.report["scene"]: f for f in fields} if isinstance(report, list) else fields[0]
+
+
+class FemField(np.ndarray):
+    """An FEM part's rest displacements, an (nv, 3) array in m, with its ``report``: ``pbdfit fem --json``'s
+    object (the body, the solve, and for a body with obstacles ``contact``: each vertex's contact force and
+    state, and the totals that balance)."""
+
+    report: Dict[str, Any] = {}
+
+    def __array_finalize__(self, obj: Any) -> None:
+        self.report = getattr(obj, "report", {})
+
+
+def _fem_field(report: Dict[str, Any]) -> FemField:
+    field = np.array(report["displacements"], dtype=np.float64).view(FemField)
+    field.report = report
+    return field
 
 
 @dataclass(frozen=True)
@@ -467,28 +471,13 @@ def simulate(
     named = {**(_named_numbers("params", params, "{'kd': 0.3, 'kv': 0.5}") or {}),
              **{k: _number(k, v) for k, v in parameters.items()}}
     keywords: Dict[str, Any] = dict(
-        scene=_source(scene),
-        model=model,
-        dt=_number("dt", dt),
-        nit=_count("nit", nit, 1),
-        n=_count("n", n, 1),
-        sensitivity=bool(sensitivity),
-        settings=_settings(settings),
-        kd=_number("kd", kd),
-        kv=_number("kv", kv),
+        scene=_source(scene), model=model, dt=_number("dt", dt), nit=_count("nit", nit, 1), n=_count("n", n, 1),
+        sensitivity=bool(sensitivity), settings=_settings(settings), kd=_number("kd", kd), kv=_number("kv", kv),
         compliance_distance=_number("compliance_distance", compliance_distance),
-        compliance_volume=_number("compliance_volume", compliance_volume),
-        ks=_number("ks", ks),
-        kvol=_number("kvol", kvol),
-        params=named,
-        mass_model=mass_model,
-        fix_orientation=bool(fix_orientation),
-        density=_number("density", density),
-        size=_number("size", size),
-        integrator=integrator,
-        steps=_count("steps", steps, 1),
-        unbounded=bool(unbounded),
-        damping=_number("damping", damping),
+        compliance_volume=_number("compliance_volume", compliance_volume), ks=_number("ks", ks),
+        kvol=_number("kvol", kvol), params=named, mass_model=mass_model, fix_orientation=bool(fix_orientation),
+        density=_number("density", density), size=_number("size", size), integrator=integrator,
+        steps=_count("steps", steps, 1), unbounded=bool(unbounded), damping=_number("damping", damping),
         method=method,
     )
     report = json.loads(_native.run_job("simulate", _json(keywords)))
@@ -667,29 +656,14 @@ def fit(
     2.5 % and 97.5 % quantiles; K is 2 to 10,000, and ``max_seconds`` bounds the fit and its refits
     together. ``settings``: an engine profile's settings by the engine's names (``--setting``)."""
     keywords: Dict[str, Any] = dict(
-        scene=_source(scene),
-        young=_number("young", young),
-        poisson=_number("poisson", poisson),
-        model=model,
-        dt=_number("dt", dt),
-        n=_count("n", n, 1),
-        nit=_count("nit", nit, 1),
-        box=_box(box),
-        grid=_count("grid", grid),
-        min_step=_number("min_step", min_step),
-        search=search,
+        scene=_source(scene), young=_number("young", young), poisson=_number("poisson", poisson), model=model,
+        dt=_number("dt", dt), n=_count("n", n, 1), nit=_count("nit", nit, 1), box=_box(box),
+        grid=_count("grid", grid), min_step=_number("min_step", min_step), search=search,
         max_evaluations=_count("max_evaluations", max_evaluations, 1),
-        max_seconds=_number("max_seconds", max_seconds),
-        measured=None if measured is None else os.fspath(measured),
-        bootstrap=_count("bootstrap", bootstrap),
-        settings=_settings(settings),
-        unbounded=bool(unbounded),
-        starts=_starts(starts),
-        precision=precision,
-        mass_model=mass_model,
-        fix_orientation=bool(fix_orientation),
-        density=_number("density", density),
-        size=_number("size", size),
+        max_seconds=_number("max_seconds", max_seconds), measured=None if measured is None else os.fspath(measured),
+        bootstrap=_count("bootstrap", bootstrap), settings=_settings(settings), unbounded=bool(unbounded),
+        starts=_starts(starts), precision=precision, mass_model=mass_model, fix_orientation=bool(fix_orientation),
+        density=_number("density", density), size=_number("size", size),
         **_reference_keywords(material, dynamic, time, fem_mass, rayleigh, split),
     )
     return FitResult._from_report(_native.run_job("fit", _json(keywords)))
@@ -896,19 +870,10 @@ def evaluate(
     no rest state."""
     example = "{'kd': 0.3, 'kv': 0.5}"
     keywords: Dict[str, Any] = dict(
-        scene=_source(scene),
-        young=_number("young", young),
-        poisson=_number("poisson", poisson),
+        scene=_source(scene), n=_count("n", n, 1), young=_number("young", young), poisson=_number("poisson", poisson),
         parameters=_named_numbers("parameters", _mapping_of("parameters", parameters, example), example),
-        model=model,
-        dt=_number("dt", dt),
-        n=_count("n", n, 1),
-        nit=_count("nit", nit, 1),
-        material=material,
-        settings=_settings(settings),
-        density=_number("density", density),
-        size=_number("size", size),
-        mass_model=mass_model,
+        model=model, settings=_settings(settings), dt=_number("dt", dt), nit=_count("nit", nit, 1), material=material,
+        density=_number("density", density), size=_number("size", size), mass_model=mass_model,
         fix_orientation=bool(fix_orientation),
     )
     return json.loads(_native.run_job("evaluate", _json(keywords)))
@@ -938,16 +903,9 @@ def lookup(
     as ``pbdfit lookup --refine [--scene]``; ``density`` and ``size`` give that fit's body (refused without
     ``refine``: a table holds fits of its own body)."""
     keywords: Dict[str, Any] = dict(
-        table=os.fspath(table),
-        young=_number("young", young),
-        poisson=_number("poisson", poisson),
-        dt=_number("dt", dt),
-        nit=_count("nit", nit, 1),
-        n=_count("n", n, 1),
-        extrapolate=bool(extrapolate),
-        refine=bool(refine),
-        scene=None if scene is None else _source(scene),
-        density=_number("density", density),
+        table=os.fspath(table), young=_number("young", young), poisson=_number("poisson", poisson),
+        dt=_number("dt", dt), nit=_count("nit", nit, 1), n=_count("n", n, 1), extrapolate=bool(extrapolate),
+        refine=bool(refine), scene=None if scene is None else _source(scene), density=_number("density", density),
         size=_number("size", size),
     )
     return json.loads(_native.run_job("lookup", _json(keywords)))

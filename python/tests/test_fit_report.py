@@ -282,3 +282,10 @@ def test_a_report_with_a_moved_minimum_and_warnings_equals_the_cli_field_for_fie
                    "--setting", "relaxation=0.3")
     compare(py, cli)
     assert py.moved is not None and "simulate" in py.moved, py.moved
+
+
+def test_fem_returns_the_command_line_s_report_with_its_contact_forces():
+    u = pbdfit.fem("resting", n=1)
+    cli = cli_json("fem", "--scene", "resting", "--n", "1")
+    assert u.report["contact"]["forces"] and u.tolist() == cli["displacements"]
+    assert {k: v for k, v in u.report.items() if k != "seconds"} == {k: v for k, v in cli.items() if k != "seconds"}

@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 
+use clap::builder::TypedValueParser;
 use pbdfit_mesh::{Body, BodySummary, SceneSet, Vec3};
 use pbdfit_pbd::{
     ConstraintRef, IntegrateOptions, Integrator, Model, ModelKind, ModelRule, PbdSystem, RestMethod, RestOptions,
@@ -16,44 +17,67 @@ use serde::{Deserialize, Serialize};
 
 use pbdfit_fit::{FitJobError, Spelling};
 
-/// A simulation as the command line and Python ask it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// A simulation as the command line and Python ask it (the command line's options are these under their
+/// flag names).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, clap::Args)]
 #[serde(default)]
 pub struct SimulateKeywords {
     /// The body: `scene`, `n`, `mass_model`, `fix_orientation`, `density`, `size`.
     #[serde(flatten)]
+    #[command(flatten)]
     pub body: pbdfit_fit::Body,
     /// The time step `dt`.
     #[serde(flatten)]
+    #[command(flatten)]
     pub step: pbdfit_fit::Step,
     /// The model: `model`, `settings`, `nit`.
     #[serde(flatten)]
+    #[command(flatten)]
     pub model: pbdfit_fit::Model,
-    /// Distance stiffness kd in [0, 1] (PBD models; default 0.5).
+    /// Distance stiffness kd in [0, 1] (PBD models) [default: 0.5].
+    #[arg(long)]
     pub kd: Option<f64>,
-    /// Volume stiffness kv in [0, 1] (PBD models; default 0.5).
+    /// Volume stiffness kv in [0, 1] (PBD models) [default: 0.5].
+    #[arg(long)]
     pub kv: Option<f64>,
-    /// XPBD distance compliance alpha_d in m/N (default 0).
+    /// XPBD distance compliance alpha_d in m/N [default: 0].
+    #[arg(long)]
     pub compliance_distance: Option<f64>,
-    /// XPBD volume compliance alpha_v in m^6/J (default 0).
+    /// XPBD volume compliance alpha_v in m^6/J [default: 0].
+    #[arg(long)]
     pub compliance_volume: Option<f64>,
     /// Mass-spring spring constant ks in N/m.
+    #[arg(long)]
     pub ks: Option<f64>,
-    /// Mass-spring volume penalty kvol in Pa.
+    /// Mass-spring volume penalty kvol in Pa (mass-spring-volume).
+    #[arg(long)]
     pub kvol: Option<f64>,
-    /// Any model parameter by name (wins over the named ones above).
-    pub params: BTreeMap<String, f64>,
-    /// Mass-spring models: run the dynamics with this integrator instead of the Newton rest state.
+    /// Any model parameter by name, e.g. `--param alpha_d=1e-6` (repeatable; wins over the flags above).
+    #[arg(long = "param", value_parser = pbdfit_fit::parse_named_value)]
+    #[serde(serialize_with = "pbdfit_fit::ordered_map", deserialize_with = "pbdfit_fit::sorted_pairs")]
+    pub params: Vec<(String, f64)>,
+    /// Mass-spring models: run the dynamics with this integrator (until they settle or --steps) instead
+    /// of solving the Newton rest state.
+    #[arg(long, value_parser = clap::builder::EnumValueParser::<Integrator>::new().map(|i| i.name().to_string()))]
     pub integrator: Option<String>,
-    /// With `integrator`: the largest number of steps (default 1,000,000).
+    /// With --integrator: the largest number of steps [default: 1000000].
+    #[arg(long)]
     pub steps: Option<usize>,
-    /// Allow stiffness above 1.
+    /// Allow stiffness above 1 (experimental: it can overshoot).
+    #[arg(long)]
     pub unbounded: bool,
-    /// PBD models: velocity damping per step in [0, 1); mass-spring models: spring damping in N s/m.
+    /// PBD models: velocity damping per step in [0, 1); mass-spring models: spring damping in N s/m (>= 0).
+    /// It changes the path to rest, not the rest state [default: 0].
+    #[arg(long)]
     pub damping: Option<f64>,
-    /// `fixed-point` (default) or `stepping`.
+    /// Rest-state method: fixed point (Anderson, falls back to stepping) or stepping the dynamics [default:
+    /// fixed-point].
+    #[arg(long, value_parser = ["fixed-point", "stepping"])]
     pub method: Option<String>,
-    /// Also the rest state's sensitivity to each parameter.
+    /// Also the rest state's sensitivity to each parameter, `du*/dp` (m per unit of the parameter; the
+    /// implicit function theorem at the fixed point, or the Newton tangent for mass-spring models): JSON
+    /// key `sensitivity`, one array per parameter with a row per vertex.
+    #[arg(long)]
     pub sensitivity: bool,
 }
 
@@ -285,7 +309,8 @@ impl SimulateKeywords {
                 )));
             }
         }
-        for name in self.params.keys() {
+        let params = pbdfit_fit::unique_pairs(param.trim_end(), &self.params)?;
+        for name in params.keys() {
             if kind.parameter(name).is_none() {
                 return Err(input(format!(
                     "{param}{name}: model {kind} has no parameter `{name}`; its parameters are {}",
@@ -305,7 +330,7 @@ impl SimulateKeywords {
             .parameters()
             .iter()
             .map(|p| {
-                self.params
+                params
                     .get(p.name)
                     .copied()
                     .or_else(|| named(p.name))

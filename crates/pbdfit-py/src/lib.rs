@@ -14,7 +14,6 @@
 
 mod distributed;
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,12 +24,10 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use pbdfit_fem::YoungPoisson;
-use pbdfit_fit::ReferenceOverrides;
+use pbdfit_fit::FitError;
 use pbdfit_fit::study::Progress;
-use pbdfit_fit::{FitError, FitProblem, PartCache, Settings};
 use pbdfit_mesh::{BUILTIN_SCENES, SceneSet, Vec3};
-use pbdfit_pbd::{CpuBackend, ModelKind};
+use pbdfit_pbd::CpuBackend;
 
 fn value_error(message: impl ToString) -> PyErr {
     PyValueError::new_err(message.to_string())
@@ -191,16 +188,6 @@ fn scene_bodies<'py>(
         out.push(d);
     }
     Ok((set.is_compound(), out))
-}
-
-/// The model kind by name, with an engine profile's settings by the engine's names (the `--setting` of the
-/// command line, checked by the same rules): no spec string is built and parsed back.
-fn kind(model: &str, settings: Option<HashMap<String, f64>>) -> PyResult<ModelKind> {
-    let kind = model.parse::<ModelKind>().map_err(value_error)?;
-    let mut settings: Vec<(String, f64)> = settings.unwrap_or_default().into_iter().collect();
-    // A dict has no order; the settings do not depend on one, but messages and errors should not vary.
-    settings.sort_by(|a, b| a.0.cmp(&b.0));
-    kind.with_settings(&settings).map_err(|e| value_error(format!("settings: {e}")))
 }
 
 /// A fit job's refusal (ValueError) or failure (as [`fit_error`]).

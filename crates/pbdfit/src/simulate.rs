@@ -4,70 +4,23 @@ use std::path::PathBuf;
 
 use pbdfit_jobs::{SimulateKeywords, SimulateReport, SimulateRun, Spelling};
 use pbdfit_mesh::vtk::{PointData, write_pvd, write_vtu};
-use pbdfit_pbd::{Integrator, PbdSystem, SimParams};
+use pbdfit_pbd::{PbdSystem, SimParams};
 
 use crate::cli::{BackendName, CliError, CliResult, to_json};
 use crate::fit::job_error;
 
-/// Arguments of `pbdfit simulate`.
+/// Arguments of `pbdfit simulate`: the simulation job's keywords beside the backend and the outputs.
 #[derive(Debug, clap::Args)]
 #[command(allow_negative_numbers = true)]
 pub struct SimulateArgs {
     #[command(flatten)]
-    body: pbdfit_fit::Body,
-    #[command(flatten)]
-    step: pbdfit_fit::Step,
-    #[command(flatten)]
-    model: pbdfit_fit::Model,
-    /// Distance stiffness kd in [0, 1] (PBD models) [default: 0.5].
-    #[arg(long)]
-    kd: Option<f64>,
-    /// Volume stiffness kv in [0, 1] (PBD models) [default: 0.5].
-    #[arg(long)]
-    kv: Option<f64>,
-    /// XPBD distance compliance alpha_d in m/N [default: 0].
-    #[arg(long)]
-    compliance_distance: Option<f64>,
-    /// XPBD volume compliance alpha_v in m^6/J [default: 0].
-    #[arg(long)]
-    compliance_volume: Option<f64>,
-    /// Mass-spring spring constant ks in N/m.
-    #[arg(long)]
-    ks: Option<f64>,
-    /// Mass-spring volume penalty kvol in Pa (mass-spring-volume).
-    #[arg(long)]
-    kvol: Option<f64>,
-    /// Mass-spring models: run the dynamics with this integrator (until they settle or --steps) instead
-    /// of solving the Newton rest state.
-    #[arg(long, value_enum)]
-    integrator: Option<Integrator>,
-    /// With --integrator: the largest number of steps.
-    #[arg(long, default_value_t = 1_000_000)]
-    steps: usize,
-    /// Any model parameter by name, e.g. `--param alpha_d=1e-6` (repeatable; wins over the flags above).
-    #[arg(long = "param", value_parser = pbdfit_fit::parse_named_value)]
-    param: Vec<(String, f64)>,
-    /// Allow stiffness above 1 (experimental: it can overshoot).
-    #[arg(long)]
-    unbounded: bool,
-    /// PBD models: velocity damping per step in [0, 1); mass-spring models: spring damping in N s/m (>= 0).
-    /// It changes the path to rest, not the rest state.
-    #[arg(long, default_value_t = 0.0)]
-    damping: f64,
-    /// Rest-state method: fixed point (Anderson, falls back to stepping) or stepping the dynamics.
-    #[arg(long, value_enum, default_value_t = Method::FixedPoint)]
-    method: Method,
+    job: SimulateKeywords,
     /// Where the rest state is computed (the GPU steps the dynamics to rest in f32; --method is the CPU's).
     #[arg(long, value_enum, default_value_t = BackendName::Cpu)]
     backend: BackendName,
     /// Print one JSON object (an array of them for a compound scene).
     #[arg(long)]
     json: bool,
-    /// Also the rest state's sensitivity to each parameter, `du*/dp` (m per unit of the parameter; the
-    /// implicit function theorem at the fixed point, or the Newton tangent for mass-spring models): JSON
-    /// key `sensitivity`, one array per parameter with a row per vertex.
-    #[arg(long)]
-    sensitivity: bool,
     /// Write the rest state with its displacement to this .vtu file.
     #[arg(long)]
     vtk: Option<PathBuf>,
@@ -82,47 +35,9 @@ pub struct SimulateArgs {
     frame_steps: usize,
 }
 
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-enum Method {
-    FixedPoint,
-    Stepping,
-}
-
-impl Method {
-    /// The name on the command line (the job's `method`).
-    fn name(self) -> &'static str {
-        match self {
-            Method::FixedPoint => "fixed-point",
-            Method::Stepping => "stepping",
-        }
-    }
-}
-
-/// The job these arguments ask for (everything but the outputs and the backend).
-fn job(args: &SimulateArgs) -> Result<SimulateKeywords, CliError> {
-    Ok(SimulateKeywords {
-        body: args.body.clone(),
-        step: args.step,
-        model: args.model.clone(),
-        kd: args.kd,
-        kv: args.kv,
-        compliance_distance: args.compliance_distance,
-        compliance_volume: args.compliance_volume,
-        ks: args.ks,
-        kvol: args.kvol,
-        params: pbdfit_fit::unique_pairs("--param", &args.param).map_err(job_error)?,
-        integrator: args.integrator.map(|i| i.name().to_string()),
-        steps: Some(args.steps),
-        unbounded: args.unbounded,
-        damping: Some(args.damping),
-        method: Some(args.method.name().to_string()),
-        sensitivity: args.sensitivity,
-    })
-}
-
 /// Runs `pbdfit simulate`.
 pub fn run(args: SimulateArgs) -> CliResult {
-    let prepared = job(&args)?.prepare(Spelling::Flag).map_err(job_error)?;
+    let prepared = args.job.prepare(Spelling::Flag).map_err(job_error)?;
     for note in &prepared.notes {
         eprintln!("pbdfit: {note}");
     }
