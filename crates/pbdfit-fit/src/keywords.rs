@@ -370,6 +370,53 @@ mod tests {
         assert_eq!(one.given(), ["fem_mass"]);
     }
 
+    /// The command line's flags and Python's keywords make one job: `--box` and `--start` parse into the
+    /// dict and the list of dicts Python gives, the groups flatten the same names.
+    #[test]
+    fn flags_and_keywords_make_the_same_fit_and_motion_jobs() {
+        use clap::Parser;
+        #[derive(clap::Parser)]
+        struct Fit {
+            #[command(flatten)]
+            job: crate::FitKeywords,
+        }
+        #[derive(clap::Parser)]
+        struct Motion {
+            #[command(flatten)]
+            job: crate::MotionKeywords,
+        }
+        let flags = ["fit", "--scene", "gravity-wall", "--n", "2", "--young", "3e3", "--dt", "1/200", "--model"];
+        let more = ["jolt", "--setting", "linear_damping=0.1", "--nit", "4", "--box", "edge_compliance=1e-9:1e-3"];
+        let start = ["--start", "edge_compliance=1e-6,volume_compliance=1e-7", "--split", "six", "--precision"];
+        let cli = Fit::try_parse_from(flags.iter().chain(&more).chain(&start).chain(&["f32"])).unwrap().job;
+        let json = keywords_from_json::<crate::FitKeywords>(
+            r#"{"scene": "gravity-wall", "n": 2, "young": 3e3, "dt": 0.005, "model": "jolt", "nit": 4,
+                "settings": {"linear_damping": 0.1}, "box": {"edge_compliance": [1e-9, 1e-3]}, "split": "six",
+                "starts": [{"edge_compliance": 1e-6, "volume_compliance": 1e-7}], "precision": "f32"}"#,
+        );
+        assert_eq!(cli, json.unwrap());
+        let flags = ["motion", "--scene", "gravity-wall", "--param", "kd=0.4", "--param", "kv=1", "--fit-motion"];
+        let cli = Motion::try_parse_from(flags).unwrap().job;
+        let json = r#"{"scene": "gravity-wall", "params": {"kv": 1, "kd": 0.4}, "fit_motion": true}"#;
+        assert_eq!(cli, keywords_from_json::<crate::MotionKeywords>(json).unwrap());
+        assert_eq!(cli.model.kind(crate::Spelling::Flag).unwrap(), pbdfit_pbd::ModelKind::PBD);
+        let bad =
+            Model { settings: vec![("relaxation".into(), 2.0)], ..Model { model: "newton-xpbd".into(), ..cli.model } };
+        let refused = |spelling| bad.kind(spelling).unwrap_err().to_string();
+        assert!(refused(crate::Spelling::Flag).starts_with("--setting: invalid setting relaxation = 2"));
+        assert!(refused(crate::Spelling::Keyword).starts_with("settings: invalid setting relaxation = 2"));
+    }
+
+    proptest::proptest! {
+        /// Any text as a `NAME=VALUE` pair: a pair or a refusal, never a panic; a pair written is read back.
+        #[test]
+        fn named_values_parse_or_are_refused(text in ".{0,40}", name in "[a-z_]{1,8}", value in -1e9f64..1e9) {
+            let _ = parse_named_value(&text);
+            let (read, at) = parse_named_value(&format!("{name}={value}")).unwrap();
+            proptest::prop_assert_eq!((read.as_str(), at), (name.as_str(), value));
+        }
+    }
+
     #[test]
     fn an_unknown_keyword_is_refused_by_name() {
         let e = keywords_from_json::<ReferenceKeywords>(r#"{"materail": "stvk"}"#).unwrap_err();
