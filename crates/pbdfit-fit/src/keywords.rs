@@ -121,7 +121,7 @@ impl Body {
         let input = crate::FitJobError::Input;
         let mass_model = self.mass_model().map_err(|e| input(format!("{}: {e}", spelling.name("mass_model"))))?;
         let set =
-            pbdfit_mesh::SceneSet::load_with(&self.scene, self.fix_orientation).map_err(|e| input(e.to_string()))?;
+            pbdfit_mesh::SceneSet::load_with(&self.scene, self.fix_orientation).map_err(|e| scene_error(e, kind))?;
         let notes = crate::mesh_notes(&set);
         let set = crate::with_resolved_masses(set, mass_model, kind);
         Ok((with_body(set, self.scale, spelling)?, notes))
@@ -139,6 +139,20 @@ impl Body {
         spelling: crate::Spelling,
     ) -> Result<usize, crate::FitJobError> {
         set.resolution(self.n).map_err(|e| crate::FitJobError::Input(format!("{}: {e}", spelling.name("n"))))
+    }
+}
+
+/// A scene that cannot be loaded as a solid, as the job's error: a sheet given to a model names the model
+/// (sheets have no model yet).
+pub fn scene_error(e: pbdfit_mesh::SceneError, kind: Option<pbdfit_pbd::ModelKind>) -> crate::FitJobError {
+    match (&e, kind) {
+        (pbdfit_mesh::SceneError::Sheet { origin }, Some(kind)) => crate::FitJobError::Input(format!(
+            "model `{}` works on tetrahedral solids, and scene {origin} is a sheet (a triangle mesh with a \
+             thickness): sheets have no such model yet (`pbdfit fem` and `pbdfit modes` solve a sheet's shell \
+             reference)",
+            kind.spec()
+        )),
+        _ => crate::FitJobError::Input(e.to_string()),
     }
 }
 
@@ -241,12 +255,16 @@ pub struct BodyKeywords {
     /// scene's (the built-in scenes: a 1 m cube).
     #[arg(long, value_parser = parse_number, allow_hyphen_values = true)]
     pub size: Option<f64>,
+    /// A sheet's thickness in m (default: the sheet scene's). Sheet scenes only: a solid's size is
+    /// `size`.
+    #[arg(long, value_parser = parse_number, allow_hyphen_values = true)]
+    pub thickness: Option<f64>,
 }
 
 impl BodyKeywords {
-    /// Whether either option is given.
+    /// Whether any option is given.
     pub fn given(self) -> bool {
-        self.density.is_some() || self.size.is_some()
+        self.density.is_some() || self.size.is_some() || self.thickness.is_some()
     }
 }
 
@@ -257,6 +275,14 @@ pub fn with_body(
     body: BodyKeywords,
     spelling: crate::Spelling,
 ) -> Result<pbdfit_mesh::SceneSet, crate::FitJobError> {
+    if let Some(h) = body.thickness {
+        return Err(crate::FitJobError::Input(format!(
+            "{} = {h}: a thickness is a sheet's, and scene {} is a tetrahedral solid (its size is {})",
+            spelling.name("thickness"),
+            set.name(),
+            spelling.name("size")
+        )));
+    }
     set.with_body(body.density, body.size)
         .map_err(|e| crate::FitJobError::Input(format!("{} {e}", spelling.name(e.option()))))
 }

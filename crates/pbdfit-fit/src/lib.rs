@@ -72,7 +72,7 @@ pub use job::{
 };
 pub use keywords::{
     Body, BodyKeywords, DT, Material, POISSON, ReferenceKeywords, Step, YOUNG, keyword_names, keywords_from_json,
-    load_scene, mesh_notes, parse_number, with_body,
+    load_scene, mesh_notes, parse_number, scene_error, with_body,
 };
 pub use lockstep::{Lockstep, LockstepCounts, Member, run_in_lockstep};
 pub use masses::{mass_model_warning, resolve_mass_model, with_resolved_masses};
