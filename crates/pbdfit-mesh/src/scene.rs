@@ -297,7 +297,10 @@ impl SceneSet {
                 return Err(SceneError::Sheet { origin: origin.to_string() });
             }
             Err(e) => {
-                return Err(SceneError::Parse { origin: origin.to_string(), message: e.to_string().trim().to_string() });
+                return Err(SceneError::Parse {
+                    origin: origin.to_string(),
+                    message: e.to_string().trim().to_string(),
+                });
             }
         };
         if file.sheet.is_some() {

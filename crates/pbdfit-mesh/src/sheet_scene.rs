@@ -432,7 +432,8 @@ impl SheetScene {
         size: Option<f64>,
         thickness: Option<f64>,
     ) -> Result<Self, BodyError> {
-        for (option, unit, value) in [("density", "kg/m^3", density), ("size", "m", size), ("thickness", "m", thickness)]
+        for (option, unit, value) in
+            [("density", "kg/m^3", density), ("size", "m", size), ("thickness", "m", thickness)]
         {
             if let Some(value) = value
                 && !(value.is_finite() && value > 0.0)

@@ -18,4 +18,5 @@ mod pbd;
 mod reference;
 mod refusals;
 mod resume;
+mod sheets;
 mod table;
