@@ -67,6 +67,8 @@ struct SheetDef {
     diagonal: Option<String>,
     vertices: Option<Vec<[f64; 3]>>,
     triangles: Option<Vec<[i64; 3]>>,
+    /// A triangle mesh file (OBJ, Gmsh, VTK), relative to the scene file.
+    mesh: Option<String>,
     thickness: f64,
     /// The sheet's largest extent in m: the geometry the file gives is scaled to it.
     size: Option<f64>,
@@ -164,6 +166,8 @@ pub struct SheetScene {
     pub poisson: Option<f64>,
     /// The held selectors and how each holds.
     pub held: Vec<(Selector, SheetSupport)>,
+    /// Named vertex groups of an imported mesh (Gmsh physical groups), for `group` selectors.
+    pub groups: std::collections::BTreeMap<String, Vec<usize>>,
     /// Gravitational acceleration, m/s^2.
     pub gravity: Vec3,
     /// The reference material the scene asks for (`linear`, `corotational`, `stvk`), if any.
@@ -224,9 +228,9 @@ impl SheetScene {
         std::fs::read_to_string(name_or_path).is_ok_and(|t| is_sheet_text(&t))
     }
 
-    /// Parses sheet scene TOML; `origin` names it in errors. `_dir` is the folder relative paths would
-    /// start from (a sheet names no file yet).
-    pub fn parse(text: &str, origin: &str, _dir: Option<&Path>) -> Result<Self, SceneError> {
+    /// Parses sheet scene TOML; `origin` names it in errors. `dir` is the folder a `mesh` file is read
+    /// from (`None` for a built-in scene, which names none).
+    pub fn parse(text: &str, origin: &str, dir: Option<&Path>) -> Result<Self, SceneError> {
         if !is_sheet_text(text) {
             return Err(SceneError::NotSheet { origin: origin.to_string() });
         }
@@ -252,8 +256,31 @@ impl SheetScene {
             }
         };
         let thickness = positive("sheet.thickness", "m", s.thickness)?;
+        let mut groups = std::collections::BTreeMap::new();
+        let whole = |what: &str| {
+            if s.n.is_some() || s.diagonal.is_some() {
+                return Err(invalid(
+                    "sheet",
+                    format!("a mesh given by {what} has its own resolution: no `n` or `diagonal`"),
+                ));
+            }
+            Ok(())
+        };
         let (geometry, default_n) = match (&s.width, &s.height, &s.vertices, &s.triangles) {
-            (Some(w), Some(h), None, None) => {
+            (None, None, None, None) if s.mesh.is_some() => {
+                whole("a `mesh` file")?;
+                let file = s.mesh.as_deref().unwrap_or_default();
+                let dir = dir.ok_or_else(|| {
+                    invalid("sheet.mesh", "a built-in scene names no mesh file".into())
+                })?;
+                let path = dir.join(file);
+                let raw = crate::import::read_mesh(&path).map_err(|e| invalid("sheet.mesh", e.to_string()))?;
+                let (mesh, named) =
+                    raw.validate_sheet(&path.display().to_string()).map_err(|m| invalid("sheet.mesh", m))?;
+                groups = named;
+                (SheetGeometry::Mesh(mesh), 1)
+            }
+            (Some(w), Some(h), None, None) if s.mesh.is_none() => {
                 let (width, height) = (positive("sheet.width", "m", *w)?, positive("sheet.height", "m", *h)?);
                 let diagonal = match s.diagonal.as_deref() {
                     None => Diagonal::Alternating,
@@ -270,14 +297,8 @@ impl SheetScene {
                 }
                 (SheetGeometry::Rectangle { width, height, diagonal }, n as usize)
             }
-            (None, None, Some(vertices), Some(triangles)) => {
-                if s.n.is_some() || s.diagonal.is_some() {
-                    return Err(invalid(
-                        "sheet",
-                        "a mesh given by `vertices` and `triangles` has its own resolution: no `n` or `diagonal`"
-                            .into(),
-                    ));
-                }
+            (None, None, Some(vertices), Some(triangles)) if s.mesh.is_none() => {
+                whole("`vertices` and `triangles`")?;
                 let triangles = triangles
                     .iter()
                     .enumerate()
@@ -306,7 +327,9 @@ impl SheetScene {
             _ => {
                 return Err(invalid(
                     "sheet",
-                    "give either `width` and `height` (a rectangle) or `vertices` and `triangles` (a mesh)".into(),
+                    "give `width` and `height` (a rectangle), `vertices` and `triangles` (a mesh), or `mesh` (a \
+                     triangle mesh file: OBJ, Gmsh, VTK), one of the three"
+                        .into(),
                 ));
             }
         };
@@ -377,6 +400,7 @@ impl SheetScene {
             young,
             poisson,
             held,
+            groups,
             gravity: Vec3::from(gravity),
             reference,
             scale: 1.0,
@@ -486,9 +510,8 @@ impl SheetScene {
             SheetGeometry::Mesh(mesh) => mesh.clone(),
         };
         let mut held = vec![None; mesh.vertices().len()];
-        let groups = Default::default();
         for (i, (selector, support)) in self.held.iter().enumerate() {
-            let selected = selector.select(mesh.vertices(), &groups).map_err(|m| invalid(&format!("held[{i}]"), m))?;
+            let selected = selector.select(mesh.vertices(), &self.groups).map_err(|m| invalid(&format!("held[{i}]"), m))?;
             if selected.is_empty() {
                 return Err(invalid(
                     &format!("held[{i}]"),
@@ -598,6 +621,38 @@ mod tests {
         assert!(s.contains("repeats triangle 1"), "{s}");
         let s = e(&ok.replace("[0, 2, 3]]", "[0, -2, 3]]"));
         assert!(s.contains("negative vertex index"), "{s}");
+    }
+
+    /// A sheet from a mesh file: an OBJ square (two triangles, one quad fanned) and a Gmsh file's
+    /// triangles with a physical group held; a file without triangles refused.
+    #[test]
+    fn a_sheet_reads_a_triangle_mesh_file() {
+        let dir = std::env::temp_dir().join(format!("pbdfit-sheet-mesh-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("cloth.obj"), "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 2 0 0\nv 2 1 0\nf 1 2 3 4\nf 2 5 6\nf 2 6 3\n").unwrap();
+        let scene = "name = \"c\"\n[sheet]\nthickness = 1e-3\nmesh = \"cloth.obj\"\n[[held]]\nplane = \"x = 0\"\n";
+        let sheet = SheetScene::parse(scene, "c.toml", Some(&dir)).unwrap();
+        let body = sheet.body(None).unwrap();
+        assert_eq!((body.sheet.mesh.triangles().len(), body.held_indices()), (4, vec![0, 3]));
+        assert!((sheet.summary().mass_kg - 1000.0 * 1e-3 * 2.0).abs() < 1e-12);
+        let msh = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n1\n1 7 \"edge\"\n$EndPhysicalNames\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 1 1 0\n4 0 1 0\n$EndNodes\n$Elements\n3\n1 1 2 7 1 4 1\n2 2 2 1 1 1 2 3\n3 2 2 1 1 1 3 4\n$EndElements\n";
+        std::fs::write(dir.join("square.msh"), msh).unwrap();
+        let scene = "name = \"g\"\n[sheet]\nthickness = 1e-3\nmesh = \"square.msh\"\n[[held]]\ngroup = \"edge\"\n";
+        let body = SheetScene::parse(scene, "g.toml", Some(&dir)).unwrap().body(None).unwrap();
+        assert_eq!((body.sheet.mesh.triangles().len(), body.held_indices()), (2, vec![0, 3]));
+        // A VTK file of triangles, as `pbdfit fem --vtk` writes one for a sheet, read back as a sheet.
+        let strip = SheetMesh::rectangle(1.0, 0.1, 10, 2, Diagonal::Crossed).unwrap();
+        crate::vtk::write_vtu_triangles(&dir.join("strip.vtu"), strip.vertices(), strip.triangles(), &[]).unwrap();
+        let scene = "name = \"v\"\n[sheet]\nthickness = 1e-3\nmesh = \"strip.vtu\"\n[[held]]\nplane = \"x = 0\"\n";
+        let body = SheetScene::parse(scene, "v.toml", Some(&dir)).unwrap().body(None).unwrap();
+        assert_eq!(body.sheet.mesh, strip);
+        std::fs::write(dir.join("points.obj"), "v 0 0 0\n").unwrap();
+        let scene = "name = \"p\"\n[sheet]\nthickness = 1e-3\nmesh = \"points.obj\"\n[[held]]\nplane = \"x = 0\"\n";
+        let e = SheetScene::parse(scene, "p.toml", Some(&dir)).unwrap_err().to_string();
+        assert!(e.contains("sheet.mesh") && e.contains("no triangles"), "{e}");
+        let e = SheetScene::parse(&scene.replace("thickness", "n = 3\nthickness"), "p.toml", Some(&dir)).unwrap_err();
+        assert!(e.to_string().contains("own resolution"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
