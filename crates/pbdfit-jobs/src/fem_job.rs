@@ -340,7 +340,7 @@ pub enum FemPrepared {
     /// A tetrahedral solid (or a compound of them).
     Solid(PreparedFem),
     /// A sheet.
-    Sheet(crate::sheet::PreparedSheetFem),
+    Sheet(Box<crate::sheet::PreparedSheetFem>),
 }
 
 impl crate::Job for FemKeywords {
@@ -350,7 +350,7 @@ impl crate::Job for FemKeywords {
 
     fn prepare(&self, spelling: Spelling) -> Result<FemPrepared, FitJobError> {
         if crate::sheet::is_sheet(&self.body) {
-            return Ok(FemPrepared::Sheet(crate::sheet::prepare_fem(self, spelling)?));
+            return Ok(FemPrepared::Sheet(Box::new(crate::sheet::prepare_fem(self, spelling)?)));
         }
         Ok(FemPrepared::Solid(FemKeywords::prepare(self, spelling)?))
     }

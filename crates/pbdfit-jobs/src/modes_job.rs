@@ -273,7 +273,7 @@ pub enum ModesPrepared {
     /// A tetrahedral solid (or a compound of them).
     Solid(PreparedModes),
     /// A sheet.
-    Sheet(crate::sheet::PreparedSheetModes),
+    Sheet(Box<crate::sheet::PreparedSheetModes>),
 }
 
 impl crate::Job for ModesKeywords {
@@ -287,7 +287,7 @@ impl crate::Job for ModesKeywords {
             if count == 0 {
                 return Err(FitJobError::Input(format!("{} must be at least 1", spelling.name("count"))));
             }
-            return Ok(ModesPrepared::Sheet(crate::sheet::prepare_modes(self, count, spelling)?));
+            return Ok(ModesPrepared::Sheet(Box::new(crate::sheet::prepare_modes(self, count, spelling)?)));
         }
         Ok(ModesPrepared::Solid(ModesKeywords::prepare(self, spelling)?))
     }

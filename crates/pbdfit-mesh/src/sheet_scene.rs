@@ -270,9 +270,7 @@ impl SheetScene {
             (None, None, None, None) if s.mesh.is_some() => {
                 whole("a `mesh` file")?;
                 let file = s.mesh.as_deref().unwrap_or_default();
-                let dir = dir.ok_or_else(|| {
-                    invalid("sheet.mesh", "a built-in scene names no mesh file".into())
-                })?;
+                let dir = dir.ok_or_else(|| invalid("sheet.mesh", "a built-in scene names no mesh file".into()))?;
                 let path = dir.join(file);
                 let raw = crate::import::read_mesh(&path).map_err(|e| invalid("sheet.mesh", e.to_string()))?;
                 let (mesh, named) =
@@ -511,7 +509,8 @@ impl SheetScene {
         };
         let mut held = vec![None; mesh.vertices().len()];
         for (i, (selector, support)) in self.held.iter().enumerate() {
-            let selected = selector.select(mesh.vertices(), &self.groups).map_err(|m| invalid(&format!("held[{i}]"), m))?;
+            let selected =
+                selector.select(mesh.vertices(), &self.groups).map_err(|m| invalid(&format!("held[{i}]"), m))?;
             if selected.is_empty() {
                 return Err(invalid(
                     &format!("held[{i}]"),
@@ -629,7 +628,11 @@ mod tests {
     fn a_sheet_reads_a_triangle_mesh_file() {
         let dir = std::env::temp_dir().join(format!("pbdfit-sheet-mesh-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("cloth.obj"), "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 2 0 0\nv 2 1 0\nf 1 2 3 4\nf 2 5 6\nf 2 6 3\n").unwrap();
+        std::fs::write(
+            dir.join("cloth.obj"),
+            "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 2 0 0\nv 2 1 0\nf 1 2 3 4\nf 2 5 6\nf 2 6 3\n",
+        )
+        .unwrap();
         let scene = "name = \"c\"\n[sheet]\nthickness = 1e-3\nmesh = \"cloth.obj\"\n[[held]]\nplane = \"x = 0\"\n";
         let sheet = SheetScene::parse(scene, "c.toml", Some(&dir)).unwrap();
         let body = sheet.body(None).unwrap();

@@ -248,8 +248,10 @@ impl RawMesh {
                  3-node triangles"
             ));
         }
-        if let Some((t, v)) =
-            triangles.iter().enumerate().find_map(|(t, tri)| tri.iter().find(|&&v| v >= vertices.len()).map(|&v| (t, v)))
+        if let Some((t, v)) = triangles
+            .iter()
+            .enumerate()
+            .find_map(|(t, tri)| tri.iter().find(|&&v| v >= vertices.len()).map(|&v| (t, v)))
         {
             return Err(format!(
                 "mesh file {origin}: triangle {t} refers to vertex {v}, but the file has only {} vertices",
@@ -273,7 +275,9 @@ impl RawMesh {
         let mesh = crate::SheetMesh::new(kept, triangles).map_err(|e| format!("mesh file {origin}: {e}"))?;
         let groups = groups
             .into_iter()
-            .map(|(name, members)| (name, members.into_iter().filter(|&v| new[v] != usize::MAX).map(|v| new[v]).collect()))
+            .map(|(name, members)| {
+                (name, members.into_iter().filter(|&v| new[v] != usize::MAX).map(|v| new[v]).collect())
+            })
             .collect();
         Ok((mesh, groups))
     }
