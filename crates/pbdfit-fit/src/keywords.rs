@@ -89,7 +89,8 @@ pub struct Body {
     /// Built-in scene name (a compound such as `gravity` runs all its parts) or a scene TOML file.
     #[arg(long)]
     pub scene: String,
-    /// Mesh resolution N (hexahedra per cube edge; default: the scene's).
+    /// Mesh resolution N (hexahedra per cube edge; a sheet's cells along its longer side; default: the
+    /// scene's).
     #[arg(long)]
     pub n: Option<usize>,
     /// The masses, lumped or uniform [default: the scene file's `[material] mass_model`, else the engine's
@@ -161,10 +162,10 @@ pub fn scene_error(e: pbdfit_mesh::SceneError, kind: Option<pbdfit_pbd::ModelKin
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, clap::Args)]
 #[serde(default)]
 pub struct Material {
-    /// Young's modulus E in Pa of the FEM reference [default: 1e3].
+    /// Young's modulus E in Pa of the FEM reference [default: 1e3; a sheet scene's own material].
     #[arg(long, allow_negative_numbers = true)]
     pub young: Option<f64>,
-    /// Poisson ratio nu, -1 < nu < 0.5, of the FEM reference [default: 0.3].
+    /// Poisson ratio nu, -1 < nu < 0.5, of the FEM reference [default: 0.3; a sheet scene's own material].
     #[arg(long, allow_negative_numbers = true)]
     pub poisson: Option<f64>,
 }
@@ -246,7 +247,7 @@ pub fn mesh_notes(set: &pbdfit_mesh::SceneSet) -> Vec<String> {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, clap::Args)]
 #[serde(default)]
 pub struct BodyKeywords {
-    /// The body's density in kg/m^3 (default: the scene's; the built-in scenes' is 1).
+    /// The body's density in kg/m^3 (default: the scene's; the built-in solid scenes' is 1).
     #[arg(long, value_parser = parse_number, allow_hyphen_values = true)]
     pub density: Option<f64>,
     /// The body's size in m: its largest extent (the longest side of its bounding box). The scene's
