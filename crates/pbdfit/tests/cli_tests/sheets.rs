@@ -179,3 +179,30 @@ fn a_sheet_of_bad_triangles_is_refused_naming_the_triangle() {
     let r = fem(&["--scene", file.to_str().unwrap(), "--young", "1e9"]);
     assert_eq!(r["triangles"].as_array().unwrap().len(), 4);
 }
+
+/// A sheet from an OBJ file: the strip's own mesh written as OBJ (quads, fanned into the same triangles
+/// by the importer) gives the built-in strip's displacements to the last bit; a file with no faces is
+/// refused naming the file.
+#[test]
+fn a_sheet_from_an_obj_file_is_the_built_in_one() {
+    let built_in = fem(&["--scene", "clamped-strip", "--n", "10", "--material", "linear"]);
+    let dir = scratch("obj-sheet");
+    let mut obj = String::new();
+    for v in built_in["vertices"].as_array().unwrap() {
+        obj += &format!("v {} {} {}\n", v[0], v[1], v[2]);
+    }
+    for t in built_in["triangles"].as_array().unwrap() {
+        let i = |k: usize| t[k].as_u64().unwrap() + 1;
+        obj += &format!("f {} {} {}\n", i(0), i(1), i(2));
+    }
+    std::fs::write(dir.join("strip.obj"), obj).unwrap();
+    let scene = "name = \"obj-strip\"\n[sheet]\nthickness = 1e-3\nmesh = \"strip.obj\"\n[[held]]\nplane = \"x = 0\"\n\
+                 [load]\ngravity = [0.0, 0.0, -9.81]\n[material]\ndensity = 7850.0\nyoung = 2e11\npoisson = 0.3\n";
+    std::fs::write(dir.join("strip.toml"), scene).unwrap();
+    let path = dir.join("strip.toml");
+    let imported = fem(&["--scene", path.to_str().unwrap(), "--material", "linear"]);
+    assert_eq!(imported["triangles"], built_in["triangles"]);
+    assert_eq!(imported["displacements"], built_in["displacements"]);
+    std::fs::write(dir.join("strip.obj"), "v 0 0 0\nv 1 0 0\n").unwrap();
+    assert_refused(&["fem", "--scene", path.to_str().unwrap()], &["sheet.mesh", "strip.obj", "no triangles"]);
+}
