@@ -51,8 +51,9 @@ PathLike = Union[str, "os.PathLike[str]"]
 def scenes() -> List[str]:
     """The built-in scene names: the gravity scenes (``gravity-floor``, ``gravity-wall``, ``gravity-ceiling``,
     the compound ``gravity``), the load cases (``tension``, ``compression``, ``shear``, ``torsion``),
-    ``cantilever`` on an imported beam mesh and the contact scenes (``resting``, ``indentation``,
-    ``incline``)."""
+    ``cantilever`` on an imported beam mesh, the contact scenes (``resting``, ``indentation``,
+    ``incline``) and the sheets (``hanging-sheet``, ``clamped-strip``, ``clamped-plate``, ``supported-plate``:
+    ``fem`` and ``modes`` take them)."""
     return list(_native.scenes())
 
 
@@ -223,6 +224,7 @@ def modes(
     fix_orientation: bool = False,
     density: Optional[float] = None,
     size: Optional[float] = None,
+    thickness: Optional[float] = None,
 ) -> Union[Dict[str, Any], Dict[str, Dict[str, Any]]]:
     """The ``count`` lowest natural frequencies and mode shapes of the scene's FEM body, as ``pbdfit modes``
     computes them (every option of the command line is a keyword here; a test compares the lists).
@@ -230,7 +232,8 @@ def modes(
     Returns ``pbdfit modes --json``'s report as a dict (for a compound scene a dict of them by part name),
     with two arrays added: ``frequencies`` (count, Hz) and ``shapes`` (count, nv, 3; mass-normalised, zero
     at held vertices). ``material`` chooses the law whose small-strain stiffness is used, ``fem_mass`` the
-    mass matrix (``lumped``, ``consistent``); the other keywords are ``fem``'s.
+    mass matrix (``lumped``, ``consistent``); the other keywords are ``fem``'s. On a sheet scene the modes are
+    the linear shell's (lumped mass with rotary inertia), their shapes the vertices' translations.
     """
     keywords: Dict[str, Any] = dict(
         scene=_source(scene),
@@ -245,6 +248,7 @@ def modes(
         fix_orientation=bool(fix_orientation),
         density=_number("density", density),
         size=_number("size", size),
+        thickness=_number("thickness", thickness),
     )
     report = json.loads(_native.run_job("modes", _json(keywords)))
     compound = isinstance(report, list)
@@ -278,6 +282,7 @@ def motion(
     fix_orientation: bool = False,
     density: Optional[float] = None,
     size: Optional[float] = None,
+    thickness: Optional[float] = None,
     fem_damping: float = 0.0,
     fit_damping: bool = False,
 ) -> Dict[str, Any]:
@@ -302,7 +307,8 @@ def motion(
         fit_motion=bool(fit_motion), settings=_settings(settings) or {}, material=material,
         damping=_number("damping", damping), periods=_number("periods", periods), release=release,
         mass_model=mass_model, fix_orientation=bool(fix_orientation), density=_number("density", density),
-        size=_number("size", size), fem_damping=_number("fem_damping", fem_damping), fit_damping=bool(fit_damping),
+        size=_number("size", size), thickness=_number("thickness", thickness),
+        fem_damping=_number("fem_damping", fem_damping), fit_damping=bool(fit_damping),
     )
     r = json.loads(_native.run_job("motion", _json(keywords)))
     for key in ("times", "fem_track", "model_track"):
@@ -324,6 +330,7 @@ def fem(
     fix_orientation: bool = False,
     density: Optional[float] = None,
     size: Optional[float] = None,
+    thickness: Optional[float] = None,
     fem_mass: Optional[str] = None,
     rayleigh: Optional[Tuple[float, float]] = None,
 ) -> Union["FemField", Dict[str, "FemField"]]:
@@ -339,7 +346,15 @@ def fem(
     ``six``); ``mass_model`` (``lumped``, ``uniform``) replaces the scene's; ``fix_orientation`` reorients an
     imported mesh's inverted tetrahedra; ``density`` (kg/m^3) and ``size`` (m, the body's largest extent: the
     scene's geometry scaled uniformly to it) replace the scene's (the built-in scenes: a 1 m cube of
-    1 kg/m^3). A body with obstacles is solved with its contacts.
+    1 kg/m^3). A body with obstacles is solved with its contacts. ``young`` and ``poisson`` default to 1e3 Pa
+    and 0.3, or to a sheet scene's own material.
+
+    A sheet scene (``hanging-sheet``, ``clamped-strip``, ``clamped-plate``, ``supported-plate``, or a file with
+    a ``[sheet]`` table) is solved by the shell reference: ``material`` ``corotational`` (large rotations, the
+    sheets' default), ``stvk`` (the same with a Saint Venant-Kirchhoff membrane) or ``linear``; ``thickness``
+    (m) replaces the sheet's; the array is the vertices' translations (the rotations are in
+    ``pbdfit fem --json``'s ``rotations``). The options of solids only (``dynamic``, ``split``, ...) and a
+    ``thickness`` for a solid are refused.
     """
     keywords: Dict[str, Any] = dict(
         scene=_source(scene),
@@ -351,6 +366,7 @@ def fem(
         fix_orientation=bool(fix_orientation),
         density=_number("density", density),
         size=_number("size", size),
+        thickness=_number("thickness", thickness),
         **_reference_keywords(material, dynamic, time, fem_mass, rayleigh, split),
     )
     report = json.loads(_native.run_job("fem", _json(keywords)))
@@ -451,6 +467,7 @@ def simulate(
     fix_orientation: bool = False,
     density: Optional[float] = None,
     size: Optional[float] = None,
+    thickness: Optional[float] = None,
     integrator: Optional[str] = None,
     steps: Optional[int] = None,
     unbounded: bool = False,
@@ -476,7 +493,8 @@ def simulate(
         compliance_distance=_number("compliance_distance", compliance_distance),
         compliance_volume=_number("compliance_volume", compliance_volume), ks=_number("ks", ks),
         kvol=_number("kvol", kvol), params=named, mass_model=mass_model, fix_orientation=bool(fix_orientation),
-        density=_number("density", density), size=_number("size", size), integrator=integrator,
+        density=_number("density", density), size=_number("size", size), thickness=_number("thickness", thickness),
+        integrator=integrator,
         steps=_count("steps", steps, 1), unbounded=bool(unbounded), damping=_number("damping", damping),
         method=method,
     )
@@ -621,6 +639,7 @@ def fit(
     fix_orientation: bool = False,
     density: Optional[float] = None,
     size: Optional[float] = None,
+    thickness: Optional[float] = None,
     dynamic: bool = False,
     time: Optional[float] = None,
     fem_mass: Optional[str] = None,
@@ -663,7 +682,7 @@ def fit(
         max_seconds=_number("max_seconds", max_seconds), measured=None if measured is None else os.fspath(measured),
         bootstrap=_count("bootstrap", bootstrap), settings=_settings(settings), unbounded=bool(unbounded),
         starts=_starts(starts), precision=precision, mass_model=mass_model, fix_orientation=bool(fix_orientation),
-        density=_number("density", density), size=_number("size", size),
+        density=_number("density", density), size=_number("size", size), thickness=_number("thickness", thickness),
         **_reference_keywords(material, dynamic, time, fem_mass, rayleigh, split),
     )
     return FitResult._from_report(_native.run_job("fit", _json(keywords)))
@@ -696,6 +715,7 @@ def identify(
     split: Optional[str] = None,
     density: Optional[float] = None,
     size: Optional[float] = None,
+    thickness: Optional[float] = None,
     mass_model: Optional[str] = None,
     fix_orientation: bool = False,
 ) -> Dict[str, Any]:
@@ -718,6 +738,7 @@ def identify(
         dt=_number("dt", dt),
         density=_number("density", density),
         size=_number("size", size),
+        thickness=_number("thickness", thickness),
         mass_model=mass_model,
         fix_orientation=bool(fix_orientation),
         **_reference_keywords(material, dynamic, time, fem_mass, rayleigh, split),

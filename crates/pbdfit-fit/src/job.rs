@@ -116,7 +116,8 @@ impl FitJob {
                 e.message
             )),
         })?;
-        let set = SceneSet::load_with(&self.scene, self.fix_orientation).map_err(|e| input(e.to_string()))?;
+        let set =
+            SceneSet::load_with(&self.scene, self.fix_orientation).map_err(|e| crate::scene_error(e, Some(kind)))?;
         let notes = crate::mesh_notes(&set);
         let set = crate::with_resolved_masses(set, self.mass_model, Some(kind));
         let set = crate::with_body(set, self.body, spelling)?;

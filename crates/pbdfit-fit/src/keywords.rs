@@ -90,7 +90,8 @@ pub struct Body {
     /// Built-in scene name (a compound such as `gravity` runs all its parts) or a scene TOML file.
     #[arg(long)]
     pub scene: String,
-    /// Mesh resolution N (hexahedra per cube edge; default: the scene's).
+    /// Mesh resolution N (hexahedra per cube edge; a sheet's cells along its longer side; default: the
+    /// scene's).
     #[arg(long)]
     pub n: Option<usize>,
     /// The masses, lumped or uniform [default: the scene file's `[material] mass_model`, else the engine's
@@ -122,7 +123,7 @@ impl Body {
         let input = crate::FitJobError::Input;
         let mass_model = self.mass_model().map_err(|e| input(format!("{}: {e}", spelling.name("mass_model"))))?;
         let set =
-            pbdfit_mesh::SceneSet::load_with(&self.scene, self.fix_orientation).map_err(|e| input(e.to_string()))?;
+            pbdfit_mesh::SceneSet::load_with(&self.scene, self.fix_orientation).map_err(|e| scene_error(e, kind))?;
         let notes = crate::mesh_notes(&set);
         let set = crate::with_resolved_masses(set, mass_model, kind);
         Ok((with_body(set, self.scale, spelling)?, notes))
@@ -143,15 +144,29 @@ impl Body {
     }
 }
 
+/// A scene that cannot be loaded as a solid, as the job's error: a sheet given to a model names the model
+/// (sheets have no model yet).
+pub fn scene_error(e: pbdfit_mesh::SceneError, kind: Option<pbdfit_pbd::ModelKind>) -> crate::FitJobError {
+    match (&e, kind) {
+        (pbdfit_mesh::SceneError::Sheet { origin }, Some(kind)) => crate::FitJobError::Input(format!(
+            "model `{}` works on tetrahedral solids, and scene {origin} is a sheet (a triangle mesh with a \
+             thickness): sheets have no such model yet (`pbdfit fem` and `pbdfit modes` solve a sheet's shell \
+             reference)",
+            kind.spec()
+        )),
+        _ => crate::FitJobError::Input(e.to_string()),
+    }
+}
+
 /// The FEM reference's material, as the command line's `--young` and `--poisson` and Python's keywords of
 /// the same names give it (flattened into each job's keywords).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, clap::Args)]
 #[serde(default)]
 pub struct Material {
-    /// Young's modulus E in Pa of the FEM reference [default: 1e3].
+    /// Young's modulus E in Pa of the FEM reference [default: 1e3; a sheet scene's own material].
     #[arg(long, allow_negative_numbers = true)]
     pub young: Option<f64>,
-    /// Poisson ratio nu, -1 < nu < 0.5, of the FEM reference [default: 0.3].
+    /// Poisson ratio nu, -1 < nu < 0.5, of the FEM reference [default: 0.3; a sheet scene's own material].
     #[arg(long, allow_negative_numbers = true)]
     pub poisson: Option<f64>,
 }
@@ -297,7 +312,7 @@ pub fn mesh_notes(set: &pbdfit_mesh::SceneSet) -> Vec<String> {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, clap::Args)]
 #[serde(default)]
 pub struct BodyKeywords {
-    /// The body's density in kg/m^3 (default: the scene's; the built-in scenes' is 1).
+    /// The body's density in kg/m^3 (default: the scene's; the built-in solid scenes' is 1).
     #[arg(long, value_parser = parse_number, allow_hyphen_values = true)]
     pub density: Option<f64>,
     /// The body's size in m: its largest extent (the longest side of its bounding box). The scene's
@@ -306,12 +321,16 @@ pub struct BodyKeywords {
     /// scene's (the built-in scenes: a 1 m cube).
     #[arg(long, value_parser = parse_number, allow_hyphen_values = true)]
     pub size: Option<f64>,
+    /// A sheet's thickness in m (default: the sheet scene's). Sheet scenes only: a solid's size is
+    /// `size`.
+    #[arg(long, value_parser = parse_number, allow_hyphen_values = true)]
+    pub thickness: Option<f64>,
 }
 
 impl BodyKeywords {
-    /// Whether either option is given.
+    /// Whether any option is given.
     pub fn given(self) -> bool {
-        self.density.is_some() || self.size.is_some()
+        self.density.is_some() || self.size.is_some() || self.thickness.is_some()
     }
 }
 
@@ -322,6 +341,14 @@ pub fn with_body(
     body: BodyKeywords,
     spelling: crate::Spelling,
 ) -> Result<pbdfit_mesh::SceneSet, crate::FitJobError> {
+    if let Some(h) = body.thickness {
+        return Err(crate::FitJobError::Input(format!(
+            "{} = {h}: a thickness is a sheet's, and scene {} is a tetrahedral solid (its size is {})",
+            spelling.name("thickness"),
+            set.name(),
+            spelling.name("size")
+        )));
+    }
     set.with_body(body.density, body.size)
         .map_err(|e| crate::FitJobError::Input(format!("{} {e}", spelling.name(e.option()))))
 }

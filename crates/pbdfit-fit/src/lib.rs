@@ -72,7 +72,7 @@ pub use job::{
 };
 pub use keywords::{
     Body, BodyKeywords, DT, MODEL, Material, Model, NIT, POISSON, ReferenceKeywords, Step, YOUNG, keyword_names,
-    keywords_from_json, mesh_notes, parse_named_value, parse_number, sorted_pairs, unique_pairs, with_body,
+    keywords_from_json, mesh_notes, parse_named_value, parse_number, sorted_pairs, scene_error, unique_pairs, with_body,
 };
 pub use lockstep::{Lockstep, LockstepCounts, Member, run_in_lockstep};
 pub use masses::{mass_model_warning, resolve_mass_model, with_resolved_masses};

@@ -166,14 +166,21 @@ pub struct FemReport {
     pub reference: String,
     /// Rest positions (m).
     pub vertices: Vec<[f64; 3]>,
-    /// The tetrahedra's vertices.
+    /// The tetrahedra's vertices (a solid's; absent from the JSON for a sheet).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tets: Vec<[usize; 4]>,
+    /// The triangles' vertices (a sheet's; absent from the JSON for a solid).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub triangles: Vec<[usize; 3]>,
     /// The held vertices.
     pub fixed: Vec<usize>,
     /// Vertex masses (kg).
     pub masses: Vec<f64>,
     /// Rest displacements (m).
     pub displacements: Vec<[f64; 3]>,
+    /// A sheet's rest rotations, each vertex's rotation vector (rad, global frame); absent for a solid.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rotations: Option<Vec<[f64; 3]>>,
     /// A body with obstacles: the contact forces and the force balance.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub contact: Option<ContactReport>,
@@ -186,6 +193,9 @@ pub struct FemReport {
     /// A warning about the result (a displacement beyond the body's size), for the front end to show.
     #[serde(skip)]
     pub warning: Option<String>,
+    /// How a nonlinear sheet's Newton went (printed, not in the JSON).
+    #[serde(skip)]
+    pub solve_note: Option<String>,
 }
 
 /// The contact forces of a body with obstacles: per vertex and obstacle in contact, and the totals that
@@ -263,13 +273,16 @@ impl FemReport {
             reference: part.spec.id(),
             vertices: b.mesh.vertices().iter().map(xyz).collect(),
             tets: b.mesh.tets().to_vec(),
+            triangles: Vec::new(),
             fixed: b.held_indices(),
             masses: b.masses.clone(),
             displacements: part.displacements.iter().map(xyz).collect(),
+            rotations: None,
             contact: part.contact.as_ref().map(|c| ContactReport::new(b, c)),
             dofs: part.dofs,
             seconds: part.seconds,
             warning: part.warning,
+            solve_note: None,
         }
     }
 }
@@ -280,15 +293,25 @@ impl crate::Report for FemReport {
         out += &format!("scene       {}\nN           {}\n", self.scene, self.n);
         out += &format!("E           {} Pa\nnu          {}\n", self.young, self.poisson);
         out += &format!("mass model  {}\nreference   {}\n", self.mass_model, self.reference);
+        let cells = match self.triangles.len() {
+            0 => format!("{} tetrahedra", self.tets.len()),
+            t => format!("{t} triangles"),
+        };
         out += &format!(
-            "DOFs        {} ({} vertices, {} held, {} tetrahedra)\n",
+            "DOFs        {} ({} vertices, {} held, {cells})\n",
             self.dofs,
             self.vertices.len(),
             self.fixed.len(),
-            self.tets.len()
         );
         let max = self.displacements.iter().map(|u| length(&Vec3::from(*u))).fold(0.0, f64::max);
         out += &format!("max |u|     {max:.10e} m\n");
+        if let Some(rotations) = &self.rotations {
+            let max = rotations.iter().map(|r| length(&Vec3::from(*r))).fold(0.0, f64::max);
+            out += &format!("max |theta| {max:.10e} rad\n");
+        }
+        if let Some(note) = &self.solve_note {
+            out += &format!("Newton      {note}\n");
+        }
         if let Some(c) = &self.contact {
             let count = |s: &str| c.forces.iter().filter(|f| f.state == s).count();
             let f = |v: [f64; 3]| format!("({:.4e}, {:.4e}, {:.4e})", v[0], v[1], v[2]);
@@ -311,16 +334,32 @@ fn length(u: &Vec3) -> f64 {
     if largest == 0.0 || !largest.is_finite() { largest } else { largest * (u / largest).norm() }
 }
 
+/// A `fem` job checked: a solid scene's parts, or a sheet.
+#[derive(Debug)]
+pub enum FemPrepared {
+    /// A tetrahedral solid (or a compound of them).
+    Solid(PreparedFem),
+    /// A sheet.
+    Sheet(Box<crate::sheet::PreparedSheetFem>),
+}
+
 impl crate::Job for FemKeywords {
     const NAME: &'static str = "fem";
-    type Prepared = PreparedFem;
+    type Prepared = FemPrepared;
     type Report = crate::Parts<FemReport>;
 
-    fn prepare(&self, spelling: Spelling) -> Result<PreparedFem, FitJobError> {
-        FemKeywords::prepare(self, spelling)
+    fn prepare(&self, spelling: Spelling) -> Result<FemPrepared, FitJobError> {
+        if crate::sheet::is_sheet(&self.body) {
+            return Ok(FemPrepared::Sheet(Box::new(crate::sheet::prepare_fem(self, spelling)?)));
+        }
+        Ok(FemPrepared::Solid(FemKeywords::prepare(self, spelling)?))
     }
 
-    fn run(prepared: PreparedFem, context: &mut crate::Context<'_>) -> Result<Self::Report, FitJobError> {
+    fn run(prepared: FemPrepared, context: &mut crate::Context<'_>) -> Result<Self::Report, FitJobError> {
+        let prepared = match prepared {
+            FemPrepared::Solid(prepared) => prepared,
+            FemPrepared::Sheet(sheet) => return Ok(crate::Parts { compound: false, parts: vec![sheet.solve()?] }),
+        };
         let PreparedFem { set, material, dt, parts, .. } = prepared;
         let parts = parts
             .into_iter()

@@ -16,16 +16,21 @@ mod identify_job;
 mod lookup_job;
 mod modes_job;
 pub mod settings_sweep;
+pub mod sheet;
 mod simulate_job;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 pub use evaluate_job::{EvaluateKeywords, EvaluateReport};
-pub use fem_job::{ContactForce, ContactReport, FemJob, FemKeywords, FemPart, FemReport, FemSetup, PreparedFem};
+pub use fem_job::{
+    ContactForce, ContactReport, FemJob, FemKeywords, FemPart, FemPrepared, FemReport, FemSetup, PreparedFem,
+};
 pub use identify_job::{IdentifyJob, IdentifyKeywords, IdentifyReport};
 pub use lookup_job::{LookupKeywords, LookupReport, PreparedLookup};
-pub use modes_job::{DEFAULT_MODE_COUNT, ModeReport, ModesKeywords, ModesReport, ModesSetup, PreparedModes};
+pub use modes_job::{
+    DEFAULT_MODE_COUNT, ModeReport, ModesKeywords, ModesPrepared, ModesReport, ModesSetup, PreparedModes,
+};
 pub use pbdfit_fit::{
     BodyKeywords, Cancelled, FitJob, FitJobError, FitKeywords, FitReport, MotionKeywords, MotionReport, PreparedFit,
     PreparedMotion, ReferenceKeywords, Spelling, cancellable, keyword_names, keywords_from_json, mesh_notes,

@@ -267,16 +267,36 @@ impl ModesReport {
     }
 }
 
+/// A `modes` job checked: a solid scene's parts, or a sheet.
+#[derive(Debug)]
+pub enum ModesPrepared {
+    /// A tetrahedral solid (or a compound of them).
+    Solid(PreparedModes),
+    /// A sheet.
+    Sheet(Box<crate::sheet::PreparedSheetModes>),
+}
+
 impl crate::Job for ModesKeywords {
     const NAME: &'static str = "modes";
-    type Prepared = PreparedModes;
+    type Prepared = ModesPrepared;
     type Report = crate::Parts<ModesReport>;
 
-    fn prepare(&self, spelling: Spelling) -> Result<PreparedModes, FitJobError> {
-        ModesKeywords::prepare(self, spelling)
+    fn prepare(&self, spelling: Spelling) -> Result<ModesPrepared, FitJobError> {
+        if crate::sheet::is_sheet(&self.body) {
+            let count = self.count.unwrap_or(DEFAULT_MODE_COUNT);
+            if count == 0 {
+                return Err(FitJobError::Input(format!("{} must be at least 1", spelling.name("count"))));
+            }
+            return Ok(ModesPrepared::Sheet(Box::new(crate::sheet::prepare_modes(self, count, spelling)?)));
+        }
+        Ok(ModesPrepared::Solid(ModesKeywords::prepare(self, spelling)?))
     }
 
-    fn run(prepared: PreparedModes, _: &mut crate::Context<'_>) -> Result<Self::Report, FitJobError> {
+    fn run(prepared: ModesPrepared, _: &mut crate::Context<'_>) -> Result<Self::Report, FitJobError> {
+        let prepared = match prepared {
+            ModesPrepared::Solid(prepared) => prepared,
+            ModesPrepared::Sheet(sheet) => return Ok(crate::Parts { compound: false, parts: vec![sheet.run()?] }),
+        };
         let PreparedModes { set, material, count, parts } = prepared;
         let parts = parts.into_iter().map(|setup| setup.run(material, count)).collect::<Result<_, _>>()?;
         Ok(crate::Parts { compound: set.is_compound(), parts })

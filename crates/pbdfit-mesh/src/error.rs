@@ -92,4 +92,20 @@ pub enum SceneError {
         /// The mesh problem.
         source: MeshError,
     },
+    /// A sheet scene (a `[sheet]` table: a triangle mesh with a thickness) where a solid is needed.
+    #[error(
+        "scene {origin} is a sheet (a triangle mesh with a thickness), not a tetrahedral solid: no model (pbd, \
+         xpbd, the mass-spring models, the engine profiles) takes sheets yet, and of the commands only `fem` and \
+         `modes` solve one (its shell reference)"
+    )]
+    Sheet {
+        /// File path or built-in name.
+        origin: String,
+    },
+    /// A solid scene where a sheet is needed.
+    #[error("scene {origin} is a tetrahedral solid, not a sheet (a sheet scene has a [sheet] table)")]
+    NotSheet {
+        /// File path or built-in name.
+        origin: String,
+    },
 }

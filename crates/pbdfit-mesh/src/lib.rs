@@ -54,6 +54,7 @@ mod reference;
 mod scene;
 mod selector;
 pub mod sheet;
+mod sheet_scene;
 mod size;
 pub mod vtk;
 
@@ -74,6 +75,7 @@ pub use reference::ReferenceTable;
 pub use scene::{BUILTIN_SCENES, BodyError, BodySummary, Scene, SceneSet, Shape, ZeroResolution};
 pub use selector::{BoxSelector, Selector};
 pub use sheet::{Diagonal, Sheet, SheetError, SheetMesh, Triangle};
+pub use sheet_scene::{SheetBody, SheetGeometry, SheetScene, SheetSupport};
 pub use size::{SizeEstimate, available_memory, human_bytes};
 
 /// A point or vector in 3D, in metres.

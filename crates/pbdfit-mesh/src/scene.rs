@@ -13,7 +13,7 @@ use crate::{Body, CubeSplit, MassModel, ReferenceTable, SceneError, Selector, Te
 
 /// The built-in scenes, compiled into the library so that `--scene gravity-floor` works from any
 /// directory. Their sources are the files under `scenes/`.
-pub const BUILTIN_SCENES: [(&str, &str); 12] = [
+pub const BUILTIN_SCENES: [(&str, &str); 16] = [
     ("gravity-floor", include_str!("../../../scenes/gravity-floor.toml")),
     ("gravity-wall", include_str!("../../../scenes/gravity-wall.toml")),
     ("gravity-ceiling", include_str!("../../../scenes/gravity-ceiling.toml")),
@@ -27,6 +27,11 @@ pub const BUILTIN_SCENES: [(&str, &str); 12] = [
     ("resting", include_str!("../../../scenes/resting.toml")),
     ("indentation", include_str!("../../../scenes/indentation.toml")),
     ("incline", include_str!("../../../scenes/incline.toml")),
+    // Sheets: triangle meshes with a thickness (`SheetScene`), refused by the solids' loaders.
+    ("hanging-sheet", include_str!("../../../scenes/hanging-sheet.toml")),
+    ("clamped-strip", include_str!("../../../scenes/clamped-strip.toml")),
+    ("clamped-plate", include_str!("../../../scenes/clamped-plate.toml")),
+    ("supported-plate", include_str!("../../../scenes/supported-plate.toml")),
 ];
 
 pub(crate) fn builtin_names() -> String {
@@ -48,6 +53,8 @@ struct SceneFile {
     /// basic scene.
     reference: Option<toml::Table>,
     obstacle: Option<Vec<ObstacleKeys>>,
+    /// A sheet scene's table: the file is a [`SheetScene`](crate::SheetScene)'s, refused here.
+    sheet: Option<toml::Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -283,8 +290,22 @@ impl SceneSet {
         fix_orientation: bool,
         chain: &[Link],
     ) -> Result<Self, SceneError> {
-        let file: SceneFile = toml::from_str(text)
-            .map_err(|e| SceneError::Parse { origin: origin.to_string(), message: e.to_string().trim().to_string() })?;
+        let file: SceneFile = match toml::from_str(text) {
+            Ok(file) => file,
+            // A sheet's file has keys a solid's has not: say that it is a sheet, not which key is unknown.
+            Err(_) if toml::from_str::<toml::Table>(text).is_ok_and(|t| t.contains_key("sheet")) => {
+                return Err(SceneError::Sheet { origin: origin.to_string() });
+            }
+            Err(e) => {
+                return Err(SceneError::Parse {
+                    origin: origin.to_string(),
+                    message: e.to_string().trim().to_string(),
+                });
+            }
+        };
+        if file.sheet.is_some() {
+            return Err(SceneError::Sheet { origin: origin.to_string() });
+        }
         let invalid = |key: &str, message: String| SceneError::Invalid {
             origin: origin.to_string(),
             key: key.to_string(),
@@ -631,6 +652,9 @@ pub struct BodySummary {
     pub density_kg_per_m3: f64,
     /// Total mass, kg: density times volume.
     pub mass_kg: f64,
+    /// A sheet's thickness, m (`None`: a solid).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thickness_m: Option<f64>,
 }
 
 impl BodySummary {
@@ -650,14 +674,16 @@ impl BodySummary {
     }
 
     fn same_body(&self, other: &Self) -> bool {
-        (self.size_m, self.density_kg_per_m3, self.mass_kg) == (other.size_m, other.density_kg_per_m3, other.mass_kg)
+        (self.size_m, self.density_kg_per_m3, self.mass_kg, self.thickness_m)
+            == (other.size_m, other.density_kg_per_m3, other.mass_kg, other.thickness_m)
     }
 
     /// `0.1 m (largest extent), density 1100 kg/m^3, mass 1.1 kg`.
     pub fn describe(&self) -> String {
         use crate::display::number;
+        let thickness = self.thickness_m.map_or(String::new(), |h| format!(", thickness {} m", number(h)));
         format!(
-            "{} m (largest extent), density {} kg/m^3, mass {} kg",
+            "{} m (largest extent){thickness}, density {} kg/m^3, mass {} kg",
             number(self.size_m),
             number(self.density_kg_per_m3),
             number(self.mass_kg)
@@ -690,6 +716,7 @@ impl Scene {
             size_m: self.unscaled_extent() * self.scale,
             density_kg_per_m3: self.density,
             mass_kg: self.density * volume,
+            thickness_m: None,
         }
     }
 
@@ -1087,7 +1114,7 @@ mod tests {
     #[test]
     fn a_scene_without_a_mass_model_gives_none_and_lumped_masses() {
         // Not given is told apart from `lumped` given, so that a run can give an engine's own masses.
-        for (name, _) in crate::BUILTIN_SCENES {
+        for (name, _) in crate::BUILTIN_SCENES.iter().filter(|(n, _)| !crate::SheetScene::names_sheet(n)) {
             let set = SceneSet::builtin(name).unwrap();
             assert!(set.scenes().iter().all(|s| s.mass_model.is_none()), "built-in scene {name} gives a mass model");
         }

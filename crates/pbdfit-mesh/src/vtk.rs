@@ -1,5 +1,6 @@
-//! VTK output for ParaView: a tetrahedral mesh with point data as an XML unstructured grid (`.vtu`),
-//! and a `.pvd` collection that strings `.vtu` frames into a time series.
+//! VTK output for ParaView: a tetrahedral mesh ([`write_vtu`]) or a sheet's triangle mesh
+//! ([`write_vtu_triangles`]) with point data as an XML unstructured grid (`.vtu`), and a `.pvd`
+//! collection that strings `.vtu` frames into a time series.
 
 use std::path::Path;
 
@@ -7,7 +8,7 @@ use vtkio::model::{
     Attribute, Attributes, ByteOrder, CellType, Cells, DataSet, UnstructuredGridPiece, Version, VertexNumbers, Vtk,
 };
 
-use crate::{Tet, Vec3};
+use crate::{Tet, Triangle, Vec3};
 
 /// Point data attached to a `.vtu` file.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,9 +22,34 @@ pub enum PointData {
 /// Writes `points` (m) and `tets` as a VTK XML unstructured grid with the named point data arrays.
 /// The file name must end in `.vtu`.
 pub fn write_vtu(path: &Path, points: &[Vec3], tets: &[Tet], data: &[(&str, PointData)]) -> Result<(), String> {
-    let coords: Vec<f64> = points.iter().flat_map(|p| [p.x, p.y, p.z]).collect();
     let connectivity: Vec<u64> = tets.iter().flat_map(|t| t.map(|v| v as u64)).collect();
-    let offsets: Vec<u64> = (1..=tets.len() as u64).map(|i| 4 * i).collect();
+    write_cells(path, points, connectivity, 4, CellType::Tetra, data)
+}
+
+/// Writes `points` (m) and a sheet's `triangles` as a VTK XML unstructured grid of triangle cells with
+/// the named point data arrays. The file name must end in `.vtu`.
+pub fn write_vtu_triangles(
+    path: &Path,
+    points: &[Vec3],
+    triangles: &[Triangle],
+    data: &[(&str, PointData)],
+) -> Result<(), String> {
+    let connectivity: Vec<u64> = triangles.iter().flat_map(|t| t.map(|v| v as u64)).collect();
+    write_cells(path, points, connectivity, 3, CellType::Triangle, data)
+}
+
+/// Writes cells of `size` vertices each, all of type `kind`.
+fn write_cells(
+    path: &Path,
+    points: &[Vec3],
+    connectivity: Vec<u64>,
+    size: u64,
+    kind: CellType,
+    data: &[(&str, PointData)],
+) -> Result<(), String> {
+    let cells = connectivity.len() as u64 / size;
+    let coords: Vec<f64> = points.iter().flat_map(|p| [p.x, p.y, p.z]).collect();
+    let offsets: Vec<u64> = (1..=cells).map(|i| size * i).collect();
     let mut attributes = Attributes::new();
     for (name, d) in data {
         attributes.point.push(match d {
@@ -42,7 +68,7 @@ pub fn write_vtu(path: &Path, points: &[Vec3], tets: &[Tet], data: &[(&str, Poin
             points: coords.into(),
             cells: Cells {
                 cell_verts: VertexNumbers::XML { connectivity, offsets },
-                types: vec![CellType::Tetra; tets.len()],
+                types: vec![kind; cells as usize],
             },
             data: attributes,
         }),
@@ -55,8 +81,10 @@ pub fn write_vtu(path: &Path, points: &[Vec3], tets: &[Tet], data: &[(&str, Poin
 pub struct VtuContents {
     /// Point coordinates in m.
     pub points: Vec<Vec3>,
-    /// Tetrahedra.
+    /// Tetrahedra (a file of tetrahedra).
     pub tets: Vec<Tet>,
+    /// Triangles (a file of triangles, as [`write_vtu_triangles`] writes).
+    pub triangles: Vec<Triangle>,
     /// Named point data arrays, flattened (3 values per vertex for vectors).
     pub point_data: Vec<(String, Vec<f64>)>,
 }
@@ -75,8 +103,14 @@ pub fn read_vtu(path: &Path) -> Result<VtuContents, String> {
         .map_err(|e| format!("{}: {e}", path.display()))?;
     let coords: Vec<f64> = piece.points.cast_into().ok_or("points are not numbers")?;
     let points = coords.chunks(3).map(|c| Vec3::new(c[0], c[1], c[2])).collect();
+    let triangle_file = piece.cells.types.first() == Some(&CellType::Triangle);
     let (connectivity, _offsets) = piece.cells.cell_verts.into_xml();
-    let tets = connectivity.chunks(4).map(|c| [c[0] as usize, c[1] as usize, c[2] as usize, c[3] as usize]).collect();
+    let (tets, triangles) = if triangle_file {
+        (Vec::new(), connectivity.chunks(3).map(|c| [c[0] as usize, c[1] as usize, c[2] as usize]).collect())
+    } else {
+        let tets = connectivity.chunks(4).map(|c| [c[0] as usize, c[1] as usize, c[2] as usize, c[3] as usize]);
+        (tets.collect(), Vec::new())
+    };
     let mut point_data = Vec::new();
     for a in piece.data.point {
         if let Attribute::DataArray(d) = a {
@@ -84,7 +118,7 @@ pub fn read_vtu(path: &Path) -> Result<VtuContents, String> {
             point_data.push((d.name, values));
         }
     }
-    Ok(VtuContents { points, tets, point_data })
+    Ok(VtuContents { points, tets, triangles, point_data })
 }
 
 /// Writes a ParaView collection (`.pvd`) listing `(time in s, file name relative to the .pvd)` frames.
@@ -125,6 +159,16 @@ mod tests {
         let flat: Vec<f64> = u.iter().flat_map(|p| [p.x, p.y, p.z]).collect();
         assert_eq!(back.point_data[0].1, flat);
         assert_eq!(back.point_data[1].1, held);
+        // A sheet's triangles.
+        let sheet = crate::SheetMesh::rectangle(1.0, 0.5, 3, 2, crate::Diagonal::Crossed).unwrap();
+        let path = dir.join("sheet.vtu");
+        let z: Vec<f64> = sheet.vertices().iter().map(|p| p.x * p.y).collect();
+        write_vtu_triangles(&path, sheet.vertices(), sheet.triangles(), &[("z", PointData::Scalars(z.clone()))])
+            .unwrap();
+        let back = read_vtu(&path).unwrap();
+        assert_eq!((back.points.as_slice(), back.triangles.as_slice()), (sheet.vertices(), sheet.triangles()));
+        assert!(back.tets.is_empty());
+        assert_eq!(back.point_data[0].1, z);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

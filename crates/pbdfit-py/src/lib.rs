@@ -44,7 +44,7 @@ fn load(scene: &str) -> PyResult<SceneSet> {
 
 /// [`load`] with the body's `density` and `size` over the scene's (`SceneSet::with_body`).
 fn load_body(scene: &str, density: Option<f64>, size: Option<f64>) -> PyResult<SceneSet> {
-    let body = pbdfit_fit::BodyKeywords { density, size };
+    let body = pbdfit_fit::BodyKeywords { density, size, thickness: None };
     pbdfit_fit::with_body(load(scene)?, body, pbdfit_fit::Spelling::Keyword).map_err(value_error)
 }
 

@@ -49,6 +49,11 @@ pub type BodyArgs = pbdfit_fit::BodyKeywords;
 /// `pbdfit scenes`: the built-in scenes and what they hold.
 pub fn list_scenes() -> CliResult {
     for (name, _) in BUILTIN_SCENES {
+        if pbdfit_mesh::SheetScene::names_sheet(name) {
+            let sheet = pbdfit_mesh::SheetScene::load(name).map_err(|e| CliError::Internal(e.to_string()))?;
+            println!("{name:16} {}", sheet.listing());
+            continue;
+        }
         let set = SceneSet::builtin(name).map_err(|e| CliError::Internal(e.to_string()))?;
         if set.is_compound() {
             let parts: Vec<_> = set.scenes().iter().map(|s| s.name.as_str()).collect();

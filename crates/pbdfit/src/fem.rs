@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use pbdfit_mesh::vtk::{PointData, write_vtu};
+use pbdfit_mesh::vtk::{PointData, write_vtu, write_vtu_triangles};
 
-use pbdfit_jobs::{FemJob, FemReport, Job, Spelling};
+use pbdfit_jobs::{FemJob, FemPrepared, FemReport, Job, Spelling};
 
 use crate::cli::{CliError, CliResult};
 
@@ -17,8 +17,9 @@ pub struct FemArgs {
     /// Print one JSON object (a JSON array of them for a compound scene) instead of a summary.
     #[arg(long)]
     json: bool,
-    /// Write the mesh with point data displacement (m), held (0/1) and mass (kg) to this `.vtu` file;
-    /// for a compound scene one file per part, the part name inserted before the extension.
+    /// Write the mesh with point data displacement (m), held (0/1) and mass (kg) to this `.vtu` file (a
+    /// sheet's triangles with its rotation (rad) too); for a compound scene one file per part, the part
+    /// name inserted before the extension.
     #[arg(long, value_name = "OUT.vtu")]
     vtk: Option<PathBuf>,
 }
@@ -26,7 +27,24 @@ pub struct FemArgs {
 /// Runs `pbdfit fem`.
 pub fn run(args: FemArgs) -> CliResult {
     crate::cli::check_vtu(args.vtk.as_deref())?;
-    let prepared = args.job.prepare(Spelling::Flag).map_err(crate::fit::job_error)?;
+    let prepared = match Job::prepare(&args.job, Spelling::Flag).map_err(crate::fit::job_error)? {
+        FemPrepared::Solid(prepared) => prepared,
+        sheet @ FemPrepared::Sheet(_) => {
+            if let Some(path) = &args.vtk {
+                crate::cli::check_output_file("--vtk", path, false)?;
+            }
+            let report = crate::cli::run_prepared::<FemJob>(sheet, args.json)?;
+            for part in &report.parts {
+                if let Some(warning) = &part.warning {
+                    eprintln!("pbdfit: warning: {warning}");
+                }
+                if let Some(path) = &args.vtk {
+                    write_vtk(path, part)?;
+                }
+            }
+            return Ok(());
+        }
+    };
     for note in &prepared.notes {
         eprintln!("pbdfit: {note}");
     }
@@ -43,7 +61,7 @@ pub fn run(args: FemArgs) -> CliResult {
     let report = with_dynamic_progress(&name, |progress| {
         let mut context =
             pbdfit_jobs::Context { backend: &pbdfit_pbd::CpuBackend, progress, frames: &mut |_, _, _| Ok(()) };
-        FemJob::run(prepared, &mut context)
+        FemJob::run(FemPrepared::Solid(prepared), &mut context)
     })
     .map_err(crate::fit::job_error)?;
     for warning in report.parts.iter().filter_map(|p| p.warning.as_ref()) {
@@ -62,17 +80,19 @@ fn write_vtk(path: &std::path::Path, part: &FemReport) -> CliResult {
     let vectors = |v: &[[f64; 3]]| v.iter().map(|&p| pbdfit_mesh::Vec3::from(p)).collect::<Vec<_>>();
     let mut held = vec![0.0; part.vertices.len()];
     part.fixed.iter().for_each(|&v| held[v] = 1.0);
-    write_vtu(
-        path,
-        &vectors(&part.vertices),
-        &part.tets,
-        &[
-            ("displacement", PointData::Vectors(vectors(&part.displacements))),
-            ("held", PointData::Scalars(held)),
-            ("mass", PointData::Scalars(part.masses.clone())),
-        ],
-    )
-    .map_err(|e| CliError::Input(format!("--vtk: {e}")))
+    let mut data = vec![
+        ("displacement", PointData::Vectors(vectors(&part.displacements))),
+        ("held", PointData::Scalars(held)),
+        ("mass", PointData::Scalars(part.masses.clone())),
+    ];
+    let written = match &part.rotations {
+        Some(rotations) => {
+            data.push(("rotation", PointData::Vectors(vectors(rotations))));
+            write_vtu_triangles(path, &vectors(&part.vertices), &part.triangles, &data)
+        }
+        None => write_vtu(path, &vectors(&part.vertices), &part.tets, &data),
+    };
+    written.map_err(|e| CliError::Input(format!("--vtk: {e}")))
 }
 
 /// Runs `solve` with a progress bar on stderr for its dynamic steps (a run of 2,000,000 steps

@@ -4,9 +4,9 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use pbdfit_mesh::vtk::{PointData, write_vtu};
+use pbdfit_mesh::vtk::{PointData, write_vtu, write_vtu_triangles};
 
-use pbdfit_jobs::{ModesKeywords, Spelling};
+use pbdfit_jobs::{Job, ModesKeywords, ModesPrepared, ModesReport, Spelling};
 
 use crate::cli::{CliError, CliResult};
 
@@ -27,7 +27,23 @@ pub struct ModesArgs {
 /// Runs `pbdfit modes`.
 pub fn run(args: ModesArgs) -> CliResult {
     crate::cli::check_vtu(args.vtk.as_deref())?;
-    let prepared = args.job.prepare(Spelling::Flag).map_err(crate::fit::job_error)?;
+    let prepared = match Job::prepare(&args.job, Spelling::Flag).map_err(crate::fit::job_error)? {
+        ModesPrepared::Solid(prepared) => prepared,
+        ModesPrepared::Sheet(sheet) => {
+            if let Some(path) = &args.vtk {
+                crate::cli::check_output_file("--vtk", path, false)?;
+            }
+            let mesh = sheet.body.sheet.mesh.clone();
+            let report = crate::cli::run_prepared::<ModesKeywords>(ModesPrepared::Sheet(sheet), args.json)?;
+            if let Some(path) = &args.vtk {
+                let fields = mode_fields(&report.parts[0]);
+                let fields: Vec<(&str, PointData)> = fields.iter().map(|(n, d)| (n.as_str(), d.clone())).collect();
+                write_vtu_triangles(path, mesh.vertices(), mesh.triangles(), &fields)
+                    .map_err(|e| CliError::Input(format!("--vtk: {e}")))?;
+            }
+            return Ok(());
+        }
+    };
     let (compound, count) = (prepared.set.is_compound(), prepared.count);
     // The output path checked before the solve; the result printed before the file is written.
     if let Some(path) = &args.vtk {
@@ -36,23 +52,23 @@ pub fn run(args: ModesArgs) -> CliResult {
         }
     }
     let bodies: Vec<_> = prepared.parts.iter().map(|setup| setup.body.clone()).collect();
-    let report = crate::cli::run_prepared::<ModesKeywords>(prepared, args.json)?;
+    let report = crate::cli::run_prepared::<ModesKeywords>(ModesPrepared::Solid(prepared), args.json)?;
     for (body, report) in bodies.into_iter().zip(report.parts) {
         if let Some(path) = &args.vtk {
             let file = crate::cli::part_path(path, &body.scene, compound);
-            let names: Vec<String> = (1..=count).map(|i| format!("mode_{i}")).collect();
-            let fields: Vec<(&str, PointData)> = report
-                .modes
-                .iter()
-                .zip(&names)
-                .map(|(m, name)| {
-                    let shape = m.shape.iter().map(|u| pbdfit_mesh::Vec3::new(u[0], u[1], u[2])).collect();
-                    (name.as_str(), PointData::Vectors(shape))
-                })
-                .collect();
+            debug_assert_eq!(report.modes.len(), count);
+            let fields = mode_fields(&report);
+            let fields: Vec<(&str, PointData)> = fields.iter().map(|(n, d)| (n.as_str(), d.clone())).collect();
             write_vtu(&file, body.mesh.vertices(), body.mesh.tets(), &fields)
                 .map_err(|e| CliError::Input(format!("--vtk: {e}")))?;
         }
     }
     Ok(())
+}
+
+/// One point-data vector per mode, `mode_1`, ...: its mass-normalised translations.
+fn mode_fields(report: &ModesReport) -> Vec<(String, PointData)> {
+    let shape =
+        |m: &pbdfit_jobs::ModeReport| m.shape.iter().map(|u| pbdfit_mesh::Vec3::new(u[0], u[1], u[2])).collect();
+    report.modes.iter().enumerate().map(|(i, m)| (format!("mode_{}", i + 1), PointData::Vectors(shape(m)))).collect()
 }

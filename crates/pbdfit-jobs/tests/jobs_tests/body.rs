@@ -12,7 +12,7 @@ use pbdfit_pbd::{CpuBackend, ModelKind};
 
 /// The linear static FEM rest displacements of gravity-wall at N = 2, E = `young`, with the body given.
 fn fem(young: f64, density: Option<f64>, size: Option<f64>) -> Vec<Vec3> {
-    let scale = BodyKeywords { density, size };
+    let scale = BodyKeywords { density, size, thickness: None };
     let body = pbdfit_fit::Body { scene: "gravity-wall".into(), n: Some(2), scale, ..Default::default() };
     let elastic = pbdfit_fit::Material { young: Some(young), poisson: None };
     let job = FemKeywords { body, elastic, ..Default::default() };
@@ -61,7 +61,7 @@ fn reports_state_the_body_size_density_and_mass() {
     };
     let plain = fit(BodyKeywords::default());
     assert_eq!((plain.body[0].size_m, plain.body[0].density_kg_per_m3, plain.body[0].mass_kg), (1.0, 1.0, 1.0));
-    let report = fit(BodyKeywords { density: Some(1100.0), size: Some(0.1) });
+    let report = fit(BodyKeywords { density: Some(1100.0), size: Some(0.1), thickness: None });
     let body = &report.body[0];
     assert_eq!((body.scene.as_str(), body.size_m, body.density_kg_per_m3), ("gravity-wall", 0.1, 1100.0));
     assert!((body.mass_kg - 1100.0 * 0.1f64.powi(3)).abs() < 1e-12, "{}", body.mass_kg);
@@ -74,7 +74,7 @@ fn reports_state_the_body_size_density_and_mass() {
     let edge = |r: &pbdfit_jobs::FitReport| r.parameters[0].1;
     assert!(edge(&report) > 10.0 * edge(&plain), "{:?} against {:?}", report.parameters, plain.parameters);
     // Simulate: the same summary, and the total of the vertex masses is the mass stated.
-    let scale = BodyKeywords { density: Some(1000.0), size: Some(0.2) };
+    let scale = BodyKeywords { density: Some(1000.0), size: Some(0.2), thickness: None };
     let body = pbdfit_fit::Body { scene: "gravity".into(), n: Some(2), scale, ..Default::default() };
     let simulate = SimulateKeywords { body, ..Default::default() };
     let prepared = simulate.prepare(Spelling::Keyword).unwrap();
@@ -99,10 +99,10 @@ fn bad_bodies_and_sizes_with_markers_are_refused_by_name() {
     for (spelling, density, size) in [(Spelling::Flag, "--density", "--size"), (Spelling::Keyword, "density", "size")] {
         for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
             let mut job = FitJob::new("gravity-wall", ModelKind::PBD);
-            job.body = BodyKeywords { density: Some(bad), size: None };
+            job.body = BodyKeywords { density: Some(bad), size: None, thickness: None };
             let e = message(job.prepare(spelling).unwrap_err());
             assert!(e.starts_with(&format!("{density} must be a finite number > 0 kg/m^3, got {bad}")), "{e}");
-            job.body = BodyKeywords { density: None, size: Some(bad) };
+            job.body = BodyKeywords { density: None, size: Some(bad), thickness: None };
             let e = message(job.prepare(spelling).unwrap_err());
             assert!(e.starts_with(&format!("{size} must be a finite number > 0 m, got {bad}")), "{e}");
         }
@@ -110,10 +110,10 @@ fn bad_bodies_and_sizes_with_markers_are_refused_by_name() {
     let markers = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reports/measured/example/markers.csv");
     let mut job = FitJob::new("cantilever", ModelKind::PBD);
     job.measured = Some(markers.clone());
-    job.body = BodyKeywords { density: None, size: Some(0.1) };
+    job.body = BodyKeywords { density: None, size: Some(0.1), thickness: None };
     let e = message(job.prepare(Spelling::Flag).unwrap_err());
     assert!(e.contains("--size scales the body") && e.contains("markers"), "{e}");
-    let scale = BodyKeywords { density: None, size: Some(0.1) };
+    let scale = BodyKeywords { density: None, size: Some(0.1), thickness: None };
     let body = pbdfit_fit::Body { scene: "cantilever".into(), scale, ..Default::default() };
     let identify = IdentifyKeywords { body, measured: Some(markers), ..Default::default() };
     let e = message(identify.run(Spelling::Keyword).unwrap_err());

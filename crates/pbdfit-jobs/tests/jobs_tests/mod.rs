@@ -4,3 +4,4 @@ mod body;
 mod cancel;
 mod masses;
 mod python;
+mod sheets;

@@ -53,6 +53,8 @@ fn nodes_per_element(element_type: i64) -> Option<usize> {
 
 /// Gmsh's type number of the 4-node tetrahedron.
 const TET4: i64 = 4;
+/// Gmsh element type 2: the 3-node triangle (a sheet's cell).
+const TRI3: i64 = 2;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Encoding {
@@ -269,6 +271,9 @@ impl Builder {
             self.mesh.tets.push(indices);
             self.mesh.tet_ids.push(tag);
         } else {
+            if element_type == TRI3 && node_tags.len() == 3 {
+                self.mesh.triangles.push([indices[0], indices[1], indices[2]]);
+            }
             self.mesh.ignored_cells += 1;
         }
         Ok(())

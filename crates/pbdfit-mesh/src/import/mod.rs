@@ -22,6 +22,7 @@
 
 mod error;
 mod gmsh;
+mod obj;
 mod tetgen;
 pub(crate) mod vtk;
 
@@ -30,6 +31,7 @@ use std::path::Path;
 
 pub use error::ImportError;
 pub use gmsh::parse_gmsh;
+pub use obj::parse_obj;
 pub use tetgen::parse_tetgen;
 pub use vtk::{parse_legacy_vtk, parse_vtu, quietly};
 
@@ -90,6 +92,8 @@ mesh_formats! {
     LegacyVtk => vtk::LEGACY,
     /// TetGen `base.node` + `base.ele`.
     TetGen => tetgen::FORMAT,
+    /// Wavefront `.obj`: triangles and polygons, for sheets.
+    Obj => obj::FORMAT,
 }
 
 impl MeshFormat {
@@ -147,6 +151,9 @@ pub struct RawMesh {
     /// Cells that are not linear tetrahedra (triangles, hexahedra, quadratic tets, ...) and were
     /// skipped; lower-dimensional Gmsh elements still contribute to groups.
     pub ignored_cells: usize,
+    /// Linear triangles (Gmsh type 2, VTK cell type 5, OBJ faces), 0-based, for a sheet
+    /// ([`RawMesh::validate_sheet`]); a solid's validation counts them among `ignored_cells`.
+    pub triangles: Vec<[usize; 3]>,
 }
 
 /// How to treat fixable problems when importing.
@@ -227,6 +234,55 @@ pub fn parse_single_file(format: MeshFormat, bytes: &[u8], origin: &str) -> Resu
     }
 }
 
+impl RawMesh {
+    /// The mesh's triangles as a sheet: vertices in no triangle dropped (the rest renumbered in order,
+    /// the groups with them), then validated as [`SheetMesh::new`](crate::SheetMesh::new) validates (a
+    /// non-finite vertex, a degenerate, duplicated or non-manifold triangle refused, named by its
+    /// number among the file's triangles). Returns the mesh and the groups as sorted vertex indices. The
+    /// message says what is wrong, naming `origin`.
+    pub fn validate_sheet(self, origin: &str) -> Result<(crate::SheetMesh, BTreeMap<String, Vec<usize>>), String> {
+        let RawMesh { vertices, triangles, groups, ignored_cells, .. } = self;
+        if triangles.is_empty() {
+            return Err(format!(
+                "mesh file {origin}: no triangles found ({ignored_cells} other cells skipped); a sheet is made of \
+                 3-node triangles"
+            ));
+        }
+        if let Some((t, v)) = triangles
+            .iter()
+            .enumerate()
+            .find_map(|(t, tri)| tri.iter().find(|&&v| v >= vertices.len()).map(|&v| (t, v)))
+        {
+            return Err(format!(
+                "mesh file {origin}: triangle {t} refers to vertex {v}, but the file has only {} vertices",
+                vertices.len()
+            ));
+        }
+        let mut new = vec![usize::MAX; vertices.len()];
+        let mut kept = Vec::new();
+        for &v in triangles.iter().flatten() {
+            if new[v] == usize::MAX {
+                new[v] = 0;
+            }
+        }
+        for (v, n) in new.iter_mut().enumerate() {
+            if *n == 0 {
+                *n = kept.len();
+                kept.push(vertices[v]);
+            }
+        }
+        let triangles = triangles.iter().map(|t| t.map(|v| new[v])).collect();
+        let mesh = crate::SheetMesh::new(kept, triangles).map_err(|e| format!("mesh file {origin}: {e}"))?;
+        let groups = groups
+            .into_iter()
+            .map(|(name, members)| {
+                (name, members.into_iter().filter(|&v| new[v] != usize::MAX).map(|v| new[v]).collect())
+            })
+            .collect();
+        Ok((mesh, groups))
+    }
+}
+
 /// A tetrahedron whose absolute volume is below this fraction of the mean is degenerate (docs/method.md).
 const DEGENERATE_FRACTION: f64 = 1e-12;
 /// Two used vertices closer than this fraction of the bounding-box diagonal are duplicates.
@@ -247,7 +303,7 @@ impl RawMesh {
     ///
     /// `origin` names the file in error messages.
     pub fn validate(self, origin: &str, options: ImportOptions) -> Result<ImportedMesh, ImportError> {
-        let RawMesh { vertices, mut tets, tet_ids, vertex_ids, groups, ignored_cells } = self;
+        let RawMesh { vertices, mut tets, tet_ids, vertex_ids, groups, ignored_cells, .. } = self;
         let origin_s = || origin.to_string();
         let vid = |v: usize| vertex_ids.get(v).copied().unwrap_or(v);
         let tid = |t: usize| tet_ids.get(t).copied().unwrap_or(t);

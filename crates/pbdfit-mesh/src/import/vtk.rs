@@ -374,6 +374,9 @@ fn grid_to_raw(vtk: Vtk, origin: &str) -> Result<RawMesh, ImportError> {
                 mesh.tets.push(tet);
                 mesh.tet_ids.push(element);
             } else {
+                if kind == CellType::Triangle && points.len() == 3 {
+                    mesh.triangles.push([tet[0], tet[1], tet[2]]);
+                }
                 mesh.ignored_cells += 1;
             }
         }

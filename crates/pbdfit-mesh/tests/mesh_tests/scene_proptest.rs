@@ -1,7 +1,7 @@
 //! Robustness of the scene parser: random text and random mutations of every built-in scene give a
 //! scene or an error, never a panic; a scene that parses builds its body or says why not.
 
-use pbdfit_mesh::{BUILTIN_SCENES, SceneSet};
+use pbdfit_mesh::{BUILTIN_SCENES, SceneSet, SheetScene};
 use proptest::prelude::*;
 
 /// Parses `text` as a built-in would be (its mesh from the compiled-in ones) and builds the body of
@@ -11,6 +11,9 @@ fn settle(text: &str) {
         for scene in set.scenes() {
             let _ = scene.body(scene.default_n.min(3));
         }
+    }
+    if let Ok(sheet) = SheetScene::parse(text, "mutated.toml", None) {
+        let _ = sheet.body(Some(sheet.default_n.min(3)));
     }
 }
 
@@ -113,6 +116,11 @@ proptest! {
 #[test]
 fn every_builtin_scene_builds() {
     for (name, text) in BUILTIN_SCENES {
+        if SheetScene::names_sheet(name) {
+            let sheet = SheetScene::parse(text, name, None).unwrap_or_else(|e| panic!("{name}: {e}"));
+            sheet.body(Some(2)).unwrap_or_else(|e| panic!("{name} at n = 2: {e}"));
+            continue;
+        }
         let set = SceneSet::parse(text, name, None).unwrap_or_else(|e| panic!("{name}: {e}"));
         for scene in set.scenes() {
             // The contact scenes (resting, indentation, incline) must start free of their obstacles at

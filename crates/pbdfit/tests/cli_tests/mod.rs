@@ -19,4 +19,5 @@ mod pbd;
 mod reference;
 mod refusals;
 mod resume;
+mod sheets;
 mod table;

@@ -1,0 +1,114 @@
+//! The `fem` and `modes` jobs on the built-in sheet scenes: the shell reference's numbers against the
+//! closed forms (the clamped strip's beam deflection, the simply supported plate's frequencies), the
+//! hanging sheet's symmetry, and the refusals of options a sheet has no use for.
+
+use pbdfit_jobs::{FemKeywords, FemReport, Job, ModesKeywords, ModesReport, SimulateKeywords, Spelling, run_json};
+
+fn fem(json: &str) -> FemReport {
+    let job = FemKeywords::from_json(json).unwrap();
+    let mut parts = pbdfit_jobs::Context::quiet(&job, Spelling::Keyword).unwrap().parts;
+    assert_eq!(parts.len(), 1);
+    parts.remove(0)
+}
+
+fn refused(name: &str, json: &str) -> String {
+    match run_json(name, json) {
+        Err(pbdfit_jobs::FitJobError::Input(message)) => message,
+        other => panic!("{name} {json}: expected an input error, got {other:?}"),
+    }
+}
+
+/// The steel ruler (0.3 m x 0.03 m x 1 mm, clamped at x = 0) at nu = 0 is a cantilever beam: its tip
+/// deflection is q L^4 / (8 E I) = 12 rho g L^4 / (8 E h^2) = 4.678 mm by linear theory. The linear shell
+/// at the scene's 40 x 4 cells is within 1e-3 of it; the corotational one within 1e-3 of the linear
+/// (the load is small: q L^3 / B = 0.125).
+#[test]
+fn the_clamped_strip_deflects_as_the_cantilever_beam() {
+    let beam = 12.0 * 7850.0 * 9.81 * 0.3f64.powi(4) / (8.0 * 2e11 * 1e-6);
+    let tip = |r: &FemReport| {
+        let tip: Vec<usize> = (0..r.vertices.len()).filter(|&v| (r.vertices[v][0] - 0.3).abs() < 1e-12).collect();
+        assert_eq!(tip.len(), 5);
+        -tip.iter().map(|&v| r.displacements[v][2]).sum::<f64>() / tip.len() as f64
+    };
+    let linear = fem(r#"{"scene": "clamped-strip", "poisson": 0, "material": "linear"}"#);
+    assert_eq!((linear.reference.as_str(), linear.triangles.len(), linear.tets.len()), ("linear shell", 320, 0));
+    assert_eq!(linear.body.thickness_m, Some(1e-3));
+    assert!((linear.body.mass_kg - 7850.0 * 1e-3 * 0.3 * 0.03).abs() < 1e-12);
+    let error = tip(&linear) / beam - 1.0;
+    assert!(error.abs() < 1e-3, "linear shell tip {} against the beam's {beam}: {error:e}", tip(&linear));
+    let nonlinear = fem(r#"{"scene": "clamped-strip", "poisson": 0}"#);
+    assert_eq!(nonlinear.reference, "corotational shell");
+    let difference = tip(&nonlinear) / tip(&linear) - 1.0;
+    assert!(difference.abs() < 1e-3, "corotational against linear: {difference:e}");
+    // The clamped vertices do not move or turn.
+    let rotations = nonlinear.rotations.as_ref().unwrap();
+    for &v in &nonlinear.fixed {
+        assert_eq!((nonlinear.displacements[v], rotations[v]), ([0.0; 3], [0.0; 3]));
+    }
+    // Half the thickness: a quarter of the bending stiffness per mass, four times the deflection (linear).
+    let thin = fem(r#"{"scene": "clamped-strip", "poisson": 0, "material": "linear", "thickness": 5e-4}"#);
+    // (To 1e-9: the drilling penalty, membrane-weighted, scales with h, not h^3.)
+    assert!((tip(&thin) / tip(&linear) - 4.0).abs() < 1e-8, "{}", tip(&thin) / tip(&linear));
+}
+
+/// The sheet hanging from its two top corners is symmetric about x = 0.5 (its crossed mesh is): each
+/// vertex's mirror moves by the mirrored displacement, to the Newton tolerance.
+#[test]
+fn the_hanging_sheet_is_symmetric_about_its_middle() {
+    let r = fem(r#"{"scene": "hanging-sheet", "n": 8}"#);
+    assert_eq!(r.fixed.len(), 2);
+    let largest = r.displacements.iter().map(|u| u[0].hypot(u[1]).hypot(u[2])).fold(0.0, f64::max);
+    assert!(largest > 1e-5, "{largest}");
+    let mut worst: f64 = 0.0;
+    for (v, p) in r.vertices.iter().enumerate() {
+        let m = (0..r.vertices.len())
+            .find(|&m| (r.vertices[m][0] - (1.0 - p[0])).abs() < 1e-12 && (r.vertices[m][1] - p[1]).abs() < 1e-12)
+            .expect("a mirror vertex");
+        let (a, b) = (r.displacements[v], r.displacements[m]);
+        worst = worst.max((a[0] + b[0]).abs()).max((a[1] - b[1]).abs()).max((a[2] - b[2]).abs());
+    }
+    println!("hanging sheet: largest displacement {largest:e} m, asymmetry {:e} of it", worst / largest);
+    assert!(worst < 1e-8 * largest, "asymmetry {:e} of the largest displacement", worst / largest);
+    // It hangs in its plane.
+    assert!(r.displacements.iter().all(|u| u[2].abs() < 1e-9 * largest));
+}
+
+/// The simply supported steel plate's lowest frequency is f_11 = pi / a^2 sqrt(D / (rho h)) = 19.19 Hz
+/// (Kirchhoff plate, no rotary inertia); the linear shell at 16 x 16 cells is within 1 % of it.
+#[test]
+fn the_supported_plate_s_lowest_mode_is_the_plate_s() {
+    let job = ModesKeywords::from_json(r#"{"scene": "supported-plate", "count": 2}"#).unwrap();
+    let report: ModesReport = pbdfit_jobs::Context::quiet(&job, Spelling::Keyword).unwrap().parts.remove(0);
+    let d: f64 = 2e11 * 1e-9 / (12.0 * (1.0 - 0.09));
+    let f11 = std::f64::consts::PI / 0.25 * (d / (7850.0 * 1e-3)).sqrt();
+    let error = report.modes[0].frequency / f11 - 1.0;
+    println!("supported plate f_11 {} Hz against {f11} Hz: {error:e}", report.modes[0].frequency);
+    assert!(error.abs() < 1e-2, "{error:e}");
+    // The mode moves along z only, with most of the free mass.
+    let fractions = report.modes[0].mass_fractions;
+    assert!(fractions[2] > 0.5 && fractions[0] < 1e-12 && fractions[1] < 1e-12, "{fractions:?}");
+    assert_eq!((report.material, report.body.thickness_m), ("linear shell", Some(1e-3)));
+}
+
+#[test]
+fn options_a_sheet_has_no_use_for_are_refused_by_name() {
+    for bad in ["0", "-1e-3"] {
+        let e = refused("fem", &format!(r#"{{"scene": "clamped-strip", "thickness": {bad}}}"#));
+        assert!(e.starts_with("thickness") && e.contains("finite number > 0 m"), "{e}");
+    }
+    let e = refused("fem", r#"{"scene": "clamped-strip", "dynamic": true}"#);
+    assert!(e.starts_with("dynamic") && e.contains("is a sheet"), "{e}");
+    let e = refused("fem", r#"{"scene": "clamped-strip", "material": "neo-hookean"}"#);
+    assert!(e.contains("linear, corotational or stvk shell"), "{e}");
+    let e = refused("modes", r#"{"scene": "clamped-plate", "fem_mass": "consistent"}"#);
+    assert!(e.starts_with("fem_mass") && e.contains("is a sheet"), "{e}");
+    let e = refused("fem", r#"{"scene": "clamped-strip", "mass_model": "uniform"}"#);
+    assert!(e.starts_with("mass_model") && e.contains("lumped"), "{e}");
+    // A solid given a thickness; a sheet given to a model.
+    let e = refused("fem", r#"{"scene": "gravity-wall", "thickness": 1e-3}"#);
+    assert!(e.starts_with("thickness") && e.contains("tetrahedral solid"), "{e}");
+    let e = refused("simulate", r#"{"scene": "hanging-sheet", "model": "xpbd"}"#);
+    assert!(e.contains("model `xpbd`") && e.contains("sheets have no such model yet"), "{e}");
+    let job = SimulateKeywords::from_json(r#"{"scene": "clamped-strip"}"#).unwrap();
+    assert!(job.prepare(Spelling::Flag).unwrap_err().to_string().contains("model `pbd`"));
+}

@@ -1,0 +1,670 @@
+//! Sheet scenes: a scene file whose body is a sheet (a triangle mesh with a thickness) instead of a
+//! tetrahedral solid. The same TOML file form as a solid's, with a `[sheet]` table in place of `[body]`:
+//!
+//! ```toml
+//! name = "clamped-strip"
+//! description = "..."
+//! [sheet]
+//! width = 0.3          # m, along x
+//! height = 0.03        # m, along y; the sheet lies in z = 0, its normal +z
+//! n = 40               # cells along the longer side (the other side in proportion, at least 1)
+//! diagonal = "alternating"   # forward, alternating or crossed
+//! thickness = 1e-3     # m
+//! [[held]]
+//! plane = "x = 0"
+//! support = "clamped"  # clamped (all six DOFs) or pinned (the translations; a simply supported edge)
+//! [load]
+//! gravity = [0, 0, -9.81]
+//! [material]
+//! density = 7850       # kg/m^3
+//! young = 2e11         # Pa: the sheet's default when a run gives none
+//! poisson = 0.3
+//! [reference]
+//! material = "corotational"  # linear, corotational or stvk (the shell reference's membrane)
+//! ```
+//!
+//! Instead of `width` and `height`, `vertices = [[x, y, z], ...]` (m) and `triangles = [[a, b, c], ...]`
+//! (vertex indices from 0) give the mesh itself; it is validated as [`SheetMesh::new`] validates (a
+//! degenerate, duplicated or non-manifold triangle refused, named), and has its own resolution (`n` not
+//! given). The held selectors (`plane`, `box`, `group`) are a solid's, evaluated on the geometry the file
+//! gives; a sheet has no obstacles yet (the shell reference has no contact) and no other loads than
+//! gravity.
+//!
+//! [`SceneSet`](crate::SceneSet) refuses a sheet scene with [`SceneError::Sheet`], so that every command
+//! and model made for solids says so instead of misreading it; [`SheetScene::load`] reads one.
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::scene::{BUILTIN_SCENES, BodyError, BodySummary, MAX_SIZE, MIN_SIZE};
+use crate::selector::{BoxKeys, SelectorKeys};
+use crate::sheet::{Diagonal, Sheet, SheetMesh};
+use crate::{SceneError, Selector, Vec3};
+
+/// The sheet scene file's keys (the solid's `body`, `compound` and `obstacle` are not among them).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SheetFile {
+    name: String,
+    #[serde(default)]
+    description: String,
+    sheet: SheetDef,
+    held: Option<Vec<HeldKeys>>,
+    load: Option<LoadKeys>,
+    material: Option<MaterialKeys>,
+    reference: Option<ReferenceKeys>,
+    /// Refused with its reason: the shell reference has no contact yet.
+    obstacle: Option<toml::Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SheetDef {
+    width: Option<f64>,
+    height: Option<f64>,
+    n: Option<i64>,
+    diagonal: Option<String>,
+    vertices: Option<Vec<[f64; 3]>>,
+    triangles: Option<Vec<[i64; 3]>>,
+    /// A triangle mesh file (OBJ, Gmsh, VTK), relative to the scene file.
+    mesh: Option<String>,
+    thickness: f64,
+    /// The sheet's largest extent in m: the geometry the file gives is scaled to it.
+    size: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HeldKeys {
+    plane: Option<String>,
+    #[serde(rename = "box")]
+    bounds: Option<BoxKeys>,
+    group: Option<String>,
+    tolerance: Option<f64>,
+    support: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LoadKeys {
+    gravity: Option<[f64; 3]>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MaterialKeys {
+    density: f64,
+    young: Option<f64>,
+    poisson: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReferenceKeys {
+    material: Option<String>,
+}
+
+/// The most cells a rectangular sheet takes along its longer side (half a million triangles).
+pub const MAX_CELLS: usize = 512;
+
+/// How a held vertex of a sheet is held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SheetSupport {
+    /// Its three translations held, its rotations free: a simply supported edge, a pinned corner.
+    Pinned,
+    /// Its translations and rotations held: a clamped edge, a corner in a clip.
+    Clamped,
+}
+
+impl SheetSupport {
+    /// The name in scene files.
+    pub fn name(self) -> &'static str {
+        match self {
+            SheetSupport::Pinned => "pinned",
+            SheetSupport::Clamped => "clamped",
+        }
+    }
+}
+
+/// A sheet's geometry as the file gives it (unscaled).
+#[derive(Debug, Clone, PartialEq)]
+pub enum SheetGeometry {
+    /// The rectangle `[0, width] x [0, height]` in z = 0, meshed at a resolution.
+    Rectangle {
+        /// Along x, m.
+        width: f64,
+        /// Along y, m.
+        height: f64,
+        /// How quads are split.
+        diagonal: Diagonal,
+    },
+    /// A mesh given whole (its own resolution).
+    Mesh(SheetMesh),
+}
+
+/// A sheet scene: the sheet, its held vertices, gravity, and the material it is made of by default.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SheetScene {
+    /// Scene name.
+    pub name: String,
+    /// One line saying what it is.
+    pub description: String,
+    /// Where it came from: a file path or `builtin:<name>`.
+    pub origin: String,
+    /// The geometry the file gives.
+    pub geometry: SheetGeometry,
+    /// Cells along the longer side of a rectangle where a run gives none (1 for a mesh given whole).
+    pub default_n: usize,
+    /// Thickness h, m.
+    pub thickness: f64,
+    /// Density, kg/m^3.
+    pub density: f64,
+    /// Young's modulus (Pa) a run uses where it gives none.
+    pub young: Option<f64>,
+    /// Poisson ratio a run uses where it gives none.
+    pub poisson: Option<f64>,
+    /// The held selectors and how each holds.
+    pub held: Vec<(Selector, SheetSupport)>,
+    /// Named vertex groups of an imported mesh (Gmsh physical groups), for `group` selectors.
+    pub groups: std::collections::BTreeMap<String, Vec<usize>>,
+    /// Gravitational acceleration, m/s^2.
+    pub gravity: Vec3,
+    /// The reference material the scene asks for (`linear`, `corotational`, `stvk`), if any.
+    pub reference: Option<String>,
+    /// The factor lengths in the plane are multiplied by (1: as the file gives them); the thickness is not.
+    pub scale: f64,
+}
+
+/// A sheet scene's body at one resolution: the sheet, how each vertex is held, gravity.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SheetBody {
+    /// The scene's name.
+    pub scene: String,
+    /// The resolution it was built at.
+    pub n: usize,
+    /// The sheet (mesh in m, thickness, density).
+    pub sheet: Sheet,
+    /// Per vertex: how it is held, `None` where free.
+    pub held: Vec<Option<SheetSupport>>,
+    /// Gravitational acceleration, m/s^2.
+    pub gravity: Vec3,
+}
+
+impl SheetBody {
+    /// The held vertices, ascending.
+    pub fn held_indices(&self) -> Vec<usize> {
+        (0..self.held.len()).filter(|&v| self.held[v].is_some()).collect()
+    }
+}
+
+/// Whether scene TOML `text` is a sheet's (it has a `[sheet]` table), without reading the rest.
+fn is_sheet_text(text: &str) -> bool {
+    toml::from_str::<toml::Table>(text).is_ok_and(|t| t.contains_key("sheet"))
+}
+
+impl SheetScene {
+    /// A built-in sheet scene by name, or a sheet scene file. A solid scene (built-in or file) is
+    /// [`SceneError::NotSheet`]; an unknown name [`SceneError::Unknown`].
+    pub fn load(name_or_path: &str) -> Result<Self, SceneError> {
+        if let Some((name, text)) = BUILTIN_SCENES.iter().find(|(n, _)| *n == name_or_path) {
+            return Self::parse(text, &format!("builtin:{name}"), None);
+        }
+        let path = Path::new(name_or_path);
+        if !path.exists() {
+            return Err(SceneError::Unknown(name_or_path.to_string()));
+        }
+        let text =
+            std::fs::read_to_string(path).map_err(|source| SceneError::Io { path: path.to_path_buf(), source })?;
+        Self::parse(&text, &path.display().to_string(), path.parent())
+    }
+
+    /// Whether `name_or_path` names a sheet scene (a built-in one, or a readable file with a `[sheet]`
+    /// table).
+    pub fn names_sheet(name_or_path: &str) -> bool {
+        if let Some((_, text)) = BUILTIN_SCENES.iter().find(|(n, _)| *n == name_or_path) {
+            return is_sheet_text(text);
+        }
+        std::fs::read_to_string(name_or_path).is_ok_and(|t| is_sheet_text(&t))
+    }
+
+    /// Parses sheet scene TOML; `origin` names it in errors. `dir` is the folder a `mesh` file is read
+    /// from (`None` for a built-in scene, which names none).
+    pub fn parse(text: &str, origin: &str, dir: Option<&Path>) -> Result<Self, SceneError> {
+        if !is_sheet_text(text) {
+            return Err(SceneError::NotSheet { origin: origin.to_string() });
+        }
+        let file: SheetFile = toml::from_str(text)
+            .map_err(|e| SceneError::Parse { origin: origin.to_string(), message: e.to_string().trim().to_string() })?;
+        let invalid =
+            |key: &str, message: String| SceneError::Invalid { origin: origin.to_string(), key: key.into(), message };
+        crate::check_file_name(&file.name).map_err(|m| invalid("name", m))?;
+        if file.obstacle.is_some() {
+            return Err(invalid(
+                "obstacle",
+                "a sheet takes no obstacles yet: the shell reference has no contact (a sheet draped over a body is \
+                 not supported)"
+                    .into(),
+            ));
+        }
+        let s = &file.sheet;
+        let positive = |key: &str, unit: &str, value: f64| {
+            if value.is_finite() && value > 0.0 {
+                Ok(value)
+            } else {
+                Err(invalid(key, format!("must be a finite number > 0 {unit}, got {value}")))
+            }
+        };
+        let thickness = positive("sheet.thickness", "m", s.thickness)?;
+        let mut groups = std::collections::BTreeMap::new();
+        let whole = |what: &str| {
+            if s.n.is_some() || s.diagonal.is_some() {
+                return Err(invalid(
+                    "sheet",
+                    format!("a mesh given by {what} has its own resolution: no `n` or `diagonal`"),
+                ));
+            }
+            Ok(())
+        };
+        let (geometry, default_n) = match (&s.width, &s.height, &s.vertices, &s.triangles) {
+            (None, None, None, None) if s.mesh.is_some() => {
+                whole("a `mesh` file")?;
+                let file = s.mesh.as_deref().unwrap_or_default();
+                let dir = dir.ok_or_else(|| invalid("sheet.mesh", "a built-in scene names no mesh file".into()))?;
+                let path = dir.join(file);
+                let raw = crate::import::read_mesh(&path).map_err(|e| invalid("sheet.mesh", e.to_string()))?;
+                let (mesh, named) =
+                    raw.validate_sheet(&path.display().to_string()).map_err(|m| invalid("sheet.mesh", m))?;
+                groups = named;
+                (SheetGeometry::Mesh(mesh), 1)
+            }
+            (Some(w), Some(h), None, None) if s.mesh.is_none() => {
+                let (width, height) = (positive("sheet.width", "m", *w)?, positive("sheet.height", "m", *h)?);
+                let diagonal = match s.diagonal.as_deref() {
+                    None => Diagonal::Alternating,
+                    Some(name) => Diagonal::ALL.into_iter().find(|d| d.name() == name).ok_or_else(|| {
+                        invalid("sheet.diagonal", format!("`{name}`: expected forward, alternating or crossed"))
+                    })?,
+                };
+                let n = s.n.unwrap_or(16);
+                if !(1..=MAX_CELLS as i64).contains(&n) {
+                    return Err(invalid(
+                        "sheet.n",
+                        format!("cells along the longer side must be 1 to {MAX_CELLS}, got {n}"),
+                    ));
+                }
+                (SheetGeometry::Rectangle { width, height, diagonal }, n as usize)
+            }
+            (None, None, Some(vertices), Some(triangles)) if s.mesh.is_none() => {
+                whole("`vertices` and `triangles`")?;
+                let triangles = triangles
+                    .iter()
+                    .enumerate()
+                    .map(|(t, tri)| {
+                        let mut out = [0; 3];
+                        for (k, &v) in tri.iter().enumerate() {
+                            out[k] = usize::try_from(v).map_err(|_| {
+                                invalid("sheet.triangles", format!("triangle {t} has a negative vertex index {v}"))
+                            })?;
+                        }
+                        Ok(out)
+                    })
+                    .collect::<Result<Vec<_>, SceneError>>()?;
+                let mesh = SheetMesh::new(vertices.iter().map(|&p| Vec3::from(p)).collect(), triangles)
+                    .map_err(|e| invalid("sheet.triangles", e.to_string()))?;
+                let mut used = vec![false; mesh.vertices().len()];
+                mesh.triangles().iter().flatten().for_each(|&v| used[v] = true);
+                if let Some(v) = used.iter().position(|u| !u) {
+                    return Err(invalid(
+                        "sheet.vertices",
+                        format!("vertex {v} belongs to no triangle (it would have no mass and no stiffness)"),
+                    ));
+                }
+                (SheetGeometry::Mesh(mesh), 1)
+            }
+            _ => {
+                return Err(invalid(
+                    "sheet",
+                    "give `width` and `height` (a rectangle), `vertices` and `triangles` (a mesh), or `mesh` (a \
+                     triangle mesh file: OBJ, Gmsh, VTK), one of the three"
+                        .into(),
+                ));
+            }
+        };
+        let mut held = Vec::new();
+        for (i, h) in file.held.unwrap_or_default().iter().enumerate() {
+            let key = format!("held[{i}]");
+            let keys = SelectorKeys {
+                plane: h.plane.clone(),
+                bounds: h.bounds.clone(),
+                group: h.group.clone(),
+                tolerance: h.tolerance,
+            };
+            let selector = keys.selector().map_err(|m| invalid(&key, m))?;
+            let support = match h.support.as_deref() {
+                None | Some("clamped") => SheetSupport::Clamped,
+                Some("pinned") => SheetSupport::Pinned,
+                Some(other) => {
+                    return Err(invalid(
+                        &format!("{key}.support"),
+                        format!("`{other}`: expected clamped (all six DOFs) or pinned (the translations)"),
+                    ));
+                }
+            };
+            held.push((selector, support));
+        }
+        if held.is_empty() {
+            return Err(invalid(
+                "held",
+                "the sheet is not held at all: with no held vertex it has no rest state. Add e.g. [[held]] plane = \
+                 \"x = 0\""
+                    .into(),
+            ));
+        }
+        let gravity = file.load.and_then(|l| l.gravity).unwrap_or([0.0, 0.0, -9.81]);
+        if gravity.iter().any(|g| !g.is_finite()) {
+            return Err(invalid("load.gravity", "components must be finite".into()));
+        }
+        let (density, young, poisson) = match file.material {
+            Some(m) => (m.density, m.young, m.poisson),
+            None => (1000.0, None, None),
+        };
+        positive("material.density", "kg/m^3", density)?;
+        if let Some(e) = young {
+            positive("material.young", "Pa", e)?;
+        }
+        if let Some(nu) = poisson
+            && !(nu > -1.0 && nu < 0.5)
+        {
+            return Err(invalid("material.poisson", format!("must be in (-1, 0.5), got {nu}")));
+        }
+        let reference = file.reference.and_then(|r| r.material);
+        if let Some(m) = &reference
+            && !["linear", "corotational", "stvk"].contains(&m.as_str())
+        {
+            return Err(invalid(
+                "reference.material",
+                format!("`{m}`: a sheet's reference is the linear, corotational or stvk shell"),
+            ));
+        }
+        let mut scene = SheetScene {
+            name: file.name,
+            description: file.description,
+            origin: origin.to_string(),
+            geometry,
+            default_n,
+            thickness,
+            density,
+            young,
+            poisson,
+            held,
+            groups,
+            gravity: Vec3::from(gravity),
+            reference,
+            scale: 1.0,
+        };
+        if let Some(size) = s.size {
+            if !(size.is_finite() && (MIN_SIZE..=MAX_SIZE).contains(&size)) {
+                return Err(invalid("sheet.size", format!("must be between 1e-6 m and 1e6 m, got {size}")));
+            }
+            scene.scale = size / scene.unscaled_extent();
+        }
+        // Build once, so that a selector that selects nothing fails when the scene is read.
+        scene.body(None)?;
+        Ok(scene)
+    }
+
+    /// The largest side of the geometry's bounding box as the file gives it, m.
+    fn unscaled_extent(&self) -> f64 {
+        match &self.geometry {
+            SheetGeometry::Rectangle { width, height, .. } => width.max(*height),
+            SheetGeometry::Mesh(mesh) => crate::load::extent(mesh.vertices()),
+        }
+    }
+
+    /// The area the file gives, m^2.
+    fn unscaled_area(&self) -> f64 {
+        match &self.geometry {
+            SheetGeometry::Rectangle { width, height, .. } => width * height,
+            SheetGeometry::Mesh(mesh) => mesh.area(),
+        }
+    }
+
+    /// The resolution a run uses: `n` where given, else the scene's. A mesh given whole takes only 1.
+    pub fn resolution(&self, n: Option<usize>) -> Result<usize, String> {
+        let n = n.unwrap_or(self.default_n);
+        match (&self.geometry, n) {
+            (_, 0) => Err("mesh resolution must be at least 1, got 0".into()),
+            (SheetGeometry::Mesh(_), n) if n != 1 => {
+                Err(format!("the sheet's mesh is given whole and has its own resolution: n must be 1, got {n}"))
+            }
+            (SheetGeometry::Rectangle { .. }, n) if n > MAX_CELLS => {
+                Err(format!("{n} cells along the longer side is more than the {MAX_CELLS} a sheet takes"))
+            }
+            _ => Ok(n),
+        }
+    }
+
+    /// The body over the scene's: `density` (kg/m^3), `size` (m, the largest extent: lengths in the plane
+    /// scaled to it, the held selectors picking the same vertices) and `thickness` (m) replace the scene's.
+    /// Refused: a value that is not a finite number > 0, a size outside 1e-6 m to 1e6 m.
+    pub fn with_body(
+        mut self,
+        density: Option<f64>,
+        size: Option<f64>,
+        thickness: Option<f64>,
+    ) -> Result<Self, BodyError> {
+        for (option, unit, value) in
+            [("density", "kg/m^3", density), ("size", "m", size), ("thickness", "m", thickness)]
+        {
+            if let Some(value) = value
+                && !(value.is_finite() && value > 0.0)
+            {
+                return Err(BodyError::NotPositive { option, unit, value });
+            }
+        }
+        if let Some(size) = size {
+            if !(MIN_SIZE..=MAX_SIZE).contains(&size) {
+                return Err(BodyError::SizeOutOfRange { value: size });
+            }
+            self.scale = size / self.unscaled_extent();
+        }
+        if let Some(density) = density {
+            self.density = density;
+        }
+        if let Some(thickness) = thickness {
+            self.thickness = thickness;
+        }
+        Ok(self)
+    }
+
+    /// The sheet's size, thickness, density and mass.
+    pub fn summary(&self) -> BodySummary {
+        BodySummary {
+            scene: self.name.clone(),
+            size_m: self.unscaled_extent() * self.scale,
+            density_kg_per_m3: self.density,
+            mass_kg: self.density * self.thickness * self.unscaled_area() * self.scale * self.scale,
+            thickness_m: Some(self.thickness),
+        }
+    }
+
+    /// The body at resolution `n` (`None`: the scene's): the mesh (a rectangle's `n` cells along its
+    /// longer side, the other in proportion, at least 1), the sheet, and each vertex's support (clamped
+    /// where two selectors disagree). A selector that selects no vertex is refused, naming it.
+    pub fn body(&self, n: Option<usize>) -> Result<SheetBody, SceneError> {
+        let invalid =
+            |key: &str, message: String| SceneError::Invalid { origin: self.origin.clone(), key: key.into(), message };
+        let n = self.resolution(n).map_err(|m| invalid("sheet.n", m))?;
+        let mesh = match &self.geometry {
+            SheetGeometry::Rectangle { width, height, diagonal } => {
+                let (nx, ny) = if width >= height {
+                    (n, ((n as f64 * height / width).round() as usize).max(1))
+                } else {
+                    (((n as f64 * width / height).round() as usize).max(1), n)
+                };
+                SheetMesh::rectangle(*width, *height, nx, ny, *diagonal).map_err(|e| invalid("sheet", e.to_string()))?
+            }
+            SheetGeometry::Mesh(mesh) => mesh.clone(),
+        };
+        let mut held = vec![None; mesh.vertices().len()];
+        for (i, (selector, support)) in self.held.iter().enumerate() {
+            let selected =
+                selector.select(mesh.vertices(), &self.groups).map_err(|m| invalid(&format!("held[{i}]"), m))?;
+            if selected.is_empty() {
+                return Err(invalid(
+                    &format!("held[{i}]"),
+                    format!("{selector} selects no vertex of the sheet (coordinates as the scene file gives them)"),
+                ));
+            }
+            for v in selected {
+                held[v] = Some(held[v].map_or(*support, |s: SheetSupport| s.max(*support)));
+            }
+        }
+        let mesh = if self.scale == 1.0 {
+            mesh
+        } else {
+            SheetMesh::new(mesh.vertices().iter().map(|p| p * self.scale).collect(), mesh.triangles().to_vec())
+                .map_err(|e| invalid("sheet", e.to_string()))?
+        };
+        let sheet = Sheet::new(mesh, self.thickness, self.density).map_err(|e| invalid("sheet", e.to_string()))?;
+        if let Some((v, m)) = sheet.lumped_masses().into_iter().enumerate().find(|(_, m)| !(m.is_finite() && *m > 0.0))
+        {
+            return Err(invalid(
+                "material.density",
+                format!("gives vertex {v} a mass of {m:e} kg, outside what f64 can simulate"),
+            ));
+        }
+        Ok(SheetBody { scene: self.name.clone(), n, sheet, held, gravity: self.gravity })
+    }
+
+    /// What `pbdfit scenes` says of it: how it is held, and its description.
+    pub fn listing(&self) -> String {
+        let held: Vec<String> = self.held.iter().map(|(s, support)| format!("{s} ({})", support.name())).collect();
+        format!("sheet held at {}; {}", held.join(" and "), self.description)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SceneSet;
+
+    const STRIP: &str = "name = \"s\"\n[sheet]\nwidth = 1.0\nheight = 0.1\nn = 20\nthickness = 1e-3\n[[held]]\nplane = \"x = 0\"\n[material]\ndensity = 7850\n";
+
+    #[test]
+    fn a_rectangle_is_meshed_in_proportion_and_held() {
+        let scene = SheetScene::parse(STRIP, "t", None).unwrap();
+        let body = scene.body(None).unwrap();
+        assert_eq!(body.sheet.mesh.triangles().len(), 2 * 20 * 2);
+        assert_eq!(body.held_indices().len(), 3);
+        assert!(body.held.iter().flatten().all(|s| *s == SheetSupport::Clamped));
+        let summary = scene.summary();
+        assert_eq!((summary.size_m, summary.thickness_m), (1.0, Some(1e-3)));
+        assert!((summary.mass_kg - 0.785).abs() < 1e-12);
+        assert!((body.sheet.total_mass() - 0.785).abs() < 1e-12);
+        // Scaled: the same held vertices, the mass with the area.
+        let half = scene.clone().with_body(None, Some(0.5), Some(2e-3)).unwrap();
+        let b = half.body(Some(10)).unwrap();
+        assert_eq!(b.held_indices().len(), 2);
+        assert!((half.summary().mass_kg - 7850.0 * 2e-3 * 0.5 * 0.05).abs() < 1e-12);
+        assert!((b.sheet.total_mass() - half.summary().mass_kg).abs() < 1e-12);
+    }
+
+    #[test]
+    fn every_built_in_sheet_builds_and_solid_loaders_refuse_it() {
+        let mut sheets = 0;
+        for (name, text) in BUILTIN_SCENES {
+            if !is_sheet_text(text) {
+                assert!(matches!(SheetScene::load(name), Err(SceneError::NotSheet { .. })), "{name}");
+                continue;
+            }
+            sheets += 1;
+            assert!(SheetScene::names_sheet(name));
+            let scene = SheetScene::load(name).unwrap();
+            let body = scene.body(None).unwrap();
+            assert!(!body.held_indices().is_empty() && scene.young.is_some(), "{name}");
+            let e = SceneSet::load(name).unwrap_err();
+            assert!(matches!(e, SceneError::Sheet { .. }), "{name}");
+            assert!(e.to_string().contains("is a sheet"), "{e}");
+        }
+        assert_eq!(sheets, 4);
+    }
+
+    #[test]
+    fn bad_sheets_are_refused_naming_the_key() {
+        let e = |text: &str| SheetScene::parse(text, "t", None).unwrap_err().to_string();
+        for bad in ["0", "-1e-3", "nan", "inf"] {
+            let s = e(&STRIP.replace("thickness = 1e-3", &format!("thickness = {bad}")));
+            assert!(s.contains("sheet.thickness") && s.contains("finite number > 0 m"), "{s}");
+        }
+        let s = e(&STRIP.replace("plane = \"x = 0\"", "plane = \"x = 2\""));
+        assert!(s.contains("held[0]") && s.contains("selects no vertex"), "{s}");
+        let s = e(&STRIP.replace("[[held]]\nplane = \"x = 0\"\n", ""));
+        assert!(s.contains("not held"), "{s}");
+        let s = e(&format!("{STRIP}[[obstacle]]\nshape = \"plane\"\n"));
+        assert!(s.contains("obstacle"), "{s}");
+        let s = e(&STRIP.replace("plane = \"x = 0\"", "plane = \"x = 0\"\nsupport = \"glued\""));
+        assert!(s.contains("held[0].support"), "{s}");
+        // A mesh given whole: a non-manifold edge named by its triangle.
+        let mesh = "name = \"m\"\n[sheet]\nthickness = 1e-3\nvertices = [[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0.5, 0.5, 1]]\ntriangles = [[0, 1, 2], [0, 2, 3], [0, 2, 4]]\n[[held]]\nplane = \"x = 0\"\n";
+        let s = e(mesh);
+        assert!(s.contains("sheet.triangles") && s.contains("triangle 2") && s.contains("non-manifold"), "{s}");
+        let s = e(&mesh.replace(", [0, 2, 4]]", "]"));
+        assert!(s.contains("vertex 4 belongs to no triangle"), "{s}");
+        let ok = mesh.replace(", [0, 2, 4]]", "]").replace(", [0.5, 0.5, 1]]", "]");
+        let scene = SheetScene::parse(&ok, "t", None).unwrap();
+        assert_eq!(scene.body(None).unwrap().held_indices(), [0, 3]);
+        assert!(scene.resolution(Some(2)).unwrap_err().contains("own resolution"));
+        let s = e(&ok.replace("[0, 2, 3]]", "[0, 2, 3], [3, 2, 0]]"));
+        assert!(s.contains("repeats triangle 1"), "{s}");
+        let s = e(&ok.replace("[0, 2, 3]]", "[0, -2, 3]]"));
+        assert!(s.contains("negative vertex index"), "{s}");
+    }
+
+    /// A sheet from a mesh file: an OBJ square (two triangles, one quad fanned) and a Gmsh file's
+    /// triangles with a physical group held; a file without triangles refused.
+    #[test]
+    fn a_sheet_reads_a_triangle_mesh_file() {
+        let dir = std::env::temp_dir().join(format!("pbdfit-sheet-mesh-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("cloth.obj"),
+            "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 2 0 0\nv 2 1 0\nf 1 2 3 4\nf 2 5 6\nf 2 6 3\n",
+        )
+        .unwrap();
+        let scene = "name = \"c\"\n[sheet]\nthickness = 1e-3\nmesh = \"cloth.obj\"\n[[held]]\nplane = \"x = 0\"\n";
+        let sheet = SheetScene::parse(scene, "c.toml", Some(&dir)).unwrap();
+        let body = sheet.body(None).unwrap();
+        assert_eq!((body.sheet.mesh.triangles().len(), body.held_indices()), (4, vec![0, 3]));
+        assert!((sheet.summary().mass_kg - 1000.0 * 1e-3 * 2.0).abs() < 1e-12);
+        let msh = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n1\n1 7 \"edge\"\n$EndPhysicalNames\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 1 1 0\n4 0 1 0\n$EndNodes\n$Elements\n3\n1 1 2 7 1 4 1\n2 2 2 1 1 1 2 3\n3 2 2 1 1 1 3 4\n$EndElements\n";
+        std::fs::write(dir.join("square.msh"), msh).unwrap();
+        let scene = "name = \"g\"\n[sheet]\nthickness = 1e-3\nmesh = \"square.msh\"\n[[held]]\ngroup = \"edge\"\n";
+        let body = SheetScene::parse(scene, "g.toml", Some(&dir)).unwrap().body(None).unwrap();
+        assert_eq!((body.sheet.mesh.triangles().len(), body.held_indices()), (2, vec![0, 3]));
+        // A VTK file of triangles, as `pbdfit fem --vtk` writes one for a sheet, read back as a sheet.
+        let strip = SheetMesh::rectangle(1.0, 0.1, 10, 2, Diagonal::Crossed).unwrap();
+        crate::vtk::write_vtu_triangles(&dir.join("strip.vtu"), strip.vertices(), strip.triangles(), &[]).unwrap();
+        let scene = "name = \"v\"\n[sheet]\nthickness = 1e-3\nmesh = \"strip.vtu\"\n[[held]]\nplane = \"x = 0\"\n";
+        let body = SheetScene::parse(scene, "v.toml", Some(&dir)).unwrap().body(None).unwrap();
+        assert_eq!(body.sheet.mesh, strip);
+        std::fs::write(dir.join("points.obj"), "v 0 0 0\n").unwrap();
+        let scene = "name = \"p\"\n[sheet]\nthickness = 1e-3\nmesh = \"points.obj\"\n[[held]]\nplane = \"x = 0\"\n";
+        let e = SheetScene::parse(scene, "p.toml", Some(&dir)).unwrap_err().to_string();
+        assert!(e.contains("sheet.mesh") && e.contains("no triangles"), "{e}");
+        let e = SheetScene::parse(&scene.replace("thickness", "n = 3\nthickness"), "p.toml", Some(&dir)).unwrap_err();
+        assert!(e.to_string().contains("own resolution"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn with_body_refuses_a_bad_thickness_naming_it() {
+        let scene = SheetScene::parse(STRIP, "t", None).unwrap();
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            let e = scene.clone().with_body(None, None, Some(bad)).unwrap_err();
+            assert_eq!(e.option(), "thickness");
+            assert!(e.to_string().contains("finite number > 0 m"), "{e}");
+        }
+    }
+}

@@ -1,0 +1,53 @@
+"""Sheets from Python: ``pbdfit.fem`` and ``pbdfit.modes`` on the built-in sheet scenes are the command
+line's (the same report, field for field), with the shell reference's physics (the clamped strip's tip at
+the cantilever beam's deflection, a thickness that scales the bending stiffness as h^3), and a sheet
+given to a model, a thickness to a solid, or a bad thickness refused naming it.
+
+The CLI binary comes from $PBDFIT_CLI, else target/debug or target/release of this repository; without one
+the tests fail (they never skip)."""
+
+import numpy as np
+import pytest
+
+import pbdfit
+from test_pbdfit import cli_json
+
+
+def test_fem_on_a_sheet_is_the_command_lines():
+    u = pbdfit.fem("clamped-strip", n=20, poisson=0.0, material="linear")
+    cli = cli_json("fem", "--scene", "clamped-strip", "--n", "20", "--poisson", "0", "--material", "linear")
+    assert cli["reference"] == "linear shell" and cli["body"]["thickness_m"] == 1e-3
+    assert u.shape == (len(cli["vertices"]), 3)
+    assert u.tolist() == cli["displacements"]
+    # The tip deflects as the cantilever beam's q L^4 / (8 E I) = 12 rho g L^4 / (8 E h^2): 1.0e-3 above it at
+    # 20 x 2 cells (second order: 2.6e-4 at the scene's 40 x 4).
+    vertices = np.array(cli["vertices"])
+    tip = -u[np.isclose(vertices[:, 0], 0.3), 2].mean()
+    beam = 12 * 7850 * 9.81 * 0.3 ** 4 / (8 * 2e11 * 1e-6)
+    assert tip == pytest.approx(beam, rel=1.5e-3)
+    # Half the thickness: an eighth of the bending stiffness for half the weight, four times the deflection.
+    thin = pbdfit.fem("clamped-strip", n=20, poisson=0.0, material="linear", thickness=5e-4)
+    assert -thin[np.isclose(vertices[:, 0], 0.3), 2].mean() == pytest.approx(4 * tip, rel=1e-6)
+
+
+def test_modes_on_a_sheet_are_the_command_lines():
+    py = pbdfit.modes("supported-plate", count=2)
+    cli = cli_json("modes", "--scene", "supported-plate", "--count", "2")
+    assert py["frequencies"].tolist() == [m["frequency"] for m in cli["modes"]]
+    # The simply supported plate's lowest frequency, pi / a^2 sqrt(D / (rho h)) = 19.19 Hz, within 2e-3.
+    d = 2e11 * 1e-9 / (12 * (1 - 0.3 ** 2))
+    assert py["frequencies"][0] == pytest.approx(np.pi / 0.25 * np.sqrt(d / 7.85), rel=2e-3)
+    assert py["shapes"].shape == (2, len(cli["modes"][0]["shape"]), 3)
+
+
+def test_sheets_and_thicknesses_out_of_place_are_refused():
+    with pytest.raises(ValueError, match="thickness"):
+        pbdfit.fem("clamped-strip", thickness=0.0)
+    with pytest.raises(ValueError, match="nan"):
+        pbdfit.fem("clamped-strip", thickness=float("nan"))
+    with pytest.raises(ValueError, match="tetrahedral solid"):
+        pbdfit.fem("gravity-wall", thickness=1e-3)
+    with pytest.raises(ValueError, match="sheets have no such model yet"):
+        pbdfit.simulate("hanging-sheet", model="xpbd")
+    with pytest.raises(ValueError, match="is a sheet"):
+        pbdfit.fem("clamped-plate", dynamic=True)
