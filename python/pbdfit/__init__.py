@@ -881,6 +881,7 @@ def evaluate(
     settings: Optional[Mapping[str, float]] = None,
     density: Optional[float] = None,
     size: Optional[float] = None,
+    thickness: Optional[float] = None,
     mass_model: Optional[str] = None,
     fix_orientation: bool = False,
 ) -> Dict[str, Any]:
@@ -894,8 +895,8 @@ def evaluate(
         scene=_source(scene), n=_count("n", n, 1), young=_number("young", young), poisson=_number("poisson", poisson),
         parameters=_named_numbers("parameters", _mapping_of("parameters", parameters, example), example),
         model=model, settings=_settings(settings), dt=_number("dt", dt), nit=_count("nit", nit, 1), material=material,
-        density=_number("density", density), size=_number("size", size), mass_model=mass_model,
-        fix_orientation=bool(fix_orientation),
+        density=_number("density", density), size=_number("size", size),
+        thickness=_number("thickness", thickness), mass_model=mass_model, fix_orientation=bool(fix_orientation),
     )
     return json.loads(_native.run_job("evaluate", _json(keywords)))
 
@@ -912,6 +913,7 @@ def lookup(
     scene: Optional[Union[str, Scene, "os.PathLike[str]"]] = None,
     density: Optional[float] = None,
     size: Optional[float] = None,
+    thickness: Optional[float] = None,
 ) -> Dict[str, Any]:
     """The stiffness table's parameters for a material and setting, as ``pbdfit lookup --json`` gives them
     (the same numbers): ``parameters`` (name, unit, value), the leave-one-out ``estimate`` of the error, the
@@ -927,7 +929,7 @@ def lookup(
         table=os.fspath(table), young=_number("young", young), poisson=_number("poisson", poisson),
         dt=_number("dt", dt), nit=_count("nit", nit, 1), n=_count("n", n, 1), extrapolate=bool(extrapolate),
         refine=bool(refine), scene=None if scene is None else _source(scene), density=_number("density", density),
-        size=_number("size", size),
+        size=_number("size", size), thickness=_number("thickness", thickness),
     )
     return json.loads(_native.run_job("lookup", _json(keywords)))
 
