@@ -47,6 +47,7 @@
 
 mod anderson;
 mod backend;
+pub mod cloth;
 pub mod bench;
 mod colouring;
 mod constraints;
@@ -74,7 +75,7 @@ pub use mass_spring::{
     ContactTally, Equilibrium, IntegrateOptions, Integrator, SpringBody, SpringError, SpringLaw, Trajectory,
 };
 pub use model::{
-    Fold, MAX_PARAMETERS, MAX_SETTINGS, Model, ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule,
+    BodyKind, Fold, MAX_PARAMETERS, MAX_SETTINGS, Model, ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule,
     RuleSettings, Scale, SettingSpec, SimParams,
 };
 pub use potentials::SpringPotential;

@@ -296,6 +296,7 @@ impl PbdSystem {
         match params.rule() {
             ModelRule::Projection(rule) => self.stepped_rest_state(params, &rule, options, warm),
             ModelRule::Engine(rule) => self.stepped_rest_state(params, &rule, options, warm),
+            ModelRule::Cloth(rule) => self.stepped_rest_state(params, &rule, options, warm),
             ModelRule::Springs(law) => self.spring_rest_state(params, &law, warm, options.deadline),
         }
     }

@@ -112,6 +112,7 @@ impl PbdSystem {
         match params.model.kind().def().rule {
             Fold::Projection(fold) => self.stepped_sensitivity(params, rule_at(fold), rest, options),
             Fold::Engine(fold) => self.stepped_sensitivity(params, rule_at(fold), rest, options),
+            Fold::Cloth(fold) => self.stepped_sensitivity(params, rule_at(fold), rest, options),
             Fold::Springs(fold) => self.spring_sensitivity(params, rule_at(fold), rest),
         }
     }
