@@ -47,8 +47,8 @@
 
 mod anderson;
 mod backend;
-pub mod cloth;
 pub mod bench;
+pub mod cloth;
 mod colouring;
 mod constraints;
 mod contact;

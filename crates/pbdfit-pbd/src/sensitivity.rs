@@ -99,6 +99,7 @@ impl PbdSystem {
         options: &SensitivityOptions,
     ) -> Result<Sensitivity, PbdError> {
         params.validate()?;
+        self.check_body(params.model.kind())?;
         if !self.obstacles.is_empty() {
             return Err(PbdError::Contact {
                 scene: self.scene.clone(),

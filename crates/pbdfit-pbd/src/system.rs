@@ -4,10 +4,10 @@ use std::ops::Range;
 
 use pbdfit_mesh::Body;
 
+use crate::cloth::ClothBody;
 use crate::contact::{Contact, ContactRecord};
 use crate::engines::EngineRule;
 use crate::projection::ProjectionBody;
-use crate::cloth::ClothBody;
 use crate::{
     BodyKind, ColourGroups, ConstraintRef, DistanceConstraint, MAX_TETRAHEDRON_TERMS, ModelKind, ModelRule, PbdError,
     SimParams, Vec3, VolumeConstraint,
@@ -500,6 +500,13 @@ pub(crate) trait Stage: Copy {
     /// `None` for the textbook sweep.
     fn engine(&self) -> Option<&EngineRule> {
         None
+    }
+
+    /// Whether a run's divergence is judged by its growth ([`crate::rest_state`]'s `Growth`) rather than
+    /// by the body's size, and the fixed point may look beyond the body: engine profiles, and cloth (a
+    /// sheet held at a corner or an edge swings down by about its own size to rest).
+    fn by_growth(&self) -> bool {
+        self.engine().is_some()
     }
 
     /// One time step (see [`PbdSystem::step`]); the largest per-particle displacement of the step (m).

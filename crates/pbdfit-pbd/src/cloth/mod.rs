@@ -413,6 +413,12 @@ impl ClothRule {
 }
 
 impl Stage for ClothRule {
+    /// A sheet's rest state lies about its own size away (it swings down from a held corner or edge):
+    /// judged by growth, as the engine profiles' are.
+    fn by_growth(&self) -> bool {
+        true
+    }
+
     /// Semi-implicit Euler (`v += dt a`, `p = u + dt v`), the sweeps, `v = (p - u) / dt`: the library's
     /// `TimeStepController::step` with one substep.
     fn step(&self, system: &PbdSystem, params: &SimParams, d: &mut Dynamics) -> f64 {
