@@ -85,6 +85,12 @@ pub fn handoff_before(system: &PbdSystem, params: &[SimParams]) -> Option<Handof
     if let Some(p) = params.iter().find(|p| !p.model.kind().has_projection()) {
         return Some(Handoff::NoKernel { model: p.model.name(), why: "its rest state is a Newton solve" });
     }
+    if let Some(p) = params.iter().find(|p| p.model.kind().body_kind() == pbdfit_pbd::BodyKind::Sheet) {
+        return Some(Handoff::NoKernel {
+            model: p.model.name(),
+            why: "a sheet's cloth constraints, which the kernels do not implement",
+        });
+    }
     if let Some(p) = params.iter().find(|p| p.model.kind().is_engine_profile()) {
         return Some(Handoff::NoKernel {
             model: p.model.name(),

@@ -26,7 +26,7 @@ const DT: f64 = 0.01;
 fn stiff_models() -> Vec<(ModelKind, SimParams)> {
     ModelKind::all()
         .iter()
-        .filter(|k| k.has_projection())
+        .filter(|k| k.has_projection() && k.body_kind() == pbdfit_pbd::BodyKind::Solid)
         .map(|&k| {
             let values: Vec<f64> = k
                 .parameters()

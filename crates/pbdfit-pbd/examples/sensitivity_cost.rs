@@ -42,7 +42,7 @@ fn main() {
     let (mut fit_ratios, mut full_ratios) = (Vec::new(), Vec::new());
     for &kind in ModelKind::all() {
         let params_at = |nit| SimParams::new(0.01, nit, kind.with(&point(kind)).expect("the model's own count"));
-        if !kind.has_projection() {
+        if !kind.has_projection() || kind.body_kind() == pbdfit_pbd::BodyKind::Sheet {
             continue;
         }
         for &(scene, n, nit) in &cases {

@@ -181,6 +181,21 @@ pub enum PbdError {
         /// Model name.
         model: &'static str,
     },
+    /// A model given a body of the other kind: a cloth model on a solid, or a solid model on a sheet.
+    #[error(
+        "scene {scene}: model {model} simulates {model_body}, and this scene's body is {body}; choose a model \
+         for {body} (pbdfit's model list says which body each takes)"
+    )]
+    BodyKind {
+        /// Scene name.
+        scene: String,
+        /// Model name.
+        model: &'static str,
+        /// The kind of body the model simulates.
+        model_body: crate::BodyKind,
+        /// The kind of body the scene has.
+        body: crate::BodyKind,
+    },
     /// A time step whose load motion vanishes against the body (`crate::MIN_STEP_MOTION`): the rest
     /// state's test cannot tell rest from a body that has not moved yet.
     #[error(

@@ -24,6 +24,11 @@
 //! them in Verlet's microcollisions. [`PbdSystem::rest_state`] says how a rest state with contact is
 //! found, [`PbdSystem::contact_forces`] what the obstacles push with.
 //!
+//! Sheets (`cloth/`): triangle-mesh bodies ([`PbdSystem::sheet`]) for the cloth models, whose
+//! constraints (distance, dihedral and isometric bending, the FEM and strain triangles, the spring
+//! potentials on edges) follow Jan Bender's library; a model of the other kind of body is refused
+//! ([`PbdSystem::check_body`]).
+//!
 //! Units: m, s, kg. Stiffness is dimensionless; XPBD compliance is in m/N for distance and m^3/... per
 //! the constraint's units (`alpha = 1 / stiffness` of the constraint energy `C^2 / (2 alpha)`).
 //!
@@ -48,6 +53,7 @@
 mod anderson;
 mod backend;
 pub mod bench;
+pub mod cloth;
 mod colouring;
 mod constraints;
 mod contact;
@@ -74,7 +80,7 @@ pub use mass_spring::{
     ContactTally, Equilibrium, IntegrateOptions, Integrator, SpringBody, SpringError, SpringLaw, Trajectory,
 };
 pub use model::{
-    Fold, MAX_PARAMETERS, MAX_SETTINGS, Model, ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule,
+    BodyKind, Fold, MAX_PARAMETERS, MAX_SETTINGS, Model, ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule,
     RuleSettings, Scale, SettingSpec, SimParams,
 };
 pub use potentials::SpringPotential;

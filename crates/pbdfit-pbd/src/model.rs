@@ -6,6 +6,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::LazyLock;
 
+use crate::cloth::ClothRule;
 use crate::engines::EngineRule;
 use crate::models::MODELS;
 use crate::{MAX_TETRAHEDRON_TERMS, PbdError, SpringLaw, SpringPotential, TetrahedronTerm};
@@ -225,6 +226,33 @@ pub enum Fold {
     Engine(fn(&[f64], RuleSettings) -> EngineRule),
     /// A mass-spring force law.
     Springs(fn(&[f64], RuleSettings) -> SpringLaw),
+    /// A cloth model's constraints on a sheet (`cloth/`): the only family that takes sheets.
+    Cloth(fn(&[f64], RuleSettings) -> ClothRule),
+}
+
+/// The kind of body a model simulates: its family decides ([`Fold::body_kind`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BodyKind {
+    /// A tetrahedral solid (`PbdSystem::new`).
+    Solid,
+    /// A triangle-mesh sheet (`PbdSystem::sheet`).
+    Sheet,
+}
+
+impl BodyKind {
+    /// `solid (tetrahedra)` or `sheet (triangles)`, for messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            BodyKind::Solid => "a solid (tetrahedra)",
+            BodyKind::Sheet => "a sheet (triangles)",
+        }
+    }
+}
+
+impl std::fmt::Display for BodyKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.describe())
+    }
 }
 
 impl Fold {
@@ -234,6 +262,15 @@ impl Fold {
             Fold::Projection(fold) => ModelRule::Projection(fold(values, settings)),
             Fold::Engine(fold) => ModelRule::Engine(fold(values, settings)),
             Fold::Springs(fold) => ModelRule::Springs(fold(values, settings)),
+            Fold::Cloth(fold) => ModelRule::Cloth(fold(values, settings)),
+        }
+    }
+
+    /// The kind of body the family simulates: sheets for cloth, solids for every other family.
+    pub fn body_kind(self) -> BodyKind {
+        match self {
+            Fold::Cloth(_) => BodyKind::Sheet,
+            Fold::Projection(_) | Fold::Engine(_) | Fold::Springs(_) => BodyKind::Solid,
         }
     }
 }
@@ -253,6 +290,10 @@ pub enum ModelRule {
     /// read it from here, never from parameter names. Its damping is 0 (damping shapes the path to rest,
     /// not the rest state; a dynamics run sets its own).
     Springs(SpringLaw),
+    /// A cloth model's constraints on a sheet (`cloth/`): stepped and projected like the projection
+    /// models, with the constraint kinds of its [`ClothRule`]; the rest state is the fixed point of one
+    /// step, as theirs.
+    Cloth(ClothRule),
 }
 
 /// The most parameters a model may have (the search works in 1 to 4 dimensions).
@@ -459,6 +500,11 @@ impl ModelKind {
         !matches!(self.def.rule, Fold::Springs(_))
     }
 
+    /// The kind of body the model simulates ([`Fold::body_kind`]).
+    pub fn body_kind(self) -> BodyKind {
+        self.def.rule.body_kind()
+    }
+
     /// Whether the model is an engine profile (`newton-xpbd`, `jolt`, `genesis-pbd`): its own step, not the
     /// colour-order sweep of the textbook models.
     pub fn is_engine_profile(self) -> bool {
@@ -659,7 +705,9 @@ impl SimParams {
     pub fn projection_rule(&self) -> Result<ProjectionRule, PbdError> {
         match self.rule() {
             ModelRule::Projection(rule) => Ok(rule),
-            ModelRule::Engine(_) | ModelRule::Springs(_) => Err(PbdError::NoProjection { model: self.model.name() }),
+            ModelRule::Engine(_) | ModelRule::Springs(_) | ModelRule::Cloth(_) => {
+                Err(PbdError::NoProjection { model: self.model.name() })
+            }
         }
     }
 

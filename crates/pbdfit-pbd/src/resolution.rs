@@ -42,11 +42,12 @@ impl PbdSystem {
     /// are checked first ([`SimParams::validate`]).
     pub fn check_step(&self, params: &SimParams) -> Result<(), PbdError> {
         params.validate()?;
+        self.check_body(params.model.kind())?;
         let acceleration = self.largest_load_acceleration();
         let (substeps, gravity) = match params.rule() {
             ModelRule::Springs(_) => return Ok(()),
             ModelRule::Engine(engine) => (engine.substeps as f64, engine.gravity_factor),
-            ModelRule::Projection(_) => (1.0, 1.0),
+            ModelRule::Projection(_) | ModelRule::Cloth(_) => (1.0, 1.0),
         };
         if acceleration == 0.0 || !self.extent.is_finite() || self.extent <= 0.0 {
             return Ok(());

@@ -296,6 +296,7 @@ impl PbdSystem {
         match params.rule() {
             ModelRule::Projection(rule) => self.stepped_rest_state(params, &rule, options, warm),
             ModelRule::Engine(rule) => self.stepped_rest_state(params, &rule, options, warm),
+            ModelRule::Cloth(rule) => self.stepped_rest_state(params, &rule, options, warm),
             ModelRule::Springs(law) => self.spring_rest_state(params, &law, warm, options.deadline),
         }
     }
@@ -325,7 +326,7 @@ impl PbdSystem {
         }
         // An engine profile's divergence is judged by growth ([`Growth`]), never by the body's size: its
         // rest state may lie beyond it. The textbook models keep the size rule (their studies are pinned).
-        let engine = rules.engine().is_some();
+        let engine = rules.by_growth();
         let mut spent = 0;
         // Whether the divergence probe has run (once at most, whichever attempt stalls first).
         let mut probed = false;
@@ -505,7 +506,7 @@ impl PbdSystem {
         let mut residual = f64::INFINITY;
         let mut converged = false;
         // An engine profile's run is judged by its growth, a textbook model's by the body's size.
-        let engine = rules.engine().is_some();
+        let engine = rules.by_growth();
         let mut growth = engine.then(|| self.growth(params));
         // The gradient search leaves out an engine's point whose body stays beyond its size for the time it
         // takes to fall it ([`PbdError::OutOfReach`]: no fit's minimum; 17 such points of the README's Jolt

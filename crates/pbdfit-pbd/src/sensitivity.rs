@@ -99,6 +99,7 @@ impl PbdSystem {
         options: &SensitivityOptions,
     ) -> Result<Sensitivity, PbdError> {
         params.validate()?;
+        self.check_body(params.model.kind())?;
         if !self.obstacles.is_empty() {
             return Err(PbdError::Contact {
                 scene: self.scene.clone(),
@@ -112,6 +113,7 @@ impl PbdSystem {
         match params.model.kind().def().rule {
             Fold::Projection(fold) => self.stepped_sensitivity(params, rule_at(fold), rest, options),
             Fold::Engine(fold) => self.stepped_sensitivity(params, rule_at(fold), rest, options),
+            Fold::Cloth(fold) => self.stepped_sensitivity(params, rule_at(fold), rest, options),
             Fold::Springs(fold) => self.spring_sensitivity(params, rule_at(fold), rest),
         }
     }

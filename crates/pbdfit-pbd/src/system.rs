@@ -4,13 +4,15 @@ use std::ops::Range;
 
 use pbdfit_mesh::Body;
 
+use crate::cloth::ClothBody;
 use crate::contact::{Contact, ContactRecord};
 use crate::engines::EngineRule;
 use crate::projection::ProjectionBody;
 use crate::{
-    ColourGroups, ConstraintRef, DistanceConstraint, MAX_TETRAHEDRON_TERMS, ModelRule, SimParams, Vec3,
-    VolumeConstraint,
+    BodyKind, ColourGroups, ConstraintRef, DistanceConstraint, MAX_TETRAHEDRON_TERMS, ModelKind, ModelRule, PbdError,
+    SimParams, Vec3, VolumeConstraint,
 };
+use pbdfit_mesh::Sheet;
 
 /// A body ready for PBD: particles, constraints stored in projection order, and the colour groups.
 /// Built once per body; any number of simulations with different parameters run on it (it is `Sync`).
@@ -54,6 +56,8 @@ pub struct PbdSystem {
     springs: std::sync::OnceLock<crate::SpringBody>,
     /// The body in the engine profiles' terms, built on first use (`engines/`).
     pub(crate) engine: std::sync::OnceLock<crate::engines::EngineBody>,
+    /// A sheet's edges, triangles, hinges and cloth constraints (`cloth/`); `None` for a solid.
+    cloth: Option<Box<ClothBody>>,
 }
 
 /// Scratch state of one simulation: displacements, velocities, predictions, XPBD multipliers.
@@ -139,7 +143,75 @@ impl PbdSystem {
             solve_order: colours.solve_order(),
             springs: std::sync::OnceLock::new(),
             engine: std::sync::OnceLock::new(),
+            cloth: None,
         }
+    }
+
+    /// A sheet body for the cloth models (`cloth/`): the sheet's vertices as particles with its lumped
+    /// masses ([`Sheet::lumped_masses`]), `held[v]` vertices fixed in place (inverse mass 0), gravity
+    /// (m/s^2) the only load; the unique edges, triangles and hinges with every cloth constraint's rest
+    /// data. No distance or volume constraint of the solids: a solid model is refused on it
+    /// ([`Self::check_body`]). `scene` names it in messages.
+    ///
+    /// # Panics
+    /// When `held` does not have one flag per vertex.
+    pub fn sheet(scene: &str, sheet: &Sheet, held: &[bool], gravity: Vec3) -> Self {
+        let rest = sheet.mesh.vertices().to_vec();
+        assert_eq!(held.len(), rest.len(), "one held flag per vertex");
+        let masses = sheet.lumped_masses();
+        let inverse_masses: Vec<f64> =
+            masses.iter().zip(held).map(|(&m, &h)| if h || m <= 0.0 { 0.0 } else { 1.0 / m }).collect();
+        let free: Vec<usize> = (0..rest.len()).filter(|&p| !held[p]).collect();
+        let (mut lo, mut hi) = (rest[0], rest[0]);
+        for p in &rest {
+            lo = lo.inf(p);
+            hi = hi.sup(p);
+        }
+        let cloth = ClothBody::new(sheet.mesh.triangles(), &rest);
+        let n = rest.len();
+        Self {
+            scene: scene.to_string(),
+            obstacles: Vec::new(),
+            contacts: Vec::new(),
+            inverse_masses,
+            free,
+            gravity,
+            accelerations: vec![gravity; n],
+            prescribed: vec![Vec3::zeros(); n],
+            gravity_only: true,
+            total_mass: masses.iter().sum(),
+            extent: (hi - lo).max(),
+            rest,
+            tets: Vec::new(),
+            distances: Vec::new(),
+            volumes: Vec::new(),
+            groups: Vec::new(),
+            solve_order: Vec::new(),
+            projection: ProjectionBody::new(&[], &[], &[]),
+            springs: std::sync::OnceLock::new(),
+            engine: std::sync::OnceLock::new(),
+            cloth: Some(Box::new(cloth)),
+        }
+    }
+
+    /// The kind of body: a solid (tetrahedra) or a sheet (triangles, [`Self::sheet`]).
+    pub fn body_kind(&self) -> BodyKind {
+        if self.cloth.is_some() { BodyKind::Sheet } else { BodyKind::Solid }
+    }
+
+    /// A sheet's cloth constraints (`None` for a solid).
+    pub fn cloth_body(&self) -> Option<&ClothBody> {
+        self.cloth.as_deref()
+    }
+
+    /// Whether `model` simulates this kind of body: a cloth model needs a sheet, every other model a
+    /// solid; the refusal names the model and both kinds.
+    pub fn check_body(&self, model: ModelKind) -> Result<(), PbdError> {
+        let body = self.body_kind();
+        if model.body_kind() == body {
+            return Ok(());
+        }
+        Err(PbdError::BodyKind { scene: self.scene.clone(), model: model.name(), model_body: model.body_kind(), body })
     }
 
     /// The body as springs (edges with rest lengths, tetrahedra with rest volumes), built on first use
@@ -368,12 +440,16 @@ impl PbdSystem {
     /// An engine profile takes its own step (`engines/`).
     ///
     /// # Panics
-    /// For a mass-spring model, which has no step (check [`ModelKind::has_projection`](crate::ModelKind)
+    /// For a model of another kind of body ([`Self::check_body`]), and for a mass-spring model, which has no step (check [`ModelKind::has_projection`](crate::ModelKind)
     /// first; its dynamics are [`SpringBody::integrate`](crate::SpringBody)'s).
     pub fn step(&self, params: &SimParams, d: &mut Dynamics) -> f64 {
+        if let Err(e) = self.check_body(params.model.kind()) {
+            panic!("{e}");
+        }
         match params.rule() {
             ModelRule::Projection(rule) => rule.step(self, params, d),
             ModelRule::Engine(rule) => rule.step(self, params, d),
+            ModelRule::Cloth(rule) => rule.step(self, params, d),
             ModelRule::Springs(_) => panic!("PbdSystem::step needs a projection model or an engine profile"),
         }
     }
@@ -424,6 +500,13 @@ pub(crate) trait Stage: Copy {
     /// `None` for the textbook sweep.
     fn engine(&self) -> Option<&EngineRule> {
         None
+    }
+
+    /// Whether a run's divergence is judged by its growth ([`crate::rest_state`]'s `Growth`) rather than
+    /// by the body's size, and the fixed point may look beyond the body: engine profiles, and cloth (a
+    /// sheet held at a corner or an edge swings down by about its own size to rest).
+    fn by_growth(&self) -> bool {
+        self.engine().is_some()
     }
 
     /// One time step (see [`PbdSystem::step`]); the largest per-particle displacement of the step (m).

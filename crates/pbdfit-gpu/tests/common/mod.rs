@@ -52,7 +52,10 @@ pub const SCENES: [&str; 3] = ["gravity-floor", "gravity-wall", "gravity-ceiling
 /// The registered models the kernels implement: every projection model except the engine profiles,
 /// whose own steps the hand-off gives to the CPU (tested in `handoffs_are_reported_to_the_caller`).
 pub fn kernel_models() -> impl Iterator<Item = ModelKind> {
-    ModelKind::all().iter().copied().filter(|k| k.has_projection() && !k.is_engine_profile())
+    ModelKind::all()
+        .iter()
+        .copied()
+        .filter(|k| k.has_projection() && !k.is_engine_profile() && k.body_kind() == pbdfit_pbd::BodyKind::Solid)
 }
 
 /// Parameter points: every model with a kernel at its example parameters ([`ModelKind::example`], so a

@@ -61,4 +61,20 @@ models! {
     genesis_pbd::GENESIS_PBD,
     /// PyBullet's neo-Hookean deformable.
     pybullet_neohookean::PYBULLET_NEOHOOKEAN,
+    /// Sheets: the reference library's PBD cloth (distance, dihedral bending).
+    cloth_pbd::CLOTH_PBD,
+    /// Sheets: PBD cloth with isometric bending.
+    cloth_pbd_isometric::CLOTH_PBD_ISOMETRIC,
+    /// Sheets: XPBD cloth (distance, isometric bending).
+    cloth_xpbd::CLOTH_XPBD,
+    /// Sheets: XPBD Hookean edge springs with isometric bending.
+    cloth_xpbd_hookean::CLOTH_XPBD_HOOKEAN,
+    /// Sheets: XPBD St. Venant-Kirchhoff edge springs with isometric bending.
+    cloth_xpbd_stvk::CLOTH_XPBD_STVK,
+    /// Sheets: XPBD modified Morse edge springs with isometric bending.
+    cloth_xpbd_morse::CLOTH_XPBD_MORSE,
+    /// Sheets: the library's FEM triangles with dihedral bending.
+    cloth_fem::CLOTH_FEM,
+    /// Sheets: the library's strain triangles with dihedral bending.
+    cloth_strain::CLOTH_STRAIN,
 }

@@ -15,7 +15,7 @@ fn models() -> Vec<(ModelKind, Vec<f64>)> {
     // passes overshoot) are checked in tests/pbd_tests/engines.rs.
     ModelKind::all()
         .iter()
-        .filter(|k| !k.is_engine_profile())
+        .filter(|k| !k.is_engine_profile() && k.body_kind() == pbdfit_pbd::BodyKind::Solid)
         .map(|&kind| {
             let values = kind
                 .parameters()

@@ -1,6 +1,8 @@
 //! The modules of the `pbd` test binary (`tests/pbd.rs`), one behaviour each.
 
 mod cancel;
+mod cloth;
+mod cloth_cases;
 mod contact;
 mod engines;
 mod invariants;

@@ -78,7 +78,9 @@ fn show(d: &[f64]) -> String {
 #[test]
 fn sensitivities_match_differences_of_rest_states() {
     let mut failures = Vec::new();
-    for &kind in ModelKind::all().iter().filter(|k| !k.is_engine_profile()) {
+    for &kind in
+        ModelKind::all().iter().filter(|k| !k.is_engine_profile() && k.body_kind() == pbdfit_pbd::BodyKind::Solid)
+    {
         for scene in ["gravity-floor", "gravity-wall"] {
             for n in [2, 4] {
                 let d = disagreement(scene, n, kind, 0.01, 2, &SensitivityOptions::default());
@@ -96,7 +98,9 @@ fn sensitivities_match_differences_of_rest_states() {
 #[test]
 fn sensitivities_under_tractions_and_prescribed_displacements() {
     let mut failures = Vec::new();
-    for &kind in ModelKind::all().iter().filter(|k| !k.is_engine_profile()) {
+    for &kind in
+        ModelKind::all().iter().filter(|k| !k.is_engine_profile() && k.body_kind() == pbdfit_pbd::BodyKind::Solid)
+    {
         for scene in ["tension", "torsion"] {
             let d = disagreement(scene, 2, kind, 0.01, 1, &SensitivityOptions::default());
             println!("{kind:>20} {scene:>14}: {}", show(&d));
@@ -117,7 +121,9 @@ fn linearisations_match_differences_of_rest_states() {
         SensitivityOptions { tolerance: 1e-6, differences: Differences::Forward, ..SensitivityOptions::default() };
     let mut failures = Vec::new();
     let mut worst: f64 = 0.0;
-    for &kind in ModelKind::all().iter().filter(|k| !k.is_engine_profile()) {
+    for &kind in
+        ModelKind::all().iter().filter(|k| !k.is_engine_profile() && k.body_kind() == pbdfit_pbd::BodyKind::Solid)
+    {
         let cases = [("gravity-floor", 2, 2), ("gravity-floor", 4, 2), ("gravity-wall", 2, 2), ("gravity-wall", 4, 2)];
         for (scene, n, nit) in cases.into_iter().chain([("tension", 2, 1), ("torsion", 2, 1)]) {
             let d = disagreement(scene, n, kind, 0.01, nit, &options);

@@ -1,0 +1,23 @@
+//! Cloth by XPBD modified Morse springs on the sheet's edges (the solids' `xpbd-morse` constraint function,
+//! `cloth/edge_springs.rs`) with the library's XPBD isometric bending on its hinges. Not in the
+//! reference library.
+
+use crate::models::cloth_xpbd::{BENDING_COMPLIANCE, springs_rule};
+use crate::models::xpbd::distance_compliance;
+use crate::{Fold, ModelDef, ParameterSpec, SpringPotential};
+
+/// The edge compliance in the unit and box of the solids' `xpbd-morse`, and the bending compliance.
+const PARAMETERS: [ParameterSpec; 2] = [distance_compliance("1/J", (1e-16, 1e2)), BENDING_COMPLIANCE];
+
+/// modified Morse springs on edges, then hinges.
+pub(crate) static CLOTH_XPBD_MORSE: ModelDef = ModelDef {
+    name: "cloth-xpbd-morse",
+    description: "sheets: XPBD modified Morse edge springs (alpha_d) and isometric bending (alpha_b)",
+    parameters: &PARAMETERS,
+    settings: &[],
+    nit_means: crate::model::SOLVER_ITERATIONS,
+    usage: crate::model::no_usage,
+    rule: Fold::Cloth(|p, s| springs_rule(p, s, SpringPotential::Morse)),
+    example: &[1e-9, 1e-2],
+    masses: None,
+};
