@@ -201,6 +201,11 @@ impl SpringBody {
         frame(0, &self.expand(&u));
         let mut settled = false;
         let mut steps = 0;
+        // Divergence is growth without slowing ([`crate::rest_state::Growth`]), never the body's size: a
+        // soft body may rest beyond it. Windows of the time the body falls its own size under its largest
+        // load acceleration.
+        let g = self.free.iter().map(|&p| self.accelerations[p].norm()).fold(0.0, f64::max);
+        let mut growth = crate::rest_state::Growth::new(self.extent, g, dt);
         while steps < options.max_steps {
             pbdfit_mesh::cancel::check()?;
             if steps % DEADLINE_STEPS == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
@@ -268,10 +273,10 @@ impl SpringBody {
                 .enumerate()
                 .map(|(i, _)| Vec3::new(u[3 * i], u[3 * i + 1], u[3 * i + 2]).norm())
                 .fold(0.0, f64::max);
-            // With obstacles a body may slide any distance: divergence is a deformation larger than the
-            // body (displacements relative to their mean), not a displacement.
+            // With obstacles a body may slide any distance: what is judged is its deformation
+            // (displacements relative to their mean), not a displacement.
             let deformation = if self.contacts.is_empty() { largest } else { self.spread(&u) };
-            if !largest.is_finite() || deformation > self.extent {
+            if growth.diverges(if largest.is_finite() { deformation } else { largest }) {
                 let limit = self.stability_limit(law, &vec![Vec3::zeros(); self.rest.len()]);
                 let remedy = if self.contacts.is_empty() {
                     "use a smaller dt, more damping or implicit-euler"
