@@ -136,8 +136,6 @@ impl PbdSystem {
         let mut smallest = f32::INFINITY;
         let mut since_smallest = 0;
         let mut averaging: Option<(usize, Vec<Vec3>)> = None;
-        // Divergence is growth without slowing, never the body's size.
-        let mut growth = self.growth(params);
         let displacement_of =
             |x: &[V32], p: usize| -> Vec3 { Vec3::new(x[p].x as f64, x[p].y as f64, x[p].z as f64) - self.rest[p] };
         let displacement = |x: &[V32]| -> Vec<Vec3> { (0..x.len()).map(|p| displacement_of(x, p)).collect() };
@@ -161,8 +159,8 @@ impl PbdSystem {
             // The largest displacement without building the whole field: that happens only once a state
             // is returned or averaged.
             let largest = self.free.iter().map(|&p| displacement_of(&body.x, p).norm()).fold(0.0, f64::max);
-            if growth.diverges(largest) {
-                return Err(growth.error(&self.scene, params, spent));
+            if !largest.is_finite() || largest > self.extent {
+                return Err(crate::diverged(&self.scene, params, spent, largest, self.extent));
             }
             let residual = if largest > 0.0 { step as f64 / largest } else { step as f64 };
             let finish = |u: Vec<Vec3>, converged: bool| {

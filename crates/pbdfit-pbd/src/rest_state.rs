@@ -104,7 +104,7 @@ pub const STAGNANT_RESIDUAL: f64 = 1e-3;
 /// N = 4, kd = 0.05); a mechanism keeps falling.
 const PROBE_FACTOR: f64 = 4.0;
 
-/// The comparisons of successive windows' growth over which a run must keep growing
+/// The comparisons of successive windows' growth over which an engine profile's run must keep growing
 /// without slowing before it counts as diverged ([`Growth`]: growth in `K + 1` windows in a row). A body
 /// released from rest falls faster and faster only until its springs take the load: with windows of the
 /// time it takes to fall its own size `L`, one whose rest state lies `D` below accelerates for
@@ -130,7 +130,7 @@ const GROWTH_NOISE: f64 = 1e-9;
 /// bound: admitted to 4 body sizes from the start, Newton's solve on the wall at N = 4 (k_mu = 696,
 /// k_lambda = 7161 Pa) wandered to a repelling fixed point (radius 3.5) instead of the one its simulation
 /// settles at; a repelling fixed point of the wider attempt is left to stepping, never reported.
-const WIDE: f64 = 100.0;
+const ENGINE_WIDE: f64 = 100.0;
 
 /// How a rest state is computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -265,10 +265,9 @@ impl PbdSystem {
     /// The rest state is where the simulation settles (docs/method.md, section The rest state), so a point
     /// whose simulation runs away has none. The fixed point is solved first; when it has not converged
     /// after [`STALL_EVALUATIONS`] map evaluations, a probe steps the simulation from the same start for
-    /// [`PROBE_SECONDS`]. If the motion grows without slowing ([`Growth`]: the body's size decides nothing,
-    /// a rest state may lie beyond it), the point is reported as diverged; with
-    /// [`RestOptions::collapse_verdict`] a textbook model's probe instead gives it up where it first left
-    /// the body when the motion goes [`PROBE_FACTOR`] times beyond its extent or stays beyond it. With the collapse verdict (the gradient search's)
+    /// [`PROBE_SECONDS`]. If the motion goes [`PROBE_FACTOR`] times beyond the body's extent (or stays beyond it, with
+    /// [`RestOptions::collapse_verdict`]), the point is
+    /// reported as diverged where it first left the body. With the collapse verdict (the gradient search's)
     /// two probes come sooner, after [`COLLAPSE_EVALUATIONS`]: the same probe when the residual is still
     /// above [`STAGNANT_RESIDUAL`], and a collapse probe when the iterate has moved beyond
     /// [`COLLAPSE_FRACTION`] of the body, which gives the point up when the simulation stays that far out
@@ -282,8 +281,8 @@ impl PbdSystem {
     /// dependent (any tangential position of a sticking particle is a fixed point), so it is always
     /// computed by stepping from the initial configuration, whatever the method and with `warm` ignored
     /// (a warm start would be another path, and a fit's rest states must not depend on its lineage);
-    /// `method` is then [`RestMethod::Stepping`]. A body that keeps sliding has no rest state: its
-    /// motion grows without slowing and is reported as diverged. Mass-spring models integrate to rest instead of
+    /// `method` is then [`RestMethod::Stepping`]. A body that keeps sliding has no rest state: it
+    /// leaves its extent and is reported as diverged. Mass-spring models integrate to rest instead of
     /// Newton (see `SpringBody::settle`). The f32 library arithmetic refuses obstacles
     /// ([`PbdError::Contact`]).
     pub fn rest_state(
@@ -324,8 +323,8 @@ impl PbdSystem {
             // rest map, so only stepping from the initial configuration gives where the simulation settles.
             return self.rest_by_stepping(params, rules, options, None, 0);
         }
-        // Divergence is judged by growth ([`Growth`]), never by the body's size: a rest state may lie
-        // beyond it. An engine profile's solve differs only in its retreats and its early collapse probe.
+        // An engine profile's divergence is judged by growth ([`Growth`]), never by the body's size: its
+        // rest state may lie beyond it. The textbook models keep the size rule (their studies are pinned).
         let engine = rules.engine().is_some();
         let mut spent = 0;
         // Whether the divergence probe has run (once at most, whichever attempt stalls first).
@@ -343,7 +342,7 @@ impl PbdSystem {
                     .flatten()
                     .map(|m| (m, self.extent))
                     .collect();
-            // Whether the wider attempt has been added (once, see [`WIDE`]).
+            // Whether an engine's wider attempt has been added (once, see [`ENGINE_WIDE`]).
             let mut widened = false;
             let mut attempt = 0;
             while attempt < attempts.len() {
@@ -365,8 +364,8 @@ impl PbdSystem {
                     options.tolerance,
                     options.max_map_evaluations.min(options.max_sweeps.saturating_sub(spent) / params.nit.max(1)),
                     // Not a verdict: an iterate beyond it is discarded (an engine's steps back, see
-                    // [`ENGINE_RETREATS`]); a rest state beyond the body is found by the wider attempt
-                    // ([`WIDE`]) or by stepping, judged by [`Growth`].
+                    // [`ENGINE_RETREATS`]); an engine's rest state beyond the body is found by the wider
+                    // attempt ([`ENGINE_WIDE`]) or by stepping, judged by [`Growth`].
                     limit,
                     // An engine's step maps a wild extrapolation far out; the textbook models' solves are
                     // kept iterate for iterate (the thesis study's rest states are pinned).
@@ -397,8 +396,13 @@ impl PbdSystem {
                             return true;
                         }
                         probed = true;
-                        let verdict =
-                            if options.collapse_verdict && !engine { Verdict::Collapse } else { Verdict::Grows };
+                        let verdict = if engine {
+                            Verdict::Grows
+                        } else if options.collapse_verdict {
+                            Verdict::Collapse
+                        } else {
+                            Verdict::RunsAway
+                        };
                         left_body = self.runs_away(rules, params, warm, options, verdict, budget);
                         left_body.is_none()
                     },
@@ -408,10 +412,10 @@ impl PbdSystem {
                 if let Some(left) = left_body {
                     return Err(left.error(&self.scene, params, spent, self.extent));
                 }
-                if !widened && !options.collapse_verdict && !out.converged && out.residual.is_infinite() {
-                    // The iterate left the body: the rest state may lie out there.
+                if engine && !widened && !options.collapse_verdict && !out.converged && out.residual.is_infinite() {
+                    // The iterate left the body: an engine's rest state may lie out there.
                     widened = true;
-                    attempts.push((options.anderson_memory, WIDE * self.extent));
+                    attempts.push((options.anderson_memory, ENGINE_WIDE * self.extent));
                 }
                 if out.converged {
                     if let Some(relaxation) = rules.engine().and_then(|engine| engine.constants.jacobi()) {
@@ -500,12 +504,13 @@ impl PbdSystem {
         let mut d = self.dynamics_from(warm);
         let mut residual = f64::INFINITY;
         let mut converged = false;
-        // Every model's run is judged by its growth, never by the body's size.
-        let mut growth = self.growth(params);
-        // The gradient search leaves out a point whose body stays beyond its size for the time it takes to
-        // fall it ([`PbdError::OutOfReach`]: no fit's minimum; 17 such points of the README's Jolt fit each
-        // stepped to the search's budget of 200,000 sweeps, 16 times the fit's time).
-        let reach = options.collapse_verdict.then(|| self.growth(params).steps);
+        // An engine profile's run is judged by its growth, a textbook model's by the body's size.
+        let engine = rules.engine().is_some();
+        let mut growth = engine.then(|| self.growth(params));
+        // The gradient search leaves out an engine's point whose body stays beyond its size for the time it
+        // takes to fall it ([`PbdError::OutOfReach`]: no fit's minimum; 17 such points of the README's Jolt
+        // fit each stepped to the search's budget of 200,000 sweeps, 16 times the fit's time).
+        let reach = (engine && options.collapse_verdict).then(|| self.growth(params).steps);
         let (mut steps, mut last_inside) = (0usize, 0usize);
         while spent + params.nit <= options.max_sweeps.max(params.nit) {
             pbdfit_mesh::cancel::check()?;
@@ -526,8 +531,12 @@ impl PbdSystem {
                     seconds: (steps - last_inside) as f64 * params.dt,
                 });
             }
-            if growth.diverges(step.largest) {
-                return Err(growth.error(&self.scene, params, spent));
+            if let Some(g) = &mut growth {
+                if g.diverges(step.largest) {
+                    return Err(g.error(&self.scene, params, spent));
+                }
+            } else if step.outside {
+                return Err(diverged(&self.scene, params, spent, step.largest, self.extent));
             }
             residual = step.residual;
             converged = step.settled(options.tolerance);
@@ -543,6 +552,8 @@ impl PbdSystem {
 struct MeasuredStep {
     /// Largest displacement norm of a free particle after the step (m).
     largest: f64,
+    /// Whether that displacement left the body's extent or is not finite.
+    outside: bool,
     /// The step's largest particle motion relative to `largest` (absolute when `largest` is 0).
     residual: f64,
     /// Whether nothing moved at all.
@@ -573,13 +584,17 @@ impl PbdSystem {
     fn measured_step<S: Stage>(&self, rules: &S, params: &SimParams, d: &mut Dynamics) -> MeasuredStep {
         let step = rules.step(self, params, d);
         let largest = self.free.iter().map(|&p| d.u[p].norm()).fold(0.0, f64::max);
-        MeasuredStep { largest, residual: if largest > 0.0 { step / largest } else { step }, still: step == 0.0 }
+        MeasuredStep {
+            largest,
+            outside: !largest.is_finite() || largest > self.extent,
+            residual: if largest > 0.0 { step / largest } else { step },
+            still: step == 0.0,
+        }
     }
 
     /// The divergence probe of [`PbdSystem::rest_state`]: steps from `warm` for [`PROBE_SECONDS`] (at most
-    /// `budget` sweeps) and, for [`Verdict::Grows`], says whether the motion grows without slowing
-    /// ([`Self::grows_away`]); for a collapse verdict, if the largest displacement passes [`PROBE_FACTOR`]
-    /// times the extent or turns non-finite, or the `verdict` is a collapse and the displacement stays beyond its bound for its
+    /// `budget` sweeps) and, if the largest displacement passes [`PROBE_FACTOR`] times the extent or turns
+    /// non-finite, or the `verdict` is a collapse and the displacement stays beyond its bound for its
     /// window (the probe then runs on while the body is beyond it, up to twice its time), says where the
     /// body first went beyond. `None` when the motion settles to `tolerance`, stays within the factor, or
     /// the time runs out.
@@ -596,6 +611,7 @@ impl PbdSystem {
         let probe = ((PROBE_SECONDS / params.dt).ceil() as usize).saturating_mul(params.nit);
         let (beyond, window) = match verdict {
             Verdict::Grows => return self.grows_away(rules, params, warm, options, budget.min(probe)),
+            Verdict::RunsAway => (self.extent, None),
             Verdict::Collapse => (self.extent, Some(probe / 2)),
             Verdict::PartialCollapse => {
                 let seconds = self.fall_seconds().unwrap_or(0.5 * PROBE_SECONDS);
@@ -675,7 +691,7 @@ impl PbdSystem {
 
     /// A [`Growth`] judge for a run of this body at `params`: windows of the time its free fall takes to
     /// cross its extent ([`Self::fall_seconds`]; half a second without gravity), at least one step.
-    pub(crate) fn growth(&self, params: &SimParams) -> Growth {
+    fn growth(&self, params: &SimParams) -> Growth {
         Growth::new(self.extent, self.gravity.norm(), params.dt)
     }
 
@@ -703,7 +719,7 @@ impl Growth {
     }
 }
 
-/// The divergence verdict of every model's run (engine profiles, textbook models, the mass-spring integrators), from its dynamics: the largest displacement is taken
+/// The divergence verdict of an engine profile's run (and of the mass-spring integrators'), from its dynamics: the largest displacement is taken
 /// over successive windows (each the time the body takes to fall its own size), and the run diverges when
 /// it is not a finite number, or when it grew in each of [`GROWTH_WINDOWS`] + 1 windows in a row, each
 /// window by at least [`GROWTH_KEPT`] of the growth before (the motion does not slow: a free fall, a steady
@@ -749,7 +765,7 @@ impl Growth {
     }
 
     /// The divergence error after `sweeps` sweeps.
-    pub(crate) fn error(&self, scene: &str, params: &SimParams, sweeps: usize) -> PbdError {
+    fn error(&self, scene: &str, params: &SimParams, sweeps: usize) -> PbdError {
         let reason = if !self.current.is_finite() {
             "NaN or infinite displacement".to_string()
         } else {
@@ -772,12 +788,11 @@ impl Growth {
 /// What the divergence probe judges a point by.
 #[derive(Debug, Clone, Copy)]
 enum Verdict {
-    /// The motion grows without slowing ([`Growth`]); the body's size decides nothing. Every engine
-    /// profile's verdict, and a textbook model's without [`RestOptions::collapse_verdict`].
+    /// An engine profile's: the motion grows without slowing ([`Growth`]); the body's size decides nothing.
     Grows,
-    /// A textbook model's with [`RestOptions::collapse_verdict`] (the gradient search's): a run away
-    /// beyond [`PROBE_FACTOR`] times the body's extent, a non-finite state, or a body that stays beyond
-    /// its extent for half the probe.
+    /// Only a run away beyond [`PROBE_FACTOR`] times the body's extent (or a non-finite state).
+    RunsAway,
+    /// Also a body that stays beyond its extent for half the probe ([`RestOptions::collapse_verdict`]).
     Collapse,
     /// Also a body that stays beyond [`COLLAPSE_FRACTION`] of its extent for the time it takes to fall its
     /// own size (the early probe of a stagnated cold solve).

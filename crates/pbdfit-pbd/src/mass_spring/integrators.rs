@@ -447,6 +447,23 @@ mod tests {
         assert!(text.contains("explicit-euler") && text.contains(&format!("{limit:.3e}")), "{text}");
     }
 
+    /// A soft body that rests beyond its own size is a rest state, not a divergence: the cube hung from the
+    /// ceiling on springs of 0.8 N/m (N = 1) rests 1.057 m down (Newton), and damped implicit Euler
+    /// (dt 0.02 s, damping 0.5) settles there, where the size rule called it "diverged at step 61" with
+    /// a stability limit that implicit Euler does not have. Divergence is growth without slowing.
+    #[test]
+    fn a_soft_body_resting_beyond_its_size_settles() {
+        let b = body("gravity-ceiling", 1);
+        let law = SpringLaw { ks: 0.8, damping: 0.5, ..SpringLaw::NONE };
+        let eq = b.equilibrium(&law, None).unwrap();
+        let scale = eq.displacements.iter().map(|u| u.norm()).fold(0.0, f64::max);
+        assert!(scale > 1.05, "rests {scale} m down, beyond the 1 m body");
+        let options = IntegrateOptions { max_steps: 20_000, tolerance: 1e-12, every: 100 };
+        let t = b.integrate(&law, Integrator::ImplicitEuler, 0.02, &options, |_, _| {}).unwrap();
+        let diff = t.displacements.iter().zip(&eq.displacements).map(|(a, b)| (a - b).norm()).fold(0.0, f64::max);
+        assert!(t.settled && diff <= 1e-8 * scale, "{} steps, settled {}, {:e}", t.steps, t.settled, diff / scale);
+    }
+
     /// Undamped Verlet conserves energy up to a bounded oscillation (no drift) over 20,000 steps.
     #[test]
     fn undamped_verlet_keeps_its_energy() {

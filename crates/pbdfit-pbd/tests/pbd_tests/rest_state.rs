@@ -147,8 +147,7 @@ fn divergence(r: Result<RestState, PbdError>) -> (usize, String) {
 /// A mechanism (kd = 0: volume constraints alone leave the cube free to sag) has no rest state. Its
 /// fixed-point solve stalls, and the divergence probe gives it up after 500 map evaluations instead of
 /// two full attempts (3,000 evaluations, then 3,000 with the short memory): reported at the same step
-/// with the same growth as the stepping fallback reports it after both attempts, five windows of the
-/// time the body falls its own size (46 steps of 0.01 s) after the start.
+/// with the same displacement as the stepping fallback reports it after both attempts.
 #[test]
 fn the_divergence_probe_gives_up_a_runaway_point_where_stepping_does() {
     let params = SimParams::new(0.01, 1, Model::pbd(0.0, 0.5));
@@ -157,16 +156,14 @@ fn the_divergence_probe_gives_up_a_runaway_point_where_stepping_does() {
     let (stepped, stepped_reason) = divergence(rest_result("gravity-floor", 4, &params, RestMethod::Stepping, true));
     assert_eq!(probed_reason, stepped_reason);
     assert_eq!(full_reason, stepped_reason);
-    assert_eq!(stepped, 5 * 46, "five windows of growth: {stepped_reason}");
-    assert!(stepped_reason.starts_with("the motion grows without slowing"), "{stepped_reason}");
+    assert!(stepped > 0 && stepped < 200, "the simulation leaves the body after {stepped} sweeps");
     assert_eq!(probed, 500 + stepped, "500 stalled evaluations, then the probe's steps");
     assert_eq!(full, 3000 + 3000 + stepped, "without the probe: both attempts, then the stepping fallback");
 }
 
 /// A soft point whose simulation passes the body's extent on its way to rest (undamped overshoot) keeps
 /// the rest state its fixed-point solve reaches after the probe has looked (575 evaluations at N = 4),
-/// bit for bit; judged by its first exit from the body it was lost, and stepping, judged by growth,
-/// reaches the same state (within 1e-9 m, 19,939 sweeps).
+/// bit for bit; judged by the first exit alone, as the stepping fallback judges, it would be lost.
 #[test]
 fn the_divergence_probe_changes_no_rest_state() {
     let params = SimParams::new(0.01, 1, Model::pbd(0.05, 0.15));
@@ -178,18 +175,15 @@ fn the_divergence_probe_changes_no_rest_state() {
         |r: &RestState| r.displacements.iter().flat_map(|u| [u.x, u.y, u.z]).map(f64::to_bits).collect::<Vec<_>>();
     assert_eq!(bits(&with), bits(&without));
     assert!(with.max_displacement() < 1.0, "the rest state lies within the body: {}", with.max_displacement());
-    let stepped = rest_result("gravity-wall", 4, &params, RestMethod::Stepping, true).unwrap();
-    let d = with.displacements.iter().zip(&stepped.displacements).map(|(a, b)| (a - b).norm()).fold(0.0, f64::max);
-    assert!(stepped.converged && d < 1e-9, "stepping against the fixed point: {d:e}");
+    divergence(rest_result("gravity-wall", 4, &params, RestMethod::Stepping, true));
 }
 
 /// With [`RestOptions::collapse_verdict`] (the gradient search's), a body that collapses through itself
 /// (gravity-floor at N = 4, kd = 0.01, kv = 0.02: it passes its extent by a few per cent and stays
-/// there) is given up by the divergence probe after 500 stalled evaluations and the probe's 48 steps,
-/// instead of after both full fixed-point attempts and stepping, which settle where a tetrahedron is
-/// inverted (no rest state either; its motion does not grow, so it is no divergence). (Started from the
-/// undeformed state given as a warm start, so that the early probes of a cold solve stay out: the next
-/// test.)
+/// there) is given up by the divergence probe after 500 stalled evaluations, with the step and
+/// displacement the stepping fallback reports, instead of after both full fixed-point attempts. (Started
+/// from the undeformed state given as a warm start, so that the early probes of a cold solve stay out:
+/// the next test.)
 #[test]
 fn the_collapse_verdict_gives_up_a_collapsed_body_where_stepping_does() {
     let params = SimParams::new(0.01, 1, Model::pbd(0.01, 0.02));
@@ -197,12 +191,13 @@ fn the_collapse_verdict_gives_up_a_collapsed_body_where_stepping_does() {
     let undeformed = vec![pbdfit_pbd::Vec3::zeros(); system.particle_count()];
     let quick = RestOptions { collapse_verdict: true, ..RestOptions::default() };
     let (collapsed, collapsed_reason) = divergence(system.rest_state(&params, &quick, Some(&undeformed)));
-    assert_eq!(collapsed, 500 + 48, "500 stalled evaluations, then the probe's steps");
-    assert!(collapsed_reason.contains("exceeds the body size"), "{collapsed_reason}");
-    for method in [RestMethod::FixedPoint, RestMethod::Stepping] {
-        let e = rest_result("gravity-floor", 4, &params, method, true).unwrap_err();
-        assert!(matches!(e, PbdError::InvertedTet { tet: 1, .. }), "{method:?}: {e}");
-    }
+    let (full, full_reason) = divergence(rest_result("gravity-floor", 4, &params, RestMethod::FixedPoint, true));
+    let (stepped, stepped_reason) = divergence(rest_result("gravity-floor", 4, &params, RestMethod::Stepping, true));
+    assert_eq!(collapsed_reason, stepped_reason);
+    assert_eq!(full_reason, stepped_reason);
+    assert!(stepped > 0 && stepped < 150, "the body leaves its extent after {stepped} sweeps");
+    assert_eq!(collapsed, 500 + stepped, "500 stalled evaluations, then the probe's steps");
+    assert_eq!(full, 3000 + 3000 + stepped, "the probe alone sees no runaway: both attempts, then stepping");
 }
 
 /// A cold solve that stagnates beyond a quarter of the body is given up by the early collapse probe: the
@@ -216,8 +211,10 @@ fn a_stagnated_cold_solve_beyond_a_quarter_of_the_body_is_given_up_early() {
     let quick = RestOptions { collapse_verdict: true, ..RestOptions::default() };
     let params = SimParams::new(0.01, 1, Model::pbd(0.01, 0.02));
     let (early, reason) = divergence(system("gravity-floor", 4).rest_state(&params, &quick, None));
+    let (_, stepped_reason) = divergence(rest_result("gravity-floor", 4, &params, RestMethod::Stepping, true));
     assert!(early < 500, "{early} sweeps");
     assert!(reason.starts_with("the body collapsed: its largest displacement passed 0.25 m"), "{reason}");
+    assert!(stepped_reason.contains("exceeds the body size"), "{stepped_reason}");
 
     let liquid = SimParams::new(0.01, 10, Model::xpbd(6.30957, 1e-6));
     let (sweeps, reason) = divergence(system("gravity-floor", 8).rest_state(&liquid, &quick, None));
@@ -272,9 +269,8 @@ fn the_collapse_verdict_keeps_a_rest_state_reached_after_an_overshoot() {
     assert_eq!(bits(&with), bits(&without));
 }
 
-/// PBD with kd = kv = 0 moves nothing (its sweeps are skipped): stepping is free fall, `dt^2 g k (k + 1) / 2`
-/// after step k (symplectic Euler from rest), judged diverged once it has grown without slowing over five
-/// windows of the time the body falls its own size, each window's largest displacement in the reason.
+/// PBD with kd = kv = 0 moves nothing (its sweeps are skipped): stepping is free fall, which leaves the
+/// body at the first step k with dt^2 g k (k + 1) / 2 beyond its extent (symplectic Euler from rest).
 #[test]
 fn an_inert_rule_falls_freely() {
     let (dt, nit) = (0.01, 8);
@@ -285,12 +281,9 @@ fn an_inert_rule_falls_freely() {
     let g = system.gravity().norm();
     let (sweeps, reason) = divergence(rest_result("gravity-floor", 2, &params, RestMethod::Stepping, true));
     let fallen = |k: usize| dt * dt * g * (k * (k + 1)) as f64 / 2.0;
-    // Steps per window: the time a free fall takes to cross the 1 m body, sqrt(2 / g).
-    let k = ((2.0 / g).sqrt() / dt).ceil() as usize;
-    assert_eq!(sweeps, 5 * k * nit, "{reason}");
-    for w in 1..=5 {
-        assert!(reason.contains(&format!("{:.5e} m", fallen(w * k))), "{reason} against {:.5e}", fallen(w * k));
-    }
+    let k = (1..).find(|&k| fallen(k) > 1.0).unwrap();
+    assert_eq!(sweeps, k * nit, "{reason}");
+    assert!(reason.contains(&format!("displacement {:.3e} m", fallen(k))), "{reason} against {:.3e}", fallen(k));
 }
 
 /// A candidate rest state that is not a number is divergence, naming the vertex; it was reported as an
@@ -314,25 +307,4 @@ fn a_nan_state_is_divergence_not_an_inverted_tetrahedron() {
         rest.iter().map(|x| pbdfit_pbd::Vec3::new(1.0 - 2.0 * x.x, 0.0, 0.0)).collect();
     let e = accept(flipped).unwrap_err();
     assert!(matches!(e, pbdfit_pbd::PbdError::InvertedTet { .. }), "{e}");
-}
-
-/// A textbook model's rest state may lie beyond the body's size: a soft XPBD body hung from the ceiling
-/// (N = 1, alpha_d = 3 m/N, alpha_v = 1, dt 0.01, one iteration) stretches 2.199 m down, twice its own
-/// size, and rests there; its fixed point and its simulation (stepping, which creeps there: 3e-6 m short after 297,365
-/// sweeps) agree, where the size rule called
-/// it diverged. A mechanism (PBD with kd = 0) still diverges, by its growth.
-#[test]
-fn a_textbook_rest_state_beyond_the_body_size_is_a_rest_state() {
-    let params = SimParams::new(0.01, 1, Model::xpbd(3.0, 1.0));
-    let fixed = rest_result("gravity-ceiling", 1, &params, RestMethod::FixedPoint, true).unwrap();
-    let stepped = rest_result("gravity-ceiling", 1, &params, RestMethod::Stepping, true).unwrap();
-    assert!(fixed.converged && stepped.converged);
-    assert!((fixed.max_displacement() - 2.1986).abs() < 1e-4, "{}", fixed.max_displacement());
-    let d = fixed.displacements.iter().zip(&stepped.displacements).map(|(a, b)| (a - b).norm()).fold(0.0, f64::max);
-    assert!(d < 1e-5, "fixed point against stepping: {d:e}");
-    let mechanism = SimParams::new(0.01, 1, Model::pbd(0.0, 0.5));
-    for method in [RestMethod::FixedPoint, RestMethod::Stepping] {
-        let (_, reason) = divergence(rest_result("gravity-ceiling", 1, &mechanism, method, true));
-        assert!(reason.starts_with("the motion grows without slowing"), "{method:?}: {reason}");
-    }
 }
