@@ -549,9 +549,9 @@ pub fn fit_with_grid_from(
 /// fit gives the best earlier point of its path that simulate accepts, and says so in
 /// [`FitResult::moved`]; its identifiability (measured at the minimum) is dropped. Where no point of the
 /// path is accepted: [`FitError::NoStableMinimum`]. The mass-spring models' Newton is checked the same way:
-/// warm-started from a neighbour it reaches equilibria the cold solve cannot (gravity-wall N = 1, nu = 0.01:
-/// the pattern search climbs to kvol = 9.69e9 Pa, whose warm Newton stalls at round-off, a relative
-/// residual of 9e-10, while the cold one ends at 1.06 after 100 iterations). The textbook PBD and XPBD
+/// warm-started from a neighbour it reaches equilibria the cold solve cannot (gravity-wall N = 1, nu = 0.49:
+/// the pattern search climbs to kvol = 1e10 Pa, where the warm Newton stalls within the forces' round-off,
+/// about 1e-8 of a node's weight at that penalty, while the cold one ends at 1.06 after 100 iterations). The textbook PBD and XPBD
 /// models have no verdict that a warm start changes: their results pass unchanged, with no extra solve.
 fn confirm_rest(problem: &FitProblem, search_box: &SearchBox, mut result: FitResult) -> Result<FitResult, FitError> {
     let kind = problem.settings.kind;

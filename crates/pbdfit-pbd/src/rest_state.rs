@@ -693,20 +693,34 @@ impl PbdSystem {
     /// A [`Growth`] judge for a run of this body at `params`: windows of the time its free fall takes to
     /// cross its extent ([`Self::fall_seconds`]; half a second without gravity), at least one step.
     fn growth(&self, params: &SimParams) -> Growth {
-        let seconds = self.fall_seconds().unwrap_or(0.5);
-        let steps = ((seconds / params.dt).ceil() as usize).max(1);
-        Growth { steps, seconds: steps as f64 * params.dt, taken: 0, current: 0.0, maxima: vec![0.0] }
+        Growth::new(self.extent, self.gravity.norm(), params.dt)
     }
 
     /// The time (s) a free fall under the body's gravity takes to cross its extent, `sqrt(2 L / g)`;
     /// `None` without gravity.
     fn fall_seconds(&self) -> Option<f64> {
-        let g = self.gravity.norm();
-        (g > 0.0).then(|| (2.0 * self.extent / g).sqrt())
+        fall_seconds(self.extent, self.gravity.norm())
     }
 }
 
-/// The divergence verdict of an engine profile's run, from its dynamics: the largest displacement is taken
+/// The time (s) a free fall at `g` (m/s^2) takes to cross `extent` (m), `sqrt(2 L / g)`; `None` without
+/// gravity.
+fn fall_seconds(extent: f64, g: f64) -> Option<f64> {
+    (g > 0.0).then(|| (2.0 * extent / g).sqrt())
+}
+
+impl Growth {
+    /// The judge of a run of a body of `extent` (m) under the acceleration `g` (m/s^2) stepped at `dt`
+    /// (s): windows of the time its free fall takes to cross its extent (half a second without gravity),
+    /// at least one step.
+    pub(crate) fn new(extent: f64, g: f64, dt: f64) -> Self {
+        let seconds = fall_seconds(extent, g).unwrap_or(0.5);
+        let steps = ((seconds / dt).ceil() as usize).max(1);
+        Growth { steps, seconds: steps as f64 * dt, taken: 0, current: 0.0, maxima: vec![0.0] }
+    }
+}
+
+/// The divergence verdict of an engine profile's run (and of the mass-spring integrators'), from its dynamics: the largest displacement is taken
 /// over successive windows (each the time the body takes to fall its own size), and the run diverges when
 /// it is not a finite number, or when it grew in each of [`GROWTH_WINDOWS`] + 1 windows in a row, each
 /// window by at least [`GROWTH_KEPT`] of the growth before (the motion does not slow: a free fall, a steady
@@ -728,7 +742,7 @@ pub(crate) struct Growth {
 
 impl Growth {
     /// Takes one step's largest displacement (m); whether the run has diverged.
-    fn diverges(&mut self, largest: f64) -> bool {
+    pub(crate) fn diverges(&mut self, largest: f64) -> bool {
         if !largest.is_finite() {
             self.current = largest;
             return true;
