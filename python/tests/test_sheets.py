@@ -47,7 +47,7 @@ def test_sheets_and_thicknesses_out_of_place_are_refused():
         pbdfit.fem("clamped-strip", thickness=float("nan"))
     with pytest.raises(ValueError, match="tetrahedral solid"):
         pbdfit.fem("gravity-wall", thickness=1e-3)
-    with pytest.raises(ValueError, match="sheets have no such model yet"):
+    with pytest.raises(ValueError, match="fit a cloth model to it"):
         pbdfit.simulate("hanging-sheet", model="xpbd")
     with pytest.raises(ValueError, match="is a sheet"):
         pbdfit.fem("clamped-plate", dynamic=True)

@@ -303,6 +303,16 @@ pub enum FitError {
         "no positive Young's modulus explains these markers: at every start (nu = 0 to 0.49) they move, taken together, against the scene's load; check their signs, axes and units, that they were measured under this scene's load, and that their noise (sigma) is below their displacements"
     )]
     AgainstTheLoad,
+    /// A sheet's shell reference has no solution (its Newton solve failed, the mesh or material is refused).
+    #[error("shell reference of {scene} at n = {n}: {source}")]
+    Shell {
+        /// The scene.
+        scene: String,
+        /// The resolution.
+        n: usize,
+        /// Why.
+        source: pbdfit_fem::shell::ShellError,
+    },
     /// Something failed that the input does not explain.
     #[error("internal error: {0}")]
     Internal(String),
@@ -374,7 +384,8 @@ impl FitError {
             | FitError::GridTooLarge { .. }
             | FitError::BootstrapReplicates { .. }
             | FitError::AgainstTheLoad
-            | FitError::MeasuredScene { .. } => true,
+            | FitError::MeasuredScene { .. }
+            | FitError::Shell { .. } => true,
             FitError::Results(e) => match e {
                 ResultsError::Io { .. } => false,
                 ResultsError::Format { .. } | ResultsError::Summary { .. } => true,

@@ -116,8 +116,12 @@ impl FitJob {
                 e.message
             )),
         })?;
+        if pbdfit_mesh::SheetScene::names_sheet(&self.scene) {
+            return self.prepare_sheet(options, spelling);
+        }
         let set =
             SceneSet::load_with(&self.scene, self.fix_orientation).map_err(|e| crate::scene_error(e, Some(kind)))?;
+        crate::check_solid_model(kind, set.name())?;
         let notes = crate::mesh_notes(&set);
         let set = crate::with_resolved_masses(set, self.mass_model, Some(kind));
         let set = crate::with_body(set, self.body, spelling)?;
@@ -194,7 +198,55 @@ impl FitJob {
         let problem = FitProblem { rest_options: self.precision.rest_options(), ..problem };
         // The material means nothing where the target is not the FEM.
         let (young, poisson) = if target.kind.uses_fem() { (Some(young), Some(poisson)) } else { (None, None) };
-        Ok(PreparedFit { job: self.clone(), set, n, young, poisson, options, cache, problem, notes, warnings })
+        let (set, sheet) = (Some(set), None);
+        Ok(PreparedFit { job: self.clone(), set, sheet, n, young, poisson, options, cache, problem, notes, warnings })
+    }
+
+    /// [`prepare`](Self::prepare) on a sheet scene: a cloth model against the sheet's shell reference
+    /// ([`sheet_problem`](crate::sheet_problem)); a solid model, markers and a bootstrap refused.
+    fn prepare_sheet(&self, options: FitOptions, spelling: Spelling) -> Result<PreparedFit, FitJobError> {
+        let input = |message: String| FitJobError::Input(message);
+        let kind = self.request.kind;
+        let body = crate::Body {
+            scene: self.scene.clone(),
+            n: self.n,
+            mass_model: self.mass_model.map(|m| m.name().to_string()),
+            fix_orientation: self.fix_orientation,
+            scale: self.body,
+        };
+        let (scene, sheet, material) =
+            crate::load_sheet(&body, crate::Material { young: self.young, poisson: self.poisson }, spelling)?;
+        crate::check_cloth_model(kind, &scene.name)?;
+        if let Some(option) = [(self.measured.is_some(), "measured"), (self.bootstrap.is_some(), "bootstrap")]
+            .iter()
+            .find_map(|(given, name)| given.then_some(*name))
+        {
+            return Err(input(format!(
+                "{}: scene {} is a sheet, fitted to its shell reference only (no measured markers on sheets yet)",
+                spelling.name(option),
+                scene.name
+            )));
+        }
+        let reference = crate::ShellReference::of_job(&self.reference, &scene, spelling)?;
+        let settings =
+            Settings { allow_unbounded: self.request.unbounded, ..Settings::new(self.dt, sheet.n, self.nit, kind) };
+        let corner: Vec<f64> = options.search_box.axes().iter().map(|a| a.upper).collect();
+        settings.at(&corner).validate().map_err(|e| input(e.to_string()))?;
+        let problem = crate::sheet_problem(&sheet, settings, material, reference).map_err(FitJobError::Fit)?;
+        let problem = FitProblem { rest_options: self.precision.rest_options(), ..problem };
+        Ok(PreparedFit {
+            job: self.clone(),
+            set: None,
+            n: sheet.n,
+            sheet: Some(scene),
+            young: Some(material.young()),
+            poisson: Some(material.poisson()),
+            options,
+            cache: PartCache::new(ReferenceOverrides::none()),
+            problem,
+            notes: Vec::new(),
+            warnings: Vec::new(),
+        })
     }
 }
 
@@ -202,8 +254,10 @@ impl FitJob {
 #[derive(Debug)]
 pub struct PreparedFit {
     job: FitJob,
-    /// The scene (with the job's mass model).
-    pub set: SceneSet,
+    /// The scene (with the job's mass model); `None` for a sheet.
+    pub set: Option<SceneSet>,
+    /// The sheet scene (with the job's body), for a cloth model on a sheet.
+    pub sheet: Option<pbdfit_mesh::SheetScene>,
     /// The mesh resolution.
     pub n: usize,
     young: Option<f64>,
@@ -233,8 +287,8 @@ impl PreparedFit {
     /// Runs the fit (and the bootstrap, when asked) on `backend`.
     pub fn run(self, backend: &dyn RestStateBackend) -> Result<FitOutcome, FitJobError> {
         let result = crate::fit(&self.problem, &self.options, backend).map_err(FitJobError::Fit)?;
-        let bootstrap = match (self.job.bootstrap, self.markers()) {
-            (Some(k), Some(markers)) => {
+        let bootstrap = match (self.job.bootstrap, self.markers(), &self.set) {
+            (Some(k), Some(markers), Some(set)) => {
                 let rest = result
                     .rest_states
                     .first()
@@ -246,7 +300,7 @@ impl PreparedFit {
                 };
                 Some(
                     crate::bootstrap(
-                        &self.set,
+                        set,
                         self.problem.settings,
                         markers,
                         MARKER_TOLERANCE,
@@ -529,8 +583,11 @@ impl FitReport {
         let (verdict, verdict_reason) =
             crate::verdict::judge(result.error, result.part_errors.len(), result.evaluations, result.failures.len());
         FitReport {
-            scene: prepared.set.name().to_string(),
-            body: prepared.set.bodies(),
+            scene: prepared.problem.scene.clone(),
+            body: match (&prepared.set, &prepared.sheet) {
+                (Some(set), _) => set.bodies(),
+                (None, sheet) => sheet.iter().map(|s| s.summary()).collect(),
+            },
             model: kind.spec(),
             parameters: result.parameters.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
             error: result.error,
@@ -560,7 +617,7 @@ impl FitReport {
             nit: job.nit,
             young: prepared.young,
             poisson: prepared.poisson,
-            mass_model: prepared.set.scenes()[0].mass_model().name().to_string(),
+            mass_model: prepared.set.as_ref().map_or("lumped", |s| s.scenes()[0].mass_model().name()).to_string(),
             reference: prepared.problem.reference.clone(),
             precision: job.precision.name().to_string(),
             backend: backend.to_string(),
@@ -594,7 +651,7 @@ impl FitReport {
             kd: result.value("kd"),
             kv: result.value("kv"),
             warnings: prepared.warnings.clone(),
-            compound: prepared.set.is_compound(),
+            compound: prepared.problem.compound,
         }
     }
 

@@ -144,16 +144,18 @@ impl Body {
     }
 }
 
-/// A scene that cannot be loaded as a solid, as the job's error: a sheet given to a model names the model
-/// (sheets have no model yet).
+/// A scene that cannot be loaded as a solid, as the job's error: a sheet given to a solid's model names
+/// the model ([`check_cloth_model`](crate::check_cloth_model)); a cloth model on a sheet reaches here only
+/// through a job that does not take sheets, which says so.
 pub fn scene_error(e: pbdfit_mesh::SceneError, kind: Option<pbdfit_pbd::ModelKind>) -> crate::FitJobError {
     match (&e, kind) {
-        (pbdfit_mesh::SceneError::Sheet { origin }, Some(kind)) => crate::FitJobError::Input(format!(
-            "model `{}` works on tetrahedral solids, and scene {origin} is a sheet (a triangle mesh with a \
-             thickness): sheets have no such model yet (`pbdfit fem` and `pbdfit modes` solve a sheet's shell \
-             reference)",
-            kind.spec()
-        )),
+        (pbdfit_mesh::SceneError::Sheet { origin }, Some(kind)) => match crate::check_cloth_model(kind, origin) {
+            Err(refusal) => refusal,
+            Ok(()) => crate::FitJobError::Input(format!(
+                "scene {origin} is a sheet: this command takes tetrahedral solids (`pbdfit fit` and `evaluate` take a cloth model on a sheet; \
+                 `simulate` does not yet)"
+            )),
+        },
         _ => crate::FitJobError::Input(e.to_string()),
     }
 }

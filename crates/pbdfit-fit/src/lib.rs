@@ -51,6 +51,7 @@ mod problem;
 mod reference;
 mod request;
 mod search_box;
+mod sheet;
 pub mod study;
 mod target;
 pub mod verdict;
@@ -72,7 +73,8 @@ pub use job::{
 };
 pub use keywords::{
     Body, BodyKeywords, DT, MODEL, Material, Model, NIT, POISSON, ReferenceKeywords, Step, YOUNG, keyword_names,
-    keywords_from_json, mesh_notes, parse_named_value, parse_number, sorted_pairs, scene_error, unique_pairs, with_body,
+    keywords_from_json, mesh_notes, parse_named_value, parse_number, scene_error, sorted_pairs, unique_pairs,
+    with_body,
 };
 pub use lockstep::{Lockstep, LockstepCounts, Member, run_in_lockstep};
 pub use masses::{mass_model_warning, resolve_mass_model, with_resolved_masses};
@@ -92,4 +94,8 @@ pub use problem::{Evaluation, FitProblem, Part, RestResult, Settings, fits_again
 pub use reference::{FemReference, PartCache, Reference, reference_id, reference_overrides, reference_spec};
 pub use request::{FitOption, FitRequest, FitRequestError, MAX_GRID_POINTS, largest_grid};
 pub use search_box::{Axis, SearchBox, default_grid, parse_bound};
+pub use sheet::{
+    ShellReference, check_cloth_model, check_solid_model, load_sheet, refuse_solid_options, sheet_problem,
+    sheet_system, shell_constraints, solve_shell,
+};
 pub use target::*;

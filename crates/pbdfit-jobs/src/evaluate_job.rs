@@ -71,11 +71,22 @@ impl crate::Job for EvaluateKeywords {
                 kind.parameter_names()
             )));
         }
+        let reference = pbdfit_fit::ReferenceKeywords { material: self.material.clone(), ..Default::default() };
+        if crate::sheet::is_sheet(&self.body) {
+            // A cloth model against the sheet's shell reference (the one solve `fem` reports).
+            let (scene, sheet, material) = pbdfit_fit::load_sheet(&self.body, self.elastic, spelling)?;
+            pbdfit_fit::check_cloth_model(kind, &scene.name)?;
+            let shell = pbdfit_fit::ShellReference::of_job(&reference, &scene, spelling)?;
+            let settings = Settings::new(self.step.dt, sheet.n, self.model.nit, kind);
+            settings.at(&values).validate().map_err(|e| input(e.to_string()))?;
+            let problem = pbdfit_fit::sheet_problem(&sheet, settings, material, shell).map_err(FitJobError::Fit)?;
+            return Ok((problem, values, vec![scene.summary()]));
+        }
         let (set, _) = self.body.load(Some(kind), spelling)?;
+        pbdfit_fit::check_solid_model(kind, set.name())?;
         let n = self.body.resolution(&set, spelling)?;
         let settings = Settings::new(self.step.dt, n, self.model.nit, kind);
         settings.at(&values).validate().map_err(|e| input(e.to_string()))?;
-        let reference = pbdfit_fit::ReferenceKeywords { material: self.material.clone(), ..Default::default() };
         let cache = PartCache::new(reference.overrides_over(&Default::default())?);
         let problem = FitProblem::new(&set, settings, self.elastic.checked()?, &cache).map_err(FitJobError::Fit)?;
         Ok((problem, values, set.bodies()))

@@ -8,109 +8,18 @@
 //! `poisson` default to the scene's material (a steel plate's, a fabric's) where the job gives none.
 
 use pbdfit_fem::YoungPoisson;
-use pbdfit_fem::shell::{
-    CorotationalShell, LinearShell, MembraneLaw, NODE_DOFS, SHELL_NEWTON, ShellConstraints, ShellError, ShellLoad,
-    ShellSolution, Support,
-};
-use pbdfit_fit::{FitJobError, Spelling};
-use pbdfit_mesh::{BodySummary, SheetBody, SheetScene, SheetSupport};
+use pbdfit_fem::shell::{LinearShell, NODE_DOFS, ShellConstraints, ShellError};
+use pbdfit_fit::{FitJobError, Spelling, load_sheet, refuse_solid_options, shell_constraints, solve_shell};
+use pbdfit_mesh::{BodySummary, SheetBody, SheetScene};
 
 use crate::fem_job::FemReport;
 use crate::modes_job::{ModeReport, ModesReport};
 
-/// The shell reference a sheet's `fem` solves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ShellReference {
-    /// The linear shell: small displacements and rotations.
-    Linear,
-    /// The corotational shell (large rotations, small strains) with this membrane law.
-    Corotational(MembraneLaw),
-}
-
-impl ShellReference {
-    /// From the reference material's name: `linear`, `corotational` (a linear membrane) or `stvk` (a
-    /// Saint Venant-Kirchhoff membrane).
-    pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "linear" => Some(Self::Linear),
-            "corotational" => Some(Self::Corotational(MembraneLaw::Linear)),
-            "stvk" => Some(Self::Corotational(MembraneLaw::StVenantKirchhoff)),
-            _ => None,
-        }
-    }
-
-    /// The reference's id in reports.
-    pub fn id(self) -> &'static str {
-        match self {
-            Self::Linear => "linear shell",
-            Self::Corotational(MembraneLaw::Linear) => "corotational shell",
-            Self::Corotational(MembraneLaw::StVenantKirchhoff) => "corotational shell, stvk membrane",
-        }
-    }
-}
+pub use pbdfit_fit::ShellReference;
 
 /// Whether the job's scene is a sheet scene.
 pub fn is_sheet(body: &pbdfit_fit::Body) -> bool {
     SheetScene::names_sheet(&body.scene)
-}
-
-/// A sheet scene loaded for a job: its body options applied (a refusal naming the option), the options a
-/// sheet has no use for refused, the material resolved over the scene's.
-fn load(
-    body: &pbdfit_fit::Body,
-    elastic: pbdfit_fit::Material,
-    spelling: Spelling,
-) -> Result<(SheetScene, SheetBody, YoungPoisson), FitJobError> {
-    let input = FitJobError::Input;
-    let scene = SheetScene::load(&body.scene).map_err(|e| input(e.to_string()))?;
-    if body.fix_orientation {
-        return Err(input(format!(
-            "{}: applies to imported tetrahedral meshes, and scene {} is a sheet",
-            spelling.name("fix_orientation"),
-            scene.name
-        )));
-    }
-    if let Some(m) = body.mass_model.as_deref().filter(|m| *m != "lumped") {
-        return Err(input(format!(
-            "{} = {m}: a sheet's masses are lumped (a third of each triangle's to each of its vertices)",
-            spelling.name("mass_model")
-        )));
-    }
-    let scale = body.scale;
-    let scene = scene
-        .with_body(scale.density, scale.size, scale.thickness)
-        .map_err(|e| input(format!("{} {e}", spelling.name(e.option()))))?;
-    let n = scene.resolution(body.n).map_err(|e| input(format!("{}: {e}", spelling.name("n"))))?;
-    let sheet = scene.body(Some(n)).map_err(|e| input(e.to_string()))?;
-    let young = elastic.young.or(scene.young).unwrap_or(pbdfit_fit::YOUNG);
-    let poisson = elastic.poisson.or(scene.poisson).unwrap_or(pbdfit_fit::POISSON);
-    let material = YoungPoisson::new(young, poisson).map_err(|e| input(e.to_string()))?;
-    Ok((scene, sheet, material))
-}
-
-/// Refuses each given option of `given` (their keyword names) as a solid's.
-fn refuse_solid_options(given: &[&str], scene: &str, spelling: Spelling) -> Result<(), FitJobError> {
-    match given.first() {
-        None => Ok(()),
-        Some(option) => Err(FitJobError::Input(format!(
-            "{}: applies to tetrahedral solids, and scene {scene} is a sheet (its reference is the static shell, \
-             with lumped masses)",
-            spelling.name(option)
-        ))),
-    }
-}
-
-/// The held DOFs of a sheet body.
-fn constraints(body: &SheetBody) -> ShellConstraints {
-    let mut c = ShellConstraints::new(body.held.len());
-    for (v, held) in body.held.iter().enumerate() {
-        match held {
-            Some(SheetSupport::Clamped) => c.support(v, Support::Clamped),
-            Some(SheetSupport::Pinned) => c.support(v, Support::SimplySupported),
-            None => &mut c,
-        };
-    }
-    c
 }
 
 fn shell_error(scene: &str, n: usize, e: ShellError) -> FitJobError {
@@ -132,28 +41,8 @@ pub struct PreparedSheetFem {
 
 /// Checks a `fem` job on a sheet scene.
 pub fn prepare_fem(job: &crate::FemKeywords, spelling: Spelling) -> Result<PreparedSheetFem, FitJobError> {
-    let (scene, body, material) = load(&job.body, job.elastic, spelling)?;
-    let r = &job.reference;
-    let mut solid: Vec<&str> = Vec::new();
-    for (given, name) in [
-        (r.dynamic, "dynamic"),
-        (r.time.is_some(), "time"),
-        (r.fem_mass.is_some(), "fem_mass"),
-        (r.rayleigh.is_some(), "rayleigh"),
-        (r.split.is_some(), "split"),
-    ] {
-        if given {
-            solid.push(name);
-        }
-    }
-    refuse_solid_options(&solid, &scene.name, spelling)?;
-    let name = r.material.clone().or_else(|| scene.reference.clone()).unwrap_or_else(|| "corotational".into());
-    let reference = ShellReference::parse(&name).ok_or_else(|| {
-        FitJobError::Input(format!(
-            "{} = {name}: a sheet's reference is the linear, corotational or stvk shell",
-            spelling.name("material")
-        ))
-    })?;
+    let (scene, body, material) = load_sheet(&job.body, job.elastic, spelling)?;
+    let reference = ShellReference::of_job(&job.reference, &scene, spelling)?;
     Ok(PreparedSheetFem { scene, body, material, reference })
 }
 
@@ -166,24 +55,9 @@ impl PreparedSheetFem {
     pub fn solve(self) -> Result<FemReport, FitJobError> {
         let PreparedSheetFem { scene, body, material, reference } = self;
         let start = std::time::Instant::now();
-        let held = constraints(&body);
-        let load = ShellLoad::gravity(&body.sheet, body.gravity);
-        let failed = |e| shell_error(&scene.name, body.n, e);
-        let (solution, note): (ShellSolution, Option<String>) = match reference {
-            ShellReference::Linear => {
-                let shell = LinearShell::new(&body.sheet, material).map_err(failed)?;
-                (shell.solve(&held, &load).map_err(failed)?, None)
-            }
-            ShellReference::Corotational(membrane) => {
-                let shell = CorotationalShell::with_membrane(&body.sheet, material, membrane).map_err(failed)?;
-                let s = shell.solve(&held, &load, &SHELL_NEWTON).map_err(failed)?;
-                let note = format!(
-                    "{} load increments ({} halved), {} Newton iterations",
-                    s.increments, s.halvings, s.iterations
-                );
-                (s.displacements, Some(note))
-            }
-        };
+        let (solution, note) =
+            solve_shell(&body, material, reference).map_err(|e| shell_error(&scene.name, body.n, e))?;
+        let held = shell_constraints(&body);
         let seconds = start.elapsed().as_secs_f64();
         let mesh = &body.sheet.mesh;
         let fixed = held_dofs(&held, mesh.vertices().len());
@@ -243,7 +117,7 @@ pub fn prepare_modes(
     count: usize,
     spelling: Spelling,
 ) -> Result<PreparedSheetModes, FitJobError> {
-    let (scene, body, material) = load(&job.body, job.elastic, spelling)?;
+    let (scene, body, material) = load_sheet(&job.body, job.elastic, spelling)?;
     let mut solid: Vec<&str> = Vec::new();
     if job.split.is_some() {
         solid.push("split");
@@ -260,7 +134,7 @@ pub fn prepare_modes(
             spelling.name("material")
         )));
     }
-    let free = NODE_DOFS * body.held.len() - held_dofs(&constraints(&body), body.held.len());
+    let free = NODE_DOFS * body.held.len() - held_dofs(&shell_constraints(&body), body.held.len());
     if count > free {
         return Err(FitJobError::Input(format!(
             "{} = {count}: scene {} at n = {} has {free} free degrees of freedom",
@@ -281,7 +155,7 @@ impl PreparedSheetModes {
         let start = std::time::Instant::now();
         let failed = |e| shell_error(&scene.name, body.n, e);
         let shell = LinearShell::new(&body.sheet, material).map_err(failed)?;
-        let held = constraints(&body);
+        let held = shell_constraints(&body);
         let modes = shell.modes(&held, count).map_err(failed)?;
         let masses = body.sheet.lumped_masses();
         let free: Vec<usize> = (0..masses.len()).filter(|&v| body.held[v].is_none()).collect();

@@ -40,10 +40,16 @@ pub fn run(args: FitArgs) -> CliResult {
     }
     // The output path checked before the fit; the result printed before the file is written.
     if let Some(path) = &args.vtk {
-        for scene in prepared.set.scenes() {
+        let Some(set) = &prepared.set else {
+            return Err(crate::cli::CliError::Input(format!(
+                "--vtk writes tetrahedral meshes, and scene {} is a sheet (`pbdfit fem --vtk` writes its shell)",
+                prepared.problem.scene
+            )));
+        };
+        for scene in set.scenes() {
             crate::cli::check_output_file(
                 "--vtk",
-                &crate::cli::part_path(path, &scene.name, prepared.set.is_compound()),
+                &crate::cli::part_path(path, &scene.name, set.is_compound()),
                 false,
             )?;
         }
@@ -53,7 +59,9 @@ pub fn run(args: FitArgs) -> CliResult {
     crate::cli::print_report(&outcome.report, args.json)?;
     if let Some(path) = &args.vtk {
         let p = &outcome.prepared;
-        write_vtk(path, &p.set, &p.problem, &outcome.result, p.markers())?;
+        if let Some(set) = &p.set {
+            write_vtk(path, set, &p.problem, &outcome.result, p.markers())?;
+        }
     }
     Ok(())
 }

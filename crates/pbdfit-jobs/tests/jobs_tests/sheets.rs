@@ -108,7 +108,7 @@ fn options_a_sheet_has_no_use_for_are_refused_by_name() {
     let e = refused("fem", r#"{"scene": "gravity-wall", "thickness": 1e-3}"#);
     assert!(e.starts_with("thickness") && e.contains("tetrahedral solid"), "{e}");
     let e = refused("simulate", r#"{"scene": "hanging-sheet", "model": "xpbd"}"#);
-    assert!(e.contains("model `xpbd`") && e.contains("sheets have no such model yet"), "{e}");
+    assert!(e.contains("model `xpbd`") && e.contains("fit a cloth model to it"), "{e}");
     let job = SimulateKeywords::from_json(r#"{"scene": "clamped-strip"}"#).unwrap();
     assert!(job.prepare(Spelling::Flag).unwrap_err().to_string().contains("model `pbd`"));
 }

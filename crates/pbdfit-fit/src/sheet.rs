@@ -1,0 +1,220 @@
+//! Sheets in a fit: a sheet scene ([`SheetScene`]) loaded with a job's body and material, its shell
+//! reference (`pbdfit_fem::shell`: the linear CST + DKT shell, or the corotational one solved by Newton
+//! with load stepping) and the fit problem of a cloth model against the shell's rest translations.
+//!
+//! The one solve of a sheet's shell reference: `pbdfit fem` on a sheet (pbdfit-jobs) reports it, and a
+//! cloth fit, `evaluate` and `simulate` compare a cloth model's rest state with its translations (the
+//! shell has six DOFs per node; a cloth particle has the three translations).
+
+use std::sync::Arc;
+
+use pbdfit_fem::YoungPoisson;
+use pbdfit_fem::shell::{
+    CorotationalShell, LinearShell, MembraneLaw, SHELL_NEWTON, ShellConstraints, ShellError, ShellLoad, ShellSolution,
+    Support,
+};
+use pbdfit_mesh::{SheetBody, SheetScene, SheetSupport, Vec3};
+use pbdfit_pbd::{BodyKind, ModelKind, PbdSystem, RestOptions};
+
+use crate::{FemTarget, FitError, FitJobError, FitProblem, Part, Settings, Spelling, moved_vertices, reference_fault};
+
+/// The shell reference a sheet is solved with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShellReference {
+    /// The linear shell: small displacements and rotations.
+    Linear,
+    /// The corotational shell (large rotations, small strains) with this membrane law.
+    Corotational(MembraneLaw),
+}
+
+impl ShellReference {
+    /// From the reference material's name: `linear`, `corotational` (a linear membrane) or `stvk` (a
+    /// Saint Venant-Kirchhoff membrane).
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "linear" => Some(Self::Linear),
+            "corotational" => Some(Self::Corotational(MembraneLaw::Linear)),
+            "stvk" => Some(Self::Corotational(MembraneLaw::StVenantKirchhoff)),
+            _ => None,
+        }
+    }
+
+    /// The reference's id in reports.
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::Linear => "linear shell",
+            Self::Corotational(MembraneLaw::Linear) => "corotational shell",
+            Self::Corotational(MembraneLaw::StVenantKirchhoff) => "corotational shell, stvk membrane",
+        }
+    }
+
+    /// The job's reference on `scene`: the `material` keyword given, else the scene's `[reference]`, else
+    /// the corotational shell; the solids' reference options (a dynamic reference, a mass, a split) are
+    /// refused naming the first given.
+    pub fn of_job(
+        reference: &crate::ReferenceKeywords,
+        scene: &SheetScene,
+        spelling: Spelling,
+    ) -> Result<Self, FitJobError> {
+        let given = [
+            (reference.dynamic, "dynamic"),
+            (reference.time.is_some(), "time"),
+            (reference.fem_mass.is_some(), "fem_mass"),
+            (reference.rayleigh.is_some(), "rayleigh"),
+            (reference.split.is_some(), "split"),
+        ];
+        let solid: Vec<&str> = given.iter().filter(|(g, _)| *g).map(|(_, name)| *name).collect();
+        refuse_solid_options(&solid, &scene.name, spelling)?;
+        let name =
+            reference.material.clone().or_else(|| scene.reference.clone()).unwrap_or_else(|| "corotational".into());
+        Self::parse(&name).ok_or_else(|| {
+            FitJobError::Input(format!(
+                "{} = {name}: a sheet's reference is the linear, corotational or stvk shell",
+                spelling.name("material")
+            ))
+        })
+    }
+}
+
+/// Refuses each given option of `given` (their keyword names) as a solid's.
+pub fn refuse_solid_options(given: &[&str], scene: &str, spelling: Spelling) -> Result<(), FitJobError> {
+    match given.first() {
+        None => Ok(()),
+        Some(option) => Err(FitJobError::Input(format!(
+            "{}: applies to tetrahedral solids, and scene {scene} is a sheet (its reference is the static shell, \
+             with lumped masses)",
+            spelling.name(option)
+        ))),
+    }
+}
+
+/// A sheet scene loaded for a job: its body options applied (a refusal naming the option), the options a
+/// sheet has no use for refused, the material resolved over the scene's (`young` and `poisson` default to
+/// the scene's material where the job gives none).
+pub fn load_sheet(
+    body: &crate::Body,
+    elastic: crate::Material,
+    spelling: Spelling,
+) -> Result<(SheetScene, SheetBody, YoungPoisson), FitJobError> {
+    let input = FitJobError::Input;
+    let scene = SheetScene::load(&body.scene).map_err(|e| input(e.to_string()))?;
+    if body.fix_orientation {
+        return Err(input(format!(
+            "{}: applies to imported tetrahedral meshes, and scene {} is a sheet",
+            spelling.name("fix_orientation"),
+            scene.name
+        )));
+    }
+    if let Some(m) = body.mass_model.as_deref().filter(|m| *m != "lumped") {
+        return Err(input(format!(
+            "{} = {m}: a sheet's masses are lumped (a third of each triangle's to each of its vertices)",
+            spelling.name("mass_model")
+        )));
+    }
+    let scale = body.scale;
+    let scene = scene
+        .with_body(scale.density, scale.size, scale.thickness)
+        .map_err(|e| input(format!("{} {e}", spelling.name(e.option()))))?;
+    let n = scene.resolution(body.n).map_err(|e| input(format!("{}: {e}", spelling.name("n"))))?;
+    let sheet = scene.body(Some(n)).map_err(|e| input(e.to_string()))?;
+    let young = elastic.young.or(scene.young).unwrap_or(crate::YOUNG);
+    let poisson = elastic.poisson.or(scene.poisson).unwrap_or(crate::POISSON);
+    let material = YoungPoisson::new(young, poisson).map_err(|e| input(e.to_string()))?;
+    Ok((scene, sheet, material))
+}
+
+/// Refuses a model that does not take sheets, naming it and the scene (exit 2 from the command line).
+pub fn check_cloth_model(kind: ModelKind, scene: &str) -> Result<(), FitJobError> {
+    if kind.body_kind() == BodyKind::Sheet {
+        return Ok(());
+    }
+    Err(FitJobError::Input(format!(
+        "model `{}` works on tetrahedral solids, and scene {scene} is a sheet (a triangle mesh with a thickness): \
+         fit a cloth model to it (cloth-pbd, cloth-pbd-isometric, cloth-xpbd, cloth-xpbd-hookean, -stvk, -morse, \
+         cloth-fem, cloth-strain)",
+        kind.spec()
+    )))
+}
+
+/// Refuses a cloth model on a tetrahedral solid, naming it and the scene.
+pub fn check_solid_model(kind: ModelKind, scene: &str) -> Result<(), FitJobError> {
+    if kind.body_kind() == BodyKind::Solid {
+        return Ok(());
+    }
+    Err(FitJobError::Input(format!(
+        "model `{}` works on sheets (triangle meshes with a thickness), and scene {scene} is a tetrahedral solid: \
+         give it a sheet scene (hanging-sheet, clamped-strip, clamped-plate, supported-plate)",
+        kind.spec()
+    )))
+}
+
+/// The held DOFs of a sheet body: clamped vertices hold six, pinned ones their translations.
+pub fn shell_constraints(body: &SheetBody) -> ShellConstraints {
+    let mut c = ShellConstraints::new(body.held.len());
+    for (v, held) in body.held.iter().enumerate() {
+        match held {
+            Some(SheetSupport::Clamped) => c.support(v, Support::Clamped),
+            Some(SheetSupport::Pinned) => c.support(v, Support::SimplySupported),
+            None => &mut c,
+        };
+    }
+    c
+}
+
+/// The shell reference's static solution under the sheet's weight, and for the corotational shell a note
+/// of its Newton solve (load increments, halvings, iterations).
+pub fn solve_shell(
+    body: &SheetBody,
+    material: YoungPoisson,
+    reference: ShellReference,
+) -> Result<(ShellSolution, Option<String>), ShellError> {
+    let held = shell_constraints(body);
+    let load = ShellLoad::gravity(&body.sheet, body.gravity);
+    Ok(match reference {
+        ShellReference::Linear => (LinearShell::new(&body.sheet, material)?.solve(&held, &load)?, None),
+        ShellReference::Corotational(membrane) => {
+            let shell = CorotationalShell::with_membrane(&body.sheet, material, membrane)?;
+            let s = shell.solve(&held, &load, &SHELL_NEWTON)?;
+            let note =
+                format!("{} load increments ({} halved), {} Newton iterations", s.increments, s.halvings, s.iterations);
+            (s.displacements, Some(note))
+        }
+    })
+}
+
+/// A sheet's PBD system: its particles at the mesh's vertices with lumped masses, every supported vertex
+/// (clamped or pinned) held.
+pub fn sheet_system(body: &SheetBody) -> PbdSystem {
+    let held: Vec<bool> = body.held.iter().map(Option::is_some).collect();
+    PbdSystem::sheet(&body.scene, &body.sheet, &held, body.gravity)
+}
+
+/// The fit problem of a cloth model (`settings.kind`) on a sheet against its shell reference's rest
+/// translations for `material` (m, per vertex; the rotations are the shell's own and are not compared):
+/// the error is the FEM target's, the mean squared relative error over the vertices the shell moves.
+pub fn sheet_problem(
+    body: &SheetBody,
+    settings: Settings,
+    material: YoungPoisson,
+    reference: ShellReference,
+) -> Result<FitProblem, FitError> {
+    let system = Arc::new(sheet_system(body));
+    settings.check_step(&system)?;
+    let failed = |source| FitError::Shell { scene: body.scene.clone(), n: body.n, source };
+    let (solution, _) = solve_shell(body, material, reference).map_err(failed)?;
+    let displacements: Vec<Vec3> = (0..body.held.len()).map(|v| solution.translation(v)).collect();
+    let held = system.held_mask();
+    let moved = moved_vertices(&displacements, &held);
+    if let Some(fault) = reference_fault(&displacements, &held, &moved) {
+        return Err(FitError::UnusableReference { scene: body.scene.clone(), reference: reference.id().into(), fault });
+    }
+    let target = FemTarget { reference: displacements, moved, id: reference.id().into() };
+    Ok(FitProblem {
+        scene: body.scene.clone(),
+        compound: false,
+        parts: vec![Part { scene: body.scene.clone(), system, target: Arc::new(target) }],
+        settings,
+        reference: reference.id().into(),
+        rest_options: RestOptions::default(),
+    })
+}
