@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use crate::constraints::{DistanceHot, VolumeHot};
 use crate::lanes::{LANES, VolumeLanes};
-use crate::system::Stage;
+use crate::system::{Stage, projected_rest_map, projected_step};
 use crate::{
     DistanceConstraint, Dynamics, MAX_TETRAHEDRON_TERMS, PbdSystem, ProjectionRule, SimParams, SpringPotential,
     TetrahedronTerm, Vec3, VolumeConstraint,
@@ -350,39 +350,11 @@ impl ProjectionRule {
 
 impl Stage for ProjectionRule {
     fn step(&self, system: &PbdSystem, params: &SimParams, d: &mut Dynamics) -> f64 {
-        let dt = params.dt;
-        let keep = 1.0 - params.damping;
-        for &p in &system.free {
-            d.v[p] = d.v[p] * keep + system.accelerations[p] * dt;
-            d.predicted[p] = d.u[p] + d.v[p] * dt;
-        }
-        self.solve(system, params.nit, d);
-        let mut largest: f64 = 0.0;
-        for &p in &system.free {
-            let step = d.predicted[p] - d.u[p];
-            largest = largest.max(step.norm());
-            d.v[p] = step / dt;
-            d.u[p] = d.predicted[p];
-        }
-        largest
+        projected_step(system, params, d, |d| self.solve(system, params.nit, d))
     }
 
-    /// The rest-state map `G(u) = P(u + dt^2 a)` (`a`: gravity plus traction over mass): one step from `u` with zero velocity. Its fixed points
-    /// are the rest states. `u` and the result hold the free particles' displacements, 3 numbers each.
+    /// The rest-state map `G(u) = P(u + dt^2 a)` ([`projected_rest_map`]).
     fn rest_map(&self, system: &PbdSystem, params: &SimParams, d: &mut Dynamics, x: &[f64], out: &mut [f64]) {
-        let dt2 = params.dt * params.dt;
-        for (i, &p) in system.free.iter().enumerate() {
-            d.predicted[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]) + system.accelerations[p] * dt2;
-        }
-        if !system.contacts.is_empty() {
-            // The step starts at `x` (the friction's tangential displacement is measured from it).
-            for (i, &p) in system.free.iter().enumerate() {
-                d.u[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]);
-            }
-        }
-        self.solve(system, params.nit, d);
-        for (i, &p) in system.free.iter().enumerate() {
-            out[3 * i..3 * i + 3].copy_from_slice(d.predicted[p].as_slice());
-        }
+        projected_rest_map(system, params, d, x, out, |d| self.solve(system, params.nit, d))
     }
 }

@@ -516,3 +516,58 @@ pub(crate) trait Stage: Copy {
     /// fixed points are the rest states. `x` and `out` hold 3 numbers per free particle.
     fn rest_map(&self, system: &PbdSystem, params: &SimParams, d: &mut Dynamics, x: &[f64], out: &mut [f64]);
 }
+
+/// One semi-implicit Euler step around a projection stage's sweeps (`solve`, which moves `d.predicted`):
+/// `v = keep v + dt a`, `p = u + dt v`, the sweeps, `v = (p - u) / dt`, `u = p`; the largest per-particle
+/// displacement of the step (m). The textbook projection and the cloth stages share it.
+#[inline(always)]
+pub(crate) fn projected_step(
+    system: &PbdSystem,
+    params: &SimParams,
+    d: &mut Dynamics,
+    solve: impl FnOnce(&mut Dynamics),
+) -> f64 {
+    let dt = params.dt;
+    let keep = 1.0 - params.damping;
+    for &p in &system.free {
+        d.v[p] = d.v[p] * keep + system.accelerations[p] * dt;
+        d.predicted[p] = d.u[p] + d.v[p] * dt;
+    }
+    solve(d);
+    let mut largest: f64 = 0.0;
+    for &p in &system.free {
+        let step = d.predicted[p] - d.u[p];
+        largest = largest.max(step.norm());
+        d.v[p] = step / dt;
+        d.u[p] = d.predicted[p];
+    }
+    largest
+}
+
+/// The rest-state map of a projection stage, `G(u) = P(u + dt^2 a)` (`a`: gravity plus traction over
+/// mass): one step from `x` at zero velocity, `solve` the sweeps. Its fixed points are the rest states;
+/// `x` and `out` hold the free particles' displacements, 3 numbers each.
+#[inline(always)]
+pub(crate) fn projected_rest_map(
+    system: &PbdSystem,
+    params: &SimParams,
+    d: &mut Dynamics,
+    x: &[f64],
+    out: &mut [f64],
+    solve: impl FnOnce(&mut Dynamics),
+) {
+    let dt2 = params.dt * params.dt;
+    for (i, &p) in system.free.iter().enumerate() {
+        d.predicted[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]) + system.accelerations[p] * dt2;
+    }
+    if !system.contacts.is_empty() {
+        // The step starts at `x` (the friction's tangential displacement is measured from it).
+        for (i, &p) in system.free.iter().enumerate() {
+            d.u[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]);
+        }
+    }
+    solve(d);
+    for (i, &p) in system.free.iter().enumerate() {
+        out[3 * i..3 * i + 3].copy_from_slice(d.predicted[p].as_slice());
+    }
+}

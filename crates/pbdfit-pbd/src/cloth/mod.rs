@@ -46,7 +46,7 @@ mod strain_triangle;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use crate::system::Stage;
+use crate::system::{Stage, projected_rest_map, projected_step};
 use crate::{ColourGroups, Dynamics, PbdSystem, SimParams, Vec3};
 
 pub use distance_xpbd::xpbd_alpha_tilde;
@@ -422,37 +422,11 @@ impl Stage for ClothRule {
     /// Semi-implicit Euler (`v += dt a`, `p = u + dt v`), the sweeps, `v = (p - u) / dt`: the library's
     /// `TimeStepController::step` with one substep.
     fn step(&self, system: &PbdSystem, params: &SimParams, d: &mut Dynamics) -> f64 {
-        let dt = params.dt;
-        let keep = 1.0 - params.damping;
-        for &p in &system.free {
-            d.v[p] = d.v[p] * keep + system.accelerations[p] * dt;
-            d.predicted[p] = d.u[p] + d.v[p] * dt;
-        }
-        self.solve(system, dt, params.nit, d);
-        let mut largest: f64 = 0.0;
-        for &p in &system.free {
-            let step = d.predicted[p] - d.u[p];
-            largest = largest.max(step.norm());
-            d.v[p] = step / dt;
-            d.u[p] = d.predicted[p];
-        }
-        largest
+        projected_step(system, params, d, |d| self.solve(system, params.dt, params.nit, d))
     }
 
     /// One step from `x` at zero velocity (the solids' rest map, `G(u) = P(u + dt^2 a)`).
     fn rest_map(&self, system: &PbdSystem, params: &SimParams, d: &mut Dynamics, x: &[f64], out: &mut [f64]) {
-        let dt2 = params.dt * params.dt;
-        for (i, &p) in system.free.iter().enumerate() {
-            d.predicted[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]) + system.accelerations[p] * dt2;
-        }
-        if !system.contacts.is_empty() {
-            for (i, &p) in system.free.iter().enumerate() {
-                d.u[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]);
-            }
-        }
-        self.solve(system, params.dt, params.nit, d);
-        for (i, &p) in system.free.iter().enumerate() {
-            out[3 * i..3 * i + 3].copy_from_slice(d.predicted[p].as_slice());
-        }
+        projected_rest_map(system, params, d, x, out, |d| self.solve(system, params.dt, params.nit, d))
     }
 }
