@@ -173,17 +173,8 @@ impl crate::Report for LookupReport {
             q.nit,
             q.n
         ));
-        let values: Vec<String> = l
-            .parameters
-            .iter()
-            .map(|p| {
-                if p.unit == "1" {
-                    format!("{} = {:.6}", p.name, p.value)
-                } else {
-                    format!("{} = {:.6e} {}", p.name, p.value, p.unit)
-                }
-            })
-            .collect();
+        let values: Vec<String> =
+            l.parameters.iter().map(|p| pbdfit_table::parameter_text(&p.name, p.value, &p.unit)).collect();
         line(format!("  {}", values.join("  ")));
         line(format!("  fit error interpolated from the cell's nodes: {:.4e}", l.interpolated_fit_error));
         let e = &l.estimate;

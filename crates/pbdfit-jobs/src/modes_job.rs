@@ -120,14 +120,19 @@ pub struct ModesReport {
 }
 
 impl ModesKeywords {
+    /// How many modes to compute, [`DEFAULT_MODE_COUNT`] unless given; 0 refused.
+    fn count(&self, spelling: Spelling) -> Result<usize, FitJobError> {
+        match self.count.unwrap_or(DEFAULT_MODE_COUNT) {
+            0 => Err(FitJobError::Input(format!("{} must be at least 1", spelling.name("count")))),
+            count => Ok(count),
+        }
+    }
+
     /// Checks the job (naming a refused option in `spelling`) and builds each part's problem.
     pub fn prepare(&self, spelling: Spelling) -> Result<PreparedModes, FitJobError> {
         let input = FitJobError::Input;
         let material = self.elastic.checked()?;
-        let count = self.count.unwrap_or(DEFAULT_MODE_COUNT);
-        if count == 0 {
-            return Err(input(format!("{} must be at least 1", spelling.name("count"))));
-        }
+        let count = self.count(spelling)?;
         let (set, _) = self.body.load(None, spelling)?;
         let n = self.body.resolution(&set, spelling)?;
         // The law and the split are the FEM reference's options, checked by its rules; the mass matrix is
@@ -283,10 +288,7 @@ impl crate::Job for ModesKeywords {
 
     fn prepare(&self, spelling: Spelling) -> Result<ModesPrepared, FitJobError> {
         if crate::sheet::is_sheet(&self.body) {
-            let count = self.count.unwrap_or(DEFAULT_MODE_COUNT);
-            if count == 0 {
-                return Err(FitJobError::Input(format!("{} must be at least 1", spelling.name("count"))));
-            }
+            let count = self.count(spelling)?;
             return Ok(ModesPrepared::Sheet(Box::new(crate::sheet::prepare_modes(self, count, spelling)?)));
         }
         Ok(ModesPrepared::Solid(ModesKeywords::prepare(self, spelling)?))

@@ -49,5 +49,5 @@ pub use error::TableError;
 pub use file::TableDef;
 pub use format::{BUILTIN_TABLES, LooStats, LooSummary, Node, NodeLoo, NodeStatus, Stats, Table, TableMeta};
 pub use job::{PreparedTable, TableJob, TableKeywords};
-pub use lookup::{CornerNode, Estimate, Extrapolated, Lookup, LookupParameter, Query, lookup};
+pub use lookup::{CornerNode, Estimate, Extrapolated, Lookup, LookupParameter, Query, lookup, parameter_text};
 pub use refine::{REFINE_GRID, Refined, refine};

@@ -43,6 +43,12 @@ impl Query {
     }
 }
 
+/// A parameter as the lookup and mapping reports print it: `name = value` to 6 decimals when
+/// dimensionless (unit `1`), else `name = value unit` to 7 significant digits.
+pub fn parameter_text(name: &str, value: f64, unit: &str) -> String {
+    if unit == "1" { format!("{name} = {value:.6}") } else { format!("{name} = {value:.6e} {unit}") }
+}
+
 /// One interpolated parameter.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LookupParameter {

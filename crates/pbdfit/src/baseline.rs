@@ -91,17 +91,8 @@ pub fn run(args: BaselineArgs) -> CliResult {
             .collect();
         println!("  ({} not used by this formula)", unused.join(" and "));
     }
-    let values: Vec<String> = m
-        .parameters
-        .iter()
-        .map(|p| {
-            if p.unit == "1" {
-                format!("{} = {:.6}", p.name, p.value)
-            } else {
-                format!("{} = {:.6e} {}", p.name, p.value, p.unit)
-            }
-        })
-        .collect();
+    let values: Vec<String> =
+        m.parameters.iter().map(|p| pbdfit_table::parameter_text(&p.name, p.value, &p.unit)).collect();
     println!("  {}", values.join("  "));
     let g = &m.geometry;
     println!(
