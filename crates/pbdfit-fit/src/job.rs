@@ -383,6 +383,10 @@ pub struct EngineAnswer {
     /// stiffness, no volume constraint): the error those leave.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pasted: Vec<PastedError>,
+    /// Where the engine reads the order the program creates the constraints in (Jolt): how far other
+    /// orders move the rest state and the error at the fitted point.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub orders: Option<crate::OrderSpread>,
 }
 
 /// The error a paste line's own parameters leave, where they differ from the fitted ones.
@@ -568,6 +572,11 @@ impl FitReport {
                     }
                 })
                 .collect(),
+            orders: result
+                .error
+                .is_finite()
+                .then(|| crate::order_spread(&prepared.problem, &values, result.error))
+                .flatten(),
         });
         let at_model_limit = result
             .at_bound
@@ -798,6 +807,9 @@ impl FitReport {
                     (None, None) => "has no rest state".to_string(),
                 };
                 line(format!("    {}'s body ({}) {what}", pasted.line, at.join(", ")));
+            }
+            if let Some(orders) = &engine.orders {
+                line(format!("    {}", orders.line(self.error)));
             }
         }
         if !self.failures.is_empty() {

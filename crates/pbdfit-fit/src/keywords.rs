@@ -265,8 +265,11 @@ impl Model {
 pub fn parse_named_value(text: &str) -> Result<(String, f64), String> {
     let (name, value) =
         text.split_once('=').ok_or_else(|| format!("`{text}`: expected NAME=VALUE, e.g. alpha_d=1e-6"))?;
-    let value = value.trim().parse::<f64>().map_err(|_| format!("`{text}`: `{value}` is not a number"))?;
-    Ok((name.trim().to_string(), value))
+    let (name, value) = (name.trim(), value.trim());
+    // A word some setting takes (`order=sorted`) stands for its value.
+    let number = value.parse::<f64>().ok().or_else(|| pbdfit_pbd::SettingSpec::word_value(name, value));
+    let value = number.ok_or_else(|| format!("`{text}`: `{value}` is not a number"))?;
+    Ok((name.to_string(), value))
 }
 
 /// `(name, value)` pairs from a JSON object (Python's dict), sorted by name.

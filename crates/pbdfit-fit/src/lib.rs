@@ -46,6 +46,7 @@ mod masses;
 mod measured;
 mod motion;
 mod motion_job;
+mod order_spread;
 mod pattern_search;
 mod problem;
 mod reference;
@@ -87,6 +88,7 @@ pub use motion::{
     MotionMeasures, MotionReport, Release, has_damping_knob, measure,
 };
 pub use motion_job::{MotionKeywords, PreparedMotion};
+pub use order_spread::{OrderPoint, OrderSpread, SEEDS as ORDER_SEEDS, order_spread};
 pub use pattern_search::{GOLDEN_RATIO, PatternSearch, SearchStep};
 pub use pbdfit_fem::ReferenceOverrides;
 pub use pbdfit_results::{FitRecord, FitStatus, read_records};

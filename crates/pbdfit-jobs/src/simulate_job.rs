@@ -197,6 +197,10 @@ pub struct RestReport {
     pub constraints: Vec<ConstraintReport>,
     /// The order the solver visits them.
     pub solve_order: Vec<usize>,
+    /// For an engine that reads the order its user creates the edges in (Jolt's `order` setting): the
+    /// edges in that order, to create them as the profile did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub creation_order: Option<Vec<[usize; 2]>>,
     /// Positions at rest (m).
     pub rest_positions: Vec<[f64; 3]>,
     /// Displacements at rest (m).
@@ -489,6 +493,11 @@ impl PreparedSimulate {
                         })
                         .collect(),
                     solve_order: part.system.solve_order().to_vec(),
+                    creation_order: params
+                        .model
+                        .kind()
+                        .creation_order()
+                        .map(|o| part.system.edges_in_creation_order(o)),
                     rest_positions: rest.positions.iter().map(xyz).collect(),
                     displacements: rest.displacements.iter().map(xyz).collect(),
                     iterations: rest.iterations,
@@ -582,6 +591,14 @@ impl SimulateReport {
                     let settings: Vec<String> =
                         r.settings.iter().map(|(k, v)| format!("{k} = {}", pbdfit_mesh::display::number(*v))).collect();
                     lines.push(format!("  engine settings: {}", settings.join(", ")));
+                }
+                if let Some(&(_, v)) = r.settings.iter().find(|(k, _)| k == pbdfit_pbd::engines::creation::SETTING) {
+                    let order = pbdfit_pbd::CreationOrder::from_setting(v);
+                    lines.push(format!(
+                        "  edges created in the {} order: {} (--json lists them as creation_order)",
+                        order.name(),
+                        order.how()
+                    ));
                 }
                 lines.extend([
                     format!(

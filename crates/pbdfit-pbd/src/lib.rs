@@ -75,6 +75,7 @@ mod tetrahedra;
 pub use backend::{CpuBackend, RestJob, RestStateBackend};
 pub use colouring::ColourGroups;
 pub use constraints::{ConstraintRef, DistanceConstraint, VolumeConstraint};
+pub use engines::CreationOrder;
 pub use error::PbdError;
 pub use mass_spring::{
     ContactTally, Equilibrium, IntegrateOptions, Integrator, SpringBody, SpringError, SpringLaw, Trajectory,

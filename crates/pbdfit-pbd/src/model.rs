@@ -138,13 +138,25 @@ pub struct SettingSpec {
     /// Whether this is the engine's damping: the knob a motion fit's damping search turns
     /// (`pbdfit motion --fit-damping`); at most one per model.
     pub damps: bool,
+    /// Words the command line takes for some values (`order=sorted`), with the values they stand for.
+    pub words: &'static [(&'static str, f64)],
 }
 
 impl SettingSpec {
     /// A setting of any real value in `[0, 1]` (other ranges: [`Self::within`]), not the damping.
     pub const fn new(name: &'static str, unit: &'static str, description: &'static str, default: f64) -> Self {
         let (minimum, maximum, maximum_open, integer, damps) = (0.0, 1.0, false, false, false);
-        SettingSpec { name, unit, description, default, minimum, maximum, maximum_open, integer, damps }
+        SettingSpec { name, unit, description, default, minimum, maximum, maximum_open, integer, damps, words: &[] }
+    }
+
+    /// The setting taking only whole numbers.
+    pub const fn whole(self) -> Self {
+        SettingSpec { integer: true, ..self }
+    }
+
+    /// The setting with words for some of its values ([`Self::words`]).
+    pub const fn with_words(self, words: &'static [(&'static str, f64)]) -> Self {
+        SettingSpec { words, ..self }
     }
 
     /// The setting with the range `[minimum, maximum]`.
@@ -170,7 +182,25 @@ impl SettingSpec {
     /// The allowed range, for messages: `[0, 1)`.
     pub fn range(&self) -> String {
         let whole = if self.integer { " (a whole number)" } else { "" };
-        format!("[{}, {}{}{whole}", self.minimum, self.maximum, if self.maximum_open { ")" } else { "]" })
+        let words = if self.words.is_empty() {
+            String::new()
+        } else {
+            let words: Vec<String> = self.words.iter().map(|(w, v)| format!("{w} = {v}")).collect();
+            format!(", or {}", words.join(", "))
+        };
+        format!("[{}, {}{}{whole}{words}", self.minimum, self.maximum, if self.maximum_open { ")" } else { "]" })
+    }
+
+    /// The value a word stands for in a registered model's setting `name` (`order`, `sorted`: -1), for the
+    /// command line's `--setting NAME=WORD`; `None` where no model's setting of that name has the word.
+    pub fn word_value(name: &str, word: &str) -> Option<f64> {
+        MODELS
+            .iter()
+            .flat_map(|d| d.settings)
+            .filter(|s| s.name == name)
+            .flat_map(|s| s.words)
+            .find(|(w, _)| *w == word)
+            .map(|(_, v)| *v)
     }
 
     /// Checks a value against the range.

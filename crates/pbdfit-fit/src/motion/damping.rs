@@ -52,6 +52,7 @@ static VELOCITY: SettingSpec = SettingSpec {
     maximum_open: false,
     integer: false,
     damps: true,
+    words: &[],
 };
 
 impl ReleaseTest {

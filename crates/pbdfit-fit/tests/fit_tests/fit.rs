@@ -351,3 +351,27 @@ fn a_stalled_sensitivity_falls_back_to_differences() {
     assert!((kd - 0.1545).abs() < 2e-3 && (kv - 0.25).abs() < 2e-2, "kd {kd}, kv {kv}");
     assert_eq!(result.starts, (2, 2), "both starts reach the minimum");
 }
+
+/// Jolt reads the order a program creates its edges in: at a parameter point of the wall (N = 2, dt 1/30,
+/// 2 substeps) the other orders (sorted pairs, four seeded shuffles) move the rest state by more than 1e-3
+/// in relative L2 (Jolt itself: 1.2e-2 sorted, `benchmarks/engines/results/jolt_order.txt`), the spread is
+/// the same numbers every time (fixed seeds), and a model whose engine reads no order has none.
+#[test]
+fn jolt_order_spread_is_deterministic() {
+    let set = SceneSet::builtin("gravity-wall").unwrap();
+    let material = YoungPoisson::new(1e3, 0.3).unwrap();
+    let settings = Settings::new(1.0 / 30.0, 2, 2, ModelKind::JOLT);
+    let problem = FitProblem::new(&set, settings, material, &PartCache::default()).unwrap();
+    let values = [3e-2, 3.6e-4];
+    let fitted = problem.evaluate(&values, None).error;
+    let a = pbdfit_fit::order_spread(&problem, &values, fitted).unwrap();
+    let b = pbdfit_fit::order_spread(&problem, &values, fitted).unwrap();
+    assert_eq!(a, b);
+    let names: Vec<&str> = a.others.iter().map(|o| o.order.as_str()).collect();
+    assert_eq!(names, ["sorted", "shuffled (seed 1)", "shuffled (seed 2)", "shuffled (seed 3)", "shuffled (seed 4)"]);
+    assert!(a.others.iter().all(|o| o.moved.is_some_and(|m| m > 1e-3)), "{a:?}");
+    assert_eq!(a.largest_move, a.others.iter().filter_map(|o| o.moved).fold(0.0, f64::max));
+    let xpbd = Settings::new(1.0 / 30.0, 2, 2, ModelKind::XPBD);
+    let problem = FitProblem::new(&set, xpbd, material, &PartCache::default()).unwrap();
+    assert!(pbdfit_fit::order_spread(&problem, &[1e-3, 1e-5], 0.1).is_none());
+}

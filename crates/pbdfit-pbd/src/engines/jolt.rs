@@ -19,34 +19,37 @@
 //! increment too, so the rest state is the undamped one under gravity `(1 - c h) g`.
 //!
 //! Order (`Optimize`): vertices are grouped greedily (groups of at most 256 that share no vertex, run in
-//! any order; the constraints that span groups run last); inside each group volumes and edges are each
-//! sorted by the f32 distance along edges from their nearest kinematic vertex (Dijkstra), then their
-//! smallest vertex index, then list index. A body of at most 256 vertices is one sequence.
+//! any order; the constraints that span groups run last; the connectivity it reads lists each vertex's
+//! neighbours in creation order); inside each group volumes and edges are each sorted by the f32 distance
+//! along edges from their nearest kinematic vertex (Dijkstra), then their smallest vertex index, then the
+//! index they were created with. A body of at most 256 vertices is one sequence. The edges' creation order
+//! is the setting `order` ([`CreationOrder`]); the volumes are created in the mesh's tetrahedron order.
 //!
 //! Not reproduced, and why it does not move a rest state: the velocity clamp (500 m/s), the re-centring on
 //! the bounding box (a translation), sleeping (a body below 0.17 m/s for 0.5 s freezes: an engine run
 //! must disable it, `allow_sleeping(false)`, to reach its rest state at all).
 
+use std::sync::{Arc, Mutex};
+
+use super::creation::CreationOrder;
 use super::{EngineBody, EngineStep, six_volume_change};
 use crate::{Dynamics, PbdSystem};
 
-/// Jolt's soft-body substep, with its constants (the compliances of Jolt's `Edge` and `Volume`); its
-/// cache is the projection order.
+/// Jolt's soft-body substep, with its constants (the compliances of Jolt's `Edge` and `Volume`, and the
+/// order the edges are created in); its cache is the projection order of each creation order used.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Jolt {
     pub edge_compliance: f64,
     pub volume_compliance: f64,
+    pub order: CreationOrder,
 }
 
 impl EngineStep for Jolt {
-    type Cache = Order;
+    type Cache = Orders;
     const JACOBI: Option<&'static str> = None;
 
-    fn cache(system: &PbdSystem, body: &EngineBody) -> Order {
-        Order::new(system, body)
-    }
-
-    fn solve(&self, system: &PbdSystem, body: &EngineBody, order: &Order, passes: usize, d: &mut Dynamics, h: f64) {
+    fn solve(&self, system: &PbdSystem, body: &EngineBody, orders: &Orders, passes: usize, d: &mut Dynamics, h: f64) {
+        let order = orders.get(system, body, self.order);
         let inv_h2 = 1.0 / (h * h);
         let edge_alpha = self.edge_compliance * inv_h2;
         let volume_alpha = self.volume_compliance * inv_h2;
@@ -104,6 +107,30 @@ impl EngineStep for Jolt {
 /// `SoftBodyUpdateContext::cVertexConstraintBatch`.
 const BATCH: usize = 256;
 
+/// The projection orders of one body, one per creation order used (built on first use; a fit uses one,
+/// its spread over orders a few).
+#[derive(Debug, Default)]
+pub struct Orders(Mutex<Vec<(CreationOrder, Arc<Order>)>>);
+
+impl Clone for Orders {
+    fn clone(&self) -> Self {
+        Orders(Mutex::new(self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()))
+    }
+}
+
+impl Orders {
+    /// The projection order of the body with its edges created in `creation` order.
+    fn get(&self, system: &PbdSystem, body: &EngineBody, creation: CreationOrder) -> Arc<Order> {
+        let mut orders = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, order)) = orders.iter().find(|(c, _)| *c == creation) {
+            return Arc::clone(order);
+        }
+        let order = Arc::new(Order::new(system, body, creation));
+        orders.push((creation, Arc::clone(&order)));
+        order
+    }
+}
+
 /// Jolt's projection order: per update group, its volumes then its edges (indices into the engine body's
 /// `tets` and `edges`).
 #[derive(Debug, Clone, Default)]
@@ -112,9 +139,12 @@ pub struct Order {
 }
 
 impl Order {
-    /// `SoftBodySharedSettings::Optimize` for a body of edges and volumes.
-    pub(crate) fn new(system: &PbdSystem, body: &EngineBody) -> Self {
+    /// `SoftBodySharedSettings::Optimize` for a body of edges (created in `creation` order) and volumes.
+    pub(crate) fn new(system: &PbdSystem, body: &EngineBody, creation: CreationOrder) -> Self {
         let n = system.rest.len();
+        let pairs: Vec<[usize; 2]> = body.edges.iter().map(|e| e.particles).collect();
+        let sequence = creation.sequence(&pairs);
+        let rank = creation.ranks(&pairs);
         let p: Vec<[f32; 3]> = system.rest.iter().map(|x| [x.x as f32, x.y as f32, x.z as f32]).collect();
         // (a) Connectivity: neighbours in first-seen order with a count, from edges then volumes.
         let mut connectivity: Vec<Vec<(usize, u32)>> = vec![Vec::new(); n];
@@ -126,8 +156,8 @@ impl Order {
                 }
             }
         };
-        for e in &body.edges {
-            link(e.particles[0], e.particles[1]);
+        for &i in &sequence {
+            link(pairs[i][0], pairs[i][1]);
         }
         for t in &body.tets {
             let q = t.particles;
@@ -218,9 +248,9 @@ impl Order {
         // (e) Distance along edges to the nearest kinematic vertex, in f32 (Dijkstra).
         let mut distance = vec![f32::MAX; n];
         let mut edge_neighbours: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for e in &body.edges {
-            edge_neighbours[e.particles[0]].push(e.particles[1]);
-            edge_neighbours[e.particles[1]].push(e.particles[0]);
+        for &i in &sequence {
+            edge_neighbours[pairs[i][0]].push(pairs[i][1]);
+            edge_neighbours[pairs[i][1]].push(pairs[i][0]);
         }
         let mut heap = std::collections::BinaryHeap::new();
         for v in 0..n {
@@ -250,16 +280,16 @@ impl Order {
         for (i, t) in body.tets.iter().enumerate() {
             groups[group_of(&t.particles)].0.push(i);
         }
-        for (i, e) in body.edges.iter().enumerate() {
-            groups[group_of(&e.particles)].1.push(i);
+        for &i in &sequence {
+            groups[group_of(&pairs[i])].1.push(i);
         }
-        let sort_key = |q: &[usize], i: usize| {
+        let sort_key = |q: &[usize], created: usize| {
             let d = q.iter().map(|&v| distance[v]).fold(f32::MAX, f32::min);
-            (OrderedF32(d), *q.iter().min().expect("a constraint has vertices"), i)
+            (OrderedF32(d), *q.iter().min().expect("a constraint has vertices"), created)
         };
         for (volumes, edges) in &mut groups {
             volumes.sort_by_key(|&i| sort_key(&body.tets[i].particles, i));
-            edges.sort_by_key(|&i| sort_key(&body.edges[i].particles, i));
+            edges.sort_by_key(|&i| sort_key(&pairs[i], rank[i]));
         }
         // (d) The parallel groups by size, largest first (they share no vertex: their order does not matter).
         let non_parallel = groups.pop().expect("at least one group");

@@ -33,6 +33,9 @@ use nalgebra::Matrix3;
 
 use crate::{Dynamics, PbdSystem, SimParams, Vec3};
 
+pub mod creation;
+pub use creation::CreationOrder;
+
 /// One engine's constraint solve, implemented by the struct of its constants (compliances, relaxations,
 /// pass counts, under the engine's names) that its model file folds the parameters and settings into: one
 /// in each file under `engines/`, registered by one line in [`engines!`].

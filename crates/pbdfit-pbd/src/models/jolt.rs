@@ -2,7 +2,7 @@
 //! SoftBody3D and crates.io `oxijolt` run it; the parameters are the compliances Jolt's
 //! `SoftBodySharedSettings::Edge` and `::Volume` take.
 
-use crate::engines::{EngineConstants, EngineRule, jolt};
+use crate::engines::{CreationOrder, EngineConstants, EngineRule, creation, jolt};
 use crate::{Fold, ModelDef, ParameterSpec, RuleSettings, SettingSpec};
 
 /// Jolt's `Edge::mCompliance` (m/N, `C = l - l0`) and `Volume::mCompliance` (`C = |6V| - 6V0`: 36 times
@@ -17,8 +17,9 @@ const PARAMETERS: [ParameterSpec; 2] = [
     ),
 ];
 
-/// `SoftBodyCreationSettings::mLinearDamping` and `mGravityFactor`.
-const SETTINGS: [SettingSpec; 2] = [
+/// `SoftBodyCreationSettings::mLinearDamping` and `mGravityFactor`, and the order the edges are created in
+/// (`engines/creation.rs`: Jolt's `Optimize` reads it).
+const SETTINGS: [SettingSpec; 3] = [
     SettingSpec::new(
         "linear_damping",
         "1/s",
@@ -30,6 +31,17 @@ const SETTINGS: [SettingSpec; 2] = [
     .damping(),
     SettingSpec::new("gravity_factor", "1", "SoftBodyCreationSettings::mGravityFactor: the factor on gravity", 1.0)
         .within(0.0, 1e3),
+    SettingSpec::new(
+        creation::SETTING,
+        "1",
+        "the order the Edge constraints are created in, which Optimize sorts by after the distance to a kinematic \
+         vertex and the lowest vertex index: 0 (profile) pbdfit's, each edge first met walking the tetrahedra; -1 \
+         (sorted) the (min, max) pairs sorted; a seed >= 1 a shuffle of pbdfit's (simulate --json lists it)",
+        0.0,
+    )
+    .within(-1.0, creation::MAX_SEED)
+    .whole()
+    .with_words(creation::WORDS),
 ];
 
 fn rule(p: &[f64], s: RuleSettings) -> EngineRule {
@@ -39,7 +51,11 @@ fn rule(p: &[f64], s: RuleSettings) -> EngineRule {
         passes: 1,
         velocity_factor: (1.0 - s.settings[0] * h).max(0.0),
         gravity_factor: s.settings[1],
-        constants: EngineConstants::Jolt(jolt::Jolt { edge_compliance: p[0], volume_compliance: p[1] }),
+        constants: EngineConstants::Jolt(jolt::Jolt {
+            edge_compliance: p[0],
+            volume_compliance: p[1],
+            order: CreationOrder::from_setting(s.settings[2]),
+        }),
     }
 }
 
@@ -80,9 +96,21 @@ fn usage(p: &[f64], s: RuleSettings) -> Vec<String> {
             p[0]
         ),
     };
+    let order = CreationOrder::from_setting(s.settings[2]);
     vec![
-        format!("SoftBodySharedSettings::Edge(v0, v1, /* compliance */ {:.6e})  // every tetrahedron edge", p[0]),
-        format!("SoftBodySharedSettings::Volume(v0, v1, v2, v3, /* compliance */ {:.6e})  // every tetrahedron", p[1]),
+        format!(
+            "SoftBodySharedSettings::Edge(v0, v1, /* compliance */ {:.6e})  // every tetrahedron edge, created in the \
+             {} order (--setting {}={}): {}",
+            p[0],
+            order.name(),
+            creation::SETTING,
+            order.setting(),
+            order.how()
+        ),
+        format!(
+            "SoftBodySharedSettings::Volume(v0, v1, v2, v3, /* compliance */ {:.6e})  // every tetrahedron, in mesh order",
+            p[1]
+        ),
         format!(
             "SoftBodyCreationSettings: mNumIterations = {}, mLinearDamping = {}, mGravityFactor = {}; \
              PhysicsSystem::Update(dt = {}, 1)",
