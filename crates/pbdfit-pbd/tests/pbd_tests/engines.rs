@@ -159,6 +159,19 @@ fn settings_are_checked_and_round_trip() {
     let twice = [("relaxation".to_string(), 0.5), ("relaxation".to_string(), 0.6)];
     assert!(ModelKind::NEWTON_XPBD.with_settings(&twice).is_err());
     assert!("jolt[linear_damping]".parse::<ModelKind>().is_err());
+    // Jolt's creation order: a whole number from -1 (sorted) up, its words named in the refusal.
+    let sorted = ModelKind::JOLT.with_setting("order", -1.0).unwrap();
+    assert_eq!(sorted.spec(), "jolt[order=-1]");
+    assert_eq!("jolt[order=-1]".parse::<ModelKind>().unwrap(), sorted);
+    assert_eq!(sorted.creation_order(), Some(pbdfit_pbd::CreationOrder::Sorted));
+    assert_eq!(ModelKind::JOLT.creation_order(), Some(pbdfit_pbd::CreationOrder::Profile));
+    assert_eq!(ModelKind::NEWTON_XPBD.creation_order(), None);
+    for bad in [1.5, -2.0, f64::NAN] {
+        let e = ModelKind::JOLT.with_setting("order", bad).unwrap_err().to_string();
+        assert!(e.contains("(a whole number), or profile = 0, sorted = -1"), "{e}");
+    }
+    assert_eq!(pbdfit_pbd::SettingSpec::word_value("order", "sorted"), Some(-1.0));
+    assert_eq!(pbdfit_pbd::SettingSpec::word_value("relaxation", "sorted"), None);
 }
 
 /// The rest state's sensitivity works for the engine profiles (so gradient fits do): against central
@@ -246,4 +259,54 @@ fn an_engine_rest_state_beyond_the_body_size_is_a_rest_state() {
     assert!(stepped.converged);
     let d = relative(&fixed.displacements, &stepped.displacements);
     assert!(d < 1e-8, "fixed point against stepping: {d:e}");
+}
+
+/// Jolt 5.6's own rest state (crates.io oxijolt, f32, `benchmarks/engines/jolt_order.py`, committed in
+/// `results/jolt_order.json`) of the wall at N = 2 (dt 1/30, mNumIterations 2, edge compliance 2.959327e-3,
+/// volume compliance 1e-12, linear damping 0.1: the fit at E 1e3, nu 0.3) with its edges created as sorted
+/// (min, max) pairs: the displacements of the free vertices 9 to 26 in m.
+const JOLT_WALL_N2_SORTED: [[f64; 3]; 18] = [
+    [-0.0002354685054415313, -0.008204570937901735, -0.005861295814812206],
+    [0.00015055469274516398, -0.013924478983227163, -0.005894858157634741],
+    [0.0006593537867070065, -0.009508104631863535, -0.005057867935299887],
+    [-0.00032249845606274904, -0.01154352153986693, -0.00132176381945609],
+    [-0.0011299546062946142, -0.01274365638941527, -0.00010432488024236797],
+    [-0.0010094354897737245, -0.011790500341355814, -0.0011812370374798542],
+    [-0.0008475521984801162, -0.009744103991985331, 0.005258722648024516],
+    [-0.001100931479036782, -0.013122735542058894, 0.002911456707119897],
+    [-0.001282695937156686, -0.0106741746455431, 0.004071833336353303],
+    [-8.623606013898097e-05, -0.02275010887468234, -0.010541131952405025],
+    [0.0017866768330335736, -0.022285425965674222, -0.00448740908503531],
+    [0.0008843543171883628, -0.022227656611893326, -0.009754739168286286],
+    [-0.0006405466897645965, -0.02272927268743513, -0.0008882701635360979],
+    [-0.0007499479487538263, -0.022763026335835435, -0.001973065239191052],
+    [-0.0007496052742004267, -0.021408913646638383, -0.0006885448813438444],
+    [-0.0006229475263215136, -0.022178404036164334, 0.004754760044813233],
+    [-0.0023034975379705447, -0.022950391849875462, 0.0025042280912399573],
+    [-0.002481478086113875, -0.021306505653262087, 0.004405312460660893],
+];
+
+/// `||a - b|| / ||b||` over every component.
+fn relative_l2(a: &[Vec3], b: &[Vec3]) -> f64 {
+    let num: f64 = a.iter().zip(b).map(|(x, y)| (x - y).norm_squared()).sum();
+    (num / b.iter().map(|y| y.norm_squared()).sum::<f64>()).sqrt()
+}
+
+/// The order a program creates Jolt's edges in is part of the body: in the sorted order the profile rests
+/// where Jolt does to 1e-4 (1.05e-5 measured), while in pbdfit's own order it is 3.3e-2 away from that
+/// body, as Jolt itself is.
+#[test]
+fn jolt_in_sorted_order_rests_where_jolt_does() {
+    let s = system("gravity-wall", 2);
+    let values = [2.959327e-3, 1e-12];
+    let jolt: Vec<Vec3> = JOLT_WALL_N2_SORTED.iter().map(|u| Vec3::new(u[0], u[1], u[2])).collect();
+    let sorted = ModelKind::JOLT.with_setting("order", -1.0).unwrap();
+    let r = rest(&s, sorted, &values, 1.0 / 30.0, 2).unwrap();
+    let d = relative_l2(&r.displacements[9..], &jolt);
+    assert!(d < 1e-4, "sorted order against Jolt's: {d:e}");
+    let profile = rest(&s, ModelKind::JOLT, &values, 1.0 / 30.0, 2).unwrap();
+    let moved = relative_l2(&profile.displacements[9..], &jolt);
+    assert!(moved > 1e-2, "pbdfit's order against Jolt's sorted one: {moved:e}");
+    // The held vertices are the first nine (the wall z = 0).
+    assert!(r.displacements[..9].iter().all(|u| u.norm() == 0.0));
 }
