@@ -221,3 +221,53 @@ fn engine_profiles_use_their_engines_masses_and_warn_of_others() {
     assert!(fit.status.success(), "{}", stderr(&fit));
     assert!(text.contains("uniform masses") && !text.contains("--mass-model"), "{text}");
 }
+
+/// Jolt's edges are created in an order the user picks (`--setting order=sorted`, a word for -1):
+/// `simulate --json` lists them in that order and says which in its text; a fit reports how far the other
+/// orders move the rest state and the error, and says when that is beyond its own 1 % range.
+#[test]
+fn jolt_creation_order_is_printed_and_its_spread_reported() {
+    let simulate = [
+        "simulate",
+        "--scene",
+        "gravity-wall",
+        "--n",
+        "2",
+        "--model",
+        "jolt",
+        "--param",
+        "edge_compliance=3e-3",
+        "--param",
+        "volume_compliance=1e-12",
+        "--dt",
+        "1/30",
+        "--nit",
+        "2",
+        "--setting",
+        "order=sorted",
+    ];
+    let v = json(&pbdfit(&[&simulate[..], &["--json"]].concat()));
+    let edges: Vec<[u64; 2]> = serde_json::from_value(v["creation_order"].clone()).unwrap();
+    let mut sorted = edges.clone();
+    sorted.sort();
+    assert_eq!(edges, sorted);
+    assert!(edges.iter().all(|[a, b]| a < b));
+    let distances = v["constraints"].as_array().unwrap().iter().filter(|c| c["type"] == "distance").count();
+    assert_eq!(edges.len(), distances);
+    let text = stdout(&pbdfit(&simulate));
+    assert!(text.contains("edges created in the sorted order: the unique edges as (min, max) vertex pairs"), "{text}");
+    let fit = ["fit", "--scene", "gravity-wall", "--n", "2", "--young", "1e3", "--poisson", "0.3", "--model", "jolt"];
+    let fit = [&fit[..], &["--dt", "1/30", "--nit", "2"]].concat();
+    let v = json(&pbdfit(&[&fit[..], &["--json"]].concat()));
+    let orders = &v["engine"]["orders"];
+    assert_eq!(orders["order"], "profile", "{v}");
+    assert_eq!(orders["others"].as_array().unwrap().len(), 5);
+    assert!(orders["largest_move"].as_f64().unwrap() > 1e-2, "{orders}");
+    assert_eq!(orders["beyond_fit_range"], true);
+    let text = stdout(&pbdfit(&fit));
+    assert!(text.contains("edges created in the profile order; the other orders (sorted, shuffled (seed 1)"), "{text}");
+    assert!(text.contains("more than the fit's own 1 % range"), "{text}");
+    let bad = pbdfit(&[&simulate[..15], &["--setting", "order=backwards"]].concat());
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("`backwards` is not a number"), "{}", stderr(&bad));
+}
