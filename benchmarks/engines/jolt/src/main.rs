@@ -24,8 +24,8 @@
 use std::process::ExitCode;
 
 use oxijolt::{
-    PhysicsWorld, SoftBodyEdge, SoftBodySettings, SoftBodySharedSettings, SoftBodyVertex, SoftBodyVolume, Vec3,
-    WorldSettings,
+    PhysicsWorld, SoftBodyBendType, SoftBodyEdge, SoftBodySettings, SoftBodySharedSettings, SoftBodyVertex,
+    SoftBodyVertexAttributes, SoftBodyVolume, Vec3, WorldSettings,
 };
 use serde::{Deserialize, Serialize};
 
@@ -34,8 +34,25 @@ struct Body {
     vertices: Vec<[f64; 3]>,
     /// Positively oriented: (x2 - x1) x (x3 - x1) . (x4 - x1) > 0 (Jolt's volume constraint
     /// pushes the wrong way on a negatively oriented one).
+    #[serde(default)]
     tets: Vec<[u32; 4]>,
+    #[serde(default)]
     edges: Vec<[u32; 2]>,
+    /// Triangles: with `create_constraints`, Jolt's `CreateConstraints` makes the edge, shear and bend
+    /// constraints of them (every vertex with the attributes `edge_compliance`, `shear_compliance`,
+    /// `bend_compliance`), in addition to the explicit `edges` and `tets`.
+    #[serde(default)]
+    faces: Vec<[u32; 3]>,
+    /// `none`, `distance` or `dihedral` (Jolt's `EBendType`) to call `CreateConstraints` on the faces.
+    #[serde(default)]
+    create_constraints: Option<String>,
+    #[serde(default)]
+    shear_compliance: f64,
+    #[serde(default)]
+    bend_compliance: f64,
+    /// Only build the body and print its constraint counts (no stepping).
+    #[serde(default)]
+    count_only: bool,
     held: Vec<bool>,
     masses: Vec<f64>,
     gravity: [f64; 3],
@@ -119,6 +136,7 @@ struct Report {
     max_displacement: f64,
     edge_constraints: usize,
     volume_constraints: usize,
+    dihedral_constraints: usize,
     seconds: f64,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     history: Vec<[f64; 3]>,
@@ -163,7 +181,20 @@ fn main() -> ExitCode {
             }
         })
         .collect();
-    let mut builder = SoftBodySharedSettings::builder(vertices, Vec::new());
+    let mut builder = SoftBodySharedSettings::builder(vertices, body.faces.clone());
+    if let Some(bend) = &body.create_constraints {
+        let bend = match bend.as_str() {
+            "none" => SoftBodyBendType::None,
+            "distance" => SoftBodyBendType::Distance,
+            "dihedral" => SoftBodyBendType::Dihedral,
+            other => return fail(format!("create_constraints: `{other}` is none of none, distance, dihedral")),
+        };
+        let attributes = SoftBodyVertexAttributes::default()
+            .compliance(body.edge_compliance as f32)
+            .shear_compliance(body.shear_compliance as f32)
+            .bend_compliance((bend != SoftBodyBendType::None).then_some(body.bend_compliance as f32));
+        builder = builder.create_constraints(bend, attributes);
+    }
     for &[a, b] in &body.edges {
         builder = builder.edge(SoftBodyEdge { vertices: [a, b], compliance: body.edge_compliance as f32 });
     }
@@ -174,6 +205,16 @@ fn main() -> ExitCode {
         Ok(s) => s,
         Err(e) => return fail(format!("oxijolt refused the body: {e:?}")),
     };
+    if body.count_only {
+        let counts = serde_json::json!({
+            "jolt_version": env!("JOLT_VERSION"),
+            "edge_constraints": shared.edge_constraint_count(),
+            "dihedral_constraints": shared.dihedral_bend_constraint_count(),
+            "volume_constraints": shared.volume_constraint_count(),
+        });
+        println!("{counts}");
+        return ExitCode::SUCCESS;
+    }
     let world_settings = WorldSettings::default().gravity(v3(body.gravity)).single_threaded();
     let mut world = match PhysicsWorld::new(world_settings) {
         Ok(w) => w,
@@ -340,6 +381,7 @@ fn main() -> ExitCode {
         max_displacement: max_u,
         edge_constraints: shared.edge_constraint_count(),
         volume_constraints: shared.volume_constraint_count(),
+        dihedral_constraints: shared.dihedral_bend_constraint_count(),
         seconds: start.elapsed().as_secs_f64(),
         history,
         displacements,

@@ -34,6 +34,7 @@ use nalgebra::Matrix3;
 use crate::{Dynamics, PbdSystem, SimParams, Vec3};
 
 pub mod creation;
+pub mod jolt_faces;
 pub use creation::CreationOrder;
 
 /// One engine's constraint solve, implemented by the struct of its constants (compliances, relaxations,
