@@ -2,13 +2,14 @@
 //! `SoftBodySharedSettings::Optimize` sorts the edges of an update group by their distance to the nearest
 //! kinematic vertex, then their lowest vertex index, then the index they were created with, and groups
 //! its vertices by a connectivity listed in creation order; so two programs that create the same edges in
-//! different orders project them in different orders and rest in different places (on pbdfit's cubes by 1e-2
-//! to 0.3 in relative L2, `benchmarks/engines/results/jolt_order.txt`). The order is therefore part of the
-//! body, a setting of the profile (`order`), and printed with the lines to paste.
+//! different orders project them in different orders and rest in different places (in Jolt itself, on
+//! pbdfit's cubes, by 4.4e-3 to 0.18 in relative L2: `benchmarks/engines/results/jolt_order.txt`). The
+//! order is therefore part of the body, a setting of the profile (`order`), and printed with the lines to
+//! paste.
 //!
 //! Jolt's own `CreateConstraints` builds edges from a body's faces only (its sheets and closed surfaces,
-//! as Godot's SoftBody3D makes them); for tetrahedra it makes none, so a solid's edges are the user's own
-//! loop, in one of the orders below.
+//! as Godot's SoftBody3D makes them; `jolt_faces.rs` reproduces it and its order); for tetrahedra it makes
+//! none, so a solid's edges are the user's own loop, in one of the orders below.
 
 /// How a body's edges are created, in the engine's terms; the setting `order` (a number, see
 /// [`CreationOrder::from_setting`]).
