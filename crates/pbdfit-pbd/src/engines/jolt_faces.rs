@@ -82,7 +82,7 @@ pub fn create_constraints(
     let tolerance = 8.0_f32.to_radians();
     let (sq_sin, sq_cos) = (tolerance.sin().powi(2), tolerance.cos().powi(2));
     let mut out = FaceConstraints::default();
-    let mut add_edge = |out: &mut FaceConstraints, a: usize, b: usize, kind: EdgeKind| {
+    let add_edge = |out: &mut FaceConstraints, a: usize, b: usize, kind: EdgeKind| {
         if movable[a] || movable[b] {
             out.edges.push(([a, b], kind));
         }
