@@ -449,6 +449,16 @@ mod tests {
         }
     }
 
+    /// A setting's words stand for its values (`order=sorted` is -1, Jolt's sorted creation order); a word
+    /// no setting of that name takes is refused as not a number.
+    #[test]
+    fn setting_words_read_as_their_values() {
+        assert_eq!(parse_named_value(" order = sorted ").unwrap(), ("order".to_string(), -1.0));
+        assert_eq!(parse_named_value("order=profile").unwrap(), ("order".to_string(), 0.0));
+        assert!(parse_named_value("relaxation=sorted").unwrap_err().contains("`sorted` is not a number"));
+        assert!(parse_named_value("order=backwards").unwrap_err().contains("`backwards` is not a number"));
+    }
+
     #[test]
     fn an_unknown_keyword_is_refused_by_name() {
         let e = keywords_from_json::<ReferenceKeywords>(r#"{"materail": "stvk"}"#).unwrap_err();
