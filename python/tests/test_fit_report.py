@@ -289,3 +289,19 @@ def test_fem_returns_the_command_line_s_report_with_its_contact_forces():
     cli = cli_json("fem", "--scene", "resting", "--n", "1")
     assert u.report["contact"]["forces"] and u.tolist() == cli["displacements"]
     assert {k: v for k, v in u.report.items() if k != "seconds"} == {k: v for k, v in cli.items() if k != "seconds"}
+
+
+def test_jolt_creation_order_is_a_setting_with_its_spread():
+    """Jolt reads the order its edges are created in: ``settings={"order": -1}`` (the command line's
+    ``--setting order=sorted``) fits in the sorted order, and the report's ``engine["orders"]`` gives the
+    spread over the other orders at the fitted point, the same as the command line's."""
+    args = dict(young=1e3, poisson=0.3, n=2, model="jolt", dt=1 / 30, nit=2)
+    py = pbdfit.fit("gravity-wall", settings={"order": -1}, **args)
+    cli = cli_json("fit", "--scene", "gravity-wall", "--young", "1e3", "--poisson", "0.3", "--n", "2", "--model",
+                   "jolt", "--dt", "1/30", "--nit", "2", "--setting", "order=sorted")
+    assert py.model == cli["model"] == "jolt[order=-1]"
+    orders = py.engine["orders"]
+    assert orders == cli["engine"]["orders"]
+    assert orders["order"] == "sorted"
+    assert [o["order"] for o in orders["others"]] == ["profile"] + [f"shuffled (seed {k})" for k in range(1, 5)]
+    assert orders["largest_move"] > 1e-2 and orders["beyond_fit_range"]
