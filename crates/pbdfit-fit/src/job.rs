@@ -232,7 +232,8 @@ impl FitJob {
             Settings { allow_unbounded: self.request.unbounded, ..Settings::new(self.dt, sheet.n, self.nit, kind) };
         let corner: Vec<f64> = options.search_box.axes().iter().map(|a| a.upper).collect();
         settings.at(&corner).validate().map_err(|e| input(e.to_string()))?;
-        let problem = crate::sheet_problem(&sheet, settings, material, reference).map_err(FitJobError::Fit)?;
+        let (problem, clamp) =
+            crate::sheet_problem_with_note(&sheet, settings, material, reference).map_err(FitJobError::Fit)?;
         let problem = FitProblem { rest_options: self.precision.rest_options(), ..problem };
         Ok(PreparedFit {
             job: self.clone(),
@@ -245,7 +246,7 @@ impl FitJob {
             cache: PartCache::new(ReferenceOverrides::none()),
             problem,
             notes: Vec::new(),
-            warnings: Vec::new(),
+            warnings: clamp.into_iter().collect(),
         })
     }
 }
