@@ -65,7 +65,7 @@ pub use fit::{
 };
 pub use gradient::{MAX_BASINS, REACHED, RestSource, gradient_grid};
 pub use grid::{GridRestStates, Lineage, SharedRestStates, check_grid_memory};
-pub use identifiability::{Identifiability, RISE};
+pub use identifiability::{Identifiability, RISE, ranges_without_information};
 pub use identify::{Identification, MaterialParameter, NU_MAX, NU_MIN, YOUNG_FACTOR, identify};
 pub use job::{
     BOOTSTRAP_SEED, BootstrapReport, BoxAxis, EngineAnswer, FitJob, FitJobError, FitKeywords, FitOutcome, FitReport,
