@@ -539,9 +539,22 @@ impl SimulateKeywords {
             Loaded::Sheet(scene, body) => {
                 // The cloth fit's system: every supported vertex held, and a clamped edge's next row too.
                 let system = pbdfit_fit::sheet_system(&body);
+                let extra = pbdfit_fit::clamp_row(&body);
+                let warnings = (!extra.is_empty())
+                    .then(|| {
+                        format!(
+                            "scene {}: a particle carries no rotation, so the model holds each clamped vertex's \
+                             neighbours too (the clamp's first cell): {} vertices the shell leaves free (`fixed` lists \
+                             every vertex the model holds)",
+                            scene.name,
+                            extra.len()
+                        )
+                    })
+                    .into_iter()
+                    .collect();
                 let (n, summary) = (body.n, scene.summary());
                 let body = SimulateBody::Sheet(body);
-                (None, vec![SimulateSetup { scene: scene.name, n, body, summary, system }], Vec::new())
+                (None, vec![SimulateSetup { scene: scene.name, n, body, summary, system }], warnings)
             }
         };
         Ok(PreparedSimulate { set, model, dt, nit, run, sensitivity: self.sensitivity, parts, notes, warnings })
