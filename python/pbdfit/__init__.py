@@ -514,7 +514,9 @@ class FitResult:
     made: ``body`` (each part's ``size_m``, ``density_kg_per_m3``, ``mass_kg``), ``model``, ``reference``, ``n``, ``dt``, ``nit``, ``young``/``poisson`` (``None`` for markers),
     ``box``, ``search``, ``starts`` (``{"total", "reached_minimum"}``), ``evaluations``, ``status``
     (``converged`` or ``budget``, then ``stopped`` says why), ``backend``, ``pbdfit_version``.
-    ``identifiability`` holds the Hessian's ``condition`` and ``ranges_1_percent``; ``engine`` an engine
+    ``identifiability`` holds the Hessian's ``condition`` and ``ranges_1_percent`` (with ``ranges_informative``
+    ``False`` and the reason in ``ranges_note`` where a range collapses to the fitted point: then they carry
+    no information); ``engine`` an engine
     profile's ``paste`` lines; ``intervals_95`` and ``bootstrap_*`` a fit to markers."""
 
     scene: str

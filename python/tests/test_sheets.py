@@ -51,3 +51,19 @@ def test_sheets_and_thicknesses_out_of_place_are_refused():
         pbdfit.simulate("hanging-sheet", model="xpbd")
     with pytest.raises(ValueError, match="is a sheet"):
         pbdfit.fem("clamped-plate", dynamic=True)
+
+
+def test_simulate_takes_a_cloth_model_on_a_sheet():
+    """Python's simulate of a cloth model on a sheet is the command line's, field for field: the steel
+    strip's rest state with the clamped column and the next held, as triangles."""
+    kw = dict(model="cloth-xpbd", n=10, dt=0.002, nit=10)
+    rest = pbdfit.simulate("clamped-strip", alpha_d=1e-8, alpha_b=1e-2, **kw)
+    cli = cli_json("simulate", "--scene", "clamped-strip", "--model", "cloth-xpbd", "--param", "alpha_d=1e-8",
+                   "--param", "alpha_b=1e-2", "--n", "10", "--dt", "0.002", "--nit", "10")
+    report = rest.as_dict()
+    for key in ("displacements", "fixed", "triangles", "constraints", "solve_order", "converged", "parameters"):
+        assert report[key] == cli[key], key
+    assert rest.converged and report["fixed"] == [0, 1, 11, 12] and "tets" not in report
+    assert rest.displacements.shape == (22, 3) and rest.displacements[10, 2] < -0.1
+    with pytest.raises(ValueError, match="is a tetrahedral solid"):
+        pbdfit.simulate("gravity-wall", model="cloth-xpbd", alpha_d=1e-6, alpha_b=1.0, n=1)

@@ -232,7 +232,8 @@ impl FitJob {
             Settings { allow_unbounded: self.request.unbounded, ..Settings::new(self.dt, sheet.n, self.nit, kind) };
         let corner: Vec<f64> = options.search_box.axes().iter().map(|a| a.upper).collect();
         settings.at(&corner).validate().map_err(|e| input(e.to_string()))?;
-        let problem = crate::sheet_problem(&sheet, settings, material, reference).map_err(FitJobError::Fit)?;
+        let (problem, clamp) =
+            crate::sheet_problem_with_note(&sheet, settings, material, reference).map_err(FitJobError::Fit)?;
         let problem = FitProblem { rest_options: self.precision.rest_options(), ..problem };
         Ok(PreparedFit {
             job: self.clone(),
@@ -245,7 +246,7 @@ impl FitJob {
             cache: PartCache::new(ReferenceOverrides::none()),
             problem,
             notes: Vec::new(),
-            warnings: Vec::new(),
+            warnings: clamp.into_iter().collect(),
         })
     }
 }
@@ -413,6 +414,12 @@ pub struct IdentifiabilityReport {
     pub condition: Option<f64>,
     /// Each parameter's range in which the error stays within 1 % of the minimum.
     pub ranges_1_percent: BTreeMap<String, [f64; 2]>,
+    /// Whether those ranges say anything: `false` where one collapses to the fitted point
+    /// ([`crate::ranges_without_information`]), and then `ranges_note` says why.
+    pub ranges_informative: bool,
+    /// Why the ranges carry no information (absent where they do).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ranges_note: Option<String>,
     /// Error evaluations spent on it.
     pub evaluations: usize,
 }
@@ -642,11 +649,17 @@ impl FitReport {
             moved: result.moved.clone(),
             engine,
             intervals_95: result.confidence.as_deref().map(by_name),
-            identifiability: result.identifiability.as_ref().map(|id| IdentifiabilityReport {
-                hessian: id.hessian.clone(),
-                condition: id.condition.is_finite().then_some(id.condition),
-                ranges_1_percent: by_name(&id.ranges),
-                evaluations: id.evaluations,
+            identifiability: result.identifiability.as_ref().map(|id| {
+                let names: Vec<&str> = result.parameters.iter().map(|(n, _)| *n).collect();
+                let note = crate::ranges_without_information(&names, &id.ranges, id.condition);
+                IdentifiabilityReport {
+                    hessian: id.hessian.clone(),
+                    condition: id.condition.is_finite().then_some(id.condition),
+                    ranges_1_percent: by_name(&id.ranges),
+                    ranges_informative: note.is_none(),
+                    ranges_note: note,
+                    evaluations: id.evaluations,
+                }
             }),
             bootstrap: bootstrap.map(|b| BootstrapReport {
                 bootstrap_95: b.intervals.as_deref().map(by_name),
@@ -821,7 +834,15 @@ impl FitReport {
                 None => "infinite (a direction in which the error does not rise: not determined)".into(),
             };
             line(format!("  identifiability: Hessian condition number {condition}"));
-            line(format!("    error within 1 % of the minimum for {}", self.ranges_text(&id.ranges_1_percent)));
+            match &id.ranges_note {
+                None => {
+                    line(format!("    error within 1 % of the minimum for {}", self.ranges_text(&id.ranges_1_percent)))
+                }
+                Some(why) => line(format!(
+                    "    the 1 % ranges carry no information here: {why}; as computed: {}",
+                    self.ranges_text(&id.ranges_1_percent)
+                )),
+            }
         }
         if let Some(intervals) = &self.intervals_95 {
             line(format!("  95 % confidence (Gauss-Newton, from the markers' noise): {}", self.ranges_text(intervals)));

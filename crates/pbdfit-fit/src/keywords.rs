@@ -152,8 +152,8 @@ pub fn scene_error(e: pbdfit_mesh::SceneError, kind: Option<pbdfit_pbd::ModelKin
         (pbdfit_mesh::SceneError::Sheet { origin }, Some(kind)) => match crate::check_cloth_model(kind, origin) {
             Err(refusal) => refusal,
             Ok(()) => crate::FitJobError::Input(format!(
-                "scene {origin} is a sheet: this command takes tetrahedral solids (`pbdfit fit` and `evaluate` take a cloth model on a sheet; \
-                 `simulate` does not yet)"
+                "scene {origin} is a sheet: this command takes tetrahedral solids (`pbdfit fit`, `evaluate` and `simulate` take a \
+                 cloth model on a sheet)"
             )),
         },
         _ => crate::FitJobError::Input(e.to_string()),

@@ -182,16 +182,82 @@ pub fn solve_shell(
     })
 }
 
-/// A sheet's PBD system: its particles at the mesh's vertices with lumped masses, every supported vertex
-/// (clamped or pinned) held.
+/// The vertices a particle model holds on a sheet: every supported vertex (clamped or pinned), and every
+/// vertex that shares a triangle with a clamped one. A particle carries no rotation, so a clamp held along
+/// one row of vertices is a hinge (the strip swings about it); holding the clamped row and the next (the
+/// first cell, each clamped vertex's edge neighbours on any mesh) is how a clamp is made with particles:
+/// the first cell's two rows fix the edge's slope. A pinned vertex holds its translations only, for the
+/// shell as for the particles, so it adds nothing. The shell keeps its own clamp (the clamped vertices'
+/// six DOFs, [`shell_constraints`]).
+pub fn particle_held(body: &SheetBody) -> Vec<bool> {
+    let mut held: Vec<bool> = body.held.iter().map(Option::is_some).collect();
+    for t in body.sheet.mesh.triangles() {
+        if t.iter().any(|&v| body.held[v] == Some(SheetSupport::Clamped)) {
+            for &v in t {
+                held[v] = true;
+            }
+        }
+    }
+    held
+}
+
+/// The vertices a particle model holds that the shell leaves free ([`particle_held`] less the supported
+/// vertices), ascending: the second row of each clamp.
+pub fn clamp_row(body: &SheetBody) -> Vec<usize> {
+    let held = particle_held(body);
+    (0..held.len()).filter(|&v| held[v] && body.held[v].is_none()).collect()
+}
+
+/// What a report says of a clamp made with particles ([`clamp_row`]): which vertices the model holds that
+/// the shell does not, and what they cost in the error (they count: each vertex the shell moves adds 1,
+/// its relative error, to the error's sum, so the error's floor is their share of the moved vertices).
+/// `None` where the sheet has no clamped vertex.
+pub fn clamp_note(body: &SheetBody, moved: usize, held_moved: usize) -> Option<String> {
+    let extra = clamp_row(body);
+    if extra.is_empty() {
+        return None;
+    }
+    let listed: Vec<String> = extra.iter().take(12).map(usize::to_string).collect();
+    let more = if extra.len() > 12 { format!(", ... ({} in all)", extra.len()) } else { String::new() };
+    Some(format!(
+        "scene {}: a particle carries no rotation, so the cloth model holds each clamped vertex's neighbours too \
+         (the clamp's first cell): {} vertices the shell leaves free ({}{more}); they count in the error, where \
+         the shell moves {held_moved} of them each adds its relative error 1, a floor of {:.3e} over {moved} \
+         moved vertices",
+        body.scene,
+        extra.len(),
+        listed.join(", "),
+        if moved == 0 { 0.0 } else { held_moved as f64 / moved as f64 }
+    ))
+}
+
+/// A sheet's PBD system: its particles at the mesh's vertices with lumped masses, the vertices of
+/// [`particle_held`] held (every supported vertex, and each clamp's next row).
 pub fn sheet_system(body: &SheetBody) -> PbdSystem {
-    let held: Vec<bool> = body.held.iter().map(Option::is_some).collect();
-    PbdSystem::sheet(&body.scene, &body.sheet, &held, body.gravity)
+    PbdSystem::sheet(&body.scene, &body.sheet, &particle_held(body), body.gravity)
 }
 
 /// The fit problem of a cloth model (`settings.kind`) on a sheet against its shell reference's rest
 /// translations for `material` (m, per vertex; the rotations are the shell's own and are not compared):
-/// the error is the FEM target's, the mean squared relative error over the vertices the shell moves.
+/// the error is the FEM target's, the mean squared relative error over the vertices the shell moves,
+/// those the particles hold beyond the shell's supports ([`clamp_row`]) included: the same vertices for
+/// every model, so that a clamp made with particles does not shrink its own yardstick. With it, the note
+/// of [`clamp_note`] (`None` without a clamp).
+pub fn sheet_problem_with_note(
+    body: &SheetBody,
+    settings: Settings,
+    material: YoungPoisson,
+    reference: ShellReference,
+) -> Result<(FitProblem, Option<String>), FitError> {
+    let problem = sheet_problem(body, settings, material, reference)?;
+    let moved = problem.parts[0].target.field().map_or(&[][..], |(_, m)| m);
+    let extra = clamp_row(body);
+    let held_moved = moved.iter().filter(|v| extra.binary_search(v).is_ok()).count();
+    let note = clamp_note(body, moved.len(), held_moved);
+    Ok((problem, note))
+}
+
+/// [`sheet_problem_with_note`] without the note.
 pub fn sheet_problem(
     body: &SheetBody,
     settings: Settings,
@@ -203,7 +269,8 @@ pub fn sheet_problem(
     let failed = |source| FitError::Shell { scene: body.scene.clone(), n: body.n, source };
     let (solution, _) = solve_shell(body, material, reference).map_err(failed)?;
     let displacements: Vec<Vec3> = (0..body.held.len()).map(|v| solution.translation(v)).collect();
-    let held = system.held_mask();
+    // The shell's supports, not the particles' (which hold a clamp's next row too): see above.
+    let held: Vec<bool> = body.held.iter().map(Option::is_some).collect();
     let moved = moved_vertices(&displacements, &held);
     if let Some(fault) = reference_fault(&displacements, &held, &moved) {
         return Err(FitError::UnusableReference { scene: body.scene.clone(), reference: reference.id().into(), fault });

@@ -36,8 +36,8 @@ pub use pbdfit_fit::{
     PreparedMotion, ReferenceKeywords, Spelling, cancellable, keyword_names, keywords_from_json, mesh_notes,
 };
 pub use simulate_job::{
-    ConstraintReport, DynamicsReport, PreparedSimulate, RestReport, SimulateJob, SimulateKeywords, SimulateReport,
-    SimulateRun, SimulateSetup,
+    ConstraintReport, DynamicsReport, PreparedSimulate, RestReport, SimulateBody, SimulateJob, SimulateKeywords,
+    SimulateReport, SimulateRun, SimulateSetup,
 };
 
 /// One command as a job: its keywords (this type: clap's options and Python's keywords, unknown ones

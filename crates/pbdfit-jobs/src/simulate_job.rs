@@ -4,11 +4,16 @@
 //! by one serialisable [`SimulateReport`] per part: `pbdfit simulate --json` is it, Python returns it. The
 //! Python copy had drifted (every parameter required where the command line has defaults, a sensitivity
 //! silently dropped where the rest state had not converged, no mass model, damping, method, integrator).
+//!
+//! A sheet scene takes a cloth model: its one part is the sheet's particles ([`pbdfit_fit::sheet_system`],
+//! the system a cloth fit solves), so `simulate`'s rest state is the fit's for the same parameters, bit
+//! for bit, and a solid model on a sheet or a cloth model on a solid is refused naming the model.
 
 use std::collections::BTreeMap;
 
 use clap::builder::TypedValueParser;
-use pbdfit_mesh::{Body, BodySummary, SceneSet, Vec3};
+use pbdfit_mesh::vtk::{PointData, write_vtu, write_vtu_triangles};
+use pbdfit_mesh::{Body, BodySummary, SceneSet, SheetBody, Vec3};
 use pbdfit_pbd::{
     ConstraintRef, IntegrateOptions, Integrator, Model, ModelKind, ModelRule, PbdSystem, RestMethod, RestOptions,
     RestState, RestStateBackend, RuleSettings, SensitivityOptions, SimParams, SpringBody, SpringLaw,
@@ -109,8 +114,8 @@ pub enum SimulateRun {
 /// A job checked: the model, what to run, and one setup per part.
 #[derive(Debug)]
 pub struct PreparedSimulate {
-    /// The scene (with the job's mass model).
-    pub set: SceneSet,
+    /// The scene (with the job's mass model); `None` for a sheet scene, whose one part is its sheet.
+    pub set: Option<SceneSet>,
     /// The model with its parameters.
     pub model: Model,
     /// The time step (s).
@@ -130,6 +135,75 @@ pub struct PreparedSimulate {
     pub warnings: Vec<String>,
 }
 
+/// A part's body: a solid's tetrahedra or a sheet's triangles.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub enum SimulateBody {
+    /// A tetrahedral solid.
+    Solid(Body),
+    /// A sheet (a triangle mesh with a thickness), for the cloth models.
+    Sheet(SheetBody),
+}
+
+impl SimulateBody {
+    /// The body's vertices at rest (m).
+    pub fn vertices(&self) -> &[Vec3] {
+        match self {
+            SimulateBody::Solid(b) => b.mesh.vertices(),
+            SimulateBody::Sheet(s) => s.sheet.mesh.vertices(),
+        }
+    }
+
+    /// The vertex masses (kg): a sheet's are lumped (a third of each triangle's to each of its vertices).
+    pub fn masses(&self) -> Vec<f64> {
+        match self {
+            SimulateBody::Solid(b) => b.masses.clone(),
+            SimulateBody::Sheet(s) => s.sheet.lumped_masses(),
+        }
+    }
+
+    /// The mass model's name.
+    pub fn mass_model(&self) -> &'static str {
+        match self {
+            SimulateBody::Solid(b) => b.mass_model.name(),
+            SimulateBody::Sheet(_) => "lumped",
+        }
+    }
+
+    /// The tetrahedra (a solid's; none for a sheet).
+    pub fn tets(&self) -> &[[usize; 4]] {
+        match self {
+            SimulateBody::Solid(b) => b.mesh.tets(),
+            SimulateBody::Sheet(_) => &[],
+        }
+    }
+
+    /// The triangles (a sheet's; none for a solid).
+    pub fn triangles(&self) -> &[[usize; 3]] {
+        match self {
+            SimulateBody::Solid(_) => &[],
+            SimulateBody::Sheet(s) => s.sheet.mesh.triangles(),
+        }
+    }
+
+    /// Writes the body's cells (tetrahedra or triangles) with `data` per vertex to a `.vtu` file.
+    pub fn write_vtu(&self, path: &std::path::Path, data: &[(&str, PointData)]) -> Result<(), String> {
+        match self {
+            SimulateBody::Solid(b) => write_vtu(path, b.mesh.vertices(), b.mesh.tets(), data),
+            SimulateBody::Sheet(s) => {
+                write_vtu_triangles(path, s.sheet.mesh.vertices(), s.sheet.mesh.triangles(), data)
+            }
+        }
+    }
+}
+
+/// The scene a job loaded: a solid scene set, or a sheet scene with its body.
+#[allow(clippy::large_enum_variant)]
+enum Loaded {
+    Solid(SceneSet),
+    Sheet(pbdfit_mesh::SheetScene, SheetBody),
+}
+
 /// One part's body and PBD system.
 #[derive(Debug)]
 pub struct SimulateSetup {
@@ -138,7 +212,7 @@ pub struct SimulateSetup {
     /// Its resolution.
     pub n: usize,
     /// Its body.
-    pub body: Body,
+    pub body: SimulateBody,
     /// The body's size, density and mass, for the report.
     pub summary: BodySummary,
     /// Its PBD system.
@@ -187,13 +261,19 @@ pub struct RestReport {
     pub mass_model: &'static str,
     /// Rest positions of the vertices (m).
     pub vertices: Vec<[f64; 3]>,
-    /// Tetrahedra (vertex indices).
+    /// Tetrahedra (vertex indices; a solid's, absent from the JSON for a sheet).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tets: Vec<[usize; 4]>,
-    /// Held vertices.
+    /// Triangles (vertex indices; a sheet's, absent from the JSON for a solid).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub triangles: Vec<[usize; 3]>,
+    /// Held vertices (those the model holds: for a cloth model on a clamped edge, the clamped row and the
+    /// next).
     pub fixed: Vec<usize>,
     /// Vertex masses (kg).
     pub masses: Vec<f64>,
-    /// The constraints in list order: `{"type": "distance" | "volume", "particles": [...]}`.
+    /// The constraints in list order: `{"type": "distance" | "volume", "particles": [...]}`; a cloth
+    /// model's by their kind's name (`distance_xpbd`, `dihedral`, `isometric`, `fem_triangle`, ...).
     pub constraints: Vec<ConstraintReport>,
     /// The order the solver visits them.
     pub solve_order: Vec<usize>,
@@ -236,7 +316,7 @@ pub struct RestReport {
 /// One constraint of a [`RestReport`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ConstraintReport {
-    /// `distance` or `volume`.
+    /// `distance` or `volume`, or a cloth constraint kind's name.
     #[serde(rename = "type")]
     pub kind: &'static str,
     /// Its particles.
@@ -284,6 +364,30 @@ pub struct DynamicsReport {
 
 fn xyz(v: &Vec3) -> [f64; 3] {
     [v.x, v.y, v.z]
+}
+
+/// The constraints `params`' model projects on `system`, in list order, the order it visits them (indices
+/// into the list) and the number of colour groups: a solid's distance and volume constraints, or a cloth
+/// model's constraints of each kind it lists (`ClothBody::constraint_list`).
+fn constraints_of(system: &PbdSystem, params: &SimParams) -> (Vec<ConstraintReport>, Vec<usize>, usize) {
+    if let (Some(cloth), ModelRule::Cloth(rule)) = (system.cloth_body(), params.rule()) {
+        let particles = system.particle_count();
+        let list = cloth.constraint_list(&rule.terms);
+        let constraints = list.into_iter().map(|(kind, particles)| ConstraintReport { kind, particles }).collect();
+        return (constraints, cloth.solve_order(&rule.terms, particles), cloth.group_count(&rule.terms, particles));
+    }
+    let constraints = system
+        .constraints_in_list_order()
+        .into_iter()
+        .map(|(c, particles)| ConstraintReport {
+            kind: match c {
+                ConstraintRef::Distance(_) => "distance",
+                ConstraintRef::Volume(_) => "volume",
+            },
+            particles,
+        })
+        .collect();
+    (constraints, system.solve_order().to_vec(), system.group_count())
 }
 
 impl SimulateKeywords {
@@ -348,7 +452,20 @@ impl SimulateKeywords {
     pub fn prepare(&self, spelling: Spelling) -> Result<PreparedSimulate, FitJobError> {
         let input = FitJobError::Input;
         let kind = self.model.kind(spelling)?;
-        let (set, notes) = self.body.load(Some(kind), spelling)?;
+        // A sheet scene takes a cloth model (its body is the cloth fit's); a solid scene a solid's model.
+        let (loaded, notes) = if crate::sheet::is_sheet(&self.body) {
+            let (scene, body, _) = pbdfit_fit::load_sheet(&self.body, pbdfit_fit::Material::default(), spelling)?;
+            pbdfit_fit::check_cloth_model(kind, &scene.name)?;
+            (Loaded::Sheet(scene, body), Vec::new())
+        } else {
+            let (set, notes) = self.body.load(Some(kind), spelling)?;
+            pbdfit_fit::check_solid_model(kind, set.name())?;
+            (Loaded::Solid(set), notes)
+        };
+        let name = match &loaded {
+            Loaded::Solid(set) => set.name().to_string(),
+            Loaded::Sheet(scene, _) => scene.name.clone(),
+        };
         let (dt, nit) = (self.step.dt, self.model.nit);
         let damping = self.damping.unwrap_or(0.0);
         let model = self.parameters(kind, spelling)?;
@@ -380,7 +497,7 @@ impl SimulateKeywords {
         if let ModelRule::Springs(own) = model.rule(RuleSettings::new(dt, nit, model.kind())) {
             // The model's own law; the dynamics add the spring damping asked for.
             let own = SpringLaw { damping, ..own };
-            own.validate().map_err(|e| input(format!("scene {}: model {}: {e}", set.name(), model.name())))?;
+            own.validate().map_err(|e| input(format!("scene {name}: model {}: {e}", model.name())))?;
             law = Some(own);
         }
         let run = match (integrator, law) {
@@ -393,36 +510,67 @@ impl SimulateKeywords {
                     allow_unbounded: self.unbounded,
                     ..SimParams::new(dt, nit, model)
                 };
-                params.validate().map_err(|e| input(format!("scene {}: {e}", set.name())))?;
+                params.validate().map_err(|e| input(format!("scene {name}: {e}")))?;
                 SimulateRun::Rest { params, options: RestOptions { method, ..RestOptions::default() } }
             }
         };
-        let n = self.body.resolution(&set, spelling)?;
-        let parts = set
-            .scenes()
-            .iter()
-            .map(|scene| {
-                let body = scene.body(n).map_err(|e| input(e.to_string()))?;
-                let system = PbdSystem::new(&body);
-                Ok(SimulateSetup { scene: scene.name.clone(), n, body, summary: scene.summary(), system })
-            })
-            .collect::<Result<Vec<_>, FitJobError>>()?;
-        let given = self.body.mass_model().ok().flatten();
-        let option = spelling.name("mass_model");
-        let warnings = pbdfit_fit::mass_model_warning(
-            &set,
-            pbdfit_fit::Settings::new(dt, n, nit, kind),
-            Some(model.values()),
-            given,
-            &option,
-        )
-        .into_iter()
-        .collect();
+        let (set, parts, warnings) = match loaded {
+            Loaded::Solid(set) => {
+                let n = self.body.resolution(&set, spelling)?;
+                let parts = set
+                    .scenes()
+                    .iter()
+                    .map(|scene| {
+                        let body = scene.body(n).map_err(|e| input(e.to_string()))?;
+                        let system = PbdSystem::new(&body);
+                        let body = SimulateBody::Solid(body);
+                        Ok(SimulateSetup { scene: scene.name.clone(), n, body, summary: scene.summary(), system })
+                    })
+                    .collect::<Result<Vec<_>, FitJobError>>()?;
+                let given = self.body.mass_model().ok().flatten();
+                let option = spelling.name("mass_model");
+                let warnings = pbdfit_fit::mass_model_warning(
+                    &set,
+                    pbdfit_fit::Settings::new(dt, n, nit, kind),
+                    Some(model.values()),
+                    given,
+                    &option,
+                )
+                .into_iter()
+                .collect();
+                (Some(set), parts, warnings)
+            }
+            Loaded::Sheet(scene, body) => {
+                // The cloth fit's system: every supported vertex held, and a clamped edge's next row too.
+                let system = pbdfit_fit::sheet_system(&body);
+                let extra = pbdfit_fit::clamp_row(&body);
+                let warnings = (!extra.is_empty())
+                    .then(|| {
+                        format!(
+                            "scene {}: a particle carries no rotation, so the model holds each clamped vertex's \
+                             neighbours too (the clamp's first cell): {} vertices the shell leaves free (`fixed` lists \
+                             every vertex the model holds)",
+                            scene.name,
+                            extra.len()
+                        )
+                    })
+                    .into_iter()
+                    .collect();
+                let (n, summary) = (body.n, scene.summary());
+                let body = SimulateBody::Sheet(body);
+                (None, vec![SimulateSetup { scene: scene.name, n, body, summary, system }], warnings)
+            }
+        };
         Ok(PreparedSimulate { set, model, dt, nit, run, sensitivity: self.sensitivity, parts, notes, warnings })
     }
 }
 
 impl PreparedSimulate {
+    /// Whether the scene is a compound (a sheet scene never is).
+    pub fn is_compound(&self) -> bool {
+        self.set.as_ref().is_some_and(SceneSet::is_compound)
+    }
+
     /// Runs one part: its rest state on `backend` (with the sensitivity where asked), or its dynamics,
     /// calling `frame` with (step, displacements) every `every` steps.
     pub fn run_part(
@@ -464,6 +612,14 @@ impl PreparedSimulate {
                     (None, None)
                 };
                 let springs = !params.model.kind().has_projection();
+                let (constraints, solve_order, colour_groups) = constraints_of(&part.system, params);
+                let fixed = match body {
+                    SimulateBody::Solid(b) => b.held_indices(),
+                    SimulateBody::Sheet(_) => {
+                        let held = part.system.held_mask();
+                        (0..held.len()).filter(|&v| held[v]).collect()
+                    }
+                };
                 Ok(SimulateReport::Rest(RestReport {
                     scene: part.scene.clone(),
                     body: part.summary.clone(),
@@ -475,24 +631,15 @@ impl PreparedSimulate {
                     parameters: params.model.values().to_vec(),
                     parameter_names: names,
                     parameter_units: params.model.kind().parameters().iter().map(|p| p.unit).collect(),
-                    mass_model: body.mass_model.name(),
-                    vertices: body.mesh.vertices().iter().map(xyz).collect(),
-                    tets: body.mesh.tets().to_vec(),
-                    fixed: body.held_indices(),
-                    masses: body.masses.clone(),
-                    constraints: part
-                        .system
-                        .constraints_in_list_order()
-                        .into_iter()
-                        .map(|(c, particles)| ConstraintReport {
-                            kind: match c {
-                                ConstraintRef::Distance(_) => "distance",
-                                ConstraintRef::Volume(_) => "volume",
-                            },
-                            particles,
-                        })
-                        .collect(),
-                    solve_order: part.system.solve_order().to_vec(),
+                    mass_model: body.mass_model(),
+                    vertices: body.vertices().iter().map(xyz).collect(),
+                    tets: body.tets().to_vec(),
+                    triangles: body.triangles().to_vec(),
+                    fixed,
+                    masses: body.masses(),
+                    constraint_count: constraints.len(),
+                    constraints,
+                    solve_order,
                     creation_order: params
                         .model
                         .kind()
@@ -507,8 +654,7 @@ impl PreparedSimulate {
                     method: format!("{:?}", rest.method),
                     description: if springs { params.describe_springs() } else { params.describe() },
                     particles: part.system.particle_count(),
-                    constraint_count: part.system.constraint_count(),
-                    colour_groups: part.system.group_count(),
+                    colour_groups,
                     seconds,
                     sensitivity,
                     sensitivity_map_evaluations: evaluations,
@@ -539,17 +685,11 @@ impl PreparedSimulate {
                     parameter_names: kind.parameters().iter().map(|p| p.name).collect(),
                     parameter_units: kind.parameters().iter().map(|p| p.unit).collect(),
                     damping: law.damping,
-                    mass_model: body.mass_model.name(),
+                    mass_model: body.mass_model(),
                     steps: t.steps,
                     settled: t.settled,
                     displacements: t.displacements.iter().map(xyz).collect(),
-                    rest_positions: body
-                        .mesh
-                        .vertices()
-                        .iter()
-                        .zip(&t.displacements)
-                        .map(|(x, u)| xyz(&(x + u)))
-                        .collect(),
+                    rest_positions: body.vertices().iter().zip(&t.displacements).map(|(x, u)| xyz(&(x + u))).collect(),
                     energy: t.energies.last().copied(),
                     seconds,
                 }))
@@ -674,7 +814,7 @@ impl crate::Job for SimulateKeywords {
     fn run(prepared: PreparedSimulate, context: &mut crate::Context<'_>) -> Result<Self::Report, FitJobError> {
         let run = |part| prepared.run_part(part, context.backend, 1, &mut |_, _| {});
         let parts = prepared.parts.iter().map(run).collect::<Result<_, _>>()?;
-        Ok(crate::Parts { compound: prepared.set.is_compound(), parts })
+        Ok(crate::Parts { compound: prepared.is_compound(), parts })
     }
 }
 

@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use pbdfit_jobs::{SimulateKeywords, SimulateReport, SimulateRun, Spelling};
-use pbdfit_mesh::vtk::{PointData, write_pvd, write_vtu};
+use pbdfit_jobs::{SimulateBody, SimulateKeywords, SimulateReport, SimulateRun, Spelling};
+use pbdfit_mesh::vtk::{PointData, write_pvd};
 use pbdfit_pbd::{PbdSystem, SimParams};
 
 use crate::cli::{BackendName, CliError, CliResult, to_json};
@@ -21,7 +21,7 @@ pub struct SimulateArgs {
     /// Print one JSON object (an array of them for a compound scene).
     #[arg(long)]
     json: bool,
-    /// Write the rest state with its displacement to this .vtu file.
+    /// Write the rest state with its displacement to this .vtu file (a sheet's as triangles).
     #[arg(long)]
     vtk: Option<PathBuf>,
     /// Write the dynamics from the initial state as a VTK time series (frames + .pvd) into this folder.
@@ -51,7 +51,7 @@ pub fn run(args: SimulateArgs) -> CliResult {
             prepared.model.name()
         )));
     }
-    let compound = prepared.set.is_compound();
+    let compound = prepared.is_compound();
     // Every output path checked before the work (an unwritable one found after it lost the result), and a
     // previous run's frames cleared from the frames' folder.
     if let Some(path) = &args.vtk {
@@ -62,7 +62,7 @@ pub fn run(args: SimulateArgs) -> CliResult {
     if let Some(dir) = &args.frames {
         crate::cli::check_output_folder("--frames", dir)?;
         for part in &prepared.parts {
-            let prefix = if compound { format!("{}-", part.body.scene) } else { String::new() };
+            let prefix = if compound { format!("{}-", part.scene) } else { String::new() };
             crate::cli::clear_old_frames(
                 "--frames",
                 dir,
@@ -78,7 +78,7 @@ pub fn run(args: SimulateArgs) -> CliResult {
     let mut outputs = Vec::new();
     for part in &prepared.parts {
         let body = &part.body;
-        let prefix = if compound { format!("{}-", body.scene) } else { String::new() };
+        let prefix = if compound { format!("{}-", part.scene) } else { String::new() };
         let mut frames = Vec::new();
         let mut write_error = None;
         let report = match &prepared.run {
@@ -87,6 +87,7 @@ pub fn run(args: SimulateArgs) -> CliResult {
                     && let Err(e) = write_frames(
                         &part.system,
                         body,
+                        &part.scene,
                         params,
                         dir,
                         args.frame_every.max(1),
@@ -113,12 +114,7 @@ pub fn run(args: SimulateArgs) -> CliResult {
                     let written = std::fs::create_dir_all(dir)
                         .map_err(|e| format!("cannot create {}: {e}", dir.display()))
                         .and_then(|_| {
-                            write_vtu(
-                                &dir.join(&name),
-                                body.mesh.vertices(),
-                                body.mesh.tets(),
-                                &[("displacement", PointData::Vectors(u.to_vec()))],
-                            )
+                            body.write_vtu(&dir.join(&name), &[("displacement", PointData::Vectors(u.to_vec()))])
                         });
                     match written {
                         Ok(()) => frames.push((step as f64 * prepared.dt, name)),
@@ -151,17 +147,20 @@ pub fn run(args: SimulateArgs) -> CliResult {
         if let (Some(path), SimulateReport::Rest(rest)) = (&args.vtk, &report) {
             let path = crate::cli::part_path(path, &part.scene, compound);
             let displacements = rest.displacements.iter().map(|u| pbdfit_mesh::Vec3::from(*u)).collect();
-            let written = write_vtu(
-                &path,
-                body.mesh.vertices(),
-                body.mesh.tets(),
-                &[
-                    ("displacement", PointData::Vectors(displacements)),
-                    ("held", PointData::Scalars(body.held.iter().map(|&h| f64::from(u8::from(h))).collect())),
-                    ("mass", PointData::Scalars(body.masses.clone())),
-                ],
-            )
-            .map_err(|e| CliError::Input(format!("--vtk: {e}")));
+            let mut held = vec![0.0; rest.vertices.len()];
+            for &v in &rest.fixed {
+                held[v] = 1.0;
+            }
+            let written = body
+                .write_vtu(
+                    &path,
+                    &[
+                        ("displacement", PointData::Vectors(displacements)),
+                        ("held", PointData::Scalars(held)),
+                        ("mass", PointData::Scalars(body.masses())),
+                    ],
+                )
+                .map_err(|e| CliError::Input(format!("--vtk: {e}")));
             if let Err(e) = written {
                 write_failure = write_failure.or(Some(e));
             }
@@ -185,9 +184,11 @@ pub fn run(args: SimulateArgs) -> CliResult {
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn write_frames(
     system: &PbdSystem,
-    body: &pbdfit_mesh::Body,
+    body: &SimulateBody,
+    scene: &str,
     params: &SimParams,
     dir: &std::path::Path,
     every: usize,
@@ -195,14 +196,12 @@ fn write_frames(
     compound: bool,
 ) -> CliResult {
     std::fs::create_dir_all(dir).map_err(|e| CliError::Input(format!("cannot create {}: {e}", dir.display())))?;
-    let prefix = if compound { format!("{}-", body.scene) } else { String::new() };
+    let prefix = if compound { format!("{scene}-") } else { String::new() };
     let mut frames = Vec::new();
     system.run_dynamics(params, steps, every, |step, d| {
         let name = format!("{prefix}frame-{step:06}.vtu");
-        write_vtu(
+        body.write_vtu(
             &dir.join(&name),
-            body.mesh.vertices(),
-            body.mesh.tets(),
             &[("displacement", PointData::Vectors(d.u.clone())), ("velocity", PointData::Vectors(d.v.clone()))],
         )
         .map_err(CliError::Input)?;

@@ -273,6 +273,8 @@ struct Scheduled {
 #[derive(Debug)]
 struct Schedule {
     order: Vec<Scheduled>,
+    /// The same order as indices into [`ClothBody::constraint_list`].
+    list_order: Vec<usize>,
     groups: usize,
 }
 
@@ -350,10 +352,17 @@ impl ClothBody {
                     }
                 }
                 let colours = ColourGroups::greedy(&touched, particles);
-                let order = colours.solve_order().into_iter().map(|c| list[c]).collect();
-                Arc::new(Schedule { order, groups: colours.groups().len() })
+                let list_order = colours.solve_order();
+                let order = list_order.iter().map(|&c| list[c]).collect();
+                Arc::new(Schedule { order, list_order, groups: colours.groups().len() })
             })
             .clone()
+    }
+
+    /// The order `terms`' constraints are projected in, as indices into
+    /// [`constraint_list`](Self::constraint_list) (colour group after colour group).
+    pub fn solve_order(&self, terms: &[Option<ClothTerm>; MAX_CLOTH_TERMS], particles: usize) -> Vec<usize> {
+        self.schedule(terms, particles).list_order.clone()
     }
 
     /// Number of colour groups of `terms`' constraints.
