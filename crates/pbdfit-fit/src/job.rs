@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::builder::TypedValueParser;
-use pbdfit_fem::{ReferenceOverrides, YoungPoisson};
+use pbdfit_fem::YoungPoisson;
 use pbdfit_mesh::{Markers, MassModel, SceneSet};
 use pbdfit_pbd::{ModelKind, Precision, RestStateBackend};
 use serde::Serialize;
@@ -66,7 +66,7 @@ pub struct FitJob {
     /// Solver iterations per step (an engine profile's own count).
     pub nit: usize,
     /// The FEM reference's options given by the user (unset: the scene's); refused with measured markers.
-    pub reference: crate::ReferenceKeywords,
+    pub reference: pbdfit_mesh::ReferenceOptions,
     /// Markers to fit instead of the FEM (default: the scene's `[reference] measured`).
     pub measured: Option<PathBuf>,
     /// Refits of resampled marker noise (needs markers).
@@ -90,7 +90,7 @@ impl FitJob {
             poisson: None,
             dt: crate::DT,
             nit: 1,
-            reference: crate::ReferenceKeywords::default(),
+            reference: pbdfit_mesh::ReferenceOptions::default(),
             measured: None,
             bootstrap: None,
             request: FitRequest::new(kind),
@@ -171,9 +171,7 @@ impl FitJob {
         // Checked after the settings, whose refusal names the option at fault.
         let option = spelling.name("mass_model");
         let mass_warning = crate::mass_model_warning(&set, settings, None, self.mass_model, &option);
-        let overrides = ReferenceOverrides::from_table(&self.reference.table())
-            .map_err(|e| input(format!("the reference options: {e}")))?;
-        let cache = PartCache::new(overrides);
+        let cache = PartCache::new(crate::checked_reference(&self.reference)?);
         if self.bootstrap.is_some() && !target.kind.resamples() {
             return Err(input(format!(
                 "{} needs {} (it resamples the markers' noise)",
@@ -242,7 +240,7 @@ impl FitJob {
             young: Some(material.young()),
             poisson: Some(material.poisson()),
             options,
-            cache: PartCache::new(ReferenceOverrides::none()),
+            cache: PartCache::new(Default::default()),
             problem,
             notes: Vec::new(),
             warnings: Vec::new(),
@@ -892,7 +890,7 @@ pub struct FitKeywords {
     /// The FEM reference's options (`material`, `dynamic`, `time`, `fem_mass`, `rayleigh`, `split`).
     #[serde(flatten)]
     #[command(flatten)]
-    pub reference: crate::ReferenceKeywords,
+    pub reference: pbdfit_mesh::ReferenceOptions,
     /// Fit to measured markers instead of an FEM reference: a CSV with columns x, y, z (the marker in the
     /// undeformed body, m), ux, uy, uz (its observed displacement, m) and optionally sigma (m). The
     /// model's displacement is interpolated at each marker; the error is the mean squared relative error

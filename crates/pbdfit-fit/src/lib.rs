@@ -72,7 +72,7 @@ pub use job::{
     IdentifiabilityReport, MARKER_TOLERANCE, PastedError, PreparedFit, Spelling, Starts, ordered_map, start_from_pairs,
 };
 pub use keywords::{
-    Body, BodyKeywords, DT, MODEL, Material, Model, NIT, POISSON, ReferenceKeywords, Step, YOUNG, keyword_names,
+    Body, BodyKeywords, DT, MODEL, Material, Model, NIT, POISSON, Step, YOUNG, checked_reference, keyword_names,
     keywords_from_json, mesh_notes, parse_named_value, parse_number, scene_error, sorted_pairs, unique_pairs,
     with_body,
 };
@@ -88,7 +88,6 @@ pub use motion::{
 };
 pub use motion_job::{MotionKeywords, PreparedMotion};
 pub use pattern_search::{GOLDEN_RATIO, PatternSearch, SearchStep};
-pub use pbdfit_fem::ReferenceOverrides;
 pub use pbdfit_results::{FitRecord, FitStatus, read_records};
 pub use problem::{Evaluation, FitProblem, Part, RestResult, Settings, fits_against_fem, rest_displacements};
 pub use reference::{FemReference, PartCache, Reference, reference_id, reference_overrides, reference_spec};

@@ -71,7 +71,7 @@ impl crate::Job for EvaluateKeywords {
                 kind.parameter_names()
             )));
         }
-        let reference = pbdfit_fit::ReferenceKeywords { material: self.material.clone(), ..Default::default() };
+        let reference = pbdfit_mesh::ReferenceOptions { material: self.material.clone(), ..Default::default() };
         if crate::sheet::is_sheet(&self.body) {
             // A cloth model against the sheet's shell reference (the one solve `fem` reports).
             let (scene, sheet, material) = pbdfit_fit::load_sheet(&self.body, self.elastic, spelling)?;
@@ -87,7 +87,7 @@ impl crate::Job for EvaluateKeywords {
         let n = self.body.resolution(&set, spelling)?;
         let settings = Settings::new(self.step.dt, n, self.model.nit, kind);
         settings.at(&values).validate().map_err(|e| input(e.to_string()))?;
-        let cache = PartCache::new(reference.overrides_over(&Default::default())?);
+        let cache = PartCache::new(pbdfit_fit::checked_reference(&reference)?);
         let problem = FitProblem::new(&set, settings, self.elastic.checked()?, &cache).map_err(FitJobError::Fit)?;
         Ok((problem, values, set.bodies()))
     }

@@ -4,7 +4,7 @@
 //! reference the same way: the Python copy had drifted (no mass model, no dynamic mass or damping, a solve
 //! without the contact report).
 
-use pbdfit_fem::{ContactSolution, DynamicProgress, ReferenceOverrides, ReferenceSpec, StaticProblem, YoungPoisson};
+use pbdfit_fem::{ContactSolution, DynamicProgress, ReferenceSpec, StaticProblem, YoungPoisson};
 use pbdfit_mesh::{Body, BodySummary, SceneSet, Vec3};
 use serde::Serialize;
 
@@ -29,7 +29,7 @@ pub struct FemKeywords {
     /// The FEM reference's options (`material`, `dynamic`, `time`, `fem_mass`, `rayleigh`, `split`).
     #[serde(flatten)]
     #[command(flatten)]
-    pub reference: pbdfit_fit::ReferenceKeywords,
+    pub reference: pbdfit_mesh::ReferenceOptions,
 }
 
 /// An FEM job: [`FemKeywords`] under another name.
@@ -95,9 +95,7 @@ impl FemKeywords {
         let (set, notes) = self.body.load(None, spelling)?;
         let n = self.body.resolution(&set, spelling)?;
         let warnings: Vec<String> = material.locking_warning().into_iter().map(|w| w.to_string()).collect();
-        let table = self.reference.table();
-        let overrides =
-            ReferenceOverrides::from_table(&table).map_err(|e| input(format!("the reference options: {e}")))?;
+        let overrides = pbdfit_fit::checked_reference(&self.reference)?;
         let mut parts = Vec::new();
         for scene in set.scenes() {
             let spec = pbdfit_fit::reference_spec(scene, &overrides).map_err(|e| input(e.to_string()))?;

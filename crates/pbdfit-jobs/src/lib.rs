@@ -33,7 +33,7 @@ pub use modes_job::{
 };
 pub use pbdfit_fit::{
     BodyKeywords, Cancelled, FitJob, FitJobError, FitKeywords, FitReport, MotionKeywords, MotionReport, PreparedFit,
-    PreparedMotion, ReferenceKeywords, Spelling, cancellable, keyword_names, keywords_from_json, mesh_notes,
+    PreparedMotion, Spelling, cancellable, keyword_names, keywords_from_json, mesh_notes,
 };
 pub use simulate_job::{
     ConstraintReport, DynamicsReport, PreparedSimulate, RestReport, SimulateJob, SimulateKeywords, SimulateReport,

@@ -9,7 +9,7 @@
 //! `Gamma_d = phi^T M r_d`, `r_d` a unit translation), which tells a bending mode from a torsional or an
 //! axial one.
 
-use pbdfit_fem::{MassMatrix, Modes, ReferenceOverrides, StaticProblem, YoungPoisson};
+use pbdfit_fem::{MassMatrix, Modes, StaticProblem, YoungPoisson};
 use pbdfit_mesh::{Body, SceneSet, Vec3};
 use serde::Serialize;
 
@@ -149,13 +149,12 @@ impl ModesKeywords {
                 })
             })
             .transpose()?;
-        let reference = pbdfit_fit::ReferenceKeywords {
+        let reference = pbdfit_mesh::ReferenceOptions {
             material: self.material.clone(),
             split: self.split.clone(),
             ..Default::default()
         };
-        let overrides = ReferenceOverrides::from_table(&reference.table())
-            .map_err(|e| input(format!("the reference options: {e}")))?;
+        let overrides = pbdfit_fit::checked_reference(&reference)?;
         let mut parts = Vec::new();
         for scene in set.scenes() {
             let spec = pbdfit_fit::reference_spec(scene, &overrides).map_err(|e| input(e.to_string()))?;
@@ -183,7 +182,7 @@ impl ModesKeywords {
                 body,
                 summary: scene.summary(),
                 law: spec.material,
-                mass: fem_mass.unwrap_or(spec.mass),
+                mass: fem_mass.unwrap_or(spec.mass()),
                 problem,
             });
         }

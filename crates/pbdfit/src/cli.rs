@@ -188,10 +188,6 @@ fn handoff_reporter() -> pbdfit_gpu::HandoffObserver {
     })
 }
 
-/// The FEM reference a command uses (over the study's and the scene's `[reference]` tables): the jobs'
-/// keywords.
-pub type ReferenceArgs = pbdfit_fit::ReferenceKeywords;
-
 /// Checks, before any work, that the output file `path` of `option` can be written: its folder exists (or,
 /// with `make_folder`, is made), and a file there can be created (or the file, where it exists, opened for
 /// writing). Nothing is left behind but a folder made. An unwritable path found only after the computation

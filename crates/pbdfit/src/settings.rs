@@ -8,7 +8,7 @@ use pbdfit_jobs::settings_sweep::{
 use pbdfit_mesh::display::{number, scientific};
 use serde_json::json;
 
-use crate::cli::{CliError, CliResult, ReferenceArgs, fit_error, to_json};
+use crate::cli::{CliError, CliResult, fit_error, to_json};
 
 /// Arguments of `pbdfit settings`.
 #[derive(Debug, clap::Args)]
@@ -38,7 +38,7 @@ pub struct SettingsArgs {
     #[arg(long, default_value = "1,2,4,8,16,32")]
     nit: String,
     #[command(flatten)]
-    reference: ReferenceArgs,
+    reference: pbdfit_mesh::ReferenceOptions,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -103,7 +103,7 @@ pub fn run(args: SettingsArgs) -> CliResult {
     let options = FitRequest { search: Some(Search::Gradient), ..FitRequest::new(kind) }
         .options(Search::FIT_DEFAULT)
         .map_err(|e| CliError::Input(e.message))?;
-    let cache = PartCache::new(args.reference.overrides_over(&Default::default()).map_err(crate::fit::job_error)?);
+    let cache = PartCache::new(pbdfit_fit::checked_reference(&args.reference).map_err(crate::fit::job_error)?);
     // Every setting's problem (the reference's options, the time step, the engine's load) before the header.
     let plan = PlannedSweep::plan(&set, n, kind, material, &cache, &grid).map_err(fit_error)?;
     let backend = pbdfit_pbd::CpuBackend;

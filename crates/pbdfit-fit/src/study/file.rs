@@ -3,12 +3,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use pbdfit_mesh::{MassModel, ReferenceTable, SceneSet};
+use pbdfit_mesh::{MassModel, ReferenceOptions, SceneSet};
 use pbdfit_pbd::{ModelKind, Precision};
 use pbdfit_results::{BaseSettings, ExperimentLayout, ParameterLayout, SceneLayout, StudyLayout};
 use serde::Deserialize;
 
-use pbdfit_fem::{ReferenceOverrides, YoungPoisson};
+use pbdfit_fem::{ReferenceSpec, YoungPoisson};
 
 use crate::{FitError, FitOptions, FitProblem, FitRequest, PartCache, Search, Settings};
 
@@ -42,7 +42,7 @@ struct StudyFile {
     search_box: BoxDef,
     experiment: Vec<ExperimentDef>,
     /// The reference the fits match (over each scene's own `[reference]`).
-    reference: Option<ReferenceTable>,
+    reference: Option<ReferenceOptions>,
     /// `f64` (default) or `f32`: the arithmetic of the model's rest states.
     precision: Option<String>,
     /// The motion pass after the fits (`study::motion`).
@@ -281,7 +281,7 @@ pub struct Study {
     pub model_folder: bool,
     /// The study's `[reference]` choices, validated (none: each scene's own reference, by default linear
     /// static).
-    pub reference: ReferenceOverrides,
+    pub reference: ReferenceOptions,
     /// The arithmetic of the model's rest states (`precision = "f32"`: the reference library's).
     pub precision: Precision,
     /// The release test at every fit after the fits (`[motion]`; none: no motion pass).
@@ -498,7 +498,7 @@ impl Study {
                 ),
             ));
         }
-        let reference = ReferenceOverrides::from_table(&file.reference.clone().unwrap_or_default())
+        let reference = ReferenceSpec::validate(&file.reference.clone().unwrap_or_default())
             .map_err(|e| bad("reference", e.to_string()))?;
         let precision = match file.precision.as_deref() {
             None => Precision::F64,

@@ -253,9 +253,7 @@ impl Study {
         }
         // The release test's FEM is the scene's body with the study's law; any other reference choice would
         // make its rows describe another FEM than the fits'.
-        let law_only = pbdfit_fem::ReferenceOverrides::with_material(self.reference.material().map(|m| m.name()))
-            .map_err(|e| ("reference".to_string(), e.to_string()))?;
-        if self.reference != law_only {
+        if self.reference != self.reference.material_only() {
             return Err((
                 "motion".into(),
                 "the release test takes the study's [reference] law only (no solve, split, mass, time or damping \
@@ -388,7 +386,7 @@ pub fn run_motion_pass(
                         ..Default::default()
                     },
                     elastic: crate::Material { young: Some(record.young), poisson: Some(record.poisson) },
-                    material: study.reference.material().map(|m| m.name().to_string()),
+                    material: study.reference.material.clone(),
                     step: crate::Step { dt: record.dt },
                     model: crate::Model { model: record.model.clone(), nit: record.nit, ..Default::default() },
                     params: record.parameters.to_vec(),

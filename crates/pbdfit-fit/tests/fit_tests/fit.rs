@@ -339,7 +339,7 @@ fn a_gradient_fit_beside_a_corner_without_rest_state_backtracks() {
 fn a_stalled_sensitivity_falls_back_to_differences() {
     let set = SceneSet::builtin("cantilever").unwrap();
     let settings = Settings::new(0.001, 1, 8, ModelKind::PBD);
-    let overrides = pbdfit_fit::ReferenceOverrides::with_material(Some("neo-hookean")).unwrap();
+    let overrides = pbdfit_mesh::ReferenceOptions { material: Some("neo-hookean".into()), ..Default::default() };
     let problem =
         FitProblem::new(&set, settings, YoungPoisson::new(1e4, 0.35).unwrap(), &PartCache::new(overrides)).unwrap();
     let mut options = options(ModelKind::PBD);
