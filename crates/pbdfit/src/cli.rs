@@ -33,19 +33,6 @@ impl std::fmt::Display for CliError {
 /// Result of a subcommand.
 pub type CliResult = Result<(), CliError>;
 
-/// Loads `--scene` (a built-in name or a TOML path) with the body's `--density` and `--size`, as the jobs
-/// load theirs (`pbdfit_fit::Body::load`, no model: the scene's masses, else lumped). Says on stderr what
-/// each imported mesh is and what validation changed.
-pub fn load_scene(name: &str, scale: BodyArgs) -> Result<SceneSet, CliError> {
-    let body = pbdfit_fit::Body { scene: name.to_string(), scale, ..Default::default() };
-    let (set, notes) = body.load(None, pbdfit_fit::Spelling::Flag).map_err(crate::fit::job_error)?;
-    notes.iter().for_each(|note| eprintln!("pbdfit: {note}"));
-    Ok(set)
-}
-
-/// The body's `--density` and `--size`: the jobs' keywords.
-pub type BodyArgs = pbdfit_fit::BodyKeywords;
-
 /// `pbdfit scenes`: the built-in scenes and what they hold.
 pub fn list_scenes() -> CliResult {
     for (name, _) in BUILTIN_SCENES {
