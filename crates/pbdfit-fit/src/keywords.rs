@@ -69,6 +69,22 @@ impl Body {
         Ok((with_body(set, self.scale, spelling)?, notes))
     }
 
+    /// The one loading of a job's body, whichever it is: a sheet scene as [`load_sheet`](crate::load_sheet)
+    /// loads it (its material `elastic` over the sheet's own), any other as [`load`](Self::load) does.
+    pub fn load_any(
+        &self,
+        kind: Option<pbdfit_pbd::ModelKind>,
+        elastic: Material,
+        spelling: crate::Spelling,
+    ) -> Result<LoadedBody, crate::FitJobError> {
+        if pbdfit_mesh::SheetScene::names_sheet(&self.scene) {
+            let (scene, body, material) = crate::load_sheet(self, elastic, spelling)?;
+            return Ok(LoadedBody::Sheet(Box::new(LoadedSheet { scene, body, material })));
+        }
+        let (set, notes) = self.load(kind, spelling)?;
+        Ok(LoadedBody::Solid { set, notes })
+    }
+
     /// The mass model asked, if any.
     pub fn mass_model(&self) -> Result<Option<pbdfit_mesh::MassModel>, String> {
         self.mass_model.as_deref().map(str::parse).transpose()
@@ -82,6 +98,31 @@ impl Body {
     ) -> Result<usize, crate::FitJobError> {
         set.resolution(self.n).map_err(|e| crate::FitJobError::Input(format!("{}: {e}", spelling.name("n"))))
     }
+}
+
+/// A job's body as [`Body::load_any`] loads it: a solid scene's tetrahedral parts, or a sheet.
+#[derive(Debug, Clone)]
+pub enum LoadedBody {
+    /// A solid scene (every part of a compound), with the notes about its imported meshes for the user.
+    Solid {
+        /// The scene with its masses, density and size resolved.
+        set: pbdfit_mesh::SceneSet,
+        /// The size and repairs of each imported mesh.
+        notes: Vec<String>,
+    },
+    /// A sheet scene.
+    Sheet(Box<LoadedSheet>),
+}
+
+/// A sheet scene loaded for a job ([`load_sheet`](crate::load_sheet)).
+#[derive(Debug, Clone)]
+pub struct LoadedSheet {
+    /// The scene, with the job's density, size and thickness.
+    pub scene: pbdfit_mesh::SheetScene,
+    /// Its body at the job's resolution.
+    pub body: pbdfit_mesh::SheetBody,
+    /// The material: the job's over the sheet's own.
+    pub material: pbdfit_fem::YoungPoisson,
 }
 
 /// A scene that cannot be loaded as a solid, as the job's error: a sheet given to a solid's model names

@@ -68,13 +68,14 @@ pub use grid::{GridRestStates, Lineage, SharedRestStates, check_grid_memory};
 pub use identifiability::{Identifiability, RISE};
 pub use identify::{Identification, MaterialParameter, NU_MAX, NU_MIN, YOUNG_FACTOR, identify};
 pub use job::{
-    BOOTSTRAP_SEED, BootstrapReport, BoxAxis, EngineAnswer, FitJob, FitJobError, FitKeywords, FitOutcome, FitReport,
-    IdentifiabilityReport, MARKER_TOLERANCE, PastedError, PreparedFit, Spelling, Starts, ordered_map, start_from_pairs,
+    BOOTSTRAP_SEED, BootstrapReport, BoxAxis, EngineAnswer, FitBody, FitJob, FitJobError, FitKeywords, FitOutcome,
+    FitReport, IdentifiabilityReport, MARKER_TOLERANCE, PastedError, PreparedFit, Spelling, Starts, ordered_map,
+    start_from_pairs,
 };
 pub use keywords::{
-    Body, BodyKeywords, DT, MODEL, Material, Model, NIT, POISSON, Step, YOUNG, checked_reference, keyword_names,
-    keywords_from_json, mesh_notes, parse_named_value, parse_number, scene_error, sorted_pairs, unique_pairs,
-    with_body,
+    Body, BodyKeywords, DT, LoadedBody, LoadedSheet, MODEL, Material, Model, NIT, POISSON, Step, YOUNG,
+    checked_reference, keyword_names, keywords_from_json, mesh_notes, parse_named_value, parse_number, scene_error,
+    sorted_pairs, unique_pairs, with_body,
 };
 pub use lockstep::{Lockstep, LockstepCounts, Member, run_in_lockstep};
 pub use masses::{mass_model_warning, resolve_mass_model, with_resolved_masses};
