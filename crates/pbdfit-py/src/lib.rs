@@ -25,9 +25,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use pbdfit_fit::FitError;
-use pbdfit_fit::study::Progress;
 use pbdfit_mesh::{BUILTIN_SCENES, SceneSet, Vec3};
 use pbdfit_pbd::CpuBackend;
+use pbdfit_study::Progress;
 
 fn value_error(message: impl ToString) -> PyErr {
     PyValueError::new_err(message.to_string())
@@ -228,7 +228,7 @@ fn run_cancellable<'py, T: Send + 'static, E: std::fmt::Display + Send + 'static
         Ok(())
     };
     let outcome = interruptible(py, cancel, OnInterrupt::Finish, &tick, move || {
-        pbdfit_fit::study::on_threads(jobs, |_| {
+        pbdfit_study::on_threads(jobs, |_| {
             let observer = |p: &Progress| {
                 if interrupt_after.is_some_and(|k| p.done >= k) {
                     // As the signal would, but at a fixed fit: no further fit starts.
@@ -259,7 +259,7 @@ fn study<'py>(
     _interrupt_after: Option<usize>,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let job =
-        pbdfit_fit::study::StudyKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.study: {e}")))?;
+        pbdfit_study::StudyKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.study: {e}")))?;
     let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
     let mut summaries = Vec::new();
     for study in prepared {
@@ -287,7 +287,7 @@ fn study<'py>(
 /// The keywords `study` takes (Python's spelling of `pbdfit study`'s options).
 #[pyfunction]
 fn study_keywords() -> Vec<String> {
-    pbdfit_fit::study::StudyKeywords::names()
+    pbdfit_study::StudyKeywords::names()
 }
 
 /// Where a local study's or table's progress goes (`progress=`): nowhere, a line to stderr every 50 fits

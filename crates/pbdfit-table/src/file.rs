@@ -2,10 +2,10 @@
 
 use std::path::Path;
 
-use pbdfit_fit::study::{BoxDef, Configuration, Experiment, FitDef, Study};
 use pbdfit_fit::{FitOptions, Search};
 use pbdfit_mesh::{MassModel, ReferenceOptions, SceneSet};
 use pbdfit_pbd::{ModelKind, Precision};
+use pbdfit_study::{BoxDef, Configuration, Experiment, FitDef, Study};
 use serde::Deserialize;
 
 use crate::TableError;
@@ -18,7 +18,7 @@ struct TableFile {
     #[serde(default)]
     description: String,
     /// Model (default `pbd`): a name, or `[model]` with `name` and `[model.settings]`.
-    model: Option<pbdfit_fit::study::ModelEntry>,
+    model: Option<pbdfit_study::ModelEntry>,
     /// The scene set fitted (default the compound `gravity`).
     scene: Option<String>,
     mass_model: Option<MassModel>,

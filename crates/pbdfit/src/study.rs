@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pbdfit_fit::Spelling;
-use pbdfit_fit::study::{PreparedStudy, Progress, Study, StudyKeywords, on_threads};
+use pbdfit_study::{PreparedStudy, Progress, Study, StudyKeywords, on_threads};
 
 use crate::cli::{BackendName, CliError, CliResult, fit_error};
 use crate::fit::job_error;

@@ -4,10 +4,10 @@
 //! bit; the thesis's models keep their lumped masses; and masses other than the engine's are warned
 //! about with the rest-state difference they make.
 
-use pbdfit_fit::study::Study;
 use pbdfit_jobs::{FitJob, FitKeywords, FitReport, Job, SimulateKeywords, SimulateReport, Spelling};
 use pbdfit_mesh::{MassModel, SceneSet, Vec3};
 use pbdfit_pbd::{CpuBackend, ModelKind, PbdSystem, RestOptions, RestStateBackend, SimParams};
+use pbdfit_study::Study;
 
 /// A short gradient fit on the wall at N = 2 (nit 4, Genesis's usual substeps; E 1e3 for Genesis, whose
 /// stiffest stretch compliance is the box's edge at 1e4 on this dt and nit, 1e4 for PyBullet).

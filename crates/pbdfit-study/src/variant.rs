@@ -6,8 +6,8 @@
 use pbdfit_mesh::{MassModel, ReferenceOptions};
 use pbdfit_pbd::Precision;
 
-use crate::FitError;
-use crate::study::Study;
+use crate::Study;
+use pbdfit_fit::FitError;
 
 /// One atom of a variant name and what it changes.
 struct Atom {
@@ -88,7 +88,7 @@ impl Variant {
     /// Parses `atom+atom+...`; an unknown atom is an error listing the known ones.
     ///
     /// ```
-    /// use pbdfit_fit::study::Variant;
+    /// use pbdfit_study::Variant;
     /// let v = Variant::parse("opposite+corotational+f32").unwrap();
     /// assert_eq!(v.reference.split.as_deref(), Some("opposite"));
     /// assert_eq!(v.reference.material.as_deref(), Some("corotational"));
@@ -128,7 +128,7 @@ impl Variant {
         let mut out = study.clone();
         out.name = format!("{}-{}", study.name, self.name);
         out.reference =
-            crate::reference_overrides(&format!("variant {}", self.name), &self.reference.over(&study.reference))?;
+            pbdfit_fit::reference_overrides(&format!("variant {}", self.name), &self.reference.over(&study.reference))?;
         if let Some(m) = self.mass_model {
             out.mass_model = Some(m);
             out.scenes = out.scenes.into_iter().map(|s| s.with_mass_model(m)).collect();

@@ -14,7 +14,7 @@ use pbdfit_results::StudySummary;
 use serde::{Deserialize, Serialize};
 
 use super::{Progress, RunOptions, Study, run_study};
-use crate::{FitError, FitJobError, PartCache, Search, Spelling};
+use pbdfit_fit::{FitError, FitJobError, PartCache, Search, Spelling};
 use pbdfit_mesh::ReferenceOptions;
 
 /// A study run as the command line and Python ask it.
@@ -64,12 +64,12 @@ pub struct PreparedStudy {
 impl StudyKeywords {
     /// The keywords' names (Python's spelling).
     pub fn names() -> Vec<String> {
-        crate::keyword_names::<StudyKeywords>()
+        pbdfit_fit::keyword_names::<StudyKeywords>()
     }
 
     /// The job from a JSON object of its keywords (Python's call), unknown keywords refused.
     pub fn from_json(text: &str) -> Result<Self, String> {
-        crate::keywords_from_json(text)
+        pbdfit_fit::keywords_from_json(text)
     }
 
     /// Reads the study file and applies the options over each of its studies (one per model).
@@ -110,7 +110,7 @@ impl StudyKeywords {
         let studies = Study::parse_all(text, &self.study)?;
         let mut prepared = Vec::new();
         for (i, mut study) in studies.into_iter().enumerate() {
-            study.reference = crate::checked_reference(&self.reference.over(&study.reference))?;
+            study.reference = pbdfit_fit::checked_reference(&self.reference.over(&study.reference))?;
             if let Some(p) = precision {
                 study.precision = p;
             }
