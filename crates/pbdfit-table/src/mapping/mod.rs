@@ -415,7 +415,7 @@ fn pbd_from(xpbd: MapFn, q: &MappingQuery, g: &Geometry) -> Result<Vec<f64>, Str
 macro_rules! mappings {
     ($($file:ident),* $(,)?) => {
         $(mod $file;)*
-        /// Every mapping, in the order `pbdfit baseline` lists them.
+        /// Every mapping, in the order `pbdfit mapping --mapping list` lists them.
         pub static MAPPINGS: &[Mapping] = &[$($file::MAPPING),*];
     };
 }
