@@ -236,7 +236,7 @@ impl FitJob {
         Ok(PreparedFit {
             job: self.clone(),
             n: sheet.n,
-            body: FitBody::Sheet(scene),
+            body: FitBody::Sheet(Box::new(scene)),
             young: Some(material.young()),
             poisson: Some(material.poisson()),
             options,
@@ -275,7 +275,7 @@ pub enum FitBody {
     /// A solid scene (with the job's mass model, density and size), every part of a compound.
     Solid(SceneSet),
     /// A sheet scene (with the job's body), for a cloth model.
-    Sheet(pbdfit_mesh::SheetScene),
+    Sheet(Box<pbdfit_mesh::SheetScene>),
 }
 
 impl FitBody {
