@@ -40,6 +40,7 @@ __all__ = [
     "motion",
     "read_results",
     "scenes",
+    "settings",
     "simulate",
     "study",
     "table",
@@ -946,26 +947,74 @@ def mapping(
     scene: Optional[Union[str, Scene, "os.PathLike[str]"]] = None,
     density: Optional[float] = None,
     size: Optional[float] = None,
+    thickness: Optional[float] = None,
 ) -> Any:
-    """A closed-form mapping's parameters for (E, nu), as ``pbdfit baseline --mapping NAME --json`` gives
-    them (the same numbers): ``model``, ``parameters`` (name, unit, value, in_range), ``outside_range``,
-    ``moduli``, the body's ``geometry`` and the mapping's ``description`` and ``source``. The mappings are
-    the formulas engines and papers use (Van Gelder springs, bulk-modulus and Macklin-Mueller volume
-    compliances, Godot-Jolt's constant, their PBD equivalents, and ``xpbd-strain-lame``: the xpbd-strain model's
-    ``1 / (2 mu)``, ``1 / K``); ``mapping("list")`` lists them. ``scene``
-    (default ``"gravity"``, the tables' unit cube) gives the mesh at resolution ``n``. ``young`` and
+    """A closed-form mapping's parameters for (E, nu), as ``pbdfit mapping --mapping NAME --json`` (alias
+    ``pbdfit baseline``) gives them (the same job): ``model``, ``parameters`` (name, unit, value, in_range),
+    ``outside_range``, ``moduli``, the body's ``geometry`` and the mapping's ``description`` and ``source``.
+    The mappings are the formulas engines and papers use (Van Gelder springs, bulk-modulus and
+    Macklin-Mueller volume compliances, Godot-Jolt's constant, their PBD equivalents, and
+    ``xpbd-strain-lame``: the xpbd-strain model's ``1 / (2 mu)``, ``1 / K``); ``mapping("list")`` lists them.
+    ``scene`` (default ``"gravity"``, the tables' unit cube) gives the mesh at resolution ``n``. ``young`` and
     ``poisson`` are required; ``dt`` and ``nit`` only where the formula reads them (``uses_step``: the PBD
     mappings), ``n`` only where it reads the mesh (``uses_mesh``). An unknown name, a missing setting or a
     bad material raises ``ValueError`` with the CLI's message."""
-    import json
-
-    source = None if scene is None else _source(scene)
-    return json.loads(
-        _native.mapping(
-            name, _number("young", young), _number("poisson", poisson), _number("dt", dt), _count("nit", nit, 1),
-            _count("n", n, 1), source, _number("density", density), _number("size", size),
-        )
+    keywords: Dict[str, Any] = dict(
+        name=name, young=_number("young", young), poisson=_number("poisson", poisson), dt=_number("dt", dt),
+        nit=_count("nit", nit, 1), n=_count("n", n, 1), scene=None if scene is None else _source(scene),
+        density=_number("density", density), size=_number("size", size), thickness=_number("thickness", thickness),
     )
+    return json.loads(_native.run_job("mapping", _json(keywords)))
+
+
+def _values(name: str, values: Any, check: Any) -> Optional[str]:
+    """A list of values to try (or one, or the command line's comma-separated text) as that text."""
+    if values is None or isinstance(values, str):
+        return values
+    if not isinstance(values, (list, tuple)):
+        values = [values]
+    return ",".join(repr(check(f"{name}[{i}]", v)) for i, v in enumerate(values))
+
+
+def settings(
+    scene: Union[str, Scene, "os.PathLike[str]"],
+    young: Optional[float] = None,
+    poisson: Optional[float] = None,
+    model: Optional[str] = None,
+    settings: Optional[Mapping[str, float]] = None,
+    target: Optional[float] = None,
+    target_rms: Optional[Union[str, float]] = None,
+    dt: Optional[Union[str, float, List[float]]] = None,
+    nit: Optional[Union[str, int, List[int]]] = None,
+    n: Optional[int] = None,
+    mass_model: Optional[str] = None,
+    fix_orientation: bool = False,
+    density: Optional[float] = None,
+    size: Optional[float] = None,
+    thickness: Optional[float] = None,
+    material: Optional[str] = None,
+    dynamic: bool = False,
+    time: Optional[float] = None,
+    fem_mass: Optional[str] = None,
+    rayleigh: Optional[Tuple[float, float]] = None,
+    split: Optional[str] = None,
+) -> Dict[str, Any]:
+    """The cheapest engine settings (time step ``dt`` and iterations or substeps ``nit``) at which ``model``
+    (default ``jolt``) reaches the FEM of the material within ``target`` (a mean squared relative error,
+    default 0.05) or ``target_rms`` (a percentage), as ``pbdfit settings --json`` reports them (the same job):
+    ``rows`` (every setting's fit, cheapest first), ``cheapest``, ``best``, ``settings_matter``. ``dt`` and
+    ``nit``: the values to try, a list (``[1/30, 1/60]``) or the command line's text (``"1/30,1/60"``);
+    default the command line's. The body and the FEM reference's keywords are :func:`fit`'s."""
+    keywords: Dict[str, Any] = dict(
+        scene=_source(scene), young=_number("young", young), poisson=_number("poisson", poisson), model=model,
+        settings=_settings(settings), target=_number("target", target),
+        target_rms=None if target_rms is None else str(target_rms), dt=_values("dt", dt, _number),
+        nit=_values("nit", nit, lambda name, v: _count(name, v, 1)), n=_count("n", n, 1), mass_model=mass_model,
+        fix_orientation=bool(fix_orientation), density=_number("density", density), size=_number("size", size),
+        thickness=_number("thickness", thickness),
+        **_reference_keywords(material, dynamic, time, fem_mass, rayleigh, split),
+    )
+    return json.loads(_native.run_job("settings", _json(keywords)))
 
 
 def read_results(path: PathLike) -> Any:

@@ -184,7 +184,7 @@ pub use modes::{MODE_ITERATIONS, MODE_TOLERANCE, Modes};
 pub use multigrid::{MultigridCg, MultigridSolve, Smoother};
 pub use newton::NewtonSettings;
 pub use nonlinear::NonlinearSolution;
-pub use reference_spec::{ReferenceOverrides, ReferenceSpec, Solve};
+pub use reference_spec::{DAMPING, ReferenceSpec, Solve};
 pub use solver::{
     AutoSolver, CG_THRESHOLD_DOFS, FaerCholesky, FaerLu, JacobiCg, LinearSolver, MULTIGRID_THRESHOLD_DOFS,
     NalgebraCholesky,

@@ -1,20 +1,30 @@
 //! Which FEM reference a fit matches: a constitutive law, a static or dynamic solve, and the FEM
-//! mesh's tetrahedral split, validated from a `[reference]` table
-//! ([`ReferenceTable`](pbdfit_mesh::ReferenceTable)).
+//! mesh's tetrahedral split, validated from the reference's options
+//! ([`ReferenceOptions`](pbdfit_mesh::ReferenceOptions), one type for files, the command line and Python).
 
 use nalgebra::Vector3;
-use pbdfit_mesh::{CubeSplit, ReferenceTable};
+use pbdfit_mesh::{CubeSplit, ReferenceOptions};
 
 use crate::materials::{Material, material, material_names};
 use crate::{DynamicProgress, DynamicSettings, FemError, MassMatrix, RestRule, StaticProblem, YoungPoisson};
 
+/// A dynamic reference's Rayleigh damping `[a (1/s), b (s)]` where the options do not say: none.
+pub const DAMPING: [f64; 2] = [0.0, 0.0];
+
 /// How the reference reaches its rest state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Solve {
     /// Static equilibrium (one linear solve, or Newton for a nonlinear law).
     Static,
     /// Implicit Euler with the study's dt, to rest or for a fixed time.
-    Dynamic,
+    Dynamic {
+        /// Simulated time in s (`None`: until rest).
+        time: Option<f64>,
+        /// The mass matrix (default lumped).
+        mass: MassMatrix,
+        /// Rayleigh damping `[a (1/s), b (s)]` ([`DAMPING`] by default).
+        damping: [f64; 2],
+    },
 }
 
 /// A validated reference choice.
@@ -22,14 +32,8 @@ pub enum Solve {
 pub struct ReferenceSpec {
     /// The constitutive law.
     pub material: &'static dyn Material,
-    /// Static or dynamic.
+    /// Static, or dynamic with its time, masses and damping.
     pub solve: Solve,
-    /// Dynamic only: simulated time in s (`None`: until rest).
-    pub time: Option<f64>,
-    /// Dynamic only: the mass matrix.
-    pub mass: MassMatrix,
-    /// Dynamic only: Rayleigh damping `[a (1/s), b (s)]`.
-    pub damping: [f64; 2],
     /// The FEM mesh's split relative to the model's mesh.
     pub split: CubeSplit,
 }
@@ -37,14 +41,7 @@ pub struct ReferenceSpec {
 impl Default for ReferenceSpec {
     /// Linear static FEM on the model's mesh: the thesis reproduction's reference.
     fn default() -> Self {
-        Self {
-            material: crate::materials::MATERIALS[0],
-            solve: Solve::Static,
-            time: None,
-            mass: MassMatrix::Lumped,
-            damping: [0.0, 0.0],
-            split: CubeSplit::Five,
-        }
+        Self { material: crate::materials::MATERIALS[0], solve: Solve::Static, split: CubeSplit::default() }
     }
 }
 
@@ -58,163 +55,95 @@ fn invalid(key: &'static str, value: impl ToString, allowed: impl ToString) -> F
     FemError::InvalidReference { key, value: value.to_string(), allowed: allowed.to_string() }
 }
 
-/// Reference choices given above a scene's own `[reference]` table (by the command line, a study or
-/// table file, or Python), validated where they are given: each field is parsed into its type when the
-/// overrides are made, so a misspelt material or split is refused before anything runs, with the key
-/// named. The rules between fields (time, mass and damping only with a dynamic solve) are checked on the
-/// merged choice ([`Self::spec_over`]), since the scene may be the one that asks for the dynamic solve.
-///
-/// ```
-/// use pbdfit_fem::{ReferenceOverrides, Solve};
-/// use pbdfit_mesh::ReferenceTable;
-/// let t = ReferenceTable { material: Some("stvk".into()), solve: Some("dynamic".into()), ..Default::default() };
-/// let o = ReferenceOverrides::from_table(&t).unwrap();
-/// assert_eq!((o.material().unwrap().name(), o.solve()), ("stvk", Some(Solve::Dynamic)));
-/// let scene = ReferenceTable { time: Some(2.0), ..Default::default() };
-/// assert_eq!(o.spec_over(&scene).unwrap().id(), "stvk dynamic lumped t=2");
-/// let bad = ReferenceTable { split: Some("diagonal".into()), ..Default::default() };
-/// assert!(ReferenceOverrides::from_table(&bad).unwrap_err().to_string().contains("split"));
-/// ```
-#[derive(Debug, Clone, Default)]
-pub struct ReferenceOverrides {
-    material: Option<&'static dyn Material>,
-    solve: Option<Solve>,
-    time: Option<f64>,
-    mass: Option<MassMatrix>,
-    damping: Option<[f64; 2]>,
-    split: Option<CubeSplit>,
+fn parse_material(name: &str) -> Result<&'static dyn Material, FemError> {
+    material(name).ok_or_else(|| invalid("material", name, material_names()))
 }
 
-impl PartialEq for ReferenceOverrides {
-    fn eq(&self, other: &Self) -> bool {
-        self.table() == other.table()
-    }
+fn parse_mass(name: &str) -> Result<MassMatrix, FemError> {
+    MassMatrix::parse(name).ok_or_else(|| invalid("mass", name, "lumped, consistent"))
 }
 
-impl ReferenceOverrides {
-    /// No overrides: every scene's own `[reference]` table decides.
-    pub fn none() -> Self {
-        Self::default()
-    }
+fn parse_split(name: &str) -> Result<CubeSplit, FemError> {
+    CubeSplit::parse(name).ok_or_else(|| invalid("split", name, "same, opposite, six"))
+}
 
-    /// Parses every field of `table` that is set (the same checks as [`ReferenceSpec::from_table`] per
-    /// field).
-    pub fn from_table(table: &ReferenceTable) -> Result<Self, FemError> {
-        let material = match &table.material {
-            Some(name) => Some(material(name).ok_or_else(|| invalid("material", name, material_names()))?),
-            None => None,
-        };
-        let solve = match table.solve.as_deref() {
-            None => None,
-            Some("static") => Some(Solve::Static),
-            Some("dynamic") => Some(Solve::Dynamic),
-            Some(other) => return Err(invalid("solve", other, "static, dynamic")),
-        };
-        if let Some(t) = table.time
-            && !(t.is_finite() && t > 0.0)
-        {
-            return Err(invalid("time", t, "a finite time > 0 s"));
-        }
-        let mass = match &table.mass {
-            Some(m) => Some(MassMatrix::parse(m).ok_or_else(|| invalid("mass", m, "lumped, consistent"))?),
-            None => None,
-        };
-        if let Some(d) = table.damping
-            && d.iter().any(|c| !(c.is_finite() && *c >= 0.0))
-        {
-            return Err(invalid("damping", format!("[{}, {}]", d[0], d[1]), "finite Rayleigh a, b >= 0"));
-        }
-        let split = match &table.split {
-            Some(s) => Some(CubeSplit::parse(s).ok_or_else(|| invalid("split", s, "same, opposite, six"))?),
-            None => None,
-        };
-        Ok(Self { material, solve, time: table.time, mass, damping: table.damping, split })
-    }
+fn check_time(t: f64) -> Result<f64, FemError> {
+    if t.is_finite() && t > 0.0 { Ok(t) } else { Err(invalid("time", t, "a finite time > 0 s")) }
+}
 
-    /// Only the constitutive law (Python's `material=`), or none.
-    pub fn with_material(name: Option<&str>) -> Result<Self, FemError> {
-        Self::from_table(&ReferenceTable { material: name.map(String::from), ..Default::default() })
-    }
-
-    /// The law, if overridden.
-    pub fn material(&self) -> Option<&'static dyn Material> {
-        self.material
-    }
-
-    /// The solve, if overridden.
-    pub fn solve(&self) -> Option<Solve> {
-        self.solve
-    }
-
-    /// The overrides as a `[reference]` table with canonical names (what results and messages show).
-    pub fn table(&self) -> ReferenceTable {
-        ReferenceTable {
-            material: self.material.map(|m| m.name().to_string()),
-            solve: self.solve.map(|s| match s {
-                Solve::Static => "static".into(),
-                Solve::Dynamic => "dynamic".into(),
-            }),
-            time: self.time,
-            mass: self.mass.map(|m| m.name().into()),
-            damping: self.damping,
-            split: self.split.map(|s| s.name().into()),
-        }
-    }
-
-    /// The reference of a scene whose own table is `scene`, with these overrides on top.
-    pub fn spec_over(&self, scene: &ReferenceTable) -> Result<ReferenceSpec, FemError> {
-        ReferenceSpec::from_table(&self.table().over(scene))
+fn check_damping(d: [f64; 2]) -> Result<[f64; 2], FemError> {
+    if d.iter().all(|c| c.is_finite() && *c >= 0.0) {
+        Ok(d)
+    } else {
+        Err(invalid("damping", format!("[{}, {}]", d[0], d[1]), "finite Rayleigh a, b >= 0"))
     }
 }
 
 impl ReferenceSpec {
-    /// Validates a `[reference]` table; absent fields take the default's values.
+    /// Options given above a scene's own `[reference]` table (by the command line, a study or table file,
+    /// or Python), validated where they are given: each option set is parsed, so a misspelt material or
+    /// split is refused before anything runs, with the key named, and the options come back with
+    /// canonical names (what results and messages show). The rules between options (time, mass and
+    /// damping only with a dynamic solve) are checked on the merged choice ([`Self::from_options`]),
+    /// since the scene may be the one that asks for the dynamic solve.
     ///
     /// ```
     /// use pbdfit_fem::ReferenceSpec;
-    /// use pbdfit_mesh::ReferenceTable;
-    /// let t = ReferenceTable { material: Some("stvk".into()), solve: Some("dynamic".into()), ..Default::default() };
-    /// assert_eq!(ReferenceSpec::from_table(&t).unwrap().id(), "stvk dynamic lumped rest");
-    /// assert_eq!(ReferenceSpec::default().id(), "linear static");
-    /// let bad = ReferenceTable { material: Some("rubber".into()), ..Default::default() };
-    /// assert!(ReferenceSpec::from_table(&bad).unwrap_err().to_string().contains("neo-hookean"));
+    /// use pbdfit_mesh::ReferenceOptions;
+    /// let o = ReferenceOptions { material: Some("stvk".into()), dynamic: true, ..Default::default() };
+    /// let o = ReferenceSpec::validate(&o).unwrap();
+    /// let scene = ReferenceOptions { time: Some(2.0), ..Default::default() };
+    /// assert_eq!(ReferenceSpec::from_options(&o.over(&scene)).unwrap().id(), "stvk dynamic lumped t=2");
+    /// let bad = ReferenceOptions { split: Some("diagonal".into()), ..Default::default() };
+    /// assert!(ReferenceSpec::validate(&bad).unwrap_err().to_string().contains("split"));
     /// ```
-    pub fn from_table(table: &ReferenceTable) -> Result<Self, FemError> {
+    pub fn validate(options: &ReferenceOptions) -> Result<ReferenceOptions, FemError> {
+        Ok(ReferenceOptions {
+            material: options.material.as_deref().map(parse_material).transpose()?.map(|m| m.name().to_string()),
+            dynamic: options.dynamic,
+            time: options.time.map(check_time).transpose()?,
+            fem_mass: options.fem_mass.as_deref().map(parse_mass).transpose()?.map(|m| m.name().to_string()),
+            rayleigh: options.rayleigh.map(check_damping).transpose()?,
+            split: options.split.as_deref().map(parse_split).transpose()?.map(|s| s.name().to_string()),
+        })
+    }
+
+    /// The reference the options choose; absent options take the default's values, and time, mass and
+    /// damping are refused without a dynamic solve.
+    ///
+    /// ```
+    /// use pbdfit_fem::ReferenceSpec;
+    /// use pbdfit_mesh::ReferenceOptions;
+    /// let t = ReferenceOptions { material: Some("stvk".into()), dynamic: true, ..Default::default() };
+    /// assert_eq!(ReferenceSpec::from_options(&t).unwrap().id(), "stvk dynamic lumped rest");
+    /// assert_eq!(ReferenceSpec::default().id(), "linear static");
+    /// let bad = ReferenceOptions { material: Some("rubber".into()), ..Default::default() };
+    /// assert!(ReferenceSpec::from_options(&bad).unwrap_err().to_string().contains("neo-hookean"));
+    /// ```
+    pub fn from_options(options: &ReferenceOptions) -> Result<Self, FemError> {
         let mut spec = Self::default();
-        if let Some(name) = &table.material {
-            spec.material = material(name).ok_or_else(|| invalid("material", name, material_names()))?;
+        if let Some(name) = &options.material {
+            spec.material = parse_material(name)?;
         }
-        spec.solve = match table.solve.as_deref() {
-            None | Some("static") => Solve::Static,
-            Some("dynamic") => Solve::Dynamic,
-            Some(other) => return Err(invalid("solve", other, "static, dynamic")),
-        };
-        if spec.solve == Solve::Static {
-            for (key, set) in
-                [("time", table.time.is_some()), ("mass", table.mass.is_some()), ("damping", table.damping.is_some())]
-            {
+        if !options.dynamic {
+            for (key, set) in [
+                ("time", options.time.is_some()),
+                ("mass", options.fem_mass.is_some()),
+                ("damping", options.rayleigh.is_some()),
+            ] {
                 if set {
                     return Err(invalid(key, "given", "only with solve = \"dynamic\""));
                 }
             }
+        } else {
+            spec.solve = Solve::Dynamic {
+                time: options.time.map(check_time).transpose()?,
+                mass: options.fem_mass.as_deref().map(parse_mass).transpose()?.unwrap_or_default(),
+                damping: options.rayleigh.map(check_damping).transpose()?.unwrap_or(DAMPING),
+            };
         }
-        if let Some(t) = table.time {
-            if !(t.is_finite() && t > 0.0) {
-                return Err(invalid("time", t, "a finite time > 0 s"));
-            }
-            spec.time = Some(t);
-        }
-        if let Some(m) = &table.mass {
-            spec.mass = MassMatrix::parse(m).ok_or_else(|| invalid("mass", m, "lumped, consistent"))?;
-        }
-        if let Some(d) = table.damping {
-            if d.iter().any(|c| !(c.is_finite() && *c >= 0.0)) {
-                return Err(invalid("damping", format!("[{}, {}]", d[0], d[1]), "finite Rayleigh a, b >= 0"));
-            }
-            spec.damping = d;
-        }
-        if let Some(s) = &table.split {
-            spec.split = CubeSplit::parse(s).ok_or_else(|| invalid("split", s, "same, opposite, six"))?;
+        if let Some(s) = &options.split {
+            spec.split = parse_split(s)?;
         }
         Ok(spec)
     }
@@ -226,17 +155,17 @@ impl ReferenceSpec {
         let mut words = vec![self.material.name().to_string()];
         match self.solve {
             Solve::Static => words.push("static".into()),
-            Solve::Dynamic => {
+            Solve::Dynamic { time, mass, damping } => {
                 words.push("dynamic".into());
-                words.push(self.mass.name().into());
-                words.push(self.time.map_or("rest".into(), |t| format!("t={t}")));
-                if self.damping != [0.0, 0.0] {
-                    words.push(format!("a={}", self.damping[0]));
-                    words.push(format!("b={}", self.damping[1]));
+                words.push(mass.name().into());
+                words.push(time.map_or("rest".into(), |t| format!("t={t}")));
+                if damping != DAMPING {
+                    words.push(format!("a={}", damping[0]));
+                    words.push(format!("b={}", damping[1]));
                 }
             }
         }
-        if self.split != CubeSplit::Five {
+        if self.split != CubeSplit::default() {
             words.push(format!("split={}", self.split.name()));
         }
         words.join(" ")
@@ -244,18 +173,28 @@ impl ReferenceSpec {
 
     /// Whether the rest state depends on the time step (a dynamic solve).
     pub fn needs_dt(&self) -> bool {
-        self.solve == Solve::Dynamic
+        matches!(self.solve, Solve::Dynamic { .. })
     }
 
-    /// The dynamic settings for time step `dt` (s).
-    pub fn dynamic_settings(&self, dt: f64) -> DynamicSettings {
-        DynamicSettings {
-            mass: self.mass,
-            rayleigh_mass: self.damping[0],
-            rayleigh_stiffness: self.damping[1],
-            stop: self.time.map_or(RestRule::AtRest { tolerance: 1e-13 }, RestRule::Time),
-            ..DynamicSettings::to_rest(dt)
+    /// The mass matrix a dynamic solve uses (lumped for a static one, where it is unused).
+    pub fn mass(&self) -> MassMatrix {
+        match self.solve {
+            Solve::Dynamic { mass, .. } => mass,
+            Solve::Static => MassMatrix::default(),
         }
+    }
+
+    /// The dynamic settings for time step `dt` (s); `None` for a static solve.
+    pub fn dynamic_settings(&self, dt: f64) -> Option<DynamicSettings> {
+        let Solve::Dynamic { time, mass, damping } = self.solve else { return None };
+        let to_rest = DynamicSettings::to_rest(dt);
+        Some(DynamicSettings {
+            mass,
+            rayleigh_mass: damping[0],
+            rayleigh_stiffness: damping[1],
+            stop: time.map_or(to_rest.stop, RestRule::Time),
+            ..to_rest
+        })
     }
 
     /// Rest displacements (m) of `problem` for `material`; `dt` (s) is used by dynamic solves only. The
@@ -287,7 +226,7 @@ impl ReferenceSpec {
                 finite(&solution.displacements)?;
                 Ok(Some(solution))
             }
-            Solve::Dynamic => Err(FemError::ContactUnsupported(problem.obstacles().len())),
+            Solve::Dynamic { .. } => Err(FemError::ContactUnsupported(problem.obstacles().len())),
         }
     }
 
@@ -299,13 +238,11 @@ impl ReferenceSpec {
         dt: f64,
         progress: &mut dyn FnMut(&DynamicProgress),
     ) -> Result<Vec<Vector3<f64>>, FemError> {
-        let u = match self.solve {
-            Solve::Static if self.material.is_linear() => problem.solve(material)?.displacements,
-            Solve::Static => problem.solve_law(self.material, material)?.displacements,
-            Solve::Dynamic => {
-                problem
-                    .solve_dynamic_observed(self.material, material, self.dynamic_settings(dt), progress)?
-                    .displacements
+        let u = match self.dynamic_settings(dt) {
+            None if self.material.is_linear() => problem.solve(material)?.displacements,
+            None => problem.solve_law(self.material, material)?.displacements,
+            Some(settings) => {
+                problem.solve_dynamic_observed(self.material, material, settings, progress)?.displacements
             }
         };
         finite(&u)?;

@@ -2,7 +2,7 @@
 //! a simulation, a release test or a modal analysis. The flag is the threads' (`pbdfit_mesh::cancel`):
 //! [`cancellable`] makes it the cancel flag of the job's threads, and the long loops it reaches (rest
 //! states, FEM steps and Newton iterations, the modal iteration, the spring integrators, the model's
-//! release) stop at their next check. A study is stopped between fits instead ([`crate::study::RunOptions`]).
+//! release) stop at their next check. A study is stopped between fits instead (pbdfit-study's `RunOptions`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

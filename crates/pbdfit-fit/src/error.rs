@@ -106,7 +106,7 @@ pub enum FitError {
         /// Why.
         source: FemError,
     },
-    /// The run was cancelled ([`RunOptions::cancel`](crate::study::RunOptions)); the finished fits are
+    /// The run was cancelled (pbdfit-study's `RunOptions::cancel`); the finished fits are
     /// written and a new run resumes from them.
     #[error("interrupted after {done} of {total} fits; the finished fits are kept and a new run resumes from them")]
     Interrupted {

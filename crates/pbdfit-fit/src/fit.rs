@@ -792,7 +792,7 @@ mod tests {
         let set = pbdfit_mesh::SceneSet::builtin("gravity-floor").unwrap();
         let kind = ModelKind::NEWTON_XPBD.with_setting("relaxation", 0.3).unwrap();
         let material = pbdfit_fem::YoungPoisson::new(1e3, 0.3).unwrap();
-        let cache = crate::PartCache::new(crate::ReferenceOverrides::default());
+        let cache = crate::PartCache::new(Default::default());
         let problem = FitProblem::new(&set, crate::Settings::new(0.01, 2, 10, kind), material, &cache).unwrap();
         let search_box = SearchBox::default_for(kind);
         let step = |k_mu: f64, cost: f64| SearchStep { x: search_box.unit(&[k_mu, 260.637]), cost, step: 0.1 };

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::builder::TypedValueParser;
-use pbdfit_fem::{ReferenceOverrides, YoungPoisson};
+use pbdfit_fem::YoungPoisson;
 use pbdfit_mesh::{Markers, MassModel, SceneSet};
 use pbdfit_pbd::{ModelKind, Precision, RestStateBackend};
 use serde::Serialize;
@@ -66,7 +66,7 @@ pub struct FitJob {
     /// Solver iterations per step (an engine profile's own count).
     pub nit: usize,
     /// The FEM reference's options given by the user (unset: the scene's); refused with measured markers.
-    pub reference: crate::ReferenceKeywords,
+    pub reference: pbdfit_mesh::ReferenceOptions,
     /// Markers to fit instead of the FEM (default: the scene's `[reference] measured`).
     pub measured: Option<PathBuf>,
     /// Refits of resampled marker noise (needs markers).
@@ -90,7 +90,7 @@ impl FitJob {
             poisson: None,
             dt: crate::DT,
             nit: 1,
-            reference: crate::ReferenceKeywords::default(),
+            reference: pbdfit_mesh::ReferenceOptions::default(),
             measured: None,
             bootstrap: None,
             request: FitRequest::new(kind),
@@ -116,15 +116,19 @@ impl FitJob {
                 e.message
             )),
         })?;
-        if pbdfit_mesh::SheetScene::names_sheet(&self.scene) {
-            return self.prepare_sheet(options, spelling);
-        }
-        let set =
-            SceneSet::load_with(&self.scene, self.fix_orientation).map_err(|e| crate::scene_error(e, Some(kind)))?;
+        let body = crate::Body {
+            scene: self.scene.clone(),
+            n: self.n,
+            mass_model: self.mass_model.map(|m| m.name().to_string()),
+            fix_orientation: self.fix_orientation,
+            scale: self.body,
+        };
+        let material = crate::Material { young: self.young, poisson: self.poisson };
+        let (set, notes) = match body.load_any(Some(kind), material, spelling)? {
+            crate::LoadedBody::Sheet(sheet) => return self.prepare_sheet(*sheet, options, spelling),
+            crate::LoadedBody::Solid { set, notes } => (set, notes),
+        };
         crate::check_solid_model(kind, set.name())?;
-        let notes = crate::mesh_notes(&set);
-        let set = crate::with_resolved_masses(set, self.mass_model, Some(kind));
-        let set = crate::with_body(set, self.body, spelling)?;
         let n = set.resolution(self.n).map_err(|e| input(format!("{}: {e}", spelling.name("n"))))?;
         // The file given, else the one the scene names as its reference (the target seam's one resolution).
         let target = crate::resolve_target(&set, self.measured.as_deref()).map_err(FitJobError::Fit)?;
@@ -171,9 +175,7 @@ impl FitJob {
         // Checked after the settings, whose refusal names the option at fault.
         let option = spelling.name("mass_model");
         let mass_warning = crate::mass_model_warning(&set, settings, None, self.mass_model, &option);
-        let overrides = ReferenceOverrides::from_table(&self.reference.table())
-            .map_err(|e| input(format!("the reference options: {e}")))?;
-        let cache = PartCache::new(overrides);
+        let cache = PartCache::new(crate::checked_reference(&self.reference)?);
         if self.bootstrap.is_some() && !target.kind.resamples() {
             return Err(input(format!(
                 "{} needs {} (it resamples the markers' noise)",
@@ -198,24 +200,21 @@ impl FitJob {
         let problem = FitProblem { rest_options: self.precision.rest_options(), ..problem };
         // The material means nothing where the target is not the FEM.
         let (young, poisson) = if target.kind.uses_fem() { (Some(young), Some(poisson)) } else { (None, None) };
-        let (set, sheet) = (Some(set), None);
-        Ok(PreparedFit { job: self.clone(), set, sheet, n, young, poisson, options, cache, problem, notes, warnings })
+        let body = FitBody::Solid(set);
+        Ok(PreparedFit { job: self.clone(), body, n, young, poisson, options, cache, problem, notes, warnings })
     }
 
     /// [`prepare`](Self::prepare) on a sheet scene: a cloth model against the sheet's shell reference
     /// ([`sheet_problem`](crate::sheet_problem)); a solid model, markers and a bootstrap refused.
-    fn prepare_sheet(&self, options: FitOptions, spelling: Spelling) -> Result<PreparedFit, FitJobError> {
+    fn prepare_sheet(
+        &self,
+        loaded: crate::LoadedSheet,
+        options: FitOptions,
+        spelling: Spelling,
+    ) -> Result<PreparedFit, FitJobError> {
         let input = |message: String| FitJobError::Input(message);
         let kind = self.request.kind;
-        let body = crate::Body {
-            scene: self.scene.clone(),
-            n: self.n,
-            mass_model: self.mass_model.map(|m| m.name().to_string()),
-            fix_orientation: self.fix_orientation,
-            scale: self.body,
-        };
-        let (scene, sheet, material) =
-            crate::load_sheet(&body, crate::Material { young: self.young, poisson: self.poisson }, spelling)?;
+        let crate::LoadedSheet { scene, body: sheet, material } = loaded;
         crate::check_cloth_model(kind, &scene.name)?;
         if let Some(option) = [(self.measured.is_some(), "measured"), (self.bootstrap.is_some(), "bootstrap")]
             .iter()
@@ -237,13 +236,12 @@ impl FitJob {
         let problem = FitProblem { rest_options: self.precision.rest_options(), ..problem };
         Ok(PreparedFit {
             job: self.clone(),
-            set: None,
             n: sheet.n,
-            sheet: Some(scene),
+            body: FitBody::Sheet(Box::new(scene)),
             young: Some(material.young()),
             poisson: Some(material.poisson()),
             options,
-            cache: PartCache::new(ReferenceOverrides::none()),
+            cache: PartCache::new(Default::default()),
             problem,
             notes: Vec::new(),
             warnings: clamp.into_iter().collect(),
@@ -255,10 +253,8 @@ impl FitJob {
 #[derive(Debug)]
 pub struct PreparedFit {
     job: FitJob,
-    /// The scene (with the job's mass model); `None` for a sheet.
-    pub set: Option<SceneSet>,
-    /// The sheet scene (with the job's body), for a cloth model on a sheet.
-    pub sheet: Option<pbdfit_mesh::SheetScene>,
+    /// The body fitted: a solid scene or a sheet.
+    pub body: FitBody,
     /// The mesh resolution.
     pub n: usize,
     young: Option<f64>,
@@ -272,6 +268,38 @@ pub struct PreparedFit {
     pub notes: Vec<String>,
     /// Warnings about the inputs (a nearly incompressible material's locking).
     pub warnings: Vec<String>,
+}
+
+/// The body a fit runs on.
+#[derive(Debug, Clone)]
+pub enum FitBody {
+    /// A solid scene (with the job's mass model, density and size), every part of a compound.
+    Solid(SceneSet),
+    /// A sheet scene (with the job's body), for a cloth model.
+    Sheet(Box<pbdfit_mesh::SheetScene>),
+}
+
+impl FitBody {
+    /// The solid scene, where the body is one.
+    pub fn solid(&self) -> Option<&SceneSet> {
+        match self {
+            FitBody::Solid(set) => Some(set),
+            FitBody::Sheet(_) => None,
+        }
+    }
+
+    /// Each part's size, density and mass.
+    pub fn summaries(&self) -> Vec<pbdfit_mesh::BodySummary> {
+        match self {
+            FitBody::Solid(set) => set.bodies(),
+            FitBody::Sheet(sheet) => vec![sheet.summary()],
+        }
+    }
+
+    /// The masses' name (a sheet's are lumped).
+    pub fn mass_model(&self) -> &'static str {
+        self.solid().map_or("lumped", |s| s.scenes()[0].mass_model().name())
+    }
 }
 
 impl PreparedFit {
@@ -288,7 +316,7 @@ impl PreparedFit {
     /// Runs the fit (and the bootstrap, when asked) on `backend`.
     pub fn run(self, backend: &dyn RestStateBackend) -> Result<FitOutcome, FitJobError> {
         let result = crate::fit(&self.problem, &self.options, backend).map_err(FitJobError::Fit)?;
-        let bootstrap = match (self.job.bootstrap, self.markers(), &self.set) {
+        let bootstrap = match (self.job.bootstrap, self.markers(), self.body.solid()) {
             (Some(k), Some(markers), Some(set)) => {
                 let rest = result
                     .rest_states
@@ -600,10 +628,7 @@ impl FitReport {
             crate::verdict::judge(result.error, result.part_errors.len(), result.evaluations, result.failures.len());
         FitReport {
             scene: prepared.problem.scene.clone(),
-            body: match (&prepared.set, &prepared.sheet) {
-                (Some(set), _) => set.bodies(),
-                (None, sheet) => sheet.iter().map(|s| s.summary()).collect(),
-            },
+            body: prepared.body.summaries(),
             model: kind.spec(),
             parameters: result.parameters.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
             error: result.error,
@@ -633,7 +658,7 @@ impl FitReport {
             nit: job.nit,
             young: prepared.young,
             poisson: prepared.poisson,
-            mass_model: prepared.set.as_ref().map_or("lumped", |s| s.scenes()[0].mass_model().name()).to_string(),
+            mass_model: prepared.body.mass_model().to_string(),
             reference: prepared.problem.reference.clone(),
             precision: job.precision.name().to_string(),
             backend: backend.to_string(),
@@ -925,7 +950,7 @@ pub struct FitKeywords {
     /// The FEM reference's options (`material`, `dynamic`, `time`, `fem_mass`, `rayleigh`, `split`).
     #[serde(flatten)]
     #[command(flatten)]
-    pub reference: crate::ReferenceKeywords,
+    pub reference: pbdfit_mesh::ReferenceOptions,
     /// Fit to measured markers instead of an FEM reference: a CSV with columns x, y, z (the marker in the
     /// undeformed body, m), ux, uy, uz (its observed displacement, m) and optionally sigma (m). The
     /// model's displacement is interpolated at each marker; the error is the mean squared relative error

@@ -1,77 +1,17 @@
-//! What the jobs' keyword forms share: the FEM reference's options, the body's, loading a job's scene, and
+//! What the jobs' keyword forms share: the FEM reference's options checked, the body's, loading a job's scene, and
 //! reading a job from JSON with its keywords checked.
 
 use clap::builder::TypedValueParser;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use pbdfit_mesh::ReferenceTable;
+use pbdfit_mesh::ReferenceOptions;
 
-/// The FEM reference's options, as the command line's `--material`, `--dynamic`, `--time`, `--fem-mass`,
-/// `--rayleigh` and `--split` and Python's keywords of the same names give them (unset: the scene's).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, clap::Args)]
-#[serde(default)]
-pub struct ReferenceKeywords {
-    /// Reference material: linear, corotational, stvk or neo-hookean (default: the scene's, else
-    /// linear).
-    #[arg(long, value_name = "NAME")]
-    pub material: Option<String>,
-    /// Reach the reference's rest state dynamically (implicit Euler with the fit's dt) instead of by a
-    /// static solve.
-    #[arg(long)]
-    pub dynamic: bool,
-    /// With --dynamic: stop after this simulated time in s instead of at rest.
-    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
-    pub time: Option<f64>,
-    /// With --dynamic: the mass matrix, lumped or consistent.
-    #[arg(long, value_name = "lumped|consistent")]
-    pub fem_mass: Option<String>,
-    /// With --dynamic: Rayleigh damping `A,B` (C = A M + B K; A in 1/s, B in s).
-    #[arg(long, value_name = "A,B", value_parser = parse_pair, allow_hyphen_values = true)]
-    pub rayleigh: Option<[f64; 2]>,
-    /// The FEM mesh's tetrahedral split relative to the model's: same, opposite (the other 5-tet
-    /// parity) or six.
-    #[arg(long, value_name = "same|opposite|six")]
-    pub split: Option<String>,
-}
-
-fn parse_pair(text: &str) -> Result<[f64; 2], String> {
-    let (a, b) = text.split_once(',').ok_or_else(|| format!("`{text}`: expected A,B, e.g. 0.1,0"))?;
-    let num = |s: &str| s.trim().parse::<f64>().map_err(|_| format!("`{text}`: `{s}` is not a number"));
-    Ok([num(a)?, num(b)?])
-}
-
-impl ReferenceKeywords {
-    /// The options set, by their keyword names (`material`, `fem_mass`, ...), sorted.
-    pub fn given(&self) -> Vec<String> {
-        match serde_json::to_value(self) {
-            Ok(serde_json::Value::Object(map)) => map
-                .into_iter()
-                .filter(|(_, v)| !(v.is_null() || *v == serde_json::Value::Bool(false)))
-                .map(|(k, _)| k)
-                .collect(),
-            _ => Vec::new(),
-        }
-    }
-
-    /// The options validated, over `lower` (a study's table; an empty table for none): a misspelt
-    /// material, mass or split is refused before anything runs.
-    pub fn overrides_over(&self, lower: &ReferenceTable) -> Result<crate::ReferenceOverrides, crate::FitJobError> {
-        crate::ReferenceOverrides::from_table(&self.table().over(lower))
-            .map_err(|e| crate::FitJobError::Input(format!("the reference options: {e}")))
-    }
-
-    /// The options as a `[reference]` table (unset options left empty).
-    pub fn table(&self) -> ReferenceTable {
-        ReferenceTable {
-            material: self.material.clone(),
-            solve: self.dynamic.then(|| "dynamic".to_string()),
-            time: self.time,
-            mass: self.fem_mass.clone(),
-            damping: self.rayleigh,
-            split: self.split.clone(),
-        }
-    }
+/// The reference options validated ([`ReferenceSpec::validate`](pbdfit_fem::ReferenceSpec::validate)):
+/// a misspelt material, mass or split is refused before anything runs, and the names come back canonical.
+pub fn checked_reference(options: &ReferenceOptions) -> Result<ReferenceOptions, crate::FitJobError> {
+    pbdfit_fem::ReferenceSpec::validate(options)
+        .map_err(|e| crate::FitJobError::Input(format!("the reference options: {e}")))
 }
 
 /// Young's modulus in Pa of the FEM reference where a job does not say.
@@ -129,6 +69,22 @@ impl Body {
         Ok((with_body(set, self.scale, spelling)?, notes))
     }
 
+    /// The one loading of a job's body, whichever it is: a sheet scene as [`load_sheet`](crate::load_sheet)
+    /// loads it (its material `elastic` over the sheet's own), any other as [`load`](Self::load) does.
+    pub fn load_any(
+        &self,
+        kind: Option<pbdfit_pbd::ModelKind>,
+        elastic: Material,
+        spelling: crate::Spelling,
+    ) -> Result<LoadedBody, crate::FitJobError> {
+        if pbdfit_mesh::SheetScene::names_sheet(&self.scene) {
+            let (scene, body, material) = crate::load_sheet(self, elastic, spelling)?;
+            return Ok(LoadedBody::Sheet(Box::new(LoadedSheet { scene, body, material })));
+        }
+        let (set, notes) = self.load(kind, spelling)?;
+        Ok(LoadedBody::Solid { set, notes })
+    }
+
     /// The mass model asked, if any.
     pub fn mass_model(&self) -> Result<Option<pbdfit_mesh::MassModel>, String> {
         self.mass_model.as_deref().map(str::parse).transpose()
@@ -142,6 +98,31 @@ impl Body {
     ) -> Result<usize, crate::FitJobError> {
         set.resolution(self.n).map_err(|e| crate::FitJobError::Input(format!("{}: {e}", spelling.name("n"))))
     }
+}
+
+/// A job's body as [`Body::load_any`] loads it: a solid scene's tetrahedral parts, or a sheet.
+#[derive(Debug, Clone)]
+pub enum LoadedBody {
+    /// A solid scene (every part of a compound), with the notes about its imported meshes for the user.
+    Solid {
+        /// The scene with its masses, density and size resolved.
+        set: pbdfit_mesh::SceneSet,
+        /// The size and repairs of each imported mesh.
+        notes: Vec<String>,
+    },
+    /// A sheet scene.
+    Sheet(Box<LoadedSheet>),
+}
+
+/// A sheet scene loaded for a job ([`load_sheet`](crate::load_sheet)).
+#[derive(Debug, Clone)]
+pub struct LoadedSheet {
+    /// The scene, with the job's density, size and thickness.
+    pub scene: pbdfit_mesh::SheetScene,
+    /// Its body at the job's resolution.
+    pub body: pbdfit_mesh::SheetBody,
+    /// The material: the job's over the sheet's own.
+    pub material: pbdfit_fem::YoungPoisson,
 }
 
 /// A scene that cannot be loaded as a solid, as the job's error: a sheet given to a solid's model names
@@ -368,7 +349,7 @@ pub fn keyword_names<T: Serialize + Default>() -> Vec<String> {
 
 /// A job from a JSON object of its keywords: an unknown keyword is refused naming it and the known ones,
 /// a value of the wrong type naming its keyword (serde's own check of unknown fields does not see
-/// through the shared [`ReferenceKeywords`]).
+/// through the shared [`ReferenceOptions`]).
 pub fn keywords_from_json<T: Serialize + DeserializeOwned + Default>(text: &str) -> Result<T, String> {
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
     let names = keyword_names::<T>();
@@ -388,8 +369,8 @@ mod tests {
     /// the keywords would be missed by the measured-markers refusal.
     #[test]
     fn given_names_the_options_set() {
-        assert!(ReferenceKeywords::default().given().is_empty());
-        let all = ReferenceKeywords {
+        assert!(ReferenceOptions::default().given().is_empty());
+        let all = ReferenceOptions {
             material: Some("stvk".into()),
             dynamic: true,
             time: Some(1.0),
@@ -397,8 +378,8 @@ mod tests {
             rayleigh: Some([0.1, 0.0]),
             split: Some("six".into()),
         };
-        assert_eq!(all.given(), keyword_names::<ReferenceKeywords>());
-        let one = ReferenceKeywords { fem_mass: Some("lumped".into()), ..Default::default() };
+        assert_eq!(all.given(), keyword_names::<ReferenceOptions>());
+        let one = ReferenceOptions { fem_mass: Some("lumped".into()), ..Default::default() };
         assert_eq!(one.given(), ["fem_mass"]);
     }
 
@@ -461,9 +442,10 @@ mod tests {
 
     #[test]
     fn an_unknown_keyword_is_refused_by_name() {
-        let e = keywords_from_json::<ReferenceKeywords>(r#"{"materail": "stvk"}"#).unwrap_err();
+        let e = keywords_from_json::<ReferenceOptions>(r#"{"materail": "stvk"}"#).unwrap_err();
         assert!(e.contains("unknown field `materail`") && e.contains("material"), "{e}");
-        let k: ReferenceKeywords = keywords_from_json(r#"{"split": "six"}"#).unwrap();
-        assert_eq!(k.table().split.as_deref(), Some("six"));
+        let k: ReferenceOptions = keywords_from_json(r#"{"split": "six"}"#).unwrap();
+        assert_eq!(k.split.as_deref(), Some("six"));
+        assert!(checked_reference(&ReferenceOptions { split: Some("diagonal".into()), ..k }).is_err());
     }
 }

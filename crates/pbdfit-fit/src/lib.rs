@@ -2,9 +2,9 @@
 //!
 //! From a material (Young's modulus E, Poisson ratio nu) and simulation settings (dt, N, nit) to the
 //! parameters of any registered model (PBD stiffness kd, kv; XPBD compliances alpha_d, alpha_v; ...)
-//! whose rest state best matches the reference rest state, and whole study matrices of such fits. This
-//! crate sits after the models in pbdfit's data flow (scene -> mesh -> (reference, model) -> error ->
-//! fit -> study -> results -> plot) and owns:
+//! whose rest state best matches the reference rest state: the fit core. This crate sits after the
+//! models in pbdfit's data flow (scene -> mesh -> (reference, model) -> error -> fit -> study -> results
+//! -> plot) and owns:
 //!
 //! - the error metric ([`relative_error`], [`compound_error`]; docs/method.md, section The error);
 //! - the reference seam: [`Reference`], implemented by [`FemReference`] for every reference pbdfit-fem
@@ -21,12 +21,16 @@
 //!   parameters at the box's edge named;
 //! - [`FitJob`] / [`FitReport`]: one fit as the command line and Python ask it, checked in one place, and
 //!   its one serialisable report (`pbdfit fit --json` is it; Python returns it);
-//! - [`study`]: study files, the plan of unique fits, the results folder, the resumable runner. The row
-//!   format ([`FitRecord`]) and `summary.json` belong to `pbdfit-results`.
+//! - the keyword groups the jobs share (`keywords.rs`), the fit job and the release test's job, which stay
+//!   here because a study's motion pass runs the release test and `pbdfit-table` runs studies (`pbdfit-jobs`
+//!   runs the lookup, so moving them there would close a cycle).
+//!
+//! Studies (study files, the plan of unique fits, the results folder, the resumable runner) are
+//! `pbdfit-study`'s; the row format ([`FitRecord`]) and `summary.json` belong to `pbdfit-results`.
 //!
 //! Dependencies: `argmin` (the solver framework the search plugs into), `nalgebra` (the eigenvalues of the
 //! identifiability Hessian), `rayon` (fits in parallel),
-//! `serde` + `toml` (study files), `serde_json` (the names of a fit job's keywords, which are its fields),
+//! `serde` + `toml` (keywords), `serde_json` (the names of a fit job's keywords, which are its fields),
 //! `pbdfit-results` (results files), `thiserror` (errors).
 
 pub mod bench;
@@ -53,7 +57,6 @@ mod reference;
 mod request;
 mod search_box;
 mod sheet;
-pub mod study;
 mod target;
 pub mod verdict;
 
@@ -69,13 +72,14 @@ pub use grid::{GridRestStates, Lineage, SharedRestStates, check_grid_memory};
 pub use identifiability::{Identifiability, RISE, ranges_without_information};
 pub use identify::{Identification, MaterialParameter, NU_MAX, NU_MIN, YOUNG_FACTOR, identify};
 pub use job::{
-    BOOTSTRAP_SEED, BootstrapReport, BoxAxis, EngineAnswer, FitJob, FitJobError, FitKeywords, FitOutcome, FitReport,
-    IdentifiabilityReport, MARKER_TOLERANCE, PastedError, PreparedFit, Spelling, Starts, ordered_map, start_from_pairs,
+    BOOTSTRAP_SEED, BootstrapReport, BoxAxis, EngineAnswer, FitBody, FitJob, FitJobError, FitKeywords, FitOutcome,
+    FitReport, IdentifiabilityReport, MARKER_TOLERANCE, PastedError, PreparedFit, Spelling, Starts, ordered_map,
+    start_from_pairs,
 };
 pub use keywords::{
-    Body, BodyKeywords, DT, MODEL, Material, Model, NIT, POISSON, ReferenceKeywords, Step, YOUNG, keyword_names,
-    keywords_from_json, mesh_notes, parse_named_value, parse_number, scene_error, sorted_pairs, unique_pairs,
-    with_body,
+    Body, BodyKeywords, DT, LoadedBody, LoadedSheet, MODEL, Material, Model, NIT, POISSON, Step, YOUNG,
+    checked_reference, keyword_names, keywords_from_json, mesh_notes, parse_named_value, parse_number, scene_error,
+    sorted_pairs, unique_pairs, with_body,
 };
 pub use lockstep::{Lockstep, LockstepCounts, Member, run_in_lockstep};
 pub use masses::{mass_model_warning, resolve_mass_model, with_resolved_masses};
@@ -85,12 +89,11 @@ pub use measured::{
 };
 pub use motion::{
     DEFAULT_PERIODS, DampingFit, FEM_STEPS_PER_PERIOD, FrameSink, MAX_FEM_STEPS, MAX_MODEL_STEPS, MotionFit,
-    MotionMeasures, MotionReport, Release, has_damping_knob, measure,
+    MotionMeasures, MotionReport, Release, check_periods, has_damping_knob, measure,
 };
 pub use motion_job::{MotionKeywords, PreparedMotion};
 pub use order_spread::{OrderPoint, OrderSpread, SEEDS as ORDER_SEEDS, order_spread};
 pub use pattern_search::{GOLDEN_RATIO, PatternSearch, SearchStep};
-pub use pbdfit_fem::ReferenceOverrides;
 pub use pbdfit_results::{FitRecord, FitStatus, read_records};
 pub use problem::{Evaluation, FitProblem, Part, RestResult, Settings, fits_against_fem, rest_displacements};
 pub use reference::{FemReference, PartCache, Reference, reference_id, reference_overrides, reference_spec};

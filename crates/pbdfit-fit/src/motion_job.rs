@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use pbdfit_fem::{MassMatrix, ReferenceOverrides, StaticProblem};
+use pbdfit_fem::{MassMatrix, StaticProblem};
 use pbdfit_mesh::{Body, Vec3};
 use pbdfit_pbd::{CpuBackend, PbdSystem};
 use serde::Serialize;
@@ -155,9 +155,8 @@ impl MotionKeywords {
             return Err(input(format!("scene {}: the release test takes one part at a time", set.name())));
         }
         let n = self.body.resolution(&set, spelling)?;
-        let reference = crate::ReferenceKeywords { material: self.material.clone(), ..Default::default() };
-        let overrides = ReferenceOverrides::from_table(&reference.table())
-            .map_err(|e| input(format!("the reference options: {e}")))?;
+        let reference = pbdfit_mesh::ReferenceOptions { material: self.material.clone(), ..Default::default() };
+        let overrides = crate::checked_reference(&reference)?;
         let scene = &set.scenes()[0];
         let spec = crate::reference_spec(scene, &overrides).map_err(|e| input(e.to_string()))?;
         let body = scene.body(n).map_err(|e| input(e.to_string()))?;
@@ -267,7 +266,7 @@ impl PreparedMotion {
                 },
                 step: self.job.step,
                 model: self.job.model.clone(),
-                reference: crate::ReferenceKeywords { material: self.job.material.clone(), ..Default::default() },
+                reference: pbdfit_mesh::ReferenceOptions { material: self.job.material.clone(), ..Default::default() },
                 ..Default::default()
             };
             let outcome = fit.job(spelling)?.prepare(spelling)?.run(&CpuBackend)?;

@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use pbdfit_fem::{ReferenceOverrides, ReferenceSpec, StaticProblem, YoungPoisson};
-use pbdfit_mesh::{ReferenceTable, Scene, Vec3};
+use pbdfit_fem::{ReferenceSpec, StaticProblem, YoungPoisson};
+use pbdfit_mesh::{ReferenceOptions, Scene, Vec3};
 use pbdfit_pbd::PbdSystem;
 
 use crate::FitError;
@@ -64,18 +64,19 @@ impl Reference for FemReference {
 
 /// The reference `scene` asks for under `overrides` (from a study file or the command line, whose
 /// fields win over the scene's `[reference]` table).
-pub fn reference_spec(scene: &Scene, overrides: &ReferenceOverrides) -> Result<ReferenceSpec, FitError> {
-    overrides.spec_over(&scene.reference).map_err(|source| FitError::Reference {
+pub fn reference_spec(scene: &Scene, overrides: &ReferenceOptions) -> Result<ReferenceSpec, FitError> {
+    ReferenceSpec::from_options(&overrides.over(&scene.reference)).map_err(|source| FitError::Reference {
         scene: scene.name.clone(),
         reference: "[reference]".into(),
         source,
     })
 }
 
-/// A `[reference]` table given above the scenes' own (a study's, a variant's, the command line's),
-/// validated: the error names the table's origin (`what`, e.g. the study file) and the field.
-pub fn reference_overrides(what: &str, table: &ReferenceTable) -> Result<ReferenceOverrides, FitError> {
-    ReferenceOverrides::from_table(table).map_err(|source| FitError::Reference {
+/// Reference options given above the scenes' own (a study's, a variant's, the command line's),
+/// validated ([`ReferenceSpec::validate`]): the error names the options' origin (`what`, e.g. the study
+/// file) and the field.
+pub fn reference_overrides(what: &str, options: &ReferenceOptions) -> Result<ReferenceOptions, FitError> {
+    ReferenceSpec::validate(options).map_err(|source| FitError::Reference {
         scene: what.into(),
         reference: "[reference]".into(),
         source,
@@ -84,7 +85,7 @@ pub fn reference_overrides(what: &str, table: &ReferenceTable) -> Result<Referen
 
 /// The reference ids of a scene set's parts under `overrides`, joined by `; ` where they differ (an
 /// invalid table gives its error text, as the fit itself will fail with it).
-pub fn reference_id(set: &pbdfit_mesh::SceneSet, overrides: &ReferenceOverrides) -> String {
+pub fn reference_id(set: &pbdfit_mesh::SceneSet, overrides: &ReferenceOptions) -> String {
     let mut ids: Vec<String> = Vec::new();
     for scene in set.scenes() {
         let id = reference_spec(scene, overrides).map_or_else(|e| e.to_string(), |s| s.id());
@@ -104,7 +105,7 @@ type SystemKey = (String, String, usize);
 /// reference, and reuses it for every nu and E).
 #[derive(Debug, Default)]
 pub struct PartCache {
-    overrides: ReferenceOverrides,
+    overrides: ReferenceOptions,
     systems: Mutex<HashMap<SystemKey, Arc<PbdSystem>>>,
     references: Mutex<HashMap<ReferenceKey, Arc<dyn Reference>>>,
 }
@@ -112,12 +113,12 @@ pub struct PartCache {
 impl PartCache {
     /// An empty cache whose references follow each scene's `[reference]` table with `overrides` on top
     /// (an empty table: the scenes' own choice, by default linear static FEM).
-    pub fn new(overrides: ReferenceOverrides) -> Self {
+    pub fn new(overrides: ReferenceOptions) -> Self {
         Self { overrides, ..Default::default() }
     }
 
     /// The reference overrides this cache applies.
-    pub fn overrides(&self) -> &ReferenceOverrides {
+    pub fn overrides(&self) -> &ReferenceOptions {
         &self.overrides
     }
 
@@ -163,6 +164,9 @@ mod tests {
     fn old_results_read_as_the_default_reference_id() {
         assert_eq!(ReferenceSpec::default().id(), pbdfit_results::DEFAULT_REFERENCE);
         let scene = &pbdfit_mesh::SceneSet::builtin("gravity-floor").unwrap().scenes()[0].clone();
-        assert_eq!(reference_spec(scene, &ReferenceOverrides::none()).unwrap().id(), pbdfit_results::DEFAULT_REFERENCE);
+        assert_eq!(
+            reference_spec(scene, &ReferenceOptions::default()).unwrap().id(),
+            pbdfit_results::DEFAULT_REFERENCE
+        );
     }
 }

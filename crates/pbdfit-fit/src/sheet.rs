@@ -52,7 +52,7 @@ impl ShellReference {
     /// the corotational shell; the solids' reference options (a dynamic reference, a mass, a split) are
     /// refused naming the first given.
     pub fn of_job(
-        reference: &crate::ReferenceKeywords,
+        reference: &pbdfit_mesh::ReferenceOptions,
         scene: &SheetScene,
         spelling: Spelling,
     ) -> Result<Self, FitJobError> {

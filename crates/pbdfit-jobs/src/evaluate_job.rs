@@ -71,23 +71,25 @@ impl crate::Job for EvaluateKeywords {
                 kind.parameter_names()
             )));
         }
-        let reference = pbdfit_fit::ReferenceKeywords { material: self.material.clone(), ..Default::default() };
-        if crate::sheet::is_sheet(&self.body) {
+        let reference = pbdfit_mesh::ReferenceOptions { material: self.material.clone(), ..Default::default() };
+        let set = match self.body.load_any(Some(kind), self.elastic, spelling)? {
+            pbdfit_fit::LoadedBody::Solid { set, .. } => set,
             // A cloth model against the sheet's shell reference (the one solve `fem` reports).
-            let (scene, sheet, material) = pbdfit_fit::load_sheet(&self.body, self.elastic, spelling)?;
-            pbdfit_fit::check_cloth_model(kind, &scene.name)?;
-            let shell = pbdfit_fit::ShellReference::of_job(&reference, &scene, spelling)?;
-            let settings = Settings::new(self.step.dt, sheet.n, self.model.nit, kind);
-            settings.at(&values).validate().map_err(|e| input(e.to_string()))?;
-            let problem = pbdfit_fit::sheet_problem(&sheet, settings, material, shell).map_err(FitJobError::Fit)?;
-            return Ok((problem, values, vec![scene.summary()]));
-        }
-        let (set, _) = self.body.load(Some(kind), spelling)?;
+            pbdfit_fit::LoadedBody::Sheet(loaded) => {
+                let pbdfit_fit::LoadedSheet { scene, body: sheet, material } = *loaded;
+                pbdfit_fit::check_cloth_model(kind, &scene.name)?;
+                let shell = pbdfit_fit::ShellReference::of_job(&reference, &scene, spelling)?;
+                let settings = Settings::new(self.step.dt, sheet.n, self.model.nit, kind);
+                settings.at(&values).validate().map_err(|e| input(e.to_string()))?;
+                let problem = pbdfit_fit::sheet_problem(&sheet, settings, material, shell).map_err(FitJobError::Fit)?;
+                return Ok((problem, values, vec![scene.summary()]));
+            }
+        };
         pbdfit_fit::check_solid_model(kind, set.name())?;
         let n = self.body.resolution(&set, spelling)?;
         let settings = Settings::new(self.step.dt, n, self.model.nit, kind);
         settings.at(&values).validate().map_err(|e| input(e.to_string()))?;
-        let cache = PartCache::new(reference.overrides_over(&Default::default())?);
+        let cache = PartCache::new(pbdfit_fit::checked_reference(&reference)?);
         let problem = FitProblem::new(&set, settings, self.elastic.checked()?, &cache).map_err(FitJobError::Fit)?;
         Ok((problem, values, set.bodies()))
     }

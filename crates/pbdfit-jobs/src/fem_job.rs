@@ -1,14 +1,14 @@
 //! One FEM reference job: `pbdfit fem` and Python's `pbdfit.fem` fill a [`FemKeywords`] (the command
-//! line's options under their Python names), which is checked here ([`FemKeywords::prepare`]) and solved
+//! line's options under their Python names), which is checked here ([`FemKeywords::prepare_solid`], the sheet's in `sheet.rs`) and solved
 //! part by part ([`FemSetup::solve`], with the front end's progress display), so both compute the same
 //! reference the same way: the Python copy had drifted (no mass model, no dynamic mass or damping, a solve
 //! without the contact report).
 
-use pbdfit_fem::{ContactSolution, DynamicProgress, ReferenceOverrides, ReferenceSpec, StaticProblem, YoungPoisson};
+use pbdfit_fem::{ContactSolution, DynamicProgress, ReferenceSpec, StaticProblem, YoungPoisson};
 use pbdfit_mesh::{Body, BodySummary, SceneSet, Vec3};
 use serde::Serialize;
 
-use pbdfit_fit::{FitJobError, Spelling};
+use pbdfit_fit::{FitJobError, LoadedBody, Spelling};
 
 /// An FEM reference of a scene, as the command line and Python ask it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize, clap::Args)]
@@ -29,7 +29,7 @@ pub struct FemKeywords {
     /// The FEM reference's options (`material`, `dynamic`, `time`, `fem_mass`, `rayleigh`, `split`).
     #[serde(flatten)]
     #[command(flatten)]
-    pub reference: pbdfit_fit::ReferenceKeywords,
+    pub reference: pbdfit_mesh::ReferenceOptions,
 }
 
 /// An FEM job: [`FemKeywords`] under another name.
@@ -88,16 +88,19 @@ pub struct FemPart {
 }
 
 impl FemKeywords {
-    /// Checks the job (naming a refused option in `spelling`) and builds each part's problem.
-    pub fn prepare(&self, spelling: Spelling) -> Result<PreparedFem, FitJobError> {
+    /// Checks the job on a solid scene `set` as loaded, with its `notes` (naming a refused option in
+    /// `spelling`), and builds each part's problem.
+    pub fn prepare_solid(
+        &self,
+        set: SceneSet,
+        notes: Vec<String>,
+        spelling: Spelling,
+    ) -> Result<PreparedFem, FitJobError> {
         let input = FitJobError::Input;
         let material = self.elastic.checked()?;
-        let (set, notes) = self.body.load(None, spelling)?;
         let n = self.body.resolution(&set, spelling)?;
         let warnings: Vec<String> = material.locking_warning().into_iter().map(|w| w.to_string()).collect();
-        let table = self.reference.table();
-        let overrides =
-            ReferenceOverrides::from_table(&table).map_err(|e| input(format!("the reference options: {e}")))?;
+        let overrides = pbdfit_fit::checked_reference(&self.reference)?;
         let mut parts = Vec::new();
         for scene in set.scenes() {
             let spec = pbdfit_fit::reference_spec(scene, &overrides).map_err(|e| input(e.to_string()))?;
@@ -349,10 +352,12 @@ impl crate::Job for FemKeywords {
     type Report = crate::Parts<FemReport>;
 
     fn prepare(&self, spelling: Spelling) -> Result<FemPrepared, FitJobError> {
-        if crate::sheet::is_sheet(&self.body) {
-            return Ok(FemPrepared::Sheet(Box::new(crate::sheet::prepare_fem(self, spelling)?)));
-        }
-        Ok(FemPrepared::Solid(FemKeywords::prepare(self, spelling)?))
+        Ok(match self.body.load_any(None, self.elastic, spelling)? {
+            LoadedBody::Sheet(sheet) => {
+                FemPrepared::Sheet(Box::new(crate::sheet::prepare_fem(self, *sheet, spelling)?))
+            }
+            LoadedBody::Solid { set, notes } => FemPrepared::Solid(self.prepare_solid(set, notes, spelling)?),
+        })
     }
 
     fn run(prepared: FemPrepared, context: &mut crate::Context<'_>) -> Result<Self::Report, FitJobError> {

@@ -5,7 +5,6 @@
 
 use std::path::PathBuf;
 
-use pbdfit_fem::ReferenceOverrides;
 use pbdfit_mesh::Markers;
 use serde::Serialize;
 
@@ -31,7 +30,7 @@ pub struct IdentifyKeywords {
     #[serde(flatten)]
     #[command(flatten)]
     /// The FEM reference's options (`material`, `dynamic`, `time`, `fem_mass`, `rayleigh`, `split`).
-    pub reference: pbdfit_fit::ReferenceKeywords,
+    pub reference: pbdfit_mesh::ReferenceOptions,
 }
 
 /// An identification job: [`IdentifyKeywords`] under another name, run by [`IdentifyJob::run`].
@@ -59,8 +58,7 @@ impl IdentifyKeywords {
                 set.scenes().len()
             )));
         };
-        let overrides = ReferenceOverrides::from_table(&self.reference.table())
-            .map_err(|e| input(format!("the reference options: {e}")))?;
+        let overrides = pbdfit_fit::checked_reference(&self.reference)?;
         let spec = pbdfit_fit::reference_spec(scene, &overrides)?;
         let path = self.measured.clone().or_else(|| scene.measured.clone()).ok_or_else(|| {
             input(format!(

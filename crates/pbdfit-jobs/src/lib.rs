@@ -14,6 +14,7 @@ mod evaluate_job;
 mod fem_job;
 mod identify_job;
 mod lookup_job;
+mod mapping_job;
 mod modes_job;
 pub mod settings_sweep;
 pub mod sheet;
@@ -28,13 +29,17 @@ pub use fem_job::{
 };
 pub use identify_job::{IdentifyJob, IdentifyKeywords, IdentifyReport};
 pub use lookup_job::{LookupKeywords, LookupReport, PreparedLookup};
+pub use mapping_job::{
+    MAPPING_SCENE, MappingEntry, MappingKeywords, MappingReport, PreparedMapping, mapping_list_help,
+};
 pub use modes_job::{
     DEFAULT_MODE_COUNT, ModeReport, ModesKeywords, ModesPrepared, ModesReport, ModesSetup, PreparedModes,
 };
 pub use pbdfit_fit::{
     BodyKeywords, Cancelled, FitJob, FitJobError, FitKeywords, FitReport, MotionKeywords, MotionReport, PreparedFit,
-    PreparedMotion, ReferenceKeywords, Spelling, cancellable, keyword_names, keywords_from_json, mesh_notes,
+    PreparedMotion, Spelling, cancellable, keyword_names, keywords_from_json, mesh_notes,
 };
+pub use settings_sweep::{PreparedSettings, SettingsKeywords, SettingsReport};
 pub use simulate_job::{
     ConstraintReport, DynamicsReport, PreparedSimulate, RestReport, SimulateBody, SimulateJob, SimulateKeywords,
     SimulateReport, SimulateRun, SimulateSetup,
@@ -193,8 +198,10 @@ jobs!(
     FitKeywords,
     IdentifyKeywords,
     LookupKeywords,
+    MappingKeywords,
     ModesKeywords,
     MotionKeywords,
+    SettingsKeywords,
     SimulateKeywords
 );
 

@@ -1,5 +1,5 @@
 //! One modal-analysis job: `pbdfit modes` and Python's `pbdfit.modes` fill a [`ModesKeywords`], checked
-//! in one place ([`ModesKeywords::prepare`]) and run part by part into a [`ModesReport`] (`pbdfit modes
+//! in one place ([`ModesKeywords::prepare_solid`], the sheet's in `sheet.rs`) and run part by part into a [`ModesReport`] (`pbdfit modes
 //! --json`'s object; [`ModesReport::text`] is what the command prints).
 //!
 //! The modes are the FEM body's (`pbdfit_fem::StaticProblem::modes`): the lowest natural frequencies and
@@ -9,11 +9,11 @@
 //! `Gamma_d = phi^T M r_d`, `r_d` a unit translation), which tells a bending mode from a torsional or an
 //! axial one.
 
-use pbdfit_fem::{MassMatrix, Modes, ReferenceOverrides, StaticProblem, YoungPoisson};
+use pbdfit_fem::{MassMatrix, Modes, StaticProblem, YoungPoisson};
 use pbdfit_mesh::{Body, SceneSet, Vec3};
 use serde::Serialize;
 
-use pbdfit_fit::{FitJobError, Spelling};
+use pbdfit_fit::{FitJobError, LoadedBody, Spelling};
 
 /// The modes asked when the job does not say.
 pub const DEFAULT_MODE_COUNT: usize = 6;
@@ -128,12 +128,12 @@ impl ModesKeywords {
         }
     }
 
-    /// Checks the job (naming a refused option in `spelling`) and builds each part's problem.
-    pub fn prepare(&self, spelling: Spelling) -> Result<PreparedModes, FitJobError> {
+    /// Checks the job on a solid scene `set` as loaded (naming a refused option in `spelling`) and builds
+    /// each part's problem.
+    pub fn prepare_solid(&self, set: SceneSet, spelling: Spelling) -> Result<PreparedModes, FitJobError> {
         let input = FitJobError::Input;
         let material = self.elastic.checked()?;
         let count = self.count(spelling)?;
-        let (set, _) = self.body.load(None, spelling)?;
         let n = self.body.resolution(&set, spelling)?;
         // The law and the split are the FEM reference's options, checked by its rules; the mass matrix is
         // the dynamics' (`MassMatrix`), by default the scene's reference's.
@@ -149,13 +149,12 @@ impl ModesKeywords {
                 })
             })
             .transpose()?;
-        let reference = pbdfit_fit::ReferenceKeywords {
+        let reference = pbdfit_mesh::ReferenceOptions {
             material: self.material.clone(),
             split: self.split.clone(),
             ..Default::default()
         };
-        let overrides = ReferenceOverrides::from_table(&reference.table())
-            .map_err(|e| input(format!("the reference options: {e}")))?;
+        let overrides = pbdfit_fit::checked_reference(&reference)?;
         let mut parts = Vec::new();
         for scene in set.scenes() {
             let spec = pbdfit_fit::reference_spec(scene, &overrides).map_err(|e| input(e.to_string()))?;
@@ -183,7 +182,7 @@ impl ModesKeywords {
                 body,
                 summary: scene.summary(),
                 law: spec.material,
-                mass: fem_mass.unwrap_or(spec.mass),
+                mass: fem_mass.unwrap_or(spec.mass()),
                 problem,
             });
         }
@@ -287,11 +286,13 @@ impl crate::Job for ModesKeywords {
     type Report = crate::Parts<ModesReport>;
 
     fn prepare(&self, spelling: Spelling) -> Result<ModesPrepared, FitJobError> {
-        if crate::sheet::is_sheet(&self.body) {
-            let count = self.count(spelling)?;
-            return Ok(ModesPrepared::Sheet(Box::new(crate::sheet::prepare_modes(self, count, spelling)?)));
-        }
-        Ok(ModesPrepared::Solid(ModesKeywords::prepare(self, spelling)?))
+        Ok(match self.body.load_any(None, self.elastic, spelling)? {
+            LoadedBody::Sheet(sheet) => {
+                let count = self.count(spelling)?;
+                ModesPrepared::Sheet(Box::new(crate::sheet::prepare_modes(self, *sheet, count, spelling)?))
+            }
+            LoadedBody::Solid { set, .. } => ModesPrepared::Solid(self.prepare_solid(set, spelling)?),
+        })
     }
 
     fn run(prepared: ModesPrepared, _: &mut crate::Context<'_>) -> Result<Self::Report, FitJobError> {

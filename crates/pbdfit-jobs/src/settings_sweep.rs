@@ -3,11 +3,13 @@
 //! cannot at all. One fit per setting, cheapest first; the answer is the first setting whose fit meets the
 //! target, and every setting's fit is reported (the feasibility figure).
 
+use clap::builder::TypedValueParser;
 use pbdfit_fem::YoungPoisson;
 use pbdfit_mesh::SceneSet;
 use pbdfit_pbd::{ModelKind, RestStateBackend};
 
-use pbdfit_fit::{FitError, FitOptions, FitProblem, PartCache, Settings, fit};
+use pbdfit_fit::{FitError, FitJobError, FitOptions, FitProblem, PartCache, Settings, Spelling, fit};
+use pbdfit_mesh::display::{number, scientific};
 
 /// One setting's fit.
 #[derive(Debug, Clone, PartialEq)]
@@ -210,6 +212,318 @@ pub fn rms_percent(mean_squared: f64) -> f64 {
 /// The first row whose error is at most `target`, in the rows' order.
 pub fn cheapest(rows: &[SettingFit], target: f64) -> Option<&SettingFit> {
     rows.iter().find(|r| r.error <= target)
+}
+
+/// The model a sweep fits where a job does not say: the engine whose settings it was made for.
+pub const SETTINGS_MODEL: &str = "jolt";
+/// The time steps a sweep tries where a job does not say (s).
+pub const SETTINGS_DTS: &str = "1/30,1/60,1/120,1/240";
+/// The iterations or substeps a sweep tries where a job does not say.
+pub const SETTINGS_NITS: &str = "1,2,4,8,16,32";
+/// The default target: a mean squared relative error of 0.05.
+pub const DEFAULT_TARGET: f64 = 0.05;
+
+/// The settings job's keywords (`pbdfit settings`, `pbdfit.settings`): the body, the FEM's material and
+/// reference, the model with its engine settings, the target and the settings to try.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, clap::Args)]
+#[serde(default)]
+pub struct SettingsKeywords {
+    /// The body: `scene`, `n`, `mass_model`, `fix_orientation`, `density`, `size`, `thickness`.
+    #[serde(flatten)]
+    #[command(flatten)]
+    pub body: pbdfit_fit::Body,
+    /// The FEM's material: `young`, `poisson`.
+    #[serde(flatten)]
+    #[command(flatten)]
+    pub material: pbdfit_fit::Material,
+    /// Model kind: a textbook model or an engine profile (the list below).
+    #[arg(long, default_value = SETTINGS_MODEL, value_parser = clap::builder::EnumValueParser::<ModelKind>::new().map(|k| k.name().to_string()))]
+    pub model: String,
+    /// An engine profile's setting, `NAME=VALUE` (repeatable), as for `pbdfit fit`.
+    #[arg(long = "setting", value_name = "NAME=VALUE", value_parser = pbdfit_fit::parse_named_value)]
+    #[serde(serialize_with = "pbdfit_fit::ordered_map", deserialize_with = "pbdfit_fit::sorted_pairs")]
+    pub settings: Vec<(String, f64)>,
+    /// The error the fit must reach, as the mean squared relative displacement error the fits minimise
+    /// (0.05 is an RMS relative error of 22.4 %, not 5 %). Give --target-rms for a percentage.
+    #[arg(long, conflicts_with = "target_rms")]
+    pub target: Option<f64>,
+    /// The error the fit must reach as a root-mean-square relative displacement error in per cent (`5%` or
+    /// `5`: a mean squared error of 0.0025). Default: --target 0.05 (22.4 % RMS).
+    #[arg(long, value_name = "PERCENT")]
+    pub target_rms: Option<String>,
+    /// Time steps to try, comma-separated, as decimals or fractions.
+    #[arg(long, default_value = SETTINGS_DTS)]
+    pub dt: String,
+    /// Iterations (Newton) or substeps (Jolt, Genesis) to try, comma-separated.
+    #[arg(long, default_value = SETTINGS_NITS)]
+    pub nit: String,
+    /// The FEM reference's options.
+    #[serde(flatten)]
+    #[command(flatten)]
+    pub reference: pbdfit_mesh::ReferenceOptions,
+}
+
+impl Default for SettingsKeywords {
+    fn default() -> Self {
+        SettingsKeywords {
+            body: Default::default(),
+            material: Default::default(),
+            model: SETTINGS_MODEL.to_string(),
+            settings: Vec::new(),
+            target: None,
+            target_rms: None,
+            dt: SETTINGS_DTS.to_string(),
+            nit: SETTINGS_NITS.to_string(),
+            reference: Default::default(),
+        }
+    }
+}
+
+/// A sweep checked, every setting's problem built: the notes and warnings for the user, the plan.
+#[derive(Debug)]
+pub struct PreparedSettings {
+    /// Notes about the scene's imported meshes.
+    pub notes: Vec<String>,
+    /// Warnings (masses other than the engine's).
+    pub warnings: Vec<String>,
+    setup: SweepSetup,
+    options: FitOptions,
+    plan: PlannedSweep,
+}
+
+/// What a sweep's report states besides its rows.
+#[derive(Debug, Clone)]
+struct SweepSetup {
+    scene: String,
+    body: Vec<pbdfit_mesh::BodySummary>,
+    body_line: String,
+    n: usize,
+    masses: &'static str,
+    kind: ModelKind,
+    material: YoungPoisson,
+    target: f64,
+}
+
+/// The settings job's answer: every setting's fit, the cheapest that reaches the target and the best.
+#[derive(Debug, Clone)]
+pub struct SettingsReport {
+    setup: SweepSetup,
+    /// Every setting's fit, cheapest first.
+    pub rows: Vec<SettingFit>,
+}
+
+fn list<T>(option: String, text: &str, parse: impl Fn(&str) -> Option<T>) -> Result<Vec<T>, FitJobError> {
+    text.split(',')
+        .map(|item| {
+            parse(item.trim()).ok_or_else(|| FitJobError::Input(format!("{option} `{item}`: not a valid value")))
+        })
+        .collect()
+}
+
+impl crate::Job for SettingsKeywords {
+    const NAME: &'static str = "settings";
+    type Prepared = PreparedSettings;
+    type Report = SettingsReport;
+
+    /// Every keyword and every setting's problem is checked before anything runs.
+    fn prepare(&self, spelling: Spelling) -> Result<PreparedSettings, FitJobError> {
+        let input = FitJobError::Input;
+        let model = pbdfit_fit::Model { model: self.model.clone(), settings: self.settings.clone(), nit: 1 };
+        let kind = model.kind(spelling)?;
+        let dts = list(spelling.name("dt"), &self.dt, |s| pbdfit_table::axes::parse_number(s).ok())?;
+        let nits = list(spelling.name("nit"), &self.nit, |s| s.parse::<usize>().ok())?;
+        let grid = grid(&dts, &nits, kind).map_err(|e| input(format!("{} {}", spelling.name(e.option), e.message)))?;
+        let target = match (&self.target, &self.target_rms) {
+            (_, Some(rms)) => {
+                target_from_rms_percent(rms).map_err(|e| input(format!("{} {e}", spelling.name("target_rms"))))?
+            }
+            (Some(t), None) => {
+                if !(t.is_finite() && *t > 0.0 && *t < 1.0) {
+                    return Err(input(format!(
+                        "{} {t}: the mean squared relative error must be a number in (0, 1) (1 is what a body that \
+                         does not deform scores; {} takes a percentage)",
+                        spelling.name("target"),
+                        spelling.name("target_rms")
+                    )));
+                }
+                *t
+            }
+            (None, None) => DEFAULT_TARGET,
+        };
+        let material = self.material.checked()?;
+        let (set, notes) = self.body.load(Some(kind), spelling)?;
+        // Refused before the table's header: every fit of the sweep is against the FEM.
+        pbdfit_fit::fits_against_fem(&set).map_err(FitJobError::Fit)?;
+        let n = self.body.resolution(&set, spelling)?;
+        // Masses a scene file gives, other than the engine's: at the first setting, the model's example point.
+        let warnings = pbdfit_fit::mass_model_warning(
+            &set,
+            Settings::new(dts[0], n, nits[0], kind),
+            None,
+            self.body.mass_model().map_err(input)?,
+            &spelling.name("mass_model"),
+        );
+        let masses = set.scenes()[0].mass_model().name();
+        let options =
+            pbdfit_fit::FitRequest { search: Some(pbdfit_fit::Search::Gradient), ..pbdfit_fit::FitRequest::new(kind) }
+                .options(pbdfit_fit::Search::FIT_DEFAULT)
+                .map_err(|e| input(e.message))?;
+        let cache = PartCache::new(pbdfit_fit::checked_reference(&self.reference)?);
+        // Every setting's problem (the reference's options, the time step, the engine's load) before the header.
+        let plan = PlannedSweep::plan(&set, n, kind, material, &cache, &grid).map_err(FitJobError::Fit)?;
+        let setup = SweepSetup {
+            scene: set.name().to_string(),
+            body: set.bodies(),
+            body_line: set.body_line(),
+            n,
+            masses,
+            kind,
+            material,
+            target,
+        };
+        Ok(PreparedSettings { notes, warnings: warnings.into_iter().collect(), setup, options, plan })
+    }
+
+    fn run(prepared: PreparedSettings, context: &mut crate::Context<'_>) -> Result<SettingsReport, FitJobError> {
+        let rows = prepared.plan.run(&prepared.options, context.backend, |_| {});
+        Ok(SettingsReport { setup: prepared.setup, rows })
+    }
+}
+
+/// `0.05 (mean squared relative error; 22.4 % RMS)`.
+fn describe_target(target: f64) -> String {
+    format!("{} (mean squared relative error; {:.3} % RMS)", number(target), rms_percent(target))
+}
+
+/// `6.4e5 (80000 % RMS)` for a row's error, `-` where the fit found no rest state.
+fn describe_error(error: f64) -> String {
+    if error.is_finite() { format!("{} ({} % RMS)", scientific(error), number(rms_percent(error))) } else { "-".into() }
+}
+
+impl SettingsReport {
+    /// Whether dt and nit move the model's rest state.
+    fn matter(&self) -> bool {
+        settings_matter(self.setup.kind)
+    }
+
+    /// The cheapest row that reaches the target (none where the settings do not matter).
+    pub fn cheapest(&self) -> Option<&SettingFit> {
+        if self.matter() { cheapest(&self.rows, self.setup.target) } else { None }
+    }
+
+    /// The row with the lowest error.
+    pub fn best(&self) -> Option<&SettingFit> {
+        self.rows.iter().filter(|r| r.error.is_finite()).min_by(|a, b| a.error.total_cmp(&b.error))
+    }
+}
+
+impl serde::Serialize for SettingsReport {
+    /// One object, its keys sorted (as `--json` has always printed it).
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde_json::json;
+        let row = |r: &SettingFit| {
+            json!({
+                "dt": r.dt, "nit": r.nit, "cost": r.cost,
+                "error": r.error.is_finite().then_some(r.error),
+                "rms_percent": r.error.is_finite().then(|| rms_percent(r.error)),
+                "parameters": r.parameters.iter().map(|(n, v)| (n.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
+                "at_bound": r.at_bound, "failed": r.failed,
+            })
+        };
+        let s = &self.setup;
+        json!({
+            "scene": s.scene, "body": s.body, "n": s.n, "mass_model": s.masses, "model": s.kind.spec(),
+            "young": s.material.young(), "poisson": s.material.poisson(), "target": s.target,
+            "target_rms_percent": rms_percent(s.target), "nit_means": s.kind.nit_means(), "settings_matter": self.matter(),
+            "rows": self.rows.iter().map(row).collect::<Vec<_>>(),
+            "cheapest": self.cheapest().map(row),
+            "best": self.best().map(row),
+            "pbdfit_version": env!("CARGO_PKG_VERSION"),
+        })
+        .serialize(serializer)
+    }
+}
+
+impl crate::Report for SettingsReport {
+    fn text(&self) -> String {
+        let (s, matter) = (&self.setup, self.matter());
+        let kind = s.kind;
+        let mut out = format!("{}\n", s.body_line);
+        out += &format!(
+            "scene {} (N = {}, {} masses), model {}, E = {} Pa, nu = {}; target error {}; nit = {}\n",
+            s.scene,
+            s.n,
+            s.masses,
+            kind.spec(),
+            scientific(s.material.young()),
+            number(s.material.poisson()),
+            describe_target(s.target),
+            kind.nit_means()
+        );
+        if !matter {
+            out += &format!(
+                "  dt and nit do not move model {}'s rest state (a Newton equilibrium of its forces): one fit, no grid\n",
+                kind.name()
+            );
+        }
+        out += &format!("  {:>10} {:>5} {:>12} {:>26}  parameters\n", "dt (s)", "nit", "nit/s", "error");
+        for r in &self.rows {
+            let parameters: Vec<String> = r.parameters.iter().map(|(n, v)| format!("{n} = {v:.4e}")).collect();
+            let mut note = String::new();
+            if !r.at_bound.is_empty() {
+                note = format!("  (at the box's edge: {})", r.at_bound.join(", "));
+            }
+            if let Some(why) = &r.failed {
+                note = format!("  no rest state: {why}");
+            }
+            let (dt, nit, cost) = if matter {
+                (number(r.dt), r.nit.to_string(), number(r.cost))
+            } else {
+                ("any".into(), "any".into(), "-".into())
+            };
+            out += &format!(
+                "  {dt:>10} {nit:>5} {cost:>12} {:>26}  {}{note}\n",
+                describe_error(r.error),
+                parameters.join(", ")
+            );
+        }
+        let (target, best) = (describe_target(s.target), self.best());
+        let last = if !matter {
+            match best {
+                Some(b) if b.error <= s.target => format!(
+                    "model {} reaches {target} with error {} at any dt and nit",
+                    kind.name(),
+                    describe_error(b.error)
+                ),
+                Some(b) => format!(
+                    "model {} does not reach {target}: its error is {} at any dt and nit (another model may)",
+                    kind.name(),
+                    describe_error(b.error)
+                ),
+                None => format!("model {} has no rest state at any parameter of the box", kind.name()),
+            }
+        } else {
+            match (self.cheapest(), best) {
+                (Some(r), _) => format!(
+                    "cheapest setting that reaches {target}: dt = {} s, nit = {} ({} per simulated second), error {}",
+                    number(r.dt),
+                    r.nit,
+                    number(r.cost),
+                    describe_error(r.error)
+                ),
+                (None, Some(b)) => format!(
+                    "no setting tried reaches {target}: the lowest error is {} at dt = {} s, nit = {}; the model cannot \
+                     match this body's FEM closer at these settings (a finer time step or more iterations, or another \
+                     model, may)",
+                    describe_error(b.error),
+                    number(b.dt),
+                    b.nit
+                ),
+                (None, None) => "no setting tried has a rest state at any parameter of the box".to_string(),
+            }
+        };
+        out + &last + "\n"
+    }
 }
 
 #[cfg(test)]

@@ -9,18 +9,13 @@
 
 use pbdfit_fem::YoungPoisson;
 use pbdfit_fem::shell::{LinearShell, NODE_DOFS, ShellConstraints, ShellError};
-use pbdfit_fit::{FitJobError, Spelling, load_sheet, refuse_solid_options, shell_constraints, solve_shell};
+use pbdfit_fit::{FitJobError, LoadedSheet, Spelling, refuse_solid_options, shell_constraints, solve_shell};
 use pbdfit_mesh::{BodySummary, SheetBody, SheetScene};
 
 use crate::fem_job::FemReport;
 use crate::modes_job::{ModeReport, ModesReport};
 
 pub use pbdfit_fit::ShellReference;
-
-/// Whether the job's scene is a sheet scene.
-pub fn is_sheet(body: &pbdfit_fit::Body) -> bool {
-    SheetScene::names_sheet(&body.scene)
-}
 
 fn shell_error(scene: &str, n: usize, e: ShellError) -> FitJobError {
     FitJobError::Input(format!("shell reference of {scene} at n = {n}: {e}"))
@@ -39,9 +34,13 @@ pub struct PreparedSheetFem {
     pub reference: ShellReference,
 }
 
-/// Checks a `fem` job on a sheet scene.
-pub fn prepare_fem(job: &crate::FemKeywords, spelling: Spelling) -> Result<PreparedSheetFem, FitJobError> {
-    let (scene, body, material) = load_sheet(&job.body, job.elastic, spelling)?;
+/// Checks a `fem` job on a sheet scene, as loaded.
+pub fn prepare_fem(
+    job: &crate::FemKeywords,
+    sheet: LoadedSheet,
+    spelling: Spelling,
+) -> Result<PreparedSheetFem, FitJobError> {
+    let LoadedSheet { scene, body, material } = sheet;
     let reference = ShellReference::of_job(&job.reference, &scene, spelling)?;
     Ok(PreparedSheetFem { scene, body, material, reference })
 }
@@ -111,13 +110,14 @@ pub struct PreparedSheetModes {
     pub count: usize,
 }
 
-/// Checks a `modes` job on a sheet scene.
+/// Checks a `modes` job on a sheet scene, as loaded.
 pub fn prepare_modes(
     job: &crate::ModesKeywords,
+    sheet: LoadedSheet,
     count: usize,
     spelling: Spelling,
 ) -> Result<PreparedSheetModes, FitJobError> {
-    let (scene, body, material) = load_sheet(&job.body, job.elastic, spelling)?;
+    let LoadedSheet { scene, body, material } = sheet;
     let mut solid: Vec<&str> = Vec::new();
     if job.split.is_some() {
         solid.push("split");

@@ -453,14 +453,15 @@ impl SimulateKeywords {
         let input = FitJobError::Input;
         let kind = self.model.kind(spelling)?;
         // A sheet scene takes a cloth model (its body is the cloth fit's); a solid scene a solid's model.
-        let (loaded, notes) = if crate::sheet::is_sheet(&self.body) {
-            let (scene, body, _) = pbdfit_fit::load_sheet(&self.body, pbdfit_fit::Material::default(), spelling)?;
-            pbdfit_fit::check_cloth_model(kind, &scene.name)?;
-            (Loaded::Sheet(scene, body), Vec::new())
-        } else {
-            let (set, notes) = self.body.load(Some(kind), spelling)?;
-            pbdfit_fit::check_solid_model(kind, set.name())?;
-            (Loaded::Solid(set), notes)
+        let (loaded, notes) = match self.body.load_any(Some(kind), pbdfit_fit::Material::default(), spelling)? {
+            pbdfit_fit::LoadedBody::Sheet(sheet) => {
+                pbdfit_fit::check_cloth_model(kind, &sheet.scene.name)?;
+                (Loaded::Sheet(sheet.scene, sheet.body), Vec::new())
+            }
+            pbdfit_fit::LoadedBody::Solid { set, notes } => {
+                pbdfit_fit::check_solid_model(kind, set.name())?;
+                (Loaded::Solid(set), notes)
+            }
         };
         let name = match &loaded {
             Loaded::Solid(set) => set.name().to_string(),

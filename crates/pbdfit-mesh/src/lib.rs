@@ -20,7 +20,8 @@
 //! Units: lengths in metres, masses in kilograms, accelerations in m/s^2.
 //!
 //! Dependencies: `nalgebra` for points and vectors, `serde` + `toml` for scene files, `thiserror` for
-//! error types, `csv` for measured marker files, and `vtkio` for VTK files (a maintained reader/writer, so the output is checked by reading
+//! error types, `clap` (only for [`ReferenceOptions`]' flags, so the command line and the files parse one
+//! type), `csv` for measured marker files, and `vtkio` for VTK files (a maintained reader/writer, so the output is checked by reading
 //! it back rather than trusted from a hand-written XML template; the importers read `.vtu` and legacy
 //! `.vtk` through it too). The importers add no dependency: Gmsh files are parsed by hand in
 //! `import/gmsh.rs`, because the `mshio` crate (0.4.2, its only release) reads MSH 4.1 only, ignores
@@ -71,7 +72,7 @@ pub use mass::MassModel;
 pub use mesh::{Edge, Tet, TetMesh, signed_volume};
 pub use name::check_file_name;
 pub use obstacle::{Friction, Obstacle};
-pub use reference::ReferenceTable;
+pub use reference::ReferenceOptions;
 pub use scene::{BUILTIN_SCENES, BodyError, BodySummary, Scene, SceneSet, Shape, ZeroResolution};
 pub use selector::{BoxSelector, Selector};
 pub use sheet::{Diagonal, Sheet, SheetError, SheetMesh, Triangle};

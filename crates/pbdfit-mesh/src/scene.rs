@@ -9,7 +9,7 @@ use crate::load::{Load, LoadTables};
 use crate::obstacle::{Obstacle, ObstacleKeys};
 use crate::selector::SelectorKeys;
 use crate::size::{SizeEstimate, available_memory};
-use crate::{Body, CubeSplit, MassModel, ReferenceTable, SceneError, Selector, TetMesh, Vec3, unit_cube_split};
+use crate::{Body, CubeSplit, MassModel, ReferenceOptions, SceneError, Selector, TetMesh, Vec3, unit_cube_split};
 
 /// The built-in scenes, compiled into the library so that `--scene gravity-floor` works from any
 /// directory. Their sources are the files under `scenes/`.
@@ -49,7 +49,7 @@ struct SceneFile {
     load: Option<LoadTables>,
     material: Option<MaterialDef>,
     compound: Option<Vec<String>>,
-    /// The `[reference]` table: a `ReferenceTable`'s fields, plus `measured` (a marker file) in a
+    /// The `[reference]` table: a `ReferenceOptions`'s fields, plus `measured` (a marker file) in a
     /// basic scene.
     reference: Option<toml::Table>,
     obstacle: Option<Vec<ObstacleKeys>>,
@@ -174,7 +174,7 @@ pub struct Scene {
     /// masses (`pbdfit_fit::resolve_mass_model`).
     pub mass_model: Option<MassModel>,
     /// The reference the scene asks for (its `[reference]` table; empty: the default).
-    pub reference: ReferenceTable,
+    pub reference: ReferenceOptions,
     /// Rigid obstacles the body may touch (`[[obstacle]]` tables), at their starting places.
     pub obstacles: Vec<Obstacle>,
     /// Measured markers the scene names as its reference (`[reference] measured = "markers.csv"` or a
@@ -945,8 +945,8 @@ fn largest_side(points: &[Vec3]) -> f64 {
 fn split_reference(
     table: Option<toml::Table>,
     dir: Option<&Path>,
-) -> Result<(ReferenceTable, Option<PathBuf>), String> {
-    let Some(mut table) = table else { return Ok((ReferenceTable::default(), None)) };
+) -> Result<(ReferenceOptions, Option<PathBuf>), String> {
+    let Some(mut table) = table else { return Ok((ReferenceOptions::default(), None)) };
     let measured = match table.remove("measured") {
         None => None,
         Some(toml::Value::String(file)) if !file.is_empty() => {
@@ -955,7 +955,7 @@ fn split_reference(
         Some(other) => return Err(format!("`measured` must name a marker file (CSV or .vtu), got {other}")),
     };
     let reference =
-        ReferenceTable::deserialize(toml::Value::Table(table)).map_err(|e| e.to_string().trim().to_string())?;
+        ReferenceOptions::deserialize(toml::Value::Table(table)).map_err(|e| e.to_string().trim().to_string())?;
     Ok((reference, measured))
 }
 

@@ -10,7 +10,7 @@
 //! - A worker runs one task ([`run_task_json`], through [`run_task`]) and returns its records as CSV text
 //!   (round-trip decimals: read back bit for bit). It writes no file.
 //!
-//! The local run ([`pbdfit_fit::study::run_plan_in`]) is these same pieces in one process, so a
+//! The local run ([`pbdfit_study::run_plan_in`]) is these same pieces in one process, so a
 //! distributed run writes the same bytes (but the `seconds` column and `summary.json`'s timing, threads
 //! and backend). A task is a pure function of the study and itself: the grid rest states (once per
 //! (dt, N, nit)) and the search's shared rest states a worker keeps between tasks change no bit of a fit
@@ -21,14 +21,14 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use pbdfit_fit::study::StudyKeywords;
-use pbdfit_fit::study::{
-    LockedFolder, Pending, Plan, Progress, RunOptions, Study, Task, finish, group_grids, record_line, resume, run_task,
-    tasks, write_record,
-};
 use pbdfit_fit::{FitError, GridRestStates, PartCache, Spelling};
 use pbdfit_pbd::CpuBackend;
 use pbdfit_results::FitRecord;
+use pbdfit_study::StudyKeywords;
+use pbdfit_study::{
+    LockedFolder, Pending, Plan, Progress, RunOptions, Study, Task, finish, group_grids, record_line, resume, run_task,
+    tasks, write_record,
+};
 use pbdfit_table::{TableDef, TableKeywords};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError};
 use pyo3::prelude::*;
@@ -87,7 +87,7 @@ impl Source {
 /// What a worker returns for a task: the finished fits' keys and their records as CSV text.
 #[derive(Debug, Serialize, Deserialize)]
 struct Outcome {
-    keys: Vec<pbdfit_fit::study::FitKey>,
+    keys: Vec<pbdfit_study::FitKey>,
     rows: String,
 }
 
@@ -100,8 +100,8 @@ struct Run {
     pending: Pending,
     cache: PartCache,
     file_locks: Vec<Mutex<()>>,
-    todo: HashSet<pbdfit_fit::study::FitKey>,
-    written: HashSet<pbdfit_fit::study::FitKey>,
+    todo: HashSet<pbdfit_study::FitKey>,
+    written: HashSet<pbdfit_study::FitKey>,
     start: Instant,
 }
 
@@ -230,7 +230,7 @@ impl Driver {
             let summary = finish(&run.study, &run.plan, &run.folder, &run.pending, computed, backend, threads)
                 .map_err(pbdfit_table::TableError::from)?;
             // A study's motion pass (`[motion]`) runs here, on the driver, over the fits just written.
-            pbdfit_fit::study::run_motion_pass(
+            pbdfit_study::run_motion_pass(
                 &run.study,
                 run.folder.path(),
                 &run.plan.files,

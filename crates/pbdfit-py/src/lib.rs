@@ -25,9 +25,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use pbdfit_fit::FitError;
-use pbdfit_fit::study::Progress;
 use pbdfit_mesh::{BUILTIN_SCENES, SceneSet, Vec3};
 use pbdfit_pbd::CpuBackend;
+use pbdfit_study::Progress;
 
 fn value_error(message: impl ToString) -> PyErr {
     PyValueError::new_err(message.to_string())
@@ -228,7 +228,7 @@ fn run_cancellable<'py, T: Send + 'static, E: std::fmt::Display + Send + 'static
         Ok(())
     };
     let outcome = interruptible(py, cancel, OnInterrupt::Finish, &tick, move || {
-        pbdfit_fit::study::on_threads(jobs, |_| {
+        pbdfit_study::on_threads(jobs, |_| {
             let observer = |p: &Progress| {
                 if interrupt_after.is_some_and(|k| p.done >= k) {
                     // As the signal would, but at a fixed fit: no further fit starts.
@@ -259,7 +259,7 @@ fn study<'py>(
     _interrupt_after: Option<usize>,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let job =
-        pbdfit_fit::study::StudyKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.study: {e}")))?;
+        pbdfit_study::StudyKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.study: {e}")))?;
     let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
     let mut summaries = Vec::new();
     for study in prepared {
@@ -287,7 +287,7 @@ fn study<'py>(
 /// The keywords `study` takes (Python's spelling of `pbdfit study`'s options).
 #[pyfunction]
 fn study_keywords() -> Vec<String> {
-    pbdfit_fit::study::StudyKeywords::names()
+    pbdfit_study::StudyKeywords::names()
 }
 
 /// Where a local study's or table's progress goes (`progress=`): nowhere, a line to stderr every 50 fits
@@ -497,50 +497,6 @@ fn read_results<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyDi
     Ok(d)
 }
 
-/// The module `pbdfit._native`.
-/// A closed-form mapping's parameters, as `pbdfit baseline --mapping NAME --json` prints them (the same
-/// serialisation: the same numbers). `scene` (default `gravity`, the tables' unit cube) gives the body's
-/// geometry at `n`; `name = "list"` returns the registry as `baseline --mapping list --json` does.
-#[pyfunction]
-#[pyo3(signature = (name, young=None, poisson=None, dt=None, nit=None, n=None, scene=None, density=None, size=None))]
-fn mapping(
-    name: &str,
-    young: Option<f64>,
-    poisson: Option<f64>,
-    dt: Option<f64>,
-    nit: Option<usize>,
-    n: Option<usize>,
-    scene: Option<String>,
-    density: Option<f64>,
-    size: Option<f64>,
-) -> PyResult<String> {
-    use pbdfit_table::mapping::{MAPPINGS, map};
-    let json = |e: serde_json::Error| PyRuntimeError::new_err(format!("mapping as JSON: {e}"));
-    if name == "list" {
-        let list: Vec<serde_json::Value> = MAPPINGS
-            .iter()
-            .map(|m| {
-                serde_json::json!({"name": m.name, "model": m.model.name(), "description": m.description,
-                    "source": m.source, "uses_young": m.uses_young})
-            })
-            .collect();
-        return serde_json::to_string(&list).map_err(json);
-    }
-    // As the command line: the name first, then the missing settings, then their values.
-    // dt, nit and n only where the formula reads them.
-    let m = pbdfit_table::mapping::mapping(name).map_err(value_error)?;
-    let query = m
-        .query(young, poisson, dt, nit, n)
-        .map_err(|key| value_error(format!("{key} is required with mapping {name}")))?;
-    query.check().map_err(value_error)?;
-    let set = load_body(scene.as_deref().unwrap_or("gravity"), density, size)?;
-    let mapped = map(name, &query, &set)
-        .map_err(|e| if e.is_input() { value_error(e) } else { PyRuntimeError::new_err(e.to_string()) })?;
-    let mut value = serde_json::to_value(&mapped).map_err(json)?;
-    value["body"] = serde_json::to_value(set.bodies()).map_err(json)?;
-    serde_json::to_string(&value).map_err(json)
-}
-
 /// Any job of `pbdfit_jobs::JOBS` by name: `keywords` is a JSON object of its command's options under their
 /// Python names; returns its report, the command's `--json` output, as JSON text.
 #[pyfunction]
@@ -556,6 +512,7 @@ fn job_keywords(name: &str) -> PyResult<Vec<String>> {
     pbdfit_jobs::keywords_of(name).ok_or_else(|| value_error(format!("no job named {name}")))
 }
 
+/// The module `pbdfit._native`.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenes, m)?)?;
@@ -569,7 +526,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(distributed::run_task_json, m)?)?;
     m.add_class::<distributed::Driver>()?;
     m.add_function(wrap_pyfunction!(read_results, m)?)?;
-    m.add_function(wrap_pyfunction!(mapping, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

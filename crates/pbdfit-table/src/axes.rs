@@ -1,6 +1,6 @@
 //! The five axes of a table, their order and the coordinates they are interpolated in.
 
-use pbdfit_fit::study::Setting;
+use pbdfit_study::Setting;
 use serde::{Deserialize, Serialize};
 
 /// One axis of a table.

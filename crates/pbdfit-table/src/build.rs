@@ -3,10 +3,10 @@
 use std::path::Path;
 use std::time::Instant;
 
-use pbdfit_fit::study::{Configuration, LockedFolder, Plan, Progress, RunOptions, run_plan_in, store};
 use pbdfit_fit::{FitError, FitStatus, PartCache};
 use pbdfit_pbd::RestStateBackend;
 use pbdfit_results::{Scale, StudySummary};
+use pbdfit_study::{Configuration, LockedFolder, Plan, Progress, RunOptions, run_plan_in, store};
 use rayon::prelude::*;
 
 use crate::axes::{DIMS, flat};

@@ -2,10 +2,10 @@
 
 use std::path::Path;
 
-use pbdfit_fit::study::{BoxDef, Configuration, Experiment, FitDef, Study};
 use pbdfit_fit::{FitOptions, Search};
-use pbdfit_mesh::{MassModel, ReferenceTable, SceneSet};
+use pbdfit_mesh::{MassModel, ReferenceOptions, SceneSet};
 use pbdfit_pbd::{ModelKind, Precision};
+use pbdfit_study::{BoxDef, Configuration, Experiment, FitDef, Study};
 use serde::Deserialize;
 
 use crate::TableError;
@@ -18,7 +18,7 @@ struct TableFile {
     #[serde(default)]
     description: String,
     /// Model (default `pbd`): a name, or `[model]` with `name` and `[model.settings]`.
-    model: Option<pbdfit_fit::study::ModelEntry>,
+    model: Option<pbdfit_study::ModelEntry>,
     /// The scene set fitted (default the compound `gravity`).
     scene: Option<String>,
     mass_model: Option<MassModel>,
@@ -27,7 +27,7 @@ struct TableFile {
     /// Search box overrides: `name = [lower, upper]`.
     #[serde(default, rename = "box")]
     search_box: BoxDef,
-    reference: Option<ReferenceTable>,
+    reference: Option<ReferenceOptions>,
     axes: AxesDef,
 }
 
@@ -150,7 +150,7 @@ impl TableDef {
             experiments: vec![Experiment { name: "table".into(), varies: None }],
             fit,
             model_folder: false,
-            reference: pbdfit_fit::ReferenceOverrides::from_table(&file.reference.clone().unwrap_or_default())
+            reference: pbdfit_fem::ReferenceSpec::validate(&file.reference.clone().unwrap_or_default())
                 .map_err(|e| bad("reference", e.to_string()))?,
             precision: Precision::F64,
             motion: None,

@@ -1,15 +1,15 @@
 //! One table job: `pbdfit table`, Python's `pbdfit.table` and the Dask driver and its workers fill a
 //! [`TableKeywords`] (the command line's options under their Python names), checked here
 //! ([`TableKeywords::prepare`]) and built by one cancellable runner ([`PreparedTable::run`], on the study
-//! runner's pool [`pbdfit_fit::study::on_threads`]). Python's copy had no `--search` and no `--partial`.
+//! runner's pool [`pbdfit_study::on_threads`]). Python's copy had no `--search` and no `--partial`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use pbdfit_fit::study::{Progress, RunOptions};
 use pbdfit_fit::{PartCache, Search, Spelling};
 use pbdfit_pbd::RestStateBackend;
+use pbdfit_study::{Progress, RunOptions};
 use serde::{Deserialize, Serialize};
 
 use crate::{BuildSummary, TableDef, TableError, build, build_partial};

@@ -6,7 +6,7 @@
 //!
 //! - [`TableDef`]: the table definition file (TOML: model, scene, reference, fit settings and the five
 //!   axes as explicit value lists), validated with errors naming the file and the key;
-//! - [`build`]: every node's fit, run by the study runner ([`pbdfit_fit::study::run_plan`] on a plan of
+//! - [`build`]: every node's fit, run by the study runner ([`pbdfit_study::run_plan`] on a plan of
 //!   explicit configurations: grid rest states once per (dt, N, nit) and shared across (E, nu),
 //!   resumable, deterministic), then leave-one-out, then `table.csv` and `table.json` written atomically;
 //! - [`Table`]: the table format (read and write) and the tables compiled into the binary

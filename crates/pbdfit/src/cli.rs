@@ -33,19 +33,6 @@ impl std::fmt::Display for CliError {
 /// Result of a subcommand.
 pub type CliResult = Result<(), CliError>;
 
-/// Loads `--scene` (a built-in name or a TOML path) with the body's `--density` and `--size`, as the jobs
-/// load theirs (`pbdfit_fit::Body::load`, no model: the scene's masses, else lumped). Says on stderr what
-/// each imported mesh is and what validation changed.
-pub fn load_scene(name: &str, scale: BodyArgs) -> Result<SceneSet, CliError> {
-    let body = pbdfit_fit::Body { scene: name.to_string(), scale, ..Default::default() };
-    let (set, notes) = body.load(None, pbdfit_fit::Spelling::Flag).map_err(crate::fit::job_error)?;
-    notes.iter().for_each(|note| eprintln!("pbdfit: {note}"));
-    Ok(set)
-}
-
-/// The body's `--density` and `--size`: the jobs' keywords.
-pub type BodyArgs = pbdfit_fit::BodyKeywords;
-
 /// `pbdfit scenes`: the built-in scenes and what they hold.
 pub fn list_scenes() -> CliResult {
     for (name, _) in BUILTIN_SCENES {
@@ -187,10 +174,6 @@ fn handoff_reporter() -> pbdfit_gpu::HandoffObserver {
         }
     })
 }
-
-/// The FEM reference a command uses (over the study's and the scene's `[reference]` tables): the jobs'
-/// keywords.
-pub type ReferenceArgs = pbdfit_fit::ReferenceKeywords;
 
 /// Checks, before any work, that the output file `path` of `option` can be written: its folder exists (or,
 /// with `make_folder`, is made), and a file there can be created (or the file, where it exists, opened for

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use pbdfit_claims::{Results, Score, comparison_markdown, evaluate, markdown_table};
-use pbdfit_fit::study::{Study, Variant};
+use pbdfit_study::{Study, Variant};
 
 use crate::cli::{BackendName, CliError, CliResult, fit_error};
 
@@ -97,7 +97,7 @@ pub fn run(args: CompareArgs) -> CliResult {
     for (variant, study) in variants.iter().zip(&studies) {
         let out = args.out.join(&variant.name);
         eprintln!("variant {}: results in {}", variant.name, out.display());
-        let prepared = pbdfit_fit::study::PreparedStudy {
+        let prepared = pbdfit_study::PreparedStudy {
             study: study.clone(),
             out: out.clone(),
             only: only.clone(),

@@ -40,7 +40,7 @@ pub fn run(args: FitArgs) -> CliResult {
     }
     // The output path checked before the fit; the result printed before the file is written.
     if let Some(path) = &args.vtk {
-        let Some(set) = &prepared.set else {
+        let Some(set) = prepared.body.solid() else {
             return Err(crate::cli::CliError::Input(format!(
                 "--vtk writes tetrahedral meshes, and scene {} is a sheet (`pbdfit fem --vtk` writes its shell)",
                 prepared.problem.scene
@@ -59,7 +59,7 @@ pub fn run(args: FitArgs) -> CliResult {
     crate::cli::print_report(&outcome.report, args.json)?;
     if let Some(path) = &args.vtk {
         let p = &outcome.prepared;
-        if let Some(set) = &p.set {
+        if let Some(set) = p.body.solid() {
             write_vtk(path, set, &p.problem, &outcome.result, p.markers())?;
         }
     }

@@ -86,7 +86,8 @@ enum Command {
     /// A closed-form mapping's parameters for (E, nu) (Van Gelder springs, bulk-modulus and Macklin-Mueller
     /// volume compliances, Godot-Jolt's constant, their PBD equivalents, xpbd-strain's inverse moduli): the
     /// baselines the lookup is measured against. `--mapping list` lists them.
-    Baseline(baseline::BaselineArgs),
+    #[command(visible_alias = "baseline")]
+    Mapping(baseline::MappingArgs),
     /// Run a study under named variants of the setup (reference material, solve, mesh split, mass, load,
     /// arithmetic) and score each against the thesis's claims.
     Compare(compare::CompareArgs),
@@ -112,7 +113,7 @@ fn main() -> ExitCode {
         Command::Study(args) => study::run(args),
         Command::Table(args) => table::run(args),
         Command::Lookup(args) => lookup::run(args),
-        Command::Baseline(args) => baseline::run(args),
+        Command::Mapping(args) => baseline::run(args),
         Command::Reproduce(args) => reproduce::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Bench(args) => bench::run(args),

@@ -2,12 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
-use pbdfit_fit::study::Study;
 use pbdfit_fit::{FitStatus, read_records};
 use pbdfit_mesh::SceneSet;
 use pbdfit_pbd::Model;
 use pbdfit_pbd::{PbdSystem, RestOptions, SimParams};
 use pbdfit_plot::{Naming, ReportContext, ScenePicture, auto_scale, render_study, write_report};
+use pbdfit_study::Study;
 
 use crate::cli::{CliError, CliResult};
 
@@ -117,7 +117,7 @@ pub fn run(args: ReproduceArgs) -> CliResult {
         results.display()
     );
     let prepared =
-        pbdfit_fit::study::PreparedStudy { study, out: results.clone(), only: Vec::new(), note: None, lockstep: None };
+        pbdfit_study::PreparedStudy { study, out: results.clone(), only: Vec::new(), note: None, lockstep: None };
     crate::study::run_with_progress(&prepared, args.jobs, args.backend, None)?;
     let study = prepared.study;
 

@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pbdfit_fit::Spelling;
-use pbdfit_fit::study::{PreparedStudy, Progress, Study, StudyKeywords, on_threads};
+use pbdfit_study::{PreparedStudy, Progress, Study, StudyKeywords, on_threads};
 
-use crate::cli::{BackendName, CliError, CliResult, ReferenceArgs, fit_error};
+use crate::cli::{BackendName, CliError, CliResult, fit_error};
 use crate::fit::job_error;
 
 /// Arguments of `pbdfit study`.
@@ -31,7 +31,7 @@ pub struct StudyArgs {
     #[arg(long, default_value_t = 1)]
     poisson_stride: usize,
     #[command(flatten)]
-    reference: ReferenceArgs,
+    reference: pbdfit_mesh::ReferenceOptions,
     /// Arithmetic of the model's rest states, over the study file's `precision`: f64 or f32 (the
     /// reference library's own; PBD models only).
     #[arg(long, value_enum)]

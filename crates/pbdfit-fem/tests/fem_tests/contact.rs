@@ -199,8 +199,8 @@ fn a_pressed_sphere_satisfies_complementarity_and_balance() {
     let u = ReferenceSpec::default().displacements(&problem, m, 0.01).unwrap();
     let direct = problem.solve_contact(material("linear").unwrap(), m).unwrap();
     assert_eq!(u, direct.displacements);
-    let t = pbdfit_mesh::ReferenceTable { material: Some("neo-hookean".into()), ..Default::default() };
-    let u = ReferenceSpec::from_table(&t).unwrap().displacements(&problem, m, 0.01).unwrap();
+    let t = pbdfit_mesh::ReferenceOptions { material: Some("neo-hookean".into()), ..Default::default() };
+    let u = ReferenceSpec::from_options(&t).unwrap().displacements(&problem, m, 0.01).unwrap();
     let direct = problem.solve_contact(material("neo-hookean").unwrap(), m).unwrap();
     assert_eq!(u, direct.displacements);
 }
@@ -291,8 +291,8 @@ fn singular_and_unsupported_contact_problems_are_refused() {
     assert!(matches!(e, FemError::FreeRigidMotion { free: 6, contacts: 0, .. }), "{e}");
     assert!(e.to_string().contains("touches no obstacle") && !e.to_string().contains("friction ("), "{e}");
     // Dynamic: refused with the obstacle count.
-    let t = pbdfit_mesh::ReferenceTable { solve: Some("dynamic".into()), ..Default::default() };
-    let e = ReferenceSpec::from_table(&t).unwrap().displacements(&problem, m, 0.01).unwrap_err();
+    let t = pbdfit_mesh::ReferenceOptions { dynamic: true, ..Default::default() };
+    let e = ReferenceSpec::from_options(&t).unwrap().displacements(&problem, m, 0.01).unwrap_err();
     assert!(matches!(e, FemError::ContactUnsupported(1)), "{e}");
 }
 

@@ -245,48 +245,6 @@ fn xpbd_fit_recovers_compliances_on_a_log_box() {
     assert_eq!(r.value("alpha_d"), Some(1e-3));
 }
 
-/// A run cancelled by its observer after the k-th fit stops starting fits, keeps the k written, returns
-/// `Interrupted`, and a new run resumes from them to the same results as an uninterrupted run.
-#[test]
-fn a_cancelled_study_keeps_its_fits_and_resumes() {
-    use pbdfit_fit::FitError;
-    use pbdfit_fit::study::{RunOptions, Study, run_study};
-    use pbdfit_pbd::CpuBackend;
-    use std::sync::atomic::{AtomicBool, Ordering};
-    let study = Study::parse(
-        "name = \"c\"\nscenes = [\"gravity-floor\"]\n[base]\ndt = 0.01\nn = 1\nnit = 1\nyoung = 1e3\n\
-         [poisson]\nfrom = 0.0\nto = 0.4\nstep = 0.1\n[fit]\ngrid = 6\n[[experiment]]\nname = \"base\"\n",
-        "c.toml",
-    )
-    .unwrap();
-    let dir = std::env::temp_dir().join(format!("pbdfit-cancel-{}", std::process::id()));
-    let full = dir.join("full");
-    let cut = dir.join("cut");
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-    let cache = PartCache::default();
-    pool.install(|| run_study(&study, &full, &RunOptions::default(), &CpuBackend, &cache, &|_| {})).unwrap();
-    let cancel = Arc::new(AtomicBool::new(false));
-    let options = RunOptions { cancel: Some(cancel.clone()), ..RunOptions::default() };
-    let observer = |p: &pbdfit_fit::study::Progress| {
-        if p.done == 2 {
-            cancel.store(true, Ordering::SeqCst);
-        }
-    };
-    let e = pool.install(|| run_study(&study, &cut, &options, &CpuBackend, &cache, &observer)).unwrap_err();
-    assert!(matches!(e, FitError::Interrupted { done: 2, total: 5 }), "{e}");
-    let rows = |d: &std::path::Path| pbdfit_fit::read_records(&d.join("gravity-floor-base.csv")).unwrap();
-    assert_eq!(rows(&cut).len(), 2);
-    let summary =
-        pool.install(|| run_study(&study, &cut, &RunOptions::default(), &CpuBackend, &cache, &|_| {})).unwrap();
-    assert_eq!((summary.resumed, summary.computed), (2, 3));
-    let strip = |mut r: Vec<pbdfit_fit::FitRecord>| {
-        r.iter_mut().for_each(|x| x.seconds = 0.0);
-        r
-    };
-    assert_eq!(strip(rows(&cut)), strip(rows(&full)));
-    std::fs::remove_dir_all(&dir).ok();
-}
-
 /// The error leaves out the vertices a load prescribes: in the torsion scene the turned top face moves
 /// in the reference, but by the load, not by the material.
 #[test]
@@ -339,7 +297,7 @@ fn a_gradient_fit_beside_a_corner_without_rest_state_backtracks() {
 fn a_stalled_sensitivity_falls_back_to_differences() {
     let set = SceneSet::builtin("cantilever").unwrap();
     let settings = Settings::new(0.001, 1, 8, ModelKind::PBD);
-    let overrides = pbdfit_fit::ReferenceOverrides::with_material(Some("neo-hookean")).unwrap();
+    let overrides = pbdfit_mesh::ReferenceOptions { material: Some("neo-hookean".into()), ..Default::default() };
     let problem =
         FitProblem::new(&set, settings, YoungPoisson::new(1e4, 0.35).unwrap(), &PartCache::new(overrides)).unwrap();
     let mut options = options(ModelKind::PBD);

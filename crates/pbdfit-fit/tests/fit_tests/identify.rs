@@ -2,8 +2,8 @@
 //! 1e-6, and with noise the estimate lies within a few of its own standard deviations of the truth.
 
 use pbdfit_fem::{ReferenceSpec, YoungPoisson};
-use pbdfit_fit::{FemReference, MaterialParameter, NU_MAX, Reference, ReferenceOverrides, identify};
-use pbdfit_mesh::{Marker, Markers, ReferenceTable, SceneSet, Vec3};
+use pbdfit_fit::{FemReference, MaterialParameter, NU_MAX, Reference, identify};
+use pbdfit_mesh::{Marker, Markers, ReferenceOptions, SceneSet, Vec3};
 
 struct Random(u64);
 
@@ -24,10 +24,8 @@ impl Random {
 fn markers(law: &str, young: f64, poisson: f64, noise: f64, seed: u64) -> Markers {
     let set = SceneSet::builtin("gravity-wall").unwrap();
     let scene = &set.scenes()[0];
-    let spec = ReferenceOverrides::from_table(&ReferenceTable { material: Some(law.into()), ..Default::default() })
-        .unwrap()
-        .spec_over(&scene.reference)
-        .unwrap();
+    let options = ReferenceOptions { material: Some(law.into()), ..Default::default() };
+    let spec = pbdfit_fit::reference_spec(scene, &options).unwrap();
     let reference = FemReference::new(scene, 2, spec, 0.01).unwrap();
     let u = reference.displacements(YoungPoisson::new(young, poisson).unwrap()).unwrap();
     let body = scene.body(2).unwrap();
@@ -49,7 +47,7 @@ fn markers(law: &str, young: f64, poisson: f64, noise: f64, seed: u64) -> Marker
 }
 
 fn spec(law: &str) -> ReferenceSpec {
-    ReferenceSpec::from_table(&ReferenceTable { material: Some(law.into()), ..Default::default() }).unwrap()
+    ReferenceSpec::from_options(&ReferenceOptions { material: Some(law.into()), ..Default::default() }).unwrap()
 }
 
 #[test]

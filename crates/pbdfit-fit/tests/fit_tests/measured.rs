@@ -2,7 +2,7 @@
 //! simulated reference's error, and markers made by the model itself give back its parameters.
 
 use pbdfit_fem::YoungPoisson;
-use pbdfit_fit::{FitOptions, FitProblem, PartCache, ReferenceOverrides, Search, SearchBox, Settings, fit_cpu};
+use pbdfit_fit::{FitOptions, FitProblem, PartCache, Search, SearchBox, Settings, fit_cpu};
 use pbdfit_mesh::{Marker, Markers, SceneSet, Vec3};
 use pbdfit_pbd::{ModelKind, RestOptions};
 
@@ -16,7 +16,7 @@ fn set(scene: &str) -> SceneSet {
 fn a_full_field_of_markers_is_the_reference_error() {
     let scenes = set("gravity-wall");
     let settings = Settings::new(0.01, 2, 1, ModelKind::PBD);
-    let cache = PartCache::new(ReferenceOverrides::none());
+    let cache = PartCache::new(Default::default());
     let fem = FitProblem::new(&scenes, settings, YoungPoisson::new(1e3, 0.3).unwrap(), &cache).unwrap();
     let part = &fem.parts[0];
     let rest = part.system.rest_positions();
@@ -44,7 +44,7 @@ fn a_full_field_of_markers_is_the_reference_error() {
 fn markers_made_by_the_model_give_its_parameters_back() {
     let scenes = set("gravity-wall");
     let settings = Settings::new(0.01, 2, 1, ModelKind::PBD);
-    let cache = PartCache::new(ReferenceOverrides::none());
+    let cache = PartCache::new(Default::default());
     let system = cache.system(&scenes.scenes()[0], 2).unwrap();
     let truth = [0.43, 0.71];
     let rest = system.rest_state(&settings.at(&truth), &RestOptions::default(), None).unwrap();
@@ -128,7 +128,7 @@ fn noisy_markers(rows: impl IntoIterator<Item = (Vec3, Vec3)>, sigma: f64, noise
 fn noisy_markers_give_confidence_intervals_of_the_right_size() {
     let scenes = set("gravity-wall");
     let settings = Settings::new(0.01, 2, 1, ModelKind::PBD);
-    let cache = PartCache::new(ReferenceOverrides::none());
+    let cache = PartCache::new(Default::default());
     let system = cache.system(&scenes.scenes()[0], 2).unwrap();
     let truth = [0.43, 0.71];
     let rest = system.rest_state(&settings.at(&truth), &RestOptions::default(), None).unwrap();
@@ -172,7 +172,7 @@ fn noisy_markers_give_confidence_intervals_of_the_right_size() {
 fn the_bootstrap_agrees_with_the_covariance_intervals() {
     let scenes = set("gravity-wall");
     let settings = Settings::new(0.01, 2, 1, ModelKind::PBD);
-    let cache = PartCache::new(ReferenceOverrides::none());
+    let cache = PartCache::new(Default::default());
     let system = cache.system(&scenes.scenes()[0], 2).unwrap();
     let rest = system.rest_state(&settings.at(&[0.43, 0.71]), &RestOptions::default(), None).unwrap();
     let (u, x) = (&rest.displacements, system.rest_positions());

@@ -2,8 +2,6 @@
 
 mod fit;
 mod identify;
-mod lockstep;
 mod measured;
 mod nothing_to_fit;
 mod shared_rest_states;
-mod study_limits;

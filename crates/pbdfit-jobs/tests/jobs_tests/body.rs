@@ -16,7 +16,9 @@ fn fem(young: f64, density: Option<f64>, size: Option<f64>) -> Vec<Vec3> {
     let body = pbdfit_fit::Body { scene: "gravity-wall".into(), n: Some(2), scale, ..Default::default() };
     let elastic = pbdfit_fit::Material { young: Some(young), poisson: None };
     let job = FemKeywords { body, elastic, ..Default::default() };
-    let prepared = job.prepare(Spelling::Keyword).unwrap();
+    let pbdfit_jobs::FemPrepared::Solid(prepared) = pbdfit_jobs::Job::prepare(&job, Spelling::Keyword).unwrap() else {
+        panic!("gravity-wall is a solid")
+    };
     let (material, dt) = (prepared.material, prepared.dt);
     let mut parts = prepared.parts;
     assert_eq!(parts.len(), 1);

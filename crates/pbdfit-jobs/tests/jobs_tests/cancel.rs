@@ -64,7 +64,10 @@ fn a_simulation_s_dynamics_stop_at_the_step_after_the_flag() {
 #[test]
 fn cancelled_modes_and_motion_stop_in_their_fem_loops() {
     let modes = ModesKeywords::from_json(r#"{"scene": "gravity-wall", "n": 2, "count": 2}"#).unwrap();
-    let prepared = modes.prepare(Spelling::Keyword).unwrap();
+    let pbdfit_jobs::ModesPrepared::Solid(prepared) = pbdfit_jobs::Job::prepare(&modes, Spelling::Keyword).unwrap()
+    else {
+        panic!("gravity-wall is a solid")
+    };
     let (material, count) = (prepared.material, prepared.count);
     let part = prepared.parts.into_iter().next().unwrap();
     let e = with_flag(&set(), || part.run(material, count)).unwrap_err();

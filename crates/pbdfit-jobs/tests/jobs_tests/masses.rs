@@ -4,10 +4,10 @@
 //! bit; the thesis's models keep their lumped masses; and masses other than the engine's are warned
 //! about with the rest-state difference they make.
 
-use pbdfit_fit::study::Study;
 use pbdfit_jobs::{FitJob, FitKeywords, FitReport, Job, SimulateKeywords, SimulateReport, Spelling};
 use pbdfit_mesh::{MassModel, SceneSet, Vec3};
 use pbdfit_pbd::{CpuBackend, ModelKind, PbdSystem, RestOptions, RestStateBackend, SimParams};
+use pbdfit_study::Study;
 
 /// A short gradient fit on the wall at N = 2 (nit 4, Genesis's usual substeps; E 1e3 for Genesis, whose
 /// stiffest stretch compliance is the box's edge at 1e4 on this dt and nit, 1e4 for PyBullet).
@@ -48,7 +48,7 @@ fn python_keywords_with_mass_model_none_give_the_engines_masses() {
     let masses = |json: &str| {
         let job = FitKeywords::from_json(json).expect("keywords").job(Spelling::Keyword).expect("a job");
         let prepared = job.prepare(Spelling::Keyword).expect("prepared");
-        prepared.set.as_ref().unwrap().scenes().iter().map(|s| s.body(prepared.n).unwrap().masses).collect::<Vec<_>>()
+        prepared.body.solid().unwrap().scenes().iter().map(|s| s.body(prepared.n).unwrap().masses).collect::<Vec<_>>()
     };
     for model in ["genesis-pbd", "pybullet-neohookean"] {
         let none = masses(&format!(r#"{{"scene": "gravity", "n": 2, "model": "{model}", "mass_model": null}}"#));
@@ -165,13 +165,13 @@ fn a_scene_files_mass_model_beats_the_engines_and_the_override_beats_both() {
             .expect("a job")
     };
     let given = prepare(None);
-    assert_eq!(given.set.as_ref().unwrap().scenes()[0].mass_model(), MassModel::Lumped);
+    assert_eq!(given.body.solid().unwrap().scenes()[0].mass_model(), MassModel::Lumped);
     assert!(
         given.warnings.iter().any(|w| w.contains("the scene file's [material] mass_model")),
         "{:?}",
         given.warnings
     );
-    assert_eq!(prepare(Some(MassModel::Uniform)).set.unwrap().scenes()[0].mass_model(), MassModel::Uniform);
+    assert_eq!(prepare(Some(MassModel::Uniform)).body.solid().unwrap().scenes()[0].mass_model(), MassModel::Uniform);
     std::fs::remove_file(&file).ok();
 }
 

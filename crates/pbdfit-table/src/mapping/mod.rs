@@ -324,8 +324,8 @@ impl Mapping {
         Ok(MappingQuery {
             young: need(young, "young")?,
             poisson: need(poisson, "poisson")?,
-            dt: if self.uses_step { dt.ok_or("dt")? } else { dt.unwrap_or(0.01) },
-            nit: if self.uses_step { nit.ok_or("nit")? } else { nit.unwrap_or(1) },
+            dt: if self.uses_step { dt.ok_or("dt")? } else { dt.unwrap_or(pbdfit_fit::DT) },
+            nit: if self.uses_step { nit.ok_or("nit")? } else { nit.unwrap_or(pbdfit_fit::NIT) },
             n: if self.uses_mesh { n.ok_or("n")? } else { n.unwrap_or(1) },
         })
     }
@@ -415,7 +415,7 @@ fn pbd_from(xpbd: MapFn, q: &MappingQuery, g: &Geometry) -> Result<Vec<f64>, Str
 macro_rules! mappings {
     ($($file:ident),* $(,)?) => {
         $(mod $file;)*
-        /// Every mapping, in the order `pbdfit baseline` lists them.
+        /// Every mapping, in the order `pbdfit mapping --mapping list` lists them.
         pub static MAPPINGS: &[Mapping] = &[$($file::MAPPING),*];
     };
 }

@@ -28,11 +28,16 @@ fn case<'a>(name: &str, markers: &'a str) -> (Vec<&'a str>, Value) {
                 vec!["--table", "pbd", "--young", "3e4", "--poisson", "0.3", "--dt", "0.005", "--nit", "4", "--n", "1"];
             return (args, object!({"table": "pbd", "young": 3e4, "poisson": 0.3, "dt": 0.005, "nit": 4, "n": 1}));
         }
+        "mapping" => {
+            let args = vec!["--mapping", "xpbd-van-gelder-bulk", "--young", "1e4", "--poisson", "0.3", "--n", "1"];
+            return (args, object!({"name": "xpbd-van-gelder-bulk", "young": 1e4, "poisson": 0.3, "n": 1}));
+        }
         "modes" => (vec!["--count", "2"], wall(object!({"count": 2}))),
         "motion" => (
             vec!["--param", "kd=0.5", "--param", "kv=0.5", "--dt", "0.005"],
             wall(object!({"params": {"kd": 0.5, "kv": 0.5}, "dt": 0.005})),
         ),
+        "settings" => (vec!["--dt", "1/30", "--nit", "1,2"], wall(object!({"dt": "1/30", "nit": "1,2"}))),
         "simulate" => (vec!["--model", "xpbd", "--nit", "3"], wall(object!({"model": "xpbd", "nit": 3}))),
         _ => panic!("no case for the job {name}: add one here"),
     };

@@ -94,7 +94,7 @@ fn a_folder_in_use_is_refused_naming_the_lock() {
     let dir = scratch("lock");
     let out = dir.join("out");
     let file = study(&dir, &tiny());
-    let held = pbdfit_fit::study::LockedFolder::lock(&out).unwrap();
+    let held = pbdfit_study::LockedFolder::lock(&out).unwrap();
     let o = pbdfit(&["study", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     let pid = format!("pid {}", std::process::id());
     assert_input_error(&o, &[out.to_str().unwrap(), ".pbdfit.lock", &pid, "another pbdfit run"]);

@@ -3,11 +3,11 @@
 //! explains a difference from a published result. A variant is named by atoms joined with `+`, e.g.
 //! `opposite+corotational+f32`; `baseline` changes nothing.
 
-use pbdfit_mesh::{MassModel, ReferenceTable};
+use pbdfit_mesh::{MassModel, ReferenceOptions};
 use pbdfit_pbd::Precision;
 
-use crate::FitError;
-use crate::study::Study;
+use crate::Study;
+use pbdfit_fit::FitError;
 
 /// One atom of a variant name and what it changes.
 struct Atom {
@@ -26,12 +26,12 @@ const ATOMS: &[Atom] = &[
     Atom {
         name: "dynamic",
         what: "FEM rest state by implicit Euler with the study's dt, to rest",
-        apply: |v| v.reference.solve = Some("dynamic".into()),
+        apply: |v| v.reference.dynamic = true,
     },
     Atom {
         name: "consistent",
         what: "consistent FEM mass matrix (with a dynamic solve)",
-        apply: |v| v.reference.mass = Some("consistent".into()),
+        apply: |v| v.reference.fem_mass = Some("consistent".into()),
     },
     Atom {
         name: "opposite",
@@ -57,7 +57,7 @@ pub struct Variant {
     /// The name as given (atoms joined by `+`).
     pub name: String,
     /// Reference fields set by the variant (over the study's and the scenes').
-    pub reference: ReferenceTable,
+    pub reference: ReferenceOptions,
     /// Mass model of both sides.
     pub mass_model: Option<MassModel>,
     /// Gravity multiplied by this factor.
@@ -88,7 +88,7 @@ impl Variant {
     /// Parses `atom+atom+...`; an unknown atom is an error listing the known ones.
     ///
     /// ```
-    /// use pbdfit_fit::study::Variant;
+    /// use pbdfit_study::Variant;
     /// let v = Variant::parse("opposite+corotational+f32").unwrap();
     /// assert_eq!(v.reference.split.as_deref(), Some("opposite"));
     /// assert_eq!(v.reference.material.as_deref(), Some("corotational"));
@@ -108,7 +108,7 @@ impl Variant {
                 variant.reference.material = Some(m.name().into());
             } else if let Some(t) = atom.strip_prefix("dynamic-t") {
                 let t: f64 = t.parse().map_err(|_| unknown(atom))?;
-                variant.reference.solve = Some("dynamic".into());
+                variant.reference.dynamic = true;
                 variant.reference.time = Some(t);
             } else if let Some(f) = atom.strip_prefix("load") {
                 let f: f64 = f.parse().map_err(|_| unknown(atom))?;
@@ -127,10 +127,8 @@ impl Variant {
     pub fn apply(&self, study: &Study) -> Result<Study, FitError> {
         let mut out = study.clone();
         out.name = format!("{}-{}", study.name, self.name);
-        out.reference = crate::reference_overrides(
-            &format!("variant {}", self.name),
-            &self.reference.over(&study.reference.table()),
-        )?;
+        out.reference =
+            pbdfit_fit::reference_overrides(&format!("variant {}", self.name), &self.reference.over(&study.reference))?;
         if let Some(m) = self.mass_model {
             out.mass_model = Some(m);
             out.scenes = out.scenes.into_iter().map(|s| s.with_mass_model(m)).collect();
@@ -153,12 +151,12 @@ mod tests {
     #[test]
     fn atoms_combine_and_numbers_parse() {
         let v = Variant::parse("dynamic-t2+consistent+load8+uniform").unwrap();
-        assert_eq!(v.reference.solve.as_deref(), Some("dynamic"));
+        assert!(v.reference.dynamic);
         assert_eq!(v.reference.time, Some(2.0));
-        assert_eq!(v.reference.mass.as_deref(), Some("consistent"));
+        assert_eq!(v.reference.fem_mass.as_deref(), Some("consistent"));
         assert_eq!(v.load, Some(8.0));
         assert_eq!(v.mass_model, Some(MassModel::Uniform));
-        assert_eq!(Variant::parse("baseline").unwrap().reference, ReferenceTable::default());
+        assert_eq!(Variant::parse("baseline").unwrap().reference, ReferenceOptions::default());
         for bad in ["load-1", "loadx", "dynamic-tx", "sofa", ""] {
             let e = Variant::parse(bad).unwrap_err().to_string();
             assert!(e.contains("opposite") && e.contains("f32"), "{bad}: {e}");
@@ -173,7 +171,7 @@ mod tests {
         let v = Variant::parse("six+f32+load8").unwrap().apply(&study).unwrap();
         assert_eq!(v.name, "thesis-six+f32+load8");
         assert_eq!(v.precision, Precision::F32);
-        assert_eq!(v.reference.table().split.as_deref(), Some("six"));
+        assert_eq!(v.reference.split.as_deref(), Some("six"));
         let g = |s: &Study| s.scenes[0].scenes()[0].gravity.y;
         assert_eq!(g(&v), 8.0 * g(&study));
         // Static solve with a time is refused, naming the field.

@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use super::folder::{LockedFolder, check_settings};
 use super::plan::{FitKey, Plan};
 use super::{Configuration, Study, store};
-use crate::{FitError, GridRestStates, PartCache, RestSource, Search, fit_with_grid_from};
+use pbdfit_fit::{FitError, GridRestStates, PartCache, RestSource, Search, fit_with_grid_from};
 
 /// Which fits a run does.
 #[derive(Debug, Clone, Default)]
@@ -23,7 +23,7 @@ pub struct RunOptions {
     /// When set (by another thread, or the observer), no further fit starts; the fits in flight finish
     /// and are written, and the run returns [`FitError::Interrupted`]. A later run resumes.
     pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
-    /// Run each (dt, N, nit) group's fits in lockstep, this many at once ([`crate::lockstep`]): their
+    /// Run each (dt, N, nit) group's fits in lockstep, this many at once ([`pbdfit_fit::Lockstep`]): their
     /// search turns' rest states go to the backend as shared batches. The same rows as without; `None`
     /// runs the fits one per thread, each computing its own rest states.
     pub lockstep: Option<usize>,
@@ -152,7 +152,7 @@ pub fn run_plan_in(
         let results: Vec<Result<(), FitError>> = match options.lockstep {
             None => group.par_iter().with_max_len(1).map(|task| run_one(task, RestSource::Direct)).collect(),
             Some(fits) => {
-                let (results, counts) = crate::lockstep::run_in_lockstep(&group, fits, backend, run_one);
+                let (results, counts) = pbdfit_fit::run_in_lockstep(&group, fits, backend, run_one);
                 observer(&Progress {
                     done: *done.lock().expect("progress lock"),
                     total,
@@ -230,7 +230,7 @@ pub fn resume(
             .map(|s| s.mass_model().name().to_string())
     };
     let reference_of = |scene: &str| {
-        study.scenes.iter().find(|s| s.name() == scene).map(|s| crate::reference_id(s, cache.overrides()))
+        study.scenes.iter().find(|s| s.name() == scene).map(|s| pbdfit_fit::reference_id(s, cache.overrides()))
     };
     let expected = store::Expected {
         model,
@@ -362,7 +362,7 @@ pub fn group_grids(
                 continue;
             }
             let system = cache.system(scene, n)?;
-            crate::check_grid_memory(&system, study.fit.grid_point_count(), study.fit.resolution())?;
+            pbdfit_fit::check_grid_memory(&system, study.fit.grid_point_count(), study.fit.resolution())?;
             let grid =
                 GridRestStates::for_fit(&system, &settings, &study.fit, backend, &study.precision.rest_options());
             grids.insert(scene.name.clone(), grid);
@@ -482,7 +482,7 @@ pub fn finish(
 }
 
 /// The fits of one (dt, N, nit) group as chains run one after the other: with neighbour starts
-/// ([`crate::FitOptions::neighbour_starts`]), one chain per scene and Young's modulus in increasing nu,
+/// ([`pbdfit_fit::FitOptions::neighbour_starts`]), one chain per scene and Young's modulus in increasing nu,
 /// so each fit can start from the fit of the next lower nu of its setting (its [`neighbour`]); without,
 /// one chain per fit. Chains are independent, so the results do not depend on the thread count, and a resumed run
 /// finds each neighbour's parameters in the rows already written (exactly as computed: the CSVs hold
@@ -559,7 +559,7 @@ fn fit_one(
         seconds: 0.0,
         status: FitStatus::Failed,
         message: String::new(),
-        reference: crate::reference_id(set, cache.overrides()),
+        reference: pbdfit_fit::reference_id(set, cache.overrides()),
         search: (study.fit.search != Search::Pattern).then(|| SearchRecord {
             name: study.fit.search.name().to_string(),
             reached: 0,
@@ -571,8 +571,10 @@ fn fit_one(
         let with_start;
         let options = match neighbour.clone() {
             Some(at) => {
-                with_start =
-                    crate::FitOptions { starts: [study.fit.starts.clone(), vec![at]].concat(), ..study.fit.clone() };
+                with_start = pbdfit_fit::FitOptions {
+                    starts: [study.fit.starts.clone(), vec![at]].concat(),
+                    ..study.fit.clone()
+                };
                 &with_start
             }
             None => &study.fit,

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use super::{Configuration, Setting, Study};
-use crate::FitError;
+use pbdfit_fit::FitError;
 
 /// Identity of one unique fit: scene set, configuration and nu (bit patterns, so it can be hashed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]

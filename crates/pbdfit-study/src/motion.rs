@@ -1,5 +1,5 @@
 //! A study's motion pass (`[motion]` in a study file): after the rest-state fits, the release test
-//! (`pbdfit motion`, [`crate::MotionKeywords`]) at every fitted parameter set, one row per fit row, into
+//! (`pbdfit motion`, [`pbdfit_fit::MotionKeywords`]) at every fitted parameter set, one row per fit row, into
 //! `<results>/motion/releases.csv`: at the stiffness that gives the right sag, how far the model's
 //! frequency and decay are from the FEM's, over the study's dt, nit, N and E. With `fit_motion` it also
 //! fits the parameters to the motion and records what that gains in trajectory and costs in sag; with
@@ -28,7 +28,7 @@ use rayon::prelude::*;
 use serde::Deserialize;
 
 use super::{PreparedStudy, Progress, Study};
-use crate::{FitError, MotionKeywords, MotionReport, Release, Spelling};
+use pbdfit_fit::{FitError, MotionKeywords, MotionReport, Release, Spelling};
 
 /// The folder under a study's results that holds its motion pass.
 pub const MOTION_FOLDER: &str = "motion";
@@ -83,7 +83,7 @@ impl MotionDef {
     /// The pass, checked (each message names the entry).
     pub(crate) fn pass(&self) -> Result<MotionPass, (String, String)> {
         // The command line's own check of the window (its bounds hold on every body).
-        let periods = crate::motion::check_periods(self.periods.unwrap_or(crate::DEFAULT_PERIODS))
+        let periods = pbdfit_fit::check_periods(self.periods.unwrap_or(pbdfit_fit::DEFAULT_PERIODS))
             .map_err(|e| ("motion.periods".to_string(), e))?;
         let release = match self.release.as_deref() {
             None => Release::Gravity,
@@ -253,9 +253,7 @@ impl Study {
         }
         // The release test's FEM is the scene's body with the study's law; any other reference choice would
         // make its rows describe another FEM than the fits'.
-        let law_only = pbdfit_fem::ReferenceOverrides::with_material(self.reference.material().map(|m| m.name()))
-            .map_err(|e| ("reference".to_string(), e.to_string()))?;
-        if self.reference != law_only {
+        if self.reference != self.reference.material_only() {
             return Err((
                 "motion".into(),
                 "the release test takes the study's [reference] law only (no solve, split, mass, time or damping \
@@ -381,16 +379,16 @@ pub fn run_motion_pass(
                 }
                 let start = std::time::Instant::now();
                 let base = MotionKeywords {
-                    body: crate::Body {
+                    body: pbdfit_fit::Body {
                         scene: scene_source(study, &record.scene),
                         n: Some(record.n),
                         mass_model: Some(record.mass_model.clone()),
                         ..Default::default()
                     },
-                    elastic: crate::Material { young: Some(record.young), poisson: Some(record.poisson) },
-                    material: study.reference.material().map(|m| m.name().to_string()),
-                    step: crate::Step { dt: record.dt },
-                    model: crate::Model { model: record.model.clone(), nit: record.nit, ..Default::default() },
+                    elastic: pbdfit_fit::Material { young: Some(record.young), poisson: Some(record.poisson) },
+                    material: study.reference.material.clone(),
+                    step: pbdfit_fit::Step { dt: record.dt },
+                    model: pbdfit_fit::Model { model: record.model.clone(), nit: record.nit, ..Default::default() },
                     params: record.parameters.to_vec(),
                     periods: Some(pass.periods),
                     release: Some(pass.release.name().to_string()),
@@ -411,7 +409,7 @@ pub fn run_motion_pass(
                 let motion = (pass.fit_motion && at_sag.is_ok())
                     .then(|| release(MotionKeywords { fit_motion: true, ..base.clone() }));
                 // A model without a damping knob (Genesis's PBD) has no damping search: its columns stay empty.
-                let damped = (pass.fit_damping && at_sag.is_ok() && crate::has_damping_knob(study.kind))
+                let damped = (pass.fit_damping && at_sag.is_ok() && pbdfit_fit::has_damping_knob(study.kind))
                     .then(|| release(MotionKeywords { fit_damping: true, ..base }));
                 let releases = Releases { at_sag, motion, damped };
                 let seconds = start.elapsed().as_secs_f64();

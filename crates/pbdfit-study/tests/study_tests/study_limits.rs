@@ -4,7 +4,7 @@
 //! error naming `poisson.step` and the count it would give. A study named `../../escaped` wrote
 //! outside the results folder, and a scene (or experiment value) listed twice was computed twice.
 
-use pbdfit_fit::study::{MAX_FITS, MAX_POISSON_VALUES, Study};
+use pbdfit_study::{MAX_FITS, MAX_POISSON_VALUES, Study};
 use proptest::prelude::*;
 
 fn study(poisson: &str, experiments: &str) -> String {

@@ -3,14 +3,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use pbdfit_mesh::{MassModel, ReferenceTable, SceneSet};
+use pbdfit_mesh::{MassModel, ReferenceOptions, SceneSet};
 use pbdfit_pbd::{ModelKind, Precision};
 use pbdfit_results::{BaseSettings, ExperimentLayout, ParameterLayout, SceneLayout, StudyLayout};
 use serde::Deserialize;
 
-use pbdfit_fem::{ReferenceOverrides, YoungPoisson};
+use pbdfit_fem::{ReferenceSpec, YoungPoisson};
 
-use crate::{FitError, FitOptions, FitProblem, FitRequest, PartCache, Search, Settings};
+use pbdfit_fit::{FitError, FitOptions, FitProblem, FitRequest, PartCache, Search, Settings};
 
 /// The most values of nu a study's `[poisson]` range may give (the thesis's grid has 50).
 pub const MAX_POISSON_VALUES: usize = 10_000;
@@ -42,7 +42,7 @@ struct StudyFile {
     search_box: BoxDef,
     experiment: Vec<ExperimentDef>,
     /// The reference the fits match (over each scene's own `[reference]`).
-    reference: Option<ReferenceTable>,
+    reference: Option<ReferenceOptions>,
     /// `f64` (default) or `f32`: the arithmetic of the model's rest states.
     precision: Option<String>,
     /// The motion pass after the fits (`study::motion`).
@@ -281,7 +281,7 @@ pub struct Study {
     pub model_folder: bool,
     /// The study's `[reference]` choices, validated (none: each scene's own reference, by default linear
     /// static).
-    pub reference: ReferenceOverrides,
+    pub reference: ReferenceOptions,
     /// The arithmetic of the model's rest states (`precision = "f32"`: the reference library's).
     pub precision: Precision,
     /// The release test at every fit after the fits (`[motion]`; none: no motion pass).
@@ -291,13 +291,13 @@ pub struct Study {
 impl Study {
     /// Where the study's masses (its `mass_model`, else a scene file's) differ from those of the engine its
     /// model reproduces: the warning, with the rest-state difference at the base configuration and the
-    /// model's example point ([`mass_model_warning`](crate::mass_model_warning)).
+    /// model's example point ([`mass_model_warning`](pbdfit_fit::mass_model_warning)).
     pub fn mass_warning(&self) -> Option<String> {
         let b = &self.base;
         self.scenes.iter().find_map(|set| {
-            crate::mass_model_warning(
+            pbdfit_fit::mass_model_warning(
                 set,
-                crate::Settings::new(b.dt, b.n, b.nit, self.kind),
+                pbdfit_fit::Settings::new(b.dt, b.n, b.nit, self.kind),
                 None,
                 self.mass_model,
                 "the file's mass_model",
@@ -396,7 +396,7 @@ impl Study {
                     format!("scene `{}` is listed twice (its name names the results files)", set.name()),
                 ));
             }
-            scenes.push(crate::with_resolved_masses(set, file.mass_model, Some(kind)));
+            scenes.push(pbdfit_fit::with_resolved_masses(set, file.mass_model, Some(kind)));
         }
         let fit = file
             .fit
@@ -498,7 +498,7 @@ impl Study {
                 ),
             ));
         }
-        let reference = ReferenceOverrides::from_table(&file.reference.clone().unwrap_or_default())
+        let reference = ReferenceSpec::validate(&file.reference.clone().unwrap_or_default())
             .map_err(|e| bad("reference", e.to_string()))?;
         let precision = match file.precision.as_deref() {
             None => Precision::F64,
@@ -538,9 +538,9 @@ impl Study {
     /// markers is refused before any work ([`FitError::MeasuredScene`]): a study fits against the FEM.
     pub fn check_reference(&self) -> Result<(), FitError> {
         for set in &self.scenes {
-            crate::problem::fits_against_fem(set)?;
+            pbdfit_fit::fits_against_fem(set)?;
             for scene in set.scenes() {
-                crate::reference_spec(scene, &self.reference)?;
+                pbdfit_fit::reference_spec(scene, &self.reference)?;
             }
         }
         Ok(())
@@ -652,7 +652,7 @@ impl Study {
             poisson: self.poisson.clone(),
             grid: self.fit.resolution(),
             min_step: self.fit.min_step,
-            search: (self.fit.search != crate::Search::Pattern).then(|| self.fit.search.name().to_string()),
+            search: (self.fit.search != pbdfit_fit::Search::Pattern).then(|| self.fit.search.name().to_string()),
             neighbour_starts: self.fit.neighbour_starts(),
         }
     }
@@ -690,7 +690,7 @@ name = "base"
         let s = Study::parse(&text, "t.toml").unwrap();
         assert_eq!(s.precision, Precision::F32);
         assert_eq!(s.layout("x").precision, "f32");
-        let spec = crate::reference_spec(&s.scenes[0].scenes()[0], &s.reference).unwrap();
+        let spec = pbdfit_fit::reference_spec(&s.scenes[0].scenes()[0], &s.reference).unwrap();
         assert_eq!(spec.id(), "corotational dynamic lumped t=2 split=six");
         let e = Study::parse(&text.replace("\"six\"", "\"seven\""), "t.toml").unwrap_err().to_string();
         assert!(e.contains("t.toml") && e.contains("reference") && e.contains("same, opposite, six"), "{e}");

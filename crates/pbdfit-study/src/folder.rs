@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use pbdfit_results::{MANIFEST_FILE, StudyLayout, read_manifest, read_summary};
 
-use crate::FitError;
+use pbdfit_fit::FitError;
 
 /// The lock file's name inside a results folder.
 pub const LOCK_FILE: &str = ".pbdfit.lock";

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use pbdfit_results::{FitRecord, FitStatus, ResultsError, append_record, read_records, write_records};
 
-use crate::FitError;
+use pbdfit_fit::FitError;
 
 /// Reads the finished rows of a results CSV. A partial last line (a run killed mid-write) is dropped and
 /// the file truncated to its last complete row, so appending can go on.
@@ -189,7 +189,7 @@ pub fn finished_row(
     r: &FitRecord,
     kind: pbdfit_pbd::ModelKind,
     unbounded: bool,
-    search_box: &crate::SearchBox,
+    search_box: &pbdfit_fit::SearchBox,
 ) -> Option<String> {
     if r.status != FitStatus::Ok {
         return None;
@@ -319,7 +319,7 @@ pub fn read(path: &Path) -> Result<Vec<FitRecord>, FitError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::SearchBox;
+    use pbdfit_fit::SearchBox;
     use pbdfit_pbd::ModelKind;
 
     fn record(nu: f64) -> FitRecord {

@@ -3,9 +3,9 @@
 
 use std::sync::{Arc, Mutex};
 
-use pbdfit_fit::study::{Progress, RunOptions, Study, run_study};
 use pbdfit_fit::{FitRecord, PartCache, RestSource, read_records, run_in_lockstep};
 use pbdfit_pbd::{CpuBackend, PbdError, RestJob, RestState, RestStateBackend, SimParams};
+use pbdfit_study::{Progress, RunOptions, Study, run_study};
 
 /// A gradient study of XPBD on the compound scene (three parts, so three rest states a trial) over ten
 /// materials: soft ones whose searches meet points without a rest state, stiff ones that end on a bound.

@@ -1,4 +1,12 @@
-//! Studies: a matrix of fits defined in a TOML file, run in parallel, resumable.
+//! # pbdfit-study
+//!
+//! Studies: a matrix of fits defined in a TOML file, run in parallel, resumable. This crate sits after the
+//! fit core (`pbdfit-fit`: the problem, the searches, the fit and release-test jobs a study runs) and
+//! before the stiffness tables (`pbdfit-table`, whose tables are studies at explicit configurations).
+//!
+//! Dependencies: the fit core and `pbdfit-results` (the results files), `rayon` (fits in parallel),
+//! `serde` + `toml` (study files), `serde_json` (a study job's keywords), `csv` (the release pass's file),
+//! `clap` (the study job's options).
 //!
 //! - [`file`]: the study file (TOML) and its validation into a [`Study`];
 //! - [`plan`]: the unique fits a run must do and the rows each writes (a fit shared by several

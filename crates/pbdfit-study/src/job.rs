@@ -14,7 +14,8 @@ use pbdfit_results::StudySummary;
 use serde::{Deserialize, Serialize};
 
 use super::{Progress, RunOptions, Study, run_study};
-use crate::{FitError, FitJobError, PartCache, ReferenceKeywords, Search, Spelling};
+use pbdfit_fit::{FitError, FitJobError, PartCache, Search, Spelling};
+use pbdfit_mesh::ReferenceOptions;
 
 /// A study run as the command line and Python ask it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -32,7 +33,7 @@ pub struct StudyKeywords {
     pub poisson_stride: Option<usize>,
     /// The FEM reference's options, over the study file's `[reference]`.
     #[serde(flatten)]
-    pub reference: ReferenceKeywords,
+    pub reference: ReferenceOptions,
     /// `f64` or `f32`, over the file's `precision`.
     pub precision: Option<String>,
     /// `gradient` or `pattern`, over the file's `[fit] search` (another search drops the file's grid).
@@ -63,12 +64,12 @@ pub struct PreparedStudy {
 impl StudyKeywords {
     /// The keywords' names (Python's spelling).
     pub fn names() -> Vec<String> {
-        crate::keyword_names::<StudyKeywords>()
+        pbdfit_fit::keyword_names::<StudyKeywords>()
     }
 
     /// The job from a JSON object of its keywords (Python's call), unknown keywords refused.
     pub fn from_json(text: &str) -> Result<Self, String> {
-        crate::keywords_from_json(text)
+        pbdfit_fit::keywords_from_json(text)
     }
 
     /// Reads the study file and applies the options over each of its studies (one per model).
@@ -109,9 +110,7 @@ impl StudyKeywords {
         let studies = Study::parse_all(text, &self.study)?;
         let mut prepared = Vec::new();
         for (i, mut study) in studies.into_iter().enumerate() {
-            let table = self.reference.table().over(&study.reference.table());
-            study.reference = crate::ReferenceOverrides::from_table(&table)
-                .map_err(|e| input(format!("the reference options: {e}")))?;
+            study.reference = pbdfit_fit::checked_reference(&self.reference.over(&study.reference))?;
             if let Some(p) = precision {
                 study.precision = p;
             }
@@ -225,7 +224,7 @@ mod tests {
         let pattern = StudyKeywords { lockstep: Some(8), search: None, ..job.clone() };
         assert!(refused(pattern, Spelling::Keyword).starts_with("lockstep: study thesis runs the pattern search"));
         let material = StudyKeywords {
-            reference: ReferenceKeywords { material: Some("rubber".into()), ..Default::default() },
+            reference: ReferenceOptions { material: Some("rubber".into()), ..Default::default() },
             ..job
         };
         assert!(refused(material, Spelling::Flag).starts_with("the reference options:"));
