@@ -14,7 +14,9 @@ For each case (scene, N, dt, mNumIterations, parameter point) this script
 
 Usage:
     python3 benchmarks/engines/jolt_cloth.py [--example PATH] [--jolt-rest PATH] [--out DIR] [--goal G]
-Writes DIR/jolt_cloth.txt and DIR/jolt_cloth.json (DIR: benchmarks/engines/results). Exit status 0 when every
+Writes DIR/jolt_cloth.txt, DIR/jolt_cloth.json and DIR/jolt_cloth_rest.txt (DIR: benchmarks/engines/results;
+the last Jolt's rest displacements per case, which the test `jolt_cloth_equals_jolts_committed_rest_state` of
+crates/pbdfit-pbd/tests/pbd_tests/engines.rs compares with pbdfit's, with no Jolt in CI). Exit status 0 when every
 case is within --goal (relative L2, default 1e-3), 1 otherwise, 2 on a setup error.
 """
 
@@ -133,6 +135,14 @@ def main() -> int:
     (out / "jolt_cloth.txt").write_text("\n".join(lines) + "\n")
     (out / "jolt_cloth.json").write_text(json.dumps({"jolt_version": version, "goal": args.goal, "cases": results},
                                                     indent=1) + "\n")
+    fixture = [f"# Jolt {version} rest displacements (m) of jolt_cloth.py's cases: case scene n dt iterations "
+               "compliance shear_compliance bend_compliance linear_damping density vertices, then x y z per vertex"]
+    for r in results:
+        fixture.append(f"case {r['scene']} {r['n']} {r['dt']!r} {r['iterations']} {r['compliance']!r} "
+                       f"{r['shear_compliance']!r} {r['bend_compliance']!r} {r['linear_damping']!r} {DENSITY!r} "
+                       f"{len(r['jolt'])}")
+        fixture += [" ".join(repr(c) for c in v) for v in r["jolt"]]
+    (out / "jolt_cloth_rest.txt").write_text("\n".join(fixture) + "\n")
     return 0 if ok else 1
 
 
