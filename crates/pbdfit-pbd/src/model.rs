@@ -256,8 +256,10 @@ pub enum Fold {
     Engine(fn(&[f64], RuleSettings) -> EngineRule),
     /// A mass-spring force law.
     Springs(fn(&[f64], RuleSettings) -> SpringLaw),
-    /// A cloth model's constraints on a sheet (`cloth/`): the only family that takes sheets.
+    /// A cloth model's constraints on a sheet (`cloth/`).
     Cloth(fn(&[f64], RuleSettings) -> ClothRule),
+    /// An engine profile's step on a sheet (`engines/`, the engine's constraints made of the triangles).
+    SheetEngine(fn(&[f64], RuleSettings) -> EngineRule),
 }
 
 /// The kind of body a model simulates: its family decides ([`Fold::body_kind`]).
@@ -290,16 +292,17 @@ impl Fold {
     pub fn rule(self, values: &[f64], settings: RuleSettings) -> ModelRule {
         match self {
             Fold::Projection(fold) => ModelRule::Projection(fold(values, settings)),
-            Fold::Engine(fold) => ModelRule::Engine(fold(values, settings)),
+            Fold::Engine(fold) | Fold::SheetEngine(fold) => ModelRule::Engine(fold(values, settings)),
             Fold::Springs(fold) => ModelRule::Springs(fold(values, settings)),
             Fold::Cloth(fold) => ModelRule::Cloth(fold(values, settings)),
         }
     }
 
-    /// The kind of body the family simulates: sheets for cloth, solids for every other family.
+    /// The kind of body the family simulates: sheets for cloth and sheet engine profiles, solids for every
+    /// other family.
     pub fn body_kind(self) -> BodyKind {
         match self {
-            Fold::Cloth(_) => BodyKind::Sheet,
+            Fold::Cloth(_) | Fold::SheetEngine(_) => BodyKind::Sheet,
             Fold::Projection(_) | Fold::Engine(_) | Fold::Springs(_) => BodyKind::Solid,
         }
     }
@@ -538,7 +541,7 @@ impl ModelKind {
     /// Whether the model is an engine profile (`newton-xpbd`, `jolt`, `genesis-pbd`): its own step, not the
     /// colour-order sweep of the textbook models.
     pub fn is_engine_profile(self) -> bool {
-        matches!(self.def.rule, Fold::Engine(_))
+        matches!(self.def.rule, Fold::Engine(_) | Fold::SheetEngine(_))
     }
 
     /// Where one of the model's paste lines gives the engine other parameters than `values`, the fitted

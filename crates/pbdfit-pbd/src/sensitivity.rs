@@ -112,7 +112,9 @@ impl PbdSystem {
         // The model's family is its definition's: the rule at every point of a difference is of it.
         match params.model.kind().def().rule {
             Fold::Projection(fold) => self.stepped_sensitivity(params, rule_at(fold), rest, options),
-            Fold::Engine(fold) => self.stepped_sensitivity(params, rule_at(fold), rest, options),
+            Fold::Engine(fold) | Fold::SheetEngine(fold) => {
+                self.stepped_sensitivity(params, rule_at(fold), rest, options)
+            }
             Fold::Cloth(fold) => self.stepped_sensitivity(params, rule_at(fold), rest, options),
             Fold::Springs(fold) => self.spring_sensitivity(params, rule_at(fold), rest),
         }

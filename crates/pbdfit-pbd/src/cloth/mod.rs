@@ -307,6 +307,11 @@ impl ClothBody {
         ClothBody { sets, data, schedules: Mutex::new(HashMap::new()) }
     }
 
+    /// The sheet's triangles (vertex indices), in the mesh's order.
+    pub fn triangles(&self) -> Vec<[usize; 3]> {
+        self.sets.triangles.iter().map(|t| [t[0] as usize, t[1] as usize, t[2] as usize]).collect()
+    }
+
     /// Number of unique edges.
     pub fn edge_count(&self) -> usize {
         self.sets.edges.len()

@@ -84,24 +84,29 @@ impl EngineStep for Jolt {
                     }
                 }
                 for &i in edges {
-                    let e = &body.edges[i];
-                    let [a, b] = e.particles;
-                    let du = u[b] - u[a];
-                    let delta = e.rest + du;
-                    let length = delta.norm();
-                    let denominator = length * (e.w[0] + e.w[1] + edge_alpha);
-                    if denominator < 1e-12 {
-                        continue;
-                    }
-                    // l - l0 = (2 E.du + du.du) / (l + l0), without cancellation.
-                    let stretch = (2.0 * e.rest.dot(&du) + du.norm_squared()) / (length + e.length);
-                    let correction = delta * (stretch / denominator);
-                    u[a] += correction * e.w[0];
-                    u[b] -= correction * e.w[1];
+                    project_edge(&body.edges[i], edge_alpha, u);
                 }
             }
         }
     }
+}
+
+/// `ApplyEdgeConstraints` on one edge with compliance over h^2 `alpha` (1/kg), on the displacements `u`.
+#[inline(always)]
+pub(crate) fn project_edge(e: &super::EngineEdge, alpha: f64, u: &mut [crate::Vec3]) {
+    let [a, b] = e.particles;
+    let du = u[b] - u[a];
+    let delta = e.rest + du;
+    let length = delta.norm();
+    let denominator = length * (e.w[0] + e.w[1] + alpha);
+    if denominator < 1e-12 {
+        return;
+    }
+    // l - l0 = (2 E.du + du.du) / (l + l0), without cancellation.
+    let stretch = (2.0 * e.rest.dot(&du) + du.norm_squared()) / (length + e.length);
+    let correction = delta * (stretch / denominator);
+    u[a] += correction * e.w[0];
+    u[b] -= correction * e.w[1];
 }
 
 /// `SoftBodyUpdateContext::cVertexConstraintBatch`.
@@ -141,10 +146,20 @@ pub struct Order {
 impl Order {
     /// `SoftBodySharedSettings::Optimize` for a body of edges (created in `creation` order) and volumes.
     pub(crate) fn new(system: &PbdSystem, body: &EngineBody, creation: CreationOrder) -> Self {
-        let n = system.rest.len();
         let pairs: Vec<[usize; 2]> = body.edges.iter().map(|e| e.particles).collect();
-        let sequence = creation.sequence(&pairs);
-        let rank = creation.ranks(&pairs);
+        Self::optimize(system, &pairs, &creation.sequence(&pairs), &creation.ranks(&pairs), &body.tets)
+    }
+
+    /// `Optimize` for edges `pairs` created in the order `sequence` (indices into `pairs`; `rank[i]` the
+    /// creation index of edge `i`) and volumes `tets` (created in their order).
+    pub(crate) fn optimize(
+        system: &PbdSystem,
+        pairs: &[[usize; 2]],
+        sequence: &[usize],
+        rank: &[usize],
+        tets: &[super::EngineTet],
+    ) -> Self {
+        let n = system.rest.len();
         let p: Vec<[f32; 3]> = system.rest.iter().map(|x| [x.x as f32, x.y as f32, x.z as f32]).collect();
         // (a) Connectivity: neighbours in first-seen order with a count, from edges then volumes.
         let mut connectivity: Vec<Vec<(usize, u32)>> = vec![Vec::new(); n];
@@ -156,10 +171,10 @@ impl Order {
                 }
             }
         };
-        for &i in &sequence {
+        for &i in sequence {
             link(pairs[i][0], pairs[i][1]);
         }
-        for t in &body.tets {
+        for t in tets {
             let q = t.particles;
             for (i, j) in [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)] {
                 link(q[i], q[j]);
@@ -248,7 +263,7 @@ impl Order {
         // (e) Distance along edges to the nearest kinematic vertex, in f32 (Dijkstra).
         let mut distance = vec![f32::MAX; n];
         let mut edge_neighbours: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for &i in &sequence {
+        for &i in sequence {
             edge_neighbours[pairs[i][0]].push(pairs[i][1]);
             edge_neighbours[pairs[i][1]].push(pairs[i][0]);
         }
@@ -277,10 +292,10 @@ impl Order {
             if q.iter().all(|&v| group[v] == g) { g } else { last }
         };
         let mut groups: Vec<(Vec<usize>, Vec<usize>)> = vec![(Vec::new(), Vec::new()); last + 1];
-        for (i, t) in body.tets.iter().enumerate() {
+        for (i, t) in tets.iter().enumerate() {
             groups[group_of(&t.particles)].0.push(i);
         }
-        for &i in &sequence {
+        for &i in sequence {
             groups[group_of(&pairs[i])].1.push(i);
         }
         let sort_key = |q: &[usize], created: usize| {
@@ -288,7 +303,7 @@ impl Order {
             (OrderedF32(d), *q.iter().min().expect("a constraint has vertices"), created)
         };
         for (volumes, edges) in &mut groups {
-            volumes.sort_by_key(|&i| sort_key(&body.tets[i].particles, i));
+            volumes.sort_by_key(|&i| sort_key(&tets[i].particles, i));
             edges.sort_by_key(|&i| sort_key(&pairs[i], rank[i]));
         }
         // (d) The parallel groups by size, largest first (they share no vertex: their order does not matter).

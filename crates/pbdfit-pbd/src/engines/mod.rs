@@ -109,6 +109,7 @@ macro_rules! engines {
 engines! {
     newton::NewtonXpbd,
     jolt::Jolt,
+    jolt_cloth::JoltCloth,
     genesis::GenesisPbd,
 }
 
@@ -158,6 +159,14 @@ pub struct EngineBody {
     pub(crate) tets: Vec<EngineTet>,
     pub(crate) edges: Vec<EngineEdge>,
     caches: EngineCaches,
+}
+
+impl EngineEdge {
+    /// The edge `[a, b]` of `system` at its rest positions.
+    pub(crate) fn of(system: &PbdSystem, p: [usize; 2]) -> Self {
+        let rest = system.rest[p[1]] - system.rest[p[0]];
+        EngineEdge { particles: p, rest, length: rest.norm(), w: p.map(|i| system.inverse_masses[i]) }
+    }
 }
 
 impl EngineBody {

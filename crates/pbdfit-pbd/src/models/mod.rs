@@ -77,4 +77,6 @@ models! {
     cloth_fem::CLOTH_FEM,
     /// Sheets: the library's strain triangles with dihedral bending.
     cloth_strain::CLOTH_STRAIN,
+    /// Sheets: Jolt's soft-body profile on the edges CreateConstraints makes of the triangles.
+    jolt_cloth::JOLT_CLOTH,
 }

@@ -116,7 +116,8 @@ fn a_model_of_the_other_kind_of_body_is_refused() {
     assert_eq!(ModelKind::XPBD.body_kind(), BodyKind::Solid);
     let cloth: Vec<&str> =
         ModelKind::all().iter().filter(|k| k.body_kind() == BodyKind::Sheet).map(|k| k.name()).collect();
-    assert_eq!(cloth.len(), 8, "{cloth:?}");
+    assert_eq!(cloth.len(), 9, "{cloth:?}");
+    assert_eq!(ModelKind::JOLT_CLOTH.body_kind(), BodyKind::Sheet);
 }
 
 /// Every cloth model rests on the clamped strip at its example point (the fixed point of its step map),
@@ -165,6 +166,7 @@ fn cloth_sensitivities_match_differences_of_rest_states() {
         (ModelKind::CLOTH_PBD_ISOMETRIC, vec![0.9, 0.1]),
         (ModelKind::CLOTH_XPBD, vec![1e-3, 1e-2]),
         (ModelKind::CLOTH_XPBD_MORSE, vec![1e-9, 1e-2]),
+        (ModelKind::JOLT_CLOTH, vec![1e-3, 1e-3, 1e-2]),
     ] {
         let options = RestOptions { max_sweeps: 400_000, ..RestOptions::default() };
         let params = SimParams::new(DT, NIT, kind.with(&values).unwrap());

@@ -367,3 +367,63 @@ fn simulate_writes_a_sheet_s_rest_state_as_triangles() {
     assert_eq!((last.triangles.len(), last.point_data.len()), (20, 2));
     assert!(frames.join("dynamics.pvd").exists());
 }
+
+/// Jolt's soft body on a sheet (`jolt-cloth`) fits the hanging sheet against the shell with Jolt's names in
+/// its paste lines, `evaluate` at the fitted compliances gives the fit's error, the damping moves the answer
+/// as it scales gravity, and the profile refuses a solid (exit 2, naming the model).
+#[test]
+fn jolt_cloth_fits_a_sheet_and_refuses_a_solid() {
+    let fit = |extra: &[&str]| {
+        let mut args =
+            vec!["fit", "--json", "--scene", "hanging-sheet", "--n", "2", "--model", "jolt-cloth", "--dt", "1/60"];
+        args.extend_from_slice(&["--nit", "5"]);
+        args.extend_from_slice(extra);
+        let out = pbdfit(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        json(&out)
+    };
+    let r = fit(&[]);
+    assert_eq!(r["model"], "jolt-cloth");
+    let error = r["error"].as_f64().unwrap();
+    assert!(error > 0.0 && error < 0.1, "{error}");
+    let paste = r["engine"]["paste"].to_string();
+    for name in ["mCompliance", "mShearCompliance", "mBendCompliance", "CreateConstraints", "mNumIterations = 5"] {
+        assert!(paste.contains(name), "{name}: {paste}");
+    }
+    let p = &r["parameters"];
+    let param = |name: &str| format!("{name}={:e}", p[name].as_f64().unwrap());
+    let (c, s, b) = (param("compliance"), param("shear_compliance"), param("bend_compliance"));
+    let out = pbdfit(&[
+        "evaluate",
+        "--json",
+        "--scene",
+        "hanging-sheet",
+        "--n",
+        "2",
+        "--model",
+        "jolt-cloth",
+        "--dt",
+        "1/60",
+        "--nit",
+        "5",
+        "--param",
+        &c,
+        "--param",
+        &s,
+        "--param",
+        &b,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let evaluated = json(&out)["error"].as_f64().unwrap();
+    assert!((evaluated / error - 1.0).abs() < 1e-6, "evaluate {evaluated:e} against the fit's {error:e}");
+    // Jolt's damping scales the gravity the rest state feels, by 1 - c h = 0.9 at c = 30 1/s, h = 1/300 s:
+    // the fit makes the edges about 1 / 0.9 times as compliant (1.12 measured; the sag is not linear).
+    let damped = fit(&["--setting", "linear_damping=30"]);
+    assert_eq!(damped["model"], "jolt-cloth[linear_damping=30]");
+    let ratio = damped["parameters"]["compliance"].as_f64().unwrap() / p["compliance"].as_f64().unwrap();
+    assert!((ratio - 1.0 / 0.9).abs() < 0.03, "compliance ratio {ratio}");
+    assert_refused(
+        &["fit", "--scene", "gravity-wall", "--model", "jolt-cloth", "--n", "2"],
+        &["model `jolt-cloth`", "is a tetrahedral solid"],
+    );
+}

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""pbdfit's `jolt-cloth` profile against Jolt itself on sheets: the rest state of a sheet scene whose
+constraints Jolt's `CreateConstraints` makes of its triangles (bend type `Distance`), in pbdfit and in Jolt.
+
+For each case (scene, N, dt, mNumIterations, parameter point) this script
+
+  (a) runs the example `jolt_cloth_rest` (crates/pbdfit-pbd/examples), which prints the sheet (vertices,
+      triangles, lumped masses, held vertices, gravity) and pbdfit's rest displacements;
+  (b) builds the same sheet in Jolt (`jolt_rest` with `faces` and `create_constraints: distance`: every
+      vertex with the attributes mCompliance, mShearCompliance, mBendCompliance; held vertices kinematic)
+      and steps it to rest;
+  (c) reports the relative L2 distance ||u_pbdfit - u_Jolt|| / ||u_Jolt|| over every displacement
+      component, and the largest vertex difference over the largest displacement (`max`).
+
+Usage:
+    python3 benchmarks/engines/jolt_cloth.py [--example PATH] [--jolt-rest PATH] [--out DIR] [--goal G]
+Writes DIR/jolt_cloth.txt, DIR/jolt_cloth.json and DIR/jolt_cloth_rest.txt (DIR: benchmarks/engines/results;
+the last Jolt's rest displacements per case, which the test `jolt_cloth_equals_jolts_committed_rest_state` of
+crates/pbdfit-pbd/tests/pbd_tests/engines.rs compares with pbdfit's, with no Jolt in CI). Exit status 0 when every
+case is within --goal (relative L2, default 1e-3), 1 otherwise, 2 on a setup error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+
+# VertexAttributes: mCompliance, mShearCompliance, mBendCompliance (m/N); mLinearDamping (1/s).
+POINTS = {
+    "S": {"compliance": 1e-3, "shear_compliance": 1e-3, "bend_compliance": 1e-2, "linear_damping": 0.1},
+    "L": {"compliance": 1e-2, "shear_compliance": 3e-2, "bend_compliance": 1e-1, "linear_damping": 0.5},
+}
+# The sheet's density (kg/m^3), ten times the scene's: oxijolt refuses a vertex lighter than 1 g
+# (MAX_VERTEX_INVERSE_MASS), and the hanging sheet's lightest free vertex at N = 8 has 0.39 g.
+DENSITY = 3000.0
+# (scene, N, dt, mNumIterations, point): substeps of 1/80 s or longer, where f32 resolves Jolt's rest state.
+CASES = [
+    ("hanging-sheet", 4, 1 / 30, 2, "S"),
+    ("hanging-sheet", 4, 0.05, 4, "L"),
+    ("hanging-sheet", 8, 1 / 30, 2, "S"),
+    ("hanging-sheet", 8, 0.05, 4, "L"),
+]
+
+
+def rel_l2(u, ref) -> float:
+    num = sum((a - b) ** 2 for p, q in zip(u, ref) for a, b in zip(p, q))
+    den = sum(a * a for q in ref for a in q)
+    return math.sqrt(num / den)
+
+
+def rel_max(u, ref) -> float:
+    norm = lambda v: math.sqrt(sum(c * c for c in v))
+    return max(norm([a - b for a, b in zip(p, q)]) for p, q in zip(u, ref)) / max(norm(v) for v in ref)
+
+
+def run_json(cmd: list[str]) -> tuple[int, dict, str]:
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        return res.returncode, json.loads(res.stdout), res.stderr.strip()
+    except json.JSONDecodeError:
+        return res.returncode, {}, res.stderr.strip()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--example", default=str(REPO / "target/debug/examples/jolt_cloth_rest"))
+    ap.add_argument("--jolt-rest", default=os.environ.get("JOLT_REST", "/tmp/jolt-target/release/jolt_rest"))
+    ap.add_argument("--out", default=str(HERE / "results"))
+    ap.add_argument("--goal", type=float, default=1e-3)
+    args = ap.parse_args()
+    for path, what in [(args.example, "cargo build -p pbdfit-pbd --example jolt_cloth_rest"),
+                       (args.jolt_rest, "see benchmarks/engines/README.md")]:
+        if not os.access(path, os.X_OK):
+            print(f"jolt_cloth: {path} is not an executable ({what})", file=sys.stderr)
+            return 2
+    lines = ["pbdfit's jolt-cloth profile against Jolt (crates.io oxijolt) on sheets: CreateConstraints, bend type "
+             "Distance",
+             f"{'scene':14s} {'N':>2s} {'dt':>7s} {'it':>2s} {'pt':2s} {'edges':>5s} {'max|u| (m)':>10s} "
+             f"{'rel L2':>9s} {'max':>9s} {'Jolt steps':>10s}  within"]
+    results = []
+    ok = True
+    version = None
+    for scene, n, dt, iterations, pname in CASES:
+        point = POINTS[pname]
+        params = f"{point['compliance']},{point['shear_compliance']},{point['bend_compliance']}"
+        code, p, err = run_json([args.example, scene, str(n), repr(dt), str(iterations), params,
+                                 f"linear_damping={point['linear_damping']}", repr(DENSITY)])
+        if code != 0 or "displacements" not in p.get("rest", {}):
+            print(f"jolt_cloth: pbdfit failed on {scene} N={n}: {err or p.get('rest')}", file=sys.stderr)
+            return 2
+        body = {"vertices": p["vertices"], "faces": p["triangles"], "held": p["held"], "masses": p["masses"],
+                "gravity": p["gravity"], "dt": dt, "iterations": iterations,
+                "edge_compliance": point["compliance"], "shear_compliance": point["shear_compliance"],
+                "bend_compliance": point["bend_compliance"], "volume_compliance": 0.0,
+                "linear_damping": point["linear_damping"], "create_constraints": "distance"}
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump(body, f)
+            path = f.name
+        start = time.time()
+        try:
+            code, jolt, err = run_json([args.jolt_rest, path])
+        finally:
+            os.unlink(path)
+        if code not in (0, 3):
+            print(f"jolt_cloth: jolt_rest failed ({code}) on {scene} N={n}: {err}", file=sys.stderr)
+            return 2
+        version = jolt["jolt_version"]
+        u, ref = p["rest"]["displacements"], jolt["displacements"]
+        l2, mx = rel_l2(u, ref), rel_max(u, ref)
+        umax = max(math.sqrt(sum(c * c for c in v)) for v in ref)
+        within = l2 <= args.goal and code == 0
+        ok &= within
+        results.append({"scene": scene, "n": n, "dt": dt, "iterations": iterations, "point": pname, **point,
+                        "edge_constraints": jolt["edge_constraints"], "jolt_steps": jolt["steps"],
+                        "jolt_converged": jolt["converged"], "max_displacement": umax, "rel_l2": l2, "rel_max": mx,
+                        "seconds": time.time() - start, "pbdfit": u, "jolt": ref})
+        lines.append(f"{scene:14s} {n:2d} {dt:7.4f} {iterations:2d} {pname:2s} {jolt['edge_constraints']:5d} "
+                     f"{umax:10.3e} {l2:9.2e} {mx:9.2e} {jolt['steps']:10d}  {'yes' if within else 'NO'}")
+    lines.insert(1, f"Jolt {version}; density {DENSITY:g} kg/m^3; points: " + "; ".join(
+        f"{k} " + ", ".join(f"{a} {b:g}" for a, b in v.items()) for k, v in POINTS.items()))
+    lines.append(f"{'PASS' if ok else 'FAIL'} (goal: relative L2 <= {args.goal:g})")
+    print("\n".join(lines))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "jolt_cloth.txt").write_text("\n".join(lines) + "\n")
+    (out / "jolt_cloth.json").write_text(json.dumps({"jolt_version": version, "goal": args.goal, "cases": results},
+                                                    indent=1) + "\n")
+    fixture = [f"# Jolt {version} rest displacements (m) of jolt_cloth.py's cases: case scene n dt iterations "
+               "compliance shear_compliance bend_compliance linear_damping density vertices, then x y z per vertex"]
+    for r in results:
+        fixture.append(f"case {r['scene']} {r['n']} {r['dt']!r} {r['iterations']} {r['compliance']!r} "
+                       f"{r['shear_compliance']!r} {r['bend_compliance']!r} {r['linear_damping']!r} {DENSITY!r} "
+                       f"{len(r['jolt'])}")
+        fixture += [" ".join(repr(c) for c in v) for v in r["jolt"]]
+    (out / "jolt_cloth_rest.txt").write_text("\n".join(fixture) + "\n")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

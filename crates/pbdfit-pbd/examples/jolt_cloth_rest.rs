@@ -1,0 +1,58 @@
+//! A sheet scene's rest state in the `jolt-cloth` profile, printed as JSON with the sheet for
+//! `benchmarks/engines/jolt_cloth.py`, which runs the same sheet in Jolt itself and compares.
+//!
+//! Usage: `jolt_cloth_rest SCENE N DT NIT COMPLIANCE,SHEAR,BEND [SETTINGS [DENSITY]]` with SETTINGS
+//! `name=value,...` (`linear_damping`, `gravity_factor`) and DENSITY (kg/m^3) replacing the scene's (Jolt
+//! refuses a vertex lighter than 1 g: oxijolt's `MAX_VERTEX_INVERSE_MASS`). Prints the sheet (vertices, triangles, lumped masses, held flags,
+//! gravity), the constraint counts by kind, and the rest displacements (m).
+
+use pbdfit_mesh::SheetScene;
+use pbdfit_pbd::{ModelKind, PbdSystem, RestOptions, SimParams, Vec3};
+
+fn list(values: impl IntoIterator<Item = String>) -> String {
+    format!("[{}]", values.into_iter().collect::<Vec<_>>().join(","))
+}
+
+fn vectors(v: &[Vec3]) -> String {
+    list(v.iter().map(|p| format!("[{:e},{:e},{:e}]", p.x, p.y, p.z)))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    assert!(args.len() >= 6, "usage: jolt_cloth_rest SCENE N DT NIT COMPLIANCE,SHEAR,BEND [SETTINGS [DENSITY]]");
+    let density = args.get(7).map(|d| d.parse().expect("density"));
+    let scene = SheetScene::load(&args[1]).expect("sheet scene").with_body(density, None, None).expect("density");
+    let body = scene.body(Some(args[2].parse().expect("N"))).expect("body");
+    let dt: f64 = args[3].parse().expect("dt");
+    let nit: usize = args[4].parse().expect("nit");
+    let values: Vec<f64> = args[5].split(',').map(|v| v.parse().expect("parameter")).collect();
+    let mut kind: ModelKind = "jolt-cloth".parse().expect("model");
+    for item in args.get(6).map(String::as_str).unwrap_or("").split(',').filter(|s| !s.is_empty()) {
+        let (name, value) = item.split_once('=').expect("name=value");
+        kind = kind.with_setting(name, value.parse().expect("value")).expect("setting");
+    }
+    let held: Vec<bool> = body.held.iter().map(Option::is_some).collect();
+    let system = PbdSystem::sheet(&body.scene, &body.sheet, &held, body.gravity);
+    let params = SimParams::new(dt, nit, kind.with(&values).expect("parameters"));
+    let options = RestOptions { max_sweeps: 400_000, ..RestOptions::default() };
+    let rest = match system.rest_state(&params, &options, None) {
+        Ok(rest) if rest.converged => {
+            format!("{{\"displacements\":{},\"residual\":{:e}}}", vectors(&rest.displacements), rest.residual)
+        }
+        Ok(rest) => format!("{{\"error\":\"not converged, residual {:e}\"}}", rest.residual),
+        Err(e) => format!("{{\"error\":\"{e}\"}}"),
+    };
+    let g = body.gravity;
+    println!(
+        "{{\"vertices\":{},\"triangles\":{},\"masses\":{},\"held\":{},\"gravity\":[{:e},{:e},{:e}],\"dt\":{dt:e},\
+         \"nit\":{nit},\"rest\":{}}}",
+        vectors(body.sheet.mesh.vertices()),
+        list(body.sheet.mesh.triangles().iter().map(|t| format!("[{},{},{}]", t[0], t[1], t[2]))),
+        list(body.sheet.lumped_masses().iter().map(|m| format!("{m:e}"))),
+        list(held.iter().map(|h| h.to_string())),
+        g.x,
+        g.y,
+        g.z,
+        rest,
+    );
+}
