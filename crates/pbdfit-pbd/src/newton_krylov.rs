@@ -15,6 +15,7 @@
 use nalgebra::{Complex, DMatrix};
 
 /// What the root solve reached.
+#[cfg_attr(not(test), allow(dead_code))] // `newton_steps` and `at_round_off` are read by the tests.
 pub(crate) struct RootOutcome {
     /// The last `G(x)`, the best estimate of the fixed point (as the accelerated iteration returns).
     pub x: Vec<f64>,
@@ -239,8 +240,6 @@ struct KrylovStep {
     residual_norm: f64,
     /// Ritz values of `J_G = I - A`: `1 - theta` for the eigenvalues `theta` of the square Hessenberg matrix.
     ritz: Vec<Complex<f64>>,
-    /// Products spent.
-    products: usize,
 }
 
 /// GMRES for `A s = b` from `s = 0`, one cycle of at most `m` products, stopping when the residual
@@ -258,12 +257,7 @@ fn gmres(mut apply: impl FnMut(&[f64], &mut [f64]), b: &[f64], eta: f64, m: usiz
     for k in 0..m {
         apply(&basis[k], &mut w);
         if !w.iter().all(|v| v.is_finite()) {
-            return KrylovStep {
-                step: vec![f64::NAN; n],
-                residual_norm: f64::INFINITY,
-                ritz: Vec::new(),
-                products: k + 1,
-            };
+            return KrylovStep { step: vec![f64::NAN; n], residual_norm: f64::INFINITY, ritz: Vec::new() };
         }
         let mut column = vec![0.0; k + 2];
         for _ in 0..2 {
@@ -311,7 +305,7 @@ fn gmres(mut apply: impl FnMut(&[f64], &mut [f64]), b: &[f64], eta: f64, m: usiz
     }
     let square = DMatrix::from_fn(k, k, |i, j| if i <= j + 1 { hessenberg[j][i] } else { 0.0 });
     let ritz = square.complex_eigenvalues().iter().map(|theta| Complex::new(1.0 - theta.re, -theta.im)).collect();
-    KrylovStep { step, residual_norm: gvec[k].abs(), ritz, products: k }
+    KrylovStep { step, residual_norm: gvec[k].abs(), ritz }
 }
 
 /// The largest modulus of the eigenvalues of a projection step's linearisation at a fixed point whose rest

@@ -55,6 +55,9 @@ pub enum BenchArgs {
         /// Cloth models.
         #[arg(long, value_delimiter = ',', default_value = "cloth-xpbd")]
         cloth: Vec<pbdfit_pbd::ModelKind>,
+        /// The fixed-point solves compared.
+        #[arg(long, value_delimiter = ',', default_value = "anderson,newton-krylov")]
+        solver: Vec<pbdfit_pbd::RootSolve>,
         /// Only the fits whose command line contains this.
         #[arg(long, default_value = "")]
         only: String,
@@ -80,12 +83,13 @@ pub fn run(args: BenchArgs) -> CliResult {
             let rows = pbdfit_fit::bench::bench_fits(&model, &n).map_err(crate::fit::job_error)?;
             print!("{}", pbdfit_fit::bench::bench_fit_report(&rows));
         }
-        BenchArgs::RestSolvers { engine, cloth, only } => {
+        BenchArgs::RestSolvers { engine, cloth, solver, only } => {
             let engine = engine
                 .iter()
                 .map(|e| e.parse().map_err(|e| crate::cli::CliError::Input(format!("--engine: {e}"))))
                 .collect::<Result<Vec<pbdfit_pbd::ModelKind>, _>>()?;
-            let rows = pbdfit_fit::bench::bench_rest_solvers(&engine, &cloth, &only).map_err(crate::fit::job_error)?;
+            let rows = pbdfit_fit::bench::bench_rest_solvers(&engine, &cloth, &solver, &only)
+                .map_err(crate::fit::job_error)?;
             print!("{}", pbdfit_fit::bench::bench_rest_solvers_report(&rows));
         }
         BenchArgs::Motion { model, n } => {
