@@ -237,6 +237,9 @@ pub fn bench_motion_report(rows: &[MotionBenchRow]) -> String {
     out
 }
 
+/// A fit's wall time (s), its rest states and its error.
+pub type RestSolverFit = (f64, usize, f64);
+
 /// One fit of `pbdfit bench rest-solvers`: the same job with the rest states' fixed points solved by the
 /// accelerated iteration, then by Newton-Krylov ([`RootSolve`](pbdfit_pbd::RootSolve)).
 #[derive(Debug, Clone)]
@@ -244,7 +247,7 @@ pub struct RestSolverRow {
     /// The fit, as its command line reads.
     pub case: String,
     /// Per solver: the fit's wall time (s), its rest states and its error, or the refusal.
-    pub fits: Vec<(pbdfit_pbd::RootSolve, Result<(f64, usize, f64), String>)>,
+    pub fits: Vec<(pbdfit_pbd::RootSolve, Result<RestSolverFit, String>)>,
 }
 
 /// The fits of `pbdfit bench rest-solvers`: `pbdfit fit --scene gravity-wall --n 4 --young 1e3 --dt 0.01
@@ -274,7 +277,7 @@ pub fn bench_rest_solvers(
     }
     let mut rows = Vec::new();
     for (case, job) in jobs.into_iter().filter(|(case, _)| case.contains(only)) {
-        let fit = |root| -> Result<(f64, usize, f64), String> {
+        let fit = |root| -> Result<RestSolverFit, String> {
             let mut prepared = job.prepare(Spelling::Flag).map_err(|e| e.to_string())?;
             prepared.problem.rest_options.root = root;
             let start = Instant::now();
