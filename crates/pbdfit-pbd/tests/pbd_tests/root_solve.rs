@@ -30,7 +30,8 @@ fn relative(a: &[Vec3], b: &[Vec3]) -> f64 {
 /// (relative 1e-9: both solve to a residual of 1e-13, and the slowest modes amplify a residual by
 /// `1 / (1 - |mu|)`). The isometric-bending cloth models' rest maps round at about 1e-11: the root solve
 /// ends there converged (at the map's rounding), the accelerated iteration sits there unconverged until
-/// its budget (here 30,000 sweeps) ends. Printed: the sweeps of each.
+/// its budget (here 30,000 sweeps) ends; for them the simulation released at the root solve's state must
+/// stay there. Printed: the sweeps of each.
 #[test]
 fn the_root_solve_rests_where_the_accelerated_iteration_does() {
     let newton = ModelKind::NEWTON_XPBD.with_setting("relaxation", 0.3).unwrap();
@@ -55,8 +56,16 @@ fn the_root_solve_rests_where_the_accelerated_iteration_does() {
             b.residual
         );
         assert!(b.converged && b.residual <= 1e-10, "{kind}: residual {:e}", b.residual);
-        assert!(a.residual <= 1e-10, "{kind}: residual {:e}", a.residual);
-        assert!(d < 1e-9, "{kind}: the two rest states differ by {d:e}");
+        if a.converged {
+            assert!(d < 1e-9, "{kind}: the two rest states differ by {d:e}");
+        } else {
+            // The accelerated iteration ran out of budget at the map's rounding: the simulation, released
+            // at the root solve's state, stays there.
+            let d_run = system.run_dynamics_from(&params, Some(&b.displacements), 200, 200, |_, _| Ok::<(), ()>(()));
+            let moved = relative(&d_run.unwrap().u, &b.displacements);
+            println!("  released at the root solve's state, 200 steps move it by {moved:.1e}");
+            assert!(moved < 1e-9, "{kind}: the simulation leaves the root solve's state by {moved:e}");
+        }
     }
 }
 
