@@ -236,3 +236,79 @@ pub fn bench_motion_report(rows: &[MotionBenchRow]) -> String {
     );
     out
 }
+
+/// A fit's wall time (s), its rest states and its error.
+pub type RestSolverFit = (f64, usize, f64);
+
+/// One fit of `pbdfit bench rest-solvers`: the same job with the rest states' fixed points solved by the
+/// accelerated iteration, then by Newton-Krylov ([`RootSolve`](pbdfit_pbd::RootSolve)).
+#[derive(Debug, Clone)]
+pub struct RestSolverRow {
+    /// The fit, as its command line reads.
+    pub case: String,
+    /// Per solver: the fit's wall time (s), its rest states and its error, or the refusal.
+    pub fits: Vec<(pbdfit_pbd::RootSolve, Result<RestSolverFit, String>)>,
+}
+
+/// The fits of `pbdfit bench rest-solvers`: `pbdfit fit --scene gravity-wall --n 4 --young 1e3 --dt 0.01
+/// --nit 10` for each engine profile (Newton's with `relaxation=0.3`), and a stretch-and-bend fit of a 20
+/// x 20 hanging sheet and clamped strip (`--n 20 --dt 0.01 --nit 10`, the default gradient search) for
+/// each model in `cloth`, each with each of the fixed-point solves `roots`. `only` keeps the cases whose
+/// command line contains it.
+pub fn bench_rest_solvers(
+    engines: &[ModelKind],
+    cloth: &[ModelKind],
+    roots: &[pbdfit_pbd::RootSolve],
+    only: &str,
+) -> Result<Vec<RestSolverRow>, FitJobError> {
+    let mut jobs = Vec::new();
+    for &model in engines {
+        let job = FitJob { n: Some(4), young: Some(1e3), dt: 0.01, nit: 10, ..FitJob::new(MOTION_BENCH_SCENE, model) };
+        jobs.push((
+            format!("--scene {MOTION_BENCH_SCENE} --n 4 --young 1e3 --dt 0.01 --nit 10 --model {}", model.spec()),
+            job,
+        ));
+    }
+    for scene in ["hanging-sheet", "clamped-strip"] {
+        for &model in cloth {
+            let job = FitJob { n: Some(20), dt: 0.01, nit: 10, ..FitJob::new(scene, model) };
+            jobs.push((format!("--scene {scene} --n 20 --dt 0.01 --nit 10 --model {}", model.spec()), job));
+        }
+    }
+    let mut rows = Vec::new();
+    for (case, job) in jobs.into_iter().filter(|(case, _)| case.contains(only)) {
+        let fit = |root| -> Result<RestSolverFit, String> {
+            let mut prepared = job.prepare(Spelling::Flag).map_err(|e| e.to_string())?;
+            prepared.problem.rest_options.root = root;
+            let start = Instant::now();
+            let outcome = prepared.run(&CpuBackend).map_err(|e| e.to_string())?;
+            Ok((start.elapsed().as_secs_f64(), outcome.result.evaluations, outcome.result.error))
+        };
+        rows.push(RestSolverRow { case, fits: roots.iter().map(|&root| (root, fit(root))).collect() });
+    }
+    Ok(rows)
+}
+
+/// The rest-solver benchmark as the command prints it.
+pub fn bench_rest_solvers_report(rows: &[RestSolverRow]) -> String {
+    use pbdfit_mesh::display::scientific;
+    let mut out = format!(
+        "fits with the rest states' fixed points by each solve, CPU ({} threads); per fit: wall time (s, the \
+         reference included), rest states, error\n",
+        rayon::current_num_threads()
+    );
+    for r in rows {
+        out.push_str(&format!("pbdfit fit {}\n", r.case));
+        for (root, fit) in &r.fits {
+            let name = format!("{root:?}");
+            match fit {
+                Ok((seconds, evaluations, error)) => out.push_str(&format!(
+                    "  {name:<13} {seconds:>9.3} s {evaluations:>6} rest states  error {}\n",
+                    scientific(*error)
+                )),
+                Err(e) => out.push_str(&format!("  {name:<13} refused: {}\n", e.lines().next().unwrap_or(""))),
+            }
+        }
+    }
+    out
+}

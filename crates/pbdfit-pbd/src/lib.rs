@@ -63,6 +63,7 @@ mod lanes;
 mod mass_spring;
 mod model;
 mod models;
+mod newton_krylov;
 mod potentials;
 mod precision;
 mod projection;
@@ -86,7 +87,7 @@ pub use model::{
 };
 pub use potentials::SpringPotential;
 pub use resolution::MIN_STEP_MOTION;
-pub use rest_state::{Precision, RestMethod, RestOptions, RestState, accept_rest_state, diverged};
+pub use rest_state::{Precision, RestMethod, RestOptions, RestState, RootSolve, accept_rest_state, diverged};
 pub use sensitivity::{Differences, Sensitivity, SensitivityOptions};
 pub use system::{Dynamics, PbdSystem};
 pub use tetrahedra::{MAX_TETRAHEDRON_TERMS, TetGeometry, TetrahedronConstraint, TetrahedronTerm};

@@ -9,6 +9,7 @@
 //! solver's, the one nearest the undeformed state along the accelerated iteration.
 
 use crate::anderson::{Progress, anderson_guarded};
+use crate::newton_krylov::{RootControls, newton_krylov, step_radius};
 use crate::system::Stage;
 use crate::{Dynamics, ModelRule, PbdError, PbdSystem, SimParams, Vec3};
 use pbdfit_mesh::display::number;
@@ -22,6 +23,17 @@ const RETRY_MEMORY: usize = 3;
 /// counted once with a temporary tally), far fewer when warm-started. (At N = 8 fewer would not pay: with
 /// 200, cold grid points that converge after 200 to 700 evaluations each ran a probe for nothing.)
 const STALL_EVALUATIONS: usize = 500;
+
+/// Map evaluations (Newton steps' products and line searches together) after which a Newton-Krylov
+/// solve ([`RootSolve`]) gives the point to the accelerated iteration.
+const ROOT_EVALUATIONS: usize = 1500;
+
+/// Map evaluations of the accelerated iteration before a slow solve goes to Newton-Krylov ([`RootSolve`]):
+/// the fast points (PBD and XPBD on the bench bodies take 11 to 18) never reach it.
+const ROOT_AFTER: usize = 30;
+
+/// Krylov vectors (products) per Newton step of the root solve at most.
+const ROOT_KRYLOV: usize = 150;
 
 /// How often an engine profile's fixed-point solve may step back from an extrapolation out of the body
 /// ([`anderson_guarded`]) before it falls back to stepping.
@@ -215,6 +227,37 @@ pub struct RestOptions {
     /// spend its whole sweep budget (a mechanism that creeps without running away) ends at the fit's
     /// limit. `None`: no limit. It never changes a rest state that converges before it.
     pub deadline: Option<std::time::Instant>,
+    /// How the fixed point is solved when [`method`](Self::method) is [`RestMethod::FixedPoint`]
+    /// (default: each family's own, [`RootSolve::Auto`]).
+    pub root: RootSolve,
+}
+
+/// How a model's fixed point `u = G(u)` is solved ([`RestOptions::root`]). Whichever solves it, a point
+/// it cannot solve, or whose fixed point repels, goes to the accelerated iteration, its stepping fallback
+/// and their verdicts, so a point without a rest state gets the same verdict either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum RootSolve {
+    /// Newton-Krylov for the cloth models, whose sheets swing slowly to rest (a rest state in a few dozen
+    /// map evaluations where the accelerated iteration took thousands); the accelerated iteration for the
+    /// textbook solids (their committed studies are pinned bit for bit) and the engine profiles (their
+    /// committed motion study and benchmarks).
+    #[default]
+    Auto,
+    /// Anderson-accelerated iteration (`anderson.rs`), then stepping.
+    Anderson,
+    /// Newton-Krylov on `G(u) - u` (`newton_krylov.rs`) first, for every model with a step.
+    NewtonKrylov,
+}
+
+impl RootSolve {
+    /// Whether the root solve runs first for a stage whose family default is `by_default`.
+    fn newton_krylov(self, by_default: bool) -> bool {
+        match self {
+            RootSolve::Auto => by_default,
+            RootSolve::Anderson => false,
+            RootSolve::NewtonKrylov => true,
+        }
+    }
 }
 
 impl Default for RestOptions {
@@ -228,6 +271,7 @@ impl Default for RestOptions {
             divergence_probe: true,
             collapse_verdict: false,
             deadline: None,
+            root: RootSolve::Auto,
         }
     }
 }
@@ -328,6 +372,15 @@ impl PbdSystem {
         // rest state may lie beyond it. The textbook models keep the size rule (their studies are pinned).
         let engine = rules.by_growth();
         let mut spent = 0;
+        if options.method == RestMethod::FixedPoint
+            && self.contacts.is_empty()
+            && options.root.newton_krylov(rules.root_by_default())
+        {
+            match self.root_rest_state(params, rules, options, warm)? {
+                Ok(state) => return Ok(state),
+                Err(root_spent) => spent = root_spent,
+            }
+        }
         // Whether the divergence probe has run (once at most, whichever attempt stalls first).
         let mut probed = false;
         // Whether the early collapse probe has run (once at most).
@@ -455,6 +508,118 @@ impl PbdSystem {
             }
         }
         self.rest_by_stepping(params, rules, options, warm, spent)
+    }
+
+    /// The rest state by Newton-Krylov ([`newton_krylov`]), or the sweeps it spent when it cannot give
+    /// one: its solve did not converge within [`ROOT_EVALUATIONS`], or the fixed point it found repels
+    /// (an engine's Jacobi step by the power iteration the accelerated solve's points get, every other
+    /// model's step by the Ritz values of the last Newton step's Arnoldi process, [`step_radius`]). The
+    /// caller then solves the point as before, whose verdicts (divergence, an unstable fixed point, a
+    /// state beyond reach) stand. A solve that ends at the rest map's own rounding, below
+    /// [`ROUND_OFF`](crate::newton_krylov::ROUND_OFF) but above the tolerance (the isometric-bending cloth
+    /// models round at about 1e-11), is converged with its residual.
+    fn root_rest_state<S: Stage>(
+        &self,
+        params: &SimParams,
+        rules: &S,
+        options: &RestOptions,
+        warm: Option<&[Vec3]>,
+    ) -> Result<Result<RestState, usize>, PbdError> {
+        let mut d = self.dynamics();
+        let x0: Vec<f64> = match warm {
+            Some(w) => self.free.iter().flat_map(|&p| [w[p].x, w[p].y, w[p].z]).collect(),
+            None => vec![0.0; 3 * self.free.len()],
+        };
+        let nit = params.nit.max(1);
+        let engine = rules.by_growth();
+        // The accelerated iteration first, as the first attempt of [`Self::stepped_rest_state`] runs it: a
+        // fast point converges in it to the very rest state that attempt gives; a slow one hands its
+        // iterate, near the fixed point, to Newton (whose step from far away, where the rest map is
+        // strongly nonlinear, is short: Newton's tetrahedra have no shear stiffness at zero strain).
+        let first = anderson_guarded(
+            x0,
+            |x, out| rules.rest_map(self, params, &mut d, x, out),
+            options.anderson_memory,
+            options.tolerance,
+            ROOT_AFTER.min(options.max_map_evaluations).min(options.max_sweeps / nit),
+            self.extent,
+            if engine { ENGINE_RETREATS } else { 0 },
+            |_| !(past(options.deadline) || pbdfit_mesh::cancel::requested()),
+        );
+        pbdfit_mesh::cancel::check()?;
+        let mut spent = first.evaluations * params.nit;
+        let (x, residual) = if first.converged {
+            // The first attempt's own rest state, with its own verdict.
+            if let Some((radius, steps, relaxation)) = self.jacobi_radius(rules, params, &first.x) {
+                spent += steps;
+                if radius > UNSTABLE_RADIUS {
+                    return Err(PbdError::Unstable {
+                        scene: self.scene.clone(),
+                        params: params.describe(),
+                        radius,
+                        relaxation,
+                    });
+                }
+            }
+            (first.x, first.residual)
+        } else {
+            if !first.residual.is_finite() || past(options.deadline) {
+                return Ok(Err(spent));
+            }
+            let controls = RootControls {
+                tolerance: options.tolerance,
+                max_evaluations: ROOT_EVALUATIONS
+                    .min(options.max_map_evaluations)
+                    .min((options.max_sweeps.saturating_sub(spent)) / nit),
+                krylov: ROOT_KRYLOV,
+                limit: if engine { PROBE_FACTOR * self.extent } else { self.extent },
+                scale_floor: 1e-9 * self.extent,
+            };
+            let out = newton_krylov(
+                first.x,
+                |x, out| rules.rest_map(self, params, &mut d, x, out),
+                controls,
+                || !(past(options.deadline) || pbdfit_mesh::cancel::requested()),
+            );
+            pbdfit_mesh::cancel::check()?;
+            spent += out.evaluations * params.nit;
+            if !out.converged {
+                return Ok(Err(spent));
+            }
+            // A root solve reaches a repelling fixed point as readily as an attracting one: such a point
+            // goes to the accelerated iteration, whose verdict stands.
+            let repels = match self.jacobi_radius(rules, params, &out.x) {
+                Some((radius, steps, _)) => {
+                    spent += steps;
+                    radius > UNSTABLE_RADIUS
+                }
+                None => rules.engine().is_none() && step_radius(&out.ritz, 1.0 - params.damping) > UNSTABLE_RADIUS,
+            };
+            if repels {
+                return Ok(Err(spent));
+            }
+            (out.x, out.residual)
+        };
+        let mut u = self.prescribed.clone();
+        for (i, &p) in self.free.iter().enumerate() {
+            u[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]);
+        }
+        self.accept(params, u, spent, true, residual, RestMethod::FixedPoint).map(Ok)
+    }
+
+    /// For an engine whose passes are Jacobi, the spectral radius of its step at the fixed point `x`
+    /// (the short power iteration, and the long one where the short one doubts), the sweeps it spent and
+    /// the relaxation setting's name; `None` for every other model.
+    fn jacobi_radius<S: Stage>(&self, rules: &S, params: &SimParams, x: &[f64]) -> Option<(f64, usize, &'static str)> {
+        let relaxation = rules.engine().and_then(|engine| engine.constants.jacobi())?;
+        let (mut radius, steps) = self.step_map_radius(rules, params, x, RADIUS_ITERATIONS);
+        let mut spent = steps * params.nit;
+        if radius > UNSTABLE_RADIUS && radius <= CLEARLY_UNSTABLE_RADIUS {
+            let (long, steps) = self.step_map_radius(rules, params, x, 8 * RADIUS_ITERATIONS);
+            spent += steps * params.nit;
+            radius = long;
+        }
+        Some((radius, spent, relaxation))
     }
 
     /// [`accept_rest_state`] of this body.

@@ -509,6 +509,11 @@ pub(crate) trait Stage: Copy {
         self.engine().is_some()
     }
 
+    /// Whether the fixed point is solved by Newton-Krylov first by default ([`crate::RootSolve::Auto`]).
+    fn root_by_default(&self) -> bool {
+        false
+    }
+
     /// One time step (see [`PbdSystem::step`]); the largest per-particle displacement of the step (m).
     fn step(&self, system: &PbdSystem, params: &SimParams, d: &mut Dynamics) -> f64;
 

@@ -45,6 +45,23 @@ pub enum BenchArgs {
         #[arg(long, value_delimiter = ',', default_value = "2")]
         n: Vec<usize>,
     },
+    /// Fits with the rest states' fixed points solved two ways, the accelerated iteration and
+    /// Newton-Krylov: each engine profile on gravity-wall (N = 4, E = 1e3 Pa, dt = 0.01 s, nit = 10;
+    /// Newton's at relaxation 0.3) and a stretch-and-bend fit of a 20 x 20 hanging sheet and clamped strip.
+    RestSolvers {
+        /// Engine profiles, with settings as results write them (`newton-xpbd[relaxation=0.3]`).
+        #[arg(long, value_delimiter = ';', default_value = "newton-xpbd[relaxation=0.3];jolt;genesis-pbd")]
+        engine: Vec<String>,
+        /// Cloth models.
+        #[arg(long, value_delimiter = ',', default_value = "cloth-xpbd")]
+        cloth: Vec<pbdfit_pbd::ModelKind>,
+        /// The fixed-point solves compared.
+        #[arg(long, value_delimiter = ',', default_value = "anderson,newton-krylov")]
+        solver: Vec<pbdfit_pbd::RootSolve>,
+        /// Only the fits whose command line contains this.
+        #[arg(long, default_value = "")]
+        only: String,
+    },
 }
 
 /// A benchmark's refused argument, in the command line's spelling (`--nit 0: ...`).
@@ -65,6 +82,15 @@ pub fn run(args: BenchArgs) -> CliResult {
             }
             let rows = pbdfit_fit::bench::bench_fits(&model, &n).map_err(crate::fit::job_error)?;
             print!("{}", pbdfit_fit::bench::bench_fit_report(&rows));
+        }
+        BenchArgs::RestSolvers { engine, cloth, solver, only } => {
+            let engine = engine
+                .iter()
+                .map(|e| e.parse().map_err(|e| crate::cli::CliError::Input(format!("--engine: {e}"))))
+                .collect::<Result<Vec<pbdfit_pbd::ModelKind>, _>>()?;
+            let rows = pbdfit_fit::bench::bench_rest_solvers(&engine, &cloth, &solver, &only)
+                .map_err(crate::fit::job_error)?;
+            print!("{}", pbdfit_fit::bench::bench_rest_solvers_report(&rows));
         }
         BenchArgs::Motion { model, n } => {
             if n.contains(&0) {

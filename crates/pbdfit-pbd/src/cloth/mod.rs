@@ -433,6 +433,11 @@ impl Stage for ClothRule {
         true
     }
 
+    /// A sheet swings slowly to rest: Newton-Krylov solves its fixed point in a few dozen map evaluations.
+    fn root_by_default(&self) -> bool {
+        true
+    }
+
     /// Semi-implicit Euler (`v += dt a`, `p = u + dt v`), the sweeps, `v = (p - u) / dt`: the library's
     /// `TimeStepController::step` with one substep.
     fn step(&self, system: &PbdSystem, params: &SimParams, d: &mut Dynamics) -> f64 {

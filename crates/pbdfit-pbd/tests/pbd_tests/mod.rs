@@ -8,4 +8,5 @@ mod engines;
 mod invariants;
 mod loads;
 mod rest_state;
+mod root_solve;
 mod sensitivity;
