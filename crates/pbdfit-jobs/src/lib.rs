@@ -88,6 +88,9 @@ pub struct Context<'a> {
     /// The release test's samples, as they are made: the time (s), the FEM's displacements and the
     /// model's (m); an error stops the job with it.
     pub frames: &'a mut pbdfit_fit::FrameSink<'a>,
+    /// A long job's progress, a line per finished piece (a settings sweep's fits), as it comes: the
+    /// command line prints it to stderr; Python and the tests drop it.
+    pub lines: &'a mut dyn FnMut(&str),
 }
 
 impl Context<'_> {
@@ -96,7 +99,17 @@ impl Context<'_> {
         prepared: J::Prepared,
         backend: &dyn pbdfit_pbd::RestStateBackend,
     ) -> Result<J::Report, FitJobError> {
-        J::run(prepared, &mut Context { backend, progress: &mut |_| {}, frames: &mut |_, _, _| Ok(()) })
+        Context::run_with_lines::<J>(prepared, backend, &mut |_| {})
+    }
+
+    /// Runs `job` on `backend` with no progress display and no frames, giving its progress lines to
+    /// `lines`.
+    pub fn run_with_lines<J: Job>(
+        prepared: J::Prepared,
+        backend: &dyn pbdfit_pbd::RestStateBackend,
+        lines: &mut dyn FnMut(&str),
+    ) -> Result<J::Report, FitJobError> {
+        J::run(prepared, &mut Context { backend, progress: &mut |_| {}, frames: &mut |_, _, _| Ok(()), lines })
     }
 
     /// Runs `job` on the CPU with no progress display (Python's and the tests' way).

@@ -115,6 +115,16 @@ pub struct PlannedSweep {
 }
 
 impl PlannedSweep {
+    /// The number of fits the sweep makes.
+    pub fn len(&self) -> usize {
+        self.problems.len()
+    }
+
+    /// Whether the sweep makes no fit.
+    pub fn is_empty(&self) -> bool {
+        self.problems.is_empty()
+    }
+
     /// Builds the problem of `kind` against `material` on `set` at resolution `n` for every setting of
     /// `settings` (in the order given: [`grid`] for the cheapest first).
     pub fn plan(
@@ -385,7 +395,17 @@ impl crate::Job for SettingsKeywords {
     }
 
     fn run(prepared: PreparedSettings, context: &mut crate::Context<'_>) -> Result<SettingsReport, FitJobError> {
-        let rows = prepared.plan.run(&prepared.options, context.backend, |_| {});
+        let total = prepared.plan.len();
+        let mut done = 0;
+        let rows = prepared.plan.run(&prepared.options, context.backend, |row| {
+            done += 1;
+            (context.lines)(&format!(
+                "settings: fit {done} of {total}: dt {} s, nit {}: error {}",
+                number(row.dt),
+                row.nit,
+                describe_error(row.error)
+            ))
+        });
         Ok(SettingsReport { setup: prepared.setup, rows })
     }
 }

@@ -94,7 +94,9 @@ pub fn run_job<J: pbdfit_jobs::Job + clap::Args>(args: JobArgs<J>) -> CliResult 
 /// Runs a prepared job on the CPU and prints its report (as text, or as JSON with `json`): the one way
 /// every job's command ends. Returns the report for what the command writes besides (ParaView files).
 pub fn run_prepared<J: pbdfit_jobs::Job>(prepared: J::Prepared, json: bool) -> Result<J::Report, CliError> {
-    let report = pbdfit_jobs::Context::run::<J>(prepared, &pbdfit_pbd::CpuBackend).map_err(crate::fit::job_error)?;
+    let report =
+        pbdfit_jobs::Context::run_with_lines::<J>(prepared, &pbdfit_pbd::CpuBackend, &mut |line| eprintln!("{line}"))
+            .map_err(crate::fit::job_error)?;
     print_report(&report, json)?;
     Ok(report)
 }

@@ -59,8 +59,12 @@ pub fn run(args: FemArgs) -> CliResult {
         }
     }
     let report = with_dynamic_progress(&name, |progress| {
-        let mut context =
-            pbdfit_jobs::Context { backend: &pbdfit_pbd::CpuBackend, progress, frames: &mut |_, _, _| Ok(()) };
+        let mut context = pbdfit_jobs::Context {
+            backend: &pbdfit_pbd::CpuBackend,
+            progress,
+            frames: &mut |_, _, _| Ok(()),
+            lines: &mut |_| {},
+        };
         FemJob::run(FemPrepared::Solid(prepared), &mut context)
     })
     .map_err(crate::fit::job_error)?;

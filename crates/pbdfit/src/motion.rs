@@ -74,7 +74,8 @@ pub fn run(args: MotionArgs) -> CliResult {
                 }
                 Ok(())
             };
-            let context = &mut Context { backend: &pbdfit_pbd::CpuBackend, progress: &mut |_| {}, frames };
+            let context =
+                &mut Context { backend: &pbdfit_pbd::CpuBackend, progress: &mut |_| {}, frames, lines: &mut |_| {} };
             let report = MotionKeywords::run(prepared, context);
             // The frames written so far are kept and listed, whatever stopped the run.
             if !writer.written.is_empty() {

@@ -158,10 +158,10 @@ fn simulate_on_a_sheet_is_the_cloth_fit_s_rest_state() {
 }
 
 /// The hanging sheet's cloth rest state (cloth-xpbd, alpha_d = 1e-3 m/N, alpha_b = 1e-2 1/J, 2 x 2 cells
-/// with crossed diagonals: the clipped corners and their neighbours held) hangs in its plane, and is
+/// with crossed diagonals: the two clipped corners held, each a point support for particles) hangs in its plane, and is
 /// symmetric about x = 0.5 only as far as the Gauss-Seidel sweep's order allows: its fixed point depends
 /// on the order of `nit` projections, and approaches the symmetric equilibrium as `nit` grows (asymmetry
-/// 5.9e-2 of the largest displacement at nit = 10, 2.8e-3 at 40). At 4 cells and more the rest state
+/// 5.4e-2 of the largest displacement at nit = 10, 1.9e-3 at 40). At 4 cells and more the rest state
 /// stalls near a relative residual of 1e-11, above the tolerance 1e-13: the cloth constraints read
 /// absolute positions `X + u`, and the sheet moves about 1e-3 of its size.
 #[test]
@@ -172,7 +172,7 @@ fn the_hanging_sheet_s_cloth_rest_state_nears_symmetry_with_iterations() {
                  "n": 2, "nit": {nit}}}"#
         ));
         assert!(r.converged, "residual {:e}", r.residual);
-        assert_eq!(r.fixed.len(), 7, "{:?}", r.fixed);
+        assert_eq!(r.fixed.len(), 2, "the two clips only: {:?}", r.fixed);
         assert!(r.displacements.iter().all(|u| u[2] == 0.0), "it hangs in its plane");
         let largest = r.displacements.iter().map(|u| u[0].hypot(u[1]).hypot(u[2])).fold(0.0, f64::max);
         let mut worst: f64 = 0.0;
@@ -184,11 +184,11 @@ fn the_hanging_sheet_s_cloth_rest_state_nears_symmetry_with_iterations() {
             worst = worst.max((a[0] + b[0]).abs()).max((a[1] - b[1]).abs());
         }
         println!("hanging sheet (cloth-xpbd, nit {nit}): largest {largest:e} m, asymmetry {:e}", worst / largest);
-        assert!((largest - 2.4e-4).abs() < 1e-5, "{largest}");
+        assert!((7.6e-4..8.0e-4).contains(&largest), "{largest}");
         worst / largest
     };
     let (ten, forty) = (asymmetry(10), asymmetry(40));
-    assert!((ten - 5.88e-2).abs() < 1e-3, "{ten}");
+    assert!((ten - 5.36e-2).abs() < 1e-3, "{ten}");
     assert!(forty < ten / 10.0, "{forty} against {ten}");
 }
 
