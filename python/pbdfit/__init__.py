@@ -887,19 +887,26 @@ def evaluate(
     thickness: Optional[float] = None,
     mass_model: Optional[str] = None,
     fix_orientation: bool = False,
+    dynamic: bool = False,
+    time: Optional[float] = None,
+    fem_mass: Optional[str] = None,
+    rayleigh: Optional[Tuple[float, float]] = None,
+    split: Optional[str] = None,
 ) -> Dict[str, Any]:
     """The error a fit minimises, at given ``parameters`` (every parameter of ``model`` by name): what a
     lookup's or any other choice of parameters is worth for this material and setting, as ``pbdfit
     evaluate --json`` reports it. A dict with ``error``, ``scene_errors`` and ``body`` (each part's size,
     density and mass; ``density`` and ``size`` replace the scene's); ``ValueError`` where the parameters have
-    no rest state."""
+    no rest state. The reference options (``material``, ``dynamic`` with ``time``, ``fem_mass``, ``rayleigh``;
+    ``split``) are ``fit``'s."""
     example = "{'kd': 0.3, 'kv': 0.5}"
     keywords: Dict[str, Any] = dict(
         scene=_source(scene), n=_count("n", n, 1), young=_number("young", young), poisson=_number("poisson", poisson),
         parameters=_named_numbers("parameters", _mapping_of("parameters", parameters, example), example),
-        model=model, settings=_settings(settings), dt=_number("dt", dt), nit=_count("nit", nit, 1), material=material,
+        model=model, settings=_settings(settings), dt=_number("dt", dt), nit=_count("nit", nit, 1),
         density=_number("density", density), size=_number("size", size),
         thickness=_number("thickness", thickness), mass_model=mass_model, fix_orientation=bool(fix_orientation),
+        **_reference_keywords(material, dynamic, time, fem_mass, rayleigh, split),
     )
     return json.loads(_native.run_job("evaluate", _json(keywords)))
 

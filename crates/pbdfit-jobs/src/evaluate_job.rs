@@ -17,9 +17,11 @@ pub struct EvaluateKeywords {
     #[serde(flatten)]
     #[command(flatten)]
     pub elastic: pbdfit_fit::Material,
-    /// The FEM law: linear, corotational, stvk or neo-hookean (default: the scene's, else linear).
-    #[arg(long, value_name = "NAME")]
-    pub material: Option<String>,
+    /// The FEM reference's options (`material`, `dynamic`, `time`, `fem_mass`, `rayleigh`, `split`; unset:
+    /// the scene's), as `fit` takes them, so a fit's error is scored against the same reference.
+    #[serde(flatten)]
+    #[command(flatten)]
+    pub reference: pbdfit_mesh::ReferenceOptions,
     /// The time step `dt`.
     #[serde(flatten)]
     #[command(flatten)]
@@ -71,14 +73,14 @@ impl crate::Job for EvaluateKeywords {
                 kind.parameter_names()
             )));
         }
-        let reference = pbdfit_mesh::ReferenceOptions { material: self.material.clone(), ..Default::default() };
+        let reference = &self.reference;
         let set = match self.body.load_any(Some(kind), self.elastic, spelling)? {
             pbdfit_fit::LoadedBody::Solid { set, .. } => set,
             // A cloth model against the sheet's shell reference (the one solve `fem` reports).
             pbdfit_fit::LoadedBody::Sheet(loaded) => {
                 let pbdfit_fit::LoadedSheet { scene, body: sheet, material } = *loaded;
                 pbdfit_fit::check_cloth_model(kind, &scene.name)?;
-                let shell = pbdfit_fit::ShellReference::of_job(&reference, &scene, spelling)?;
+                let shell = pbdfit_fit::ShellReference::of_job(reference, &scene, spelling)?;
                 let settings = Settings::new(self.step.dt, sheet.n, self.model.nit, kind);
                 settings.at(&values).validate().map_err(|e| input(e.to_string()))?;
                 let problem = pbdfit_fit::sheet_problem(&sheet, settings, material, shell).map_err(FitJobError::Fit)?;
@@ -89,7 +91,7 @@ impl crate::Job for EvaluateKeywords {
         let n = self.body.resolution(&set, spelling)?;
         let settings = Settings::new(self.step.dt, n, self.model.nit, kind);
         settings.at(&values).validate().map_err(|e| input(e.to_string()))?;
-        let cache = PartCache::new(pbdfit_fit::checked_reference(&reference)?);
+        let cache = PartCache::new(pbdfit_fit::checked_reference(reference)?);
         let problem = FitProblem::new(&set, settings, self.elastic.checked()?, &cache).map_err(FitJobError::Fit)?;
         Ok((problem, values, set.bodies()))
     }

@@ -108,3 +108,29 @@ fn what_the_reference_refuses_exits_with_code_2() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `evaluate` takes the reference options `fit` takes: at the parameters a fit against a dynamic reference
+/// stopped early (`--time`) found, it gives that fit's error, and without the options (the static
+/// reference) a different one.
+#[test]
+fn evaluate_scores_a_fit_against_the_reference_it_was_made_with() {
+    let common = ["--scene", "gravity-wall", "--n", "2", "--model", "pbd", "--dt", "0.01", "--json"];
+    let dynamic = ["--dynamic", "--time", "0.05"];
+    let mut args = vec!["fit"];
+    args.extend_from_slice(&common);
+    args.extend_from_slice(&dynamic);
+    let fit = json(&pbdfit(&args));
+    let error = fit["error"].as_f64().unwrap();
+    let p = &fit["parameters"];
+    let (kd, kv) = (format!("kd={:e}", p["kd"].as_f64().unwrap()), format!("kv={:e}", p["kv"].as_f64().unwrap()));
+    let evaluate = |extra: &[&str]| {
+        let mut args = vec!["evaluate", "--param", kd.as_str(), "--param", kv.as_str()];
+        args.extend_from_slice(&common);
+        args.extend_from_slice(extra);
+        json(&pbdfit(&args))["error"].as_f64().unwrap()
+    };
+    let again = evaluate(&dynamic);
+    assert!((again - error).abs() <= 1e-12 * error, "evaluate {again:e} against the fit's {error:e}");
+    let against_static = evaluate(&[]);
+    assert!((against_static - error).abs() > 1e-3 * error, "the static reference gives {against_static:e}");
+}
