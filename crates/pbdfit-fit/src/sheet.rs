@@ -182,45 +182,10 @@ pub fn solve_shell(
     })
 }
 
-/// The vertices a particle model holds on a sheet: every supported vertex (clamped or pinned), and every
-/// vertex that shares a triangle with a vertex of a clamped edge (a mesh edge whose two vertices are
-/// clamped). A particle carries no rotation, so a clamp held along one row of vertices is a hinge (the strip
-/// swings about it); holding the clamped row and the next (the first cell, each clamped vertex's edge
-/// neighbours on any mesh) is how a clamp is made with particles: the first cell's two rows fix the edge's
-/// slope. A clamped vertex with no clamped neighbour (a clip at a corner) holds itself only: its moment is
-/// a point's, and holding its one-ring would hold a cell's worth of the sheet (at coarse n most of it). A
-/// pinned vertex holds its translations only, for the shell as for the particles, so it adds nothing. The
-/// shell keeps its own clamp (the clamped vertices' six DOFs, [`shell_constraints`]).
-pub fn particle_held(body: &SheetBody) -> Vec<bool> {
-    let mut held: Vec<bool> = body.held.iter().map(Option::is_some).collect();
-    let clamped = |v: usize| body.held[v] == Some(SheetSupport::Clamped);
-    // A clamped vertex on a clamped edge (a mesh edge to another clamped vertex); an isolated clamped
-    // vertex (a clip at a corner) is a point support for particles, whose one-ring would otherwise be held
-    // too (7 of 13 vertices of the hanging sheet at n = 2).
-    let mut on_clamped_edge = vec![false; held.len()];
-    for t in body.sheet.mesh.triangles() {
-        for k in 0..3 {
-            let (a, b) = (t[k], t[(k + 1) % 3]);
-            if clamped(a) && clamped(b) {
-                on_clamped_edge[a] = true;
-                on_clamped_edge[b] = true;
-            }
-        }
-    }
-    for t in body.sheet.mesh.triangles() {
-        if t.iter().any(|&v| on_clamped_edge[v]) {
-            for &v in t {
-                held[v] = true;
-            }
-        }
-    }
-    held
-}
-
-/// The vertices a particle model holds that the shell leaves free ([`particle_held`] less the supported
-/// vertices), ascending: the second row of each clamp.
+/// The vertices a particle model holds that the shell leaves free ([`SheetBody::particle_held`] less the
+/// supported vertices), ascending: the second row of each clamp.
 pub fn clamp_row(body: &SheetBody) -> Vec<usize> {
-    let held = particle_held(body);
+    let held = body.particle_held();
     (0..held.len()).filter(|&v| held[v] && body.held[v].is_none()).collect()
 }
 
@@ -245,12 +210,6 @@ pub fn clamp_note(body: &SheetBody, moved: usize, held_moved: usize) -> Option<S
         listed.join(", "),
         if moved == 0 { 0.0 } else { held_moved as f64 / moved as f64 }
     ))
-}
-
-/// A sheet's PBD system: its particles at the mesh's vertices with lumped masses, the vertices of
-/// [`particle_held`] held (every supported vertex, and each clamp's next row).
-pub fn sheet_system(body: &SheetBody) -> PbdSystem {
-    PbdSystem::sheet(&body.scene, &body.sheet, &particle_held(body), body.gravity)
 }
 
 /// The fit problem of a cloth model (`settings.kind`) on a sheet against its shell reference's rest
@@ -280,7 +239,7 @@ pub fn sheet_problem(
     material: YoungPoisson,
     reference: ShellReference,
 ) -> Result<FitProblem, FitError> {
-    let system = Arc::new(sheet_system(body));
+    let system = Arc::new(PbdSystem::sheet_body(body));
     settings.check_step(&system)?;
     let failed = |source| FitError::Shell { scene: body.scene.clone(), n: body.n, source };
     let (solution, _) = solve_shell(body, material, reference).map_err(failed)?;

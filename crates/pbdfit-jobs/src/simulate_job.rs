@@ -5,7 +5,7 @@
 //! Python copy had drifted (every parameter required where the command line has defaults, a sensitivity
 //! silently dropped where the rest state had not converged, no mass model, damping, method, integrator).
 //!
-//! A sheet scene takes a cloth model: its one part is the sheet's particles ([`pbdfit_fit::sheet_system`],
+//! A sheet scene takes a cloth model: its one part is the sheet's particles ([`PbdSystem::sheet_body`],
 //! the system a cloth fit solves), so `simulate`'s rest state is the fit's for the same parameters, bit
 //! for bit, and a solid model on a sheet or a cloth model on a solid is refused naming the model.
 
@@ -543,7 +543,7 @@ impl SimulateKeywords {
             }
             Loaded::Sheet(scene, body) => {
                 // The cloth fit's system: every supported vertex held, and a clamped edge's next row too.
-                let system = pbdfit_fit::sheet_system(&body);
+                let system = PbdSystem::sheet_body(&body);
                 let extra = pbdfit_fit::clamp_row(&body);
                 let warnings = (!extra.is_empty())
                     .then(|| {

@@ -196,6 +196,41 @@ impl SheetBody {
     pub fn held_indices(&self) -> Vec<usize> {
         (0..self.held.len()).filter(|&v| self.held[v].is_some()).collect()
     }
+
+    /// The vertices a particle model holds on a sheet: every supported vertex (clamped or pinned), and every
+    /// vertex that shares a triangle with a vertex of a clamped edge (a mesh edge whose two vertices are
+    /// clamped). A particle carries no rotation, so a clamp held along one row of vertices is a hinge (the strip
+    /// swings about it); holding the clamped row and the next (the first cell, each clamped vertex's edge
+    /// neighbours on any mesh) is how a clamp is made with particles: the first cell's two rows fix the edge's
+    /// slope. A clamped vertex with no clamped neighbour (a clip at a corner) holds itself only: its moment is
+    /// a point's, and holding its one-ring would hold a cell's worth of the sheet (at coarse n most of it). A
+    /// pinned vertex holds its translations only, for the shell as for the particles, so it adds nothing. The
+    /// shell keeps its own clamp (the clamped vertices' six DOFs, `pbdfit_fit::shell_constraints`).
+    pub fn particle_held(&self) -> Vec<bool> {
+        let mut held: Vec<bool> = self.held.iter().map(Option::is_some).collect();
+        let clamped = |v: usize| self.held[v] == Some(SheetSupport::Clamped);
+        // A clamped vertex on a clamped edge (a mesh edge to another clamped vertex); an isolated clamped
+        // vertex (a clip at a corner) is a point support for particles, whose one-ring would otherwise be held
+        // too (7 of 13 vertices of the hanging sheet at n = 2).
+        let mut on_clamped_edge = vec![false; held.len()];
+        for t in self.sheet.mesh.triangles() {
+            for k in 0..3 {
+                let (a, b) = (t[k], t[(k + 1) % 3]);
+                if clamped(a) && clamped(b) {
+                    on_clamped_edge[a] = true;
+                    on_clamped_edge[b] = true;
+                }
+            }
+        }
+        for t in self.sheet.mesh.triangles() {
+            if t.iter().any(|&v| on_clamped_edge[v]) {
+                for &v in t {
+                    held[v] = true;
+                }
+            }
+        }
+        held
+    }
 }
 
 /// Whether scene TOML `text` is a sheet's (it has a `[sheet]` table), without reading the rest.
@@ -569,6 +604,31 @@ mod tests {
         assert_eq!(b.held_indices().len(), 2);
         assert!((half.summary().mass_kg - 7850.0 * 2e-3 * 0.5 * 0.05).abs() < 1e-12);
         assert!((b.sheet.total_mass() - half.summary().mass_kg).abs() < 1e-12);
+    }
+
+    /// A clamped edge is held by particles over its first cell (the clamped column and the next); a clip at
+    /// a corner (an isolated clamped vertex) holds itself only; pinned vertices hold themselves.
+    #[test]
+    fn particles_hold_a_clamped_edge_s_first_cell_and_a_corner_clip_alone() {
+        let strip = SheetScene::parse(STRIP, "t", None).unwrap().body(None).unwrap();
+        let held = strip.particle_held();
+        let columns = |x: f64| {
+            let v = strip.sheet.mesh.vertices();
+            (0..v.len()).filter(|&i| (v[i].x - x).abs() < 1e-12).collect::<Vec<_>>()
+        };
+        let expected: Vec<usize> = {
+            let mut e = [columns(0.0), columns(0.05)].concat();
+            e.sort_unstable();
+            e
+        };
+        assert_eq!((0..held.len()).filter(|&v| held[v]).collect::<Vec<_>>(), expected);
+        // Two corner clips; four pinned edges.
+        for (scene, supported) in [("hanging-sheet", 2), ("supported-plate", 16)] {
+            let body = SheetScene::load(scene).unwrap().body(Some(4)).unwrap();
+            let supports: Vec<bool> = body.held.iter().map(Option::is_some).collect();
+            assert_eq!(body.particle_held(), supports, "{scene}: no clamped edge, so the supports alone");
+            assert_eq!(body.held_indices().len(), supported, "{scene}");
+        }
     }
 
     #[test]

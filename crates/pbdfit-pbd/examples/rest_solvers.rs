@@ -20,8 +20,7 @@ fn solid(scene: &str, n: usize) -> PbdSystem {
 
 fn sheet(scene: &str, n: usize) -> PbdSystem {
     let body = SheetScene::load(scene).unwrap().body(Some(n)).unwrap();
-    let held: Vec<bool> = body.held.iter().map(Option::is_some).collect();
-    PbdSystem::sheet(&body.scene, &body.sheet, &held, body.gravity)
+    PbdSystem::sheet_body(&body)
 }
 
 fn main() {

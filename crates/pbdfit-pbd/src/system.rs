@@ -12,7 +12,7 @@ use crate::{
     BodyKind, ColourGroups, ConstraintRef, DistanceConstraint, MAX_TETRAHEDRON_TERMS, ModelKind, ModelRule, PbdError,
     SimParams, Vec3, VolumeConstraint,
 };
-use pbdfit_mesh::Sheet;
+use pbdfit_mesh::{Sheet, SheetBody};
 
 /// A body ready for PBD: particles, constraints stored in projection order, and the colour groups.
 /// Built once per body; any number of simulations with different parameters run on it (it is `Sync`).
@@ -145,6 +145,14 @@ impl PbdSystem {
             engine: std::sync::OnceLock::new(),
             cloth: None,
         }
+    }
+
+    /// A sheet scene's body for the cloth models: [`Self::sheet`] with the vertices a particle model holds
+    /// ([`SheetBody::particle_held`]: every supported vertex, and each clamped edge's first cell, since a
+    /// particle carries no rotation), so a cloth model built from a sheet body through the library holds its
+    /// clamps as a fit's does.
+    pub fn sheet_body(body: &SheetBody) -> Self {
+        Self::sheet(&body.scene, &body.sheet, &body.particle_held(), body.gravity)
     }
 
     /// A sheet body for the cloth models (`cloth/`): the sheet's vertices as particles with its lumped

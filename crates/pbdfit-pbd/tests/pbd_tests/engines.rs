@@ -336,8 +336,7 @@ fn jolt_cloth_equals_jolts_committed_rest_state() {
             .collect();
         let scene = pbdfit_mesh::SheetScene::load(f[1]).unwrap().with_body(Some(number(9)), None, None).unwrap();
         let body = scene.body(Some(f[2].parse().unwrap())).unwrap();
-        let held: Vec<bool> = body.held.iter().map(Option::is_some).collect();
-        let system = PbdSystem::sheet(&body.scene, &body.sheet, &held, body.gravity);
+        let system = PbdSystem::sheet_body(&body);
         let kind = ModelKind::JOLT_CLOTH.with_setting("linear_damping", number(8)).unwrap();
         let params =
             SimParams::new(number(3), f[4].parse().unwrap(), kind.with(&[number(5), number(6), number(7)]).unwrap());
@@ -361,8 +360,7 @@ fn jolt_cloth_takes_sheets_and_jolt_solids() {
     let e = rest(&solid, ModelKind::JOLT_CLOTH, &[1e-3, 1e-3, 1e-2], 0.01, 2).unwrap_err();
     assert!(matches!(e, PbdError::BodyKind { model: "jolt-cloth", .. }), "{e}");
     let body = pbdfit_mesh::SheetScene::load("hanging-sheet").unwrap().body(Some(2)).unwrap();
-    let held: Vec<bool> = body.held.iter().map(Option::is_some).collect();
-    let sheet = PbdSystem::sheet(&body.scene, &body.sheet, &held, body.gravity);
+    let sheet = PbdSystem::sheet_body(&body);
     let e = rest(&sheet, ModelKind::JOLT, &[1e-3, 1e-3], 0.01, 2).unwrap_err();
     assert!(matches!(e, PbdError::BodyKind { model: "jolt", .. }), "{e}");
     assert!(rest(&sheet, ModelKind::JOLT_CLOTH, &[1e-3, 1e-3, 1e-2], 0.01, 2).unwrap().converged);

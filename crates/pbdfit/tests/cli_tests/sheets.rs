@@ -242,27 +242,20 @@ fn cloth_models_fit_sheets_and_the_wrong_body_is_refused() {
         &["fit", "--scene", "clamped-strip", "--model", "cloth-xpbd", "--measured", "m.csv"],
         &["--measured", "shell reference only"],
     );
-    let out = pbdfit(&[
-        "evaluate",
-        "--json",
-        "--scene",
-        "clamped-strip",
-        "--model",
-        "cloth-xpbd",
-        "--param",
-        "alpha_d=1e-8",
-        "--param",
-        "alpha_b=1e-2",
-        "--n",
-        "10",
-        "--dt",
-        "0.002",
-        "--nit",
-        "10",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let error = json(&out)["error"].as_f64().unwrap();
+    let error = strip_error("clamped-strip", "1e-2", &[]);
     assert!((error - 426.25).abs() < 0.1, "{error}");
+}
+
+/// `evaluate --json`'s error of cloth-xpbd at alpha_d = 1e-8 m/N and `alpha_b` (1/J) on a strip scene at
+/// n 10, dt 0.002 s, 10 iterations, with `extra` options.
+fn strip_error(scene: &str, alpha_b: &str, extra: &[&str]) -> f64 {
+    let alpha_b = format!("alpha_b={alpha_b}");
+    let mut args = vec!["evaluate", "--json", "--scene", scene, "--model", "cloth-xpbd", "--param", "alpha_d=1e-8"];
+    args.extend(["--param", &alpha_b, "--n", "10", "--dt", "0.002", "--nit", "10"]);
+    args.extend_from_slice(extra);
+    let out = pbdfit(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    json(&out)["error"].as_f64().unwrap()
 }
 
 /// `evaluate` of a cloth model on a sheet is the error against the corotational shell's translations
@@ -278,36 +271,8 @@ fn evaluate_compares_a_cloth_model_with_the_shell() {
         .unwrap()
         .replace("plane = \"x = 0\"", "box = [[-1.0, -1.0, -1.0], [0.031, 1.0, 1.0]]");
     std::fs::write(&scene, text).unwrap();
-    let error = |alpha_b: &str| {
-        let out = pbdfit(&[
-            "evaluate",
-            "--json",
-            "--scene",
-            scene.to_str().unwrap(),
-            "--model",
-            "cloth-xpbd",
-            "--param",
-            "alpha_d=1e-8",
-            "--param",
-            &format!("alpha_b={alpha_b}"),
-            "--n",
-            "10",
-            "--dt",
-            "0.002",
-            "--nit",
-            "10",
-            "--young",
-            "1e8",
-            "--density",
-            "1100",
-            "--thickness",
-            "2e-3",
-            "--size",
-            "0.2",
-        ]);
-        assert!(out.status.success(), "{}", stderr(&out));
-        json(&out)["error"].as_f64().unwrap()
-    };
+    let fabric = ["--young", "1e8", "--density", "1100", "--thickness", "2e-3", "--size", "0.2"];
+    let error = |alpha_b: &str| strip_error(scene.to_str().unwrap(), alpha_b, &fabric);
     let (stiff, soft) = (error("1e-2"), error("1"));
     assert!((stiff - 0.2293).abs() < 2e-3, "{stiff}");
     assert!((soft - 1.489).abs() < 1e-2, "{soft}");
