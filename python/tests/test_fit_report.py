@@ -124,9 +124,9 @@ def test_a_study_with_the_options_python_lacked_equals_the_cli(tmp_path):
     assert summary["fits"] == 4 and summary["files"] == ["gravity-wall-nit.csv"]
     assert rows(tmp_path / "py" / "gravity-wall-nit.csv") == rows(tmp_path / "cli" / "gravity-wall-nit.csv")
     with pytest.raises(ValueError, match="^poisson_stride must be at least 1"):
-        pbdfit._native.study(json.dumps({"study": str(study), "poisson_stride": 0}))
+        pbdfit._native.run_job("study", json.dumps({"study": str(study), "poisson_stride": 0}))
     with pytest.raises(ValueError, match="unknown field `stride`"):
-        pbdfit._native.study(json.dumps({"study": str(study), "stride": 2}))
+        pbdfit._native.run_job("study", json.dumps({"study": str(study), "stride": 2}))
 
 
 def test_a_study_in_lockstep_equals_the_cli_without(tmp_path):
