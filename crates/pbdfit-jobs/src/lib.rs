@@ -117,20 +117,10 @@ pub fn cpu(_: &PbdSystem, _: usize) -> Box<dyn RestStateBackend> {
 }
 
 impl Context<'_> {
-    /// Runs `job` on `backend` with no progress display and no frames.
+    /// Runs `job` on `backend` with no progress display, no frames and no progress lines.
     pub fn run<J: Job>(prepared: J::Prepared, backend: &dyn RestStateBackend) -> Result<J::Report, FitJobError> {
-        Context::run_with_lines::<J>(prepared, backend, &mut |_| {})
-    }
-
-    /// Runs `job` on `backend` with no progress display and no frames, giving its progress lines to
-    /// `lines`.
-    pub fn run_with_lines<J: Job>(
-        prepared: J::Prepared,
-        backend: &dyn RestStateBackend,
-        lines: &mut dyn FnMut(&str),
-    ) -> Result<J::Report, FitJobError> {
-        let frames = &mut |_: f64, _: &[pbdfit_mesh::Vec3], _: &[pbdfit_mesh::Vec3]| Ok(());
-        let progress = &mut |_: &pbdfit_fem::DynamicProgress| {};
+        let (frames, progress) = (&mut |_: f64, _: &[_], _: &[_]| Ok(()), &mut |_: &_| {});
+        let lines = &mut |_: &str| {};
         J::run(prepared, &mut Context { backend, choose: &cpu, progress, frames, lines, fits: &|_| {}, cancel: None })
     }
 
