@@ -104,7 +104,7 @@ def test_every_study_and_table_option_is_a_python_keyword():
     """The study file and the table definition are the commands' positional arguments (`STUDY`, `FILE`):
     Python's first parameter under the same name."""
     for command, positional in [("study", "study"), ("table", "file")]:
-        native = set(getattr(_native, f"{command}_keywords")())
+        native = set(_native.job_keywords(command))
         assert cli_options(command) | {positional} == native, command
         python = set(inspect.signature(getattr(pbdfit, command)).parameters) - {"progress", "client", "retries"}
         assert python == native, command
