@@ -826,7 +826,7 @@ def study(
         from . import _dask
 
         return _dask.build("study", text, client, progress, retries)
-    summaries = [dict(s) for s in _native.study(text, progress)]
+    summaries = json.loads(_native.run_job("study", text, progress=progress))
     return summaries[0] if len(summaries) == 1 else summaries
 
 
@@ -868,7 +868,7 @@ def table(
         from . import _dask
 
         return _dask.build("table", text, client, progress, retries)
-    return dict(_native.table(text, progress))
+    return json.loads(_native.run_job("table", text, progress=progress))
 
 
 def evaluate(

@@ -104,7 +104,7 @@ def test_every_study_and_table_option_is_a_python_keyword():
     """The study file and the table definition are the commands' positional arguments (`STUDY`, `FILE`):
     Python's first parameter under the same name."""
     for command, positional in [("study", "study"), ("table", "file")]:
-        native = set(getattr(_native, f"{command}_keywords")())
+        native = set(_native.job_keywords(command))
         assert cli_options(command) | {positional} == native, command
         python = set(inspect.signature(getattr(pbdfit, command)).parameters) - {"progress", "client", "retries"}
         assert python == native, command
@@ -124,9 +124,9 @@ def test_a_study_with_the_options_python_lacked_equals_the_cli(tmp_path):
     assert summary["fits"] == 4 and summary["files"] == ["gravity-wall-nit.csv"]
     assert rows(tmp_path / "py" / "gravity-wall-nit.csv") == rows(tmp_path / "cli" / "gravity-wall-nit.csv")
     with pytest.raises(ValueError, match="^poisson_stride must be at least 1"):
-        pbdfit._native.study(json.dumps({"study": str(study), "poisson_stride": 0}))
+        pbdfit._native.run_job("study", json.dumps({"study": str(study), "poisson_stride": 0}))
     with pytest.raises(ValueError, match="unknown field `stride`"):
-        pbdfit._native.study(json.dumps({"study": str(study), "stride": 2}))
+        pbdfit._native.run_job("study", json.dumps({"study": str(study), "stride": 2}))
 
 
 def test_a_study_in_lockstep_equals_the_cli_without(tmp_path):

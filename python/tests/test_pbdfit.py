@@ -168,7 +168,8 @@ def test_an_interrupted_study_keeps_its_fits_and_resumes_like_the_cli(tmp_path):
     (tmp_path / "tiny.toml").write_text(STUDY)
     out = tmp_path / "py"
     with pytest.raises(KeyboardInterrupt):
-        pbdfit._native.study(json.dumps({"study": str(tmp_path / "tiny.toml"), "jobs": 1, "out": str(out)}), False, 3)
+        pbdfit._native.run_job("study", json.dumps({"study": str(tmp_path / "tiny.toml"), "jobs": 1, "out": str(out)}),
+                               progress=False, _interrupt_after=3)
     done = sum(len(rows(f)) for f in out.glob("*.csv"))
     assert done == 3, done
     summary = pbdfit.study(tmp_path / "tiny.toml", jobs=1, progress=False, out=out)

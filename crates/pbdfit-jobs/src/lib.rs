@@ -19,7 +19,13 @@ mod modes_job;
 pub mod settings_sweep;
 pub mod sheet;
 mod simulate_job;
+mod study_job;
 
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use pbdfit_pbd::{PbdSystem, RestStateBackend};
+use pbdfit_study::Progress;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -39,11 +45,14 @@ pub use pbdfit_fit::{
     BodyKeywords, Cancelled, FitJob, FitJobError, FitKeywords, FitReport, MotionKeywords, MotionReport, PreparedFit,
     PreparedMotion, Spelling, cancellable, keyword_names, keywords_from_json, mesh_notes,
 };
+pub use pbdfit_study::StudyKeywords;
+pub use pbdfit_table::TableKeywords;
 pub use settings_sweep::{PreparedSettings, SettingsKeywords, SettingsReport};
 pub use simulate_job::{
     ConstraintReport, DynamicsReport, PreparedSimulate, RestReport, SimulateBody, SimulateJob, SimulateKeywords,
     SimulateReport, SimulateRun, SimulateSetup,
 };
+pub use study_job::{StudyReport, StudyRun, TableReport};
 
 /// One command as a job: its keywords (this type: clap's options and Python's keywords, unknown ones
 /// refused), checked into [`Job::Prepared`] before any work, run into a [`Job::Report`].
@@ -79,10 +88,13 @@ pub trait Report: Serialize + Send {
 }
 
 /// What a job is given to run. Cancelling is the thread's flag ([`cancellable`]), which every loop the
-/// job reaches checks, so the context does not carry it.
+/// job reaches checks; a study or a table also stops on [`Context::cancel`].
 pub struct Context<'a> {
     /// Where rest states are computed.
-    pub backend: &'a dyn pbdfit_pbd::RestStateBackend,
+    pub backend: &'a dyn RestStateBackend,
+    /// Where a study or a table computes its rest states: the backend for a body and a batch of that many
+    /// rest states (the command line's `--backend`, said on stderr; the CPU for Python).
+    pub choose: &'a dyn Fn(&PbdSystem, usize) -> Box<dyn RestStateBackend>,
     /// A dynamic FEM solve's steps, as they are taken (a progress display).
     pub progress: &'a mut dyn FnMut(&pbdfit_fem::DynamicProgress),
     /// The release test's samples, as they are made: the time (s), the FEM's displacements and the
@@ -91,25 +103,25 @@ pub struct Context<'a> {
     /// A long job's progress, a line per finished piece (a settings sweep's fits), as it comes: the
     /// command line prints it to stderr; Python and the tests drop it.
     pub lines: &'a mut dyn FnMut(&str),
+    /// A study's or table's fits as they are written (the command line's progress bar, Python's
+    /// `progress=`), called on the worker threads.
+    pub fits: &'a (dyn Fn(&Progress) + Sync),
+    /// A study's or table's stop: once set, no further fit starts, those in flight are written and a later
+    /// run resumes (Python's Ctrl-C).
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+/// The CPU backend for any body ([`Context::choose`] where the front end offers no choice).
+pub fn cpu(_: &PbdSystem, _: usize) -> Box<dyn RestStateBackend> {
+    Box::new(pbdfit_pbd::CpuBackend)
 }
 
 impl Context<'_> {
-    /// Runs `job` on `backend` with no progress display and no frames.
-    pub fn run<J: Job>(
-        prepared: J::Prepared,
-        backend: &dyn pbdfit_pbd::RestStateBackend,
-    ) -> Result<J::Report, FitJobError> {
-        Context::run_with_lines::<J>(prepared, backend, &mut |_| {})
-    }
-
-    /// Runs `job` on `backend` with no progress display and no frames, giving its progress lines to
-    /// `lines`.
-    pub fn run_with_lines<J: Job>(
-        prepared: J::Prepared,
-        backend: &dyn pbdfit_pbd::RestStateBackend,
-        lines: &mut dyn FnMut(&str),
-    ) -> Result<J::Report, FitJobError> {
-        J::run(prepared, &mut Context { backend, progress: &mut |_| {}, frames: &mut |_, _, _| Ok(()), lines })
+    /// Runs `job` on `backend` with no progress display, no frames and no progress lines.
+    pub fn run<J: Job>(prepared: J::Prepared, backend: &dyn RestStateBackend) -> Result<J::Report, FitJobError> {
+        let (frames, progress) = (&mut |_: f64, _: &[_], _: &[_]| Ok(()), &mut |_: &_| {});
+        let lines = &mut |_: &str| {};
+        J::run(prepared, &mut Context { backend, choose: &cpu, progress, frames, lines, fits: &|_| {}, cancel: None })
     }
 
     /// Runs `job` on the CPU with no progress display (Python's and the tests' way).
@@ -197,9 +209,15 @@ macro_rules! jobs {
         }
 
         /// Runs the job `name` from a JSON object of its keywords on the CPU, its report as JSON (the command's
-        /// `--json` output): the Python extension's one entry.
-        pub fn run_json(name: &str, keywords: &str) -> Result<String, FitJobError> {
-            $(if name == <$job as Job>::NAME { return run_one::<$job>(keywords); })*
+        /// `--json` output): the Python extension's one entry. A study's or table's fits go to `fits` and stop
+        /// on `cancel`.
+        pub fn run_json_with(
+            name: &str,
+            keywords: &str,
+            fits: &(dyn Fn(&Progress) + Sync),
+            cancel: Option<Arc<AtomicBool>>,
+        ) -> Result<String, FitJobError> {
+            $(if name == <$job as Job>::NAME { return run_one::<$job>(keywords, fits, cancel); })*
             Err(FitJobError::Input(format!("no job named {name}: the jobs are {}", JOBS.join(", "))))
         }
     };
@@ -215,11 +233,29 @@ jobs!(
     ModesKeywords,
     MotionKeywords,
     SettingsKeywords,
-    SimulateKeywords
+    SimulateKeywords,
+    StudyKeywords,
+    TableKeywords
 );
 
-fn run_one<J: Job>(keywords: &str) -> Result<String, FitJobError> {
+/// The jobs that write their fits as they go and resume (a Ctrl-C waits for the fits in flight).
+pub const RESUMABLE: &[&str] = &[StudyKeywords::NAME, TableKeywords::NAME];
+
+/// [`run_json_with`] without a study's progress or stop.
+pub fn run_json(name: &str, keywords: &str) -> Result<String, FitJobError> {
+    run_json_with(name, keywords, &|_| {}, None)
+}
+
+fn run_one<J: Job>(
+    keywords: &str,
+    fits: &(dyn Fn(&Progress) + Sync),
+    cancel: Option<Arc<AtomicBool>>,
+) -> Result<String, FitJobError> {
     let job = J::from_json(keywords).map_err(|e| FitJobError::Input(format!("pbdfit.{}: {e}", J::NAME)))?;
-    let report = Context::quiet(&job, Spelling::Keyword)?;
+    let prepared = job.prepare(Spelling::Keyword)?;
+    let (frames, progress) = (&mut |_: f64, _: &[_], _: &[_]| Ok(()), &mut |_: &_| {});
+    let backend = &pbdfit_pbd::CpuBackend;
+    let context = &mut Context { backend, choose: &cpu, progress, frames, lines: &mut |_| {}, fits, cancel };
+    let report = J::run(prepared, context)?;
     serde_json::to_string(&report).map_err(|e| FitJobError::Internal(format!("JSON output: {e}")))
 }

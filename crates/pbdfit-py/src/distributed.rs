@@ -22,6 +22,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use pbdfit_fit::{FitError, GridRestStates, PartCache, Spelling};
+use pbdfit_jobs::{Job, TableReport};
 use pbdfit_pbd::CpuBackend;
 use pbdfit_results::FitRecord;
 use pbdfit_study::StudyKeywords;
@@ -258,13 +259,16 @@ impl Driver {
             e => table_error(e),
         })?;
         let (summary, table) = done;
-        let d = PyDict::new(py);
-        match table {
-            Some(t) => crate::table_summary(&d, &t, threads)?,
-            None => crate::study_summary(&d, &summary)?,
-        }
-        d.set_item("out", self.out.display().to_string())?;
-        Ok(d)
+        // The local run's report (`run_job`'s), so that both runs return the same summary.
+        let report = match table {
+            Some(t) => serde_json::to_string(&pbdfit_jobs::TableReport {
+                threads,
+                ..TableReport::new(t, &self.out, "".into())
+            }),
+            None => serde_json::to_string(&pbdfit_jobs::StudyRun::new(summary, &self.out, None)),
+        };
+        let report = report.map_err(|e| PyRuntimeError::new_err(format!("JSON output: {e}")))?;
+        Ok(py.import("json")?.call_method1("loads", (report,))?.cast_into::<PyDict>()?)
     }
 
     /// Releases the folder (an interrupted run: every written fit stays and a later run resumes it).

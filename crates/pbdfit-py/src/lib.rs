@@ -26,7 +26,6 @@ use pyo3::types::PyDict;
 
 use pbdfit_fit::FitError;
 use pbdfit_mesh::{BUILTIN_SCENES, SceneSet, Vec3};
-use pbdfit_pbd::CpuBackend;
 use pbdfit_study::Progress;
 
 fn value_error(message: impl ToString) -> PyErr {
@@ -62,7 +61,7 @@ fn matrix<'py>(py: Python<'py>, rows: &[Vec3]) -> Bound<'py, PyArray2<f64>> {
 enum OnInterrupt {
     /// Waits for the work to end (a study writes its fits in flight).
     Finish,
-    /// Waits for the work to stop at its next cancel check ([`cancellable_job`]), so that no computation
+    /// Waits for the work to stop at its next cancel check ([`run_job`]), so that no computation
     /// goes on behind the `KeyboardInterrupt`; a second Ctrl-C leaves it to end alone.
     Stop,
     /// Leaves the work to end alone (one that reads no cancel flag and loses nothing).
@@ -120,30 +119,6 @@ fn interruptible<T: Send + 'static>(
     }
 }
 
-/// Runs a job (a fit, a simulation, a release test, a modal analysis, ...) as [`interruptible`] does,
-/// cancellable: Ctrl-C sets the job's cancel flag, its loops stop at their next check
-/// (`pbdfit_fit::cancellable`), and `KeyboardInterrupt` is raised once they have. `interrupt` (tests)
-/// interrupts the call as Ctrl-C would at its first poll for signals.
-fn cancellable_job<T: Send + 'static>(
-    py: Python<'_>,
-    interrupt: bool,
-    work: impl FnOnce() -> T + Send + 'static,
-) -> PyResult<T> {
-    let cancel = Arc::new(AtomicBool::new(false));
-    let flag = cancel.clone();
-    let pending = std::cell::Cell::new(interrupt);
-    let tick = |py: Python<'_>| {
-        if pending.replace(false) {
-            // What Ctrl-C does: the interpreter's KeyboardInterrupt, raised by the code's own signal check
-            // (then it is this error) or by the next one.
-            return py.run(c"import _thread; _thread.interrupt_main()", None, None);
-        }
-        Ok(())
-    };
-    interruptible(py, cancel, OnInterrupt::Stop, &tick, move || pbdfit_fit::cancellable(&flag, work))?
-        .map_err(|e| pyo3::exceptions::PyKeyboardInterrupt::new_err(e.to_string()))
-}
-
 /// The built-in scene names.
 #[pyfunction]
 fn scenes() -> Vec<&'static str> {
@@ -197,97 +172,6 @@ fn job_error(e: pbdfit_fit::FitJobError) -> PyErr {
         pbdfit_fit::FitJobError::Fit(e) => fit_error(e),
         pbdfit_fit::FitJobError::Internal(message) => PyRuntimeError::new_err(message),
     }
-}
-
-/// Runs `work` (a study or table of the front ends' one runner) on its job's pool with the GIL released,
-/// its progress to `progress=`: Ctrl-C, or a raising progress callable, sets the run's cancel flag, the
-/// fits in flight are written, and the callable's exception (else KeyboardInterrupt) is raised.
-/// `interrupt_after` (tests) interrupts the call as Ctrl-C would once that many fits are done.
-fn run_cancellable<'py, T: Send + 'static, E: std::fmt::Display + Send + 'static>(
-    py: Python<'py>,
-    jobs: Option<usize>,
-    progress: Option<Bound<'py, PyAny>>,
-    interrupt_after: Option<usize>,
-    work: impl FnOnce(Arc<AtomicBool>, &(dyn Fn(&Progress) + Sync)) -> Result<T, E> + Send + 'static,
-    error: impl Fn(E) -> PyErr,
-    interrupted: impl Fn(&E) -> bool,
-) -> PyResult<T> {
-    let report = ProgressReport::new(progress.as_ref())?;
-    let cancel = Arc::new(AtomicBool::new(false));
-    let worker_cancel = cancel.clone();
-    let interrupt = Arc::new(AtomicBool::new(false));
-    let worker_interrupt = interrupt.clone();
-    let sink = report.sink();
-    let tick_cancel = cancel.clone();
-    let tick = |py: Python<'_>| {
-        report.deliver(py, &tick_cancel);
-        if interrupt.swap(false, Ordering::SeqCst) {
-            // What Ctrl-C does: the interpreter's KeyboardInterrupt, seen by the next signal check.
-            let _ = py.run(c"import _thread; _thread.interrupt_main()", None, None);
-        }
-        Ok(())
-    };
-    let outcome = interruptible(py, cancel, OnInterrupt::Finish, &tick, move || {
-        pbdfit_study::on_threads(jobs, |_| {
-            let observer = |p: &Progress| {
-                if interrupt_after.is_some_and(|k| p.done >= k) {
-                    // As the signal would, but at a fixed fit: no further fit starts.
-                    worker_cancel.store(true, Ordering::SeqCst);
-                    worker_interrupt.store(true, Ordering::SeqCst);
-                }
-                sink(p);
-            };
-            work(worker_cancel.clone(), &observer)
-        })
-    });
-    // A raising progress callable stopped the run: its exception, not the cancellation's.
-    report.finish(py)?;
-    outcome?.map_err(fit_error)?.map_err(|e| {
-        if interrupted(&e) { pyo3::exceptions::PyKeyboardInterrupt::new_err(e.to_string()) } else { error(e) }
-    })
-}
-
-/// Runs (or resumes) a study: `keywords` is a JSON object of `pbdfit study`'s options under their Python
-/// names (`StudyKeywords`). One summary dict per study of the file (a file with `models = [...]` has one
-/// per model). Progress goes to `progress=` (see [`ProgressReport`]).
-#[pyfunction]
-#[pyo3(signature = (keywords, progress=None, _interrupt_after=None))]
-fn study<'py>(
-    py: Python<'py>,
-    keywords: &str,
-    progress: Option<Bound<'py, PyAny>>,
-    _interrupt_after: Option<usize>,
-) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    let job =
-        pbdfit_study::StudyKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.study: {e}")))?;
-    let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(job_error)?;
-    let mut summaries = Vec::new();
-    for study in prepared {
-        if let Some(note) = &study.note {
-            eprintln!("{note}");
-        }
-        let out = study.out.display().to_string();
-        let summary = run_cancellable(
-            py,
-            job.jobs,
-            progress.clone(),
-            _interrupt_after,
-            move |cancel, observer| study.run(&CpuBackend, Some(cancel), observer),
-            fit_error,
-            |e| matches!(e, FitError::Interrupted { .. }),
-        )?;
-        let d = PyDict::new(py);
-        study_summary(&d, &summary)?;
-        d.set_item("out", out)?;
-        summaries.push(d);
-    }
-    Ok(summaries)
-}
-
-/// The keywords `study` takes (Python's spelling of `pbdfit study`'s options).
-#[pyfunction]
-fn study_keywords() -> Vec<String> {
-    pbdfit_study::StudyKeywords::names()
 }
 
 /// Where a local study's or table's progress goes (`progress=`): nowhere, a line to stderr every 50 fits
@@ -361,35 +245,6 @@ impl ProgressReport {
     }
 }
 
-/// A study run's summary as the dict `study` returns.
-fn study_summary(d: &Bound<'_, PyDict>, summary: &pbdfit_results::StudySummary) -> PyResult<()> {
-    d.set_item("name", &summary.layout.name)?;
-    d.set_item("fits", summary.fits)?;
-    d.set_item("computed", summary.computed)?;
-    d.set_item("resumed", summary.resumed)?;
-    d.set_item("failed", summary.failed)?;
-    d.set_item("at_bound", summary.at_bound)?;
-    d.set_item("seconds", summary.seconds)?;
-    d.set_item("threads", summary.threads)?;
-    d.set_item("files", summary.files.clone())?;
-    Ok(())
-}
-
-/// A table build's summary as the dict `table` returns.
-fn table_summary(d: &Bound<'_, PyDict>, table: &pbdfit_table::BuildSummary, threads: usize) -> PyResult<()> {
-    let m = &table.table.meta;
-    d.set_item("name", &m.name)?;
-    d.set_item("nodes", m.nodes)?;
-    d.set_item("computed", table.computed)?;
-    d.set_item("resumed", table.resumed)?;
-    d.set_item("failed", m.failed)?;
-    d.set_item("at_bound", m.at_bound)?;
-    d.set_item("simulated", table.simulated)?;
-    d.set_item("seconds", table.seconds)?;
-    d.set_item("threads", threads)?;
-    Ok(())
-}
-
 /// A table error as the command line maps it: the user's input (ValueError) or ours (RuntimeError).
 fn table_error(e: pbdfit_table::TableError) -> PyErr {
     match e {
@@ -397,43 +252,6 @@ fn table_error(e: pbdfit_table::TableError) -> PyErr {
         e if e.is_input() => value_error(e),
         e => PyRuntimeError::new_err(e.to_string()),
     }
-}
-
-/// Builds (or resumes) a stiffness table: `keywords` is a JSON object of `pbdfit table`'s options under
-/// their Python names (`TableKeywords`). Returns the build's summary dict. Progress as for [`study`].
-#[pyfunction]
-#[pyo3(signature = (keywords, progress=None, _interrupt_after=None))]
-fn table<'py>(
-    py: Python<'py>,
-    keywords: &str,
-    progress: Option<Bound<'py, PyAny>>,
-    _interrupt_after: Option<usize>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let job =
-        pbdfit_table::TableKeywords::from_json(keywords).map_err(|e| value_error(format!("pbdfit.table: {e}")))?;
-    let prepared = job.prepare(pbdfit_fit::Spelling::Keyword).map_err(table_error)?;
-    let out = prepared.out.display().to_string();
-    let (summary, threads) = run_cancellable(
-        py,
-        job.jobs,
-        progress,
-        _interrupt_after,
-        move |cancel, observer| {
-            prepared.run(&CpuBackend, Some(cancel), observer).map(|s| (s, rayon::current_num_threads()))
-        },
-        table_error,
-        |e| matches!(e, pbdfit_table::TableError::Fit(FitError::Interrupted { .. })),
-    )?;
-    let d = PyDict::new(py);
-    table_summary(&d, &summary, threads)?;
-    d.set_item("out", out)?;
-    Ok(d)
-}
-
-/// The keywords `table` takes (Python's spelling of `pbdfit table`'s options).
-#[pyfunction]
-fn table_keywords() -> Vec<String> {
-    pbdfit_table::TableKeywords::names()
 }
 
 /// Every fit of a results folder (or one CSV file) as columns: name -> list, with the parameter
@@ -498,12 +316,53 @@ fn read_results<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyDi
 }
 
 /// Any job of `pbdfit_jobs::JOBS` by name: `keywords` is a JSON object of its command's options under their
-/// Python names; returns its report, the command's `--json` output, as JSON text.
+/// Python names; returns its report, the command's `--json` output, as JSON text. A study's or table's fits
+/// go to `progress=` (see [`ProgressReport`]); Ctrl-C, or a raising progress callable, stops it once the
+/// fits in flight are written, and raises the callable's exception, else `KeyboardInterrupt`. `_interrupt`
+/// (tests) interrupts the call as Ctrl-C would at its first poll, `_interrupt_after` once that many fits
+/// are done.
 #[pyfunction]
-#[pyo3(signature = (name, keywords, _interrupt=false))]
-fn run_job(py: Python<'_>, name: &str, keywords: &str, _interrupt: bool) -> PyResult<String> {
+#[pyo3(signature = (name, keywords, _interrupt=false, progress=None, _interrupt_after=None))]
+fn run_job<'py>(
+    py: Python<'py>,
+    name: &str,
+    keywords: &str,
+    _interrupt: bool,
+    progress: Option<Bound<'py, PyAny>>,
+    _interrupt_after: Option<usize>,
+) -> PyResult<String> {
+    let report = ProgressReport::new(progress.as_ref())?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    let interrupt = Arc::new(AtomicBool::new(_interrupt));
+    let (sink, tick_cancel, worker_cancel, worker_interrupt) =
+        (report.sink(), cancel.clone(), cancel.clone(), interrupt.clone());
+    let tick = |py: Python<'_>| {
+        report.deliver(py, &tick_cancel);
+        if interrupt.swap(false, Ordering::SeqCst) {
+            // What Ctrl-C does: the interpreter's KeyboardInterrupt, raised by the code's own signal check
+            // (then it is this error) or by the next one.
+            return py.run(c"import _thread; _thread.interrupt_main()", None, None);
+        }
+        Ok(())
+    };
+    // A study or table waits for its fits in flight to be written; another job stops at its next check.
+    let on_interrupt = if pbdfit_jobs::RESUMABLE.contains(&name) { OnInterrupt::Finish } else { OnInterrupt::Stop };
     let (name, keywords) = (name.to_string(), keywords.to_string());
-    cancellable_job(py, _interrupt, move || pbdfit_jobs::run_json(&name, &keywords))?.map_err(job_error)
+    let outcome = interruptible(py, cancel, on_interrupt, &tick, move || {
+        let observer = |p: &Progress| {
+            if _interrupt_after.is_some_and(|k| p.done >= k) {
+                // As the signal would, but at a fixed fit: no further fit starts.
+                worker_cancel.store(true, Ordering::SeqCst);
+                worker_interrupt.store(true, Ordering::SeqCst);
+            }
+            sink(p);
+        };
+        let stop = Some(worker_cancel.clone());
+        pbdfit_fit::cancellable(&worker_cancel, || pbdfit_jobs::run_json_with(&name, &keywords, &observer, stop))
+    });
+    // A raising progress callable stopped the run: its exception, not the cancellation's.
+    report.finish(py)?;
+    outcome?.map_err(|e| pyo3::exceptions::PyKeyboardInterrupt::new_err(e.to_string()))?.map_err(job_error)
 }
 
 /// The keywords the job `name` takes (Python's spelling of its command's options).
@@ -519,10 +378,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_job, m)?)?;
     m.add_function(wrap_pyfunction!(job_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(scene_bodies, m)?)?;
-    m.add_function(wrap_pyfunction!(study, m)?)?;
-    m.add_function(wrap_pyfunction!(table, m)?)?;
-    m.add_function(wrap_pyfunction!(study_keywords, m)?)?;
-    m.add_function(wrap_pyfunction!(table_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(distributed::run_task_json, m)?)?;
     m.add_class::<distributed::Driver>()?;
     m.add_function(wrap_pyfunction!(read_results, m)?)?;

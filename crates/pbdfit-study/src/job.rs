@@ -17,29 +17,42 @@ use super::{Progress, RunOptions, Study, run_study};
 use pbdfit_fit::{FitError, FitJobError, PartCache, Search, Spelling};
 use pbdfit_mesh::ReferenceOptions;
 
-/// A study run as the command line and Python ask it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// A study run as the command line and Python ask it: `pbdfit study`'s options (clap) and Python's
+/// keywords (serde), the doc comments their help.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, clap::Args)]
 #[serde(default)]
 pub struct StudyKeywords {
-    /// The study file (TOML).
+    /// Study file (TOML), e.g. fits/thesis.toml.
+    #[arg(value_name = "STUDY")]
     pub study: String,
-    /// Only these parts: `scene`, `scene/experiment` or `*/experiment`.
+    /// Only these parts: `scene`, `scene/experiment` or `*/experiment` (repeatable).
+    #[arg(long)]
     pub only: Vec<String>,
     /// Worker threads (default: all cores).
+    #[arg(long)]
     pub jobs: Option<usize>,
-    /// The results folder (default: `results/<study name>` next to the study file).
+    /// Results folder (default: `results/<study name>` next to the study file).
+    #[arg(long)]
     pub out: Option<String>,
-    /// Every k-th value of the study's Poisson range (default 1: all).
+    /// Use every k-th value of the study's nu range (a quick, coarse run).
+    #[arg(long, default_value = "1")]
     pub poisson_stride: Option<usize>,
     /// The FEM reference's options, over the study file's `[reference]`.
     #[serde(flatten)]
+    #[command(flatten)]
     pub reference: ReferenceOptions,
-    /// `f64` or `f32`, over the file's `precision`.
+    /// Arithmetic of the model's rest states, over the study file's `precision`: f64 or f32 (the
+    /// reference library's own; PBD models only).
+    #[arg(long, value_parser = ["f64", "f32"])]
     pub precision: Option<String>,
-    /// `gradient` or `pattern`, over the file's `[fit] search` (another search drops the file's grid).
+    /// The search, over the study file's `[fit] search`: `gradient` or `pattern`. Choosing another
+    /// search than the file's also drops the file's `grid` (each search has its own default grid).
+    #[arg(long, value_parser = |s: &str| Search::parse(s).map(|_| s.to_string()))]
     pub search: Option<String>,
-    /// Run this many fits at once in lockstep, their search turns' rest states batched on the backend
-    /// (the gradient search only; the same rows as without).
+    /// Run K fits at once in lockstep: each turn of their gradient searches hands its trial rest states
+    /// to the backend as one shared batch (what a GPU needs to be busy; on the CPU only the schedule
+    /// changes). The same rows as without.
+    #[arg(long, value_name = "K")]
     pub lockstep: Option<usize>,
 }
 
@@ -62,16 +75,6 @@ pub struct PreparedStudy {
 }
 
 impl StudyKeywords {
-    /// The keywords' names (Python's spelling).
-    pub fn names() -> Vec<String> {
-        pbdfit_fit::keyword_names::<StudyKeywords>()
-    }
-
-    /// The job from a JSON object of its keywords (Python's call), unknown keywords refused.
-    pub fn from_json(text: &str) -> Result<Self, String> {
-        pbdfit_fit::keywords_from_json(text)
-    }
-
     /// Reads the study file and applies the options over each of its studies (one per model).
     pub fn prepare(&self, spelling: Spelling) -> Result<Vec<PreparedStudy>, FitJobError> {
         let text = super::file::read_study_file(Path::new(&self.study))?;

@@ -14,23 +14,33 @@ use serde::{Deserialize, Serialize};
 
 use crate::{BuildSummary, TableDef, TableError, build, build_partial};
 
-/// A table build as the command line and Python ask it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// A table build as the command line and Python ask it: `pbdfit table`'s options (clap) and Python's
+/// keywords (serde), the doc comments their help.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, clap::Args)]
 #[serde(default)]
 pub struct TableKeywords {
-    /// The table definition file (TOML).
+    /// Table definition file (TOML), e.g. fits/tables/pbd.toml.
+    #[arg(value_name = "FILE")]
     pub file: String,
-    /// The table folder (default: `<name>/` next to the definition file).
+    /// Table folder (default: `<name>/` next to the definition file).
+    #[arg(long)]
     pub out: Option<String>,
     /// Worker threads (default: all cores).
+    #[arg(long, visible_alias = "threads")]
     pub jobs: Option<usize>,
-    /// `gradient` or `pattern`, over the file's `[fit] search` (another search drops the file's grid).
+    /// The search, over the table file's `[fit] search`: `gradient` or `pattern`. Choosing another
+    /// search than the file's also drops the file's `grid` (each search has its own default grid).
+    #[arg(long, value_parser = |s: &str| Search::parse(s).map(|_| s.to_string()))]
     pub search: Option<String>,
-    /// Fit nothing: write `table.csv` and `table.json` from the fits already in the folder, the nodes
-    /// without one marked missing.
+    /// Fit nothing: write table.csv and table.json from the fits already finished in the table folder (an
+    /// interrupted or time-limited build), the nodes without a fit marked `missing`. A lookup whose cell
+    /// needs a missing node names it; running `pbdfit table` again (without --partial) fits only those.
+    #[arg(long)]
     pub partial: bool,
-    /// Run this many fits at once in lockstep, their search turns' rest states batched on the backend
-    /// (the gradient search only; the same table as without).
+    /// Run K fits at once in lockstep: each turn of their gradient searches hands its trial rest states
+    /// to the backend as one shared batch (what a GPU needs to be busy; on the CPU only the schedule
+    /// changes). The same table as without.
+    #[arg(long, value_name = "K")]
     pub lockstep: Option<usize>,
 }
 
@@ -51,16 +61,6 @@ pub struct PreparedTable {
 }
 
 impl TableKeywords {
-    /// The keywords' names (Python's spelling).
-    pub fn names() -> Vec<String> {
-        pbdfit_fit::keyword_names::<TableKeywords>()
-    }
-
-    /// The job from a JSON object of its keywords (Python's call), unknown keywords refused.
-    pub fn from_json(text: &str) -> Result<Self, String> {
-        pbdfit_fit::keywords_from_json(text)
-    }
-
     /// Reads the definition file and applies the options.
     pub fn prepare(&self, spelling: Spelling) -> Result<PreparedTable, TableError> {
         let def = TableDef::from_file(Path::new(&self.file))?;

@@ -91,12 +91,101 @@ pub fn run_job<J: pbdfit_jobs::Job + clap::Args>(args: JobArgs<J>) -> CliResult 
     run_prepared::<J>(prepared, args.json).map(|_| ())
 }
 
-/// Runs a prepared job on the CPU and prints its report (as text, or as JSON with `json`): the one way
-/// every job's command ends. Returns the report for what the command writes besides (ParaView files).
+/// Runs a prepared job on the CPU and prints its report (as text, or as JSON with `json`). Returns the
+/// report for what the command writes besides (ParaView files).
 pub fn run_prepared<J: pbdfit_jobs::Job>(prepared: J::Prepared, json: bool) -> Result<J::Report, CliError> {
-    let report =
-        pbdfit_jobs::Context::run_with_lines::<J>(prepared, &pbdfit_pbd::CpuBackend, &mut |line| eprintln!("{line}"))
-            .map_err(crate::fit::job_error)?;
+    run_on::<J>(prepared, json, BackendName::Cpu, None)
+}
+
+/// A job of many fits (a study, a table): its keywords beside the backend and `--json`.
+#[derive(Debug, clap::Args)]
+pub struct FitsArgs<J: pbdfit_jobs::Job + clap::Args> {
+    #[command(flatten)]
+    job: J,
+    /// Where the grid rest states are computed.
+    #[arg(long, value_enum, default_value_t = BackendName::Cpu)]
+    backend: BackendName,
+    /// Testing: abort the process (as kill -9 would) right after the K-th fit of this run is written.
+    #[arg(long, hide = true)]
+    abort_after: Option<usize>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs a job of many fits from its command line: [`run_job`] with its backend and progress bar.
+pub fn run_fits<J: pbdfit_jobs::Job + clap::Args>(args: FitsArgs<J>) -> CliResult {
+    let prepared = args.job.prepare(pbdfit_jobs::Spelling::Flag).map_err(crate::fit::job_error)?;
+    run_on::<J>(prepared, args.json, args.backend, args.abort_after).map(|_| ())
+}
+
+/// Runs a prepared job and prints its report (as text, or as JSON with `json`): the one way every job's
+/// command ends. Its progress lines go to stderr; a study's or table's rest states go to the `backend`
+/// chosen for its largest body, its fits to a progress bar on stderr (plain lines every 10 s when stderr is
+/// not a terminal). `abort_after` (testing) aborts the process as kill -9 would once that many fits of this
+/// run are written.
+pub fn run_on<J: pbdfit_jobs::Job>(
+    prepared: J::Prepared,
+    json: bool,
+    backend: BackendName,
+    abort_after: Option<usize>,
+) -> Result<J::Report, CliError> {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    // Made at the first fit, so that a job without fits draws nothing.
+    let bar = std::sync::OnceLock::<ProgressBar>::new();
+    let new_bar = || {
+        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr_with_hz(4));
+        let template = "{elapsed_precise} [{bar:30}] {pos}/{len} fits, {per_sec}, ETA {eta} {msg}";
+        bar.set_style(ProgressStyle::with_template(template).expect("progress template").progress_chars("=> "));
+        bar
+    };
+    let say = |line: &str| match bar.get() {
+        Some(bar) => bar.suspend(|| eprintln!("{line}")),
+        None => eprintln!("{line}"),
+    };
+    // When the last plain line was printed (`None`: never). Not `now - 60 s`: subtracting from an
+    // `Instant` panics when the clock (time since boot on Linux) is younger than that.
+    let last_line = std::sync::Mutex::new(None::<std::time::Instant>);
+    let fits = |p: &pbdfit_study::Progress| {
+        if abort_after.is_some_and(|k| p.done >= k && p.done > 0) {
+            std::process::abort();
+        }
+        if p.notice {
+            return say(&p.message);
+        }
+        let bar = bar.get_or_init(new_bar);
+        bar.set_length(p.total as u64);
+        bar.set_position(p.done as u64);
+        bar.set_message(p.message.clone());
+        let mut last = last_line.lock().expect("progress lock");
+        if bar.is_hidden()
+            && (last.is_none_or(|t| t.elapsed() > std::time::Duration::from_secs(10))
+                || p.done == p.total
+                || p.done == 0)
+        {
+            eprintln!("[{}/{} fits, {} resumed] {}", p.done, p.total, p.resumed, p.message);
+            *last = Some(std::time::Instant::now());
+        }
+    };
+    let choose = |system: &pbdfit_pbd::PbdSystem, rest_states| {
+        bar.get()
+            .map(|bar| bar.suspend(|| self::backend(backend, system, rest_states)))
+            .unwrap_or_else(|| self::backend(backend, system, rest_states))
+    };
+    let mut context = pbdfit_jobs::Context {
+        backend: &pbdfit_pbd::CpuBackend,
+        choose: &choose,
+        progress: &mut |_| {},
+        frames: &mut |_, _, _| Ok(()),
+        lines: &mut |line| say(line),
+        fits: &fits,
+        cancel: None,
+    };
+    let report = J::run(prepared, &mut context);
+    if let Some(bar) = bar.get() {
+        bar.finish_and_clear();
+    }
+    let report = report.map_err(crate::fit::job_error)?;
     print_report(&report, json)?;
     Ok(report)
 }

@@ -104,7 +104,7 @@ pub fn run(args: CompareArgs) -> CliResult {
             note: None,
             lockstep: None,
         };
-        crate::study::run_with_progress(&prepared, args.jobs, BackendName::Cpu, None)?;
+        crate::cli::run_on::<pbdfit_jobs::StudyKeywords>((vec![prepared], args.jobs), false, BackendName::Cpu, None)?;
         let results = Results::open(&out).map_err(|e| CliError::Internal(e.to_string()))?;
         let verdicts = evaluate(&claims, &results);
         write(

@@ -61,9 +61,12 @@ pub fn run(args: FemArgs) -> CliResult {
     let report = with_dynamic_progress(&name, |progress| {
         let mut context = pbdfit_jobs::Context {
             backend: &pbdfit_pbd::CpuBackend,
+            choose: &pbdfit_jobs::cpu,
             progress,
             frames: &mut |_, _, _| Ok(()),
             lines: &mut |_| {},
+            fits: &|_| {},
+            cancel: None,
         };
         FemJob::run(FemPrepared::Solid(prepared), &mut context)
     })

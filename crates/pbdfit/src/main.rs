@@ -35,8 +35,6 @@ mod plot;
 mod reproduce;
 mod settings;
 mod simulate;
-mod study;
-mod table;
 
 use std::process::ExitCode;
 
@@ -78,9 +76,9 @@ enum Command {
     /// The error a fit minimises at given parameters: what a lookup's or any choice of parameters is worth.
     Evaluate(cli::JobArgs<pbdfit_jobs::EvaluateKeywords>),
     /// Run or resume a study file (a matrix of fits), writing one CSV per scene and experiment.
-    Study(study::StudyArgs),
+    Study(cli::FitsArgs<pbdfit_jobs::StudyKeywords>),
     /// Build (or resume) a stiffness table: fits over a grid of (E, nu, dt, nit, N), with leave-one-out.
-    Table(table::TableArgs),
+    Table(cli::FitsArgs<pbdfit_jobs::TableKeywords>),
     /// Look a model's parameters up in a stiffness table (interpolated), with an error estimate.
     Lookup(lookup::LookupArgs),
     /// A closed-form mapping's parameters for (E, nu) (Van Gelder springs, bulk-modulus and Macklin-Mueller
@@ -110,8 +108,8 @@ fn main() -> ExitCode {
         Command::Settings(args) => settings::run(args),
         Command::Identify(args) => cli::run_job(args),
         Command::Evaluate(args) => cli::run_job(args),
-        Command::Study(args) => study::run(args),
-        Command::Table(args) => table::run(args),
+        Command::Study(args) => cli::run_fits(args),
+        Command::Table(args) => cli::run_fits(args),
         Command::Lookup(args) => lookup::run(args),
         Command::Mapping(args) => baseline::run(args),
         Command::Reproduce(args) => reproduce::run(args),

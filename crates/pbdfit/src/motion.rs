@@ -74,8 +74,9 @@ pub fn run(args: MotionArgs) -> CliResult {
                 }
                 Ok(())
             };
+            let (backend, choose, lines) = (&pbdfit_pbd::CpuBackend, &pbdfit_jobs::cpu, &mut |_: &str| {});
             let context =
-                &mut Context { backend: &pbdfit_pbd::CpuBackend, progress: &mut |_| {}, frames, lines: &mut |_| {} };
+                &mut Context { backend, choose, progress: &mut |_| {}, frames, lines, fits: &|_| {}, cancel: None };
             let report = MotionKeywords::run(prepared, context);
             // The frames written so far are kept and listed, whatever stopped the run.
             if !writer.written.is_empty() {

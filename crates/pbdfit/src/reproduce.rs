@@ -118,7 +118,7 @@ pub fn run(args: ReproduceArgs) -> CliResult {
     );
     let prepared =
         pbdfit_study::PreparedStudy { study, out: results.clone(), only: Vec::new(), note: None, lockstep: None };
-    crate::study::run_with_progress(&prepared, args.jobs, args.backend, None)?;
+    crate::cli::run_on::<pbdfit_jobs::StudyKeywords>((vec![prepared.clone()], args.jobs), false, args.backend, None)?;
     let study = prepared.study;
 
     let pictures = scene_pictures(&study, &results)?;
