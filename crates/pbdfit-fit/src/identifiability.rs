@@ -203,10 +203,12 @@ fn range_values(search_box: &SearchBox, t: &[f64], i: usize, ends: [f64; 2]) -> 
 ///   is so steep next to flat directions (an ill-conditioned Hessian: `id.condition`, infinite where it is
 ///   not positive definite) that the first step out already rises by more than 1 %, or because the points
 ///   next to it have no rest state. Such a range would read as a parameter known exactly.
-/// - a range **spans the whole search box** ([`Identifiability::spans_box`]): the error stays within 1 %
-///   of the minimum from one edge of the box to the other, so the fit does not determine that parameter
-///   in the box at all (the built-in steel strip's cloth-xpbd fit, flat at 169 over the whole box). Such a
-///   range would read as an error bar as wide as the user's box, which is the box, not the physics.
+/// - a range **spans the whole search box** ([`Identifiability::spans_box`]): along that parameter's
+///   axis through the fitted point the error was not seen to rise by 1 % up to either edge of the box (by
+///   evaluations for a pattern search, by the Gauss-Newton model at the optimum, its ends checked for rest
+///   states, for a gradient search), so the fit bounds that parameter nowhere inside the box (the built-in
+///   steel strip's cloth-xpbd fit at the box's stiff corner, error 169.25). Such a range would read as an
+///   error bar as wide as the user's box, which is the box, not the physics.
 ///
 /// Either is no error bar, so the report says so instead; `None` where every range is an interval
 /// strictly inside the box.
@@ -237,10 +239,11 @@ pub fn ranges_without_information(names: &[&str], id: &Identifiability) -> Optio
     }
     if !spanning.is_empty() {
         notes.push(format!(
-            "{} span{} the whole search box (the error stays within 1 % of the minimum from edge to edge: the fit \
-             does not determine {} in the box)",
+            "{} span{} the whole search box (no 1 % rise of the error was found along {} up to either edge of the \
+             box, so the fit bounds {} nowhere inside it)",
             spanning.join(" and "),
             plural(&spanning, "s", ""),
+            plural(&spanning, "it", "them"),
             plural(&spanning, "it", "them")
         ));
     }
@@ -338,8 +341,8 @@ mod tests {
         assert!(why.starts_with("alpha_d and alpha_b collapse to") && why.contains("not positive definite"), "{why}");
     }
 
-    /// A fit whose error is flat over the whole box (the steel strip's cloth-xpbd fit with Newton-Krylov
-    /// rest states: 169.25 everywhere within 1 %): computed on a flat error, both ranges reach both edges of
+    /// A fit whose error does not rise along either axis (the steel strip's cloth-xpbd fit with Newton-Krylov
+    /// rest states, 169.25 at the box's stiff corner): computed on a flat error, both ranges reach both edges of
     /// cloth-xpbd's box, `spans_box` says so, and the note names them; a range inside the box (a bowl) does
     /// not span it, and a collapsed range and a spanning one are both named.
     #[test]
@@ -352,14 +355,14 @@ mod tests {
         let why = ranges_without_information(&names, &flat).expect("no information");
         assert_eq!(
             why,
-            "alpha_d and alpha_b span the whole search box (the error stays within 1 % of the minimum from edge to \
-             edge: the fit does not determine them in the box)"
+            "alpha_d and alpha_b span the whole search box (no 1 % rise of the error was found along them up to \
+             either edge of the box, so the fit bounds them nowhere inside it)"
         );
         // Only alpha_b flat: alpha_d's bowl is inside the box.
         let bowl = Identifiability::compute(&b, &[0.5, 0.2], 1.0, |p| 1.0 + 10.0 * (p[0] - 0.5).powi(2));
         assert_eq!(bowl.spans_box, vec![false, true]);
         let why = ranges_without_information(&names, &bowl).unwrap();
-        assert!(why.starts_with("alpha_b spans the whole search box") && why.contains("determine it in"), "{why}");
+        assert!(why.starts_with("alpha_b spans the whole search box") && why.contains("bounds it nowhere"), "{why}");
         // The quadratic model's ranges: the same rule.
         let model = Identifiability::from_model(&b, &[0.5, 0.5], 1.0, &[0.0, 0.0], &[20.0, 0.0, 0.0, 0.0]);
         assert_eq!(model.spans_box, vec![false, true]);

@@ -268,7 +268,10 @@ fn sheet_mappings_on_the_hanging_sheet_and_the_wrong_body_refused() {
         assert!(p.iter().all(|x| x.is_finite() && *x >= 0.0), "{name}: {p:?}");
     }
     let o = sheet("xpbd-van-gelder-bulk", &[]);
-    assert_input_error(&o, &["mapping xpbd-van-gelder-bulk", "model xpbd", "a solid", "scene hanging-sheet is a sheet"]);
+    assert_input_error(
+        &o,
+        &["mapping xpbd-van-gelder-bulk", "model xpbd", "a solid", "scene hanging-sheet is a sheet"],
+    );
     let o = pbdfit(&[
         "mapping",
         "--mapping",
@@ -280,5 +283,8 @@ fn sheet_mappings_on_the_hanging_sheet_and_the_wrong_body_refused() {
         "--n",
         "1",
     ]);
-    assert_input_error(&o, &["cloth-xpbd-van-gelder-bergou", "cloth-xpbd simulates a sheet", "scene gravity is a solid"]);
+    assert_input_error(
+        &o,
+        &["cloth-xpbd-van-gelder-bergou", "cloth-xpbd simulates a sheet", "scene gravity is a solid"],
+    );
 }
