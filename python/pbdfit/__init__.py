@@ -961,8 +961,11 @@ def mapping(
     ``outside_range``, ``moduli``, the body's ``geometry`` and the mapping's ``description`` and ``source``.
     The mappings are the formulas engines and papers use (Van Gelder springs, bulk-modulus and
     Macklin-Mueller volume compliances, Godot-Jolt's constant, their PBD equivalents, and
-    ``xpbd-strain-lame``: the xpbd-strain model's ``1 / (2 mu)``, ``1 / K``); ``mapping("list")`` lists them.
-    ``scene`` (default ``"gravity"``, the tables' unit cube) gives the mesh at resolution ``n``. ``young`` and
+    ``xpbd-strain-lame``: the xpbd-strain model's ``1 / (2 mu)``, ``1 / K``; for sheets, Van Gelder's membrane
+    springs with Bergou's ``1 / D`` or the discrete shells' hinges, and Godot's rule for ``jolt-cloth``);
+    ``mapping("list")`` lists them. ``scene`` (default ``"gravity"``, the tables' unit cube) gives the mesh at
+    resolution ``n``; a sheet scene's mappings read its ``thickness`` too, and a mapping refuses the other
+    kind of body with ``ValueError``. ``young`` and
     ``poisson`` are required; ``dt`` and ``nit`` only where the formula reads them (``uses_step``: the PBD
     mappings), ``n`` only where it reads the mesh (``uses_mesh``). An unknown name, a missing setting or a
     bad material raises ``ValueError`` with the CLI's message."""

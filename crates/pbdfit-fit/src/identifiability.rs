@@ -27,6 +27,9 @@ pub struct Identifiability {
     /// other parameters at their fitted values; an end at the box's edge means the error stays within
     /// 1 % up to the edge.
     pub ranges: Vec<(f64, f64)>,
+    /// Per parameter, whether its range reaches both edges of the search box: the error stays within 1 %
+    /// of the minimum along the whole axis, so the fit does not determine that parameter in the box.
+    pub spans_box: Vec<bool>,
     /// Error evaluations spent.
     pub evaluations: usize,
 }
@@ -68,6 +71,7 @@ impl Identifiability {
         let condition = condition(&h);
         let limit = best * (1.0 + RISE);
         let mut ranges = Vec::with_capacity(d);
+        let mut spans_box = Vec::with_capacity(d);
         for i in 0..d {
             let mut ends = [0.0; 2];
             for (k, direction) in [-1.0, 1.0].into_iter().enumerate() {
@@ -78,8 +82,9 @@ impl Identifiability {
             let mut hi = t.to_vec();
             hi[i] = ends[1];
             ranges.push((search_box.values(&lo)[i], search_box.values(&hi)[i]));
+            spans_box.push(ends == [0.0, 1.0]);
         }
-        Self { hessian: h.iter_column_major_transposed(), condition, ranges, evaluations }
+        Self { hessian: h.iter_column_major_transposed(), condition, ranges, spans_box, evaluations }
     }
 }
 
@@ -125,7 +130,8 @@ impl Identifiability {
             })
             .collect();
         let ranges = ends.iter().enumerate().map(|(i, e)| range_values(search_box, t, i, *e)).collect();
-        (Self { hessian: h.iter_column_major_transposed(), condition, ranges, evaluations: 0 }, ends)
+        let spans_box = ends.iter().map(|e| *e == [0.0, 1.0]).collect();
+        (Self { hessian: h.iter_column_major_transposed(), condition, ranges, spans_box, evaluations: 0 }, ends)
     }
 
     /// [`from_model`](Self::from_model), with each range ending where the points still have a rest state:
@@ -173,6 +179,7 @@ impl Identifiability {
             }
             if moved != ends {
                 id.ranges[i] = range_values(search_box, t, i, moved);
+                id.spans_box[i] = moved == [0.0, 1.0];
             }
         }
         id.evaluations = evaluations;
@@ -188,38 +195,62 @@ fn range_values(search_box: &SearchBox, t: &[f64], i: usize, ends: [f64; 2]) -> 
     (search_box.values(&lo)[i], search_box.values(&hi)[i])
 }
 
-/// `|lambda_max| / lambda_min` of a symmetric matrix; infinite when it is not positive definite.
-/// Why a fit's 1 % ranges carry no information, if they carry none: a parameter's range is the fitted
-/// point itself (`low == high`, to 1e-12 of the value), so the error was not seen to stay within 1 % of
-/// the minimum anywhere along that axis: either the error's curvature there is so steep next to flat
-/// directions (an ill-conditioned Hessian: `condition`, infinite where it is not positive definite) that
-/// the first step out already rises by more than 1 %, or the points next to it have no rest state. Such a
-/// range is no error bar (it would read as a parameter known exactly), so the report says so instead.
-/// `names` and `ranges` are the parameters' in the model's order.
-pub fn ranges_without_information(names: &[&str], ranges: &[(f64, f64)], condition: f64) -> Option<String> {
+/// Why a fit's 1 % ranges carry no information, if they carry none. Two cases, each named per parameter
+/// (`names`, in the model's order):
+///
+/// - a range **collapses** to the fitted point (`low == high`, to 1e-12 of the value): the error was not
+///   seen to stay within 1 % of the minimum anywhere along that axis, either because its curvature there
+///   is so steep next to flat directions (an ill-conditioned Hessian: `id.condition`, infinite where it is
+///   not positive definite) that the first step out already rises by more than 1 %, or because the points
+///   next to it have no rest state. Such a range would read as a parameter known exactly.
+/// - a range **spans the whole search box** ([`Identifiability::spans_box`]): along that parameter's
+///   axis through the fitted point the error was not seen to rise by 1 % up to either edge of the box (by
+///   evaluations for a pattern search, by the Gauss-Newton model at the optimum, its ends checked for rest
+///   states, for a gradient search), so the fit bounds that parameter nowhere inside the box (the built-in
+///   steel strip's cloth-xpbd fit at the box's stiff corner, error 169.25). Such a range would read as an
+///   error bar as wide as the user's box, which is the box, not the physics.
+///
+/// Either is no error bar, so the report says so instead; `None` where every range is an interval
+/// strictly inside the box.
+pub fn ranges_without_information(names: &[&str], id: &Identifiability) -> Option<String> {
+    let plural = |list: &[&str], one: &'static str, many: &'static str| if list.len() == 1 { one } else { many };
     let collapsed: Vec<&str> = names
         .iter()
-        .zip(ranges)
+        .zip(&id.ranges)
         .filter(|(_, (lo, hi))| (hi - lo).abs() <= 1e-12 * lo.abs().max(hi.abs()))
         .map(|(name, _)| *name)
         .collect();
-    if collapsed.is_empty() {
-        return None;
+    let spanning: Vec<&str> =
+        names.iter().zip(&id.spans_box).filter(|(_, spans)| **spans).map(|(name, _)| *name).collect();
+    let mut notes = Vec::new();
+    if !collapsed.is_empty() {
+        let hessian = if id.condition.is_finite() {
+            format!("the error's Hessian has condition number {:.3e}", id.condition)
+        } else {
+            "the error's Hessian is not positive definite".to_string()
+        };
+        notes.push(format!(
+            "{} collapse{} to the fitted point ({hessian}; the first step along {} already leaves 1 % of the minimum \
+             or has no rest state)",
+            collapsed.join(" and "),
+            plural(&collapsed, "s", ""),
+            plural(&collapsed, "it", "them")
+        ));
     }
-    let hessian = if condition.is_finite() {
-        format!("the error's Hessian has condition number {condition:.3e}")
-    } else {
-        "the error's Hessian is not positive definite".to_string()
-    };
-    Some(format!(
-        "{} collapse{} to the fitted point ({hessian}; the first step along {} already leaves 1 % of the minimum \
-         or has no rest state)",
-        collapsed.join(" and "),
-        if collapsed.len() == 1 { "s" } else { "" },
-        if collapsed.len() == 1 { "it" } else { "them" }
-    ))
+    if !spanning.is_empty() {
+        notes.push(format!(
+            "{} span{} the whole search box (no 1 % rise of the error was found along {} up to either edge of the \
+             box, so the fit bounds {} nowhere inside it)",
+            spanning.join(" and "),
+            plural(&spanning, "s", ""),
+            plural(&spanning, "it", "them"),
+            plural(&spanning, "it", "them")
+        ));
+    }
+    (!notes.is_empty()).then(|| notes.join("; "))
 }
 
+/// `|lambda_max| / lambda_min` of a symmetric matrix; infinite when it is not positive definite.
 fn condition(h: &DMatrix<f64>) -> f64 {
     if !h.iter().all(|v| v.is_finite()) {
         return f64::INFINITY;
@@ -278,24 +309,67 @@ mod tests {
 
     use super::*;
 
-    /// The cloth-xpbd fit of the built-in steel strip (10 cells, dt 0.002 s, nit 10): alpha_b's range is
-    /// the fitted point itself with the Hessian's condition 1.88e10, so the ranges carry no information;
-    /// the fabric strip's fit (condition 5.2e3) has ranges that do.
+    /// An identifiability with these ranges (spanning the box where `spans`) and condition number.
+    fn with_ranges(ranges: &[(f64, f64)], spans: &[bool], condition: f64) -> Identifiability {
+        Identifiability {
+            hessian: vec![],
+            condition,
+            ranges: ranges.to_vec(),
+            spans_box: spans.to_vec(),
+            evaluations: 0,
+        }
+    }
+
+    /// The cloth-xpbd fit of the built-in steel strip (10 cells, dt 0.002 s, nit 10) with the Anderson
+    /// rest states: alpha_b's range is the fitted point itself with the Hessian's condition 1.88e10, so
+    /// the ranges carry no information; the fabric strip's fit (condition 5.2e3) has ranges that do.
     #[test]
     fn a_range_collapsed_to_the_point_carries_no_information() {
         let names = ["alpha_d", "alpha_b"];
         let strip = [(4.53265349402953e-8, 4.930047946375939e-8), (3.9484260780547567e-4, 3.9484260780547567e-4)];
-        let why = ranges_without_information(&names, &strip, 1.8830906620651188e10).expect("no information");
+        let why = ranges_without_information(&names, &with_ranges(&strip, &[false, false], 1.8830906620651188e10))
+            .expect("no information");
         assert_eq!(
             why,
             "alpha_b collapses to the fitted point (the error's Hessian has condition number 1.883e10; the first \
              step along it already leaves 1 % of the minimum or has no rest state)"
         );
         let fabric = [(7.638515371241392e-4, 1.1038623655424784e-3), (6.7968594581938385e-3, 1.6597100484548273e-2)];
-        assert_eq!(ranges_without_information(&names, &fabric, 5247.368275294339), None);
+        assert_eq!(ranges_without_information(&names, &with_ranges(&fabric, &[false, false], 5247.368275294339)), None);
         let both = [(1.0, 1.0), (2.0, 2.0)];
-        let why = ranges_without_information(&names, &both, f64::INFINITY).unwrap();
+        let why = ranges_without_information(&names, &with_ranges(&both, &[false, false], f64::INFINITY)).unwrap();
         assert!(why.starts_with("alpha_d and alpha_b collapse to") && why.contains("not positive definite"), "{why}");
+    }
+
+    /// A fit whose error does not rise along either axis (the steel strip's cloth-xpbd fit with Newton-Krylov
+    /// rest states, 169.25 at the box's stiff corner): computed on a flat error, both ranges reach both edges of
+    /// cloth-xpbd's box, `spans_box` says so, and the note names them; a range inside the box (a bowl) does
+    /// not span it, and a collapsed range and a spanning one are both named.
+    #[test]
+    fn a_range_spanning_the_whole_box_carries_no_information() {
+        let b = SearchBox::default_for(ModelKind::CLOTH_XPBD);
+        let names = ["alpha_d", "alpha_b"];
+        let flat = Identifiability::compute(&b, &[1.0, 1.0], 169.25, |_| 169.25);
+        assert_eq!(flat.spans_box, vec![true, true]);
+        assert_eq!(flat.ranges, vec![(1e-10, 1e2), (1e-8, 1e4)], "the box of cloth-xpbd");
+        let why = ranges_without_information(&names, &flat).expect("no information");
+        assert_eq!(
+            why,
+            "alpha_d and alpha_b span the whole search box (no 1 % rise of the error was found along them up to \
+             either edge of the box, so the fit bounds them nowhere inside it)"
+        );
+        // Only alpha_b flat: alpha_d's bowl is inside the box.
+        let bowl = Identifiability::compute(&b, &[0.5, 0.2], 1.0, |p| 1.0 + 10.0 * (p[0] - 0.5).powi(2));
+        assert_eq!(bowl.spans_box, vec![false, true]);
+        let why = ranges_without_information(&names, &bowl).unwrap();
+        assert!(why.starts_with("alpha_b spans the whole search box") && why.contains("bounds it nowhere"), "{why}");
+        // The quadratic model's ranges: the same rule.
+        let model = Identifiability::from_model(&b, &[0.5, 0.5], 1.0, &[0.0, 0.0], &[20.0, 0.0, 0.0, 0.0]);
+        assert_eq!(model.spans_box, vec![false, true]);
+        // Both kinds at once.
+        let mixed = with_ranges(&[(3.0, 3.0), (1e-8, 1e4)], &[false, true], 4.3e14);
+        let why = ranges_without_information(&names, &mixed).unwrap();
+        assert!(why.starts_with("alpha_d collapses to the fitted point") && why.contains("; alpha_b spans"), "{why}");
     }
 
     /// A known quadratic bowl: exact Hessian (central differences are exact on quadratics), condition

@@ -442,8 +442,8 @@ pub struct IdentifiabilityReport {
     pub condition: Option<f64>,
     /// Each parameter's range in which the error stays within 1 % of the minimum.
     pub ranges_1_percent: BTreeMap<String, [f64; 2]>,
-    /// Whether those ranges say anything: `false` where one collapses to the fitted point
-    /// ([`crate::ranges_without_information`]), and then `ranges_note` says why.
+    /// Whether those ranges say anything: `false` where one collapses to the fitted point or spans the
+    /// whole search box ([`crate::ranges_without_information`]), and then `ranges_note` says why.
     pub ranges_informative: bool,
     /// Why the ranges carry no information (absent where they do).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -676,7 +676,7 @@ impl FitReport {
             intervals_95: result.confidence.as_deref().map(by_name),
             identifiability: result.identifiability.as_ref().map(|id| {
                 let names: Vec<&str> = result.parameters.iter().map(|(n, _)| *n).collect();
-                let note = crate::ranges_without_information(&names, &id.ranges, id.condition);
+                let note = crate::ranges_without_information(&names, id);
                 IdentifiabilityReport {
                     hessian: id.hessian.clone(),
                     condition: id.condition.is_finite().then_some(id.condition),

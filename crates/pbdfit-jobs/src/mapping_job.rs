@@ -4,8 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use pbdfit_mesh::{BodySummary, SceneSet};
-use pbdfit_table::mapping::{MAPPINGS, Mapped, MappingError, map};
+use pbdfit_mesh::{BodySummary, SheetScene};
+use pbdfit_table::mapping::{MAPPINGS, Mapped, MappingError, map, map_sheet};
 
 use crate::{FitJobError, Spelling};
 
@@ -35,11 +35,13 @@ pub struct MappingKeywords {
     /// Mesh resolution N (>= 1) of the scene's body whose geometry the formulas read.
     #[arg(long)]
     pub n: Option<usize>,
-    /// The scene whose body gives the geometry (a built-in name or a scene file); default the tables'
-    /// scene, the unit cube `gravity`.
+    /// The scene whose body gives the geometry (a built-in name or a scene file, a solid or a sheet: a
+    /// sheet's mappings read its thickness, which `--thickness` sets); default the tables' scene, the unit
+    /// cube `gravity`.
     #[arg(long, default_value = MAPPING_SCENE)]
     pub scene: String,
-    /// The body's density and size over the scene's (`density`, `size`).
+    /// The body's density, size and (a sheet's) thickness over the scene's (`density`, `size`,
+    /// `thickness`).
     #[serde(flatten)]
     #[command(flatten)]
     pub body: pbdfit_fit::BodyKeywords,
@@ -83,8 +85,8 @@ pub enum PreparedMapping {
     Mapped {
         /// The mapping's values.
         mapped: Box<Mapped>,
-        /// The body whose geometry it read.
-        set: SceneSet,
+        /// The summary of the body whose geometry it read, per part.
+        bodies: Vec<BodySummary>,
         /// Notes about the scene's imported meshes.
         notes: Vec<String>,
     },
@@ -169,9 +171,19 @@ impl crate::Job for MappingKeywords {
         })?;
         query.check().map_err(mapping_error)?;
         let body = pbdfit_fit::Body { scene: self.scene.clone(), scale: self.body, ..Default::default() };
+        if SheetScene::names_sheet(&self.scene) {
+            // The sheet at the query's N (checked against the scene's resolution); its own material is not
+            // read: the mapping's E and nu are the query's.
+            let body = pbdfit_fit::Body { n: Some(query.n), ..body };
+            let (scene, _, _) = pbdfit_fit::load_sheet(&body, Default::default(), spelling)?;
+            let mapped = Box::new(map_sheet(&self.name, &query, &scene).map_err(mapping_error)?);
+            return Ok(PreparedMapping::Mapped { mapped, bodies: vec![scene.summary()], notes: Vec::new() });
+        }
+        // A sheet's mapping names the solid it is given before the solid is loaded.
+        m.check_body(pbdfit_pbd::BodyKind::Solid, &self.scene).map_err(mapping_error)?;
         let (set, notes) = body.load(None, spelling)?;
         let mapped = Box::new(map(&self.name, &query, &set).map_err(mapping_error)?);
-        Ok(PreparedMapping::Mapped { mapped, set, notes })
+        Ok(PreparedMapping::Mapped { mapped, bodies: set.bodies(), notes })
     }
 
     fn run(prepared: PreparedMapping, _: &mut crate::Context<'_>) -> Result<MappingReport, FitJobError> {
@@ -188,8 +200,9 @@ impl crate::Job for MappingKeywords {
                     })
                     .collect(),
             ),
-            PreparedMapping::Mapped { mapped, set, .. } => {
-                MappingReport::Mapped { mapped, body: set.bodies(), body_line: set.body_line() }
+            PreparedMapping::Mapped { mapped, bodies, .. } => {
+                let body_line = BodySummary::line(&bodies);
+                MappingReport::Mapped { mapped, body: bodies, body_line }
             }
         })
     }
@@ -228,10 +241,22 @@ impl crate::Report for MappingReport {
             m.parameters.iter().map(|p| pbdfit_table::parameter_text(&p.name, p.value, &p.unit)).collect();
         out += &format!("  {}\n", values.join("  "));
         let g = &m.geometry;
-        out += &format!(
-            "  geometry: {} tetrahedra (mean volume {:.6e} m^3), {} edges (mean length {:.6e} m)\n",
-            g.tets, g.mean_tet_volume, g.edges, g.mean_edge_length
-        );
+        out += &match &g.sheet {
+            None => format!(
+                "  geometry: {} tetrahedra (mean volume {:.6e} m^3), {} edges (mean length {:.6e} m)\n",
+                g.tets, g.mean_tet_volume, g.edges, g.mean_edge_length
+            ),
+            Some(s) => format!(
+                "  geometry: a sheet {} m thick, {} triangles (mean area {:.6e} m^2), {} edges (mean length {:.6e} \
+                 m), {} hinges\n",
+                pbdfit_mesh::display::number(s.thickness),
+                s.triangles,
+                s.mean_triangle_area,
+                g.edges,
+                g.mean_edge_length,
+                s.hinges
+            ),
+        };
         if !m.uses_young {
             out += "  NOTE: a fixed constant: it does not depend on E (nor nu)\n";
         }

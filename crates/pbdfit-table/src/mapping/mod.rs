@@ -38,6 +38,12 @@
 //! body's inverse masses (held vertices not zeroed: a user computes it from the mesh's masses, and the
 //! parts of a compound scene, which hold different faces, then get the same values).
 //!
+//! **Sheets.** The sheet mappings (`cloth-*`, `jolt-cloth-*`) read a sheet's body instead ([`map_sheet`],
+//! [`Geometry::of_sheet`], its [`SheetMeasures`]: the thickness `h`, the triangles' areas around each edge
+//! and hinge, the inverse masses); a solid's mapping refuses a sheet and a sheet's mapping a solid,
+//! naming both ([`MappingError::WrongBody`]). From `(E, nu, h)` they use the plate's bending stiffness
+//! `D = E h^3 / (12 (1 - nu^2))` (J, [`MappingQuery::bending_stiffness`]) and the membrane's `E h` (N/m).
+//!
 //! One caveat of the `pbd` model (the reference library's, `models/pbd.rs`): its volume projection uses
 //! the gradient `6 dV/dp`, so one projection with stiffness `kv` removes `kv / 6` of a tetrahedron's volume
 //! error, not `kv`. The PBD mappings below set `kv = k` anyway, as a user of that library does (its
@@ -46,8 +52,8 @@
 
 use std::collections::BTreeMap;
 
-use pbdfit_mesh::{Body, SceneError, SceneSet, Vec3};
-use pbdfit_pbd::ModelKind;
+use pbdfit_mesh::{Body, SceneError, SceneSet, SheetBody, SheetScene, Vec3};
+use pbdfit_pbd::{BodyKind, ModelKind};
 use serde::Serialize;
 
 /// Why a mapping could not be evaluated. Every case but [`WrongCount`](Self::WrongCount) (a registered
@@ -108,6 +114,25 @@ pub enum MappingError {
     /// The scene could not be built at this N.
     #[error(transparent)]
     Scene(#[from] SceneError),
+    /// The mapping's model simulates another kind of body than the scene's: a solid's mapping given a
+    /// sheet, or a sheet's given a solid.
+    #[error(
+        "mapping {mapping} gives model {model}'s parameters, and {model} simulates {model_body}, while scene {scene} is \
+         {scene_body}: choose a mapping whose model takes this scene's body (`pbdfit mapping --mapping list` names \
+         each mapping's model)"
+    )]
+    WrongBody {
+        /// The mapping.
+        mapping: &'static str,
+        /// Its model.
+        model: String,
+        /// What its model simulates.
+        model_body: BodyKind,
+        /// The scene given.
+        scene: String,
+        /// What the scene is.
+        scene_body: BodyKind,
+    },
     /// A registered mapping gave another number of values than its model has parameters (a defect of the
     /// mapping, not of the input: pairing them would drop or invent parameters silently).
     #[error("mapping {mapping} gave {got} values for model {model}'s {expected} parameters (a defect of the mapping)")]
@@ -147,7 +172,8 @@ impl MappingError {
             | MappingError::Query { .. }
             | MappingError::Undefined { .. }
             | MappingError::NotFinite { .. }
-            | MappingError::Scene(_) => true,
+            | MappingError::Scene(_)
+            | MappingError::WrongBody { .. } => true,
             MappingError::WrongCount { .. } | MappingError::WrongUnits { .. } => false,
         }
     }
@@ -210,6 +236,13 @@ impl MappingQuery {
     pub fn shear_modulus(&self) -> f64 {
         self.young / (2.0 * (1.0 + self.poisson))
     }
+
+    /// A plate's bending stiffness `D = E h^3 / (12 (1 - nu^2))` in J (N m) for thickness `h` in m
+    /// (Timoshenko and Woinowsky-Krieger, "Theory of plates and shells", 1959, eq. 3): the moment per
+    /// unit width (N m / m) per unit curvature (1/m).
+    pub fn bending_stiffness(&self, thickness: f64) -> f64 {
+        self.young * thickness.powi(3) / (12.0 * (1.0 - self.poisson * self.poisson))
+    }
 }
 
 /// What the mappings read from the body: its mesh and masses (not the held set, not the load).
@@ -232,6 +265,35 @@ pub struct Geometry {
     /// Mean over the tetrahedra of `sum_i w_i |grad_i V|^2` in m^4/kg (the volume constraint `C = V - V0`),
     /// with the free body's inverse masses.
     pub mean_volume_inverse_mass: f64,
+    /// A sheet's measures ([`Geometry::of_sheet`]); absent for a solid. For a sheet the tetrahedra's
+    /// fields above are 0 (it has none) and `edges`, `mean_edge_length` and `mean_distance_inverse_mass`
+    /// are the sheet's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sheet: Option<SheetMeasures>,
+}
+
+/// What the sheet mappings read from a sheet's body: its thickness and the triangles around each edge
+/// and hinge (a hinge: two triangles sharing an interior edge).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SheetMeasures {
+    /// The sheet's thickness `h` in m.
+    pub thickness: f64,
+    /// Number of triangles.
+    pub triangles: usize,
+    /// Number of hinges (interior edges).
+    pub hinges: usize,
+    /// Mean triangle area in m^2.
+    pub mean_triangle_area: f64,
+    /// Van Gelder's membrane spring compliance times `E h`: the mean over the edges of
+    /// `|e|^2 / sum_{t ∋ e} A_t` (dimensionless), so the mean edge compliance is this over `E h` (m/N).
+    pub membrane_compliance_times_young_thickness: f64,
+    /// The discrete-shells hinge compliance times `D`: the mean over the hinges of `(A0 + A1) / (3 |e|^2)`
+    /// (dimensionless), so the mean dihedral-angle compliance is this over `D` (1/J per rad^2).
+    pub hinge_compliance_times_bending_stiffness: f64,
+    /// Mean over the hinges of `sum_i w_i |grad_i theta|^2` at the flat rest shape in 1/(kg m^2) (the
+    /// dihedral angle `theta`: `|grad theta|` is `1 / height` at a wing tip), with the free sheet's inverse
+    /// masses.
+    pub mean_dihedral_inverse_mass: f64,
 }
 
 impl Geometry {
@@ -274,7 +336,85 @@ impl Geometry {
             van_gelder_compliance_times_young: vg / ne,
             mean_distance_inverse_mass: distance_inverse_mass / ne,
             mean_volume_inverse_mass: volume_inverse_mass / nt,
+            sheet: None,
         }
+    }
+
+    /// Reads a sheet's mesh, thickness and lumped masses (held vertices not zeroed, as for solids).
+    pub fn of_sheet(body: &SheetBody) -> Self {
+        let mesh = &body.sheet.mesh;
+        let x = mesh.vertices();
+        let w: Vec<f64> = body.sheet.lumped_masses().iter().map(|m| 1.0 / m).collect();
+        let areas: Vec<f64> =
+            (0..mesh.triangles().len()).map(|t| pbdfit_mesh::sheet::triangle_area(mesh.triangle_points(t))).collect();
+        // Each unique edge (sorted vertex pair) with the triangles around it, in first-met order.
+        let mut faces: BTreeMap<[usize; 2], Vec<usize>> = BTreeMap::new();
+        let mut order: Vec<[usize; 2]> = Vec::new();
+        for (t, tri) in mesh.triangles().iter().enumerate() {
+            for k in 0..3 {
+                let (a, b) = (tri[k], tri[(k + 1) % 3]);
+                let key = [a.min(b), a.max(b)];
+                let around = faces.entry(key).or_default();
+                if around.is_empty() {
+                    order.push(key);
+                }
+                around.push(t);
+            }
+        }
+        let (mut length, mut membrane, mut distance_inverse_mass) = (0.0, 0.0, 0.0);
+        let (mut hinges, mut hinge, mut dihedral_inverse_mass) = (0usize, 0.0, 0.0);
+        for key in &order {
+            let [a, b] = *key;
+            let e = x[b] - x[a];
+            let l2 = e.norm_squared();
+            let around = &faces[key];
+            length += l2.sqrt();
+            membrane += l2 / around.iter().map(|&t| areas[t]).sum::<f64>();
+            distance_inverse_mass += w[a] + w[b];
+            if let [t0, t1] = around[..] {
+                let wing = |t: usize| mesh.triangles()[t].iter().copied().find(|&v| v != a && v != b);
+                let (Some(p), Some(q)) = (wing(t0), wing(t1)) else { continue };
+                hinges += 1;
+                hinge += (areas[t0] + areas[t1]) / (3.0 * l2);
+                // The dihedral angle's gradients at the flat hinge (Bridson et al. 2003): `|e| / (2 A)`
+                // along the normal at each wing tip; at the edge's ends the tips' weighted by where their
+                // feet fall on the edge. Their squares, in-plane, are those magnitudes' squares.
+                let len = l2.sqrt();
+                let height = |t: usize| 2.0 * areas[t] / len;
+                let (hp, hq) = (height(t0), height(t1));
+                let foot = |v: usize| (x[v] - x[a]).dot(&e) / l2;
+                let (sp, sq) = (foot(p), foot(q));
+                let ga = (1.0 - sp) / hp + (1.0 - sq) / hq;
+                let gb = sp / hp + sq / hq;
+                dihedral_inverse_mass += w[p] / (hp * hp) + w[q] / (hq * hq) + w[a] * ga * ga + w[b] * gb * gb;
+            }
+        }
+        let ne = order.len() as f64;
+        let nh = hinges.max(1) as f64;
+        Geometry {
+            tets: 0,
+            edges: order.len(),
+            mean_tet_volume: 0.0,
+            mean_edge_length: length / ne,
+            van_gelder_compliance_times_young: 0.0,
+            mean_distance_inverse_mass: distance_inverse_mass / ne,
+            mean_volume_inverse_mass: 0.0,
+            sheet: Some(SheetMeasures {
+                thickness: body.sheet.thickness(),
+                triangles: areas.len(),
+                hinges,
+                mean_triangle_area: areas.iter().sum::<f64>() / areas.len() as f64,
+                membrane_compliance_times_young_thickness: membrane / ne,
+                hinge_compliance_times_bending_stiffness: hinge / nh,
+                mean_dihedral_inverse_mass: dihedral_inverse_mass / nh,
+            }),
+        }
+    }
+
+    /// The sheet's measures, or why a sheet mapping cannot read them (a solid's geometry: [`map`] refuses
+    /// that before a formula runs).
+    pub fn sheet(&self) -> Result<&SheetMeasures, String> {
+        self.sheet.as_ref().ok_or_else(|| "this mapping reads a sheet's thickness and triangles".to_string())
     }
 }
 
@@ -433,6 +573,9 @@ mappings!(
     pbd_van_gelder_bulk,
     pbd_macklin_lame,
     pbd_fixed,
+    cloth_xpbd_van_gelder_bergou,
+    cloth_pbd_van_gelder_shells,
+    jolt_cloth_godot,
 );
 
 /// The mapping called `name`, or [`MappingError::Unknown`] naming them all.
@@ -513,10 +656,59 @@ pub struct Mapped {
 pub fn map(name: &str, query: &MappingQuery, scene: &SceneSet) -> Result<Mapped, MappingError> {
     let m = mapping(name)?;
     m.check_units()?;
+    m.check_body(BodyKind::Solid, scene.name())?;
     query.check()?;
     let part = scene.scenes().first().expect("a scene set has at least one scene");
     let body = part.body(query.n)?;
-    let geometry = Geometry::of(&body);
+    evaluate(m, query, Geometry::of(&body), scene.name())
+}
+
+/// Evaluates sheet mapping `name` for `query` on `scene`'s sheet at N (its thickness, size and density
+/// as the scene gives them, after `SheetScene::with_body`).
+///
+/// ```
+/// use pbdfit_table::mapping::{MappingQuery, map_sheet};
+/// let scene = pbdfit_mesh::SheetScene::load("hanging-sheet").unwrap();
+/// let q = MappingQuery { young: 2e6, poisson: 0.3, dt: 0.01, nit: 10, n: 4 };
+/// let m = map_sheet("cloth-xpbd-van-gelder-bergou", &q, &scene).unwrap();
+/// // Bergou's bending: alpha_b = 1 / D with D = E h^3 / (12 (1 - nu^2)) at h = 0.5 mm.
+/// let d = 2e6 * 5e-4f64.powi(3) / (12.0 * (1.0 - 0.09));
+/// assert!((m.parameters[1].value * d - 1.0).abs() < 1e-12);
+/// ```
+pub fn map_sheet(name: &str, query: &MappingQuery, scene: &SheetScene) -> Result<Mapped, MappingError> {
+    let m = mapping(name)?;
+    m.check_units()?;
+    m.check_body(BodyKind::Sheet, &scene.name)?;
+    query.check()?;
+    let body = scene.body(Some(query.n))?;
+    evaluate(m, query, Geometry::of_sheet(&body), &scene.name)
+}
+
+impl Mapping {
+    /// [`MappingError::WrongBody`] where the mapping's model simulates another kind of body than the
+    /// scene's (`scene_body`).
+    pub fn check_body(&self, scene_body: BodyKind, scene: &str) -> Result<(), MappingError> {
+        let model_body = self.model.body_kind();
+        if model_body != scene_body {
+            return Err(MappingError::WrongBody {
+                mapping: self.name,
+                model: self.model.name().into(),
+                model_body,
+                scene: scene.into(),
+                scene_body,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Mapping `m`'s values on `geometry`, checked (as many as its model's parameters, finite) and reported.
+fn evaluate(
+    m: &'static Mapping,
+    query: &MappingQuery,
+    geometry: Geometry,
+    scene: &str,
+) -> Result<Mapped, MappingError> {
     let values = (m.map)(query, &geometry).map_err(|message| MappingError::Undefined { mapping: m.name, message })?;
     if values.len() != m.model.parameters().len() {
         return Err(MappingError::WrongCount {
@@ -564,7 +756,7 @@ pub fn map(name: &str, query: &MappingQuery, scene: &SceneSet) -> Result<Mapped,
         uses_young: m.uses_young,
         uses_step: m.uses_step,
         uses_mesh: m.uses_mesh,
-        scene: scene.name().into(),
+        scene: scene.into(),
         query: *query,
         parameters,
         outside_range,
@@ -586,13 +778,15 @@ mod tests {
     #[test]
     fn every_mapping_gives_its_models_parameters_in_their_units() {
         let body = SceneSet::load("gravity").unwrap().scenes()[0].body(2).unwrap();
-        let geometry = Geometry::of(&body);
+        let solid = Geometry::of(&body);
+        let sheet = Geometry::of_sheet(&SheetScene::load("hanging-sheet").unwrap().body(Some(2)).unwrap());
         let query = MappingQuery { young: 1e4, poisson: 0.3, dt: 0.01, nit: 2, n: 2 };
         let mut names = std::collections::BTreeSet::new();
         for m in MAPPINGS {
             assert!(names.insert(m.name), "two mappings named {}", m.name);
             m.check_units().unwrap();
-            let values = (m.map)(&query, &geometry).unwrap();
+            let geometry = if m.model.body_kind() == BodyKind::Sheet { &sheet } else { &solid };
+            let values = (m.map)(&query, geometry).unwrap();
             assert_eq!(values.len(), m.model.parameters().len(), "{}", m.name);
         }
         let wrong = Mapping { units: &["m/N", "m^3/J"], ..MAPPINGS[0] };
@@ -632,15 +826,23 @@ mod tests {
         assert!(lame > 0.05, "the Lame pair: error {lame:e}");
     }
 
+    /// Mapping `name` for `q` on a scene of its model's body: the unit cube `gravity` for a solid's, the
+    /// hanging sheet for a sheet's.
+    fn on_its_body(name: &str, q: &MappingQuery) -> Result<Mapped, MappingError> {
+        match mapping(name)?.model.body_kind() {
+            BodyKind::Solid => map(name, q, &SceneSet::load("gravity").unwrap()),
+            BodyKind::Sheet => map_sheet(name, q, &SheetScene::load("hanging-sheet").unwrap()),
+        }
+    }
+
     /// Each mapping's `uses_young`, `uses_step` and `uses_mesh` say the truth: the values change with E,
     /// with dt and nit, with N exactly where they say so (`baseline` asked for dt, nit and N
     /// that the formula ignores).
     #[test]
     fn a_mapping_depends_on_what_it_says_it_uses() {
-        let scene = SceneSet::load("gravity").unwrap();
         let base = MappingQuery { young: 1e3, poisson: 0.3, dt: 0.01, nit: 2, n: 2 };
         let values = |q: MappingQuery, name: &str| -> Vec<f64> {
-            map(name, &q, &scene).unwrap().parameters.iter().map(|p| p.value).collect()
+            on_its_body(name, &q).unwrap().parameters.iter().map(|p| p.value).collect()
         };
         for m in MAPPINGS {
             let at = values(base, m.name);
@@ -674,7 +876,7 @@ mod tests {
                     for nit in [1, 1000, usize::MAX] {
                         for poisson in [-0.99, 0.0, 0.3, 0.4999, 0.5] {
                             let query = MappingQuery { poisson, ..q(young, dt, nit) };
-                            match map(m.name, &query, &scene) {
+                            match on_its_body(m.name, &query) {
                                 Ok(r) => assert!(
                                     r.parameters.iter().all(|p| p.value.is_finite()),
                                     "{} at {query:?}: {:?}",
@@ -689,5 +891,58 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The sheet mappings on the hanging sheet at N = 1 (one crossed quad: four triangles of 0.25 m^2
+    /// around a centre vertex, 0.5 mm, 300 kg/m^3), against the formulas by hand: Van Gelder's mean
+    /// `|e|^2 / sum A_t` is `(4 x 1 / 0.25 + 4 x 0.5 / 0.5) / 8 = 2.5`; each of the four hinges (the
+    /// half-diagonals) has `(A0 + A1) / (3 |e|^2) = 1/3` and, with corners of 0.025 kg and a centre of
+    /// 0.05 kg (wing tips at height sqrt(0.5) whose feet are the centre), `sum w |grad theta|^2 =
+    /// (40 + 40 + 4 x 20) / 0.5 = 320` 1/(kg m^2). Every value is finite and in its model's range.
+    #[test]
+    fn sheet_mappings_follow_their_formulas() {
+        let scene = SheetScene::load("hanging-sheet").unwrap();
+        let q = MappingQuery { young: 2e6, poisson: 0.3, dt: 0.01, nit: 10, n: 1 };
+        let m = map_sheet("cloth-xpbd-van-gelder-bergou", &q, &scene).unwrap();
+        let sheet = m.geometry.sheet.as_ref().expect("a sheet's measures");
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b.abs();
+        assert_eq!((sheet.triangles, sheet.hinges, m.geometry.edges), (4, 4, 8));
+        assert!(close(sheet.membrane_compliance_times_young_thickness, 2.5), "{sheet:?}");
+        assert!(close(sheet.hinge_compliance_times_bending_stiffness, 1.0 / 3.0), "{sheet:?}");
+        assert!(close(sheet.mean_dihedral_inverse_mass, 320.0), "{sheet:?}");
+        let (e, h) = (2e6, 5e-4);
+        let d = e * h * h * h / (12.0 * (1.0 - 0.09));
+        assert!(close(m.parameters[0].value, 2.5 / (e * h)) && close(m.parameters[1].value, 1.0 / d));
+        let pbd = map_sheet("cloth-pbd-van-gelder-shells", &q, &scene).unwrap();
+        let kb = pbd_stiffness(1.0 / (3.0 * d), 320.0, q.dt, q.nit);
+        assert!(close(pbd.parameters[1].value, kb), "{:?} vs {kb}", pbd.parameters);
+        let jolt = map_sheet("jolt-cloth-godot", &q, &scene).unwrap();
+        assert_eq!(jolt.parameters.iter().map(|p| p.value).collect::<Vec<_>>(), vec![8e-5, 8e-5, 1e4]);
+        for n in [4, 10] {
+            for name in ["cloth-xpbd-van-gelder-bergou", "cloth-pbd-van-gelder-shells", "jolt-cloth-godot"] {
+                let r = map_sheet(name, &MappingQuery { n, ..q }, &scene).unwrap();
+                assert!(r.outside_range.is_empty() && r.parameters.iter().all(|p| p.value.is_finite()), "{r:?}");
+            }
+        }
+    }
+
+    /// A solid's mapping refuses a sheet and a sheet's mapping a solid, naming the mapping, its model and
+    /// the scene, as the user's input.
+    #[test]
+    fn a_mapping_refuses_the_other_kind_of_body() {
+        let q = MappingQuery { young: 2e6, poisson: 0.3, dt: 0.01, nit: 10, n: 2 };
+        let e = map_sheet("xpbd-van-gelder-bulk", &q, &SheetScene::load("hanging-sheet").unwrap()).unwrap_err();
+        assert!(e.is_input());
+        let text = e.to_string();
+        assert!(
+            text.starts_with("mapping xpbd-van-gelder-bulk gives model xpbd's parameters, and xpbd simulates a solid")
+        );
+        assert!(text.contains("scene hanging-sheet is a sheet"), "{text}");
+        let e = map("cloth-xpbd-van-gelder-bergou", &q, &SceneSet::load("gravity").unwrap()).unwrap_err();
+        assert!(matches!(e, MappingError::WrongBody { .. }) && e.is_input(), "{e}");
+        assert!(
+            e.to_string().contains("cloth-xpbd simulates a sheet")
+                && e.to_string().contains("scene gravity is a solid")
+        );
     }
 }

@@ -239,3 +239,52 @@ fn bad_mappings_and_materials_exit_2_naming_what_is_wrong() {
     let o = pbdfit(&[&["baseline", "--mapping", "pbd-fixed", "--scene", "no-such-scene"][..], &base].concat());
     assert_input_error(&o, &["no-such-scene"]);
 }
+
+/// The sheet mappings on the built-in hanging sheet at N = 4 (4 x 4 crossed quads of 0.25 m, 0.5 mm):
+/// Van Gelder's mean `|e|^2 / sum A_t` over its 104 edges is (16 x 4 + 24 x 2 + 64 x 1) / 104 (the
+/// quads' boundary and interior sides and the half-diagonals), over `E h`; Bergou's `alpha_b` is `1 / D`,
+/// and `--thickness` moves it by the cube of the thickness. A solid's mapping refuses the sheet and a
+/// sheet's mapping the unit cube, each naming the mapping, its model and the scene (exit 2).
+#[test]
+fn sheet_mappings_on_the_hanging_sheet_and_the_wrong_body_refused() {
+    let sheet = |mapping: &str, extra: &[&str]| {
+        let base = ["mapping", "--mapping", mapping, "--scene", "hanging-sheet", "--young", "2e6", "--poisson", "0.3"];
+        pbdfit(&[&base[..], &["--n", "4", "--dt", "0.01", "--nit", "10"], extra].concat())
+    };
+    let m = json(&sheet("cloth-xpbd-van-gelder-bergou", &["--json"]));
+    let d = |h: f64| 2e6 * h * h * h / (12.0 * (1.0 - 0.09));
+    let v = values(&m);
+    assert!(close(v[0], 176.0 / 104.0 / (2e6 * 5e-4)), "{v:?}");
+    assert!(close(v[1], 1.0 / d(5e-4)), "{v:?}");
+    assert_eq!(m["geometry"]["sheet"]["hinges"], 88);
+    assert_eq!(m["model"], "cloth-xpbd");
+    let thick = values(&json(&sheet("cloth-xpbd-van-gelder-bergou", &["--thickness", "1e-3", "--json"])));
+    assert!(close(thick[1], 1.0 / d(1e-3)) && close(thick[0], v[0] / 2.0), "{thick:?}");
+    for name in ["cloth-pbd-van-gelder-shells", "jolt-cloth-godot"] {
+        let o = sheet(name, &[]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        assert!(stdout(&o).contains("88 hinges") && stdout(&o).contains("thickness 0.0005 m"), "{}", stdout(&o));
+        let p = values(&json(&sheet(name, &["--json"])));
+        assert!(p.iter().all(|x| x.is_finite() && *x >= 0.0), "{name}: {p:?}");
+    }
+    let o = sheet("xpbd-van-gelder-bulk", &[]);
+    assert_input_error(
+        &o,
+        &["mapping xpbd-van-gelder-bulk", "model xpbd", "a solid", "scene hanging-sheet is a sheet"],
+    );
+    let o = pbdfit(&[
+        "mapping",
+        "--mapping",
+        "cloth-xpbd-van-gelder-bergou",
+        "--young",
+        "2e6",
+        "--poisson",
+        "0.3",
+        "--n",
+        "1",
+    ]);
+    assert_input_error(
+        &o,
+        &["cloth-xpbd-van-gelder-bergou", "cloth-xpbd simulates a sheet", "scene gravity is a solid"],
+    );
+}
