@@ -51,6 +51,7 @@
 //! ```
 
 mod anderson;
+mod arnoldi;
 mod backend;
 pub mod bench;
 pub mod cloth;

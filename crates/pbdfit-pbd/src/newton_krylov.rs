@@ -12,6 +12,7 @@
 //! converges to a repelling fixed point as readily as to an attracting one, and no simulation settles at
 //! a repelling one ([`step_radius`]).
 
+use crate::arnoldi::{Arnoldi, norm};
 use nalgebra::{Complex, DMatrix};
 
 /// What the root solve reached.
@@ -82,10 +83,6 @@ const STALLS: usize = 3;
 
 fn inf(v: &[f64]) -> f64 {
     v.iter().fold(0.0f64, |m, a| m.max(a.abs()))
-}
-
-fn norm(v: &[f64]) -> f64 {
-    v.iter().map(|a| a * a).sum::<f64>().sqrt()
 }
 
 /// Solves `x = G(x)` from `x0` by Newton-Krylov (see the module doc). `go_on()` is asked before every
@@ -247,65 +244,26 @@ struct KrylovStep {
 fn gmres(mut apply: impl FnMut(&[f64], &mut [f64]), b: &[f64], eta: f64, m: usize) -> KrylovStep {
     let n = b.len();
     let beta = norm(b);
-    let mut basis: Vec<Vec<f64>> = vec![b.iter().map(|v| v / beta).collect()];
-    // Hessenberg columns (unrotated) and their rotated form.
-    let mut hessenberg: Vec<Vec<f64>> = Vec::new();
-    let mut rotated: Vec<Vec<f64>> = Vec::new();
-    let (mut cs, mut sn): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
-    let mut gvec = vec![beta];
+    let mut arnoldi = Arnoldi::new(b, beta);
     let mut w = vec![0.0; n];
     for k in 0..m {
-        apply(&basis[k], &mut w);
+        apply(&arnoldi.basis[k], &mut w);
         if !w.iter().all(|v| v.is_finite()) {
             return KrylovStep { step: vec![f64::NAN; n], residual_norm: f64::INFINITY, ritz: Vec::new() };
         }
-        let mut column = vec![0.0; k + 2];
-        for _ in 0..2 {
-            for (i, v) in basis.iter().enumerate() {
-                let c: f64 = w.iter().zip(v).map(|(a, b)| a * b).sum();
-                column[i] += c;
-                w.iter_mut().zip(v).for_each(|(a, b)| *a -= c * b);
-            }
-        }
-        let next = norm(&w);
-        column[k + 1] = next;
-        hessenberg.push(column.clone());
-        for i in 0..k {
-            let (a, b) = (column[i], column[i + 1]);
-            column[i] = cs[i] * a + sn[i] * b;
-            column[i + 1] = -sn[i] * a + cs[i] * b;
-        }
-        let (a, bb) = (column[k], column[k + 1]);
-        let rho = a.hypot(bb);
-        let (c, s) = if rho == 0.0 { (1.0, 0.0) } else { (a / rho, bb / rho) };
-        cs.push(c);
-        sn.push(s);
-        column[k] = rho;
-        column[k + 1] = 0.0;
-        gvec.push(-s * gvec[k]);
-        gvec[k] *= c;
-        rotated.push(column);
-        if next == 0.0 || gvec[k + 1].abs() <= eta * beta {
+        let next = arnoldi.orthogonalise(&mut w);
+        if next == 0.0 || arnoldi.residual() <= eta * beta {
             break;
         }
-        basis.push(w.iter().map(|v| v / next).collect());
+        arnoldi.extend(&w, next);
     }
-    let k = rotated.len();
-    let mut y = vec![0.0; k];
-    for i in (0..k).rev() {
-        let mut s = gvec[i];
-        for j in i + 1..k {
-            s -= rotated[j][i] * y[j];
-        }
-        y[i] = if rotated[i][i] != 0.0 { s / rotated[i][i] } else { 0.0 };
-    }
+    let k = arnoldi.columns();
     let mut step = vec![0.0; n];
-    for (yi, v) in y.iter().zip(&basis) {
-        step.iter_mut().zip(v).for_each(|(a, b)| *a += yi * b);
-    }
+    arnoldi.add_combination(&arnoldi.coefficients(), &mut step);
+    let hessenberg = &arnoldi.hessenberg;
     let square = DMatrix::from_fn(k, k, |i, j| if i <= j + 1 { hessenberg[j][i] } else { 0.0 });
     let ritz = square.complex_eigenvalues().iter().map(|theta| Complex::new(1.0 - theta.re, -theta.im)).collect();
-    KrylovStep { step, residual_norm: gvec[k].abs(), ritz }
+    KrylovStep { step, residual_norm: arnoldi.residual(), ritz }
 }
 
 /// The largest modulus of the eigenvalues of a projection step's linearisation at a fixed point whose rest

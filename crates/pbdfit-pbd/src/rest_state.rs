@@ -300,6 +300,13 @@ impl RestState {
     }
 }
 
+/// What a root solve that gives no rest state hands on to the accelerated iteration: the sweeps it spent,
+/// and its best iterate (free particles' coordinates) to start from, if it has a finite one.
+struct Handed {
+    spent: usize,
+    x: Option<Vec<f64>>,
+}
+
 impl PbdSystem {
     /// The rest state for `params`, optionally starting from the displacements `warm` (for example the
     /// rest state of nearby parameters). Errors for invalid parameters, divergence, inverted
@@ -372,13 +379,19 @@ impl PbdSystem {
         // rest state may lie beyond it. The textbook models keep the size rule (their studies are pinned).
         let engine = rules.by_growth();
         let mut spent = 0;
+        // The iterate a failed root solve hands on: the accelerated attempts start there instead of
+        // solving the point again from `warm`.
+        let mut handed: Option<Vec<f64>> = None;
         if options.method == RestMethod::FixedPoint
             && self.contacts.is_empty()
             && options.root.newton_krylov(rules.root_by_default())
         {
             match self.root_rest_state(params, rules, options, warm)? {
                 Ok(state) => return Ok(state),
-                Err(root_spent) => spent = root_spent,
+                Err(Handed { spent: root_spent, x }) => {
+                    spent = root_spent;
+                    handed = x;
+                }
             }
         }
         // Whether the divergence probe has run (once at most, whichever attempt stalls first).
@@ -404,9 +417,10 @@ impl PbdSystem {
                 attempt += 1;
                 let wide = limit > self.extent;
                 let mut d = self.dynamics();
-                let x0: Vec<f64> = match warm {
-                    Some(w) => self.free.iter().flat_map(|&p| [w[p].x, w[p].y, w[p].z]).collect(),
-                    None => vec![0.0; 3 * self.free.len()],
+                let x0: Vec<f64> = match (&handed, warm) {
+                    (Some(x), _) => x.clone(),
+                    (None, Some(w)) => self.free.iter().flat_map(|&p| [w[p].x, w[p].y, w[p].z]).collect(),
+                    (None, None) => vec![0.0; 3 * self.free.len()],
                 };
                 let mut left_body = None;
                 // The least residual after each evaluation.
@@ -472,32 +486,13 @@ impl PbdSystem {
                     attempts.push((options.anderson_memory, ENGINE_WIDE * self.extent));
                 }
                 if out.converged {
-                    if let Some(relaxation) = rules.engine().and_then(|engine| engine.constants.jacobi()) {
-                        // An engine's Jacobi passes can make the fixed point repel: the engine never
-                        // settles there, so it is no rest state (Newton's tetrahedra in compression).
-                        // A short power iteration clears most points; the step is strongly non-normal
-                        // near the edge (transient growth), so a point it doubts, and does not clearly
-                        // condemn, gets a long one.
-                        let (mut radius, steps) = self.step_map_radius(rules, params, &out.x, RADIUS_ITERATIONS);
-                        spent += steps * params.nit;
-                        if radius > UNSTABLE_RADIUS && radius <= CLEARLY_UNSTABLE_RADIUS {
-                            let (long, steps) = self.step_map_radius(rules, params, &out.x, 8 * RADIUS_ITERATIONS);
-                            spent += steps * params.nit;
-                            radius = long;
-                        }
-                        if radius > UNSTABLE_RADIUS && wide {
-                            // A repelling fixed point out there says nothing of a stable one elsewhere: the
-                            // simulation decides (stepping).
-                            break;
-                        }
-                        if radius > UNSTABLE_RADIUS {
-                            return Err(PbdError::Unstable {
-                                scene: self.scene.clone(),
-                                params: params.describe(),
-                                radius,
-                                relaxation,
-                            });
-                        }
+                    // An engine's Jacobi passes can make the fixed point repel: the engine never settles
+                    // there, so it is no rest state (Newton's tetrahedra in compression).
+                    match self.check_stable(rules, params, &out.x, &mut spent) {
+                        // A repelling fixed point out there says nothing of a stable one elsewhere: the
+                        // simulation decides (stepping).
+                        Err(PbdError::Unstable { .. }) if wide => break,
+                        verdict => verdict?,
                     }
                     let mut u = self.prescribed.clone();
                     for (i, &p) in self.free.iter().enumerate() {
@@ -510,11 +505,13 @@ impl PbdSystem {
         self.rest_by_stepping(params, rules, options, warm, spent)
     }
 
-    /// The rest state by Newton-Krylov ([`newton_krylov`]), or the sweeps it spent when it cannot give
-    /// one: its solve did not converge within [`ROOT_EVALUATIONS`], or the fixed point it found repels
+    /// The rest state by Newton-Krylov ([`newton_krylov`]), or what it hands on ([`Handed`]: the sweeps
+    /// it spent and its best iterate) when it cannot give one: its solve did not converge within
+    /// [`ROOT_EVALUATIONS`] or stalled, or the fixed point it found repels
     /// (an engine's Jacobi step by the power iteration the accelerated solve's points get, every other
     /// model's step by the Ritz values of the last Newton step's Arnoldi process, [`step_radius`]). The
-    /// caller then solves the point as before, whose verdicts (divergence, an unstable fixed point, a
+    /// caller's accelerated iteration then goes on from the handed iterate (a repelling point hands on
+    /// the accelerated iterate, not itself), and its verdicts (divergence, an unstable fixed point, a
     /// state beyond reach) stand. A solve that ends at the rest map's own rounding, below
     /// [`ROUND_OFF`](crate::newton_krylov::ROUND_OFF) but above the tolerance (the isometric-bending cloth
     /// models round at about 1e-11), is converged with its residual.
@@ -524,7 +521,7 @@ impl PbdSystem {
         rules: &S,
         options: &RestOptions,
         warm: Option<&[Vec3]>,
-    ) -> Result<Result<RestState, usize>, PbdError> {
+    ) -> Result<Result<RestState, Handed>, PbdError> {
         let mut d = self.dynamics();
         let x0: Vec<f64> = match warm {
             Some(w) => self.free.iter().flat_map(|&p| [w[p].x, w[p].y, w[p].z]).collect(),
@@ -550,21 +547,11 @@ impl PbdSystem {
         let mut spent = first.evaluations * params.nit;
         let (x, residual) = if first.converged {
             // The first attempt's own rest state, with its own verdict.
-            if let Some((radius, steps, relaxation)) = self.jacobi_radius(rules, params, &first.x) {
-                spent += steps;
-                if radius > UNSTABLE_RADIUS {
-                    return Err(PbdError::Unstable {
-                        scene: self.scene.clone(),
-                        params: params.describe(),
-                        radius,
-                        relaxation,
-                    });
-                }
-            }
+            self.check_stable(rules, params, &first.x, &mut spent)?;
             (first.x, first.residual)
         } else {
             if !first.residual.is_finite() || past(options.deadline) {
-                return Ok(Err(spent));
+                return Ok(Err(Handed { spent, x: None }));
             }
             let controls = RootControls {
                 tolerance: options.tolerance,
@@ -576,7 +563,7 @@ impl PbdSystem {
                 scale_floor: 1e-9 * self.extent,
             };
             let out = newton_krylov(
-                first.x,
+                first.x.clone(),
                 |x, out| rules.rest_map(self, params, &mut d, x, out),
                 controls,
                 || !(past(options.deadline) || pbdfit_mesh::cancel::requested()),
@@ -584,19 +571,25 @@ impl PbdSystem {
             pbdfit_mesh::cancel::check()?;
             spent += out.evaluations * params.nit;
             if !out.converged {
-                return Ok(Err(spent));
+                // Its best image (a residual never above the accelerated iterate's), or that iterate
+                // where Newton's first image was inadmissible.
+                let x = if out.residual.is_finite() { out.x } else { first.x };
+                return Ok(Err(Handed { spent, x: Some(x) }));
             }
             // A root solve reaches a repelling fixed point as readily as an attracting one: such a point
             // goes to the accelerated iteration, whose verdict stands.
-            let repels = match self.jacobi_radius(rules, params, &out.x) {
-                Some((radius, steps, _)) => {
-                    spent += steps;
-                    radius > UNSTABLE_RADIUS
+            let repels = if rules.engine().is_some() {
+                match self.check_stable(rules, params, &out.x, &mut spent) {
+                    Err(PbdError::Unstable { .. }) => true,
+                    verdict => verdict.map(|()| false)?,
                 }
-                None => rules.engine().is_none() && step_radius(&out.ritz, 1.0 - params.damping) > UNSTABLE_RADIUS,
+            } else {
+                step_radius(&out.ritz, 1.0 - params.damping) > UNSTABLE_RADIUS
             };
             if repels {
-                return Ok(Err(spent));
+                // Not the repelling point: the accelerated iteration goes on from its own iterate, which
+                // may reach an attracting fixed point elsewhere.
+                return Ok(Err(Handed { spent, x: Some(first.x) }));
             }
             (out.x, out.residual)
         };
@@ -607,19 +600,34 @@ impl PbdSystem {
         self.accept(params, u, spent, true, residual, RestMethod::FixedPoint).map(Ok)
     }
 
-    /// For an engine whose passes are Jacobi, the spectral radius of its step at the fixed point `x`
-    /// (the short power iteration, and the long one where the short one doubts), the sweeps it spent and
-    /// the relaxation setting's name; `None` for every other model.
-    fn jacobi_radius<S: Stage>(&self, rules: &S, params: &SimParams, x: &[f64]) -> Option<(f64, usize, &'static str)> {
-        let relaxation = rules.engine().and_then(|engine| engine.constants.jacobi())?;
-        let (mut radius, steps) = self.step_map_radius(rules, params, x, RADIUS_ITERATIONS);
-        let mut spent = steps * params.nit;
-        if radius > UNSTABLE_RADIUS && radius <= CLEARLY_UNSTABLE_RADIUS {
-            let (long, steps) = self.step_map_radius(rules, params, x, 8 * RADIUS_ITERATIONS);
-            spent += steps * params.nit;
-            radius = long;
+    /// The stability verdict at the fixed point `x` of an engine whose passes are Jacobi (every other
+    /// model's step is stable where its rest map converges): [`PbdError::Unstable`] when the spectral
+    /// radius of its step there is above [`UNSTABLE_RADIUS`]. A short power iteration clears most
+    /// points; the step is strongly non-normal near the edge (transient growth), so a point it doubts,
+    /// and does not clearly condemn ([`CLEARLY_UNSTABLE_RADIUS`]), gets a long one. The sweeps spent are
+    /// added to `spent`.
+    fn check_stable<S: Stage>(
+        &self,
+        rules: &S,
+        params: &SimParams,
+        x: &[f64],
+        spent: &mut usize,
+    ) -> Result<(), PbdError> {
+        let Some(relaxation) = rules.engine().and_then(|engine| engine.constants.jacobi()) else {
+            return Ok(());
+        };
+        let doubted = |radius: f64| radius > UNSTABLE_RADIUS && radius <= CLEARLY_UNSTABLE_RADIUS;
+        let (radius, steps) = self.step_map_radius(rules, params, x, doubted);
+        *spent += steps * params.nit;
+        if radius > UNSTABLE_RADIUS {
+            return Err(PbdError::Unstable {
+                scene: self.scene.clone(),
+                params: params.describe(),
+                radius,
+                relaxation,
+            });
         }
-        Some((radius, spent, relaxation))
+        Ok(())
     }
 
     /// [`accept_rest_state`] of this body.
@@ -1010,8 +1018,8 @@ impl LeftBody {
 pub const UNSTABLE_RADIUS: f64 = 1.001;
 
 /// Power iterations of the step map's Jacobian for [`UNSTABLE_RADIUS`]: the first quarter settles the
-/// direction, the rest measure the growth. A point above the bound after these is measured again with
-/// eight times as many: Genesis's wall at N = 4 (2 substeps, stretch compliance 3e-3) estimates 1.0139
+/// direction, the rest measure the growth. A point above the bound after these is measured on, to eight
+/// times as many in all: Genesis's wall at N = 4 (2 substeps, stretch compliance 3e-3) estimates 1.0139
 /// after 80 and 0.985 to 0.997 after 160 to 1,280, its true radius 0.9952, and Genesis settles there.
 const RADIUS_ITERATIONS: usize = 80;
 
@@ -1030,8 +1038,18 @@ impl PbdSystem {
     /// where the step does not: an eigenvalue `mu < -1/3` of `J`, a Jacobi overshoot, gives the step an
     /// eigenvalue `mu - sqrt(mu^2 - mu)` below -1). Estimated by power iteration on the state
     /// `(u, dt v)` with products by one-sided differences from a fixed start (reproducible), with the map
-    /// evaluations (steps) spent.
-    fn step_map_radius<S: Stage>(&self, rules: &S, params: &SimParams, x: &[f64], iterations: usize) -> (f64, usize) {
+    /// evaluations (steps) spent: [`RADIUS_ITERATIONS`] products, whose growth over the last three
+    /// quarters is the short estimate; where `doubted` says so of it, the same iteration goes on to eight
+    /// times as many, and the growth over their last three quarters is the long estimate. (The long
+    /// estimate's products begin with the short one's, so going on from them gives the estimate a second
+    /// iteration from the same start would, without repeating the short one's steps.)
+    fn step_map_radius<S: Stage>(
+        &self,
+        rules: &S,
+        params: &SimParams,
+        x: &[f64],
+        doubted: impl Fn(f64) -> bool,
+    ) -> (f64, usize) {
         let params = SimParams { damping: 0.0, ..*params };
         let f = self.free.len();
         // One scratch state for every product: each step sets every free particle's state first.
@@ -1065,9 +1083,16 @@ impl PbdSystem {
         };
         normalise(&mut v);
         let (mut xp, mut gp) = (vec![0.0; 6 * f], vec![0.0; 6 * f]);
-        let mut log_growth = 0.0;
-        let settle = iterations / 4;
-        for k in 0..iterations {
+        // The logarithm of each product's growth, and the mean over the last three quarters of the
+        // first `iterations`, summed in order from the quarter on.
+        let mut logs = Vec::with_capacity(8 * RADIUS_ITERATIONS);
+        let estimate = |logs: &[f64], iterations: usize| {
+            let settle = iterations / 4;
+            (logs[settle..iterations].iter().fold(0.0, |sum, l| sum + l) / (iterations - settle) as f64).exp()
+        };
+        let mut iterations = RADIUS_ITERATIONS;
+        let mut k = 0;
+        while k < iterations {
             for i in 0..6 * f {
                 xp[i] = rest[i] + eps * v[i];
             }
@@ -1079,11 +1104,13 @@ impl PbdSystem {
             if !(n.is_finite() && n > 0.0) {
                 return (if n == 0.0 { 0.0 } else { f64::INFINITY }, k + 2);
             }
-            if k >= settle {
-                log_growth += n.ln();
+            logs.push(n.ln());
+            k += 1;
+            if k == RADIUS_ITERATIONS && doubted(estimate(&logs, k)) {
+                iterations = 8 * RADIUS_ITERATIONS;
             }
         }
-        ((log_growth / (iterations - settle) as f64).exp(), iterations + 1)
+        (estimate(&logs, iterations), iterations + 1)
     }
 }
 

@@ -23,6 +23,7 @@
 //! well-kept Rust crate offers a matrix-free GMRES on closures, let alone GCRO; `faer` has dense and
 //! sparse factorisations only.
 
+use crate::arnoldi::{Arnoldi, norm};
 use crate::system::Stage;
 use crate::{Fold, PbdError, PbdSystem, RuleSettings, Scale, SimParams, SpringLaw, Vec3};
 
@@ -294,10 +295,6 @@ fn inf(v: &[f64]) -> f64 {
     v.iter().fold(0.0f64, |m, a| m.max(a.abs()))
 }
 
-fn norm(v: &[f64]) -> f64 {
-    v.iter().map(|a| a * a).sum::<f64>().sqrt()
-}
-
 /// What [`gmres`] found.
 struct Solved {
     x: Vec<f64>,
@@ -403,67 +400,29 @@ fn gmres(
             return Solved { x, products, residual: relative, converged: relative <= tolerance };
         }
         let m = restart.min(max_products - products).max(1);
-        let mut basis: Vec<Vec<f64>> = vec![r.iter().map(|v| v / beta).collect()];
-        // Hessenberg columns, rotated into upper triangular form as they come; the coefficients of each
+        // The Arnoldi process (its Hessenberg columns rotated as they come); the coefficients of each
         // product along the recycled space.
-        let mut h: Vec<Vec<f64>> = Vec::new();
+        let mut arnoldi = Arnoldi::new(&r, beta);
         let mut along: Vec<Vec<f64>> = Vec::new();
-        let (mut cs, mut sn): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
-        let mut g = vec![beta];
         let mut w = vec![0.0; n];
         // This cycle's Krylov vectors and their products, recycled from the next cycle on (the space
         // stays fixed during a cycle: `along` is taken against it).
         let mut new_pairs: Vec<(Vec<f64>, Vec<f64>)> = Vec::new();
         for k in 0..m {
-            apply(&basis[k], &mut w);
+            apply(&arnoldi.basis[k], &mut w);
             products += 1;
-            new_pairs.push((basis[k].clone(), w.clone()));
+            new_pairs.push((arnoldi.basis[k].clone(), w.clone()));
             along.push(recycled.deflate(&mut w));
-            let mut column = vec![0.0; k + 2];
-            // Modified Gram-Schmidt, twice for stability.
-            for _ in 0..2 {
-                for (i, v) in basis.iter().enumerate() {
-                    let c: f64 = w.iter().zip(v).map(|(a, b)| a * b).sum();
-                    column[i] += c;
-                    w.iter_mut().zip(v).for_each(|(a, b)| *a -= c * b);
-                }
-            }
-            let next = norm(&w);
-            column[k + 1] = next;
-            for i in 0..k {
-                let (a, b) = (column[i], column[i + 1]);
-                column[i] = cs[i] * a + sn[i] * b;
-                column[i + 1] = -sn[i] * a + cs[i] * b;
-            }
-            let (a, b) = (column[k], column[k + 1]);
-            let rho = a.hypot(b);
-            let (c, s) = if rho == 0.0 { (1.0, 0.0) } else { (a / rho, b / rho) };
-            cs.push(c);
-            sn.push(s);
-            column[k] = rho;
-            column[k + 1] = 0.0;
-            g.push(-s * g[k]);
-            g[k] *= c;
-            h.push(column);
-            let estimate = g[k + 1].abs() / b_norm;
+            let next = arnoldi.orthogonalise(&mut w);
+            let estimate = arnoldi.residual() / b_norm;
             if next == 0.0 || estimate <= 0.5 * tolerance || k + 1 == m {
                 break;
             }
-            basis.push(w.iter().map(|v| v / next).collect());
+            arnoldi.extend(&w, next);
         }
-        // Back substitution for the Krylov coefficients, then the update `x += V y - U (B y)`.
-        let k = h.len();
-        let mut y = vec![0.0; k];
-        for i in (0..k).rev() {
-            let mut s = g[i];
-            for j in i + 1..k {
-                s -= h[j][i] * y[j];
-            }
-            y[i] = if h[i][i] != 0.0 { s / h[i][i] } else { 0.0 };
-        }
-        for (yi, v) in y.iter().zip(&basis) {
-            x.iter_mut().zip(v).for_each(|(a, b)| *a += yi * b);
-        }
+        // The Krylov coefficients, then the update `x += V y - U (B y)`.
+        let y = arnoldi.coefficients();
+        arnoldi.add_combination(&y, &mut x);
         for (q, u) in recycled.u.iter().enumerate() {
             let by: f64 = along.iter().zip(&y).map(|(column, yi)| column[q] * yi).sum();
             x.iter_mut().zip(u).for_each(|(a, b)| *a -= by * b);
