@@ -41,8 +41,8 @@ pub mod jolt_faces;
 pub use creation::CreationOrder;
 
 /// One engine's constraint solve, implemented by the struct of its constants (compliances, relaxations,
-/// pass counts, under the engine's names) that its model file folds the parameters and settings into: one
-/// in each file under `engines/`, registered by one line in [`engines!`].
+/// pass counts, under the engine's names) that its model, beside it, folds the parameters and settings into:
+/// one in each file under `engines/`, registered with the model by one line in [`engines!`].
 pub trait EngineStep: fmt::Debug + Clone + Copy + PartialEq {
     /// What the engine derives from the body once and reuses in every solve (Jolt's projection order;
     /// `()` for none), built on first use.
