@@ -70,9 +70,9 @@ pub trait EngineStep: fmt::Debug + Clone + Copy + PartialEq {
 }
 
 /// The engine registry: each entry `file::MODEL(Step)` declares the file's module, lists its model (the
-/// file's `static MODEL: ModelDef`) in the model list and names it as the [`ModelKind`] constant `MODEL`, and registers
-/// its [`EngineStep`]: its variant of [`EngineConstants`] (named after the step), its slot in the body's
-/// caches, and the dispatch. An entry without `(Step)` is a profile whose rest state is another family's
+/// file's `static MODEL: ModelDef`) in the model list, names it as the [`ModelKind`] constant `MODEL`, and
+/// registers its [`EngineStep`]: its variant of [`EngineConstants`] (named after the step), its slot in the
+/// body's caches, and the dispatch. An entry without `(Step)` is a profile whose rest state is another family's
 /// (PyBullet's: a force law of `SpringBody`, `mass_spring/neo_hookean.rs`).
 macro_rules! engines {
     ($($file:ident::$def:ident $(($step:ident))?),+ $(,)?) => {
