@@ -11,7 +11,8 @@
 //! sweeps over the groups in creation order; the library's volume gradient `6 dV/dp`; stiffness multiplying
 //! the correction; semi-implicit Euler with one sub-step; no damping. Variants ([`Model`]): the linearised
 //! stiffness `1 - (1 - k)^(1/nit)`, the textbook volume gradient, and XPBD with compliances. Each model
-//! kind is one file under `src/models/` plus one line in its registry ([`ModelKind`], [`ModelDef`]).
+//! kind is one file under `src/models/` plus one line in its registry ([`ModelKind`], [`ModelDef`]); an
+//! engine profile is one file under `src/engines/` (its step and its model) plus one line in `engines!`.
 //!
 //! Numerics: the state is the displacement `u = x - X` from the rest configuration `X`, not the position,
 //! and constraint values are evaluated without cancellation (`|d| - l0 = (2 e.du + du.du) / (|d| + l0)`,

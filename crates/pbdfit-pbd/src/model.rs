@@ -1,6 +1,7 @@
-//! Model kinds (one file each under `models/`), their parameters, and their family's rule they fold into
-//! ([`Fold`]: projection, engine profile or mass-spring): the one place where a model's parameters become
-//! the constants the CPU sweep, the engines' steps, the spring forces and the GPU kernels read.
+//! Model kinds (one file each under `models/`, an engine profile's in its engine's file under `engines/`),
+//! their parameters, and their family's rule they fold into ([`Fold`]: projection, engine profile or
+//! mass-spring): the one place where a model's parameters become the constants the CPU sweep, the engines'
+//! steps, the spring forces and the GPU kernels read.
 
 use std::fmt;
 use std::str::FromStr;
@@ -213,7 +214,7 @@ impl SettingSpec {
     }
 }
 
-/// A model's definition: what the registry in `models/mod.rs` lists.
+/// A model's definition: what the registries `models!` and `engines!` list.
 #[derive(Debug)]
 pub struct ModelDef {
     /// Name on the command line and in results (`pbd`, `xpbd`, ...).

@@ -5,10 +5,13 @@
 //! The textbook models share one step (semi-implicit Euler, `nit` Gauss-Seidel sweeps in pbdfit's colour
 //! order). The engines differ in ways that change the answer by factors: Jacobi accumulation with a
 //! relaxation factor, multipliers kept across iterations, substeps with one pass each, their own constraint
-//! functions and order, damping that enters the rest state. So a profile brings its own solve, as one file
-//! here implementing [`EngineStep`] (its typed constants, its per-body cache and its solve) plus its line
-//! in [`engines!`], and its model file under `models/` folds the fitted parameters and the engine's
-//! settings into an [`EngineRule`] (`ModelRule::Engine`) carrying the engine's [`EngineConstants`].
+//! functions and order, damping that enters the rest state. So a profile is one file here and one line in
+//! [`engines!`]: the file holds the engine's step, a type implementing [`EngineStep`] (its typed constants,
+//! its per-body cache and its solve), beside its model, a `static` [`ModelDef`] (parameters, settings,
+//! what `nit` means, the paste lines, the engine's masses, an example point) whose fold turns the fitted
+//! parameters and the engine's settings into an [`EngineRule`] (`ModelRule::Engine`) carrying the engine's
+//! [`EngineConstants`]; the line registers both. PyBullet's profile (`pybullet.rs`) is a model only: its
+//! rest state is the static equilibrium of a force law (`mass_spring/neo_hookean.rs`).
 //!
 //! What every profile shares, and what stays pbdfit's: the state is the displacement from the rest
 //! configuration (the engines store positions in f32; in f64 the displacement form loses nothing), a step
@@ -31,15 +34,15 @@ use std::sync::OnceLock;
 
 use nalgebra::Matrix3;
 
-use crate::{Dynamics, PbdSystem, SimParams, Vec3};
+use crate::{Dynamics, ModelDef, ModelKind, PbdSystem, SimParams, Vec3};
 
 pub mod creation;
 pub mod jolt_faces;
 pub use creation::CreationOrder;
 
 /// One engine's constraint solve, implemented by the struct of its constants (compliances, relaxations,
-/// pass counts, under the engine's names) that its model file folds the parameters and settings into: one
-/// in each file under `engines/`, registered by one line in [`engines!`].
+/// pass counts, under the engine's names) that its model, beside it, folds the parameters and settings into:
+/// one in each file under `engines/`, registered with the model by one line in [`engines!`].
 pub trait EngineStep: fmt::Debug + Clone + Copy + PartialEq {
     /// What the engine derives from the body once and reuses in every solve (Jolt's projection order;
     /// `()` for none), built on first use.
@@ -66,40 +69,50 @@ pub trait EngineStep: fmt::Debug + Clone + Copy + PartialEq {
     );
 }
 
-/// The engine registry: each entry `file::Step` declares the file's module and registers its
-/// [`EngineStep`], generating its variant of [`EngineConstants`] (named after the step), its slot in the
-/// body's caches, and the dispatch.
+/// The engine registry: each entry `file::MODEL(Step)` declares the file's module, lists its model (the
+/// file's `static MODEL: ModelDef`) in the model list, names it as the [`ModelKind`] constant `MODEL`, and
+/// registers its [`EngineStep`]: its variant of [`EngineConstants`] (named after the step), its slot in the
+/// body's caches, and the dispatch. An entry without `(Step)` is a profile whose rest state is another family's
+/// (PyBullet's: a force law of `SpringBody`, `mass_spring/neo_hookean.rs`).
 macro_rules! engines {
-    ($($file:ident::$step:ident),+ $(,)?) => {
+    ($($file:ident::$def:ident $(($step:ident))?),+ $(,)?) => {
         $(pub(crate) mod $file;)+
+
+        /// Every engine profile's model, in registration order (`models/mod.rs` places them in the list).
+        pub(crate) static MODELS: &[&ModelDef] = &[$(&$file::$def),+];
+
+        impl ModelKind {
+            $(#[doc = concat!("The engine profile of `engines/", stringify!($file), ".rs`.")]
+            pub const $def: ModelKind = ModelKind::of(&$file::$def);)+
+        }
 
         /// An engine profile's constants, typed per registered engine (the variant names its step).
         #[derive(Debug, Clone, Copy, PartialEq)]
         pub enum EngineConstants {
-            $(#[doc = concat!("The constants of `engines/", stringify!($file), ".rs`.")]
-            $step($file::$step),)+
+            $($(#[doc = concat!("The constants of `engines/", stringify!($file), ".rs`.")]
+            $step($file::$step),)?)+
         }
 
         /// Each registered engine's per-body cache, built on first use.
         #[derive(Debug, Clone, Default)]
         pub struct EngineCaches {
-            $($file: OnceLock<<$file::$step as EngineStep>::Cache>,)+
+            $($($file: OnceLock<<$file::$step as EngineStep>::Cache>,)?)+
         }
 
         impl EngineConstants {
             /// A Jacobi engine's relaxation setting ([`EngineStep::JACOBI`]).
             pub fn jacobi(&self) -> Option<&'static str> {
-                match self { $(Self::$step(_) => <$file::$step as EngineStep>::JACOBI,)+ }
+                match self { $($(Self::$step(_) => <$file::$step as EngineStep>::JACOBI,)?)+ }
             }
 
             /// One substep's solve by the engine's step, with its cache of this body.
             fn solve(&self, system: &PbdSystem, passes: usize, d: &mut Dynamics, h: f64) {
                 let body = system.engine_body();
                 match self {
-                    $(Self::$step(constants) => {
+                    $($(Self::$step(constants) => {
                         let cache = body.caches.$file.get_or_init(|| $file::$step::cache(system, body));
                         constants.solve(system, body, cache, passes, d, h)
-                    })+
+                    })?)+
                 }
             }
         }
@@ -107,10 +120,11 @@ macro_rules! engines {
 }
 
 engines! {
-    newton::NewtonXpbd,
-    jolt::Jolt,
-    jolt_cloth::JoltCloth,
-    genesis::GenesisPbd,
+    newton::NEWTON_XPBD(NewtonXpbd),
+    jolt::JOLT(Jolt),
+    genesis::GENESIS_PBD(GenesisPbd),
+    pybullet::PYBULLET_NEOHOOKEAN,
+    jolt_cloth::JOLT_CLOTH(JoltCloth),
 }
 
 /// An engine profile's step at one parameter point: what [`ModelRule::Engine`](crate::ModelRule) carries.

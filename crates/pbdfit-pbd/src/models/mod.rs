@@ -4,15 +4,18 @@
 //! parameters with units, scales and default boxes, and its family with the function that folds the
 //! parameter values into the family's rule ([`Fold`](crate::Fold))) plus one entry in [`models!`] below
 //! (its doc line and `file::DEF`). The CPU sweep and the GPU encoder both read the rule, the command line
-//! and the study files find the model by name, and the fit searches its parameters by their specs.
+//! and the study files find the model by name, and the fit searches its parameters by their specs. An
+//! engine profile's model lives in its engine's file instead, registered by its line in `engines!`.
 
-use crate::{ModelDef, ModelKind};
+use std::sync::LazyLock;
+
+use crate::{BodyKind, ModelDef, ModelKind};
 
 /// Where a model's paste lines give the engine other parameters than the fitted ones: each line's name
 /// and the parameter values it makes (see [`crate::ModelKind::pasted_bodies`]).
 pub(crate) fn pasted_bodies(name: &str, values: &[f64]) -> Vec<(&'static str, Vec<f64>)> {
     match name {
-        "jolt" => vec![("Godot SoftBody3D", jolt::godot_body(values))],
+        "jolt" => vec![("Godot SoftBody3D", crate::engines::jolt::godot_body(values))],
         _ => Vec::new(),
     }
 }
@@ -23,8 +26,14 @@ macro_rules! models {
     ($($(#[$doc:meta])* $file:ident::$def:ident),+ $(,)?) => {
         $(mod $file;)+
 
-        /// Every registered model, in the order the command line lists them.
-        pub(crate) static MODELS: &[&ModelDef] = &[$(&$file::$def),+];
+        /// Every registered model, in the order the command line lists them: the solids' models of this
+        /// list, the solids' engine profiles (`engines!`), then the same for sheets, each in its list's order.
+        pub(crate) static MODELS: LazyLock<Vec<&ModelDef>> = LazyLock::new(|| {
+            let mut all: Vec<(bool, &ModelDef)> = [$(&$file::$def),+].map(|d| (false, d)).into();
+            all.extend(crate::engines::MODELS.iter().map(|&d| (true, d)));
+            all.sort_by_key(|&(engine, d)| (d.rule.body_kind() == BodyKind::Sheet, engine));
+            all.into_iter().map(|(_, d)| d).collect()
+        });
 
         impl ModelKind {
             $($(#[$doc])* pub const $def: ModelKind = ModelKind::of(&$file::$def);)+
@@ -53,14 +62,6 @@ models! {
     mass_spring::MASS_SPRING,
     /// Mass-spring with a volume penalty.
     mass_spring_volume::MASS_SPRING_VOLUME,
-    /// Newton's XPBD profile.
-    newton_xpbd::NEWTON_XPBD,
-    /// Jolt's soft-body profile.
-    jolt::JOLT,
-    /// Genesis's PBD elastic profile.
-    genesis_pbd::GENESIS_PBD,
-    /// PyBullet's neo-Hookean deformable.
-    pybullet_neohookean::PYBULLET_NEOHOOKEAN,
     /// Sheets: the reference library's PBD cloth (distance, dihedral bending).
     cloth_pbd::CLOTH_PBD,
     /// Sheets: PBD cloth with isometric bending.
@@ -77,6 +78,4 @@ models! {
     cloth_fem::CLOTH_FEM,
     /// Sheets: the library's strain triangles with dihedral bending.
     cloth_strain::CLOTH_STRAIN,
-    /// Sheets: Jolt's soft-body profile on the edges CreateConstraints makes of the triangles.
-    jolt_cloth::JOLT_CLOTH,
 }
