@@ -2,12 +2,14 @@
 //! `benchmarks/engines/jolt_cloth.py`, which runs the same sheet in Jolt itself and compares.
 //!
 //! Usage: `jolt_cloth_rest SCENE N DT NIT COMPLIANCE,SHEAR,BEND [SETTINGS [DENSITY]]` with SETTINGS
-//! `name=value,...` (`linear_damping`, `gravity_factor`) and DENSITY (kg/m^3) replacing the scene's (Jolt
+//! `name=value,...` (`linear_damping`, `gravity_factor`, `bend=distance|dihedral`) and DENSITY (kg/m^3) replacing the scene's (Jolt
 //! refuses a vertex lighter than 1 g: oxijolt's `MAX_VERTEX_INVERSE_MASS`). Prints the sheet (vertices, triangles, lumped masses, held flags,
-//! gravity), the constraint counts by kind, and the rest displacements (m).
+//! gravity), the numbers of edge and dihedral constraints `CreateConstraints` makes, and the rest
+//! displacements (m).
 
 use pbdfit_mesh::SheetScene;
-use pbdfit_pbd::{ModelKind, PbdSystem, RestOptions, SimParams, Vec3};
+use pbdfit_pbd::engines::jolt_faces::{JoltBend, create_constraints};
+use pbdfit_pbd::{ModelKind, PbdSystem, RestOptions, SettingSpec, SimParams, Vec3};
 
 fn list(values: impl IntoIterator<Item = String>) -> String {
     format!("[{}]", values.into_iter().collect::<Vec<_>>().join(","))
@@ -29,7 +31,8 @@ fn main() {
     let mut kind: ModelKind = "jolt-cloth".parse().expect("model");
     for item in args.get(6).map(String::as_str).unwrap_or("").split(',').filter(|s| !s.is_empty()) {
         let (name, value) = item.split_once('=').expect("name=value");
-        kind = kind.with_setting(name, value.parse().expect("value")).expect("setting");
+        let value = value.parse().ok().or_else(|| SettingSpec::word_value(name, value)).expect("value");
+        kind = kind.with_setting(name, value).expect("setting");
     }
     let held: Vec<bool> = body.held.iter().map(Option::is_some).collect();
     let system = PbdSystem::sheet(&body.scene, &body.sheet, &held, body.gravity);
@@ -42,10 +45,19 @@ fn main() {
         Ok(rest) => format!("{{\"error\":\"not converged, residual {:e}\"}}", rest.residual),
         Err(e) => format!("{{\"error\":\"{e}\"}}"),
     };
+    // The constraints CreateConstraints makes with the bend type asked for, as the profile makes them.
+    let bend = if kind.settings().into_iter().any(|(name, v)| name == "bend" && v == 1.0) {
+        JoltBend::Dihedral
+    } else {
+        JoltBend::Distance
+    };
+    let triangles = system.cloth_body().expect("a sheet").triangles();
+    let movable: Vec<bool> = system.inverse_masses().iter().map(|&w| w > 0.0).collect();
+    let made = create_constraints(&triangles, system.rest_positions(), &movable, bend);
     let g = body.gravity;
     println!(
         "{{\"vertices\":{},\"triangles\":{},\"masses\":{},\"held\":{},\"gravity\":[{:e},{:e},{:e}],\"dt\":{dt:e},\
-         \"nit\":{nit},\"rest\":{}}}",
+         \"nit\":{nit},\"constraints\":{{\"edges\":{},\"dihedral\":{}}},\"rest\":{}}}",
         vectors(body.sheet.mesh.vertices()),
         list(body.sheet.mesh.triangles().iter().map(|t| format!("[{},{},{}]", t[0], t[1], t[2]))),
         list(body.sheet.lumped_masses().iter().map(|m| format!("{m:e}"))),
@@ -53,6 +65,8 @@ fn main() {
         g.x,
         g.y,
         g.z,
+        made.edges.len(),
+        made.dihedral.len(),
         rest,
     );
 }

@@ -148,17 +148,20 @@ impl Order {
     /// `SoftBodySharedSettings::Optimize` for a body of edges (created in `creation` order) and volumes.
     pub(crate) fn new(system: &PbdSystem, body: &EngineBody, creation: CreationOrder) -> Self {
         let pairs: Vec<[usize; 2]> = body.edges.iter().map(|e| e.particles).collect();
-        Self::optimize(system, &pairs, &creation.sequence(&pairs), &creation.ranks(&pairs), &body.tets)
+        let tets: Vec<[usize; 4]> = body.tets.iter().map(|t| t.particles).collect();
+        Self::optimize(system, &pairs, &creation.sequence(&pairs), &creation.ranks(&pairs), &tets)
     }
 
     /// `Optimize` for edges `pairs` created in the order `sequence` (indices into `pairs`; `rank[i]` the
-    /// creation index of edge `i`) and volumes `tets` (created in their order).
+    /// creation index of edge `i`) and four-vertex constraints `quads` (created in their order): a solid's
+    /// volumes, or a sheet's dihedral bends, which `Optimize` connects, groups and sorts alike (a body has
+    /// one kind or the other here).
     pub(crate) fn optimize(
         system: &PbdSystem,
         pairs: &[[usize; 2]],
         sequence: &[usize],
         rank: &[usize],
-        tets: &[super::EngineTet],
+        quads: &[[usize; 4]],
     ) -> Self {
         let n = system.rest.len();
         let p: Vec<[f32; 3]> = system.rest.iter().map(|x| [x.x as f32, x.y as f32, x.z as f32]).collect();
@@ -175,8 +178,7 @@ impl Order {
         for &i in sequence {
             link(pairs[i][0], pairs[i][1]);
         }
-        for t in tets {
-            let q = t.particles;
+        for &q in quads {
             for (i, j) in [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)] {
                 link(q[i], q[j]);
             }
@@ -293,8 +295,8 @@ impl Order {
             if q.iter().all(|&v| group[v] == g) { g } else { last }
         };
         let mut groups: Vec<(Vec<usize>, Vec<usize>)> = vec![(Vec::new(), Vec::new()); last + 1];
-        for (i, t) in tets.iter().enumerate() {
-            groups[group_of(&t.particles)].0.push(i);
+        for (i, q) in quads.iter().enumerate() {
+            groups[group_of(q)].0.push(i);
         }
         for &i in sequence {
             groups[group_of(&pairs[i])].1.push(i);
@@ -304,7 +306,7 @@ impl Order {
             (OrderedF32(d), *q.iter().min().expect("a constraint has vertices"), created)
         };
         for (volumes, edges) in &mut groups {
-            volumes.sort_by_key(|&i| sort_key(&tets[i].particles, i));
+            volumes.sort_by_key(|&i| sort_key(&quads[i], i));
             edges.sort_by_key(|&i| sort_key(&pairs[i], rank[i]));
         }
         // (d) The parallel groups by size, largest first (they share no vertex: their order does not matter).

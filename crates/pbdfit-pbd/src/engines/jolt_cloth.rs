@@ -1,86 +1,206 @@
 //! `jolt-cloth`: Jolt 5.6's soft body on a sheet, as Godot's SoftBody3D and a user of `CreateConstraints`
 //! build it: the edge, shear and bend constraints that `SoftBodySharedSettings::CreateConstraints` makes of
-//! the sheet's triangles (`engines/jolt_faces.rs`, bend type `Distance`: every constraint an `Edge`), in the order it
-//! creates them, ordered for the solve by `Optimize` (`engines/jolt.rs`'s [`Order`]), and projected by
-//! Jolt's substep (`engines/jolt.rs`: `mNumIterations` substeps of one Gauss-Seidel pass, XPBD with no
-//! multiplier kept, the damping scaling the gravity increment).
+//! the sheet's triangles (`engines/jolt_faces.rs`), in the order it creates them, ordered for the solve by
+//! `Optimize` (`engines/jolt.rs`'s [`Order`]), and projected by Jolt's substep (`engines/jolt.rs`:
+//! `mNumIterations` substeps of one Gauss-Seidel pass, XPBD with no multiplier kept, the damping scaling the
+//! gravity increment; per update group its dihedral bends, then its edges).
+//!
+//! The setting `bend` is `CreateConstraints`' `EBendType`: `distance` (the default) makes every constraint
+//! an `Edge`; `dihedral` makes a `DihedralBend` on every shared edge instead of the bend edges
+//! (`ApplyDihedralBendConstraints`: `C = sign acos~(n1.n2) - mInitialAngle`, with Jolt's `ACosApproximate`
+//! for the angle both at rest and in the solve, Bridson's gradients, one XPBD update; the initial angle in
+//! f32 as Jolt computes it). Its bends take part in `Optimize`'s grouping and are sorted like volumes.
 //!
 //! Each edge takes the compliance of its kind (m/N, `C = l - l0`): a face edge `mCompliance`, a quad's
 //! diagonal or the edge across it `mShearCompliance`, an edge between the opposite vertices of two faces
 //! that do not form a quad `mBendCompliance` (Jolt's `VertexAttributes`, one set for every vertex; Jolt
 //! takes the larger compliance of an edge's two vertices, which one set makes the same).
 //!
-//! Not reproduced: bend type `Dihedral` (its dihedral constraints are not projected here, so a sheet
-//! created with it is not this body), per-vertex attributes, LRA and pressure constraints.
+//! Not reproduced: bend type `None`, per-vertex attributes, LRA and pressure constraints.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::jolt::{Order, project_edge};
 use super::jolt_faces::{EdgeKind, JoltBend, create_constraints};
 use super::{EngineBody, EngineConstants, EngineEdge, EngineRule, EngineStep};
-use crate::{Dynamics, Fold, ModelDef, ParameterSpec, PbdSystem, RuleSettings, SettingSpec};
+use crate::{Dynamics, Fold, ModelDef, ParameterSpec, PbdSystem, RuleSettings, SettingSpec, Vec3};
 
-/// Jolt's `SoftBodySharedSettings::VertexAttributes` compliances (m/N).
+/// Jolt's `SoftBodySharedSettings::VertexAttributes` compliances, and the bend type `CreateConstraints`
+/// takes.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct JoltCloth {
-    /// `mCompliance`: the face edges.
+    /// `mCompliance`: the face edges (m/N).
     pub compliance: f64,
-    /// `mShearCompliance`: the quads' diagonals.
+    /// `mShearCompliance`: the quads' diagonals (m/N).
     pub shear_compliance: f64,
-    /// `mBendCompliance`: the `Distance` bend edges.
+    /// `mBendCompliance`: the `Distance` bend edges (m/N), or the `Dihedral` bends (rad/(N m)).
     pub bend_compliance: f64,
+    /// `EBendType`: `Distance` or `Dihedral` (the setting `bend`).
+    pub bend: JoltBend,
 }
 
-/// The sheet's constraints as `CreateConstraints` makes them, and `Optimize`'s order of them.
+/// The sheet's constraints as `CreateConstraints` makes them with each bend type, and `Optimize`'s order
+/// of them (each built on first use).
 #[derive(Debug, Clone, Default)]
 pub struct SheetEdges {
-    inner: Arc<Built>,
+    distance: Arc<OnceLock<Built>>,
+    dihedral: Arc<OnceLock<Built>>,
 }
 
 #[derive(Debug, Default)]
 struct Built {
     /// The edges in creation order, each with its kind.
     edges: Vec<(EngineEdge, EdgeKind)>,
-    /// Per update group, the edges (indices into `edges`).
-    groups: Vec<Vec<usize>>,
+    /// The dihedral bends in creation order.
+    bends: Vec<DihedralBend>,
+    /// Per update group, its dihedral bends then its edges (indices into `bends` and `edges`).
+    groups: Vec<(Vec<usize>, Vec<usize>)>,
+}
+
+/// `SoftBodySharedSettings::DihedralBend`: the shared edge `x0 x1` and the opposite vertices `x2`, `x3`.
+#[derive(Debug, Clone)]
+struct DihedralBend {
+    particles: [usize; 4],
+    /// Inverse masses (1/kg).
+    w: [f64; 4],
+    /// `mInitialAngle` (rad), as `CalculateBendConstraintConstants` computes it: in f32 with `ACosApproximate`.
+    initial_angle: f64,
 }
 
 impl SheetEdges {
-    /// The number of edge constraints of each kind: (face edges, shear, bend).
-    pub fn counts(&self) -> (usize, usize, usize) {
-        let count = |k: EdgeKind| self.inner.edges.iter().filter(|(_, kind)| *kind == k).count();
-        (count(EdgeKind::Edge), count(EdgeKind::Shear), count(EdgeKind::Bend))
+    fn built(&self, system: &PbdSystem, bend: JoltBend) -> &Built {
+        let cell = if bend == JoltBend::Dihedral { &self.dihedral } else { &self.distance };
+        cell.get_or_init(|| build(system, bend))
     }
+
+    /// The number of constraints of each kind with bend type `bend`: (face edges, shear, bend edges,
+    /// dihedral bends).
+    pub fn counts(&self, system: &PbdSystem, bend: JoltBend) -> (usize, usize, usize, usize) {
+        let built = self.built(system, bend);
+        let count = |k: EdgeKind| built.edges.iter().filter(|(_, kind)| *kind == k).count();
+        (count(EdgeKind::Edge), count(EdgeKind::Shear), count(EdgeKind::Bend), built.bends.len())
+    }
+}
+
+/// `CreateConstraints` on the sheet's triangles (none on a solid), `CalculateBendConstraintConstants`, then
+/// `Optimize`.
+fn build(system: &PbdSystem, bend: JoltBend) -> Built {
+    let Some(cloth) = system.cloth_body() else { return Built::default() };
+    let movable: Vec<bool> = system.inverse_masses.iter().map(|&w| w > 0.0).collect();
+    let made = create_constraints(&cloth.triangles(), &system.rest, &movable, bend);
+    let pairs: Vec<[usize; 2]> = made.edges.iter().map(|(p, _)| *p).collect();
+    let created: Vec<usize> = (0..pairs.len()).collect();
+    let order = Order::optimize(system, &pairs, &created, &created, &made.dihedral);
+    let edges = made.edges.iter().map(|&(p, kind)| (EngineEdge::of(system, p), kind)).collect();
+    let bends = made
+        .dihedral
+        .iter()
+        .map(|&q| DihedralBend {
+            particles: q,
+            w: q.map(|v| system.inverse_masses[v]),
+            initial_angle: initial_angle(q.map(|v| system.rest[v])) as f64,
+        })
+        .collect();
+    Built { edges, bends, groups: order.groups }
+}
+
+/// Jolt's `ACosApproximate` (`Jolt/Math/Trigonometry.h`, largest error 4.2e-3 rad), which its dihedral
+/// bends take for the angle both at rest and in the solve.
+fn acos_approximate(x: f64) -> f64 {
+    let abs_x = x.abs().min(1.0);
+    let value = (1.0 - abs_x).sqrt() * (std::f64::consts::FRAC_PI_2 - 0.175394 * abs_x);
+    if x < 0.0 { std::f64::consts::PI - value } else { value }
+}
+
+/// `CalculateBendConstraintConstants`: the signed dihedral angle (rad) at rest, in f32 as Jolt computes it
+/// (on a flat sheet f32's rounding of the normals' cosine can leave a few 1e-4 rad, which Jolt keeps).
+fn initial_angle(x: [Vec3; 4]) -> f32 {
+    let p = x.map(|v| [v.x as f32, v.y as f32, v.z as f32]);
+    let sub = |a: [f32; 3], b: [f32; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+    let dot = |a: [f32; 3], b: [f32; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let cross =
+        |a: [f32; 3], b: [f32; 3]| [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+    let (e0, e1, e2) = (sub(p[1], p[0]), sub(p[2], p[0]), sub(p[3], p[0]));
+    let (n1, n2) = (cross(e0, e1), cross(e2, e0));
+    let denominator = (dot(n1, n1) * dot(n2, n2)).sqrt();
+    if denominator < 1e-12 {
+        return 0.0;
+    }
+    let sign = if dot(cross(n2, n1), e0) < 0.0 { -1.0 } else { 1.0 };
+    let x = dot(n1, n2) / denominator;
+    // ACosApproximate in f32.
+    let abs_x = x.abs().min(1.0);
+    let value = (1.0 - abs_x).sqrt() * (std::f32::consts::FRAC_PI_2 - 0.175394 * abs_x);
+    sign * if x < 0.0 { std::f32::consts::PI - value } else { value }
+}
+
+/// How far below 1 (8 f64 ulp) a dihedral's cosine is rounding, taken as 1 (an angle under 6e-8 rad).
+const FLAT: f64 = 8.0 * f64::EPSILON;
+
+/// `ApplyDihedralBendConstraints` on one bend with compliance over h^2 `alpha`, on the displacements `u`
+/// from the rest positions `x` (m): `C = sign acos~(n1.n2) - angle0` wrapped to [-pi, pi], Bridson's
+/// gradients, one XPBD update with no multiplier kept.
+fn project_dihedral(b: &DihedralBend, alpha: f64, x: &[Vec3], u: &mut [Vec3]) {
+    let [i0, i1, i2, i3] = b.particles;
+    let [x0, x1, x2, x3] = b.particles.map(|v| x[v] + u[v]);
+    let e = x1 - x0;
+    let e_len = e.norm();
+    if e_len < 1e-6 {
+        return;
+    }
+    let (x1x2, x1x3) = (x2 - x1, x3 - x1);
+    let n1 = (x2 - x0).cross(&x1x2);
+    let n2 = x1x3.cross(&(x3 - x0));
+    let (n1_sq, n2_sq) = (n1.norm_squared(), n2.norm_squared());
+    let product = n1_sq * n2_sq;
+    if product < 1e-24 {
+        return;
+    }
+    let sign = if n2.cross(&n1).dot(&e) < 0.0 { -1.0 } else { 1.0 };
+    let cosine = n1.dot(&n2) / product.sqrt();
+    // ACosApproximate's square root turns a rounding error e of the cosine into an angle sqrt(2 e): at a
+    // flat pair f64's few ulp become 3e-8 rad (f32's, in Jolt, 3e-4 rad), which keeps a flat sheet from
+    // resting. Within FLAT of 1 the cosine is taken as 1.
+    let cosine = if 1.0 - cosine.abs() < FLAT { cosine.signum() } else { cosine };
+    let mut c = sign * acos_approximate(cosine) - b.initial_angle;
+    if c > std::f64::consts::PI {
+        c -= 2.0 * std::f64::consts::PI;
+    } else if c < -std::f64::consts::PI {
+        c += 2.0 * std::f64::consts::PI;
+    }
+    let (n1, n2) = (n1 / n1_sq, n2 / n2_sq);
+    let d0 = (n1 * x1x2.dot(&e) + n2 * x1x3.dot(&e)) / e_len;
+    let (d2, d3) = (n1 * e_len, n2 * e_len);
+    let d1 = -d0 - d2 - d3;
+    let w = b.w;
+    let denominator = w[0] * d0.norm_squared()
+        + w[1] * d1.norm_squared()
+        + w[2] * d2.norm_squared()
+        + w[3] * d3.norm_squared()
+        + alpha;
+    if denominator < 1e-12 {
+        return;
+    }
+    let minus_lambda = c / denominator;
+    u[i0] -= d0 * (minus_lambda * w[0]);
+    u[i1] -= d1 * (minus_lambda * w[1]);
+    u[i2] -= d2 * (minus_lambda * w[2]);
+    u[i3] -= d3 * (minus_lambda * w[3]);
 }
 
 impl EngineStep for JoltCloth {
     type Cache = SheetEdges;
     const JACOBI: Option<&'static str> = None;
 
-    /// `CreateConstraints` on the sheet's triangles (none on a solid), then `Optimize`.
-    fn cache(system: &PbdSystem, _: &EngineBody) -> SheetEdges {
-        let Some(cloth) = system.cloth_body() else { return SheetEdges::default() };
-        let movable: Vec<bool> = system.inverse_masses.iter().map(|&w| w > 0.0).collect();
-        let made = create_constraints(&cloth.triangles(), &system.rest, &movable, JoltBend::Distance);
-        let pairs: Vec<[usize; 2]> = made.edges.iter().map(|(p, _)| *p).collect();
-        let created: Vec<usize> = (0..pairs.len()).collect();
-        let order = Order::optimize(system, &pairs, &created, &created, &[]);
-        let edges = made.edges.iter().map(|&(p, kind)| (EngineEdge::of(system, p), kind)).collect();
-        let groups = order.groups.into_iter().map(|(_, edges)| edges).collect();
-        SheetEdges { inner: Arc::new(Built { edges, groups }) }
+    /// Empty: each bend type's constraints are made on first use.
+    fn cache(_: &PbdSystem, _: &EngineBody) -> SheetEdges {
+        SheetEdges::default()
     }
 
-    fn solve(&self, _: &PbdSystem, _: &EngineBody, cache: &SheetEdges, passes: usize, d: &mut Dynamics, h: f64) {
+    fn solve(&self, system: &PbdSystem, _: &EngineBody, cache: &SheetEdges, passes: usize, d: &mut Dynamics, h: f64) {
+        let built = cache.built(system, self.bend);
         let inv_h2 = 1.0 / (h * h);
-        let alpha = |kind: EdgeKind| {
-            inv_h2
-                * match kind {
-                    EdgeKind::Edge => self.compliance,
-                    EdgeKind::Shear => self.shear_compliance,
-                    EdgeKind::Bend => self.bend_compliance,
-                }
-        };
-        let alphas = [alpha(EdgeKind::Edge), alpha(EdgeKind::Shear), alpha(EdgeKind::Bend)];
+        let alphas = [self.compliance * inv_h2, self.shear_compliance * inv_h2, self.bend_compliance * inv_h2];
         let slot = |kind: EdgeKind| match kind {
             EdgeKind::Edge => 0,
             EdgeKind::Shear => 1,
@@ -88,9 +208,13 @@ impl EngineStep for JoltCloth {
         };
         let u = &mut d.predicted;
         for _ in 0..passes {
-            for group in &cache.inner.groups {
-                for &i in group {
-                    let (edge, kind) = &cache.inner.edges[i];
+            // ProcessGroup: per group its dihedral bends, then its edges.
+            for (bends, edges) in &built.groups {
+                for &i in bends {
+                    project_dihedral(&built.bends[i], alphas[2], &system.rest, u);
+                }
+                for &i in edges {
+                    let (edge, kind) = &built.edges[i];
                     project_edge(edge, alphas[slot(*kind)], u);
                 }
             }
@@ -111,13 +235,20 @@ const PARAMETERS: [ParameterSpec; 3] = [
     ParameterSpec::log10(
         "bend_compliance",
         "m/N",
-        "Jolt's VertexAttributes::mBendCompliance: the Distance bend edges across non-quad face pairs",
+        "Jolt's VertexAttributes::mBendCompliance: the Distance bend edges across non-quad face pairs (m/N), or with \
+         bend=dihedral the DihedralBend constraints on every shared edge (rad/(N m))",
         (1e-10, 1e4),
     ),
 ];
 
-/// `SoftBodyCreationSettings::mLinearDamping` and `mGravityFactor`.
-const SETTINGS: [SettingSpec; 2] = [
+/// The setting naming `CreateConstraints`' bend type.
+const BEND: &str = "bend";
+
+/// The bend types the setting `bend` takes, by name.
+const BENDS: &[(&str, f64)] = &[("distance", 0.0), ("dihedral", 1.0)];
+
+/// `SoftBodyCreationSettings::mLinearDamping` and `mGravityFactor`, and `CreateConstraints`' `EBendType`.
+const SETTINGS: [SettingSpec; 3] = [
     SettingSpec::new(
         "linear_damping",
         "1/s",
@@ -129,7 +260,23 @@ const SETTINGS: [SettingSpec; 2] = [
     .damping(),
     SettingSpec::new("gravity_factor", "1", "SoftBodyCreationSettings::mGravityFactor: the factor on gravity", 1.0)
         .within(0.0, 1e3),
+    SettingSpec::new(
+        BEND,
+        "1",
+        "CreateConstraints' EBendType: 0 (distance) an Edge between the opposite vertices of two faces that do not \
+         form a quad; 1 (dihedral) a DihedralBend on every shared edge (ACosApproximate angle, mInitialAngle at \
+         rest)",
+        0.0,
+    )
+    .within(0.0, 1.0)
+    .whole()
+    .with_words(BENDS),
 ];
+
+/// The bend type of the setting's value.
+fn bend_of(value: f64) -> JoltBend {
+    if value == 1.0 { JoltBend::Dihedral } else { JoltBend::Distance }
+}
 
 fn rule(p: &[f64], s: RuleSettings) -> EngineRule {
     let h = s.dt / s.nit.max(1) as f64;
@@ -142,15 +289,20 @@ fn rule(p: &[f64], s: RuleSettings) -> EngineRule {
             compliance: p[0],
             shear_compliance: p[1],
             bend_compliance: p[2],
+            bend: bend_of(s.settings[2]),
         }),
     }
 }
 
 fn usage(p: &[f64], s: RuleSettings) -> Vec<String> {
+    let bend = match bend_of(s.settings[2]) {
+        JoltBend::Dihedral => "Dihedral",
+        _ => "Distance",
+    };
     vec![
         format!(
             "SoftBodySharedSettings::VertexAttributes(/* mCompliance */ {:.6e}, /* mShearCompliance */ {:.6e}, \
-             /* mBendCompliance */ {:.6e}); CreateConstraints(&attributes, 1, EBendType::Distance) on the sheet's \
+             /* mBendCompliance */ {:.6e}); CreateConstraints(&attributes, 1, EBendType::{bend}) on the sheet's \
              triangles, then Optimize()",
             p[0], p[1], p[2]
         ),
@@ -168,7 +320,7 @@ fn usage(p: &[f64], s: RuleSettings) -> Vec<String> {
 /// Jolt's soft body on a sheet.
 pub(crate) static JOLT_CLOTH: ModelDef = ModelDef {
     name: "jolt-cloth",
-    description: "sheets: Jolt 5.6 soft body from CreateConstraints (bend type Distance): compliance, \
+    description: "sheets: Jolt 5.6 soft body from CreateConstraints (bend type Distance or Dihedral): compliance, \
                   shear_compliance, bend_compliance (m/N)",
     parameters: &PARAMETERS,
     settings: &SETTINGS,
@@ -224,13 +376,18 @@ mod tests {
         let system = hanging();
         let (dt, nit, damping) = (1.0 / 30.0, 2, 0.1);
         let values = [1e-3, 1e-3, 1e-2];
-        let step = JoltCloth { compliance: values[0], shear_compliance: values[1], bend_compliance: values[2] };
-        let optimized = JoltCloth::cache(&system, system.engine_body());
-        let n = optimized.inner.edges.len();
-        println!("edges (face, shear, bend): {:?}", optimized.counts());
-        let created = SheetEdges {
-            inner: Arc::new(Built { edges: optimized.inner.edges.clone(), groups: vec![(0..n).collect()] }),
+        let step = JoltCloth {
+            compliance: values[0],
+            shear_compliance: values[1],
+            bend_compliance: values[2],
+            bend: JoltBend::Distance,
         };
+        let optimized = JoltCloth::cache(&system, system.engine_body());
+        println!("edges (face, shear, bend, dihedral): {:?}", optimized.counts(&system, JoltBend::Distance));
+        let edges = optimized.built(&system, JoltBend::Distance).edges.clone();
+        let n = edges.len();
+        let built = Built { edges, bends: Vec::new(), groups: vec![(Vec::new(), (0..n).collect())] };
+        let created = SheetEdges { distance: Arc::new(OnceLock::from(built)), ..SheetEdges::default() };
         let h = dt / nit as f64;
         let a = fixed_point(&system, &step, &optimized, h, 1.0 - damping * h);
         let b = fixed_point(&system, &step, &created, h, 1.0 - damping * h);
