@@ -353,8 +353,11 @@ fn jolt_cloth_equals_jolts_committed_rest_state() {
                 .unwrap()
                 .with_setting("bend", bend)
                 .unwrap();
-            let params =
-                SimParams::new(number(3), f[4].parse().unwrap(), kind.with(&[number(5), number(6), number(7)]).unwrap());
+            let params = SimParams::new(
+                number(3),
+                f[4].parse().unwrap(),
+                kind.with(&[number(5), number(6), number(7)]).unwrap(),
+            );
             let rest = system.rest_state(&params, &RestOptions::default(), None).unwrap();
             assert!(rest.converged);
             let squared = |v: &mut dyn Iterator<Item = Vec3>| v.map(|x| x.norm_squared()).sum::<f64>();
