@@ -299,7 +299,7 @@ def test_jolt_creation_order_is_a_setting_with_its_spread():
     py = pbdfit.fit("gravity-wall", settings={"order": -1}, **args)
     cli = cli_json("fit", "--scene", "gravity-wall", "--young", "1e3", "--poisson", "0.3", "--n", "2", "--model",
                    "jolt", "--dt", "1/30", "--nit", "2", "--setting", "order=sorted")
-    assert py.model == cli["model"] == "jolt[order=-1]"
+    assert py.model == cli["model"] == "jolt[order=sorted]"
     orders = py.engine["orders"]
     assert orders == cli["engine"]["orders"]
     assert orders["order"] == "sorted"

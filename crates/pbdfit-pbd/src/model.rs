@@ -428,14 +428,18 @@ impl ModelKind {
         self.def.settings.iter().zip(self.settings).map(|(s, v)| (s.name, v)).collect()
     }
 
-    /// The settings that differ from the engine's defaults, `name=value` joined by `, ` (empty: none).
+    /// The settings that differ from the engine's defaults, `name=value` joined by `, ` (empty: none); a
+    /// value the setting has a word for is written as the word (`order=sorted`, `bend=dihedral`).
     pub fn changed_settings(self) -> String {
         self.def
             .settings
             .iter()
             .zip(self.settings)
             .filter(|(s, v)| s.default.to_bits() != v.to_bits())
-            .map(|(s, v)| format!("{}={}", s.name, pbdfit_mesh::display::exact(v)))
+            .map(|(s, v)| match s.words.iter().find(|(_, w)| w.to_bits() == v.to_bits()) {
+                Some((word, _)) => format!("{}={word}", s.name),
+                None => format!("{}={}", s.name, pbdfit_mesh::display::exact(v)),
+            })
             .collect::<Vec<_>>()
             .join(", ")
     }
@@ -616,8 +620,15 @@ impl FromStr for ModelKind {
         let Some(list) = settings else { return Ok(kind) };
         let mut pairs = Vec::new();
         for item in list.split(',').filter(|i| !i.trim().is_empty()) {
-            let parsed =
-                item.split_once('=').and_then(|(n, v)| Some((n.trim().to_string(), v.trim().parse::<f64>().ok()?)));
+            // A value, or a word of the setting's (`order=sorted`, as `spec` writes it).
+            let word = |n: &str, v: &str| {
+                let setting = kind.def.settings.iter().find(|s| s.name == n)?;
+                setting.words.iter().find(|(w, _)| *w == v).map(|(_, value)| *value)
+            };
+            let parsed = item.split_once('=').and_then(|(n, v)| {
+                let (n, v) = (n.trim(), v.trim());
+                Some((n.to_string(), v.parse::<f64>().ok().or_else(|| word(n, v))?))
+            });
             let Some(pair) = parsed else {
                 return Err(PbdError::UnknownSetting {
                     model: kind.def.name,

@@ -161,8 +161,15 @@ fn settings_are_checked_and_round_trip() {
     assert!("jolt[linear_damping]".parse::<ModelKind>().is_err());
     // Jolt's creation order: a whole number from -1 (sorted) up, its words named in the refusal.
     let sorted = ModelKind::JOLT.with_setting("order", -1.0).unwrap();
-    assert_eq!(sorted.spec(), "jolt[order=-1]");
+    assert_eq!(sorted.spec(), "jolt[order=sorted]");
+    assert_eq!("jolt[order=sorted]".parse::<ModelKind>().unwrap(), sorted);
     assert_eq!("jolt[order=-1]".parse::<ModelKind>().unwrap(), sorted);
+    let seeded = ModelKind::JOLT.with_setting("order", 7.0).unwrap();
+    assert_eq!((seeded.spec().as_str(), "jolt[order=7]".parse::<ModelKind>().unwrap()), ("jolt[order=7]", seeded));
+    let dihedral = ModelKind::JOLT_CLOTH.with_setting("bend", 1.0).unwrap();
+    assert_eq!(dihedral.spec(), "jolt-cloth[bend=dihedral]");
+    assert_eq!("jolt-cloth[bend=dihedral]".parse::<ModelKind>().unwrap(), dihedral);
+    assert!("jolt[bend=dihedral]".parse::<ModelKind>().is_err(), "a word of another model's setting");
     assert_eq!(sorted.creation_order(), Some(pbdfit_pbd::CreationOrder::Sorted));
     assert_eq!(ModelKind::JOLT.creation_order(), Some(pbdfit_pbd::CreationOrder::Profile));
     assert_eq!(ModelKind::NEWTON_XPBD.creation_order(), None);
