@@ -214,6 +214,19 @@ def test_lookup_gives_the_command_lines_numbers():
         assert out.returncode == 2 and str(info.value) in out.stderr, (str(info.value), out.stderr)
 
 
+def test_a_float_handed_through_python_is_the_command_line_s_to_the_bit():
+    # Lame's lambda at E 1e4, nu 0.1 is 1136.3636363636363, a float JSON parsers can read 1 ulp off: the
+    # error Python's evaluate gives at the newton-lame parameters is the command line's, bit for bit.
+    values = [p["value"] for p in pbdfit.mapping("newton-lame", 1e4, 0.1, 0.01, 10, 2)["parameters"]]
+    params = dict(zip(("k_mu", "k_lambda"), values))
+    got = pbdfit.evaluate("gravity-wall", 1e4, 0.1, params, model="newton-xpbd", dt=0.01, n=2, nit=10,
+                          settings={"relaxation": 0.3})
+    cli = cli_json("evaluate", "--scene", "gravity-wall", "--young", "1e4", "--poisson", "0.1", "--model",
+                   "newton-xpbd", "--dt", "0.01", "--n", "2", "--nit", "10", "--setting", "relaxation=0.3",
+                   "--param", f"k_mu={values[0]!r}", "--param", f"k_lambda={values[1]!r}")
+    assert got["error"] == cli["error"], (got["error"], cli["error"])
+
+
 def test_mapping_gives_the_command_lines_numbers():
     # Every mapping, on the tables' cube and on another scene: the same JSON as `pbdfit baseline --json`.
     listed = pbdfit.mapping("list")
