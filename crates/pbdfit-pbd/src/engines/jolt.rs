@@ -350,18 +350,25 @@ const PARAMETERS: [ParameterSpec; 2] = [
 
 /// `SoftBodyCreationSettings::mLinearDamping` and `mGravityFactor`, and the order the edges are created in
 /// (`engines/creation.rs`: Jolt's `Optimize` reads it).
-const SETTINGS: [SettingSpec; 3] = [
-    SettingSpec::new(
-        "linear_damping",
-        "1/s",
-        "SoftBodyCreationSettings::mLinearDamping: v <- (v + g h) max(0, 1 - c h) each substep, so it scales the \
-         gravity the rest state feels",
-        0.1,
-    )
-    .within(0.0, 1e6)
-    .damping(),
+/// `SoftBodyCreationSettings::mLinearDamping`, a setting of Jolt's soft body on solids and on sheets.
+pub(super) const LINEAR_DAMPING: SettingSpec = SettingSpec::new(
+    "linear_damping",
+    "1/s",
+    "SoftBodyCreationSettings::mLinearDamping: v <- (v + g h) max(0, 1 - c h) each substep, so it scales the \
+     gravity the rest state feels",
+    0.1,
+)
+.within(0.0, 1e6)
+.damping();
+
+/// `SoftBodyCreationSettings::mGravityFactor`, a setting of Jolt's soft body on solids and on sheets.
+pub(super) const GRAVITY_FACTOR: SettingSpec =
     SettingSpec::new("gravity_factor", "1", "SoftBodyCreationSettings::mGravityFactor: the factor on gravity", 1.0)
-        .within(0.0, 1e3),
+        .within(0.0, 1e3);
+
+const SETTINGS: [SettingSpec; 3] = [
+    LINEAR_DAMPING,
+    GRAVITY_FACTOR,
     SettingSpec::new(
         creation::SETTING,
         "1",

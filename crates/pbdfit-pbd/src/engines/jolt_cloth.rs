@@ -20,7 +20,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::jolt::{Order, project_edge};
+use super::jolt::{GRAVITY_FACTOR, LINEAR_DAMPING, Order, project_edge};
 use super::jolt_faces::{EdgeKind, JoltBend, create_constraints};
 use super::{EngineBody, EngineConstants, EngineEdge, EngineRule, EngineStep};
 use crate::{Dynamics, Fold, ModelDef, ParameterSpec, PbdSystem, RuleSettings, SettingSpec, Vec3};
@@ -249,17 +249,8 @@ const BENDS: &[(&str, f64)] = &[("distance", 0.0), ("dihedral", 1.0)];
 
 /// `SoftBodyCreationSettings::mLinearDamping` and `mGravityFactor`, and `CreateConstraints`' `EBendType`.
 const SETTINGS: [SettingSpec; 3] = [
-    SettingSpec::new(
-        "linear_damping",
-        "1/s",
-        "SoftBodyCreationSettings::mLinearDamping: v <- (v + g h) max(0, 1 - c h) each substep, so it scales the \
-         gravity the rest state feels",
-        0.1,
-    )
-    .within(0.0, 1e6)
-    .damping(),
-    SettingSpec::new("gravity_factor", "1", "SoftBodyCreationSettings::mGravityFactor: the factor on gravity", 1.0)
-        .within(0.0, 1e3),
+    LINEAR_DAMPING,
+    GRAVITY_FACTOR,
     SettingSpec::new(
         BEND,
         "1",
