@@ -1,23 +1,25 @@
 """The Morse study's hanging cloth, reproduced with pbdfit's cloth models (reports/morse/README.md).
 
 The study (a parallel XPBD with a modified Morse potential; its claims M1 to M8 in the README) hangs a
-cloth of 4,880 edges from two corners and compares four XPBD edge constraints at compliance 1e-5, 200 iterations per step, dt = 1/24 s,
-spring stiffness 10 and a global damping of 0, 0.3 and 1.0. This script runs that set-up on
-``morse-cloth.toml`` (pbdfit's hanging fabric at 40 x 40 cells with one diagonal per cell: 4,880 edges)
-with ``cloth-xpbd`` (stretching), ``cloth-xpbd-hookean``, ``cloth-xpbd-stvk`` and ``cloth-xpbd-morse``,
-through the command line only:
+cloth of 4,880 edges from two corners and compares four XPBD edge constraints at compliance 1e-5, 200
+iterations per step, dt = 1/24 s, spring stiffness 10 and a global damping of 0, 0.3 and 1.0. This script
+runs that set-up on ``morse-cloth.toml`` (pbdfit's hanging fabric at 40 x 40 cells with one diagonal per
+cell: 4,880 edges) with ``cloth-xpbd`` (stretching), ``cloth-xpbd-hookean``, ``cloth-xpbd-stvk`` and
+``cloth-xpbd-morse``, through the command line only:
 
-- ``pbdfit simulate --json --frames DIR``: each constraint's rest state at the study's settings and its
-  motion from the flat, unloaded sheet (a marker's track is read from the frames, which are then deleted);
 - ``pbdfit fem --json``: the shell reference of the same body (its rest state; pbdfit has no dynamic shell);
-- ``pbdfit evaluate --json``: each rest state's error against the shell;
-- timed ``pbdfit simulate --frames`` runs of 0 and 48 steps: one step's time on this CPU (M8).
+- ``pbdfit simulate --json``: each constraint's rest state at the study's settings, stopped after
+  REST_TIMEOUT s, and its error against the shell (pbdfit's metric, computed here from the two fields and
+  checked once against ``pbdfit evaluate --json``);
+- ``pbdfit simulate --frames DIR --frames-only``: each motion from the flat, unloaded sheet (the markers'
+  tracks are read from the frames, which are then deleted);
+- timed ``--frames-only`` runs of 0 and 48 steps: one step's time on this CPU (M8).
 
-The set-up's uncertain parts are run as variants: the mesh (N 40, the study's size, and N 20) and the
+The set-up's uncertain parts are run as variants: the mesh (N 40, the study's size, and N 20), the
 damping's form (the study gives none): ``rate`` (``v <- (1 - c dt) v``, c per second), ``rate-exp``
 (``v <- exp(-c dt) v``) and ``per-step`` (``v <- (1 - c) v``, c per step; 1.0 is refused: it stops the
-motion every step). A claim holds where it holds in every variant, fails where it fails in every one, and is
-undecided where the variants disagree.
+motion every step), and the unit of length (SI, and cgs: ``morse-cloth-cgs.toml``). A claim holds where it
+holds in every variant, fails where it fails in every one, and is undecided where the variants disagree.
 
     PBDFIT_CLI=target/debug/pbdfit python3 reports/morse/reproduce.py [--out reports/morse] [--timing] [--figure]
 
