@@ -33,6 +33,10 @@ pub struct SimulateArgs {
     /// With --frames: number of steps to simulate.
     #[arg(long, default_value_t = 500)]
     frame_steps: usize,
+    /// With --frames: write the dynamics only, without solving the rest state (nothing is printed; the
+    /// frames are those of the same command without it). For motions of bodies whose rest state is costly.
+    #[arg(long, requires = "frames", conflicts_with_all = ["json", "vtk", "integrator"])]
+    frames_only: bool,
 }
 
 /// Runs `pbdfit simulate`.
@@ -96,6 +100,9 @@ pub fn run(args: SimulateArgs) -> CliResult {
                     )
                 {
                     write_failure = write_failure.or(Some(e));
+                }
+                if args.frames_only {
+                    continue;
                 }
                 let backend: Box<dyn pbdfit_pbd::RestStateBackend> = match args.backend {
                     BackendName::Cpu => Box::new(pbdfit_pbd::CpuBackend),

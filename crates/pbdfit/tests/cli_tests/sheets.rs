@@ -280,7 +280,8 @@ fn evaluate_compares_a_cloth_model_with_the_shell() {
 
 /// `simulate` of a cloth model on a sheet: its JSON and its `--vtk` file of triangles describe the same
 /// rest state (the file's displacements equal the JSON's to the last bit, the held flags the JSON's
-/// `fixed`: the clamped column and the next), and `--frames` writes the dynamics as triangles too.
+/// `fixed`: the clamped column and the next), and `--frames` writes the dynamics as triangles too, the
+/// same with `--frames-only`, which solves no rest state.
 #[test]
 fn simulate_writes_a_sheet_s_rest_state_as_triangles() {
     let dir = scratch("sheet-simulate");
@@ -331,6 +332,22 @@ fn simulate_writes_a_sheet_s_rest_state_as_triangles() {
     let last = pbdfit_mesh::vtk::read_vtu(&frames.join("frame-000010.vtu")).unwrap();
     assert_eq!((last.triangles.len(), last.point_data.len()), (20, 2));
     assert!(frames.join("dynamics.pvd").exists());
+    // `--frames-only` writes the same frames, bit for bit, without the rest state: nothing on stdout.
+    let only = dir.join("frames-only");
+    let mut args: Vec<&str> = args.iter().filter(|a| **a != "--json").copied().collect();
+    let at = args.iter().position(|a| *a == "--frames").unwrap() + 1;
+    args[at] = only.to_str().unwrap();
+    args.push("--frames-only");
+    let out = pbdfit(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(out.stdout.is_empty(), "{}", stdout(&out));
+    for name in ["frame-000000.vtu", "frame-000005.vtu", "frame-000010.vtu", "dynamics.pvd"] {
+        assert_eq!(std::fs::read(frames.join(name)).unwrap(), std::fs::read(only.join(name)).unwrap(), "{name}");
+    }
+    // Without `--frames` it has nothing to do, and with `--json` nothing to print: refused (exit 2).
+    assert_refused(&["simulate", "--scene", "clamped-strip", "--model", "cloth-xpbd", "--frames-only"], &["--frames"]);
+    let json_too = ["simulate", "--scene", "clamped-strip", "--model", "cloth-xpbd", "--frames", "x", "--frames-only"];
+    assert_refused(&[&json_too[..], &["--json"]].concat(), &["--json"]);
 }
 
 /// Jolt's soft body on a sheet (`jolt-cloth`) fits the hanging sheet against the shell with Jolt's names in
