@@ -62,10 +62,10 @@ def test_every_fem_option_is_a_python_keyword():
 
 
 def test_every_simulate_option_is_a_python_keyword():
-    """Less the outputs (`--frames` and its `--frame-every`, `--frame-steps`); Python's `**parameters` are
-    further `params`."""
+    """Less the outputs (`--frames` and its `--frame-every`, `--frame-steps`, `--frames-only`); Python's
+    `**parameters` are further `params`."""
     native = set(_native.job_keywords("simulate"))
-    assert cli_options("simulate") - {"frames", "frame_every", "frame_steps"} == native
+    assert cli_options("simulate") - {"frames", "frame_every", "frame_steps", "frames_only"} == native
     assert set(inspect.signature(pbdfit.simulate).parameters) - {"parameters"} == native
 
 
