@@ -23,7 +23,7 @@ use std::sync::{Arc, OnceLock};
 use super::jolt::{GRAVITY_FACTOR, LINEAR_DAMPING, Order, project_edge};
 use super::jolt_faces::{EdgeKind, JoltBend, create_constraints};
 use super::{EngineBody, EngineConstants, EngineEdge, EngineRule, EngineStep};
-use crate::{Dynamics, Fold, ModelDef, ParameterSpec, PbdSystem, RuleSettings, SettingSpec, Vec3};
+use crate::{Dynamics, Fold, ModelDef, ParameterSpec, PbdSystem, RuleSettings, SettingSpec, UnitWhen, Vec3};
 
 /// Jolt's `SoftBodySharedSettings::VertexAttributes` compliances, and the bend type `CreateConstraints`
 /// takes.
@@ -223,7 +223,8 @@ impl EngineStep for JoltCloth {
 }
 
 /// `VertexAttributes::mCompliance`, `mShearCompliance` and `mBendCompliance` (m/N, each of an edge
-/// constraint `C = l - l0`).
+/// constraint `C = l - l0`; `mBendCompliance` of a `DihedralBend`, `C` an angle, in rad/(N m) with
+/// `bend=dihedral`).
 const PARAMETERS: [ParameterSpec; 3] = [
     ParameterSpec::log10("compliance", "m/N", "Jolt's VertexAttributes::mCompliance: the face edges", (1e-10, 1e2)),
     ParameterSpec::log10(
@@ -238,14 +239,18 @@ const PARAMETERS: [ParameterSpec; 3] = [
         "Jolt's VertexAttributes::mBendCompliance: the Distance bend edges across non-quad face pairs (m/N), or with \
          bend=dihedral the DihedralBend constraints on every shared edge (rad/(N m))",
         (1e-10, 1e4),
-    ),
+    )
+    .with_units_when(&[UnitWhen { setting: BEND, value: DIHEDRAL, unit: "rad/(N m)" }]),
 ];
 
 /// The setting naming `CreateConstraints`' bend type.
 const BEND: &str = "bend";
 
+/// The setting `bend`'s value for `Dihedral`.
+const DIHEDRAL: f64 = 1.0;
+
 /// The bend types the setting `bend` takes, by name.
-const BENDS: &[(&str, f64)] = &[("distance", 0.0), ("dihedral", 1.0)];
+const BENDS: &[(&str, f64)] = &[("distance", 0.0), ("dihedral", DIHEDRAL)];
 
 /// `SoftBodyCreationSettings::mLinearDamping` and `mGravityFactor`, and `CreateConstraints`' `EBendType`.
 const SETTINGS: [SettingSpec; 3] = [
@@ -266,7 +271,7 @@ const SETTINGS: [SettingSpec; 3] = [
 
 /// The bend type of the setting's value.
 fn bend_of(value: f64) -> JoltBend {
-    if value == 1.0 { JoltBend::Dihedral } else { JoltBend::Distance }
+    if value == DIHEDRAL { JoltBend::Dihedral } else { JoltBend::Distance }
 }
 
 fn rule(p: &[f64], s: RuleSettings) -> EngineRule {
@@ -312,7 +317,7 @@ fn usage(p: &[f64], s: RuleSettings) -> Vec<String> {
 pub(crate) static JOLT_CLOTH: ModelDef = ModelDef {
     name: "jolt-cloth",
     description: "sheets: Jolt 5.6 soft body from CreateConstraints (bend type Distance or Dihedral): compliance, \
-                  shear_compliance, bend_compliance (m/N)",
+                  shear_compliance, bend_compliance (m/N; bend_compliance rad/(N m) with bend=dihedral)",
     parameters: &PARAMETERS,
     settings: &SETTINGS,
     nit_means: "Jolt's mNumIterations: substeps of dt/nit, one Gauss-Seidel pass each",

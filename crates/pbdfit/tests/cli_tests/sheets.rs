@@ -392,3 +392,36 @@ fn jolt_cloth_fits_a_sheet_and_refuses_a_solid() {
         &["model `jolt-cloth`", "is a tetrahedral solid"],
     );
 }
+
+/// `jolt-cloth`'s `bend_compliance` is an edge's compliance (m/N) with bend type `Distance` and an angle's
+/// (rad/(N m)) with `Dihedral`: the fit's text and JSON and simulate's JSON carry the unit of the setting,
+/// the other compliances stay m/N.
+#[test]
+fn jolt_cloth_s_bend_compliance_unit_follows_the_bend_type() {
+    let base = ["--scene", "clamped-strip", "--n", "4", "--model", "jolt-cloth", "--dt", "1/30", "--nit", "2"];
+    for (bend, unit) in [("bend=distance", "m/N"), ("bend=dihedral", "rad/(N m)")] {
+        let mut args = vec!["fit"];
+        args.extend_from_slice(&base);
+        args.extend_from_slice(&["--setting", bend]);
+        let out = pbdfit(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let line = text.lines().find(|l| l.contains("bend_compliance = ")).expect("the parameter line");
+        let (_, after) = line.split_once("bend_compliance = ").unwrap().1.split_once(' ').unwrap();
+        assert!(after.starts_with(&format!("{unit}  error")), "{line}");
+        assert_eq!(line.matches("m/N").count(), if unit == "m/N" { 3 } else { 2 }, "{line}");
+        args.push("--json");
+        let out = pbdfit(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let r = json(&out);
+        assert_eq!(r["box"]["bend_compliance"]["unit"], unit, "{bend}");
+        assert_eq!(r["box"]["compliance"]["unit"], "m/N", "{bend}");
+        let mut args = vec!["simulate", "--json"];
+        args.extend_from_slice(&base);
+        args.extend_from_slice(&["--setting", bend, "--param", "compliance=1e-4", "--param", "shear_compliance=1e-4"]);
+        args.extend_from_slice(&["--param", "bend_compliance=1"]);
+        let out = pbdfit(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(json(&out)["parameter_units"], serde_json::json!(["m/N", "m/N", unit]), "{bend}");
+    }
+}
