@@ -403,10 +403,7 @@ impl crate::Job for SettingsKeywords {
             &spelling.name("mass_model"),
         );
         let masses = set.scenes()[0].mass_model().name();
-        let options =
-            pbdfit_fit::FitRequest { search: Some(pbdfit_fit::Search::Gradient), ..pbdfit_fit::FitRequest::new(kind) }
-                .options(pbdfit_fit::Search::FIT_DEFAULT)
-                .map_err(|e| input(e.message))?;
+        let options = sweep_options(kind)?;
         let cache = PartCache::new(pbdfit_fit::checked_reference(&self.reference)?);
         // Every setting's problem (the reference's options, the time step, the engine's load) before the header.
         let plan = PlannedSweep::plan(&set, n, kind, material, &cache, &grid).map_err(FitJobError::Fit)?;
@@ -439,6 +436,13 @@ impl crate::Job for SettingsKeywords {
     }
 }
 
+/// Each setting's fit options: the gradient search over `kind`'s default box, as `fit` runs it.
+fn sweep_options(kind: ModelKind) -> Result<FitOptions, FitJobError> {
+    pbdfit_fit::FitRequest { search: Some(pbdfit_fit::Search::Gradient), ..pbdfit_fit::FitRequest::new(kind) }
+        .options(pbdfit_fit::Search::FIT_DEFAULT)
+        .map_err(|e| FitJobError::Input(e.message))
+}
+
 impl SettingsKeywords {
     /// [`prepare`](crate::Job::prepare) on a sheet scene: a cloth model against the sheet's shell reference
     /// (its material the job's over the sheet's own) at every setting; a solid's model refused naming it.
@@ -453,10 +457,7 @@ impl SettingsKeywords {
         let pbdfit_fit::LoadedSheet { scene, body, material } = sheet;
         pbdfit_fit::check_cloth_model(kind, &scene.name)?;
         let reference = pbdfit_fit::ShellReference::of_job(&self.reference, &scene, spelling)?;
-        let options =
-            pbdfit_fit::FitRequest { search: Some(pbdfit_fit::Search::Gradient), ..pbdfit_fit::FitRequest::new(kind) }
-                .options(pbdfit_fit::Search::FIT_DEFAULT)
-                .map_err(|e| FitJobError::Input(e.message))?;
+        let options = sweep_options(kind)?;
         let (plan, clamp) =
             PlannedSweep::plan_sheet(&body, kind, material, reference, &grid).map_err(FitJobError::Fit)?;
         let summary = scene.summary();
