@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """pbdfit's `jolt-cloth` profile against Jolt itself on sheets: the rest state of a sheet scene whose
 constraints Jolt's `CreateConstraints` makes of its triangles (bend type `Distance`, or with `--bend dihedral`
-`Dihedral`), in pbdfit and in Jolt.
+`Dihedral`), in pbdfit and in Jolt, on the hanging sheet (in its plane, where a dihedral angle stays 0) and
+the clamped strip (sagging out of its plane, where the bends act).
 
 For each case (scene, N, dt, mNumIterations, parameter point) this script
 
@@ -39,21 +40,37 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 
-# VertexAttributes: mCompliance, mShearCompliance, mBendCompliance (m/N); mLinearDamping (1/s).
+# VertexAttributes: mCompliance, mShearCompliance (m/N), mBendCompliance (m/N for Distance, rad/(N m) for
+# Dihedral); mLinearDamping (1/s). S and L on every sheet; A and B, whose bend compliances are large enough to
+# move a bent strip's rest state, for the clamped strip's dihedral bends.
 POINTS = {
     "S": {"compliance": 1e-3, "shear_compliance": 1e-3, "bend_compliance": 1e-2, "linear_damping": 0.1},
     "L": {"compliance": 1e-2, "shear_compliance": 3e-2, "bend_compliance": 1e-1, "linear_damping": 0.5},
+    "A": {"compliance": 1e-4, "shear_compliance": 1e-4, "bend_compliance": 1.0, "linear_damping": 0.1},
+    "B": {"compliance": 1e-3, "shear_compliance": 3e-3, "bend_compliance": 10.0, "linear_damping": 0.5},
 }
-# The sheet's density (kg/m^3), ten times the scene's: oxijolt refuses a vertex lighter than 1 g
-# (MAX_VERTEX_INVERSE_MASS), and the hanging sheet's lightest free vertex at N = 8 has 0.39 g.
-DENSITY = 3000.0
+# The sheets' densities (kg/m^3): oxijolt refuses a vertex lighter than 1 g (MAX_VERTEX_INVERSE_MASS). The
+# hanging sheet's is ten times the scene's (its lightest free vertex at N = 8 has 0.39 g at 300 kg/m^3); the
+# clamped strip keeps its steel (1.47 g at N = 8).
+DENSITY = {"hanging-sheet": 3000.0, "clamped-strip": 7850.0}
 # (scene, N, dt, mNumIterations, point): substeps of 1/80 s or longer, where f32 resolves Jolt's rest state.
+# The hanging sheet hangs in its plane (every dihedral angle stays 0); the clamped strip, held along its
+# short edge (the vertices a fit holds: the edge and its first cell), sags out of its plane under gravity
+# along -z, so its bends act.
 CASES = [
     ("hanging-sheet", 4, 1 / 30, 2, "S"),
     ("hanging-sheet", 4, 0.05, 4, "L"),
     ("hanging-sheet", 8, 1 / 30, 2, "S"),
     ("hanging-sheet", 8, 0.05, 4, "L"),
 ]
+STRIP = {"distance": ("S", "L"), "dihedral": ("A", "B")}
+
+
+def cases(bend: str) -> list[tuple]:
+    """The hanging sheet's cases, then the clamped strip's with the points of `bend`."""
+    small, large = STRIP[bend]
+    return CASES + [("clamped-strip", 4, 1 / 30, 2, small), ("clamped-strip", 4, 0.05, 4, large),
+                    ("clamped-strip", 8, 1 / 30, 2, small), ("clamped-strip", 8, 0.05, 4, large)]
 
 
 def rel_l2(u, ref) -> float:
@@ -106,12 +123,12 @@ def main() -> int:
     results = []
     ok = True
     version = None
-    for scene, n, dt, iterations, pname in CASES:
+    for scene, n, dt, iterations, pname in cases(args.bend):
         point = POINTS[pname]
         params = f"{point['compliance']},{point['shear_compliance']},{point['bend_compliance']}"
         settings = f"linear_damping={point['linear_damping']}" + ("" if args.bend == "distance" else ",bend=dihedral")
         code, p, err = run_json([args.example, scene, str(n), repr(dt), str(iterations), params, settings,
-                                 repr(DENSITY)])
+                                 repr(DENSITY[scene])])
         if code != 0 or "displacements" not in p.get("rest", {}):
             print(f"jolt_cloth: pbdfit failed on {scene} N={n}: {err or p.get('rest')}", file=sys.stderr)
             return 2
@@ -153,8 +170,10 @@ def main() -> int:
                      + (f"{jolt['dihedral_constraints']:5d} " if args.bend == "dihedral" else "") + f"{umax:10.3e}"
                      f" {l2:9.2e} " + (f"{in_plane:9.2e} {out_of_plane:9.2e} " if args.bend == "dihedral" else "")
                      + f"{mx:9.2e} {jolt['steps']:10d}{'' if code == 0 else '+'}  {'yes' if within else 'NO'}")
-    lines.insert(1, f"Jolt {version}; density {DENSITY:g} kg/m^3; points: " + "; ".join(
-        f"{k} " + ", ".join(f"{a} {b:g}" for a, b in v.items()) for k, v in POINTS.items()))
+    used = {c[4] for c in cases(args.bend)}
+    lines.insert(1, f"Jolt {version}; densities (kg/m^3): " + ", ".join(f"{k} {v:g}" for k, v in DENSITY.items())
+                 + "; points: " + "; ".join(f"{k} " + ", ".join(f"{a} {b:g}" for a, b in v.items())
+                                           for k, v in POINTS.items() if k in used))
     if any(not r["jolt_converged"] for r in results):
         lines.append("Jolt steps with +: Jolt never came to rest (its last step is compared); x, y and z: the relative L2 "
                      "of those components alone")
@@ -171,7 +190,7 @@ def main() -> int:
                "compliance shear_compliance bend_compliance linear_damping density vertices, then x y z per vertex"]
     for r in results:
         fixture.append(f"case {r['scene']} {r['n']} {r['dt']!r} {r['iterations']} {r['compliance']!r} "
-                       f"{r['shear_compliance']!r} {r['bend_compliance']!r} {r['linear_damping']!r} {DENSITY!r} "
+                       f"{r['shear_compliance']!r} {r['bend_compliance']!r} {r['linear_damping']!r} {DENSITY[r['scene']]!r} "
                        f"{len(r['jolt'])}")
         fixture += [" ".join(repr(c) for c in v) for v in r["jolt"]]
     (out / f"{stem}_rest.txt").write_text("\n".join(fixture) + "\n")

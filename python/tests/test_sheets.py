@@ -67,3 +67,19 @@ def test_simulate_takes_a_cloth_model_on_a_sheet():
     assert rest.displacements.shape == (22, 3) and rest.displacements[10, 2] < -0.1
     with pytest.raises(ValueError, match="is a tetrahedral solid"):
         pbdfit.simulate("gravity-wall", model="cloth-xpbd", alpha_d=1e-6, alpha_b=1.0, n=1)
+
+
+def test_settings_on_a_sheet_is_the_command_lines():
+    """``pbdfit.settings`` on a sheet sweeps a cloth model against the shell as the command line does, row for
+    row: Jolt's cloth on the steel strip at N = 4 is too soft at every substep tried (no cheapest setting), two
+    settings with the same substep rest alike, and its dihedral bend compliance is labelled rad/(N m)."""
+    py = pbdfit.settings("clamped-strip", n=4, model="jolt-cloth", dt=[1 / 30, 1 / 60], nit=[1, 2])
+    cli = cli_json("settings", "--scene", "clamped-strip", "--n", "4", "--model", "jolt-cloth", "--dt", "1/30,1/60",
+                   "--nit", "1,2")
+    assert py["rows"] == cli["rows"] and py["model"] == "jolt-cloth" and py["cheapest"] is None
+    assert [r["cost"] for r in py["rows"]] == [30.0, 60.0, 60.0, 120.0]
+    assert py["rows"][1]["error"] == pytest.approx(py["rows"][2]["error"], rel=1e-9)
+    with pytest.raises(ValueError, match="scene clamped-strip is a sheet"):
+        pbdfit.settings("clamped-strip", n=4, model="jolt")
+    fit = pbdfit.fit("clamped-strip", n=4, model="jolt-cloth", settings={"bend": 1}, dt=1 / 30, nit=2)
+    assert fit.box["bend_compliance"]["unit"] == "rad/(N m)" and fit.box["compliance"]["unit"] == "m/N"

@@ -1,7 +1,8 @@
 //! The settings question: for a material and a body, the cheapest engine settings (time step and
 //! iterations or substeps) at which a model can reach the reference within a target error, and where it
 //! cannot at all. One fit per setting, cheapest first; the answer is the first setting whose fit meets the
-//! target, and every setting's fit is reported (the feasibility figure).
+//! target, and every setting's fit is reported (the feasibility figure). On a sheet scene a cloth model
+//! (`jolt-cloth` among them) is fitted to the sheet's shell reference, as `fit` does.
 
 use clap::builder::TypedValueParser;
 use pbdfit_fem::YoungPoisson;
@@ -140,6 +141,31 @@ impl PlannedSweep {
             .map(|&(dt, nit)| Ok((dt, nit, FitProblem::new(set, Settings::new(dt, n, nit, kind), material, cache)?)))
             .collect::<Result<Vec<_>, FitError>>()?;
         Ok(Self { problems })
+    }
+
+    /// A sheet's sweep: the cloth model `kind` against the sheet's shell reference for `material` at every
+    /// setting of `settings`, the shell solved once ([`pbdfit_fit::sheet_problem_with_note`]: the vertices the
+    /// particles hold beyond the shell's supports count in the error), with that problem's note on a clamp
+    /// made with particles (`None` without one).
+    pub fn plan_sheet(
+        body: &pbdfit_mesh::SheetBody,
+        kind: ModelKind,
+        material: YoungPoisson,
+        reference: pbdfit_fit::ShellReference,
+        settings: &[(f64, usize)],
+    ) -> Result<(Self, Option<String>), FitError> {
+        let Some(&(dt, nit)) = settings.first() else { return Ok((Self { problems: Vec::new() }, None)) };
+        let (first, note) =
+            pbdfit_fit::sheet_problem_with_note(body, Settings::new(dt, body.n, nit, kind), material, reference)?;
+        let problems = settings
+            .iter()
+            .map(|&(dt, nit)| {
+                let settings = Settings::new(dt, body.n, nit, kind);
+                settings.check_step(&first.parts[0].system)?;
+                Ok((dt, nit, FitProblem { settings, ..first.clone() }))
+            })
+            .collect::<Result<Vec<_>, FitError>>()?;
+        Ok((Self { problems }, note))
     }
 
     /// Fits every setting in turn, calling `progress` after each. A fit that fails is a row with its
@@ -361,7 +387,10 @@ impl crate::Job for SettingsKeywords {
             (None, None) => DEFAULT_TARGET,
         };
         let material = self.material.checked()?;
-        let (set, notes) = self.body.load(Some(kind), spelling)?;
+        let (set, notes) = match self.body.load_any(Some(kind), self.material, spelling)? {
+            pbdfit_fit::LoadedBody::Sheet(sheet) => return self.prepare_sheet(*sheet, kind, grid, target, spelling),
+            pbdfit_fit::LoadedBody::Solid { set, notes } => (set, notes),
+        };
         // Refused before the table's header: every fit of the sweep is against the FEM.
         pbdfit_fit::fits_against_fem(&set).map_err(FitJobError::Fit)?;
         let n = self.body.resolution(&set, spelling)?;
@@ -374,10 +403,7 @@ impl crate::Job for SettingsKeywords {
             &spelling.name("mass_model"),
         );
         let masses = set.scenes()[0].mass_model().name();
-        let options =
-            pbdfit_fit::FitRequest { search: Some(pbdfit_fit::Search::Gradient), ..pbdfit_fit::FitRequest::new(kind) }
-                .options(pbdfit_fit::Search::FIT_DEFAULT)
-                .map_err(|e| input(e.message))?;
+        let options = sweep_options(kind)?;
         let cache = PartCache::new(pbdfit_fit::checked_reference(&self.reference)?);
         // Every setting's problem (the reference's options, the time step, the engine's load) before the header.
         let plan = PlannedSweep::plan(&set, n, kind, material, &cache, &grid).map_err(FitJobError::Fit)?;
@@ -407,6 +433,45 @@ impl crate::Job for SettingsKeywords {
             ))
         });
         Ok(SettingsReport { setup: prepared.setup, rows })
+    }
+}
+
+/// Each setting's fit options: the gradient search over `kind`'s default box, as `fit` runs it.
+fn sweep_options(kind: ModelKind) -> Result<FitOptions, FitJobError> {
+    pbdfit_fit::FitRequest { search: Some(pbdfit_fit::Search::Gradient), ..pbdfit_fit::FitRequest::new(kind) }
+        .options(pbdfit_fit::Search::FIT_DEFAULT)
+        .map_err(|e| FitJobError::Input(e.message))
+}
+
+impl SettingsKeywords {
+    /// [`prepare`](crate::Job::prepare) on a sheet scene: a cloth model against the sheet's shell reference
+    /// (its material the job's over the sheet's own) at every setting; a solid's model refused naming it.
+    fn prepare_sheet(
+        &self,
+        sheet: pbdfit_fit::LoadedSheet,
+        kind: ModelKind,
+        grid: Vec<(f64, usize)>,
+        target: f64,
+        spelling: Spelling,
+    ) -> Result<PreparedSettings, FitJobError> {
+        let pbdfit_fit::LoadedSheet { scene, body, material } = sheet;
+        pbdfit_fit::check_cloth_model(kind, &scene.name)?;
+        let reference = pbdfit_fit::ShellReference::of_job(&self.reference, &scene, spelling)?;
+        let options = sweep_options(kind)?;
+        let (plan, clamp) =
+            PlannedSweep::plan_sheet(&body, kind, material, reference, &grid).map_err(FitJobError::Fit)?;
+        let summary = scene.summary();
+        let setup = SweepSetup {
+            scene: scene.name.clone(),
+            body_line: pbdfit_mesh::BodySummary::line(std::slice::from_ref(&summary)),
+            body: vec![summary],
+            n: body.n,
+            masses: "lumped",
+            kind,
+            material,
+            target,
+        };
+        Ok(PreparedSettings { notes: Vec::new(), warnings: clamp.into_iter().collect(), setup, options, plan })
     }
 }
 

@@ -4,7 +4,8 @@
 //! Usage: `jolt_cloth_rest SCENE N DT NIT COMPLIANCE,SHEAR,BEND [SETTINGS [DENSITY]]` with SETTINGS
 //! `name=value,...` (`linear_damping`, `gravity_factor`, `bend=distance|dihedral`) and DENSITY (kg/m^3) replacing the scene's (Jolt
 //! refuses a vertex lighter than 1 g: oxijolt's `MAX_VERTEX_INVERSE_MASS`). Prints the sheet (vertices, triangles, lumped masses, held flags,
-//! gravity), the numbers of edge and dihedral constraints `CreateConstraints` makes, and the rest
+//! gravity; the held vertices are those a fit holds, `SheetBody::particle_held`: the supports and a clamped
+//! edge's first cell), the numbers of edge and dihedral constraints `CreateConstraints` makes, and the rest
 //! displacements (m).
 
 use pbdfit_mesh::SheetScene;
@@ -34,8 +35,9 @@ fn main() {
         let value = value.parse().ok().or_else(|| SettingSpec::word_value(name, value)).expect("value");
         kind = kind.with_setting(name, value).expect("setting");
     }
-    let held: Vec<bool> = body.held.iter().map(Option::is_some).collect();
-    let system = PbdSystem::sheet(&body.scene, &body.sheet, &held, body.gravity);
+    // The vertices a fit holds: the supports, and a clamped edge's first cell (`SheetBody::particle_held`).
+    let held = body.particle_held();
+    let system = PbdSystem::sheet_body(&body);
     let params = SimParams::new(dt, nit, kind.with(&values).expect("parameters"));
     let options = RestOptions { max_sweeps: 400_000, ..RestOptions::default() };
     let rest = match system.rest_state(&params, &options, None) {

@@ -85,7 +85,7 @@ pub use mass_spring::{
 };
 pub use model::{
     BodyKind, Fold, MAX_PARAMETERS, MAX_SETTINGS, Model, ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule,
-    RuleSettings, Scale, SettingSpec, SimParams,
+    RuleSettings, Scale, SettingSpec, SimParams, UnitWhen,
 };
 pub use potentials::SpringPotential;
 pub use resolution::MIN_STEP_MOTION;

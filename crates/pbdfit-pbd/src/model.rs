@@ -27,8 +27,12 @@ pub enum Scale {
 pub struct ParameterSpec {
     /// Name on the command line (`--box NAME=LO:HI`), in results columns and in JSON, e.g. `kd`.
     pub name: &'static str,
-    /// Unit (`1` for dimensionless).
+    /// Unit (`1` for dimensionless), unless one of [`Self::units_when`] applies.
     pub unit: &'static str,
+    /// Other units the parameter takes under some settings (`jolt-cloth`'s `bend_compliance` is m/N with
+    /// `bend=distance`, rad/(N m) with `bend=dihedral`): [`ModelKind::parameters`] gives each parameter the
+    /// unit of the kind's settings ([`Self::unit_for`]).
+    pub units_when: &'static [UnitWhen],
     /// What it is, for help texts.
     pub description: &'static str,
     /// Search scale.
@@ -55,6 +59,7 @@ impl ParameterSpec {
         ParameterSpec {
             name,
             unit,
+            units_when: &[],
             description,
             scale: Scale::Log10,
             default_box,
@@ -62,6 +67,20 @@ impl ParameterSpec {
             maximum: f64::INFINITY,
             maximum_unbounded: f64::INFINITY,
         }
+    }
+
+    /// The parameter with other units under some settings ([`Self::units_when`]).
+    pub const fn with_units_when(self, units_when: &'static [UnitWhen]) -> Self {
+        ParameterSpec { units_when, ..self }
+    }
+
+    /// The unit under `kind`'s settings: the first of [`Self::units_when`] whose setting has its value, else
+    /// [`Self::unit`].
+    pub fn unit_for(&self, kind: ModelKind) -> &'static str {
+        let settings = kind.settings();
+        let applies =
+            |w: &&UnitWhen| settings.iter().any(|&(name, v)| name == w.setting && v.to_bits() == w.value.to_bits());
+        self.units_when.iter().find(applies).map_or(self.unit, |w| w.unit)
     }
 
     /// Checks a value against the allowed range.
@@ -83,6 +102,17 @@ impl ParameterSpec {
         };
         Err(PbdError::InvalidParameter { name: self.name, value, allowed })
     }
+}
+
+/// A unit a parameter takes when one of its model's settings has one value ([`ParameterSpec::units_when`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UnitWhen {
+    /// The setting's name ([`SettingSpec::name`]).
+    pub setting: &'static str,
+    /// Its value (a worded setting's number: `bend=dihedral` is 1).
+    pub value: f64,
+    /// The parameter's unit then.
+    pub unit: &'static str,
 }
 
 /// The settings a projection rule may depend on besides the parameters.
@@ -522,14 +552,14 @@ impl ModelKind {
         self.def.name
     }
 
-    /// The parameters, in order.
-    pub fn parameters(self) -> &'static [ParameterSpec] {
-        self.def.parameters
+    /// The parameters, in order, each with its unit under this kind's settings ([`ParameterSpec::unit_for`]).
+    pub fn parameters(self) -> Vec<ParameterSpec> {
+        self.def.parameters.iter().map(|p| ParameterSpec { unit: p.unit_for(self), ..*p }).collect()
     }
 
-    /// The parameter called `name`, with its index.
-    pub fn parameter(self, name: &str) -> Option<(usize, &'static ParameterSpec)> {
-        self.def.parameters.iter().enumerate().find(|(_, p)| p.name == name)
+    /// The parameter called `name`, with its index (and its unit under this kind's settings).
+    pub fn parameter(self, name: &str) -> Option<(usize, ParameterSpec)> {
+        self.parameters().into_iter().enumerate().find(|(_, p)| p.name == name)
     }
 
     /// Whether the model projects constraints (PBD, XPBD) rather than applying spring forces
@@ -692,17 +722,17 @@ impl Model {
 
     /// The parameter values, in the kind's order.
     pub fn values(&self) -> &[f64] {
-        &self.values[..self.kind.parameters().len()]
+        &self.values[..self.kind.def.parameters.len()]
     }
 
     /// `(name, value)` pairs.
     pub fn named_values(&self) -> Vec<(&'static str, f64)> {
-        self.kind.parameters().iter().map(|p| p.name).zip(self.values().iter().copied()).collect()
+        self.kind.def.parameters.iter().map(|p| p.name).zip(self.values().iter().copied()).collect()
     }
 
     /// The value of the parameter called `name`.
     pub fn value(&self, name: &str) -> Option<f64> {
-        self.kind.parameter(name).map(|(i, _)| self.values[i])
+        self.kind.def.parameters.iter().position(|p| p.name == name).map(|i| self.values[i])
     }
 
     /// The lines to paste into the engine this model profiles, at `dt` and `nit` (empty for the textbook
@@ -768,7 +798,7 @@ impl SimParams {
         if !(self.damping.is_finite() && (0.0..1.0).contains(&self.damping)) {
             return bad("damping", self.damping, "velocity damping must be in [0, 1)");
         }
-        for (spec, &v) in self.model.kind().parameters().iter().zip(self.model.values()) {
+        for (spec, &v) in self.model.kind().def.parameters.iter().zip(self.model.values()) {
             spec.check(v, self.allow_unbounded)?;
         }
         Ok(())
@@ -825,6 +855,11 @@ mod tests {
             for p in kind.parameters() {
                 let (lo, hi) = p.default_box;
                 assert!(lo < hi && (p.scale == Scale::Linear || lo > 0.0), "{kind} {}", p.name);
+                // A unit that follows a setting names one of the kind's settings at an allowed value.
+                for w in p.units_when {
+                    let spec = kind.setting_specs().iter().find(|s| s.name == w.setting);
+                    assert!(spec.is_some_and(|s| s.check(w.value).is_ok()), "{kind} {}: {w:?}", p.name);
+                }
             }
             assert_eq!(kind.def().example.len(), kind.parameters().len(), "{kind}: example");
             for (p, v) in kind.parameters().iter().zip(kind.example().values()) {
@@ -841,6 +876,25 @@ mod tests {
         assert!(e.contains("pbx") && e.contains(&names.join(", ")), "every registered model is listed: {e}");
         assert_eq!(ModelKind::XPBD.parameter_names(), "alpha_d, alpha_v");
         assert!(ModelKind::PBD.with(&[0.5]).is_err());
+    }
+
+    /// A parameter's unit follows the setting that changes what it is: `jolt-cloth`'s `bend_compliance` is the
+    /// compliance of an edge (m/N) with `bend=distance` and of an angle (rad/(N m)) with `bend=dihedral`, in
+    /// `parameters` and `parameter` alike; the other parameters keep theirs, and a kind without such a setting
+    /// its declared units.
+    #[test]
+    fn a_parameter_s_unit_follows_its_setting() {
+        let units = |kind: ModelKind| kind.parameters().iter().map(|p| p.unit).collect::<Vec<_>>();
+        let dihedral: ModelKind = "jolt-cloth[bend=dihedral]".parse().unwrap();
+        assert_eq!(units(ModelKind::JOLT_CLOTH), ["m/N", "m/N", "m/N"]);
+        assert_eq!(units(dihedral), ["m/N", "m/N", "rad/(N m)"]);
+        assert_eq!(dihedral.parameter("bend_compliance").map(|(i, p)| (i, p.unit)), Some((2, "rad/(N m)")));
+        let back = dihedral.with_setting("bend", 0.0).unwrap();
+        assert_eq!(back.parameter("bend_compliance").unwrap().1.unit, "m/N");
+        for kind in ModelKind::all() {
+            let declared: Vec<&str> = kind.def().parameters.iter().map(|p| p.unit).collect();
+            assert_eq!(units(*kind), declared, "{kind}: its defaults give the declared units");
+        }
     }
 
     /// The folding of parameters into constants, per model (the GPU encoder reads the same rule).

@@ -173,7 +173,7 @@ impl ReleaseTest {
             frames(times[j], &fem_fields[j], &model_fields[j]).map_err(input)?;
         }
         let xyz = |u: &Vec3| [u.x, u.y, u.z];
-        let names = || self.kind.parameters().iter().map(|p| p.name.to_string());
+        let names = || self.kind.parameters().into_iter().map(|p| p.name.to_string());
         Ok(MotionReport {
             scene,
             body: self.summary.clone(),

@@ -1,5 +1,5 @@
-//! `jolt-cloth`: Jolt 5.6's soft body on a sheet, as Godot's SoftBody3D and a user of `CreateConstraints`
-//! build it: the edge, shear and bend constraints that `SoftBodySharedSettings::CreateConstraints` makes of
+//! `jolt-cloth`: Jolt 5.6's soft body on a sheet, as a user of `CreateConstraints` builds it (Godot's
+//! SoftBody3D builds it with bend type `None` and uniform masses, which its paste lines say): the edge, shear and bend constraints that `SoftBodySharedSettings::CreateConstraints` makes of
 //! the sheet's triangles (`engines/jolt_faces.rs`), in the order it creates them, ordered for the solve by
 //! `Optimize` (`engines/jolt.rs`'s [`Order`]), and projected by Jolt's substep (`engines/jolt.rs`:
 //! `mNumIterations` substeps of one Gauss-Seidel pass, XPBD with no multiplier kept, the damping scaling the
@@ -20,10 +20,10 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::jolt::{GRAVITY_FACTOR, LINEAR_DAMPING, Order, project_edge};
+use super::jolt::{GRAVITY_FACTOR, LINEAR_DAMPING, Order, godot_stiffness_for, project_edge};
 use super::jolt_faces::{EdgeKind, JoltBend, create_constraints};
 use super::{EngineBody, EngineConstants, EngineEdge, EngineRule, EngineStep};
-use crate::{Dynamics, Fold, ModelDef, ParameterSpec, PbdSystem, RuleSettings, SettingSpec, Vec3};
+use crate::{Dynamics, Fold, ModelDef, ParameterSpec, PbdSystem, RuleSettings, SettingSpec, UnitWhen, Vec3};
 
 /// Jolt's `SoftBodySharedSettings::VertexAttributes` compliances, and the bend type `CreateConstraints`
 /// takes.
@@ -223,7 +223,8 @@ impl EngineStep for JoltCloth {
 }
 
 /// `VertexAttributes::mCompliance`, `mShearCompliance` and `mBendCompliance` (m/N, each of an edge
-/// constraint `C = l - l0`).
+/// constraint `C = l - l0`; `mBendCompliance` of a `DihedralBend`, `C` an angle, in rad/(N m) with
+/// `bend=dihedral`).
 const PARAMETERS: [ParameterSpec; 3] = [
     ParameterSpec::log10("compliance", "m/N", "Jolt's VertexAttributes::mCompliance: the face edges", (1e-10, 1e2)),
     ParameterSpec::log10(
@@ -238,14 +239,18 @@ const PARAMETERS: [ParameterSpec; 3] = [
         "Jolt's VertexAttributes::mBendCompliance: the Distance bend edges across non-quad face pairs (m/N), or with \
          bend=dihedral the DihedralBend constraints on every shared edge (rad/(N m))",
         (1e-10, 1e4),
-    ),
+    )
+    .with_units_when(&[UnitWhen { setting: BEND, value: DIHEDRAL, unit: "rad/(N m)" }]),
 ];
 
 /// The setting naming `CreateConstraints`' bend type.
 const BEND: &str = "bend";
 
+/// The setting `bend`'s value for `Dihedral`.
+const DIHEDRAL: f64 = 1.0;
+
 /// The bend types the setting `bend` takes, by name.
-const BENDS: &[(&str, f64)] = &[("distance", 0.0), ("dihedral", 1.0)];
+const BENDS: &[(&str, f64)] = &[("distance", 0.0), ("dihedral", DIHEDRAL)];
 
 /// `SoftBodyCreationSettings::mLinearDamping` and `mGravityFactor`, and `CreateConstraints`' `EBendType`.
 const SETTINGS: [SettingSpec; 3] = [
@@ -266,7 +271,7 @@ const SETTINGS: [SettingSpec; 3] = [
 
 /// The bend type of the setting's value.
 fn bend_of(value: f64) -> JoltBend {
-    if value == 1.0 { JoltBend::Dihedral } else { JoltBend::Distance }
+    if value == DIHEDRAL { JoltBend::Dihedral } else { JoltBend::Distance }
 }
 
 fn rule(p: &[f64], s: RuleSettings) -> EngineRule {
@@ -285,11 +290,65 @@ fn rule(p: &[f64], s: RuleSettings) -> EngineRule {
     }
 }
 
+/// What a Godot SoftBody3D on the sheet's mesh would be for fitted parameters `p` at `s`: Godot 4.4 to 4.7's
+/// `JoltSoftBody3D` (modules/jolt_physics/objects/jolt_soft_body_3d.cpp) sets `mCompliance =
+/// mShearCompliance = 1 / max(k^3 1e5, 1e-6)` from its `linear_stiffness` k in [0, 1], calls
+/// `CreateConstraints` with `EBendType::None`, gives every vertex `total_mass / vertex count`, and passes
+/// `damping_coefficient` as `mLinearDamping`, `simulation_precision` as `mNumIterations` and
+/// `pressure_coefficient` as `mPressure`. The first line sets what maps; the second says what the fitted body
+/// has that Godot's cannot: a shear compliance other than the edges', any bend constraint, lumped masses.
+fn godot_lines(p: &[f64], s: RuleSettings) -> [String; 2] {
+    let ticks = pbdfit_mesh::display::number(1.0 / s.dt);
+    let set = match godot_stiffness_for(p[0]) {
+        Some(k) => format!(
+            "Godot SoftBody3D (Godot 4.4 to 4.7 with Jolt): linear_stiffness = {k:.6} (mCompliance = mShearCompliance = \
+             1/max(k^3 1e5, 1e-6)), simulation_precision = {}, damping_coefficient = {}, pressure_coefficient = 0, \
+             total_mass = the sheet's mass, physics ticks per second = {ticks}",
+            s.nit, s.settings[0]
+        ),
+        None => format!(
+            "Godot SoftBody3D (Godot 4.4 to 4.7 with Jolt): no linear_stiffness in [0, 1] gives compliance {:.3e} m/N \
+             (k = 1 gives 1e-5, the stiffest; k -> 0 the softest, 1e6); simulation_precision = {}, \
+             damping_coefficient = {}, pressure_coefficient = 0, physics ticks per second = {ticks}",
+            p[0], s.nit, s.settings[0]
+        ),
+    };
+    let mut lacks = Vec::new();
+    if format!("{:.6e}", p[0]) != format!("{:.6e}", p[1]) {
+        lacks.push(format!(
+            "its shear diagonals take the edges' compliance, not the fitted shear_compliance {:.6e} m/N ({:.3} times \
+             compliance)",
+            p[1],
+            p[1] / p[0]
+        ));
+    }
+    let (bend, unit) = match bend_of(s.settings[2]) {
+        JoltBend::Dihedral => ("Dihedral", "rad/(N m)"),
+        _ => ("Distance", "m/N"),
+    };
+    lacks.push(format!(
+        "it makes no bend constraints (EBendType::None), so its sheet lacks the fitted {bend} bends \
+         (bend_compliance {:.6e} {unit})",
+        p[2]
+    ));
+    lacks.push(
+        "it spreads total_mass evenly over the vertices, where the fitted sheet's masses are lumped (a third of each \
+         triangle's on its corners)"
+            .into(),
+    );
+    let cannot = format!(
+        "Godot SoftBody3D cannot express this body: {}; its error is not evaluated here",
+        lacks.join("; ")
+    );
+    [set, cannot]
+}
+
 fn usage(p: &[f64], s: RuleSettings) -> Vec<String> {
     let bend = match bend_of(s.settings[2]) {
         JoltBend::Dihedral => "Dihedral",
         _ => "Distance",
     };
+    let [godot, cannot] = godot_lines(p, s);
     vec![
         format!(
             "SoftBodySharedSettings::VertexAttributes(/* mCompliance */ {:.6e}, /* mShearCompliance */ {:.6e}, \
@@ -305,6 +364,8 @@ fn usage(p: &[f64], s: RuleSettings) -> Vec<String> {
             s.settings[1],
             pbdfit_mesh::display::number(s.dt)
         ),
+        godot,
+        cannot,
     ]
 }
 
@@ -312,7 +373,7 @@ fn usage(p: &[f64], s: RuleSettings) -> Vec<String> {
 pub(crate) static JOLT_CLOTH: ModelDef = ModelDef {
     name: "jolt-cloth",
     description: "sheets: Jolt 5.6 soft body from CreateConstraints (bend type Distance or Dihedral): compliance, \
-                  shear_compliance, bend_compliance (m/N)",
+                  shear_compliance, bend_compliance (m/N; bend_compliance rad/(N m) with bend=dihedral)",
     parameters: &PARAMETERS,
     settings: &SETTINGS,
     nit_means: "Jolt's mNumIterations: substeps of dt/nit, one Gauss-Seidel pass each",
@@ -393,6 +454,28 @@ mod tests {
         println!("solver against the fixed point {same:.2e}; creation order against Optimize's {other:.2e}");
         assert!(same < 1e-8, "{same:e}");
         assert!(other > 1e-3, "{other:e}");
+    }
+
+    /// Godot's lines: the `linear_stiffness` whose `1/max(k^3 1e5, 1e-6)` is the fitted compliance (Godot's
+    /// default k = 0.5 for 8e-5 m/N), the iterations and damping under Godot's names, and what Godot's body
+    /// cannot have: a shear compliance of its own (said only where it differs), bend constraints of either type
+    /// (with the bend compliance in the type's unit), lumped masses; no k for a compliance below 1e-5 m/N.
+    #[test]
+    fn godot_s_lines_set_what_maps_and_name_what_cannot() {
+        let settings = |bend: f64| RuleSettings { dt: 1.0 / 60.0, nit: 5, settings: [0.1, 1.0, bend, 0.0] };
+        let [set, cannot] = godot_lines(&[8e-5, 8e-5, 1e-2], settings(0.0));
+        assert!(set.contains("linear_stiffness = 0.500000 ") && set.contains("simulation_precision = 5"), "{set}");
+        assert!(set.contains("damping_coefficient = 0.1") && set.contains("physics ticks per second = 60"), "{set}");
+        assert!(!cannot.contains("shear"), "{cannot}");
+        assert!(cannot.contains("no bend constraints") && cannot.contains("Distance bends (bend_compliance 1.000000e-2 m/N)"));
+        assert!(cannot.contains("lumped"), "{cannot}");
+        let [_, cannot] = godot_lines(&[8e-5, 2.4e-4, 3.0], settings(1.0));
+        assert!(cannot.contains("shear_compliance 2.400000e-4 m/N (3.000 times compliance)"), "{cannot}");
+        assert!(cannot.contains("Dihedral bends (bend_compliance 3.000000e0 rad/(N m))"), "{cannot}");
+        let [set, _] = godot_lines(&[1e-6, 1e-6, 1.0], settings(0.0));
+        assert!(set.contains("no linear_stiffness in [0, 1] gives compliance 1.000e-6 m/N"), "{set}");
+        let model = ModelKind::JOLT_CLOTH.with(&[8e-5, 8e-5, 1e-2]).unwrap();
+        assert_eq!(model.usage(1.0 / 60.0, 5)[2..], godot_lines(&[8e-5, 8e-5, 1e-2], settings(0.0)));
     }
 
     /// `ACosApproximate` is within 4.3e-3 rad of acos over [-1, 1] (measured 4.26e-3; Jolt's comment says

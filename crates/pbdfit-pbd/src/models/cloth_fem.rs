@@ -15,6 +15,7 @@ const PARAMETERS: [ParameterSpec; 4] = [
     ParameterSpec {
         name: "poisson",
         unit: "1",
+        units_when: &[],
         description: "Poisson ratio (the library's xy and yx Poisson ratios)",
         scale: Scale::Linear,
         default_box: (0.0, 0.49),

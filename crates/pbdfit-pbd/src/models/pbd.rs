@@ -17,6 +17,7 @@ impl ParameterSpec {
         ParameterSpec {
             name,
             unit: "1",
+            units_when: &[],
             description,
             scale: Scale::Linear,
             default_box: (0.0, 1.0),
