@@ -251,8 +251,11 @@ pub(crate) fn newton_krylov(
         let predicted = f_norm - solved.residual_norm;
         let mut lambda = 1.0;
         let mut taken = false;
+        // Whether the line search was cut short (its budget, or `go_on`) rather than finding no decrease.
+        let mut cut = false;
         while lambda >= SHORTEST {
             if evaluations >= controls.max_evaluations || !go_on() {
+                cut = true;
                 break;
             }
             for ((t, xi), si) in trial.iter_mut().zip(&x).zip(&solved.step) {
@@ -283,7 +286,7 @@ pub(crate) fn newton_krylov(
         let stalled = if taken {
             stalls >= STALLS
         } else {
-            (residual <= ROUND_OFF && newton_steps > 1) || (positions && inf(&f) <= ROUNDING * noise)
+            (residual <= ROUND_OFF && newton_steps > 1) || (positions && !cut && inf(&f) <= ROUNDING * noise)
         };
         if stalled {
             return RootOutcome {
