@@ -37,7 +37,7 @@ pub(crate) struct RootOutcome {
 
 /// Controls of [`newton_krylov`].
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct RootControls {
+pub(crate) struct RootControls<'a> {
     /// Relative residual `|G(x) - x|_inf / |G(x)|_inf` to reach.
     pub tolerance: f64,
     /// Most evaluations of `G`.
@@ -48,6 +48,12 @@ pub(crate) struct RootControls {
     pub limit: f64,
     /// The smallest size (m) of a difference step's scale (the larger of `|x|_inf` and `|G(x)|_inf`).
     pub scale_floor: f64,
+    /// Where the map computes in absolute positions (the cloth models' sweeps, the reference library's
+    /// arithmetic): each unknown's offset, the rest coordinate the map adds it to before it rounds (m).
+    /// The map's rounding is then measured ([`rounding`]) and sets the products' difference step and the
+    /// rounding verdict of a solve whose line search finds no decrease. Empty: the map computes in
+    /// displacements (the solids' form, exact to their last digits), and neither is measured.
+    pub origin: &'a [f64],
 }
 
 /// The relative difference step of a product `J_G v`, near the square root of the machine epsilon:
@@ -80,6 +86,56 @@ pub(crate) const ROUND_OFF: f64 = 1e-10;
 
 /// Newton steps in a row without halving the residual below [`ROUND_OFF`] that end the solve there.
 const STALLS: usize = 3;
+
+/// A solve in absolute positions ([`RootControls::origin`]) whose line search finds no decrease ends
+/// converged at the map's rounding when `|G(x) - x|_inf` is at most this many times the rounding measured
+/// at `x` ([`rounding`]). Measured on the cloth fits of the hanging sheet (N = 4) and the clamped strip
+/// (N = 10, both dt 0.01 / 0.002 s, nit 10): every solve that stalled so had `|F|_inf` between 0.1 and 4
+/// times the rounding (its relative residual 1e-12 to 6e-10, where the accelerated iteration and stepping
+/// stalled too, each of those points spending the search's 200,000 sweeps); a solve far from its root
+/// stopped at 1e8 to 1e12 times it.
+const ROUNDING: f64 = 10.0;
+
+/// Perturbed evaluations per measurement of the map's rounding ([`rounding`]).
+const ROUNDING_PROBES: u64 = 2;
+
+/// The rounding of the map `g` at `x` (image `gx`), in metres: the largest change of its image when every
+/// unknown moves by one unit in the last place of the absolute position it is added to (`origin + x`),
+/// with signs from a fixed pattern, over [`ROUNDING_PROBES`] patterns. Such a move is below what the map
+/// resolves, so the change is its rounding (amplified by the projections it passes through: 2e2 to 5e4
+/// units in the last place on the cloth models' stiff points), plus the linear response to the move
+/// itself, which is of its size. `scratch` and `image` are work space. Adds the evaluations to
+/// `evaluations`.
+pub(crate) fn rounding(
+    g: &mut impl FnMut(&[f64], &mut [f64]),
+    x: &[f64],
+    gx: &[f64],
+    origin: &[f64],
+    scratch: &mut [f64],
+    image: &mut [f64],
+    evaluations: &mut usize,
+) -> f64 {
+    let ulp = |v: f64| {
+        let a = v.abs();
+        f64::from_bits(a.to_bits() + 1) - a
+    };
+    let mut largest: f64 = 0.0;
+    for probe in 0..ROUNDING_PROBES {
+        for (i, ((t, &xi), &o)) in scratch.iter_mut().zip(x).zip(origin).enumerate() {
+            // A fixed pseudo-random sign per unknown and probe (Knuth's multiplicative hash).
+            let sign = if ((i as u64).wrapping_mul(2_654_435_761) >> (7 + probe)) & 1 == 0 { 1.0 } else { -1.0 };
+            *t = xi + sign * ulp(o + xi);
+        }
+        g(scratch, image);
+        *evaluations += 1;
+        largest = largest.max(inf_difference(image, gx));
+    }
+    largest
+}
+
+fn inf_difference(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).fold(0.0f64, |m, (p, q)| m.max((p - q).abs()))
+}
 
 fn inf(v: &[f64]) -> f64 {
     v.iter().fold(0.0f64, |m, a| m.max(a.abs()))
@@ -129,6 +185,8 @@ pub(crate) fn newton_krylov(
     let mut ritz = Vec::new();
     let mut trial = vec![0.0; n];
     let mut g_trial = vec![0.0; n];
+    let positions = !controls.origin.is_empty();
+    debug_assert!(!positions || controls.origin.len() == n);
     loop {
         if residual <= controls.tolerance || f_norm == 0.0 {
             return RootOutcome {
@@ -151,6 +209,16 @@ pub(crate) fn newton_krylov(
         };
         // (I - J_G) s = F by GMRES, J_G v by a one-sided difference from G(x).
         let scale = inf(&x).max(inf(&gx)).max(controls.scale_floor);
+        // A map in positions rounds far above the machine epsilon: its measured rounding `noise` sets the
+        // difference step where truncation and rounding balance, `sqrt(noise / scale)` relative (about
+        // 1e-5 on the clamped strip's stiff points, where the fixed 1e-8 made products of rounding alone
+        // and Newton's first step went uphill). A map in displacements keeps the fixed step.
+        let noise = if positions {
+            rounding(&mut g, &x, &gx, controls.origin, &mut trial, &mut g_trial, &mut evaluations)
+        } else {
+            0.0
+        };
+        let product_step = PRODUCT_STEP.max((noise / scale).sqrt());
         let mut stopped = false;
         let budget = controls.krylov.min(controls.max_evaluations.saturating_sub(evaluations));
         let solved = gmres(
@@ -160,7 +228,7 @@ pub(crate) fn newton_krylov(
                     out.fill(f64::NAN);
                     return;
                 }
-                let eps = PRODUCT_STEP * scale / inf(v).max(f64::MIN_POSITIVE);
+                let eps = product_step * scale / inf(v).max(f64::MIN_POSITIVE);
                 for ((t, xi), vi) in trial.iter_mut().zip(&x).zip(v) {
                     *t = xi + eps * vi;
                 }
@@ -183,8 +251,11 @@ pub(crate) fn newton_krylov(
         let predicted = f_norm - solved.residual_norm;
         let mut lambda = 1.0;
         let mut taken = false;
+        // Whether the line search was cut short (its budget, or `go_on`) rather than finding no decrease.
+        let mut cut = false;
         while lambda >= SHORTEST {
             if evaluations >= controls.max_evaluations || !go_on() {
+                cut = true;
                 break;
             }
             for ((t, xi), si) in trial.iter_mut().zip(&x).zip(&solved.step) {
@@ -209,7 +280,14 @@ pub(crate) fn newton_krylov(
             }
             lambda *= 0.5;
         }
-        let stalled = if taken { stalls >= STALLS } else { residual <= ROUND_OFF && newton_steps > 1 };
+        // No decrease along the step at all: the residual may be the map's own rounding, which no step
+        // lowers. In positions that is measured (`noise`, at this `x`); otherwise a stall below
+        // [`ROUND_OFF`] after more than one step is taken for it.
+        let stalled = if taken {
+            stalls >= STALLS
+        } else {
+            (residual <= ROUND_OFF && newton_steps > 1) || (positions && !cut && inf(&f) <= ROUNDING * noise)
+        };
         if stalled {
             return RootOutcome {
                 x: gx,
@@ -285,8 +363,71 @@ pub(crate) fn step_radius(ritz: &[Complex<f64>], keep: f64) -> f64 {
 mod tests {
     use super::*;
 
-    fn controls() -> RootControls {
-        RootControls { tolerance: 1e-13, max_evaluations: 2000, krylov: 60, limit: 1e12, scale_floor: 1e-9 }
+    fn controls() -> RootControls<'static> {
+        RootControls {
+            tolerance: 1e-13,
+            max_evaluations: 2000,
+            krylov: 60,
+            limit: 1e12,
+            scale_floor: 1e-9,
+            origin: &[],
+        }
+    }
+
+    /// Positions of about 1 m, displacements of about 1e-6 m: a map that forms the position `1 + x` (as
+    /// the cloth sweeps do) resolves `x` only to the position's last place, 2.2e-16 m.
+    const ORIGIN: [f64; 10] = [1.0; 10];
+
+    /// The displacement a map in positions sees: `x` rounded to the last place of the position `o + x`.
+    fn seen(o: f64, x: f64) -> f64 {
+        (o + x) - o
+    }
+
+    /// The rounding a map in positions makes of a displacement `u` it projects: a position formed and taken
+    /// apart again, about a tenth of a position's last place for any `u` but 0.
+    fn rounding_of(o: f64, u: f64) -> f64 {
+        ((7.3 * u + o) - o) / 7.3 - u
+    }
+
+    /// A slow contraction (eigenvalues 0.999 down to 0.549) computed in positions whose rounding the
+    /// projections amplify a thousandfold (as the cloth models' stiff points amplify theirs 2e2 to 5e4
+    /// times): its relative residual cannot fall below about 1e-7, far above the tolerance and
+    /// [`ROUND_OFF`]. Told the positions, the solve measures that rounding and ends converged at it, near
+    /// the fixed point; told none (a map in displacements), it ends unconverged, as before.
+    #[test]
+    fn a_slow_solve_in_positions_ends_at_its_measured_rounding() {
+        let n = ORIGIN.len();
+        let target = 1e-6;
+        let map = |x: &[f64], out: &mut [f64]| {
+            for i in 0..n {
+                let u = seen(ORIGIN[i], x[i]);
+                let mu = 0.999 - 0.05 * i as f64;
+                out[i] = mu * u + (1.0 - mu) * target + 1e3 * rounding_of(ORIGIN[i], u);
+            }
+        };
+        let positions = newton_krylov(vec![0.0; n], map, RootControls { origin: &ORIGIN, ..controls() }, || true);
+        assert!(positions.converged && positions.at_round_off, "residual {:e}", positions.residual);
+        assert!(positions.residual > 1e-10, "{:e}", positions.residual);
+        assert!(positions.x.iter().all(|x| (x - target).abs() < 1e-8), "{:?}", positions.x);
+        println!("in positions: residual {:.1e} after {} evaluations", positions.residual, positions.evaluations);
+        let displacements = newton_krylov(vec![0.0; n], map, controls(), || true);
+        assert!(!displacements.converged, "residual {:e}", displacements.residual);
+    }
+
+    /// A map in positions with no fixed point (`G(x) = x + 1e-3 (2 + sin(10 x))`, `|G(x) - x|` at least
+    /// 1e-3 everywhere) is never taken for one at its rounding, however its line search stalls: the
+    /// rounding it measures is some 1e-16 m, the residual 1e-3 m.
+    #[test]
+    fn a_map_without_a_fixed_point_is_not_converged_at_its_rounding() {
+        let n = ORIGIN.len();
+        let map = |x: &[f64], out: &mut [f64]| {
+            for i in 0..n {
+                let u = seen(ORIGIN[i], x[i]);
+                out[i] = u + 1e-3 * (2.0 + (10.0 * u).sin());
+            }
+        };
+        let out = newton_krylov(vec![0.0; n], map, RootControls { origin: &ORIGIN, ..controls() }, || true);
+        assert!(!out.converged && !out.at_round_off, "residual {:e}", out.residual);
     }
 
     /// A slow linear contraction (spectral radius 1 - 4e-5, as Newton's profile) with twenty distinct

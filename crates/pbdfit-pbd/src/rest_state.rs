@@ -568,6 +568,13 @@ impl PbdSystem {
             if !first.residual.is_finite() || past(options.deadline) {
                 return Ok(Err(Handed { spent, x: None }));
             }
+            // A map in positions (the cloth models' sweeps) rounds at their last places, which the root
+            // solve measures; one in displacements is exact to its own, and gives no origin.
+            let origin: Vec<f64> = if rules.in_positions() {
+                self.free.iter().flat_map(|&p| self.rest[p].iter().copied()).collect()
+            } else {
+                Vec::new()
+            };
             let controls = RootControls {
                 tolerance: options.tolerance,
                 max_evaluations: ROOT_EVALUATIONS
@@ -576,6 +583,7 @@ impl PbdSystem {
                 krylov: ROOT_KRYLOV,
                 limit: if engine { PROBE_FACTOR * self.extent } else { self.extent },
                 scale_floor: 1e-9 * self.extent,
+                origin: &origin,
             };
             let out = newton_krylov(
                 first.x.clone(),

@@ -522,6 +522,13 @@ pub(crate) trait Stage: Copy {
         false
     }
 
+    /// Whether the step computes in absolute positions (`rest + u`), so that its rounding is that of a
+    /// position, not of a displacement: the root solve then measures it (`newton_krylov.rs`'s
+    /// `RootControls::origin`). The textbook solids and the engine profiles compute in displacements.
+    fn in_positions(&self) -> bool {
+        false
+    }
+
     /// One time step (see [`PbdSystem::step`]); the largest per-particle displacement of the step (m).
     fn step(&self, system: &PbdSystem, params: &SimParams, d: &mut Dynamics) -> f64;
 

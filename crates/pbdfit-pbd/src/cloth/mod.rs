@@ -438,6 +438,11 @@ impl Stage for ClothRule {
         true
     }
 
+    /// The sweeps project positions `rest + predicted`, as the reference library does ([`Self::solve`]).
+    fn in_positions(&self) -> bool {
+        true
+    }
+
     /// Semi-implicit Euler (`v += dt a`, `p = u + dt v`), the sweeps, `v = (p - u) / dt`: the library's
     /// `TimeStepController::step` with one substep.
     fn step(&self, system: &PbdSystem, params: &SimParams, d: &mut Dynamics) -> f64 {

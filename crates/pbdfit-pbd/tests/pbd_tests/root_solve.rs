@@ -85,3 +85,45 @@ fn a_repelling_fixed_point_gets_the_same_verdict() {
         assert!(*ra > 1.0 && *rb > 1.0, "{ra} {rb}");
     }
 }
+
+/// The gradient search's rest options (its sweep cap and collapse verdict).
+fn search_options() -> RestOptions {
+    RestOptions { max_sweeps: 200_000, collapse_verdict: true, ..RestOptions::default() }
+}
+
+/// Cloth models compute in positions, so their rest maps round at a position's last places amplified by
+/// the projections: at stiff points of the hanging sheet (N = 4, dt = 0.01 s, nit = 10) a relative residual
+/// of about 5e-10, which no solve lowers. The root solve measures that rounding and ends converged there in
+/// a few hundred sweeps (before, each such point ran every solve and stepping to the search's 200,000 sweeps
+/// and counted as one without a rest state); the simulation released at its state stays there. On the
+/// clamped strip (N = 10, dt = 0.002 s) a point whose accelerated iteration converges slowly (a relative
+/// residual of 4.6e-12 after 3,000 evaluations, never the tolerance) is solved by Newton in a few thousand
+/// sweeps; a point whose simulation runs away keeps its divergence verdict.
+#[test]
+fn a_cloth_rest_state_at_its_maps_rounding_is_one() {
+    let hanging = sheet("hanging-sheet", 4);
+    let params = SimParams::new(0.01, 10, ModelKind::CLOTH_XPBD.with(&[1.58489e-9, 1.58489e-7]).unwrap());
+    let r = hanging.rest_state(&params, &search_options(), None).unwrap();
+    println!("hanging sheet, stiff point: residual {:.1e}, {} sweeps", r.residual, r.iterations);
+    assert!(r.converged && r.residual > 1e-13 && r.residual < 1e-8, "residual {:e}", r.residual);
+    assert!(r.iterations < 2_000, "{} sweeps", r.iterations);
+    let run = hanging.run_dynamics_from(&params, Some(&r.displacements), 200, 200, |_, _| Ok::<(), ()>(()));
+    let moved = relative(&run.unwrap().u, &r.displacements);
+    println!("  released there, 200 steps move it by {moved:.1e}");
+    assert!(moved < 1e-7, "the simulation leaves the rest state by {moved:e}");
+
+    let strip = sheet("clamped-strip", 10);
+    let slow = SimParams::new(0.002, 10, ModelKind::CLOTH_XPBD.with(&[0.0251189, 3.98107e-5]).unwrap());
+    let r = strip.rest_state(&slow, &search_options(), None).unwrap();
+    println!("clamped strip, slow point: residual {:.1e}, {} sweeps", r.residual, r.iterations);
+    assert!(r.converged && r.residual < 1e-10, "residual {:e}", r.residual);
+    assert!(r.iterations < 20_000, "{} sweeps", r.iterations);
+    let run = strip.run_dynamics_from(&slow, Some(&r.displacements), 200, 200, |_, _| Ok::<(), ()>(()));
+    let moved = relative(&run.unwrap().u, &r.displacements);
+    println!("  released there, 200 steps move it by {moved:.1e}");
+    assert!(moved < 1e-7, "the simulation leaves the rest state by {moved:e}");
+
+    let soft = SimParams::new(0.002, 10, ModelKind::CLOTH_XPBD.with(&[6.30957, 2.51189]).unwrap());
+    let e = strip.rest_state(&soft, &search_options(), None).unwrap_err();
+    assert!(matches!(e, PbdError::Diverged { .. } | PbdError::OutOfReach { .. }), "{e}");
+}
