@@ -14,6 +14,53 @@ pub fn checked_reference(options: &ReferenceOptions) -> Result<ReferenceOptions,
         .map_err(|e| crate::FitJobError::Input(format!("the reference options: {e}")))
 }
 
+/// How a front end names its options in messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spelling {
+    /// The command line: `--max-seconds`.
+    Flag,
+    /// Python's keywords: `max_seconds`.
+    Keyword,
+}
+
+impl Spelling {
+    /// The option `name` (in Python's spelling, `max_seconds`) as this front end spells it.
+    pub fn name(self, name: &str) -> String {
+        match self {
+            Spelling::Flag => format!("--{}", name.replace('_', "-")),
+            Spelling::Keyword => name.to_string(),
+        }
+    }
+}
+
+/// `(name, value)` pairs as one JSON object, in their order.
+pub fn ordered_map<S: serde::Serializer>(pairs: &[(String, f64)], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_map(pairs.iter().map(|(k, v)| (k, v)))
+}
+
+/// A start of the gradient search from `(name, value)` pairs: every parameter of the model once, in any
+/// order; the values in the model's order. The message says what is wrong (the front end adds which
+/// option it is).
+pub fn start_from_pairs(kind: pbdfit_pbd::ModelKind, pairs: &[(String, f64)]) -> Result<Vec<f64>, String> {
+    let names: Vec<&str> = kind.parameters().iter().map(|p| p.name).collect();
+    let mut values: Vec<Option<f64>> = vec![None; names.len()];
+    for (name, value) in pairs {
+        let i = names
+            .iter()
+            .position(|n| n == name)
+            .ok_or_else(|| format!("expected NAME=VALUE for each of {}", kind.parameter_names()))?;
+        if values[i].is_some() {
+            // The last would silently win.
+            return Err(format!("{} is given twice; give each parameter once", names[i]));
+        }
+        values[i] = Some(*value);
+    }
+    values
+        .into_iter()
+        .collect::<Option<Vec<f64>>>()
+        .ok_or_else(|| format!("give every parameter ({})", kind.parameter_names()))
+}
+
 /// Young's modulus in Pa of the FEM reference where a job does not say.
 pub const YOUNG: f64 = 1e3;
 /// Poisson ratio of the FEM reference where a job does not say.
@@ -381,43 +428,6 @@ mod tests {
         assert_eq!(all.given(), keyword_names::<ReferenceOptions>());
         let one = ReferenceOptions { fem_mass: Some("lumped".into()), ..Default::default() };
         assert_eq!(one.given(), ["fem_mass"]);
-    }
-
-    /// The command line's flags and Python's keywords make one job: `--box` and `--start` parse into the
-    /// dict and the list of dicts Python gives, the groups flatten the same names.
-    #[test]
-    fn flags_and_keywords_make_the_same_fit_and_motion_jobs() {
-        use clap::Parser;
-        #[derive(clap::Parser)]
-        struct Fit {
-            #[command(flatten)]
-            job: crate::FitKeywords,
-        }
-        #[derive(clap::Parser)]
-        struct Motion {
-            #[command(flatten)]
-            job: crate::MotionKeywords,
-        }
-        let flags = ["fit", "--scene", "gravity-wall", "--n", "2", "--young", "3e3", "--dt", "1/200", "--model"];
-        let more = ["jolt", "--setting", "linear_damping=0.1", "--nit", "4", "--box", "edge_compliance=1e-9:1e-3"];
-        let start = ["--start", "edge_compliance=1e-6,volume_compliance=1e-7", "--split", "six", "--precision"];
-        let cli = Fit::try_parse_from(flags.iter().chain(&more).chain(&start).chain(&["f32"])).unwrap().job;
-        let json = keywords_from_json::<crate::FitKeywords>(
-            r#"{"scene": "gravity-wall", "n": 2, "young": 3e3, "dt": 0.005, "model": "jolt", "nit": 4,
-                "settings": {"linear_damping": 0.1}, "box": {"edge_compliance": [1e-9, 1e-3]}, "split": "six",
-                "starts": [{"edge_compliance": 1e-6, "volume_compliance": 1e-7}], "precision": "f32"}"#,
-        );
-        assert_eq!(cli, json.unwrap());
-        let flags = ["motion", "--scene", "gravity-wall", "--param", "kd=0.4", "--param", "kv=1", "--fit-motion"];
-        let cli = Motion::try_parse_from(flags).unwrap().job;
-        let json = r#"{"scene": "gravity-wall", "params": {"kv": 1, "kd": 0.4}, "fit_motion": true}"#;
-        assert_eq!(cli, keywords_from_json::<crate::MotionKeywords>(json).unwrap());
-        assert_eq!(cli.model.kind(crate::Spelling::Flag).unwrap(), pbdfit_pbd::ModelKind::PBD);
-        let bad =
-            Model { settings: vec![("relaxation".into(), 2.0)], ..Model { model: "newton-xpbd".into(), ..cli.model } };
-        let refused = |spelling| bad.kind(spelling).unwrap_err().to_string();
-        assert!(refused(crate::Spelling::Flag).starts_with("--setting: invalid setting relaxation = 2"));
-        assert!(refused(crate::Spelling::Keyword).starts_with("settings: invalid setting relaxation = 2"));
     }
 
     proptest::proptest! {
