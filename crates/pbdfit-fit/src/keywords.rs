@@ -34,7 +34,10 @@ impl Spelling {
 }
 
 /// `(name, value)` pairs as one JSON object, in their order.
-pub fn ordered_map<S: serde::Serializer>(pairs: &[(String, f64)], serializer: S) -> Result<S::Ok, S::Error> {
+pub fn ordered_map<S: serde::Serializer, V: Serialize>(
+    pairs: &[(String, V)],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
     serializer.collect_map(pairs.iter().map(|(k, v)| (k, v)))
 }
 
@@ -258,9 +261,9 @@ pub struct Model {
     /// An engine profile's setting, under the engine's own name (repeatable): e.g. `relaxation=0.9` for
     /// newton-xpbd, `linear_damping=0.1` for jolt. An unknown name or a value outside its range is
     /// refused with the allowed range.
-    #[arg(long = "setting", value_name = "NAME=VALUE", value_parser = parse_named_value)]
+    #[arg(long = "setting", value_name = "NAME=VALUE", value_parser = parse_setting)]
     #[serde(serialize_with = "crate::ordered_map", deserialize_with = "sorted_pairs")]
-    pub settings: Vec<(String, f64)>,
+    pub settings: Vec<(String, SettingValue)>,
     /// Solver iterations per time step: Gauss-Seidel sweeps for the textbook models; for an engine
     /// profile the engine's own count (Newton: iterations; Jolt: mNumIterations, substeps of dt/nit with
     /// one pass each; Genesis: substeps).
@@ -285,8 +288,37 @@ impl Model {
             crate::Spelling::Flag => "--setting",
             crate::Spelling::Keyword => "settings",
         };
-        kind.with_settings(&self.settings).map_err(|e| input(format!("{option}: {e}")))
+        let values: Result<Vec<(String, f64)>, _> = self
+            .settings
+            .iter()
+            .map(|(name, value)| match value {
+                SettingValue::Number(x) => Ok((name.clone(), *x)),
+                SettingValue::Word(word) => kind.setting_value(name, word).map(|x| (name.clone(), x)),
+            })
+            .collect();
+        values.and_then(|v| kind.with_settings(&v)).map_err(|e| input(format!("{option}: {e}")))
     }
+}
+
+/// A setting's value as given: a number, or a word the model's setting takes (`order=sorted`), looked up
+/// once the model is known ([`ModelKind::setting_value`](pbdfit_pbd::ModelKind::setting_value)), so a word
+/// of another model's setting is refused naming this model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum SettingValue {
+    /// A value in the setting's unit.
+    Number(f64),
+    /// A word of the setting's.
+    Word(String),
+}
+
+/// A `NAME=VALUE` setting (`--setting`): the value a number, or else a word for the model to look up.
+pub fn parse_setting(text: &str) -> Result<(String, SettingValue), String> {
+    let (name, value) =
+        text.split_once('=').ok_or_else(|| format!("`{text}`: expected NAME=VALUE, e.g. linear_damping=0.1"))?;
+    let (name, value) = (name.trim(), value.trim());
+    let value = value.parse().map_or_else(|_| SettingValue::Word(value.to_string()), SettingValue::Number);
+    Ok((name.to_string(), value))
 }
 
 /// A `NAME=VALUE` pair (`--setting`, `--param`).
@@ -294,15 +326,13 @@ pub fn parse_named_value(text: &str) -> Result<(String, f64), String> {
     let (name, value) =
         text.split_once('=').ok_or_else(|| format!("`{text}`: expected NAME=VALUE, e.g. alpha_d=1e-6"))?;
     let (name, value) = (name.trim(), value.trim());
-    // A word some setting takes (`order=sorted`) stands for its value.
-    let number = value.parse::<f64>().ok().or_else(|| pbdfit_pbd::SettingSpec::word_value(name, value));
-    let value = number.ok_or_else(|| format!("`{text}`: `{value}` is not a number"))?;
+    let value = value.parse::<f64>().map_err(|_| format!("`{text}`: `{value}` is not a number"))?;
     Ok((name.to_string(), value))
 }
 
 /// `(name, value)` pairs from a JSON object (Python's dict), sorted by name.
-pub fn sorted_pairs<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<(String, f64)>, D::Error> {
-    Ok(std::collections::BTreeMap::<String, f64>::deserialize(d)?.into_iter().collect())
+pub fn sorted_pairs<'de, D: serde::Deserializer<'de>, V: Deserialize<'de>>(d: D) -> Result<Vec<(String, V)>, D::Error> {
+    Ok(std::collections::BTreeMap::<String, V>::deserialize(d)?.into_iter().collect())
 }
 
 /// Repeated `NAME=VALUE` options (`--param`) by name, a name given twice refused naming `option`.
@@ -440,14 +470,28 @@ mod tests {
         }
     }
 
-    /// A setting's words stand for its values (`order=sorted` is -1, Jolt's sorted creation order); a word
-    /// no setting of that name takes is refused as not a number.
+    /// A setting's words stand for its values in the model's own setting (`order=sorted` is Jolt's -1, the
+    /// sorted creation order); a word of another model's setting, or of none, is refused naming the model.
     #[test]
-    fn setting_words_read_as_their_values() {
-        assert_eq!(parse_named_value(" order = sorted ").unwrap(), ("order".to_string(), -1.0));
-        assert_eq!(parse_named_value("order=profile").unwrap(), ("order".to_string(), 0.0));
-        assert!(parse_named_value("relaxation=sorted").unwrap_err().contains("`sorted` is not a number"));
-        assert!(parse_named_value("order=backwards").unwrap_err().contains("`backwards` is not a number"));
+    fn setting_words_read_as_their_model_s_values() {
+        let kind = |model: &str, setting: &str| {
+            let settings = vec![parse_setting(setting).unwrap()];
+            Model { model: model.into(), settings, nit: 1 }.kind(crate::Spelling::Flag).map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            kind("jolt", " order = sorted ").unwrap(),
+            pbdfit_pbd::ModelKind::JOLT.with_setting("order", -1.0).unwrap()
+        );
+        assert_eq!(kind("jolt", "order=profile").unwrap(), pbdfit_pbd::ModelKind::JOLT);
+        assert_eq!(kind("jolt-cloth", "bend=dihedral").unwrap().spec(), "jolt-cloth[bend=dihedral]");
+        let e = kind("jolt", "order=dihedral").unwrap_err();
+        assert!(e.starts_with("--setting: setting order = dihedral: `dihedral` is not a number"), "{e}");
+        assert!(kind("jolt", "bend=dihedral").unwrap_err().contains("model jolt has no setting `bend`"));
+        assert!(kind("newton-xpbd", "relaxation=sorted").unwrap_err().contains("`sorted` is not a number"));
+        assert!(parse_named_value("kd=sorted").unwrap_err().contains("`sorted` is not a number"));
+        let json: Model =
+            keywords_from_json(r#"{"model": "jolt", "settings": {"order": "sorted", "linear_damping": 0.2}}"#).unwrap();
+        assert_eq!(json.kind(crate::Spelling::Keyword).unwrap().spec(), "jolt[linear_damping=0.2,order=sorted]");
     }
 
     #[test]

@@ -69,9 +69,9 @@ pub use grid::{GridRestStates, Lineage, SharedRestStates, check_grid_memory};
 pub use identifiability::{Identifiability, RISE, ranges_without_information};
 pub use identify::{Identification, MaterialParameter, NU_MAX, NU_MIN, YOUNG_FACTOR, identify};
 pub use keywords::{
-    Body, BodyKeywords, DT, LoadedBody, LoadedSheet, MODEL, Material, Model, NIT, POISSON, Spelling, Step, YOUNG,
-    checked_reference, keyword_names, keywords_from_json, mesh_notes, ordered_map, parse_named_value, parse_number,
-    scene_error, sorted_pairs, start_from_pairs, unique_pairs, with_body,
+    Body, BodyKeywords, DT, LoadedBody, LoadedSheet, MODEL, Material, Model, NIT, POISSON, SettingValue, Spelling,
+    Step, YOUNG, checked_reference, keyword_names, keywords_from_json, mesh_notes, ordered_map, parse_named_value,
+    parse_number, parse_setting, scene_error, sorted_pairs, start_from_pairs, unique_pairs, with_body,
 };
 pub use lockstep::{Lockstep, LockstepCounts, Member, run_in_lockstep};
 pub use masses::{field_difference, mass_model_warning, resolve_mass_model, with_resolved_masses};

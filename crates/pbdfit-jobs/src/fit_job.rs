@@ -1082,8 +1082,10 @@ mod tests {
         assert_eq!(cli, crate::keywords_from_json::<crate::MotionKeywords>(json).unwrap());
         assert_eq!(cli.model.kind(crate::Spelling::Flag).unwrap(), pbdfit_pbd::ModelKind::PBD);
         use pbdfit_fit::Model;
-        let bad =
-            Model { settings: vec![("relaxation".into(), 2.0)], ..Model { model: "newton-xpbd".into(), ..cli.model } };
+        let bad = Model {
+            settings: vec![("relaxation".into(), pbdfit_fit::SettingValue::Number(2.0))],
+            ..Model { model: "newton-xpbd".into(), ..cli.model }
+        };
         let refused = |spelling| bad.kind(spelling).unwrap_err().to_string();
         assert!(refused(crate::Spelling::Flag).starts_with("--setting: invalid setting relaxation = 2"));
         assert!(refused(crate::Spelling::Keyword).starts_with("settings: invalid setting relaxation = 2"));
