@@ -6,6 +6,20 @@ use pbdfit_mesh::{MarkerError, SceneError};
 use pbdfit_pbd::PbdError;
 use pbdfit_results::ResultsError;
 
+/// Why a fit job gave no report.
+#[derive(Debug, thiserror::Error)]
+pub enum FitJobError {
+    /// An input refused before any work; the message names the option in the front end's spelling.
+    #[error("{0}")]
+    Input(String),
+    /// The fit itself failed.
+    #[error(transparent)]
+    Fit(#[from] FitError),
+    /// A failure that is pbdfit's, not the input's (a defect).
+    #[error("{0}")]
+    Internal(String),
+}
+
 /// Why a fit or study could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum FitError {

@@ -14,6 +14,56 @@ pub fn checked_reference(options: &ReferenceOptions) -> Result<ReferenceOptions,
         .map_err(|e| crate::FitJobError::Input(format!("the reference options: {e}")))
 }
 
+/// How a front end names its options in messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spelling {
+    /// The command line: `--max-seconds`.
+    Flag,
+    /// Python's keywords: `max_seconds`.
+    Keyword,
+}
+
+impl Spelling {
+    /// The option `name` (in Python's spelling, `max_seconds`) as this front end spells it.
+    pub fn name(self, name: &str) -> String {
+        match self {
+            Spelling::Flag => format!("--{}", name.replace('_', "-")),
+            Spelling::Keyword => name.to_string(),
+        }
+    }
+}
+
+/// `(name, value)` pairs as one JSON object, in their order.
+pub fn ordered_map<S: serde::Serializer, V: Serialize>(
+    pairs: &[(String, V)],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_map(pairs.iter().map(|(k, v)| (k, v)))
+}
+
+/// A start of the gradient search from `(name, value)` pairs: every parameter of the model once, in any
+/// order; the values in the model's order. The message says what is wrong (the front end adds which
+/// option it is).
+pub fn start_from_pairs(kind: pbdfit_pbd::ModelKind, pairs: &[(String, f64)]) -> Result<Vec<f64>, String> {
+    let names: Vec<&str> = kind.parameters().iter().map(|p| p.name).collect();
+    let mut values: Vec<Option<f64>> = vec![None; names.len()];
+    for (name, value) in pairs {
+        let i = names
+            .iter()
+            .position(|n| n == name)
+            .ok_or_else(|| format!("expected NAME=VALUE for each of {}", kind.parameter_names()))?;
+        if values[i].is_some() {
+            // The last would silently win.
+            return Err(format!("{} is given twice; give each parameter once", names[i]));
+        }
+        values[i] = Some(*value);
+    }
+    values
+        .into_iter()
+        .collect::<Option<Vec<f64>>>()
+        .ok_or_else(|| format!("give every parameter ({})", kind.parameter_names()))
+}
+
 /// Young's modulus in Pa of the FEM reference where a job does not say.
 pub const YOUNG: f64 = 1e3;
 /// Poisson ratio of the FEM reference where a job does not say.
@@ -211,9 +261,9 @@ pub struct Model {
     /// An engine profile's setting, under the engine's own name (repeatable): e.g. `relaxation=0.9` for
     /// newton-xpbd, `linear_damping=0.1` for jolt. An unknown name or a value outside its range is
     /// refused with the allowed range.
-    #[arg(long = "setting", value_name = "NAME=VALUE", value_parser = parse_named_value)]
+    #[arg(long = "setting", value_name = "NAME=VALUE", value_parser = parse_setting)]
     #[serde(serialize_with = "crate::ordered_map", deserialize_with = "sorted_pairs")]
-    pub settings: Vec<(String, f64)>,
+    pub settings: Vec<(String, SettingValue)>,
     /// Solver iterations per time step: Gauss-Seidel sweeps for the textbook models; for an engine
     /// profile the engine's own count (Newton: iterations; Jolt: mNumIterations, substeps of dt/nit with
     /// one pass each; Genesis: substeps).
@@ -238,8 +288,37 @@ impl Model {
             crate::Spelling::Flag => "--setting",
             crate::Spelling::Keyword => "settings",
         };
-        kind.with_settings(&self.settings).map_err(|e| input(format!("{option}: {e}")))
+        let values: Result<Vec<(String, f64)>, _> = self
+            .settings
+            .iter()
+            .map(|(name, value)| match value {
+                SettingValue::Number(x) => Ok((name.clone(), *x)),
+                SettingValue::Word(word) => kind.setting_value(name, word).map(|x| (name.clone(), x)),
+            })
+            .collect();
+        values.and_then(|v| kind.with_settings(&v)).map_err(|e| input(format!("{option}: {e}")))
     }
+}
+
+/// A setting's value as given: a number, or a word the model's setting takes (`order=sorted`), looked up
+/// once the model is known ([`ModelKind::setting_value`](pbdfit_pbd::ModelKind::setting_value)), so a word
+/// of another model's setting is refused naming this model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum SettingValue {
+    /// A value in the setting's unit.
+    Number(f64),
+    /// A word of the setting's.
+    Word(String),
+}
+
+/// A `NAME=VALUE` setting (`--setting`): the value a number, or else a word for the model to look up.
+pub fn parse_setting(text: &str) -> Result<(String, SettingValue), String> {
+    let (name, value) =
+        text.split_once('=').ok_or_else(|| format!("`{text}`: expected NAME=VALUE, e.g. linear_damping=0.1"))?;
+    let (name, value) = (name.trim(), value.trim());
+    let value = value.parse().map_or_else(|_| SettingValue::Word(value.to_string()), SettingValue::Number);
+    Ok((name.to_string(), value))
 }
 
 /// A `NAME=VALUE` pair (`--setting`, `--param`).
@@ -247,15 +326,13 @@ pub fn parse_named_value(text: &str) -> Result<(String, f64), String> {
     let (name, value) =
         text.split_once('=').ok_or_else(|| format!("`{text}`: expected NAME=VALUE, e.g. alpha_d=1e-6"))?;
     let (name, value) = (name.trim(), value.trim());
-    // A word some setting takes (`order=sorted`) stands for its value.
-    let number = value.parse::<f64>().ok().or_else(|| pbdfit_pbd::SettingSpec::word_value(name, value));
-    let value = number.ok_or_else(|| format!("`{text}`: `{value}` is not a number"))?;
+    let value = value.parse::<f64>().map_err(|_| format!("`{text}`: `{value}` is not a number"))?;
     Ok((name.to_string(), value))
 }
 
 /// `(name, value)` pairs from a JSON object (Python's dict), sorted by name.
-pub fn sorted_pairs<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<(String, f64)>, D::Error> {
-    Ok(std::collections::BTreeMap::<String, f64>::deserialize(d)?.into_iter().collect())
+pub fn sorted_pairs<'de, D: serde::Deserializer<'de>, V: Deserialize<'de>>(d: D) -> Result<Vec<(String, V)>, D::Error> {
+    Ok(std::collections::BTreeMap::<String, V>::deserialize(d)?.into_iter().collect())
 }
 
 /// Repeated `NAME=VALUE` options (`--param`) by name, a name given twice refused naming `option`.
@@ -383,43 +460,6 @@ mod tests {
         assert_eq!(one.given(), ["fem_mass"]);
     }
 
-    /// The command line's flags and Python's keywords make one job: `--box` and `--start` parse into the
-    /// dict and the list of dicts Python gives, the groups flatten the same names.
-    #[test]
-    fn flags_and_keywords_make_the_same_fit_and_motion_jobs() {
-        use clap::Parser;
-        #[derive(clap::Parser)]
-        struct Fit {
-            #[command(flatten)]
-            job: crate::FitKeywords,
-        }
-        #[derive(clap::Parser)]
-        struct Motion {
-            #[command(flatten)]
-            job: crate::MotionKeywords,
-        }
-        let flags = ["fit", "--scene", "gravity-wall", "--n", "2", "--young", "3e3", "--dt", "1/200", "--model"];
-        let more = ["jolt", "--setting", "linear_damping=0.1", "--nit", "4", "--box", "edge_compliance=1e-9:1e-3"];
-        let start = ["--start", "edge_compliance=1e-6,volume_compliance=1e-7", "--split", "six", "--precision"];
-        let cli = Fit::try_parse_from(flags.iter().chain(&more).chain(&start).chain(&["f32"])).unwrap().job;
-        let json = keywords_from_json::<crate::FitKeywords>(
-            r#"{"scene": "gravity-wall", "n": 2, "young": 3e3, "dt": 0.005, "model": "jolt", "nit": 4,
-                "settings": {"linear_damping": 0.1}, "box": {"edge_compliance": [1e-9, 1e-3]}, "split": "six",
-                "starts": [{"edge_compliance": 1e-6, "volume_compliance": 1e-7}], "precision": "f32"}"#,
-        );
-        assert_eq!(cli, json.unwrap());
-        let flags = ["motion", "--scene", "gravity-wall", "--param", "kd=0.4", "--param", "kv=1", "--fit-motion"];
-        let cli = Motion::try_parse_from(flags).unwrap().job;
-        let json = r#"{"scene": "gravity-wall", "params": {"kv": 1, "kd": 0.4}, "fit_motion": true}"#;
-        assert_eq!(cli, keywords_from_json::<crate::MotionKeywords>(json).unwrap());
-        assert_eq!(cli.model.kind(crate::Spelling::Flag).unwrap(), pbdfit_pbd::ModelKind::PBD);
-        let bad =
-            Model { settings: vec![("relaxation".into(), 2.0)], ..Model { model: "newton-xpbd".into(), ..cli.model } };
-        let refused = |spelling| bad.kind(spelling).unwrap_err().to_string();
-        assert!(refused(crate::Spelling::Flag).starts_with("--setting: invalid setting relaxation = 2"));
-        assert!(refused(crate::Spelling::Keyword).starts_with("settings: invalid setting relaxation = 2"));
-    }
-
     proptest::proptest! {
         /// Any text as a `NAME=VALUE` pair: a pair or a refusal, never a panic; a pair written is read back.
         #[test]
@@ -430,14 +470,28 @@ mod tests {
         }
     }
 
-    /// A setting's words stand for its values (`order=sorted` is -1, Jolt's sorted creation order); a word
-    /// no setting of that name takes is refused as not a number.
+    /// A setting's words stand for its values in the model's own setting (`order=sorted` is Jolt's -1, the
+    /// sorted creation order); a word of another model's setting, or of none, is refused naming the model.
     #[test]
-    fn setting_words_read_as_their_values() {
-        assert_eq!(parse_named_value(" order = sorted ").unwrap(), ("order".to_string(), -1.0));
-        assert_eq!(parse_named_value("order=profile").unwrap(), ("order".to_string(), 0.0));
-        assert!(parse_named_value("relaxation=sorted").unwrap_err().contains("`sorted` is not a number"));
-        assert!(parse_named_value("order=backwards").unwrap_err().contains("`backwards` is not a number"));
+    fn setting_words_read_as_their_model_s_values() {
+        let kind = |model: &str, setting: &str| {
+            let settings = vec![parse_setting(setting).unwrap()];
+            Model { model: model.into(), settings, nit: 1 }.kind(crate::Spelling::Flag).map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            kind("jolt", " order = sorted ").unwrap(),
+            pbdfit_pbd::ModelKind::JOLT.with_setting("order", -1.0).unwrap()
+        );
+        assert_eq!(kind("jolt", "order=profile").unwrap(), pbdfit_pbd::ModelKind::JOLT);
+        assert_eq!(kind("jolt-cloth", "bend=dihedral").unwrap().spec(), "jolt-cloth[bend=dihedral]");
+        let e = kind("jolt", "order=dihedral").unwrap_err();
+        assert!(e.starts_with("--setting: setting order = dihedral: `dihedral` is not a number"), "{e}");
+        assert!(kind("jolt", "bend=dihedral").unwrap_err().contains("model jolt has no setting `bend`"));
+        assert!(kind("newton-xpbd", "relaxation=sorted").unwrap_err().contains("`sorted` is not a number"));
+        assert!(parse_named_value("kd=sorted").unwrap_err().contains("`sorted` is not a number"));
+        let json: Model =
+            keywords_from_json(r#"{"model": "jolt", "settings": {"order": "sorted", "linear_damping": 0.2}}"#).unwrap();
+        assert_eq!(json.kind(crate::Spelling::Keyword).unwrap().spec(), "jolt[linear_damping=0.2,order=sorted]");
     }
 
     #[test]

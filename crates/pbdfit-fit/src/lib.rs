@@ -19,11 +19,11 @@
 //!   argmin [`Solver`](argmin::core::Solver) in 1 to 4 dimensions (argmin 0.11 has no pattern search);
 //! - [`fit`] / [`fit_with_grid`]: grid then search, with failed points counted and reported, and the
 //!   parameters at the box's edge named;
-//! - [`FitJob`] / [`FitReport`]: one fit as the command line and Python ask it, checked in one place, and
-//!   its one serialisable report (`pbdfit fit --json` is it; Python returns it);
-//! - the keyword groups the jobs share (`keywords.rs`), the fit job and the release test's job, which stay
-//!   here because a study's motion pass runs the release test and `pbdfit-table` runs studies (`pbdfit-jobs`
-//!   runs the lookup, so moving them there would close a cycle).
+//! - the release test ([`ReleaseSetup`] builds a [`ReleaseTest`] from its inputs; `pbdfit motion` and a
+//!   study's motion pass both run it);
+//! - the keyword groups the jobs share (`keywords.rs`: [`Body`], [`Material`], [`Step`], [`Model`]) and the
+//!   jobs' [`Spelling`] and [`FitJobError`]. The jobs themselves (the fit job, the motion job's keywords and
+//!   its rest-state fit, the benchmarks) are `pbdfit-jobs`'.
 //!
 //! Studies (study files, the plan of unique fits, the results folder, the resumable runner) are
 //! `pbdfit-study`'s; the row format ([`FitRecord`]) and `summary.json` belong to `pbdfit-results`.
@@ -33,7 +33,6 @@
 //! `serde` + `toml` (keywords), `serde_json` (the names of a fit job's keywords, which are its fields),
 //! `pbdfit-results` (results files), `thiserror` (errors).
 
-pub mod bench;
 mod cancel;
 mod error;
 mod error_metric;
@@ -42,14 +41,12 @@ mod gradient;
 mod grid;
 mod identifiability;
 mod identify;
-mod job;
 mod keywords;
 mod levenberg_marquardt;
 mod lockstep;
 mod masses;
 mod measured;
 mod motion;
-mod motion_job;
 mod order_spread;
 mod pattern_search;
 mod problem;
@@ -61,7 +58,7 @@ mod target;
 pub mod verdict;
 
 pub use cancel::{Cancelled, cancellable};
-pub use error::{FitError, ReferenceFault, SearchError};
+pub use error::{FitError, FitJobError, ReferenceFault, SearchError};
 pub use error_metric::{compound_error, moved_vertices, reference_fault, relative_error, vertex_error};
 pub use fit::{
     FailedPoint, FitOptions, FitResult, GRADIENT_MAX_SWEEPS, Search, deadline_after, fit, fit_cpu, fit_with_grid,
@@ -71,27 +68,21 @@ pub use gradient::{MAX_BASINS, REACHED, RestSource, gradient_grid};
 pub use grid::{GridRestStates, Lineage, SharedRestStates, check_grid_memory};
 pub use identifiability::{Identifiability, RISE, ranges_without_information};
 pub use identify::{Identification, MaterialParameter, NU_MAX, NU_MIN, YOUNG_FACTOR, identify};
-pub use job::{
-    BOOTSTRAP_SEED, BootstrapReport, BoxAxis, EngineAnswer, FitBody, FitJob, FitJobError, FitKeywords, FitOutcome,
-    FitReport, IdentifiabilityReport, MARKER_TOLERANCE, PastedError, PreparedFit, Spelling, Starts, ordered_map,
-    start_from_pairs,
-};
 pub use keywords::{
-    Body, BodyKeywords, DT, LoadedBody, LoadedSheet, MODEL, Material, Model, NIT, POISSON, Step, YOUNG,
-    checked_reference, keyword_names, keywords_from_json, mesh_notes, parse_named_value, parse_number, scene_error,
-    sorted_pairs, unique_pairs, with_body,
+    Body, BodyKeywords, DT, LoadedBody, LoadedSheet, MODEL, Material, Model, NIT, POISSON, SettingValue, Spelling,
+    Step, YOUNG, checked_reference, keyword_names, keywords_from_json, mesh_notes, ordered_map, parse_named_value,
+    parse_number, parse_setting, scene_error, sorted_pairs, start_from_pairs, unique_pairs, with_body,
 };
 pub use lockstep::{Lockstep, LockstepCounts, Member, run_in_lockstep};
-pub use masses::{mass_model_warning, resolve_mass_model, with_resolved_masses};
+pub use masses::{field_difference, mass_model_warning, resolve_mass_model, with_resolved_masses};
 pub use measured::{
-    BOOTSTRAP_QUANTILES, Bootstrap, MAX_BOOTSTRAP, MIN_BOOTSTRAP, MarkerTarget, MarkerWeighting, bootstrap,
-    check_bootstrap,
+    BOOTSTRAP_QUANTILES, Bootstrap, MARKER_TOLERANCE, MAX_BOOTSTRAP, MIN_BOOTSTRAP, MarkerTarget, MarkerWeighting,
+    bootstrap, check_bootstrap,
 };
 pub use motion::{
     DEFAULT_PERIODS, DampingFit, FEM_STEPS_PER_PERIOD, FrameSink, MAX_FEM_STEPS, MAX_MODEL_STEPS, MotionFit,
-    MotionMeasures, MotionReport, Release, check_periods, has_damping_knob, measure,
+    MotionMeasures, MotionReport, Release, ReleaseSetup, ReleaseTest, check_periods, has_damping_knob, measure,
 };
-pub use motion_job::{MotionKeywords, PreparedMotion};
 pub use order_spread::{OrderPoint, OrderSpread, SEEDS as ORDER_SEEDS, order_spread};
 pub use pattern_search::{GOLDEN_RATIO, PatternSearch, SearchStep};
 pub use pbdfit_results::{FitRecord, FitStatus, read_records};

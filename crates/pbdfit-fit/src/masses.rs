@@ -102,7 +102,7 @@ pub fn mass_model_warning(
 
 /// The relative L2 difference of two problems' FEM reference fields (their parts together); `None` where
 /// either has no field (markers) or the parts differ.
-pub(crate) fn field_difference(ours: &crate::FitProblem, theirs: &crate::FitProblem) -> Option<f64> {
+pub fn field_difference(ours: &crate::FitProblem, theirs: &crate::FitProblem) -> Option<f64> {
     let (mut diff, mut norm) = (0.0, 0.0);
     if ours.parts.len() != theirs.parts.len() {
         return None;

@@ -12,6 +12,9 @@ use pbdfit_mesh::{Markers, TetMesh, Vec3};
 
 use crate::FitError;
 
+/// Markers within this distance (m) of the body's surface count as on it.
+pub const MARKER_TOLERANCE: f64 = 1e-9;
+
 /// How the markers' residuals are weighted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MarkerWeighting {

@@ -1,6 +1,6 @@
 //! One identification job and its report: `pbdfit identify` and Python's `pbdfit.identify` fill an
 //! [`IdentifyKeywords`] / [`IdentifyJob`], which is checked and run here, and both print or return the one
-//! [`IdentifyReport`] (`identify --json` is it). As for fits ([`FitJob`](pbdfit_fit::FitJob)), the copies the two
+//! [`IdentifyReport`] (`identify --json` is it). As for fits ([`FitJob`](crate::FitJob)), the copies the two
 //! front ends kept had drifted (Python lacked the dynamic reference's options).
 
 use std::path::PathBuf;

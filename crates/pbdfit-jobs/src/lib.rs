@@ -8,14 +8,19 @@
 //! Python extension through one entry over [`JOBS`].
 //!
 //! The fit core (problem, targets, searches, Levenberg-Marquardt, lockstep, identify, masses, verdict, the
-//! reference seam) stays in `pbdfit-fit`; this crate sits after it in the data flow.
+//! reference seam, the release test) is `pbdfit-fit`'s; this crate sits after it, and after `pbdfit-study`
+//! and `pbdfit-table`, in the data flow. [`bench`] is `pbdfit bench fit`, `bench motion` and
+//! `bench rest-solvers`, which time these jobs.
 
+pub mod bench;
 mod evaluate_job;
 mod fem_job;
+mod fit_job;
 mod identify_job;
 mod lookup_job;
 mod mapping_job;
 mod modes_job;
+mod motion_job;
 pub mod settings_sweep;
 pub mod sheet;
 mod simulate_job;
@@ -33,6 +38,10 @@ pub use evaluate_job::{EvaluateKeywords, EvaluateReport};
 pub use fem_job::{
     ContactForce, ContactReport, FemJob, FemKeywords, FemPart, FemPrepared, FemReport, FemSetup, PreparedFem,
 };
+pub use fit_job::{
+    BOOTSTRAP_SEED, BootstrapReport, BoxAxis, EngineAnswer, FitBody, FitJob, FitKeywords, FitOutcome, FitReport,
+    IdentifiabilityReport, PastedError, PreparedFit, Starts,
+};
 pub use identify_job::{IdentifyJob, IdentifyKeywords, IdentifyReport};
 pub use lookup_job::{LookupKeywords, LookupReport, PreparedLookup};
 pub use mapping_job::{
@@ -41,9 +50,10 @@ pub use mapping_job::{
 pub use modes_job::{
     DEFAULT_MODE_COUNT, ModeReport, ModesKeywords, ModesPrepared, ModesReport, ModesSetup, PreparedModes,
 };
+pub use motion_job::{MotionKeywords, PreparedMotion};
 pub use pbdfit_fit::{
-    BodyKeywords, Cancelled, FitJob, FitJobError, FitKeywords, FitReport, MotionKeywords, MotionReport, PreparedFit,
-    PreparedMotion, Spelling, cancellable, keyword_names, keywords_from_json, mesh_notes,
+    BodyKeywords, Cancelled, FitJobError, MotionReport, Spelling, cancellable, keyword_names, keywords_from_json,
+    mesh_notes,
 };
 pub use pbdfit_study::StudyKeywords;
 pub use pbdfit_table::TableKeywords;
@@ -127,46 +137,6 @@ impl Context<'_> {
     /// Runs `job` on the CPU with no progress display (Python's and the tests' way).
     pub fn quiet<J: Job>(job: &J, spelling: Spelling) -> Result<J::Report, FitJobError> {
         Context::run::<J>(job.prepare(spelling)?, &pbdfit_pbd::CpuBackend)
-    }
-}
-
-impl Job for FitKeywords {
-    const NAME: &'static str = "fit";
-    type Prepared = PreparedFit;
-    type Report = FitReport;
-
-    fn prepare(&self, spelling: Spelling) -> Result<PreparedFit, FitJobError> {
-        self.job(spelling)?.prepare(spelling)
-    }
-
-    fn run(prepared: PreparedFit, context: &mut Context<'_>) -> Result<FitReport, FitJobError> {
-        Ok(prepared.run(context.backend)?.report)
-    }
-}
-
-impl Report for FitReport {
-    fn text(&self) -> String {
-        FitReport::text(self)
-    }
-}
-
-impl Job for MotionKeywords {
-    const NAME: &'static str = "motion";
-    type Prepared = PreparedMotion;
-    type Report = MotionReport;
-
-    fn prepare(&self, spelling: Spelling) -> Result<PreparedMotion, FitJobError> {
-        MotionKeywords::prepare(self, spelling)
-    }
-
-    fn run(prepared: PreparedMotion, context: &mut Context<'_>) -> Result<MotionReport, FitJobError> {
-        prepared.run_with_frames(context.frames)
-    }
-}
-
-impl Report for MotionReport {
-    fn text(&self) -> String {
-        MotionReport::text(self)
     }
 }
 

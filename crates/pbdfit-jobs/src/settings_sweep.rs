@@ -276,9 +276,9 @@ pub struct SettingsKeywords {
     #[arg(long, default_value = SETTINGS_MODEL, value_parser = clap::builder::EnumValueParser::<ModelKind>::new().map(|k| k.name().to_string()))]
     pub model: String,
     /// An engine profile's setting, `NAME=VALUE` (repeatable), as for `pbdfit fit`.
-    #[arg(long = "setting", value_name = "NAME=VALUE", value_parser = pbdfit_fit::parse_named_value)]
+    #[arg(long = "setting", value_name = "NAME=VALUE", value_parser = pbdfit_fit::parse_setting)]
     #[serde(serialize_with = "pbdfit_fit::ordered_map", deserialize_with = "pbdfit_fit::sorted_pairs")]
-    pub settings: Vec<(String, f64)>,
+    pub settings: Vec<(String, pbdfit_fit::SettingValue)>,
     /// The error the fit must reach, as the mean squared relative displacement error the fits minimise
     /// (0.05 is an RMS relative error of 22.4 %, not 5 %). Give --target-rms for a percentage.
     #[arg(long, conflicts_with = "target_rms")]

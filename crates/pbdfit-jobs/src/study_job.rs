@@ -29,20 +29,10 @@ fn backend(
 pub struct StudyRun {
     /// The study's name.
     pub name: String,
-    /// Fits in the study (this run's and earlier runs').
-    pub fits: usize,
-    /// Fits computed in this run.
-    pub computed: usize,
-    /// Fits found finished from an earlier run.
-    pub resumed: usize,
-    /// Failed fits (no point with a rest state).
-    pub failed: usize,
-    /// Fits with a parameter on the box's bound.
-    pub at_bound: usize,
-    /// Wall-clock seconds of this run.
-    pub seconds: f64,
-    /// Worker threads.
-    pub threads: usize,
+    /// What the run did (`fits`, `computed`, `resumed`, `failed`, `at_bound`, `seconds`, `threads`), as
+    /// `summary.json` says.
+    #[serde(flatten)]
+    pub run: pbdfit_results::RunCounts,
     /// The results files.
     pub files: Vec<String>,
     /// The results folder.
@@ -55,9 +45,7 @@ pub struct StudyRun {
 impl StudyRun {
     /// The run of a study into `out` that `summary` sums up, with its release test's file.
     pub fn new(s: pbdfit_results::StudySummary, out: &std::path::Path, motion: Option<String>) -> Self {
-        let (fits, computed, resumed, failed, at_bound) = (s.fits, s.computed, s.resumed, s.failed, s.at_bound);
-        let (seconds, threads, files, out) = (s.seconds, s.threads, s.files, out.display().to_string());
-        Self { name: s.layout.name, fits, computed, resumed, failed, at_bound, seconds, threads, files, out, motion }
+        Self { name: s.layout.name, run: s.run, files: s.files, out: out.display().to_string(), motion }
     }
 }
 
@@ -102,12 +90,13 @@ impl Job for StudyKeywords {
 impl Report for StudyReport {
     fn text(&self) -> String {
         let mut text = String::new();
-        for s in &self.studies {
+        for study in &self.studies {
+            let (s, name, out) = (&study.run, &study.name, &study.out);
             text += &format!(
                 "study {}: {} fits ({} computed now, {} resumed, {} failed, {} at the edge of the box) in {:.1} s on {} threads; results in {}\n",
-                s.name, s.fits, s.computed, s.resumed, s.failed, s.at_bound, s.seconds, s.threads, s.out
+                name, s.fits, s.computed, s.resumed, s.failed, s.at_bound, s.seconds, s.threads, out
             );
-            if let Some(motion) = &s.motion {
+            if let Some(motion) = &study.motion {
                 text += &format!("  motion: the release test at every fit in {motion}\n");
             }
             if s.at_bound > 0 || s.failed > 0 {

@@ -10,7 +10,7 @@
 
 use pbdfit_mesh::SheetScene;
 use pbdfit_pbd::engines::jolt_faces::{JoltBend, create_constraints};
-use pbdfit_pbd::{ModelKind, PbdSystem, RestOptions, SettingSpec, SimParams, Vec3};
+use pbdfit_pbd::{ModelKind, PbdSystem, RestOptions, SimParams, Vec3};
 
 fn list(values: impl IntoIterator<Item = String>) -> String {
     format!("[{}]", values.into_iter().collect::<Vec<_>>().join(","))
@@ -32,8 +32,7 @@ fn main() {
     let mut kind: ModelKind = "jolt-cloth".parse().expect("model");
     for item in args.get(6).map(String::as_str).unwrap_or("").split(',').filter(|s| !s.is_empty()) {
         let (name, value) = item.split_once('=').expect("name=value");
-        let value = value.parse().ok().or_else(|| SettingSpec::word_value(name, value)).expect("value");
-        kind = kind.with_setting(name, value).expect("setting");
+        kind = kind.with_setting(name, kind.setting_value(name, value).expect("value")).expect("setting");
     }
     // The vertices a fit holds: the supports, and a clamped edge's first cell (`SheetBody::particle_held`).
     let held = body.particle_held();

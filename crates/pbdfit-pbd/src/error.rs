@@ -88,6 +88,18 @@ pub enum PbdError {
         /// The allowed range, e.g. `[0, 1)`.
         range: String,
     },
+    /// A setting given as a word that is neither a number nor one of the setting's words.
+    #[error("setting {name} = {word}: `{word}` is not a number, nor a word of model {model}'s {name} ({words})")]
+    SettingWord {
+        /// Model name.
+        model: &'static str,
+        /// Setting name.
+        name: &'static str,
+        /// The word given.
+        word: String,
+        /// The setting's words and the values they stand for (`none` where it has none).
+        words: String,
+    },
     /// A setting the model does not have.
     #[error("model {model} has no setting `{name}`: {allowed}")]
     UnknownSetting {

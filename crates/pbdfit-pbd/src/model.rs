@@ -222,18 +222,6 @@ impl SettingSpec {
         format!("[{}, {}{}{whole}{words}", self.minimum, self.maximum, if self.maximum_open { ")" } else { "]" })
     }
 
-    /// The value a word stands for in a registered model's setting `name` (`order`, `sorted`: -1), for the
-    /// command line's `--setting NAME=WORD`; `None` where no model's setting of that name has the word.
-    pub fn word_value(name: &str, word: &str) -> Option<f64> {
-        MODELS
-            .iter()
-            .flat_map(|d| d.settings)
-            .filter(|s| s.name == name)
-            .flat_map(|s| s.words)
-            .find(|(w, _)| *w == word)
-            .map(|(_, v)| *v)
-    }
-
     /// Checks a value against the range.
     pub fn check(&self, value: f64) -> Result<(), PbdError> {
         let inside = value.is_finite()
@@ -477,28 +465,52 @@ impl ModelKind {
     /// The kind with the setting `name` at `value`: an error naming the setting and its range when the
     /// model has no such setting or the value is outside the range.
     pub fn with_setting(mut self, name: &str, value: f64) -> Result<ModelKind, PbdError> {
-        let Some(i) = self.def.settings.iter().position(|s| s.name == name) else {
-            return Err(PbdError::UnknownSetting {
-                model: self.def.name,
-                name: name.to_string(),
-                allowed: if self.def.settings.is_empty() {
-                    "it has no settings".to_string()
-                } else {
-                    format!(
-                        "its settings are {}",
-                        self.def
-                            .settings
-                            .iter()
-                            .map(|s| format!("{} in {} (default {})", s.name, s.range(), s.default))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                },
-            });
-        };
+        let i = self.setting_index(name)?;
         self.def.settings[i].check(value)?;
         self.settings[i] = value;
         Ok(self)
+    }
+
+    /// The index of this kind's setting `name`; a name it lacks is refused with the settings it has.
+    fn setting_index(self, name: &str) -> Result<usize, PbdError> {
+        self.def.settings.iter().position(|s| s.name == name).ok_or_else(|| PbdError::UnknownSetting {
+            model: self.def.name,
+            name: name.to_string(),
+            allowed: if self.def.settings.is_empty() {
+                "it has no settings".to_string()
+            } else {
+                format!(
+                    "its settings are {}",
+                    self.def
+                        .settings
+                        .iter()
+                        .map(|s| format!("{} in {} (default {})", s.name, s.range(), s.default))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            },
+        })
+    }
+
+    /// The value `text` gives this kind's setting `name`: a number, or a word of that setting's
+    /// (`order=sorted`: -1), the one lookup of a setting's words (the command line's `--setting`, a
+    /// result's spec). A name the kind lacks, or a word its setting lacks, is refused naming both.
+    pub fn setting_value(self, name: &str, text: &str) -> Result<f64, PbdError> {
+        let text = text.trim();
+        if let Ok(value) = text.parse::<f64>() {
+            return Ok(value);
+        }
+        let setting = &self.def.settings[self.setting_index(name)?];
+        let word = setting.words.iter().find(|(w, _)| *w == text);
+        word.map(|(_, value)| *value).ok_or_else(|| PbdError::SettingWord {
+            model: self.def.name,
+            name: setting.name,
+            word: text.to_string(),
+            words: match setting.words {
+                [] => "none".to_string(),
+                words => words.iter().map(|(w, v)| format!("{w} = {v}")).collect::<Vec<_>>().join(", "),
+            },
+        })
     }
 
     /// The kind with every `(name, value)` applied in order; a name given twice is refused.
@@ -650,23 +662,15 @@ impl FromStr for ModelKind {
         let Some(list) = settings else { return Ok(kind) };
         let mut pairs = Vec::new();
         for item in list.split(',').filter(|i| !i.trim().is_empty()) {
-            // A value, or a word of the setting's (`order=sorted`, as `spec` writes it).
-            let word = |n: &str, v: &str| {
-                let setting = kind.def.settings.iter().find(|s| s.name == n)?;
-                setting.words.iter().find(|(w, _)| *w == v).map(|(_, value)| *value)
-            };
-            let parsed = item.split_once('=').and_then(|(n, v)| {
-                let (n, v) = (n.trim(), v.trim());
-                Some((n.to_string(), v.parse::<f64>().ok().or_else(|| word(n, v))?))
-            });
-            let Some(pair) = parsed else {
+            let Some((name, value)) = item.split_once('=') else {
                 return Err(PbdError::UnknownSetting {
                     model: kind.def.name,
                     name: item.to_string(),
                     allowed: "settings are written NAME=VALUE, separated by commas".to_string(),
                 });
             };
-            pairs.push(pair);
+            // A value, or a word of the setting's (`order=sorted`, as `spec` writes it).
+            pairs.push((name.trim().to_string(), kind.setting_value(name.trim(), value)?));
         }
         kind.with_settings(&pairs)
     }

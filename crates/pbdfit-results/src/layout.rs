@@ -198,20 +198,17 @@ impl StudyLayout {
     }
 }
 
-/// `summary.json`: the study's layout, how the results were made, and what the last run did.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StudySummary {
-    /// The layout.
-    pub layout: StudyLayout,
-    /// pbdfit version that wrote the results.
-    pub pbdfit_version: String,
-    /// Unique fits in the (filtered) study.
+/// What a study's run did: its fits by outcome, its wall-clock time and threads (`summary.json`'s counts,
+/// and a study job's report's, flattened into both).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RunCounts {
+    /// Unique fits in the (filtered) study, this run's and earlier runs'.
     pub fits: usize,
     /// Fits computed by this run.
     pub computed: usize,
     /// Fits found finished from an earlier run.
     pub resumed: usize,
-    /// Fits with status failed.
+    /// Fits with status failed (no point with a rest state).
     pub failed: usize,
     /// Fits whose minimum lies on the edge of the search box.
     pub at_bound: usize,
@@ -219,6 +216,18 @@ pub struct StudySummary {
     pub seconds: f64,
     /// Threads used.
     pub threads: usize,
+}
+
+/// `summary.json`: the study's layout, how the results were made, and what the last run did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StudySummary {
+    /// The layout.
+    pub layout: StudyLayout,
+    /// pbdfit version that wrote the results.
+    pub pbdfit_version: String,
+    /// What the run did (`fits`, `computed`, `resumed`, `failed`, `at_bound`, `seconds`, `threads`).
+    #[serde(flatten)]
+    pub run: RunCounts,
     /// Rest-state backend of the grid sweeps.
     pub backend: String,
     /// The CSV files written.
@@ -326,13 +335,7 @@ mod tests {
         let summary = StudySummary {
             layout,
             pbdfit_version: "0.1.0".into(),
-            fits: 2,
-            computed: 2,
-            resumed: 0,
-            failed: 0,
-            at_bound: 1,
-            seconds: 1.5,
-            threads: 2,
+            run: RunCounts { fits: 2, computed: 2, resumed: 0, failed: 0, at_bound: 1, seconds: 1.5, threads: 2 },
             backend: "cpu".into(),
             files: vec!["gravity-dt.csv".into()],
         };

@@ -22,8 +22,8 @@ mod record;
 
 pub use error::ResultsError;
 pub use layout::{
-    BaseSettings, ExperimentLayout, MANIFEST_FILE, ParameterLayout, Scale, SceneLayout, StudyLayout, StudySummary,
-    read_manifest, read_summary, remove_manifest, write_manifest, write_summary,
+    BaseSettings, ExperimentLayout, MANIFEST_FILE, ParameterLayout, RunCounts, Scale, SceneLayout, StudyLayout,
+    StudySummary, read_manifest, read_summary, remove_manifest, write_manifest, write_summary,
 };
 pub use record::{
     DEFAULT_REFERENCE, FIXED_COLUMNS_AFTER, FIXED_COLUMNS_BEFORE, FitRecord, FitStatus, LEGACY_COLUMNS_AFTER,

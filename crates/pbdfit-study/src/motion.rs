@@ -1,5 +1,5 @@
 //! A study's motion pass (`[motion]` in a study file): after the rest-state fits, the release test
-//! (`pbdfit motion`, [`pbdfit_fit::MotionKeywords`]) at every fitted parameter set, one row per fit row, into
+//! (`pbdfit motion`'s, built by [`pbdfit_fit::ReleaseSetup`]) at every fitted parameter set, one row per fit row, into
 //! `<results>/motion/releases.csv`: at the stiffness that gives the right sag, how far the model's
 //! frequency and decay are from the FEM's, over the study's dt, nit, N and E. With `fit_motion` it also
 //! fits the parameters to the motion and records what that gains in trajectory and costs in sag; with
@@ -28,7 +28,7 @@ use rayon::prelude::*;
 use serde::Deserialize;
 
 use super::{PreparedStudy, Progress, Study};
-use pbdfit_fit::{FitError, MotionKeywords, MotionReport, Release, Spelling};
+use pbdfit_fit::{FitError, MotionReport, Release, ReleaseSetup, Spelling};
 
 /// The folder under a study's results that holds its motion pass.
 pub const MOTION_FOLDER: &str = "motion";
@@ -378,39 +378,51 @@ pub fn run_motion_pass(
                     return Ok(None);
                 }
                 let start = std::time::Instant::now();
-                let base = MotionKeywords {
-                    body: pbdfit_fit::Body {
-                        scene: scene_source(study, &record.scene),
-                        n: Some(record.n),
-                        mass_model: Some(record.mass_model.clone()),
-                        ..Default::default()
-                    },
-                    elastic: pbdfit_fit::Material { young: Some(record.young), poisson: Some(record.poisson) },
-                    material: study.reference.material.clone(),
-                    step: pbdfit_fit::Step { dt: record.dt },
-                    model: pbdfit_fit::Model { model: record.model.clone(), nit: record.nit, ..Default::default() },
-                    params: record.parameters.to_vec(),
-                    periods: Some(pass.periods),
-                    release: Some(pass.release.name().to_string()),
-                    fem_damping: Some(pass.fem_damping),
-                    ..Default::default()
+                // The release test at the row's setting: one setup, released once per pass asked. A release that
+                // fails (a fitted point whose rest state is unstable when solved cold, say) is a row with its reason
+                // in `status`, not the end of the pass.
+                let model = pbdfit_fit::Model { model: record.model.clone(), nit: record.nit, ..Default::default() };
+                let test = || -> Result<_, pbdfit_fit::FitJobError> {
+                    let setup = ReleaseSetup {
+                        body: pbdfit_fit::Body {
+                            scene: scene_source(study, &record.scene),
+                            n: Some(record.n),
+                            mass_model: Some(record.mass_model.clone()),
+                            ..Default::default()
+                        },
+                        material: pbdfit_fit::Material { young: Some(record.young), poisson: Some(record.poisson) }
+                            .checked()?,
+                        law: study.reference.material.clone(),
+                        kind: model.kind(Spelling::Keyword)?,
+                        dt: record.dt,
+                        nit: record.nit,
+                        damping: 0.0,
+                        fem_damping: pass.fem_damping,
+                        release: pass.release,
+                        periods: pass.periods,
+                    };
+                    let (test, _) = setup.test(Spelling::Keyword)?;
+                    let values = pbdfit_fit::start_from_pairs(test.kind(), &record.parameters)
+                        .map_err(|e| pbdfit_fit::FitJobError::Input(format!("params: {e}")))?;
+                    Ok((test, values))
                 };
-                // A release that fails (a fitted point whose rest state is unstable when solved cold, say) is
-                // a row with its reason in `status`, not the end of the pass.
-                let release = |job: MotionKeywords| -> Result<MotionReport, String> {
-                    job.prepare(Spelling::Keyword).and_then(|p| p.run()).map_err(|e| e.to_string())
-                };
-                let at_sag = if record.parameters.iter().all(|(_, v)| v.is_finite()) {
-                    release(base.clone())
+                let test = if record.parameters.iter().all(|(_, v)| v.is_finite()) {
+                    test().map_err(|e| e.to_string())
                 } else {
                     Err("the fit found no parameters (a failed fit: its reason is in the fit's results file)"
                         .to_string())
                 };
-                let motion = (pass.fit_motion && at_sag.is_ok())
-                    .then(|| release(MotionKeywords { fit_motion: true, ..base.clone() }));
+                let release = |fit_motion: bool, fit_damping: bool| -> Result<MotionReport, String> {
+                    let (test, values) = test.as_ref().map_err(Clone::clone)?;
+                    let frames = &mut |_: f64, _: &[_], _: &[_]| Ok(());
+                    test.run(std::time::Instant::now(), values.clone(), false, fit_motion, fit_damping, frames)
+                        .map_err(|e| e.to_string())
+                };
+                let at_sag = release(false, false);
+                let motion = (pass.fit_motion && at_sag.is_ok()).then(|| release(true, false));
                 // A model without a damping knob (Genesis's PBD) has no damping search: its columns stay empty.
                 let damped = (pass.fit_damping && at_sag.is_ok() && pbdfit_fit::has_damping_knob(study.kind))
-                    .then(|| release(MotionKeywords { fit_damping: true, ..base }));
+                    .then(|| release(false, true));
                 let releases = Releases { at_sag, motion, damped };
                 let seconds = start.elapsed().as_secs_f64();
                 let lines: Vec<Vec<String>> = group.iter().map(|r| row(r, &releases, seconds)).collect();

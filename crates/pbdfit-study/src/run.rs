@@ -464,13 +464,15 @@ pub fn finish(
     let summary = StudySummary {
         layout: pending.layout.clone(),
         pbdfit_version: env!("CARGO_PKG_VERSION").into(),
-        fits: plan.fits.len(),
-        computed,
-        resumed: pending.resumed,
-        failed,
-        at_bound,
-        seconds: pending.started.elapsed().as_secs_f64(),
-        threads,
+        run: pbdfit_results::RunCounts {
+            fits: plan.fits.len(),
+            computed,
+            resumed: pending.resumed,
+            failed,
+            at_bound,
+            seconds: pending.started.elapsed().as_secs_f64(),
+            threads,
+        },
         backend,
         files: plan.files.iter().map(|f| f.file_name().unwrap_or_default().to_string_lossy().into_owned()).collect(),
     };

@@ -109,13 +109,15 @@ pub fn build_partial(
     let run = StudySummary {
         layout: def.study.layout(&reference),
         pbdfit_version: env!("CARGO_PKG_VERSION").into(),
-        fits: rows.len(),
-        computed: 0,
-        resumed: rows.len(),
-        failed: rows.iter().filter(|r| r.status != FitStatus::Ok).count(),
-        at_bound: rows.iter().filter(|r| !r.at_bound.is_empty()).count(),
-        seconds: 0.0,
-        threads: rayon::current_num_threads(),
+        run: pbdfit_results::RunCounts {
+            fits: rows.len(),
+            computed: 0,
+            resumed: rows.len(),
+            failed: rows.iter().filter(|r| r.status != FitStatus::Ok).count(),
+            at_bound: rows.iter().filter(|r| !r.at_bound.is_empty()).count(),
+            seconds: 0.0,
+            threads: rayon::current_num_threads(),
+        },
         backend: "none (part-built table: no fits run)".into(),
         files: Vec::new(),
     };
@@ -233,9 +235,9 @@ fn finish(
         nodes.iter().map(|n| n.parameters.iter().map(|v| if n.is_ok() { *v } else { f64::NAN }).collect()).collect();
     let predictions = crate::loo::predictions(&axes.coordinates(), &values, &scales);
     observer(&Progress {
-        done: run.fits,
-        total: run.fits,
-        resumed: run.resumed,
+        done: run.run.fits,
+        total: run.run.fits,
+        resumed: run.run.resumed,
         message: format!("leave-one-out: simulating {} predictions of interior nodes", predictions.len()),
         notice: false,
     });
@@ -319,8 +321,8 @@ fn finish(
     table.write(out_dir)?;
     Ok(BuildSummary {
         table,
-        computed: run.computed,
-        resumed: run.resumed,
+        computed: run.run.computed,
+        resumed: run.run.resumed,
         simulated: predictions.len(),
         seconds: start.elapsed().as_secs_f64(),
         threads: rayon::current_num_threads(),

@@ -80,24 +80,24 @@ pub fn run(args: BenchArgs) -> CliResult {
             if n.contains(&0) {
                 return Err(crate::cli::CliError::Input(format!("--n: {}", pbdfit_mesh::ZeroResolution)));
             }
-            let rows = pbdfit_fit::bench::bench_fits(&model, &n).map_err(crate::fit::job_error)?;
-            print!("{}", pbdfit_fit::bench::bench_fit_report(&rows));
+            let rows = pbdfit_jobs::bench::bench_fits(&model, &n).map_err(crate::fit::job_error)?;
+            print!("{}", pbdfit_jobs::bench::bench_fit_report(&rows));
         }
         BenchArgs::RestSolvers { engine, cloth, solver, only } => {
             let engine = engine
                 .iter()
                 .map(|e| e.parse().map_err(|e| crate::cli::CliError::Input(format!("--engine: {e}"))))
                 .collect::<Result<Vec<pbdfit_pbd::ModelKind>, _>>()?;
-            let rows = pbdfit_fit::bench::bench_rest_solvers(&engine, &cloth, &solver, &only)
+            let rows = pbdfit_jobs::bench::bench_rest_solvers(&engine, &cloth, &solver, &only)
                 .map_err(crate::fit::job_error)?;
-            print!("{}", pbdfit_fit::bench::bench_rest_solvers_report(&rows));
+            print!("{}", pbdfit_jobs::bench::bench_rest_solvers_report(&rows));
         }
         BenchArgs::Motion { model, n } => {
             if n.contains(&0) {
                 return Err(crate::cli::CliError::Input(format!("--n: {}", pbdfit_mesh::ZeroResolution)));
             }
-            let rows = pbdfit_fit::bench::bench_motion(&model, &n).map_err(crate::fit::job_error)?;
-            print!("{}", pbdfit_fit::bench::bench_motion_report(&rows));
+            let rows = pbdfit_jobs::bench::bench_motion(&model, &n).map_err(crate::fit::job_error)?;
+            print!("{}", pbdfit_jobs::bench::bench_motion_report(&rows));
         }
     }
     Ok(())

@@ -33,8 +33,12 @@ impl std::fmt::Display for CliError {
 /// Result of a subcommand.
 pub type CliResult = Result<(), CliError>;
 
+/// The arguments of a command that takes none (`pbdfit scenes`).
+#[derive(Debug, clap::Args)]
+pub struct NoArgs {}
+
 /// `pbdfit scenes`: the built-in scenes and what they hold.
-pub fn list_scenes() -> CliResult {
+pub fn list_scenes(_: NoArgs) -> CliResult {
     for (name, _) in BUILTIN_SCENES {
         if pbdfit_mesh::SheetScene::names_sheet(name) {
             let sheet = pbdfit_mesh::SheetScene::load(name).map_err(|e| CliError::Internal(e.to_string()))?;

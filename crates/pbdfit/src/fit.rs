@@ -28,7 +28,7 @@ pub struct FitArgs {
 }
 
 /// Runs `pbdfit fit`: the fit job's keywords, checked and run in pbdfit-fit, whose
-/// [`FitReport`](pbdfit_fit::FitReport) is printed (as text, or as JSON with `--json`).
+/// [`FitReport`](pbdfit_jobs::FitReport) is printed (as text, or as JSON with `--json`).
 pub fn run(args: FitArgs) -> CliResult {
     crate::cli::check_vtu(args.vtk.as_deref())?;
     let prepared = args.job.prepare(Spelling::Flag).map_err(job_error)?;

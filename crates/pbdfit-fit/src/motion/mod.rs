@@ -1,4 +1,5 @@
-//! The release test (`pbdfit motion`'s physics; the job is [`MotionKeywords`](crate::MotionKeywords)).
+//! The release test (`pbdfit motion`'s physics; the job is `pbdfit-jobs`' `MotionKeywords`, a study's
+//! motion pass builds the test from its rows: [`ReleaseSetup`]).
 //!
 //! The test: the body at rest and undeformed, gravity (and any traction) switched on at `t = 0`, for a
 //! window of `periods` periods of the FEM body's first mode (`StaticProblem::modes`). The reference is the
@@ -22,12 +23,14 @@ mod damping;
 mod measures;
 mod release;
 mod report;
+mod setup;
 
 pub use damping::{DampingFit, has_damping_knob};
 use measures::Probe;
 pub use measures::{DAMPING_RATIO_TOLERANCE, MotionMeasures, measure};
 pub use release::*;
 pub use report::{MotionFit, MotionReport};
+pub use setup::ReleaseSetup;
 
 use pbdfit_fem::{StaticProblem, YoungPoisson};
 use pbdfit_mesh::{Body, Vec3};
@@ -35,10 +38,9 @@ use pbdfit_pbd::{ModelKind, PbdSystem};
 
 use crate::{FemTarget, FitJobError, Target, TrajectoryTarget};
 
-/// A release test set up: the body, both problems, the model, the window (the job's
-/// [`PreparedMotion`](crate::PreparedMotion) holds one).
+/// A release test set up ([`ReleaseSetup::test`]): the body, both problems, the model, the window.
 #[derive(Debug)]
-pub(crate) struct ReleaseTest {
+pub struct ReleaseTest {
     pub(crate) body: Body,
     /// The body's size, density and mass, for the report.
     pub(crate) summary: pbdfit_mesh::BodySummary,
@@ -90,10 +92,20 @@ impl argmin::core::CostFunction for MotionCost<'_> {
 }
 
 impl ReleaseTest {
+    /// The body both sides release.
+    pub fn body(&self) -> &Body {
+        &self.body
+    }
+
+    /// The model released.
+    pub fn kind(&self) -> ModelKind {
+        self.kind
+    }
+
     /// Releases both bodies at the model's `start_values` (`fitted`: a rest-state fit's), with the motion
     /// fit and the damping fit first where asked, handing every sample of the final release to `frames`;
     /// the report's wall-clock time counts from `start`.
-    pub(crate) fn run(
+    pub fn run(
         &self,
         start: std::time::Instant,
         start_values: Vec<f64>,

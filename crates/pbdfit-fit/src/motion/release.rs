@@ -79,7 +79,7 @@ impl Release {
     }
 
     /// `gravity or unload`, for messages.
-    pub(crate) fn names() -> String {
+    pub fn names() -> String {
         Self::ALL.map(|r| r.name()).join(" or ")
     }
 }

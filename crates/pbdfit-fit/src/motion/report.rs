@@ -8,7 +8,7 @@ use super::{DAMPING_RATIO_TOLERANCE, DampingFit, MotionMeasures};
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MotionFit {
     /// The start: the rest-state fit's parameters (or those given).
-    #[serde(serialize_with = "crate::job::ordered_map")]
+    #[serde(serialize_with = "crate::ordered_map")]
     pub start: Vec<(String, f64)>,
     /// The start's rest-state error.
     pub start_rest_error: f64,
@@ -34,7 +34,7 @@ pub struct MotionReport {
     /// The model with its settings.
     pub model: String,
     /// The model's parameters (fitted with `fit`).
-    #[serde(serialize_with = "crate::job::ordered_map")]
+    #[serde(serialize_with = "crate::ordered_map")]
     pub parameters: Vec<(String, f64)>,
     /// Whether the parameters are a rest-state fit's.
     pub fitted: bool,

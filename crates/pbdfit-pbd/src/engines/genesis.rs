@@ -125,7 +125,7 @@ fn uniform_inverse_mass(system: &PbdSystem) -> f64 {
 
 /// `stretch_compliance` (m/N) and `volume_compliance` of `gs.materials.PBD.Elastic` (Genesis's default for
 /// both is 0, which the log box leaves out: give it with `--param`).
-const PARAMETERS: [ParameterSpec; 2] = [
+pub(super) const PARAMETERS: [ParameterSpec; 2] = [
     ParameterSpec::log10("stretch_compliance", "m/N", "PBD.Elastic's stretch_compliance (C = l - l0)", (1e-10, 1e2)),
     ParameterSpec::log10(
         "volume_compliance",
@@ -136,7 +136,7 @@ const PARAMETERS: [ParameterSpec; 2] = [
 ];
 
 /// `gs.materials.PBD.Elastic`'s relaxations and `gs.options.PBDOptions`'s iteration counts.
-const SETTINGS: [SettingSpec; 4] = [
+pub(super) const SETTINGS: [SettingSpec; 4] = [
     SettingSpec::fraction(
         "stretch_relaxation",
         "PBD.Elastic's stretch_relaxation: the factor on every edge correction",
@@ -162,23 +162,25 @@ const SETTINGS: [SettingSpec; 4] = [
 ];
 
 fn rule(p: &[f64], s: RuleSettings) -> EngineRule {
-    EngineRule {
-        substeps: s.nit.max(1),
-        passes: 1,
-        velocity_factor: 1.0,
-        gravity_factor: 1.0,
-        constants: EngineConstants::GenesisPbd(GenesisPbd {
+    let constants = EngineConstants::GenesisPbd(GenesisPbd::of(p, s));
+    EngineRule { substeps: s.nit.max(1), passes: 1, velocity_factor: 1.0, gravity_factor: 1.0, constants }
+}
+
+impl GenesisPbd {
+    /// The constants of the parameters `p` and the settings in `s`.
+    pub(crate) fn of(p: &[f64], s: RuleSettings) -> Self {
+        GenesisPbd {
             stretch_compliance: p[0],
             volume_compliance: p[1],
             stretch_relaxation: s.settings[0],
             volume_relaxation: s.settings[1],
             stretch_iterations: s.settings[2] as usize,
             volume_iterations: s.settings[3] as usize,
-        }),
+        }
     }
 }
 
-fn usage(p: &[f64], s: RuleSettings) -> Vec<String> {
+pub(super) fn usage(p: &[f64], s: RuleSettings) -> Vec<String> {
     vec![
         format!(
             "gs.materials.PBD.Elastic(stretch_compliance={:.6e}, volume_compliance={:.6e}, stretch_relaxation={}, \

@@ -72,47 +72,54 @@ pub trait EngineStep: fmt::Debug + Clone + Copy + PartialEq {
 /// The engine registry: each entry `file::MODEL(Step)` declares the file's module, lists its model (the
 /// file's `static MODEL: ModelDef`) in the model list, names it as the [`ModelKind`] constant `MODEL`, and
 /// registers its [`EngineStep`]: its variant of [`EngineConstants`] (named after the step), its slot in the
-/// body's caches, and the dispatch. An entry without `(Step)` is a profile whose rest state is another family's
-/// (PyBullet's: a force law of `SpringBody`, `mass_spring/neo_hookean.rs`).
+/// body's caches, and the dispatch; attributes before an entry (`#[cfg(test)]`) apply to all of these. The
+/// entries after the `;` have no step: profiles whose rest state is another family's (PyBullet's: a force
+/// law of `SpringBody`, `mass_spring/neo_hookean.rs`).
 macro_rules! engines {
-    ($($file:ident::$def:ident $(($step:ident))?),+ $(,)?) => {
-        $(pub(crate) mod $file;)+
+    (
+        $($(#[$cfg:meta])* $file:ident::$def:ident($step:ident)),+ ;
+        $($other:ident::$other_def:ident),* $(,)?
+    ) => {
+        $($(#[$cfg])* pub(crate) mod $file;)+
+        $(pub(crate) mod $other;)*
 
         /// Every engine profile's model, in registration order (`models/mod.rs` places them in the list).
-        pub(crate) static MODELS: &[&ModelDef] = &[$(&$file::$def),+];
+        pub(crate) static MODELS: &[&ModelDef] = &[$($(#[$cfg])* &$file::$def,)+ $(&$other::$other_def,)*];
 
         impl ModelKind {
             $(#[doc = concat!("The engine profile of `engines/", stringify!($file), ".rs`.")]
-            pub const $def: ModelKind = ModelKind::of(&$file::$def);)+
+            $(#[$cfg])* pub const $def: ModelKind = ModelKind::of(&$file::$def);)+
+            $(#[doc = concat!("The engine profile of `engines/", stringify!($other), ".rs`.")]
+            pub const $other_def: ModelKind = ModelKind::of(&$other::$other_def);)*
         }
 
         /// An engine profile's constants, typed per registered engine (the variant names its step).
         #[derive(Debug, Clone, Copy, PartialEq)]
         pub enum EngineConstants {
-            $($(#[doc = concat!("The constants of `engines/", stringify!($file), ".rs`.")]
-            $step($file::$step),)?)+
+            $(#[doc = concat!("The constants of `engines/", stringify!($file), ".rs`.")]
+            $(#[$cfg])* $step($file::$step),)+
         }
 
         /// Each registered engine's per-body cache, built on first use.
         #[derive(Debug, Clone, Default)]
         pub struct EngineCaches {
-            $($($file: OnceLock<<$file::$step as EngineStep>::Cache>,)?)+
+            $($(#[$cfg])* $file: OnceLock<<$file::$step as EngineStep>::Cache>,)+
         }
 
         impl EngineConstants {
             /// A Jacobi engine's relaxation setting ([`EngineStep::JACOBI`]).
             pub fn jacobi(&self) -> Option<&'static str> {
-                match self { $($(Self::$step(_) => <$file::$step as EngineStep>::JACOBI,)?)+ }
+                match self { $($(#[$cfg])* Self::$step(_) => <$file::$step as EngineStep>::JACOBI,)+ }
             }
 
             /// One substep's solve by the engine's step, with its cache of this body.
             fn solve(&self, system: &PbdSystem, passes: usize, d: &mut Dynamics, h: f64) {
                 let body = system.engine_body();
                 match self {
-                    $($(Self::$step(constants) => {
+                    $($(#[$cfg])* Self::$step(constants) => {
                         let cache = body.caches.$file.get_or_init(|| $file::$step::cache(system, body));
                         constants.solve(system, body, cache, passes, d, h)
-                    })?)+
+                    })+
                 }
             }
         }
@@ -123,8 +130,12 @@ engines! {
     newton::NEWTON_XPBD(NewtonXpbd),
     jolt::JOLT(Jolt),
     genesis::GENESIS_PBD(GenesisPbd),
-    pybullet::PYBULLET_NEOHOOKEAN,
     jolt_cloth::JOLT_CLOTH(JoltCloth),
+    // A profile the crate's own tests declare (`engines/demo.rs`: Genesis's step under another name), the
+    // proof that a profile is its file and this one line.
+    #[cfg(test)]
+    demo::DEMO_PBD(DemoPbd);
+    pybullet::PYBULLET_NEOHOOKEAN,
 }
 
 /// An engine profile's step at one parameter point: what [`ModelRule::Engine`](crate::ModelRule) carries.

@@ -177,8 +177,18 @@ fn settings_are_checked_and_round_trip() {
         let e = ModelKind::JOLT.with_setting("order", bad).unwrap_err().to_string();
         assert!(e.contains("(a whole number), or profile = 0, sorted = -1"), "{e}");
     }
-    assert_eq!(pbdfit_pbd::SettingSpec::word_value("order", "sorted"), Some(-1.0));
-    assert_eq!(pbdfit_pbd::SettingSpec::word_value("relaxation", "sorted"), None);
+    // A word is looked up in the kind's own setting: another model's word is not a number here.
+    assert_eq!(ModelKind::JOLT.setting_value("order", "sorted").unwrap(), -1.0);
+    assert_eq!(ModelKind::JOLT_CLOTH.setting_value("bend", " dihedral ").unwrap(), 1.0);
+    let e = ModelKind::JOLT.setting_value("order", "dihedral").unwrap_err().to_string();
+    assert!(
+        e.contains("`dihedral` is not a number, nor a word of model jolt's order (profile = 0, sorted = -1)"),
+        "{e}"
+    );
+    let e = ModelKind::JOLT.setting_value("bend", "dihedral").unwrap_err().to_string();
+    assert!(e.contains("model jolt has no setting `bend`"), "{e}");
+    let e = ModelKind::NEWTON_XPBD.setting_value("relaxation", "sorted").unwrap_err().to_string();
+    assert!(e.contains("nor a word of model newton-xpbd's relaxation (none)"), "{e}");
 }
 
 /// The rest state's sensitivity works for the engine profiles (so gradient fits do): against central

@@ -221,13 +221,15 @@ fn write_synthetic_results(dir: &Path, layout: &StudyLayout) {
     let summary = StudySummary {
         layout: layout.clone(),
         pbdfit_version: "test".into(),
-        fits: 0,
-        computed: 0,
-        resumed: 0,
-        failed: 3,
-        at_bound: 0,
-        seconds: 0.0,
-        threads: 1,
+        run: pbdfit_results::RunCounts {
+            fits: 0,
+            computed: 0,
+            resumed: 0,
+            failed: 3,
+            at_bound: 0,
+            seconds: 0.0,
+            threads: 1,
+        },
         backend: "cpu".into(),
         files,
     };

@@ -37,7 +37,7 @@ fn a_cancelled_study_keeps_its_fits_and_resumes() {
     assert_eq!(rows(&cut).len(), 2);
     let summary =
         pool.install(|| run_study(&study, &cut, &RunOptions::default(), &CpuBackend, &cache, &|_| {})).unwrap();
-    assert_eq!((summary.resumed, summary.computed), (2, 3));
+    assert_eq!((summary.run.resumed, summary.run.computed), (2, 3));
     let strip = |mut r: Vec<pbdfit_fit::FitRecord>| {
         r.iter_mut().for_each(|x| x.seconds = 0.0);
         r

@@ -270,4 +270,11 @@ fn jolt_creation_order_is_printed_and_its_spread_reported() {
     let bad = pbdfit(&[&simulate[..15], &["--setting", "order=backwards"]].concat());
     assert_eq!(bad.status.code(), Some(2));
     assert!(stderr(&bad).contains("`backwards` is not a number"), "{}", stderr(&bad));
+    // A word is the model's own setting's: jolt-cloth's `bend=dihedral` is refused for jolt, naming both.
+    let bad = pbdfit(&[&simulate[..15], &["--setting", "bend=dihedral"]].concat());
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("--setting: model jolt has no setting `bend`"), "{}", stderr(&bad));
+    let bad = pbdfit(&[&simulate[..15], &["--setting", "order=dihedral"]].concat());
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("not a number, nor a word of model jolt's order"), "{}", stderr(&bad));
 }

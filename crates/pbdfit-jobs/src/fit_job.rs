@@ -16,31 +16,11 @@ use pbdfit_mesh::{Markers, MassModel, SceneSet};
 use pbdfit_pbd::{ModelKind, Precision, RestStateBackend};
 use serde::Serialize;
 
-use crate::{
-    Bootstrap, FitError, FitOptions, FitProblem, FitRequest, FitResult, PartCache, Search, SearchBox, Settings,
+use crate::{Context, Job, Report};
+use pbdfit_fit::{
+    Bootstrap, FitJobError, FitOptions, FitProblem, FitRequest, FitResult, MARKER_TOLERANCE, PartCache, Search,
+    SearchBox, Settings, Spelling, start_from_pairs,
 };
-
-/// How a front end names its options in messages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Spelling {
-    /// The command line: `--max-seconds`.
-    Flag,
-    /// Python's keywords: `max_seconds`.
-    Keyword,
-}
-
-impl Spelling {
-    /// The option `name` (in Python's spelling, `max_seconds`) as this front end spells it.
-    pub fn name(self, name: &str) -> String {
-        match self {
-            Spelling::Flag => format!("--{}", name.replace('_', "-")),
-            Spelling::Keyword => name.to_string(),
-        }
-    }
-}
-
-/// Markers within this distance (m) of the body's surface count as on it.
-pub const MARKER_TOLERANCE: f64 = 1e-9;
 
 /// Everything one fit is asked: the scene, the material or the measured markers it is compared with, the
 /// model and its step, and the search ([`FitRequest`]). `None` leaves an option at its default.
@@ -51,12 +31,12 @@ pub struct FitJob {
     /// Mesh resolution (default: the scene's).
     pub n: Option<usize>,
     /// Replaces the scene's mass model (`None`: the scene file's, else the model's engine's, else lumped:
-    /// [`resolve_mass_model`](crate::resolve_mass_model)).
+    /// [`resolve_mass_model`](pbdfit_fit::resolve_mass_model)).
     pub mass_model: Option<MassModel>,
     /// Reorient an imported mesh's negatively oriented tetrahedra instead of refusing the mesh.
     pub fix_orientation: bool,
     /// The body's density and size over the scene's; a size is refused with measured markers.
-    pub body: crate::BodyKeywords,
+    pub body: pbdfit_fit::BodyKeywords,
     /// Young's modulus of the FEM reference in Pa (default 1e3); refused with measured markers.
     pub young: Option<f64>,
     /// Poisson ratio of the FEM reference (default 0.3); refused with measured markers.
@@ -85,10 +65,10 @@ impl FitJob {
             n: None,
             mass_model: None,
             fix_orientation: false,
-            body: crate::BodyKeywords::default(),
+            body: pbdfit_fit::BodyKeywords::default(),
             young: None,
             poisson: None,
-            dt: crate::DT,
+            dt: pbdfit_fit::DT,
             nit: 1,
             reference: pbdfit_mesh::ReferenceOptions::default(),
             measured: None,
@@ -106,7 +86,7 @@ impl FitJob {
         let kind = self.request.kind;
         let options = self.request.options(Search::FIT_DEFAULT).map_err(|e| match e.option {
             // A box error names the box itself.
-            crate::FitOption::Box(_) => input(e.message),
+            pbdfit_fit::FitOption::Box(_) => input(e.message),
             _ => input(format!(
                 "{} {}",
                 match spelling {
@@ -116,22 +96,22 @@ impl FitJob {
                 e.message
             )),
         })?;
-        let body = crate::Body {
+        let body = pbdfit_fit::Body {
             scene: self.scene.clone(),
             n: self.n,
             mass_model: self.mass_model.map(|m| m.name().to_string()),
             fix_orientation: self.fix_orientation,
             scale: self.body,
         };
-        let material = crate::Material { young: self.young, poisson: self.poisson };
+        let material = pbdfit_fit::Material { young: self.young, poisson: self.poisson };
         let (set, notes) = match body.load_any(Some(kind), material, spelling)? {
-            crate::LoadedBody::Sheet(sheet) => return self.prepare_sheet(*sheet, options, spelling),
-            crate::LoadedBody::Solid { set, notes } => (set, notes),
+            pbdfit_fit::LoadedBody::Sheet(sheet) => return self.prepare_sheet(*sheet, options, spelling),
+            pbdfit_fit::LoadedBody::Solid { set, notes } => (set, notes),
         };
-        crate::check_solid_model(kind, set.name())?;
+        pbdfit_fit::check_solid_model(kind, set.name())?;
         let n = set.resolution(self.n).map_err(|e| input(format!("{}: {e}", spelling.name("n"))))?;
         // The file given, else the one the scene names as its reference (the target seam's one resolution).
-        let target = crate::resolve_target(&set, self.measured.as_deref()).map_err(FitJobError::Fit)?;
+        let target = pbdfit_fit::resolve_target(&set, self.measured.as_deref()).map_err(FitJobError::Fit)?;
         if !target.kind.uses_fem() && self.body.size.is_some() {
             return Err(input(format!(
                 "{} scales the body, but the reference is {}, measured on the body as the scene gives it (give the \
@@ -160,7 +140,7 @@ impl FitJob {
                 target.describe()
             )));
         }
-        let (young, poisson) = crate::Material { young: self.young, poisson: self.poisson }.values();
+        let (young, poisson) = pbdfit_fit::Material { young: self.young, poisson: self.poisson }.values();
         let material = YoungPoisson::new(young, poisson).map_err(|e| input(e.to_string()))?;
         let mut warnings = Vec::new();
         if target.kind.uses_fem()
@@ -174,8 +154,8 @@ impl FitJob {
         settings.at(&corner).validate().map_err(|e| input(e.to_string()))?;
         // Checked after the settings, whose refusal names the option at fault.
         let option = spelling.name("mass_model");
-        let mass_warning = crate::mass_model_warning(&set, settings, None, self.mass_model, &option);
-        let cache = PartCache::new(crate::checked_reference(&self.reference)?);
+        let mass_warning = pbdfit_fit::mass_model_warning(&set, settings, None, self.mass_model, &option);
+        let cache = PartCache::new(pbdfit_fit::checked_reference(&self.reference)?);
         if self.bootstrap.is_some() && !target.kind.resamples() {
             return Err(input(format!(
                 "{} needs {} (it resamples the markers' noise)",
@@ -184,14 +164,14 @@ impl FitJob {
             )));
         }
         if let Some(k) = self.bootstrap {
-            crate::check_bootstrap(k).map_err(|e| input(format!("{} {e}", spelling.name("bootstrap"))))?;
+            pbdfit_fit::check_bootstrap(k).map_err(|e| input(format!("{} {e}", spelling.name("bootstrap"))))?;
         }
         let problem = target.problem(&set, settings, material, &cache).map_err(FitJobError::Fit)?;
         if let Some(warning) = mass_warning {
             // The FEM's loads follow the masses too (all of the difference where the model's step ignores them).
             let engine = kind.engine_masses().unwrap_or(pbdfit_mesh::MassModel::Uniform);
             let theirs = target.problem(&set.clone().with_mass_model(engine), settings, material, &cache);
-            let reference = match theirs.ok().and_then(|t| crate::masses::field_difference(&problem, &t)) {
+            let reference = match theirs.ok().and_then(|t| pbdfit_fit::field_difference(&problem, &t)) {
                 Some(d) => format!(", the FEM reference's by {d:.2e}"),
                 None => String::new(),
             };
@@ -205,17 +185,17 @@ impl FitJob {
     }
 
     /// [`prepare`](Self::prepare) on a sheet scene: a cloth model against the sheet's shell reference
-    /// ([`sheet_problem`](crate::sheet_problem)); a solid model, markers and a bootstrap refused.
+    /// ([`sheet_problem`](pbdfit_fit::sheet_problem)); a solid model, markers and a bootstrap refused.
     fn prepare_sheet(
         &self,
-        loaded: crate::LoadedSheet,
+        loaded: pbdfit_fit::LoadedSheet,
         options: FitOptions,
         spelling: Spelling,
     ) -> Result<PreparedFit, FitJobError> {
         let input = |message: String| FitJobError::Input(message);
         let kind = self.request.kind;
-        let crate::LoadedSheet { scene, body: sheet, material } = loaded;
-        crate::check_cloth_model(kind, &scene.name)?;
+        let pbdfit_fit::LoadedSheet { scene, body: sheet, material } = loaded;
+        pbdfit_fit::check_cloth_model(kind, &scene.name)?;
         if let Some(option) = [(self.measured.is_some(), "measured"), (self.bootstrap.is_some(), "bootstrap")]
             .iter()
             .find_map(|(given, name)| given.then_some(*name))
@@ -226,13 +206,13 @@ impl FitJob {
                 scene.name
             )));
         }
-        let reference = crate::ShellReference::of_job(&self.reference, &scene, spelling)?;
+        let reference = pbdfit_fit::ShellReference::of_job(&self.reference, &scene, spelling)?;
         let settings =
             Settings { allow_unbounded: self.request.unbounded, ..Settings::new(self.dt, sheet.n, self.nit, kind) };
         let corner: Vec<f64> = options.search_box.axes().iter().map(|a| a.upper).collect();
         settings.at(&corner).validate().map_err(|e| input(e.to_string()))?;
         let (problem, clamp) =
-            crate::sheet_problem_with_note(&sheet, settings, material, reference).map_err(FitJobError::Fit)?;
+            pbdfit_fit::sheet_problem_with_note(&sheet, settings, material, reference).map_err(FitJobError::Fit)?;
         let problem = FitProblem { rest_options: self.precision.rest_options(), ..problem };
         Ok(PreparedFit {
             job: self.clone(),
@@ -315,7 +295,7 @@ impl PreparedFit {
 
     /// Runs the fit (and the bootstrap, when asked) on `backend`.
     pub fn run(self, backend: &dyn RestStateBackend) -> Result<FitOutcome, FitJobError> {
-        let result = crate::fit(&self.problem, &self.options, backend).map_err(FitJobError::Fit)?;
+        let result = pbdfit_fit::fit(&self.problem, &self.options, backend).map_err(FitJobError::Fit)?;
         let bootstrap = match (self.job.bootstrap, self.markers(), self.body.solid()) {
             (Some(k), Some(markers), Some(set)) => {
                 let rest = result
@@ -328,7 +308,7 @@ impl PreparedFit {
                     ..self.options.clone()
                 };
                 Some(
-                    crate::bootstrap(
+                    pbdfit_fit::bootstrap(
                         set,
                         self.problem.settings,
                         markers,
@@ -363,20 +343,6 @@ pub struct FitOutcome {
     pub prepared: PreparedFit,
 }
 
-/// Why a fit job gave no report.
-#[derive(Debug, thiserror::Error)]
-pub enum FitJobError {
-    /// An input refused before any work; the message names the option in the front end's spelling.
-    #[error("{0}")]
-    Input(String),
-    /// The fit itself failed.
-    #[error(transparent)]
-    Fit(#[from] FitError),
-    /// A failure that is pbdfit's, not the input's (a defect).
-    #[error("{0}")]
-    Internal(String),
-}
-
 /// One axis of the search box in a report.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BoxAxis {
@@ -395,7 +361,7 @@ pub struct BoxAxis {
 pub struct Starts {
     /// Descents made.
     pub total: usize,
-    /// Descents that ended within [`REACHED`](crate::REACHED) of the best error.
+    /// Descents that ended within [`REACHED`](pbdfit_fit::REACHED) of the best error.
     pub reached_minimum: usize,
 }
 
@@ -415,7 +381,7 @@ pub struct EngineAnswer {
     /// Where the engine reads the order the program creates the constraints in (Jolt): how far other
     /// orders move the rest state and the error at the fitted point.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub orders: Option<crate::OrderSpread>,
+    pub orders: Option<pbdfit_fit::OrderSpread>,
 }
 
 /// The error a paste line's own parameters leave, where they differ from the fitted ones.
@@ -443,7 +409,7 @@ pub struct IdentifiabilityReport {
     /// Each parameter's range in which the error stays within 1 % of the minimum.
     pub ranges_1_percent: BTreeMap<String, [f64; 2]>,
     /// Whether those ranges say anything: `false` where one collapses to the fitted point or spans the
-    /// whole search box ([`crate::ranges_without_information`]), and then `ranges_note` says why.
+    /// whole search box ([`pbdfit_fit::ranges_without_information`]), and then `ranges_note` says why.
     pub ranges_informative: bool,
     /// Why the ranges carry no information (absent where they do).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -456,7 +422,7 @@ pub struct IdentifiabilityReport {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BootstrapReport {
     /// Each parameter's 2.5 % and 97.5 % quantiles over the refits; `None` with fewer than
-    /// [`MIN_BOOTSTRAP`](crate::MIN_BOOTSTRAP) refits.
+    /// [`MIN_BOOTSTRAP`](pbdfit_fit::MIN_BOOTSTRAP) refits.
     pub bootstrap_95: Option<BTreeMap<String, [f64; 2]>>,
     /// Refits made.
     pub bootstrap_replicates: usize,
@@ -466,7 +432,7 @@ pub struct BootstrapReport {
     pub bootstrap_asked: usize,
     /// The noise added per component (m).
     pub bootstrap_noise: f64,
-    /// Whether the quantiles come from fewer than [`BOOTSTRAP_QUANTILES`](crate::BOOTSTRAP_QUANTILES)
+    /// Whether the quantiles come from fewer than [`BOOTSTRAP_QUANTILES`](pbdfit_fit::BOOTSTRAP_QUANTILES)
     /// refits (interpolated between the extremes: rough).
     pub bootstrap_rough: bool,
     /// Why the refits stopped before the number asked (the time limit).
@@ -485,12 +451,12 @@ pub struct FitReport {
     /// The model with its settings (`newton-xpbd[relaxation=0.3]`).
     pub model: String,
     /// Fitted parameters by name, in the model's units and order (a JSON object in that order).
-    #[serde(serialize_with = "ordered_map")]
+    #[serde(serialize_with = "pbdfit_fit::ordered_map")]
     pub parameters: Vec<(String, f64)>,
     /// The error at the fitted point (compound: the norm of the parts').
     pub error: f64,
     /// Each part's error, in the parts' order (a JSON object in that order).
-    #[serde(serialize_with = "ordered_map")]
+    #[serde(serialize_with = "pbdfit_fit::ordered_map")]
     pub scene_errors: Vec<(String, f64)>,
     /// Distinct error evaluations.
     pub evaluations: usize,
@@ -541,7 +507,7 @@ pub struct FitReport {
     /// `converged`, or `budget` when the evaluations or the time ran out.
     pub status: String,
     /// `answer`, or `cannot_reproduce` when the best point is no answer (no better than a body that
-    /// does not deform, or most points without a rest state: [`crate::verdict::judge`]).
+    /// does not deform, or most points without a rest state: [`pbdfit_fit::verdict::judge`]).
     pub verdict: String,
     /// Why the verdict is `cannot_reproduce`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -610,7 +576,7 @@ impl FitReport {
             orders: result
                 .error
                 .is_finite()
-                .then(|| crate::order_spread(&prepared.problem, &values, result.error))
+                .then(|| pbdfit_fit::order_spread(&prepared.problem, &values, result.error))
                 .flatten(),
         });
         let at_model_limit = result
@@ -624,8 +590,12 @@ impl FitReport {
                     .then(|| format!("{name} = {}", pbdfit_mesh::display::number(value)))
             })
             .collect();
-        let (verdict, verdict_reason) =
-            crate::verdict::judge(result.error, result.part_errors.len(), result.evaluations, result.failures.len());
+        let (verdict, verdict_reason) = pbdfit_fit::verdict::judge(
+            result.error,
+            result.part_errors.len(),
+            result.evaluations,
+            result.failures.len(),
+        );
         FitReport {
             scene: prepared.problem.scene.clone(),
             body: prepared.body.summaries(),
@@ -676,7 +646,7 @@ impl FitReport {
             intervals_95: result.confidence.as_deref().map(by_name),
             identifiability: result.identifiability.as_ref().map(|id| {
                 let names: Vec<&str> = result.parameters.iter().map(|(n, _)| *n).collect();
-                let note = crate::ranges_without_information(&names, id);
+                let note = pbdfit_fit::ranges_without_information(&names, id);
                 IdentifiabilityReport {
                     hessian: id.hessian.clone(),
                     condition: id.condition.is_finite().then_some(id.condition),
@@ -733,9 +703,9 @@ impl FitReport {
         format!("pbdfit settings --scene {} --n {}{body}{material} --model {}", self.scene, self.n, self.model)
     }
 
-    /// Whether the best point is an answer (see [`crate::verdict`]).
+    /// Whether the best point is an answer (see [`pbdfit_fit::verdict`]).
     pub fn is_answer(&self) -> bool {
-        self.verdict == crate::verdict::Verdict::Answer.name()
+        self.verdict == pbdfit_fit::verdict::Verdict::Answer.name()
     }
 
     /// The report as `pbdfit fit` prints it, one line per fact, ending in a newline. A fit that is no
@@ -876,13 +846,13 @@ impl FitReport {
             let text = match &b.bootstrap_95 {
                 Some(intervals) => {
                     let rough = if b.bootstrap_rough {
-                        format!(" (rough: from fewer than {} refits)", crate::BOOTSTRAP_QUANTILES)
+                        format!(" (rough: from fewer than {} refits)", pbdfit_fit::BOOTSTRAP_QUANTILES)
                     } else {
                         String::new()
                     };
                     format!("95 % {}{rough}", self.ranges_text(intervals))
                 }
-                None => format!("no interval (it needs at least {} refits)", crate::MIN_BOOTSTRAP),
+                None => format!("no interval (it needs at least {} refits)", pbdfit_fit::MIN_BOOTSTRAP),
             };
             line(format!(
                 "  bootstrap ({} of {} refits of resampled noise {:.3e} m, {} failed): {text}",
@@ -896,34 +866,6 @@ impl FitReport {
     }
 }
 
-/// `(name, value)` pairs as one JSON object, in their order.
-pub fn ordered_map<S: serde::Serializer>(pairs: &[(String, f64)], serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.collect_map(pairs.iter().map(|(k, v)| (k, v)))
-}
-
-/// A start of the gradient search from `(name, value)` pairs: every parameter of the model once, in any
-/// order; the values in the model's order. The message says what is wrong (the front end adds which
-/// option it is).
-pub fn start_from_pairs(kind: ModelKind, pairs: &[(String, f64)]) -> Result<Vec<f64>, String> {
-    let names: Vec<&str> = kind.parameters().iter().map(|p| p.name).collect();
-    let mut values: Vec<Option<f64>> = vec![None; names.len()];
-    for (name, value) in pairs {
-        let i = names
-            .iter()
-            .position(|n| n == name)
-            .ok_or_else(|| format!("expected NAME=VALUE for each of {}", kind.parameter_names()))?;
-        if values[i].is_some() {
-            // The last would silently win.
-            return Err(format!("{} is given twice; give each parameter once", names[i]));
-        }
-        values[i] = Some(*value);
-    }
-    values
-        .into_iter()
-        .collect::<Option<Vec<f64>>>()
-        .ok_or_else(|| format!("give every parameter ({})", kind.parameter_names()))
-}
-
 /// A fit job as keywords: the command line's `pbdfit fit` options and Python's `pbdfit.fit(...)` arguments
 /// under their Python names (`--max-seconds` is `max_seconds`; the repeatable `--start` and `--setting` are
 /// the lists `starts` and the dict `settings`; `--box kd=0:0.5` is `box={"kd": (0, 0.5)}`). An unknown
@@ -934,19 +876,19 @@ pub struct FitKeywords {
     /// The body: `scene`, `n`, `mass_model`, `fix_orientation`, `density`, `size`.
     #[serde(flatten)]
     #[command(flatten)]
-    pub body: crate::Body,
+    pub body: pbdfit_fit::Body,
     /// Not with measured markers, which are the reference.
     #[serde(flatten)]
     #[command(flatten)]
-    pub material: crate::Material,
+    pub material: pbdfit_fit::Material,
     /// The time step `dt`.
     #[serde(flatten)]
     #[command(flatten)]
-    pub step: crate::Step,
+    pub step: pbdfit_fit::Step,
     /// The model: `model`, `settings`, `nit`.
     #[serde(flatten)]
     #[command(flatten)]
-    pub model: crate::Model,
+    pub model: pbdfit_fit::Model,
     /// The FEM reference's options (`material`, `dynamic`, `time`, `fem_mass`, `rayleigh`, `split`).
     #[serde(flatten)]
     #[command(flatten)]
@@ -968,7 +910,7 @@ pub struct FitKeywords {
     pub bootstrap: Option<usize>,
     /// Search box of one parameter, `NAME=LOWER:UPPER` (repeatable), e.g. `kd=0:0.5` or
     /// `alpha_d=1e-12:1e2`. Log-scale parameters need bounds > 0. Default: the model's box.
-    #[arg(long = "box", value_parser = |s: &str| crate::parse_bound(s).map_err(|e| e.to_string()))]
+    #[arg(long = "box", value_parser = |s: &str| pbdfit_fit::parse_bound(s).map_err(|e| e.to_string()))]
     #[serde(rename = "box", serialize_with = "bounds_map", deserialize_with = "bounds_from_map")]
     pub search_box: Vec<(String, f64, f64)>,
     /// Allow PBD stiffness above 1 in the box (experimental).
@@ -1009,7 +951,7 @@ pub struct FitKeywords {
 fn parse_start(text: &str) -> Result<BTreeMap<String, f64>, String> {
     let mut start = BTreeMap::new();
     for pair in text.split(',') {
-        let (name, value) = crate::parse_named_value(pair)?;
+        let (name, value) = pbdfit_fit::parse_named_value(pair)?;
         if start.insert(name.clone(), value).is_some() {
             // The last would silently win.
             return Err(format!("{name} is given twice; give each parameter once"));
@@ -1084,5 +1026,68 @@ impl FitKeywords {
             precision,
             ..FitJob::new(&self.body.scene, kind)
         })
+    }
+}
+
+impl Job for FitKeywords {
+    const NAME: &'static str = "fit";
+    type Prepared = PreparedFit;
+    type Report = FitReport;
+
+    fn prepare(&self, spelling: Spelling) -> Result<PreparedFit, FitJobError> {
+        self.job(spelling)?.prepare(spelling)
+    }
+
+    fn run(prepared: PreparedFit, context: &mut Context<'_>) -> Result<FitReport, FitJobError> {
+        Ok(prepared.run(context.backend)?.report)
+    }
+}
+
+impl Report for FitReport {
+    fn text(&self) -> String {
+        FitReport::text(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The command line's flags and Python's keywords make one job: `--box` and `--start` parse into the
+    /// dict and the list of dicts Python gives, the groups flatten the same names.
+    #[test]
+    fn flags_and_keywords_make_the_same_fit_and_motion_jobs() {
+        use clap::Parser;
+        #[derive(clap::Parser)]
+        struct Fit {
+            #[command(flatten)]
+            job: crate::FitKeywords,
+        }
+        #[derive(clap::Parser)]
+        struct Motion {
+            #[command(flatten)]
+            job: crate::MotionKeywords,
+        }
+        let flags = ["fit", "--scene", "gravity-wall", "--n", "2", "--young", "3e3", "--dt", "1/200", "--model"];
+        let more = ["jolt", "--setting", "linear_damping=0.1", "--nit", "4", "--box", "edge_compliance=1e-9:1e-3"];
+        let start = ["--start", "edge_compliance=1e-6,volume_compliance=1e-7", "--split", "six", "--precision"];
+        let cli = Fit::try_parse_from(flags.iter().chain(&more).chain(&start).chain(&["f32"])).unwrap().job;
+        let json = crate::keywords_from_json::<crate::FitKeywords>(
+            r#"{"scene": "gravity-wall", "n": 2, "young": 3e3, "dt": 0.005, "model": "jolt", "nit": 4,
+                "settings": {"linear_damping": 0.1}, "box": {"edge_compliance": [1e-9, 1e-3]}, "split": "six",
+                "starts": [{"edge_compliance": 1e-6, "volume_compliance": 1e-7}], "precision": "f32"}"#,
+        );
+        assert_eq!(cli, json.unwrap());
+        let flags = ["motion", "--scene", "gravity-wall", "--param", "kd=0.4", "--param", "kv=1", "--fit-motion"];
+        let cli = Motion::try_parse_from(flags).unwrap().job;
+        let json = r#"{"scene": "gravity-wall", "params": {"kv": 1, "kd": 0.4}, "fit_motion": true}"#;
+        assert_eq!(cli, crate::keywords_from_json::<crate::MotionKeywords>(json).unwrap());
+        assert_eq!(cli.model.kind(crate::Spelling::Flag).unwrap(), pbdfit_pbd::ModelKind::PBD);
+        use pbdfit_fit::Model;
+        let bad = Model {
+            settings: vec![("relaxation".into(), pbdfit_fit::SettingValue::Number(2.0))],
+            ..Model { model: "newton-xpbd".into(), ..cli.model }
+        };
+        let refused = |spelling| bad.kind(spelling).unwrap_err().to_string();
+        assert!(refused(crate::Spelling::Flag).starts_with("--setting: invalid setting relaxation = 2"));
+        assert!(refused(crate::Spelling::Keyword).starts_with("settings: invalid setting relaxation = 2"));
     }
 }

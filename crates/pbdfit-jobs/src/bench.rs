@@ -11,7 +11,8 @@ use std::time::Instant;
 
 use pbdfit_pbd::{CpuBackend, ModelKind, RestOptions};
 
-use crate::{FitJob, FitJobError, Spelling};
+use crate::{FitJob, MotionKeywords};
+use pbdfit_fit::{FitJobError, Spelling};
 
 /// The benchmark's scene.
 pub const FIT_BENCH_SCENE: &str = "gravity-floor";
@@ -171,11 +172,11 @@ pub fn bench_motion(models: &[ModelKind], resolutions: &[usize]) -> Result<Vec<M
     let mut rows = Vec::new();
     for &n in resolutions {
         for &model in models {
-            let job = crate::MotionKeywords {
-                body: crate::Body { scene: MOTION_BENCH_SCENE.into(), n: Some(n), ..Default::default() },
-                elastic: crate::Material { young: Some(MOTION_BENCH_YOUNG), poisson: Some(FIT_BENCH_POISSON) },
-                step: crate::Step { dt: FIT_BENCH_DT },
-                model: crate::Model { model: model.spec(), nit: FIT_BENCH_NIT, ..Default::default() },
+            let job = MotionKeywords {
+                body: pbdfit_fit::Body { scene: MOTION_BENCH_SCENE.into(), n: Some(n), ..Default::default() },
+                elastic: pbdfit_fit::Material { young: Some(MOTION_BENCH_YOUNG), poisson: Some(FIT_BENCH_POISSON) },
+                step: pbdfit_fit::Step { dt: FIT_BENCH_DT },
+                model: pbdfit_fit::Model { model: model.spec(), nit: FIT_BENCH_NIT, ..Default::default() },
                 fit: true,
                 fit_motion: true,
                 ..Default::default()
@@ -184,8 +185,7 @@ pub fn bench_motion(models: &[ModelKind], resolutions: &[usize]) -> Result<Vec<M
             let report = job.clone().prepare(Spelling::Flag)?.run()?;
             let seconds = start.elapsed().as_secs_f64();
             let fit = report.motion_fit.as_ref().ok_or_else(|| FitJobError::Internal("no motion fit".into()))?;
-            let once =
-                crate::MotionKeywords { fit: false, fit_motion: false, params: report.parameters.clone(), ..job };
+            let once = MotionKeywords { fit: false, fit_motion: false, params: report.parameters.clone(), ..job };
             let start = Instant::now();
             once.prepare(Spelling::Flag)?.run()?;
             rows.push(MotionBenchRow {

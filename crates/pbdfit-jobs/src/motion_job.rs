@@ -1,19 +1,20 @@
 //! One motion job, the release test: `pbdfit motion` and Python's `pbdfit.motion` fill a
 //! [`MotionKeywords`], checked in one place ([`MotionKeywords::prepare`]) and run into a [`MotionReport`]
-//! (`pbdfit motion --json`'s object; [`MotionReport::text`] is what the command prints).
+//! (`pbdfit motion --json`'s object; [`MotionReport::text`] is what the command prints). The test itself is
+//! `pbdfit-fit`'s ([`ReleaseSetup`] builds it, as a study's motion pass does); the job adds the keywords'
+//! checks and `fit`, the rest-state fit ([`FitKeywords`](crate::FitKeywords)) before the release.
 
 use std::collections::BTreeMap;
 
-use pbdfit_fem::{MassMatrix, StaticProblem};
-use pbdfit_mesh::{Body, Vec3};
-use pbdfit_pbd::{CpuBackend, PbdSystem};
+use pbdfit_fit::{
+    DEFAULT_PERIODS, FitJobError, FrameSink, MotionReport, Release, ReleaseSetup, ReleaseTest, Spelling, check_periods,
+    has_damping_knob,
+};
+use pbdfit_mesh::Body;
+use pbdfit_pbd::CpuBackend;
 use serde::Serialize;
 
-use crate::motion::{
-    DEFAULT_PERIODS, FEM_STEPS_PER_PERIOD, FrameSink, MAX_FEM_STEPS, MAX_MODEL_STEPS, MIN_STEPS_PER_PERIOD,
-    MotionReport, Release, ReleaseTest, check_periods, has_damping_knob,
-};
-use crate::{FitJobError, Spelling};
+use crate::{Context, Job, Report};
 
 /// A release test, as the command line and Python ask it (the command line's options are these under
 /// their flag names).
@@ -23,25 +24,25 @@ pub struct MotionKeywords {
     /// The body (one part): `scene`, `n`, `mass_model`, `fix_orientation`, `density`, `size`.
     #[serde(flatten)]
     #[command(flatten)]
-    pub body: crate::Body,
+    pub body: pbdfit_fit::Body,
     /// The FEM's `young` and `poisson`.
     #[serde(flatten)]
     #[command(flatten)]
-    pub elastic: crate::Material,
+    pub elastic: pbdfit_fit::Material,
     /// The FEM law: linear, corotational, stvk or neo-hookean (default: the scene's, else linear).
     #[arg(long, value_name = "NAME")]
     pub material: Option<String>,
     /// The time step `dt`.
     #[serde(flatten)]
     #[command(flatten)]
-    pub step: crate::Step,
+    pub step: pbdfit_fit::Step,
     /// The model: `model`, `settings`, `nit`.
     #[serde(flatten)]
     #[command(flatten)]
-    pub model: crate::Model,
+    pub model: pbdfit_fit::Model,
     /// The model's parameters by name (repeatable; all of them unless --fit), e.g. `--param kd=0.4`.
-    #[arg(long = "param", value_parser = crate::parse_named_value)]
-    #[serde(serialize_with = "crate::ordered_map", deserialize_with = "crate::sorted_pairs")]
+    #[arg(long = "param", value_parser = pbdfit_fit::parse_named_value)]
+    #[serde(serialize_with = "pbdfit_fit::ordered_map", deserialize_with = "pbdfit_fit::sorted_pairs")]
     pub params: Vec<(String, f64)>,
     /// Fit the model's rest state to the FEM first and release at the fitted parameters: how wrong the
     /// motion is at the stiffness that gives the right sag.
@@ -88,6 +89,7 @@ pub struct PreparedMotion {
     job: MotionKeywords,
     params: BTreeMap<String, f64>,
     spelling: Spelling,
+    material: pbdfit_fem::YoungPoisson,
     test: ReleaseTest,
     /// Warnings about the inputs (masses other than the engine's, with the rest-state difference they
     /// make), for the front end to print.
@@ -101,31 +103,11 @@ impl MotionKeywords {
         let input = FitJobError::Input;
         let material = self.elastic.checked()?;
         let kind = self.model.kind(spelling)?;
-        let params = crate::unique_pairs(params_option(spelling), &self.params)?;
-        if !kind.has_projection() {
-            return Err(input(format!(
-                "model {kind}: its rest state is a Newton solve; the release test runs the projection models and \
-                 engine profiles"
-            )));
-        }
+        let params = pbdfit_fit::unique_pairs(params_option(spelling), &self.params)?;
         let (dt, nit) = (self.step.dt, self.model.nit);
-        if !(dt.is_finite() && dt > 0.0) {
-            return Err(input(format!("{} = {dt}: must be a finite number > 0", spelling.name("dt"))));
-        }
-        if nit == 0 {
-            return Err(input(format!("{} must be at least 1", spelling.name("nit"))));
-        }
         let damping = self.damping.unwrap_or(0.0);
-        if !(0.0..1.0).contains(&damping) {
-            return Err(input(format!("{} = {damping}: must be in [0, 1)", spelling.name("damping"))));
-        }
         let fem_damping = self.fem_damping.unwrap_or(0.0);
-        if !(0.0..1.0).contains(&fem_damping) {
-            return Err(input(format!(
-                "{} = {fem_damping}: the FEM's damping ratio must be in [0, 1)",
-                spelling.name("fem_damping")
-            )));
-        }
+        ReleaseSetup::check_model(kind, dt, nit, damping, fem_damping, spelling)?;
         if self.fit_damping {
             if fem_damping == 0.0 {
                 return Err(input(format!(
@@ -150,100 +132,33 @@ impl MotionKeywords {
         };
         let periods = check_periods(self.periods.unwrap_or(DEFAULT_PERIODS))
             .map_err(|e| input(format!("{} = {e}", spelling.name("periods"))))?;
-        let (set, _) = self.body.load(Some(kind), spelling)?;
-        if set.is_compound() {
-            return Err(input(format!("scene {}: the release test takes one part at a time", set.name())));
-        }
-        let n = self.body.resolution(&set, spelling)?;
-        let reference = pbdfit_mesh::ReferenceOptions { material: self.material.clone(), ..Default::default() };
-        let overrides = crate::checked_reference(&reference)?;
-        let scene = &set.scenes()[0];
-        let spec = crate::reference_spec(scene, &overrides).map_err(|e| input(e.to_string()))?;
-        let body = scene.body(n).map_err(|e| input(e.to_string()))?;
-        if !body.obstacles.is_empty() {
-            return Err(input(format!("scene {} has obstacles: the release test has no contact yet", scene.name)));
-        }
-        let problem = StaticProblem::new(&body)
-            .and_then(|p| p.with_masses(body.masses.clone()))
-            .map_err(|e| input(format!("FEM problem of {} at N = {n}: {e}", scene.name)))?;
-        let modes = problem
-            .modes(spec.material, material, MassMatrix::Lumped, 1)
-            .map_err(|e| input(format!("the first mode of {}: {e}", scene.name)))?;
-        let omega = modes.angular[0];
-        let mode = modes.shapes.into_iter().next().unwrap_or_default();
-        let period = std::f64::consts::TAU / omega;
-        if period / dt < MIN_STEPS_PER_PERIOD {
-            return Err(input(format!(
-                "{} = {dt} s is too coarse for the release test: the FEM's first mode has a period of {period:.4e} s \
-                 ({:.4e} Hz), which a step of {dt} s samples {:.3} times; the test needs at least \
-                 {MIN_STEPS_PER_PERIOD} steps a period (dt <= {:.4e} s), since a coarser sampling aliases the motion",
-                spelling.name("dt"),
-                1.0 / period,
-                period / dt,
-                period / MIN_STEPS_PER_PERIOD
-            )));
-        }
-        let window = periods * period;
-        let model_steps = (window / dt).ceil();
-        let substeps = (dt / (period / FEM_STEPS_PER_PERIOD as f64)).ceil().max(1.0);
-        if model_steps > MAX_MODEL_STEPS as f64 || model_steps * substeps > MAX_FEM_STEPS as f64 {
-            return Err(input(format!(
-                "{} = {periods}: a window of {window:.3e} s takes {model_steps:.0} model steps of {dt} s and \
-                 {:.0} FEM steps (at most {MAX_MODEL_STEPS} and {MAX_FEM_STEPS}); the first period is {period:.3e} s",
-                spelling.name("periods"),
-                model_steps * substeps
-            )));
-        }
-        let given = self.body.mass_model().ok().flatten();
-        let option = spelling.name("mass_model");
-        let warnings = crate::mass_model_warning(&set, crate::Settings::new(dt, n, nit, kind), None, given, &option)
-            .into_iter()
-            .collect();
-        let system = PbdSystem::new(&body);
-        let unloaded = match release {
-            Release::Gravity => None,
-            Release::Unload => {
-                let free =
-                    Body { gravity: Vec3::zeros(), forces: vec![Vec3::zeros(); body.forces.len()], ..body.clone() };
-                let problem = StaticProblem::new(&free)
-                    .and_then(|p| p.with_masses(free.masses.clone()))
-                    .map_err(|e| input(format!("FEM problem of {} unloaded: {e}", scene.name)))?;
-                Some((problem, PbdSystem::new(&free)))
-            }
-        };
-        let test = ReleaseTest {
-            body,
-            summary: scene.summary(),
-            problem,
-            system,
-            release,
-            unloaded,
-            kind,
-            spec,
+        let setup = ReleaseSetup {
+            body: self.body.clone(),
             material,
+            law: self.material.clone(),
+            kind,
             dt,
             nit,
             damping,
             fem_damping,
-            omega,
-            mode,
-            model_steps: model_steps as usize,
-            substeps: substeps as usize,
+            release,
+            periods,
         };
-        Ok(PreparedMotion { job: self.clone(), params, spelling, test, warnings })
+        let (test, warnings) = setup.test(spelling)?;
+        Ok(PreparedMotion { job: self.clone(), params, spelling, material, test, warnings })
     }
 }
 
 impl PreparedMotion {
     /// The body both sides release.
     pub fn body(&self) -> &Body {
-        &self.test.body
+        self.test.body()
     }
 
     /// The model's parameters: fitted (`fit`) or as given (every one named).
     fn parameters(&self) -> Result<(Vec<f64>, bool), FitJobError> {
         let spelling = self.spelling;
-        let names: Vec<&str> = self.test.kind.parameters().iter().map(|p| p.name).collect();
+        let names: Vec<&str> = self.test.kind().parameters().iter().map(|p| p.name).collect();
         if self.job.fit {
             // The rest-state fit sets every parameter: a value given beside it would be ignored.
             if let Some((name, value)) = self.params.iter().next() {
@@ -253,16 +168,16 @@ impl PreparedMotion {
                      the motion from them)",
                     params_option(spelling),
                     spelling.name("fit"),
-                    self.test.kind,
+                    self.test.kind(),
                     spelling.name("fit"),
                     spelling.name("fit_motion")
                 )));
             }
             let fit = crate::FitKeywords {
-                body: crate::Body { n: Some(self.test.body.n), ..self.job.body.clone() },
-                material: crate::Material {
-                    young: Some(self.test.material.young()),
-                    poisson: Some(self.test.material.poisson()),
+                body: pbdfit_fit::Body { n: Some(self.test.body().n), ..self.job.body.clone() },
+                material: pbdfit_fit::Material {
+                    young: Some(self.material.young()),
+                    poisson: Some(self.material.poisson()),
                 },
                 step: self.job.step,
                 model: self.job.model.clone(),
@@ -277,7 +192,7 @@ impl PreparedMotion {
                 return Err(FitJobError::Input(format!(
                     "{}: model {} has no parameter {given} (its parameters: {})",
                     params_option(spelling),
-                    self.test.kind,
+                    self.test.kind(),
                     names.join(", ")
                 )));
             }
@@ -287,7 +202,7 @@ impl PreparedMotion {
             return Err(FitJobError::Input(format!(
                 "{}: give every parameter of model {} ({}), or {} to fit them",
                 params_option(spelling),
-                self.test.kind,
+                self.test.kind(),
                 missing.join(", "),
                 spelling.name("fit")
             )));
@@ -306,5 +221,25 @@ impl PreparedMotion {
         let start = std::time::Instant::now();
         let (values, fitted) = self.parameters()?;
         self.test.run(start, values, fitted, self.job.fit_motion, self.job.fit_damping, frames)
+    }
+}
+
+impl Job for MotionKeywords {
+    const NAME: &'static str = "motion";
+    type Prepared = PreparedMotion;
+    type Report = MotionReport;
+
+    fn prepare(&self, spelling: Spelling) -> Result<PreparedMotion, FitJobError> {
+        MotionKeywords::prepare(self, spelling)
+    }
+
+    fn run(prepared: PreparedMotion, context: &mut Context<'_>) -> Result<MotionReport, FitJobError> {
+        prepared.run_with_frames(context.frames)
+    }
+}
+
+impl Report for MotionReport {
+    fn text(&self) -> String {
+        MotionReport::text(self)
     }
 }
