@@ -72,10 +72,8 @@ fn the_centre_of_a_2x2_sheet_hangs_on_its_structural_springs() {
     let m = sheet.lumped_masses()[4];
     assert!((m - 1.0).abs() < 1e-15, "{m}");
     let ks = 40.0;
-    let d = bisect(
-        |d: f64| 2.0 * ks * d + 2.0 * ks * ((1.0 + d * d).sqrt() - 1.0) * d / (1.0 + d * d).sqrt() - m * G,
-        0.5,
-    );
+    let d =
+        bisect(|d: f64| 2.0 * ks * d + 2.0 * ks * ((1.0 + d * d).sqrt() - 1.0) * d / (1.0 + d * d).sqrt() - m * G, 0.5);
     let u = rest(&system, &[ks, 0.0, 50.0]);
     println!("centre drops {:.12} m, by hand {d:.12} m", -u[4].y);
     assert!(u[4].x.abs() <= 1e-14 && (u[4].y + d).abs() <= 1e-12 * d, "{:?} vs {d}", u[4]);
