@@ -31,6 +31,9 @@ pub use sheet_springs::SpringGroup;
 
 use crate::{PbdSystem, Vec3};
 
+/// A spring: its vertices `(a, b)`, its rest vector `X_b - X_a` (m) and its rest length `l0` (m).
+pub(super) type Spring = ([usize; 2], Vec3, f64);
+
 /// A body as springs, built from the PBD system's edges (rest lengths) and tetrahedra (rest volumes).
 #[derive(Debug, Clone)]
 pub struct SpringBody {
@@ -45,7 +48,7 @@ pub struct SpringBody {
     prescribed: Vec<Vec3>,
     extent: f64,
     /// `(a, b, X_b - X_a, l0)`.
-    edges: Vec<([usize; 2], Vec3, f64)>,
+    edges: Vec<Spring>,
     /// The group of each edge's spring, whose constant it takes (every edge of a solid is structural).
     groups: Vec<SpringGroup>,
     /// Whether the body is a sheet: its tangent is singular out of its plane where it is flat and no spring

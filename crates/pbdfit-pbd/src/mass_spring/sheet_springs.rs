@@ -45,7 +45,7 @@ fn axis_parallel(d: &Vec3) -> bool {
 
 /// The springs of a sheet with these triangles and rest positions (m): `((a, b), X_b - X_a, l0)` with
 /// `a < b`, and the group of each, sorted by group then by `(a, b)`.
-pub(super) fn springs(triangles: &[[usize; 3]], rest: &[Vec3]) -> (Vec<([usize; 2], Vec3, f64)>, Vec<SpringGroup>) {
+pub(super) fn springs(triangles: &[[usize; 3]], rest: &[Vec3]) -> (Vec<super::Spring>, Vec<SpringGroup>) {
     let mut edges: BTreeSet<[usize; 2]> = BTreeSet::new();
     for t in triangles {
         for k in 0..3 {
