@@ -115,22 +115,29 @@ impl SpringBody {
     /// `mu` from `1e-8` of the tangent's largest diagonal entry up by 100 each time; a step is accepted when
     /// it lowers the residual's norm or the energy (Armijo, on the energy's slope `-f . du`: the forces are
     /// conservative, `f = -grad E`); `mu` falls by 100 after an accepted step. Converged as the solids'
-    /// (relative residual 1e-12, or stalled at round-off), at most 200 iterations.
+    /// (relative residual 1e-12, or stalled at round-off), or where no step lowers either and the residual
+    /// is within the force's round-off; at most 200 iterations.
     ///
-    /// Where that fails from `warm` (a stiff sheet that must rotate far: each step along the flat sheet's
-    /// tangent stretches its stiff springs to second order, so the steps stay tiny), by continuation in
-    /// the stiffest springs: their constants capped at `c`, `c` from the smallest constant up by 10 each
-    /// stage to the law's own, each stage from the last one's equilibrium. The iterations reported are the
-    /// stages' sum.
+    /// Where that fails from `warm`, the same from the flat sheet; where that fails too (a stiff sheet that
+    /// must rotate far: each step along the flat sheet's tangent stretches its stiff springs to second
+    /// order, so the steps stay tiny), by continuation in the stiffest springs from the flat sheet: their
+    /// constants capped at `c`, `c` from the smallest constant up by 10 each stage to the law's own, each
+    /// stage from the last one's equilibrium. The iterations reported are the last solve's, the stages'
+    /// included.
     fn sheet_equilibrium(&self, law: &SpringLaw, warm: Option<&[Vec3]>) -> Result<Equilibrium, SpringError> {
         let direct = self.sheet_newton(law, warm);
         if !matches!(direct, Err(SpringError::NewtonFailed { .. })) {
             return direct;
         }
+        if warm.is_some()
+            && let Ok(cold) = self.sheet_newton(law, None)
+        {
+            return Ok(cold);
+        }
         let constants = [law.ks, law.ks_shear, law.ks_bend];
         let largest = constants.iter().fold(0.0f64, |m, &c| m.max(c));
         let mut cap = constants.iter().filter(|&&c| c > 0.0).fold(largest, |m, &c| m.min(c));
-        let (mut u, mut iterations) = (warm.map(<[Vec3]>::to_vec), 0);
+        let (mut u, mut iterations): (Option<Vec<Vec3>>, usize) = (None, 0);
         while cap < largest {
             let capped = SpringLaw {
                 ks: law.ks.min(cap),
@@ -200,6 +207,15 @@ impl SpringBody {
                 }
             }
             let Some((trial, ft)) = accepted else {
+                // No step lowers the residual or the energy: at the force's round-off, an equilibrium.
+                if residual <= self.round_off(&k, &u) / scale {
+                    return Ok(Equilibrium {
+                        displacements: self.expand(&u),
+                        iterations: iteration,
+                        residual,
+                        residuals,
+                    });
+                }
                 return Err(SpringError::NewtonFailed { iterations: iteration, residual });
             };
             mu = if trial_mu <= 1e-8 * largest { 0.0 } else { trial_mu / 100.0 };
