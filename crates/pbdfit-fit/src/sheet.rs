@@ -131,7 +131,7 @@ pub fn check_cloth_model(kind: ModelKind, scene: &str) -> Result<(), FitJobError
     Err(FitJobError::Input(format!(
         "model `{}` works on tetrahedral solids, and scene {scene} is a sheet (a triangle mesh with a thickness): \
          fit a cloth model to it (cloth-pbd, cloth-pbd-isometric, cloth-xpbd, cloth-xpbd-hookean, -stvk, -morse, \
-         cloth-fem, cloth-strain, jolt-cloth)",
+         cloth-fem, cloth-strain, cloth-mass-spring, jolt-cloth)",
         kind.spec()
     )))
 }

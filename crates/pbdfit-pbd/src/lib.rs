@@ -81,7 +81,8 @@ pub use constraints::{ConstraintRef, DistanceConstraint, VolumeConstraint};
 pub use engines::CreationOrder;
 pub use error::PbdError;
 pub use mass_spring::{
-    ContactTally, Equilibrium, IntegrateOptions, Integrator, SpringBody, SpringError, SpringLaw, Trajectory,
+    ContactTally, Equilibrium, IntegrateOptions, Integrator, SpringBody, SpringError, SpringGroup, SpringLaw,
+    Trajectory,
 };
 pub use model::{
     BodyKind, Fold, MAX_PARAMETERS, MAX_SETTINGS, Model, ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule,

@@ -275,6 +275,9 @@ pub enum Fold {
     Engine(fn(&[f64], RuleSettings) -> EngineRule),
     /// A mass-spring force law.
     Springs(fn(&[f64], RuleSettings) -> SpringLaw),
+    /// A mass-spring force law on a sheet (the mass-spring cloth's structural, shear and bending springs,
+    /// `mass_spring/sheet_springs.rs`).
+    SheetSprings(fn(&[f64], RuleSettings) -> SpringLaw),
     /// A cloth model's constraints on a sheet (`cloth/`).
     Cloth(fn(&[f64], RuleSettings) -> ClothRule),
     /// An engine profile's step on a sheet (`engines/`, the engine's constraints made of the triangles).
@@ -312,16 +315,16 @@ impl Fold {
         match self {
             Fold::Projection(fold) => ModelRule::Projection(fold(values, settings)),
             Fold::Engine(fold) | Fold::SheetEngine(fold) => ModelRule::Engine(fold(values, settings)),
-            Fold::Springs(fold) => ModelRule::Springs(fold(values, settings)),
+            Fold::Springs(fold) | Fold::SheetSprings(fold) => ModelRule::Springs(fold(values, settings)),
             Fold::Cloth(fold) => ModelRule::Cloth(fold(values, settings)),
         }
     }
 
-    /// The kind of body the family simulates: sheets for cloth and sheet engine profiles, solids for every
-    /// other family.
+    /// The kind of body the family simulates: sheets for cloth, sheet springs and sheet engine profiles,
+    /// solids for every other family.
     pub fn body_kind(self) -> BodyKind {
         match self {
-            Fold::Cloth(_) | Fold::SheetEngine(_) => BodyKind::Sheet,
+            Fold::Cloth(_) | Fold::SheetEngine(_) | Fold::SheetSprings(_) => BodyKind::Sheet,
             Fold::Projection(_) | Fold::Engine(_) | Fold::Springs(_) => BodyKind::Solid,
         }
     }
@@ -577,7 +580,7 @@ impl ModelKind {
     /// Whether the model projects constraints (PBD, XPBD) rather than applying spring forces
     /// (mass-spring: Newton rest state, integrators).
     pub fn has_projection(self) -> bool {
-        !matches!(self.def.rule, Fold::Springs(_))
+        !matches!(self.def.rule, Fold::Springs(_) | Fold::SheetSprings(_))
     }
 
     /// The kind of body the model simulates ([`Fold::body_kind`]).

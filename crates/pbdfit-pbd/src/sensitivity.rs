@@ -117,7 +117,7 @@ impl PbdSystem {
                 self.stepped_sensitivity(params, rule_at(fold), rest, options)
             }
             Fold::Cloth(fold) => self.stepped_sensitivity(params, rule_at(fold), rest, options),
-            Fold::Springs(fold) => self.spring_sensitivity(params, rule_at(fold), rest),
+            Fold::Springs(fold) | Fold::SheetSprings(fold) => self.spring_sensitivity(params, rule_at(fold), rest),
         }
     }
 
@@ -281,12 +281,12 @@ impl PbdSystem {
     ) -> Result<Sensitivity, PbdError> {
         let law = law_at(params);
         let body = self.spring_body();
-        // d(ks, kvol, mu, lambda)/dp_j from the model's rule (exact for the registered models, which pass
+        // d(ks, kvol, mu, lambda, ks_shear, ks_bend)/dp_j from the model's rule (exact for the registered models, which pass
         // them through).
         let mut rates = Vec::new();
         for j in 0..params.model.values().len() {
             let (stencil, h) = Self::parameter_stencil(params, j);
-            let mut rate = [0.0; 4];
+            let mut rate = [0.0; SpringLaw::ELASTIC];
             for (at, weight) in &stencil {
                 for (r, c) in rate.iter_mut().zip(law_at(at).elastic_constants()) {
                     *r += weight * c;

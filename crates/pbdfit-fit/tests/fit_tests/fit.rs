@@ -333,3 +333,34 @@ fn jolt_order_spread_is_deterministic() {
     let problem = FitProblem::new(&set, xpbd, material, &PartCache::default()).unwrap();
     assert!(pbdfit_fit::order_spread(&problem, &[1e-3, 1e-5], 0.1).is_none());
 }
+
+/// The mass-spring cloth fitted to a rest state it made itself on the hanging sheet (`--n 4`) recovers the
+/// three spring constants that made it (its gradient search, on the Newton tangent's sensitivities): the
+/// bending springs, two apart along rows and columns, act in the sheet's plane too, so all three are
+/// identifiable on a sheet hanging in its plane.
+#[test]
+fn mass_spring_cloth_fit_recovers_its_own_constants() {
+    let body = pbdfit_mesh::SheetScene::load("hanging-sheet").unwrap().body(Some(4)).unwrap();
+    let system = Arc::new(pbdfit_pbd::PbdSystem::sheet_body(&body));
+    let kind = ModelKind::CLOTH_MASS_SPRING;
+    let values = [1e3, 3e2, 1e2];
+    let settings = Settings::new(0.01, 4, 1, kind);
+    let rest = system.rest_state(&settings.at(&values), &RestOptions::default(), None).unwrap();
+    let moved = pbdfit_fit::moved_vertices(&rest.displacements, &system.held_mask());
+    let target = pbdfit_fit::FemTarget { reference: rest.displacements, moved, id: "own rest state".into() };
+    let problem = FitProblem {
+        scene: body.scene.clone(),
+        compound: false,
+        parts: vec![pbdfit_fit::Part { scene: body.scene.clone(), system, target: Arc::new(target) }],
+        settings,
+        reference: "own rest state".into(),
+        rest_options: RestOptions::default(),
+    };
+    let r = fit_cpu(&problem, &FitOptions { search: pbdfit_fit::Search::Gradient, ..options(kind) }).unwrap();
+    let fitted: Vec<f64> = ["ks_stretch", "ks_shear", "ks_bend"].iter().map(|n| r.value(n).unwrap()).collect();
+    println!("fitted {fitted:?} for {values:?}: error {:e}, {} evaluations", r.error, r.evaluations);
+    for (f, v) in fitted.iter().zip(values) {
+        assert!((f / v - 1.0).abs() < 1e-3, "fitted {fitted:?} for {values:?}");
+    }
+    assert!(r.error < 1e-10, "error {:e}", r.error);
+}

@@ -45,9 +45,9 @@ impl SpringBody {
             f[3 * i + 1] += g.y;
             f[3 * i + 2] += g.z;
         }
-        for spring in &self.edges {
+        for (spring, &group) in self.edges.iter().zip(&self.groups) {
             let (_, stretch, n) = self.spring(u, spring);
-            let mut fa = n * (law.ks * stretch);
+            let mut fa = n * (law.spring_constant(group) * stretch);
             if let (Some(v), true) = (v, law.damping > 0.0) {
                 let dv = self.velocity(v, spring.0[1]) - self.velocity(v, spring.0[0]);
                 fa += n * (law.damping * dv.dot(&n));
@@ -76,9 +76,9 @@ impl SpringBody {
         for &p in &self.free {
             e += 0.5 * self.masses[p] * v[p].norm_squared() - self.masses[p] * self.accelerations[p].dot(&u[p]);
         }
-        for spring in &self.edges {
+        for (spring, &group) in self.edges.iter().zip(&self.groups) {
             let (_, stretch, _) = self.spring(&uf, spring);
-            e += 0.5 * law.ks * stretch * stretch;
+            e += 0.5 * law.spring_constant(group) * stretch * stretch;
         }
         for tet in &self.tets {
             let (dv, _, _) = self.volume(&uf, tet);

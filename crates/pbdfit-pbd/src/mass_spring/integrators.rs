@@ -352,7 +352,14 @@ impl SpringBody {
             return Err(SpringError::NewtonFailed { iterations: 0, residual: f64::INFINITY });
         }
         let mean_length = self.edges.iter().map(|e| e.2).sum::<f64>() / self.edges.len().max(1) as f64;
-        let damping = law.ks.max(law.kvol * mean_length).max((law.mu + law.lambda) * mean_length) * limit / 2.0;
+        let damping = law
+            .ks
+            .max(law.ks_shear)
+            .max(law.ks_bend)
+            .max(law.kvol * mean_length)
+            .max((law.mu + law.lambda) * mean_length)
+            * limit
+            / 2.0;
         let dt = 0.2 * limit;
         let options = IntegrateOptions { max_steps: SETTLE_STEPS, tolerance: 1e-12, every: usize::MAX };
         let zeros = vec![Vec3::zeros(); self.rest.len()];

@@ -6,8 +6,13 @@
 /// constant enters the elastic force linearly, which the parameter sensitivities use.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SpringLaw {
-    /// Spring constant of every edge (N/m), >= 0.
+    /// Spring constant (N/m), >= 0, of every edge of a solid and of a sheet's structural springs
+    /// ([`SpringGroup::Structural`](super::SpringGroup)).
     pub ks: f64,
+    /// Spring constant of a sheet's shear springs (N/m), >= 0 (a solid has none).
+    pub ks_shear: f64,
+    /// Spring constant of a sheet's bending springs (N/m), >= 0 (a solid has none).
+    pub ks_bend: f64,
     /// Volume penalty of every tetrahedron (Pa), >= 0 (0: none).
     pub kvol: f64,
     /// Spring damping `c` (N s/m), >= 0: force `c ((v2 - v1) . n) n` on the first particle.
@@ -21,16 +26,29 @@ pub struct SpringLaw {
 
 impl SpringLaw {
     /// No force at all: the base for a law that names only its own constants (`..SpringLaw::NONE`).
-    pub const NONE: SpringLaw = SpringLaw { ks: 0.0, kvol: 0.0, damping: 0.0, mu: 0.0, lambda: 0.0 };
+    pub const NONE: SpringLaw =
+        SpringLaw { ks: 0.0, ks_shear: 0.0, ks_bend: 0.0, kvol: 0.0, damping: 0.0, mu: 0.0, lambda: 0.0 };
+
+    /// How many constants the elastic force is linear in ([`Self::elastic_constants`]).
+    pub(crate) const ELASTIC: usize = 6;
 
     /// The constants the elastic force is linear in, in this order (the parameter sensitivities' rates).
-    pub(crate) fn elastic_constants(&self) -> [f64; 4] {
-        [self.ks, self.kvol, self.mu, self.lambda]
+    pub(crate) fn elastic_constants(&self) -> [f64; Self::ELASTIC] {
+        [self.ks, self.kvol, self.mu, self.lambda, self.ks_shear, self.ks_bend]
     }
 
     /// The law with these elastic constants (`elastic_constants`' order) and no damping.
-    pub(crate) fn with_elastic_constants(c: [f64; 4]) -> SpringLaw {
-        SpringLaw { ks: c[0], kvol: c[1], mu: c[2], lambda: c[3], damping: 0.0 }
+    pub(crate) fn with_elastic_constants(c: [f64; Self::ELASTIC]) -> SpringLaw {
+        SpringLaw { ks: c[0], kvol: c[1], mu: c[2], lambda: c[3], ks_shear: c[4], ks_bend: c[5], damping: 0.0 }
+    }
+
+    /// The spring constant of a spring of `group` (N/m).
+    pub(crate) fn spring_constant(&self, group: super::SpringGroup) -> f64 {
+        match group {
+            super::SpringGroup::Structural => self.ks,
+            super::SpringGroup::Shear => self.ks_shear,
+            super::SpringGroup::Bend => self.ks_bend,
+        }
     }
 
     /// Whether it has PyBullet's neo-Hookean tetrahedra.
@@ -40,9 +58,15 @@ impl SpringLaw {
 
     /// Checks that every constant is finite and >= 0.
     pub fn validate(&self) -> Result<(), SpringError> {
-        for (name, value) in
-            [("ks", self.ks), ("kvol", self.kvol), ("damping", self.damping), ("mu", self.mu), ("lambda", self.lambda)]
-        {
+        for (name, value) in [
+            ("ks", self.ks),
+            ("ks_shear", self.ks_shear),
+            ("ks_bend", self.ks_bend),
+            ("kvol", self.kvol),
+            ("damping", self.damping),
+            ("mu", self.mu),
+            ("lambda", self.lambda),
+        ] {
             if !(value.is_finite() && value >= 0.0) {
                 return Err(SpringError::InvalidParameter { name, value });
             }
@@ -57,7 +81,7 @@ pub enum SpringError {
     /// A constant is negative or not finite.
     #[error("{name} = {} must be a finite number >= 0", pbdfit_mesh::display::exact(*.value))]
     InvalidParameter {
-        /// Name (`ks`, `kvol`, `damping`, `mu`, `lambda`, `dt`).
+        /// Name (`ks`, `ks_shear`, `ks_bend`, `kvol`, `damping`, `mu`, `lambda`, `dt`).
         name: &'static str,
         /// Its value.
         value: f64,

@@ -1,6 +1,7 @@
 //! Mass-spring systems (docs/models.md, section Equations): a linear spring on every tetrahedron
 //! edge, an optional volume penalty per tetrahedron, masses from the scene's mass model, held vertices
-//! fixed. The rest state is the static equilibrium `f_int(x) + m g = 0`, solved by Newton with the sparse
+//! fixed. On a sheet (a [`PbdSystem::sheet`]) the springs are the mass-spring cloth's structural, shear
+//! and bending springs ([`SpringGroup`], `sheet_springs.rs`), each group with its own constant. The rest state is the static equilibrium `f_int(x) + m g = 0`, solved by Newton with the sparse
 //! tangent stiffness (faer's sparse LU: the tangent is indefinite where springs are compressed) and a
 //! backtracking line search; the dynamics run with one of four integrators. With obstacles the dynamics
 //! are Verlet's with microcollisions and dry friction, and the rest state is where they settle
@@ -20,13 +21,18 @@ mod integrators;
 mod law;
 mod neo_hookean;
 mod newton;
+mod sheet_springs;
 mod tangent;
 
 pub use integrators::{ContactTally, IntegrateOptions, Integrator, Trajectory};
 pub use law::{SpringError, SpringLaw};
 pub use newton::Equilibrium;
+pub use sheet_springs::SpringGroup;
 
 use crate::{PbdSystem, Vec3};
+
+/// A spring: its vertices `(a, b)`, its rest vector `X_b - X_a` (m) and its rest length `l0` (m).
+pub(super) type Spring = ([usize; 2], Vec3, f64);
 
 /// A body as springs, built from the PBD system's edges (rest lengths) and tetrahedra (rest volumes).
 #[derive(Debug, Clone)]
@@ -42,7 +48,12 @@ pub struct SpringBody {
     prescribed: Vec<Vec3>,
     extent: f64,
     /// `(a, b, X_b - X_a, l0)`.
-    edges: Vec<([usize; 2], Vec3, f64)>,
+    edges: Vec<Spring>,
+    /// The group of each edge's spring, whose constant it takes (every edge of a solid is structural).
+    groups: Vec<SpringGroup>,
+    /// Whether the body is a sheet: its tangent is singular out of its plane where it is flat and no spring
+    /// is stretched, and Newton regularises where the plain solve fails (`newton.rs`).
+    sheet: bool,
     /// `(vertices, E1, E2, E3, V0)`.
     tets: Vec<([usize; 4], [Vec3; 3], f64)>,
     /// `Dm^-1` of each tetrahedron (`Dm = [E1, E2, E3]`), for the neo-Hookean tetrahedra.
@@ -66,8 +77,16 @@ impl SpringBody {
             slot[p] = i;
         }
         let masses = system.inverse_masses.iter().map(|&w| if w > 0.0 { 1.0 / w } else { 0.0 }).collect();
-        let mut edges: Vec<_> = system.distances.iter().map(|c| (c.particles, c.rest_edge, c.rest_length)).collect();
-        edges.sort_by_key(|e| e.0);
+        let (edges, groups) = match system.cloth_body() {
+            None => {
+                let mut edges: Vec<_> =
+                    system.distances.iter().map(|c| (c.particles, c.rest_edge, c.rest_length)).collect();
+                edges.sort_by_key(|e| e.0);
+                let groups = vec![SpringGroup::Structural; edges.len()];
+                (edges, groups)
+            }
+            Some(cloth) => sheet_springs::springs(&cloth.triangles(), &system.rest),
+        };
         let mut tets: Vec<_> = system.volumes.iter().map(|c| (c.particles, c.rest_edges, c.rest_volume)).collect();
         tets.sort_by_key(|t| t.0);
         let dm_inv = tets
@@ -87,10 +106,17 @@ impl SpringBody {
             prescribed: system.prescribed.clone(),
             extent: system.extent,
             edges,
+            groups,
+            sheet: system.cloth_body().is_some(),
             tets,
             dm_inv,
             contacts: system.contacts.clone(),
         }
+    }
+
+    /// The springs of `group`: `(a, b)` and the rest length (m), in the body's order.
+    pub fn springs(&self, group: SpringGroup) -> Vec<([usize; 2], f64)> {
+        self.edges.iter().zip(&self.groups).filter(|(_, g)| **g == group).map(|(e, _)| (e.0, e.2)).collect()
     }
 
     fn dofs(&self) -> usize {

@@ -58,6 +58,9 @@ impl SpringBody {
     /// search on the residual norm.
     pub fn equilibrium(&self, law: &SpringLaw, warm: Option<&[Vec3]>) -> Result<Equilibrium, SpringError> {
         law.validate()?;
+        if self.sheet {
+            return self.sheet_equilibrium(law, warm);
+        }
         let statics = SpringLaw { damping: 0.0, ..*law };
         // The force scale: the load on the undeformed free vertices, i.e. their weight and tractions plus
         // the springs a prescribed displacement stretches (for gravity alone, exactly the weight).
@@ -104,6 +107,129 @@ impl SpringBody {
         Err(SpringError::NewtonFailed { iterations: 100, residual })
     }
 
+    /// [`Self::equilibrium`] of a sheet. A flat sheet whose springs are at their rest lengths has no
+    /// stiffness out of its plane (each spring's tangent is `ks (n n^T + (l - l0) / l (I - n n^T))`), so
+    /// the plain Newton step is singular where Newton starts, and a load out of the plane (the clamped strip's
+    /// weight) moves it by a quartic energy at first (a bending spring lengthens to second order in the
+    /// fold). Each iteration tries the Newton step, then Levenberg-Marquardt steps `(-K + mu I) du = f` with
+    /// `mu` from `1e-8` of the tangent's largest diagonal entry up by 100 each time; a step is accepted when
+    /// it lowers the residual's norm or the energy (Armijo, on the energy's slope `-f . du`: the forces are
+    /// conservative, `f = -grad E`); `mu` falls by 100 after an accepted step. Converged as the solids'
+    /// (relative residual 1e-12, or stalled at round-off), or where no step lowers either and the residual
+    /// is within the force's round-off; at most 200 iterations.
+    ///
+    /// Where that fails from `warm`, the same from the flat sheet; where that fails too (a stiff sheet that
+    /// must rotate far: each step along the flat sheet's tangent stretches its stiff springs to second
+    /// order, so the steps stay tiny), by continuation in the stiffest springs from the flat sheet: their
+    /// constants capped at `c`, `c` from the smallest constant up by 10 each stage to the law's own, each
+    /// stage from the last one's equilibrium. The iterations reported are the last solve's, the stages'
+    /// included.
+    fn sheet_equilibrium(&self, law: &SpringLaw, warm: Option<&[Vec3]>) -> Result<Equilibrium, SpringError> {
+        let direct = self.sheet_newton(law, warm);
+        if !matches!(direct, Err(SpringError::NewtonFailed { .. })) {
+            return direct;
+        }
+        if warm.is_some()
+            && let Ok(cold) = self.sheet_newton(law, None)
+        {
+            return Ok(cold);
+        }
+        let constants = [law.ks, law.ks_shear, law.ks_bend];
+        let largest = constants.iter().fold(0.0f64, |m, &c| m.max(c));
+        let mut cap = constants.iter().filter(|&&c| c > 0.0).fold(largest, |m, &c| m.min(c));
+        let (mut u, mut iterations): (Option<Vec<Vec3>>, usize) = (None, 0);
+        while cap < largest {
+            let capped = SpringLaw {
+                ks: law.ks.min(cap),
+                ks_shear: law.ks_shear.min(cap),
+                ks_bend: law.ks_bend.min(cap),
+                ..*law
+            };
+            let Ok(stage) = self.sheet_newton(&capped, u.as_deref()) else { return direct };
+            iterations += stage.iterations;
+            u = Some(stage.displacements);
+            cap *= 10.0;
+        }
+        let Ok(mut last) = self.sheet_newton(law, u.as_deref()) else { return direct };
+        last.iterations += iterations;
+        Ok(last)
+    }
+
+    /// The Newton and Levenberg-Marquardt iteration of [`Self::sheet_equilibrium`] from `warm`.
+    fn sheet_newton(&self, law: &SpringLaw, warm: Option<&[Vec3]>) -> Result<Equilibrium, SpringError> {
+        let statics = SpringLaw { damping: 0.0, ..*law };
+        let load = inf(&self.forces(&statics, &vec![0.0; self.dofs()], None));
+        let scale = if load > 0.0 { load } else { 1.0 };
+        let zeros = vec![Vec3::zeros(); self.rest.len()];
+        let energy = |x: &[f64]| self.energy(&statics, &self.expand(x), &zeros);
+        let norm = |f: &[f64]| f.iter().map(|x| x * x).sum::<f64>().sqrt();
+        let mut u = warm.map(|w| self.flatten(w)).unwrap_or_else(|| vec![0.0; self.dofs()]);
+        let mut f = self.forces(&statics, &u, None);
+        let mut residual = inf(&f) / scale;
+        let mut residuals = vec![residual];
+        let mut mu = 0.0;
+        for iteration in 0..200 {
+            if residual <= 1e-12 {
+                return Ok(Equilibrium { displacements: self.expand(&u), iterations: iteration, residual, residuals });
+            }
+            let (k, _) = self.tangents(&statics, &u);
+            if at_round_off(&residuals, self.round_off(&k, &u) / scale) {
+                return Ok(Equilibrium { displacements: self.expand(&u), iterations: iteration, residual, residuals });
+            }
+            pbdfit_mesh::cancel::check()?;
+            let largest = k.iter().filter(|((r, c), _)| r == c).fold(0.0f64, |m, (_, v)| m.max(v.abs()));
+            let (start, e0) = (norm(&f), energy(&u));
+            let mut accepted = None;
+            let mut trial_mu = mu;
+            while trial_mu <= 1e8 * largest {
+                let diagonal = (trial_mu > 0.0).then(|| vec![trial_mu; self.dofs()]);
+                if let Some(du) = self.solve(&[(&k, -1.0)], diagonal.as_deref(), &f) {
+                    let slope = f.iter().zip(&du).map(|(a, b)| a * b).sum::<f64>();
+                    let mut step = 1.0;
+                    while step >= 1e-3 {
+                        let trial: Vec<f64> = u.iter().zip(&du).map(|(a, b)| a + step * b).collect();
+                        let ft = self.forces(&statics, &trial, None);
+                        if norm(&ft) < (1.0 - 1e-4 * step) * start
+                            || (slope > 0.0 && energy(&trial) < e0 - 1e-4 * step * slope)
+                        {
+                            accepted = Some((trial, ft));
+                            break;
+                        }
+                        step *= 0.5;
+                    }
+                }
+                if accepted.is_some() {
+                    break;
+                }
+                trial_mu = if trial_mu == 0.0 { 1e-8 * largest } else { 100.0 * trial_mu };
+                if trial_mu == 0.0 {
+                    break;
+                }
+            }
+            let Some((trial, ft)) = accepted else {
+                // No step lowers the residual or the energy: at the force's round-off, an equilibrium.
+                if residual <= self.round_off(&k, &u) / scale {
+                    return Ok(Equilibrium {
+                        displacements: self.expand(&u),
+                        iterations: iteration,
+                        residual,
+                        residuals,
+                    });
+                }
+                return Err(SpringError::NewtonFailed { iterations: iteration, residual });
+            };
+            mu = if trial_mu <= 1e-8 * largest { 0.0 } else { trial_mu / 100.0 };
+            u = trial;
+            f = ft;
+            residual = inf(&f) / scale;
+            residuals.push(residual);
+        }
+        if residual <= 1e-12 || at_round_off(&residuals, self.round_off(&self.tangents(&statics, &u).0, &u) / scale) {
+            return Ok(Equilibrium { displacements: self.expand(&u), iterations: 200, residual, residuals });
+        }
+        Err(SpringError::NewtonFailed { iterations: 200, residual })
+    }
+
     /// The sensitivities `du*/dp_j` of the equilibrium `u` (m per unit of `p_j`) for parameters that change
     /// the law's elastic constants (`ks`, `kvol`, `mu`, `lambda`) at the rates `rates[j]`: `K s_j = -df/dp_j`
     /// with the tangent `K = df/du` at `u`, factored once. The force is linear in every constant, so
@@ -113,15 +239,15 @@ impl SpringBody {
         &self,
         law: &SpringLaw,
         u: &[Vec3],
-        rates: &[[f64; 4]],
+        rates: &[[f64; SpringLaw::ELASTIC]],
     ) -> Option<Vec<Vec<Vec3>>> {
         let statics = SpringLaw { damping: 0.0, ..*law };
         let x = self.flatten(u);
         let (k, _) = self.tangents(&statics, &x);
         let weight = self.forces(&SpringLaw::NONE, &x, None);
-        let per_constant: Vec<Vec<f64>> = (0..4)
+        let per_constant: Vec<Vec<f64>> = (0..SpringLaw::ELASTIC)
             .map(|c| {
-                let mut unit = [0.0; 4];
+                let mut unit = [0.0; SpringLaw::ELASTIC];
                 unit[c] = 1.0;
                 let f = self.forces(&SpringLaw::with_elastic_constants(unit), &x, None);
                 f.iter().zip(&weight).map(|(a, b)| a - b).collect()
@@ -129,8 +255,9 @@ impl SpringBody {
             .collect();
         let lu = self.factor(&[(&k, 1.0)], None)?;
         let n = self.dofs();
-        let mut rhs =
-            Mat::<f64>::from_fn(n, rates.len(), |i, j| -(0..4).map(|c| rates[j][c] * per_constant[c][i]).sum::<f64>());
+        let mut rhs = Mat::<f64>::from_fn(n, rates.len(), |i, j| {
+            -(0..SpringLaw::ELASTIC).map(|c| rates[j][c] * per_constant[c][i]).sum::<f64>()
+        });
         lu.solve_in_place_with_conj(Conj::No, rhs.as_mut());
         let columns: Vec<Vec<Vec3>> = (0..rates.len())
             .map(|j| self.expand(&(0..n).map(|i| rhs[(i, j)]).collect::<Vec<_>>()))

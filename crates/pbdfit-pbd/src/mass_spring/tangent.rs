@@ -36,10 +36,10 @@ impl SpringBody {
                 }
             }
         };
-        for spring in &self.edges {
+        for (spring, &group) in self.edges.iter().zip(&self.groups) {
             let (l, stretch, n) = self.spring(u, spring);
             let nn = n * n.transpose();
-            let ke = (nn + (Matrix3::identity() - nn) * (stretch / l)) * law.ks;
+            let ke = (nn + (Matrix3::identity() - nn) * (stretch / l)) * law.spring_constant(group);
             let [a, b] = spring.0;
             put(&mut k, a, a, &-ke);
             put(&mut k, b, b, &-ke);
@@ -139,7 +139,7 @@ mod tests {
     #[test]
     fn tangents_are_the_derivatives_of_the_forces() {
         let b = body("gravity-wall", 2);
-        let law = SpringLaw { ks: 700.0, kvol: 2500.0, damping: 3.0, mu: 900.0, lambda: 1500.0 };
+        let law = SpringLaw { ks: 700.0, kvol: 2500.0, damping: 3.0, mu: 900.0, lambda: 1500.0, ..SpringLaw::NONE };
         let n = b.dofs();
         let u: Vec<f64> = (0..n).map(|i| 0.03 * ((i * 7 % 11) as f64 / 11.0 - 0.5)).collect();
         let v: Vec<f64> = (0..n).map(|i| 0.2 * ((i * 5 % 13) as f64 / 13.0 - 0.5)).collect();

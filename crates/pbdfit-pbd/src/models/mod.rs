@@ -78,4 +78,6 @@ models! {
     cloth_fem::CLOTH_FEM,
     /// Sheets: the library's strain triangles with dihedral bending.
     cloth_strain::CLOTH_STRAIN,
+    /// Sheets: mass-spring cloth (structural, shear and bending springs).
+    cloth_mass_spring::CLOTH_MASS_SPRING,
 }

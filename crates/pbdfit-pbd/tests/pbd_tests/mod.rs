@@ -3,6 +3,7 @@
 mod cancel;
 mod cloth;
 mod cloth_cases;
+mod cloth_mass_spring;
 mod contact;
 mod engines;
 mod invariants;

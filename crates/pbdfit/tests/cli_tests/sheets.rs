@@ -481,3 +481,41 @@ fn settings_sweeps_jolt_cloth_on_the_clamped_strip() {
         &["model `jolt`", "scene clamped-strip is a sheet", "jolt-cloth"],
     );
 }
+
+/// The mass-spring cloth fits the hanging sheet (`--n 4`: error 1.674e-3 against the shell at
+/// ks_stretch 334, ks_shear 694, ks_bend 20 N/m, which `evaluate` gives back), and refuses a solid scene;
+/// the solids' mass-spring refuses a sheet (exit 2, naming the model).
+#[test]
+fn mass_spring_cloth_fits_a_sheet_and_the_wrong_body_is_refused() {
+    assert_refused(
+        &["fit", "--scene", "gravity-wall", "--model", "cloth-mass-spring", "--n", "1"],
+        &["model `cloth-mass-spring`", "is a tetrahedral solid"],
+    );
+    assert_refused(
+        &["fit", "--scene", "hanging-sheet", "--model", "mass-spring", "--n", "2"],
+        &["model `mass-spring`", "fit a cloth model to it", "cloth-mass-spring"],
+    );
+    let out = pbdfit(&["fit", "--json", "--scene", "hanging-sheet", "--n", "4", "--model", "cloth-mass-spring"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let error = json(&out)["error"].as_f64().unwrap();
+    assert!((error - 1.674e-3).abs() < 1e-5, "{error}");
+    let out = pbdfit(&[
+        "evaluate",
+        "--json",
+        "--scene",
+        "hanging-sheet",
+        "--n",
+        "4",
+        "--model",
+        "cloth-mass-spring",
+        "--param",
+        "ks_stretch=333.8952",
+        "--param",
+        "ks_shear=694.1202",
+        "--param",
+        "ks_bend=19.97693",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let evaluated = json(&out)["error"].as_f64().unwrap();
+    assert!((evaluated - 1.6743e-3).abs() < 1e-7, "{evaluated}");
+}
