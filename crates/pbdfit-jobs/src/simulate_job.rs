@@ -729,8 +729,14 @@ impl SimulateReport {
                     format!("scene {} (N = {}, {} mass): {}", r.scene, r.n, r.mass_model, r.description),
                 ];
                 if !r.settings.is_empty() {
+                    // A value the setting has a word for is shown as the word (`bend = dihedral`).
+                    let kind = r.model.parse::<ModelKind>().ok();
+                    let shown = |k: &str, v: f64| {
+                        let spec = kind.and_then(|kind| kind.setting_specs().iter().find(|s| s.name == k));
+                        spec.and_then(|s| s.word(v)).map_or_else(|| pbdfit_mesh::display::number(v), str::to_string)
+                    };
                     let settings: Vec<String> =
-                        r.settings.iter().map(|(k, v)| format!("{k} = {}", pbdfit_mesh::display::number(*v))).collect();
+                        r.settings.iter().map(|(k, v)| format!("{k} = {}", shown(k, *v))).collect();
                     lines.push(format!("  engine settings: {}", settings.join(", ")));
                 }
                 if let Some(&(_, v)) = r.settings.iter().find(|(k, _)| k == pbdfit_pbd::engines::creation::SETTING) {
@@ -741,14 +747,14 @@ impl SimulateReport {
                         order.how()
                     ));
                 }
+                // A sheet's springs or engine keep their own constraints: no projection list to count.
+                let constraints = if r.constraint_count == 0 {
+                    String::new()
+                } else {
+                    format!(", {} constraints in {} colour groups", r.constraint_count, r.colour_groups)
+                };
                 lines.extend([
-                    format!(
-                        "  {} particles ({} held), {} constraints in {} colour groups",
-                        r.particles,
-                        r.fixed.len(),
-                        r.constraint_count,
-                        r.colour_groups
-                    ),
+                    format!("  {} particles ({} held){constraints}", r.particles, r.fixed.len()),
                     format!(
                         "  rest state: max |u| = {largest:.10e} m, {} after {} {} ({}, relative residual {:.1e}), {:.3} ms",
                         if r.converged { "converged" } else { "NOT converged" },

@@ -210,6 +210,11 @@ impl SettingSpec {
         SettingSpec { integer: true, ..SettingSpec::new(name, "1", description, default).within(minimum, 1000.0) }
     }
 
+    /// The word this setting has for `value` (`dihedral` for `bend`'s 1), if any.
+    pub fn word(&self, value: f64) -> Option<&'static str> {
+        self.words.iter().find(|(_, w)| w.to_bits() == value.to_bits()).map(|&(word, _)| word)
+    }
+
     /// The allowed range, for messages: `[0, 1)`.
     pub fn range(&self) -> String {
         let whole = if self.integer { " (a whole number)" } else { "" };
@@ -457,8 +462,8 @@ impl ModelKind {
             .iter()
             .zip(self.settings)
             .filter(|(s, v)| s.default.to_bits() != v.to_bits())
-            .map(|(s, v)| match s.words.iter().find(|(_, w)| w.to_bits() == v.to_bits()) {
-                Some((word, _)) => format!("{}={word}", s.name),
+            .map(|(s, v)| match s.word(v) {
+                Some(word) => format!("{}={word}", s.name),
                 None => format!("{}={}", s.name, pbdfit_mesh::display::exact(v)),
             })
             .collect::<Vec<_>>()

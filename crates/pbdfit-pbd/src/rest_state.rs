@@ -379,7 +379,7 @@ impl PbdSystem {
         if self.has_friction() {
             // Path dependent: every tangential position of a sticking particle is a fixed point of the
             // rest map, so only stepping from the initial configuration gives where the simulation settles.
-            return self.rest_by_stepping(params, rules, options, None, 0);
+            return self.rest_by_stepping(params, rules, options, None, 0, f64::INFINITY);
         }
         // An engine profile's divergence is judged by growth ([`Growth`]), never by the body's size: its
         // rest state may lie beyond it. The textbook models keep the size rule (their studies are pinned).
@@ -400,6 +400,9 @@ impl PbdSystem {
                 }
             }
         }
+        // The last finite residual of an accelerated attempt: what a failure reports when those attempts
+        // spent the whole budget and stepping has no sweep left.
+        let mut last_residual = f64::INFINITY;
         // Whether the divergence probe has run (once at most, whichever attempt stalls first).
         let mut probed = false;
         // Whether the early collapse probe has run (once at most).
@@ -491,6 +494,9 @@ impl PbdSystem {
                     },
                 );
                 spent += out.evaluations * params.nit;
+                if out.residual.is_finite() {
+                    last_residual = out.residual;
+                }
                 pbdfit_mesh::cancel::check()?;
                 if let Some(left) = left_body {
                     return Err(left.error(&self.scene, params, spent, self.extent));
@@ -517,7 +523,7 @@ impl PbdSystem {
                 }
             }
         }
-        self.rest_by_stepping(params, rules, options, warm, spent)
+        self.rest_by_stepping(params, rules, options, warm, spent, last_residual)
     }
 
     /// The rest state by Newton-Krylov ([`newton_krylov`]), or what it hands on ([`Handed`]: the sweeps
@@ -697,9 +703,12 @@ impl PbdSystem {
         options: &RestOptions,
         warm: Option<&[Vec3]>,
         mut spent: usize,
+        // The residual the attempts before reached (infinite when none did): reported where the budget
+        // leaves stepping no sweep.
+        before: f64,
     ) -> Result<RestState, PbdError> {
         let mut d = self.dynamics_from(warm);
-        let mut residual = f64::INFINITY;
+        let mut residual = before;
         let mut converged = false;
         // An engine profile's run is judged by its growth, a textbook model's by the body's size.
         let engine = rules.by_growth();

@@ -519,3 +519,76 @@ fn mass_spring_cloth_fits_a_sheet_and_the_wrong_body_is_refused() {
     let evaluated = json(&out)["error"].as_f64().unwrap();
     assert!((evaluated - 1.6743e-3).abs() < 1e-7, "{evaluated}");
 }
+
+/// `simulate`'s text shows a setting's word (`bend = dihedral`, not its number) and counts no projection
+/// constraints where the model keeps its own (Jolt's cloth, the mass-spring cloth).
+#[test]
+fn simulate_on_a_sheet_shows_setting_words_and_no_empty_constraint_list() {
+    let out = pbdfit(&[
+        "simulate",
+        "--scene",
+        "clamped-strip",
+        "--n",
+        "4",
+        "--model",
+        "jolt-cloth",
+        "--setting",
+        "bend=dihedral",
+        "--param",
+        "compliance=1e-4",
+        "--param",
+        "shear_compliance=1e-4",
+        "--param",
+        "bend_compliance=1",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("bend = dihedral"), "{text}");
+    assert!(text.contains("10 particles (4 held)\n") && !text.contains("0 constraints"), "{text}");
+    let out = pbdfit(&[
+        "simulate",
+        "--scene",
+        "clamped-strip",
+        "--n",
+        "4",
+        "--model",
+        "cloth-mass-spring",
+        "--param",
+        "ks_stretch=1e5",
+        "--param",
+        "ks_shear=1e5",
+        "--param",
+        "ks_bend=1e5",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stdout(&out).contains("0 constraints"), "{}", stdout(&out));
+}
+
+/// A rest state whose accelerated attempts spent the whole sweep budget reports the residual they reached,
+/// not an infinite "last relative step" (Jolt's cloth on the steel strip at 64 substep iterations needs
+/// about a million sweeps by stepping, five times the fit's budget).
+#[test]
+fn a_spent_budget_reports_the_residual_reached() {
+    let out = pbdfit(&[
+        "fit",
+        "--scene",
+        "clamped-strip",
+        "--n",
+        "4",
+        "--model",
+        "jolt-cloth",
+        "--dt",
+        "1/60",
+        "--nit",
+        "64",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let err = stderr(&out);
+    let step = err
+        .split("last relative step ")
+        .nth(1)
+        .expect("the residual")
+        .trim_end_matches(|c: char| c == ')' || c.is_whitespace());
+    let step: f64 = step.trim_end_matches(')').parse().unwrap_or_else(|_| panic!("{err}"));
+    assert!(step.is_finite() && step > 0.0, "{err}");
+}
