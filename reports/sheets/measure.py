@@ -74,7 +74,9 @@ def run(out, name, args, timeout):
         result = {"timeout": timeout}
     with open(path, "w") as f:
         json.dump(result, f, indent=1, sort_keys=True)
-    return result
+    # Read back, so a fresh run's table is the one a rerun from raw/ writes (keys sorted).
+    with open(path) as f:
+        return json.load(f)
 
 
 def measure(out, timeout, max_seconds):
