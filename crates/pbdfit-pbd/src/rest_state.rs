@@ -243,8 +243,9 @@ pub struct RestOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum RootSolve {
     /// Newton-Krylov for the cloth models, whose sheets swing slowly to rest (a rest state in a few dozen
-    /// map evaluations where the accelerated iteration took thousands); the accelerated iteration for the
-    /// textbook solids (their committed studies are pinned bit for bit) and the engine profiles (their
+    /// map evaluations where the accelerated iteration took thousands), and for `jolt-cloth` (its trials
+    /// smoothed by one step's substeps, `EngineStep::ROOT`); the accelerated iteration for the textbook
+    /// solids (their committed studies are pinned bit for bit) and the solid engine profiles (their
     /// committed motion study and benchmarks).
     #[default]
     Auto,
@@ -590,6 +591,7 @@ impl PbdSystem {
                 limit: if engine { PROBE_FACTOR * self.extent } else { self.extent },
                 scale_floor: 1e-9 * self.extent,
                 origin: &origin,
+                smoothing: rules.root_smoothing(),
             };
             let out = newton_krylov(
                 first.x.clone(),

@@ -52,6 +52,11 @@ pub trait EngineStep: fmt::Debug + Clone + Copy + PartialEq {
     /// lowering: a fixed point is accepted as a rest state only where the engine's step does not repel
     /// from it (`PbdSystem::rest_state`). `None` for Gauss-Seidel passes, which do not overshoot.
     const JACOBI: Option<&'static str>;
+    /// Whether the rest state's fixed point is solved by Newton-Krylov first by default
+    /// ([`crate::RootSolve::Auto`]), each line-search trial smoothed by one engine step's substeps
+    /// (`newton_krylov.rs`'s `RootControls::smoothing`). `false` (the default): the accelerated iteration,
+    /// then stepping, as the solid profiles' committed results were computed.
+    const ROOT: bool = false;
     /// The cache of this body (the default: nothing to derive).
     fn cache(_: &PbdSystem, _: &EngineBody) -> Self::Cache {
         Self::Cache::default()
@@ -110,6 +115,11 @@ macro_rules! engines {
             /// A Jacobi engine's relaxation setting ([`EngineStep::JACOBI`]).
             pub fn jacobi(&self) -> Option<&'static str> {
                 match self { $($(#[$cfg])* Self::$step(_) => <$file::$step as EngineStep>::JACOBI,)+ }
+            }
+
+            /// Whether the engine's fixed point is solved as a root by default ([`EngineStep::ROOT`]).
+            pub fn root(&self) -> bool {
+                match self { $($(#[$cfg])* Self::$step(_) => <$file::$step as EngineStep>::ROOT,)+ }
             }
 
             /// One substep's solve by the engine's step, with its cache of this body.
@@ -290,6 +300,17 @@ impl PbdSystem {
 impl crate::system::Stage for EngineRule {
     fn engine(&self) -> Option<&EngineRule> {
         Some(self)
+    }
+
+    /// [`EngineStep::ROOT`].
+    fn root_by_default(&self) -> bool {
+        self.constants.root()
+    }
+
+    /// One engine step's substeps where the root solve is the engine's default ([`EngineStep::ROOT`]):
+    /// the passes the engine itself makes between two frames.
+    fn root_smoothing(&self) -> usize {
+        if self.constants.root() { self.substeps } else { 0 }
     }
 
     /// One time step of an engine profile (see the module doc); returns the largest displacement of a
