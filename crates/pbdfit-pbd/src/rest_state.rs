@@ -244,7 +244,7 @@ pub struct RestOptions {
 pub enum RootSolve {
     /// Newton-Krylov for the cloth models, whose sheets swing slowly to rest (a rest state in a few dozen
     /// map evaluations where the accelerated iteration took thousands), and for `jolt-cloth` (its trials
-    /// smoothed by one step's substeps, `EngineStep::ROOT`); the accelerated iteration for the textbook
+    /// smoothed by 64 map evaluations, `EngineStep::ROOT`); the accelerated iteration for the textbook
     /// solids (their committed studies are pinned bit for bit) and the solid engine profiles (their
     /// committed motion study and benchmarks).
     #[default]
@@ -610,10 +610,14 @@ impl PbdSystem {
             // A root solve reaches a repelling fixed point as readily as an attracting one: such a point
             // goes to the accelerated iteration, whose verdict stands.
             let repels = if rules.engine().is_some() {
-                match self.check_stable(rules, params, &out.x, &mut spent) {
-                    Err(PbdError::Unstable { .. }) => true,
-                    verdict => verdict.map(|()| false)?,
-                }
+                // An engine whose root solve is its default (Gauss-Seidel, so no power iteration) is judged
+                // by the Ritz values too, as the cloth models are: the root solve reaches a repelling point
+                // (a strip balanced above its clamp) as readily as a hanging one.
+                (rules.root_smoothing() > 0 && step_radius(&out.ritz, 1.0 - params.damping) > UNSTABLE_RADIUS)
+                    || match self.check_stable(rules, params, &out.x, &mut spent) {
+                        Err(PbdError::Unstable { .. }) => true,
+                        verdict => verdict.map(|()| false)?,
+                    }
             } else {
                 step_radius(&out.ritz, 1.0 - params.damping) > UNSTABLE_RADIUS
             };

@@ -136,7 +136,7 @@ fn a_cloth_rest_state_at_its_maps_rounding_is_one() {
 /// `jolt-cloth`'s stiff strip (N = 4, dt 1/60 s, nit 64: compliances 3.2e-9 m/N, bends 5.6e-9 m/N) rests
 /// on a curved manifold of slow modes: the accelerated iteration's attempts spend their evaluations there
 /// and stepping takes over (1,066,752 sweeps), past a fit's 200,000. Its default, the root solve with
-/// each trial smoothed by one step's substeps, takes about 101,000 (a tenth) to the same rest state. Both
+/// each trial smoothed by 64 map evaluations, takes about 101,000 (a tenth) to the same rest state. Both
 /// solve to a relative residual of 1e-13, which the slowest mode (`1 - |mu|` = 4.7e-5 at the rest state,
 /// the root solve's Ritz values) amplifies by `1 / (1 - |mu|)` = 2.1e4: they may differ by 2e-9 in
 /// relative L2, so 1e-8 is the bound (measured: 1.4e-11).
