@@ -609,11 +609,12 @@ impl PbdSystem {
             }
             // A root solve reaches a repelling fixed point as readily as an attracting one: such a point
             // goes to the accelerated iteration, whose verdict stands.
+            let keep = (1.0 - params.damping) * rules.engine().map_or(1.0, |e| e.velocity_factor);
             let repels = if rules.engine().is_some() {
                 // An engine whose root solve is its default (Gauss-Seidel, so no power iteration) is judged
-                // by the Ritz values too, as the cloth models are: the root solve reaches a repelling point
-                // (a strip balanced above its clamp) as readily as a hanging one.
-                (rules.root_smoothing() > 0 && step_radius(&out.ritz, 1.0 - params.damping) > UNSTABLE_RADIUS)
+                // by the Ritz values too, with the velocity its substep keeps (`step_radius`'s `c`): the root
+                // solve reaches a fixed point the engine's step repels from as readily as one it settles at.
+                (rules.root_smoothing() > 0 && step_radius(&out.ritz, keep) > UNSTABLE_RADIUS)
                     || match self.check_stable(rules, params, &out.x, &mut spent) {
                         Err(PbdError::Unstable { .. }) => true,
                         verdict => verdict.map(|()| false)?,
