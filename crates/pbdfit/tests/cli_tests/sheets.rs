@@ -564,9 +564,10 @@ fn simulate_on_a_sheet_shows_setting_words_and_no_empty_constraint_list() {
     assert!(!stdout(&out).contains("0 constraints"), "{}", stdout(&out));
 }
 
-/// A rest state whose accelerated attempts spent the whole sweep budget reports the residual they reached,
-/// not an infinite "last relative step" (Jolt's cloth on the steel strip at 64 substep iterations needs
-/// about a million sweeps by stepping, five times the fit's budget).
+/// A rest state whose attempts spent the whole sweep budget reports the residual they reached, not an
+/// infinite "last relative step": Jolt's cloth on the steel strip at 64 substep iterations, where the root
+/// solve gives the fit rest states at some grid points (a million sweeps by stepping at its first, about
+/// 100,000 now) and the rest, over a million sweeps by stepping, spend the fit's budget (200,000).
 #[test]
 fn a_spent_budget_reports_the_residual_reached() {
     let out = pbdfit(&[
@@ -582,13 +583,10 @@ fn a_spent_budget_reports_the_residual_reached() {
         "--nit",
         "64",
     ]);
-    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
-    let err = stderr(&out);
-    let step = err
-        .split("last relative step ")
-        .nth(1)
-        .expect("the residual")
-        .trim_end_matches(|c: char| c == ')' || c.is_whitespace());
-    let step: f64 = step.trim_end_matches(')').parse().unwrap_or_else(|_| panic!("{err}"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stdout(&out);
+    assert!(err.contains("points without rest state"), "{err}");
+    let step = err.split("last relative step ").nth(1).expect("the residual").split(')').next().unwrap();
+    let step: f64 = step.trim().parse().unwrap_or_else(|_| panic!("{err}"));
     assert!(step.is_finite() && step > 0.0, "{err}");
 }
