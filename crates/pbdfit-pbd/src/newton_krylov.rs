@@ -54,6 +54,15 @@ pub(crate) struct RootControls<'a> {
     /// rounding verdict of a solve whose line search finds no decrease. Empty: the map computes in
     /// displacements (the solids' form, exact to their last digits), and neither is measured.
     pub origin: &'a [f64],
+    /// Map evaluations applied to each line-search trial `x + lambda s` before it is judged (0: none),
+    /// the trial then being their last argument. Where stiff constraints hold the fixed point on a curved
+    /// manifold of slow modes (a nearly inextensible sheet bending: `1 - |mu|` down to 5e-7), a Newton step
+    /// along the slow modes leaves the manifold by its square, a residual far above the one it removes, so
+    /// the line search creeps; the map's own passes take the trial back to the manifold (its fast modes
+    /// contract in a few), and the step is judged by what is left. Measured on `jolt-cloth`'s clamped
+    /// strip (N = 4, dt 1/60 s, nit 64): with none, 59 Newton steps in 1,500 evaluations left the residual
+    /// where they found it (8.9e-4); with 64, 9 steps took it to 1.8e-9.
+    pub smoothing: usize,
 }
 
 /// The relative difference step of a product `J_G v`, near the square root of the machine epsilon:
@@ -263,6 +272,12 @@ pub(crate) fn newton_krylov(
             }
             g(&trial, &mut g_trial);
             evaluations += 1;
+            // A smoothed trial: the map applied `smoothing` more times before the step is judged.
+            for _ in 0..controls.smoothing {
+                trial.copy_from_slice(&g_trial);
+                g(&trial, &mut g_trial);
+                evaluations += 1;
+            }
             if admissible(&trial) && admissible(&g_trial) {
                 let f_trial: Vec<f64> = g_trial.iter().zip(&trial).map(|(a, b)| a - b).collect();
                 let trial_norm = norm(&f_trial);
@@ -365,6 +380,7 @@ mod tests {
 
     fn controls() -> RootControls<'static> {
         RootControls {
+            smoothing: 0,
             tolerance: 1e-13,
             max_evaluations: 2000,
             krylov: 60,

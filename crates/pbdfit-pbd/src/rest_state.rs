@@ -243,8 +243,9 @@ pub struct RestOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum RootSolve {
     /// Newton-Krylov for the cloth models, whose sheets swing slowly to rest (a rest state in a few dozen
-    /// map evaluations where the accelerated iteration took thousands); the accelerated iteration for the
-    /// textbook solids (their committed studies are pinned bit for bit) and the engine profiles (their
+    /// map evaluations where the accelerated iteration took thousands), and for `jolt-cloth` (its trials
+    /// smoothed by 64 map evaluations, `EngineStep::ROOT`); the accelerated iteration for the textbook
+    /// solids (their committed studies are pinned bit for bit) and the solid engine profiles (their
     /// committed motion study and benchmarks).
     #[default]
     Auto,
@@ -590,6 +591,7 @@ impl PbdSystem {
                 limit: if engine { PROBE_FACTOR * self.extent } else { self.extent },
                 scale_floor: 1e-9 * self.extent,
                 origin: &origin,
+                smoothing: rules.root_smoothing(),
             };
             let out = newton_krylov(
                 first.x.clone(),
@@ -607,11 +609,16 @@ impl PbdSystem {
             }
             // A root solve reaches a repelling fixed point as readily as an attracting one: such a point
             // goes to the accelerated iteration, whose verdict stands.
+            let keep = (1.0 - params.damping) * rules.engine().map_or(1.0, |e| e.velocity_factor);
             let repels = if rules.engine().is_some() {
-                match self.check_stable(rules, params, &out.x, &mut spent) {
-                    Err(PbdError::Unstable { .. }) => true,
-                    verdict => verdict.map(|()| false)?,
-                }
+                // An engine whose root solve is its default (Gauss-Seidel, so no power iteration) is judged
+                // by the Ritz values too, with the velocity its substep keeps (`step_radius`'s `c`): the root
+                // solve reaches a fixed point the engine's step repels from as readily as one it settles at.
+                (rules.root_smoothing() > 0 && step_radius(&out.ritz, keep) > UNSTABLE_RADIUS)
+                    || match self.check_stable(rules, params, &out.x, &mut spent) {
+                        Err(PbdError::Unstable { .. }) => true,
+                        verdict => verdict.map(|()| false)?,
+                    }
             } else {
                 step_radius(&out.ritz, 1.0 - params.damping) > UNSTABLE_RADIUS
             };

@@ -522,6 +522,12 @@ pub(crate) trait Stage: Copy {
         false
     }
 
+    /// Map evaluations that smooth each line-search trial of the root solve (`newton_krylov.rs`'s
+    /// `RootControls::smoothing`); 0: none.
+    fn root_smoothing(&self) -> usize {
+        0
+    }
+
     /// Whether the step computes in absolute positions (`rest + u`), so that its rounding is that of a
     /// position, not of a displacement: the root solve then measures it (`newton_krylov.rs`'s
     /// `RootControls::origin`). The textbook solids and the engine profiles compute in displacements.

@@ -445,7 +445,7 @@ fn jolt_cloth_s_bend_compliance_unit_follows_the_bend_type() {
 
 /// `settings` on a sheet fits a cloth model to the shell at every setting, as `fit` does: on the 0.3 m steel
 /// strip at N = 4 `jolt-cloth` is far too soft at these substeps, the error falls as the substep shrinks
-/// (1/30 s to 1/240 s: 3.2e3 to 3.4e2), two settings with the same substep dt/nit rest alike (Jolt's
+/// (1/30 s to 1/240 s: 3.2e3, 2.4e3, 7.5e2, 3.4e2), two settings with the same substep dt/nit rest alike (Jolt's
 /// substeps differ only in h), and none reaches the target, which the answer says. A strip a thousandth as
 /// stiff reaches a target above the clamp's floor (0.25) at the cheapest setting. A solid's model is refused
 /// naming it (exit 2).
@@ -468,7 +468,7 @@ fn settings_sweeps_jolt_cloth_on_the_clamped_strip() {
     for (i, j) in [(1, 2), (3, 4)] {
         assert!((error(i) / error(j) - 1.0).abs() < 1e-9, "the same substep: {} against {}", error(i), error(j));
     }
-    assert!(error(0) > error(1) && error(1) > error(3) && error(3) > 4.0 * error(5), "{rows:?}");
+    assert!(error(0) > error(1) && error(1) > error(3) && error(3) > 2.0 * error(5), "{rows:?}");
     assert!(error(5) > 1.0 && steel["cheapest"].is_null(), "{steel}");
     assert_eq!((steel["best"]["dt"].as_f64(), steel["best"]["nit"].as_u64()), (Some(1.0 / 60.0), Some(4)));
     let soft = run(&["--young", "2e8", "--target", "0.4", "--setting", "bend=dihedral"]);
@@ -564,9 +564,10 @@ fn simulate_on_a_sheet_shows_setting_words_and_no_empty_constraint_list() {
     assert!(!stdout(&out).contains("0 constraints"), "{}", stdout(&out));
 }
 
-/// A rest state whose accelerated attempts spent the whole sweep budget reports the residual they reached,
-/// not an infinite "last relative step" (Jolt's cloth on the steel strip at 64 substep iterations needs
-/// about a million sweeps by stepping, five times the fit's budget).
+/// A rest state whose attempts spent the whole sweep budget reports the residual they reached, not an
+/// infinite "last relative step": Jolt's cloth on the steel strip at 64 substep iterations, where the root
+/// solve gives the fit rest states at some grid points (a million sweeps by stepping at its first, about
+/// 100,000 now) and the rest, over a million sweeps by stepping, spend the fit's budget (200,000).
 #[test]
 fn a_spent_budget_reports_the_residual_reached() {
     let out = pbdfit(&[
@@ -582,13 +583,10 @@ fn a_spent_budget_reports_the_residual_reached() {
         "--nit",
         "64",
     ]);
-    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
-    let err = stderr(&out);
-    let step = err
-        .split("last relative step ")
-        .nth(1)
-        .expect("the residual")
-        .trim_end_matches(|c: char| c == ')' || c.is_whitespace());
-    let step: f64 = step.trim_end_matches(')').parse().unwrap_or_else(|_| panic!("{err}"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stdout(&out);
+    assert!(err.contains("points without rest state"), "{err}");
+    let step = err.split("last relative step ").nth(1).expect("the residual").split(')').next().unwrap();
+    let step: f64 = step.trim().parse().unwrap_or_else(|_| panic!("{err}"));
     assert!(step.is_finite() && step > 0.0, "{err}");
 }
