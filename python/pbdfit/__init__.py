@@ -11,10 +11,13 @@ keeps every finished fit and resumes on the next call).
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import math
 import numbers
 import os
+import typing
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -210,6 +213,49 @@ def _finite_json(value: Any) -> bool:
 
 def _source(scene: Union[str, Scene, "os.PathLike[str]"]) -> str:
     return scene.source if isinstance(scene, Scene) else os.fspath(scene)
+
+
+def _keyword(name: str, annotation: Any, value: Any) -> Any:
+    """One keyword of a job's Python function as the native job reads it, by its annotation: a flag as a
+    bool, a number checked by :func:`_number`, a count (at least 1) by :func:`_count`, a scene or a path as
+    its text, a pair of numbers as a list; anything else (a name) as given. ``None`` is the job's default."""
+    kinds = typing.get_args(annotation) or (annotation,)
+    if bool in kinds:
+        return bool(value)
+    if value is None:
+        return None
+    if float in kinds:
+        return _number(name, value)
+    if int in kinds:
+        return _count(name, value, 1)
+    if Scene in kinds:
+        return _source(value)
+    if any(typing.get_origin(k) is os.PathLike for k in kinds):
+        return os.fspath(value)
+    if any(typing.get_origin(k) is tuple for k in kinds):
+        return [_number(name, v) for v in value]
+    return value
+
+
+_Function = typing.TypeVar("_Function", bound=Callable[..., Any])
+
+
+def _job(function: _Function) -> _Function:
+    """A job's Python function from its signature and docstring alone (the body is ``...``): its arguments,
+    each converted by :func:`_keyword` after its annotation, are the keywords of the native job of the
+    function's name, and its report is returned as a dict. The signature stays the function's
+    (``inspect.signature``, ``help``) and so does its static type."""
+    signature = inspect.signature(function)
+    hints = typing.get_type_hints(function)
+
+    @functools.wraps(function)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        keywords = {k: _keyword(k, hints[k], v) for k, v in bound.arguments.items()}
+        return json.loads(_native.run_job(function.__name__, _json(keywords)))
+
+    return typing.cast(_Function, run)
 
 
 def modes(
@@ -705,6 +751,7 @@ def _number(name: str, value: Any) -> Optional[float]:
     return value
 
 
+@_job
 def identify(
     scene: Union[str, Scene, "os.PathLike[str]"],
     measured: Optional[PathLike] = None,
@@ -734,19 +781,7 @@ def identify(
     (kg/m^3) replaces the scene's; ``size`` is refused (the markers fix the body's scale); ``mass_model``
     (``lumped``, ``uniform``) replaces the scene's; ``fix_orientation`` reorients an imported mesh's inverted
     tetrahedra."""
-    keywords: Dict[str, Any] = dict(
-        scene=_source(scene),
-        measured=None if measured is None else os.fspath(measured),
-        n=_count("n", n, 1),
-        dt=_number("dt", dt),
-        density=_number("density", density),
-        size=_number("size", size),
-        thickness=_number("thickness", thickness),
-        mass_model=mass_model,
-        fix_orientation=bool(fix_orientation),
-        **_reference_keywords(material, dynamic, time, fem_mass, rayleigh, split),
-    )
-    return json.loads(_native.run_job("identify", _json(keywords)))
+    ...
 
 
 def _reference_keywords(material, dynamic, time, fem_mass, rayleigh, split) -> Dict[str, Any]:
@@ -911,6 +946,7 @@ def evaluate(
     return json.loads(_native.run_job("evaluate", _json(keywords)))
 
 
+@_job
 def lookup(
     table: Union[str, PathLike],
     young: float,
@@ -935,15 +971,10 @@ def lookup(
     adds ``refined``: a short gradient fit started from the looked-up parameters, on the table's scene or on ``scene`` (your part),
     as ``pbdfit lookup --refine [--scene]``; ``density`` and ``size`` give that fit's body (refused without
     ``refine``: a table holds fits of its own body)."""
-    keywords: Dict[str, Any] = dict(
-        table=os.fspath(table), young=_number("young", young), poisson=_number("poisson", poisson),
-        dt=_number("dt", dt), nit=_count("nit", nit, 1), n=_count("n", n, 1), extrapolate=bool(extrapolate),
-        refine=bool(refine), scene=None if scene is None else _source(scene), density=_number("density", density),
-        size=_number("size", size), thickness=_number("thickness", thickness),
-    )
-    return json.loads(_native.run_job("lookup", _json(keywords)))
+    ...
 
 
+@_job
 def mapping(
     name: str,
     young: Optional[float] = None,
@@ -969,12 +1000,7 @@ def mapping(
     ``poisson`` are required; ``dt`` and ``nit`` only where the formula reads them (``uses_step``: the PBD
     mappings), ``n`` only where it reads the mesh (``uses_mesh``). An unknown name, a missing setting or a
     bad material raises ``ValueError`` with the CLI's message."""
-    keywords: Dict[str, Any] = dict(
-        name=name, young=_number("young", young), poisson=_number("poisson", poisson), dt=_number("dt", dt),
-        nit=_count("nit", nit, 1), n=_count("n", n, 1), scene=None if scene is None else _source(scene),
-        density=_number("density", density), size=_number("size", size), thickness=_number("thickness", thickness),
-    )
-    return json.loads(_native.run_job("mapping", _json(keywords)))
+    ...
 
 
 def _values(name: str, values: Any, check: Any) -> Optional[str]:

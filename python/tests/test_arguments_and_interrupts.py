@@ -91,3 +91,24 @@ def test_ctrl_c_stops_the_job_and_the_next_call_is_unaffected(name):
     after = pbdfit.simulate("gravity-wall", model="pbd", dt=0.01, nit=1, n=1, kd=0.37, kv=0.62)
     assert after.converged and after.iterations == before.iterations
     assert after.displacements.tolist() == before.displacements.tolist()
+
+
+def test_a_function_declared_by_its_signature_checks_its_arguments_by_their_annotations():
+    """``identify``, ``lookup`` and ``mapping`` are their signature and docstring alone: each argument is
+    checked after its annotation (a number finite, a count at least 1, a pair a list of numbers) and named,
+    and the signature ``help`` shows is the declared one."""
+    import inspect
+
+    assert list(inspect.signature(pbdfit.mapping).parameters)[:3] == ["name", "young", "poisson"]
+    assert inspect.signature(pbdfit.lookup).parameters["extrapolate"].default is False
+    with pytest.raises(ValueError, match=r"^young = nan: must be a finite number$"):
+        pbdfit.mapping("xpbd-van-gelder-bulk", young=NAN, poisson=0.3)
+    with pytest.raises(ValueError, match=r"^nit = 0: must be an integer >= 1$"):
+        pbdfit.lookup("pbd", 1e3, 0.3, 0.01, 0, 3)
+    with pytest.raises(TypeError, match=r"^rayleigh: expected a number, got str 'a'$"):
+        pbdfit.identify("gravity-wall", rayleigh=("a", 1.0))
+    with pytest.raises(TypeError):
+        pbdfit.mapping("list", colour="red")
+    # Converted as the job reads them: the same report as the keywords written out.
+    keywords = {"name": "xpbd-van-gelder-bulk", "young": 1e4, "poisson": 0.25, "dt": 0.01, "nit": 1, "n": 1}
+    assert pbdfit.mapping(**keywords) == json.loads(_native.run_job("mapping", json.dumps(keywords)))

@@ -13,17 +13,8 @@
 //! `bench rest-solvers`, which time these jobs.
 
 pub mod bench;
-mod evaluate_job;
-mod fem_job;
-mod fit_job;
-mod identify_job;
-mod lookup_job;
-mod mapping_job;
-mod modes_job;
-mod motion_job;
 pub mod settings_sweep;
 pub mod sheet;
-mod simulate_job;
 mod study_job;
 
 use std::sync::Arc;
@@ -34,23 +25,17 @@ use pbdfit_study::Progress;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-pub use evaluate_job::{EvaluateKeywords, EvaluateReport};
-pub use fem_job::{
-    ContactForce, ContactReport, FemJob, FemKeywords, FemPart, FemPrepared, FemReport, FemSetup, PreparedFem,
-};
+pub use evaluate_job::EvaluateReport;
+pub use fem_job::{ContactForce, ContactReport, FemJob, FemPart, FemPrepared, FemReport, FemSetup, PreparedFem};
 pub use fit_job::{
-    BOOTSTRAP_SEED, BootstrapReport, BoxAxis, EngineAnswer, FitBody, FitJob, FitKeywords, FitOutcome, FitReport,
+    BOOTSTRAP_SEED, BootstrapReport, BoxAxis, EngineAnswer, FitBody, FitJob, FitOutcome, FitReport,
     IdentifiabilityReport, PastedError, PreparedFit, Starts,
 };
-pub use identify_job::{IdentifyJob, IdentifyKeywords, IdentifyReport};
-pub use lookup_job::{LookupKeywords, LookupReport, PreparedLookup};
-pub use mapping_job::{
-    MAPPING_SCENE, MappingEntry, MappingKeywords, MappingReport, PreparedMapping, mapping_list_help,
-};
-pub use modes_job::{
-    DEFAULT_MODE_COUNT, ModeReport, ModesKeywords, ModesPrepared, ModesReport, ModesSetup, PreparedModes,
-};
-pub use motion_job::{MotionKeywords, PreparedMotion};
+pub use identify_job::{IdentifyJob, IdentifyReport};
+pub use lookup_job::{LookupReport, PreparedLookup};
+pub use mapping_job::{MAPPING_SCENE, MappingEntry, MappingReport, PreparedMapping, mapping_list_help};
+pub use modes_job::{DEFAULT_MODE_COUNT, ModeReport, ModesPrepared, ModesReport, ModesSetup, PreparedModes};
+pub use motion_job::PreparedMotion;
 pub use pbdfit_fit::{
     BodyKeywords, Cancelled, FitJobError, MotionReport, Spelling, cancellable, keyword_names, keywords_from_json,
     mesh_notes,
@@ -59,8 +44,8 @@ pub use pbdfit_study::StudyKeywords;
 pub use pbdfit_table::TableKeywords;
 pub use settings_sweep::{PreparedSettings, SettingsKeywords, SettingsReport};
 pub use simulate_job::{
-    ConstraintReport, DynamicsReport, PreparedSimulate, RestReport, SimulateBody, SimulateJob, SimulateKeywords,
-    SimulateReport, SimulateRun, SimulateSetup,
+    ConstraintReport, DynamicsReport, PreparedSimulate, RestReport, SimulateBody, SimulateJob, SimulateReport,
+    SimulateRun, SimulateSetup,
 };
 pub use study_job::{StudyReport, StudyRun, TableReport};
 
@@ -165,10 +150,14 @@ impl<R: Report> Report for Parts<R> {
     }
 }
 
-/// The registry of jobs: [`JOBS`], [`keywords_of`] and [`run_json`] over every job listed (a new job is one
-/// entry here).
+/// The registry of jobs: [`JOBS`], [`keywords_of`] and [`run_json`] over every job listed. A new job is
+/// one entry here: `<Keywords> in <file>` declares the job's file `<file>.rs` as a module and exports its
+/// keywords type (its other public types get a `pub use` of their own where another crate names them); a
+/// job whose keywords live in another crate or a public module is its keywords type alone.
 macro_rules! jobs {
-    ($($job:ty),* $(,)?) => {
+    ($($job:ident $(in $module:ident)?),* $(,)?) => {
+        $($(mod $module; pub use $module::$job;)?)*
+
         /// Every job's name (its command's and Python function's).
         pub const JOBS: &[&str] = &[$(<$job as Job>::NAME),*];
 
@@ -194,16 +183,16 @@ macro_rules! jobs {
 }
 
 jobs!(
-    EvaluateKeywords,
-    FemKeywords,
-    FitKeywords,
-    IdentifyKeywords,
-    LookupKeywords,
-    MappingKeywords,
-    ModesKeywords,
-    MotionKeywords,
+    EvaluateKeywords in evaluate_job,
+    FemKeywords in fem_job,
+    FitKeywords in fit_job,
+    IdentifyKeywords in identify_job,
+    LookupKeywords in lookup_job,
+    MappingKeywords in mapping_job,
+    ModesKeywords in modes_job,
+    MotionKeywords in motion_job,
     SettingsKeywords,
-    SimulateKeywords,
+    SimulateKeywords in simulate_job,
     StudyKeywords,
     TableKeywords
 );
