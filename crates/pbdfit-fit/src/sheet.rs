@@ -128,11 +128,14 @@ pub fn check_cloth_model(kind: ModelKind, scene: &str) -> Result<(), FitJobError
     if kind.body_kind() == BodyKind::Sheet {
         return Ok(());
     }
+    // The sheet models from the registry, so a new one is named here without a line of its own.
+    let sheet_models: Vec<&str> =
+        ModelKind::all().iter().filter(|k| k.body_kind() == BodyKind::Sheet).map(|k| k.name()).collect();
     Err(FitJobError::Input(format!(
         "model `{}` works on tetrahedral solids, and scene {scene} is a sheet (a triangle mesh with a thickness): \
-         fit a cloth model to it (cloth-pbd, cloth-pbd-isometric, cloth-xpbd, cloth-xpbd-hookean, -stvk, -morse, \
-         cloth-fem, cloth-strain, cloth-mass-spring, jolt-cloth)",
-        kind.spec()
+         fit a cloth model to it ({})",
+        kind.spec(),
+        sheet_models.join(", ")
     )))
 }
 
