@@ -10,7 +10,7 @@
 
 use crate::anderson::{Progress, anderson_guarded};
 use crate::newton_krylov::{RootControls, newton_krylov, step_radius};
-use crate::system::Stage;
+use crate::system::{MapRounding, Stage};
 use crate::{Dynamics, ModelRule, PbdError, PbdSystem, SimParams, Vec3};
 use pbdfit_mesh::display::number;
 
@@ -380,11 +380,19 @@ impl PbdSystem {
         if self.has_friction() {
             // Path dependent: every tangential position of a sticking particle is a fixed point of the
             // rest map, so only stepping from the initial configuration gives where the simulation settles.
-            return self.rest_by_stepping(params, rules, options, None, 0, f64::INFINITY);
+            return self.rest_by_stepping(
+                params,
+                rules,
+                options,
+                Verdicts::new(rules, options),
+                None,
+                0,
+                f64::INFINITY,
+            );
         }
         // An engine profile's divergence is judged by growth ([`Growth`]), never by the body's size: its
         // rest state may lie beyond it. The textbook models keep the size rule (their studies are pinned).
-        let engine = rules.by_growth();
+        let verdicts = Verdicts::new(rules, options);
         let mut spent = 0;
         // The iterate a failed root solve hands on: the accelerated attempts start there instead of
         // solving the point again from `warm`.
@@ -393,7 +401,7 @@ impl PbdSystem {
             && self.contacts.is_empty()
             && options.root.newton_krylov(rules.root_by_default())
         {
-            match self.root_rest_state(params, rules, options, warm)? {
+            match self.root_rest_state(params, rules, options, verdicts, warm)? {
                 Ok(state) => return Ok(state),
                 Err(Handed { spent: root_spent, x }) => {
                     spent = root_spent;
@@ -447,7 +455,7 @@ impl PbdSystem {
                     limit,
                     // An engine's step maps a wild extrapolation far out; the textbook models' solves are
                     // kept iterate for iterate (the thesis study's rest states are pinned).
-                    if engine { ENGINE_RETREATS } else { 0 },
+                    if verdicts.growth { ENGINE_RETREATS } else { 0 },
                     |Progress { evaluations, scale, residual }| {
                         if past(options.deadline) || pbdfit_mesh::cancel::requested() {
                             return false;
@@ -456,7 +464,7 @@ impl PbdSystem {
                         let budget = options.max_sweeps.saturating_sub(spent + evaluations * params.nit);
                         // Less than a decade of progress over the second half of the evaluations so far, far
                         // from the tolerance (see [`STAGNATION`]).
-                        let stagnant = options.collapse_verdict
+                        let stagnant = verdicts.stagnation
                             && evaluations >= COLLAPSE_EVALUATIONS
                             && best[evaluations - 1] > STAGNATION * best[evaluations - STAGNATION_WINDOW - 1]
                             && best[evaluations - 1] > CONVERGING * options.tolerance;
@@ -464,7 +472,7 @@ impl PbdSystem {
                             && warm.is_none()
                             && !collapse_probed
                             && scale > COLLAPSE_FRACTION * self.extent
-                            && !engine
+                            && verdicts.partial_collapse
                         {
                             collapse_probed = true;
                             let verdict = Verdict::PartialCollapse;
@@ -479,17 +487,10 @@ impl PbdSystem {
                             || (stagnant
                                 && residual > STAGNANT_RESIDUAL
                                 && (warm.is_none() || best[evaluations - 1] > STAGNANT_RESIDUAL));
-                        if probed || !options.divergence_probe || !stalled {
+                        let Some(verdict) = verdicts.probe.filter(|_| stalled && !probed) else {
                             return true;
-                        }
-                        probed = true;
-                        let verdict = if engine {
-                            Verdict::Grows
-                        } else if options.collapse_verdict {
-                            Verdict::Collapse
-                        } else {
-                            Verdict::RunsAway
                         };
+                        probed = true;
                         left_body = self.runs_away(rules, params, warm, options, verdict, budget);
                         left_body.is_none()
                     },
@@ -502,7 +503,7 @@ impl PbdSystem {
                 if let Some(left) = left_body {
                     return Err(left.error(&self.scene, params, spent, self.extent));
                 }
-                if engine && !widened && !options.collapse_verdict && !out.converged && out.residual.is_infinite() {
+                if verdicts.widen && !widened && !out.converged && out.residual.is_infinite() {
                     // The iterate left the body: an engine's rest state may lie out there.
                     widened = true;
                     attempts.push((options.anderson_memory, ENGINE_WIDE * self.extent));
@@ -524,7 +525,7 @@ impl PbdSystem {
                 }
             }
         }
-        self.rest_by_stepping(params, rules, options, warm, spent, last_residual)
+        self.rest_by_stepping(params, rules, options, verdicts, warm, spent, last_residual)
     }
 
     /// The rest state by Newton-Krylov ([`newton_krylov`]), or what it hands on ([`Handed`]: the sweeps
@@ -542,6 +543,7 @@ impl PbdSystem {
         params: &SimParams,
         rules: &S,
         options: &RestOptions,
+        verdicts: Verdicts,
         warm: Option<&[Vec3]>,
     ) -> Result<Result<RestState, Handed>, PbdError> {
         let mut d = self.dynamics();
@@ -550,7 +552,6 @@ impl PbdSystem {
             None => vec![0.0; 3 * self.free.len()],
         };
         let nit = params.nit.max(1);
-        let engine = rules.by_growth();
         // The accelerated iteration first, as the first attempt of [`Self::stepped_rest_state`] runs it: a
         // fast point converges in it to the very rest state that attempt gives; a slow one hands its
         // iterate, near the fixed point, to Newton (whose step from far away, where the rest map is
@@ -562,7 +563,7 @@ impl PbdSystem {
             options.tolerance,
             ROOT_AFTER.min(options.max_map_evaluations).min(options.max_sweeps / nit),
             self.extent,
-            if engine { ENGINE_RETREATS } else { 0 },
+            if verdicts.growth { ENGINE_RETREATS } else { 0 },
             |_| !(past(options.deadline) || pbdfit_mesh::cancel::requested()),
         );
         pbdfit_mesh::cancel::check()?;
@@ -577,10 +578,10 @@ impl PbdSystem {
             }
             // A map in positions (the cloth models' sweeps) rounds at their last places, which the root
             // solve measures; one in displacements is exact to its own, and gives no origin.
-            let origin: Vec<f64> = if rules.in_positions() {
-                self.free.iter().flat_map(|&p| self.rest[p].iter().copied()).collect()
-            } else {
-                Vec::new()
+            let rounding = rules.rounding();
+            let origin: Vec<f64> = match rounding {
+                MapRounding::Measured => self.free.iter().flat_map(|&p| self.rest[p].iter().copied()).collect(),
+                MapRounding::Relative(_) => Vec::new(),
             };
             let controls = RootControls {
                 tolerance: options.tolerance,
@@ -588,18 +589,36 @@ impl PbdSystem {
                     .min(options.max_map_evaluations)
                     .min((options.max_sweeps.saturating_sub(spent)) / nit),
                 krylov: ROOT_KRYLOV,
-                limit: if engine { PROBE_FACTOR * self.extent } else { self.extent },
+                limit: if verdicts.growth { PROBE_FACTOR * self.extent } else { self.extent },
                 scale_floor: 1e-9 * self.extent,
+                round_off: rounding.floor(),
                 origin: &origin,
                 smoothing: rules.root_smoothing(),
             };
+            // The gradient search's verdict on a point whose simulation stays beyond the body (the stepping
+            // fallback's [`PbdError::OutOfReach`]), asked as soon as the solve looks beyond the body instead
+            // of after it and the accelerated attempts have failed ([`Self::reach_probe`]).
+            let mut probed = false;
+            let mut verdict = None;
             let out = newton_krylov(
                 first.x.clone(),
                 |x, out| rules.rest_map(self, params, &mut d, x, out),
                 controls,
-                || !(past(options.deadline) || pbdfit_mesh::cancel::requested()),
+                |furthest| {
+                    if past(options.deadline) || pbdfit_mesh::cancel::requested() {
+                        return false;
+                    }
+                    if verdicts.reach && !probed && furthest > self.extent {
+                        probed = true;
+                        verdict = self.reach_probe(rules, params, warm, options, verdicts, spent);
+                    }
+                    verdict.is_none()
+                },
             );
             pbdfit_mesh::cancel::check()?;
+            if let Some(e) = verdict {
+                return Err(e);
+            }
             spent += out.evaluations * params.nit;
             if !out.converged {
                 // Its best image (a residual never above the accelerated iterate's), or that iterate
@@ -634,6 +653,29 @@ impl PbdSystem {
             u[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]);
         }
         self.accept(params, u, spent, true, residual, RestMethod::FixedPoint).map(Ok)
+    }
+
+    /// The gradient search's early verdict on a point whose root solve looks beyond the body: the stepping
+    /// fallback's own run ([`Self::rest_by_stepping`] from `warm`, its [`PbdError::OutOfReach`] and
+    /// [`Growth`] verdicts), for at most [`PROBE_SECONDS`]. The error where that run gives one (the point has
+    /// no rest state the search takes: the verdict the fallback gives after the root solve and the
+    /// accelerated attempts have failed, sooner); `None` where it settles, stays within reach or the time
+    /// runs out (the solve goes on untouched). `spent`: the sweeps before it.
+    fn reach_probe<S: Stage>(
+        &self,
+        rules: &S,
+        params: &SimParams,
+        warm: Option<&[Vec3]>,
+        options: &RestOptions,
+        verdicts: Verdicts,
+        spent: usize,
+    ) -> Option<PbdError> {
+        let probe = ((PROBE_SECONDS / params.dt).ceil() as usize).saturating_mul(params.nit);
+        let bounded = RestOptions { max_sweeps: options.max_sweeps.min(spent.saturating_add(probe)), ..*options };
+        match self.rest_by_stepping(params, rules, &bounded, verdicts, warm, spent, f64::INFINITY) {
+            Err(e @ (PbdError::OutOfReach { .. } | PbdError::Diverged { .. })) => Some(e),
+            _ => None,
+        }
     }
 
     /// The stability verdict at the fixed point `x` of an engine whose passes are Jacobi (every other
@@ -708,6 +750,7 @@ impl PbdSystem {
         params: &SimParams,
         rules: &S,
         options: &RestOptions,
+        verdicts: Verdicts,
         warm: Option<&[Vec3]>,
         mut spent: usize,
         // The residual the attempts before reached (infinite when none did): reported where the budget
@@ -718,12 +761,11 @@ impl PbdSystem {
         let mut residual = before;
         let mut converged = false;
         // An engine profile's run is judged by its growth, a textbook model's by the body's size.
-        let engine = rules.by_growth();
-        let mut growth = engine.then(|| self.growth(params));
+        let mut growth = verdicts.growth.then(|| self.growth(params));
         // The gradient search leaves out an engine's point whose body stays beyond its size for the time it
         // takes to fall it ([`PbdError::OutOfReach`]: no fit's minimum; 17 such points of the README's Jolt
         // fit each stepped to the search's budget of 200,000 sweeps, 16 times the fit's time).
-        let reach = (engine && options.collapse_verdict).then(|| self.growth(params).steps);
+        let reach = verdicts.reach.then(|| self.growth(params).steps);
         let (mut steps, mut last_inside) = (0usize, 0usize);
         while spent + params.nit <= options.max_sweeps.max(params.nit) {
             pbdfit_mesh::cancel::check()?;
@@ -995,6 +1037,53 @@ impl Growth {
             )
         };
         PbdError::Diverged { scene: scene.to_string(), params: params.describe(), sweeps, reason }
+    }
+}
+
+/// The verdicts a rest-state computation may give on a point without a rest state, decided once from the
+/// options ([`RestOptions::divergence_probe`], [`RestOptions::collapse_verdict`]) and the stage (judged by
+/// growth or by the body's size, [`Stage::by_growth`]), and read wherever a solve or a run is judged.
+#[derive(Debug, Clone, Copy)]
+struct Verdicts {
+    /// Divergence judged by the motion's growth ([`Growth`]; engine profiles and cloth), not by the body's
+    /// size: an iterate beyond the body is stepped back from ([`ENGINE_RETREATS`]) rather than a verdict.
+    growth: bool,
+    /// What a stalled fixed-point solve's probe judges by; `None`: no probe.
+    probe: Option<Verdict>,
+    /// The gradient search's: a solve is judged stagnant ([`STAGNATION`]) and probed early.
+    stagnation: bool,
+    /// A stagnated cold solve beyond [`COLLAPSE_FRACTION`] of the body asks the collapse probe
+    /// ([`Verdict::PartialCollapse`]; textbook models with the gradient search's verdict).
+    partial_collapse: bool,
+    /// A run that stays beyond the body for the time it takes to fall it is [`PbdError::OutOfReach`] (a
+    /// stage judged by growth, with the gradient search's verdict); the root solve asks it as soon as it
+    /// looks beyond the body ([`PbdSystem::reach_probe`]).
+    reach: bool,
+    /// An engine's accelerated attempt whose iterate left the body is followed by a wider one
+    /// ([`ENGINE_WIDE`]); never with the gradient search's verdict, whose points beyond the body are out
+    /// of reach.
+    widen: bool,
+}
+
+impl Verdicts {
+    fn new<S: Stage>(rules: &S, options: &RestOptions) -> Self {
+        let growth = rules.by_growth();
+        let search = options.collapse_verdict;
+        let probe = options.divergence_probe.then_some(if growth {
+            Verdict::Grows
+        } else if search {
+            Verdict::Collapse
+        } else {
+            Verdict::RunsAway
+        });
+        Verdicts {
+            growth,
+            probe,
+            stagnation: search,
+            partial_collapse: search && !growth,
+            reach: search && growth,
+            widen: growth && !search,
+        }
     }
 }
 

@@ -24,7 +24,7 @@
 //! sparse factorisations only.
 
 use crate::arnoldi::{Arnoldi, norm};
-use crate::system::Stage;
+use crate::system::{MapRounding, Stage};
 use crate::{Fold, PbdError, PbdSystem, RuleSettings, Scale, SimParams, SpringLaw, Vec3};
 
 /// Controls of the sensitivity solve.
@@ -185,7 +185,7 @@ impl PbdSystem {
         // 1e-2 to 6e-5 after 1,500 products, so no descent had a model). Every other map keeps the fixed
         // step. Central products' step (1e-5) is left as it is.
         let step = match &base {
-            Some(base) if rules.in_positions() => {
+            Some(base) if rules.rounding() == MapRounding::Measured => {
                 let origin: Vec<f64> = self.free.iter().flat_map(|&p| self.rest[p].iter().copied()).collect();
                 let (mut scratch, mut image) = (vec![0.0; n], vec![0.0; n]);
                 let mut probes = 0;

@@ -503,6 +503,34 @@ impl PbdSystem {
 /// sweep ([`ProjectionRule`](crate::ProjectionRule), `projection.rs`) or an engine profile's own solve ([`EngineRule`], `engines/`). The
 /// rest state, its probes and the sensitivity are generic over it, so neither family's code rules the
 /// other out at run time; the mass-spring models have no step (their rest state is `SpringBody`'s).
+/// How a stage's rest map rounds ([`Stage::rounding`]): every map has a rounding, below which no solve
+/// makes progress; what differs is whether it is known in advance or measured.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum MapRounding {
+    /// The map computes in displacements (`u = x - X`, ARCHITECTURE.md), which keep their full relative
+    /// precision: a root solve whose Newton steps stop making progress below this relative residual ends
+    /// converged there (`newton_krylov.rs`'s `RootControls::round_off`), and the products' difference step
+    /// is fixed (the square root of the machine epsilon).
+    Relative(f64),
+    /// The map computes in absolute positions (`rest + u`, as the reference library's cloth does), so it
+    /// rounds at the positions' last places, amplified by its projections (2e2 to 5e4 units in the last
+    /// place on the cloth models' stiff points): the rounding is measured at each Newton step's iterate
+    /// (`newton_krylov::rounding`), sets the products' difference step, and a solve within
+    /// `newton_krylov.rs`'s `ROUNDING` times it ends converged there; the relative floor
+    /// [`ROUND_OFF`](crate::newton_krylov::ROUND_OFF) applies as well.
+    Measured,
+}
+
+impl MapRounding {
+    /// The relative residual below which a stalled root solve is at the map's rounding.
+    pub(crate) fn floor(self) -> f64 {
+        match self {
+            MapRounding::Relative(floor) => floor,
+            MapRounding::Measured => crate::newton_krylov::ROUND_OFF,
+        }
+    }
+}
+
 pub(crate) trait Stage: Copy {
     /// The engine profile's rule (its divergence judged by growth, its Jacobi fixed points checked);
     /// `None` for the textbook sweep.
@@ -528,11 +556,12 @@ pub(crate) trait Stage: Copy {
         0
     }
 
-    /// Whether the step computes in absolute positions (`rest + u`), so that its rounding is that of a
-    /// position, not of a displacement: the root solve then measures it (`newton_krylov.rs`'s
-    /// `RootControls::origin`). The textbook solids and the engine profiles compute in displacements.
-    fn in_positions(&self) -> bool {
-        false
+    /// How the rest map rounds, which the root solve takes for the map's own floor and the one-sided
+    /// products (the root solve's and the sensitivity's) take their difference step from. The textbook
+    /// solids and the engine profiles compute in displacements: [`MapRounding::Relative`] at
+    /// [`ROUND_OFF`](crate::newton_krylov::ROUND_OFF).
+    fn rounding(&self) -> MapRounding {
+        MapRounding::Relative(crate::newton_krylov::ROUND_OFF)
     }
 
     /// One time step (see [`PbdSystem::step`]); the largest per-particle displacement of the step (m).

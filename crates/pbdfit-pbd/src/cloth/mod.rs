@@ -46,7 +46,7 @@ mod strain_triangle;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use crate::system::{Stage, projected_rest_map, projected_step};
+use crate::system::{MapRounding, Stage, projected_rest_map, projected_step};
 use crate::{ColourGroups, Dynamics, PbdSystem, SimParams, Vec3};
 
 pub use distance_xpbd::xpbd_alpha_tilde;
@@ -438,9 +438,10 @@ impl Stage for ClothRule {
         true
     }
 
-    /// The sweeps project positions `rest + predicted`, as the reference library does ([`Self::solve`]).
-    fn in_positions(&self) -> bool {
-        true
+    /// The sweeps project positions `rest + predicted`, as the reference library does ([`Self::solve`]):
+    /// their rounding is measured.
+    fn rounding(&self) -> MapRounding {
+        MapRounding::Measured
     }
 
     /// Semi-implicit Euler (`v += dt a`, `p = u + dt v`), the sweeps, `v = (p - u) / dt`: the library's
