@@ -32,6 +32,22 @@ fn at_round_off(residuals: &[f64], floor: f64) -> bool {
     *last <= floor && *b > 0.5 * a && *last > 0.5 * b
 }
 
+/// What a step policy of [`SpringBody::newton`] found from an iterate.
+enum Step {
+    /// The next iterate and its forces.
+    Taken { u: Vec<f64>, f: Vec<f64> },
+    /// No step lowers the residual (or the energy): an equilibrium where the residual is within the
+    /// force's round-off, else a failure.
+    NoDecrease,
+    /// A failure (a singular tangent, a line search that found nothing), after `iterations`.
+    Failed { iterations: usize },
+}
+
+/// The Euclidean norm.
+fn norm(f: &[f64]) -> f64 {
+    f.iter().map(|x| x * x).sum::<f64>().sqrt()
+}
+
 impl SpringBody {
     /// The round-off of the force `f(u)` on the free DOFs (N, the largest over them):
     /// `eps max_i (sum_j |K_ij| |u_j| + |m_i a_i|)`, the force error that storing the displacements `u` to
@@ -55,12 +71,45 @@ impl SpringBody {
     /// The static equilibrium by Newton's method from `warm` (or the undeformed body): relative residual
     /// `|f|_inf / |f_0|_inf <= 1e-12` (or stalled at the force's round-off, [`at_round_off`]) over the free vertices (`f_0`: the force on the undeformed free
     /// vertices, their weight and tractions plus what a prescribed displacement pulls), at most 100 iterations, backtracking line
-    /// search on the residual norm.
+    /// search on the residual norm ([`Self::newton`] with that step).
     pub fn equilibrium(&self, law: &SpringLaw, warm: Option<&[Vec3]>) -> Result<Equilibrium, SpringError> {
         law.validate()?;
         if self.sheet {
             return self.sheet_equilibrium(law, warm);
         }
+        self.newton(law, warm, 100, |statics, k, u, f, iteration| {
+            // -K du = f
+            let Some(du) = self.solve(&[(k, -1.0)], None, f) else {
+                return Step::Failed { iterations: iteration };
+            };
+            let (mut step, start) = (1.0, norm(f));
+            loop {
+                let trial: Vec<f64> = u.iter().zip(&du).map(|(a, b)| a + step * b).collect();
+                let ft = self.forces(statics, &trial, None);
+                if norm(&ft) < (1.0 - 1e-4 * step) * start || (step < 1e-9 && norm(&ft) <= start) {
+                    return Step::Taken { u: trial, f: ft };
+                }
+                step *= 0.5;
+                if step < 1e-12 {
+                    return Step::Failed { iterations: iteration + 1 };
+                }
+            }
+        })
+    }
+
+    /// Newton's iteration on the static forces of `law` (its damping dropped) from `warm` (or the
+    /// undeformed body), at most `iterations`, each step from the iterate `u` (its forces `f`, tangent `k`)
+    /// chosen by `step` (the solids' backtracking on the residual's norm, the sheets' Levenberg-Marquardt):
+    /// converged at a relative residual `|f|_inf / |f_0|_inf <= 1e-12` (`f_0`: the force on the undeformed
+    /// free vertices), or stalled at the force's round-off ([`at_round_off`]), or where `step` finds no
+    /// step and the residual is within that round-off.
+    fn newton(
+        &self,
+        law: &SpringLaw,
+        warm: Option<&[Vec3]>,
+        iterations: usize,
+        mut step: impl FnMut(&SpringLaw, &super::tangent::Entries, &[f64], &[f64], usize) -> Step,
+    ) -> Result<Equilibrium, SpringError> {
         let statics = SpringLaw { damping: 0.0, ..*law };
         // The force scale: the load on the undeformed free vertices, i.e. their weight and tractions plus
         // the springs a prescribed displacement stretches (for gravity alone, exactly the weight).
@@ -70,8 +119,7 @@ impl SpringBody {
         let mut f = self.forces(&statics, &u, None);
         let mut residual = inf(&f) / scale;
         let mut residuals = vec![residual];
-        let norm = |f: &[f64]| f.iter().map(|x| x * x).sum::<f64>().sqrt();
-        for iteration in 0..100 {
+        for iteration in 0..iterations {
             if residual <= 1e-12 {
                 return Ok(Equilibrium { displacements: self.expand(&u), iterations: iteration, residual, residuals });
             }
@@ -80,31 +128,30 @@ impl SpringBody {
                 return Ok(Equilibrium { displacements: self.expand(&u), iterations: iteration, residual, residuals });
             }
             pbdfit_mesh::cancel::check()?;
-            // -K du = f
-            let Some(du) = self.solve(&[(&k, -1.0)], None, &f) else {
-                return Err(SpringError::NewtonFailed { iterations: iteration, residual });
-            };
-            let (mut step, start) = (1.0, norm(&f));
-            loop {
-                let trial: Vec<f64> = u.iter().zip(&du).map(|(a, b)| a + step * b).collect();
-                let ft = self.forces(&statics, &trial, None);
-                if norm(&ft) < (1.0 - 1e-4 * step) * start || (step < 1e-9 && norm(&ft) <= start) {
-                    u = trial;
-                    f = ft;
-                    break;
+            match step(&statics, &k, &u, &f, iteration) {
+                Step::Taken { u: next, f: forces } => {
+                    u = next;
+                    f = forces;
                 }
-                step *= 0.5;
-                if step < 1e-12 {
-                    return Err(SpringError::NewtonFailed { iterations: iteration + 1, residual });
+                // No step lowers the residual or the energy: at the force's round-off, an equilibrium.
+                Step::NoDecrease if residual <= self.round_off(&k, &u) / scale => {
+                    return Ok(Equilibrium {
+                        displacements: self.expand(&u),
+                        iterations: iteration,
+                        residual,
+                        residuals,
+                    });
                 }
+                Step::NoDecrease => return Err(SpringError::NewtonFailed { iterations: iteration, residual }),
+                Step::Failed { iterations } => return Err(SpringError::NewtonFailed { iterations, residual }),
             }
             residual = inf(&f) / scale;
             residuals.push(residual);
         }
         if residual <= 1e-12 || at_round_off(&residuals, self.round_off(&self.tangents(&statics, &u).0, &u) / scale) {
-            return Ok(Equilibrium { displacements: self.expand(&u), iterations: 100, residual, residuals });
+            return Ok(Equilibrium { displacements: self.expand(&u), iterations, residual, residuals });
         }
-        Err(SpringError::NewtonFailed { iterations: 100, residual })
+        Err(SpringError::NewtonFailed { iterations, residual })
     }
 
     /// [`Self::equilibrium`] of a sheet. A flat sheet whose springs are at their rest lengths has no
@@ -155,79 +202,40 @@ impl SpringBody {
         Ok(last)
     }
 
-    /// The Newton and Levenberg-Marquardt iteration of [`Self::sheet_equilibrium`] from `warm`.
+    /// The Newton and Levenberg-Marquardt iteration of [`Self::sheet_equilibrium`] from `warm`
+    /// ([`Self::newton`] with that step).
     fn sheet_newton(&self, law: &SpringLaw, warm: Option<&[Vec3]>) -> Result<Equilibrium, SpringError> {
-        let statics = SpringLaw { damping: 0.0, ..*law };
-        let load = inf(&self.forces(&statics, &vec![0.0; self.dofs()], None));
-        let scale = if load > 0.0 { load } else { 1.0 };
         let zeros = vec![Vec3::zeros(); self.rest.len()];
-        let energy = |x: &[f64]| self.energy(&statics, &self.expand(x), &zeros);
-        let norm = |f: &[f64]| f.iter().map(|x| x * x).sum::<f64>().sqrt();
-        let mut u = warm.map(|w| self.flatten(w)).unwrap_or_else(|| vec![0.0; self.dofs()]);
-        let mut f = self.forces(&statics, &u, None);
-        let mut residual = inf(&f) / scale;
-        let mut residuals = vec![residual];
         let mut mu = 0.0;
-        for iteration in 0..200 {
-            if residual <= 1e-12 {
-                return Ok(Equilibrium { displacements: self.expand(&u), iterations: iteration, residual, residuals });
-            }
-            let (k, _) = self.tangents(&statics, &u);
-            if at_round_off(&residuals, self.round_off(&k, &u) / scale) {
-                return Ok(Equilibrium { displacements: self.expand(&u), iterations: iteration, residual, residuals });
-            }
-            pbdfit_mesh::cancel::check()?;
+        self.newton(law, warm, 200, |statics, k, u, f, _| {
+            let energy = |x: &[f64]| self.energy(statics, &self.expand(x), &zeros);
             let largest = k.iter().filter(|((r, c), _)| r == c).fold(0.0f64, |m, (_, v)| m.max(v.abs()));
-            let (start, e0) = (norm(&f), energy(&u));
-            let mut accepted = None;
+            let (start, e0) = (norm(f), energy(u));
             let mut trial_mu = mu;
             while trial_mu <= 1e8 * largest {
                 let diagonal = (trial_mu > 0.0).then(|| vec![trial_mu; self.dofs()]);
-                if let Some(du) = self.solve(&[(&k, -1.0)], diagonal.as_deref(), &f) {
+                if let Some(du) = self.solve(&[(k, -1.0)], diagonal.as_deref(), f) {
                     let slope = f.iter().zip(&du).map(|(a, b)| a * b).sum::<f64>();
                     let mut step = 1.0;
                     while step >= 1e-3 {
                         let trial: Vec<f64> = u.iter().zip(&du).map(|(a, b)| a + step * b).collect();
-                        let ft = self.forces(&statics, &trial, None);
+                        let ft = self.forces(statics, &trial, None);
                         if norm(&ft) < (1.0 - 1e-4 * step) * start
                             || (slope > 0.0 && energy(&trial) < e0 - 1e-4 * step * slope)
                         {
-                            accepted = Some((trial, ft));
-                            break;
+                            mu = if trial_mu <= 1e-8 * largest { 0.0 } else { trial_mu / 100.0 };
+                            return Step::Taken { u: trial, f: ft };
                         }
                         step *= 0.5;
                     }
-                }
-                if accepted.is_some() {
-                    break;
                 }
                 trial_mu = if trial_mu == 0.0 { 1e-8 * largest } else { 100.0 * trial_mu };
                 if trial_mu == 0.0 {
                     break;
                 }
             }
-            let Some((trial, ft)) = accepted else {
-                // No step lowers the residual or the energy: at the force's round-off, an equilibrium.
-                if residual <= self.round_off(&k, &u) / scale {
-                    return Ok(Equilibrium {
-                        displacements: self.expand(&u),
-                        iterations: iteration,
-                        residual,
-                        residuals,
-                    });
-                }
-                return Err(SpringError::NewtonFailed { iterations: iteration, residual });
-            };
-            mu = if trial_mu <= 1e-8 * largest { 0.0 } else { trial_mu / 100.0 };
-            u = trial;
-            f = ft;
-            residual = inf(&f) / scale;
-            residuals.push(residual);
-        }
-        if residual <= 1e-12 || at_round_off(&residuals, self.round_off(&self.tangents(&statics, &u).0, &u) / scale) {
-            return Ok(Equilibrium { displacements: self.expand(&u), iterations: 200, residual, residuals });
-        }
-        Err(SpringError::NewtonFailed { iterations: 200, residual })
+            Step::NoDecrease
+        })
     }
 
     /// The sensitivities `du*/dp_j` of the equilibrium `u` (m per unit of `p_j`) for parameters that change
