@@ -1031,6 +1031,8 @@ impl FitKeywords {
 
 impl Job for FitKeywords {
     const NAME: &'static str = "fit";
+    const ABOUT: &'static str = "Fit a model's parameters (PBD's kd, kv; XPBD's compliances; an engine profile's) so that its rest state matches the FEM rest state of a material, or measured markers";
+    const EXAMPLE: &'static [&'static str] = &["--scene", "gravity-wall", "--n", "1", "--model", "xpbd", "--nit", "2"];
     type Prepared = PreparedFit;
     type Report = FitReport;
 
