@@ -266,7 +266,9 @@ _KINDS: Dict[str, Tuple[Any, Callable[[str, Any], Any]]] = {
     "pair": (Tuple[float, float], lambda name, value: None if value is None else [_number(name, v) for v in value]),
     "numbers": (Mapping[str, float], lambda name, value: _named_numbers(name, value, "{'kd': 0.3}")),
     "settings": (Mapping[str, Union[float, str]], lambda name, value: _settings(value)),
-    "text": (Union[str, Scene, "os.PathLike[str]"], lambda name, value: None if value is None else _text(value)),
+    "scene": (Union[str, Scene, "os.PathLike[str]"], lambda name, value: None if value is None else _source(value)),
+    "path": (Union[str, "os.PathLike[str]"], lambda name, value: None if value is None else os.fspath(value)),
+    "text": (str, lambda name, value: value),
 }
 
 
@@ -299,16 +301,9 @@ def _job_function(name: str) -> Callable[..., Dict[str, Any]]:
     run.__module__ = __name__
     run.__doc__ = spec["doc"]
     setattr(run, "__signature__", signature)
+    if name not in __all__:
+        __all__.append(name)
     return run
-
-
-def _text(value: Any) -> str:
-    """A text keyword: a scene (its source), a path (its text) or a name, as given."""
-    if isinstance(value, Scene):
-        return value.source
-    if isinstance(value, os.PathLike):
-        return os.fspath(value)
-    return value
 
 
 def modes(

@@ -27,7 +27,11 @@ pub enum Kind {
     Numbers,
     /// An engine's settings by name (repeated `--setting NAME=VALUE`): a dict of numbers or words.
     Settings,
-    /// Text: a name, a scene (a `Scene`'s source) or a path.
+    /// The body's scene (`scene`): a built-in name, a scene file's path, or a Python `Scene` (its source).
+    Scene,
+    /// A file's path (`PathBuf`): text or a path object.
+    Path,
+    /// Text: a name.
     Text,
 }
 
@@ -48,6 +52,10 @@ impl Kind {
             Kind::Numbers
         } else if is(TypeId::of::<(String, pbdfit_fit::SettingValue)>()) {
             Kind::Settings
+        } else if is(TypeId::of::<std::path::PathBuf>()) {
+            Kind::Path
+        } else if arg.get_id() == "scene" {
+            Kind::Scene
         } else {
             Kind::Text
         }

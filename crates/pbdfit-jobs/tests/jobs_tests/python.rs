@@ -73,18 +73,13 @@ fn a_function_made_from_its_job_takes_the_required_and_positional_keywords_first
     assert!(signature.keywords[0].required && !signature.keywords[1].required);
     let kind = |name: &str| signature.keywords.iter().find(|k| k.name == name).map(|k| k.kind);
     use pbdfit_jobs::signature::Kind;
-    assert_eq!(
-        [
-            kind("young"),
-            kind("n"),
-            kind("parameters"),
-            kind("settings"),
-            kind("rayleigh"),
-            kind("dynamic"),
-            kind("model")
-        ],
-        [Kind::Number, Kind::Count, Kind::Numbers, Kind::Settings, Kind::Pair, Kind::Flag, Kind::Text].map(Some)
-    );
+    let names = ["young", "n", "parameters", "settings", "rayleigh", "dynamic", "model", "scene"];
+    let kinds =
+        [Kind::Number, Kind::Count, Kind::Numbers, Kind::Settings, Kind::Pair, Kind::Flag, Kind::Text, Kind::Scene];
+    assert_eq!(names.map(kind), kinds.map(Some));
+    // A file's path is its own kind (identify's markers).
+    let identify = signature_of("identify").expect("a job");
+    assert_eq!(identify.keywords.iter().find(|k| k.name == "measured").map(|k| k.kind), Some(Kind::Path));
     let about = <pbdfit_jobs::EvaluateKeywords as pbdfit_jobs::Job>::ABOUT;
     assert!(signature.doc.starts_with(&format!("{about}.\n")), "{}", signature.doc);
     assert!(signature.doc.contains("nit: Solver iterations per time step"), "{}", signature.doc);
