@@ -539,15 +539,27 @@ def _simulated(report: Dict[str, Any]) -> Union[RestState, Dynamics]:
 
 def _settings(settings: Any) -> Optional[Dict[str, Union[float, str]]]:
     """An engine profile's settings by the engine's names: each a number, or a word the model's setting
-    takes (``{'order': 'sorted'}``, ``{'bend': 'dihedral'}``), passed as given; the native side looks a word
+    takes (``{'order': 'sorted'}``, ``{'bend': 'dihedral'}``), passed as given (a number written as text
+    is refused as a number would be); the native side looks a word
     up in the model's own setting and checks every name and range, as ``--setting`` does."""
     if settings is None:
         return None
     example = "{'relaxation': 0.8}"
     return {
-        _name("settings", k): v if isinstance(v, str) else _number(f"settings[{k!r}]", v)
+        _name("settings", k): v if _is_word(v) else _number(f"settings[{k!r}]", v)
         for k, v in _mapping_of("settings", settings, example).items()
     }
+
+
+def _is_word(value: Any) -> bool:
+    """A setting's word: text that is no number (``"0.5"`` is a number written as text, refused as one)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        float(value)
+    except ValueError:
+        return True
+    return False
 
 
 def simulate(
