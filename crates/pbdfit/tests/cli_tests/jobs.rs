@@ -51,8 +51,9 @@ fn every_job_s_command_line_and_python_reports_are_equal_field_for_field() {
     let markers = scratch("markers").join("markers.csv");
     std::fs::write(&markers, csv).unwrap();
     let mut files = vec![("{markers}", markers.display().to_string())];
+    let folder = scratch("files");
     for (key, text) in [("study", STUDY), ("table", TABLE)] {
-        let file = scratch("files").join(format!("{key}.toml"));
+        let file = folder.join(format!("{key}.toml"));
         std::fs::write(&file, text).unwrap();
         files.push((if key == "study" { "{study}" } else { "{table}" }, file.display().to_string()));
     }
