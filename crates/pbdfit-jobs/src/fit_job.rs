@@ -912,7 +912,8 @@ pub struct FitKeywords {
     /// `alpha_d=1e-12:1e2`. Log-scale parameters need bounds > 0. Default: the model's box.
     // Its id is its keyword's (serde's `box`), so Python's signature made from the job names it so; the
     // value name is the one `--help` has always shown.
-    #[arg(id = "box", long = "box", value_name = "SEARCH_BOX", value_parser = |s: &str| pbdfit_fit::parse_bound(s).map_err(|e| e.to_string()))]
+    #[arg(id = "box", long = "box", value_name = "SEARCH_BOX")]
+    #[arg(value_parser = |s: &str| pbdfit_fit::parse_bound(s).map_err(|e| e.to_string()))]
     #[serde(rename = "box", serialize_with = "bounds_map", deserialize_with = "bounds_from_map")]
     pub search_box: Vec<(String, f64, f64)>,
     /// Allow PBD stiffness above 1 in the box (experimental).
@@ -1033,7 +1034,8 @@ impl FitKeywords {
 
 impl Job for FitKeywords {
     const NAME: &'static str = "fit";
-    const ABOUT: &'static str = "Fit a model's parameters (PBD's kd, kv; XPBD's compliances; an engine profile's) so that its rest state matches the FEM rest state of a material, or measured markers";
+    const ABOUT: &'static str = "Fit a model's parameters (PBD's kd, kv; XPBD's compliances; an engine profile's) so \
+        that its rest state matches the FEM rest state of a material, or measured markers";
     const EXAMPLE: &'static [&'static str] = &["--scene", "gravity-wall", "--n", "1", "--model", "xpbd", "--nit", "2"];
     type Prepared = PreparedFit;
     type Report = FitReport;

@@ -718,8 +718,11 @@ impl PreparedSimulate {
 /// Every setting of `kind` as a report's text shows it: `name = value`, a value the setting has a word for
 /// as the word (`bend = dihedral`).
 fn shown_settings(kind: ModelKind) -> Vec<String> {
-    let shown = |spec: &pbdfit_pbd::SettingSpec, v: f64| spec.word(v).map_or_else(|| pbdfit_mesh::display::number(v), str::to_string);
-    kind.setting_specs().iter().zip(kind.settings()).map(|(spec, (name, v))| format!("{name} = {}", shown(spec, v))).collect()
+    let shown = |spec: &pbdfit_pbd::SettingSpec, v: f64| {
+        spec.word(v).map_or_else(|| pbdfit_mesh::display::number(v), str::to_string)
+    };
+    let settings = kind.setting_specs().iter().zip(kind.settings());
+    settings.map(|(spec, (name, v))| format!("{name} = {}", shown(spec, v))).collect()
 }
 
 impl SimulateReport {
@@ -815,7 +818,8 @@ impl SimulateReport {
 
 impl crate::Job for SimulateKeywords {
     const NAME: &'static str = "simulate";
-    const ABOUT: &'static str = "A model's rest state on a scene (PBD, XPBD, mass-spring or an engine profile): summary, JSON, VTK, or a VTK time series";
+    const ABOUT: &'static str = "A model's rest state on a scene (PBD, XPBD, mass-spring or an engine profile): \
+        summary, JSON, VTK, or a VTK time series";
     const EXAMPLE: &'static [&'static str] = &["--scene", "gravity-wall", "--n", "1", "--model", "xpbd", "--nit", "3"];
     type Prepared = PreparedSimulate;
     type Report = crate::Parts<SimulateReport>;
