@@ -1,4 +1,4 @@
-"""How good is a table lookup between nodes? (issue 27, item 2)
+"""How good is a table lookup between nodes?
 
 For random points inside a shipped table's range that are not nodes, the lookup's parameters are simulated
 (``pbdfit.evaluate``: the error a fit minimises) and compared with a direct gradient fit at the same point

@@ -1,4 +1,4 @@
-"""The closed-form mappings users apply today, against the table lookup and a direct fit (issue 27, item 5)
+"""The closed-form mappings users apply today, against the table lookup and a direct fit
 
 At the same random points as ``accuracy.py`` (seed 27, the same generator; the points and the direct fit's
 and the lookup's errors are read from ``fits/tables/accuracy/<table>.csv``, and the points are checked to

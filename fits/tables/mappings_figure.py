@@ -1,4 +1,4 @@
-"""The figure of issue 27, item 5: error / direct fit's error at the 200 random points, per method and model.
+"""The figure of the closed-form mappings against the lookup: error / direct fit's error at the 200 random points, per method and model.
 
 Reads ``fits/tables/accuracy/<table>.csv`` (lookup, ``lookup --refine``) and ``fits/tables/mappings/<table>.csv``
 (the closed-form mappings, written by ``mappings.py``), and in the xpbd panel ``fits/tables/mappings/xpbd-strain.csv``

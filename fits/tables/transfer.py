@@ -1,4 +1,4 @@
-"""Do the shipped stiffness tables transfer to bodies that are not the unit cube? (issue 27, item 6)
+"""Do the shipped stiffness tables transfer to bodies that are not the unit cube?
 
 The shipped tables (``pbd``: N 1 and 2; ``xpbd``: N 1) are fitted on the unit cube (compound ``gravity``).
 For seeded random points (E, nu, dt, nit) inside a table's range, on a target scene that is not the cube

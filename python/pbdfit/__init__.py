@@ -258,6 +258,54 @@ def _job(function: _Function) -> _Function:
     return typing.cast(_Function, run)
 
 
+#: Python's annotation of each kind of keyword (``pbdfit_jobs::signature::Kind``), and its check.
+_KINDS: Dict[str, Tuple[Any, Callable[[str, Any], Any]]] = {
+    "flag": (bool, lambda name, value: bool(value)),
+    "number": (float, lambda name, value: _number(name, value)),
+    "count": (int, lambda name, value: _count(name, value, 1)),
+    "pair": (Tuple[float, float], lambda name, value: None if value is None else [_number(name, v) for v in value]),
+    "numbers": (Mapping[str, float], lambda name, value: _named_numbers(name, value, "{'kd': 0.3}")),
+    "settings": (Mapping[str, Union[float, str]], lambda name, value: _settings(value)),
+    "scene": (Union[str, Scene, "os.PathLike[str]"], lambda name, value: None if value is None else _source(value)),
+    "path": (Union[str, "os.PathLike[str]"], lambda name, value: None if value is None else os.fspath(value)),
+    "text": (str, lambda name, value: value),
+}
+
+
+def _job_function(name: str) -> Callable[..., Dict[str, Any]]:
+    """The Python function of the job ``name``, made from the job itself (``_native.job_signature``): its
+    parameters are the job's keywords (the required ones and the job's positional ones by position too,
+    the rest by keyword only; ``None`` leaves a keyword to the job's default), each checked after its kind,
+    its docstring the command's help and each keyword's, and it returns the job's report as a dict, as
+    ``pbdfit NAME --json`` prints it. ``inspect.signature`` and ``help`` see the parameters."""
+    spec = json.loads(_native.job_signature(name))
+    parameters, checks = [], {}
+    for keyword in spec["keywords"]:
+        annotation, checks[keyword["name"]] = _KINDS[keyword["kind"]]
+        if keyword["required"]:
+            default = inspect.Parameter.empty
+        else:
+            default = False if annotation is bool else None
+            annotation = annotation if annotation is bool else Optional[annotation]
+        kind = inspect.Parameter.POSITIONAL_OR_KEYWORD if keyword["positional"] else inspect.Parameter.KEYWORD_ONLY
+        parameters.append(inspect.Parameter(keyword["name"], kind, default=default, annotation=annotation))
+    signature = inspect.Signature(parameters, return_annotation=Dict[str, Any])
+
+    def run(*args: Any, **kwargs: Any) -> Dict[str, Any]:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        keywords = {k: checks[k](k, v) for k, v in bound.arguments.items()}
+        return json.loads(_native.run_job(name, _json(keywords)))
+
+    run.__name__ = run.__qualname__ = name
+    run.__module__ = __name__
+    run.__doc__ = spec["doc"]
+    setattr(run, "__signature__", signature)
+    if name not in __all__:
+        __all__.append(name)
+    return run
+
+
 def modes(
     scene: Union[str, Scene, "os.PathLike[str]"],
     n: Optional[int] = None,
@@ -489,10 +537,29 @@ def _simulated(report: Dict[str, Any]) -> Union[RestState, Dynamics]:
                      report["method"], sensitivity, report)
 
 
-def _settings(settings: Any) -> Optional[Dict[str, float]]:
-    """An engine profile's settings by the engine's names, as numbers (the native side checks every name
-    and range, as ``--setting``)."""
-    return _named_numbers("settings", settings, "{'relaxation': 0.8}")
+def _settings(settings: Any) -> Optional[Dict[str, Union[float, str]]]:
+    """An engine profile's settings by the engine's names: each a number, or a word the model's setting
+    takes (``{'order': 'sorted'}``, ``{'bend': 'dihedral'}``), passed as given (a number written as text
+    is refused as a number would be); the native side looks a word
+    up in the model's own setting and checks every name and range, as ``--setting`` does."""
+    if settings is None:
+        return None
+    example = "{'relaxation': 0.8}"
+    return {
+        _name("settings", k): v if _is_word(v) else _number(f"settings[{k!r}]", v)
+        for k, v in _mapping_of("settings", settings, example).items()
+    }
+
+
+def _is_word(value: Any) -> bool:
+    """A setting's word: text that is no number (``"0.5"`` is a number written as text, refused as one)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        float(value)
+    except ValueError:
+        return True
+    return False
 
 
 def simulate(
@@ -906,44 +973,7 @@ def table(
     return json.loads(_native.run_job("table", text, progress=progress))
 
 
-def evaluate(
-    scene: Union[str, Scene, "os.PathLike[str]"],
-    young: float,
-    poisson: float,
-    parameters: Mapping[str, float],
-    model: Optional[str] = None,
-    dt: Optional[float] = None,
-    n: Optional[int] = None,
-    nit: Optional[int] = None,
-    material: Optional[str] = None,
-    settings: Optional[Mapping[str, float]] = None,
-    density: Optional[float] = None,
-    size: Optional[float] = None,
-    thickness: Optional[float] = None,
-    mass_model: Optional[str] = None,
-    fix_orientation: bool = False,
-    dynamic: bool = False,
-    time: Optional[float] = None,
-    fem_mass: Optional[str] = None,
-    rayleigh: Optional[Tuple[float, float]] = None,
-    split: Optional[str] = None,
-) -> Dict[str, Any]:
-    """The error a fit minimises, at given ``parameters`` (every parameter of ``model`` by name): what a
-    lookup's or any other choice of parameters is worth for this material and setting, as ``pbdfit
-    evaluate --json`` reports it. A dict with ``error``, ``scene_errors`` and ``body`` (each part's size,
-    density and mass; ``density`` and ``size`` replace the scene's); ``ValueError`` where the parameters have
-    no rest state. The reference options (``material``, ``dynamic`` with ``time``, ``fem_mass``, ``rayleigh``;
-    ``split``) are ``fit``'s."""
-    example = "{'kd': 0.3, 'kv': 0.5}"
-    keywords: Dict[str, Any] = dict(
-        scene=_source(scene), n=_count("n", n, 1), young=_number("young", young), poisson=_number("poisson", poisson),
-        parameters=_named_numbers("parameters", _mapping_of("parameters", parameters, example), example),
-        model=model, settings=_settings(settings), dt=_number("dt", dt), nit=_count("nit", nit, 1),
-        density=_number("density", density), size=_number("size", size),
-        thickness=_number("thickness", thickness), mass_model=mass_model, fix_orientation=bool(fix_orientation),
-        **_reference_keywords(material, dynamic, time, fem_mass, rayleigh, split),
-    )
-    return json.loads(_native.run_job("evaluate", _json(keywords)))
+evaluate = _job_function("evaluate")
 
 
 @_job

@@ -112,3 +112,35 @@ def test_a_function_declared_by_its_signature_checks_its_arguments_by_their_anno
     # Converted as the job reads them: the same report as the keywords written out.
     keywords = {"name": "xpbd-van-gelder-bulk", "young": 1e4, "poisson": 0.25, "dt": 0.01, "nit": 1, "n": 1}
     assert pbdfit.mapping(**keywords) == json.loads(_native.run_job("mapping", json.dumps(keywords)))
+
+
+def test_a_function_made_from_its_job_has_the_job_s_keywords_and_checks_them():
+    """``evaluate`` is made from its job (``_job_function``): its parameters are the job's keywords (the
+    required ``scene`` and the job's positional ``young``, ``poisson``, ``parameters`` by position too, the
+    rest by keyword only, every default ``None``, the job's, or ``False`` for a switch), its docstring the
+    command's help and each keyword's, and each argument is checked after its kind and named."""
+    import inspect
+
+    parameters = inspect.signature(pbdfit.evaluate).parameters
+    assert list(parameters)[:4] == ["scene", "young", "poisson", "parameters"]
+    assert set(parameters) == set(_native.job_keywords("evaluate"))
+    assert parameters["scene"].default is inspect.Parameter.empty
+    assert parameters["model"].kind is inspect.Parameter.KEYWORD_ONLY and parameters["model"].default is None
+    assert parameters["dynamic"].default is False
+    assert pbdfit.evaluate.__name__ == "evaluate" and "evaluate" in pbdfit.__all__
+    assert pbdfit.evaluate.__doc__.startswith("The error a fit minimises at given parameters")
+    assert "\n    nit: Solver iterations per time step" in pbdfit.evaluate.__doc__
+    given = {"kd": 0.3, "kv": 0.5}
+    with pytest.raises(TypeError, match=r"^n: expected an integer, got float 1.5$"):
+        pbdfit.evaluate("gravity-wall", 1e3, 0.3, given, n=1.5)
+    with pytest.raises(ValueError, match=r"^young = nan: must be a finite number$"):
+        pbdfit.evaluate("gravity-wall", NAN, 0.3, given)
+    with pytest.raises(TypeError, match=r"^rayleigh: expected a number, got str 'a'$"):
+        pbdfit.evaluate("gravity-wall", 1e3, 0.3, given, rayleigh=("a", 1.0))
+    with pytest.raises(TypeError):
+        pbdfit.evaluate("gravity-wall", 1e3, 0.3, given, "pbd")  # model is keyword-only
+    # Converted as the job reads them: the same report as the keywords written out, and a Scene is its source.
+    keywords = {"scene": "gravity-wall", "n": 1, "young": 2e3, "parameters": given}
+    expected = json.loads(_native.run_job("evaluate", json.dumps(keywords)))
+    assert pbdfit.evaluate(**keywords) == expected
+    assert pbdfit.evaluate(pbdfit.Scene.load("gravity-wall"), 2e3, parameters=given, n=1) == expected

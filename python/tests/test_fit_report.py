@@ -291,6 +291,22 @@ def test_fem_returns_the_command_line_s_report_with_its_contact_forces():
     assert {k: v for k, v in u.report.items() if k != "seconds"} == {k: v for k, v in cli.items() if k != "seconds"}
 
 
+def test_a_setting_s_word_is_taken_as_the_command_line_takes_it():
+    """A setting given by its word (``settings={"order": "sorted"}``, as ``--setting order=sorted``) reaches
+    the job, which looks it up in the model's own setting: the same rest state as its number and as the
+    command line's; a word of another model's setting is refused naming the model and the setting."""
+    args = dict(model="jolt", n=1, dt=1 / 30, nit=2, params={"edge_compliance": 1e-4, "volume_compliance": 1e-4})
+    by_word = pbdfit.simulate("gravity-wall", settings={"order": "sorted"}, **args).as_dict()
+    by_number = pbdfit.simulate("gravity-wall", settings={"order": -1}, **args).as_dict()
+    cli = cli_json("simulate", "--scene", "gravity-wall", "--model", "jolt", "--n", "1", "--dt", "1/30", "--nit", "2",
+                   "--setting", "order=sorted", "--param", "edge_compliance=1e-4", "--param", "volume_compliance=1e-4")
+    drop = lambda report: {k: v for k, v in report.items() if "seconds" not in k}
+    assert by_word["model"] == "jolt[order=sorted]" and by_word["settings"]["order"] == -1
+    assert drop(by_word) == drop(by_number) == drop(cli)
+    with pytest.raises(ValueError, match=r"jolt.*bend"):
+        pbdfit.simulate("gravity-wall", settings={"bend": "dihedral"}, **args)
+
+
 def test_jolt_creation_order_is_a_setting_with_its_spread():
     """Jolt reads the order its edges are created in: ``settings={"order": -1}`` (the command line's
     ``--setting order=sorted``) fits in the sorted order, and the report's ``engine["orders"]`` gives the

@@ -232,8 +232,10 @@ def test_integers_and_dicts_are_checked_with_python_s_exceptions(tmp_path):
         pbdfit.fit("gravity-floor", n=1, box="kd=0:1")
     with pytest.raises(ValueError, match=r"box\['kd'\] = 1: expected \(lower, upper\)"):
         pbdfit.fit("gravity-floor", n=1, box={"kd": 1})
-    with pytest.raises(TypeError, match=r"parameters: expected a dict"):
+    with pytest.raises(ValueError, match=r"parameters: model pbd needs kd"):
         pbdfit.evaluate("gravity-floor", young=1e3, poisson=0.3, parameters=None)
+    with pytest.raises(TypeError, match=r"parameters: expected a dict"):
+        pbdfit.evaluate("gravity-floor", young=1e3, poisson=0.3, parameters=[0.3, 0.5])
     with pytest.raises(ValueError, match=r"grid = -1: must be an integer >= 0"):
         pbdfit.fit("gravity-floor", n=1, grid=-1)
 

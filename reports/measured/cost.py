@@ -1,4 +1,4 @@
-"""What a fit to markers costs against a fit to the full field (issue 28, goal 2: at most twice).
+"""What a fit to markers costs against a fit to the full field (the goal: at most twice).
 
 gravity-wall at N = 4 and 8, the linear FEM with E = 1e3 Pa and nu = 0.3: 50 markers at random points of
 random tetrahedra (seeded), their displacement interpolated from the FEM field, no noise. Each N times

@@ -1,4 +1,4 @@
-"""Do the identification's 95 % intervals hold 95 % of the time? (issue 28, goal 1)
+"""Do the identification's 95 % intervals hold 95 % of the time?
 
 Synthetic markers from the linear FEM (gravity-wall, N = 2, E = 3e3 Pa, nu = 0.35): 40 markers at random
 points of random tetrahedra, their displacement interpolated from the FEM field, plus Gaussian noise of 1 %

@@ -1,4 +1,4 @@
-"""The worked example of issue 28: fitting to measured markers on an imported mesh.
+"""The worked example of measured markers: fitting to measured markers on an imported mesh.
 
 A lab's measurement, made synthetic so that the truth is known: the shipped cantilever (scenes/cantilever.toml,
 an imported Gmsh beam 1 x 0.2 x 0.2 m, 200 tetrahedra, clamped at x = 0, bending under its own weight) as a

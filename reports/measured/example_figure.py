@@ -1,4 +1,4 @@
-"""The figure of the worked example (issue 28, item 4): the residuals at the markers of each marker fit.
+"""The figure of the worked example of measured markers: the residuals at the markers of each marker fit.
 
 Reads ``reports/measured/example/<model>.markers.csv`` (written by ``example.py`` through ``fit --vtk``) and
 draws, per model, the observed and the fitted vertical displacement of every marker along the beam (top),

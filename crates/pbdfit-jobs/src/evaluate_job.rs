@@ -50,6 +50,11 @@ pub struct EvaluateReport {
 
 impl crate::Job for EvaluateKeywords {
     const NAME: &'static str = "evaluate";
+    const ABOUT: &'static str = "The error a fit minimises at given parameters: what a lookup's or any choice of \
+        parameters is worth";
+    const EXAMPLE: &'static [&'static str] =
+        &["--scene", "gravity-wall", "--n", "1", "--young", "2e3", "--param", "kd=0.3", "--param", "kv=0.5"];
+    const POSITIONAL: &'static [&'static str] = &["young", "poisson", "parameters"];
     type Prepared = (FitProblem, Vec<f64>, Vec<pbdfit_mesh::BodySummary>);
     type Report = EvaluateReport;
 

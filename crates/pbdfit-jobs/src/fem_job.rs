@@ -348,6 +348,9 @@ pub enum FemPrepared {
 
 impl crate::Job for FemKeywords {
     const NAME: &'static str = "fem";
+    const ABOUT: &'static str = "FEM rest state of a scene (linear or nonlinear material, static or dynamic): \
+        summary, JSON or VTK";
+    const EXAMPLE: &'static [&'static str] = &["--scene", "gravity-wall", "--n", "1", "--young", "2e3"];
     type Prepared = FemPrepared;
     type Report = crate::Parts<FemReport>;
 

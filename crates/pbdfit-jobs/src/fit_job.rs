@@ -910,7 +910,10 @@ pub struct FitKeywords {
     pub bootstrap: Option<usize>,
     /// Search box of one parameter, `NAME=LOWER:UPPER` (repeatable), e.g. `kd=0:0.5` or
     /// `alpha_d=1e-12:1e2`. Log-scale parameters need bounds > 0. Default: the model's box.
-    #[arg(long = "box", value_parser = |s: &str| pbdfit_fit::parse_bound(s).map_err(|e| e.to_string()))]
+    // Its id is its keyword's (serde's `box`), so Python's signature made from the job names it so; the
+    // value name is the one `--help` has always shown.
+    #[arg(id = "box", long = "box", value_name = "SEARCH_BOX")]
+    #[arg(value_parser = |s: &str| pbdfit_fit::parse_bound(s).map_err(|e| e.to_string()))]
     #[serde(rename = "box", serialize_with = "bounds_map", deserialize_with = "bounds_from_map")]
     pub search_box: Vec<(String, f64, f64)>,
     /// Allow PBD stiffness above 1 in the box (experimental).
@@ -1031,6 +1034,9 @@ impl FitKeywords {
 
 impl Job for FitKeywords {
     const NAME: &'static str = "fit";
+    const ABOUT: &'static str = "Fit a model's parameters (PBD's kd, kv; XPBD's compliances; an engine profile's) so \
+        that its rest state matches the FEM rest state of a material, or measured markers";
+    const EXAMPLE: &'static [&'static str] = &["--scene", "gravity-wall", "--n", "1", "--model", "xpbd", "--nit", "2"];
     type Prepared = PreparedFit;
     type Report = FitReport;
 

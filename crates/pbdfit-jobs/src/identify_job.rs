@@ -200,6 +200,9 @@ impl IdentifyReport {
 
 impl crate::Job for IdentifyKeywords {
     const NAME: &'static str = "identify";
+    const ABOUT: &'static str = "Identify E and nu of an FEM law from measured markers, with 95 % intervals \
+        (Gauss-Newton covariance)";
+    const EXAMPLE: &'static [&'static str] = &["--scene", "gravity-wall", "--n", "1", "--measured", "{markers}"];
     // Identification checks its inputs as it reads the markers: the job runs whole.
     type Prepared = (IdentifyKeywords, Spelling);
     type Report = IdentifyReport;

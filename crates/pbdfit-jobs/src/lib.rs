@@ -15,6 +15,7 @@
 pub mod bench;
 pub mod settings_sweep;
 pub mod sheet;
+pub mod signature;
 mod study_job;
 
 use std::sync::Arc;
@@ -54,6 +55,19 @@ pub use study_job::{StudyReport, StudyRun, TableReport};
 pub trait Job: Serialize + DeserializeOwned + Default + Send + 'static {
     /// The command's name (`pbdfit modes`), which is Python's function's (`pbdfit.modes`).
     const NAME: &'static str;
+    /// What the job answers, one paragraph: the command's help (`pbdfit --help` lists it, `pbdfit <name>
+    /// --help` opens with it; no final period, as clap writes a one-paragraph help) and the first line of
+    /// a Python function made from the job ([`signature`]).
+    const ABOUT: &'static str;
+    /// A small case of the job (a few seconds at most), as the command line's options: the test of every
+    /// job runs it through both front ends and compares their reports field for field. Files the test
+    /// makes are named by placeholders: `{markers}` (a marker CSV of `gravity-wall` at N = 1), `{study}`
+    /// and `{table}` (a study and a table file of a few fits), `{out}` (a results folder, each front end's
+    /// own).
+    const EXAMPLE: &'static [&'static str];
+    /// The keywords a Python function made from the job ([`signature`]) takes by position as well, after
+    /// the required ones and in this order; every other keyword is keyword-only.
+    const POSITIONAL: &'static [&'static str] = &[];
     /// The job checked, its problems built.
     type Prepared: Send;
     /// What the job answers.
@@ -164,6 +178,27 @@ macro_rules! jobs {
         /// The keywords of the job `name` (Python's spelling), sorted; `None` for no such job.
         pub fn keywords_of(name: &str) -> Option<Vec<String>> {
             $(if name == <$job as Job>::NAME { return Some(<$job as Job>::names()); })*
+            None
+        }
+
+        /// The job `name` as a Python function takes it (its keywords in the function's order, each
+        /// with its kind and help, and its docstring); `None` for no such job.
+        pub fn signature_of(name: &str) -> Option<signature::Signature> {
+            $(if name == <$job as Job>::NAME { return Some(signature::Signature::of::<$job>()); })*
+            None
+        }
+
+        /// The job `name`'s [`Job::EXAMPLE`]; `None` for no such job.
+        pub fn example_of(name: &str) -> Option<&'static [&'static str]> {
+            $(if name == <$job as Job>::NAME { return Some(<$job as Job>::EXAMPLE); })*
+            None
+        }
+
+        /// The keywords of the job `name` read from its command line's options `args` (without the
+        /// command's name), as the JSON object Python's call sends ([`run_json`] takes it): what the
+        /// command line parses is what Python's keywords say. `None` for no such job.
+        pub fn keywords_from_args(name: &str, args: &[&str]) -> Option<Result<String, String>> {
+            $(if name == <$job as Job>::NAME { return Some(signature::keywords_from_args::<$job>(args)); })*
             None
         }
 

@@ -76,6 +76,10 @@ fn table_error(e: TableError) -> FitJobError {
 
 impl crate::Job for LookupKeywords {
     const NAME: &'static str = "lookup";
+    const ABOUT: &'static str = "Look a model's parameters up in a stiffness table (interpolated), with an error \
+        estimate";
+    const EXAMPLE: &'static [&'static str] =
+        &["--table", "pbd", "--young", "3e4", "--poisson", "0.3", "--dt", "0.005", "--nit", "4", "--n", "1"];
     type Prepared = PreparedLookup;
     type Report = LookupReport;
 

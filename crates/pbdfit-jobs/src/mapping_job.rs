@@ -151,6 +151,11 @@ impl Serialize for MappingReport {
 
 impl crate::Job for MappingKeywords {
     const NAME: &'static str = "mapping";
+    const ABOUT: &'static str = "A closed-form mapping's parameters for (E, nu) (Van Gelder springs, bulk-modulus \
+        and Macklin-Mueller volume compliances, Godot-Jolt's constant, their PBD equivalents, xpbd-strain's inverse \
+        moduli): the baselines the lookup is measured against. `--mapping list` lists them";
+    const EXAMPLE: &'static [&'static str] =
+        &["--mapping", "xpbd-van-gelder-bulk", "--young", "1e4", "--poisson", "0.3", "--n", "1"];
     type Prepared = PreparedMapping;
     type Report = MappingReport;
 

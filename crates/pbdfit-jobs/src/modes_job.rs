@@ -282,6 +282,9 @@ pub enum ModesPrepared {
 
 impl crate::Job for ModesKeywords {
     const NAME: &'static str = "modes";
+    const ABOUT: &'static str = "The lowest natural frequencies and mode shapes of a scene's FEM body (the reference \
+        for motion): table, JSON or VTK";
+    const EXAMPLE: &'static [&'static str] = &["--scene", "gravity-wall", "--n", "1", "--count", "2"];
     type Prepared = ModesPrepared;
     type Report = crate::Parts<ModesReport>;
 

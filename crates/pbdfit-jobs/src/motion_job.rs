@@ -226,6 +226,10 @@ impl PreparedMotion {
 
 impl Job for MotionKeywords {
     const NAME: &'static str = "motion";
+    const ABOUT: &'static str = "The release test: the FEM body (Newmark, no numerical damping) against a model at \
+        your dt and iterations, from rest under gravity: frequency, damping and trajectory error";
+    const EXAMPLE: &'static [&'static str] =
+        &["--scene", "gravity-wall", "--n", "1", "--param", "kd=0.5", "--param", "kv=0.5", "--dt", "0.005"];
     type Prepared = PreparedMotion;
     type Report = MotionReport;
 

@@ -358,6 +358,9 @@ fn list<T>(option: String, text: &str, parse: impl Fn(&str) -> Option<T>) -> Res
 
 impl crate::Job for SettingsKeywords {
     const NAME: &'static str = "settings";
+    const ABOUT: &'static str = "The cheapest engine settings (dt, iterations or substeps) at which a model reaches \
+        a material's FEM within a target error, and where it cannot at all: one fit per setting, cheapest first";
+    const EXAMPLE: &'static [&'static str] = &["--scene", "gravity-wall", "--n", "1", "--dt", "1/30", "--nit", "1,2"];
     type Prepared = PreparedSettings;
     type Report = SettingsReport;
 

@@ -247,6 +247,10 @@ pub struct RestReport {
     /// model).
     #[serde(serialize_with = "pbdfit_fit::ordered_map")]
     pub settings: Vec<(String, f64)>,
+    /// The same settings as the text shows them, `name = value`, a value the setting has a word for as
+    /// the word (`bend = dihedral`): made with the report from the model, not read back from [`Self::model`].
+    #[serde(skip)]
+    pub shown_settings: Vec<String>,
     /// Time step (s).
     pub dt: f64,
     /// Iterations per step.
@@ -627,6 +631,7 @@ impl PreparedSimulate {
                     n: part.n,
                     model: params.model.kind().spec(),
                     settings: params.model.kind().settings().into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+                    shown_settings: shown_settings(params.model.kind()),
                     dt: params.dt,
                     nit: params.nit,
                     parameters: params.model.values().to_vec(),
@@ -710,6 +715,16 @@ impl PreparedSimulate {
     }
 }
 
+/// Every setting of `kind` as a report's text shows it: `name = value`, a value the setting has a word for
+/// as the word (`bend = dihedral`).
+fn shown_settings(kind: ModelKind) -> Vec<String> {
+    let shown = |spec: &pbdfit_pbd::SettingSpec, v: f64| {
+        spec.word(v).map_or_else(|| pbdfit_mesh::display::number(v), str::to_string)
+    };
+    let settings = kind.setting_specs().iter().zip(kind.settings());
+    settings.map(|(spec, (name, v))| format!("{name} = {}", shown(spec, v))).collect()
+}
+
 impl SimulateReport {
     /// The part's scene name.
     pub fn scene(&self) -> &str {
@@ -728,16 +743,8 @@ impl SimulateReport {
                     BodySummary::line(std::slice::from_ref(&r.body)),
                     format!("scene {} (N = {}, {} mass): {}", r.scene, r.n, r.mass_model, r.description),
                 ];
-                if !r.settings.is_empty() {
-                    // A value the setting has a word for is shown as the word (`bend = dihedral`).
-                    let kind = r.model.parse::<ModelKind>().ok();
-                    let shown = |k: &str, v: f64| {
-                        let spec = kind.and_then(|kind| kind.setting_specs().iter().find(|s| s.name == k));
-                        spec.and_then(|s| s.word(v)).map_or_else(|| pbdfit_mesh::display::number(v), str::to_string)
-                    };
-                    let settings: Vec<String> =
-                        r.settings.iter().map(|(k, v)| format!("{k} = {}", shown(k, *v))).collect();
-                    lines.push(format!("  engine settings: {}", settings.join(", ")));
+                if !r.shown_settings.is_empty() {
+                    lines.push(format!("  engine settings: {}", r.shown_settings.join(", ")));
                 }
                 if let Some(&(_, v)) = r.settings.iter().find(|(k, _)| k == pbdfit_pbd::engines::creation::SETTING) {
                     let order = pbdfit_pbd::CreationOrder::from_setting(v);
@@ -811,6 +818,9 @@ impl SimulateReport {
 
 impl crate::Job for SimulateKeywords {
     const NAME: &'static str = "simulate";
+    const ABOUT: &'static str = "A model's rest state on a scene (PBD, XPBD, mass-spring or an engine profile): \
+        summary, JSON, VTK, or a VTK time series";
+    const EXAMPLE: &'static [&'static str] = &["--scene", "gravity-wall", "--n", "1", "--model", "xpbd", "--nit", "3"];
     type Prepared = PreparedSimulate;
     type Report = crate::Parts<SimulateReport>;
 

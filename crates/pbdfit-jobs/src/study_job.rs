@@ -59,6 +59,9 @@ pub struct StudyReport {
 
 impl Job for StudyKeywords {
     const NAME: &'static str = "study";
+    const ABOUT: &'static str =
+        "Run or resume a study file (a matrix of fits), writing one CSV per scene and experiment";
+    const EXAMPLE: &'static [&'static str] = &["{study}", "--out", "{out}", "--jobs", "1"];
     type Prepared = (Vec<PreparedStudy>, Option<usize>);
     type Report = StudyReport;
 
@@ -156,6 +159,9 @@ fn table_error(e: TableError) -> FitJobError {
 
 impl Job for TableKeywords {
     const NAME: &'static str = "table";
+    const ABOUT: &'static str =
+        "Build (or resume) a stiffness table: fits over a grid of (E, nu, dt, nit, N), with leave-one-out";
+    const EXAMPLE: &'static [&'static str] = &["{table}", "--out", "{out}", "--jobs", "1"];
     type Prepared = (PreparedTable, TableKeywords);
     type Report = TableReport;
 

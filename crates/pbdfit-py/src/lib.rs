@@ -371,12 +371,22 @@ fn job_keywords(name: &str) -> PyResult<Vec<String>> {
     pbdfit_jobs::keywords_of(name).ok_or_else(|| value_error(format!("no job named {name}")))
 }
 
+/// The job `name` as a Python function takes it, as JSON: `name`, `keywords` (each with `name`, `kind`,
+/// `required`, `positional`, `help`, in the function's order) and `doc` (`pbdfit_jobs::signature`), from
+/// which `pbdfit._job_function` makes the function.
+#[pyfunction]
+fn job_signature(name: &str) -> PyResult<String> {
+    let signature = pbdfit_jobs::signature_of(name).ok_or_else(|| value_error(format!("no job named {name}")))?;
+    serde_json::to_string(&signature).map_err(|e| PyRuntimeError::new_err(format!("JSON output: {e}")))
+}
+
 /// The module `pbdfit._native`.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenes, m)?)?;
     m.add_function(wrap_pyfunction!(run_job, m)?)?;
     m.add_function(wrap_pyfunction!(job_keywords, m)?)?;
+    m.add_function(wrap_pyfunction!(job_signature, m)?)?;
     m.add_function(wrap_pyfunction!(scene_bodies, m)?)?;
     m.add_function(wrap_pyfunction!(distributed::run_task_json, m)?)?;
     m.add_class::<distributed::Driver>()?;

@@ -7,6 +7,7 @@ use crate::cli::CliResult;
 
 /// Arguments of `pbdfit mapping`: the mapping job's keywords and `--json`.
 #[derive(Debug, clap::Args)]
+#[command(about = <MappingKeywords as pbdfit_jobs::Job>::ABOUT)]
 #[command(allow_negative_numbers = true, after_help = mapping_list_help())]
 pub struct MappingArgs {
     #[command(flatten)]

@@ -79,8 +79,10 @@ pub fn fit_error(e: pbdfit_fit::FitError) -> CliError {
     }
 }
 
-/// A job's command with no output besides its report: the job's keywords and `--json`.
+/// A job's command with no output besides its report: the job's keywords and `--json`, its help the job's
+/// [`ABOUT`](pbdfit_jobs::Job::ABOUT).
 #[derive(Debug, clap::Args)]
+#[command(about = J::ABOUT)]
 pub struct JobArgs<J: pbdfit_jobs::Job + clap::Args> {
     #[command(flatten)]
     job: J,
@@ -101,8 +103,10 @@ pub fn run_prepared<J: pbdfit_jobs::Job>(prepared: J::Prepared, json: bool) -> R
     run_on::<J>(prepared, json, BackendName::Cpu, None)
 }
 
-/// A job of many fits (a study, a table): its keywords beside the backend and `--json`.
+/// A job of many fits (a study, a table): its keywords beside the backend and `--json`, its help the job's
+/// [`ABOUT`](pbdfit_jobs::Job::ABOUT).
 #[derive(Debug, clap::Args)]
+#[command(about = J::ABOUT)]
 pub struct FitsArgs<J: pbdfit_jobs::Job + clap::Args> {
     #[command(flatten)]
     job: J,

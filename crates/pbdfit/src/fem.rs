@@ -11,6 +11,7 @@ use crate::cli::{CliError, CliResult};
 
 /// Arguments of `pbdfit fem`: the job's keywords and the outputs.
 #[derive(Debug, Args)]
+#[command(about = <pbdfit_jobs::FemKeywords as pbdfit_jobs::Job>::ABOUT)]
 pub struct FemArgs {
     #[command(flatten)]
     job: FemJob,

@@ -10,7 +10,7 @@ use crate::cli::{BackendName, CliError, CliResult, fit_error};
 
 /// Arguments of `pbdfit fit`: the fit job's keywords beside the outputs and the backend.
 #[derive(Debug, clap::Args)]
-#[command(allow_negative_numbers = true)]
+#[command(about = <pbdfit_jobs::FitKeywords as pbdfit_jobs::Job>::ABOUT, allow_negative_numbers = true)]
 pub struct FitArgs {
     #[command(flatten)]
     job: FitKeywords,

@@ -7,7 +7,7 @@ use crate::cli::CliResult;
 
 /// Arguments of `pbdfit lookup`: the lookup job's keywords and `--json`.
 #[derive(Debug, clap::Args)]
-#[command(allow_negative_numbers = true)]
+#[command(about = <LookupKeywords as pbdfit_jobs::Job>::ABOUT, allow_negative_numbers = true)]
 pub struct LookupArgs {
     #[command(flatten)]
     job: LookupKeywords,

@@ -48,8 +48,10 @@ struct Cli {
     command: Command,
 }
 
-/// The commands: each entry, its doc (the command's help) and attributes, then `Name(Args) => run`, is a
-/// variant of [`Command`] and its arm in [`Command::run`], so a command is one entry here.
+/// The commands: each entry, its attributes, then `Name(Args) => run`, is a variant of [`Command`] and its
+/// arm in [`Command::run`], so a command is one entry here. A job's command takes its help from the job
+/// ([`pbdfit_jobs::Job::ABOUT`], which `cli::JobArgs` and each job's own arguments apply), so its entry is
+/// one line; a command that is no job has its help as its doc line here.
 macro_rules! commands {
     ($($(#[$attr:meta])* $name:ident($args:ty) => $run:path),+ $(,)?) => {
         #[derive(Debug, Subcommand)]
@@ -71,38 +73,19 @@ macro_rules! commands {
 commands! {
     /// List the built-in scenes.
     Scenes(cli::NoArgs) => cli::list_scenes,
-    /// FEM rest state of a scene (linear or nonlinear material, static or dynamic): summary, JSON or VTK.
     Fem(fem::FemArgs) => fem::run,
-    /// The lowest natural frequencies and mode shapes of a scene's FEM body (the reference for motion):
-    /// table, JSON or VTK.
     Modes(modes::ModesArgs) => modes::run,
-    /// The release test: the FEM body (Newmark, no numerical damping) against a model at your dt and
-    /// iterations, from rest under gravity: frequency, damping and trajectory error.
     Motion(motion::MotionArgs) => motion::run,
     /// Draw any study from its results folder (summary.json + CSVs): error and parameter figures, a report.
     Plot(plot::PlotArgs) => plot::run,
-    /// A model's rest state on a scene (PBD, XPBD, mass-spring or an engine profile): summary, JSON, VTK, or
-    /// a VTK time series.
     Simulate(simulate::SimulateArgs) => simulate::run,
-    /// Fit a model's parameters (PBD's kd, kv; XPBD's compliances; an engine profile's) so that its rest
-    /// state matches the FEM rest state of a material, or measured markers.
     Fit(fit::FitArgs) => fit::run,
-    /// The cheapest engine settings (dt, iterations or substeps) at which a model reaches a material's FEM
-    /// within a target error, and where it cannot at all: one fit per setting, cheapest first.
     Settings(settings::SettingsArgs) => settings::run,
-    /// Identify E and nu of an FEM law from measured markers, with 95 % intervals (Gauss-Newton covariance).
-    Identify(cli::JobArgs<pbdfit_jobs::IdentifyJob>) => cli::run_job,
-    /// The error a fit minimises at given parameters: what a lookup's or any choice of parameters is worth.
+    Identify(cli::JobArgs<pbdfit_jobs::IdentifyKeywords>) => cli::run_job,
     Evaluate(cli::JobArgs<pbdfit_jobs::EvaluateKeywords>) => cli::run_job,
-    /// Run or resume a study file (a matrix of fits), writing one CSV per scene and experiment.
     Study(cli::FitsArgs<pbdfit_jobs::StudyKeywords>) => cli::run_fits,
-    /// Build (or resume) a stiffness table: fits over a grid of (E, nu, dt, nit, N), with leave-one-out.
     Table(cli::FitsArgs<pbdfit_jobs::TableKeywords>) => cli::run_fits,
-    /// Look a model's parameters up in a stiffness table (interpolated), with an error estimate.
     Lookup(lookup::LookupArgs) => lookup::run,
-    /// A closed-form mapping's parameters for (E, nu) (Van Gelder springs, bulk-modulus and Macklin-Mueller
-    /// volume compliances, Godot-Jolt's constant, their PBD equivalents, xpbd-strain's inverse moduli): the
-    /// baselines the lookup is measured against. `--mapping list` lists them.
     #[command(visible_alias = "baseline")]
     Mapping(baseline::MappingArgs) => baseline::run,
     /// Run a study under named variants of the setup (reference material, solve, mesh split, mass, load,

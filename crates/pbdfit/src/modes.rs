@@ -12,6 +12,7 @@ use crate::cli::{CliError, CliResult};
 
 /// Arguments of `pbdfit modes`: the job's keywords and the outputs.
 #[derive(Debug, Args)]
+#[command(about = <pbdfit_jobs::ModesKeywords as pbdfit_jobs::Job>::ABOUT)]
 pub struct ModesArgs {
     #[command(flatten)]
     job: ModesKeywords,

@@ -12,6 +12,7 @@ use crate::cli::{CliError, CliResult};
 
 /// Arguments of `pbdfit motion`: the motion job's keywords beside the outputs.
 #[derive(Debug, Args)]
+#[command(about = <pbdfit_jobs::MotionKeywords as pbdfit_jobs::Job>::ABOUT)]
 pub struct MotionArgs {
     #[command(flatten)]
     job: MotionKeywords,

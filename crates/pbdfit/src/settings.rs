@@ -8,6 +8,7 @@ use crate::cli::CliResult;
 
 /// Arguments of `pbdfit settings`: the settings job's keywords and `--json`.
 #[derive(Debug, clap::Args)]
+#[command(about = <SettingsKeywords as pbdfit_jobs::Job>::ABOUT)]
 pub struct SettingsArgs {
     #[command(flatten)]
     job: SettingsKeywords,

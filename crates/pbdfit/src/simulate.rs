@@ -11,7 +11,7 @@ use crate::fit::job_error;
 
 /// Arguments of `pbdfit simulate`: the simulation job's keywords beside the backend and the outputs.
 #[derive(Debug, clap::Args)]
-#[command(allow_negative_numbers = true)]
+#[command(about = <pbdfit_jobs::SimulateKeywords as pbdfit_jobs::Job>::ABOUT, allow_negative_numbers = true)]
 pub struct SimulateArgs {
     #[command(flatten)]
     job: SimulateKeywords,

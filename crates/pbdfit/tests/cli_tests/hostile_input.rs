@@ -1,5 +1,5 @@
 //! The command line's answers to hostile input, each a
-//! regression test of a defect a review found. Exit 2 with a message naming the key or file, or a
+//! regression test of a defect once found in it. Exit 2 with a message naming the key or file, or a
 //! quiet end; never a panic, an abort or a silent nonsense result with exit 0.
 
 use std::io::Read;

@@ -1,58 +1,19 @@
 //! Every job's two front ends give one report: the command line's `--json` and what Python gets
 //! (`pbdfit_jobs::run_json`, the extension's one entry) are equal field for field, wall-clock seconds aside,
-//! on a small case of each job of the registry, so a front end that drops, renames or recomputes a field
-//! fails here, and a job added without a case fails too.
+//! on each job's own small case ([`pbdfit_jobs::Job::EXAMPLE`]: the command line's options, read into the
+//! keywords Python sends by `pbdfit_jobs::keywords_from_args`), so a front end that drops, renames or
+//! recomputes a field fails here, and a new job is tested with no line here.
 
-use serde_json::{Value, json as object};
+use serde_json::Value;
 
 use crate::common::{displacements, json, pbdfit, scratch};
 
-/// One small case of the job `name`: the command line's options and the same job's keywords (most on
-/// `gravity-wall` at N = 1).
-fn case<'a>(name: &str, markers: &'a str) -> (Vec<&'a str>, Value) {
-    let wall = |extra: Value| {
-        let mut keywords = object!({"scene": "gravity-wall", "n": 1});
-        keywords.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
-        keywords
-    };
-    let (extra, keywords) = match name {
-        "evaluate" => (
-            vec!["--young", "2e3", "--param", "kd=0.3", "--param", "kv=0.5"],
-            wall(object!({"young": 2e3, "parameters": {"kd": 0.3, "kv": 0.5}})),
-        ),
-        "fem" => (vec!["--young", "2e3"], wall(object!({"young": 2e3}))),
-        "fit" => (vec!["--model", "xpbd", "--nit", "2"], wall(object!({"model": "xpbd", "nit": 2}))),
-        "identify" => (vec!["--measured", markers], wall(object!({"measured": markers}))),
-        "lookup" => {
-            let args =
-                vec!["--table", "pbd", "--young", "3e4", "--poisson", "0.3", "--dt", "0.005", "--nit", "4", "--n", "1"];
-            return (args, object!({"table": "pbd", "young": 3e4, "poisson": 0.3, "dt": 0.005, "nit": 4, "n": 1}));
-        }
-        "mapping" => {
-            let args = vec!["--mapping", "xpbd-van-gelder-bulk", "--young", "1e4", "--poisson", "0.3", "--n", "1"];
-            return (args, object!({"name": "xpbd-van-gelder-bulk", "young": 1e4, "poisson": 0.3, "n": 1}));
-        }
-        "modes" => (vec!["--count", "2"], wall(object!({"count": 2}))),
-        // A study and a table of a few fits, each front end's into its own folder (`out` set aside below).
-        "study" | "table" => {
-            let file = scratch("files").join(format!("{name}.toml"));
-            std::fs::write(&file, if name == "study" { STUDY } else { TABLE }).unwrap();
-            let (file, out) = (leak(file.display().to_string()), scratch(name).display().to_string());
-            let (cli, python) = (leak(format!("{out}/cli")), format!("{out}/python"));
-            let key = if name == "study" { "study" } else { "file" };
-            let mut keywords = object!({"out": python, "jobs": 1});
-            keywords[key] = file.into();
-            return (vec![file, "--out", cli, "--jobs", "1"], keywords);
-        }
-        "motion" => (
-            vec!["--param", "kd=0.5", "--param", "kv=0.5", "--dt", "0.005"],
-            wall(object!({"params": {"kd": 0.5, "kv": 0.5}, "dt": 0.005})),
-        ),
-        "settings" => (vec!["--dt", "1/30", "--nit", "1,2"], wall(object!({"dt": "1/30", "nit": "1,2"}))),
-        "simulate" => (vec!["--model", "xpbd", "--nit", "3"], wall(object!({"model": "xpbd", "nit": 3}))),
-        _ => panic!("no case for the job {name}: add one here"),
-    };
-    ([vec!["--scene", "gravity-wall", "--n", "1"], extra].concat(), keywords)
+/// The job `name`'s own small case ([`pbdfit_jobs::Job::EXAMPLE`]), its placeholders replaced by the
+/// files this test makes (`{markers}`, `{study}`, `{table}`) and the results folder `out`.
+fn case(name: &str, files: &[(&str, String)], out: &str) -> Vec<String> {
+    let example = pbdfit_jobs::example_of(name).expect("a job");
+    let replace = |arg: &str| files.iter().fold(arg.replace("{out}", out), |arg, (key, path)| arg.replace(key, path));
+    example.iter().map(|arg| replace(arg)).collect()
 }
 
 /// A study of four fits on `gravity-wall`.
@@ -63,10 +24,6 @@ const STUDY: &str = "name = \"tiny\"\nscenes = [\"gravity-wall\"]\n[base]\ndt = 
 const TABLE: &str = "name = \"tiny\"\ndescription = \"six nodes\"\nmodel = \"pbd\"\nscene = \"gravity-wall\"\n\
                      [fit]\nsearch = \"pattern\"\ngrid = 5\nmin_step = 1e-2\n[axes]\nyoung = [1e3, 1e4, 1e5]\n\
                      poisson = [0.2, 0.35]\ndt = [\"1/100\"]\nnit = [4]\nn = [1]\n";
-
-fn leak(text: String) -> &'static str {
-    Box::leak(text.into_boxed_str())
-}
 
 /// `value` without the wall-clock seconds (every key ending in `seconds`, at any depth) and the results
 /// folder (`out`, each front end's own).
@@ -93,12 +50,24 @@ fn every_job_s_command_line_and_python_reports_are_equal_field_for_field() {
     }
     let markers = scratch("markers").join("markers.csv");
     std::fs::write(&markers, csv).unwrap();
-    let markers = markers.to_str().unwrap();
+    let mut files = vec![("{markers}", markers.display().to_string())];
+    let folder = scratch("files");
+    for (key, text) in [("study", STUDY), ("table", TABLE)] {
+        let file = folder.join(format!("{key}.toml"));
+        std::fs::write(&file, text).unwrap();
+        files.push((if key == "study" { "{study}" } else { "{table}" }, file.display().to_string()));
+    }
     for name in pbdfit_jobs::JOBS {
-        let (options, keywords) = case(name, markers);
-        let args = [vec![*name, "--json"], options].concat();
+        // Each front end's results (a study's, a table's) in its own folder: `out` is set aside below.
+        let out = scratch(name).display().to_string();
+        let options = case(name, &files, &format!("{out}/cli"));
+        let args: Vec<&str> = [*name, "--json"].into_iter().chain(options.iter().map(String::as_str)).collect();
         let mut cli = json(&pbdfit(&args));
-        let report = pbdfit_jobs::run_json(name, &keywords.to_string()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let options = case(name, &files, &format!("{out}/python"));
+        let options: Vec<&str> = options.iter().map(String::as_str).collect();
+        let keywords =
+            pbdfit_jobs::keywords_from_args(name, &options).expect("a job").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let report = pbdfit_jobs::run_json(name, &keywords).unwrap_or_else(|e| panic!("{name}: {e}"));
         let mut python: Value = serde_json::from_str(&report).unwrap();
         without_seconds(&mut cli);
         without_seconds(&mut python);

@@ -1,5 +1,5 @@
-//! Refusals of bad input through the command line: each test is named after what it pins and runs a
-//! reviewer's input (or the same input written here) to the exit code and message it must give.
+//! Refusals of bad input through the command line: each test is named after what it pins and runs an
+//! input that was once answered wrongly (or the same input written here) to the exit code and message it must give.
 
 use std::path::{Path, PathBuf};
 
