@@ -94,9 +94,8 @@ pub enum SceneError {
     },
     /// A sheet scene (a `[sheet]` table: a triangle mesh with a thickness) where a solid is needed.
     #[error(
-        "scene {origin} is a sheet (a triangle mesh with a thickness), not a tetrahedral solid: no model (pbd, \
-         xpbd, the mass-spring models, the engine profiles) takes sheets yet, and of the commands only `fem` and \
-         `modes` solve one (its shell reference)"
+        "scene {origin} is a sheet (a triangle mesh with a thickness), not a tetrahedral solid, and this takes \
+         solids only (docs/sheets.md says which commands and models take a sheet)"
     )]
     Sheet {
         /// File path or built-in name.
