@@ -400,8 +400,10 @@ def fem(
     a ``[sheet]`` table) is solved by the shell reference: ``material`` ``corotational`` (large rotations, the
     sheets' default), ``stvk`` (the same with a Saint Venant-Kirchhoff membrane) or ``linear``; ``thickness``
     (m) replaces the sheet's; the array is the vertices' translations (the rotations are in
-    ``pbdfit fem --json``'s ``rotations``). The options of solids only (``dynamic``, ``split``, ...) and a
-    ``thickness`` for a solid are refused.
+    ``pbdfit fem --json``'s ``rotations``). ``dynamic`` runs the corotational shell's transient from the flat
+    sheet at rest (implicit Euler with step ``dt``, to rest or for ``time`` s, Rayleigh damping ``rayleigh``,
+    the lumped mass with the plate's rotary inertia) and gives its end state. The options of solids only
+    (``split``, a ``consistent`` ``fem_mass``, ...) and a ``thickness`` for a solid are refused.
     """
     keywords: Dict[str, Any] = dict(
         scene=_source(scene),

@@ -51,6 +51,27 @@ fn the_clamped_strip_deflects_as_the_cantilever_beam() {
     assert!((tip(&thin) / tip(&linear) - 4.0).abs() < 1e-8, "{}", tip(&thin) / tip(&linear));
 }
 
+/// `fem --dynamic` on the strip: the corotational shell's transient (implicit Euler, damped) run to rest
+/// ends on the static solve's rest state, and a fixed time is reported as the solids' is.
+#[test]
+fn the_strips_dynamic_reference_comes_to_rest_on_the_static_one() {
+    let statics = fem(r#"{"scene": "clamped-strip", "n": 10}"#);
+    let dynamic = fem(r#"{"scene": "clamped-strip", "n": 10, "dynamic": true, "dt": 0.01, "rayleigh": [50, 0]}"#);
+    assert_eq!(dynamic.reference, "corotational shell dynamic lumped rest a=50 b=0");
+    let largest = statics.displacements.iter().map(|u| u[2].abs()).fold(0.0, f64::max);
+    let difference = statics
+        .displacements
+        .iter()
+        .zip(&dynamic.displacements)
+        .map(|(a, b)| (0..3).map(|k| (a[k] - b[k]).abs()).fold(0.0, f64::max))
+        .fold(0.0, f64::max);
+    println!("static tip {largest:.6e} m; dynamic at rest differs by {:.2e} of it", difference / largest);
+    assert!(difference / largest < 1e-9, "{:e}", difference / largest);
+    let timed = fem(r#"{"scene": "clamped-strip", "n": 10, "dynamic": true, "dt": 0.01, "time": 0.05}"#);
+    assert_eq!(timed.reference, "corotational shell dynamic lumped t=0.05");
+    assert!(timed.solve_note.as_deref().is_some_and(|n| n.starts_with("5 steps")), "{:?}", timed.solve_note);
+}
+
 /// The sheet hanging from its two top corners is symmetric about x = 0.5 (its crossed mesh is): each
 /// vertex's mirror moves by the mirrored displacement, to the Newton tolerance.
 #[test]
@@ -96,7 +117,13 @@ fn options_a_sheet_has_no_use_for_are_refused_by_name() {
         let e = refused("fem", &format!(r#"{{"scene": "clamped-strip", "thickness": {bad}}}"#));
         assert!(e.starts_with("thickness") && e.contains("finite number > 0 m"), "{e}");
     }
-    let e = refused("fem", r#"{"scene": "clamped-strip", "dynamic": true}"#);
+    let e = refused("fem", r#"{"scene": "clamped-strip", "dynamic": true, "fem_mass": "consistent"}"#);
+    assert!(e.starts_with("fem_mass") && e.contains("lumped"), "{e}");
+    let e = refused("fem", r#"{"scene": "clamped-strip", "dynamic": true, "material": "linear"}"#);
+    assert!(e.starts_with("material") && e.contains("corotational shell's"), "{e}");
+    let e = refused("fem", r#"{"scene": "clamped-strip", "split": "six"}"#);
+    assert!(e.starts_with("split") && e.contains("is a sheet"), "{e}");
+    let e = refused("fit", r#"{"scene": "clamped-strip", "model": "cloth-xpbd", "dynamic": true}"#);
     assert!(e.starts_with("dynamic") && e.contains("is a sheet"), "{e}");
     let e = refused("fem", r#"{"scene": "clamped-strip", "material": "neo-hookean"}"#);
     assert!(e.contains("linear, corotational or stvk shell"), "{e}");
