@@ -81,7 +81,8 @@ pub use measured::{
 };
 pub use motion::{
     DEFAULT_PERIODS, DampingFit, FEM_STEPS_PER_PERIOD, FrameSink, MAX_FEM_STEPS, MAX_MODEL_STEPS, MotionFit,
-    MotionMeasures, MotionReport, Release, ReleaseSetup, ReleaseTest, check_periods, has_damping_knob, measure,
+    MotionMeasures, MotionReport, Release, ReleaseSetup, ReleaseTest, SheetRelease, check_periods, has_damping_knob,
+    measure,
 };
 pub use order_spread::{OrderPoint, OrderSpread, SEEDS as ORDER_SEEDS, order_spread};
 pub use pattern_search::{GOLDEN_RATIO, PatternSearch, SearchStep};
