@@ -346,6 +346,9 @@ def motion(
     ``fem_damping`` gives the FEM body that damping ratio in its first mode (mass-proportional Rayleigh);
     ``fit_damping=True`` then searches the model's damping knob (the engine's damping setting, else
     ``damping``) for the FEM's decay, and ``damping_fit`` gives the value or says why none will do.
+
+    On a sheet scene the FEM is the corotational shell's transient and ``model`` a cloth model (a gravity
+    release, ``fit`` allowed; ``fit_motion``, ``fit_damping`` and ``release="unload"`` refused).
     """
     keywords: Dict[str, Any] = dict(
         scene=_source(scene), n=_count("n", n, 1), young=_number("young", young),

@@ -157,8 +157,10 @@ impl SheetRelease {
         // The rest-state fit's options (a cloth model's root solve, which accepts the measured rounding of
         // its sweeps in absolute positions).
         let options = RestOptions::default();
-        let state =
-            self.system.rest_state(&params, &options, Some(guess)).map_err(|e| format!("the model's rest state: {e}"))?;
+        let state = self
+            .system
+            .rest_state(&params, &options, Some(guess))
+            .map_err(|e| format!("the model's rest state: {e}"))?;
         if !state.converged {
             return Err(format!(
                 "the model's rest state did not converge within {} projection sweeps (relative residual {:.3e}): its \
