@@ -86,7 +86,7 @@ fn params_option(spelling: Spelling) -> &'static str {
 /// The release test of a solid, or of a sheet (a cloth model against the shell's transient).
 #[derive(Debug)]
 enum Test {
-    Solid(ReleaseTest),
+    Solid(Box<ReleaseTest>),
     Sheet(Box<SheetRelease>),
 }
 
@@ -175,7 +175,7 @@ impl MotionKeywords {
             return Ok(PreparedMotion { job: self.clone(), params, spelling, material, test, warnings: Vec::new() });
         }
         let (test, warnings) = setup.test(spelling)?;
-        Ok(PreparedMotion { job: self.clone(), params, spelling, material, test: Test::Solid(test), warnings })
+        Ok(PreparedMotion { job: self.clone(), params, spelling, material, test: Test::Solid(Box::new(test)), warnings })
     }
 }
 
