@@ -56,6 +56,21 @@ pub fn prepare_fem(
     let law =
         pbdfit_mesh::ReferenceOptions { dynamic: false, time: None, fem_mass: None, rayleigh: None, ..options.clone() };
     let reference = ShellReference::of_job(&law, &scene, spelling)?;
+    if !options.dynamic {
+        let given = [
+            (options.time.is_some(), "time"),
+            (options.fem_mass.is_some(), "fem_mass"),
+            (options.rayleigh.is_some(), "rayleigh"),
+        ];
+        if let Some((_, option)) = given.iter().find(|(g, _)| *g) {
+            return Err(FitJobError::Input(format!(
+                "{}: only with {} (the shell's transient); scene {} is solved statically without it",
+                spelling.name(option),
+                spelling.name("dynamic"),
+                scene.name
+            )));
+        }
+    }
     let timing = pbdfit_mesh::ReferenceOptions {
         dynamic: options.dynamic,
         time: options.time,

@@ -167,6 +167,8 @@ fn options_a_sheet_has_no_use_for_are_refused_by_name() {
     assert!(e.starts_with("fem_mass") && e.contains("lumped"), "{e}");
     let e = refused("fem", r#"{"scene": "clamped-strip", "dynamic": true, "material": "linear"}"#);
     assert!(e.starts_with("material") && e.contains("corotational shell's"), "{e}");
+    let e = refused("fem", r#"{"scene": "clamped-strip", "time": 1.0}"#);
+    assert!(e.starts_with("time: only with dynamic"), "{e}");
     let e = refused("fem", r#"{"scene": "clamped-strip", "split": "six"}"#);
     assert!(e.starts_with("split") && e.contains("is a sheet"), "{e}");
     let e = refused("fit", r#"{"scene": "clamped-strip", "model": "cloth-xpbd", "dynamic": true}"#);
