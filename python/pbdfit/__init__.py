@@ -394,6 +394,9 @@ def motion(
     ``fem_damping`` gives the FEM body that damping ratio in its first mode (mass-proportional Rayleigh);
     ``fit_damping=True`` then searches the model's damping knob (the engine's damping setting, else
     ``damping``) for the FEM's decay, and ``damping_fit`` gives the value or says why none will do.
+
+    On a sheet scene the FEM is the corotational shell's transient and ``model`` a cloth model (a gravity
+    release, ``fit`` allowed; ``fit_motion``, ``fit_damping`` and ``release="unload"`` refused).
     """
     keywords: Dict[str, Any] = dict(
         scene=_source(scene), n=_count("n", n, 1), young=_number("young", young),
@@ -448,8 +451,10 @@ def fem(
     a ``[sheet]`` table) is solved by the shell reference: ``material`` ``corotational`` (large rotations, the
     sheets' default), ``stvk`` (the same with a Saint Venant-Kirchhoff membrane) or ``linear``; ``thickness``
     (m) replaces the sheet's; the array is the vertices' translations (the rotations are in
-    ``pbdfit fem --json``'s ``rotations``). The options of solids only (``dynamic``, ``split``, ...) and a
-    ``thickness`` for a solid are refused.
+    ``pbdfit fem --json``'s ``rotations``). ``dynamic`` runs the corotational shell's transient from the flat
+    sheet at rest (implicit Euler with step ``dt``, to rest or for ``time`` s, Rayleigh damping ``rayleigh``,
+    the lumped mass with the plate's rotary inertia) and gives its end state. The options of solids only
+    (``split``, a ``consistent`` ``fem_mass``, ...) and a ``thickness`` for a solid are refused.
     """
     keywords: Dict[str, Any] = dict(
         scene=_source(scene),

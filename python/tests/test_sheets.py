@@ -50,7 +50,9 @@ def test_sheets_and_thicknesses_out_of_place_are_refused():
     with pytest.raises(ValueError, match="fit a cloth model to it"):
         pbdfit.simulate("hanging-sheet", model="xpbd")
     with pytest.raises(ValueError, match="is a sheet"):
-        pbdfit.fem("clamped-plate", dynamic=True)
+        pbdfit.fem("clamped-plate", split="six")
+    with pytest.raises(ValueError, match="lumped"):
+        pbdfit.fem("clamped-plate", dynamic=True, fem_mass="consistent")
 
 
 def test_simulate_takes_a_cloth_model_on_a_sheet():

@@ -244,7 +244,58 @@ impl DynamicSolution {
     }
 }
 
-fn combine(parts: &[(&CscMatrix<f64>, f64)]) -> CscMatrix<f64> {
+/// One time step's rule, the integrator written once for every body (the solids' [`StaticProblem::integrate`]
+/// and the sheets' `CorotationalShell::integrate`): the coefficients the step's residual puts on `M` and
+/// `C`, the rates a trial increment `d = x - u_n` gives (Newmark's acceleration and velocity in the
+/// module doc; implicit Euler's `(d - dt v_n) / dt^2` and `d / dt`), and the velocity and acceleration the
+/// converged increment leaves for the next step. Per degree of freedom, so a body whose state is not a
+/// vector (a sheet's rotations) applies it to its increments.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct StepRule {
+    /// Newmark's average acceleration (else implicit Euler).
+    pub newmark: bool,
+    /// The time step (s).
+    pub dt: f64,
+    /// The residual's coefficient on `M`: `4 / dt^2` (Newmark) or `1 / dt^2`, and the Newton matrix's.
+    pub mass_factor: f64,
+    /// The residual's coefficient on `C`: `2 / dt` (Newmark) or `1 / dt`.
+    pub damping_factor: f64,
+}
+
+impl StepRule {
+    /// The rule of `integrator` at step `dt` (s).
+    pub(crate) fn new(integrator: TimeIntegrator, dt: f64) -> Self {
+        let newmark = integrator == TimeIntegrator::Newmark;
+        let (mass_factor, damping_factor) =
+            if newmark { (4.0 / (dt * dt), 2.0 / dt) } else { (1.0 / (dt * dt), 1.0 / dt) };
+        Self { newmark, dt, mass_factor, damping_factor }
+    }
+
+    /// The acceleration and velocity of one DOF at the trial increment `d` from a step that began with
+    /// velocity `v` and (Newmark) acceleration `a`: what `M` and `C` multiply in the step's residual.
+    #[inline]
+    pub(crate) fn rates(&self, d: f64, v: f64, a: f64) -> (f64, f64) {
+        if self.newmark {
+            (self.mass_factor * (d - self.dt * v) - a, self.damping_factor * d - v)
+        } else {
+            ((d - self.dt * v) * self.mass_factor, d * self.damping_factor)
+        }
+    }
+
+    /// After a converged step of increment `d`: the DOF's velocity and (Newmark) acceleration for the next.
+    #[inline]
+    pub(crate) fn advance(&self, d: f64, v: &mut f64, a: &mut f64) {
+        if self.newmark {
+            let next = self.mass_factor * (d - self.dt * *v) - *a;
+            *v = self.damping_factor * d - *v;
+            *a = next;
+        } else {
+            *v = d / self.dt;
+        }
+    }
+}
+
+pub(crate) fn combine(parts: &[(&CscMatrix<f64>, f64)]) -> CscMatrix<f64> {
     let first = parts[0].0;
     let mut values = vec![0.0; first.nnz()];
     for (m, c) in parts {
@@ -365,7 +416,8 @@ impl StaticProblem {
                 self.reduce(&forces, 1.0).iter().zip(self.reduce(&zero, 1.0)).map(|(f, l)| f - l).collect();
             scale = scale.max(norm(&elastic));
         }
-        let newmark = settings.integrator == TimeIntegrator::Newmark;
+        let rule = StepRule::new(settings.integrator, dt);
+        let newmark = rule.newmark;
         let strain_floor = self.strain_floor(&k0);
         let element_size = self.assembler.element_size();
         // Newmark's acceleration, from M a_0 = f_ext - f_int(u_0) - C v_0.
@@ -397,8 +449,7 @@ impl StaticProblem {
         observe(0, &u, &v, &mut states);
         // The step's coefficients on M and C: implicit Euler's 1 / dt^2 and 1 / dt, Newmark's 4 / dt^2 and
         // 2 / dt.
-        let (mass_factor, damping_factor) =
-            if newmark { (4.0 / (dt * dt), 2.0 / dt) } else { (1.0 / (dt * dt), 1.0 / dt) };
+        let (mass_factor, damping_factor) = (rule.mass_factor, rule.damping_factor);
         let mut steps = 0;
         let mut ratio = f64::INFINITY;
         // A linear law's tangent is `k0` at every state, bit for bit, so the Newton matrix is factored
@@ -418,6 +469,7 @@ impl StaticProblem {
             damping: &damping,
             k0: &k0,
             constant,
+            rule,
             newmark,
             dt,
             mass_factor,
@@ -453,16 +505,8 @@ impl StaticProblem {
                 largest_step = largest_step.max(step);
                 largest = largest.max(size);
             }
-            if newmark {
-                for i in 0..dofs {
-                    let next = mass_factor * (x[i] - u[i] - dt * v[i]) - a[i];
-                    v[i] = damping_factor * (x[i] - u[i]) - v[i];
-                    a[i] = next;
-                }
-            } else {
-                for i in 0..dofs {
-                    v[i] = (x[i] - u[i]) / dt;
-                }
+            for i in 0..dofs {
+                rule.advance(x[i] - u[i], &mut v[i], &mut a[i]);
             }
             *u = x;
             steps += 1;
@@ -567,6 +611,7 @@ struct TimeStep<'a> {
     damping: &'a CscMatrix<f64>,
     k0: &'a CscMatrix<f64>,
     constant: Option<CholeskyFactor>,
+    rule: StepRule,
     newmark: bool,
     dt: f64,
     mass_factor: f64,
@@ -606,9 +651,9 @@ impl NewtonSystem for TimeStep<'_> {
         let mut g = d.problem.reduce(&forces, 1.0);
         if d.newmark {
             // M a(x) + C v(x) with Newmark's a(x) = 4 (x - u - dt v) / dt^2 - a_n, v(x) = 2 (x - u) / dt - v_n.
-            let acceleration: Vec<f64> =
-                (0..dofs).map(|i| d.mass_factor * (x[i] - u[i] - dt * v[i]) - d.a[i]).collect();
-            let velocity: Vec<f64> = (0..dofs).map(|i| d.damping_factor * (x[i] - u[i]) - v[i]).collect();
+            let rates: Vec<(f64, f64)> = (0..dofs).map(|i| d.rule.rates(x[i] - u[i], v[i], d.a[i])).collect();
+            let acceleration: Vec<f64> = rates.iter().map(|r| r.0).collect();
+            let velocity: Vec<f64> = rates.iter().map(|r| r.1).collect();
             multiply(d.m, &acceleration, &mut mv);
             multiply(d.damping, &velocity, &mut cv);
             for i in 0..dofs {

@@ -81,7 +81,8 @@ pub use measured::{
 };
 pub use motion::{
     DEFAULT_PERIODS, DampingFit, FEM_STEPS_PER_PERIOD, FrameSink, MAX_FEM_STEPS, MAX_MODEL_STEPS, MotionFit,
-    MotionMeasures, MotionReport, Release, ReleaseSetup, ReleaseTest, check_periods, has_damping_knob, measure,
+    MotionMeasures, MotionReport, Release, ReleaseSetup, ReleaseTest, SheetRelease, check_periods, has_damping_knob,
+    measure,
 };
 pub use order_spread::{OrderPoint, OrderSpread, SEEDS as ORDER_SEEDS, order_spread};
 pub use pattern_search::{GOLDEN_RATIO, PatternSearch, SearchStep};
@@ -92,6 +93,6 @@ pub use request::{FitOption, FitRequest, FitRequestError, MAX_GRID_POINTS, large
 pub use search_box::{Axis, SearchBox, default_grid, parse_bound};
 pub use sheet::{
     ShellReference, check_cloth_model, check_solid_model, clamp_note, clamp_row, load_sheet, refuse_solid_options,
-    sheet_problem, sheet_problem_with_note, shell_constraints, solve_shell,
+    sheet_problem, sheet_problem_with_note, shell_constraints, solve_shell, solve_shell_dynamic,
 };
 pub use target::*;

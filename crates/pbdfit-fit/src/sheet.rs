@@ -185,6 +185,28 @@ pub fn solve_shell(
     })
 }
 
+/// The shell reference's transient under the sheet's weight from the flat sheet at rest, by `settings`
+/// (its integrator, step, Rayleigh damping, stop), telling `progress` after every step; with a note of its
+/// steps and Newton iterations. The corotational shell only: the linear shell's small rotations are no
+/// motion of a sheet that swings ([`ShellError`] otherwise is the caller's refusal to make).
+pub fn solve_shell_dynamic(
+    body: &SheetBody,
+    material: YoungPoisson,
+    membrane: MembraneLaw,
+    settings: &pbdfit_fem::DynamicSettings,
+    progress: &mut dyn FnMut(&pbdfit_fem::DynamicProgress),
+) -> Result<(ShellSolution, String), ShellError> {
+    let held = shell_constraints(body);
+    let load = ShellLoad::gravity(&body.sheet, body.gravity);
+    let shell = CorotationalShell::with_membrane(&body.sheet, material, membrane)?;
+    let s = shell.integrate(&held, &load, settings, None, progress, None)?;
+    let note = format!(
+        "{} steps of {} s ({} s, last step {:.3e} of the displacement), {} Newton iterations",
+        s.steps, settings.dt, s.time, s.last_step_ratio, s.newton_iterations
+    );
+    Ok((s.displacements, note))
+}
+
 /// The vertices a particle model holds that the shell leaves free ([`SheetBody::particle_held`] less the
 /// supported vertices), ascending: the second row of each clamp.
 pub fn clamp_row(body: &SheetBody) -> Vec<usize> {

@@ -366,7 +366,9 @@ impl crate::Job for FemKeywords {
     fn run(prepared: FemPrepared, context: &mut crate::Context<'_>) -> Result<Self::Report, FitJobError> {
         let prepared = match prepared {
             FemPrepared::Solid(prepared) => prepared,
-            FemPrepared::Sheet(sheet) => return Ok(crate::Parts { compound: false, parts: vec![sheet.solve()?] }),
+            FemPrepared::Sheet(sheet) => {
+                return Ok(crate::Parts { compound: false, parts: vec![sheet.solve(context.progress)?] });
+            }
         };
         let PreparedFem { set, material, dt, parts, .. } = prepared;
         let parts = parts

@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 
 use pbdfit_fit::{
-    DEFAULT_PERIODS, FitJobError, FrameSink, MotionReport, Release, ReleaseSetup, ReleaseTest, Spelling, check_periods,
-    has_damping_knob,
+    DEFAULT_PERIODS, FitJobError, FrameSink, MotionReport, Release, ReleaseSetup, ReleaseTest, SheetRelease, Spelling,
+    check_periods, has_damping_knob,
 };
 use pbdfit_mesh::Body;
 use pbdfit_pbd::CpuBackend;
@@ -83,6 +83,13 @@ fn params_option(spelling: Spelling) -> &'static str {
     }
 }
 
+/// The release test of a solid, or of a sheet (a cloth model against the shell's transient).
+#[derive(Debug)]
+enum Test {
+    Solid(Box<ReleaseTest>),
+    Sheet(Box<SheetRelease>),
+}
+
 /// A job checked: the keywords and the release test they make.
 #[derive(Debug)]
 pub struct PreparedMotion {
@@ -90,7 +97,7 @@ pub struct PreparedMotion {
     params: BTreeMap<String, f64>,
     spelling: Spelling,
     material: pbdfit_fem::YoungPoisson,
-    test: ReleaseTest,
+    test: Test,
     /// Warnings about the inputs (masses other than the engine's, with the rest-state difference they
     /// make), for the front end to print.
     pub warnings: Vec<String>,
@@ -144,21 +151,54 @@ impl MotionKeywords {
             release,
             periods,
         };
+        if pbdfit_mesh::SheetScene::names_sheet(&self.body.scene) {
+            // A sheet: a gravity release at the given or the rest-state fit's parameters; the motion and
+            // damping fits and the unload release are the solids' only.
+            let given = [
+                (self.fit_motion, "fit_motion"),
+                (self.fit_damping, "fit_damping"),
+                (release == Release::Unload, "release"),
+            ];
+            if let Some((_, option)) = given.iter().find(|(g, _)| *g) {
+                return Err(input(format!(
+                    "{}: a sheet's release test is a gravity release at the given or fitted parameters (no motion \
+                     or damping fit, no unload release yet); scene {} is a sheet",
+                    spelling.name(option),
+                    self.body.scene
+                )));
+            }
+            let pbdfit_fit::LoadedBody::Sheet(sheet) = self.body.load_any(Some(kind), self.elastic, spelling)? else {
+                return Err(FitJobError::Internal(format!("scene {} named a sheet, loaded a solid", self.body.scene)));
+            };
+            let material = sheet.material;
+            let test = Test::Sheet(Box::new(setup.sheet_test(*sheet, spelling)?));
+            return Ok(PreparedMotion { job: self.clone(), params, spelling, material, test, warnings: Vec::new() });
+        }
         let (test, warnings) = setup.test(spelling)?;
-        Ok(PreparedMotion { job: self.clone(), params, spelling, material, test, warnings })
+        Ok(PreparedMotion { job: self.clone(), params, spelling, material, test: Test::Solid(Box::new(test)), warnings })
     }
 }
 
 impl PreparedMotion {
-    /// The body both sides release.
-    pub fn body(&self) -> &Body {
-        self.test.body()
+    /// The body both sides release: a solid's (`None` for a sheet).
+    pub fn body(&self) -> Option<&Body> {
+        match &self.test {
+            Test::Solid(test) => Some(test.body()),
+            Test::Sheet(_) => None,
+        }
+    }
+
+    fn kind(&self) -> pbdfit_pbd::ModelKind {
+        match &self.test {
+            Test::Solid(test) => test.kind(),
+            Test::Sheet(test) => test.kind(),
+        }
     }
 
     /// The model's parameters: fitted (`fit`) or as given (every one named).
     fn parameters(&self) -> Result<(Vec<f64>, bool), FitJobError> {
         let spelling = self.spelling;
-        let names: Vec<&str> = self.test.kind().parameters().iter().map(|p| p.name).collect();
+        let names: Vec<&str> = self.kind().parameters().iter().map(|p| p.name).collect();
         if self.job.fit {
             // The rest-state fit sets every parameter: a value given beside it would be ignored.
             if let Some((name, value)) = self.params.iter().next() {
@@ -168,13 +208,13 @@ impl PreparedMotion {
                      the motion from them)",
                     params_option(spelling),
                     spelling.name("fit"),
-                    self.test.kind(),
+                    self.kind(),
                     spelling.name("fit"),
                     spelling.name("fit_motion")
                 )));
             }
             let fit = crate::FitKeywords {
-                body: pbdfit_fit::Body { n: Some(self.test.body().n), ..self.job.body.clone() },
+                body: pbdfit_fit::Body { n: self.body().map(|b| b.n).or(self.job.body.n), ..self.job.body.clone() },
                 material: pbdfit_fit::Material {
                     young: Some(self.material.young()),
                     poisson: Some(self.material.poisson()),
@@ -192,7 +232,7 @@ impl PreparedMotion {
                 return Err(FitJobError::Input(format!(
                     "{}: model {} has no parameter {given} (its parameters: {})",
                     params_option(spelling),
-                    self.test.kind(),
+                    self.kind(),
                     names.join(", ")
                 )));
             }
@@ -202,7 +242,7 @@ impl PreparedMotion {
             return Err(FitJobError::Input(format!(
                 "{}: give every parameter of model {} ({}), or {} to fit them",
                 params_option(spelling),
-                self.test.kind(),
+                self.kind(),
                 missing.join(", "),
                 spelling.name("fit")
             )));
@@ -220,7 +260,10 @@ impl PreparedMotion {
     pub fn run_with_frames(self, frames: &mut FrameSink) -> Result<MotionReport, FitJobError> {
         let start = std::time::Instant::now();
         let (values, fitted) = self.parameters()?;
-        self.test.run(start, values, fitted, self.job.fit_motion, self.job.fit_damping, frames)
+        match &self.test {
+            Test::Solid(test) => test.run(start, values, fitted, self.job.fit_motion, self.job.fit_damping, frames),
+            Test::Sheet(test) => test.run(start, values, fitted, frames),
+        }
     }
 }
 

@@ -3,13 +3,20 @@
 //! by Newton with load stepping) and the linear shell's modes, reported in the solids' reports
 //! ([`FemReport`], [`ModesReport`]) with the sheet's triangles, thickness and rotations.
 //!
-//! The keywords are the solids' jobs'; those a sheet has no use for are refused naming them (a dynamic
-//! reference, a consistent or uniform mass, a tetrahedral split, an orientation repair), and `young` and
-//! `poisson` default to the scene's material (a steel plate's, a fabric's) where the job gives none.
+//! A dynamic `fem` (`dynamic`, with `time`, `rayleigh` and `dt` as a solid's) runs the corotational
+//! shell's transient (`CorotationalShell::integrate`: implicit Euler, as the solids' dynamic reference,
+//! to rest or for the time, from the flat sheet at rest under its weight) and reports its end state.
+//!
+//! The keywords are the solids' jobs'; those a sheet has no use for are refused naming them (a
+//! consistent or uniform mass, a tetrahedral split, an orientation repair, the linear shell in a dynamic
+//! reference), and `young` and `poisson` default to the scene's material (a steel plate's, a fabric's)
+//! where the job gives none.
 
 use pbdfit_fem::YoungPoisson;
 use pbdfit_fem::shell::{LinearShell, NODE_DOFS, ShellConstraints, ShellError};
-use pbdfit_fit::{FitJobError, LoadedSheet, Spelling, refuse_solid_options, shell_constraints, solve_shell};
+use pbdfit_fit::{
+    FitJobError, LoadedSheet, Spelling, refuse_solid_options, shell_constraints, solve_shell, solve_shell_dynamic,
+};
 use pbdfit_mesh::{BodySummary, SheetBody, SheetScene};
 
 use crate::fem_job::FemReport;
@@ -32,6 +39,8 @@ pub struct PreparedSheetFem {
     pub material: YoungPoisson,
     /// The reference.
     pub reference: ShellReference,
+    /// A dynamic reference's settings (its time step, stop and damping); `None`: the static solve.
+    pub dynamic: Option<(pbdfit_fem::DynamicSettings, String)>,
 }
 
 /// Checks a `fem` job on a sheet scene, as loaded.
@@ -41,8 +50,69 @@ pub fn prepare_fem(
     spelling: Spelling,
 ) -> Result<PreparedSheetFem, FitJobError> {
     let LoadedSheet { scene, body, material } = sheet;
-    let reference = ShellReference::of_job(&job.reference, &scene, spelling)?;
-    Ok(PreparedSheetFem { scene, body, material, reference })
+    let options = &job.reference;
+    // The law from the options without the dynamic ones, which the solids' reference checks (time, mass
+    // and damping only with a dynamic solve; their values) and a sheet takes as a solid does.
+    let law =
+        pbdfit_mesh::ReferenceOptions { dynamic: false, time: None, fem_mass: None, rayleigh: None, ..options.clone() };
+    let reference = ShellReference::of_job(&law, &scene, spelling)?;
+    if !options.dynamic {
+        let given = [
+            (options.time.is_some(), "time"),
+            (options.fem_mass.is_some(), "fem_mass"),
+            (options.rayleigh.is_some(), "rayleigh"),
+        ];
+        if let Some((_, option)) = given.iter().find(|(g, _)| *g) {
+            return Err(FitJobError::Input(format!(
+                "{}: only with {} (the shell's transient); scene {} is solved statically without it",
+                spelling.name(option),
+                spelling.name("dynamic"),
+                scene.name
+            )));
+        }
+    }
+    let timing = pbdfit_mesh::ReferenceOptions {
+        dynamic: options.dynamic,
+        time: options.time,
+        fem_mass: options.fem_mass.clone(),
+        rayleigh: options.rayleigh,
+        ..Default::default()
+    };
+    let spec = pbdfit_fem::ReferenceSpec::from_options(&timing)
+        .map_err(|e| FitJobError::Input(format!("scene {}: {e}", scene.name)))?;
+    let dynamic = match spec.dynamic_settings(job.step.dt) {
+        None => None,
+        Some(settings) => {
+            if settings.mass != pbdfit_fem::MassMatrix::Lumped {
+                return Err(FitJobError::Input(format!(
+                    "{} = {}: a sheet's mass is lumped (the translations' and the plate's rotary inertia, as its \
+                     modes take it)",
+                    spelling.name("fem_mass"),
+                    settings.mass.name()
+                )));
+            }
+            if reference == ShellReference::Linear {
+                return Err(FitJobError::Input(format!(
+                    "{} = linear with {}: a sheet's transient is the corotational shell's (corotational or stvk), \
+                     whose rotations may grow large",
+                    spelling.name("material"),
+                    spelling.name("dynamic")
+                )));
+            }
+            if !(job.step.dt.is_finite() && job.step.dt > 0.0) {
+                return Err(FitJobError::Input(format!(
+                    "{} = {}: a time step must be a finite number > 0",
+                    spelling.name("dt"),
+                    job.step.dt
+                )));
+            }
+            // The solids' id without its law: `dynamic lumped rest`, `dynamic lumped t=2 a=1 b=0`.
+            let id = spec.id();
+            let words = id.split_once(' ').map_or(id.as_str(), |(_, rest)| rest);
+            Some((settings, format!("{} {words}", reference.id())))
+        }
+    };
+    Ok(PreparedSheetFem { scene, body, material, reference, dynamic })
 }
 
 fn xyz(v: &pbdfit_mesh::Vec3) -> [f64; 3] {
@@ -50,12 +120,23 @@ fn xyz(v: &pbdfit_mesh::Vec3) -> [f64; 3] {
 }
 
 impl PreparedSheetFem {
-    /// Solves the shell reference under the sheet's weight.
-    pub fn solve(self) -> Result<FemReport, FitJobError> {
-        let PreparedSheetFem { scene, body, material, reference } = self;
+    /// Solves the shell reference under the sheet's weight: static, or its transient (telling `progress`
+    /// after every step).
+    pub fn solve(self, progress: &mut dyn FnMut(&pbdfit_fem::DynamicProgress)) -> Result<FemReport, FitJobError> {
+        let PreparedSheetFem { scene, body, material, reference, dynamic } = self;
         let start = std::time::Instant::now();
-        let (solution, note) =
-            solve_shell(&body, material, reference).map_err(|e| shell_error(&scene.name, body.n, e))?;
+        let failed = |e| shell_error(&scene.name, body.n, e);
+        let (solution, note, id) = match (&dynamic, reference) {
+            (Some((settings, id)), ShellReference::Corotational(membrane)) => {
+                let (solution, note) =
+                    solve_shell_dynamic(&body, material, membrane, settings, progress).map_err(failed)?;
+                (solution, Some(note), id.clone())
+            }
+            _ => {
+                let (solution, note) = solve_shell(&body, material, reference).map_err(failed)?;
+                (solution, note, reference.id().to_string())
+            }
+        };
         let held = shell_constraints(&body);
         let seconds = start.elapsed().as_secs_f64();
         let mesh = &body.sheet.mesh;
@@ -75,7 +156,7 @@ impl PreparedSheetFem {
             young: material.young(),
             poisson: material.poisson(),
             mass_model: "lumped",
-            reference: reference.id().to_string(),
+            reference: id,
             vertices: mesh.vertices().iter().map(xyz).collect(),
             tets: Vec::new(),
             triangles: mesh.triangles().to_vec(),

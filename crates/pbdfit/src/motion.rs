@@ -65,7 +65,15 @@ pub fn run(args: MotionArgs) -> CliResult {
     let report = match &args.frames {
         None => Context::run::<MotionKeywords>(prepared, &pbdfit_pbd::CpuBackend),
         Some(dir) => {
-            let body = prepared.body().clone();
+            let body = prepared
+                .body()
+                .ok_or_else(|| {
+                    CliError::Input(format!(
+                        "--frames: the release's frames are written for tetrahedral solids, and scene {} is a sheet",
+                        args.job.body.scene
+                    ))
+                })?
+                .clone();
             let mut writer = SideBySide::new(&body, dir, args.frame_every);
             let frames = &mut |t: f64, fem: &[Vec3], model: &[Vec3]| {
                 if writer.failed.is_none()

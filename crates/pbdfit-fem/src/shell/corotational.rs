@@ -77,7 +77,7 @@ type Vector18 = SVector<f64, 18>;
 /// so a bending step raises the membrane forces at second order and the residual norm first, and a
 /// search on it stalls at steps of `2^-11`; Newton's full steps converge, and a load increment that
 /// does not is halved.
-const SEARCH: Admissible = Admissible { tries: 12 };
+pub(super) const SEARCH: Admissible = Admissible { tries: 12 };
 
 /// The shell's Newton settings: the static solve's, loaded in four increments to start with.
 pub const SHELL_NEWTON: NewtonSettings = NewtonSettings { initial_increments: 4, ..NewtonSettings::STATIC };
@@ -146,7 +146,7 @@ pub struct CorotationalShell {
     linear: LinearShell,
     /// The internal forces' round-off (N): `10 eps sqrt(sum_e (max |K_e| X)^2)` with `X` the sheet's
     /// extent, the error of forces computed from positions stored to `eps X`.
-    noise: f64,
+    pub(super) noise: f64,
     rest: Vec<Vector3<f64>>,
     facets: Vec<RestFacet>,
 }
@@ -312,6 +312,11 @@ impl CorotationalShell {
         &self.linear
     }
 
+    /// The facets' typical size (m): the root of their mean area.
+    pub(super) fn element_size(&self) -> f64 {
+        (self.facets.iter().map(|f| f.frame.area).sum::<f64>() / self.facets.len().max(1) as f64).sqrt()
+    }
+
     /// The undeformed configuration.
     pub fn rest_state(&self) -> ShellState {
         ShellState { positions: self.rest.clone(), rotations: vec![Rotation3::identity(); self.rest.len()] }
@@ -347,7 +352,12 @@ impl CorotationalShell {
     }
 
     /// The consistent tangent over the reduced DOFs, by central differences of each facet's forces.
-    fn tangent(&self, state: &ShellState, reduced: &[usize], free: usize) -> Result<CscMatrix<f64>, ShellError> {
+    pub(super) fn tangent(
+        &self,
+        state: &ShellState,
+        reduced: &[usize],
+        free: usize,
+    ) -> Result<CscMatrix<f64>, ShellError> {
         let mut coo = CooMatrix::new(free, free);
         for facet in &self.facets {
             let size = facet.frame.area.sqrt();
@@ -385,7 +395,7 @@ impl CorotationalShell {
     }
 
     /// `state` moved by `alpha step` over the free DOFs (translations added, spins composed).
-    fn update(&self, state: &ShellState, reduced: &[usize], step: &[f64], alpha: f64) -> ShellState {
+    pub(super) fn update(&self, state: &ShellState, reduced: &[usize], step: &[f64], alpha: f64) -> ShellState {
         let mut next = state.clone();
         for v in 0..self.rest.len() {
             let d = |k: usize| match reduced[NODE_DOFS * v + k] {

@@ -93,11 +93,14 @@
 //! ```
 
 mod corotational;
+mod dynamic;
 mod element;
 
 pub use corotational::{
     CorotationalShell, CorotationalSolution, MembraneLaw, SHELL_NEWTON, ShellState, rotation_vector,
 };
+
+pub use dynamic::{ShellDynamicSolution, ShellDynamicState, ShellStart};
 
 pub use element::{
     DRILLING_FACTOR, FacetFrame, FacetStiffness, dkt_b, facet_rotation, facet_stiffness, local_stiffness, membrane_b,
@@ -193,6 +196,11 @@ impl ShellConstraints {
         self.fixed[vertex][dof] = true;
         self.values[vertex][dof] = value;
         self
+    }
+
+    /// The prescribed value of DOF `dof` of `vertex` (m or rad; zero unless set).
+    pub fn value(&self, vertex: usize, dof: usize) -> f64 {
+        self.values[vertex][dof]
     }
 
     /// Whether DOF `dof` of `vertex` is fixed.
@@ -421,25 +429,9 @@ impl LinearShell {
                 detail: format!("{count} modes asked of a sheet with {free} free degrees of freedom"),
             }));
         }
-        let mut k = CooMatrix::new(free, free);
-        for (t, ke) in self.facets.iter().enumerate() {
-            let dofs: Vec<usize> = self.facet_dofs(t).collect();
-            for (a, &i) in dofs.iter().enumerate() {
-                for (b, &j) in dofs.iter().enumerate() {
-                    if reduced[i] != usize::MAX && reduced[j] != usize::MAX {
-                        k.push(reduced[i], reduced[j], ke[(a, b)]);
-                    }
-                }
-            }
-        }
-        let mut m = CooMatrix::new(free, free);
-        for (i, &r) in reduced.iter().enumerate() {
-            if r != usize::MAX {
-                m.push(r, r, self.lumped_mass[i / NODE_DOFS][i % NODE_DOFS]);
-            }
-        }
+        let (k, m) = (self.reduced_stiffness(&reduced, free), self.reduced_lumped_mass(&reduced, free));
         let crate::modes::Subspace { x, lambdas, residuals, iterations } =
-            crate::modes::subspace_iteration(&CscMatrix::from(&k), &CscMatrix::from(&m), &FaerCholesky::new(), count)?;
+            crate::modes::subspace_iteration(&k, &m, &FaerCholesky::new(), count)?;
         let shapes = (0..count)
             .map(|i| {
                 let mut shape = vec![[0.0; NODE_DOFS]; self.vertices];
@@ -457,6 +449,34 @@ impl LinearShell {
             residuals,
             iterations,
         })
+    }
+
+    /// The stiffness over the free DOFs `reduced` (of [`reduced_numbering`]), `free x free`.
+    pub(crate) fn reduced_stiffness(&self, reduced: &[usize], free: usize) -> CscMatrix<f64> {
+        let mut k = CooMatrix::new(free, free);
+        for (t, ke) in self.facets.iter().enumerate() {
+            let dofs: Vec<usize> = self.facet_dofs(t).collect();
+            for (a, &i) in dofs.iter().enumerate() {
+                for (b, &j) in dofs.iter().enumerate() {
+                    if reduced[i] != usize::MAX && reduced[j] != usize::MAX {
+                        k.push(reduced[i], reduced[j], ke[(a, b)]);
+                    }
+                }
+            }
+        }
+        CscMatrix::from(&k)
+    }
+
+    /// The lumped mass (translations kg, rotations kg m^2; see [`Self::modes`]) over the free DOFs
+    /// `reduced`, a diagonal `free x free`: the one mass of the sheet's modes and dynamics.
+    pub(crate) fn reduced_lumped_mass(&self, reduced: &[usize], free: usize) -> CscMatrix<f64> {
+        let mut m = CooMatrix::new(free, free);
+        for (i, &r) in reduced.iter().enumerate() {
+            if r != usize::MAX {
+                m.push(r, r, self.lumped_mass[i / NODE_DOFS][i % NODE_DOFS]);
+            }
+        }
+        CscMatrix::from(&m)
     }
 
     /// [`solve_with`](Self::solve_with) with the crate's sparse Cholesky.
@@ -507,7 +527,7 @@ impl LinearShell {
 }
 
 /// The free DOFs' reduced numbers (`usize::MAX` at a fixed DOF) and their count.
-fn reduced_numbering(constraints: &ShellConstraints) -> (Vec<usize>, usize) {
+pub(crate) fn reduced_numbering(constraints: &ShellConstraints) -> (Vec<usize>, usize) {
     let mut reduced = vec![usize::MAX; NODE_DOFS * constraints.fixed.len()];
     let mut free = 0;
     for (i, r) in reduced.iter_mut().enumerate() {

@@ -9,4 +9,5 @@ mod modes;
 mod multigrid;
 mod reference;
 mod shell;
+mod shell_dynamic;
 mod shell_nonlinear;

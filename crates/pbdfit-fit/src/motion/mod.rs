@@ -18,12 +18,16 @@
 //! the window span [`MIN_PERIODS`] to [`MAX_PERIODS`] periods; a model whose rest state does not converge
 //! (within the window's sweep budget) is not released. The trajectory error has the rest-state fit's form: the
 //! mean over the samples and the vertices the FEM moves of `|u_model(t) - u_fem(t)|^2 / |u_fem,rest|^2`.
+//!
+//! On a sheet (`sheet.rs`, [`SheetRelease`]) the reference is the corotational shell's transient, by the
+//! same Newmark rule, and a cloth model is released against it (a gravity release, without the fits).
 
 mod damping;
 mod measures;
 mod release;
 mod report;
 mod setup;
+mod sheet;
 
 pub use damping::{DampingFit, has_damping_knob};
 use measures::Probe;
@@ -31,6 +35,7 @@ pub use measures::{DAMPING_RATIO_TOLERANCE, MotionMeasures, measure};
 pub use release::*;
 pub use report::{MotionFit, MotionReport};
 pub use setup::ReleaseSetup;
+pub use sheet::SheetRelease;
 
 use pbdfit_fem::{StaticProblem, YoungPoisson};
 use pbdfit_mesh::{Body, Vec3};
