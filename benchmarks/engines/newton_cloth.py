@@ -26,8 +26,9 @@ Usage:
     python3 benchmarks/engines/newton_cloth.py [--pbdfit target/debug/pbdfit] [--out DIR] [--goal G] [--floor]
 Writes DIR/newton_cloth.txt and DIR/newton_cloth.json (DIR: benchmarks/engines/results). A case is `yes`
 when within --goal (relative L2, default 1e-3); with --floor, `floor` when above the goal but within 1.5 times
-the floor while Newton started at pbdfit's rest state moves it by less than a tenth of the goal (the
-comparison cannot resolve more); else `NO`. Exit status 0 when no case is `NO`, 1 otherwise, 2 on a setup
+a floor of at most 10 times the goal while Newton started at pbdfit's rest state moves it by less than a
+tenth of the goal (the comparison cannot resolve more); else `NO` (a floor far above the goal is no f32
+rounding: Newton's iteration stopped at two different states). Exit status 0 when no case is `NO`, 1 otherwise, 2 on a setup
 error.
 """
 
@@ -218,7 +219,7 @@ def main() -> int:
             floor, moved = rel_l2(other["displacements"], ref), rel_l2(u, other["displacements"])
         settled = newton["converged"] or newton["stop_reason"] == "f32_floor"
         within = l2 <= args.goal and settled
-        at_floor = floor is not None and l2 <= 1.5 * floor and moved < 0.1 * args.goal
+        at_floor = floor is not None and l2 <= 1.5 * floor <= 15 * args.goal and moved < 0.1 * args.goal
         verdict = "yes" if within else "floor" if at_floor else "NO"
         ok &= verdict != "NO"
         umax = float(np.linalg.norm(ref, axis=1).max())
@@ -241,7 +242,7 @@ def main() -> int:
         lines.append("from pbdfit: Newton's iteration started at pbdfit's rest state, against it; floor: Newton's two stops "
                      "(from the flat sheet and from pbdfit's state) against each other")
     lines.append(f"{'PASS' if ok else 'FAIL'} (goal: relative L2 <= {args.goal:g}"
-                 + ("; floor: within 1.5 x floor, and from pbdfit < goal / 10)" if args.floor else ")"))
+                 + ("; floor: within 1.5 x floor <= 10 x goal, and from pbdfit < goal / 10)" if args.floor else ")"))
     print("\n".join(lines))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

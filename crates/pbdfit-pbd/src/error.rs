@@ -260,9 +260,5 @@ pub enum PbdError {
 
 /// The advice on an engine's relaxation setting for [`PbdError::Unstable`] (none where it has none).
 fn lower_relaxation(relaxation: &str) -> String {
-    if relaxation.is_empty() {
-        String::new()
-    } else {
-        format!("a smaller {relaxation} (--setting {relaxation}=...), ")
-    }
+    if relaxation.is_empty() { String::new() } else { format!("a smaller {relaxation} (--setting {relaxation}=...), ") }
 }

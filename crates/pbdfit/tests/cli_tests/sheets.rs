@@ -428,7 +428,9 @@ fn newton_cloth_fits_a_sheet_in_newtons_terms() {
     let spring_ke = r["parameters"]["spring_ke"].as_f64().unwrap();
     assert!((spring_ke - 288.485).abs() < 0.5, "{spring_ke}");
     let paste = r["engine"]["paste"].to_string();
-    for words in ["add_cloth_mesh(", "add_springs=True", "spring_ke=2.88485", "edge_ke=", "SolverXPBD(model, iterations=10)"] {
+    for words in
+        ["add_cloth_mesh(", "add_springs=True", "spring_ke=2.88485", "edge_ke=", "SolverXPBD(model, iterations=10)"]
+    {
         assert!(paste.contains(words), "{words}: {paste}");
     }
     let param = |name: &str| format!("{name}={:e}", r["parameters"][name].as_f64().unwrap());
@@ -437,13 +439,16 @@ fn newton_cloth_fits_a_sheet_in_newtons_terms() {
     assert!(out.status.success(), "{}", stderr(&out));
     let evaluated = json(&out)["error"].as_f64().unwrap();
     assert!((evaluated / error - 1.0).abs() < 1e-6, "evaluate {evaluated:e} against the fit's {error:e}");
-    let simulate = |setting: &str| [&["simulate"][..], &base, &["--setting", setting]].concat();
-    assert_refused(&simulate("spring_kd=-1"), &["invalid setting spring_kd = -1", "allowed [0, 1000000]"]);
-    assert_refused(&simulate("edge_kd=2e6"), &["invalid setting edge_kd = 2000000", "allowed [0, 1000000]"]);
-    assert_refused(
-        &simulate("relaxation=0.5"),
-        &["model newton-cloth has no setting `relaxation`", "spring_kd in [0, 1000000]", "edge_kd in [0, 1000000]"],
-    );
+    for (setting, words) in [
+        ("spring_kd=-1", &["invalid setting spring_kd = -1", "allowed [0, 1000000]"][..]),
+        ("edge_kd=2e6", &["invalid setting edge_kd = 2000000", "allowed [0, 1000000]"]),
+        (
+            "relaxation=0.5",
+            &["model newton-cloth has no setting `relaxation`", "spring_kd in [0, 1000000]", "edge_kd in [0, 1000000]"],
+        ),
+    ] {
+        assert_refused(&[&["simulate"][..], &base, &["--setting", setting]].concat(), words);
+    }
 }
 
 /// `jolt-cloth`'s `bend_compliance` is an edge's compliance (m/N) with bend type `Distance` and an angle's
