@@ -157,3 +157,35 @@ def test_fitted_parameters_give_the_reported_error_inside_newton():
     error = float(np.mean(relative**2))
     print(f"fit: k_mu {k_mu:.4g}, k_lambda {k_lambda:.4g}, error {fit.error:.6g}; in Newton: {error:.6g}")
     assert abs(error - fit.error) <= 0.01 * fit.error
+
+
+# newton-cloth against Newton's XPBD cloth (add_cloth_mesh(add_springs=True), SolverXPBD, 10 iterations) on
+# the hanging sheet (in its plane) and the clamped strip (bent, with damping) at N = 2: the comparison of
+# benchmarks/engines/newton_cloth.py, small enough for CI (Newton rests in about 400 and 2,100 steps there;
+# measured 5.8e-6 and 5.8e-5 relative L2).
+CLOTH = [
+    ("hanging-sheet", 2, 1 / 60, {"spring_ke": 10.0, "edge_ke": 0.1, "spring_kd": 0.0, "edge_kd": 0.0}),
+    ("clamped-strip", 2, 1 / 300, {"spring_ke": 300.0, "edge_ke": 30.0, "spring_kd": 0.3, "edge_kd": 0.03}),
+]
+
+
+@pytest.mark.parametrize("scene,n,dt,point", CLOTH)
+def test_newton_cloth_profile_equals_newton(scene, n, dt, point):
+    """The profile's rest state is Newton's fixed point of its own step from zero velocity, with Newton's
+    springs and bending edges (counted as add_cloth_mesh makes them) and its masses (checked inside
+    ``newton_rest``)."""
+    import newton_cloth
+
+    ours = pbdfit.simulate(
+        scene, model="newton-cloth", dt=dt, nit=10, n=n, settings={k: point[k] for k in ("spring_kd", "edge_kd")},
+        spring_ke=point["spring_ke"], edge_ke=point["edge_ke"],
+    )
+    report = ours.as_dict()
+    engine = newton_cloth.newton_rest(report, newton_cloth.GRAVITY[scene], dt, 10, point)
+    assert engine["converged"] or engine["stop_reason"] == "f32_floor", engine["stop_reason"]
+    assert (engine["springs"], engine["bends"]) == newton_cloth.counts(report)
+    u_engine = engine["displacements"]
+    difference = newton_cloth.rel_l2(ours.displacements, u_engine)
+    print(f"{scene} N={n}: max|u| {np.abs(u_engine).max():.4f} m, relative L2 {difference:.2e} "
+          f"({engine['steps']} Newton steps)")
+    assert difference < TOLERANCE

@@ -53,8 +53,8 @@ pub enum PbdError {
     #[error(
         "scene {scene}: no stable rest state with {params}: the engine's step moves away from its fixed point \
          (spectral radius of the step map about {radius:.4} > 1; its simulation oscillates or blows up there, as \
-         Newton's Jacobi passes do on tetrahedra in compression); a smaller {relaxation} (--setting \
-         {relaxation}=...), a smaller dt or softer parameters may have one"
+         Newton's Jacobi passes do on tetrahedra in compression); {}a smaller dt or softer parameters may have \
+         one", lower_relaxation(.relaxation)
     )]
     Unstable {
         /// Scene name.
@@ -63,7 +63,8 @@ pub enum PbdError {
         params: String,
         /// The estimated spectral radius.
         radius: f64,
-        /// The engine's relaxation setting (`relaxation`, `stretch_relaxation`).
+        /// The engine's relaxation setting (`relaxation`, `stretch_relaxation`; empty for Jacobi passes
+        /// without one, as Newton's cloth).
         relaxation: &'static str,
     },
     /// A tetrahedron inverted (non-positive volume) in the rest state.
@@ -255,4 +256,9 @@ pub enum PbdError {
     /// The computation was asked to stop ([`pbdfit_mesh::cancel`]).
     #[error(transparent)]
     Cancelled(#[from] pbdfit_mesh::cancel::Cancelled),
+}
+
+/// The advice on an engine's relaxation setting for [`PbdError::Unstable`] (none where it has none).
+fn lower_relaxation(relaxation: &str) -> String {
+    if relaxation.is_empty() { String::new() } else { format!("a smaller {relaxation} (--setting {relaxation}=...), ") }
 }

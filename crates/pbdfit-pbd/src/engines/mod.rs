@@ -57,7 +57,8 @@ pub trait EngineStep: fmt::Debug + Clone + Copy + PartialEq {
     /// For passes that are Jacobi (corrections summed from the same positions), which can overshoot, the
     /// setting that scales their corrections (`relaxation`), which an unstable point's message suggests
     /// lowering: a fixed point is accepted as a rest state only where the engine's step does not repel
-    /// from it (`PbdSystem::rest_state`). `None` for Gauss-Seidel passes, which do not overshoot.
+    /// from it (`PbdSystem::rest_state`). `None` for Gauss-Seidel passes, which do not overshoot; `Some("")`
+    /// for Jacobi passes with no relaxation of their own (Newton's cloth).
     const JACOBI: Option<&'static str>;
     /// Whether the rest state's fixed point is solved by Newton-Krylov first by default
     /// ([`crate::RootSolve::Auto`]), each line-search trial smoothed by [`ROOT_SMOOTHING`] evaluations of the rest
@@ -148,6 +149,7 @@ engines! {
     jolt::JOLT(Jolt),
     genesis::GENESIS_PBD(GenesisPbd),
     jolt_cloth::JOLT_CLOTH(JoltCloth),
+    newton_cloth::NEWTON_CLOTH(NewtonCloth),
     // A profile the crate's own tests declare (`engines/demo.rs`: Genesis's step under another name), the
     // proof that a profile is its file and this one line.
     #[cfg(test)]

@@ -421,6 +421,47 @@ fn jolt_cloth_fits_a_sheet_and_refuses_a_solid() {
     );
 }
 
+/// NVIDIA Newton's XPBD cloth (`newton-cloth`) fits the hanging sheet against the shell at Newton's cloth
+/// example's substep (dt 1/600 s, 10 iterations) with the lines to paste under Newton's keyword names
+/// (`add_cloth_mesh(add_springs=True, spring_ke=..., edge_ke=...)`, `SolverXPBD(iterations=10)`); the sheet
+/// hangs in its plane, so the springs are determined (spring_ke 288.5 N/m, error 7.11e-3) and the bending
+/// edges are not; `evaluate` at the fitted values gives the fit's error. Bad settings are refused with the
+/// setting's range (exit 2).
+#[test]
+fn newton_cloth_fits_a_sheet_in_newtons_terms() {
+    let base = ["--scene", "hanging-sheet", "--n", "2", "--model", "newton-cloth", "--dt", "1/600", "--nit", "10"];
+    let out = pbdfit(&[&["fit", "--json"][..], &base].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = json(&out);
+    assert_eq!(r["model"], "newton-cloth");
+    let error = r["error"].as_f64().unwrap();
+    assert!((error - 7.1148e-3).abs() < 1e-6, "{error}");
+    let spring_ke = r["parameters"]["spring_ke"].as_f64().unwrap();
+    assert!((spring_ke - 288.485).abs() < 0.5, "{spring_ke}");
+    let paste = r["engine"]["paste"].to_string();
+    for words in
+        ["add_cloth_mesh(", "add_springs=True", "spring_ke=2.88485", "edge_ke=", "SolverXPBD(model, iterations=10)"]
+    {
+        assert!(paste.contains(words), "{words}: {paste}");
+    }
+    let param = |name: &str| format!("{name}={:e}", r["parameters"][name].as_f64().unwrap());
+    let (k, e) = (param("spring_ke"), param("edge_ke"));
+    let out = pbdfit(&[&["evaluate", "--json"][..], &base, &["--param", &k, "--param", &e]].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let evaluated = json(&out)["error"].as_f64().unwrap();
+    assert!((evaluated / error - 1.0).abs() < 1e-6, "evaluate {evaluated:e} against the fit's {error:e}");
+    for (setting, words) in [
+        ("spring_kd=-1", &["invalid setting spring_kd = -1", "allowed [0, 1000000]"][..]),
+        ("edge_kd=2e6", &["invalid setting edge_kd = 2000000", "allowed [0, 1000000]"]),
+        (
+            "relaxation=0.5",
+            &["model newton-cloth has no setting `relaxation`", "spring_kd in [0, 1000000]", "edge_kd in [0, 1000000]"],
+        ),
+    ] {
+        assert_refused(&[&["simulate"][..], &base, &["--setting", setting]].concat(), words);
+    }
+}
+
 /// `jolt-cloth`'s `bend_compliance` is an edge's compliance (m/N) with bend type `Distance` and an angle's
 /// (rad/(N m)) with `Dihedral`: the fit's text and JSON and simulate's JSON carry the unit of the setting,
 /// the other compliances stay m/N.
