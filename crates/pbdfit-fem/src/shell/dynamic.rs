@@ -163,7 +163,7 @@ impl CorotationalShell {
             return Err(ShellError::PrescribedRotation(v));
         }
         let dt = settings.dt;
-        let mut clock = StepClock::new(&settings, "shell dynamics").map_err(ShellError::Fem)?;
+        let mut clock = StepClock::new(settings, "shell dynamics").map_err(ShellError::Fem)?;
         if settings.mass != MassMatrix::Lumped {
             return Err(invalid(format!(
                 "mass {}: a sheet's mass is lumped (the translations' and the plate's rotary inertia, as its modes)",
