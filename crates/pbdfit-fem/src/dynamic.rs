@@ -222,6 +222,104 @@ pub struct DynamicProgress {
     pub ratio: f64,
 }
 
+/// A time loop's count of steps and its stop ([`RestRule`]), the solid's and the shell's: the steps a
+/// simulated time takes (counted in f64 and bounded by `max_steps` before the loop: `--time 1e300 --dt
+/// 0.01` ran until killed), the budget of a run to rest, the last step's ratio, the progress report after
+/// each step and the at-rest test.
+pub(crate) struct StepClock {
+    /// Steps taken.
+    pub(crate) steps: usize,
+    /// The last step's largest vertex displacement over the largest displacement (infinite before the
+    /// first step).
+    pub(crate) ratio: f64,
+    dt: f64,
+    stop: RestRule,
+    max_steps: usize,
+    /// The steps a fixed-time run takes; `None` for a run to rest.
+    total: Option<usize>,
+}
+
+impl StepClock {
+    /// The clock of `settings` (its step, stop and budget), its step, Rayleigh coefficients and time
+    /// checked: a bad one refused naming `solver`, a time over the budget as too many steps.
+    pub(crate) fn new(settings: &DynamicSettings, solver: &'static str) -> Result<Self, FemError> {
+        let dt = settings.dt;
+        let invalid = |detail: String| FemError::Solver { solver, detail };
+        if !(dt.is_finite() && dt > 0.0) {
+            return Err(invalid(format!("time step dt = {dt} s must be a finite number > 0")));
+        }
+        if !(1.0 / (dt * dt)).is_finite() {
+            // The step's matrix M / dt^2 + ... would overflow, which the linear solver reported as "the
+            // matrix is singular".
+            return Err(invalid(format!("time step dt = {dt:e} s is too small for f64: 1/dt^2 overflows")));
+        }
+        for (name, c) in [("a", settings.rayleigh_mass), ("b", settings.rayleigh_stiffness)] {
+            if !(c.is_finite() && c >= 0.0) {
+                return Err(invalid(format!("Rayleigh damping {name} = {c} must be a finite number >= 0")));
+            }
+        }
+        let total = match settings.stop {
+            RestRule::Time(t) => {
+                if !(t.is_finite() && t >= 0.0) {
+                    return Err(invalid(format!("simulated time {t} s must be a finite number >= 0")));
+                }
+                let steps = (t / dt - 1e-9).ceil().max(0.0);
+                if steps > settings.max_steps as f64 {
+                    return Err(FemError::TooManySteps { steps, limit: settings.max_steps, dt, time: t });
+                }
+                Some(steps as usize)
+            }
+            RestRule::AtRest { .. } => None,
+        };
+        Ok(Self { steps: 0, ratio: f64::INFINITY, dt, stop: settings.stop, max_steps: settings.max_steps, total })
+    }
+
+    /// Whether another step is due: not once a fixed time is reached; a run to rest past its budget is
+    /// refused ([`FemError::NotAtRest`]).
+    pub(crate) fn go_on(&self) -> Result<bool, FemError> {
+        match (self.total, self.stop) {
+            (Some(n), _) => Ok(self.steps < n),
+            (None, RestRule::AtRest { tolerance }) if self.steps >= self.max_steps => Err(FemError::NotAtRest {
+                steps: self.steps,
+                dt: self.dt,
+                time: self.time(),
+                ratio: self.ratio,
+                tolerance,
+            }),
+            (None, _) => Ok(true),
+        }
+    }
+
+    /// Counts a step whose largest vertex displacement was `largest_step` and largest displacement
+    /// `largest` (m), and tells `progress`; the steps taken.
+    pub(crate) fn stepped(
+        &mut self,
+        largest_step: f64,
+        largest: f64,
+        progress: &mut dyn FnMut(&DynamicProgress),
+    ) -> usize {
+        self.steps += 1;
+        self.ratio = if largest > 0.0 { largest_step / largest } else { 0.0 };
+        progress(&DynamicProgress { steps: self.steps, total: self.total, time: self.time(), ratio: self.ratio });
+        self.steps
+    }
+
+    /// Whether a run to rest ends after the last step (of largest vertex displacement `largest_step`, m, on
+    /// elements of size `element_size`, m): its ratio at the tolerance, or the step below what a step can
+    /// resolve: a stiff material's displacements are differences of strains resolved to about
+    /// `f64::EPSILON` (glass on the wall's cube sags 3e-11 m, and its steps stall at some 1e-17 m, a ratio
+    /// of 2e-7).
+    pub(crate) fn at_rest(&self, largest_step: f64, element_size: f64) -> bool {
+        matches!(self.stop, RestRule::AtRest { tolerance }
+            if self.ratio <= tolerance || largest_step <= f64::EPSILON * element_size)
+    }
+
+    /// The simulated time (s).
+    pub(crate) fn time(&self) -> f64 {
+        self.steps as f64 * self.dt
+    }
+}
+
 /// The end state of a dynamic solve.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DynamicSolution {
@@ -356,20 +454,7 @@ impl StaticProblem {
             return Err(FemError::ContactUnsupported(self.obstacles().len()));
         }
         let dt = settings.dt;
-        let invalid = |detail: String| FemError::Solver { solver: "implicit Euler", detail };
-        if !(dt.is_finite() && dt > 0.0) {
-            return Err(invalid(format!("time step dt = {dt} s must be a finite number > 0")));
-        }
-        if !(1.0 / (dt * dt)).is_finite() {
-            // The step's matrix M / dt^2 + ... would overflow, which the linear solver reported as "the
-            // matrix is singular".
-            return Err(invalid(format!("time step dt = {dt:e} s is too small for f64: 1/dt^2 overflows")));
-        }
-        for (name, c) in [("a", settings.rayleigh_mass), ("b", settings.rayleigh_stiffness)] {
-            if !(c.is_finite() && c >= 0.0) {
-                return Err(invalid(format!("Rayleigh damping {name} = {c} must be a finite number >= 0")));
-            }
-        }
+        let mut clock = StepClock::new(&settings, "implicit Euler")?;
         let map = self.assembler.dof_map();
         let nv = map.vertices();
         let m = self.mass_matrix(settings.mass, "implicit Euler")?;
@@ -377,20 +462,6 @@ impl StaticProblem {
         let (k0, _) = self.assembler.nonlinear_system(law, material, &zero)?;
         let damping = combine(&[(&m, settings.rayleigh_mass), (&k0, settings.rayleigh_stiffness)]);
         let mut scale = norm(&self.reduce(&zero, 1.0)).max(f64::MIN_POSITIVE);
-        let steps_for_time = match settings.stop {
-            RestRule::Time(t) => {
-                if !(t.is_finite() && t >= 0.0) {
-                    return Err(invalid(format!("simulated time {t} s must be a finite number >= 0")));
-                }
-                // Counted in f64 and bounded before the loop: `--time 1e300 --dt 0.01` ran until killed.
-                let steps = (t / dt - 1e-9).ceil().max(0.0);
-                if steps > settings.max_steps as f64 {
-                    return Err(FemError::TooManySteps { steps, limit: settings.max_steps, dt, time: t });
-                }
-                Some(steps as usize)
-            }
-            RestRule::AtRest { .. } => None,
-        };
         let dofs = map.dofs();
         let mut u = vec![0.0; dofs];
         let mut v = vec![0.0; dofs];
@@ -450,8 +521,6 @@ impl StaticProblem {
         // The step's coefficients on M and C: implicit Euler's 1 / dt^2 and 1 / dt, Newmark's 4 / dt^2 and
         // 2 / dt.
         let (mass_factor, damping_factor) = (rule.mass_factor, rule.damping_factor);
-        let mut steps = 0;
-        let mut ratio = f64::INFINITY;
         // A linear law's tangent is `k0` at every state, bit for bit, so the Newton matrix is factored
         // once (what each iteration's Cholesky would compute again), and the iterations assemble only
         // forces. Where Cholesky fails, every iteration takes the general path (LU).
@@ -482,15 +551,7 @@ impl StaticProblem {
             best: f64::INFINITY,
             iterations: 0,
         };
-        loop {
-            if let Some(n) = steps_for_time {
-                if steps >= n {
-                    break;
-                }
-            } else if steps >= settings.max_steps {
-                let RestRule::AtRest { tolerance } = settings.stop else { unreachable!() };
-                return Err(FemError::NotAtRest { steps, dt, time: steps as f64 * dt, ratio, tolerance });
-            }
+        while clock.go_on()? {
             pbdfit_mesh::cancel::check()?;
             // Newton on g(x) from the predictor x = u + dt v.
             let predictor: Vec<f64> = ts.u.iter().zip(&ts.v).map(|(u, v)| u + dt * v).collect();
@@ -509,24 +570,17 @@ impl StaticProblem {
                 rule.advance(x[i] - u[i], &mut v[i], &mut a[i]);
             }
             *u = x;
-            steps += 1;
-            ratio = if largest > 0.0 { largest_step / largest } else { 0.0 };
-            progress(&DynamicProgress { steps, total: steps_for_time, time: steps as f64 * dt, ratio });
+            let steps = clock.stepped(largest_step, largest, progress);
             observe(steps, &ts.u, &ts.v, &mut states);
-            // At rest where the steps are below the tolerance, or below what a step can resolve: a stiff
-            // material's displacements are differences of strains resolved to about `f64::EPSILON` (glass on
-            // the wall's cube sags 3e-11 m, and its steps stall at some 1e-17 m, a ratio of 2e-7).
-            if let RestRule::AtRest { tolerance } = settings.stop
-                && (ratio <= tolerance || largest_step <= f64::EPSILON * element_size)
-            {
+            if clock.at_rest(largest_step, element_size) {
                 break;
             }
         }
         Ok(DynamicSolution {
             displacements: self.expand(&ts.u),
-            steps,
-            time: steps as f64 * dt,
-            last_step_ratio: ratio,
+            steps: clock.steps,
+            time: clock.time(),
+            last_step_ratio: clock.ratio,
             newton_iterations: ts.iterations,
         })
     }

@@ -550,10 +550,8 @@ impl NewtonSystem for Increment<'_> {
     /// tolerance (or within the internal forces' round-off) where a full step no longer halves the
     /// residual.
     fn converged(&mut self, iteration: usize, _: &ShellState, at: &Evaluated, s: &NewtonSettings) -> bool {
-        let floor = s.round_off_tolerance().max(self.shell.noise / self.scale);
-        let stalled = iteration >= 2 && at.1 <= floor && at.1 > 0.5 * self.previous;
-        self.previous = at.1;
-        at.1 <= s.relative_tolerance || stalled
+        let floor = self.shell.noise / self.scale;
+        settled(s, iteration, 2, at.1, &mut self.previous, floor)
     }
 
     fn step(&mut self, iteration: usize, state: &ShellState, at: &Evaluated) -> Attempt<Vec<f64>, (f64, usize)> {
@@ -580,4 +578,23 @@ impl NewtonSystem for Increment<'_> {
     fn stalled(&mut self, iteration: usize, at: &Evaluated, settings: &NewtonSettings) -> Result<(), (f64, usize)> {
         if at.1 <= settings.round_off_tolerance() { Ok(()) } else { Err((at.1, iteration + 1)) }
     }
+}
+
+/// Whether a shell's Newton iterate `iteration` is done at relative residual `residual`: converged at the
+/// settings' tolerance, or, from iteration `from` on, stalled at round-off: within the settings' round-off
+/// factor of the tolerance or within `floor` (the forces' round-off over the residual's scale), where a
+/// full step no longer halves the previous iterate's residual, `previous` (updated to `residual`). The
+/// static increments' test and the time steps'.
+pub(super) fn settled(
+    s: &NewtonSettings,
+    iteration: usize,
+    from: usize,
+    residual: f64,
+    previous: &mut f64,
+    floor: f64,
+) -> bool {
+    let floor = s.round_off_tolerance().max(floor);
+    let stalled = iteration >= from && residual <= floor && residual > 0.5 * *previous;
+    *previous = residual;
+    residual <= s.relative_tolerance || stalled
 }

@@ -36,10 +36,11 @@ use super::{
     CorotationalShell, NODE_DOFS, ShellConstraints, ShellError, ShellLoad, ShellSolution, ShellState,
     reduced_numbering, rotation_vector,
 };
+use crate::dynamic::StepClock;
 use crate::dynamic::{StepRule, combine};
 use crate::newton::{Attempt, NewtonSettings, NewtonSystem, Trial, newton, norm};
 use crate::solver::{FaerLu, LinearSolver, multiply};
-use crate::{DynamicProgress, DynamicSettings, FemError, MassMatrix, RestRule};
+use crate::{DynamicProgress, DynamicSettings, FemError, MassMatrix};
 
 /// A shell transient's starting state: the configuration and each vertex's velocities
 /// `[v_x, v_y, v_z, omega_x, omega_y, omega_z]` (m/s, rad/s, global frame; ignored at fixed DOFs).
@@ -162,41 +163,13 @@ impl CorotationalShell {
             return Err(ShellError::PrescribedRotation(v));
         }
         let dt = settings.dt;
-        if !(dt.is_finite() && dt > 0.0) {
-            return Err(invalid(format!("time step dt = {dt} s must be a finite number > 0")));
-        }
-        if !(1.0 / (dt * dt)).is_finite() {
-            return Err(invalid(format!("time step dt = {dt:e} s is too small for f64: 1/dt^2 overflows")));
-        }
-        for (name, c) in [("a", settings.rayleigh_mass), ("b", settings.rayleigh_stiffness)] {
-            if !(c.is_finite() && c >= 0.0) {
-                return Err(invalid(format!("Rayleigh damping {name} = {c} must be a finite number >= 0")));
-            }
-        }
+        let mut clock = StepClock::new(settings, "shell dynamics").map_err(ShellError::Fem)?;
         if settings.mass != MassMatrix::Lumped {
             return Err(invalid(format!(
                 "mass {}: a sheet's mass is lumped (the translations' and the plate's rotary inertia, as its modes)",
                 settings.mass.name()
             )));
         }
-        let steps_for_time = match settings.stop {
-            RestRule::Time(t) => {
-                if !(t.is_finite() && t >= 0.0) {
-                    return Err(invalid(format!("simulated time {t} s must be a finite number >= 0")));
-                }
-                let steps = (t / dt - 1e-9).ceil().max(0.0);
-                if steps > settings.max_steps as f64 {
-                    return Err(ShellError::Fem(FemError::TooManySteps {
-                        steps,
-                        limit: settings.max_steps,
-                        dt,
-                        time: t,
-                    }));
-                }
-                Some(steps as usize)
-            }
-            RestRule::AtRest { .. } => None,
-        };
         let (reduced, free) = reduced_numbering(constraints);
         let m = linear.reduced_lumped_mass(&reduced, free);
         let k0 = linear.reduced_stiffness(&reduced, free);
@@ -305,25 +278,7 @@ impl CorotationalShell {
             previous: f64::INFINITY,
             iterations: 0,
         };
-        let (mut steps, mut ratio) = (0, f64::INFINITY);
-        loop {
-            if let Some(n) = steps_for_time {
-                if steps >= n {
-                    break;
-                }
-            } else if steps >= settings.max_steps {
-                let tolerance = match settings.stop {
-                    RestRule::AtRest { tolerance } => tolerance,
-                    RestRule::Time(_) => 0.0,
-                };
-                return Err(ShellError::Fem(FemError::NotAtRest {
-                    steps,
-                    dt,
-                    time: steps as f64 * dt,
-                    ratio,
-                    tolerance,
-                }));
-            }
+        while clock.go_on()? {
             pbdfit_mesh::cancel::check().map_err(FemError::from)?;
             // Newton from the predictor x_n + dt v_n (translations added, spins composed).
             let predictor = self.update(&step.start, &reduced, &step.v, dt);
@@ -353,22 +308,18 @@ impl CorotationalShell {
                 largest = largest.max((next.positions[vertex] - rest.positions[vertex]).norm());
             }
             step.start = next;
-            steps += 1;
-            ratio = if largest > 0.0 { largest_step / largest } else { 0.0 };
-            progress(&DynamicProgress { steps, total: steps_for_time, time: steps as f64 * dt, ratio });
+            let steps = clock.stepped(largest_step, largest, progress);
             observe(steps, &step.start, &step.v, &mut states);
-            if let RestRule::AtRest { tolerance } = settings.stop
-                && (ratio <= tolerance || largest_step <= f64::EPSILON * element_size)
-            {
+            if clock.at_rest(largest_step, element_size) {
                 break;
             }
         }
         Ok(ShellDynamicSolution {
             displacements: self.displacements(&step.start),
             state: step.start,
-            steps,
-            time: steps as f64 * dt,
-            last_step_ratio: ratio,
+            steps: clock.steps,
+            time: clock.time(),
+            last_step_ratio: clock.ratio,
             newton_iterations: step.iterations,
         })
     }
@@ -457,10 +408,7 @@ impl NewtonSystem for ShellStep<'_> {
     /// tolerance, or within the forces' and the inertia's round-off, where a full step no longer halves
     /// the residual.
     fn converged(&mut self, iteration: usize, _: &ShellState, at: &Evaluated, s: &NewtonSettings) -> bool {
-        let floor = s.round_off_tolerance().max(self.floor);
-        let stalled = iteration >= 1 && at.1 <= floor && at.1 > 0.5 * self.previous;
-        self.previous = at.1;
-        at.1 <= s.relative_tolerance || stalled
+        super::corotational::settled(s, iteration, 1, at.1, &mut self.previous, self.floor)
     }
 
     fn step(&mut self, iteration: usize, state: &ShellState, at: &Evaluated) -> Attempt<Vec<f64>, (f64, usize)> {

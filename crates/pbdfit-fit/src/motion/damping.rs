@@ -68,14 +68,13 @@ impl ReleaseTest {
     ) -> Result<(DampingFit, ModelKind, f64), FitJobError> {
         let input = FitJobError::Input;
         // The knob and its value: the engine's damping setting, else pbdfit's velocity damping.
-        let setting = self.kind.damping_setting();
-        let (knob, start) = setting.unwrap_or((&VELOCITY, self.damping));
+        let (kind, damping) = (self.window.kind, self.window.damping);
+        let setting = kind.damping_setting();
+        let (knob, start) = setting.unwrap_or((&VELOCITY, damping));
         // The model kind and velocity damping with the knob at `value`.
         let apply = |value: f64| match setting {
-            None => Ok((self.kind, value)),
-            Some((s, _)) => {
-                self.kind.with_setting(s.name, value).map(|k| (k, self.damping)).map_err(|e| input(e.to_string()))
-            }
+            None => Ok((kind, value)),
+            Some((s, _)) => kind.with_setting(s.name, value).map(|k| (k, damping)).map_err(|e| input(e.to_string())),
         };
         let Some(target) = fem.damping_ratio else {
             return Err(input(

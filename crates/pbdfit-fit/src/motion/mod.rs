@@ -33,12 +33,13 @@ pub use damping::{DampingFit, has_damping_knob};
 use measures::Probe;
 pub use measures::{DAMPING_RATIO_TOLERANCE, MotionMeasures, measure};
 pub use release::*;
+use report::{Labels, ModelRun};
 pub use report::{MotionFit, MotionReport};
 pub use setup::ReleaseSetup;
 pub use sheet::SheetRelease;
 
-use pbdfit_fem::{StaticProblem, YoungPoisson};
-use pbdfit_mesh::{Body, Vec3};
+use pbdfit_fem::StaticProblem;
+use pbdfit_mesh::Body;
 use pbdfit_pbd::{ModelKind, PbdSystem};
 
 use crate::{FemTarget, FitJobError, Target, TrajectoryTarget};
@@ -47,27 +48,16 @@ use crate::{FemTarget, FitJobError, Target, TrajectoryTarget};
 #[derive(Debug)]
 pub struct ReleaseTest {
     pub(crate) body: Body,
-    /// The body's size, density and mass, for the report.
-    pub(crate) summary: pbdfit_mesh::BodySummary,
     pub(crate) problem: StaticProblem,
     pub(crate) system: PbdSystem,
     pub(crate) release: Release,
     /// The body without its loads (gravity and tractions off), for an `unload` release.
     pub(crate) unloaded: Option<(StaticProblem, PbdSystem)>,
-    pub(crate) kind: ModelKind,
     /// The FEM reference (its law; its rest state is the reference's own solve).
     pub(crate) spec: pbdfit_fem::ReferenceSpec,
-    pub(crate) material: YoungPoisson,
-    pub(crate) dt: f64,
-    pub(crate) nit: usize,
-    pub(crate) damping: f64,
-    pub(crate) fem_damping: f64,
-    pub(crate) omega: f64,
-    /// The FEM's first mode shape (mass-normalised with the body's lumped masses, zero at held vertices):
-    /// the damping estimate projects both bodies' motion on it.
-    pub(crate) mode: Vec<Vec3>,
-    pub(crate) model_steps: usize,
-    pub(crate) substeps: usize,
+    /// The model, the FEM's material and first mode (its shape mass-normalised with the body's lumped
+    /// masses), the window.
+    pub(crate) window: ReleaseWindow,
 }
 
 /// The cost of a motion fit: the trajectory error of the model released at a point of its search box (a
@@ -88,7 +78,8 @@ impl argmin::core::CostFunction for MotionCost<'_> {
         pbdfit_mesh::cancel::check()?;
         self.evaluations.set(self.evaluations.get() + 1);
         let p = self.test;
-        let error = match p.model_release(p.kind, p.damping, &self.search_box.values(t), false) {
+        let (kind, damping) = (p.window.kind, p.window.damping);
+        let error = match p.model_release(kind, damping, &self.search_box.values(t), false) {
             Ok((_, fields)) => self.target.error(&fields.concat()),
             Err(_) => f64::INFINITY,
         };
@@ -104,7 +95,7 @@ impl ReleaseTest {
 
     /// The model released.
     pub fn kind(&self) -> ModelKind {
-        self.kind
+        self.window.kind
     }
 
     /// Releases both bodies at the model's `start_values` (`fitted`: a rest-state fit's), with the motion
@@ -120,11 +111,11 @@ impl ReleaseTest {
         frames: &mut FrameSink,
     ) -> Result<MotionReport, FitJobError> {
         let input = FitJobError::Input;
-        let scene = self.body.scene.clone();
+        let (scene, w) = (&self.body.scene, &self.window);
         // The FEM's rest state (static).
         let fem_rest = self
             .spec
-            .displacements(&self.problem, self.material, self.dt)
+            .displacements(&self.problem, w.material, w.dt)
             .map_err(|e| input(format!("FEM rest state of {scene}: {e}")))?;
         let moved = crate::moved_vertices(&fem_rest, &self.body.held);
         // The free vertex the load moves most (a held vertex's prescribed motion is no response).
@@ -138,12 +129,12 @@ impl ReleaseTest {
         let (fem_rest, fem_fields) = (&target.rest.reference, &target.fields);
         // The release at the start's parameters; with `fit_motion`, the pattern search on the trajectory
         // error from there.
-        let (start_rest, start_fields) = self.released(self.kind, self.damping, &start_values)?;
+        let (start_rest, start_fields) = self.released(w.kind, w.damping, &start_values)?;
         let start_trajectory = target.error(&start_fields.concat());
         let start_rest_error = target.rest.error(&start_rest);
         let motion_start = std::time::Instant::now();
         let (values, model_rest, model_fields, motion_evaluations) = if fit_motion {
-            let search_box = crate::SearchBox::default_for(self.kind);
+            let search_box = crate::SearchBox::default_for(w.kind);
             let cost = MotionCost {
                 test: self,
                 search_box: &search_box,
@@ -162,76 +153,34 @@ impl ReleaseTest {
             let t = argmin::core::State::get_best_param(&result.state).cloned().unwrap_or(t0);
             let evaluations = result.problem.problem.as_ref().map_or(0, |c| c.evaluations.get());
             let values = search_box.values(&t);
-            let (rest, fields) = self.released(self.kind, self.damping, &values)?;
+            let (rest, fields) = self.released(w.kind, w.damping, &values)?;
             (values, rest, fields, Some(evaluations))
         } else {
             (start_values.clone(), start_rest, start_fields, None)
         };
         let motion_seconds = motion_start.elapsed().as_secs_f64();
         let unloaded = matches!(self.release, Release::Unload).then_some(self.body.prescribed.as_slice());
-        let times = (0..fem_fields.len()).map(|j| j as f64 * self.dt).collect();
-        let (mode, masses) = (self.mode.as_slice(), self.body.masses.as_slice());
+        let times = (0..fem_fields.len()).map(|j| j as f64 * w.dt).collect();
+        let (mode, masses) = (w.mode.as_slice(), self.body.masses.as_slice());
         let probe = Probe { times, tracked, direction, mode, masses, unloaded };
         let fem = probe.measure(fem_fields, fem_rest);
         // With `fit_damping`: the damping knob searched for the FEM's damping ratio, at these parameters.
-        let (kind, damping, model_rest, model_fields, damping_fit) = if fit_damping {
+        let (kind, damping, rest, fields, damping_fit) = if fit_damping {
             let (found, kind, damping) = self.damping_search(&values, &fem, &probe)?;
             let (rest, fields) = self.released(kind, damping, &values)?;
             (kind, damping, rest, fields, Some(found))
         } else {
-            (self.kind, self.damping, model_rest, model_fields, None)
+            (w.kind, w.damping, model_rest, model_fields, None)
         };
-        let rest_error = target.rest.error(&model_rest);
-        let trajectory_error = target.error(&model_fields.concat());
-        let samples = fem_fields.len().min(model_fields.len());
-        let times = probe.times[..samples].to_vec();
-        let model_measures = probe.measure(&model_fields, &model_rest);
-        for j in 0..samples {
-            frames(times[j], &fem_fields[j], &model_fields[j]).map_err(input)?;
-        }
-        let xyz = |u: &Vec3| [u.x, u.y, u.z];
-        let names = || self.kind.parameters().into_iter().map(|p| p.name.to_string());
-        Ok(MotionReport {
-            scene,
-            body: self.summary.clone(),
-            n: self.body.n,
-            mass_model: self.body.mass_model.name(),
-            model: kind.spec(),
-            parameters: names().zip(values).collect(),
-            fitted,
-            motion_fit: motion_evaluations.map(|evaluations| MotionFit {
-                start: names().zip(start_values).collect(),
-                start_rest_error,
-                start_trajectory_error: start_trajectory,
-                evaluations,
-                seconds: motion_seconds,
-            }),
-            release: self.release.name(),
-            young: self.material.young(),
-            poisson: self.material.poisson(),
-            material: self.spec.material.name(),
-            dt: self.dt,
-            nit: self.nit,
-            damping,
-            fem_damping: self.fem_damping,
-            damping_ratio_tolerance: DAMPING_RATIO_TOLERANCE,
-            damping_fit,
-            modal_frequency: self.omega / std::f64::consts::TAU,
-            window: self.model_steps as f64 * self.dt,
-            model_steps: self.model_steps,
-            fem_substeps: self.substeps,
-            tracked_vertex: tracked,
-            tracked_direction: xyz(&direction),
-            rest_levels: [fem_rest, &model_rest].map(|rest| probe.centre(rest)[tracked].dot(&direction)),
-            fem,
-            model_measures,
-            rest_error,
-            trajectory_error,
-            times,
-            fem_track: fem_fields[..samples].iter().map(|u| xyz(&u[tracked])).collect(),
-            model_track: model_fields[..samples].iter().map(|u| xyz(&u[tracked])).collect(),
-            seconds: start.elapsed().as_secs_f64(),
-            pbdfit_version: env!("CARGO_PKG_VERSION"),
-        })
+        let names = || w.kind.parameters().into_iter().map(|p| p.name.to_string());
+        let motion_fit = motion_evaluations.map(|evaluations| MotionFit {
+            start: names().zip(start_values).collect(),
+            start_rest_error,
+            start_trajectory_error: start_trajectory,
+            evaluations,
+            seconds: motion_seconds,
+        });
+        let run = ModelRun { kind, damping, values, fitted, motion_fit, damping_fit, rest, fields };
+        w.report(start, &probe, &target, fem, run, frames)
     }
 }

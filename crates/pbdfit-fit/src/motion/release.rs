@@ -1,11 +1,11 @@
 //! How a release starts and how long it runs, and both bodies' releases.
 
-use pbdfit_fem::{DynamicSettings, DynamicState, RestRule, TimeIntegrator};
+use pbdfit_fem::{DynamicSettings, DynamicState, RestRule, TimeIntegrator, YoungPoisson};
 use pbdfit_mesh::Vec3;
-use pbdfit_pbd::{ModelKind, RestOptions, SimParams};
+use pbdfit_pbd::{ModelKind, PbdSystem, RestOptions, SimParams};
 
-use super::ReleaseTest;
-use crate::FitJobError;
+use super::{Labels, ReleaseSetup, ReleaseTest};
+use crate::{FitJobError, Spelling};
 
 /// The window when the job does not say, in periods of the FEM's first mode.
 pub const DEFAULT_PERIODS: f64 = 5.0;
@@ -84,6 +84,134 @@ impl Release {
     }
 }
 
+/// What a solid's and a sheet's release tests hold alike: the model at its step, both dampings, the
+/// reference's first mode, the window's steps and what the report says of the body
+/// ([`ReleaseSetup::window`]).
+#[derive(Debug)]
+pub(crate) struct ReleaseWindow {
+    /// The report's words on the body and the reference.
+    pub(crate) labels: Labels,
+    pub(crate) kind: ModelKind,
+    /// The reference's material.
+    pub(crate) material: YoungPoisson,
+    /// The model's step (s).
+    pub(crate) dt: f64,
+    pub(crate) nit: usize,
+    /// The model's velocity damping per step.
+    pub(crate) damping: f64,
+    /// The reference's damping ratio in its first mode.
+    pub(crate) fem_damping: f64,
+    /// The reference's first mode's angular frequency (rad/s).
+    pub(crate) omega: f64,
+    /// The reference's first mode shape (mass-normalised, zero at held vertices): the damping estimate
+    /// projects both bodies' motion on it.
+    pub(crate) mode: Vec<Vec3>,
+    pub(crate) model_steps: usize,
+    /// The reference's steps per model step.
+    pub(crate) substeps: usize,
+}
+
+impl ReleaseSetup {
+    /// The window on a reference (`what`: `FEM` or `shell`, for messages) of `material` whose first mode
+    /// is `first` (its angular frequency, rad/s, and shape), before any step: the model's step samples the
+    /// first period at least [`MIN_STEPS_PER_PERIOD`] times, and the window takes at most
+    /// [`MAX_MODEL_STEPS`] model steps and [`MAX_FEM_STEPS`] of the reference's (naming a refused option in
+    /// `spelling`).
+    pub(super) fn window(
+        &self,
+        labels: Labels,
+        what: &str,
+        material: YoungPoisson,
+        first: (f64, Vec<Vec3>),
+        spelling: Spelling,
+    ) -> Result<ReleaseWindow, FitJobError> {
+        let input = FitJobError::Input;
+        let ((omega, mode), dt, periods) = (first, self.dt, self.periods);
+        let period = std::f64::consts::TAU / omega;
+        if period / dt < MIN_STEPS_PER_PERIOD {
+            return Err(input(format!(
+                "{} = {dt} s is too coarse for the release test: the {what}'s first mode has a period of \
+                 {period:.4e} s ({:.4e} Hz), which a step of {dt} s samples {:.3} times; the test needs at least \
+                 {MIN_STEPS_PER_PERIOD} steps a period (dt <= {:.4e} s), since a coarser sampling aliases the motion",
+                spelling.name("dt"),
+                1.0 / period,
+                period / dt,
+                period / MIN_STEPS_PER_PERIOD
+            )));
+        }
+        let window = periods * period;
+        let model_steps = (window / dt).ceil();
+        let substeps = (dt / (period / FEM_STEPS_PER_PERIOD as f64)).ceil().max(1.0);
+        if model_steps > MAX_MODEL_STEPS as f64 || model_steps * substeps > MAX_FEM_STEPS as f64 {
+            return Err(input(format!(
+                "{} = {periods}: a window of {window:.3e} s takes {model_steps:.0} model steps of {dt} s and \
+                 {:.0} {what} steps (at most {MAX_MODEL_STEPS} and {MAX_FEM_STEPS}); the first period is {period:.3e} s",
+                spelling.name("periods"),
+                model_steps * substeps
+            )));
+        }
+        Ok(ReleaseWindow {
+            labels,
+            kind: self.kind,
+            material,
+            dt,
+            nit: self.nit,
+            damping: self.damping,
+            fem_damping: self.fem_damping,
+            omega,
+            mode,
+            model_steps: model_steps as usize,
+            substeps: substeps as usize,
+        })
+    }
+}
+
+impl ReleaseWindow {
+    /// The reference's time integration: Newmark's average acceleration at `dt / substeps` over the
+    /// window, with the first mode's Rayleigh mass damping at `fem_damping`.
+    pub(super) fn reference_settings(&self) -> DynamicSettings {
+        let fem_dt = self.dt / self.substeps as f64;
+        DynamicSettings {
+            integrator: TimeIntegrator::Newmark,
+            rayleigh_mass: 2.0 * self.fem_damping * self.omega,
+            stop: RestRule::Time((self.model_steps * self.substeps) as f64 * fem_dt),
+            ..DynamicSettings::to_rest(fem_dt)
+        }
+    }
+
+    /// Whether the reference's state after `steps` steps is a sample, `taken` taken before it: one every
+    /// model step, the start included.
+    pub(super) fn is_sample(&self, steps: usize, taken: usize) -> bool {
+        steps.is_multiple_of(self.substeps) && taken < self.model_steps + 1
+    }
+
+    /// The model `kind` at `values` at the window's step and iterations, with velocity damping `damping`.
+    pub(super) fn params(&self, kind: ModelKind, damping: f64, values: &[f64]) -> Result<SimParams, String> {
+        let model = kind.with(values).map_err(|e| e.to_string())?;
+        Ok(SimParams { damping, ..SimParams::new(self.dt, self.nit, model) })
+    }
+
+    /// The model's release by `system` at `params` from `start` (its undeformed rest where `None`): its
+    /// displacement field at every model step, the start included.
+    pub(super) fn model_fields(
+        &self,
+        system: &PbdSystem,
+        params: &SimParams,
+        start: Option<&[Vec3]>,
+    ) -> Result<Vec<Vec<Vec3>>, String> {
+        let mut fields = Vec::with_capacity(self.model_steps + 1);
+        system
+            .run_dynamics_from(params, start, self.model_steps, 1, |_, d| {
+                // Ctrl-C (`crate::cancellable`): the release stops at this step.
+                pbdfit_mesh::cancel::check()?;
+                fields.push(d.u.clone());
+                Ok(())
+            })
+            .map_err(|e: pbdfit_mesh::cancel::Cancelled| format!("the model's release: {e}"))?;
+        Ok(fields)
+    }
+}
+
 /// What receives each sample of a release: its time (s), the FEM's displacement field and the model's (m).
 pub type FrameSink<'a> = dyn FnMut(f64, &[Vec3], &[Vec3]) -> Result<(), String> + 'a;
 
@@ -97,13 +225,8 @@ impl ReleaseTest {
     /// from undeformed rest, loaded, about the loaded rest state `fem_rest`. Unload: from `fem_rest`,
     /// unloaded, about the undeformed state (held vertices at their prescribed displacement).
     pub(super) fn fem_release(&self, fem_rest: &[Vec3]) -> Result<Vec<Vec<Vec3>>, String> {
-        let fem_dt = self.dt / self.substeps as f64;
-        let settings = DynamicSettings {
-            integrator: TimeIntegrator::Newmark,
-            rayleigh_mass: 2.0 * self.fem_damping * self.omega,
-            stop: RestRule::Time((self.model_steps * self.substeps) as f64 * fem_dt),
-            ..DynamicSettings::to_rest(fem_dt)
-        };
+        let w = &self.window;
+        let settings = w.reference_settings();
         let (fem_problem, fem_start) = match &self.unloaded {
             None => (&self.problem, None),
             Some((problem, _)) => (
@@ -114,17 +237,16 @@ impl ReleaseTest {
                 }),
             ),
         };
-        let mut fem_fields: Vec<Vec<Vec3>> = Vec::with_capacity(self.model_steps + 1);
-        let (substeps, samples) = (self.substeps, self.model_steps + 1);
+        let mut fem_fields: Vec<Vec<Vec3>> = Vec::with_capacity(w.model_steps + 1);
         fem_problem
             .integrate(
                 self.spec.material,
-                self.material,
+                w.material,
                 settings,
                 fem_start.as_ref(),
                 &mut |_| {},
                 Some(&mut |s: &DynamicState| {
-                    if s.steps.is_multiple_of(substeps) && fem_fields.len() < samples {
+                    if w.is_sample(s.steps, fem_fields.len()) {
                         fem_fields.push(s.displacements());
                     }
                 }),
@@ -149,11 +271,11 @@ impl ReleaseTest {
         values: &[f64],
         with_rest: bool,
     ) -> Result<ModelRelease, String> {
-        let model = kind.with(values).map_err(|e| e.to_string())?;
-        let params = SimParams { damping, ..SimParams::new(self.dt, self.nit, model) };
+        let w = &self.window;
+        let params = w.params(kind, damping, values)?;
         let rest = if with_rest || self.unloaded.is_some() {
             // Within the window's own budget: as many projection sweeps as the longest window's steps take.
-            let options = RestOptions { max_sweeps: MAX_MODEL_STEPS * self.nit, ..RestOptions::default() };
+            let options = RestOptions { max_sweeps: MAX_MODEL_STEPS * w.nit, ..RestOptions::default() };
             let state =
                 self.system.rest_state(&params, &options, None).map_err(|e| format!("the model's rest state: {e}"))?;
             if !state.converged {
@@ -162,7 +284,7 @@ impl ReleaseTest {
                      {} iterations; relative residual {:.3e}, needed {:e}): the release would start from, or settle \
                      about, a state that is not at rest, and its measures would mean nothing; a larger dt or more \
                      iterations let the model reach rest",
-                    state.iterations, self.nit, state.residual, options.tolerance
+                    state.iterations, w.nit, state.residual, options.tolerance
                 ));
             }
             Some(state.displacements)
@@ -173,15 +295,7 @@ impl ReleaseTest {
             (Some((_, system)), Some(rest)) => (system, Some(rest.as_slice())),
             _ => (&self.system, None),
         };
-        let mut fields = Vec::with_capacity(self.model_steps + 1);
-        system
-            .run_dynamics_from(&params, start, self.model_steps, 1, |_, d| {
-                // Ctrl-C (`crate::cancellable`): the release stops at this step.
-                pbdfit_mesh::cancel::check()?;
-                fields.push(d.u.clone());
-                Ok(())
-            })
-            .map_err(|e: pbdfit_mesh::cancel::Cancelled| format!("the model's release: {e}"))?;
+        let fields = w.model_fields(system, &params, start)?;
         Ok((rest, fields))
     }
 }

@@ -1,8 +1,40 @@
 //! The release test's report: `pbdfit motion --json`'s object and the summary the command prints.
 
+use pbdfit_mesh::Vec3;
+use pbdfit_pbd::ModelKind;
 use serde::Serialize;
 
-use super::{DAMPING_RATIO_TOLERANCE, DampingFit, MotionMeasures};
+use super::measures::Probe;
+use super::{DAMPING_RATIO_TOLERANCE, DampingFit, FrameSink, MotionMeasures, ReleaseWindow};
+use crate::{FitJobError, Target, TrajectoryTarget};
+
+/// What a report says of the body, the release and the reference, set with the test.
+#[derive(Debug, Clone)]
+pub(crate) struct Labels {
+    pub(crate) scene: String,
+    pub(crate) body: pbdfit_mesh::BodySummary,
+    pub(crate) n: usize,
+    pub(crate) mass_model: &'static str,
+    pub(crate) release: &'static str,
+    /// The reference's law.
+    pub(crate) material: &'static str,
+}
+
+/// The model's final release and what found it.
+pub(super) struct ModelRun {
+    /// The model (a damping fit's setting where one ran) and its velocity damping.
+    pub(super) kind: ModelKind,
+    pub(super) damping: f64,
+    /// The parameters' values, in the test's model's order.
+    pub(super) values: Vec<f64>,
+    /// Whether they are a rest-state fit's.
+    pub(super) fitted: bool,
+    pub(super) motion_fit: Option<MotionFit>,
+    pub(super) damping_fit: Option<DampingFit>,
+    /// The model's rest state and its displacement field at every model step (m).
+    pub(super) rest: Vec<Vec3>,
+    pub(super) fields: Vec<Vec<Vec3>>,
+}
 
 /// Where a motion fit started and what it spent.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -194,5 +226,71 @@ impl MotionReport {
             ));
         }
         out
+    }
+}
+
+impl ReleaseWindow {
+    /// The report of a release: the model's `run` against `target` (the reference's rest state and
+    /// fields, measured `fem` by `probe`), its errors and measures, every common sample handed to `frames`;
+    /// the wall-clock time counts from `start`.
+    pub(super) fn report(
+        &self,
+        start: std::time::Instant,
+        probe: &Probe,
+        target: &TrajectoryTarget,
+        fem: MotionMeasures,
+        run: ModelRun,
+        frames: &mut FrameSink,
+    ) -> Result<MotionReport, FitJobError> {
+        let (fem_rest, fem_fields) = (&target.rest.reference, &target.fields);
+        let (model_rest, model_fields) = (&run.rest, &run.fields);
+        let rest_error = target.rest.error(model_rest);
+        let trajectory_error = target.error(&model_fields.concat());
+        let samples = fem_fields.len().min(model_fields.len());
+        let times = probe.times[..samples].to_vec();
+        let model_measures = probe.measure(model_fields, model_rest);
+        for j in 0..samples {
+            frames(times[j], &fem_fields[j], &model_fields[j]).map_err(FitJobError::Input)?;
+        }
+        let (tracked, direction) = (probe.tracked, probe.direction);
+        let xyz = |u: &Vec3| [u.x, u.y, u.z];
+        let names = self.kind.parameters().into_iter().map(|p| p.name.to_string());
+        let labels = self.labels.clone();
+        Ok(MotionReport {
+            scene: labels.scene,
+            body: labels.body,
+            n: labels.n,
+            mass_model: labels.mass_model,
+            model: run.kind.spec(),
+            parameters: names.zip(run.values).collect(),
+            fitted: run.fitted,
+            motion_fit: run.motion_fit,
+            release: labels.release,
+            young: self.material.young(),
+            poisson: self.material.poisson(),
+            material: labels.material,
+            dt: self.dt,
+            nit: self.nit,
+            damping: run.damping,
+            fem_damping: self.fem_damping,
+            damping_ratio_tolerance: DAMPING_RATIO_TOLERANCE,
+            damping_fit: run.damping_fit,
+            modal_frequency: self.omega / std::f64::consts::TAU,
+            window: self.model_steps as f64 * self.dt,
+            model_steps: self.model_steps,
+            fem_substeps: self.substeps,
+            tracked_vertex: tracked,
+            tracked_direction: xyz(&direction),
+            rest_levels: [fem_rest, model_rest].map(|rest| probe.centre(rest)[tracked].dot(&direction)),
+            fem,
+            model_measures,
+            rest_error,
+            trajectory_error,
+            times,
+            fem_track: fem_fields[..samples].iter().map(|u| xyz(&u[tracked])).collect(),
+            model_track: model_fields[..samples].iter().map(|u| xyz(&u[tracked])).collect(),
+            seconds: start.elapsed().as_secs_f64(),
+            pbdfit_version: env!("CARGO_PKG_VERSION"),
+        })
     }
 }

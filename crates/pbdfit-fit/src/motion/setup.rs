@@ -5,7 +5,7 @@ use pbdfit_fem::{MassMatrix, StaticProblem, YoungPoisson};
 use pbdfit_mesh::{Body, Vec3};
 use pbdfit_pbd::{ModelKind, PbdSystem};
 
-use super::{FEM_STEPS_PER_PERIOD, MAX_FEM_STEPS, MAX_MODEL_STEPS, MIN_STEPS_PER_PERIOD, Release, ReleaseTest};
+use super::{Labels, Release, ReleaseTest};
 use crate::{FitJobError, Spelling};
 
 /// What a release test is asked: the body, the FEM's material and law, the model at its step, the
@@ -79,7 +79,6 @@ impl ReleaseSetup {
         let (kind, material, dt, nit, damping, fem_damping) =
             (self.kind, self.material, self.dt, self.nit, self.damping, self.fem_damping);
         Self::check_model(kind, dt, nit, damping, fem_damping, spelling)?;
-        let periods = self.periods;
         let (set, _) = self.body.load(Some(kind), spelling)?;
         if set.is_compound() {
             return Err(input(format!("scene {}: the release test takes one part at a time", set.name())));
@@ -99,31 +98,16 @@ impl ReleaseSetup {
         let modes = problem
             .modes(spec.material, material, MassMatrix::Lumped, 1)
             .map_err(|e| input(format!("the first mode of {}: {e}", scene.name)))?;
-        let omega = modes.angular[0];
-        let mode = modes.shapes.into_iter().next().unwrap_or_default();
-        let period = std::f64::consts::TAU / omega;
-        if period / dt < MIN_STEPS_PER_PERIOD {
-            return Err(input(format!(
-                "{} = {dt} s is too coarse for the release test: the FEM's first mode has a period of {period:.4e} s \
-                 ({:.4e} Hz), which a step of {dt} s samples {:.3} times; the test needs at least \
-                 {MIN_STEPS_PER_PERIOD} steps a period (dt <= {:.4e} s), since a coarser sampling aliases the motion",
-                spelling.name("dt"),
-                1.0 / period,
-                period / dt,
-                period / MIN_STEPS_PER_PERIOD
-            )));
-        }
-        let window = periods * period;
-        let model_steps = (window / dt).ceil();
-        let substeps = (dt / (period / FEM_STEPS_PER_PERIOD as f64)).ceil().max(1.0);
-        if model_steps > MAX_MODEL_STEPS as f64 || model_steps * substeps > MAX_FEM_STEPS as f64 {
-            return Err(input(format!(
-                "{} = {periods}: a window of {window:.3e} s takes {model_steps:.0} model steps of {dt} s and \
-                 {:.0} FEM steps (at most {MAX_MODEL_STEPS} and {MAX_FEM_STEPS}); the first period is {period:.3e} s",
-                spelling.name("periods"),
-                model_steps * substeps
-            )));
-        }
+        let first = (modes.angular[0], modes.shapes.into_iter().next().unwrap_or_default());
+        let labels = Labels {
+            scene: body.scene.clone(),
+            body: scene.summary(),
+            n: body.n,
+            mass_model: body.mass_model.name(),
+            release: self.release.name(),
+            material: spec.material.name(),
+        };
+        let window = self.window(labels, "FEM", material, first, spelling)?;
         let given = self.body.mass_model().ok().flatten();
         let option = spelling.name("mass_model");
         let warnings = crate::mass_model_warning(&set, crate::Settings::new(dt, n, nit, kind), None, given, &option)
@@ -141,25 +125,7 @@ impl ReleaseSetup {
                 Some((problem, PbdSystem::new(&free)))
             }
         };
-        let test = ReleaseTest {
-            body,
-            summary: scene.summary(),
-            problem,
-            system,
-            release: self.release,
-            unloaded,
-            kind,
-            spec,
-            material,
-            dt,
-            nit,
-            damping,
-            fem_damping,
-            omega,
-            mode,
-            model_steps: model_steps as usize,
-            substeps: substeps as usize,
-        };
+        let test = ReleaseTest { body, problem, system, release: self.release, unloaded, spec, window };
         Ok((test, warnings))
     }
 }
