@@ -76,16 +76,20 @@ impl ShellReference {
     }
 }
 
-/// Refuses each given option of `given` (their keyword names) as a solid's.
+/// Refuses the first given option of `given` (their keyword names): `split` and a mass other than lumped
+/// as a solid's; a dynamic reference's options because a sheet's fits and evaluations compare with the
+/// static shell (`fem --dynamic` runs the shell's transient).
 pub fn refuse_solid_options(given: &[&str], scene: &str, spelling: Spelling) -> Result<(), FitJobError> {
-    match given.first() {
-        None => Ok(()),
-        Some(option) => Err(FitJobError::Input(format!(
-            "{}: applies to tetrahedral solids, and scene {scene} is a sheet (its reference is the static shell, \
-             with lumped masses)",
-            spelling.name(option)
-        ))),
-    }
+    let Some(&option) = given.first() else { return Ok(()) };
+    let why = match option {
+        "split" | "fem_mass" => "applies to tetrahedral solids".to_string(),
+        _ => "a sheet's fits and evaluations compare with the static shell (`fem --dynamic` runs its transient)"
+            .to_string(),
+    };
+    Err(FitJobError::Input(format!(
+        "{}: {why}, and scene {scene} is a sheet (its reference is the shell, with lumped masses)",
+        spelling.name(option)
+    )))
 }
 
 /// A sheet scene loaded for a job: its body options applied (a refusal naming the option), the options a

@@ -140,7 +140,10 @@ fn bad_thicknesses_and_misplaced_sheets_are_refused() {
     );
     assert_refused(&["simulate", "--scene", "clamped-strip"], &["model `pbd`", "fit a cloth model to it"]);
     assert_refused(&["identify", "--scene", "clamped-strip", "--measured", "m.csv"], &["is a sheet"]);
-    assert_refused(&["fem", "--scene", "clamped-plate", "--split", "six"], &["--split", "is a sheet"]);
+    assert_refused(
+        &["fem", "--scene", "clamped-plate", "--split", "six"],
+        &["--split", "tetrahedral solids", "is a sheet"],
+    );
     assert_refused(&["fem", "--scene", "clamped-plate", "--fem-mass", "consistent"], &["--fem-mass", "--dynamic"]);
     // The shell's transient: a lumped mass, the corotational shell, the dynamic options with --dynamic.
     assert_refused(
@@ -154,7 +157,7 @@ fn bad_thicknesses_and_misplaced_sheets_are_refused() {
     assert_refused(&["fem", "--scene", "clamped-plate", "--rayleigh", "1,0"], &["--rayleigh", "--dynamic"]);
     assert_refused(
         &["fit", "--scene", "clamped-strip", "--model", "cloth-xpbd", "--dynamic"],
-        &["--dynamic", "is a sheet"],
+        &["--dynamic", "static shell", "`fem --dynamic` runs its transient", "is a sheet"],
     );
     assert_refused(&["fem", "--scene", "clamped-plate", "--mass-model", "uniform"], &["--mass-model", "lumped"]);
     assert_refused(&["fem", "--scene", "clamped-plate", "--material", "neo-hookean"], &["--material", "stvk shell"]);
