@@ -63,9 +63,9 @@ pub enum PbdError {
         params: String,
         /// The estimated spectral radius.
         radius: f64,
-        /// The engine's relaxation setting (`relaxation`, `stretch_relaxation`; empty for Jacobi passes
+        /// The engine's relaxation setting (`relaxation`, `stretch_relaxation`; `None` for Jacobi passes
         /// without one, as Newton's cloth).
-        relaxation: &'static str,
+        relaxation: Option<&'static str>,
     },
     /// A tetrahedron inverted (non-positive volume) in the rest state.
     #[error("scene {scene}: tetrahedron {tet} inverted (volume {volume:e} m^3) with {params}")]
@@ -259,6 +259,22 @@ pub enum PbdError {
 }
 
 /// The advice on an engine's relaxation setting for [`PbdError::Unstable`] (none where it has none).
-fn lower_relaxation(relaxation: &str) -> String {
-    if relaxation.is_empty() { String::new() } else { format!("a smaller {relaxation} (--setting {relaxation}=...), ") }
+fn lower_relaxation(relaxation: &Option<&str>) -> String {
+    relaxation.map_or_else(String::new, |r| format!("a smaller {r} (--setting {r}=...), "))
+}
+
+#[cfg(test)]
+mod unstable_message {
+    use super::PbdError;
+
+    #[test]
+    fn an_unstable_point_suggests_the_relaxation_only_where_the_engine_has_one() {
+        let message = |relaxation| {
+            PbdError::Unstable { scene: "s".into(), params: "p".into(), radius: 1.2, relaxation }.to_string()
+        };
+        let with = message(Some("relaxation"));
+        assert!(with.contains("; a smaller relaxation (--setting relaxation=...), a smaller dt or softer"), "{with}");
+        let without = message(None);
+        assert!(without.contains("compression); a smaller dt or softer parameters"), "{without}");
+    }
 }

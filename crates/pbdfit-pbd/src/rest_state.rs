@@ -704,7 +704,7 @@ impl PbdSystem {
         x: &[f64],
         spent: &mut usize,
     ) -> Result<(), PbdError> {
-        let Some(relaxation) = rules.engine().and_then(|engine| engine.constants.jacobi()) else {
+        let Some(crate::engines::Passes::Jacobi { relaxation }) = rules.engine().map(|e| e.constants.passes()) else {
             return Ok(());
         };
         let doubted = |radius: f64| radius > UNSTABLE_RADIUS && radius <= CLEARLY_UNSTABLE_RADIUS;

@@ -15,7 +15,7 @@ pub struct DemoPbd(GenesisPbd);
 
 impl EngineStep for DemoPbd {
     type Cache = ();
-    const JACOBI: Option<&'static str> = GenesisPbd::JACOBI;
+    const PASSES: super::Passes = GenesisPbd::PASSES;
 
     fn solve(&self, system: &PbdSystem, body: &EngineBody, _: &(), passes: usize, d: &mut Dynamics, h: f64) {
         self.0.solve(system, body, &(), passes, d, h)

@@ -47,7 +47,7 @@ pub struct GenesisPbd {
 
 impl EngineStep for GenesisPbd {
     type Cache = ();
-    const JACOBI: Option<&'static str> = Some("stretch_relaxation");
+    const PASSES: super::Passes = super::Passes::Jacobi { relaxation: Some("stretch_relaxation") };
 
     fn solve(&self, system: &PbdSystem, body: &EngineBody, _: &(), passes: usize, d: &mut Dynamics, h: f64) {
         let inv_h2 = 1.0 / (h * h);

@@ -47,7 +47,7 @@ pub struct Jolt {
 
 impl EngineStep for Jolt {
     type Cache = Orders;
-    const JACOBI: Option<&'static str> = None;
+    const PASSES: super::Passes = super::Passes::GaussSeidel;
 
     fn solve(&self, system: &PbdSystem, body: &EngineBody, orders: &Orders, passes: usize, d: &mut Dynamics, h: f64) {
         let order = orders.get(system, body, self.order);

@@ -47,6 +47,20 @@ pub use creation::CreationOrder;
 /// alike and rest alike.
 pub(crate) const ROOT_SMOOTHING: usize = 64;
 
+/// How an engine's constraint passes apply their corrections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Passes {
+    /// Each correction applied at once from the positions the last one left (Gauss-Seidel): no overshoot.
+    GaussSeidel,
+    /// Corrections summed from the same positions (Jacobi), which can overshoot; `relaxation` names the
+    /// setting that scales them, which an unstable point's message suggests lowering (`None` where the
+    /// engine has none, as Newton's cloth springs).
+    Jacobi {
+        /// The relaxation setting's name (`relaxation`, `stretch_relaxation`).
+        relaxation: Option<&'static str>,
+    },
+}
+
 /// One engine's constraint solve, implemented by the struct of its constants (compliances, relaxations,
 /// pass counts, under the engine's names) that its model, beside it, folds the parameters and settings into:
 /// one in each file under `engines/`, registered with the model by one line in [`engines!`].
@@ -54,12 +68,10 @@ pub trait EngineStep: fmt::Debug + Clone + Copy + PartialEq {
     /// What the engine derives from the body once and reuses in every solve (Jolt's projection order;
     /// `()` for none), built on first use.
     type Cache: fmt::Debug + Clone + Default + Send + Sync;
-    /// For passes that are Jacobi (corrections summed from the same positions), which can overshoot, the
-    /// setting that scales their corrections (`relaxation`), which an unstable point's message suggests
-    /// lowering: a fixed point is accepted as a rest state only where the engine's step does not repel
-    /// from it (`PbdSystem::rest_state`). `None` for Gauss-Seidel passes, which do not overshoot; `Some("")`
-    /// for Jacobi passes with no relaxation of their own (Newton's cloth).
-    const JACOBI: Option<&'static str>;
+    /// How its passes apply their corrections ([`Passes`]): a fixed point of Jacobi passes, which can
+    /// overshoot, is accepted as a rest state only where the engine's step does not repel from it
+    /// (`PbdSystem::rest_state`).
+    const PASSES: Passes;
     /// Whether the rest state's fixed point is solved by Newton-Krylov first by default
     /// ([`crate::RootSolve::Auto`]), each line-search trial smoothed by [`ROOT_SMOOTHING`] evaluations of the rest
     /// map (`newton_krylov.rs`'s `RootControls::smoothing`). `false` (the default): the accelerated iteration,
@@ -120,9 +132,9 @@ macro_rules! engines {
         }
 
         impl EngineConstants {
-            /// A Jacobi engine's relaxation setting ([`EngineStep::JACOBI`]).
-            pub fn jacobi(&self) -> Option<&'static str> {
-                match self { $($(#[$cfg])* Self::$step(_) => <$file::$step as EngineStep>::JACOBI,)+ }
+            /// How the engine's passes apply their corrections ([`EngineStep::PASSES`]).
+            pub fn passes(&self) -> Passes {
+                match self { $($(#[$cfg])* Self::$step(_) => <$file::$step as EngineStep>::PASSES,)+ }
             }
 
             /// Whether the engine's fixed point is solved as a root by default ([`EngineStep::ROOT`]).

@@ -52,7 +52,7 @@ pub struct NewtonXpbd {
 
 impl EngineStep for NewtonXpbd {
     type Cache = ();
-    const JACOBI: Option<&'static str> = Some("relaxation");
+    const PASSES: super::Passes = super::Passes::Jacobi { relaxation: Some("relaxation") };
 
     fn solve(&self, system: &PbdSystem, body: &EngineBody, _: &(), passes: usize, d: &mut Dynamics, dt: f64) {
         let (relaxation, k_damp) = (self.relaxation, self.k_damp);

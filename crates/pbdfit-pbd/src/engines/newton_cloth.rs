@@ -147,7 +147,7 @@ fn rest_angle([x1, x2, x3, x4]: [Vec3; 4]) -> f64 {
 impl EngineStep for NewtonCloth {
     type Cache = ClothElements;
     /// Jacobi passes with no relaxation factor of their own: nothing to lower but dt or the stiffnesses.
-    const JACOBI: Option<&'static str> = Some("");
+    const PASSES: super::Passes = super::Passes::Jacobi { relaxation: None };
 
     fn cache(system: &PbdSystem, _: &EngineBody) -> ClothElements {
         ClothElements::build(system)
