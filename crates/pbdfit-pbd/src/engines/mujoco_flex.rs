@@ -2,8 +2,10 @@
 //! dim="2">`) with `<elasticity young poisson thickness elastic2d>`, each vertex a body of three slide
 //! joints and held vertices pinned (`<pin id>`). Its forces are MuJoCo's passive flex forces
 //! (`mass_spring/mujoco_flex.rs`: the membrane metric of `ComputeStiffness<Stencil2D>` on the squared edge
-//! lengths, the cotangent bending of `ComputeBending`, `3 mu h^3 / (24 A)`), with MuJoCo's 3-D Lame pair
-//! `mu = E / (2 (1 + nu))`, `lambda = E nu / ((1 + nu)(1 - 2 nu))`.
+//! lengths, the cotangent bending of `ComputeBending`) with MuJoCo 4.0.1's moduli: plane stress's
+//! `mu = E / (2 (1 + nu))`, `lambda = E nu / (1 - nu^2)` in the membrane and the plate's `D = E h^3 / (12
+//! (1 - nu^2))` over the flap's area in the bending (MuJoCo 3.x's source has the 3-D `lambda`, a quarter of
+//! the membrane and `3 mu h^3 / 24` instead: `mass_spring/mujoco_flex.rs` says how 4.0.1 was read).
 //!
 //! **Why a static solve and not a step.** MuJoCo integrates `M a = f_passive(x, v) + m g + J^T f_constraint`;
 //! a flex vertex has no constraint but its pin (a pinned vertex has no degrees of freedom at all), and the
@@ -15,17 +17,17 @@
 //! MuJoCo run that has not come to rest, or an equilibrium that is unstable in MuJoCo's dynamics, is not
 //! this state; `benchmarks/engines/mujoco_flex.py` runs MuJoCo to rest and compares.)
 //!
-//! **Masses**: `flexcomp`'s `mass` is spread evenly over its points (`user_flexcomp.cc`: `mass / npnt` per
-//! vertex body), so the profile's masses are `uniform` ([`ModelDef::masses`]); the pinned points carry
-//! their share but no body.
+//! **Masses**: the sheet's lumped masses (a third of each triangle's on its corners), as every sheet in
+//! pbdfit has. `flexcomp`'s `mass` is spread evenly over its points instead (`user_flexcomp.cc`: `mass /
+//! npnt` per vertex body): the paste lines set each vertex body's mass after compiling
+//! (`model.body_mass[...]`), and `benchmarks/engines/mujoco_flex.py` measures how far flexcomp's even masses
+//! move the rest state.
 //!
 //! **Units**: `young` in Pa, `thickness` in m, `poisson` dimensionless in `[0, 0.5)` (MuJoCo refuses
 //! others). Not reproduced: contacts (build the flex with `contype="0" conaffinity="0"`, `selfcollide="none"`,
 //! or none within reach), MuJoCo's curved-reference bending term (zero on a flat rest sheet, which pbdfit's
 //! built-in sheets are; an imported sheet that is not flat gets the flat-reference bending), interpolated
 //! flexes (`dof="trilinear"`/`"quadratic"`) and edge equality constraints.
-
-use pbdfit_mesh::MassModel;
 
 use crate::{Fold, ModelDef, ParameterSpec, RuleSettings, SettingSpec, SpringLaw};
 
@@ -50,8 +52,8 @@ const SETTINGS: [SettingSpec; 3] = [
         ..SettingSpec::new(
             "poisson",
             "1",
-            "<elasticity poisson>: Poisson's ratio in [0, 0.5) (MuJoCo's default 0), entering through the 3-D \
-             lambda = E nu / ((1 + nu)(1 - 2 nu))",
+            "<elasticity poisson>: Poisson's ratio in [0, 0.5) (MuJoCo's default 0), entering through plane \
+             stress's lambda = E nu / (1 - nu^2) and the plate's D = E h^3 / (12 (1 - nu^2))",
             0.0,
         )
         .within(0.0, 0.5)
@@ -76,18 +78,17 @@ const SETTINGS: [SettingSpec; 3] = [
     .with_words(ELASTIC2D_WORDS),
 ];
 
-/// The flex's constants at `young` (Pa) and the settings: `(mu h, lambda h, mu h^3)` as `elastic2d` keeps
-/// them.
+/// The flex's constants at `young` (Pa) and the settings: `(mu h, lambda h, D)` as `elastic2d` keeps them.
 fn law(p: &[f64], s: RuleSettings) -> SpringLaw {
     let (young, nu, h) = (p[0], s.settings[0], s.settings[1]);
     let mu = young / (2.0 * (1.0 + nu));
-    let lambda = young * nu / ((1.0 + nu) * (1.0 - 2.0 * nu));
+    let lambda = young * nu / (1.0 - nu * nu);
     let which = s.settings[2];
     let (stretch, bend) = (which >= 2.0, which == 1.0 || which == 3.0);
     SpringLaw {
         membrane_mu: if stretch { mu * h } else { 0.0 },
         membrane_lambda: if stretch { lambda * h } else { 0.0 },
-        bending: if bend { mu * h * h * h } else { 0.0 },
+        bending: if bend { young * h * h * h / (12.0 * (1.0 - nu * nu)) } else { 0.0 },
         ..SpringLaw::NONE
     }
 }
@@ -111,6 +112,9 @@ fn usage(p: &[f64], s: RuleSettings) -> Vec<String> {
         ),
         "  <contact contype=\"0\" conaffinity=\"0\" selfcollide=\"none\"/> <pin id=\"the held vertices\"/>".to_string(),
         "</flexcomp>".to_string(),
+        "# flexcomp spreads mass evenly over the points; this body's masses are the sheet's lumped ones: after \
+         compiling, model.body_mass[model.flex_vertbodyid[v]] = the lumped mass of each free vertex v"
+            .to_string(),
         "# the rest state is the static equilibrium of the flex's passive forces: damping, the integrator, the time \
          step do not move it"
             .to_string(),
@@ -121,15 +125,15 @@ fn usage(p: &[f64], s: RuleSettings) -> Vec<String> {
 pub(crate) static MUJOCO_FLEX: ModelDef = ModelDef {
     name: "mujoco-flex",
     description: "sheets: MuJoCo 4 flex shell (dim 2, <elasticity young poisson thickness elastic2d>): young (Pa); \
-                  rest state by Newton, dt and nit ignored, uniform masses",
+                  rest state by Newton, dt and nit ignored",
     parameters: &PARAMETERS,
     settings: &SETTINGS,
     nit_means: "ignored: the rest state is the static equilibrium of MuJoCo's flex forces",
     usage,
     rule: Fold::SheetSprings(law),
     example: &[1e5],
-    // flexcomp's mass is spread evenly over its points.
-    masses: Some(MassModel::Uniform),
+    // A sheet's masses are lumped (flexcomp's even masses are set per vertex body after compiling).
+    masses: None,
 };
 
 #[cfg(test)]
@@ -137,7 +141,7 @@ mod tests {
     use super::*;
     use crate::{ModelKind, ModelRule};
 
-    /// The settings fold into MuJoCo's constants: `mu h` and `lambda h` from the 3-D Lame pair, `mu h^3`,
+    /// The settings fold into MuJoCo 4's constants: `mu h` and `lambda h` of plane stress, the plate's `D`,
     /// each kept or dropped by `elastic2d`.
     #[test]
     fn the_constants_are_mujocos() {
@@ -146,10 +150,11 @@ mod tests {
         settings.settings[0] = 0.3;
         settings.settings[1] = 2e-3;
         let l = law(&[1.3e5], settings);
-        let (mu, lambda) = (1.3e5 / 2.6, 1.3e5 * 0.3 / (1.3 * 0.4));
+        let (mu, lambda) = (1.3e5 / 2.6, 1.3e5 * 0.3 / 0.91);
+        let d = 1.3e5 * 8e-9 / (12.0 * 0.91);
         assert!((l.membrane_mu - mu * 2e-3).abs() <= 1e-12 * mu);
         assert!((l.membrane_lambda - lambda * 2e-3).abs() <= 1e-12 * lambda);
-        assert!((l.bending - mu * 8e-9).abs() <= 1e-12 * mu * 8e-9);
+        assert!((l.bending - d).abs() <= 1e-12 * d);
         settings.settings[2] = 1.0;
         let bend = law(&[1.3e5], settings);
         assert_eq!((bend.membrane_mu, bend.membrane_lambda), (0.0, 0.0));

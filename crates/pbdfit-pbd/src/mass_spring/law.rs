@@ -23,21 +23,20 @@ pub struct SpringLaw {
     pub mu: f64,
     /// The same law's `lambda` (Pa), >= 0.
     pub lambda: f64,
-    /// MuJoCo's flex shell on a sheet: its membrane's `mu h` (N/m; MuJoCo's 3-D shear modulus
-    /// `E / (2 (1 + nu))` times the thickness), >= 0 (0 with `membrane_lambda` 0: no membrane).
+    /// MuJoCo's flex shell on a sheet: its membrane's `mu h` (N/m; the shear modulus `E / (2 (1 + nu))`
+    /// times the thickness), >= 0 (0 with `membrane_lambda` 0: no membrane).
     pub membrane_mu: f64,
-    /// The flex membrane's `lambda h` (N/m; MuJoCo's 3-D `E nu / ((1 + nu)(1 - 2 nu))` times the
-    /// thickness), >= 0.
+    /// The flex membrane's `lambda h` (N/m; plane stress's `E nu / (1 - nu^2)` times the thickness),
+    /// >= 0.
     pub membrane_lambda: f64,
-    /// The flex shell's bending `mu h^3` (N m; its stiffness per hinge is `3 mu h^3 / (24 A)`), >= 0
-    /// (0: none).
+    /// The flex shell's bending modulus `D = E h^3 / (12 (1 - nu^2))` (N m; its stiffness per hinge is
+    /// `D / (A_1 + A_2)`), >= 0 (0: none).
     pub bending: f64,
 }
 
 impl SpringLaw {
     /// No force at all: the base for a law that names only its own constants (`..SpringLaw::NONE`).
-    pub const NONE: SpringLaw =
-        SpringLaw {
+    pub const NONE: SpringLaw = SpringLaw {
         ks: 0.0,
         ks_shear: 0.0,
         ks_bend: 0.0,
@@ -98,7 +97,7 @@ impl SpringLaw {
         self.mu > 0.0 || self.lambda > 0.0
     }
 
-    /// The flex shell's constants `(mu h, lambda h, mu h^3)`.
+    /// The flex shell's constants `(mu h, lambda h, D)`.
     pub(crate) fn flex_constants(&self) -> (f64, f64, f64) {
         (self.membrane_mu, self.membrane_lambda, self.bending)
     }

@@ -1,35 +1,40 @@
-//! MuJoCo's flex shell (a `<flex dim="2">` with `<elasticity young poisson thickness elastic2d>`), read in
-//! MuJoCo's source (`src/user/user_mesh.cc`: `ComputeStiffness<Stencil2D>`, `MetricTensor`, `ComputeBasis`,
+//! MuJoCo 4's flex shell (a `<flex dim="2">` with `<elasticity young poisson thickness elastic2d>`) as a
+//! force law of [`SpringBody`], whose static equilibrium under the load is the `mujoco-flex` profile's rest
+//! state (`engines/mujoco_flex.rs` says why a static solve). The forms are MuJoCo's source
+//! (`src/user/user_mesh.cc`: `ComputeStiffness<Stencil2D>`, `MetricTensor`, `ComputeBasis`,
 //! `CreateFlapStencil`, `ComputeBending`; `src/engine/engine_passive.c`: `mj_flexPassiveStretch`,
-//! `mj_flexPassiveBend`) as a force law of [`SpringBody`], whose static equilibrium under the load is the
-//! `mujoco-flex` profile's rest state (`engines/mujoco_flex.rs` says why a static solve).
+//! `mj_flexPassiveBend`); the moduli in them are MuJoCo 4.0.1's, read off its compiled model
+//! (`flex_stiffness`, `flex_bending`), which differ from the 3.x source's (below).
 //!
-//! **Membrane** (`elastic2d` `stretch` or `both`), per triangle with rest area `A`: with MuJoCo's 3-D Lame
-//! pair `mu = E / (2 (1 + nu))`, `lambda = E nu / ((1 + nu)(1 - 2 nu))` (not plane stress's
-//! `E nu / (1 - nu^2)`) and the thickness `h`, MuJoCo stores a 3 x 3 metric per triangle,
+//! **Membrane** (`elastic2d` `stretch` or `both`), per triangle with rest area `A`: a 3 x 3 metric on the
+//! triangle's edges at the rest positions (edge `e` opposite local vertex `e`, `n` the unit normal),
 //!
 //! ```text
-//! K_ee' = (A h / 4) (mu tr(B_e B_e') + lambda tr(B_e) tr(B_e'))
+//! K_ee' = A h (mu tr(B_e B_e') + lambda/2 tr(B_e) tr(B_e'))
 //! B_e   = (b_L b_R^T + b_R b_L^T) / (8 A^2),  b_L = n x (x_{e+2} - x_e),  b_R = (x_{e+1} - x_e) x n
 //! ```
 //!
-//! at the rest positions (edge `e` opposite local vertex `e`, `n` the unit normal), and the membrane force is
-//! `f = -grad (1/4 s^T K s)` with `s_e = l_e^2 - L_e^2` the change of each edge's squared length (computed
-//! as `2 L_e . du_e + |du_e|^2`, without cancellation). `sum_e s_e B_e = -2 G` with `G` the triangle's
-//! Green strain in its plane, so the energy is `A h (mu/4 tr(G^2) + lambda/4 tr(G)^2)`: St. Venant-Kirchhoff
-//! with the Lame pair `(mu/4, lambda/2)` (a test below checks the energy against that form). Its small-strain
-//! in-plane Young's modulus is `E (1 + 2 nu) / (4 (1 + nu))` (`E/4` at `nu = 0`, `0.308 E` at `nu = 0.3`,
-//! where plane stress's membrane has `E`) and its in-plane Poisson ratio `2 nu` (plane stress's is `nu`).
+//! with `mu = E / (2 (1 + nu))` and plane stress's `lambda = E nu / (1 - nu^2)`, and the membrane force is
+//! `f = -grad (1/4 s^T K s)` with `s_e = l_e^2 - L_e^2` the change of each edge's squared length (computed as
+//! `2 L_e . du_e + |du_e|^2`, without cancellation). `sum_e s_e B_e = -2 G` with `G` the triangle's Green
+//! strain in its plane, so the energy is `A h (mu tr(G^2) + lambda/2 tr(G)^2)`: St. Venant-Kirchhoff in
+//! plane stress, whose small-strain membrane is `E h` with Poisson's ratio `nu` (a test below checks the
+//! energy against that form). MuJoCo 3.x's source (`user_mesh.cc` of 3.12) has `A h / 4` and the 3-D
+//! `lambda = E nu / ((1 + nu)(1 - 2 nu))` instead: St. Venant-Kirchhoff with `(mu/4, lambda_3D/2)`, whose
+//! membrane is `E (1 + 2 nu) / (4 (1 + nu))` with Poisson's ratio `2 nu`; MuJoCo 4.0.1's compiled metric is
+//! 4 `mu` and 2 plane-stress `lambda` times 3.12's form to round-off, the plane-stress form here.
 //!
 //! **Bending** (`elastic2d` `bend` or `both`), per interior edge: MuJoCo's flap `[v0, v1, v2, v3]` (the edge
 //! as the first triangle that has it lists it, that triangle's third vertex, the other triangle's), the
 //! cotangent weights `c = [a03 + a04, a01 + a02, -(a01 + a03), -(a02 + a04)]` of Wardetzky et al., a factor
-//! `cos_theta` of Garg et al.'s cubic shells and the stiffness `3 mu h^3 / (24 (A_1 + A_2))`, all at rest:
-//! the energy `1/2 k cos_theta (sum_i c_i x_i)^2`, quadratic in the positions, its force `-k cos_theta c_i
-//! sum_j c_j x_j` (`flex_bending`'s 4 x 4 block times the positions). On a flat rest sheet `sum_j c_j X_j =
-//! 0`, so the force is computed from the displacements alone; MuJoCo's curved-reference term (its 17th
-//! number per edge, `n . e2 ...`) is zero there and is left out: a sheet that is not flat at rest gets
-//! the flat-reference bending here (the profile's module doc says so).
+//! `cos_theta` of Garg et al.'s cubic shells and the stiffness `D / (A_1 + A_2)` with the plate's
+//! `D = E h^3 / (12 (1 - nu^2))` (MuJoCo 3.12's source: `3 mu h^3 / (24 (A_1 + A_2))`, `4 / (3 (1 - nu))`
+//! times less; 4.0.1's compiled `flex_bending` is `D`'s), all at rest: the energy `1/2 k cos_theta
+//! (sum_i c_i x_i)^2`, quadratic in the positions, its force `-k cos_theta c_i sum_j c_j x_j`
+//! (`flex_bending`'s 4 x 4 block times the positions). On a flat rest sheet `sum_j c_j X_j = 0`, so the
+//! force is computed from the displacements alone; MuJoCo's curved-reference term (its 17th number per
+//! edge) is zero there and is left out: a sheet that is not flat at rest gets the flat-reference bending
+//! here (the profile's module doc says so).
 //!
 //! Damping (`elasticity damping`) scales velocities and vanishes at rest; pinned vertices are held.
 
@@ -38,9 +43,9 @@ use nalgebra::Matrix3;
 use super::SpringBody;
 use crate::Vec3;
 
-/// A membrane triangle: its vertices, each local edge's vertex pair `(p0, p1)` (local indices) and rest
-/// vector `X_p1 - X_p0` (m), and the two parts of MuJoCo's metric per unit `mu h` and `lambda h` (m^2 over
-/// m^4: `(A / 4) tr(B_e B_e')` and `(A / 4) tr(B_e) tr(B_e')`).
+/// A membrane triangle: its vertices, each local edge's rest vector `X_p1 - X_p0` (m) for its vertex pair
+/// ([`EDGES`]), and the two parts of MuJoCo's metric per unit `mu h` and `lambda h` (1/m^2:
+/// `A tr(B_e B_e')` and `A/2 tr(B_e) tr(B_e')`).
 #[derive(Debug, Clone)]
 pub(super) struct FlexTriangle {
     vertices: [usize; 3],
@@ -49,12 +54,12 @@ pub(super) struct FlexTriangle {
     metric_lambda: Matrix3<f64>,
 }
 
-/// An interior edge's bending: the flap's four vertices and `cos_theta c c^T / (24 / 3 (A_1 + A_2))` per
-/// unit `mu h^3` (N m), i.e. MuJoCo's `flex_bending` block over `mu h^3`.
+/// An interior edge's bending: the flap's four vertices and `cos_theta c c^T / (A_1 + A_2)` per unit `D`
+/// (N m), i.e. MuJoCo's `flex_bending` block over `D`.
 #[derive(Debug, Clone)]
 pub(super) struct FlexHinge {
     vertices: [usize; 4],
-    /// `c_i sqrt(|k cos_theta|)` per unit `mu h^3`, and the sign of `cos_theta` (the block is `sign w w^T`).
+    /// `c_i sqrt(|k cos_theta|)` per unit `D`, and the sign of `cos_theta` (the block is `sign w w^T`).
     weights: [f64; 4],
     sign: f64,
 }
@@ -92,14 +97,9 @@ impl FlexShell {
                     let (bl, br) = (normal.cross(&left), right.cross(&normal));
                     (bl * br.transpose() + br * bl.transpose()) / (8.0 * a * a)
                 });
-                let metric_mu = Matrix3::from_fn(|i, j| a / 4.0 * (basis[i] * basis[j]).trace());
-                let metric_lambda = Matrix3::from_fn(|i, j| a / 4.0 * basis[i].trace() * basis[j].trace());
-                FlexTriangle {
-                    vertices: v,
-                    rest: EDGES.map(|[p0, p1]| x[v[p1]] - x[v[p0]]),
-                    metric_mu,
-                    metric_lambda,
-                }
+                let metric_mu = Matrix3::from_fn(|i, j| a * (basis[i] * basis[j]).trace());
+                let metric_lambda = Matrix3::from_fn(|i, j| a / 2.0 * basis[i].trace() * basis[j].trace());
+                FlexTriangle { vertices: v, rest: EDGES.map(|[p0, p1]| x[v[p1]] - x[v[p0]]), metric_mu, metric_lambda }
             })
             .collect();
         // CreateFlapStencil: the first triangle with an edge gives its vertices and the third; the second
@@ -123,11 +123,15 @@ impl FlexShell {
             .into_iter()
             .filter_map(|f| {
                 let v = [f[0]?, f[1]?, f[2]?, f[3]?];
-                let (a01, a02, a03, a04) =
-                    (cot(x, v[0], v[1], v[2]), cot(x, v[0], v[3], v[1]), cot(x, v[1], v[2], v[0]), cot(x, v[1], v[0], v[3]));
+                let (a01, a02, a03, a04) = (
+                    cot(x, v[0], v[1], v[2]),
+                    cot(x, v[0], v[3], v[1]),
+                    cot(x, v[1], v[2], v[0]),
+                    cot(x, v[1], v[0], v[3]),
+                );
                 let c = [a03 + a04, a01 + a02, -(a01 + a03), -(a02 + a04)];
                 let volume = area(x, [v[0], v[1], v[2]]) + area(x, [v[1], v[0], v[3]]);
-                let stiffness = 3.0 / (24.0 * volume);
+                let stiffness = 1.0 / volume;
                 let (e0, e1, e2) = (x[v[1]] - x[v[0]], x[v[2]] - x[v[0]], x[v[3]] - x[v[0]]);
                 let (e3, e4) = (x[v[2]] - x[v[1]], x[v[3]] - x[v[1]]);
                 let t0 = -(e1 * a03 + e3 * a01);
@@ -176,7 +180,7 @@ impl SpringBody {
     }
 
     /// Adds the flex shell's forces (N) at displacements `u` to `out`: membrane with `mu h`, `lambda h`
-    /// (N/m), bending with `mu h^3` (N m).
+    /// (N/m), bending with `D` (N m).
     pub(super) fn add_flex_forces(&self, (mu_h, lambda_h, bend): (f64, f64, f64), u: &[f64], out: &mut [f64]) {
         let Some(shell) = &self.flex else { return };
         if mu_h > 0.0 || lambda_h > 0.0 {
@@ -280,21 +284,21 @@ mod tests {
     }
 
     /// The membrane energy of a sheet under a homogeneous deformation `x = F X` is St. Venant-Kirchhoff's
-    /// with the Lame pair `(mu/4, lambda/2)` of MuJoCo's 3-D pair, `A h (mu/4 tr(G^2) + lambda/4 tr(G)^2)`
-    /// with the Green strain `G = (F^T F - I) / 2` restricted to the sheet's plane.
+    /// in plane stress, `A h (mu tr(G^2) + lambda/2 tr(G)^2)` with `lambda = E nu / (1 - nu^2)` and the
+    /// Green strain `G = (F^T F - I) / 2` restricted to the sheet's plane.
     #[test]
-    fn the_membrane_is_st_venant_kirchhoff_with_a_quarter_of_mu_and_half_of_lambda() {
+    fn the_membrane_is_st_venant_kirchhoff_in_plane_stress() {
         let body = sheet(1, 1, Diagonal::Forward);
         let (young, nu, h) = (2e5, 0.3, 1e-3);
         let mu = young / (2.0 * (1.0 + nu));
-        let lambda = young * nu / ((1.0 + nu) * (1.0 - 2.0 * nu));
+        let lambda = young * nu / (1.0 - nu * nu);
         let f = Matrix3::new(1.03, 0.02, 0.0, -0.01, 0.98, 0.0, 0.015, -0.02, 1.0);
         let u: Vec<Vec3> = body.rest.iter().map(|x| f * x - x).collect();
         let energy = body.flex_energy((mu * h, lambda * h, 0.0), &body.flatten(&u));
         let g = (f.transpose() * f - Matrix3::identity()) / 2.0;
         let g2 = g.fixed_view::<2, 2>(0, 0).into_owned();
         let total_area = 0.8 * 0.5;
-        let expected = total_area * h * (mu / 4.0 * (g2 * g2).trace() + lambda / 4.0 * g2.trace().powi(2));
+        let expected = total_area * h * (mu * (g2 * g2).trace() + lambda / 2.0 * g2.trace().powi(2));
         println!("energy {energy:e}, St. Venant-Kirchhoff {expected:e}");
         assert!((energy - expected).abs() <= 1e-12 * expected, "{energy:e} vs {expected:e}");
     }
