@@ -482,7 +482,8 @@ fn mujoco_flex_fits_the_strip_in_mujocos_terms() {
     assert!((error - 0.26345).abs() < 1e-4, "{error}");
     let young = r["parameters"]["young"].as_f64().unwrap();
     assert!((young / 9.416e10 - 1.0).abs() < 1e-3, "{young:e}");
-    let paste = r["engine"]["paste"].to_string();
+    let paste: Vec<&str> = r["engine"]["paste"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+    let paste = paste.join("\n");
     for words in [
         "<flexcomp",
         "type=\"direct\" dim=\"2\"",
@@ -510,7 +511,7 @@ fn mujoco_flex_fits_the_strip_in_mujocos_terms() {
         ("elastic2d=0", &["invalid setting elastic2d = 0", "allowed [1, 3]", "both = 3"]),
         ("damping=0.1", &["model mujoco-flex has no setting `damping`", "poisson in [0, 0.5)", "thickness in"]),
     ] {
-        assert_refused(&[&["simulate"][..], &base, &["--setting", setting]].concat(), words);
+        assert_refused(&[&["simulate"][..], &base[..6], &["--setting", setting]].concat(), words);
     }
 }
 
