@@ -11,9 +11,10 @@ For each case this script
       its order, `mass` the sheet's total; the held vertices pinned; no contacts) with `<elasticity young
       poisson thickness elastic2d>`, sets each vertex body's mass to the profile's lumped mass (flexcomp
       spreads `mass` evenly), gives every slide joint a damping `c` (N s/m) and runs MuJoCo's own `mj_step`
-      (MuJoCo 4's `discrete` integrator: MuJoCo 4 refuses flex elasticity under implicit and implicitfast, and Euler needs steps far below 1 ms on the steel strip) from the flat sheet at rest; `uniform` is the same run with flexcomp's own
-      even masses, against the profile: what a user who keeps flexcomp's masses gets;
-      `forms` is how far MuJoCo's compiled `flex_stiffness` and `flex_bending` are from the profile's forms
+      (MuJoCo 4's `discrete` integrator: MuJoCo 4 refuses flex elasticity under implicit and implicitfast,
+      and Euler needs steps far below 1 ms on the strip) from the flat sheet at rest; `uniform` is the same
+      run with flexcomp's own even masses, against the profile: what a user who keeps flexcomp's masses
+      gets; `forms` is how far MuJoCo's compiled `flex_stiffness` and `flex_bending` are from the profile's forms
       (relative to each array's largest entry);
   (c) judges rest by MuJoCo's own forces: every `CHECK` steps the state is copied, its velocities zeroed
       and `mj_forward` run; the static residual `|qfrc_passive - qfrc_bias|_inf / |m g|_inf` (the flex's
@@ -45,8 +46,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 
 # <elasticity> points: young (Pa), poisson, thickness (m), elastic2d. On the hanging sheet (0.5 mm fabric,
-# 300 kg/m^3) S and P stretch it in its plane; on the strip (1 mm, 7850 kg/m^3) A and B bend it (B sags
-# about half the strip's length).
+# 300 kg/m^3) S and P stretch it in its plane; on the strip (1 mm, 7850 kg/m^3) A and B bend it (it droops
+# 0.18 to 0.35 m below its 0.3 m length's clamp).
 POINTS = {
     "S": {"young": 2e6, "poisson": 0.3, "thickness": 5e-4, "elastic2d": "both"},
     "P": {"young": 2e5, "poisson": 0.0, "thickness": 5e-4, "elastic2d": "stretch"},
@@ -236,10 +237,12 @@ def main() -> int:
         results.append({"scene": scene, "n": n, "point": pname, **point, "joint_damping": damping,
                         "timestep": timestep, "mujoco_steps": engine["steps"], "mujoco_time": engine["time"],
                         "residual": engine["residual"], "speed": engine["speed"], "at_rest": engine["at_rest"],
-                        "max_displacement": umax, "uniform_rel_l2": uniform, "rel_l2": l2, "rel_max": mx, "compiled_misfit": engine["compiled_misfit"], "verdict": verdict,
+                        "max_displacement": umax, "uniform_rel_l2": uniform, "rel_l2": l2, "rel_max": mx,
+                        "compiled_misfit": engine["compiled_misfit"], "verdict": verdict,
                         "seconds": time.time() - start})
         lines.append(f"{scene:14s} {n:2d} {pname:2s} {umax:10.3e} {l2:9.2e} {mx:9.2e} {engine['residual']:9.1e} "
-                     f"{engine['steps']:12d} {engine['time']:7.1f} {uniform:9.2e} {engine['compiled_misfit']:8.1e}  {verdict}{'' if engine['at_rest'] else ' (not at rest)'}")
+                     f"{engine['steps']:12d} {engine['time']:7.1f} {uniform:9.2e} {engine['compiled_misfit']:8.1e}  "
+                     f"{verdict}{'' if engine['at_rest'] else ' (not at rest)'}")
         print(lines[-1], flush=True)
     lines.insert(0, f"pbdfit's mujoco-flex profile against MuJoCo {version} (CPU, f64) on sheets: flexcomp type=direct "
                  "dim=2, pinned held vertices, no contacts, integrator discrete, slide-joint damping")
