@@ -47,7 +47,7 @@ REPO = HERE.parent.parent
 
 # <elasticity> points: young (Pa), poisson, thickness (m), elastic2d. On the hanging sheet (0.5 mm fabric,
 # 300 kg/m^3) S and P stretch it in its plane; on the strip (1 mm, 7850 kg/m^3) A and B bend it (it droops
-# 0.18 to 0.35 m below its 0.3 m length's clamp).
+# 0.18 to 0.35 m at its tip: it is 0.3 m long).
 POINTS = {
     "S": {"young": 2e6, "poisson": 0.3, "thickness": 5e-4, "elastic2d": "both"},
     "P": {"young": 2e5, "poisson": 0.0, "thickness": 5e-4, "elastic2d": "stretch"},
