@@ -1,7 +1,7 @@
 """What the engine checks share (``test_engines.py``, ``test_pybullet.py``): whether an engine's package is
 there, and where its scripts are.
 
-``PBDFIT_ENGINE_CHECKS`` (comma-separated package names; CI sets ``newton,pybullet``) makes a missing
+``PBDFIT_ENGINE_CHECKS`` (comma-separated package names; CI sets ``newton,pybullet,pypbd,mujoco``) makes a missing
 package a failure; elsewhere its check is skipped with the reason printed (``pytest -rs``).
 """
 

@@ -10,8 +10,9 @@
 //! its per-body cache and its solve), beside its model, a `static` [`ModelDef`] (parameters, settings,
 //! what `nit` means, the paste lines, the engine's masses, an example point) whose fold turns the fitted
 //! parameters and the engine's settings into an [`EngineRule`] (`ModelRule::Engine`) carrying the engine's
-//! [`EngineConstants`]; the line registers both. PyBullet's profile (`pybullet.rs`) is a model only: its
-//! rest state is the static equilibrium of a force law (`mass_spring/neo_hookean.rs`).
+//! [`EngineConstants`]; the line registers both. PyBullet's profile (`pybullet.rs`) and MuJoCo's flex shell
+//! (`mujoco_flex.rs`) are models only: their rest states are the static equilibria of force laws
+//! (`mass_spring/neo_hookean.rs`, `mass_spring/mujoco_flex.rs`).
 //!
 //! What every profile shares, and what stays pbdfit's: the state is the displacement from the rest
 //! configuration (the engines store positions in f32; in f64 the displacement form loses nothing), a step
@@ -98,8 +99,8 @@ pub trait EngineStep: fmt::Debug + Clone + Copy + PartialEq {
 /// file's `static MODEL: ModelDef`) in the model list, names it as the [`ModelKind`] constant `MODEL`, and
 /// registers its [`EngineStep`]: its variant of [`EngineConstants`] (named after the step), its slot in the
 /// body's caches, and the dispatch; attributes before an entry (`#[cfg(test)]`) apply to all of these. The
-/// entries after the `;` have no step: profiles whose rest state is another family's (PyBullet's: a force
-/// law of `SpringBody`, `mass_spring/neo_hookean.rs`).
+/// entries after the `;` have no step: profiles whose rest state is another family's (PyBullet's and
+/// MuJoCo's flex shell: force laws of `SpringBody`, `mass_spring/neo_hookean.rs` and `mujoco_flex.rs`).
 macro_rules! engines {
     (
         $($(#[$cfg:meta])* $file:ident::$def:ident($step:ident)),+ ;
@@ -167,6 +168,7 @@ engines! {
     #[cfg(test)]
     demo::DEMO_PBD(DemoPbd);
     pybullet::PYBULLET_NEOHOOKEAN,
+    mujoco_flex::MUJOCO_FLEX,
 }
 
 /// An engine profile's step at one parameter point: what [`ModelRule::Engine`](crate::ModelRule) carries.

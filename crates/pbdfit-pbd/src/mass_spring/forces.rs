@@ -36,7 +36,7 @@ impl SpringBody {
     }
 
     /// Total force (N) on the free vertices at displacements `u` and velocities `v`: springs, volume
-    /// penalty, neo-Hookean tetrahedra, spring damping and gravity.
+    /// penalty, neo-Hookean tetrahedra, MuJoCo's flex shell, spring damping and gravity.
     pub(super) fn forces(&self, law: &SpringLaw, u: &[f64], v: Option<&[f64]>) -> Vec<f64> {
         let mut f = vec![0.0; self.dofs()];
         for (i, &p) in self.free.iter().enumerate() {
@@ -67,6 +67,7 @@ impl SpringBody {
         if law.has_neo_hookean() {
             self.add_neo_hookean_forces(law, u, &mut f);
         }
+        self.add_flex_forces(law.flex_constants(), u, &mut f);
         f
     }
 
@@ -87,6 +88,6 @@ impl SpringBody {
         if law.has_neo_hookean() {
             e += self.neo_hookean_energy(law, &uf);
         }
-        e
+        e + self.flex_energy(law.flex_constants(), &uf)
     }
 }

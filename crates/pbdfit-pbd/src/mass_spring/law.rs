@@ -2,7 +2,8 @@
 //! computation has no result ([`SpringError`]).
 
 /// The force law of a body solved by Newton on its vertices: springs on the edges, a volume penalty and
-/// PyBullet's stable neo-Hookean per tetrahedron (`neo_hookean.rs`), each switched off by a zero. Every
+/// PyBullet's stable neo-Hookean per tetrahedron (`neo_hookean.rs`) and MuJoCo's flex shell on a sheet
+/// (`mujoco_flex.rs`), each switched off by a zero. Every
 /// constant enters the elastic force linearly, which the parameter sensitivities use.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SpringLaw {
@@ -22,24 +23,64 @@ pub struct SpringLaw {
     pub mu: f64,
     /// The same law's `lambda` (Pa), >= 0.
     pub lambda: f64,
+    /// MuJoCo's flex shell on a sheet: its membrane's `mu h` (N/m; the shear modulus `E / (2 (1 + nu))`
+    /// times the thickness), >= 0 (0 with `membrane_lambda` 0: no membrane).
+    pub membrane_mu: f64,
+    /// The flex membrane's `lambda h` (N/m; plane stress's `E nu / (1 - nu^2)` times the thickness),
+    /// >= 0.
+    pub membrane_lambda: f64,
+    /// The flex shell's bending modulus `D = E h^3 / (12 (1 - nu^2))` (N m; its stiffness per hinge is
+    /// `D / (A_1 + A_2)`), >= 0 (0: none).
+    pub bending: f64,
 }
 
 impl SpringLaw {
     /// No force at all: the base for a law that names only its own constants (`..SpringLaw::NONE`).
-    pub const NONE: SpringLaw =
-        SpringLaw { ks: 0.0, ks_shear: 0.0, ks_bend: 0.0, kvol: 0.0, damping: 0.0, mu: 0.0, lambda: 0.0 };
+    pub const NONE: SpringLaw = SpringLaw {
+        ks: 0.0,
+        ks_shear: 0.0,
+        ks_bend: 0.0,
+        kvol: 0.0,
+        damping: 0.0,
+        mu: 0.0,
+        lambda: 0.0,
+        membrane_mu: 0.0,
+        membrane_lambda: 0.0,
+        bending: 0.0,
+    };
 
     /// How many constants the elastic force is linear in ([`Self::elastic_constants`]).
-    pub(crate) const ELASTIC: usize = 6;
+    pub(crate) const ELASTIC: usize = 9;
 
     /// The constants the elastic force is linear in, in this order (the parameter sensitivities' rates).
     pub(crate) fn elastic_constants(&self) -> [f64; Self::ELASTIC] {
-        [self.ks, self.kvol, self.mu, self.lambda, self.ks_shear, self.ks_bend]
+        [
+            self.ks,
+            self.kvol,
+            self.mu,
+            self.lambda,
+            self.ks_shear,
+            self.ks_bend,
+            self.membrane_mu,
+            self.membrane_lambda,
+            self.bending,
+        ]
     }
 
     /// The law with these elastic constants (`elastic_constants`' order) and no damping.
     pub(crate) fn with_elastic_constants(c: [f64; Self::ELASTIC]) -> SpringLaw {
-        SpringLaw { ks: c[0], kvol: c[1], mu: c[2], lambda: c[3], ks_shear: c[4], ks_bend: c[5], damping: 0.0 }
+        SpringLaw {
+            ks: c[0],
+            kvol: c[1],
+            mu: c[2],
+            lambda: c[3],
+            ks_shear: c[4],
+            ks_bend: c[5],
+            membrane_mu: c[6],
+            membrane_lambda: c[7],
+            bending: c[8],
+            damping: 0.0,
+        }
     }
 
     /// The spring constant of a spring of `group` (N/m).
@@ -56,6 +97,11 @@ impl SpringLaw {
         self.mu > 0.0 || self.lambda > 0.0
     }
 
+    /// The flex shell's constants `(mu h, lambda h, D)`.
+    pub(crate) fn flex_constants(&self) -> (f64, f64, f64) {
+        (self.membrane_mu, self.membrane_lambda, self.bending)
+    }
+
     /// Checks that every constant is finite and >= 0.
     pub fn validate(&self) -> Result<(), SpringError> {
         for (name, value) in [
@@ -66,6 +112,9 @@ impl SpringLaw {
             ("damping", self.damping),
             ("mu", self.mu),
             ("lambda", self.lambda),
+            ("membrane_mu", self.membrane_mu),
+            ("membrane_lambda", self.membrane_lambda),
+            ("bending", self.bending),
         ] {
             if !(value.is_finite() && value >= 0.0) {
                 return Err(SpringError::InvalidParameter { name, value });
@@ -81,7 +130,8 @@ pub enum SpringError {
     /// A constant is negative or not finite.
     #[error("{name} = {} must be a finite number >= 0", pbdfit_mesh::display::exact(*.value))]
     InvalidParameter {
-        /// Name (`ks`, `ks_shear`, `ks_bend`, `kvol`, `damping`, `mu`, `lambda`, `dt`).
+        /// Name (`ks`, `ks_shear`, `ks_bend`, `kvol`, `damping`, `mu`, `lambda`, `membrane_mu`,
+        /// `membrane_lambda`, `bending`, `dt`).
         name: &'static str,
         /// Its value.
         value: f64,

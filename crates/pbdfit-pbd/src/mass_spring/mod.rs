@@ -19,6 +19,7 @@
 mod forces;
 mod integrators;
 mod law;
+mod mujoco_flex;
 mod neo_hookean;
 mod newton;
 mod sheet_springs;
@@ -58,6 +59,8 @@ pub struct SpringBody {
     tets: Vec<([usize; 4], [Vec3; 3], f64)>,
     /// `Dm^-1` of each tetrahedron (`Dm = [E1, E2, E3]`), for the neo-Hookean tetrahedra.
     dm_inv: Vec<nalgebra::Matrix3<f64>>,
+    /// MuJoCo's flex shell of a sheet (its membrane triangles and bending hinges; `None` on a solid).
+    flex: Option<mujoco_flex::FlexShell>,
     /// The rigid obstacles at their placed position, with friction (empty: none): Verlet's
     /// microcollisions and dry friction (`integrators.rs`).
     contacts: Vec<crate::contact::Contact>,
@@ -77,6 +80,7 @@ impl SpringBody {
             slot[p] = i;
         }
         let masses = system.inverse_masses.iter().map(|&w| if w > 0.0 { 1.0 / w } else { 0.0 }).collect();
+        let flex = system.cloth_body().map(|cloth| mujoco_flex::FlexShell::new(&cloth.triangles(), &system.rest));
         let (edges, groups) = match system.cloth_body() {
             None => {
                 let mut edges: Vec<_> =
@@ -110,6 +114,7 @@ impl SpringBody {
             sheet: system.cloth_body().is_some(),
             tets,
             dm_inv,
+            flex,
             contacts: system.contacts.clone(),
         }
     }

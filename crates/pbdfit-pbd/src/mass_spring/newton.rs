@@ -181,7 +181,7 @@ impl SpringBody {
         {
             return Ok(cold);
         }
-        let constants = [law.ks, law.ks_shear, law.ks_bend];
+        let constants = [law.ks, law.ks_shear, law.ks_bend, law.membrane_mu, law.membrane_lambda];
         let largest = constants.iter().fold(0.0f64, |m, &c| m.max(c));
         let mut cap = constants.iter().filter(|&&c| c > 0.0).fold(largest, |m, &c| m.min(c));
         let (mut u, mut iterations): (Option<Vec<Vec3>>, usize) = (None, 0);
@@ -190,6 +190,8 @@ impl SpringBody {
                 ks: law.ks.min(cap),
                 ks_shear: law.ks_shear.min(cap),
                 ks_bend: law.ks_bend.min(cap),
+                membrane_mu: law.membrane_mu.min(cap),
+                membrane_lambda: law.membrane_lambda.min(cap),
                 ..*law
             };
             let Ok(stage) = self.sheet_newton(&capped, u.as_deref()) else { return direct };

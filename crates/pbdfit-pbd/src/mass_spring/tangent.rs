@@ -92,6 +92,7 @@ impl SpringBody {
                 }
             }
         }
+        self.flex_tangent(law.flex_constants(), u, |i, j, block| put(&mut k, i, j, block));
         (k, d)
     }
 

@@ -465,6 +465,56 @@ fn newton_cloth_fits_a_sheet_in_newtons_terms() {
     }
 }
 
+/// MuJoCo's flex shell (`mujoco-flex`) fits the steel strip's `young` against the shell with the MJCF lines to
+/// paste (`<flexcomp>`, `<elasticity young poisson thickness elastic2d>`, the lumped masses set per vertex
+/// body); `evaluate` at the fitted young gives the fit's error, and MuJoCo's own closed form (young = the
+/// scene's E, its flex being plane stress with the plate's D) a larger one at N = 4 (the cotangent bending is
+/// too stiff on 4 cells: young 9.42e10 against 2e11). Unknown settings and values out of range are refused
+/// with the range (exit 2).
+#[test]
+fn mujoco_flex_fits_the_strip_in_mujocos_terms() {
+    let base = ["--scene", "clamped-strip", "--n", "4", "--model", "mujoco-flex", "--setting", "poisson=0.3"];
+    let out = pbdfit(&[&["fit", "--json"][..], &base].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = json(&out);
+    assert_eq!(r["model"], "mujoco-flex[poisson=0.3]");
+    let error = r["error"].as_f64().unwrap();
+    assert!((error - 0.26345).abs() < 1e-4, "{error}");
+    let young = r["parameters"]["young"].as_f64().unwrap();
+    assert!((young / 9.416e10 - 1.0).abs() < 1e-3, "{young:e}");
+    let paste: Vec<&str> = r["engine"]["paste"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+    let paste = paste.join("\n");
+    for words in [
+        "<flexcomp",
+        "type=\"direct\" dim=\"2\"",
+        "young=\"9.416",
+        "poisson=\"0.3\"",
+        "thickness=\"0.001\"",
+        "elastic2d=\"both\"",
+        "<pin id=",
+        "model.body_mass",
+    ] {
+        assert!(paste.contains(words), "{words}: {paste}");
+    }
+    let evaluate = |young: &str| {
+        let out = pbdfit(&[&["evaluate", "--json"][..], &base, &["--param", young]].concat());
+        assert!(out.status.success(), "{}", stderr(&out));
+        json(&out)["error"].as_f64().unwrap()
+    };
+    let evaluated = evaluate(&format!("young={young:e}"));
+    assert!((evaluated / error - 1.0).abs() < 1e-6, "evaluate {evaluated:e} against the fit's {error:e}");
+    let closed_form = evaluate("young=2e11");
+    assert!(closed_form > 1.5 * error, "{closed_form:e} against the fit's {error:e}");
+    for (setting, words) in [
+        ("poisson=0.5", &["invalid setting poisson = 0.5", "allowed [0, 0.5)"][..]),
+        ("thickness=0", &["invalid setting thickness = 0", "allowed [0.000001, 1]"]),
+        ("elastic2d=0", &["invalid setting elastic2d = 0", "allowed [1, 3]", "both = 3"]),
+        ("damping=0.1", &["model mujoco-flex has no setting `damping`", "poisson in [0, 0.5)", "thickness in"]),
+    ] {
+        assert_refused(&[&["simulate"][..], &base[..6], &["--setting", setting]].concat(), words);
+    }
+}
+
 /// `jolt-cloth`'s `bend_compliance` is an edge's compliance (m/N) with bend type `Distance` and an angle's
 /// (rad/(N m)) with `Dihedral`: the fit's text and JSON and simulate's JSON carry the unit of the setting,
 /// the other compliances stay m/N.
