@@ -500,7 +500,10 @@ impl SimulateKeywords {
         };
         let mut law = None;
         if let ModelRule::Springs(own) = model.rule(RuleSettings::new(dt, nit, model.kind())) {
-            // The model's own law; the dynamics add the spring damping asked for.
+            // The model's own parameters by their names and ranges first (a profile's `young`, not the
+            // law's constant it sets); then its law, with the spring damping the dynamics add.
+            let own_params = SimParams { allow_unbounded: self.unbounded, ..SimParams::new(dt, nit, model) };
+            own_params.validate().map_err(|e| input(format!("scene {name}: {e}")))?;
             let own = SpringLaw { damping, ..own };
             own.validate().map_err(|e| input(format!("scene {name}: model {}: {e}", model.name())))?;
             law = Some(own);

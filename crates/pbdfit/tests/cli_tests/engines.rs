@@ -40,6 +40,21 @@ fn settings_are_refused_with_their_range() {
     let o =
         pbdfit(&["simulate", "--scene", "gravity-wall", "--n", "1", "--model", "pbd", "--setting", "relaxation=0.5"]);
     assert_input_error(&o, &["model pbd has no setting", "no settings"]);
+    // A force-law profile's parameter out of range is named as given, not as the law's constant it sets.
+    let o = pbdfit(&[
+        "simulate",
+        "--scene",
+        "gravity-wall",
+        "--n",
+        "1",
+        "--model",
+        "pybullet-neohookean",
+        "--param",
+        "mu=-1",
+        "--param",
+        "lambda=1e3",
+    ]);
+    assert_input_error(&o, &["invalid parameter mu = -1", "for model parameter mu"]);
 }
 
 /// A fit of the Jolt profile records its settings with the model and gives the lines to paste into Jolt and

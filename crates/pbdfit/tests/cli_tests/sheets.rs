@@ -513,6 +513,11 @@ fn mujoco_flex_fits_the_strip_in_mujocos_terms() {
     ] {
         assert_refused(&[&["simulate"][..], &base[..6], &["--setting", setting]].concat(), words);
     }
+    // A parameter out of its range is named as the user wrote it, not as the force law's constant it sets.
+    assert_refused(
+        &[&["simulate"][..], &base, &["--param", "young=-1"]].concat(),
+        &["invalid parameter young = -1", "for model parameter young"],
+    );
 }
 
 /// `jolt-cloth`'s `bend_compliance` is an edge's compliance (m/N) with bend type `Distance` and an angle's
