@@ -34,7 +34,7 @@
 //! the constraint's units (`alpha = 1 / stiffness` of the constraint energy `C^2 / (2 alpha)`).
 //!
 //! Dependencies: `nalgebra` (small vectors, the Anderson least-squares solve, the mass-spring stability
-//! estimate), `faer` (the sparse tangent solves of the mass-spring Newton method), `rayon` (colour groups
+//! estimate), `faer` (the sparse tangent solves of the mass-spring Newton method, and the sparse Cholesky of the cloth models' static tangent, `cloth/tangent.rs`), `rayon` (colour groups
 //! projected in parallel on large meshes), `thiserror` (error types), `clap` (only for [`ModelKind`]'s
 //! `ValueEnum`, so every command line lists the registered models without a copy of their names), `wide`
 //! (portable SIMD: the serial sweep projects the volume constraints of a colour group two at a time,

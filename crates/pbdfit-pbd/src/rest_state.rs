@@ -243,7 +243,8 @@ pub struct RestOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum RootSolve {
     /// Newton-Krylov for the cloth models, whose sheets swing slowly to rest (a rest state in a few dozen
-    /// map evaluations where the accelerated iteration took thousands), and for `jolt-cloth` (its trials
+    /// map evaluations where the accelerated iteration took thousands; its GMRES preconditioned by the
+    /// rule's static tangent where it has one, `cloth/tangent.rs`), and for `jolt-cloth` (its trials
     /// smoothed by 64 map evaluations, `EngineStep::ROOT`); the accelerated iteration for the textbook
     /// solids (their committed studies are pinned bit for bit) and the solid engine profiles (their
     /// committed motion study and benchmarks).
@@ -251,8 +252,13 @@ pub enum RootSolve {
     Auto,
     /// Anderson-accelerated iteration (`anderson.rs`), then stepping.
     Anderson,
-    /// Newton-Krylov on `G(u) - u` (`newton_krylov.rs`) first, for every model with a step.
+    /// Newton-Krylov on `G(u) - u` (`newton_krylov.rs`) first, for every model with a step, its GMRES
+    /// preconditioned where the stage has a preconditioner (the cloth models' static tangent,
+    /// `cloth/tangent.rs`).
     NewtonKrylov,
+    /// [`NewtonKrylov`](Self::NewtonKrylov) with unpreconditioned GMRES (the cloth models' root solve as
+    /// it was before their static tangent; the same rest states to the tolerance).
+    Unpreconditioned,
 }
 
 impl RootSolve {
@@ -261,8 +267,13 @@ impl RootSolve {
         match self {
             RootSolve::Auto => by_default,
             RootSolve::Anderson => false,
-            RootSolve::NewtonKrylov => true,
+            RootSolve::NewtonKrylov | RootSolve::Unpreconditioned => true,
         }
+    }
+
+    /// Whether the root solve's GMRES takes the stage's preconditioner.
+    fn preconditioned(self) -> bool {
+        self != RootSolve::Unpreconditioned
     }
 }
 
@@ -600,10 +611,13 @@ impl PbdSystem {
             // of after it and the accelerated attempts have failed ([`Self::reach_probe`]).
             let mut probed = false;
             let mut verdict = None;
+            let mut preconditioner =
+                if options.root.preconditioned() { rules.preconditioner(self, params) } else { None };
             let out = newton_krylov(
                 first.x.clone(),
                 |x, out| rules.rest_map(self, params, &mut d, x, out),
                 controls,
+                preconditioner.as_deref_mut(),
                 |furthest| {
                     if past(options.deadline) || pbdfit_mesh::cancel::requested() {
                         return false;

@@ -564,6 +564,17 @@ pub(crate) trait Stage: Copy {
         MapRounding::Relative(crate::newton_krylov::ROUND_OFF)
     }
 
+    /// The root solve's preconditioner at `params` (`newton_krylov.rs`'s
+    /// [`Preconditioner`](crate::newton_krylov::Preconditioner)); `None`: its GMRES goes unpreconditioned
+    /// (the textbook solids and the engine profiles).
+    fn preconditioner<'a>(
+        &'a self,
+        _system: &'a PbdSystem,
+        _params: &SimParams,
+    ) -> Option<Box<dyn crate::newton_krylov::Preconditioner + 'a>> {
+        None
+    }
+
     /// One time step (see [`PbdSystem::step`]); the largest per-particle displacement of the step (m).
     fn step(&self, system: &PbdSystem, params: &SimParams, d: &mut Dynamics) -> f64;
 

@@ -84,4 +84,29 @@ impl ClothConstraint for Dihedral {
         }
         true
     }
+
+    const TANGENT: bool = true;
+
+    /// The Gauss-Newton blocks only (`grad phi grad phi^T / alpha~`, Bridson's gradients as the
+    /// projection's): the angle's second derivatives are left out.
+    fn stiffness(_rest: &f64, k: &f64, x: &[Vec3; 4], w: &[f64; 4], nit: usize) -> Option<super::Blocks> {
+        let [p0, p1, p2, p3] = *x;
+        let e = p3 - p2;
+        let elen = e.norm();
+        if elen < EPS {
+            return None;
+        }
+        let inv_elen = 1.0 / elen;
+        let n1 = scaled((p2 - p0).cross(&(p3 - p0)));
+        let n2 = scaled((p3 - p1).cross(&(p2 - p1)));
+        let d = [
+            n1 * elen,
+            n2 * elen,
+            n1 * ((p0 - p3).dot(&e) * inv_elen) + n2 * ((p1 - p3).dot(&e) * inv_elen),
+            n1 * ((p2 - p0).dot(&e) * inv_elen) + n2 * ((p2 - p1).dot(&e) * inv_elen),
+        ];
+        let weight: f64 = (0..4).map(|i| w[i] * d[i].norm_squared()).sum();
+        let alpha = super::tangent::pbd_compliance(*k, nit, weight)?;
+        Some(super::tangent::gauss_newton(&d, alpha))
+    }
 }

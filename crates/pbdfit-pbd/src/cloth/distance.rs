@@ -41,4 +41,10 @@ impl ClothConstraint for Distance {
         corr[1] = c * -w[1];
         true
     }
+
+    const TANGENT: bool = true;
+
+    fn stiffness(rest: &f64, k: &f64, x: &[Vec3; 4], w: &[f64; 4], nit: usize) -> Option<super::Blocks> {
+        super::tangent::edge(x[0], x[1], *rest, super::tangent::pbd_compliance(*k, nit, w[0] + w[1])?)
+    }
 }

@@ -58,4 +58,10 @@ impl ClothConstraint for DistanceXpbd {
         corr[1] = pt * -w[1];
         true
     }
+
+    const TANGENT: bool = true;
+
+    fn stiffness(rest: &f64, alpha: &f64, x: &[Vec3; 4], w: &[f64; 4], nit: usize) -> Option<super::Blocks> {
+        super::tangent::edge(x[0], x[1], *rest, super::tangent::xpbd_compliance(*alpha, w[0] + w[1], nit)?)
+    }
 }

@@ -88,6 +88,28 @@ pub(super) fn gradient_weight(w: &[f64; 4], grad: &[Vec3; 4]) -> f64 {
     sum
 }
 
+/// A hinge's stiffness blocks (`tangent.rs`) at the positions `x` for the compliance `compliance(W)` of
+/// its `W = sum w |grad C|^2`: `(grad C grad C^T + min(C, 0) Q) / alpha~`, positive semidefinite (`Q`
+/// is, times `-3 / (2 (A0 + A1))`, the outer product of the cotangent vector: negative semidefinite, and
+/// `C <= 0` with it), mapped from the order `[p2, p3, p0, p1]` back to the hinge's.
+pub(super) fn stiffness(
+    q: &[[f64; 4]; 4],
+    x: &[Vec3; 4],
+    w: &[f64; 4],
+    compliance: impl FnOnce(f64) -> Option<f64>,
+) -> Option<super::Blocks> {
+    let (c, grad) = energy(q, x);
+    let alpha = compliance(gradient_weight(&reordered(w), &grad))?;
+    let order = [2, 3, 0, 1];
+    let mut b = super::tangent::gauss_newton(&[grad[2], grad[3], grad[0], grad[1]], alpha);
+    for j in 0..4 {
+        for l in 0..4 {
+            b[order[j]][order[l]] += nalgebra::Matrix3::identity() * (c.min(0.0) * q[j][l] / alpha);
+        }
+    }
+    Some(b)
+}
+
 impl ClothConstraint for Isometric {
     const SUPPORT: Support = Support::Hinges;
     /// `Q`.
@@ -121,5 +143,11 @@ impl ClothConstraint for Isometric {
             corr[i] = grad[j] * (-k * (s * wr[j]));
         }
         true
+    }
+
+    const TANGENT: bool = true;
+
+    fn stiffness(q: &Self::Rest, k: &f64, x: &[Vec3; 4], w: &[f64; 4], nit: usize) -> Option<super::Blocks> {
+        stiffness(q, x, w, |weight| super::tangent::pbd_compliance(*k, nit, weight))
     }
 }

@@ -46,4 +46,10 @@ impl ClothConstraint for IsometricXpbd {
         }
         true
     }
+
+    const TANGENT: bool = true;
+
+    fn stiffness(q: &Self::Rest, alpha: &f64, x: &[Vec3; 4], w: &[f64; 4], nit: usize) -> Option<super::Blocks> {
+        super::isometric::stiffness(q, x, w, |weight| super::tangent::xpbd_compliance(*alpha, weight, nit))
+    }
 }

@@ -42,6 +42,7 @@ mod fem_triangle;
 mod isometric;
 mod isometric_xpbd;
 mod strain_triangle;
+mod tangent;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -108,7 +109,31 @@ pub(crate) trait ClothConstraint {
         lambda: &mut f64,
         corr: &mut [Vec3; 4],
     ) -> bool;
+
+    /// Whether the kind gives its static stiffness ([`stiffness`](Self::stiffness)); a rule with a kind
+    /// that does not has no static tangent (`tangent.rs`), and its root solve goes unpreconditioned.
+    const TANGENT: bool = false;
+
+    /// The static stiffness of one constraint at the positions `x` (inverse masses `w`, `nit` sweeps a
+    /// step): 3 x 3 blocks over its particles of the Hessian of `C^2 / (2 alpha~)`, the energy whose
+    /// minimisation with the inertia term `|y - x~|_M^2 / 2` its sweeps approach as `nit` grows (kg; an
+    /// XPBD kind's own `alpha~`, a PBD kind's the compliance of the same fixed point, `tangent.rs`'s
+    /// `pbd_compliance`). Positive semidefinite: a geometric term that would make it indefinite (an edge in
+    /// compression) is left out. `None`: the constraint adds nothing here (both particles held, a degenerate
+    /// shape).
+    fn stiffness(
+        _rest: &Self::Rest,
+        _k: &Self::Constants,
+        _x: &[Vec3; 4],
+        _w: &[f64; 4],
+        _nit: usize,
+    ) -> Option<Blocks> {
+        None
+    }
 }
+
+/// A constraint's 3 x 3 stiffness blocks over its (up to four) particles, row particle first (kg).
+pub(crate) type Blocks = [[nalgebra::Matrix3<f64>; 4]; 4];
 
 /// The registry: each entry (its doc, then `file::Type => Constants`) declares a variant of [`ClothTerm`] carrying
 /// the kind's constants, its rest data on every body and its dispatch.
@@ -150,6 +175,22 @@ macro_rules! cloth_constraints {
             pub fn support(&self) -> Support {
                 match self {
                     $(ClothTerm::$ty(_) => <$file::$ty as ClothConstraint>::SUPPORT,)+
+                }
+            }
+
+            /// Whether the kind gives its static stiffness ([`ClothConstraint::TANGENT`]).
+            fn has_tangent(&self) -> bool {
+                match self {
+                    $(ClothTerm::$ty(_) => <$file::$ty as ClothConstraint>::TANGENT,)+
+                }
+            }
+
+            /// The static stiffness of set `i` ([`ClothConstraint::stiffness`]).
+            fn stiffness(&self, data: &RestData, i: usize, x: &[Vec3; 4], w: &[f64; 4], nit: usize) -> Option<Blocks> {
+                match self {
+                    $(ClothTerm::$ty(k) => data.$file[i]
+                        .as_ref()
+                        .and_then(|rest| <$file::$ty as ClothConstraint>::stiffness(rest, k, x, w, nit)),)+
                 }
             }
 
@@ -442,6 +483,15 @@ impl Stage for ClothRule {
     /// their rounding is measured.
     fn rounding(&self) -> MapRounding {
         MapRounding::Measured
+    }
+
+    /// The static tangent of the rule's constraints (`tangent.rs`), where each of its kinds has one.
+    fn preconditioner<'a>(
+        &'a self,
+        system: &'a PbdSystem,
+        params: &SimParams,
+    ) -> Option<Box<dyn crate::newton_krylov::Preconditioner + 'a>> {
+        tangent::StaticTangent::new(self, system, params.nit).map(|t| Box::new(t) as _)
     }
 
     /// Semi-implicit Euler (`v += dt a`, `p = u + dt v`), the sweeps, `v = (p - u) / dt`: the library's
