@@ -32,7 +32,10 @@ Usage (a Python with genesis-world 1.4.5 and torch; see benchmarks/engines/READM
     python benchmarks/engines/genesis_cloth.py [--pbdfit target/debug/pbdfit] [--out DIR] [--goal G]
                                               [--precision 32|64] [--cases hanging|strip|all]
 Writes DIR/genesis_cloth[_f64].txt and .json (DIR: benchmarks/engines/results). A case is `yes` when within
---goal (relative L2, default 1e-3). Exit status 0 when every case is within, 1 otherwise, 2 on a setup error.
+--goal (relative L2, default 1e-3); `floor` when Genesis's iteration from the flat sheet stopped at f32's floor
+(no smaller step in 2000 steps) beyond the goal while it moves pbdfit's rest state by less than a tenth of the
+goal; `saddle` for a point pbdfit refuses (see below) whose in-plane state is within the goal or at the floor;
+else `NO`. Exit status 0 when no case is `NO`, 1 otherwise, 2 on a setup error.
 """
 
 from __future__ import annotations
@@ -358,8 +361,13 @@ def main() -> int:
         l2, mx = rel_l2(u, ref), rel_max(u, ref)
         moved = rel_l2(u, other["displacements"])
         within = l2 <= args.goal
-        verdict = ("yes" if within else "NO") if fold is None else ("saddle" if within else "NO")
-        ok &= within
+        # Genesis's iteration from flat stopped at f32's floor short of its fixed point while it keeps pbdfit's
+        # state (moves it by less than a tenth of the goal): the two stops bound what the comparison resolves.
+        at_floor = not within and g["stop_reason"] == "f32_floor" and moved < 0.1 * args.goal
+        verdict = "yes" if within else "floor" if at_floor else "NO"
+        if fold is not None and verdict != "NO":
+            verdict = "saddle"
+        ok &= verdict != "NO"
         umax = float(np.linalg.norm(ref, axis=1).max())
         results.append({"scene": scene, "n": n, "dt": dt, "substeps": substeps, "point": pname, **point,
                         "edges": g["edges"], "inner_edges": g["inner_edges"], "genesis_steps": g["steps"],
@@ -387,7 +395,8 @@ def main() -> int:
         lines.append("saddle: pbdfit refuses the point (the flat sheet's step repels out of plane: no stable rest "
                      "state); the profile's in-plane fixed point (simulate --method stepping) against Genesis's, and "
                      "Genesis started there with a random fold of 1e-6 m: how far out of plane it then rests")
-    lines.append(f"{'PASS' if ok else 'FAIL'} (goal: relative L2 <= {args.goal:g})")
+    lines.append(f"{'PASS' if ok else 'FAIL'} (goal: relative L2 <= {args.goal:g}; floor: Genesis's iteration from flat "
+                 "stopped at f32's floor while it moves pbdfit's state by less than goal / 10)")
     print("\n".join(lines))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
