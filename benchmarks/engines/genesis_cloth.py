@@ -43,6 +43,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import shutil
 import subprocess
 import sys
 import time
@@ -242,6 +243,7 @@ def _genesis_rest(report, gravity, dt, substeps, point, precision, start, tol, m
                    + "".join(f"f {a + 1} {b + 1} {c + 1}\n" for a, b, c in tris))
     ent = scene.add_entity(material=material, morph=gs.morphs.Mesh(file=str(obj)))
     scene.build()
+    shutil.rmtree(obj.parent, ignore_errors=True)  # the entity has read it
     solver = ent.solver
     P0 = np.asarray(ent._particles, dtype=np.float64)
     if P0.shape != X.shape:
