@@ -321,12 +321,17 @@ def main() -> int:
     ap.add_argument("--precision", choices=["32", "64"], default="32")
     ap.add_argument("--cases", choices=["all", "strip", "hanging"], default="all")
     ap.add_argument("--tol", type=float, default=1e-7, help="converged when a step moves max|u| by at most this")
+    ap.add_argument("--rest-out", help="also write Genesis's rest displacements of the cases pbdfit does not refuse "
+                    "to this file (the fixture of pbdfit-pbd's test genesis_cloth_equals_genesis_s_rest_state)")
     args = ap.parse_args()
     cases = [c for c in CASES if args.cases == "all" or (args.cases == "strip") == (c[0] == "clamped-strip")]
     header = (f"{'scene':14s} {'N':>2s} {'dt':>6s} {'ss':>2s} {'pt':2s} {'edges':>5s} {'bends':>5s} "
               f"{'max|u| (m)':>10s} {'rel L2':>9s} {'max':>9s} {'from pbdfit':>11s} {'steps':>6s}  within")
     lines = [header]
     results = []
+    rest_lines = [f"# Genesis's PBD.Cloth rest displacements (m), Genesis in f{args.precision}, by benchmarks/engines/"
+                  f"genesis_cloth.py --precision {args.precision} --tol {args.tol:g}: a line 'case scene n dt substeps "
+                  "stretch_compliance bending_compliance air_resistance vertices', then one line per vertex"]
     ok = True
     version = None
     for scene, n, dt, substeps, pname in cases:
@@ -371,6 +376,10 @@ def main() -> int:
             verdict = "saddle"
         ok &= verdict != "NO"
         umax = float(np.linalg.norm(ref, axis=1).max())
+        if fold is None:
+            rest_lines.append(f"case {scene} {n} {dt!r} {substeps} {point['stretch_compliance']!r} "
+                              f"{point['bending_compliance']!r} {point['air_resistance']!r} {len(ref)}")
+            rest_lines += [" ".join(repr(float(c)) for c in v) for v in ref]
         results.append({"scene": scene, "n": n, "dt": dt, "substeps": substeps, "point": pname, **point,
                         "edges": g["edges"], "inner_edges": g["inner_edges"], "genesis_steps": g["steps"],
                         "genesis_stop": g["stop_reason"], "genesis_steps_from_pbdfit": other["steps"],
@@ -401,6 +410,8 @@ def main() -> int:
     lines.append(f"{'PASS' if ok else 'FAIL'} (goal: relative L2 <= {args.goal:g}; floor: Genesis's iteration from flat "
                  "stopped at f32's floor while it moves pbdfit's state by less than goal / 10)")
     print("\n".join(lines))
+    if args.rest_out:
+        Path(args.rest_out).write_text("\n".join(rest_lines) + "\n")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     stem = "genesis_cloth" if args.precision == "32" else "genesis_cloth_f64"
