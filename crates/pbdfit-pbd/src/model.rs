@@ -143,7 +143,7 @@ pub(crate) fn no_usage(_: &[f64], _: RuleSettings) -> Vec<String> {
 }
 
 /// The most engine settings a model may have.
-pub const MAX_SETTINGS: usize = 4;
+pub const MAX_SETTINGS: usize = 5;
 
 /// A setting of an engine profile that is not fitted (relaxation, damping, ...): the engine's own name,
 /// its default and allowed range. Given on the command line as `--setting NAME=VALUE`, in study and

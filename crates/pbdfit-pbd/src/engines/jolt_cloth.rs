@@ -467,7 +467,7 @@ mod tests {
     /// (with the bend compliance in the type's unit), lumped masses; no k for a compliance below 1e-5 m/N.
     #[test]
     fn godot_s_lines_set_what_maps_and_name_what_cannot() {
-        let settings = |bend: f64| RuleSettings { dt: 1.0 / 60.0, nit: 5, settings: [0.1, 1.0, bend, 0.0] };
+        let settings = |bend: f64| RuleSettings { dt: 1.0 / 60.0, nit: 5, settings: [0.1, 1.0, bend, 0.0, 0.0] };
         let [set, cannot] = godot_lines(&[8e-5, 8e-5, 1e-2], settings(0.0));
         assert!(set.contains("linear_stiffness = 0.500000 ") && set.contains("simulation_precision = 5"), "{set}");
         assert!(set.contains("damping_coefficient = 0.1") && set.contains("physics ticks per second = 60"), "{set}");

@@ -163,6 +163,7 @@ engines! {
     genesis::GENESIS_PBD(GenesisPbd),
     jolt_cloth::JOLT_CLOTH(JoltCloth),
     newton_cloth::NEWTON_CLOTH(NewtonCloth),
+    genesis_cloth::GENESIS_CLOTH(GenesisCloth),
     // A profile the crate's own tests declare (`engines/demo.rs`: Genesis's step under another name), the
     // proof that a profile is its file and this one line.
     #[cfg(test)]

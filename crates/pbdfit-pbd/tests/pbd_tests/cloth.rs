@@ -116,7 +116,7 @@ fn a_model_of_the_other_kind_of_body_is_refused() {
     assert_eq!(ModelKind::XPBD.body_kind(), BodyKind::Solid);
     let cloth: Vec<&str> =
         ModelKind::all().iter().filter(|k| k.body_kind() == BodyKind::Sheet).map(|k| k.name()).collect();
-    assert_eq!(cloth.len(), 12, "{cloth:?}");
+    assert_eq!(cloth.len(), 13, "{cloth:?}");
     assert_eq!(ModelKind::JOLT_CLOTH.body_kind(), BodyKind::Sheet);
     assert_eq!(ModelKind::MUJOCO_FLEX.body_kind(), BodyKind::Sheet);
 }

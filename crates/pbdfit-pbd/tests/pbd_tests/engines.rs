@@ -415,3 +415,43 @@ fn jolt_cloth_takes_sheets_and_jolt_solids() {
     assert!(matches!(e, PbdError::BodyKind { model: "jolt", .. }), "{e}");
     assert!(rest(&sheet, ModelKind::JOLT_CLOTH, &[1e-3, 1e-3, 1e-2], 0.01, 2).unwrap().converged);
 }
+
+/// Genesis 1.4.5's own rest states of `PBD.Cloth` on the clamped strip (N = 4 and 8, Genesis's default cloth at
+/// dt 0.01 s and a bending compliance of 1e-2 at dt 1e-3 s, one substep), computed by Genesis in f64 on the CPU
+/// (`benchmarks/engines/genesis_cloth.py --precision 64 --tol 1e-12 --rest-out`).
+const GENESIS_CLOTH_REST: &str = include_str!("../../../../benchmarks/engines/results/genesis_cloth_rest.txt");
+
+/// `genesis-cloth`'s rest state is Genesis's: within 1e-7 (relative L2) of Genesis's own in f64, whose
+/// iteration ended within 5e-9 of the profile's (the rest is Genesis's stopping, not the step).
+#[test]
+fn genesis_cloth_equals_genesis_s_rest_state() {
+    let mut cases = 0;
+    let mut lines = GENESIS_CLOTH_REST.lines().filter(|l| !l.starts_with('#'));
+    while let Some(line) = lines.next() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(f[0], "case", "{line}");
+        let number = |i: usize| f[i].parse::<f64>().unwrap();
+        let vertices: usize = f[8].parse().unwrap();
+        let genesis: Vec<Vec3> = (0..vertices)
+            .map(|_| {
+                let v: Vec<f64> = lines.next().unwrap().split_whitespace().map(|x| x.parse().unwrap()).collect();
+                Vec3::new(v[0], v[1], v[2])
+            })
+            .collect();
+        let scene = pbdfit_mesh::SheetScene::load(f[1]).unwrap();
+        let body = scene.body(Some(f[2].parse().unwrap())).unwrap();
+        let system = PbdSystem::sheet_body(&body);
+        let kind = ModelKind::GENESIS_CLOTH.with_setting("air_resistance", number(7)).unwrap();
+        let params = SimParams::new(number(3), f[4].parse().unwrap(), kind.with(&[number(5), number(6)]).unwrap());
+        let rest = system.rest_state(&params, &RestOptions::default(), None).unwrap();
+        assert!(rest.converged);
+        let squared = |v: &mut dyn Iterator<Item = Vec3>| v.map(|x| x.norm_squared()).sum::<f64>();
+        let norm = squared(&mut genesis.iter().copied());
+        let distance = squared(&mut rest.displacements.iter().zip(&genesis).map(|(a, b)| a - b));
+        let l2 = (distance / norm).sqrt();
+        println!("{line}: relative L2 {l2:.2e}");
+        assert!(l2 < 1e-7, "{line}: pbdfit is {l2:e} from Genesis");
+        cases += 1;
+    }
+    assert_eq!(cases, 4);
+}

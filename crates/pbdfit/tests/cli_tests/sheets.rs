@@ -518,6 +518,64 @@ fn mujoco_flex_fits_the_strip_in_mujocos_terms() {
         &[&["simulate"][..], &base, &["--param", "young=-1"]].concat(),
         &["invalid parameter young = -1", "for model parameter young"],
     );
+/// Genesis's `PBD.Cloth` (`genesis-cloth`) fits the clamped strip (E 1e9 Pa, N = 4) at Genesis's default step
+/// (dt 0.01 s, one substep) with the lines to paste under Genesis's names, and Genesis's default compliances
+/// (stretch 1e-7 m/N, bending 1e-5) are measured against the shell there: its bending, with no stiffness at
+/// flat, lets the strip hang from its clamp (error 0.373), and the fit (error 0.2574, of which 0.25 is the
+/// clamp's floor) softens both compliances by factors of 1e6. The hanging sheet (flat, its top compressed)
+/// has no stable rest state for Genesis's cloth: refused with the reason. Unknown settings and out-of-range
+/// values are refused with the range (exit 2).
+#[test]
+fn genesis_cloth_fits_a_strip_in_genesis_terms() {
+    let base = ["--scene", "clamped-strip", "--n", "4", "--model", "genesis-cloth", "--dt", "0.01", "--nit", "1"];
+    let out = pbdfit(&[&["fit", "--json", "--young", "1e9"][..], &base].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = json(&out);
+    assert_eq!(r["model"], "genesis-cloth");
+    assert_eq!(r["verdict"], "answer");
+    let error = r["error"].as_f64().unwrap();
+    assert!((error - 0.25737).abs() < 1e-4, "{error}");
+    let stretch = r["parameters"]["stretch_compliance"].as_f64().unwrap();
+    assert!((stretch / 0.2107 - 1.0).abs() < 0.02, "{stretch}");
+    let paste = r["engine"]["paste"].to_string();
+    for words in [
+        "gs.materials.PBD.Cloth(",
+        "stretch_compliance=2.10",
+        "bending_compliance=1.30",
+        "stretch_relaxation=0.3",
+        "max_bending_solver_iterations=1",
+        "SimOptions(dt=0.01, substeps=1)",
+        "fix_particles",
+    ] {
+        assert!(paste.contains(words), "{words}: {paste}");
+    }
+    let defaults = ["--param", "stretch_compliance=1e-7", "--param", "bending_compliance=1e-5"];
+    let out = pbdfit(&[&["evaluate", "--json", "--young", "1e9"][..], &base, &defaults].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let at_defaults = json(&out)["error"].as_f64().unwrap();
+    assert!((at_defaults - 0.3726).abs() < 1e-3, "{at_defaults}");
+    assert_refused(
+        &[
+            &["simulate", "--scene", "hanging-sheet", "--n", "2", "--model", "genesis-cloth", "--dt", "0.01"][..],
+            &defaults,
+        ]
+        .concat(),
+        &["no stable rest state with model genesis-cloth", "spectral radius"],
+    );
+    for (setting, words) in [
+        (
+            "max_bending_solver_iterations=0",
+            &["invalid setting max_bending_solver_iterations = 0", "allowed [1, 1000]"][..],
+        ),
+        ("air_resistance=-1", &["invalid setting air_resistance = -1", "allowed [0, 1000]"]),
+        ("stretch_relaxation=1.5", &["invalid setting stretch_relaxation = 1.5", "allowed [0, 1]"]),
+        (
+            "volume_relaxation=0.1",
+            &["model genesis-cloth has no setting `volume_relaxation`", "bending_relaxation in [0, 1]"],
+        ),
+    ] {
+        assert_refused(&[&["simulate"][..], &base, &defaults, &["--setting", setting]].concat(), words);
+    }
 }
 
 /// `jolt-cloth`'s `bend_compliance` is an edge's compliance (m/N) with bend type `Distance` and an angle's
