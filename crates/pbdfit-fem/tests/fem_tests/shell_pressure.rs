@@ -1,0 +1,146 @@
+//! Pressure on the shell: a follower pressure equals the same weight per area at small load (Timoshenko's
+//! plate coefficients, the orders printed), it rotates with a rotated scene, and at large deflection it
+//! differs from the dead pressure by the facets' turn.
+
+use nalgebra::{Rotation3, Vector3};
+use pbdfit_fem::YoungPoisson;
+use pbdfit_fem::shell::{CorotationalShell, LinearShell, SHELL_NEWTON, ShellConstraints, ShellLoad, Support};
+use pbdfit_mesh::{Diagonal, Sheet, SheetMesh};
+
+const E: f64 = 2e11;
+const NU: f64 = 0.3;
+const H: f64 = 1e-2;
+
+/// The clamped square plate's centre coefficient (Taylor and Govindjee 2004), as the plate tests take it.
+const CLAMPED: f64 = 0.001_265_32;
+/// The simply supported one, Navier's series (the plate tests sum it).
+const SIMPLY_SUPPORTED: f64 = 0.004_062_35;
+
+fn plate(n: usize, q: &Rotation3<f64>) -> Sheet {
+    let m = SheetMesh::rectangle(1.0, 1.0, n, n, Diagonal::Alternating).unwrap();
+    let m = SheetMesh::new(m.vertices().iter().map(|p| q * p).collect(), m.triangles().to_vec()).unwrap();
+    Sheet::new(m, H, 7850.0).unwrap()
+}
+
+fn held(sheet: &Sheet, support: Support) -> ShellConstraints {
+    let mut c = ShellConstraints::new(sheet.mesh.vertices().len());
+    for (v, &b) in sheet.mesh.boundary_vertices().iter().enumerate() {
+        if b {
+            c.support(v, support);
+        }
+    }
+    c
+}
+
+fn plate_d() -> f64 {
+    E * H.powi(3) / (12.0 * (1.0 - NU * NU))
+}
+
+/// The centre deflection coefficient `w D / (q a^4)` of the unit plate on `n x n` quads under a downward
+/// pressure `q` (Pa): the corotational shell with a follower pressure `-q`, and the linear shell under a
+/// weight per area `q`.
+fn coefficients(n: usize, support: Support, q: f64) -> (f64, f64) {
+    let sheet = plate(n, &Rotation3::identity());
+    let c = held(&sheet, support);
+    let centre = (n / 2) * (n + 1) + n / 2;
+    let shell = CorotationalShell::new(&sheet, YoungPoisson::new(E, NU).unwrap()).unwrap();
+    let follower = shell.solve(&c, &ShellLoad::follower_pressure(&sheet, -q), &SHELL_NEWTON).unwrap();
+    let rho_g = q / H / sheet.density() * sheet.density();
+    let weight = ShellLoad::gravity(&sheet, Vector3::new(0.0, 0.0, -rho_g / sheet.density()));
+    let linear = LinearShell::new(&sheet, YoungPoisson::new(E, NU).unwrap()).unwrap().solve(&c, &weight).unwrap();
+    let coefficient = |w: f64| -w * plate_d() / q;
+    (coefficient(follower.displacements.displacements[centre][2]), coefficient(linear.displacements[centre][2]))
+}
+
+/// At a small load (the simply supported plate deflects 1e-3 of its thickness) the corotational shell
+/// under a follower pressure deflects as the linear shell under the same weight per area, to 1e-5, and
+/// converges to Timoshenko's coefficients at second order (the orders printed).
+#[test]
+fn a_small_follower_pressure_deflects_plates_as_their_weight_at_timoshenko_s_coefficients() {
+    for (support, reference) in [(Support::Clamped, CLAMPED), (Support::SimplySupported, SIMPLY_SUPPORTED)] {
+        let q = 1e-3 * H * plate_d() / SIMPLY_SUPPORTED;
+        let mut errors = Vec::new();
+        for n in [4, 8, 16] {
+            let (follower, weight) = coefficients(n, support, q);
+            let error = follower / reference - 1.0;
+            let order = errors.last().map_or(f64::NAN, |e: &f64| (e / error).abs().log2());
+            println!(
+                "{support:?} plate, N = {n:2}: follower pressure alpha = {follower:.8}, weight {weight:.8} (ratio - 1 = \
+                 {:+.2e}), Timoshenko error {:+.4} %, order {order:.2}",
+                follower / weight - 1.0,
+                100.0 * error
+            );
+            assert!((follower / weight - 1.0).abs() < 1e-5, "{support:?} N {n}: {follower} against {weight}");
+            errors.push(error);
+        }
+        let order = (errors[1] / errors[2]).abs().log2();
+        assert!((order - 2.0).abs() < 0.4, "{support:?}: order {order}");
+        assert!(errors[2].abs() < 1e-2, "{support:?}: {:e}", errors[2]);
+    }
+}
+
+/// The linear shell takes a follower pressure at its rest geometry: the same solution as a dead pressure
+/// and as the weight per area, to round-off.
+#[test]
+fn the_linear_shell_takes_a_follower_pressure_at_rest() {
+    let sheet = plate(6, &Rotation3::identity());
+    let c = held(&sheet, Support::Clamped);
+    let shell = LinearShell::new(&sheet, YoungPoisson::new(E, NU).unwrap()).unwrap();
+    let follower = shell.solve(&c, &ShellLoad::follower_pressure(&sheet, -100.0)).unwrap();
+    let dead = shell.solve(&c, &ShellLoad::pressure(&sheet, -100.0)).unwrap();
+    let weight = shell.solve(&c, &ShellLoad::gravity(&sheet, Vector3::new(0.0, 0.0, -100.0 / (7850.0 * H)))).unwrap();
+    let scale = weight.max_translation();
+    for v in 0..sheet.mesh.vertices().len() {
+        assert!((follower.translation(v) - dead.translation(v)).norm() < 1e-12 * scale, "{v}");
+        assert!((follower.translation(v) - weight.translation(v)).norm() < 1e-12 * scale, "{v}");
+    }
+    let bad = ShellLoad { follower: vec![1.0; 3], ..ShellLoad::zero(sheet.mesh.vertices().len()) };
+    let e = shell.solve(&c, &bad).unwrap_err().to_string();
+    assert!(e.contains("follower pressure") && e.contains("expected 72"), "{e}");
+}
+
+/// A follower pressure needs nothing rotated with the scene: the clamped plate turned by a rotation `q`
+/// under the same pressure deflects by `q` times the unturned deflection (to 1e-9), at a load where it
+/// deflects several thicknesses, and there the dead pressure (the rest normals) gives a different answer:
+/// the follower pushes along the turned facets, outwards from the centre.
+#[test]
+fn a_follower_pressure_turns_with_the_scene_and_differs_from_a_dead_one_at_large_deflection() {
+    let q = Rotation3::from_euler_angles(0.4, -0.7, 1.1);
+    let p = -1e6;
+    let material = YoungPoisson::new(E, NU).unwrap();
+    let solve = |sheet: &Sheet, load: &ShellLoad| {
+        let shell = CorotationalShell::new(sheet, material).unwrap();
+        shell.solve(&held(sheet, Support::Clamped), load, &SHELL_NEWTON).unwrap()
+    };
+    let flat = plate(8, &Rotation3::identity());
+    let turned = plate(8, &q);
+    let a = solve(&flat, &ShellLoad::follower_pressure(&flat, p));
+    let b = solve(&turned, &ShellLoad::follower_pressure(&turned, p));
+    let scale = a.displacements.max_translation();
+    let centre = 4 * 9 + 4;
+    let w = -a.displacements.translation(centre).z;
+    println!("clamped plate under a follower pressure {p} Pa: centre deflection {w:.4e} m = {:.2} h", w / H);
+    assert!(w > 2.0 * H, "{w}");
+    let mut worst = 0.0_f64;
+    for v in 0..flat.mesh.vertices().len() {
+        worst = worst.max((q * a.displacements.translation(v) - b.displacements.translation(v)).norm() / scale);
+    }
+    println!("turned scene: largest difference {worst:.2e} of the largest translation");
+    assert!(worst < 1e-9, "{worst:e}");
+    let dead = solve(&flat, &ShellLoad::pressure(&flat, p));
+    let (wf, wd) = (w, -dead.displacements.translation(centre).z);
+    // In-plane: the follower pushes the sloped facets outwards, the dead one does not push in the plane.
+    let quarter = 2 * 9 + 2;
+    let (rf, rd) = (a.displacements.translation(quarter), dead.displacements.translation(quarter));
+    println!(
+        "centre: follower {wf:.6e} m, dead {wd:.6e} m ({:+.2e}); quarter point in-plane: follower ({:.3e}, {:.3e}), \
+         dead ({:.3e}, {:.3e})",
+        wf / wd - 1.0,
+        rf.x,
+        rf.y,
+        rd.x,
+        rd.y
+    );
+    assert!((wf / wd - 1.0).abs() > 1e-4 && (wf / wd - 1.0).abs() < 0.1, "{wf} {wd}");
+    assert!(rf.x < rd.x && rf.y < rd.y, "the follower pushes the quarter point further out: {rf} {rd}");
+}
