@@ -144,3 +144,102 @@ fn a_follower_pressure_turns_with_the_scene_and_differs_from_a_dead_one_at_large
     assert!((wf / wd - 1.0).abs() > 1e-4 && (wf / wd - 1.0).abs() < 0.1, "{wf} {wd}");
     assert!(rf.x < rd.x && rf.y < rd.y, "the follower pushes the quarter point further out: {rf} {rd}");
 }
+
+/// Hencky's pressurised circular membrane (radius `a`, edge held, Föppl-von Kármán membrane, lateral
+/// pressure `q`): the centre deflection, by shooting on the centre's membrane force `N0`. With `S = r N_r`
+/// (so `N_theta = S'`), compatibility and the vertical balance `N_r w' = -q r / 2` give
+/// `r S'' + S' - S / r = -E h q^2 r^4 / (8 S^2)`, from `S ~ N0 r` at the centre, and the held edge
+/// (`u(a) = 0`, so the hoop strain vanishes there) asks `S'(a) - nu S(a) / a = 0`; then
+/// `w(0) = int_0^a q r^2 / (2 S) dr`.
+fn hencky_centre(a: f64, eh: f64, nu: f64, q: f64) -> f64 {
+    let shoot = |n0: f64| {
+        let c = -eh * q * q / (64.0 * n0 * n0);
+        let r0 = 1e-4 * a;
+        // State: S, S', w accumulated from the centre.
+        let mut y = [n0 * r0 + c * r0.powi(3), n0 + 3.0 * c * r0 * r0, q * r0 * r0 / (4.0 * n0)];
+        let f = |r: f64, y: &[f64; 3]| {
+            let (s, ds) = (y[0], y[1]);
+            [ds, (-ds + s / r - eh * q * q * r.powi(4) / (8.0 * s * s)) / r, q * r * r / (2.0 * s)]
+        };
+        let steps = 20_000;
+        let h = (a - r0) / steps as f64;
+        let mut r = r0;
+        for _ in 0..steps {
+            let add = |y: &[f64; 3], k: &[f64; 3], t: f64| [y[0] + t * k[0], y[1] + t * k[1], y[2] + t * k[2]];
+            let k1 = f(r, &y);
+            let k2 = f(r + h / 2.0, &add(&y, &k1, h / 2.0));
+            let k3 = f(r + h / 2.0, &add(&y, &k2, h / 2.0));
+            let k4 = f(r + h, &add(&y, &k3, h));
+            for i in 0..3 {
+                y[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+            }
+            r += h;
+        }
+        (y[1] - nu * y[0] / a, y[2])
+    };
+    // The hoop strain at the edge grows with N0: bisect on log N0 around the membrane's scale.
+    let scale = (eh * q * q * a * a).cbrt();
+    let (mut lo, mut hi) = ((1e-3 * scale).ln(), (1e3 * scale).ln());
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if shoot(mid.exp()).0 > 0.0 {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    shoot((0.5 * (lo + hi)).exp()).1
+}
+
+/// A disc of radius `a` meshed by the square `n x n` (alternating diagonals, each corner cell's diagonal
+/// through the corner) mapped onto it, `(x, y) -> (x sqrt(1 - y^2 / 2), y sqrt(1 - x^2 / 2))`.
+fn disc(a: f64, n: usize, h: f64) -> Sheet {
+    let square = SheetMesh::rectangle(2.0, 2.0, n, n, Diagonal::Alternating).unwrap();
+    let vertices = square
+        .vertices()
+        .iter()
+        .map(|p| {
+            let (x, y) = (p.x - 1.0, p.y - 1.0);
+            Vector3::new(a * x * (1.0 - y * y / 2.0).sqrt(), a * y * (1.0 - x * x / 2.0).sqrt(), 0.0)
+        })
+        .collect();
+    Sheet::new(SheetMesh::new(vertices, square.triangles().to_vec()).unwrap(), h, 1000.0).unwrap()
+}
+
+/// A thin circular membrane (radius 1 m, 0.1 mm, E = 1e7 Pa, nu = 0.3) held on its edge under a pressure
+/// that lifts its centre some 300 thicknesses (3 % of the radius): the corotational shell under a dead
+/// pressure converges to Hencky's centre deflection (the orders printed), the follower pressure lying
+/// close by.
+#[test]
+fn a_pressurised_membrane_lifts_as_hencky_s() {
+    let (a, h, e, nu) = (1.0, 1e-4, 1e7, 0.3);
+    let q = 0.1;
+    let exact = hencky_centre(a, e * h, nu, q);
+    let coefficient = exact / a / (q * a / (e * h)).cbrt();
+    println!("Hencky: centre {exact:.6e} m, w0 / a / (q a / E h)^(1/3) = {coefficient:.4} (0.653 by Hencky's series)");
+    assert!((coefficient - 0.653).abs() < 2e-3, "{coefficient}");
+    let mut errors: Vec<f64> = Vec::new();
+    for n in [8, 16] {
+        let sheet = disc(a, n, h);
+        let shell = CorotationalShell::new(&sheet, YoungPoisson::new(e, nu).unwrap()).unwrap();
+        let held = held(&sheet, Support::SimplySupported);
+        let centre = (n / 2) * (n + 1) + n / 2;
+        let dead = shell.solve(&held, &ShellLoad::pressure(&sheet, q), &SHELL_NEWTON).unwrap();
+        let w = dead.displacements.translation(centre).z;
+        let error = w / exact - 1.0;
+        let order = errors.last().map_or(f64::NAN, |e| (e / error).abs().log2());
+        let follower = shell.solve(&held, &ShellLoad::follower_pressure(&sheet, q), &SHELL_NEWTON).unwrap();
+        let wf = follower.displacements.translation(centre).z;
+        println!(
+            "N = {n:2}: dead {w:.6e} m ({:+.3} %, order {order:.2}, {} iterations), follower {wf:.6e} m ({:+.3} %, {} \
+             iterations)",
+            100.0 * error,
+            dead.iterations,
+            100.0 * (wf / exact - 1.0),
+            follower.iterations
+        );
+        errors.push(error);
+    }
+    assert!(errors[1].abs() < 1e-2, "{errors:?}");
+    assert!(errors[1].abs() < errors[0].abs(), "{errors:?}");
+}
