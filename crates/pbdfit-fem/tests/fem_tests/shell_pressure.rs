@@ -206,14 +206,15 @@ fn disc(a: f64, n: usize, h: f64) -> Sheet {
     Sheet::new(SheetMesh::new(vertices, square.triangles().to_vec()).unwrap(), h, 1000.0).unwrap()
 }
 
-/// A thin circular membrane (radius 1 m, 0.1 mm, E = 1e7 Pa, nu = 0.3) held on its edge under a pressure
-/// that lifts its centre some 300 thicknesses (3 % of the radius): the corotational shell under a dead
-/// pressure converges to Hencky's centre deflection (the orders printed), the follower pressure lying
-/// close by.
+/// A thin circular membrane (radius 1 m, 1 mm, E = 1e7 Pa, nu = 0.3) held on its edge under a pressure
+/// that lifts its centre some 30 thicknesses (3 % of the radius): the corotational shell under a dead
+/// pressure converges to Hencky's centre deflection (measured: +1.06 % at 8 x 8 cells, +0.30 % at 16 x 16,
+/// order 1.81), and the follower pressure, which also pushes the sloped membrane outwards, lifts it 2e-4
+/// more (+0.32 % at 16 x 16). The shooting reproduces Hencky's coefficient 0.653 for nu = 0.3 (0.6534).
 #[test]
 fn a_pressurised_membrane_lifts_as_hencky_s() {
-    let (a, h, e, nu) = (1.0, 1e-4, 1e7, 0.3);
-    let q = 0.1;
+    let (a, h, e, nu) = (1.0, 1e-3, 1e7, 0.3);
+    let q = 1.0;
     let exact = hencky_centre(a, e * h, nu, q);
     let coefficient = exact / a / (q * a / (e * h)).cbrt();
     println!("Hencky: centre {exact:.6e} m, w0 / a / (q a / E h)^(1/3) = {coefficient:.4} (0.653 by Hencky's series)");
@@ -228,16 +229,17 @@ fn a_pressurised_membrane_lifts_as_hencky_s() {
         let w = dead.displacements.translation(centre).z;
         let error = w / exact - 1.0;
         let order = errors.last().map_or(f64::NAN, |e| (e / error).abs().log2());
-        let follower = shell.solve(&held, &ShellLoad::follower_pressure(&sheet, q), &SHELL_NEWTON).unwrap();
-        let wf = follower.displacements.translation(centre).z;
         println!(
-            "N = {n:2}: dead {w:.6e} m ({:+.3} %, order {order:.2}, {} iterations), follower {wf:.6e} m ({:+.3} %, {} \
-             iterations)",
+            "N = {n:2}: dead {w:.6e} m ({:+.3} %, order {order:.2}, {} iterations)",
             100.0 * error,
-            dead.iterations,
-            100.0 * (wf / exact - 1.0),
-            follower.iterations
+            dead.iterations
         );
+        if n == 16 {
+            let follower = shell.solve(&held, &ShellLoad::follower_pressure(&sheet, q), &SHELL_NEWTON).unwrap();
+            let wf = follower.displacements.translation(centre).z;
+            println!("N = {n:2}: follower {wf:.6e} m ({:+.3} %)", 100.0 * (wf / exact - 1.0));
+            assert!((wf / exact - 1.0).abs() < 1e-2 && wf > w, "{wf} {w}");
+        }
         errors.push(error);
     }
     assert!(errors[1].abs() < 1e-2, "{errors:?}");
