@@ -619,6 +619,14 @@ impl SheetScene {
                     any = true;
                 }
             }
+            // The solvers take norms of the forces: their squares must stay finite.
+            let total = p.pressure.abs() * sheet.mesh.area();
+            if !(total * total).is_finite() {
+                return Err(invalid(format!(
+                    "the pressure {:e} Pa gives a total force ({total:e} N) whose square overflows f64",
+                    p.pressure
+                )));
+            }
             if !any {
                 return Err(invalid(format!(
                     "{} selects no triangle of the sheet (a pressure acts on the triangles whose three vertices it \
@@ -811,6 +819,8 @@ mod tests {
         assert!(s.contains("load.pressure[0]") && s.contains("true or false"), "{s}");
         let s = e(&format!("{STRIP}[[load.pressure]]\nplane = \"z = 0\"\n"));
         assert!(s.contains("missing `pressure`"), "{s}");
+        let s = e(&format!("{STRIP}[[load.pressure]]\nplane = \"z = 0\"\npressure = 1e300\n"));
+        assert!(s.contains("load.pressure[0]") && s.contains("overflows"), "{s}");
         let tension = BUILTIN_SCENES.iter().find(|(n, _)| *n == "tension").unwrap().1;
         let solid = tension
             .replace("[[load.traction]]", "[[load.pressure]]")
