@@ -168,7 +168,7 @@ pub fn shell_constraints(body: &SheetBody) -> ShellConstraints {
     c
 }
 
-/// The shell reference's static solution under the sheet's weight, and for the corotational shell a note
+/// The shell reference's static solution under the sheet's weight and pressures, and for the corotational shell a note
 /// of its Newton solve (load increments, halvings, iterations).
 pub fn solve_shell(
     body: &SheetBody,
@@ -176,7 +176,7 @@ pub fn solve_shell(
     reference: ShellReference,
 ) -> Result<(ShellSolution, Option<String>), ShellError> {
     let held = shell_constraints(body);
-    let load = ShellLoad::gravity(&body.sheet, body.gravity);
+    let load = ShellLoad::of_sheet(&body.sheet, body.gravity, &body.pressure);
     Ok(match reference {
         ShellReference::Linear => (LinearShell::new(&body.sheet, material)?.solve(&held, &load)?, None),
         ShellReference::Corotational(membrane) => {
@@ -189,7 +189,7 @@ pub fn solve_shell(
     })
 }
 
-/// The shell reference's transient under the sheet's weight from the flat sheet at rest, by `settings`
+/// The shell reference's transient under the sheet's weight and pressures from the flat sheet at rest, by `settings`
 /// (its integrator, step, Rayleigh damping, stop), telling `progress` after every step; with a note of its
 /// steps and Newton iterations. The corotational shell only: the linear shell's small rotations are no
 /// motion of a sheet that swings ([`ShellError`] otherwise is the caller's refusal to make).
@@ -201,7 +201,7 @@ pub fn solve_shell_dynamic(
     progress: &mut dyn FnMut(&pbdfit_fem::DynamicProgress),
 ) -> Result<(ShellSolution, String), ShellError> {
     let held = shell_constraints(body);
-    let load = ShellLoad::gravity(&body.sheet, body.gravity);
+    let load = ShellLoad::of_sheet(&body.sheet, body.gravity, &body.pressure);
     let shell = CorotationalShell::with_membrane(&body.sheet, material, membrane)?;
     let s = shell.integrate(&held, &load, settings, None, progress, None)?;
     let note = format!(

@@ -27,8 +27,10 @@
 //! (vertex indices from 0) give the mesh itself; it is validated as [`SheetMesh::new`] validates (a
 //! degenerate, duplicated or non-manifold triangle refused, named), and has its own resolution (`n` not
 //! given). The held selectors (`plane`, `box`, `group`) are a solid's, evaluated on the geometry the file
-//! gives; a sheet has no obstacles yet (the shell reference has no contact) and no other loads than
-//! gravity.
+//! gives; a sheet has no obstacles yet (the shell reference has no contact). Besides gravity a sheet takes
+//! pressure loads, `[[load.pressure]]` with a selector, `pressure = p` (Pa, along each triangle's winding
+//! normal where positive) and `follower = false` for a dead one ([`Pressure`]); the solids' other loads are
+//! refused, named.
 //!
 //! [`SceneSet`](crate::SceneSet) refuses a sheet scene with [`SceneError::Sheet`], so that every command
 //! and model made for solids says so instead of misreading it; [`SheetScene::load`] reads one.
@@ -37,10 +39,11 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+use crate::load::{LoadTables, Pressure, TrianglePressure};
 use crate::scene::{BUILTIN_SCENES, BodyError, BodySummary, MAX_SIZE, MIN_SIZE};
 use crate::selector::{BoxKeys, SelectorKeys};
 use crate::sheet::{Diagonal, Sheet, SheetMesh};
-use crate::{SceneError, Selector, Vec3};
+use crate::{Load, SceneError, Selector, Vec3};
 
 /// The sheet scene file's keys (the solid's `body`, `compound` and `obstacle` are not among them).
 #[derive(Debug, Deserialize)]
@@ -51,7 +54,7 @@ struct SheetFile {
     description: String,
     sheet: SheetDef,
     held: Option<Vec<HeldKeys>>,
-    load: Option<LoadKeys>,
+    load: Option<LoadTables>,
     material: Option<MaterialKeys>,
     reference: Option<ReferenceKeys>,
     /// Refused with its reason: the shell reference has no contact yet.
@@ -83,12 +86,6 @@ struct HeldKeys {
     group: Option<String>,
     tolerance: Option<f64>,
     support: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct LoadKeys {
-    gravity: Option<[f64; 3]>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -170,6 +167,8 @@ pub struct SheetScene {
     pub groups: std::collections::BTreeMap<String, Vec<usize>>,
     /// Gravitational acceleration, m/s^2.
     pub gravity: Vec3,
+    /// The pressure loads, each with its key (`load.pressure[0]`).
+    pub pressures: Vec<(String, Pressure)>,
     /// The reference material the scene asks for (`linear`, `corotational`, `stvk`), if any.
     pub reference: Option<String>,
     /// The factor lengths in the plane are multiplied by (1: as the file gives them); the thickness is not.
@@ -189,6 +188,8 @@ pub struct SheetBody {
     pub held: Vec<Option<SheetSupport>>,
     /// Gravitational acceleration, m/s^2.
     pub gravity: Vec3,
+    /// The pressure on each triangle (Pa; follower and dead; empty vectors without a pressure load).
+    pub pressure: TrianglePressure,
 }
 
 impl SheetBody {
@@ -396,7 +397,25 @@ impl SheetScene {
                     .into(),
             ));
         }
-        let gravity = file.load.and_then(|l| l.gravity).unwrap_or([0.0, 0.0, -9.81]);
+        let tables = file.load.unwrap_or_default();
+        let mut pressures = Vec::new();
+        for (key, load) in tables.loads().map_err(|(key, message)| invalid(&key, message))? {
+            match load {
+                Load::Pressure(p) => pressures.push((key, p)),
+                other => {
+                    return Err(invalid(
+                        &key,
+                        format!(
+                            "a sheet takes gravity and pressure loads ([[load.pressure]]), not a {}: the {} loads \
+                             are the tetrahedral solids'",
+                            other.kind(),
+                            other.kind()
+                        ),
+                    ));
+                }
+            }
+        }
+        let gravity = tables.gravity.unwrap_or([0.0, 0.0, -9.81]);
         if gravity.iter().any(|g| !g.is_finite()) {
             return Err(invalid("load.gravity", "components must be finite".into()));
         }
@@ -435,6 +454,7 @@ impl SheetScene {
             held,
             groups,
             gravity: Vec3::from(gravity),
+            pressures,
             reference,
             scale: 1.0,
         };
@@ -556,6 +576,7 @@ impl SheetScene {
                 held[v] = Some(held[v].map_or(*support, |s: SheetSupport| s.max(*support)));
             }
         }
+        let mesh_unscaled_vertices = mesh.vertices().to_vec();
         let mesh = if self.scale == 1.0 {
             mesh
         } else {
@@ -570,7 +591,51 @@ impl SheetScene {
                 format!("gives vertex {v} a mass of {m:e} kg, outside what f64 can simulate"),
             ));
         }
-        Ok(SheetBody { scene: self.name.clone(), n, sheet, held, gravity: self.gravity })
+        let pressure = self.triangle_pressure(&sheet, &mesh_unscaled_vertices)?;
+        Ok(SheetBody { scene: self.name.clone(), n, sheet, held, gravity: self.gravity, pressure })
+    }
+
+    /// The pressure loads on `sheet`'s triangles, each load on the triangles whose three vertices its
+    /// selector picks among `select_on` (the vertices as the file gives them, unscaled); a load that picks
+    /// no triangle is refused, naming it.
+    fn triangle_pressure(&self, sheet: &Sheet, select_on: &[Vec3]) -> Result<TrianglePressure, SceneError> {
+        if self.pressures.is_empty() {
+            return Ok(TrianglePressure::default());
+        }
+        let triangles = sheet.mesh.triangles();
+        let mut out = TrianglePressure { follower: vec![0.0; triangles.len()], dead: vec![0.0; triangles.len()] };
+        for (key, p) in &self.pressures {
+            let invalid =
+                |message: String| SceneError::Invalid { origin: self.origin.clone(), key: key.clone(), message };
+            let mut selected = vec![false; select_on.len()];
+            for v in p.on.select(select_on, &self.groups).map_err(invalid)? {
+                selected[v] = true;
+            }
+            let target = if p.follower { &mut out.follower } else { &mut out.dead };
+            let mut any = false;
+            for (t, tri) in triangles.iter().enumerate() {
+                if tri.iter().all(|&v| selected[v]) {
+                    target[t] += p.pressure;
+                    any = true;
+                }
+            }
+            // The solvers take norms of the forces: their squares must stay finite.
+            let total = p.pressure.abs() * sheet.mesh.area();
+            if !(total * total).is_finite() {
+                return Err(invalid(format!(
+                    "the pressure {:e} Pa gives a total force ({total:e} N) whose square overflows f64",
+                    p.pressure
+                )));
+            }
+            if !any {
+                return Err(invalid(format!(
+                    "{} selects no triangle of the sheet (a pressure acts on the triangles whose three vertices it \
+                     selects, coordinates as the scene file gives them)",
+                    p.on
+                )));
+            }
+        }
+        Ok(out)
     }
 
     /// What `pbdfit scenes` says of it: how it is held, and its description.
@@ -716,6 +781,52 @@ mod tests {
         let e = SheetScene::parse(&scene.replace("thickness", "n = 3\nthickness"), "p.toml", Some(&dir)).unwrap_err();
         assert!(e.to_string().contains("own resolution"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A pressure load on a sheet: follower by default, dead with `follower = false`, on the triangles its
+    /// selector picks (summed where two overlap); its nodal forces `p A n / 3` sum to `p` times the area along
+    /// the built-in rectangle's normal +z. A traction on a sheet and a pressure selecting no triangle are
+    /// refused, named; a pressure on a solid is refused by the solids' loads.
+    #[test]
+    fn a_sheet_takes_pressure_loads_on_the_triangles_they_select() {
+        let text = format!(
+            "{STRIP}[[load.pressure]]\nplane = \"z = 0\"\npressure = 250.0\n[[load.pressure]]\nbox = {{ min = [0.5, -1, -1], max = [2, 2, 2] }}\npressure = -100\nfollower = false\n"
+        );
+        let scene = SheetScene::parse(&text, "t", None).unwrap();
+        assert_eq!(scene.pressures.len(), 2);
+        assert!(scene.pressures[0].1.follower && !scene.pressures[1].1.follower);
+        let body = scene.clone().with_body(None, Some(2.0), None).unwrap().body(Some(10)).unwrap();
+        let nt = body.sheet.mesh.triangles().len();
+        assert_eq!(body.pressure.follower, vec![250.0; nt]);
+        // The right half's triangles (x >= 0.5 unscaled) carry the dead pressure.
+        let dead = body.pressure.dead.iter().filter(|&&p| p == -100.0).count();
+        assert_eq!((dead, body.pressure.dead.iter().filter(|&&p| p == 0.0).count()), (nt / 2, nt / 2));
+        let f = TrianglePressure::nodal_forces(
+            body.sheet.mesh.triangles(),
+            &body.pressure.follower,
+            body.sheet.mesh.vertices(),
+        );
+        let total: Vec3 = f.iter().sum();
+        let area = body.sheet.mesh.area();
+        assert!((area - 2.0 * 0.2).abs() < 1e-12, "scaled to 2 m: {area}");
+        assert!((total - Vec3::new(0.0, 0.0, 250.0 * area)).norm() < 1e-12 * 250.0, "{total}");
+        let e = |text: &str| SheetScene::parse(text, "t", None).unwrap_err().to_string();
+        let s = e(&format!("{STRIP}[[load.traction]]\nplane = \"x = 1\"\ntraction = [1, 0, 0]\n"));
+        assert!(s.contains("load.traction[0]") && s.contains("gravity and pressure"), "{s}");
+        let s = e(&format!("{STRIP}[[load.pressure]]\nplane = \"x = 1\"\npressure = 1\n"));
+        assert!(s.contains("load.pressure[0]") && s.contains("selects no triangle"), "{s}");
+        let s = e(&format!("{STRIP}[[load.pressure]]\nplane = \"z = 0\"\npressure = 1\nfollower = 1\n"));
+        assert!(s.contains("load.pressure[0]") && s.contains("true or false"), "{s}");
+        let s = e(&format!("{STRIP}[[load.pressure]]\nplane = \"z = 0\"\n"));
+        assert!(s.contains("missing `pressure`"), "{s}");
+        let s = e(&format!("{STRIP}[[load.pressure]]\nplane = \"z = 0\"\npressure = 1e300\n"));
+        assert!(s.contains("load.pressure[0]") && s.contains("overflows"), "{s}");
+        let tension = BUILTIN_SCENES.iter().find(|(n, _)| *n == "tension").unwrap().1;
+        let solid = tension
+            .replace("[[load.traction]]", "[[load.pressure]]")
+            .replace("traction = [0.0, 10.0, 0.0]", "pressure = 10.0");
+        let e = SceneSet::parse(&solid, "t", None).and_then(|set| set.scenes()[0].body(2).map(|_| ())).unwrap_err();
+        assert!(e.to_string().contains("load.pressure[0]") && e.to_string().contains("acts on sheets"), "{e}");
     }
 
     #[test]

@@ -761,6 +761,13 @@ impl PbdSystem {
             params: params.describe_springs(),
             error: Box::new(error),
         };
+        if self.follower.is_some() {
+            return Err(PbdError::Unsupported {
+                model: params.describe_springs(),
+                what: "a follower pressure: the mass-spring rest state's Newton has no load stiffness (a dead \
+                       pressure, follower = false, works)",
+            });
+        }
         if !self.obstacles.is_empty() {
             // Contact: where Verlet with microcollisions and dry friction settles (`SpringBody::settle`).
             // The fit's time limit reaches the settling run: a hopeless point may take 2,000,000 steps.

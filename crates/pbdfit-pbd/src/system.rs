@@ -58,6 +58,18 @@ pub struct PbdSystem {
     pub(crate) engine: std::sync::OnceLock<crate::engines::EngineBody>,
     /// A sheet's edges, triangles, hinges and cloth constraints (`cloth/`); `None` for a solid.
     cloth: Option<Box<ClothBody>>,
+    /// A sheet's follower pressures (`None`: none), a load of the current positions added to
+    /// [`Self::accelerations`] in every step and rest map ([`Self::loads_at`]).
+    pub(crate) follower: Option<Box<FollowerPressure>>,
+}
+
+/// Follower pressures on a sheet's triangles: `p (x1 - x0) x (x2 - x0) / 6` (N) to each vertex of a
+/// triangle at its current positions, `p` in Pa along the winding normal where positive.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct FollowerPressure {
+    triangles: Vec<[usize; 3]>,
+    /// Pa per triangle.
+    pressure: Vec<f64>,
 }
 
 /// Scratch state of one simulation: displacements, velocities, predictions, XPBD multipliers.
@@ -80,6 +92,9 @@ pub struct Dynamics {
     pub(crate) delta_engine: Vec<Vec3>,
     /// What the contacts did in the current step (empty without obstacles).
     pub(crate) contact: ContactRecord,
+    /// The loads' accelerations at the step's start where a follower pressure acts (m/s^2 per particle;
+    /// empty otherwise, when the step reads [`PbdSystem::accelerations`]).
+    pub(crate) loads: Vec<Vec3>,
 }
 
 impl PbdSystem {
@@ -144,6 +159,7 @@ impl PbdSystem {
             springs: std::sync::OnceLock::new(),
             engine: std::sync::OnceLock::new(),
             cloth: None,
+            follower: None,
         }
     }
 
@@ -152,7 +168,57 @@ impl PbdSystem {
     /// particle carries no rotation), so a cloth model built from a sheet body through the library holds its
     /// clamps as a fit's does.
     pub fn sheet_body(body: &SheetBody) -> Self {
-        Self::sheet(&body.scene, &body.sheet, &body.particle_held(), body.gravity)
+        Self::sheet(&body.scene, &body.sheet, &body.particle_held(), body.gravity).with_pressure(&body.pressure)
+    }
+
+    /// A sheet with pressure loads (Pa per triangle, [`pbdfit_mesh::TrianglePressure`]): the dead part's
+    /// nodal forces at the rest normals over each free particle's mass join its acceleration; the follower
+    /// part is evaluated at the current positions in every step and rest map (the cloth models and the
+    /// engine profiles; the mass-spring rest state, whose Newton has no load stiffness, refuses it). A
+    /// pressure that is zero everywhere changes nothing. For a solid, or a pressure of the wrong length,
+    /// the body is returned as it is.
+    pub fn with_pressure(mut self, pressure: &pbdfit_mesh::TrianglePressure) -> Self {
+        let Some(cloth) = self.cloth.as_deref() else { return self };
+        let triangles: Vec<[usize; 3]> = cloth.triangles();
+        if pressure.is_none() {
+            return self;
+        }
+        let dead = pbdfit_mesh::TrianglePressure::nodal_forces(&triangles, &pressure.dead, &self.rest);
+        for &p in &self.free {
+            self.accelerations[p] += dead[p] * self.inverse_masses[p];
+        }
+        self.gravity_only = false;
+        if pressure.follower.len() == triangles.len() && pressure.follower.iter().any(|&p| p != 0.0) {
+            self.follower = Some(Box::new(FollowerPressure { triangles, pressure: pressure.follower.clone() }));
+        }
+        self
+    }
+
+    /// Every particle's displacement from the free particles' `x` (3 numbers each), the held ones at their
+    /// prescribed displacements.
+    pub(crate) fn displacements_of(&self, x: &[f64]) -> Vec<Vec3> {
+        let mut u = self.prescribed.clone();
+        for (i, &p) in self.free.iter().enumerate() {
+            u[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]);
+        }
+        u
+    }
+
+    /// Whether a follower pressure acts (its forces depend on the positions).
+    pub fn has_follower_pressure(&self) -> bool {
+        self.follower.is_some()
+    }
+
+    /// The loads' accelerations (m/s^2 per particle) at displacements `u` (every particle's): with a
+    /// follower pressure, [`Self::accelerations`] plus its nodal forces at `X + u` over each free particle's
+    /// mass, written to `out`; without one, [`Self::accelerations`] itself.
+    pub(crate) fn loads_at<'a>(&'a self, u: &[Vec3], out: &'a mut Vec<Vec3>) -> &'a [Vec3] {
+        let Some(follower) = self.follower.as_deref() else { return &self.accelerations };
+        let x: Vec<Vec3> = self.rest.iter().zip(u).map(|(x, u)| x + u).collect();
+        let forces = pbdfit_mesh::TrianglePressure::nodal_forces(&follower.triangles, &follower.pressure, &x);
+        out.clear();
+        out.extend(self.accelerations.iter().zip(&forces).zip(&self.inverse_masses).map(|((a, f), w)| a + f * *w));
+        out
     }
 
     /// A sheet body for the cloth models (`cloth/`): the sheet's vertices as particles with its lumped
@@ -199,6 +265,7 @@ impl PbdSystem {
             springs: std::sync::OnceLock::new(),
             engine: std::sync::OnceLock::new(),
             cloth: Some(Box::new(cloth)),
+            follower: None,
         }
     }
 
@@ -372,6 +439,7 @@ impl PbdSystem {
             } else {
                 ContactRecord::new(self.contacts.len(), n)
             },
+            loads: Vec::new(),
         }
     }
 
@@ -595,10 +663,13 @@ pub(crate) fn projected_step(
 ) -> f64 {
     let dt = params.dt;
     let keep = 1.0 - params.damping;
+    let mut scratch = std::mem::take(&mut d.loads);
+    let loads = system.loads_at(&d.u, &mut scratch);
     for &p in &system.free {
-        d.v[p] = d.v[p] * keep + system.accelerations[p] * dt;
+        d.v[p] = d.v[p] * keep + loads[p] * dt;
         d.predicted[p] = d.u[p] + d.v[p] * dt;
     }
+    d.loads = scratch;
     solve(d);
     let mut largest: f64 = 0.0;
     for &p in &system.free {
@@ -623,9 +694,16 @@ pub(crate) fn projected_rest_map(
     solve: impl FnOnce(&mut Dynamics),
 ) {
     let dt2 = params.dt * params.dt;
+    let mut scratch = std::mem::take(&mut d.loads);
+    let loads = if system.follower.is_some() {
+        system.loads_at(&system.displacements_of(x), &mut scratch)
+    } else {
+        &system.accelerations
+    };
     for (i, &p) in system.free.iter().enumerate() {
-        d.predicted[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]) + system.accelerations[p] * dt2;
+        d.predicted[p] = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]) + loads[p] * dt2;
     }
+    d.loads = scratch;
     if !system.contacts.is_empty() {
         // The step starts at `x` (the friction's tangential displacement is measured from it).
         for (i, &p) in system.free.iter().enumerate() {

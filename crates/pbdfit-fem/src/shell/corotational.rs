@@ -40,6 +40,16 @@
 //! `E h` times the positions' `eps |x|`, summed over the facets), which for a thin strip under its
 //! own weight is above `1e-8 |f|`; it is a membrane force, so it moves the nodes by some `eps |x|`.
 //!
+//! ## Follower pressure
+//!
+//! A pressure ([`ShellLoad::follower`], Pa per facet) acts on the deformed facets: `p N / 6` to each
+//! translation of a facet, `N = (x1 - x0) x (x2 - x0)` its current winding normal times twice its area,
+//! the load of an inflated or wind-loaded membrane. It depends on the state, so the Newton tangent gains
+//! its load stiffness `-dF/dx`, exactly: `dN/dx_j = [x_{j-1} - x_{j+1}]x` (indices mod 3), which only
+//! couples translations. That block is not symmetric facet by facet (a follower pressure is conservative
+//! only on a closed surface or with its boundary held), and the tangent is solved by the sparse LU in any
+//! case; Newton keeps its quadratic rate. A load step scales the pressure with the dead loads.
+//!
 //! Measured (tests in `tests/fem_tests/shell_nonlinear.rs`): at a load whose linear tip deflection is
 //! `1e-3 L` the solution differs from the linear shell's by `5.7e-4` of it (the horizontal shortening,
 //! of order `(w / L) w`, halving with the load) and the tip deflections by `8e-7`; the heavy strip
@@ -52,8 +62,7 @@
 //!   corotated strain, or ([`MembraneLaw::StVenantKirchhoff`]) StVK on the corotated Green strain, which
 //!   is frame indifferent at any in-plane stretch (a uniaxial stretch's force is
 //!   `E h W (1 + s)(s + s^2 / 2)`, tested); the drilling penalty stays linear.
-//! - Loads are dead (gravity, fixed nodal forces); nodal moments act on the spins, which is not
-//!   conservative at large rotation; pressure is not a follower load here.
+//! - Nodal moments act on the spins, which is not conservative at large rotation.
 //! - A fixed rotation DOF holds that spin component at zero: prescribed rotations other than zero are
 //!   refused. Prescribed translations are stepped with the load.
 
@@ -351,14 +360,48 @@ impl CorotationalShell {
         Ok((energy, forces))
     }
 
-    /// The consistent tangent over the reduced DOFs, by central differences of each facet's forces.
+    /// The follower pressures `pressure` (Pa per facet, empty: none) as nodal forces (N, per vertex, the
+    /// translations') at `state`: `p (x1 - x0) x (x2 - x0) / 6` to each node of a facet.
+    pub fn follower_forces(&self, state: &ShellState, pressure: &[f64]) -> Vec<Vector3<f64>> {
+        let triangles: Vec<[usize; 3]> = self.facets.iter().map(|f| f.nodes).collect();
+        pbdfit_mesh::TrianglePressure::nodal_forces(&triangles, pressure, &state.positions)
+    }
+
+    /// The consistent tangent over the reduced DOFs, by central differences of each facet's forces, with
+    /// the load stiffness of the follower pressures `pressure` (Pa per facet, at their current load level;
+    /// empty: none), `-dF/dx` exactly.
     pub(super) fn tangent(
         &self,
         state: &ShellState,
         reduced: &[usize],
         free: usize,
+        pressure: &[f64],
     ) -> Result<CscMatrix<f64>, ShellError> {
         let mut coo = CooMatrix::new(free, free);
+        for (facet, &p) in self.facets.iter().zip(pressure) {
+            if p == 0.0 {
+                continue;
+            }
+            let x = facet.nodes.map(|v| state.positions[v]);
+            for j in 0..3 {
+                // dF_i/dx_j = p / 6 [x_{j-1} - x_{j+1}]x for each node i; the residual carries -F.
+                let block = skew(&(x[(j + 2) % 3] - x[(j + 1) % 3])) * (-p / 6.0);
+                for i in 0..3 {
+                    for a in 0..3 {
+                        let ri = reduced[NODE_DOFS * facet.nodes[i] + a];
+                        if ri == usize::MAX {
+                            continue;
+                        }
+                        for b in 0..3 {
+                            let rj = reduced[NODE_DOFS * facet.nodes[j] + b];
+                            if rj != usize::MAX {
+                                coo.push(ri, rj, block[(a, b)]);
+                            }
+                        }
+                    }
+                }
+            }
+        }
         for facet in &self.facets {
             let size = facet.frame.area.sqrt();
             let dofs: Vec<usize> =
@@ -442,7 +485,16 @@ impl CorotationalShell {
             .filter(|&i| reduced[i] != usize::MAX)
             .map(|i| load.nodal[i / NODE_DOFS][i % NODE_DOFS])
             .collect();
-        let scale = norm(&external);
+        // The whole load's scale: the dead loads and the follower pressures at rest.
+        let at_rest = self.follower_forces(&self.rest_state(), &load.follower);
+        let whole: Vec<f64> = (0..NODE_DOFS * self.rest.len())
+            .filter(|&i| reduced[i] != usize::MAX)
+            .map(|i| {
+                let (v, k) = (i / NODE_DOFS, i % NODE_DOFS);
+                load.nodal[v][k] + if k < 3 { at_rest[v][k] } else { 0.0 }
+            })
+            .collect();
+        let scale = norm(&whole);
         let mut solution = CorotationalSolution {
             state: self.rest_state(),
             displacements: ShellSolution { displacements: Vec::new() },
@@ -466,6 +518,7 @@ impl CorotationalShell {
                     reduced: &reduced,
                     free,
                     external: external.iter().map(|f| target * f).collect(),
+                    follower: load.follower.iter().map(|p| target * p).collect(),
                     scale,
                     previous: f64::INFINITY,
                 };
@@ -506,6 +559,8 @@ struct Increment<'a> {
     reduced: &'a [usize],
     free: usize,
     external: Vec<f64>,
+    /// The follower pressures at this increment's load level (Pa per facet; empty: none).
+    follower: Vec<f64>,
     scale: f64,
     /// The relative residual of the previous iterate.
     previous: f64,
@@ -523,9 +578,11 @@ impl Increment<'_> {
             Err(other) => return Err(FemError::Solver { solver: "corotational shell", detail: other.to_string() }),
         };
         let mut r = self.external.iter().map(|f| -f).collect::<Vec<f64>>();
+        let pressure = self.shell.follower_forces(state, &self.follower);
         for (i, &ri) in self.reduced.iter().enumerate() {
             if ri != usize::MAX {
-                r[ri] += forces[i / NODE_DOFS][i % NODE_DOFS];
+                let (v, k) = (i / NODE_DOFS, i % NODE_DOFS);
+                r[ri] += forces[v][k] - if k < 3 { pressure[v][k] } else { 0.0 };
             }
         }
         if self.scale == 0.0 {
@@ -555,7 +612,7 @@ impl NewtonSystem for Increment<'_> {
     }
 
     fn step(&mut self, iteration: usize, state: &ShellState, at: &Evaluated) -> Attempt<Vec<f64>, (f64, usize)> {
-        let k = match self.shell.tangent(state, self.reduced, self.free) {
+        let k = match self.shell.tangent(state, self.reduced, self.free, &self.follower) {
             Ok(k) => k,
             Err(_) => return Ok(Err((at.1, iteration))),
         };

@@ -98,7 +98,8 @@ impl ShellDynamicState<'_> {
     }
 
     /// The constant loads' work `f_ext . (x - X)` over the free DOFs (J; a nodal moment's work taken on the
-    /// rotation vector, exact for the dead forces of gravity).
+    /// rotation vector, exact for the dead forces of gravity). A follower pressure, which has no potential
+    /// on an open sheet, is not counted.
     pub fn load_work(&self) -> f64 {
         let d = self.displacements();
         self.reduced
@@ -209,17 +210,24 @@ impl CorotationalShell {
                 state.rotations[vertex] = Rotation3::identity();
             }
         }
+        // The internal forces less the follower pressures' (both state-dependent).
         let internal = |s: &ShellState| -> Result<Vec<f64>, ShellError> {
             let (_, forces) = self.internal_forces(s)?;
+            let pressure = self.follower_forces(s, &load.follower);
             let mut out = vec![0.0; free];
             for (i, &r) in reduced.iter().enumerate() {
                 if r != usize::MAX {
-                    out[r] = forces[i / NODE_DOFS][i % NODE_DOFS];
+                    let (v, k) = (i / NODE_DOFS, i % NODE_DOFS);
+                    out[r] = forces[v][k] - if k < 3 { pressure[v][k] } else { 0.0 };
                 }
             }
             Ok(out)
         };
         let mut scale = norm(&external);
+        if !load.follower.is_empty() {
+            // The follower pressures' forces at rest belong to the load's scale.
+            scale = scale.max(norm(&internal(&self.rest_state())?));
+        }
         let start_forces = internal(&state)?;
         let out_of_balance: Vec<f64> = start_forces.iter().zip(&external).map(|(f, l)| f - l).collect();
         if start.is_some() {
@@ -267,6 +275,7 @@ impl CorotationalShell {
             reduced: &reduced,
             free,
             external: &external,
+            follower: &load.follower,
             m: &m,
             damping: &damping,
             rule,
@@ -332,6 +341,8 @@ struct ShellStep<'a> {
     reduced: &'a [usize],
     free: usize,
     external: &'a [f64],
+    /// The follower pressures (Pa per facet; empty: none), acting on the current facets.
+    follower: &'a [f64],
     m: &'a CscMatrix<f64>,
     damping: &'a CscMatrix<f64>,
     rule: StepRule,
@@ -384,9 +395,11 @@ impl ShellStep<'_> {
         multiply(self.m, &acceleration, &mut ma);
         multiply(self.damping, &velocity, &mut cv);
         let mut g: Vec<f64> = (0..self.free).map(|r| ma[r] + cv[r] - self.external[r]).collect();
+        let pressure = self.shell.follower_forces(state, self.follower);
         for (i, &r) in self.reduced.iter().enumerate() {
             if r != usize::MAX {
-                g[r] += forces[i / NODE_DOFS][i % NODE_DOFS];
+                let (v, k) = (i / NODE_DOFS, i % NODE_DOFS);
+                g[r] += forces[v][k] - if k < 3 { pressure[v][k] } else { 0.0 };
             }
         }
         let n = norm(&g) / self.scale;
@@ -413,7 +426,7 @@ impl NewtonSystem for ShellStep<'_> {
 
     fn step(&mut self, iteration: usize, state: &ShellState, at: &Evaluated) -> Attempt<Vec<f64>, (f64, usize)> {
         self.iterations += 1;
-        let k = match self.shell.tangent(state, self.reduced, self.free) {
+        let k = match self.shell.tangent(state, self.reduced, self.free, self.follower) {
             Ok(k) => k,
             Err(_) => return Ok(Err((at.1, iteration))),
         };

@@ -50,7 +50,8 @@
 //! - Facets, not a curved surface: a curved sheet is approximated by flat triangles (the geometric
 //!   error is second order too); gravity and pressure are lumped (a third of each facet's load to each
 //!   node's translation, the CST's consistent load for a uniform load); nodal moments can be given
-//!   directly in a [`ShellLoad`].
+//!   directly in a [`ShellLoad`]. A follower pressure ([`ShellLoad::follower`]) is taken at the rest
+//!   geometry here; the corotational shell follows the deformed facets.
 //! - Isotropic linear elastic material only; no contact.
 //!
 //! ## Modes
@@ -209,17 +210,43 @@ impl ShellConstraints {
     }
 }
 
-/// Nodal loads: forces (N) on the translations and moments (N m) on the rotations, global frame.
+/// Nodal loads: forces (N) on the translations and moments (N m) on the rotations, global frame, and a
+/// follower pressure per facet.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ShellLoad {
-    /// Per vertex `[f_x, f_y, f_z, m_x, m_y, m_z]`.
+    /// Per vertex `[f_x, f_y, f_z, m_x, m_y, m_z]`: dead loads.
     pub nodal: Vec<[f64; NODE_DOFS]>,
+    /// Per facet, a follower pressure (Pa) along the facet's current winding normal
+    /// `(x1 - x0) x (x2 - x0)`: `p A n / 3` to each node at the deformed positions (a positive `p` pushes
+    /// along the normal). Empty: none. The linear shell takes it at the rest geometry (its linear
+    /// theory); the corotational shell at the current one, with its load stiffness in the tangent.
+    pub follower: Vec<f64>,
 }
 
 impl ShellLoad {
     /// No load on `vertices` vertices.
     pub fn zero(vertices: usize) -> Self {
-        Self { nodal: vec![[0.0; NODE_DOFS]; vertices] }
+        Self { nodal: vec![[0.0; NODE_DOFS]; vertices], follower: Vec::new() }
+    }
+
+    /// A sheet body's load: its weight in the gravity field `g` (m/s^2), its dead pressures (at the rest
+    /// normals and areas) and its follower pressures (per facet, Pa; `pressure`'s empty vectors: none).
+    pub fn of_sheet(sheet: &Sheet, g: Vector3<f64>, pressure: &pbdfit_mesh::TrianglePressure) -> Self {
+        let mut load = Self::gravity(sheet, g);
+        let dead =
+            pbdfit_mesh::TrianglePressure::nodal_forces(sheet.mesh.triangles(), &pressure.dead, sheet.mesh.vertices());
+        for (nodal, f) in load.nodal.iter_mut().zip(&dead) {
+            for k in 0..3 {
+                nodal[k] += f[k];
+            }
+        }
+        load.follower = pressure.follower.clone();
+        load
+    }
+
+    /// A follower pressure `p` (Pa) on every facet of `sheet` (see [`Self::follower`]), no other load.
+    pub fn follower_pressure(sheet: &Sheet, p: f64) -> Self {
+        Self { follower: vec![p; sheet.mesh.triangles().len()], ..Self::zero(sheet.mesh.vertices().len()) }
     }
 
     /// The sheet's own weight in the gravity field `g` (m/s^2): `rho h A g / 3` to each node of every
@@ -228,8 +255,8 @@ impl ShellLoad {
         Self::per_facet(sheet, |p| g * (sheet.areal_mass() * pbdfit_mesh::sheet::triangle_area(p)))
     }
 
-    /// A pressure `p` (Pa) along each facet's normal `(p1 - p0) x (p2 - p0)` (a positive `p` pushes
-    /// along the winding's normal): `p A n / 3` to each node.
+    /// A dead pressure `p` (Pa) along each facet's rest normal `(p1 - p0) x (p2 - p0)` (a positive `p`
+    /// pushes along the winding's normal): `p A n / 3` to each node, fixed.
     pub fn pressure(sheet: &Sheet, p: f64) -> Self {
         Self::per_facet(sheet, |q| (q[1] - q[0]).cross(&(q[2] - q[0])) * (0.5 * p))
     }
@@ -403,6 +430,13 @@ impl LinearShell {
                 return Err(ShellError::SizeMismatch { what, expected: self.vertices, got });
             }
         }
+        if !load.follower.is_empty() && load.follower.len() != self.triangles.len() {
+            return Err(ShellError::SizeMismatch {
+                what: "follower pressure (one per facet)",
+                expected: self.triangles.len(),
+                got: load.follower.len(),
+            });
+        }
         let mut used = vec![false; self.vertices];
         self.triangles.iter().flatten().for_each(|&v| used[v] = true);
         if let Some(v) = (0..self.vertices).find(|&v| !used[v] && constraints.fixed[v].iter().any(|f| !f)) {
@@ -495,9 +529,14 @@ impl LinearShell {
         // Reduced numbering of the free DOFs.
         let (reduced, free) = reduced_numbering(constraints);
         let value = |i: usize| constraints.values[i / NODE_DOFS][i % NODE_DOFS];
+        // A follower pressure at the rest geometry: the linear theory's load.
+        let follower = pbdfit_mesh::TrianglePressure::nodal_forces(&self.triangles, &load.follower, &self.positions);
         let mut f: Vec<f64> = (0..self.dofs())
             .filter(|&i| reduced[i] != usize::MAX)
-            .map(|i| load.nodal[i / NODE_DOFS][i % NODE_DOFS])
+            .map(|i| {
+                let (v, k) = (i / NODE_DOFS, i % NODE_DOFS);
+                load.nodal[v][k] + if k < 3 { follower[v][k] } else { 0.0 }
+            })
             .collect();
         let mut coo = CooMatrix::new(free, free);
         for (t, k) in self.facets.iter().enumerate() {

@@ -11,3 +11,4 @@ mod reference;
 mod shell;
 mod shell_dynamic;
 mod shell_nonlinear;
+mod shell_pressure;

@@ -83,7 +83,7 @@ impl SheetRelease {
         let shell =
             CorotationalShell::with_membrane(&self.body.sheet, w.material, self.membrane).map_err(|e| e.to_string())?;
         let held = crate::shell_constraints(&self.body);
-        let load = ShellLoad::gravity(&self.body.sheet, self.body.gravity);
+        let load = ShellLoad::of_sheet(&self.body.sheet, self.body.gravity, &self.body.pressure);
         let (rest, _) = crate::solve_shell(&self.body, w.material, self.reference).map_err(|e| e.to_string())?;
         let vertices = self.body.held.len();
         let rest = (0..vertices).map(|v| rest.translation(v)).collect();

@@ -1,6 +1,6 @@
 //! Load cases besides gravity (docs/meshes-and-loads.md): a uniform surface traction on selected
 //! boundary faces, a prescribed displacement of selected vertices, and a torsion, i.e. a prescribed
-//! rotation of selected vertices about an axis.
+//! rotation of selected vertices about an axis, and a pressure normal to a sheet (follower or dead).
 //!
 //! Sign conventions: a traction is the force per area (Pa) that acts on the body's surface, so
 //! `[0, 10, 0]` on the top face `y = 1` pulls it up (tension) and `[0, -10, 0]` pushes it down
@@ -14,10 +14,12 @@ use crate::selector::SelectorKeys;
 use crate::{Selector, TetMesh, Vec3};
 
 mod displacement;
+mod pressure;
 mod rotation;
 mod traction;
 
 pub use displacement::Displacement;
+pub use pressure::{Pressure, TrianglePressure};
 pub use rotation::Rotation;
 pub use traction::Traction;
 
@@ -82,6 +84,14 @@ impl Keys {
     pub fn scalar(&self, key: &str) -> Result<f64, String> {
         let value = self.0.get(key).ok_or_else(|| format!("missing `{key}`"))?;
         number(value).ok_or_else(|| format!("`{key}` must be a number"))
+    }
+
+    /// A boolean, `default` where the key is not given.
+    pub fn boolean_or(&self, key: &str, default: bool) -> Result<bool, String> {
+        match self.0.get(key) {
+            None => Ok(default),
+            Some(value) => value.as_bool().ok_or_else(|| format!("`{key}` must be true or false")),
+        }
     }
 }
 
@@ -194,10 +204,12 @@ loads! {
     Displacement => Displacement,
     /// Torsion: a prescribed rotation of the selected vertices ([`Rotation`]).
     Rotation => Rotation,
+    /// A uniform pressure normal to a sheet, follower or dead ([`Pressure`]; sheets only).
+    Pressure => Pressure,
 }
 
 impl Load {
-    /// The scene-file key of this kind of load (`traction`, `displacement`, `rotation`).
+    /// The scene-file key of this kind of load (`traction`, `displacement`, `rotation`, `pressure`).
     pub fn kind(&self) -> &'static str {
         self.load_kind().name()
     }
@@ -455,7 +467,8 @@ mod tests {
     #[test]
     fn every_load_kind_parses_refuses_foreign_keys_and_holds_as_it_prescribes() {
         let value = |key: &str| match key {
-            "angle" => "0.1".to_string(),
+            "angle" | "pressure" => "0.1".to_string(),
+            "follower" => "false".to_string(),
             _ => "[1.0, 0.0, 0.0]".to_string(),
         };
         for &kind in LoadKind::ALL {
@@ -487,9 +500,9 @@ mod tests {
     /// A kind that is not registered and a key no kind takes are named, with what is allowed.
     #[test]
     fn unknown_kinds_and_keys_are_named() {
-        let tables: LoadTables = toml::from_str("[[pressure]]\nplane = \"y = 1\"\n").unwrap();
+        let tables: LoadTables = toml::from_str("[[suction]]\nplane = \"y = 1\"\n").unwrap();
         let (key, message) = tables.loads().unwrap_err();
-        assert_eq!(key, "load.pressure");
+        assert_eq!(key, "load.suction");
         for kind in LoadKind::ALL {
             assert!(message.contains(&format!("[[load.{}]]", kind.name())), "{message}");
         }

@@ -343,10 +343,13 @@ impl crate::system::Stage for EngineRule {
         let keep = 1.0 - params.damping;
         let start: Vec<Vec3> = system.free.iter().map(|&p| d.u[p]).collect();
         for _ in 0..self.substeps {
+            let mut scratch = std::mem::take(&mut d.loads);
+            let loads = system.loads_at(&d.u, &mut scratch);
             for &p in &system.free {
-                d.v[p] = (d.v[p] * keep + system.accelerations[p] * (h * self.gravity_factor)) * self.velocity_factor;
+                d.v[p] = (d.v[p] * keep + loads[p] * (h * self.gravity_factor)) * self.velocity_factor;
                 d.predicted[p] = d.u[p] + d.v[p] * h;
             }
+            d.loads = scratch;
             self.constants.solve(system, self.passes, d, h);
             for &p in &system.free {
                 d.v[p] = (d.predicted[p] - d.u[p]) / h;
@@ -360,11 +363,18 @@ impl crate::system::Stage for EngineRule {
     fn rest_map(&self, system: &PbdSystem, params: &SimParams, d: &mut Dynamics, x: &[f64], out: &mut [f64]) {
         let h = params.dt / self.substeps as f64;
         let h2 = h * h * self.velocity_factor * self.gravity_factor;
+        let mut scratch = std::mem::take(&mut d.loads);
+        let loads = if system.follower.is_some() {
+            system.loads_at(&system.displacements_of(x), &mut scratch)
+        } else {
+            &system.accelerations
+        };
         for (i, &p) in system.free.iter().enumerate() {
             let u = Vec3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2]);
             d.u[p] = u;
-            d.predicted[p] = u + system.accelerations[p] * h2;
+            d.predicted[p] = u + loads[p] * h2;
         }
+        d.loads = scratch;
         self.constants.solve(system, self.passes, d, h);
         for (i, &p) in system.free.iter().enumerate() {
             out[3 * i..3 * i + 3].copy_from_slice(d.predicted[p].as_slice());

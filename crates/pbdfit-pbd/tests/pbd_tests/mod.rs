@@ -8,6 +8,7 @@ mod contact;
 mod engines;
 mod invariants;
 mod loads;
+mod pressure;
 mod rest_state;
 mod root_solve;
 mod sensitivity;

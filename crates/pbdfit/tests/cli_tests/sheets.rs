@@ -758,3 +758,74 @@ fn a_spent_budget_reports_the_residual_reached() {
     let step: f64 = step.trim().parse().unwrap_or_else(|_| panic!("{err}"));
     assert!(step.is_finite() && step > 0.0, "{err}");
 }
+
+/// A sheet scene with a pressure: the supported plate without gravity under a pressure of its weight per
+/// area along -z (`[[load.pressure]]`, follower) deflects as the built-in plate under its weight, to
+/// round-off for the linear shell (which takes a follower pressure at rest) and within 1e-4 (2.5e-6) for the
+/// corotational one (the follower turns with the facets, and its area grows); a dead pressure
+/// (`follower = false`) is nearer still. A cloth model rests under it (`simulate`, a fabric drum) and
+/// `evaluate` compares it with the shell. A traction on a sheet and a pressure on a solid are refused
+/// (exit 2), naming the load.
+#[test]
+fn a_pressure_loads_the_shell_and_the_cloth_models() {
+    let dir = scratch("pressure");
+    let plate = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenes/supported-plate.toml"))
+        .unwrap()
+        .replace("gravity = [0.0, 0.0, -9.81]", "gravity = [0.0, 0.0, 0.0]");
+    let weight = 7850.0 * 1e-3 * 9.81;
+    let pressed = |extra: &str| format!("{plate}\n[[load.pressure]]\nplane = \"z = 0\"\npressure = -{weight}\n{extra}");
+    let (follower, dead) = (dir.join("follower.toml"), dir.join("dead.toml"));
+    std::fs::write(&follower, pressed("")).unwrap();
+    std::fs::write(&dead, pressed("follower = false\n")).unwrap();
+    let (follower, dead) = (follower.to_str().unwrap(), dead.to_str().unwrap());
+    let centre = |args: &[&str]| -z_at(&fem(args), 0.25, 0.25);
+    let n = ["--n", "8"];
+    let linear = centre(&[&["--scene", "supported-plate", "--material", "linear"], &n[..]].concat());
+    let pressed_linear = centre(&[&["--scene", follower, "--material", "linear"], &n[..]].concat());
+    println!("linear: weight {linear:.10e} m, follower pressure {pressed_linear:.10e} m");
+    assert!((pressed_linear / linear - 1.0).abs() < 1e-12, "{pressed_linear} {linear}");
+    let weighed = centre(&[&["--scene", "supported-plate"], &n[..]].concat());
+    let (f, d) = (centre(&[&["--scene", follower], &n[..]].concat()), centre(&[&["--scene", dead], &n[..]].concat()));
+    println!("corotational: weight {weighed:.6e} m, follower {f:.6e} m, dead {d:.6e} m");
+    assert!((f / weighed - 1.0).abs() < 1e-4 && (d / weighed - 1.0).abs() < 1e-9, "{f} {d} {weighed}");
+    assert!(f != d);
+    // A fabric drum: the plate as a rubber-like fabric, pressed by 1 Pa.
+    let fabric = ["--n", "4"];
+    let drum = dir.join("drum.toml");
+    let text = pressed("")
+        .replace(&format!("-{weight}"), "1.0")
+        .replace("density = 7850.0", "density = 300.0")
+        .replace("young = 2e11", "young = 2e6")
+        .replace("thickness = 1e-3", "thickness = 5e-4");
+    std::fs::write(&drum, text).unwrap();
+    let drum = drum.to_str().unwrap();
+    let mut args = vec!["simulate", "--json", "--scene", drum, "--model", "cloth-xpbd", "--param", "alpha_d=1e-3"];
+    args.extend(["--param", "alpha_b=1e3", "--dt", "0.01", "--nit", "10"]);
+    args.extend_from_slice(&fabric);
+    let out = pbdfit(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = json(&out);
+    let lift = report["displacements"].as_array().unwrap().iter().map(|u| u[2].as_f64().unwrap()).fold(0.0, f64::max);
+    println!("cloth-xpbd drum under 1 Pa: centre lifted {lift:.4e} m");
+    assert!(lift > 0.0, "a positive pressure pushes along +z");
+    let mut args = vec!["evaluate", "--json", "--scene", drum, "--model", "cloth-xpbd", "--param", "alpha_d=1e-3"];
+    args.extend(["--param", "alpha_b=1e3", "--dt", "0.01", "--nit", "10"]);
+    args.extend_from_slice(&fabric);
+    let out = pbdfit(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let error = json(&out)["error"].as_f64().unwrap();
+    println!("cloth-xpbd drum against the shell: error {error:.4e}");
+    assert!(error.is_finite() && error > 0.0, "{error}");
+    let traction = dir.join("traction.toml");
+    std::fs::write(&traction, format!("{plate}\n[[load.traction]]\nplane = \"x = 0.5\"\ntraction = [1.0, 0.0, 0.0]\n"))
+        .unwrap();
+    assert_refused(&["fem", "--scene", traction.to_str().unwrap()], &["load.traction[0]", "gravity and pressure"]);
+    let tension = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenes/tension.toml"))
+        .unwrap()
+        .replace("[[load.traction]]", "[[load.pressure]]")
+        .replace("traction = [0.0, 10.0, 0.0]", "pressure = 10.0");
+    let solid = dir.join("solid.toml");
+    std::fs::write(&solid, tension).unwrap();
+    assert_refused(&["fem", "--scene", solid.to_str().unwrap()], &["load.pressure[0]", "acts on sheets"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
