@@ -518,6 +518,8 @@ fn mujoco_flex_fits_the_strip_in_mujocos_terms() {
         &[&["simulate"][..], &base, &["--param", "young=-1"]].concat(),
         &["invalid parameter young = -1", "for model parameter young"],
     );
+}
+
 /// Genesis's `PBD.Cloth` (`genesis-cloth`) fits the clamped strip (E 1e9 Pa, N = 4) at Genesis's default step
 /// (dt 0.01 s, one substep) with the lines to paste under Genesis's names, and Genesis's default compliances
 /// (stretch 1e-7 m/N, bending 1e-5) are measured against the shell there: its bending, with no stiffness at
