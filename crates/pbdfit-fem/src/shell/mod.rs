@@ -92,6 +92,7 @@
 //! assert!((u.max_translation() / beam - 1.0).abs() < 1e-3);
 //! ```
 
+mod contact;
 mod corotational;
 mod dynamic;
 mod element;
@@ -99,6 +100,8 @@ mod element;
 pub use corotational::{
     CorotationalShell, CorotationalSolution, MembraneLaw, SHELL_NEWTON, ShellState, rotation_vector,
 };
+
+pub use contact::ShellContactSolution;
 
 pub use dynamic::{ShellDynamicSolution, ShellDynamicState, ShellStart};
 
@@ -398,6 +401,17 @@ impl LinearShell {
     /// Refuses lists of the wrong length, a vertex in no triangle that is not fully held, and fixed DOFs
     /// that leave a rigid motion free.
     pub(crate) fn check(&self, constraints: &ShellConstraints, load: &ShellLoad) -> Result<(), ShellError> {
+        self.check_lists(constraints, load)?;
+        let free_rigid = self.free_rigid_motions(constraints);
+        if free_rigid > 0 {
+            return Err(ShellError::NotHeld { free: free_rigid });
+        }
+        Ok(())
+    }
+
+    /// Refuses lists of the wrong length and a vertex in no triangle that is not fully held (the
+    /// contact solve's check: its obstacles may hold what the fixed DOFs leave free).
+    pub(crate) fn check_lists(&self, constraints: &ShellConstraints, load: &ShellLoad) -> Result<(), ShellError> {
         for (what, got) in [("shell constraints", constraints.fixed.len()), ("shell load", load.nodal.len())] {
             if got != self.vertices {
                 return Err(ShellError::SizeMismatch { what, expected: self.vertices, got });
@@ -407,10 +421,6 @@ impl LinearShell {
         self.triangles.iter().flatten().for_each(|&v| used[v] = true);
         if let Some(v) = (0..self.vertices).find(|&v| !used[v] && constraints.fixed[v].iter().any(|f| !f)) {
             return Err(ShellError::OrphanVertex(v));
-        }
-        let free_rigid = self.free_rigid_motions(constraints);
-        if free_rigid > 0 {
-            return Err(ShellError::NotHeld { free: free_rigid });
         }
         Ok(())
     }

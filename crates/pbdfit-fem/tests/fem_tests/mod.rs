@@ -9,5 +9,6 @@ mod modes;
 mod multigrid;
 mod reference;
 mod shell;
+mod shell_contact;
 mod shell_dynamic;
 mod shell_nonlinear;
