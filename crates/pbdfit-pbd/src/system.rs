@@ -150,9 +150,13 @@ impl PbdSystem {
     /// A sheet scene's body for the cloth models: [`Self::sheet`] with the vertices a particle model holds
     /// ([`SheetBody::particle_held`]: every supported vertex, and each clamped edge's first cell, since a
     /// particle carries no rotation), so a cloth model built from a sheet body through the library holds its
-    /// clamps as a fit's does.
+    /// clamps as a fit's does; and the sheet's obstacles, which every free particle meets after each sweep
+    /// as a solid's do (`contact.rs`: the unilateral constraint and positional friction).
     pub fn sheet_body(body: &SheetBody) -> Self {
-        Self::sheet(&body.scene, &body.sheet, &body.particle_held(), body.gravity)
+        let mut system = Self::sheet(&body.scene, &body.sheet, &body.particle_held(), body.gravity);
+        system.contacts = Contact::placed(&body.obstacles);
+        system.obstacles = body.obstacles.clone();
+        system
     }
 
     /// A sheet body for the cloth models (`cloth/`): the sheet's vertices as particles with its lumped

@@ -121,6 +121,10 @@ pub const NODE_DOFS: usize = 6;
 /// Why a shell solve failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ShellError {
+    /// Obstacles given to the linear shell, which has no contact (the corotational shell's
+    /// [`CorotationalShell::solve_contact`] has).
+    #[error("the linear shell has no contact: a sheet with obstacles needs the corotational shell")]
+    LinearContact,
     /// A facet has no area (only for facets not taken from a validated [`Sheet`]).
     #[error("shell facet {triangle} is degenerate (area {area:e} m^2)")]
     DegenerateFacet {
