@@ -51,7 +51,8 @@
 //!   error is second order too); gravity and pressure are lumped (a third of each facet's load to each
 //!   node's translation, the CST's consistent load for a uniform load); nodal moments can be given
 //!   directly in a [`ShellLoad`].
-//! - Isotropic linear elastic material only; no contact.
+//! - Isotropic linear elastic material only; no contact in the linear shell (the corotational shell's static
+//!   contact is `contact.rs`, [`CorotationalShell::solve_contact`]).
 //!
 //! ## Modes
 //!
