@@ -67,6 +67,9 @@ impl ShellContactSolution {
     }
 }
 
+/// The supports' forces per vertex with a fixed DOF (see [`ShellContactSolution::reactions`]).
+type Reactions = Vec<(usize, [f64; NODE_DOFS])>;
+
 /// Whether vertex `v` has a fixed translation (then it takes no contact).
 fn held(constraints: &ShellConstraints, v: usize) -> bool {
     (0..3).any(|k| constraints.fixed[v][k])
@@ -197,7 +200,7 @@ impl CorotationalShell {
         pairs: &[Pair],
         state: &ShellState,
         t: f64,
-    ) -> Result<(Vec<ContactForce>, Vec<(usize, [f64; NODE_DOFS])>), ShellError> {
+    ) -> Result<(Vec<ContactForce>, Reactions), ShellError> {
         let (nv, no) = (self.rest.len(), setup.obstacles.len());
         let touch = GAP_TOLERANCE * setup.size;
         let mut contacts = Vec::new();
@@ -371,9 +374,7 @@ impl NewtonSystem for ShellContact<'_> {
         }
         let constraints: Vec<Option<VertexConstraint>> = (0..nv)
             .map(|v| {
-                if self.translation(v).is_none() {
-                    return None;
-                }
+                self.translation(v)?;
                 let x = state.positions[v];
                 let relative = |j: usize| x - self.start[v] - self.moves[j];
                 vertex_constraint(&self.pairs[v * no..(v + 1) * no], Vec::new(), relative)

@@ -99,7 +99,9 @@ fn pressed(drop: f64, mu: f64, turn: Rotation3<f64>) -> (CorotationalShell, Shel
 fn a_sheet_pressed_onto_a_sphere_stays_out_of_it_with_its_forces_in_balance() {
     for mu in [0.0, 0.3] {
         let (shell, load, constraints, sphere) = pressed(0.0, mu, Rotation3::identity());
-        let s = shell.solve_contact(&constraints, &load, &[sphere.clone()], &ContactSettings::default()).unwrap();
+        let s = shell
+            .solve_contact(&constraints, &load, std::slice::from_ref(&sphere), &ContactSettings::default())
+            .unwrap();
         let weight = weight(&load);
         let touching: Vec<_> = s.contacts.iter().filter(|c| c.normal_force > 0.0).collect();
         let (contact, reaction) = (s.total_contact_force(), s.total_reaction());
