@@ -36,7 +36,7 @@ def test_scenes_and_arrays_have_the_documented_shapes_and_dtypes():
         "gravity-floor", "gravity-wall", "gravity-ceiling", "gravity",
         "tension", "compression", "shear", "torsion", "cantilever",
         "resting", "indentation", "incline",
-        "hanging-sheet", "clamped-strip", "clamped-plate", "supported-plate",
+        "hanging-sheet", "clamped-strip", "clamped-plate", "supported-plate", "draped-sheet",
     ]
     s = pbdfit.Scene.load("gravity-floor", n=2)
     assert s.vertices.shape == (27, 3) and s.vertices.dtype == np.float64

@@ -94,5 +94,6 @@ pub use search_box::{Axis, SearchBox, default_grid, parse_bound};
 pub use sheet::{
     ShellReference, check_cloth_model, check_solid_model, clamp_note, clamp_row, load_sheet, refuse_solid_options,
     sheet_problem, sheet_problem_with_note, shell_constraints, solve_shell, solve_shell_dynamic,
+    solve_shell_with_contact,
 };
 pub use target::*;

@@ -8,11 +8,11 @@
 
 use std::sync::Arc;
 
-use pbdfit_fem::YoungPoisson;
 use pbdfit_fem::shell::{
-    CorotationalShell, LinearShell, MembraneLaw, SHELL_NEWTON, ShellConstraints, ShellError, ShellLoad, ShellSolution,
-    Support,
+    CorotationalShell, LinearShell, MembraneLaw, SHELL_NEWTON, ShellConstraints, ShellContactSolution, ShellError,
+    ShellLoad, ShellSolution, Support,
 };
+use pbdfit_fem::{ContactSettings, YoungPoisson};
 use pbdfit_mesh::{SheetBody, SheetScene, SheetSupport, Vec3};
 use pbdfit_pbd::{BodyKind, ModelKind, PbdSystem, RestOptions};
 
@@ -67,12 +67,20 @@ impl ShellReference {
         refuse_solid_options(&solid, &scene.name, spelling)?;
         let name =
             reference.material.clone().or_else(|| scene.reference.clone()).unwrap_or_else(|| "corotational".into());
-        Self::parse(&name).ok_or_else(|| {
+        let parsed = Self::parse(&name).ok_or_else(|| {
             FitJobError::Input(format!(
                 "{} = {name}: a sheet's reference is the linear, corotational or stvk shell",
                 spelling.name("material")
             ))
-        })
+        })?;
+        if parsed == Self::Linear && !scene.obstacles.is_empty() {
+            return Err(FitJobError::Input(format!(
+                "{} = linear: the linear shell has no contact, and scene {} has obstacles (use corotational or stvk)",
+                spelling.name("material"),
+                scene.name
+            )));
+        }
+        Ok(parsed)
     }
 }
 
@@ -150,7 +158,7 @@ pub fn check_solid_model(kind: ModelKind, scene: &str) -> Result<(), FitJobError
     }
     Err(FitJobError::Input(format!(
         "model `{}` works on sheets (triangle meshes with a thickness), and scene {scene} is a tetrahedral solid: \
-         give it a sheet scene (hanging-sheet, clamped-strip, clamped-plate, supported-plate)",
+         give it a sheet scene (hanging-sheet, clamped-strip, clamped-plate, supported-plate, draped-sheet)",
         kind.spec()
     )))
 }
@@ -175,16 +183,33 @@ pub fn solve_shell(
     material: YoungPoisson,
     reference: ShellReference,
 ) -> Result<(ShellSolution, Option<String>), ShellError> {
+    solve_shell_with_contact(body, material, reference).map(|(solution, note, _)| (solution, note))
+}
+
+/// [`solve_shell`] with the contact solution where the sheet has obstacles (the corotational shell's
+/// contact solve, [`CorotationalShell::solve_contact`]: the contacts' forces and the supports' reactions);
+/// the linear shell has no contact ([`ShellError::LinearContact`]).
+pub fn solve_shell_with_contact(
+    body: &SheetBody,
+    material: YoungPoisson,
+    reference: ShellReference,
+) -> Result<(ShellSolution, Option<String>, Option<ShellContactSolution>), ShellError> {
     let held = shell_constraints(body);
     let load = ShellLoad::of_sheet(&body.sheet, body.gravity, &body.pressure);
     Ok(match reference {
-        ShellReference::Linear => (LinearShell::new(&body.sheet, material)?.solve(&held, &load)?, None),
+        ShellReference::Linear if !body.obstacles.is_empty() => return Err(ShellError::LinearContact),
+        ShellReference::Linear => (LinearShell::new(&body.sheet, material)?.solve(&held, &load)?, None, None),
         ShellReference::Corotational(membrane) => {
             let shell = CorotationalShell::with_membrane(&body.sheet, material, membrane)?;
-            let s = shell.solve(&held, &load, &SHELL_NEWTON)?;
+            let (s, contact) = if body.obstacles.is_empty() {
+                (shell.solve(&held, &load, &SHELL_NEWTON)?, None)
+            } else {
+                let c = shell.solve_contact(&held, &load, &body.obstacles, &ContactSettings::default())?;
+                (c.solution.clone(), Some(c))
+            };
             let note =
                 format!("{} load increments ({} halved), {} Newton iterations", s.increments, s.halvings, s.iterations);
-            (s.displacements, Some(note))
+            (s.displacements, Some(note), contact)
         }
     })
 }

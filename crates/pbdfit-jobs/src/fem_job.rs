@@ -244,7 +244,13 @@ impl ContactReport {
     fn new(body: &Body, c: &ContactSolution) -> Self {
         let load: Vec3 = body.external_forces().iter().sum();
         let reaction: Vec3 = c.reactions.iter().map(|(_, f)| f).chain(c.roller_reactions.iter().map(|(_, f)| f)).sum();
-        let forces = c.contacts.iter().map(|f| ContactForce {
+        Self::from_parts(&c.contacts, load, reaction)
+    }
+
+    /// The report of the pairs `contacts`, with the sums of the loads and of the supports' reactions (N).
+    pub(crate) fn from_parts(contacts: &[pbdfit_fem::ContactForce], load: Vec3, reaction: Vec3) -> Self {
+        let c = contacts;
+        let forces = c.iter().map(|f| ContactForce {
             vertex: f.vertex,
             obstacle: f.obstacle,
             state: f.state.name(),
@@ -256,7 +262,7 @@ impl ContactReport {
         });
         ContactReport {
             forces: forces.collect(),
-            total_contact_force: xyz(&c.total_contact_force()),
+            total_contact_force: xyz(&c.iter().map(pbdfit_fem::ContactForce::force).sum()),
             total_load: xyz(&load),
             total_reaction: xyz(&reaction),
         }

@@ -15,7 +15,8 @@
 use pbdfit_fem::YoungPoisson;
 use pbdfit_fem::shell::{LinearShell, NODE_DOFS, ShellConstraints, ShellError};
 use pbdfit_fit::{
-    FitJobError, LoadedSheet, Spelling, refuse_solid_options, shell_constraints, solve_shell, solve_shell_dynamic,
+    FitJobError, LoadedSheet, Spelling, refuse_solid_options, shell_constraints, solve_shell_dynamic,
+    solve_shell_with_contact,
 };
 use pbdfit_mesh::{BodySummary, SheetBody, SheetScene};
 
@@ -91,6 +92,14 @@ pub fn prepare_fem(
                     settings.mass.name()
                 )));
             }
+            if !body.obstacles.is_empty() {
+                return Err(FitJobError::Input(format!(
+                    "{}: the shell's transient has no contact, and scene {} has obstacles (its static equilibrium \
+                     with contact is `fem` without it)",
+                    spelling.name("dynamic"),
+                    scene.name
+                )));
+            }
             if reference == ShellReference::Linear {
                 return Err(FitJobError::Input(format!(
                     "{} = linear with {}: a sheet's transient is the corotational shell's (corotational or stvk), \
@@ -126,15 +135,15 @@ impl PreparedSheetFem {
         let PreparedSheetFem { scene, body, material, reference, dynamic } = self;
         let start = std::time::Instant::now();
         let failed = |e| shell_error(&scene.name, body.n, e);
-        let (solution, note, id) = match (&dynamic, reference) {
+        let (solution, note, id, contact) = match (&dynamic, reference) {
             (Some((settings, id)), ShellReference::Corotational(membrane)) => {
                 let (solution, note) =
                     solve_shell_dynamic(&body, material, membrane, settings, progress).map_err(failed)?;
-                (solution, Some(note), id.clone())
+                (solution, Some(note), id.clone(), None)
             }
             _ => {
-                let (solution, note) = solve_shell(&body, material, reference).map_err(failed)?;
-                (solution, note, reference.id().to_string())
+                let (solution, note, contact) = solve_shell_with_contact(&body, material, reference).map_err(failed)?;
+                (solution, note, reference.id().to_string(), contact)
             }
         };
         let held = shell_constraints(&body);
@@ -164,7 +173,10 @@ impl PreparedSheetFem {
             masses: body.sheet.lumped_masses(),
             displacements: (0..mesh.vertices().len()).map(|v| xyz(&solution.translation(v))).collect(),
             rotations: Some(solution.displacements.iter().map(|d| [d[3], d[4], d[5]]).collect()),
-            contact: None,
+            contact: contact.map(|c| {
+                let load: pbdfit_mesh::Vec3 = body.sheet.lumped_masses().iter().map(|m| body.gravity * *m).sum();
+                crate::fem_job::ContactReport::from_parts(&c.contacts, load, c.total_reaction())
+            }),
             dofs: NODE_DOFS * mesh.vertices().len() - fixed,
             seconds,
             warning,

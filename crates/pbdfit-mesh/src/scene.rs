@@ -13,7 +13,7 @@ use crate::{Body, CubeSplit, MassModel, ReferenceOptions, SceneError, Selector, 
 
 /// The built-in scenes, compiled into the library so that `--scene gravity-floor` works from any
 /// directory. Their sources are the files under `scenes/`.
-pub const BUILTIN_SCENES: [(&str, &str); 16] = [
+pub const BUILTIN_SCENES: [(&str, &str); 17] = [
     ("gravity-floor", include_str!("../../../scenes/gravity-floor.toml")),
     ("gravity-wall", include_str!("../../../scenes/gravity-wall.toml")),
     ("gravity-ceiling", include_str!("../../../scenes/gravity-ceiling.toml")),
@@ -32,6 +32,7 @@ pub const BUILTIN_SCENES: [(&str, &str); 16] = [
     ("clamped-strip", include_str!("../../../scenes/clamped-strip.toml")),
     ("clamped-plate", include_str!("../../../scenes/clamped-plate.toml")),
     ("supported-plate", include_str!("../../../scenes/supported-plate.toml")),
+    ("draped-sheet", include_str!("../../../scenes/draped-sheet.toml")),
 ];
 
 pub(crate) fn builtin_names() -> String {

@@ -27,10 +27,12 @@
 //! (vertex indices from 0) give the mesh itself; it is validated as [`SheetMesh::new`] validates (a
 //! degenerate, duplicated or non-manifold triangle refused, named), and has its own resolution (`n` not
 //! given). The held selectors (`plane`, `box`, `group`) are a solid's, evaluated on the geometry the file
-//! gives; a sheet has no obstacles yet (the shell reference has no contact). Besides gravity a sheet takes
-//! pressure loads, `[[load.pressure]]` with a selector, `pressure = p` (Pa, along each triangle's winding
-//! normal where positive) and `follower = false` for a dead one ([`Pressure`]); the solids' other loads are
-//! refused, named.
+//! gives. `[[obstacle]]` tables are a solid scene's (plane, sphere, box, with friction; see
+//! [`Obstacle`](crate::Obstacle)): the shell reference and the cloth models meet them at the vertices; a
+//! sheet that starts inside one is refused naming it, and a sheet held by obstacles alone may hold no
+//! vertex. Besides gravity a sheet takes pressure loads, `[[load.pressure]]` with a selector,
+//! `pressure = p` (Pa, along each triangle's winding normal where positive) and `follower = false` for a
+//! dead one ([`Pressure`]); the solids' other loads are refused, named.
 //!
 //! [`SceneSet`](crate::SceneSet) refuses a sheet scene with [`SceneError::Sheet`], so that every command
 //! and model made for solids says so instead of misreading it; [`SheetScene::load`] reads one.
@@ -45,7 +47,7 @@ use crate::selector::{BoxKeys, SelectorKeys};
 use crate::sheet::{Diagonal, Sheet, SheetMesh};
 use crate::{Load, SceneError, Selector, Vec3};
 
-/// The sheet scene file's keys (the solid's `body`, `compound` and `obstacle` are not among them).
+/// The sheet scene file's keys (the solid's `body` and `compound` are not among them).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SheetFile {
@@ -57,8 +59,8 @@ struct SheetFile {
     load: Option<LoadTables>,
     material: Option<MaterialKeys>,
     reference: Option<ReferenceKeys>,
-    /// Refused with its reason: the shell reference has no contact yet.
-    obstacle: Option<toml::Value>,
+    /// Rigid obstacles (a solid scene's `[[obstacle]]` tables).
+    obstacle: Option<Vec<crate::obstacle::ObstacleKeys>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -169,6 +171,9 @@ pub struct SheetScene {
     pub gravity: Vec3,
     /// The pressure loads, each with its key (`load.pressure[0]`).
     pub pressures: Vec<(String, Pressure)>,
+    /// Rigid obstacles the sheet may touch (`[[obstacle]]` tables), at their starting places, as the file
+    /// gives them (the body's [`SheetBody::obstacles`] are scaled with the sheet).
+    pub obstacles: Vec<crate::Obstacle>,
     /// The reference material the scene asks for (`linear`, `corotational`, `stvk`), if any.
     pub reference: Option<String>,
     /// The factor lengths in the plane are multiplied by (1: as the file gives them); the thickness is not.
@@ -190,6 +195,8 @@ pub struct SheetBody {
     pub gravity: Vec3,
     /// The pressure on each triangle (Pa; follower and dead; empty vectors without a pressure load).
     pub pressure: TrianglePressure,
+    /// Rigid obstacles the sheet may touch, at their starting places (scaled with the sheet).
+    pub obstacles: Vec<crate::Obstacle>,
 }
 
 impl SheetBody {
@@ -275,13 +282,10 @@ impl SheetScene {
         let invalid =
             |key: &str, message: String| SceneError::Invalid { origin: origin.to_string(), key: key.into(), message };
         crate::check_file_name(&file.name).map_err(|m| invalid("name", m))?;
-        if file.obstacle.is_some() {
-            return Err(invalid(
-                "obstacle",
-                "a sheet takes no obstacles yet: the shell reference has no contact (a sheet draped over a body is \
-                 not supported)"
-                    .into(),
-            ));
+        let mut obstacles = Vec::new();
+        for (i, o) in file.obstacle.iter().flatten().enumerate() {
+            let key = format!("obstacle[{i}]");
+            obstacles.push(o.obstacle(&key).map_err(|m| invalid(&key, m))?);
         }
         let s = &file.sheet;
         let positive = |key: &str, unit: &str, value: f64| {
@@ -389,11 +393,11 @@ impl SheetScene {
             };
             held.push((selector, support));
         }
-        if held.is_empty() {
+        if held.is_empty() && obstacles.is_empty() {
             return Err(invalid(
                 "held",
-                "the sheet is not held at all: with no held vertex it has no rest state. Add e.g. [[held]] plane = \
-                 \"x = 0\""
+                "the sheet is not held at all: with no held vertex and no obstacle to rest on it has no rest state. \
+                 Add e.g. [[held]] plane = \"x = 0\""
                     .into(),
             ));
         }
@@ -455,6 +459,7 @@ impl SheetScene {
             groups,
             gravity: Vec3::from(gravity),
             pressures,
+            obstacles,
             reference,
             scale: 1.0,
         };
@@ -591,8 +596,26 @@ impl SheetScene {
                 format!("gives vertex {v} a mass of {m:e} kg, outside what f64 can simulate"),
             ));
         }
+        let obstacles: Vec<crate::Obstacle> = self.obstacles.iter().map(|o| o.resized(self.scale)).collect();
+        // A sheet that starts inside an obstacle has no admissible start; the tolerance forgives the
+        // rounding of a vertex meant to touch (a sheet laid on a sphere's apex).
+        let touch = 1e-9 * crate::load::extent(sheet.mesh.vertices());
+        if let Some((i, v, gap)) = crate::obstacle::first_penetration(&obstacles, sheet.mesh.vertices(), touch) {
+            let o = &obstacles[i];
+            return Err(invalid(
+                &o.key,
+                format!(
+                    "the sheet starts inside this {}: vertex {v} at {:?} is {:e} m deep in it (scene `{}`; obstacles \
+                     start clear of the sheet or touching it, and `displacement` moves them in)",
+                    o.shape.kind(),
+                    sheet.mesh.vertices()[v].as_slice(),
+                    -gap,
+                    self.name
+                ),
+            ));
+        }
         let pressure = self.triangle_pressure(&sheet, &mesh_unscaled_vertices)?;
-        Ok(SheetBody { scene: self.name.clone(), n, sheet, held, gravity: self.gravity, pressure })
+        Ok(SheetBody { scene: self.name.clone(), n, sheet, held, gravity: self.gravity, pressure, obstacles })
     }
 
     /// The pressure loads on `sheet`'s triangles, each load on the triangles whose three vertices its
@@ -713,7 +736,7 @@ mod tests {
             assert!(matches!(e, SceneError::Sheet { .. }), "{name}");
             assert!(e.to_string().contains("is a sheet"), "{e}");
         }
-        assert_eq!(sheets, 4);
+        assert_eq!(sheets, 5);
     }
 
     #[test]
@@ -727,8 +750,21 @@ mod tests {
         assert!(s.contains("held[0]") && s.contains("selects no vertex"), "{s}");
         let s = e(&STRIP.replace("[[held]]\nplane = \"x = 0\"\n", ""));
         assert!(s.contains("not held"), "{s}");
+        // Obstacles are a solid's tables: a bad key, and a sheet that starts inside one, are refused naming it.
         let s = e(&format!("{STRIP}[[obstacle]]\nshape = \"plane\"\n"));
-        assert!(s.contains("obstacle"), "{s}");
+        assert!(s.contains("obstacle[0]"), "{s}");
+        let sphere = "[[obstacle]]\nshape = \"sphere\"\ncenter = [0.5, 0.05, -0.1]\nradius = 0.2\n";
+        let s = e(&format!("{STRIP}{sphere}"));
+        assert!(s.contains("obstacle[0]") && s.contains("starts inside this sphere"), "{s}");
+        let touching = sphere.replace("-0.1]", "-0.2]");
+        let scene = SheetScene::parse(&format!("{STRIP}{touching}"), "t", None).unwrap();
+        let body = scene.with_body(None, Some(2.0), None).unwrap().body(None).unwrap();
+        assert_eq!(body.obstacles.len(), 1);
+        let resized = match body.obstacles[0].shape {
+            crate::obstacle::Shape::Sphere(s) => s,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!((resized.radius, resized.center.z), (0.4, -0.4));
         let s = e(&STRIP.replace("plane = \"x = 0\"", "plane = \"x = 0\"\nsupport = \"glued\""));
         assert!(s.contains("held[0].support"), "{s}");
         // A mesh given whole: a non-manifold edge named by its triangle.

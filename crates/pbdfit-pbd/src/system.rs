@@ -166,9 +166,13 @@ impl PbdSystem {
     /// A sheet scene's body for the cloth models: [`Self::sheet`] with the vertices a particle model holds
     /// ([`SheetBody::particle_held`]: every supported vertex, and each clamped edge's first cell, since a
     /// particle carries no rotation), so a cloth model built from a sheet body through the library holds its
-    /// clamps as a fit's does.
+    /// clamps as a fit's does; and the sheet's obstacles, which every free particle meets after each sweep
+    /// as a solid's do (`contact.rs`: the unilateral constraint and positional friction).
     pub fn sheet_body(body: &SheetBody) -> Self {
-        Self::sheet(&body.scene, &body.sheet, &body.particle_held(), body.gravity).with_pressure(&body.pressure)
+        let mut system = Self::sheet(&body.scene, &body.sheet, &body.particle_held(), body.gravity);
+        system.contacts = Contact::placed(&body.obstacles);
+        system.obstacles = body.obstacles.clone();
+        system.with_pressure(&body.pressure)
     }
 
     /// A sheet with pressure loads (Pa per triangle, [`pbdfit_mesh::TrianglePressure`]): the dead part's

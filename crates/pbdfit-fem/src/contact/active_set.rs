@@ -7,7 +7,7 @@ use nalgebra_sparse::CscMatrix;
 use pbdfit_mesh::obstacle::Shape;
 
 use super::rigid_motion::slip_crossings;
-use super::types::{ContactSetup, Failure, MAX_FLIPS, Pair, VertexConstraint};
+use super::types::{ContactSetup, Failure, Pair, VertexConstraint};
 use crate::materials::Material;
 use crate::newton::{Admissible, Attempt, NewtonSettings, NewtonSystem, Trial, norm, note_solvers};
 use crate::{FemError, StaticProblem, YoungPoisson};
@@ -57,52 +57,52 @@ pub(super) struct Evaluated {
     gap_error: f64,
 }
 
-impl StaticProblem {
-    /// Splits the constraint force `f` (N, in the constrained directions) of vertex `v` into normal
-    /// forces of its active pairs and, for a sticking pair, the friction force.
-    fn split_force(&self, setup: &ContactSetup, v: usize, f: Vector3<f64>, pairs: &mut [Pair]) {
-        let no = pairs.len();
-        let mut remaining = f;
-        // Rollers are bilateral and take their share first (their normal component).
-        for (rv, n) in &setup.rollers {
-            if *rv == v {
-                remaining -= n * n.dot(&remaining);
+/// Splits the constraint force `f` (N, in the constrained directions) of vertex `v` into normal
+/// forces of its active pairs and, for a sticking pair, the friction force.
+pub(crate) fn split_force(setup: &ContactSetup, v: usize, f: Vector3<f64>, pairs: &mut [Pair]) {
+    let no = pairs.len();
+    let mut remaining = f;
+    // Rollers are bilateral and take their share first (their normal component).
+    for (rv, n) in &setup.rollers {
+        if *rv == v {
+            remaining -= n * n.dot(&remaining);
+        }
+    }
+    if let Some(j) = (0..no).find(|&j| pairs[j].active && pairs[j].stick) {
+        let n = pairs[j].normal;
+        pairs[j].lambda = n.dot(&remaining);
+        pairs[j].friction = remaining - n * pairs[j].lambda;
+        for (k, p) in pairs.iter_mut().enumerate() {
+            if k != j && p.active {
+                p.lambda = 0.0;
             }
         }
-        if let Some(j) = (0..no).find(|&j| pairs[j].active && pairs[j].stick) {
-            let n = pairs[j].normal;
-            pairs[j].lambda = n.dot(&remaining);
-            pairs[j].friction = remaining - n * pairs[j].lambda;
-            for (k, p) in pairs.iter_mut().enumerate() {
-                if k != j && p.active {
-                    p.lambda = 0.0;
+        return;
+    }
+    let active: Vec<usize> = (0..no).filter(|&j| pairs[j].active).collect();
+    match active.len() {
+        0 => {}
+        1 => pairs[active[0]].lambda = pairs[active[0]].normal.dot(&remaining),
+        _ => {
+            // remaining = sum lambda_j n_j: least squares on the normals.
+            let m = active.len();
+            let mut g = nalgebra::DMatrix::<f64>::zeros(m, m);
+            let mut b = nalgebra::DVector::<f64>::zeros(m);
+            for (a, &ja) in active.iter().enumerate() {
+                b[a] = pairs[ja].normal.dot(&remaining);
+                for (bb, &jb) in active.iter().enumerate() {
+                    g[(a, bb)] = pairs[ja].normal.dot(&pairs[jb].normal);
                 }
             }
-            return;
-        }
-        let active: Vec<usize> = (0..no).filter(|&j| pairs[j].active).collect();
-        match active.len() {
-            0 => {}
-            1 => pairs[active[0]].lambda = pairs[active[0]].normal.dot(&remaining),
-            _ => {
-                // remaining = sum lambda_j n_j: least squares on the normals.
-                let m = active.len();
-                let mut g = nalgebra::DMatrix::<f64>::zeros(m, m);
-                let mut b = nalgebra::DVector::<f64>::zeros(m);
-                for (a, &ja) in active.iter().enumerate() {
-                    b[a] = pairs[ja].normal.dot(&remaining);
-                    for (bb, &jb) in active.iter().enumerate() {
-                        g[(a, bb)] = pairs[ja].normal.dot(&pairs[jb].normal);
-                    }
-                }
-                let lambdas = g.clone().lu().solve(&b).unwrap_or(b);
-                for (a, &ja) in active.iter().enumerate() {
-                    pairs[ja].lambda = lambdas[a];
-                }
+            let lambdas = g.clone().lu().solve(&b).unwrap_or(b);
+            for (a, &ja) in active.iter().enumerate() {
+                pairs[ja].lambda = lambdas[a];
             }
         }
     }
+}
 
+impl StaticProblem {
     /// The constrained directions and prescribed step of every vertex (`None`: free).
     fn vertex_constraints(
         &self,
@@ -125,53 +125,92 @@ impl StaticProblem {
             if map.is_constrained(v) {
                 continue;
             }
-            if let Some(j) = (0..no).find(|&j| pairs[v * no + j].active && pairs[v * no + j].stick) {
-                let p = &pairs[v * no + j];
-                let n = p.normal;
-                let relative = setup.rest[v] + u[v] - setup.rest[v] - u_start[v] - moves[j];
-                let tangential = relative - n * n.dot(&relative);
-                out[v] = Some(VertexConstraint {
-                    q: vec![Vector3::x(), Vector3::y(), Vector3::z()],
-                    prescribed: -n * p.gap - tangential,
-                });
-                continue;
-            }
-            for j in 0..no {
-                let p = &pairs[v * no + j];
-                if p.active {
-                    rows[v].push((p.normal, p.gap));
-                }
-            }
-            if rows[v].is_empty() {
-                continue;
-            }
-            // Orthonormal basis of the normals; the prescribed step is the least-norm step with
-            // n_k . du = -g_k for every row.
-            let mut q: Vec<Vector3<f64>> = Vec::new();
-            for (n, _) in &rows[v] {
-                let mut e = *n;
-                for b in &q {
-                    e -= b * b.dot(&e);
-                }
-                let l = e.norm();
-                if l > 1e-8 && q.len() < 3 {
-                    q.push(e / l);
-                }
-            }
-            let m = rows[v].len();
-            let mut g = nalgebra::DMatrix::<f64>::zeros(m, m);
-            let mut b = nalgebra::DVector::<f64>::zeros(m);
-            for a in 0..m {
-                b[a] = -rows[v][a].1;
-                for c in 0..m {
-                    g[(a, c)] = rows[v][a].0.dot(&rows[v][c].0);
-                }
-            }
-            let y = g.clone().pseudo_inverse(1e-12).map(|pinv| pinv * &b).unwrap_or(b);
-            let prescribed = (0..m).fold(Vector3::zeros(), |acc, a| acc + rows[v][a].0 * y[a]);
-            out[v] = Some(VertexConstraint { q, prescribed });
+            let relative = |j: usize| setup.rest[v] + u[v] - setup.rest[v] - u_start[v] - moves[j];
+            out[v] = vertex_constraint(&pairs[v * no..(v + 1) * no], std::mem::take(&mut rows[v]), relative);
         }
         out
+    }
+}
+
+/// The constrained directions and prescribed step of a vertex whose pairs are `pairs` (one per obstacle),
+/// with the bilateral `rows` (normal, gap) it has besides (rollers), `relative(j)` its move over the
+/// increment less obstacle `j`'s (m); `None`: free. A vertex sticking to an obstacle is held in all three
+/// directions and moves with it; otherwise each active pair's linearised gap is imposed.
+pub(crate) fn vertex_constraint(
+    pairs: &[Pair],
+    mut rows: Vec<(Vector3<f64>, f64)>,
+    relative: impl Fn(usize) -> Vector3<f64>,
+) -> Option<VertexConstraint> {
+    if let Some(j) = (0..pairs.len()).find(|&j| pairs[j].active && pairs[j].stick) {
+        let p = &pairs[j];
+        let n = p.normal;
+        let relative = relative(j);
+        let tangential = relative - n * n.dot(&relative);
+        return Some(VertexConstraint {
+            q: vec![Vector3::x(), Vector3::y(), Vector3::z()],
+            prescribed: -n * p.gap - tangential,
+        });
+    }
+    for p in pairs {
+        if p.active {
+            rows.push((p.normal, p.gap));
+        }
+    }
+    if rows.is_empty() {
+        return None;
+    }
+    // Orthonormal basis of the normals; the prescribed step is the least-norm step with
+    // n_k . du = -g_k for every row.
+    let mut q: Vec<Vector3<f64>> = Vec::new();
+    for (n, _) in &rows {
+        let mut e = *n;
+        for b in &q {
+            e -= b * b.dot(&e);
+        }
+        let l = e.norm();
+        if l > 1e-8 && q.len() < 3 {
+            q.push(e / l);
+        }
+    }
+    let m = rows.len();
+    let mut g = nalgebra::DMatrix::<f64>::zeros(m, m);
+    let mut b = nalgebra::DVector::<f64>::zeros(m);
+    for a in 0..m {
+        b[a] = -rows[a].1;
+        for c in 0..m {
+            g[(a, c)] = rows[a].0.dot(&rows[c].0);
+        }
+    }
+    let y = g.clone().pseudo_inverse(1e-12).map(|pinv| pinv * &b).unwrap_or(b);
+    let prescribed = (0..m).fold(Vector3::zeros(), |acc, a| acc + rows[a].0 * y[a]);
+    Some(VertexConstraint { q, prescribed })
+}
+
+/// The Newton matrix's extra block of a slipping pair at `x` (N/m): the slip force turning with the slip
+/// (`mu_k lambda (P_n - s^ s^T) / |s|`, or `c` for a pair that has only just started to slip) and the
+/// curved obstacle's turning normal (`-lambda` times the gap's Hessian), added to `extra` (the vertex's
+/// block; `None` until a pair adds to it).
+pub(crate) fn slip_block(p: &Pair, mu: f64, c: f64, shape: &Shape, x: &Vector3<f64>, extra: &mut Option<Matrix3<f64>>) {
+    let s = p.slip.norm();
+    if p.active && !p.stick && mu > 0.0 && p.lambda > 0.0 {
+        let n = p.normal;
+        let d = p.direction;
+        // A pair that has only just started to slip (no slip yet) has an unbounded tangent
+        // across its slip: the Newton matrix's own scale stands in for it this iteration.
+        let across = if s > 0.0 { mu * p.lambda / s } else { c };
+        let block = (Matrix3::identity() - n * n.transpose() - d * d.transpose()) * across;
+        *extra.get_or_insert_with(Matrix3::zeros) += block;
+    }
+    // A curved obstacle turns its normal as the vertex moves along it: the Lagrangian's
+    // Hessian holds -lambda d n / d x (the shape's gap Hessian; for a sphere
+    // +-(I - n n^T) / |x - c|), which keeps Newton quadratic on it. Planes and box faces
+    // have none.
+    if p.active
+        && !p.stick
+        && p.lambda > 0.0
+        && let Some(block) = shape.gap_hessian_times(x, &p.normal, -p.lambda)
+    {
+        *extra.get_or_insert_with(Matrix3::zeros) += block;
     }
 }
 
@@ -280,61 +319,19 @@ impl NewtonSystem for ContactIncrement<'_> {
             let mut friction_taken = false;
             for j in 0..no {
                 let p = &mut self.pairs[v * no + j];
-                if iteration == 0 {
-                    p.flips = 0;
-                }
                 let gap = self.shapes[j].gap(&x);
-                p.gap = gap.value;
-                p.normal = gap.normal;
-                let n = gap.normal;
                 let relative = x - x_start - self.moves[j];
-                p.slip = relative - n * n.dot(&relative);
-                let active = if iteration == 0 {
-                    p.lambda - self.c * p.gap > 0.0 || p.gap <= self.touch
-                } else {
-                    p.lambda - self.c * p.gap > 0.0
-                };
-                let mu = setup.obstacles[j].friction;
-                let was = (p.active, p.stick);
-                if !active {
-                    p.active = false;
-                    p.stick = false;
-                    p.lambda = 0.0;
-                    p.friction = Vector3::zeros();
-                } else if !p.active {
-                    p.active = true;
-                    p.stick = !mu.is_frictionless() && !friction_taken;
-                    p.friction = Vector3::zeros();
-                } else if !mu.is_frictionless() && !friction_taken && iteration > 0 {
-                    if p.stick {
-                        let t = p.friction.norm();
-                        if t > mu.static_coefficient * p.lambda.max(0.0) * (1.0 + 1e-12) + 1e-300 {
-                            p.stick = false;
-                            p.direction = -p.friction / t;
-                            p.flips += 1;
-                        }
-                    } else {
-                        let s = p.slip.norm();
-                        if (s == 0.0 || p.slip.dot(&p.direction) <= 0.0) && p.flips < MAX_FLIPS {
-                            p.stick = true;
-                            p.flips += 1;
-                        } else if s > 0.0 {
-                            p.direction = p.slip / s;
-                        }
-                    }
-                }
-                if p.active && !mu.is_frictionless() {
-                    friction_taken = true;
-                }
-                if (p.active, p.stick) != was {
-                    changed += 1;
-                }
-                if p.active && !p.stick && !mu.is_frictionless() {
-                    let force = -p.direction * (mu.kinetic_coefficient * p.lambda.max(0.0));
-                    new_slip_change = new_slip_change.max((force - p.friction).norm());
-                    p.friction = force;
-                } else if p.active && mu.is_frictionless() {
-                    p.friction = Vector3::zeros();
+                let (flip, slip_change) = p.update(
+                    iteration,
+                    gap,
+                    relative,
+                    (self.c, self.touch),
+                    setup.obstacles[j].friction,
+                    &mut friction_taken,
+                );
+                changed += usize::from(flip);
+                if let Some(change) = slip_change {
+                    new_slip_change = new_slip_change.max(change);
                 }
             }
         }
@@ -461,29 +458,9 @@ impl NewtonSystem for ContactIncrement<'_> {
         let mut extra: Vec<Option<Matrix3<f64>>> = vec![None; nv];
         for v in 0..nv {
             for j in 0..no {
-                let p = &self.pairs[v * no + j];
                 let mu = setup.obstacles[j].friction.kinetic_coefficient;
-                let s = p.slip.norm();
-                if p.active && !p.stick && mu > 0.0 && p.lambda > 0.0 {
-                    let n = p.normal;
-                    let d = p.direction;
-                    // A pair that has only just started to slip (no slip yet) has an unbounded tangent
-                    // across its slip: the Newton matrix's own scale stands in for it this iteration.
-                    let across = if s > 0.0 { mu * p.lambda / s } else { c };
-                    let block = (Matrix3::identity() - n * n.transpose() - d * d.transpose()) * across;
-                    *extra[v].get_or_insert_with(Matrix3::zeros) += block;
-                }
-                // A curved obstacle turns its normal as the vertex moves along it: the Lagrangian's
-                // Hessian holds -lambda d n / d x (the shape's gap Hessian; for a sphere
-                // +-(I - n n^T) / |x - c|), which keeps Newton quadratic on it. Planes and box faces
-                // have none.
-                if p.active
-                    && !p.stick
-                    && p.lambda > 0.0
-                    && let Some(block) = self.shapes[j].gap_hessian_times(&(setup.rest[v] + u[v]), &p.normal, -p.lambda)
-                {
-                    *extra[v].get_or_insert_with(Matrix3::zeros) += block;
-                }
+                let x = setup.rest[v] + u[v];
+                slip_block(&self.pairs[v * no + j], mu, c, &self.shapes[j], &x, &mut extra[v]);
             }
         }
         let a = transformed(k, map, constraints, &extra, c);
@@ -506,7 +483,7 @@ impl NewtonSystem for ContactIncrement<'_> {
             let Some(con) = &constraints[v] else { continue };
             let f = Vector3::new(r[d] + kd[d], r[d + 1] + kd[d + 1], r[d + 2] + kd[d + 2]);
             let f = con.q.iter().fold(Vector3::zeros(), |acc, q| acc + q * q.dot(&f));
-            problem.split_force(setup, v, f, &mut self.pairs[v * no..(v + 1) * no]);
+            split_force(setup, v, f, &mut self.pairs[v * no..(v + 1) * no]);
         }
         Ok(Ok(step))
     }

@@ -106,9 +106,11 @@ use nalgebra::Vector3;
 use pbdfit_mesh::Obstacle;
 
 use active_set::{ContactIncrement, STEP_SEARCH};
-pub(crate) use types::ContactSetup;
+pub(crate) use active_set::{slip_block, split_force, vertex_constraint};
+pub(crate) use rigid_motion::{free_rigid_motion, friction_cannot_hold, rigid_centre, rigid_row, slip_crossings};
+use types::Failure;
 pub use types::{ContactForce, ContactSettings, ContactSolution, ContactState, GAP_TOLERANCE, MAX_FLIPS};
-use types::{Failure, Pair};
+pub(crate) use types::{ContactSetup, Pair, VertexConstraint};
 
 use crate::materials::Material;
 use crate::newton::{Growth, Outcome, newton, note_solvers};

@@ -44,31 +44,7 @@ impl StaticProblem {
             if map.is_constrained(v) {
                 continue;
             }
-            for j in 0..no {
-                let p = &pairs[v * no + j];
-                if !p.active && p.gap > touch {
-                    continue;
-                }
-                let state = if !p.active || p.lambda <= 0.0 {
-                    ContactState::Open
-                } else if p.stick {
-                    ContactState::Stick
-                } else {
-                    ContactState::Slip
-                };
-                let (normal_force, tangential_force) =
-                    if p.active { (p.lambda, p.friction) } else { (0.0, Vector3::zeros()) };
-                contacts.push(ContactForce {
-                    vertex: v,
-                    obstacle: j,
-                    state,
-                    gap: p.gap,
-                    normal: p.normal,
-                    normal_force,
-                    tangential_force,
-                    slip: p.slip,
-                });
-            }
+            contacts.extend((0..no).filter_map(|j| pairs[v * no + j].reported(v, j, touch)));
         }
         let reactions =
             (0..nv).filter(|&v| map.is_constrained(v)).map(|v| (v, forces[v] - self.loads[v] * t)).collect();

@@ -3,6 +3,7 @@
 
 use nalgebra::Vector3;
 use pbdfit_mesh::Obstacle;
+use pbdfit_mesh::obstacle::{Friction, Gap};
 
 use crate::FemError;
 use crate::newton::NewtonSettings;
@@ -139,20 +140,119 @@ impl ContactSetup {
 
 /// The iteration state of one vertex-obstacle pair.
 #[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Pair {
-    pub(super) active: bool,
-    pub(super) stick: bool,
+pub(crate) struct Pair {
+    pub(crate) active: bool,
+    pub(crate) stick: bool,
     /// Normal force from the last solve, N.
-    pub(super) lambda: f64,
+    pub(crate) lambda: f64,
     /// Friction force from the last solve (stick) or applied (slip), N.
-    pub(super) friction: Vector3<f64>,
+    pub(crate) friction: Vector3<f64>,
     /// Unit slip direction of a slipping pair.
-    pub(super) direction: Vector3<f64>,
-    pub(super) gap: f64,
-    pub(super) normal: Vector3<f64>,
-    pub(super) slip: Vector3<f64>,
+    pub(crate) direction: Vector3<f64>,
+    pub(crate) gap: f64,
+    pub(crate) normal: Vector3<f64>,
+    pub(crate) slip: Vector3<f64>,
     /// Stick/slip changes in the current increment's iterations.
-    pub(super) flips: u32,
+    pub(crate) flips: u32,
+}
+
+impl Pair {
+    /// The pair as reported at vertex `vertex` and obstacle `obstacle` of a converged solve: `None` for an
+    /// inactive pair farther than `touch` (m) from its obstacle, else its state, gap, normal, forces and slip.
+    pub(crate) fn reported(&self, vertex: usize, obstacle: usize, touch: f64) -> Option<ContactForce> {
+        if !self.active && self.gap > touch {
+            return None;
+        }
+        let state = if !self.active || self.lambda <= 0.0 {
+            ContactState::Open
+        } else if self.stick {
+            ContactState::Stick
+        } else {
+            ContactState::Slip
+        };
+        let (normal_force, tangential_force) =
+            if self.active { (self.lambda, self.friction) } else { (0.0, Vector3::zeros()) };
+        Some(ContactForce {
+            vertex,
+            obstacle,
+            state,
+            gap: self.gap,
+            normal: self.normal,
+            normal_force,
+            tangential_force,
+            slip: self.slip,
+        })
+    }
+
+    /// The pair's gap, normal and slip at an iterate, then its active, stick and slip states and its slip
+    /// force (the module documentation's method and friction), for iteration `iteration` of an increment:
+    /// `gap` the obstacle's at the vertex, `relative` the vertex's move over the increment less the
+    /// obstacle's (m), `(c, touch)` the complementarity constant (N/m) and the gap counted as touching at
+    /// the start (m), `mu` the obstacle's friction. `friction_taken` is whether an earlier obstacle of
+    /// the same vertex already has its friction (then this pair is frictionless), and is set when this
+    /// one takes it. Returns whether the active or stick state changed, and the change of the slip force
+    /// (N) of a slipping pair with friction.
+    pub(crate) fn update(
+        &mut self,
+        iteration: usize,
+        gap: Gap,
+        relative: Vector3<f64>,
+        (c, touch): (f64, f64),
+        mu: Friction,
+        friction_taken: &mut bool,
+    ) -> (bool, Option<f64>) {
+        let p = self;
+        if iteration == 0 {
+            p.flips = 0;
+        }
+        p.gap = gap.value;
+        p.normal = gap.normal;
+        let n = gap.normal;
+        p.slip = relative - n * n.dot(&relative);
+        let active =
+            if iteration == 0 { p.lambda - c * p.gap > 0.0 || p.gap <= touch } else { p.lambda - c * p.gap > 0.0 };
+        let was = (p.active, p.stick);
+        if !active {
+            p.active = false;
+            p.stick = false;
+            p.lambda = 0.0;
+            p.friction = Vector3::zeros();
+        } else if !p.active {
+            p.active = true;
+            p.stick = !mu.is_frictionless() && !*friction_taken;
+            p.friction = Vector3::zeros();
+        } else if !mu.is_frictionless() && !*friction_taken && iteration > 0 {
+            if p.stick {
+                let t = p.friction.norm();
+                if t > mu.static_coefficient * p.lambda.max(0.0) * (1.0 + 1e-12) + 1e-300 {
+                    p.stick = false;
+                    p.direction = -p.friction / t;
+                    p.flips += 1;
+                }
+            } else {
+                let s = p.slip.norm();
+                if (s == 0.0 || p.slip.dot(&p.direction) <= 0.0) && p.flips < MAX_FLIPS {
+                    p.stick = true;
+                    p.flips += 1;
+                } else if s > 0.0 {
+                    p.direction = p.slip / s;
+                }
+            }
+        }
+        if p.active && !mu.is_frictionless() {
+            *friction_taken = true;
+        }
+        let flipped = (p.active, p.stick) != was;
+        let mut slip_change = None;
+        if p.active && !p.stick && !mu.is_frictionless() {
+            let force = -p.direction * (mu.kinetic_coefficient * p.lambda.max(0.0));
+            slip_change = Some((force - p.friction).norm());
+            p.friction = force;
+        } else if p.active && mu.is_frictionless() {
+            p.friction = Vector3::zeros();
+        }
+        (flipped, slip_change)
+    }
 }
 
 /// A pair may change between stick and slip this many times in one increment's iterations; then it
@@ -162,11 +262,11 @@ pub(super) struct Pair {
 pub const MAX_FLIPS: u32 = 4;
 
 /// The constraints a vertex gets in one Newton step.
-pub(super) struct VertexConstraint {
+pub(crate) struct VertexConstraint {
     /// Orthonormal constrained directions (columns), 1 to 3.
-    pub(super) q: Vec<Vector3<f64>>,
+    pub(crate) q: Vec<Vector3<f64>>,
     /// Prescribed part of the step, in the span of `q`, m.
-    pub(super) prescribed: Vector3<f64>,
+    pub(crate) prescribed: Vector3<f64>,
 }
 
 /// A converged increment.

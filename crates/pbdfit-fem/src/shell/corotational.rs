@@ -152,11 +152,11 @@ pub enum MembraneLaw {
 /// The corotational shell of one sheet and material.
 #[derive(Debug, Clone)]
 pub struct CorotationalShell {
-    linear: LinearShell,
+    pub(super) linear: LinearShell,
     /// The internal forces' round-off (N): `10 eps sqrt(sum_e (max |K_e| X)^2)` with `X` the sheet's
     /// extent, the error of forces computed from positions stored to `eps X`.
     pub(super) noise: f64,
-    rest: Vec<Vector3<f64>>,
+    pub(super) rest: Vec<Vector3<f64>>,
     facets: Vec<RestFacet>,
 }
 

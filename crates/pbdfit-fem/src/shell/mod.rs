@@ -52,7 +52,8 @@
 //!   node's translation, the CST's consistent load for a uniform load); nodal moments can be given
 //!   directly in a [`ShellLoad`]. A follower pressure ([`ShellLoad::follower`]) is taken at the rest
 //!   geometry here; the corotational shell follows the deformed facets.
-//! - Isotropic linear elastic material only; no contact.
+//! - Isotropic linear elastic material only; no contact in the linear shell (the corotational shell's static
+//!   contact is `contact.rs`, [`CorotationalShell::solve_contact`]).
 //!
 //! ## Modes
 //!
@@ -93,6 +94,7 @@
 //! assert!((u.max_translation() / beam - 1.0).abs() < 1e-3);
 //! ```
 
+mod contact;
 mod corotational;
 mod dynamic;
 mod element;
@@ -100,6 +102,8 @@ mod element;
 pub use corotational::{
     CorotationalShell, CorotationalSolution, MembraneLaw, SHELL_NEWTON, ShellState, rotation_vector,
 };
+
+pub use contact::ShellContactSolution;
 
 pub use dynamic::{ShellDynamicSolution, ShellDynamicState, ShellStart};
 
@@ -119,6 +123,17 @@ pub const NODE_DOFS: usize = 6;
 /// Why a shell solve failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ShellError {
+    /// Obstacles given to the linear shell, which has no contact (the corotational shell's
+    /// [`CorotationalShell::solve_contact`] has).
+    #[error("the linear shell has no contact: a sheet with obstacles needs the corotational shell")]
+    LinearContact,
+    /// A follower pressure given to the contact solve, whose Newton tangent has no load stiffness for it
+    /// (a dead pressure, fixed in direction, is taken).
+    #[error(
+        "the shell's contact solve takes no follower pressure (its tangent has no load stiffness for one): give \
+         the pressure `follower = false` on a sheet with obstacles"
+    )]
+    FollowerContact,
     /// A facet has no area (only for facets not taken from a validated [`Sheet`]).
     #[error("shell facet {triangle} is degenerate (area {area:e} m^2)")]
     DegenerateFacet {
@@ -425,6 +440,17 @@ impl LinearShell {
     /// Refuses lists of the wrong length, a vertex in no triangle that is not fully held, and fixed DOFs
     /// that leave a rigid motion free.
     pub(crate) fn check(&self, constraints: &ShellConstraints, load: &ShellLoad) -> Result<(), ShellError> {
+        self.check_lists(constraints, load)?;
+        let free_rigid = self.free_rigid_motions(constraints);
+        if free_rigid > 0 {
+            return Err(ShellError::NotHeld { free: free_rigid });
+        }
+        Ok(())
+    }
+
+    /// Refuses lists of the wrong length and a vertex in no triangle that is not fully held (the
+    /// contact solve's check: its obstacles may hold what the fixed DOFs leave free).
+    pub(crate) fn check_lists(&self, constraints: &ShellConstraints, load: &ShellLoad) -> Result<(), ShellError> {
         for (what, got) in [("shell constraints", constraints.fixed.len()), ("shell load", load.nodal.len())] {
             if got != self.vertices {
                 return Err(ShellError::SizeMismatch { what, expected: self.vertices, got });
@@ -441,10 +467,6 @@ impl LinearShell {
         self.triangles.iter().flatten().for_each(|&v| used[v] = true);
         if let Some(v) = (0..self.vertices).find(|&v| !used[v] && constraints.fixed[v].iter().any(|f| !f)) {
             return Err(ShellError::OrphanVertex(v));
-        }
-        let free_rigid = self.free_rigid_motions(constraints);
-        if free_rigid > 0 {
-            return Err(ShellError::NotHeld { free: free_rigid });
         }
         Ok(())
     }

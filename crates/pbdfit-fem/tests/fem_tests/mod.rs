@@ -9,6 +9,7 @@ mod modes;
 mod multigrid;
 mod reference;
 mod shell;
+mod shell_contact;
 mod shell_dynamic;
 mod shell_nonlinear;
 mod shell_pressure;

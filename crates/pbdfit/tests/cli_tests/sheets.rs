@@ -831,3 +831,35 @@ fn a_pressure_loads_the_shell_and_the_cloth_models() {
     assert_refused(&["fem", "--scene", solid.to_str().unwrap()], &["load.pressure[0]", "acts on sheets"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The draped sheet through `fem`: the film held at its centre sags onto the sphere, every contact is
+/// out of it (gap >= -1e-10 of its size) and pushes (normal force >= 0, friction within 0.3 of it), and
+/// the contacts and the held centre carry the weight (the forces balance to 1e-9 of it). The shell's
+/// transient and the linear shell, which have no contact, are refused naming the option.
+#[test]
+fn the_draped_sheet_rests_on_its_sphere_with_its_forces_in_balance() {
+    let r = fem(&["--scene", "draped-sheet", "--n", "4"]);
+    let contact = &r["contact"];
+    let forces = contact["forces"].as_array().unwrap();
+    let pushing = forces.iter().filter(|f| f["normal_force"].as_f64().unwrap() > 0.0).count();
+    assert!(pushing >= 4, "{pushing} contacts push");
+    for f in forces {
+        let (gap, normal) = (f["gap"].as_f64().unwrap(), f["normal_force"].as_f64().unwrap());
+        let t: f64 = (0..3).map(|k| f["tangential_force"][k].as_f64().unwrap().powi(2)).sum::<f64>().sqrt();
+        assert!(gap >= -1e-10 * 1.5 && normal >= 0.0 && t <= 0.3 * normal * (1.0 + 1e-9) + 1e-15, "{f}");
+    }
+    let sum = |key: &str, k: usize| contact[key][k].as_f64().unwrap();
+    let weight = -sum("total_load", 2);
+    assert!((weight - 0.15 * 9.81).abs() < 1e-12 * weight, "{weight}");
+    for k in 0..3 {
+        let balance = sum("total_load", k) + sum("total_contact_force", k) + sum("total_reaction", k);
+        assert!(balance.abs() <= 1e-9 * weight, "component {k}: {balance:e}");
+    }
+    assert!(sum("total_contact_force", 2) > 0.1 * weight, "the sphere carries part of the weight");
+    let low = (0..r["vertices"].as_array().unwrap().len())
+        .map(|v| r["displacements"][v][2].as_f64().unwrap())
+        .fold(f64::INFINITY, f64::min);
+    assert!(low < -0.03, "the film sags onto the sphere: {low}");
+    assert_refused(&["fem", "--scene", "draped-sheet", "--n", "2", "--dynamic"], &["dynamic", "no contact"]);
+    assert_refused(&["fem", "--scene", "draped-sheet", "--n", "2", "--material", "linear"], &["linear", "obstacles"]);
+}
