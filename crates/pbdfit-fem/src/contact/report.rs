@@ -4,7 +4,7 @@
 
 use nalgebra::Vector3;
 
-use super::types::{ContactForce, ContactSetup, ContactState, GAP_TOLERANCE, Increment, Pair};
+use super::types::{ContactSetup, GAP_TOLERANCE, Increment, Pair};
 use crate::materials::Material;
 use crate::{FemError, StaticProblem, YoungPoisson};
 

@@ -37,7 +37,7 @@ use crate::contact::{
 };
 use crate::newton::{Attempt, Growth, NewtonSettings, NewtonSystem, Outcome, Trial, newton, norm};
 use crate::solver::{FaerLu, LinearSolver};
-use crate::{ContactForce, ContactSettings, ContactState, FemError, GAP_TOLERANCE};
+use crate::{ContactForce, ContactSettings, FemError, GAP_TOLERANCE};
 
 /// The last increment ends at the whole load when it reaches to within this of it.
 const SNAP: f64 = 1e-12;

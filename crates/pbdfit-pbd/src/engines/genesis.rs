@@ -30,7 +30,7 @@
 
 use pbdfit_mesh::MassModel;
 
-use super::{EngineBody, EngineConstants, EngineRule, EngineStep, six_volume_change};
+use super::{EngineBody, EngineConstants, EngineEdge, EngineRule, EngineStep, six_volume_change};
 use crate::{Dynamics, Fold, ModelDef, ParameterSpec, PbdSystem, RuleSettings, SettingSpec, Vec3};
 
 /// Genesis's PBD elastic substep, with its constants under Genesis's names (`stretch_iterations`,
@@ -65,23 +65,8 @@ impl EngineStep for GenesisPbd {
         };
         for _ in 0..passes {
             for _ in 0..self.stretch_iterations {
-                let u = &d.predicted;
-                for e in &body.edges {
-                    let [a, b] = e.particles;
-                    let (wa, wb) = (w(a), w(b));
-                    let denominator = wa + wb + self.stretch_compliance * inv_h2;
-                    if denominator <= 0.0 {
-                        continue;
-                    }
-                    // n = x_a - x_b; C = |n| - l0 without cancellation.
-                    let du = u[a] - u[b];
-                    let n = -e.rest + du;
-                    let length = n.norm();
-                    let stretch = (-2.0 * e.rest.dot(&du) + du.norm_squared()) / (length + e.length);
-                    let dp = n * (-self.stretch_relaxation * stretch / denominator / length);
-                    delta[a] += dp * wa;
-                    delta[b] -= dp * wb;
-                }
+                let alpha = self.stretch_compliance * inv_h2;
+                stretch_pass(&body.edges, &d.predicted, &w, alpha, self.stretch_relaxation, delta);
                 apply(&mut d.predicted, delta);
             }
             for _ in 0..self.volume_iterations {
@@ -208,3 +193,36 @@ pub(crate) static GENESIS_PBD: ModelDef = ModelDef {
     // Genesis gives every particle the same mass: rho x the morph's volume over the particle count.
     masses: Some(MassModel::Uniform),
 };
+
+/// One Jacobi pass of Genesis's stretch kernel (`_kernel_solve_stretch`, shared by its elastic and cloth
+/// PBD entities) over `edges` at the displacements `u` (m): each edge's `C = |x_a - x_b| - l0` (without
+/// cancellation) projected with inverse masses `w` and compliance `alpha` (already over the substep's
+/// `h^2`), scaled by `relaxation`, and added to `delta` (the caller applies it). An edge of zero length
+/// or between two held particles is skipped.
+pub(super) fn stretch_pass(
+    edges: &[EngineEdge],
+    u: &[Vec3],
+    w: &impl Fn(usize) -> f64,
+    alpha: f64,
+    relaxation: f64,
+    delta: &mut [Vec3],
+) {
+    for e in edges {
+        let [a, b] = e.particles;
+        let (wa, wb) = (w(a), w(b));
+        let denominator = wa + wb + alpha;
+        if denominator <= 0.0 {
+            continue;
+        }
+        let du = u[a] - u[b];
+        let n = -e.rest + du;
+        let length = n.norm();
+        if length == 0.0 {
+            continue;
+        }
+        let stretch = (-2.0 * e.rest.dot(&du) + du.norm_squared()) / (length + e.length);
+        let dp = n * (-relaxation * stretch / denominator / length);
+        delta[a] += dp * wa;
+        delta[b] -= dp * wb;
+    }
+}

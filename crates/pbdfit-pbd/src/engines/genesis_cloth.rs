@@ -181,26 +181,7 @@ impl EngineStep for GenesisCloth {
         let (alpha_s, alpha_b) = (self.stretch_compliance / (h * h), self.bending_compliance / (h * h));
         for _ in 0..passes {
             for _ in 0..self.stretch_iterations {
-                let u = &d.predicted;
-                for e in &cache.edges {
-                    let [a, b] = e.particles;
-                    let (wa, wb) = (w(a), w(b));
-                    let denominator = wa + wb + alpha_s;
-                    if denominator <= 0.0 {
-                        continue;
-                    }
-                    // n = x_a - x_b, C = |n| - l0 without cancellation.
-                    let du = u[a] - u[b];
-                    let n = -e.rest + du;
-                    let length = n.norm();
-                    if length == 0.0 {
-                        continue;
-                    }
-                    let stretch = (-2.0 * e.rest.dot(&du) + du.norm_squared()) / (length + e.length);
-                    let dp = n * (-self.stretch_relaxation * stretch / denominator / length);
-                    delta[a] += dp * wa;
-                    delta[b] -= dp * wb;
-                }
+                super::genesis::stretch_pass(&cache.edges, &d.predicted, &w, alpha_s, self.stretch_relaxation, delta);
                 apply(&mut d.predicted, delta);
             }
             for _ in 0..self.bending_iterations {
