@@ -276,9 +276,10 @@ impl FitBody {
         }
     }
 
-    /// The masses' name (a sheet's are lumped).
-    pub fn mass_model(&self) -> &'static str {
-        self.solid().map_or("lumped", |s| s.scenes()[0].mass_model().name())
+    /// The masses' name under `kind` (a sheet's are lumped unless the model's engine gives every particle
+    /// the same, [`ModelKind::sheet_masses`]).
+    pub fn mass_model(&self, kind: ModelKind) -> &'static str {
+        self.solid().map_or_else(|| kind.sheet_masses().name(), |s| s.scenes()[0].mass_model().name())
     }
 }
 
@@ -628,7 +629,7 @@ impl FitReport {
             nit: job.nit,
             young: prepared.young,
             poisson: prepared.poisson,
-            mass_model: prepared.body.mass_model().to_string(),
+            mass_model: prepared.body.mass_model(kind).to_string(),
             reference: prepared.problem.reference.clone(),
             precision: job.precision.name().to_string(),
             backend: backend.to_string(),

@@ -154,19 +154,20 @@ impl SimulateBody {
         }
     }
 
-    /// The vertex masses (kg): a sheet's are lumped (a third of each triangle's to each of its vertices).
-    pub fn masses(&self) -> Vec<f64> {
+    /// The vertex masses (kg) under `kind`: a sheet's are lumped (a third of each triangle's to each of its
+    /// vertices) unless the model's engine gives every particle the same ([`ModelKind::sheet_masses`]).
+    pub fn masses(&self, kind: ModelKind) -> Vec<f64> {
         match self {
             SimulateBody::Solid(b) => b.masses.clone(),
-            SimulateBody::Sheet(s) => s.sheet.lumped_masses(),
+            SimulateBody::Sheet(s) => s.sheet.masses(kind.sheet_masses()),
         }
     }
 
-    /// The mass model's name.
-    pub fn mass_model(&self) -> &'static str {
+    /// The mass model's name under `kind`.
+    pub fn mass_model(&self, kind: ModelKind) -> &'static str {
         match self {
             SimulateBody::Solid(b) => b.mass_model.name(),
-            SimulateBody::Sheet(_) => "lumped",
+            SimulateBody::Sheet(_) => kind.sheet_masses().name(),
         }
     }
 
@@ -640,12 +641,12 @@ impl PreparedSimulate {
                     parameters: params.model.values().to_vec(),
                     parameter_names: names,
                     parameter_units: params.model.kind().parameters().iter().map(|p| p.unit).collect(),
-                    mass_model: body.mass_model(),
+                    mass_model: body.mass_model(params.model.kind()),
                     vertices: body.vertices().iter().map(xyz).collect(),
                     tets: body.tets().to_vec(),
                     triangles: body.triangles().to_vec(),
                     fixed,
-                    masses: body.masses(),
+                    masses: body.masses(params.model.kind()),
                     constraint_count: constraints.len(),
                     constraints,
                     solve_order,
@@ -694,7 +695,7 @@ impl PreparedSimulate {
                     parameter_names: kind.parameters().iter().map(|p| p.name).collect(),
                     parameter_units: kind.parameters().iter().map(|p| p.unit).collect(),
                     damping: law.damping,
-                    mass_model: body.mass_model(),
+                    mass_model: body.mass_model(kind),
                     steps: t.steps,
                     settled: t.settled,
                     displacements: t.displacements.iter().map(xyz).collect(),

@@ -310,6 +310,17 @@ impl Sheet {
         self.areal_mass() * self.mesh.area()
     }
 
+    /// Vertex masses (kg) by `model`: lumped ([`Self::lumped_masses`]) or uniform (the total mass over the
+    /// vertex count, held vertices included: Genesis's cloth particles).
+    pub fn masses(&self, model: crate::MassModel) -> Vec<f64> {
+        match model {
+            crate::MassModel::Lumped => self.lumped_masses(),
+            crate::MassModel::Uniform => {
+                vec![self.total_mass() / self.mesh.vertices.len() as f64; self.mesh.vertices.len()]
+            }
+        }
+    }
+
     /// Lumped vertex masses: a third of each triangle's mass to each of its vertices (kg).
     pub fn lumped_masses(&self) -> Vec<f64> {
         let mut m = vec![0.0; self.mesh.vertices.len()];

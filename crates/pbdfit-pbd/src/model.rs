@@ -556,6 +556,12 @@ impl ModelKind {
         self.def.masses
     }
 
+    /// The masses a sheet's particles have under this model: its engine's where it has a convention
+    /// (`genesis-cloth`'s step gives every particle the same mass), else lumped, as every sheet model's.
+    pub fn sheet_masses(self) -> pbdfit_mesh::MassModel {
+        self.def.masses.unwrap_or(pbdfit_mesh::MassModel::Lumped)
+    }
+
     /// Every registered model kind.
     pub fn all() -> &'static [ModelKind] {
         static ALL: LazyLock<Vec<ModelKind>> = LazyLock::new(|| MODELS.iter().map(|d| ModelKind::of(d)).collect());

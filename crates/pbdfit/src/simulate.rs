@@ -164,7 +164,7 @@ pub fn run(args: SimulateArgs) -> CliResult {
                     &[
                         ("displacement", PointData::Vectors(displacements)),
                         ("held", PointData::Scalars(held)),
-                        ("mass", PointData::Scalars(body.masses())),
+                        ("mass", PointData::Scalars(rest.masses.clone())),
                     ],
                 )
                 .map_err(|e| CliError::Input(format!("--vtk: {e}")));

@@ -45,6 +45,7 @@
 //! default), and Genesis's `n.norm(gs.EPS)` (`sqrt(|n|^2 + EPS)`, EPS 1.2e-7 in f32: a relative
 //! `EPS / (2 l0^2)` on each stretch correction, 4e-6 on the checks' edges).
 
+use pbdfit_mesh::MassModel;
 use pbdfit_mesh::display::number;
 
 use super::{EngineBody, EngineConstants, EngineEdge, EngineRule, EngineStep};
@@ -299,8 +300,8 @@ pub(crate) static GENESIS_CLOTH: ModelDef = ModelDef {
     rule: Fold::SheetEngine(rule),
     example: &[1e-4, 1e-2],
     // The step gives every particle the sheet's mass over its vertex count itself (Genesis's rho x area / n):
-    // a sheet's masses are not chosen by a mass model.
-    masses: None,
+    // declared so the reports say so (`ModelKind::sheet_masses`).
+    masses: Some(MassModel::Uniform),
 };
 
 #[cfg(test)]

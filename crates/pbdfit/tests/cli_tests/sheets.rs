@@ -535,6 +535,8 @@ fn genesis_cloth_fits_a_strip_in_genesis_terms() {
     let r = json(&out);
     assert_eq!(r["model"], "genesis-cloth");
     assert_eq!(r["verdict"], "answer");
+    // Genesis's step gives every particle the same mass, and the report says so.
+    assert_eq!(r["mass_model"], "uniform");
     let error = r["error"].as_f64().unwrap();
     assert!((error - 0.25737).abs() < 1e-4, "{error}");
     let stretch = r["parameters"]["stretch_compliance"].as_f64().unwrap();
