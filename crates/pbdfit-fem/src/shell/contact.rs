@@ -30,7 +30,7 @@ use pbdfit_mesh::obstacle::Shape;
 
 use super::corotational::{SEARCH, settled};
 use super::{CorotationalShell, CorotationalSolution, NODE_DOFS, ShellConstraints, ShellError, ShellLoad, ShellState};
-use super::{ShellSolution, reduced_numbering};
+use super::{ShellSolution, reduced_dead_load};
 use crate::contact::{
     ContactSetup, Pair, VertexConstraint, free_rigid_motion, friction_cannot_hold, rigid_centre, rigid_row, slip_block,
     slip_crossings, split_force, vertex_constraint,
@@ -90,16 +90,7 @@ impl CorotationalShell {
         if load.follower.iter().any(|&p| p != 0.0) {
             return Err(ShellError::FollowerContact);
         }
-        if let Some(v) = (0..self.rest.len())
-            .find(|&v| (3..NODE_DOFS).any(|k| constraints.fixed[v][k] && constraints.values[v][k] != 0.0))
-        {
-            return Err(ShellError::PrescribedRotation(v));
-        }
-        let (reduced, free) = reduced_numbering(constraints);
-        let external: Vec<f64> = (0..NODE_DOFS * self.rest.len())
-            .filter(|&i| reduced[i] != usize::MAX)
-            .map(|i| load.nodal[i / NODE_DOFS][i % NODE_DOFS])
-            .collect();
+        let (reduced, free, external) = reduced_dead_load(constraints, load)?;
         let setup = ContactSetup::new(&self.rest, obstacles.to_vec());
         let base = self.fixed_gram(&setup, constraints);
         let friction = obstacles.iter().any(|o| !o.friction.is_frictionless());

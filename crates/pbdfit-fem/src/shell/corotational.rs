@@ -73,7 +73,7 @@ use pbdfit_mesh::Sheet;
 use super::element::plane_stress;
 use super::{
     FacetFrame, FacetStiffness, LinearShell, NODE_DOFS, ShellConstraints, ShellError, ShellLoad, ShellSolution,
-    local_stiffness, membrane_b, reduced_numbering,
+    local_stiffness, membrane_b, reduced_dead_load,
 };
 use crate::newton::{Admissible, Attempt, Growth, NewtonSettings, NewtonSystem, Outcome, Trial, newton, norm};
 use crate::solver::{FaerLu, LinearSolver};
@@ -475,16 +475,7 @@ impl CorotationalShell {
         settings: &NewtonSettings,
     ) -> Result<CorotationalSolution, ShellError> {
         self.linear.check(constraints, load)?;
-        if let Some(v) = (0..self.rest.len())
-            .find(|&v| (3..NODE_DOFS).any(|k| constraints.fixed[v][k] && constraints.values[v][k] != 0.0))
-        {
-            return Err(ShellError::PrescribedRotation(v));
-        }
-        let (reduced, free) = reduced_numbering(constraints);
-        let external: Vec<f64> = (0..NODE_DOFS * self.rest.len())
-            .filter(|&i| reduced[i] != usize::MAX)
-            .map(|i| load.nodal[i / NODE_DOFS][i % NODE_DOFS])
-            .collect();
+        let (reduced, free, external) = reduced_dead_load(constraints, load)?;
         // The whole load's scale: the dead loads and the follower pressures at rest.
         let at_rest = self.follower_forces(&self.rest_state(), &load.follower);
         let whole: Vec<f64> = (0..NODE_DOFS * self.rest.len())

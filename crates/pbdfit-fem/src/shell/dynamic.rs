@@ -34,7 +34,7 @@ use nalgebra_sparse::CscMatrix;
 use super::corotational::SEARCH;
 use super::{
     CorotationalShell, NODE_DOFS, ShellConstraints, ShellError, ShellLoad, ShellSolution, ShellState,
-    reduced_numbering, rotation_vector,
+    reduced_dead_load, rotation_vector,
 };
 use crate::dynamic::StepClock;
 use crate::dynamic::{StepRule, combine};
@@ -158,11 +158,7 @@ impl CorotationalShell {
         let linear = self.linear();
         linear.check(constraints, load)?;
         let vertices = load.nodal.len();
-        if let Some(v) = (0..vertices)
-            .find(|&v| (3..NODE_DOFS).any(|k| constraints.is_fixed(v, k) && constraints.value(v, k) != 0.0))
-        {
-            return Err(ShellError::PrescribedRotation(v));
-        }
+        let (reduced, free, external) = reduced_dead_load(constraints, load)?;
         let dt = settings.dt;
         let mut clock = StepClock::new(settings, "shell dynamics").map_err(ShellError::Fem)?;
         if settings.mass != MassMatrix::Lumped {
@@ -171,14 +167,9 @@ impl CorotationalShell {
                 settings.mass.name()
             )));
         }
-        let (reduced, free) = reduced_numbering(constraints);
         let m = linear.reduced_lumped_mass(&reduced, free);
         let k0 = linear.reduced_stiffness(&reduced, free);
         let damping = combine(&[(&m, settings.rayleigh_mass), (&k0, settings.rayleigh_stiffness)]);
-        let external: Vec<f64> = (0..NODE_DOFS * vertices)
-            .filter(|&i| reduced[i] != usize::MAX)
-            .map(|i| load.nodal[i / NODE_DOFS][i % NODE_DOFS])
-            .collect();
         let mut state = self.rest_state();
         let mut v = vec![0.0; free];
         if let Some(start) = start {

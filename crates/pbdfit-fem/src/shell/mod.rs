@@ -587,6 +587,26 @@ impl LinearShell {
     }
 }
 
+/// A nonlinear shell solve's start: a rotation held at a value other than zero refused (the corotational
+/// shell holds rotations at zero only), then the free DOFs' reduced numbers, their count and the dead load on
+/// them (N, N m).
+pub(crate) fn reduced_dead_load(
+    constraints: &ShellConstraints,
+    load: &ShellLoad,
+) -> Result<(Vec<usize>, usize, Vec<f64>), ShellError> {
+    if let Some(v) = (0..constraints.fixed.len())
+        .find(|&v| (3..NODE_DOFS).any(|k| constraints.fixed[v][k] && constraints.values[v][k] != 0.0))
+    {
+        return Err(ShellError::PrescribedRotation(v));
+    }
+    let (reduced, free) = reduced_numbering(constraints);
+    let external = (0..reduced.len())
+        .filter(|&i| reduced[i] != usize::MAX)
+        .map(|i| load.nodal[i / NODE_DOFS][i % NODE_DOFS])
+        .collect();
+    Ok((reduced, free, external))
+}
+
 /// The free DOFs' reduced numbers (`usize::MAX` at a fixed DOF) and their count.
 pub(crate) fn reduced_numbering(constraints: &ShellConstraints) -> (Vec<usize>, usize) {
     let mut reduced = vec![usize::MAX; NODE_DOFS * constraints.fixed.len()];

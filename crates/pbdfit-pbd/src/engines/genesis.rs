@@ -57,17 +57,11 @@ impl EngineStep for GenesisPbd {
         let delta = &mut d.delta_engine;
         delta.clear();
         delta.resize(x.len(), Vec3::zeros());
-        let apply = |u: &mut Vec<Vec3>, delta: &mut Vec<Vec3>| {
-            for &p in &system.free {
-                u[p] += delta[p];
-            }
-            delta.fill(Vec3::zeros());
-        };
         for _ in 0..passes {
             for _ in 0..self.stretch_iterations {
                 let alpha = self.stretch_compliance * inv_h2;
                 stretch_pass(&body.edges, &d.predicted, &w, alpha, self.stretch_relaxation, delta);
-                apply(&mut d.predicted, delta);
+                apply_passes(&system.free, &mut d.predicted, delta);
             }
             for _ in 0..self.volume_iterations {
                 let u = &d.predicted;
@@ -97,7 +91,7 @@ impl EngineStep for GenesisPbd {
                         delta[t.particles[k]] += g[k] * (s * weights[k]);
                     }
                 }
-                apply(&mut d.predicted, delta);
+                apply_passes(&system.free, &mut d.predicted, delta);
             }
         }
     }
@@ -193,6 +187,15 @@ pub(crate) static GENESIS_PBD: ModelDef = ModelDef {
     // Genesis gives every particle the same mass: rho x the morph's volume over the particle count.
     masses: Some(MassModel::Uniform),
 };
+
+/// The end of a Jacobi pass of Genesis's: the summed corrections `delta` (m) added to the free particles'
+/// displacements `u`, then cleared for the next pass.
+pub(super) fn apply_passes(free: &[usize], u: &mut [Vec3], delta: &mut [Vec3]) {
+    for &p in free {
+        u[p] += delta[p];
+    }
+    delta.fill(Vec3::zeros());
+}
 
 /// One Jacobi pass of Genesis's stretch kernel (`_kernel_solve_stretch`, shared by its elastic and cloth
 /// PBD entities) over `edges` at the displacements `u` (m): each edge's `C = |x_a - x_b| - l0` (without

@@ -173,17 +173,11 @@ impl EngineStep for GenesisCloth {
         let delta = &mut d.delta_engine;
         delta.clear();
         delta.resize(x.len(), Vec3::zeros());
-        let apply = |u: &mut Vec<Vec3>, delta: &mut Vec<Vec3>| {
-            for &p in &system.free {
-                u[p] += delta[p];
-            }
-            delta.fill(Vec3::zeros());
-        };
         let (alpha_s, alpha_b) = (self.stretch_compliance / (h * h), self.bending_compliance / (h * h));
         for _ in 0..passes {
             for _ in 0..self.stretch_iterations {
                 super::genesis::stretch_pass(&cache.edges, &d.predicted, &w, alpha_s, self.stretch_relaxation, delta);
-                apply(&mut d.predicted, delta);
+                super::genesis::apply_passes(&system.free, &mut d.predicted, delta);
             }
             for _ in 0..self.bending_iterations {
                 let u = &d.predicted;
@@ -197,7 +191,7 @@ impl EngineStep for GenesisCloth {
                         delta[bend[k]] += moves[k] * (wb[k] * self.bending_relaxation);
                     }
                 }
-                apply(&mut d.predicted, delta);
+                super::genesis::apply_passes(&system.free, &mut d.predicted, delta);
             }
         }
     }
