@@ -813,23 +813,9 @@ impl Scene {
             };
             invalid(&key, message)
         })?;
-        // A body that starts inside an obstacle has no admissible start; the tolerance forgives the
-        // rounding of a vertex meant to touch (a cube standing on a floor at y = 0).
-        let touch = 1e-9 * crate::load::extent(mesh.vertices());
-        if let Some((i, v, gap)) = crate::obstacle::first_penetration(&obstacles, mesh.vertices(), touch) {
-            let o = &obstacles[i];
-            return Err(invalid(
-                &o.key,
-                format!(
-                    "the body starts inside this {}: vertex {v} at {:?} is {:e} m deep in it (scene `{}`; obstacles \
-                     start clear of the body or touching it, and `displacement` moves them in)",
-                    o.shape.kind(),
-                    mesh.vertices()[v].as_slice(),
-                    -gap,
-                    self.name
-                ),
-            ));
-        }
+        crate::obstacle::check_start(&obstacles, mesh.vertices(), "body", &self.name)
+            .map_err(|(key, message)| invalid(&key, message))?;
+        let touch = crate::obstacle::touch_tolerance(mesh.vertices());
         // A displacement far beyond the body's size is no load a rest state can follow (1e6 m
         // was accepted); the bound is that of measured displacements, 1e3 times the body's extent.
         let extent = crate::load::extent(mesh.vertices());

@@ -597,23 +597,8 @@ impl SheetScene {
             ));
         }
         let obstacles: Vec<crate::Obstacle> = self.obstacles.iter().map(|o| o.resized(self.scale)).collect();
-        // A sheet that starts inside an obstacle has no admissible start; the tolerance forgives the
-        // rounding of a vertex meant to touch (a sheet laid on a sphere's apex).
-        let touch = 1e-9 * crate::load::extent(sheet.mesh.vertices());
-        if let Some((i, v, gap)) = crate::obstacle::first_penetration(&obstacles, sheet.mesh.vertices(), touch) {
-            let o = &obstacles[i];
-            return Err(invalid(
-                &o.key,
-                format!(
-                    "the sheet starts inside this {}: vertex {v} at {:?} is {:e} m deep in it (scene `{}`; obstacles \
-                     start clear of the sheet or touching it, and `displacement` moves them in)",
-                    o.shape.kind(),
-                    sheet.mesh.vertices()[v].as_slice(),
-                    -gap,
-                    self.name
-                ),
-            ));
-        }
+        crate::obstacle::check_start(&obstacles, sheet.mesh.vertices(), "sheet", &self.name)
+            .map_err(|(key, message)| invalid(&key, message))?;
         let pressure = self.triangle_pressure(&sheet, &mesh_unscaled_vertices)?;
         Ok(SheetBody { scene: self.name.clone(), n, sheet, held, gravity: self.gravity, pressure, obstacles })
     }

@@ -209,8 +209,8 @@ fn disc(a: f64, n: usize, h: f64) -> Sheet {
 /// A thin circular membrane (radius 1 m, 1 mm, E = 1e7 Pa, nu = 0.3) held on its edge under a pressure
 /// that lifts its centre some 30 thicknesses (3 % of the radius): the corotational shell under a dead
 /// pressure converges to Hencky's centre deflection (measured: +1.06 % at 8 x 8 cells, +0.30 % at 16 x 16,
-/// order 1.81), and the follower pressure, which also pushes the sloped membrane outwards, lifts it 2e-4
-/// more (+0.32 % at 16 x 16). The shooting reproduces Hencky's coefficient 0.653 for nu = 0.3 (0.6534).
+/// order 1.81), and the follower pressure, which also pushes the sloped membrane outwards, lifts it 2.0e-4
+/// more (relative, at 8 x 8; +0.32 % against Hencky at 16 x 16, measured once). The shooting reproduces Hencky's coefficient 0.653 for nu = 0.3 (0.6534).
 #[test]
 fn a_pressurised_membrane_lifts_as_hencky_s() {
     let (a, h, e, nu) = (1.0, 1e-3, 1e7, 0.3);
@@ -234,11 +234,17 @@ fn a_pressurised_membrane_lifts_as_hencky_s() {
             100.0 * error,
             dead.iterations
         );
-        if n == 16 {
+        if n == 8 {
+            // The follower pressure at the coarse mesh only (each 16 x 16 membrane solve costs CI tens of
+            // seconds): it lifts the membrane a little more than the dead one.
             let follower = shell.solve(&held, &ShellLoad::follower_pressure(&sheet, q), &SHELL_NEWTON).unwrap();
             let wf = follower.displacements.translation(centre).z;
-            println!("N = {n:2}: follower {wf:.6e} m ({:+.3} %)", 100.0 * (wf / exact - 1.0));
-            assert!((wf / exact - 1.0).abs() < 1e-2 && wf > w, "{wf} {w}");
+            println!(
+                "N = {n:2}: follower {wf:.6e} m ({:+.3} %, {:+.2e} over the dead)",
+                100.0 * (wf / exact - 1.0),
+                wf / w - 1.0
+            );
+            assert!(wf > w && wf / w - 1.0 < 1e-3, "{wf} {w}");
         }
         errors.push(error);
     }

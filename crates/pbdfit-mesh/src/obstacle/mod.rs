@@ -339,15 +339,37 @@ impl ObstacleKeys {
     }
 }
 
-/// The first vertex that starts inside an obstacle (gap below `-tolerance`), as (obstacle index,
-/// vertex, gap).
-pub fn first_penetration(obstacles: &[Obstacle], vertices: &[Vec3], tolerance: f64) -> Option<(usize, usize, f64)> {
-    obstacles.iter().enumerate().find_map(|(i, o)| {
+/// How far (m) a vertex meant to touch an obstacle may lie inside it by rounding: a billionth of the
+/// body's extent.
+pub fn touch_tolerance(vertices: &[Vec3]) -> f64 {
+    1e-9 * crate::load::extent(vertices)
+}
+
+/// A body (`body`: "body" or "sheet") that starts inside an obstacle has no admissible start: the first
+/// vertex more than a billionth of the body's extent deep in one (the tolerance forgives the rounding of a
+/// vertex meant to touch: a cube standing on a floor, a sheet laid on a sphere's apex) is refused as
+/// (the obstacle's key, the message naming the vertex, its depth and `scene`).
+pub fn check_start(obstacles: &[Obstacle], vertices: &[Vec3], body: &str, scene: &str) -> Result<(), (String, String)> {
+    let touch = touch_tolerance(vertices);
+    let first = obstacles.iter().find_map(|o| {
         vertices.iter().enumerate().find_map(|(v, x)| {
             let g = o.shape.gap(x).value;
-            (g < -tolerance).then_some((i, v, g))
+            (g < -touch).then_some((o, v, g))
         })
-    })
+    });
+    match first {
+        None => Ok(()),
+        Some((o, v, gap)) => Err((
+            o.key.clone(),
+            format!(
+                "the {body} starts inside this {}: vertex {v} at {:?} is {:e} m deep in it (scene `{scene}`; \
+                 obstacles start clear of the {body} or touching it, and `displacement` moves them in)",
+                o.shape.kind(),
+                vertices[v].as_slice(),
+                -gap,
+            ),
+        )),
+    }
 }
 
 /// The first solid obstacle (ball or box) whose centre starts inside the body, as (obstacle index,
