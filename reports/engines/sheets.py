@@ -9,8 +9,8 @@ its engine's usual step: Newton's cloth example's substep (dt 1/600 s, 10 iterat
 (dt 0.01 s, one substep); MuJoCo's rest state ignores dt and nit, and its ``poisson`` and ``thickness``
 settings are the point's nu and h.
 
-    PBDFIT_CLI=target/debug/pbdfit python3 reports/engines/sheets.py [--out reports/engines] [--timeout 300]
-        [--max-seconds 90]
+    PBDFIT_CLI=target/debug/pbdfit python3 reports/engines/sheets.py [--out reports/engines] [--timeout 200]
+        [--max-seconds 60]
 
 Every command's JSON (or its refusal) is kept in ``<out>/sheets/raw/`` and reused when present (delete it to
 measure again), with reports/sheets/measure.py's ``run``. Writes ``sheets.csv``, ``sheets.png`` and
@@ -205,8 +205,8 @@ def figure(rows, path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)))
-    ap.add_argument("--timeout", type=int, default=300)
-    ap.add_argument("--max-seconds", type=int, default=90, help="each fit's budget (pbdfit fit --max-seconds)")
+    ap.add_argument("--timeout", type=int, default=200)
+    ap.add_argument("--max-seconds", type=int, default=60, help="each fit's budget (pbdfit fit --max-seconds)")
     a = ap.parse_args()
     os.makedirs(os.path.join(a.out, "sheets", "raw"), exist_ok=True)
     rows = measure(a.out, a.timeout, a.max_seconds)
