@@ -38,7 +38,8 @@
 //! body's inverse masses (held vertices not zeroed: a user computes it from the mesh's masses, and the
 //! parts of a compound scene, which hold different faces, then get the same values).
 //!
-//! **Sheets.** The sheet mappings (`cloth-*`, `jolt-cloth-*`) read a sheet's body instead ([`map_sheet`],
+//! **Sheets.** The sheet mappings (`cloth-*`, `jolt-cloth-*` and the engines' `newton-cloth-usd`,
+//! `mujoco-flex-young`, `genesis-cloth-defaults`) read a sheet's body instead ([`map_sheet`],
 //! [`Geometry::of_sheet`], its [`SheetMeasures`]: the thickness `h`, the triangles' areas around each edge
 //! and hinge, the inverse masses); a solid's mapping refuses a sheet and a sheet's mapping a solid,
 //! naming both ([`MappingError::WrongBody`]). From `(E, nu, h)` they use the plate's bending stiffness
@@ -576,6 +577,9 @@ mappings!(
     cloth_xpbd_van_gelder_bergou,
     cloth_pbd_van_gelder_shells,
     jolt_cloth_godot,
+    newton_cloth_usd,
+    mujoco_flex_young,
+    genesis_cloth_defaults,
 );
 
 /// The mapping called `name`, or [`MappingError::Unknown`] naming them all.
@@ -923,6 +927,32 @@ mod tests {
                 let r = map_sheet(name, &MappingQuery { n, ..q }, &scene).unwrap();
                 assert!(r.outside_range.is_empty() && r.parameters.iter().all(|p| p.value.is_finite()), "{r:?}");
             }
+        }
+    }
+
+    /// The engines' sheet mappings against their engines' rules by hand, for E 2e6 Pa, nu 0.3 on the
+    /// hanging sheet (h 0.5 mm): Newton's USD import, no springs and `edge_ke = D = 2e6 x 1.25e-10 / (12 x
+    /// 0.91) = 2.289377e-5`; MuJoCo's `young = E`; Genesis's `PBD.Cloth` defaults, the same at another E.
+    /// Every value in its model's range (`spring_ke = 0` is the parameter's minimum, which the profile's step,
+    /// as Newton's kernel, skips).
+    #[test]
+    fn engine_sheet_mappings_are_their_engines_rules() {
+        let scene = SheetScene::load("hanging-sheet").unwrap();
+        let q = MappingQuery { young: 2e6, poisson: 0.3, dt: 0.01, nit: 10, n: 2 };
+        let values = |name: &str, q: &MappingQuery| {
+            let m = map_sheet(name, q, &scene).unwrap();
+            assert!(m.outside_range.is_empty(), "{name}: {:?}", m.outside_range);
+            m.parameters.iter().map(|p| p.value).collect::<Vec<_>>()
+        };
+        let usd = values("newton-cloth-usd", &q);
+        assert_eq!(usd[0], 0.0);
+        assert!((usd[1] - 2.289377289377e-5).abs() < 1e-15, "{usd:?}");
+        assert_eq!(values("mujoco-flex-young", &q), vec![2e6]);
+        assert_eq!(values("genesis-cloth-defaults", &q), vec![1e-7, 1e-5]);
+        assert_eq!(values("genesis-cloth-defaults", &MappingQuery { young: 3e9, poisson: 0.1, ..q }), vec![1e-7, 1e-5]);
+        for name in ["newton-cloth-usd", "mujoco-flex-young", "genesis-cloth-defaults"] {
+            let e = map(name, &q, &SceneSet::load("gravity").unwrap()).unwrap_err();
+            assert!(matches!(e, MappingError::WrongBody { .. }) && e.is_input(), "{e}");
         }
     }
 

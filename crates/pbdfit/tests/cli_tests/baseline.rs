@@ -288,3 +288,70 @@ fn sheet_mappings_on_the_hanging_sheet_and_the_wrong_body_refused() {
         &["cloth-xpbd-van-gelder-bergou", "cloth-xpbd simulates a sheet", "scene gravity is a solid"],
     );
 }
+
+/// The engines' closed forms for sheets (`pbdfit mapping --mapping list` names them): Newton's USD cloth
+/// import gives `newton-cloth` no springs (`spring_ke = 0`) and `edge_ke = D = E h^3 / (12 (1 - nu^2))`,
+/// by hand 2.289377e-5 for E 2e6 Pa, nu 0.3, h 0.5 mm (and eight times that at 1 mm); MuJoCo's flex takes
+/// `young = E`; Genesis's defaults are 1e-7 and 1e-5 whatever the material. Each refuses the unit cube (exit
+/// 2, naming its model). Newton's USD body under XPBD has no membrane: `pbdfit evaluate` at the mapping's
+/// values finds no rest state, its free vertices falling freely (the largest displacement after the first
+/// window of T = 0.4517 s is `g T^2 (1 + dt / T) / 2` = 1.0043 m, symplectic Euler's free fall at dt 1/600 s).
+#[test]
+fn engine_sheet_mappings_follow_their_engines_and_newtons_usd_cloth_falls_freely() {
+    let list = stdout(&pbdfit(&["mapping", "--mapping", "list"]));
+    for (name, model) in [
+        ("newton-cloth-usd", "newton-cloth"),
+        ("mujoco-flex-young", "mujoco-flex"),
+        ("genesis-cloth-defaults", "genesis-cloth"),
+    ] {
+        assert!(list.contains(&format!("{name} ({model})")), "{name} missing from the list: {list}");
+    }
+    let sheet = |mapping: &str, young: &str, extra: &[&str]| {
+        let base = ["mapping", "--mapping", mapping, "--scene", "hanging-sheet", "--young", young, "--poisson", "0.3"];
+        values(&json(&pbdfit(&[&base[..], extra, &["--json"]].concat())))
+    };
+    let d = 2e6 * 5e-4f64.powi(3) / (12.0 * (1.0 - 0.09));
+    assert!((d - 2.289377289e-5).abs() < 1e-14, "{d}");
+    let usd = sheet("newton-cloth-usd", "2e6", &[]);
+    assert!(usd[0] == 0.0 && close(usd[1], d), "{usd:?}");
+    let thick = sheet("newton-cloth-usd", "2e6", &["--thickness", "1e-3"]);
+    assert!(thick[0] == 0.0 && close(thick[1], 8.0 * d), "{thick:?}");
+    assert_eq!(sheet("mujoco-flex-young", "2e6", &[]), vec![2e6]);
+    assert_eq!(sheet("genesis-cloth-defaults", "7e9", &["--thickness", "3e-3"]), vec![1e-7, 1e-5]);
+    for (name, model) in [
+        ("newton-cloth-usd", "newton-cloth"),
+        ("mujoco-flex-young", "mujoco-flex"),
+        ("genesis-cloth-defaults", "genesis-cloth"),
+    ] {
+        let o = pbdfit(&["mapping", "--mapping", name, "--young", "2e6", "--poisson", "0.3"]);
+        assert_input_error(&o, &[name, &format!("{model} simulates a sheet"), "scene gravity is a solid"]);
+    }
+    let o = pbdfit(&[
+        "evaluate",
+        "--scene",
+        "hanging-sheet",
+        "--n",
+        "2",
+        "--young",
+        "2e6",
+        "--poisson",
+        "0.3",
+        "--model",
+        "newton-cloth",
+        "--param",
+        "spring_ke=0",
+        "--param",
+        &format!("edge_ke={d:e}"),
+        "--dt",
+        "1/600",
+        "--nit",
+        "10",
+    ]);
+    let text = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{text}");
+    assert!(text.contains("no rest state") && text.contains("diverged"), "{text}");
+    let window: f64 = text.split("successive windows of ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+    let first: f64 = text.split("was 0.00000e0 m, ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+    let fall = 9.81 * window * window * (1.0 + 1.0 / 600.0 / window) / 2.0;
+    assert!((first / fall - 1.0).abs() < 1e-3, "largest displacement {first} m after {window} s, free fall {fall} m");
+}
