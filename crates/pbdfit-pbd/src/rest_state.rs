@@ -801,10 +801,10 @@ impl PbdSystem {
         // fit each stepped to the search's budget of 200,000 sweeps, 16 times the fit's time).
         let reach = verdicts.reach.then(|| self.growth(params).steps);
         // A map in positions (the cloth models') rounds at their last places: its floor, measured where the
-        // run starts and again wherever the run's motion comes below it ([`Self::rounding_at`]), is the
+        // run starts and again wherever the run's motion comes below it ([`Self::contact_rounding_at`]), is the
         // growth's floor, and a run whose step and rest map are both within it is at rest to its rounding
         // (the root solve's criterion, [`RoundingAt::at_rest`]).
-        let mut rounding = self.rounding_at(rules, params, &d.u);
+        let mut rounding = self.contact_rounding_at(rules, params, &d.u);
         if let Some(r) = &rounding {
             spent += r.evaluations * params.nit;
             if let Some(g) = &mut growth {
@@ -849,7 +849,7 @@ impl PbdSystem {
                 && let Some(floor) = rounding.map(|r| r.floor)
                 && ((step.motion <= floor && checked.is_none_or(|c| steps >= c + ROUNDING_CHECK_STEPS))
                     || steps.is_multiple_of(window))
-                && let Some(here) = self.rounding_at(rules, params, &d.u)
+                && let Some(here) = self.contact_rounding_at(rules, params, &d.u)
             {
                 checked = Some(steps);
                 spent += here.evaluations * params.nit;
@@ -857,7 +857,7 @@ impl PbdSystem {
                     g.floor = here.floor;
                 }
                 rounding = Some(here);
-                if step.motion <= here.floor && here.at_rest() {
+                if step.motion <= here.floor && here.at_rest(self.extent) {
                     converged = true;
                     residual = if here.scale > 0.0 { here.residual / here.scale } else { here.residual };
                 }
@@ -871,11 +871,11 @@ impl PbdSystem {
 }
 
 /// Steps between two checks of a stepped run's motion against the rest map's rounding
-/// ([`PbdSystem::rounding_at`]), each three map evaluations: a run below the floor is checked at once, and
+/// ([`PbdSystem::contact_rounding_at`]), each three map evaluations: a run below the floor is checked at once, and
 /// again only this many steps on if the rest map there was not at rest (a swing's turning point).
 const ROUNDING_CHECK_STEPS: usize = 10;
 
-/// The rest map's rounding at a state ([`PbdSystem::rounding_at`]).
+/// The rest map's rounding at a state ([`PbdSystem::contact_rounding_at`]).
 #[derive(Debug, Clone, Copy)]
 struct RoundingAt {
     /// [`ROUNDING`](crate::newton_krylov::ROUNDING) times the map's rounding measured there (m): the
@@ -890,9 +890,14 @@ struct RoundingAt {
 }
 
 impl RoundingAt {
-    /// Whether the rest map is at rest there to its rounding.
-    fn at_rest(&self) -> bool {
-        self.residual <= self.floor
+    /// Whether the rest map is at rest there to its rounding, for a body of `extent` (m): within the floor,
+    /// and, as the root solve asks too, below [`ROUND_OFF`](crate::newton_krylov::ROUND_OFF) relative to
+    /// `|G(u)|_inf` or, for a sheet that barely moves (lying on a plane: 3e-17 m), to the body's size. A
+    /// map that is not smooth measures a rounding far above its last places (the dihedral cloth models at
+    /// a flat hinge: 1.4e-9 m on the clamped strip, whose stepped rest state goes on to 1e-11).
+    fn at_rest(&self, extent: f64) -> bool {
+        let round_off = crate::newton_krylov::ROUND_OFF;
+        self.residual <= self.floor && (self.residual <= round_off * self.scale || self.residual <= round_off * extent)
     }
 }
 
@@ -903,9 +908,11 @@ impl PbdSystem {
     /// residual there; `None` for a map in displacements (the solids, the engine profiles: their stepped
     /// rest states are untouched). A stepped run of a sheet on an obstacle with friction creeps there by
     /// rounding (the fabric on a frictional plane rests to 6e-11 m, then moves by 1e-17 m a window), which
-    /// no relative tolerance on its motion and no growth relative to its size tells from a motion.
-    fn rounding_at<S: Stage>(&self, rules: &S, params: &SimParams, u: &[Vec3]) -> Option<RoundingAt> {
-        if rules.rounding() != MapRounding::Measured {
+    /// no relative tolerance on its motion and no growth relative to its size tells from a motion. Only
+    /// for a body with obstacles: without them a sheet's rest state is the root solve's, whose stepping
+    /// fallback is left as it was (`None`).
+    fn contact_rounding_at<S: Stage>(&self, rules: &S, params: &SimParams, u: &[Vec3]) -> Option<RoundingAt> {
+        if rules.rounding() != MapRounding::Measured || self.contacts.is_empty() {
             return None;
         }
         let mut d = self.dynamics();
@@ -1064,7 +1071,7 @@ impl PbdSystem {
     ) -> Option<LeftBody> {
         let mut d = self.dynamics_from(warm);
         let mut growth = self.growth(params);
-        if let Some(r) = self.rounding_at(rules, params, &d.u) {
+        if let Some(r) = self.contact_rounding_at(rules, params, &d.u) {
             growth.floor = r.floor;
         }
         let mut sweeps = 0;
