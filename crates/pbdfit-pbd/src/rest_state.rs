@@ -351,7 +351,9 @@ impl PbdSystem {
     /// computed by stepping from the initial configuration, whatever the method and with `warm` ignored
     /// (a warm start would be another path, and a fit's rest states must not depend on its lineage);
     /// `method` is then [`RestMethod::Stepping`]. A body that keeps sliding has no rest state: it
-    /// leaves its extent and is reported as diverged. Mass-spring models integrate to rest instead of
+    /// leaves its extent and is reported as diverged. A cloth model's stepped sheet on obstacles comes to
+    /// rest only to its rest map's rounding (its sweeps compute in positions): it is converged where its
+    /// step and rest map are within ten times that rounding, measured ([`Self::contact_rounding_at`]). Mass-spring models integrate to rest instead of
     /// Newton (see `SpringBody::settle`). The f32 library arithmetic refuses obstacles
     /// ([`PbdError::Contact`]).
     pub fn rest_state(
