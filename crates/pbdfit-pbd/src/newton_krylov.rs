@@ -126,7 +126,7 @@ const STALLS: usize = 3;
 /// times the rounding (its relative residual 1e-12 to 6e-10, where the accelerated iteration and stepping
 /// stalled too, each of those points spending the search's 200,000 sweeps); a solve far from its root
 /// stopped at 1e8 to 1e12 times it.
-const ROUNDING: f64 = 10.0;
+pub(crate) const ROUNDING: f64 = 10.0;
 
 /// Perturbed evaluations per measurement of the map's rounding ([`rounding`]).
 const ROUNDING_PROBES: u64 = 2;

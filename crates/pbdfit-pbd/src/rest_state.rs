@@ -351,7 +351,9 @@ impl PbdSystem {
     /// computed by stepping from the initial configuration, whatever the method and with `warm` ignored
     /// (a warm start would be another path, and a fit's rest states must not depend on its lineage);
     /// `method` is then [`RestMethod::Stepping`]. A body that keeps sliding has no rest state: it
-    /// leaves its extent and is reported as diverged. Mass-spring models integrate to rest instead of
+    /// leaves its extent and is reported as diverged. A cloth model's stepped sheet on obstacles comes to
+    /// rest only to its rest map's rounding (its sweeps compute in positions): it is converged where its
+    /// step and rest map are within ten times that rounding, measured ([`Self::contact_rounding_at`]). Mass-spring models integrate to rest instead of
     /// Newton (see `SpringBody::settle`). The f32 library arithmetic refuses obstacles
     /// ([`PbdError::Contact`]).
     pub fn rest_state(
@@ -800,6 +802,22 @@ impl PbdSystem {
         // takes to fall it ([`PbdError::OutOfReach`]: no fit's minimum; 17 such points of the README's Jolt
         // fit each stepped to the search's budget of 200,000 sweeps, 16 times the fit's time).
         let reach = verdicts.reach.then(|| self.growth(params).steps);
+        // A map in positions (the cloth models') rounds at their last places: its floor, measured where the
+        // run starts and again wherever the run's motion comes below it ([`Self::contact_rounding_at`]), is the
+        // growth's floor, and a run whose step and rest map are both within it is at rest to its rounding
+        // (the root solve's criterion, [`RoundingAt::at_rest`]).
+        let mut rounding = self.contact_rounding_at(rules, params, &d.u);
+        if let Some(r) = &rounding {
+            spent += r.evaluations * params.nit;
+            if let Some(g) = &mut growth {
+                g.floor = r.floor;
+            }
+        }
+        // The step of the last check against the rounding, made where the motion comes below the floor
+        // and at the end of every window of the growth judge (the rounding, hence the floor, is larger
+        // where the sheet is deformed than where it started).
+        let mut checked: Option<usize> = None;
+        let window = self.growth(params).steps;
         let (mut steps, mut last_inside) = (0usize, 0usize);
         while spent + params.nit <= options.max_sweeps.max(params.nit) {
             pbdfit_mesh::cancel::check()?;
@@ -829,11 +847,99 @@ impl PbdSystem {
             }
             residual = step.residual;
             converged = step.settled(options.tolerance);
+            if !converged
+                && let Some(floor) = rounding.map(|r| r.floor)
+                && ((step.motion <= floor && checked.is_none_or(|c| steps >= c + ROUNDING_CHECK_STEPS))
+                    || steps.is_multiple_of(window))
+                && let Some(here) = self.contact_rounding_at(rules, params, &d.u)
+            {
+                checked = Some(steps);
+                spent += here.evaluations * params.nit;
+                if let Some(g) = &mut growth {
+                    g.floor = here.floor;
+                }
+                rounding = Some(here);
+                if step.motion <= here.floor && here.at_rest(self.extent) {
+                    converged = true;
+                    residual = if here.scale > 0.0 { here.residual / here.scale } else { here.residual };
+                }
+            }
             if converged || spent >= options.max_sweeps || past(options.deadline) {
                 break;
             }
         }
         self.accept(params, d.u, spent, converged, residual, RestMethod::Stepping)
+    }
+}
+
+/// Steps between two checks of a stepped run's motion against the rest map's rounding
+/// ([`PbdSystem::contact_rounding_at`]), each three map evaluations: a run below the floor is checked at once, and
+/// again only this many steps on if the rest map there was not at rest (a swing's turning point).
+const ROUNDING_CHECK_STEPS: usize = 10;
+
+/// The rest map's rounding at a state ([`PbdSystem::contact_rounding_at`]).
+#[derive(Debug, Clone, Copy)]
+struct RoundingAt {
+    /// [`ROUNDING`](crate::newton_krylov::ROUNDING) times the map's rounding measured there (m): the
+    /// root solve's bound for a map at rest to its rounding, which a stepped run and its growth take too.
+    floor: f64,
+    /// `|G(u) - u|_inf` there (m).
+    residual: f64,
+    /// `|G(u)|_inf` there (m).
+    scale: f64,
+    /// Map evaluations spent.
+    evaluations: usize,
+}
+
+impl RoundingAt {
+    /// Whether the rest map is at rest there to its rounding, for a body of `extent` (m): within the floor,
+    /// and, as the root solve asks too, below [`ROUND_OFF`](crate::newton_krylov::ROUND_OFF) relative to
+    /// `|G(u)|_inf` or, for a sheet that barely moves (lying on a plane: 3e-17 m), to the body's size. A
+    /// map that is not smooth measures a rounding far above its last places (the dihedral cloth models at
+    /// a flat hinge: 1.4e-9 m on the clamped strip, whose stepped rest state goes on to 1e-11).
+    fn at_rest(&self, extent: f64) -> bool {
+        let round_off = crate::newton_krylov::ROUND_OFF;
+        self.residual <= self.floor && (self.residual <= round_off * self.scale || self.residual <= round_off * extent)
+    }
+}
+
+impl PbdSystem {
+    /// For a stage whose rest map rounds at the positions' last places ([`MapRounding::Measured`]: the
+    /// cloth models), the rounding of its rest map at the free particles' displacements `u` (m), measured
+    /// as the root solve measures it ([`rounding`](crate::newton_krylov::rounding)), with the rest map's
+    /// residual there; `None` for a map in displacements (the solids, the engine profiles: their stepped
+    /// rest states are untouched). A stepped run of a sheet on an obstacle with friction creeps there by
+    /// rounding (the fabric on a frictional plane rests to 6e-11 m, then moves by 1e-17 m a window), which
+    /// no relative tolerance on its motion and no growth relative to its size tells from a motion. Only
+    /// for a body with obstacles: without them a sheet's rest state is the root solve's, whose stepping
+    /// fallback is left as it was (`None`).
+    fn contact_rounding_at<S: Stage>(&self, rules: &S, params: &SimParams, u: &[Vec3]) -> Option<RoundingAt> {
+        if rules.rounding() != MapRounding::Measured || self.contacts.is_empty() {
+            return None;
+        }
+        let mut d = self.dynamics();
+        let x: Vec<f64> = self.free.iter().flat_map(|&p| [u[p].x, u[p].y, u[p].z]).collect();
+        let origin: Vec<f64> = self.free.iter().flat_map(|&p| self.rest[p].iter().copied()).collect();
+        let n = x.len();
+        let (mut gx, mut scratch, mut image) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+        rules.rest_map(self, params, &mut d, &x, &mut gx);
+        let mut evaluations = 1;
+        let rounding = crate::newton_krylov::rounding(
+            &mut |x: &[f64], out: &mut [f64]| rules.rest_map(self, params, &mut d, x, out),
+            &x,
+            &gx,
+            &origin,
+            &mut scratch,
+            &mut image,
+            &mut evaluations,
+        );
+        let inf = |v: &mut dyn Iterator<Item = f64>| v.fold(0.0f64, |m, a| m.max(a.abs()));
+        Some(RoundingAt {
+            floor: crate::newton_krylov::ROUNDING * rounding,
+            residual: inf(&mut gx.iter().zip(&x).map(|(g, x)| g - x)),
+            scale: inf(&mut gx.iter().copied()),
+            evaluations,
+        })
     }
 }
 
@@ -845,6 +951,8 @@ struct MeasuredStep {
     outside: bool,
     /// The step's largest particle motion relative to `largest` (absolute when `largest` is 0).
     residual: f64,
+    /// The step's largest particle motion (m).
+    motion: f64,
     /// Whether nothing moved at all.
     still: bool,
 }
@@ -877,6 +985,7 @@ impl PbdSystem {
             largest,
             outside: !largest.is_finite() || largest > self.extent,
             residual: if largest > 0.0 { step / largest } else { step },
+            motion: step,
             still: step == 0.0,
         }
     }
@@ -964,6 +1073,9 @@ impl PbdSystem {
     ) -> Option<LeftBody> {
         let mut d = self.dynamics_from(warm);
         let mut growth = self.growth(params);
+        if let Some(r) = self.contact_rounding_at(rules, params, &d.u) {
+            growth.floor = r.floor;
+        }
         let mut sweeps = 0;
         while sweeps + params.nit <= limit {
             let step = self.measured_step(rules, params, &mut d);
@@ -1004,7 +1116,7 @@ impl Growth {
     pub(crate) fn new(extent: f64, g: f64, dt: f64) -> Self {
         let seconds = fall_seconds(extent, g).unwrap_or(0.5);
         let steps = ((seconds / dt).ceil() as usize).max(1);
-        Growth { steps, seconds: steps as f64 * dt, taken: 0, current: 0.0, maxima: vec![0.0] }
+        Growth { steps, seconds: steps as f64 * dt, taken: 0, current: 0.0, maxima: vec![0.0], floor: 0.0 }
     }
 }
 
@@ -1026,6 +1138,10 @@ pub(crate) struct Growth {
     current: f64,
     /// Each finished window's largest displacement (m), after the undeformed start's 0.
     maxima: Vec<f64>,
+    /// Growth (m) at or below which a window did not grow, whatever [`GROWTH_NOISE`] says: the map's own
+    /// rounding where it is measured ([`RoundingAt::floor`]; a map in positions rounds at their last
+    /// places, not at the displacements'), 0 where it is not.
+    floor: f64,
 }
 
 impl Growth {
@@ -1049,7 +1165,7 @@ impl Growth {
         }
         let growth: Vec<f64> = m.windows(2).map(|w| w[1] - w[0]).collect();
         let last = &growth[growth.len() - GROWTH_WINDOWS - 1..];
-        let noise = GROWTH_NOISE * m[m.len() - 1];
+        let noise = (GROWTH_NOISE * m[m.len() - 1]).max(self.floor);
         last.windows(2).all(|g| g[0] > noise && g[1] >= GROWTH_KEPT * g[0])
     }
 
@@ -1334,7 +1450,7 @@ mod tests {
 
     /// A judge with windows of 0.45 s at dt = 0.01 s (45 steps), as for a unit cube under 9.81 m/s^2.
     fn judge() -> Growth {
-        Growth { steps: 45, seconds: 0.45, taken: 0, current: 0.0, maxima: vec![0.0] }
+        Growth { steps: 45, seconds: 0.45, taken: 0, current: 0.0, maxima: vec![0.0], floor: 0.0 }
     }
 
     /// The first step (0-based) at which the judge calls `u(t)` (m) a divergence, over `seconds`.
@@ -1358,6 +1474,11 @@ mod tests {
         assert_eq!(verdict(|t| 5.0 * (1.0 - (omega * t).cos()), 100.0), None);
         assert_eq!(verdict(|t| 3.08 + 1e-15 * ((t * 1e4).sin()), 100.0), None);
         assert_eq!(verdict(|t| 2.0 * (1.0 - (-t / 30.0).exp()), 100.0), None);
+        // A creep by rounding: a sheet at rest to 6e-11 m moving 1e-17 m a window grows by more than
+        // GROWTH_NOISE of its size, so only the map's rounding (the floor) tells it from a motion.
+        let creep = |g: &mut Growth| (1..2000).find(|&k| g.diverges(6e-11 + 1e-17 * (k / 45) as f64));
+        assert!(creep(&mut judge()).is_some(), "without a floor the creep is a divergence");
+        assert_eq!(creep(&mut Growth { floor: 1e-15, ..judge() }), None);
         let mut g = judge();
         assert!(g.diverges(f64::NAN));
         let e = g.error("s", &SimParams::new(0.01, 1, crate::ModelKind::JOLT.example()), 7).to_string();
