@@ -9,9 +9,9 @@
 //! elements' blocks into one array of values (no map), and its symbolic factorisations (Cholesky's and
 //! LU's: the fill-reducing ordering and the elimination structure) are computed once and reused by every
 //! numeric factorisation of the body. The matrices are symmetric (the forces are conservative, the damping
-//! a symmetric form); Newton's `-K` is positive definite at a stable iterate, where Cholesky (supernodal,
-//! about four times faster than the simplicial LU here) factors it; where it is not (compressed springs,
-//! an inverting tetrahedron) LU with partial pivoting does, as it did every matrix before.
+//! a symmetric form); Newton's `-K` is positive definite at a stable iterate, where Cholesky factors it;
+//! where it is not (compressed springs, an inverting tetrahedron) LU with partial pivoting does, as it did
+//! every matrix before (docs/performance.md, "Force-law rest states").
 
 use std::sync::OnceLock;
 
