@@ -2,9 +2,9 @@
 //! edge, an optional volume penalty per tetrahedron, masses from the scene's mass model, held vertices
 //! fixed. On a sheet (a [`PbdSystem::sheet`]) the springs are the mass-spring cloth's structural, shear
 //! and bending springs ([`SpringGroup`], `sheet_springs.rs`), each group with its own constant. The rest state is the static equilibrium `f_int(x) + m g = 0`, solved by Newton with the sparse
-//! tangent stiffness (faer's sparse LU: the tangent is indefinite where springs are compressed) and a
-//! backtracking line search; the dynamics run with one of four integrators. With obstacles the dynamics
-//! are Verlet's with microcollisions and dry friction, and the rest state is where they settle
+//! tangent stiffness (faer's sparse Cholesky where it is positive definite, LU where it is not: the
+//! tangent is indefinite where springs are compressed) and a backtracking line search; the dynamics run
+//! with one of four integrators. With obstacles the dynamics are Verlet's with microcollisions and dry friction, and the rest state is where they settle
 //! (`SpringBody::settle`).
 //!
 //! Units: m, s, kg; `ks` in N/m, `kvol` in Pa, spring damping `c` in N s/m. Lengths and volumes differ
