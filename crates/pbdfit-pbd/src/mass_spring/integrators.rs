@@ -110,7 +110,7 @@ impl SpringBody {
         let n = self.dofs();
         let inv_sqrt_m: Vec<f64> = (0..n).map(|i| 1.0 / self.masses[self.free[i / 3]].sqrt()).collect();
         let mut a = DMatrix::<f64>::zeros(n, n);
-        for (&(r, c), &v) in &k {
+        for (r, c, v) in k.entries() {
             a[(r, c)] = -v * inv_sqrt_m[r] * inv_sqrt_m[c];
         }
         let largest = SymmetricEigen::new(a).eigenvalues.iter().fold(0.0f64, |m, &e| m.max(e));

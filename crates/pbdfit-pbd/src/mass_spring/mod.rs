@@ -2,9 +2,9 @@
 //! edge, an optional volume penalty per tetrahedron, masses from the scene's mass model, held vertices
 //! fixed. On a sheet (a [`PbdSystem::sheet`]) the springs are the mass-spring cloth's structural, shear
 //! and bending springs ([`SpringGroup`], `sheet_springs.rs`), each group with its own constant. The rest state is the static equilibrium `f_int(x) + m g = 0`, solved by Newton with the sparse
-//! tangent stiffness (faer's sparse LU: the tangent is indefinite where springs are compressed) and a
-//! backtracking line search; the dynamics run with one of four integrators. With obstacles the dynamics
-//! are Verlet's with microcollisions and dry friction, and the rest state is where they settle
+//! tangent stiffness (faer's sparse Cholesky where it is positive definite, LU where it is not: the
+//! tangent is indefinite where springs are compressed) and a backtracking line search; the dynamics run
+//! with one of four integrators. With obstacles the dynamics are Verlet's with microcollisions and dry friction, and the rest state is where they settle
 //! (`SpringBody::settle`).
 //!
 //! Units: m, s, kg; `ks` in N/m, `kvol` in Pa, spring damping `c` in N s/m. Lengths and volumes differ
@@ -12,7 +12,8 @@
 //! expanded in the displacements), as in the PBD constraints.
 //!
 //! Files by job: `law.rs` holds the force law and the errors, `forces.rs` the forces and the energy,
-//! `tangent.rs` the sparse tangents and their LU solves, `newton.rs` the static equilibrium and its
+//! `tangent.rs` the tangents' sparsity pattern (one per body, with its symbolic LU), the sparse tangents
+//! and their LU solves, `newton.rs` the static equilibrium and its
 //! parameter sensitivities, `integrators.rs` the dynamics; this file holds [`SpringBody`], its constructor
 //! and the layout of its free DOFs.
 
@@ -61,6 +62,8 @@ pub struct SpringBody {
     dm_inv: Vec<nalgebra::Matrix3<f64>>,
     /// MuJoCo's flex shell of a sheet (its membrane triangles and bending hinges; `None` on a solid).
     flex: Option<mujoco_flex::FlexShell>,
+    /// The sparsity pattern of the tangents and its symbolic LU, built on the first tangent (`tangent.rs`).
+    pattern: std::sync::OnceLock<tangent::Pattern>,
     /// The rigid obstacles at their placed position, with friction (empty: none): Verlet's
     /// microcollisions and dry friction (`integrators.rs`).
     contacts: Vec<crate::contact::Contact>,
@@ -115,6 +118,7 @@ impl SpringBody {
             tets,
             dm_inv,
             flex,
+            pattern: std::sync::OnceLock::new(),
             contacts: system.contacts.clone(),
         }
     }

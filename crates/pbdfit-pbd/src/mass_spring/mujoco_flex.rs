@@ -41,6 +41,7 @@
 use nalgebra::Matrix3;
 
 use super::SpringBody;
+use super::tangent::Element;
 use crate::Vec3;
 
 /// A membrane triangle: its vertices, each local edge's rest vector `X_p1 - X_p0` (m) for its vertex pair
@@ -85,6 +86,16 @@ fn area(x: &[Vec3], v: [usize; 3]) -> f64 {
 }
 
 impl FlexShell {
+    /// The vertices of each membrane triangle, in the shell's order.
+    pub(super) fn triangle_vertices(&self) -> impl Iterator<Item = &[usize]> {
+        self.triangles.iter().map(|t| &t.vertices[..])
+    }
+
+    /// The vertices of each bending hinge, in the shell's order.
+    pub(super) fn hinge_vertices(&self) -> impl Iterator<Item = &[usize]> {
+        self.hinges.iter().map(|h| &h.vertices[..])
+    }
+
     /// The shell of triangles `triangles` (in MuJoCo's element order) at rest positions `x` (m).
     pub(super) fn new(triangles: &[[usize; 3]], x: &[Vec3]) -> Self {
         let triangles_out = triangles
@@ -221,17 +232,17 @@ impl SpringBody {
         e
     }
 
-    /// The flex shell's tangent blocks `df_i/du_j` (3 x 3), passed to `put(i, j, block)` with global vertex
-    /// indices.
+    /// The flex shell's tangent blocks `df_i/du_j` (3 x 3), passed to `put(element, index, i, j, block)`
+    /// with the element's kind and index and the local vertices `i`, `j` (the tangent's [`Element`]s).
     pub(super) fn flex_tangent(
         &self,
         (mu_h, lambda_h, bend): (f64, f64, f64),
         u: &[f64],
-        mut put: impl FnMut(usize, usize, &Matrix3<f64>),
+        mut put: impl FnMut(Element, usize, usize, usize, &Matrix3<f64>),
     ) {
         let Some(shell) = &self.flex else { return };
         if mu_h > 0.0 || lambda_h > 0.0 {
-            for t in &shell.triangles {
+            for (index, t) in shell.triangles.iter().enumerate() {
                 let m = self.membrane_state(t, u, mu_h, lambda_h);
                 let mut blocks = [[Matrix3::zeros(); 3]; 3];
                 for (e, [p0, p1]) in EDGES.into_iter().enumerate() {
@@ -251,17 +262,17 @@ impl SpringBody {
                 }
                 for i in 0..3 {
                     for j in 0..3 {
-                        put(t.vertices[i], t.vertices[j], &blocks[i][j]);
+                        put(Element::Triangle, index, i, j, &blocks[i][j]);
                     }
                 }
             }
         }
         if bend > 0.0 {
-            for h in &shell.hinges {
+            for (index, h) in shell.hinges.iter().enumerate() {
                 for i in 0..4 {
                     for j in 0..4 {
                         let b = Matrix3::identity() * (-bend * h.sign * h.weights[i] * h.weights[j]);
-                        put(h.vertices[i], h.vertices[j], &b);
+                        put(Element::Hinge, index, i, j, &b);
                     }
                 }
             }
@@ -320,7 +331,8 @@ mod tests {
         let step = 1e-6;
         let mut worst: f64 = 0.0;
         let scale = forces.iter().zip(&weight).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
-        let kmax = k.values().fold(0.0f64, |m, v| m.max(v.abs()));
+        let k = k.dense();
+        let kmax = k.abs().max();
         for j in 0..n {
             let mut plus = u.clone();
             plus[j] += step;
@@ -331,7 +343,7 @@ mod tests {
             let (fp, fm) = (body.forces(&law, &plus, None), body.forces(&law, &minus, None));
             for i in 0..n {
                 let d = (fp[i] - fm[i]) / (2.0 * step);
-                let exact = k.get(&(i, j)).copied().unwrap_or(0.0);
+                let exact = k[(i, j)];
                 worst = worst.max((d - exact).abs() / kmax);
             }
         }

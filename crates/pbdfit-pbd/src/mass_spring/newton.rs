@@ -1,9 +1,9 @@
 //! The static equilibrium by Newton's method on the sparse tangent with a backtracking line search
 //! ([`Equilibrium`]), and the equilibrium's sensitivities to the spring constants.
 
-use faer::linalg::solvers::SolveCore;
-use faer::{Conj, Mat};
+use faer::Mat;
 
+use super::tangent::Tangent;
 use super::{SpringBody, SpringError, SpringLaw, inf};
 use crate::Vec3;
 
@@ -54,7 +54,7 @@ impl SpringBody {
     /// the last bit leaves (each entry of the tangent `K` at `u` in absolute value, times `|u_j|`), plus the
     /// load's own. It grows with the stiffness: a volume penalty `kvol` of 1e10 Pa on the unit cube at N = 1
     /// (springs of 270 N/m) puts it near 1e-8 of a node's weight, springs alone near 1e-14.
-    fn round_off(&self, k: &super::tangent::Entries, u: &[f64]) -> f64 {
+    fn round_off(&self, k: &Tangent, u: &[f64]) -> f64 {
         let mut scale = vec![0.0; self.dofs()];
         for (i, &p) in self.free.iter().enumerate() {
             let load = self.accelerations[p] * self.masses[p];
@@ -62,7 +62,7 @@ impl SpringBody {
                 scale[3 * i + c] = load[c].abs();
             }
         }
-        for (&(r, c), &v) in k {
+        for (r, c, v) in k.entries() {
             scale[r] += v.abs() * u[c].abs();
         }
         f64::EPSILON * inf(&scale)
@@ -108,7 +108,7 @@ impl SpringBody {
         law: &SpringLaw,
         warm: Option<&[Vec3]>,
         iterations: usize,
-        mut step: impl FnMut(&SpringLaw, &super::tangent::Entries, &[f64], &[f64], usize) -> Step,
+        mut step: impl FnMut(&SpringLaw, &Tangent, &[f64], &[f64], usize) -> Step,
     ) -> Result<Equilibrium, SpringError> {
         let statics = SpringLaw { damping: 0.0, ..*law };
         // The force scale: the load on the undeformed free vertices, i.e. their weight and tractions plus
@@ -211,7 +211,7 @@ impl SpringBody {
         let mut mu = 0.0;
         self.newton(law, warm, 200, |statics, k, u, f, _| {
             let energy = |x: &[f64]| self.energy(statics, &self.expand(x), &zeros);
-            let largest = k.iter().filter(|((r, c), _)| r == c).fold(0.0f64, |m, (_, v)| m.max(v.abs()));
+            let largest = k.largest_diagonal();
             let (start, e0) = (norm(f), energy(u));
             let mut trial_mu = mu;
             while trial_mu <= 1e8 * largest {
@@ -263,12 +263,13 @@ impl SpringBody {
                 f.iter().zip(&weight).map(|(a, b)| a - b).collect()
             })
             .collect();
-        let lu = self.factor(&[(&k, 1.0)], None)?;
+        // (-K) s_j = df/dp_j: `-K` is positive definite at a stable equilibrium (Cholesky's, `tangent.rs`).
+        let factor = self.factor(&[(&k, -1.0)], None)?;
         let n = self.dofs();
         let mut rhs = Mat::<f64>::from_fn(n, rates.len(), |i, j| {
-            -(0..SpringLaw::ELASTIC).map(|c| rates[j][c] * per_constant[c][i]).sum::<f64>()
+            (0..SpringLaw::ELASTIC).map(|c| rates[j][c] * per_constant[c][i]).sum::<f64>()
         });
-        lu.solve_in_place_with_conj(Conj::No, rhs.as_mut());
+        factor.solve_in_place(rhs.as_mut());
         let columns: Vec<Vec<Vec3>> = (0..rates.len())
             .map(|j| self.expand(&(0..n).map(|i| rhs[(i, j)]).collect::<Vec<_>>()))
             .map(|c| c.iter().zip(&self.prescribed).map(|(a, p)| a - p).collect())
