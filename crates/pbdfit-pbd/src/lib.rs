@@ -85,7 +85,7 @@ pub use mass_spring::{
     Trajectory,
 };
 pub use model::{
-    BodyKind, Fold, MAX_PARAMETERS, MAX_SETTINGS, Model, ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule,
+    BodyKind, Fold, MAX_PARAMETERS, MAX_SETTINGS, MASSES_SETTING, Model, ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule,
     RuleSettings, Scale, SettingSpec, SimParams, UnitWhen,
 };
 pub use potentials::SpringPotential;
