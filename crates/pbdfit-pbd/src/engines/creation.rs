@@ -112,10 +112,8 @@ impl CreationOrder {
         match self {
             CreationOrder::Profile => faces.to_vec(),
             CreationOrder::Sorted => {
-                let mut sorted: Vec<[usize; 3]> = faces
-                    .iter()
-                    .map(|&f| turn(f, (0..3).min_by_key(|&k| f[k]).expect("three corners")))
-                    .collect();
+                let mut sorted: Vec<[usize; 3]> =
+                    faces.iter().map(|&f| turn(f, (0..3).min_by_key(|&k| f[k]).expect("three corners"))).collect();
                 sorted.sort();
                 sorted
             }

@@ -455,15 +455,21 @@ fn jolt_cloth_evaluates_godots_body_and_its_face_orders() {
     let out = pbdfit(&[&["simulate", "--json"][..], &base, &godot_settings, &params].concat());
     assert!(out.status.success(), "{}", stderr(&out));
     let v = json(&out);
-    assert_eq!(v["model"], "jolt-cloth[bend=2,masses=1]", "{}", v["model"]);
+    assert_eq!(v["model"], "jolt-cloth[bend=none,masses=uniform]", "{}", v["model"]);
     let text = v.to_string();
     assert!(text.contains("\"uniform\""), "the masses are reported uniform: {text}");
     assert_refused(
         &[&["fit"][..], &base, &godot_settings].concat(),
         &["bend_compliance acts on nothing", "bend=none makes no bend constraints"],
     );
-    assert_refused(&[&["simulate"][..], &base, &["--setting", "bend=flat"], &params].concat(), &["distance, dihedral, none"]);
-    assert_refused(&[&["simulate"][..], &base, &["--setting", "masses=heavy"], &params].concat(), &["lumped, uniform"]);
+    assert_refused(
+        &[&["simulate"][..], &base, &["--setting", "bend=flat"], &params].concat(),
+        &["nor a word of model jolt-cloth's bend (distance = 0, dihedral = 1, none = 2)"],
+    );
+    assert_refused(
+        &[&["simulate"][..], &base, &["--setting", "masses=heavy"], &params].concat(),
+        &["nor a word of model jolt-cloth's masses (lumped = 0, uniform = 1)"],
+    );
 }
 
 /// NVIDIA Newton's XPBD cloth (`newton-cloth`) fits the hanging sheet against the shell at Newton's cloth
