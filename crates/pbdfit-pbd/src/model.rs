@@ -577,8 +577,13 @@ impl ModelKind {
     /// uniform ones at 1.
     pub fn sheet_masses(self) -> pbdfit_mesh::MassModel {
         match self.settings().into_iter().find(|(name, _)| *name == MASSES_SETTING) {
-            Some((_, v)) if v == 1.0 => pbdfit_mesh::MassModel::Uniform,
-            Some(_) => pbdfit_mesh::MassModel::Lumped,
+            Some((_, uniform)) => {
+                if uniform == 1.0 {
+                    pbdfit_mesh::MassModel::Uniform
+                } else {
+                    pbdfit_mesh::MassModel::Lumped
+                }
+            }
             None => self.def.masses.unwrap_or(pbdfit_mesh::MassModel::Lumped),
         }
     }
