@@ -2,7 +2,10 @@
 """pbdfit's `jolt-cloth` profile against Jolt itself on sheets: the rest state of a sheet scene whose
 constraints Jolt's `CreateConstraints` makes of its triangles (bend type `Distance`, or with `--bend dihedral`
 `Dihedral`), in pbdfit and in Jolt, on the hanging sheet (in its plane, where a dihedral angle stays 0) and
-the clamped strip (sagging out of its plane, where the bends act).
+the clamped strip (sagging out of its plane, where the bends act). With `--bend none --masses uniform` the body
+is Godot's SoftBody3D's (no bend constraints, every vertex the sheet's mass over the vertex count); with
+`--order SEED` pbdfit hands `CreateConstraints` the faces in its shuffled order (`--setting order=SEED`) and Jolt
+gets the faces in that same order.
 
 For each case (scene, N, dt, mNumIterations, parameter point) this script
 
@@ -16,10 +19,11 @@ For each case (scene, N, dt, mNumIterations, parameter point) this script
       component, and the largest vertex difference over the largest displacement (`max`).
 
 Usage:
-    python3 benchmarks/engines/jolt_cloth.py [--bend distance|dihedral] [--example PATH] [--jolt-rest PATH]
-                                             [--out DIR] [--goal G]
+    python3 benchmarks/engines/jolt_cloth.py [--bend distance|dihedral|none] [--masses lumped|uniform]
+                                             [--order SEED] [--example PATH] [--jolt-rest PATH] [--out DIR] [--goal G]
 Writes DIR/jolt_cloth.txt, DIR/jolt_cloth.json and DIR/jolt_cloth_rest.txt (with --bend dihedral
-jolt_cloth_dihedral.txt, jolt_cloth_dihedral.json and jolt_cloth_dihedral_rest.txt; DIR: benchmarks/engines/results;
+jolt_cloth_dihedral.txt, jolt_cloth_dihedral.json and jolt_cloth_dihedral_rest.txt; with --bend none, --masses
+uniform or --order SEED the stem takes _none, _uniform and _orderSEED; DIR: benchmarks/engines/results;
 the last Jolt's rest displacements per case, which the test `jolt_cloth_equals_jolts_committed_rest_state` of
 crates/pbdfit-pbd/tests/pbd_tests/engines.rs compares with pbdfit's, with no Jolt in CI). Exit status 0 when every
 case is within --goal (relative L2, default 1e-3), 1 otherwise, 2 on a setup error.
@@ -63,7 +67,7 @@ CASES = [
     ("hanging-sheet", 8, 1 / 30, 2, "S"),
     ("hanging-sheet", 8, 0.05, 4, "L"),
 ]
-STRIP = {"distance": ("S", "L"), "dihedral": ("A", "B")}
+STRIP = {"distance": ("S", "L"), "dihedral": ("A", "B"), "none": ("S", "L")}
 
 
 def cases(bend: str) -> list[tuple]:
@@ -105,17 +109,23 @@ def main() -> int:
     ap.add_argument("--jolt-rest", default=os.environ.get("JOLT_REST", "/tmp/jolt-target/release/jolt_rest"))
     ap.add_argument("--out", default=str(HERE / "results"))
     ap.add_argument("--goal", type=float, default=1e-3)
-    ap.add_argument("--bend", choices=["distance", "dihedral"], default="distance",
+    ap.add_argument("--bend", choices=["distance", "dihedral", "none"], default="distance",
                     help="CreateConstraints' EBendType (jolt-cloth's setting bend)")
+    ap.add_argument("--masses", choices=["lumped", "uniform"], default="lumped",
+                    help="the vertices' masses (jolt-cloth's setting masses; Godot's: uniform)")
+    ap.add_argument("--order", type=int, default=0,
+                    help="a seed >= 1: the faces handed to CreateConstraints in pbdfit's shuffle by it (setting order)")
     args = ap.parse_args()
-    stem = "jolt_cloth" if args.bend == "distance" else "jolt_cloth_dihedral"
+    stem = ("jolt_cloth" + ("" if args.bend == "distance" else f"_{args.bend}")
+            + ("" if args.masses == "lumped" else f"_{args.masses}") + (f"_order{args.order}" if args.order else ""))
     for path, what in [(args.example, "cargo build -p pbdfit-pbd --example jolt_cloth_rest"),
                        (args.jolt_rest, "see benchmarks/engines/README.md")]:
         if not os.access(path, os.X_OK):
             print(f"jolt_cloth: {path} is not an executable ({what})", file=sys.stderr)
             return 2
     lines = ["pbdfit's jolt-cloth profile against Jolt (crates.io oxijolt) on sheets: CreateConstraints, bend type "
-             + args.bend.capitalize(),
+             + args.bend.capitalize() + f", {args.masses} masses"
+             + (f", faces in pbdfit's shuffled order (seed {args.order})" if args.order else ""),
              f"{'scene':14s} {'N':>2s} {'dt':>7s} {'it':>2s} {'pt':2s} {'edges':>5s} "
              + (f"{'bends':>5s} " if args.bend == "dihedral" else "") + f"{'max|u| (m)':>10s} "
              f"{'rel L2':>9s} " + (f"{'x, y':>9s} {'z':>9s} " if args.bend == "dihedral" else "")
@@ -126,7 +136,8 @@ def main() -> int:
     for scene, n, dt, iterations, pname in cases(args.bend):
         point = POINTS[pname]
         params = f"{point['compliance']},{point['shear_compliance']},{point['bend_compliance']}"
-        settings = f"linear_damping={point['linear_damping']}" + ("" if args.bend == "distance" else ",bend=dihedral")
+        settings = (f"linear_damping={point['linear_damping']},bend={args.bend},masses={args.masses}"
+                    + (f",order={args.order}" if args.order else ""))
         code, p, err = run_json([args.example, scene, str(n), repr(dt), str(iterations), params, settings,
                                  repr(DENSITY[scene])])
         if code != 0 or "displacements" not in p.get("rest", {}):
@@ -182,10 +193,13 @@ def main() -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{stem}.txt").write_text("\n".join(lines) + "\n")
-    (out / f"{stem}.json").write_text(json.dumps({"jolt_version": version, "bend": args.bend, "goal": args.goal,
+    (out / f"{stem}.json").write_text(json.dumps({"jolt_version": version, "bend": args.bend, "masses": args.masses,
+                                                  "order": args.order, "goal": args.goal,
                                                   "cases": results}, indent=1) + "\n")
     fixture = [f"# Jolt {version} rest displacements (m) of jolt_cloth.py's cases"
-               + ("" if args.bend == "distance" else " (bend type Dihedral)")
+               + ("" if args.bend == "distance" else f" (bend type {args.bend.capitalize()})")
+               + ("" if args.masses == "lumped" else f" ({args.masses} masses)")
+               + (f" (faces in pbdfit's shuffled order, seed {args.order})" if args.order else "")
                + ": case scene n dt iterations "
                "compliance shear_compliance bend_compliance linear_damping density vertices, then x y z per vertex"]
     for r in results:

@@ -92,8 +92,8 @@ pub use reference::{FemReference, PartCache, Reference, reference_id, reference_
 pub use request::{FitOption, FitRequest, FitRequestError, MAX_GRID_POINTS, largest_grid};
 pub use search_box::{Axis, SearchBox, default_grid, parse_bound};
 pub use sheet::{
-    ShellReference, check_cloth_model, check_solid_model, clamp_note, clamp_row, load_sheet, refuse_solid_options,
-    sheet_problem, sheet_problem_with_note, shell_constraints, solve_shell, solve_shell_dynamic,
+    ShellReference, check_cloth_model, check_fitted_parameters, check_solid_model, clamp_note, clamp_row, load_sheet,
+    refuse_solid_options, sheet_problem, sheet_problem_with_note, shell_constraints, solve_shell, solve_shell_dynamic,
     solve_shell_with_contact,
 };
 pub use target::*;

@@ -34,6 +34,9 @@ pub struct OrderPoint {
 /// The spread over creation orders at a fitted point.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OrderSpread {
+    /// What the order is of: `edges` (a solid's, the program's own loop) or `faces` (a sheet's, handed to
+    /// Jolt's `CreateConstraints`).
+    pub of: &'static str,
     /// The order the fit ran with.
     pub order: String,
     /// The other orders tried.
@@ -92,7 +95,8 @@ pub fn order_spread(problem: &FitProblem, values: &[f64], fitted: f64) -> Option
     let largest_rise =
         others.iter().filter_map(|o| o.error).map(|e| e / fitted - 1.0).fold(f64::NEG_INFINITY, f64::max);
     let beyond = others.iter().any(|o| o.error.is_none_or(|e| (e / fitted - 1.0).abs() > RISE));
-    Some(OrderSpread { order: order.name(), others, largest_move, largest_rise, beyond_fit_range: beyond })
+    let of = if kind.body_kind() == pbdfit_pbd::BodyKind::Sheet { "faces" } else { "edges" };
+    Some(OrderSpread { of, order: order.name(), others, largest_move, largest_rise, beyond_fit_range: beyond })
 }
 
 impl OrderSpread {
@@ -103,15 +107,16 @@ impl OrderSpread {
         let failed = self.others.iter().filter(|o| o.error.is_none()).count();
         let failed = if failed > 0 { format!(", {failed} with no rest state") } else { String::new() };
         let verdict = if self.beyond_fit_range {
-            "more than the fit's own 1 % range: create the edges in the order fitted, or fit in the order your program \
+            "more than the fit's own 1 % range: create them in the order fitted, or fit in the order your program \
              uses (--setting order=...)"
         } else {
             "within the fit's own 1 % range"
         };
         let names: Vec<&str> = self.others.iter().map(|o| o.order.as_str()).collect();
         format!(
-            "edges created in the {} order; the other orders ({}) move the rest state by up to {:.2e} (relative L2) \
+            "{} created in the {} order; the other orders ({}) move the rest state by up to {:.2e} (relative L2) \
              and give errors {:.6e} to {:.6e} (the fit's {:.6e}){failed}: {verdict}",
+            self.of,
             self.order,
             names.join(", "),
             self.largest_move,

@@ -151,6 +151,23 @@ pub fn check_cloth_model(kind: ModelKind, scene: &str) -> Result<(), FitJobError
     )))
 }
 
+/// Refuses to fit a model whose settings leave a parameter acting on nothing
+/// ([`ModelKind::inert_parameters`]: `jolt-cloth` with `bend=none` makes no bend constraints, so no rest
+/// state determines `bend_compliance`), naming the parameter and the setting.
+pub fn check_fitted_parameters(kind: ModelKind) -> Result<(), FitJobError> {
+    let inert = kind.inert_parameters();
+    if inert.is_empty() {
+        return Ok(());
+    }
+    Err(FitJobError::Input(format!(
+        "model `{}`: {} acts on nothing under its settings (bend=none makes no bend constraints), so a fit cannot \
+         determine it: fit with bend=distance or bend=dihedral (the report's Godot SoftBody3D line then evaluates \
+         Godot's own body, bend=none with uniform masses, at the fitted compliance), or run bend=none in simulate",
+        kind.spec(),
+        inert.join(", ")
+    )))
+}
+
 /// Refuses a cloth model on a tetrahedral solid, naming it and the scene.
 pub fn check_solid_model(kind: ModelKind, scene: &str) -> Result<(), FitJobError> {
     if kind.body_kind() == BodyKind::Solid {

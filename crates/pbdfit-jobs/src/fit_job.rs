@@ -196,6 +196,7 @@ impl FitJob {
         let kind = self.request.kind;
         let pbdfit_fit::LoadedSheet { scene, body: sheet, material } = loaded;
         pbdfit_fit::check_cloth_model(kind, &scene.name)?;
+        pbdfit_fit::check_fitted_parameters(kind)?;
         if let Some(option) = [(self.measured.is_some(), "measured"), (self.bootstrap.is_some(), "bootstrap")]
             .iter()
             .find_map(|(given, name)| given.then_some(*name))
@@ -392,6 +393,9 @@ pub struct PastedError {
     pub line: String,
     /// The parameters it gives the engine, by name.
     pub parameters: BTreeMap<String, f64>,
+    /// The profile's settings it changes (Godot's sheet: `bend` 2, none, and `masses` 1, uniform), by name.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub settings: BTreeMap<String, f64>,
     /// The error at them; `None` where they have no rest state.
     pub error: Option<f64>,
     /// Why they have no rest state, where they have none.
@@ -564,11 +568,15 @@ impl FitReport {
             pasted: kind
                 .pasted_bodies(&values)
                 .into_iter()
-                .map(|(line, at)| {
-                    let e = prepared.problem.evaluate(&at, None);
+                .map(|(line, godot, at)| {
+                    let mut problem = prepared.problem.clone();
+                    problem.settings.kind = godot;
+                    let e = problem.evaluate(&at, None);
+                    let settings = godot.settings().into_iter().filter(|s| !kind.settings().contains(s));
                     PastedError {
                         line: line.to_string(),
                         parameters: result.parameters.iter().map(|(n, _)| n.to_string()).zip(at).collect(),
+                        settings: settings.map(|(n, v)| (n.to_string(), v)).collect(),
                         error: e.failure.is_none().then_some(e.error),
                         failure: e.failure.map(|f| f.to_string()),
                     }
@@ -808,6 +816,7 @@ impl FitReport {
                 let at: Vec<String> = pasted
                     .parameters
                     .iter()
+                    .chain(&pasted.settings)
                     .map(|(n, v)| format!("{n} = {}", pbdfit_mesh::display::number(*v)))
                     .collect();
                 let what = match (&pasted.error, &pasted.failure) {

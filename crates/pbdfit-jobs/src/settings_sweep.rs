@@ -459,6 +459,7 @@ impl SettingsKeywords {
     ) -> Result<PreparedSettings, FitJobError> {
         let pbdfit_fit::LoadedSheet { scene, body, material } = sheet;
         pbdfit_fit::check_cloth_model(kind, &scene.name)?;
+        pbdfit_fit::check_fitted_parameters(kind)?;
         let reference = pbdfit_fit::ShellReference::of_job(&self.reference, &scene, spelling)?;
         let options = sweep_options(kind)?;
         let (plan, clamp) =

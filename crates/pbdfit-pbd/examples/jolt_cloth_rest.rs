@@ -2,8 +2,10 @@
 //! `benchmarks/engines/jolt_cloth.py`, which runs the same sheet in Jolt itself and compares.
 //!
 //! Usage: `jolt_cloth_rest SCENE N DT NIT COMPLIANCE,SHEAR,BEND [SETTINGS [DENSITY]]` with SETTINGS
-//! `name=value,...` (`linear_damping`, `gravity_factor`, `bend=distance|dihedral`) and DENSITY (kg/m^3) replacing the scene's (Jolt
-//! refuses a vertex lighter than 1 g: oxijolt's `MAX_VERTEX_INVERSE_MASS`). Prints the sheet (vertices, triangles, lumped masses, held flags,
+//! `name=value,...` (`linear_damping`, `gravity_factor`, `bend=distance|dihedral|none`, `masses=lumped|uniform`,
+//! `order=profile|sorted|SEED`) and DENSITY (kg/m^3) replacing the scene's (Jolt refuses a vertex lighter than 1 g:
+//! oxijolt's `MAX_VERTEX_INVERSE_MASS`). Prints the sheet (vertices, triangles in the order the setting `order`
+//! hands them to `CreateConstraints`, the masses of the setting `masses`, held flags,
 //! gravity; the held vertices are those a fit holds, `SheetBody::particle_held`: the supports and a clamped
 //! edge's first cell), the numbers of edge and dihedral constraints `CreateConstraints` makes, and the rest
 //! displacements (m).
@@ -47,12 +49,10 @@ fn main() {
         Err(e) => format!("{{\"error\":\"{e}\"}}"),
     };
     // The constraints CreateConstraints makes with the bend type asked for, as the profile makes them.
-    let bend = if kind.settings().into_iter().any(|(name, v)| name == "bend" && v == 1.0) {
-        JoltBend::Dihedral
-    } else {
-        JoltBend::Distance
-    };
-    let triangles = system.cloth_body().expect("a sheet").triangles();
+    let setting = |wanted: &str| kind.settings().into_iter().find(|(name, _)| *name == wanted).map_or(0.0, |(_, v)| v);
+    let bend = [JoltBend::Distance, JoltBend::Dihedral, JoltBend::None][setting("bend") as usize];
+    let order = kind.creation_order().unwrap_or_default();
+    let triangles = order.faces(&system.cloth_body().expect("a sheet").triangles());
     let movable: Vec<bool> = system.inverse_masses().iter().map(|&w| w > 0.0).collect();
     let made = create_constraints(&triangles, system.rest_positions(), &movable, bend);
     let g = body.gravity;
@@ -60,8 +60,8 @@ fn main() {
         "{{\"vertices\":{},\"triangles\":{},\"masses\":{},\"held\":{},\"gravity\":[{:e},{:e},{:e}],\"dt\":{dt:e},\
          \"nit\":{nit},\"constraints\":{{\"edges\":{},\"dihedral\":{}}},\"rest\":{}}}",
         vectors(body.sheet.mesh.vertices()),
-        list(body.sheet.mesh.triangles().iter().map(|t| format!("[{},{},{}]", t[0], t[1], t[2]))),
-        list(body.sheet.lumped_masses().iter().map(|m| format!("{m:e}"))),
+        list(triangles.iter().map(|t| format!("[{},{},{}]", t[0], t[1], t[2]))),
+        list(body.sheet.masses(kind.sheet_masses()).iter().map(|m| format!("{m:e}"))),
         list(held.iter().map(|h| h.to_string())),
         g.x,
         g.y,

@@ -85,8 +85,8 @@ pub use mass_spring::{
     Trajectory,
 };
 pub use model::{
-    BodyKind, Fold, MAX_PARAMETERS, MAX_SETTINGS, Model, ModelDef, ModelKind, ModelRule, ParameterSpec, ProjectionRule,
-    RuleSettings, Scale, SettingSpec, SimParams, UnitWhen,
+    BodyKind, Fold, MASSES_SETTING, MAX_PARAMETERS, MAX_SETTINGS, Model, ModelDef, ModelKind, ModelRule, ParameterSpec,
+    ProjectionRule, RuleSettings, Scale, SettingSpec, SimParams, UnitWhen,
 };
 pub use potentials::SpringPotential;
 pub use resolution::MIN_STEP_MOTION;

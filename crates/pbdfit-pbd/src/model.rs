@@ -33,6 +33,10 @@ pub struct ParameterSpec {
     /// `bend=distance`, rad/(N m) with `bend=dihedral`): [`ModelKind::parameters`] gives each parameter the
     /// unit of the kind's settings ([`Self::unit_for`]).
     pub units_when: &'static [UnitWhen],
+    /// A setting and its value under which the parameter acts on nothing (`jolt-cloth`'s `bend_compliance`
+    /// with `bend=none`, which makes no bend constraints): a fit cannot determine it there
+    /// ([`ModelKind::inert_parameters`]).
+    pub inert_when: Option<(&'static str, f64)>,
     /// What it is, for help texts.
     pub description: &'static str,
     /// Search scale.
@@ -60,6 +64,7 @@ impl ParameterSpec {
             name,
             unit,
             units_when: &[],
+            inert_when: None,
             description,
             scale: Scale::Log10,
             default_box,
@@ -72,6 +77,12 @@ impl ParameterSpec {
     /// The parameter with other units under some settings ([`Self::units_when`]).
     pub const fn with_units_when(self, units_when: &'static [UnitWhen]) -> Self {
         ParameterSpec { units_when, ..self }
+    }
+
+    /// The parameter acting on nothing while the setting `setting` has the value `value`
+    /// ([`Self::inert_when`]).
+    pub const fn inert_when(self, setting: &'static str, value: f64) -> Self {
+        ParameterSpec { inert_when: Some((setting, value)), ..self }
     }
 
     /// The unit under `kind`'s settings: the first of [`Self::units_when`] whose setting has its value, else
@@ -144,6 +155,10 @@ pub(crate) fn no_usage(_: &[f64], _: RuleSettings) -> Vec<String> {
 
 /// The most engine settings a model may have.
 pub const MAX_SETTINGS: usize = 5;
+
+/// The setting by which a sheet profile chooses its masses: 0 lumped, 1 uniform (the sheet's total mass
+/// over its vertex count) ([`ModelKind::sheet_masses`]).
+pub const MASSES_SETTING: &str = "masses";
 
 /// A setting of an engine profile that is not fitted (relaxation, damping, ...): the engine's own name,
 /// its default and allowed range. Given on the command line as `--setting NAME=VALUE`, in study and
@@ -558,8 +573,28 @@ impl ModelKind {
 
     /// The masses a sheet's particles have under this model: its engine's where it has a convention
     /// (`genesis-cloth`'s step gives every particle the same mass), else lumped, as every sheet model's.
+    /// A profile with the setting `masses` ([`MASSES_SETTING`]: `jolt-cloth`) has lumped masses at 0 and
+    /// uniform ones at 1.
     pub fn sheet_masses(self) -> pbdfit_mesh::MassModel {
-        self.def.masses.unwrap_or(pbdfit_mesh::MassModel::Lumped)
+        match self.settings().into_iter().find(|(name, _)| *name == MASSES_SETTING) {
+            Some((_, uniform)) => {
+                if uniform == 1.0 {
+                    pbdfit_mesh::MassModel::Uniform
+                } else {
+                    pbdfit_mesh::MassModel::Lumped
+                }
+            }
+            None => self.def.masses.unwrap_or(pbdfit_mesh::MassModel::Lumped),
+        }
+    }
+
+    /// The parameters that act on nothing under this kind's settings ([`ParameterSpec::inert_when`]).
+    pub fn inert_parameters(self) -> Vec<&'static str> {
+        let settings = self.settings();
+        let inert = |p: &&ParameterSpec| {
+            p.inert_when.is_some_and(|(name, value)| settings.iter().any(|&(n, v)| n == name && v == value))
+        };
+        self.def.parameters.iter().filter(inert).map(|p| p.name).collect()
     }
 
     /// Every registered model kind.
@@ -609,8 +644,10 @@ impl ModelKind {
     /// ones: the line's name and the parameter values it makes (Jolt's Godot line: the printed
     /// `linear_stiffness`, clamped to [0, 1], and no volume constraint), for the fit to evaluate. Empty
     /// where every line carries the fitted values.
-    pub fn pasted_bodies(self, values: &[f64]) -> Vec<(&'static str, Vec<f64>)> {
-        crate::models::pasted_bodies(self.def.name, values)
+    /// Each comes with the kind it runs under (Godot's sheet: `jolt-cloth` with `bend=none` and uniform
+    /// masses).
+    pub fn pasted_bodies(self, values: &[f64]) -> Vec<(&'static str, ModelKind, Vec<f64>)> {
+        crate::models::pasted_bodies(self, values)
     }
 
     /// The parameter names joined by `, ` (for messages).

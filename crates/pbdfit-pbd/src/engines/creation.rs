@@ -97,15 +97,46 @@ impl CreationOrder {
                     (a.min(b), a.max(b), i)
                 });
             }
-            CreationOrder::Shuffled(seed) => {
-                let mut rng = SplitMix64(seed);
-                for i in (1..sequence.len()).rev() {
-                    let j = (rng.next() % (i as u64 + 1)) as usize;
-                    sequence.swap(i, j);
-                }
-            }
+            CreationOrder::Shuffled(seed) => shuffle(&mut sequence, &mut SplitMix64(seed)),
         }
         sequence
+    }
+
+    /// A sheet's faces (vertex triples, in the mesh's order: an imported sheet's file order) as a program
+    /// hands them to Jolt's `CreateConstraints` in this order: the profile's, the mesh's order; sorted, each
+    /// face turned to start at its smallest vertex and the faces sorted by their triples; shuffled, the faces
+    /// shuffled by the seed and each face turned by a seeded 0, 1 or 2 places. A face is only ever turned,
+    /// never reflected, so its winding (which decides `CreateConstraints`' coplanarity test) is kept.
+    pub fn faces(self, faces: &[[usize; 3]]) -> Vec<[usize; 3]> {
+        let turn = |f: [usize; 3], k: usize| [f[k % 3], f[(k + 1) % 3], f[(k + 2) % 3]];
+        match self {
+            CreationOrder::Profile => faces.to_vec(),
+            CreationOrder::Sorted => {
+                let mut sorted: Vec<[usize; 3]> =
+                    faces.iter().map(|&f| turn(f, (0..3).min_by_key(|&k| f[k]).expect("three corners"))).collect();
+                sorted.sort();
+                sorted
+            }
+            CreationOrder::Shuffled(seed) => {
+                let mut rng = SplitMix64(seed);
+                let mut sequence: Vec<usize> = (0..faces.len()).collect();
+                shuffle(&mut sequence, &mut rng);
+                sequence.into_iter().map(|i| turn(faces[i], (rng.next() % 3) as usize)).collect()
+            }
+        }
+    }
+
+    /// How a program hands a sheet's faces to `CreateConstraints` in this order, for the lines to paste.
+    pub fn how_faces(self) -> String {
+        match self {
+            CreationOrder::Profile => "the faces in the mesh's order (an imported mesh's: its file's)".to_string(),
+            CreationOrder::Sorted => {
+                "each face turned to start at its smallest vertex, the faces sorted by their vertex triples".to_string()
+            }
+            CreationOrder::Shuffled(seed) => {
+                format!("the mesh's faces shuffled and turned by seed {seed} (engines::creation::CreationOrder::faces)")
+            }
+        }
     }
 
     /// `edges` (the profile's order) in this order, sorted pairs as `(min, max)`: what the user creates.
@@ -142,6 +173,14 @@ impl crate::PbdSystem {
     pub fn edges_in_creation_order(&self, order: CreationOrder) -> Vec<[usize; 2]> {
         let pairs: Vec<[usize; 2]> = self.engine_body().edges.iter().map(|e| e.particles).collect();
         order.edges(&pairs)
+    }
+}
+
+/// Fisher-Yates on `v`, driven by `rng`.
+fn shuffle(v: &mut [usize], rng: &mut SplitMix64) {
+    for i in (1..v.len()).rev() {
+        let j = (rng.next() % (i as u64 + 1)) as usize;
+        v.swap(i, j);
     }
 }
 

@@ -16,6 +16,7 @@ const PARAMETERS: [ParameterSpec; 4] = [
         name: "poisson",
         unit: "1",
         units_when: &[],
+        inert_when: None,
         description: "Poisson ratio (the library's xy and yx Poisson ratios)",
         scale: Scale::Linear,
         default_box: (0.0, 0.49),

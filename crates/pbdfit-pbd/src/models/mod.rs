@@ -12,10 +12,11 @@ use std::sync::LazyLock;
 use crate::{BodyKind, ModelDef, ModelKind};
 
 /// Where a model's paste lines give the engine other parameters than the fitted ones: each line's name
-/// and the parameter values it makes (see [`crate::ModelKind::pasted_bodies`]).
-pub(crate) fn pasted_bodies(name: &str, values: &[f64]) -> Vec<(&'static str, Vec<f64>)> {
-    match name {
-        "jolt" => vec![("Godot SoftBody3D", crate::engines::jolt::godot_body(values))],
+/// the kind and the parameter values it makes (see [`crate::ModelKind::pasted_bodies`]).
+pub(crate) fn pasted_bodies(kind: ModelKind, values: &[f64]) -> Vec<(&'static str, ModelKind, Vec<f64>)> {
+    match kind.name() {
+        "jolt" => vec![("Godot SoftBody3D", kind, crate::engines::jolt::godot_body(values))],
+        "jolt-cloth" => vec![crate::engines::jolt_cloth::godot_body(kind, values)],
         _ => Vec::new(),
     }
 }

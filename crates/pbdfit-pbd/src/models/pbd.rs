@@ -18,6 +18,7 @@ impl ParameterSpec {
             name,
             unit: "1",
             units_when: &[],
+            inert_when: None,
             description,
             scale: Scale::Linear,
             default_box: (0.0, 1.0),

@@ -424,6 +424,54 @@ fn jolt_cloth_fits_a_sheet_and_refuses_a_solid() {
     );
 }
 
+/// Godot's sheet in `jolt-cloth`: a fit's Godot line evaluates Godot's own body (`engine.pasted`: bend=none,
+/// uniform masses, the edges' compliance on the shear diagonals) with an error of its own, and its face
+/// orders report no move at all (every face order rests alike on a sheet of at most 256 vertices);
+/// `simulate` runs `bend=none` with uniform masses and lists them (the sheet's mass over its vertex count);
+/// a fit with `bend=none` is refused naming `bend_compliance`, and bad words are refused naming the allowed
+/// ones (exit 2).
+#[test]
+fn jolt_cloth_evaluates_godots_body_and_its_face_orders() {
+    let base = ["--scene", "hanging-sheet", "--n", "2", "--model", "jolt-cloth", "--dt", "1/60", "--nit", "5"];
+    let out = pbdfit(&[&["fit", "--json"][..], &base].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = json(&out);
+    let error = r["error"].as_f64().unwrap();
+    let godot = &r["engine"]["pasted"][0];
+    assert_eq!(godot["line"], "Godot SoftBody3D", "{r}");
+    assert_eq!((godot["settings"]["bend"].as_f64(), godot["settings"]["masses"].as_f64()), (Some(2.0), Some(1.0)));
+    let parameters = &godot["parameters"];
+    assert_eq!(parameters["compliance"], parameters["shear_compliance"], "{godot}");
+    let pasted = godot["error"].as_f64().unwrap();
+    println!("fit error {error:.6e}, Godot's body {pasted:.6e}");
+    assert!(pasted.is_finite() && pasted != error, "{godot}");
+    let orders = &r["engine"]["orders"];
+    assert_eq!(orders["order"], "profile", "{orders}");
+    assert_eq!(orders["others"].as_array().unwrap().len(), 5);
+    assert_eq!(orders["largest_move"].as_f64(), Some(0.0), "{orders}");
+    assert_eq!(orders["beyond_fit_range"], false);
+    let godot_settings = ["--setting", "bend=none", "--setting", "masses=uniform"];
+    let params = ["--param", "compliance=1e-3", "--param", "shear_compliance=1e-3", "--param", "bend_compliance=1"];
+    let out = pbdfit(&[&["simulate", "--json"][..], &base, &godot_settings, &params].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["model"], "jolt-cloth[bend=none,masses=uniform]", "{}", v["model"]);
+    let text = v.to_string();
+    assert!(text.contains("\"uniform\""), "the masses are reported uniform: {text}");
+    assert_refused(
+        &[&["fit"][..], &base, &godot_settings].concat(),
+        &["bend_compliance acts on nothing", "bend=none makes no bend constraints"],
+    );
+    assert_refused(
+        &[&["simulate"][..], &base, &["--setting", "bend=flat"], &params].concat(),
+        &["nor a word of model jolt-cloth's bend (distance = 0, dihedral = 1, none = 2)"],
+    );
+    assert_refused(
+        &[&["simulate"][..], &base, &["--setting", "masses=heavy"], &params].concat(),
+        &["nor a word of model jolt-cloth's masses (lumped = 0, uniform = 1)"],
+    );
+}
+
 /// NVIDIA Newton's XPBD cloth (`newton-cloth`) fits the hanging sheet against the shell at Newton's cloth
 /// example's substep (dt 1/600 s, 10 iterations) with the lines to paste under Newton's keyword names
 /// (`add_cloth_mesh(add_springs=True, spring_ke=..., edge_ke=...)`, `SolverXPBD(iterations=10)`); the sheet
