@@ -2,7 +2,8 @@
 """pbdfit's `jolt-cloth` profile against Jolt itself on sheets: the rest state of a sheet scene whose
 constraints Jolt's `CreateConstraints` makes of its triangles (bend type `Distance`, or with `--bend dihedral`
 `Dihedral`), in pbdfit and in Jolt, on the hanging sheet (in its plane, where a dihedral angle stays 0) and
-the clamped strip (sagging out of its plane, where the bends act).
+the clamped strip (sagging out of its plane, where the bends act), and the imported unstructured plate
+(`scenes/plate-mesh.toml`, its mesh `scenes/meshes/plate.obj`, N = 1: its own resolution), sagging as the strip.
 
 For each case (scene, N, dt, mNumIterations, parameter point) this script
 
@@ -52,7 +53,8 @@ POINTS = {
 # The sheets' densities (kg/m^3): oxijolt refuses a vertex lighter than 1 g (MAX_VERTEX_INVERSE_MASS). The
 # hanging sheet's is ten times the scene's (its lightest free vertex at N = 8 has 0.39 g at 300 kg/m^3); the
 # clamped strip keeps its steel (1.47 g at N = 8).
-DENSITY = {"hanging-sheet": 3000.0, "clamped-strip": 7850.0}
+# The imported plate's is twice its steel (its lightest free vertex, a corner, has 0.70 g at 7850 kg/m^3).
+DENSITY = {"hanging-sheet": 3000.0, "clamped-strip": 7850.0, "scenes/plate-mesh.toml": 15700.0}
 # (scene, N, dt, mNumIterations, point): substeps of 1/80 s or longer, where f32 resolves Jolt's rest state.
 # The hanging sheet hangs in its plane (every dihedral angle stays 0); the clamped strip, held along its
 # short edge (the vertices a fit holds: the edge and its first cell), sags out of its plane under gravity
@@ -67,10 +69,11 @@ STRIP = {"distance": ("S", "L"), "dihedral": ("A", "B")}
 
 
 def cases(bend: str) -> list[tuple]:
-    """The hanging sheet's cases, then the clamped strip's with the points of `bend`."""
+    """The hanging sheet's cases, then the clamped strip's and the imported plate's with the points of `bend`."""
     small, large = STRIP[bend]
     return CASES + [("clamped-strip", 4, 1 / 30, 2, small), ("clamped-strip", 4, 0.05, 4, large),
-                    ("clamped-strip", 8, 1 / 30, 2, small), ("clamped-strip", 8, 0.05, 4, large)]
+                    ("clamped-strip", 8, 1 / 30, 2, small), ("clamped-strip", 8, 0.05, 4, large),
+                    ("scenes/plate-mesh.toml", 1, 1 / 30, 2, small), ("scenes/plate-mesh.toml", 1, 0.05, 4, large)]
 
 
 def rel_l2(u, ref) -> float:
@@ -127,7 +130,8 @@ def main() -> int:
         point = POINTS[pname]
         params = f"{point['compliance']},{point['shear_compliance']},{point['bend_compliance']}"
         settings = f"linear_damping={point['linear_damping']}" + ("" if args.bend == "distance" else ",bend=dihedral")
-        code, p, err = run_json([args.example, scene, str(n), repr(dt), str(iterations), params, settings,
+        path = str(REPO / scene) if scene.endswith(".toml") else scene
+        code, p, err = run_json([args.example, path, str(n), repr(dt), str(iterations), params, settings,
                                  repr(DENSITY[scene])])
         if code != 0 or "displacements" not in p.get("rest", {}):
             print(f"jolt_cloth: pbdfit failed on {scene} N={n}: {err or p.get('rest')}", file=sys.stderr)
@@ -166,7 +170,7 @@ def main() -> int:
                         "jolt_steps": jolt["steps"],
                         "jolt_converged": jolt["converged"], "max_displacement": umax, "rel_l2": l2, "rel_l2_xy": in_plane, "rel_l2_z": out_of_plane, "rel_max": mx,
                         "seconds": time.time() - start, "pbdfit": u, "jolt": ref})
-        lines.append(f"{scene:14s} {n:2d} {dt:7.4f} {iterations:2d} {pname:2s} {jolt['edge_constraints']:5d} "
+        lines.append(f"{Path(scene).stem:14s} {n:2d} {dt:7.4f} {iterations:2d} {pname:2s} {jolt['edge_constraints']:5d} "
                      + (f"{jolt['dihedral_constraints']:5d} " if args.bend == "dihedral" else "") + f"{umax:10.3e}"
                      f" {l2:9.2e} " + (f"{in_plane:9.2e} {out_of_plane:9.2e} " if args.bend == "dihedral" else "")
                      + f"{mx:9.2e} {jolt['steps']:10d}{'' if code == 0 else '+'}  {'yes' if within else 'NO'}")
