@@ -25,7 +25,7 @@ can resolve; `from pbdfit` is how far Newton moved pbdfit's rest state.
 
 Usage:
     python3 benchmarks/engines/newton_cloth.py [--pbdfit target/debug/pbdfit] [--out DIR] [--goal G] [--floor]
-                                               [--cases all|mesh]
+                                               [--cases all|mesh] [--patience STEPS]
 Writes DIR/newton_cloth.txt and DIR/newton_cloth.json (DIR: benchmarks/engines/results; with --cases mesh, the
 imported plate alone, DIR/newton_cloth_mesh.txt and .json). A case is `yes`
 when within --goal (relative L2, default 1e-3); with --floor, `floor` when above the goal but within 1.5 times
