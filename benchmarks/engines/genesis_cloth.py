@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """pbdfit's `genesis-cloth` profile against Genesis 1.4.5's PBD cloth itself (`gs.materials.PBD.Cloth`, the
 CPU backend) on pbdfit's sheets: the clamped strip (sagging out of its plane, where the bending acts) and the
-hanging sheet (in its plane), two resolutions and two parameter points each.
+hanging sheet (in its plane), two resolutions and two parameter points each, and the imported unstructured plate
+(`scenes/plate-mesh.toml`, its mesh `scenes/meshes/plate.obj`, N = 1: its own resolution) at the strip's points.
 
 For each case this script
   (a) runs `pbdfit simulate SCENE --model genesis-cloth --json` (the sheet's vertices, triangles, masses, the
@@ -30,8 +31,9 @@ f32 rounding.
 
 Usage (a Python with genesis-world 1.4.5 and torch; see benchmarks/engines/README.md):
     python benchmarks/engines/genesis_cloth.py [--pbdfit target/debug/pbdfit] [--out DIR] [--goal G]
-                                              [--precision 32|64] [--cases hanging|strip|all]
-Writes DIR/genesis_cloth[_f64].txt and .json (DIR: benchmarks/engines/results). A case is `yes` when within
+                                              [--precision 32|64] [--cases hanging|strip|mesh|all]
+Writes DIR/genesis_cloth[_f64].txt and .json (DIR: benchmarks/engines/results; with --cases mesh, the plate
+alone, DIR/genesis_cloth[_f64]_mesh.txt and .json). A case is `yes` when within
 --goal (relative L2, default 1e-3); `floor` when Genesis's iteration from the flat sheet stopped at f32's floor
 (no smaller step in 2000 steps) beyond the goal while it moves pbdfit's rest state by less than a tenth of the
 goal; `saddle` for a point pbdfit refuses (see below) whose in-plane state is within the goal or at the floor;
@@ -74,11 +76,17 @@ CASES = [
     ("hanging-sheet", 4, 1e-2, 1, "S"),
     ("hanging-sheet", 8, 1e-2, 1, "D"),
     ("hanging-sheet", 8, 1e-2, 1, "S"),
+    ("scenes/plate-mesh.toml", 1, 1e-2, 1, "D"),
+    ("scenes/plate-mesh.toml", 1, 1e-3, 1, "E"),
 ]
+# --cases: which scenes each choice runs.
+GROUPS = {"strip": {"clamped-strip"}, "hanging": {"hanging-sheet"}, "mesh": {"scenes/plate-mesh.toml"}}
 # Steps of Genesis's plain dynamics from the in-plane state with a fold of 1e-6 m (the saddle test).
 FOLD_STEPS = 3000
 # The scenes' gravity (m/s^2): the hanging sheet hangs in its plane (-y), the strip sags out of it (-z).
-GRAVITY = {"hanging-sheet": (0.0, -9.81, 0.0), "clamped-strip": (0.0, 0.0, -9.81)}
+# The imported plate (a scene file, not a built-in scene) sags out of its plane as the strip does.
+GRAVITY = {"hanging-sheet": (0.0, -9.81, 0.0), "clamped-strip": (0.0, 0.0, -9.81),
+           "scenes/plate-mesh.toml": (0.0, 0.0, -9.81)}
 
 
 def rel_l2(u: np.ndarray, ref: np.ndarray) -> float:
@@ -92,6 +100,7 @@ def rel_max(u: np.ndarray, ref: np.ndarray) -> float:
 def profile_report(pbdfit: str, scene: str, n: int, dt: float, substeps: int, point: dict,
                    method: str = "fixed-point") -> tuple:
     """`pbdfit simulate --json` of the profile: (the report object, or None and pbdfit's message)."""
+    scene = str(REPO / scene) if scene.endswith(".toml") else scene
     cmd = [pbdfit, "simulate", "--scene", scene, "--model", "genesis-cloth", "--n", str(n), "--dt", repr(dt), "--nit",
            str(substeps), "--param", f"stretch_compliance={point['stretch_compliance']!r}", "--param",
            f"bending_compliance={point['bending_compliance']!r}", "--setting",
@@ -319,12 +328,12 @@ def main() -> int:
     ap.add_argument("--out", default=str(HERE / "results"))
     ap.add_argument("--goal", type=float, default=1e-3)
     ap.add_argument("--precision", choices=["32", "64"], default="32")
-    ap.add_argument("--cases", choices=["all", "strip", "hanging"], default="all")
+    ap.add_argument("--cases", choices=["all", "strip", "hanging", "mesh"], default="all")
     ap.add_argument("--tol", type=float, default=1e-7, help="converged when a step moves max|u| by at most this")
     ap.add_argument("--rest-out", help="also write Genesis's rest displacements of the cases pbdfit does not refuse "
                     "to this file (the fixture of pbdfit-pbd's test genesis_cloth_equals_genesis_s_rest_state)")
     args = ap.parse_args()
-    cases = [c for c in CASES if args.cases == "all" or (args.cases == "strip") == (c[0] == "clamped-strip")]
+    cases = [c for c in CASES if args.cases == "all" or c[0] in GROUPS[args.cases]]
     header = (f"{'scene':14s} {'N':>2s} {'dt':>6s} {'ss':>2s} {'pt':2s} {'edges':>5s} {'bends':>5s} "
               f"{'max|u| (m)':>10s} {'rel L2':>9s} {'max':>9s} {'from pbdfit':>11s} {'steps':>6s}  within")
     lines = [header]
@@ -387,7 +396,7 @@ def main() -> int:
                         "self_collision_pairs": g["self_collision_pairs"], "max_displacement": umax, "rel_l2": l2,
                         "rel_max": mx, "from_pbdfit": moved, "pbdfit_refusal": refusal if fold is not None else None,
                         "genesis_fold_from_1e-6": fold, "verdict": verdict, "seconds": time.time() - t0})
-        lines.append(f"{scene:14s} {n:2d} {dt:6.3f} {substeps:2d} {pname:2s} {g['edges']:5d} {g['inner_edges']:5d} "
+        lines.append(f"{Path(scene).stem:14s} {n:2d} {dt:6.3f} {substeps:2d} {pname:2s} {g['edges']:5d} {g['inner_edges']:5d} "
                      f"{umax:10.3e} {l2:9.2e} {mx:9.2e} {moved:11.2e} {g['steps']:6d}"
                      f"{'' if g['converged'] else '*'}  {verdict}"
                      + ("" if fold is None else f" (a 1e-6 m fold: out of plane up to {fold[0]:.2e} m, {fold[1]:.2e} m at the "
@@ -414,7 +423,7 @@ def main() -> int:
         Path(args.rest_out).write_text("\n".join(rest_lines) + "\n")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    stem = "genesis_cloth" if args.precision == "32" else "genesis_cloth_f64"
+    stem = ("genesis_cloth" if args.precision == "32" else "genesis_cloth_f64") + ("_mesh" if args.cases == "mesh" else "")
     (out / f"{stem}.txt").write_text("\n".join(lines) + "\n")
     (out / f"{stem}.json").write_text(json.dumps({"genesis_version": version, "precision": args.precision,
                                                   "goal": args.goal, "cases": results}, indent=1) + "\n")

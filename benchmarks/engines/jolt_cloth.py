@@ -2,7 +2,9 @@
 """pbdfit's `jolt-cloth` profile against Jolt itself on sheets: the rest state of a sheet scene whose
 constraints Jolt's `CreateConstraints` makes of its triangles (bend type `Distance`, or with `--bend dihedral`
 `Dihedral`), in pbdfit and in Jolt, on the hanging sheet (in its plane, where a dihedral angle stays 0) and
-the clamped strip (sagging out of its plane, where the bends act). With `--bend none --masses uniform` the body
+the clamped strip (sagging out of its plane, where the bends act), and, with `--cases mesh`, the imported
+unstructured plate (`scenes/plate-mesh.toml`, its mesh `scenes/meshes/plate.obj`, N = 1: its own resolution),
+sagging as the strip. With `--bend none --masses uniform` the body
 is Godot's SoftBody3D's (no bend constraints, every vertex the sheet's mass over the vertex count); with
 `--order SEED` pbdfit hands `CreateConstraints` the faces in its shuffled order (`--setting order=SEED`) and Jolt
 gets the faces in that same order.
@@ -56,7 +58,8 @@ POINTS = {
 # The sheets' densities (kg/m^3): oxijolt refuses a vertex lighter than 1 g (MAX_VERTEX_INVERSE_MASS). The
 # hanging sheet's is ten times the scene's (its lightest free vertex at N = 8 has 0.39 g at 300 kg/m^3); the
 # clamped strip keeps its steel (1.47 g at N = 8).
-DENSITY = {"hanging-sheet": 3000.0, "clamped-strip": 7850.0}
+# The imported plate's is twice its steel (its lightest free vertex, a corner, has 0.70 g at 7850 kg/m^3).
+DENSITY = {"hanging-sheet": 3000.0, "clamped-strip": 7850.0, "scenes/plate-mesh.toml": 15700.0}
 # (scene, N, dt, mNumIterations, point): substeps of 1/80 s or longer, where f32 resolves Jolt's rest state.
 # The hanging sheet hangs in its plane (every dihedral angle stays 0); the clamped strip, held along its
 # short edge (the vertices a fit holds: the edge and its first cell), sags out of its plane under gravity
@@ -75,6 +78,12 @@ def cases(bend: str) -> list[tuple]:
     small, large = STRIP[bend]
     return CASES + [("clamped-strip", 4, 1 / 30, 2, small), ("clamped-strip", 4, 0.05, 4, large),
                     ("clamped-strip", 8, 1 / 30, 2, small), ("clamped-strip", 8, 0.05, 4, large)]
+
+
+def mesh_cases(bend: str) -> list[tuple]:
+    """The imported plate's cases (`--cases mesh`), with the strip's points of `bend`."""
+    small, large = STRIP[bend]
+    return [("scenes/plate-mesh.toml", 1, 1 / 30, 2, small), ("scenes/plate-mesh.toml", 1, 0.05, 4, large)]
 
 
 def rel_l2(u, ref) -> float:
@@ -115,9 +124,13 @@ def main() -> int:
                     help="the vertices' masses (jolt-cloth's setting masses; Godot's: uniform)")
     ap.add_argument("--order", type=int, default=0,
                     help="a seed >= 1: the faces handed to CreateConstraints in pbdfit's shuffle by it (setting order)")
+    ap.add_argument("--cases", choices=["builtin", "mesh"], default="builtin",
+                    help="mesh: the imported plate alone, written to DIR/<stem>_mesh.* (not the CI fixture)")
     args = ap.parse_args()
     stem = ("jolt_cloth" + ("" if args.bend == "distance" else f"_{args.bend}")
-            + ("" if args.masses == "lumped" else f"_{args.masses}") + (f"_order{args.order}" if args.order else ""))
+            + ("" if args.masses == "lumped" else f"_{args.masses}") + (f"_order{args.order}" if args.order else "")
+            + ("_mesh" if args.cases == "mesh" else ""))
+    run_cases = mesh_cases(args.bend) if args.cases == "mesh" else cases(args.bend)
     for path, what in [(args.example, "cargo build -p pbdfit-pbd --example jolt_cloth_rest"),
                        (args.jolt_rest, "see benchmarks/engines/README.md")]:
         if not os.access(path, os.X_OK):
@@ -133,12 +146,13 @@ def main() -> int:
     results = []
     ok = True
     version = None
-    for scene, n, dt, iterations, pname in cases(args.bend):
+    for scene, n, dt, iterations, pname in run_cases:
         point = POINTS[pname]
         params = f"{point['compliance']},{point['shear_compliance']},{point['bend_compliance']}"
         settings = (f"linear_damping={point['linear_damping']},bend={args.bend},masses={args.masses}"
                     + (f",order={args.order}" if args.order else ""))
-        code, p, err = run_json([args.example, scene, str(n), repr(dt), str(iterations), params, settings,
+        path = str(REPO / scene) if scene.endswith(".toml") else scene
+        code, p, err = run_json([args.example, path, str(n), repr(dt), str(iterations), params, settings,
                                  repr(DENSITY[scene])])
         if code != 0 or "displacements" not in p.get("rest", {}):
             print(f"jolt_cloth: pbdfit failed on {scene} N={n}: {err or p.get('rest')}", file=sys.stderr)
@@ -177,11 +191,11 @@ def main() -> int:
                         "jolt_steps": jolt["steps"],
                         "jolt_converged": jolt["converged"], "max_displacement": umax, "rel_l2": l2, "rel_l2_xy": in_plane, "rel_l2_z": out_of_plane, "rel_max": mx,
                         "seconds": time.time() - start, "pbdfit": u, "jolt": ref})
-        lines.append(f"{scene:14s} {n:2d} {dt:7.4f} {iterations:2d} {pname:2s} {jolt['edge_constraints']:5d} "
+        lines.append(f"{Path(scene).stem:14s} {n:2d} {dt:7.4f} {iterations:2d} {pname:2s} {jolt['edge_constraints']:5d} "
                      + (f"{jolt['dihedral_constraints']:5d} " if args.bend == "dihedral" else "") + f"{umax:10.3e}"
                      f" {l2:9.2e} " + (f"{in_plane:9.2e} {out_of_plane:9.2e} " if args.bend == "dihedral" else "")
                      + f"{mx:9.2e} {jolt['steps']:10d}{'' if code == 0 else '+'}  {'yes' if within else 'NO'}")
-    used = {c[4] for c in cases(args.bend)}
+    used = {c[4] for c in run_cases}
     lines.insert(1, f"Jolt {version}; densities (kg/m^3): " + ", ".join(f"{k} {v:g}" for k, v in DENSITY.items())
                  + "; points: " + "; ".join(f"{k} " + ", ".join(f"{a} {b:g}" for a, b in v.items())
                                            for k, v in POINTS.items() if k in used))

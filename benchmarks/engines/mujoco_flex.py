@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """pbdfit's `mujoco-flex` profile against MuJoCo itself (`pip install "mujoco==4.0.1"`, CPU, f64) on pbdfit's
 sheets: the hanging sheet (in its plane: the membrane) and the clamped strip (sagging out of it: the bending),
-two resolutions and two parameter points each.
+two resolutions and two parameter points each, and the imported unstructured plate (`scenes/plate-mesh.toml`,
+its mesh `scenes/meshes/plate.obj`, N = 1: its own resolution) at the strip's two points.
 
 For each case this script
   (a) runs `pbdfit simulate SCENE --model mujoco-flex --json` (the sheet's vertices, triangles, lumped
@@ -64,9 +65,13 @@ CASES = [
     ("clamped-strip", 4, "B", 2.0, 1e-3),
     ("clamped-strip", 8, "A", 1.0, 1e-3),
     ("clamped-strip", 8, "B", 1.0, 1e-3),
+    ("scenes/plate-mesh.toml", 1, "A", 1.0, 1e-3),
+    ("scenes/plate-mesh.toml", 1, "B", 1.0, 1e-3),
 ]
 # The scenes' gravity (m/s^2): the hanging sheet hangs in its plane (-y), the strip sags out of it (-z).
-GRAVITY = {"hanging-sheet": (0.0, -9.81, 0.0), "clamped-strip": (0.0, 0.0, -9.81)}
+# The imported plate (a scene file, not a built-in scene) sags out of its plane as the strip does.
+GRAVITY = {"hanging-sheet": (0.0, -9.81, 0.0), "clamped-strip": (0.0, 0.0, -9.81),
+           "scenes/plate-mesh.toml": (0.0, 0.0, -9.81)}
 CHECK = 200
 
 
@@ -80,6 +85,7 @@ def rel_max(u: np.ndarray, ref: np.ndarray) -> float:
 
 def profile_report(pbdfit: str, scene: str, n: int, point: dict) -> dict:
     """`pbdfit simulate --json` of the profile: its object (vertices, triangles, fixed, masses, displacements)."""
+    scene = str(REPO / scene) if scene.endswith(".toml") else scene
     cmd = [pbdfit, "simulate", "--scene", scene, "--model", "mujoco-flex", "--n", str(n),
            "--param", f"young={point['young']!r}", "--setting", f"poisson={point['poisson']!r}",
            "--setting", f"thickness={point['thickness']!r}", "--setting", f"elastic2d={point['elastic2d']}", "--json"]
@@ -240,7 +246,7 @@ def main() -> int:
                         "max_displacement": umax, "uniform_rel_l2": uniform, "rel_l2": l2, "rel_max": mx,
                         "compiled_misfit": engine["compiled_misfit"], "verdict": verdict,
                         "seconds": time.time() - start})
-        lines.append(f"{scene:14s} {n:2d} {pname:2s} {umax:10.3e} {l2:9.2e} {mx:9.2e} {engine['residual']:9.1e} "
+        lines.append(f"{Path(scene).stem:14s} {n:2d} {pname:2s} {umax:10.3e} {l2:9.2e} {mx:9.2e} {engine['residual']:9.1e} "
                      f"{engine['steps']:12d} {engine['time']:7.1f} {uniform:9.2e} {engine['compiled_misfit']:8.1e}  "
                      f"{verdict}{'' if engine['at_rest'] else ' (not at rest)'}")
         print(lines[-1], flush=True)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """pbdfit's `newton-cloth` profile against NVIDIA Newton 1.8 itself (`pip install "newton==1.8.*"`, Warp on
 the CPU) on pbdfit's sheets: the hanging sheet (in its plane) and the clamped strip (sagging out of it, where
-the bending edges act), two resolutions and two parameter points each.
+the bending edges act), two resolutions and two parameter points each, and the imported unstructured plate
+(`scenes/plate-mesh.toml`, its mesh `scenes/meshes/plate.obj`, N = 1: its own resolution) at two points.
 
 For each case this script
   (a) runs `pbdfit simulate SCENE --model newton-cloth --json` (the sheet's vertices, triangles, lumped
@@ -24,7 +25,9 @@ can resolve; `from pbdfit` is how far Newton moved pbdfit's rest state.
 
 Usage:
     python3 benchmarks/engines/newton_cloth.py [--pbdfit target/debug/pbdfit] [--out DIR] [--goal G] [--floor]
-Writes DIR/newton_cloth.txt and DIR/newton_cloth.json (DIR: benchmarks/engines/results). A case is `yes`
+                                               [--cases all|mesh] [--patience STEPS]
+Writes DIR/newton_cloth.txt and DIR/newton_cloth.json (DIR: benchmarks/engines/results; with --cases mesh, the
+imported plate alone, DIR/newton_cloth_mesh.txt and .json). A case is `yes`
 when within --goal (relative L2, default 1e-3); with --floor, `floor` when above the goal but within 1.5 times
 a floor of at most 10 times the goal while Newton started at pbdfit's rest state moves it by less than a
 tenth of the goal (the comparison cannot resolve more); else `NO` (a floor far above the goal is no f32
@@ -53,7 +56,9 @@ from newton_rest import fixed_point  # noqa: E402
 # add_cloth_mesh's spring_ke (N/m), edge_ke (N/(m rad)), spring_kd (N s/m), edge_kd (N s/(m rad)).
 # S and L on the hanging sheet, A, B and C (bending edges stiff enough to hold the steel strip up) on the strip
 # (B at N = 8 has no rest state in either, C at N = 4 sags 0.08 m there, about as much as A at N = 4: edge_ke's
-# effect falls with the cells' size).
+# effect falls with the cells' size). M and N on the imported plate, whose vertices (0.7 to 3 g, up to 8
+# neighbours) make the Jacobi passes stiffer than the strip's: A's spring_ke diverges there at dt 1/600 s, and N
+# (spring_ke 100) needs dt 1/1200 s.
 # Where Newton's Jacobi passes are stiff (spring_ke dt^2 w of order 1 or more) its step has no stable fixed
 # point (the profile says so): the hanging sheet at dt 1/60 s, or edge_ke 10 at N = 8, have none.
 POINTS = {
@@ -62,6 +67,8 @@ POINTS = {
     "A": {"spring_ke": 300.0, "edge_ke": 100.0, "spring_kd": 0.0, "edge_kd": 0.0},
     "B": {"spring_ke": 300.0, "edge_ke": 30.0, "spring_kd": 0.3, "edge_kd": 0.03},
     "C": {"spring_ke": 300.0, "edge_ke": 150.0, "spring_kd": 0.3, "edge_kd": 0.03},
+    "M": {"spring_ke": 30.0, "edge_ke": 10.0, "spring_kd": 0.0, "edge_kd": 0.0},
+    "N": {"spring_ke": 100.0, "edge_ke": 30.0, "spring_kd": 0.0, "edge_kd": 0.0},
 }
 # (scene, N, dt, iterations, point): SolverXPBD's dt and iterations (dt 1/600 s: Newton's cloth example's
 # 60 frames per second in 10 substeps).
@@ -74,9 +81,13 @@ CASES = [
     ("clamped-strip", 4, 1 / 600, 10, "B"),
     ("clamped-strip", 8, 1 / 600, 10, "A"),
     ("clamped-strip", 8, 1 / 600, 10, "C"),
+    ("scenes/plate-mesh.toml", 1, 1 / 600, 10, "M"),
+    ("scenes/plate-mesh.toml", 1, 1 / 1200, 10, "N"),
 ]
 # The scenes' gravity (m/s^2): the hanging sheet hangs in its plane (-y), the strip sags out of it (-z).
-GRAVITY = {"hanging-sheet": (0.0, -9.81, 0.0), "clamped-strip": (0.0, 0.0, -9.81)}
+# The imported plate (a scene file, not a built-in scene) sags out of its plane as the strip does.
+GRAVITY = {"hanging-sheet": (0.0, -9.81, 0.0), "clamped-strip": (0.0, 0.0, -9.81),
+           "scenes/plate-mesh.toml": (0.0, 0.0, -9.81)}
 
 
 def rel_l2(u: np.ndarray, ref: np.ndarray) -> float:
@@ -89,6 +100,7 @@ def rel_max(u: np.ndarray, ref: np.ndarray) -> float:
 
 def profile_report(pbdfit: str, scene: str, n: int, dt: float, iterations: int, point: dict) -> dict:
     """`pbdfit simulate --json` of the profile: its object (vertices, triangles, fixed, masses, displacements)."""
+    scene = str(REPO / scene) if scene.endswith(".toml") else scene
     cmd = [pbdfit, "simulate", "--scene", scene, "--model", "newton-cloth", "--n", str(n), "--dt", repr(dt), "--nit",
            str(iterations), "--param", f"spring_ke={point['spring_ke']!r}", "--param", f"edge_ke={point['edge_ke']!r}",
            "--setting", f"spring_kd={point['spring_kd']!r}", "--setting", f"edge_kd={point['edge_kd']!r}", "--json"]
@@ -100,19 +112,19 @@ def profile_report(pbdfit: str, scene: str, n: int, dt: float, iterations: int, 
 
 
 def newton_rest(report: dict, gravity, dt: float, iterations: int, point: dict, start=None, tol: float = 1e-7,
-                max_steps: int = 200000) -> dict:
+                max_steps: int = 200000, patience: int = 2000) -> dict:
     """Newton's own rest state of the sheet of `report` (a `simulate --json` object of `newton-cloth`),
     iterated from the displacements `start` (m; default: none, the flat sheet): `{"displacements", "steps",
     "converged", "stop_reason", "springs", "bends", "newton_version"}`. Warp's messages go to stderr."""
     stdout = sys.stdout
     sys.stdout = sys.stderr
     try:
-        return _newton_rest(report, gravity, dt, iterations, point, start, tol, max_steps)
+        return _newton_rest(report, gravity, dt, iterations, point, start, tol, max_steps, patience)
     finally:
         sys.stdout = stdout
 
 
-def _newton_rest(report, gravity, dt, iterations, point, start, tol, max_steps) -> dict:
+def _newton_rest(report, gravity, dt, iterations, point, start, tol, max_steps, patience) -> dict:
     import warp as wp
 
     import newton
@@ -153,7 +165,7 @@ def _newton_rest(report, gravity, dt, iterations, point, start, tol, max_steps) 
 
     X32 = model.particle_q.numpy().astype(np.float64)
     x0 = X32 if start is None else (X32 + np.asarray(start)).astype(np.float32).astype(np.float64)
-    res = fixed_point(step, x0, max_steps, tol, float(np.finfo(np.float32).eps))
+    res = fixed_point(step, x0, max_steps, tol, float(np.finfo(np.float32).eps), patience)
     bends = model.edge_indices.numpy()
     return {
         "newton_version": newton.__version__,
@@ -188,7 +200,12 @@ def main() -> int:
     ap.add_argument("--out", default=str(HERE / "results"))
     ap.add_argument("--goal", type=float, default=1e-3)
     ap.add_argument("--floor", action="store_true", help="also measure f32's floor by a shifted Newton run")
+    ap.add_argument("--cases", choices=["all", "mesh"], default="all", help="mesh: the imported plate's cases only")
+    ap.add_argument("--patience", type=int, default=2000,
+                    help="steps without a smaller step change before Newton's iteration counts as stopped (the plate's "
+                    "step change grows for thousands of steps as it folds down before it contracts)")
     args = ap.parse_args()
+    stem = "newton_cloth" + ("_mesh" if args.cases == "mesh" else "")
     header = (f"{'scene':14s} {'N':>2s} {'dt':>7s} {'it':>2s} {'pt':2s} {'springs':>7s} {'bends':>5s} "
               f"{'max|u| (m)':>10s} {'rel L2':>9s} {'max':>9s} "
               + (f"{'from pbdfit':>11s} {'floor':>9s} " if args.floor else "")
@@ -197,12 +214,12 @@ def main() -> int:
     results = []
     ok = True
     version = None
-    for scene, n, dt, iterations, pname in CASES:
+    for scene, n, dt, iterations, pname in [c for c in CASES if args.cases == "all" or c[0].endswith(".toml")]:
         point = POINTS[pname]
         start = time.time()
         try:
             report = profile_report(args.pbdfit, scene, n, dt, iterations, point)
-            newton = newton_rest(report, GRAVITY[scene], dt, iterations, point)
+            newton = newton_rest(report, GRAVITY[scene], dt, iterations, point, patience=args.patience)
         except (RuntimeError, OSError) as e:
             print(f"newton_cloth: {scene} N={n} {pname}: {e}", file=sys.stderr)
             return 2
@@ -215,7 +232,7 @@ def main() -> int:
         l2, mx = rel_l2(u, ref), rel_max(u, ref)
         floor = moved = None
         if args.floor:
-            other = newton_rest(report, GRAVITY[scene], dt, iterations, point, start=u)
+            other = newton_rest(report, GRAVITY[scene], dt, iterations, point, start=u, patience=args.patience)
             floor, moved = rel_l2(other["displacements"], ref), rel_l2(u, other["displacements"])
         settled = newton["converged"] or newton["stop_reason"] == "f32_floor"
         within = l2 <= args.goal and settled
@@ -227,7 +244,7 @@ def main() -> int:
                         "springs": newton["springs"], "bends": newton["bends"], "newton_steps": newton["steps"],
                         "newton_stop": newton["stop_reason"], "max_displacement": umax, "rel_l2": l2, "rel_max": mx,
                         "floor": floor, "from_pbdfit": moved, "verdict": verdict, "seconds": time.time() - start})
-        lines.append(f"{scene:14s} {n:2d} {dt:7.4f} {iterations:2d} {pname:2s} {newton['springs']:7d} "
+        lines.append(f"{Path(scene).stem:14s} {n:2d} {dt:7.4f} {iterations:2d} {pname:2s} {newton['springs']:7d} "
                      f"{newton['bends']:5d} {umax:10.3e} {l2:9.2e} {mx:9.2e} "
                      + (f"{moved:11.2e} {floor:9.2e} " if args.floor else "")
                      + f"{newton['steps']:12d}{'' if newton['converged'] else '*'}  {verdict}")
@@ -246,8 +263,8 @@ def main() -> int:
     print("\n".join(lines))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "newton_cloth.txt").write_text("\n".join(lines) + "\n")
-    (out / "newton_cloth.json").write_text(json.dumps({"newton_version": version, "goal": args.goal,
+    (out / f"{stem}.txt").write_text("\n".join(lines) + "\n")
+    (out / f"{stem}.json").write_text(json.dumps({"newton_version": version, "goal": args.goal,
                                                        "cases": results}, indent=1) + "\n")
     return 0 if ok else 1
 

@@ -175,8 +175,9 @@ def _rate(changes: list) -> dict:
     return {"rate": r, "est_error": changes[-1] * r / (1.0 - r) if r < 1.0 else math.inf}
 
 
-def fixed_point(step_fn, X: np.ndarray, max_steps: int, tol: float, eps: float) -> dict:
-    """Iterate x <- step(x, v=0).  Returns a result dict (converged / stop_reason / ...)."""
+def fixed_point(step_fn, X: np.ndarray, max_steps: int, tol: float, eps: float, patience: int = 2000) -> dict:
+    """Iterate x <- step(x, v=0).  Returns a result dict (converged / stop_reason / ...). It stops as stalled
+    (or at f32's floor) after `patience` steps without a smaller step change."""
     x = X.copy()
     changes = []
     best = math.inf
@@ -206,7 +207,7 @@ def fixed_point(step_fn, X: np.ndarray, max_steps: int, tol: float, eps: float) 
         # step change seen so far means the Jacobi/relaxation iteration is overshooting (blow-up)
         if n > 20 and change > 50.0 * best and change > floor:
             return dict(steps=n, converged=False, stop_reason="diverged_growing", x=x, change=change, history=history)
-        if since_best > 2000:
+        if since_best > patience:
             reason = "f32_floor" if best <= floor else "stalled"
             return dict(steps=n, converged=False, stop_reason=reason, x=x, change=change, history=history,
                         best_change=best, floor=floor, **_rate(changes))

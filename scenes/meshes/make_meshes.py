@@ -6,7 +6,11 @@
   "tip" (x = 1) and physical volume "beam";
 - cylinder.vtu: a cylinder of radius 0.25 along y from 0 to 1, a 6 x 8 x 6 grid on [-1, 1] x [0, 1] x
   [-1, 1] split into 5 tetrahedra per cell, mapped to the disc by the elliptical square-to-disc map
-  (u sqrt(1 - w^2/2), w sqrt(1 - u^2/2)) scaled to radius 0.25; VTK XML ASCII.
+  (u sqrt(1 - w^2/2), w sqrt(1 - u^2/2)) scaled to radius 0.25; VTK XML ASCII;
+- plate.obj: an unstructured sheet, the rectangle [0, 0.3] x [0, 0.1] in z = 0 (x the long side): points
+  on its edges at jittered spacings and inside it by dart throwing (Python's random.Random(54), no two
+  closer than 0.014 m), joined by a Delaunay triangulation (Bowyer-Watson); Wavefront OBJ, every triangle
+  wound with its normal along +z.
 
 The split is the unit cube's (methodology, section Scenes; crates/pbdfit-mesh/src/cube.rs): grid vertex
 (i, j, k) has index i + (nx+1)(j + (ny+1)k); cells are visited k outermost, then j, then i; an even cell
@@ -138,6 +142,80 @@ def cylinder():
     return len(verts), len(tets), volume
 
 
+def delaunay(points):
+    """Bowyer-Watson: the Delaunay triangles (index triples, counter-clockwise) of 2-D points in general
+    enough position (no four on a circle but along the rectangle's edges, where either diagonal is Delaunay
+    and the first found is kept)."""
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    span = max(max(xs) - min(xs), max(ys) - min(ys))
+    cx, cy = (max(xs) + min(xs)) / 2, (max(ys) + min(ys)) / 2
+    pts = list(points) + [(cx - 20 * span, cy - 10 * span), (cx + 20 * span, cy - 10 * span), (cx, cy + 20 * span)]
+    n = len(points)
+
+    def ccw(a, b, c):
+        return (pts[b][0] - pts[a][0]) * (pts[c][1] - pts[a][1]) - (pts[b][1] - pts[a][1]) * (pts[c][0] - pts[a][0])
+
+    def in_circle(t, p):
+        a, b, c = (pts[v] for v in t)
+        rows = [(q[0] - p[0], q[1] - p[1]) for q in (a, b, c)]
+        m = [(dx, dy, dx * dx + dy * dy) for dx, dy in rows]
+        det = (m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+               + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]))
+        return det > 1e-18 * span ** 4
+
+    tris = [(n, n + 1, n + 2)]
+    for i in range(n):
+        bad = [t for t in tris if in_circle(t, pts[i])]
+        edges = {}
+        for t in bad:
+            for e in ((t[0], t[1]), (t[1], t[2]), (t[2], t[0])):
+                key = tuple(sorted(e))
+                edges[key] = None if key in edges else e
+        tris = [t for t in tris if t not in bad]
+        for e in edges.values():
+            if e is not None:
+                tris.append((e[0], e[1], i))
+    tris = [t for t in tris if max(t) < n]
+    for t in tris:
+        assert ccw(*t) > 0.0
+    return tris
+
+
+def plate():
+    import random
+
+    width, height, spacing = 0.3, 0.1, 0.014
+    rng = random.Random(54)
+
+    def edge(length, count):
+        """count + 1 points on [0, length], the ends included, the inner ones jittered by a quarter step."""
+        step = length / count
+        return [0.0] + [step * (k + rng.uniform(-0.25, 0.25)) for k in range(1, count)] + [length]
+
+    points = [(x, 0.0) for x in edge(width, 14)] + [(x, height) for x in edge(width, 13)[1:-1][::-1]]
+    points += [(0.0, y) for y in edge(height, 5)[1:-1]] + [(width, y) for y in edge(height, 4)[1:-1]]
+    points += [(width, height), (0.0, height)]
+    boundary = len(points)
+    tries = 0
+    while tries < 20000:
+        tries += 1
+        p = (rng.uniform(0.01, width - 0.01), rng.uniform(0.01, height - 0.01))
+        if all((p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2 >= spacing ** 2 for q in points):
+            points.append(p)
+    points = [(round(x, 6), round(y, 6)) for x, y in points]
+    tris = delaunay(points)
+    area = sum(abs((points[b][0] - points[a][0]) * (points[c][1] - points[a][1])
+                   - (points[b][1] - points[a][1]) * (points[c][0] - points[a][0])) / 2 for a, b, c in tris)
+    assert abs(area - width * height) < 1e-12, area
+    out = ["# pbdfit's plate.obj (scenes/meshes/make_meshes.py): rectangle 0.3 x 0.1 m, unstructured, z = 0"]
+    out += ["v %r %r 0.0" % p for p in points]
+    out += ["f %d %d %d" % (a + 1, b + 1, c + 1) for a, b, c in tris]
+    with open(os.path.join(HERE, "plate.obj"), "w", newline="\n") as f:
+        f.write("\n".join(out) + "\n")
+    return len(points), boundary, len(tris), area
+
+
 if __name__ == "__main__":
     print("beam.msh: %d vertices, %d tetrahedra, %d clamp triangles" % beam())
+    print("plate.obj: %d vertices (%d on the boundary), %d triangles, area %.12f" % plate())
     print("cylinder.vtu: %d vertices, %d tetrahedra, volume %.12f (pi r^2 = %.12f)" % (*cylinder(), math.pi * 0.0625))

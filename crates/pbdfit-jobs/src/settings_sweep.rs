@@ -470,7 +470,8 @@ impl SettingsKeywords {
             body_line: pbdfit_mesh::BodySummary::line(std::slice::from_ref(&summary)),
             body: vec![summary],
             n: body.n,
-            masses: "lumped",
+            // The engine's masses on a sheet (`genesis-cloth`'s uniform ones), as `fit` reports them.
+            masses: kind.sheet_masses().name(),
             kind,
             material,
             target,

@@ -702,6 +702,98 @@ fn settings_sweeps_jolt_cloth_on_the_clamped_strip() {
     );
 }
 
+/// `settings --json` with `args`, succeeding.
+fn settings(args: &[&str]) -> serde_json::Value {
+    let out = pbdfit(&[&["settings", "--json"], args].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    json(&out)
+}
+
+/// `settings` with `newton-cloth` answers in SolverXPBD's iterations. On the hanging sheet at N = 2 (10
+/// iterations): at dt 1/30 s no point of the box has a stable rest state (Newton's Jacobi passes overshoot at
+/// the sheet's real density), which its row says, and 1/300 s is the cheapest setting that reaches the
+/// default target (error 7.10e-3, 3000 iterations per simulated second); a target of 5 % RMS is reached by
+/// none, which the answer says, naming the best.
+#[test]
+fn settings_answers_in_newton_s_iterations_on_a_sheet() {
+    let run = settings;
+    let newton =
+        ["--scene", "hanging-sheet", "--n", "2", "--model", "newton-cloth", "--dt", "1/30,1/300", "--nit", "10"];
+    let r = run(&newton);
+    assert!(r["nit_means"].as_str().unwrap().starts_with("SolverXPBD's iterations"), "{r}");
+    let rows = r["rows"].as_array().unwrap();
+    let costs: Vec<f64> = rows.iter().map(|r| r["cost"].as_f64().unwrap()).collect();
+    assert_eq!(costs, [300.0, 3000.0]);
+    assert!(rows[0]["error"].is_null() && rows[0]["failed"].as_str().unwrap().contains("no stable rest state"), "{r}");
+    let cheapest = &r["cheapest"];
+    assert_eq!((cheapest["dt"].as_f64(), cheapest["nit"].as_u64()), (Some(1.0 / 300.0), Some(10)), "{r}");
+    let error = cheapest["error"].as_f64().unwrap();
+    assert!((error - 7.104e-3).abs() < 1e-5, "{error}");
+    let mut strict = newton.to_vec();
+    strict.extend_from_slice(&["--target-rms", "5%"]);
+    let out = pbdfit(&[&["settings"], &strict[..]].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("0.0333333    10          300") && text.contains("no rest state: "), "{text}");
+    assert!(
+        text.contains("no setting tried reaches 0.0025") && text.contains("at dt = 0.00333333 s, nit = 10"),
+        "{text}"
+    );
+}
+
+/// `settings` with `genesis-cloth` and `mujoco-flex` on a sheet. `genesis-cloth` on the strip (E 1e9 Pa)
+/// counts Genesis's substeps, reports Genesis's uniform masses, and stays above the clamp's floor of 0.5 at
+/// N = 2 (error 0.513). `mujoco-flex`'s rest state ignores dt and nit: one fit whatever the lists (young
+/// 4.94e10 Pa, error 0.500), said once. Bad input exits 2 naming it: a setting out of MuJoCo's range, a
+/// solid's engine profile on a sheet, a time step given twice, an N other than 1 on the imported mesh.
+#[test]
+fn settings_answers_in_genesis_s_substeps_and_once_for_mujoco() {
+    let run = settings;
+    let genesis = ["--scene", "clamped-strip", "--n", "2", "--model", "genesis-cloth", "--young", "1e9"];
+    let r = run(&[&genesis[..], &["--dt", "1/100", "--nit", "1,2"]].concat());
+    assert_eq!(r["mass_model"], "uniform", "Genesis's masses: {r}");
+    assert!(r["nit_means"].as_str().unwrap().starts_with("Genesis's substeps"), "{r}");
+    let rows = r["rows"].as_array().unwrap();
+    assert_eq!(rows.iter().map(|r| r["cost"].as_f64().unwrap()).collect::<Vec<_>>(), [100.0, 200.0]);
+    for row in rows {
+        let e = row["error"].as_f64().unwrap();
+        assert!(e > 0.5 && e < 0.52, "above the clamp's floor of 0.5 at N = 2: {row}");
+    }
+    assert!(r["cheapest"].is_null(), "{r}");
+
+    let mujoco =
+        ["--scene", "clamped-strip", "--n", "2", "--model", "mujoco-flex", "--dt", "1/60,1/120", "--nit", "1,4"];
+    let r = run(&mujoco);
+    assert_eq!(r["settings_matter"], false);
+    let rows = r["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "one fit: {r}");
+    let young = rows[0]["parameters"]["young"].as_f64().unwrap();
+    assert!((young / 4.9398e10 - 1.0).abs() < 1e-3, "{young}");
+    assert!((rows[0]["error"].as_f64().unwrap() - 0.500025).abs() < 1e-5, "{r}");
+    let out = pbdfit(&[&["settings"], &mujoco[..]].concat());
+    let text = stdout(&out);
+    assert_eq!(text.matches("dt and nit do not move model mujoco-flex's rest state").count(), 1, "{text}");
+    assert!(text.contains("         any   any") && text.contains("at any dt and nit"), "{text}");
+
+    assert_refused(
+        &[&["settings"], &mujoco[..], &["--setting", "poisson=0.7"]].concat(),
+        &["poisson = 0.7", "[0, 0.5)"],
+    );
+    assert_refused(
+        &["settings", "--scene", "clamped-strip", "--n", "2", "--model", "newton-xpbd"],
+        &["model `newton-xpbd`", "scene clamped-strip is a sheet", "newton-cloth"],
+    );
+    assert_refused(
+        &["settings", "--scene", "hanging-sheet", "--n", "2", "--model", "newton-cloth", "--dt", "1/600,1/600"],
+        &["--dt 0.00166667 is given twice"],
+    );
+    let plate = format!("{}/../../scenes/plate-mesh.toml", env!("CARGO_MANIFEST_DIR"));
+    assert_refused(
+        &["settings", "--scene", &plate, "--n", "2", "--model", "newton-cloth"],
+        &["--n", "given whole", "n must be 1, got 2"],
+    );
+}
+
 /// The mass-spring cloth fits the hanging sheet (`--n 4`: error 1.674e-3 against the shell at
 /// ks_stretch 334, ks_shear 694, ks_bend 20 N/m, which `evaluate` gives back), and refuses a solid scene;
 /// the solids' mass-spring refuses a sheet (exit 2, naming the model).
