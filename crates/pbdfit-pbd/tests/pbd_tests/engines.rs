@@ -447,8 +447,9 @@ const JOLT_CLOTH_MESH_REST: &str = include_str!("../../../../benchmarks/engines/
 /// has two rest states under `jolt-cloth` at the points S and L of `jolt_cloth.py`, both stable fixed points
 /// of the same step: pbdfit's step, stepped from the flat plate as Jolt is, rests at Jolt's within 1e-4
 /// relative L2 (measured 9.8e-6 and 1.7e-6), so pbdfit's constraints and their order are Jolt's there too;
-/// the default rest solve (the fixed point from the flat plate, Anderson-accelerated) lands on the other
-/// (measured 1.5e-2 and 5.8e-3 from Jolt's), which one more step leaves where it is (within 1e-12).
+/// the default rest solve (the quasi-static fixed point from the flat plate, Anderson then the root solve)
+/// lands on the other (measured 1.5e-2 and 5.8e-3 from Jolt's), which one more step leaves where it is
+/// (within 1e-12).
 #[test]
 fn jolt_cloth_plate_rests_at_jolts_state_when_stepped_and_has_a_second_rest_state() {
     let cases = jolt_cloth_cases(JOLT_CLOTH_MESH_REST, &[]);
