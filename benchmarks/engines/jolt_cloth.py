@@ -22,7 +22,8 @@ For each case (scene, N, dt, mNumIterations, parameter point) this script
 
 Usage:
     python3 benchmarks/engines/jolt_cloth.py [--bend distance|dihedral|none] [--masses lumped|uniform]
-                                             [--order SEED] [--example PATH] [--jolt-rest PATH] [--out DIR] [--goal G]
+                                             [--order SEED] [--cases builtin|mesh] [--rest fixed-point|stepping]
+                                             [--example PATH] [--jolt-rest PATH] [--out DIR] [--goal G]
 Writes DIR/jolt_cloth.txt, DIR/jolt_cloth.json and DIR/jolt_cloth_rest.txt (with --bend dihedral
 jolt_cloth_dihedral.txt, jolt_cloth_dihedral.json and jolt_cloth_dihedral_rest.txt; with --bend none, --masses
 uniform or --order SEED the stem takes _none, _uniform and _orderSEED; DIR: benchmarks/engines/results;
@@ -126,6 +127,9 @@ def main() -> int:
                     help="a seed >= 1: the faces handed to CreateConstraints in pbdfit's shuffle by it (setting order)")
     ap.add_argument("--cases", choices=["builtin", "mesh"], default="builtin",
                     help="mesh: the imported plate alone, written to DIR/<stem>_mesh.* (not the CI fixture)")
+    ap.add_argument("--rest", choices=["fixed-point", "stepping"], default="fixed-point",
+                    help="pbdfit's rest solve: its default fixed point, or stepping from the flat sheet as Jolt does "
+                         "(the imported plate has two rest states: Jolt's is the stepped one)")
     args = ap.parse_args()
     stem = ("jolt_cloth" + ("" if args.bend == "distance" else f"_{args.bend}")
             + ("" if args.masses == "lumped" else f"_{args.masses}") + (f"_order{args.order}" if args.order else "")
@@ -138,7 +142,8 @@ def main() -> int:
             return 2
     lines = ["pbdfit's jolt-cloth profile against Jolt (crates.io oxijolt) on sheets: CreateConstraints, bend type "
              + args.bend.capitalize() + f", {args.masses} masses"
-             + (f", faces in pbdfit's shuffled order (seed {args.order})" if args.order else ""),
+             + (f", faces in pbdfit's shuffled order (seed {args.order})" if args.order else "")
+             + ("" if args.rest == "fixed-point" else ", pbdfit's rest state stepped from the flat sheet (--rest stepping)"),
              f"{'scene':14s} {'N':>2s} {'dt':>7s} {'it':>2s} {'pt':2s} {'edges':>5s} "
              + (f"{'bends':>5s} " if args.bend == "dihedral" else "") + f"{'max|u| (m)':>10s} "
              f"{'rel L2':>9s} " + (f"{'x, y':>9s} {'z':>9s} " if args.bend == "dihedral" else "")
@@ -153,7 +158,7 @@ def main() -> int:
                     + (f",order={args.order}" if args.order else ""))
         path = str(REPO / scene) if scene.endswith(".toml") else scene
         code, p, err = run_json([args.example, path, str(n), repr(dt), str(iterations), params, settings,
-                                 repr(DENSITY[scene])])
+                                 repr(DENSITY[scene]), args.rest])
         if code != 0 or "displacements" not in p.get("rest", {}):
             print(f"jolt_cloth: pbdfit failed on {scene} N={n}: {err or p.get('rest')}", file=sys.stderr)
             return 2
@@ -208,7 +213,7 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{stem}.txt").write_text("\n".join(lines) + "\n")
     (out / f"{stem}.json").write_text(json.dumps({"jolt_version": version, "bend": args.bend, "masses": args.masses,
-                                                  "order": args.order, "goal": args.goal,
+                                                  "order": args.order, "rest": args.rest, "goal": args.goal,
                                                   "cases": results}, indent=1) + "\n")
     fixture = [f"# Jolt {version} rest displacements (m) of jolt_cloth.py's cases"
                + ("" if args.bend == "distance" else f" (bend type {args.bend.capitalize()})")

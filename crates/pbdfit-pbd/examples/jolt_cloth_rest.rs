@@ -1,10 +1,12 @@
 //! A sheet scene's rest state in the `jolt-cloth` profile, printed as JSON with the sheet for
 //! `benchmarks/engines/jolt_cloth.py`, which runs the same sheet in Jolt itself and compares.
 //!
-//! Usage: `jolt_cloth_rest SCENE N DT NIT COMPLIANCE,SHEAR,BEND [SETTINGS [DENSITY]]` with SETTINGS
+//! Usage: `jolt_cloth_rest SCENE N DT NIT COMPLIANCE,SHEAR,BEND [SETTINGS [DENSITY [REST]]]` with SETTINGS
 //! `name=value,...` (`linear_damping`, `gravity_factor`, `bend=distance|dihedral|none`, `masses=lumped|uniform`,
 //! `order=profile|sorted|SEED`) and DENSITY (kg/m^3) replacing the scene's (Jolt refuses a vertex lighter than 1 g:
-//! oxijolt's `MAX_VERTEX_INVERSE_MASS`). Prints the sheet (vertices, triangles in the order the setting `order`
+//! oxijolt's `MAX_VERTEX_INVERSE_MASS`) and REST `fixed-point` (the default rest solve, `RestMethod::FixedPoint`) or
+//! `stepping` (`RestMethod::Stepping`: the dynamics stepped from the flat sheet, as Jolt is; where a sheet has two
+//! rest states, as the imported plate has, the one Jolt reaches). Prints the sheet (vertices, triangles in the order the setting `order`
 //! hands them to `CreateConstraints`, the masses of the setting `masses`, held flags,
 //! gravity; the held vertices are those a fit holds, `SheetBody::particle_held`: the supports and a clamped
 //! edge's first cell), the numbers of edge and dihedral constraints `CreateConstraints` makes, and the rest
@@ -12,7 +14,7 @@
 
 use pbdfit_mesh::SheetScene;
 use pbdfit_pbd::engines::jolt_faces::{JoltBend, create_constraints};
-use pbdfit_pbd::{ModelKind, PbdSystem, RestOptions, SimParams, Vec3};
+use pbdfit_pbd::{ModelKind, PbdSystem, RestMethod, RestOptions, SimParams, Vec3};
 
 fn list(values: impl IntoIterator<Item = String>) -> String {
     format!("[{}]", values.into_iter().collect::<Vec<_>>().join(","))
@@ -24,7 +26,7 @@ fn vectors(v: &[Vec3]) -> String {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    assert!(args.len() >= 6, "usage: jolt_cloth_rest SCENE N DT NIT COMPLIANCE,SHEAR,BEND [SETTINGS [DENSITY]]");
+    assert!(args.len() >= 6, "usage: jolt_cloth_rest SCENE N DT NIT COMPLIANCE,SHEAR,BEND [SETTINGS [DENSITY [REST]]]");
     let density = args.get(7).map(|d| d.parse().expect("density"));
     let scene = SheetScene::load(&args[1]).expect("sheet scene").with_body(density, None, None).expect("density");
     let body = scene.body(Some(args[2].parse().expect("N"))).expect("body");
@@ -40,7 +42,12 @@ fn main() {
     let held = body.particle_held();
     let system = PbdSystem::sheet_body(&body);
     let params = SimParams::new(dt, nit, kind.with(&values).expect("parameters"));
-    let options = RestOptions { max_sweeps: 400_000, ..RestOptions::default() };
+    let method = match args.get(8).map(String::as_str) {
+        None | Some("fixed-point") => RestMethod::FixedPoint,
+        Some("stepping") => RestMethod::Stepping,
+        Some(other) => panic!("REST: `{other}` is neither fixed-point nor stepping"),
+    };
+    let options = RestOptions { max_sweeps: 400_000, method, ..RestOptions::default() };
     let rest = match system.rest_state(&params, &options, None) {
         Ok(rest) if rest.converged => {
             format!("{{\"displacements\":{},\"residual\":{:e}}}", vectors(&rest.displacements), rest.residual)

@@ -149,22 +149,31 @@ impl Order {
     pub(crate) fn new(system: &PbdSystem, body: &EngineBody, creation: CreationOrder) -> Self {
         let pairs: Vec<[usize; 2]> = body.edges.iter().map(|e| e.particles).collect();
         let tets: Vec<[usize; 4]> = body.tets.iter().map(|t| t.particles).collect();
-        Self::optimize(system, &pairs, &creation.sequence(&pairs), &creation.ranks(&pairs), &tets)
+        Self::optimize(
+            &system.rest,
+            &system.inverse_masses,
+            &pairs,
+            &creation.sequence(&pairs),
+            &creation.ranks(&pairs),
+            &tets,
+        )
     }
 
     /// `Optimize` for edges `pairs` created in the order `sequence` (indices into `pairs`; `rank[i]` the
     /// creation index of edge `i`) and four-vertex constraints `quads` (created in their order): a solid's
     /// volumes, or a sheet's dihedral bends, which `Optimize` connects, groups and sorts alike (a body has
-    /// one kind or the other here).
+    /// one kind or the other here), of a body at rest positions `rest` (m) with inverse masses
+    /// `inverse_masses` (1/kg; 0 for a kinematic vertex).
     pub(crate) fn optimize(
-        system: &PbdSystem,
+        rest: &[crate::Vec3],
+        inverse_masses: &[f64],
         pairs: &[[usize; 2]],
         sequence: &[usize],
         rank: &[usize],
         quads: &[[usize; 4]],
     ) -> Self {
-        let n = system.rest.len();
-        let p: Vec<[f32; 3]> = system.rest.iter().map(|x| [x.x as f32, x.y as f32, x.z as f32]).collect();
+        let n = rest.len();
+        let p: Vec<[f32; 3]> = rest.iter().map(|x| [x.x as f32, x.y as f32, x.z as f32]).collect();
         // (a) Connectivity: neighbours in first-seen order with a count, from edges then volumes.
         let mut connectivity: Vec<Vec<(usize, u32)>> = vec![Vec::new(); n];
         let mut link = |a: usize, b: usize| {
@@ -272,7 +281,7 @@ impl Order {
         }
         let mut heap = std::collections::BinaryHeap::new();
         for v in 0..n {
-            if system.inverse_masses[v] == 0.0 {
+            if inverse_masses[v] == 0.0 {
                 distance[v] = 0.0;
                 heap.push(std::cmp::Reverse((OrderedF32(0.0), v)));
             }

@@ -135,7 +135,7 @@ fn build(system: &PbdSystem, (bend, uniform, order): Key) -> Built {
     let made = create_constraints(&order.faces(&cloth.triangles()), &system.rest, &movable, bend);
     let pairs: Vec<[usize; 2]> = made.edges.iter().map(|(p, _)| *p).collect();
     let created: Vec<usize> = (0..pairs.len()).collect();
-    let optimized = Order::optimize(system, &pairs, &created, &created, &made.dihedral);
+    let optimized = Order::optimize(&system.rest, &system.inverse_masses, &pairs, &created, &created, &made.dihedral);
     let edges = made
         .edges
         .iter()

@@ -273,6 +273,49 @@ mod tests {
         assert_eq!((c.edges.len(), twice), (6, 2));
     }
 
+    /// An irregular fan of four faces around vertex 4, vertex 0 kinematic, read by hand from Jolt's source
+    /// rules (`CreateConstraints`, then `Optimize`). The sorted face edges are walked (0,1), (0,3), (0,4) x2,
+    /// (1,2), (1,4) x2, (2,3), (2,4) x2, (3,4) x2. At a shared edge the angle at its first vertex between the
+    /// opposite vertices decides the quad (cos^2 below sin^2 8 deg = 0.0194): (0,4): 1 and 3 at 0, cos^2
+    /// 0.032, a bend (1,3); (1,4): 0 and 2 at 1, cos^2 0.123, a bend (0,2) (vertex 0 kinematic, 2 free: made);
+    /// (2,4): 1 and 3 at 2, cos^2 0.0085, a shear (1,3) and the diagonal (2,4) a shear; (3,4): 2 and 0 at 3,
+    /// cos^2 0.0074, a shear (2,0), the diagonal a shear, and (3,4) being the list's last entry, made again as
+    /// a face edge. So (1,3) is made twice, as a bend and as a shear. `Optimize` (one group) sorts by the
+    /// distance from vertex 0 (all straight: 4 at 0.75, 1 at 1, 3 at 1.118, 2 at 1.526), then the smallest
+    /// vertex, then the creation index. Jolt itself makes 13 edges of these faces too (`jolt_rest` with
+    /// `count_only`).
+    #[test]
+    fn an_irregular_fan_makes_jolts_constraints_in_jolts_order() {
+        let positions =
+            [(0.0, 0.0), (1.0, 0.0), (1.3, 0.8), (0.2, 1.1), (0.6, 0.45)].map(|(x, y)| Vec3::new(x, y, 0.0)).to_vec();
+        let faces = [[0, 1, 4], [1, 2, 4], [2, 3, 4], [3, 0, 4]];
+        let movable = [false, true, true, true, true];
+        let made = create_constraints(&faces, &positions, &movable, JoltBend::Distance);
+        use EdgeKind::{Bend, Edge, Shear};
+        let expected = vec![
+            ([0, 1], Edge),
+            ([0, 3], Edge),
+            ([1, 3], Bend),
+            ([0, 4], Edge),
+            ([1, 2], Edge),
+            ([0, 2], Bend),
+            ([1, 4], Edge),
+            ([2, 3], Edge),
+            ([1, 3], Shear),
+            ([2, 4], Shear),
+            ([2, 0], Shear),
+            ([3, 4], Shear),
+            ([3, 4], Edge),
+        ];
+        assert_eq!(made.edges, expected);
+        let pairs: Vec<[usize; 2]> = made.edges.iter().map(|(p, _)| *p).collect();
+        let created: Vec<usize> = (0..pairs.len()).collect();
+        let inverse_masses = [0.0, 1.0, 1.0, 1.0, 1.0];
+        let order = super::super::jolt::Order::optimize(&positions, &inverse_masses, &pairs, &created, &created, &[]);
+        // Distance 0 (touching vertex 0), then 0.75 (vertex 4), 1 (vertex 1), 1.118 (vertex 3).
+        assert_eq!(order.groups, vec![(vec![], vec![0, 1, 3, 5, 10, 6, 9, 11, 12, 2, 4, 8, 7])]);
+    }
+
     /// The port of Jolt's QuickSort (its partition runs above 32 elements) sorts a long list with many equal
     /// keys and keeps every element.
     #[test]
