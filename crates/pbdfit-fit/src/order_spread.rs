@@ -107,10 +107,13 @@ impl OrderSpread {
         let failed = self.others.iter().filter(|o| o.error.is_none()).count();
         let failed = if failed > 0 { format!(", {failed} with no rest state") } else { String::new() };
         let verdict = if self.beyond_fit_range {
-            "more than the fit's own 1 % range: create them in the order fitted, or fit in the order your program \
-             uses (--setting order=...)"
+            format!(
+                "more than the fit's own 1 % range: create the {} in the order fitted, or fit in the order your \
+                 program uses (--setting order=...)",
+                self.of
+            )
         } else {
-            "within the fit's own 1 % range"
+            "within the fit's own 1 % range".to_string()
         };
         let names: Vec<&str> = self.others.iter().map(|o| o.order.as_str()).collect();
         format!(
