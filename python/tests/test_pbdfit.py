@@ -227,6 +227,10 @@ def test_a_float_handed_through_python_is_the_command_line_s_to_the_bit():
     assert got["error"] == cli["error"], (got["error"], cli["error"])
 
 
+# The engine profiles that simulate sheets (their mappings take a sheet scene).
+SHEET_PROFILES = {"jolt-cloth", "newton-cloth", "genesis-cloth", "mujoco-flex"}
+
+
 def test_mapping_gives_the_command_lines_numbers():
     # Every mapping, on the tables' cube and on another scene: the same JSON as `pbdfit baseline --json`.
     listed = pbdfit.mapping("list")
@@ -237,7 +241,7 @@ def test_mapping_gives_the_command_lines_numbers():
     # A cloth model's mapping takes a sheet scene (a solid's is refused, as the CLI test checks).
     sheet_queries = [(2e6, 0.3, 0.01, 10, 4, "hanging-sheet"), (1e8, 0.45, 0.002, 4, 10, "clamped-strip")]
     for m in listed:
-        sheet = m["model"].startswith("cloth-") or m["model"] == "jolt-cloth"
+        sheet = m["model"].startswith("cloth-") or m["model"] in SHEET_PROFILES
         for young, poisson, dt, nit, n, scene in sheet_queries if sheet else queries:
             got = pbdfit.mapping(m["name"], young=young, poisson=poisson, dt=dt, nit=nit, n=n, scene=scene)
             args = ["baseline", "--mapping", m["name"], "--young", repr(young), "--poisson", repr(poisson), "--dt",
