@@ -155,17 +155,14 @@ pub fn check_cloth_model(kind: ModelKind, scene: &str) -> Result<(), FitJobError
 /// ([`ModelKind::inert_parameters`]: `jolt-cloth` with `bend=none` makes no bend constraints, so no rest
 /// state determines `bend_compliance`), naming the parameter and the setting.
 pub fn check_fitted_parameters(kind: ModelKind) -> Result<(), FitJobError> {
-    let inert = kind.inert_parameters();
-    if inert.is_empty() {
-        return Ok(());
+    match kind.inert_parameters().first() {
+        None => Ok(()),
+        Some((parameter, setting)) => Err(FitJobError::Input(format!(
+            "model `{}`: {parameter} acts on nothing with {setting}, so a fit cannot determine it: fit under \
+             another value of that setting, or run {setting} in simulate",
+            kind.spec()
+        ))),
     }
-    Err(FitJobError::Input(format!(
-        "model `{}`: {} acts on nothing under its settings (bend=none makes no bend constraints), so a fit cannot \
-         determine it: fit with bend=distance or bend=dihedral (the report's Godot SoftBody3D line then evaluates \
-         Godot's own body, bend=none with uniform masses, at the fitted compliance), or run bend=none in simulate",
-        kind.spec(),
-        inert.join(", ")
-    )))
 }
 
 /// Refuses a cloth model on a tetrahedral solid, naming it and the scene.

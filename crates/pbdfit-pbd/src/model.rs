@@ -588,13 +588,22 @@ impl ModelKind {
         }
     }
 
-    /// The parameters that act on nothing under this kind's settings ([`ParameterSpec::inert_when`]).
-    pub fn inert_parameters(self) -> Vec<&'static str> {
+    /// The parameters that act on nothing under this kind's settings ([`ParameterSpec::inert_when`]), each
+    /// with the setting that makes it so, as `NAME=VALUE` (the value's word where it has one: `bend=none`).
+    pub fn inert_parameters(self) -> Vec<(&'static str, String)> {
         let settings = self.settings();
-        let inert = |p: &&ParameterSpec| {
-            p.inert_when.is_some_and(|(name, value)| settings.iter().any(|&(n, v)| n == name && v == value))
-        };
-        self.def.parameters.iter().filter(inert).map(|p| p.name).collect()
+        self.def
+            .parameters
+            .iter()
+            .filter_map(|p| {
+                let (name, value) = p.inert_when?;
+                settings.iter().any(|&(n, v)| n == name && v == value).then(|| {
+                    let spec = self.setting_specs().iter().find(|s| s.name == name);
+                    let shown = spec.and_then(|s| s.word(value)).map_or_else(|| value.to_string(), str::to_string);
+                    (p.name, format!("{name}={shown}"))
+                })
+            })
+            .collect()
     }
 
     /// Every registered model kind.

@@ -631,7 +631,7 @@ mod tests {
         println!("distance: {face} face, {shear} shear, {bends} bend edges");
         assert!(bends > 0);
         let none = ModelKind::JOLT_CLOTH.with_setting("bend", NONE).unwrap();
-        assert_eq!(none.inert_parameters(), vec!["bend_compliance"]);
+        assert_eq!(none.inert_parameters(), vec![("bend_compliance", "bend=none".to_string())]);
         assert!(ModelKind::JOLT_CLOTH.inert_parameters().is_empty());
         let without = rest_of(&system, none, &[1e-3, 1e-3, 1e-2]);
         assert_eq!(without, rest_of(&system, none, &[1e-3, 1e-3, 7.0]), "bend_compliance acts on nothing");

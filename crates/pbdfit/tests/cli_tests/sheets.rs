@@ -460,7 +460,7 @@ fn jolt_cloth_evaluates_godots_body_and_its_face_orders() {
     assert!(text.contains("\"uniform\""), "the masses are reported uniform: {text}");
     assert_refused(
         &[&["fit"][..], &base, &godot_settings].concat(),
-        &["bend_compliance acts on nothing", "bend=none makes no bend constraints"],
+        &["bend_compliance acts on nothing with bend=none", "fit under another value of that setting"],
     );
     assert_refused(
         &[&["simulate"][..], &base, &["--setting", "bend=flat"], &params].concat(),
