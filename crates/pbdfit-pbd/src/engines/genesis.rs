@@ -97,8 +97,9 @@ impl EngineStep for GenesisPbd {
     }
 }
 
-/// The uniform inverse mass of a free particle: the particle count over the body's total mass.
-fn uniform_inverse_mass(system: &PbdSystem) -> f64 {
+/// The uniform inverse mass of a free particle: the particle count over the body's total mass (Genesis's
+/// bodies; Godot's sheet under `jolt-cloth`).
+pub(super) fn uniform_inverse_mass(system: &PbdSystem) -> f64 {
     system.rest.len() as f64 / system.total_mass
 }
 

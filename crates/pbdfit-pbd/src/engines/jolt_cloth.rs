@@ -122,7 +122,7 @@ impl SheetEdges {
 /// The inverse masses (1/kg) the step projects with: the system's (lumped), or with `uniform` the sheet's
 /// total mass over its vertex count on every movable vertex (held ones keep 0).
 fn inverse_masses(system: &PbdSystem, uniform: bool) -> Vec<f64> {
-    let w = system.rest.len() as f64 / system.total_mass;
+    let w = super::genesis::uniform_inverse_mass(system);
     system.inverse_masses.iter().map(|&v| if uniform && v > 0.0 { w } else { v }).collect()
 }
 
