@@ -52,9 +52,8 @@ pub enum PbdError {
     /// settles there, so there is no rest state.
     #[error(
         "scene {scene}: no stable rest state with {params}: the engine's step moves away from its fixed point \
-         (spectral radius of the step map about {radius:.4} > 1; its simulation oscillates or blows up there, as \
-         Newton's Jacobi passes do on tetrahedra in compression); {}a smaller dt or softer parameters may have \
-         one", lower_relaxation(.relaxation)
+         (spectral radius of the step map about {radius:.4} > 1: its simulation oscillates or blows up there); \
+         {}a smaller dt or softer parameters may have one", lower_relaxation(.relaxation)
     )]
     Unstable {
         /// Scene name.

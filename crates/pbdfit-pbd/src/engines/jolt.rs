@@ -30,7 +30,6 @@
 //! the bounding box (a translation), sleeping (a body below 0.17 m/s for 0.5 s freezes: an engine run
 //! must disable it, `allow_sleeping(false)`, to reach its rest state at all).
 
-use std::sync::{Arc, Mutex};
 
 use super::creation::{self, CreationOrder};
 use super::{EngineBody, EngineConstants, EngineRule, EngineStep, six_volume_change};
@@ -50,7 +49,7 @@ impl EngineStep for Jolt {
     const PASSES: super::Passes = super::Passes::GaussSeidel;
 
     fn solve(&self, system: &PbdSystem, body: &EngineBody, orders: &Orders, passes: usize, d: &mut Dynamics, h: f64) {
-        let order = orders.get(system, body, self.order);
+        let order = orders.get_or_build(self.order, || Order::new(system, body, self.order));
         let inv_h2 = 1.0 / (h * h);
         let edge_alpha = self.edge_compliance * inv_h2;
         let volume_alpha = self.volume_compliance * inv_h2;
@@ -115,27 +114,7 @@ const BATCH: usize = 256;
 
 /// The projection orders of one body, one per creation order used (built on first use; a fit uses one,
 /// its spread over orders a few).
-#[derive(Debug, Default)]
-pub struct Orders(Mutex<Vec<(CreationOrder, Arc<Order>)>>);
-
-impl Clone for Orders {
-    fn clone(&self) -> Self {
-        Orders(Mutex::new(self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()))
-    }
-}
-
-impl Orders {
-    /// The projection order of the body with its edges created in `creation` order.
-    fn get(&self, system: &PbdSystem, body: &EngineBody, creation: CreationOrder) -> Arc<Order> {
-        let mut orders = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, order)) = orders.iter().find(|(c, _)| *c == creation) {
-            return Arc::clone(order);
-        }
-        let order = Arc::new(Order::new(system, body, creation));
-        orders.push((creation, Arc::clone(&order)));
-        order
-    }
-}
+pub type Orders = super::Memo<CreationOrder, Order>;
 
 /// Jolt's projection order: per update group, its volumes then its edges (indices into the engine body's
 /// `tets` and `edges`).

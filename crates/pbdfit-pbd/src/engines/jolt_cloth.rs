@@ -36,7 +36,7 @@
 //!
 //! Not reproduced: per-vertex attributes, LRA and pressure constraints.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use super::creation::{self, CreationOrder};
 
@@ -66,21 +66,15 @@ pub struct JoltCloth {
 }
 
 /// What decides the constraints and their order: the bend type, uniform masses, the faces' order.
-type Key = (JoltBend, bool, CreationOrder);
+pub type Key = (JoltBend, bool, CreationOrder);
 
 /// The sheet's constraints as `CreateConstraints` makes them for each [`Key`] used, and `Optimize`'s order
 /// of them (each built on first use).
-#[derive(Debug, Default)]
-pub struct SheetEdges(Mutex<Vec<(Key, Arc<Built>)>>);
+pub type SheetEdges = super::Memo<Key, Built>;
 
-impl Clone for SheetEdges {
-    fn clone(&self) -> Self {
-        SheetEdges(Mutex::new(self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()))
-    }
-}
-
+/// One key's constraints as `CreateConstraints` makes them, and `Optimize`'s order of them.
 #[derive(Debug, Default)]
-struct Built {
+pub struct Built {
     /// The edges in creation order, each with its kind.
     edges: Vec<(EngineEdge, EdgeKind)>,
     /// The dihedral bends in creation order.
@@ -101,13 +95,7 @@ struct DihedralBend {
 
 impl SheetEdges {
     fn built(&self, system: &PbdSystem, key: Key) -> Arc<Built> {
-        let mut all = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, built)) = all.iter().find(|(k, _)| *k == key) {
-            return Arc::clone(built);
-        }
-        let built = Arc::new(build(system, key));
-        all.push((key, Arc::clone(&built)));
-        built
+        self.get_or_build(key, || build(system, key))
     }
 
     /// The number of constraints of each kind with bend type `bend`: (face edges, shear, bend edges,
@@ -579,7 +567,7 @@ mod tests {
         let edges = optimized.built(&system, key).edges.clone();
         let n = edges.len();
         let built = Built { edges, bends: Vec::new(), groups: vec![(Vec::new(), (0..n).collect())] };
-        let created = SheetEdges(Mutex::new(vec![(key, Arc::new(built))]));
+        let created = SheetEdges::holding(key, built);
         let h = dt / nit as f64;
         let a = fixed_point(&system, &step, &optimized, h, 1.0 - damping * h);
         let b = fixed_point(&system, &step, &created, h, 1.0 - damping * h);

@@ -31,7 +31,7 @@
 //! the sensitivity of [`PbdSystem::rest_state`] work on it unchanged.
 
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use nalgebra::Matrix3;
 
@@ -40,6 +40,42 @@ use crate::{Dynamics, ModelDef, ModelKind, PbdSystem, SimParams, Vec3};
 pub mod creation;
 pub mod jolt_faces;
 pub use creation::CreationOrder;
+
+/// What a step builds once per body and key and reuses (a creation order's projection order, a sheet's
+/// constraints for one bend type): each value is built on first use and shared by every clone made
+/// after it. A handful of keys per body (a fit uses one, its spread over orders a few), so a list.
+#[derive(Debug)]
+pub struct Memo<K, V>(Mutex<Vec<(K, Arc<V>)>>);
+
+impl<K, V> Default for Memo<K, V> {
+    fn default() -> Self {
+        Memo(Mutex::new(Vec::new()))
+    }
+}
+
+impl<K: Clone, V> Clone for Memo<K, V> {
+    fn clone(&self) -> Self {
+        Memo(Mutex::new(self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()))
+    }
+}
+
+impl<K: PartialEq + Clone, V> Memo<K, V> {
+    /// A memo holding `value` for `key` alone.
+    pub fn holding(key: K, value: V) -> Self {
+        Memo(Mutex::new(vec![(key, Arc::new(value))]))
+    }
+
+    /// The value for `key`, built by `build` the first time.
+    pub fn get_or_build(&self, key: K, build: impl FnOnce() -> V) -> Arc<V> {
+        let mut all = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, value)) = all.iter().find(|(k, _)| *k == key) {
+            return Arc::clone(value);
+        }
+        let value = Arc::new(build());
+        all.push((key, Arc::clone(&value)));
+        value
+    }
+}
 
 /// Rest-map evaluations (substeps) that smooth each line-search trial of an engine's default root solve
 /// ([`EngineStep::ROOT`]). Measured on `jolt-cloth`'s clamped strip (N = 4, dt 1/60 s, nit 64, the steel
