@@ -10,17 +10,16 @@
 //! LU's: the fill-reducing ordering and the elimination structure) are computed once and reused by every
 //! numeric factorisation of the body. The matrices are symmetric (the forces are conservative, the damping
 //! a symmetric form); Newton's `-K` is positive definite at a stable iterate, where Cholesky factors it;
-//! where it is not (compressed springs, an inverting tetrahedron) a symmetric indefinite `L B L^T`
-//! (Bunch-Kaufman pivoting within the supernodes) on the same symbolic structure does, checked by its
-//! backward error on a probe right-hand side; LU with partial pivoting takes what that check refuses
-//! (docs/performance.md, "Force-law rest states").
+//! where it is not (compressed springs, an inverting tetrahedron) a symmetric indefinite `L D L^T` on the
+//! same symbolic structure does (no pivoting: kept only where its backward error on a probe right-hand side
+//! is LU's order), and LU with partial pivoting takes what that check refuses (docs/performance.md,
+//! "Force-law rest states").
 
 use std::sync::{Arc, OnceLock};
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::solvers::SolveCore;
-use faer::perm::PermRef;
-use faer::sparse::linalg::cholesky::{IntranodeLbltRef, SymbolicCholesky, factorize_symbolic_cholesky};
+use faer::sparse::linalg::cholesky::{LdltRef, SymbolicCholesky, factorize_symbolic_cholesky};
 use faer::sparse::linalg::solvers::{Llt, Lu, SymbolicLlt, SymbolicLu};
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, Mat, MatMut, Side};
@@ -43,9 +42,9 @@ pub(super) enum Element {
     Hinge,
 }
 
-/// The largest normwise backward error (relative) at which the indefinite `L B L^T` solve is kept in LU's
-/// place: LU with partial pivoting leaves about `n eps` (1e-13 on a 20 x 20 sheet); a pivot that the
-/// intranodal Bunch-Kaufman could not choose well leaves orders of magnitude more.
+/// The largest normwise backward error (relative) at which the indefinite `L D L^T` solve is kept in LU's
+/// place: LU with partial pivoting leaves about `n eps` (1e-13 on a 20 x 20 sheet); a small pivot of the
+/// unpivoted `L D L^T` leaves orders of magnitude more.
 const INDEFINITE_BACKWARD_ERROR: f64 = 1e-11;
 
 /// Where a 3 x 3 block lies among a pattern's values: entry `(r, c)` at `start + r + c stride`
@@ -74,38 +73,33 @@ pub(super) struct Pattern {
     cholesky: OnceLock<Option<SymbolicLlt<usize>>>,
     /// The symbolic LU of the pattern (`None`: faer refused it).
     lu: OnceLock<Option<SymbolicLu<usize>>>,
-    /// The symbolic structure of the indefinite `L B L^T` (the Cholesky's, held where the numeric
-    /// Bunch-Kaufman factorisation can reach it; `None`: faer refused it).
+    /// The symbolic structure of the indefinite `L D L^T` (the Cholesky's, held where the numeric
+    /// `L D L^T` can reach it; `None`: faer refused it).
     symmetric: OnceLock<Option<Arc<SymbolicCholesky<usize>>>>,
 }
 
-/// The numeric intranodal `L B L^T` factorisation of a symmetric indefinite matrix on a pattern
-/// (faer's Bunch-Kaufman pivoting within each supernode, on the Cholesky's fill-reducing ordering).
-pub(super) struct Lblt {
+/// The numeric `L D L^T` factorisation of a symmetric indefinite matrix on a pattern (faer's supernodal
+/// one on the Cholesky's fill-reducing ordering, without pivoting: `D` diagonal, of either sign).
+pub(super) struct Ldlt {
     symbolic: Arc<SymbolicCholesky<usize>>,
     values: Vec<f64>,
-    subdiag: Vec<f64>,
-    forward: Vec<usize>,
-    inverse: Vec<usize>,
 }
 
-impl Lblt {
+impl Ldlt {
     /// Overwrites `rhs` (its columns) with `A^-1 rhs`.
     fn solve_in_place(&self, rhs: MatMut<'_, f64>) {
-        let n = self.symbolic.nrows();
         let par = faer::get_global_parallelism();
-        let perm = PermRef::new_checked(&self.forward, &self.inverse, n);
-        let factor = IntranodeLbltRef::new(&self.symbolic, &self.values, &self.subdiag, perm);
+        let factor = LdltRef::new(&self.symbolic, &self.values);
         let mut memory = MemBuffer::new(self.symbolic.solve_in_place_scratch::<f64>(rhs.ncols(), par));
         factor.solve_in_place_with_conj(Conj::No, rhs, par, MemStack::new(&mut memory));
     }
 }
 
 /// A numeric factorisation of a matrix on a body's pattern: Cholesky `L L^T` where it is symmetric
-/// positive definite, else the symmetric indefinite `L B L^T`, else LU with partial pivoting.
+/// positive definite, else the symmetric indefinite `L D L^T`, else LU with partial pivoting.
 pub(super) enum Factor {
     Cholesky(Llt<usize, f64>),
-    Indefinite(Box<Lblt>),
+    Indefinite(Box<Ldlt>),
     Lu(Box<Lu<usize, f64>>),
 }
 
@@ -182,7 +176,7 @@ impl Pattern {
     }
 
     /// The numeric factorisation of the matrix with `values` on this pattern (symmetric): Cholesky where
-    /// it succeeds (the matrix is positive definite), else the indefinite `L B L^T` where its backward
+    /// it succeeds (the matrix is positive definite), else the indefinite `L D L^T` where its backward
     /// error passes ([`Self::indefinite`]), else LU; each on its symbolic factorisation, computed on the
     /// first call and reused. `None` where all fail (a singular matrix).
     fn factor(&self, values: &[f64]) -> Option<Factor> {
@@ -212,12 +206,12 @@ impl Pattern {
         Lu::try_new_with_symbolic(lu.clone(), a).ok().map(|f| Factor::Lu(Box::new(f)))
     }
 
-    /// The intranodal `L B L^T` of the symmetric matrix with `values` (pivoting only within the
-    /// supernodes, so a pivot it cannot choose well is possible), kept where it solves a probe
+    /// The `L D L^T` of the symmetric matrix with `values` (no pivoting, so a small pivot and a large
+    /// growth of the factor are possible; a zero pivot is refused), kept where it solves a probe
     /// `A x = A v` (`v` fixed, entries in [1, 2)) with a normwise backward error
     /// `|A x - A v|_inf / (|A|_inf |x|_inf + |A v|_inf)` of at most [`INDEFINITE_BACKWARD_ERROR`], LU's
     /// order; `None` where it does not (the caller takes LU).
-    fn indefinite(&self, values: &[f64]) -> Option<Lblt> {
+    fn indefinite(&self, values: &[f64]) -> Option<Ldlt> {
         let symbolic = self
             .symmetric
             .get_or_init(|| {
@@ -228,28 +222,21 @@ impl Pattern {
             .clone()?;
         let n = self.dofs;
         let par = faer::get_global_parallelism();
-        let mut f = Lblt {
-            values: vec![0.0; symbolic.len_val()],
-            subdiag: vec![0.0; n],
-            forward: vec![0; n],
-            inverse: vec![0; n],
-            symbolic,
-        };
+        let mut f = Ldlt { values: vec![0.0; symbolic.len_val()], symbolic };
         let a = SparseColMatRef::new(self.structure(), values);
         let mut memory =
-            MemBuffer::try_new(f.symbolic.factorize_numeric_intranode_lblt_scratch::<f64>(par, Default::default()))
-                .ok()?;
-        f.symbolic.factorize_numeric_intranode_lblt(
-            &mut f.values,
-            &mut f.subdiag,
-            &mut f.forward,
-            &mut f.inverse,
-            a,
-            Side::Lower,
-            par,
-            MemStack::new(&mut memory),
-            Default::default(),
-        );
+            MemBuffer::try_new(f.symbolic.factorize_numeric_ldlt_scratch::<f64>(par, Default::default())).ok()?;
+        f.symbolic
+            .factorize_numeric_ldlt(
+                &mut f.values,
+                a,
+                Side::Lower,
+                Default::default(),
+                par,
+                MemStack::new(&mut memory),
+                Default::default(),
+            )
+            .ok()?;
         let probe: Vec<f64> = (0..n).map(|i| 1.0 + (i * 7 % 11) as f64 / 11.0).collect();
         let b = self.multiply(values, &probe);
         let mut x = Mat::<f64>::from_fn(n, 1, |i, _| b[i]);
@@ -480,9 +467,9 @@ mod tests {
 
     thread_local! {
         /// Test switch: factor every matrix that is not positive definite by LU, as before the indefinite
-        /// `L B L^T` (the reference the tests below compare with).
+        /// `L D L^T` (the reference the tests below compare with).
         pub(super) static LU_ONLY: Cell<bool> = const { Cell::new(false) };
-        /// How many matrices this thread factored by the indefinite `L B L^T`.
+        /// How many matrices this thread factored by the indefinite `L D L^T`.
         pub(super) static INDEFINITE: Cell<usize> = const { Cell::new(0) };
     }
 
@@ -491,23 +478,29 @@ mod tests {
     const SOFT_FLEX: SpringLaw =
         SpringLaw { membrane_mu: 500.0, membrane_lambda: 300.0, bending: 1e-5, ..SpringLaw::NONE };
 
+    /// Displacements that shrink the sheet `b` by `shrink` in its plane (towards the origin, a corner of
+    /// the held row) and ripple it out of it by up to 3 cm: a compressed, buckled membrane.
+    fn compressed(b: &SpringBody, shrink: f64) -> Vec<Vec3> {
+        let held = |i: usize| b.slot[i] == usize::MAX;
+        (b.rest.iter().enumerate())
+            .map(|(i, x)| match held(i) {
+                true => Vec3::zeros(),
+                false => Vec3::new(-shrink * x.x, -shrink * x.y, 0.01 * ((i * 5 % 7) as f64 - 3.0)),
+            })
+            .collect()
+    }
+
     /// Where Cholesky refuses `-K` (the 4 x 4 sheet shrunk to 80 % in its plane and rippled out of it: a
-    /// compressed membrane), the indefinite `L B L^T` factors it and solves as LU does, to 1e-10 of the
+    /// compressed membrane), the indefinite `L D L^T` factors it and solves as LU does, to 1e-10 of the
     /// solution's largest entry.
     #[test]
     fn the_indefinite_factor_solves_as_lu() {
         let b = sheet(4);
-        let u: Vec<Vec3> = b
-            .rest
-            .iter()
-            .enumerate()
-            .map(|(i, x)| Vec3::new(-0.2 * x.x, -0.2 * x.y, 0.01 * ((i * 5 % 7) as f64 - 3.0)))
-            .collect();
-        let x = b.flatten(&u);
+        let x = b.flatten(&compressed(&b, 0.2));
         let (k, _) = b.tangents(&SOFT_FLEX, &x);
         let f = b.forces(&SOFT_FLEX, &x, None);
         let factor = b.factor(&[(&k, -1.0)], None).unwrap();
-        assert!(matches!(factor, Factor::Indefinite(_)), "-K of the compressed sheet is factored by L B L^T");
+        assert!(matches!(factor, Factor::Indefinite(_)), "-K of the compressed sheet is factored by L D L^T");
         let solve = |factor: &Factor| {
             let mut y = Mat::<f64>::from_fn(f.len(), 1, |i, _| f[i]);
             factor.solve_in_place(y.as_mut());
@@ -519,33 +512,42 @@ mod tests {
         let lu = solve(&b.pattern().lu_factor(&values).unwrap());
         let size = lu.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         let gap = lblt.iter().zip(&lu).fold(0.0f64, |m, (a, r)| m.max((a - r).abs())) / size;
-        println!("{} DOFs: L B L^T against LU {gap:e} of the largest entry ({size:e})", f.len());
+        println!("{} DOFs: L D L^T against LU {gap:e} of the largest entry ({size:e})", f.len());
         assert!(gap <= 1e-10, "{gap:e}");
     }
 
     /// Newton's rest state of the 4 x 4 sheet under [`SOFT_FLEX`], whose iterates' tangents are indefinite
-    /// (factored by `L B L^T`), is the rest state of Newton with LU in its place (as before), to 1e-10 of
-    /// the largest displacement, in as many iterations.
+    /// (factored by `L D L^T`), is the rest state of Newton with LU in its place (as before), to 1e-10 of
+    /// the largest displacement, in as many iterations: the sheet lying flat and drooping under its weight
+    /// from rest (1 indefinite tangent, 32 iterations) and from a compressed, buckled start (4 indefinite,
+    /// 37 iterations), and hanging in its plane from that start (6 indefinite, 24 iterations); 1e-16 apart.
     #[test]
     fn the_indefinite_newton_rests_where_the_lu_newton_does() {
-        let b = sheet(4);
-        INDEFINITE.set(0);
-        let fast = b.equilibrium(&SOFT_FLEX, None).unwrap();
-        let indefinite = INDEFINITE.get();
-        LU_ONLY.set(true);
-        let reference = b.equilibrium(&SOFT_FLEX, None).unwrap();
-        LU_ONLY.set(false);
-        let (x, r) = (b.flatten(&fast.displacements), b.flatten(&reference.displacements));
-        let size = r.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        let gap = x.iter().zip(&r).fold(0.0f64, |m, (a, r)| m.max((a - r).abs())) / size;
-        println!(
-            "{indefinite} indefinite factorisations; {} and {} iterations; rest states {gap:e} apart (largest \
+        for (g, law, shrink) in [
+            (Vec3::new(0.0, 0.0, -9.81), SOFT_FLEX, 0.0),
+            (Vec3::new(0.0, 9.81, 0.0), SOFT_FLEX, 0.2),
+            (Vec3::new(0.0, 0.0, -9.81), SOFT_FLEX, 0.2),
+        ] {
+            let b = sheet_under(4, g);
+            let warm = (shrink > 0.0).then(|| compressed(&b, shrink));
+            INDEFINITE.set(0);
+            let fast = b.equilibrium(&law, warm.as_deref()).unwrap();
+            let indefinite = INDEFINITE.get();
+            LU_ONLY.set(true);
+            let reference = b.equilibrium(&law, warm.as_deref()).unwrap();
+            LU_ONLY.set(false);
+            let (x, r) = (b.flatten(&fast.displacements), b.flatten(&reference.displacements));
+            let size = r.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            let gap = x.iter().zip(&r).fold(0.0f64, |m, (a, r)| m.max((a - r).abs())) / size;
+            println!(
+                "{indefinite} indefinite factorisations; {} and {} iterations; rest states {gap:e} apart (largest \
              displacement {size:e} m)",
-            fast.iterations, reference.iterations
-        );
-        assert!(indefinite > 0, "the sheet's Newton meets indefinite tangents");
-        assert!(gap <= 1e-10, "{gap:e}");
-        assert_eq!(fast.iterations, reference.iterations);
+                fast.iterations, reference.iterations
+            );
+            assert!(indefinite > 0, "the sheet's Newton meets indefinite tangents");
+            assert!(gap <= 1e-10, "{gap:e}");
+            assert_eq!(fast.iterations, reference.iterations);
+        }
     }
 
     /// The tangents equal central differences of the forces: `K` of the elastic forces (springs, volume
@@ -605,11 +607,16 @@ mod tests {
 
     /// A 0.8 m x 0.5 m sheet of `n x n` cells (1 mm, 1000 kg/m^3) held along its first row, under gravity.
     fn sheet(n: usize) -> SpringBody {
+        sheet_under(n, Vec3::new(0.0, 0.0, -9.81))
+    }
+
+    /// [`sheet`] under the acceleration `g` (m/s^2).
+    fn sheet_under(n: usize, g: Vec3) -> SpringBody {
         let mesh = pbdfit_mesh::SheetMesh::rectangle(0.8, 0.5, n, n, pbdfit_mesh::Diagonal::Alternating).unwrap();
         let sheet = pbdfit_mesh::Sheet::new(mesh, 1e-3, 1000.0).unwrap();
         let mut held = vec![false; sheet.mesh.vertices().len()];
         held[..=n].fill(true);
-        SpringBody::new(&crate::PbdSystem::sheet("sheet", &sheet, &held, Vec3::new(0.0, 0.0, -9.81)))
+        SpringBody::new(&crate::PbdSystem::sheet("sheet", &sheet, &held, g))
     }
 
     /// The old sparse LU solve: `A` from the map's entries (its own pattern), factored from scratch.
