@@ -10,12 +10,16 @@
 //! LU's: the fill-reducing ordering and the elimination structure) are computed once and reused by every
 //! numeric factorisation of the body. The matrices are symmetric (the forces are conservative, the damping
 //! a symmetric form); Newton's `-K` is positive definite at a stable iterate, where Cholesky factors it;
-//! where it is not (compressed springs, an inverting tetrahedron) LU with partial pivoting does, as it did
-//! every matrix before (docs/performance.md, "Force-law rest states").
+//! where it is not (compressed springs, an inverting tetrahedron) a symmetric indefinite `L D L^T` on the
+//! same symbolic structure does (no pivoting: kept only where its backward error on a probe right-hand side
+//! is LU's order), and LU with partial pivoting takes what that check refuses (docs/performance.md,
+//! "Force-law rest states").
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
+use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::solvers::SolveCore;
+use faer::sparse::linalg::cholesky::{LdltRef, SymbolicCholesky, factorize_symbolic_cholesky};
 use faer::sparse::linalg::solvers::{Llt, Lu, SymbolicLlt, SymbolicLu};
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, Mat, MatMut, Side};
@@ -37,6 +41,11 @@ pub(super) enum Element {
     /// A bending hinge of the flex shell.
     Hinge,
 }
+
+/// The largest normwise backward error (relative) at which the indefinite `L D L^T` solve is kept in LU's
+/// place: LU with partial pivoting leaves about `n eps` (1e-13 on a 20 x 20 sheet); a small pivot of the
+/// unpivoted `L D L^T` leaves orders of magnitude more.
+const INDEFINITE_BACKWARD_ERROR: f64 = 1e-11;
 
 /// Where a 3 x 3 block lies among a pattern's values: entry `(r, c)` at `start + r + c stride`
 /// (`start == usize::MAX`: a held vertex, the block is dropped).
@@ -64,12 +73,33 @@ pub(super) struct Pattern {
     cholesky: OnceLock<Option<SymbolicLlt<usize>>>,
     /// The symbolic LU of the pattern (`None`: faer refused it).
     lu: OnceLock<Option<SymbolicLu<usize>>>,
+    /// The symbolic structure of the indefinite `L D L^T` (the Cholesky's, held where the numeric
+    /// `L D L^T` can reach it; `None`: faer refused it).
+    symmetric: OnceLock<Option<Arc<SymbolicCholesky<usize>>>>,
+}
+
+/// The numeric `L D L^T` factorisation of a symmetric indefinite matrix on a pattern (faer's supernodal
+/// one on the Cholesky's fill-reducing ordering, without pivoting: `D` diagonal, of either sign).
+pub(super) struct Ldlt {
+    symbolic: Arc<SymbolicCholesky<usize>>,
+    values: Vec<f64>,
+}
+
+impl Ldlt {
+    /// Overwrites `rhs` (its columns) with `A^-1 rhs`.
+    fn solve_in_place(&self, rhs: MatMut<'_, f64>) {
+        let par = faer::get_global_parallelism();
+        let factor = LdltRef::new(&self.symbolic, &self.values);
+        let mut memory = MemBuffer::new(self.symbolic.solve_in_place_scratch::<f64>(rhs.ncols(), par));
+        factor.solve_in_place_with_conj(Conj::No, rhs, par, MemStack::new(&mut memory));
+    }
 }
 
 /// A numeric factorisation of a matrix on a body's pattern: Cholesky `L L^T` where it is symmetric
-/// positive definite, else LU with partial pivoting.
+/// positive definite, else the symmetric indefinite `L D L^T`, else LU with partial pivoting.
 pub(super) enum Factor {
     Cholesky(Llt<usize, f64>),
+    Indefinite(Box<Ldlt>),
     Lu(Box<Lu<usize, f64>>),
 }
 
@@ -78,6 +108,7 @@ impl Factor {
     pub(super) fn solve_in_place(&self, rhs: MatMut<'_, f64>) {
         match self {
             Factor::Cholesky(f) => f.solve_in_place_with_conj(Conj::No, rhs),
+            Factor::Indefinite(f) => f.solve_in_place(rhs),
             Factor::Lu(f) => f.solve_in_place_with_conj(Conj::No, rhs),
         }
     }
@@ -136,6 +167,7 @@ impl Pattern {
             sizes,
             cholesky: OnceLock::new(),
             lu: OnceLock::new(),
+            symmetric: OnceLock::new(),
         }
     }
 
@@ -144,8 +176,9 @@ impl Pattern {
     }
 
     /// The numeric factorisation of the matrix with `values` on this pattern (symmetric): Cholesky where
-    /// it succeeds (the matrix is positive definite), else LU; each on its symbolic factorisation, computed
-    /// on the first call and reused. `None` where both fail (a singular matrix).
+    /// it succeeds (the matrix is positive definite), else the indefinite `L D L^T` where its backward
+    /// error passes ([`Self::indefinite`]), else LU; each on its symbolic factorisation, computed on the
+    /// first call and reused. `None` where all fail (a singular matrix).
     fn factor(&self, values: &[f64]) -> Option<Factor> {
         let a = SparseColMatRef::new(self.structure(), values);
         let cholesky = self.cholesky.get_or_init(|| SymbolicLlt::try_new(self.structure(), Side::Lower).ok());
@@ -154,8 +187,78 @@ impl Pattern {
         {
             return Some(Factor::Cholesky(f));
         }
+        #[cfg(test)]
+        let lu_only = tests::LU_ONLY.get();
+        #[cfg(not(test))]
+        let lu_only = false;
+        if !lu_only && let Some(f) = self.indefinite(values) {
+            #[cfg(test)]
+            tests::INDEFINITE.set(tests::INDEFINITE.get() + 1);
+            return Some(Factor::Indefinite(Box::new(f)));
+        }
+        self.lu_factor(values)
+    }
+
+    /// The LU with partial pivoting of the matrix with `values`, on the pattern's symbolic LU.
+    fn lu_factor(&self, values: &[f64]) -> Option<Factor> {
+        let a = SparseColMatRef::new(self.structure(), values);
         let lu = self.lu.get_or_init(|| SymbolicLu::try_new(self.structure()).ok()).as_ref()?;
         Lu::try_new_with_symbolic(lu.clone(), a).ok().map(|f| Factor::Lu(Box::new(f)))
+    }
+
+    /// The `L D L^T` of the symmetric matrix with `values` (no pivoting, so a small pivot and a large
+    /// growth of the factor are possible; a zero pivot is refused), kept where it solves a probe
+    /// `A x = A v` (`v` fixed, entries in [1, 2)) with a normwise backward error
+    /// `|A x - A v|_inf / (|A|_inf |x|_inf + |A v|_inf)` of at most [`INDEFINITE_BACKWARD_ERROR`], LU's
+    /// order; `None` where it does not (the caller takes LU).
+    fn indefinite(&self, values: &[f64]) -> Option<Ldlt> {
+        let symbolic = self
+            .symmetric
+            .get_or_init(|| {
+                factorize_symbolic_cholesky(self.structure(), Side::Lower, Default::default(), Default::default())
+                    .ok()
+                    .map(Arc::new)
+            })
+            .clone()?;
+        let n = self.dofs;
+        let par = faer::get_global_parallelism();
+        let mut f = Ldlt { values: vec![0.0; symbolic.len_val()], symbolic };
+        let a = SparseColMatRef::new(self.structure(), values);
+        let mut memory =
+            MemBuffer::try_new(f.symbolic.factorize_numeric_ldlt_scratch::<f64>(par, Default::default())).ok()?;
+        f.symbolic
+            .factorize_numeric_ldlt(
+                &mut f.values,
+                a,
+                Side::Lower,
+                Default::default(),
+                par,
+                MemStack::new(&mut memory),
+                Default::default(),
+            )
+            .ok()?;
+        let probe: Vec<f64> = (0..n).map(|i| 1.0 + (i * 7 % 11) as f64 / 11.0).collect();
+        let b = self.multiply(values, &probe);
+        let mut x = Mat::<f64>::from_fn(n, 1, |i, _| b[i]);
+        f.solve_in_place(x.as_mut());
+        let x: Vec<f64> = (0..n).map(|i| x[(i, 0)]).collect();
+        let residual = self.multiply(values, &x).iter().zip(&b).fold(0.0f64, |m, (ax, b)| m.max((ax - b).abs()));
+        let norm = (0..n).fold(0.0f64, |m, c| {
+            m.max((self.column_starts[c]..self.column_starts[c + 1]).map(|k| values[k].abs()).sum::<f64>())
+        });
+        let scale = norm * x.iter().fold(0.0f64, |m, v| m.max(v.abs())) + b.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        (residual.is_finite() && residual <= INDEFINITE_BACKWARD_ERROR * scale).then_some(f)
+    }
+
+    /// `A x` for the matrix with `values` on this pattern.
+    fn multiply(&self, values: &[f64], x: &[f64]) -> Vec<f64> {
+        let mut y = vec![0.0; self.dofs];
+        for (c, &xc) in x.iter().enumerate() {
+            for k in self.column_starts[c]..self.column_starts[c + 1] {
+                y[self.rows[k]] += values[k] * xc;
+            }
+        }
+        y
     }
 
     /// Adds `block` to the values at the block `(i, j)` of element `index` of `kind`.
@@ -356,10 +459,96 @@ impl SpringBody {
 
 #[cfg(test)]
 mod tests {
+    use std::cell::Cell;
     use std::collections::BTreeMap;
 
     use super::*;
     use crate::mass_spring::tests::body;
+
+    thread_local! {
+        /// Test switch: factor every matrix that is not positive definite by LU, as before the indefinite
+        /// `L D L^T` (the reference the tests below compare with).
+        pub(super) static LU_ONLY: Cell<bool> = const { Cell::new(false) };
+        /// How many matrices this thread factored by the indefinite `L D L^T`.
+        pub(super) static INDEFINITE: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// MuJoCo's flex shell (membrane `mu h`, `lambda h` in N/m, bending modulus in N m) soft in bending, so
+    /// the sheet's compressed parts buckle: Newton's `-K` there is indefinite.
+    const SOFT_FLEX: SpringLaw =
+        SpringLaw { membrane_mu: 500.0, membrane_lambda: 300.0, bending: 1e-5, ..SpringLaw::NONE };
+
+    /// Displacements that shrink the sheet `b` by `shrink` in its plane (towards the origin, a corner of
+    /// the held row) and ripple it out of it by up to 3 cm: a compressed, buckled membrane.
+    fn compressed(b: &SpringBody, shrink: f64) -> Vec<Vec3> {
+        let held = |i: usize| b.slot[i] == usize::MAX;
+        (b.rest.iter().enumerate())
+            .map(|(i, x)| match held(i) {
+                true => Vec3::zeros(),
+                false => Vec3::new(-shrink * x.x, -shrink * x.y, 0.01 * ((i * 5 % 7) as f64 - 3.0)),
+            })
+            .collect()
+    }
+
+    /// Where Cholesky refuses `-K` (the 4 x 4 sheet shrunk to 80 % in its plane and rippled out of it: a
+    /// compressed membrane), the indefinite `L D L^T` factors it and solves as LU does, to 1e-10 of the
+    /// solution's largest entry.
+    #[test]
+    fn the_indefinite_factor_solves_as_lu() {
+        let b = sheet(4);
+        let x = b.flatten(&compressed(&b, 0.2));
+        let (k, _) = b.tangents(&SOFT_FLEX, &x);
+        let f = b.forces(&SOFT_FLEX, &x, None);
+        let factor = b.factor(&[(&k, -1.0)], None).unwrap();
+        assert!(matches!(factor, Factor::Indefinite(_)), "-K of the compressed sheet is factored by L D L^T");
+        let solve = |factor: &Factor| {
+            let mut y = Mat::<f64>::from_fn(f.len(), 1, |i, _| f[i]);
+            factor.solve_in_place(y.as_mut());
+            (0..f.len()).map(|i| y[(i, 0)]).collect::<Vec<_>>()
+        };
+        let lblt = solve(&factor);
+        let mut values = k.values.clone();
+        values.iter_mut().for_each(|v| *v = -*v);
+        let lu = solve(&b.pattern().lu_factor(&values).unwrap());
+        let size = lu.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let gap = lblt.iter().zip(&lu).fold(0.0f64, |m, (a, r)| m.max((a - r).abs())) / size;
+        println!("{} DOFs: L D L^T against LU {gap:e} of the largest entry ({size:e})", f.len());
+        assert!(gap <= 1e-10, "{gap:e}");
+    }
+
+    /// Newton's rest state of the 4 x 4 sheet under [`SOFT_FLEX`], whose iterates' tangents are indefinite
+    /// (factored by `L D L^T`), is the rest state of Newton with LU in its place (as before), to 1e-10 of
+    /// the largest displacement, in as many iterations: the sheet lying flat and drooping under its weight
+    /// from rest (1 indefinite tangent, 32 iterations) and from a compressed, buckled start (4 indefinite,
+    /// 37 iterations), and hanging in its plane from that start (6 indefinite, 24 iterations); 1e-16 apart.
+    #[test]
+    fn the_indefinite_newton_rests_where_the_lu_newton_does() {
+        for (g, law, shrink) in [
+            (Vec3::new(0.0, 0.0, -9.81), SOFT_FLEX, 0.0),
+            (Vec3::new(0.0, 9.81, 0.0), SOFT_FLEX, 0.2),
+            (Vec3::new(0.0, 0.0, -9.81), SOFT_FLEX, 0.2),
+        ] {
+            let b = sheet_under(4, g);
+            let warm = (shrink > 0.0).then(|| compressed(&b, shrink));
+            INDEFINITE.set(0);
+            let fast = b.equilibrium(&law, warm.as_deref()).unwrap();
+            let indefinite = INDEFINITE.get();
+            LU_ONLY.set(true);
+            let reference = b.equilibrium(&law, warm.as_deref()).unwrap();
+            LU_ONLY.set(false);
+            let (x, r) = (b.flatten(&fast.displacements), b.flatten(&reference.displacements));
+            let size = r.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            let gap = x.iter().zip(&r).fold(0.0f64, |m, (a, r)| m.max((a - r).abs())) / size;
+            println!(
+                "{indefinite} indefinite factorisations; {} and {} iterations; rest states {gap:e} apart (largest \
+             displacement {size:e} m)",
+                fast.iterations, reference.iterations
+            );
+            assert!(indefinite > 0, "the sheet's Newton meets indefinite tangents");
+            assert!(gap <= 1e-10, "{gap:e}");
+            assert_eq!(fast.iterations, reference.iterations);
+        }
+    }
 
     /// The tangents equal central differences of the forces: `K` of the elastic forces (springs, volume
     /// penalty, neo-Hookean tetrahedra), `D` of the damping forces in the velocities, at a deformed state with compressed and
@@ -418,11 +607,16 @@ mod tests {
 
     /// A 0.8 m x 0.5 m sheet of `n x n` cells (1 mm, 1000 kg/m^3) held along its first row, under gravity.
     fn sheet(n: usize) -> SpringBody {
+        sheet_under(n, Vec3::new(0.0, 0.0, -9.81))
+    }
+
+    /// [`sheet`] under the acceleration `g` (m/s^2).
+    fn sheet_under(n: usize, g: Vec3) -> SpringBody {
         let mesh = pbdfit_mesh::SheetMesh::rectangle(0.8, 0.5, n, n, pbdfit_mesh::Diagonal::Alternating).unwrap();
         let sheet = pbdfit_mesh::Sheet::new(mesh, 1e-3, 1000.0).unwrap();
         let mut held = vec![false; sheet.mesh.vertices().len()];
         held[..=n].fill(true);
-        SpringBody::new(&crate::PbdSystem::sheet("sheet", &sheet, &held, Vec3::new(0.0, 0.0, -9.81)))
+        SpringBody::new(&crate::PbdSystem::sheet("sheet", &sheet, &held, g))
     }
 
     /// The old sparse LU solve: `A` from the map's entries (its own pattern), factored from scratch.
