@@ -207,11 +207,13 @@ fn write_frames(
     let mut frames = Vec::new();
     system.run_dynamics(params, steps, every, |step, d| {
         let name = format!("{prefix}frame-{step:06}.vtu");
-        body.write_vtu(
-            &dir.join(&name),
-            &[("displacement", PointData::Vectors(d.u.clone())), ("velocity", PointData::Vectors(d.v.clone()))],
-        )
-        .map_err(CliError::Input)?;
+        let mut data =
+            vec![("displacement", PointData::Vectors(d.u.clone())), ("velocity", PointData::Vectors(d.v.clone()))];
+        // A body on obstacles: the force they exerted on each particle over the step (N).
+        if !system.obstacles().is_empty() {
+            data.push(("contact_force", PointData::Vectors(system.particle_contact_forces(params.dt, d))));
+        }
+        body.write_vtu(&dir.join(&name), &data).map_err(CliError::Input)?;
         frames.push((step as f64 * params.dt, name));
         Ok(())
     })?;
