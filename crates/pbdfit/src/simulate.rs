@@ -24,7 +24,8 @@ pub struct SimulateArgs {
     /// Write the rest state with its displacement to this .vtu file (a sheet's as triangles).
     #[arg(long)]
     vtk: Option<PathBuf>,
-    /// Write the dynamics from the initial state as a VTK time series (frames + .pvd) into this folder.
+    /// Write the dynamics from the initial state as a VTK time series (frames + .pvd) into this folder
+    /// (point data displacement and velocity, and on a body with obstacles contact_force, N per particle).
     #[arg(long)]
     frames: Option<PathBuf>,
     /// With --frames: write every K-th step.
