@@ -25,7 +25,9 @@ pub enum PbdError {
     },
     /// A stepped rest state that failed because the body turns rigidly about its held particles: its free
     /// part's motion is mostly a rotation about them (a rotation fitted about the held particles' centre
-    /// leaves at most a quarter of its mass-weighted squared displacement), by at least 10 degrees.
+    /// leaves at most a quarter of its mass-weighted squared displacement), by at least 10 degrees, about an
+    /// axis within 30 degrees of gravity's (about which gravity exerts no torque: a body drooping about its
+    /// hold stays [`PbdError::Diverged`]).
     /// Not a blow-up: the sweeps' false torque (a Gauss-Seidel sweep in a fixed order leaves a net moment,
     /// as the solids' spin on a frictionless floor) turns a body that one particle holds. Fewer iterations
     /// may give a rest state (the draped film held at its centre particle rests at one iteration per step).
