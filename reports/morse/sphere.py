@@ -14,8 +14,9 @@ sideways motion). M6 ("all four behave almost alike under contact") holds in a v
 the four has tracks within 10 % (the largest difference of the centre's and the corner's heights over the
 run, relative to the corner's largest fall) and final corner drops and contact forces within a ratio of 1.1
 (``reproduce.py``'s "almost the same"); holds where it holds in every variant, fails where it fails in
-every one, undecided where they disagree. Variants: the mesh (N 40, the study's, and N 20) and the
-damping's form (``rate``: ``d = c dt``; ``per-step``: ``d = c``).
+every one, undecided where they disagree. Variants: the mesh (N 40, the study's, and N 20), the unit of
+length (SI, and cgs at N 40: ``morse-sphere-cgs.toml``) and the damping's form (``rate``: ``d = c dt``;
+``per-step``: ``d = c``). The same measure with StVK left out is reported beside it.
 
     PBDFIT_CLI=target/debug/pbdfit python3 reports/morse/sphere.py [--out reports/morse]
 
