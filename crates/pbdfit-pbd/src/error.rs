@@ -23,6 +23,37 @@ pub enum PbdError {
         /// What was seen.
         reason: String,
     },
+    /// A stepped rest state that failed because the body turns rigidly about its held particles: its free
+    /// part's motion is mostly a rotation about them (a rotation fitted about the held particles' centre
+    /// leaves at most a quarter of its mass-weighted squared displacement), by at least 10 degrees, about an
+    /// axis within 30 degrees of gravity's (about which gravity exerts no torque: a body drooping about its
+    /// hold stays [`PbdError::Diverged`]).
+    /// Not a blow-up: the sweeps' false torque (a Gauss-Seidel sweep in a fixed order leaves a net moment,
+    /// as the solids' spin on a frictionless floor) turns a body that one particle holds. Fewer iterations
+    /// may give a rest state (the draped film held at its centre particle rests at one iteration per step).
+    #[error(
+        "scene {scene}: no rest state with {params}: the body turns about its hold ({} degrees after {} s; \
+         a rigid rotation about the held particles makes {}% of the free part's motion) after {sweeps} \
+         projection sweeps (the sweeps' false torque turns a body its hold does not stop from turning; fewer \
+         iterations may let it rest)",
+        pbdfit_mesh::display::number((*.degrees * 10.0).round() / 10.0),
+        pbdfit_mesh::display::number((*.seconds * 1e3).round() / 1e3),
+        pbdfit_mesh::display::number((100.0 * *.rigid).round())
+    )]
+    Turns {
+        /// Scene name.
+        scene: String,
+        /// The parameters, formatted.
+        params: String,
+        /// Sweeps done when it was detected.
+        sweeps: usize,
+        /// The free part's rotation about the held particles (degrees, 0 to 180).
+        degrees: f64,
+        /// Simulated time from the start of the run (s).
+        seconds: f64,
+        /// The share of the free part's motion (mass-weighted squared displacement) that the rotation makes.
+        rigid: f64,
+    },
     /// The gradient search's give-up of an engine profile's point whose body went beyond its own size and
     /// stayed there without coming to rest: not a divergence (the point may rest further out, which
     /// `simulate` finds), but no fit's minimum, so the search does not spend its budget on it.

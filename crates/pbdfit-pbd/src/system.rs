@@ -500,12 +500,28 @@ impl PbdSystem {
     pub fn contact_forces(&self, dt: f64, d: &Dynamics) -> Vec<Vec3> {
         let n = self.rest.len();
         (0..self.contacts.len())
-            .map(|k| {
-                self.free
-                    .iter()
-                    .fold(Vec3::zeros(), |sum, &p| sum + d.contact.push[k * n + p] / (self.inverse_masses[p] * dt * dt))
-            })
+            .map(|k| self.free.iter().fold(Vec3::zeros(), |sum, &p| sum + self.contact_push(dt, d, k * n + p)))
             .collect()
+    }
+
+    /// The force the obstacles together exerted on each particle during the last step of `d` (N, one per
+    /// particle; zero at held particles and without obstacles), as [`Self::contact_forces`] takes it: what
+    /// `simulate --frames` writes as `contact_force` for a body with obstacles.
+    pub fn particle_contact_forces(&self, dt: f64, d: &Dynamics) -> Vec<Vec3> {
+        let n = self.rest.len();
+        let mut forces = vec![Vec3::zeros(); n];
+        for k in 0..self.contacts.len() {
+            for &p in &self.free {
+                forces[p] += self.contact_push(dt, d, k * n + p);
+            }
+        }
+        forces
+    }
+
+    /// One contact slot's correction over the last step as a force, `m dx / dt^2` (N).
+    fn contact_push(&self, dt: f64, d: &Dynamics, slot: usize) -> Vec3 {
+        let p = slot % self.rest.len();
+        d.contact.push[slot] / (self.inverse_masses[p] * dt * dt)
     }
 
     /// One time step (docs/method.md, section The model's step): for free particles `v <- (1 - damping) v + dt a`

@@ -24,7 +24,8 @@ pub struct SimulateArgs {
     /// Write the rest state with its displacement to this .vtu file (a sheet's as triangles).
     #[arg(long)]
     vtk: Option<PathBuf>,
-    /// Write the dynamics from the initial state as a VTK time series (frames + .pvd) into this folder.
+    /// Write the dynamics from the initial state as a VTK time series (frames + .pvd) into this folder
+    /// (point data displacement and velocity, and on a body with obstacles contact_force, N per particle).
     #[arg(long)]
     frames: Option<PathBuf>,
     /// With --frames: write every K-th step.
@@ -207,11 +208,13 @@ fn write_frames(
     let mut frames = Vec::new();
     system.run_dynamics(params, steps, every, |step, d| {
         let name = format!("{prefix}frame-{step:06}.vtu");
-        body.write_vtu(
-            &dir.join(&name),
-            &[("displacement", PointData::Vectors(d.u.clone())), ("velocity", PointData::Vectors(d.v.clone()))],
-        )
-        .map_err(CliError::Input)?;
+        let mut data =
+            vec![("displacement", PointData::Vectors(d.u.clone())), ("velocity", PointData::Vectors(d.v.clone()))];
+        // A body on obstacles: the force they exerted on each particle over the step (N).
+        if !system.obstacles().is_empty() {
+            data.push(("contact_force", PointData::Vectors(system.particle_contact_forces(params.dt, d))));
+        }
+        body.write_vtu(&dir.join(&name), &data).map_err(CliError::Input)?;
         frames.push((step as f64 * params.dt, name));
         Ok(())
     })?;

@@ -476,3 +476,89 @@ fn cloth_on_a_sphere_and_an_incline_rests_at_its_rounding() {
         }
     }
 }
+
+/// A stepped rest state given up because the body turns about its hold says so (`PbdError::Turns`), not
+/// "diverged". The draped film (`draped-sheet`, N = 4, held at its single centre particle on a sphere,
+/// friction 0.3) with `cloth-xpbd` (alpha_b 1e-2) at dt = 0.01 s rests at one iteration per step, but at
+/// ten the sweeps' false torque turns it about its held particle until the growth judge gives the run up:
+/// measured, 60.6 degrees after 24.4 s, the rotation making 0.990 of the free part's motion. The
+/// measure itself (`PbdSystem::turn_about_hold`): a rigid rotation of the film by 30 degrees about its held
+/// particle is 30 degrees about the vertical and all of the motion; a uniform stretch about it is no
+/// rotation. A body drooping about a horizontal axis through its hold is gravity's doing and stays "diverged"
+/// (`rest_state::the_divergence_probe_changes_no_rest_state`: PBD's gravity-wall cube swings 42 degrees).
+#[test]
+fn a_sheet_turning_about_its_hold_is_refused_as_turning() {
+    let draped = pbdfit_mesh::SheetScene::load("draped-sheet").unwrap().body(Some(4)).unwrap();
+    let system = PbdSystem::sheet_body(&draped);
+    let rest = system.rest_positions();
+    let centre = Vec3::new(0.5, 0.5, 0.0);
+    let turn = nalgebra::Rotation3::from_axis_angle(&Vec3::z_axis(), 30f64.to_radians());
+    let rotated: Vec<Vec3> = rest.iter().map(|x| turn * (x - centre) + centre - x).collect();
+    let (degrees, rigid, axis) = system.turn_about_hold(&rotated).unwrap();
+    println!("rotated by 30 degrees: {degrees:.12} degrees, rigid share {rigid:.15}, axis {axis:?}");
+    assert!((degrees - 30.0).abs() < 1e-9 && (rigid - 1.0).abs() < 1e-12, "{degrees} {rigid}");
+    assert!((axis - Vec3::z()).norm() < 1e-12, "{axis:?}");
+    let stretched: Vec<Vec3> = rest.iter().map(|x| 0.2 * (x - centre)).collect();
+    let (degrees, rigid, _) = system.turn_about_hold(&stretched).unwrap();
+    println!("stretched by 20 %: {degrees:.3e} degrees, rigid share {rigid:.3e}");
+    assert!(degrees < 1e-9 && rigid.abs() < 0.05, "{degrees} {rigid}");
+
+    let model = ModelKind::CLOTH_XPBD.with(&[0.0, 1e-2]).unwrap();
+    let e = system.rest_state(&SimParams::new(0.01, 10, model), &RestOptions::default(), None).unwrap_err();
+    let text = e.to_string();
+    println!("{text}");
+    let PbdError::Turns { degrees, seconds, rigid, .. } = e else { panic!("not a turn: {text}") };
+    assert!(text.contains("turns about its hold") && !text.contains("diverged"), "{text}");
+    assert!(degrees > 30.0 && rigid > 0.95 && seconds > 10.0, "{degrees} {rigid} {seconds}");
+}
+
+/// The Morse study's cloth falling onto a sphere (`reports/morse/morse-sphere.toml`, claim M6: a fabric
+/// 1 m x 1 m, 0.15 kg, held by nothing, 0.2 m above a sphere of radius 0.3 m, friction 0.3) at the study's
+/// settings (dt 1/24 s, 200 iterations, damping 0.3 per second as `d = c dt`, stretching at
+/// `alpha_d = 1e-7`), at N = 8 instead of 40, for 5 s: the cloth lands on the sphere's apex and drapes over
+/// it, its centre 0.2 m down and not sliding off (measured 0.2000 m, 2.3e-16 m sideways), no vertex inside
+/// the sphere at any step (least gap -1.1e-16 m, rounding), and at the end the sphere carries the cloth's
+/// weight (1.4715 N) to 0.1 % (measured 1.4715 N, sideways 9.6e-5 N); its corner hangs 0.54 m below the
+/// centre (N 40: 0.56 m, `reports/morse/sphere-results.md`). 1.3 s in the dev build.
+#[test]
+fn the_morse_cloth_falls_onto_the_sphere_and_rests_on_it() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../reports/morse/morse-sphere.toml");
+    let scene = pbdfit_mesh::SheetScene::parse(&std::fs::read_to_string(path).unwrap(), "morse-sphere", None).unwrap();
+    let body = scene.body(Some(8)).unwrap();
+    let system = PbdSystem::sheet_body(&body);
+    let dt = 1.0 / 24.0;
+    let params =
+        SimParams { damping: 0.3 * dt, ..SimParams::new(dt, 200, ModelKind::CLOTH_XPBD.with(&[1e-7, 1e4]).unwrap()) };
+    let rest = system.rest_positions().to_vec();
+    let centre = (0..rest.len()).min_by(|&a, &b| {
+        let d = |p: usize| (rest[p] - Vec3::new(0.5, 0.5, 0.0)).norm();
+        d(a).total_cmp(&d(b))
+    });
+    let (centre, corner) = (centre.unwrap(), 0);
+    assert_eq!(rest[corner], Vec3::zeros());
+    let mut least = f64::INFINITY;
+    let d = system
+        .run_dynamics(&params, 120, 1, |_, d| {
+            let positions: Vec<Vec3> = rest.iter().zip(&d.u).map(|(x, u)| x + u).collect();
+            least = least.min(gaps(&system, &positions));
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+    let weight: f64 = body.sheet.lumped_masses().iter().sum::<f64>() * G;
+    let push = system.contact_forces(dt, &d)[0];
+    let (uc, uk) = (d.u[centre], d.u[corner]);
+    println!(
+        "centre {:.4} m down, {:.1e} m sideways; corner {:.4} m below it; least gap {least:.1e} m; sphere's force \
+         {:.4e} {:.4e} {:.4e} N of the weight {weight:.4} N",
+        -uc.z,
+        uc.x.hypot(uc.y),
+        uc.z - uk.z,
+        push.x,
+        push.y,
+        push.z
+    );
+    assert!((uc.z + 0.2).abs() < 1e-3 && uc.x.hypot(uc.y) < 1e-3, "{uc:?}");
+    assert!(least > -1e-12, "a vertex inside the sphere: {least:e}");
+    assert!((push.z / weight - 1.0).abs() < 1e-3 && push.x.hypot(push.y) < 1e-3 * weight, "{push:?}");
+    assert!(uc.z - uk.z > 0.3, "the corner hangs below the centre: {uk:?}");
+}
