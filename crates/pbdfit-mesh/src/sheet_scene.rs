@@ -331,8 +331,8 @@ impl SheetScene {
                 whole("a `surface` mesh file")?;
                 let file = s.surface.as_deref().unwrap_or_default();
                 let dir = dir.ok_or_else(|| invalid("sheet.surface", "a built-in scene names no mesh file".into()))?;
-                let (solid, named, _) = crate::mesh_file::load(file, Some(dir), false)
-                    .map_err(|m| invalid("sheet.surface", m))?;
+                let (solid, named, _) =
+                    crate::mesh_file::load(file, Some(dir), false).map_err(|m| invalid("sheet.surface", m))?;
                 let (vertices, triangles, of_solid) = solid.boundary_surface();
                 let mut index = vec![usize::MAX; solid.vertices().len()];
                 for (k, &v) in of_solid.iter().enumerate() {
@@ -907,8 +907,12 @@ mod tests {
         body.sheet.mesh.check_closed().unwrap();
         assert_eq!(scene.body(None).unwrap().sheet.mesh.vertices().len(), 26);
         assert!((scene.summary().mass_kg - 1000.0 * 0.1 * 6.0).abs() < 1e-9);
-        let bad = SheetScene::parse(&text.replace("surface = \"unit-cube\"\n", "surface = \"unit-cube\"\nwidth = 1.0\n"), "t", None)
-            .unwrap_err();
+        let bad = SheetScene::parse(
+            &text.replace("surface = \"unit-cube\"\n", "surface = \"unit-cube\"\nwidth = 1.0\n"),
+            "t",
+            None,
+        )
+        .unwrap_err();
         assert!(bad.to_string().contains("`surface`"), "{bad}");
     }
 
