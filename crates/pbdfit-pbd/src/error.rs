@@ -216,8 +216,8 @@ pub enum PbdError {
         scene: String,
         /// Model name.
         model: &'static str,
-        /// The open edge.
-        source: pbdfit_mesh::SheetError,
+        /// The open edge (boxed: the error stays small).
+        source: Box<pbdfit_mesh::SheetError>,
     },
     /// A time step whose load motion vanishes against the body (`crate::MIN_STEP_MOTION`): the rest
     /// state's test cannot tell rest from a body that has not moved yet.

@@ -294,7 +294,7 @@ impl PbdSystem {
                 cloth.check_closed().map_err(|source| PbdError::OpenSurface {
                     scene: self.scene.clone(),
                     model: model.name(),
-                    source,
+                    source: Box::new(source),
                 })?;
             }
             return Ok(());
