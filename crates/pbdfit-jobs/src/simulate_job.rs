@@ -719,14 +719,18 @@ impl PreparedSimulate {
     }
 }
 
-/// Every setting of `kind` as a report's text shows it: `name = value`, a value the setting has a word for
-/// as the word (`bend = dihedral`).
+/// Every setting of an engine profile `kind` as a report's text shows it: `name = value`, a value the setting
+/// has a word for as the word (`bend = dihedral`); of a textbook model (the cloth models' volume
+/// constraint), the settings changed from their defaults only.
 fn shown_settings(kind: ModelKind) -> Vec<String> {
     let shown = |spec: &pbdfit_pbd::SettingSpec, v: f64| {
         spec.word(v).map_or_else(|| pbdfit_mesh::display::number(v), str::to_string)
     };
     let settings = kind.setting_specs().iter().zip(kind.settings());
-    settings.map(|(spec, (name, v))| format!("{name} = {}", shown(spec, v))).collect()
+    settings
+        .filter(|(spec, (_, v))| kind.is_engine_profile() || *v != spec.default)
+        .map(|(spec, (name, v))| format!("{name} = {}", shown(spec, v)))
+        .collect()
 }
 
 impl SimulateReport {

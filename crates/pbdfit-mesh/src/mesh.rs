@@ -84,6 +84,35 @@ impl TetMesh {
         count.into_iter().filter(|&(_, n)| n == 1).map(|(f, _)| f).collect()
     }
 
+    /// The closed triangle surface that bounds the body: the faces used by exactly one tetrahedron, wound
+    /// outward (`(p1 - p0) x (p2 - p0)` points away from the tetrahedron's fourth vertex), in the order of
+    /// [`boundary_faces`](Self::boundary_faces), with their vertices renumbered in ascending order of the
+    /// solid's. Returns the surface vertices' positions (m), the triangles, and each surface vertex's
+    /// index in this mesh (what a sheet made of the surface shares with the solid).
+    pub fn boundary_surface(&self) -> (Vec<Vec3>, Vec<[usize; 3]>, Vec<usize>) {
+        let mut outward = std::collections::BTreeMap::new();
+        for &[a, b, c, d] in &self.tets {
+            for (f, opposite) in [([a, b, c], d), ([a, b, d], c), ([a, c, d], b), ([b, c, d], a)] {
+                let p = f.map(|v| self.vertices[v]);
+                let normal = (p[1] - p[0]).cross(&(p[2] - p[0]));
+                let wound = if normal.dot(&(self.vertices[opposite] - p[0])) > 0.0 { [f[0], f[2], f[1]] } else { f };
+                let mut key = f;
+                key.sort_unstable();
+                outward.entry(key).or_insert(wound);
+            }
+        }
+        let faces: Vec<[usize; 3]> = self.boundary_faces().iter().map(|key| outward[key]).collect();
+        let mut used = vec![false; self.vertices.len()];
+        faces.iter().flatten().for_each(|&v| used[v] = true);
+        let solid: Vec<usize> = (0..self.vertices.len()).filter(|&v| used[v]).collect();
+        let mut index = vec![usize::MAX; self.vertices.len()];
+        for (k, &v) in solid.iter().enumerate() {
+            index[v] = k;
+        }
+        let triangles = faces.iter().map(|f| f.map(|v| index[v])).collect();
+        (solid.iter().map(|&v| self.vertices[v]).collect(), triangles, solid)
+    }
+
     /// How many tetrahedra use each triangle, keyed by sorted vertex triple.
     pub fn face_use_counts(&self) -> std::collections::BTreeMap<[usize; 3], usize> {
         let mut count = std::collections::BTreeMap::new();

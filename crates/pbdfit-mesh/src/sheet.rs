@@ -85,6 +85,17 @@ pub enum SheetError {
         /// The two triangles met on it before.
         others: [usize; 2],
     },
+    /// An edge belongs to one triangle only where a closed surface is needed (a volume constraint).
+    #[error(
+        "edge {edge:?} (of triangle {triangle}) belongs to one triangle only: the surface is open there, and a \
+         closed surface (every edge on two triangles) is needed to enclose a volume"
+    )]
+    OpenEdge {
+        /// The edge's vertices, smaller index first.
+        edge: [usize; 2],
+        /// Its one triangle.
+        triangle: usize,
+    },
     /// The thickness is zero, negative or not finite.
     #[error("sheet thickness h = {0} m is not allowed: h must be a finite number > 0 m")]
     Thickness(f64),
@@ -249,6 +260,12 @@ impl SheetMesh {
         (0..self.triangles.len()).map(|t| triangle_area(self.triangle_points(t))).sum()
     }
 
+    /// Whether the surface is closed: every edge on two triangles (validation already refused three). The
+    /// first open edge, in triangle order, is [`SheetError::OpenEdge`].
+    pub fn check_closed(&self) -> Result<(), SheetError> {
+        check_closed(&self.triangles)
+    }
+
     /// Vertices on the boundary (on an edge of only one triangle), flagged per vertex.
     pub fn boundary_vertices(&self) -> Vec<bool> {
         let mut count: HashMap<[usize; 2], usize> = HashMap::new();
@@ -267,6 +284,37 @@ impl SheetMesh {
         }
         boundary
     }
+}
+
+/// Whether the triangles close a surface: every edge on exactly two triangles; the first edge on one
+/// only (in triangle order, then edge order in the triangle) is [`SheetError::OpenEdge`].
+pub fn check_closed(triangles: &[Triangle]) -> Result<(), SheetError> {
+    let mut count: HashMap<[usize; 2], (usize, usize)> = HashMap::with_capacity(3 * triangles.len());
+    let edges = |tri: &Triangle| {
+        let tri = *tri;
+        (0..3).map(move |k| [tri[k].min(tri[(k + 1) % 3]), tri[k].max(tri[(k + 1) % 3])])
+    };
+    for (t, tri) in triangles.iter().enumerate() {
+        for e in edges(tri) {
+            count.entry(e).or_insert((0, t)).0 += 1;
+        }
+    }
+    for tri in triangles {
+        for edge in edges(tri) {
+            let (n, triangle) = count[&edge];
+            if n == 1 {
+                return Err(SheetError::OpenEdge { edge, triangle });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The volume a closed triangle surface encloses at the positions `x` (m^3): `sum over triangles of
+/// (x1 x x2) . x3 / 6`, positive for outward winding (the divergence theorem; independent of the origin
+/// only for a closed surface, [`check_closed`]).
+pub fn enclosed_volume(x: &[Vec3], triangles: &[Triangle]) -> f64 {
+    triangles.iter().map(|t| x[t[0]].cross(&x[t[1]]).dot(&x[t[2]])).sum::<f64>() / 6.0
 }
 
 /// A sheet body: a triangle mesh with a thickness and a density.
@@ -338,6 +386,38 @@ impl Sheet {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn the_unit_cube_s_boundary_is_a_closed_outward_surface_enclosing_one_cubic_metre() {
+        for n in [1, 2, 3] {
+            let (x, tris, solid) = crate::unit_cube(n).unwrap().boundary_surface();
+            assert_eq!((x.len(), tris.len()), (6 * n * n + 2, 12 * n * n), "n = {n}");
+            assert!(solid.windows(2).all(|w| w[0] < w[1]));
+            let mesh = SheetMesh::new(x.clone(), tris.clone()).unwrap();
+            mesh.check_closed().unwrap();
+            assert!((mesh.area() - 6.0).abs() < 1e-13);
+            let volume = enclosed_volume(&x, &tris);
+            println!("n = {n}: enclosed volume {volume:.17} m^3 (1 exactly)");
+            assert!((volume - 1.0).abs() < 1e-14, "{volume}");
+            // Outward: every triangle's normal points away from the centre.
+            let c = Vec3::new(0.5, 0.5, 0.5);
+            for t in &tris {
+                let p = t.map(|v| x[v]);
+                assert!((p[1] - p[0]).cross(&(p[2] - p[0])).dot(&(p[0] - c)) > 0.0);
+            }
+            // The same volume about any origin (closed).
+            let moved: Vec<Vec3> = x.iter().map(|p| p + Vec3::new(3.0, -7.0, 11.0)).collect();
+            assert!((enclosed_volume(&moved, &tris) - 1.0).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn an_open_surface_is_refused_naming_its_edge() {
+        let (v, t) = square();
+        let e = SheetMesh::new(v, t).unwrap().check_closed().unwrap_err();
+        assert!(matches!(e, SheetError::OpenEdge { edge: [0, 1], triangle: 0 }), "{e:?}");
+        assert!(e.to_string().contains("edge [0, 1]"), "{e}");
+    }
 
     fn square() -> (Vec<Vec3>, Vec<Triangle>) {
         let v = vec![

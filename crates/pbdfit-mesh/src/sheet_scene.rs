@@ -74,6 +74,9 @@ struct SheetDef {
     triangles: Option<Vec<[i64; 3]>>,
     /// A triangle mesh file (OBJ, Gmsh, VTK), relative to the scene file.
     mesh: Option<String>,
+    /// A closed surface: the boundary of a tetrahedral body, `unit-cube` (at the resolution `n`) or a
+    /// tetrahedral mesh file (Gmsh, VTK, TetGen), relative to the scene file.
+    surface: Option<String>,
     thickness: f64,
     /// The sheet's largest extent in m: the geometry the file gives is scaled to it.
     size: Option<f64>,
@@ -140,6 +143,10 @@ pub enum SheetGeometry {
     },
     /// A mesh given whole (its own resolution).
     Mesh(SheetMesh),
+    /// The closed surface of the unit cube meshed as the solids' built-in cube at a resolution (`n`
+    /// hexahedra per edge, five tetrahedra each): its boundary triangles, wound outward
+    /// ([`TetMesh::boundary_surface`](crate::TetMesh::boundary_surface)).
+    CubeSurface,
 }
 
 /// A sheet scene: the sheet, its held vertices, gravity, and the material it is made of by default.
@@ -307,7 +314,39 @@ impl SheetScene {
             Ok(())
         };
         let (geometry, default_n) = match (&s.width, &s.height, &s.vertices, &s.triangles) {
-            (None, None, None, None) if s.mesh.is_some() => {
+            (None, None, None, None) if s.surface.as_deref() == Some("unit-cube") && s.mesh.is_none() => {
+                if s.diagonal.is_some() {
+                    return Err(invalid("sheet.diagonal", "a surface has the solid's triangles: no `diagonal`".into()));
+                }
+                let n = s.n.unwrap_or(4);
+                if !(1..=MAX_CELLS as i64).contains(&n) {
+                    return Err(invalid(
+                        "sheet.n",
+                        format!("hexahedra along the cube's edge must be 1 to {MAX_CELLS}, got {n}"),
+                    ));
+                }
+                (SheetGeometry::CubeSurface, n as usize)
+            }
+            (None, None, None, None) if s.surface.is_some() && s.mesh.is_none() => {
+                whole("a `surface` mesh file")?;
+                let file = s.surface.as_deref().unwrap_or_default();
+                let dir = dir.ok_or_else(|| invalid("sheet.surface", "a built-in scene names no mesh file".into()))?;
+                let (solid, named, _) =
+                    crate::mesh_file::load(file, Some(dir), false).map_err(|m| invalid("sheet.surface", m))?;
+                let (vertices, triangles, of_solid) = solid.boundary_surface();
+                let mut index = vec![usize::MAX; solid.vertices().len()];
+                for (k, &v) in of_solid.iter().enumerate() {
+                    index[v] = k;
+                }
+                groups = named
+                    .into_iter()
+                    .map(|(name, vs)| (name, vs.into_iter().map(|v| index[v]).filter(|&v| v != usize::MAX).collect()))
+                    .collect();
+                let mesh = SheetMesh::new(vertices, triangles).map_err(|e| invalid("sheet.surface", e.to_string()))?;
+                mesh.check_closed().map_err(|e| invalid("sheet.surface", e.to_string()))?;
+                (SheetGeometry::Mesh(mesh), 1)
+            }
+            (None, None, None, None) if s.mesh.is_some() && s.surface.is_none() => {
                 whole("a `mesh` file")?;
                 let file = s.mesh.as_deref().unwrap_or_default();
                 let dir = dir.ok_or_else(|| invalid("sheet.mesh", "a built-in scene names no mesh file".into()))?;
@@ -318,7 +357,7 @@ impl SheetScene {
                 groups = named;
                 (SheetGeometry::Mesh(mesh), 1)
             }
-            (Some(w), Some(h), None, None) if s.mesh.is_none() => {
+            (Some(w), Some(h), None, None) if s.mesh.is_none() && s.surface.is_none() => {
                 let (width, height) = (positive("sheet.width", "m", *w)?, positive("sheet.height", "m", *h)?);
                 let diagonal = match s.diagonal.as_deref() {
                     None => Diagonal::Alternating,
@@ -335,7 +374,7 @@ impl SheetScene {
                 }
                 (SheetGeometry::Rectangle { width, height, diagonal }, n as usize)
             }
-            (None, None, Some(vertices), Some(triangles)) if s.mesh.is_none() => {
+            (None, None, Some(vertices), Some(triangles)) if s.mesh.is_none() && s.surface.is_none() => {
                 whole("`vertices` and `triangles`")?;
                 let triangles = triangles
                     .iter()
@@ -365,8 +404,9 @@ impl SheetScene {
             _ => {
                 return Err(invalid(
                     "sheet",
-                    "give `width` and `height` (a rectangle), `vertices` and `triangles` (a mesh), or `mesh` (a \
-                     triangle mesh file: OBJ, Gmsh, VTK), one of the three"
+                    "give `width` and `height` (a rectangle), `vertices` and `triangles` (a mesh), `mesh` (a \
+                     triangle mesh file: OBJ, Gmsh, VTK), or `surface` (a solid's closed boundary: `unit-cube` or a \
+                     tetrahedral mesh file), one of the four"
                         .into(),
                 ));
             }
@@ -479,6 +519,7 @@ impl SheetScene {
         match &self.geometry {
             SheetGeometry::Rectangle { width, height, .. } => width.max(*height),
             SheetGeometry::Mesh(mesh) => crate::load::extent(mesh.vertices()),
+            SheetGeometry::CubeSurface => 1.0,
         }
     }
 
@@ -487,6 +528,7 @@ impl SheetScene {
         match &self.geometry {
             SheetGeometry::Rectangle { width, height, .. } => width * height,
             SheetGeometry::Mesh(mesh) => mesh.area(),
+            SheetGeometry::CubeSurface => 6.0,
         }
     }
 
@@ -498,7 +540,7 @@ impl SheetScene {
             (SheetGeometry::Mesh(_), n) if n != 1 => {
                 Err(format!("the sheet's mesh is given whole and has its own resolution: n must be 1, got {n}"))
             }
-            (SheetGeometry::Rectangle { .. }, n) if n > MAX_CELLS => {
+            (SheetGeometry::Rectangle { .. } | SheetGeometry::CubeSurface, n) if n > MAX_CELLS => {
                 Err(format!("{n} cells along the longer side is more than the {MAX_CELLS} a sheet takes"))
             }
             _ => Ok(n),
@@ -566,6 +608,11 @@ impl SheetScene {
                 SheetMesh::rectangle(*width, *height, nx, ny, *diagonal).map_err(|e| invalid("sheet", e.to_string()))?
             }
             SheetGeometry::Mesh(mesh) => mesh.clone(),
+            SheetGeometry::CubeSurface => {
+                let cube = crate::unit_cube(n).map_err(|e| invalid("sheet.surface", e.to_string()))?;
+                let (vertices, triangles, _) = cube.boundary_surface();
+                SheetMesh::new(vertices, triangles).map_err(|e| invalid("sheet.surface", e.to_string()))?
+            }
         };
         let mut held = vec![None; mesh.vertices().len()];
         for (i, (selector, support)) in self.held.iter().enumerate() {
@@ -848,6 +895,25 @@ mod tests {
             .replace("traction = [0.0, 10.0, 0.0]", "pressure = 10.0");
         let e = SceneSet::parse(&solid, "t", None).and_then(|set| set.scenes()[0].body(2).map(|_| ())).unwrap_err();
         assert!(e.to_string().contains("load.pressure[0]") && e.to_string().contains("acts on sheets"), "{e}");
+    }
+
+    #[test]
+    fn a_surface_sheet_is_the_unit_cube_s_boundary_at_its_resolution() {
+        let text = "name = \"s\"\n[sheet]\nsurface = \"unit-cube\"\nn = 2\nthickness = 0.1\n[[held]]\n\
+                    box = { min = [0.3, 1, 0.3], max = [0.7, 1, 0.7] }\nsupport = \"pinned\"\n";
+        let scene = SheetScene::parse(text, "t", None).unwrap();
+        let body = scene.body(Some(3)).unwrap();
+        assert_eq!(body.sheet.mesh.triangles().len(), 12 * 9);
+        body.sheet.mesh.check_closed().unwrap();
+        assert_eq!(scene.body(None).unwrap().sheet.mesh.vertices().len(), 26);
+        assert!((scene.summary().mass_kg - 1000.0 * 0.1 * 6.0).abs() < 1e-9);
+        let bad = SheetScene::parse(
+            &text.replace("surface = \"unit-cube\"\n", "surface = \"unit-cube\"\nwidth = 1.0\n"),
+            "t",
+            None,
+        )
+        .unwrap_err();
+        assert!(bad.to_string().contains("`surface`"), "{bad}");
     }
 
     #[test]

@@ -239,6 +239,16 @@ pub enum PbdError {
         /// The kind of body the scene has.
         body: crate::BodyKind,
     },
+    /// A volume constraint asked of a sheet whose surface is open (`volume=on` on a cloth model).
+    #[error("scene {scene}: model {model} with volume=on needs a closed surface: {source}")]
+    OpenSurface {
+        /// Scene name.
+        scene: String,
+        /// Model name.
+        model: &'static str,
+        /// The open edge (boxed: the error stays small).
+        source: Box<pbdfit_mesh::SheetError>,
+    },
     /// A time step whose load motion vanishes against the body (`crate::MIN_STEP_MOTION`): the rest
     /// state's test cannot tell rest from a body that has not moved yet.
     #[error(

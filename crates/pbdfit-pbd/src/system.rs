@@ -288,6 +288,15 @@ impl PbdSystem {
     pub fn check_body(&self, model: ModelKind) -> Result<(), PbdError> {
         let body = self.body_kind();
         if model.body_kind() == body {
+            if let Some(cloth) = self.cloth_body()
+                && model.settings().iter().any(|&(name, v)| name == "volume" && v != 0.0)
+            {
+                cloth.check_closed().map_err(|source| PbdError::OpenSurface {
+                    scene: self.scene.clone(),
+                    model: model.name(),
+                    source: Box::new(source),
+                })?;
+            }
             return Ok(());
         }
         Err(PbdError::BodyKind { scene: self.scene.clone(), model: model.name(), model_body: model.body_kind(), body })

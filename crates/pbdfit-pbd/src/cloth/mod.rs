@@ -43,6 +43,7 @@ mod isometric;
 mod isometric_xpbd;
 mod strain_triangle;
 mod tangent;
+mod volume;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -53,6 +54,8 @@ use crate::{ColourGroups, Dynamics, PbdSystem, SimParams, Vec3};
 pub use distance_xpbd::xpbd_alpha_tilde;
 pub use fem_triangle::FemMaterial;
 pub use strain_triangle::StrainStiffness;
+pub(crate) use volume::SETTINGS as VOLUME_SETTINGS;
+pub use volume::VolumeTerm;
 
 /// The most constraint kinds one cloth rule projects (a membrane and a bending kind).
 pub const MAX_CLOTH_TERMS: usize = 2;
@@ -325,6 +328,10 @@ struct Schedule {
 pub struct ClothBody {
     sets: Sets,
     data: RestData,
+    /// The triangles (for the volume constraint) and the volume they enclose at rest (m^3; meaningful
+    /// where the surface is closed).
+    triangles: Vec<[usize; 3]>,
+    rest_volume: f64,
     schedules: Mutex<HashMap<Vec<std::mem::Discriminant<ClothTerm>>, Arc<Schedule>>>,
 }
 
@@ -333,6 +340,8 @@ impl Clone for ClothBody {
         ClothBody {
             sets: self.sets.clone(),
             data: self.data.clone(),
+            triangles: self.triangles.clone(),
+            rest_volume: self.rest_volume,
             schedules: Mutex::new(self.schedules.lock().expect("schedule cache").clone()),
         }
     }
@@ -345,7 +354,19 @@ impl ClothBody {
         let y0 = rest[0].y;
         let context = RestContext { xz_plane: rest.iter().all(|p| p.y == y0) };
         let data = RestData::new(&sets, rest, context);
-        ClothBody { sets, data, schedules: Mutex::new(HashMap::new()) }
+        let rest_volume = pbdfit_mesh::sheet::enclosed_volume(rest, triangles);
+        ClothBody { sets, data, triangles: triangles.to_vec(), rest_volume, schedules: Mutex::new(HashMap::new()) }
+    }
+
+    /// Whether the sheet's surface is closed (every edge on two triangles), as the volume constraint
+    /// needs; the first open edge otherwise.
+    pub fn check_closed(&self) -> Result<(), pbdfit_mesh::SheetError> {
+        pbdfit_mesh::sheet::check_closed(&self.triangles)
+    }
+
+    /// The volume the sheet's triangles enclose at rest (m^3; for a closed surface wound outward).
+    pub fn rest_volume(&self) -> f64 {
+        self.rest_volume
     }
 
     /// The sheet's triangles (vertex indices), in the mesh's order.
@@ -423,6 +444,8 @@ impl ClothBody {
 pub struct ClothRule {
     /// The kinds (a membrane kind, then a bending kind; `None`: unused slot).
     pub terms: [Option<ClothTerm>; MAX_CLOTH_TERMS],
+    /// The global volume constraint of a closed sheet (`volume.rs`), projected after each sweep.
+    pub volume: Option<VolumeTerm>,
 }
 
 impl ClothRule {
@@ -438,6 +461,7 @@ impl ClothRule {
             d.contact.clear();
         }
         let w_all = &system.inverse_masses;
+        let (mut volume_lambda, mut grad) = (0.0, Vec::new());
         for _ in 0..nit {
             for (c, lambda) in schedule.order.iter().zip(d.lambda_engine.iter_mut()) {
                 let Some(term) = &self.terms[c.term as usize] else { continue };
@@ -459,6 +483,17 @@ impl ClothRule {
                         }
                     }
                 }
+            }
+            if let Some(volume) = &self.volume {
+                volume.project(
+                    &body.triangles,
+                    body.rest_volume,
+                    &system.rest,
+                    &mut d.predicted,
+                    w_all,
+                    &mut volume_lambda,
+                    &mut grad,
+                );
             }
             if contacts {
                 system.project_contacts(d);
@@ -491,6 +526,9 @@ impl Stage for ClothRule {
         system: &'a PbdSystem,
         params: &SimParams,
     ) -> Option<Box<dyn crate::newton_krylov::Preconditioner + 'a>> {
+        if self.volume.is_some() {
+            return None;
+        }
         tangent::StaticTangent::new(self, system, params.nit).map(|t| Box::new(t) as _)
     }
 

@@ -47,6 +47,7 @@ pub(crate) static CLOTH_FEM: ModelDef = ModelDef {
             })),
             Some(ClothTerm::Dihedral(p[3])),
         ],
+        volume: None,
     }),
     example: &[1.0, 0.3, 0.5, 0.1],
     masses: None,

@@ -23,7 +23,7 @@ pub(crate) static CLOTH_PBD: ModelDef = ModelDef {
     settings: &[],
     nit_means: crate::model::SOLVER_ITERATIONS,
     usage: crate::model::no_usage,
-    rule: Fold::Cloth(|p, _| ClothRule { terms: [Some(ClothTerm::Distance(p[0])), Some(ClothTerm::Dihedral(p[1]))] }),
+    rule: Fold::Cloth(|p, _| ClothRule { terms: [Some(ClothTerm::Distance(p[0])), Some(ClothTerm::Dihedral(p[1]))], volume: None }),
     example: &[0.9, 0.1],
     masses: None,
 };

@@ -19,7 +19,7 @@ pub(crate) static CLOTH_PBD_ISOMETRIC: ModelDef = ModelDef {
     settings: &[],
     nit_means: crate::model::SOLVER_ITERATIONS,
     usage: crate::model::no_usage,
-    rule: Fold::Cloth(|p, _| ClothRule { terms: [Some(ClothTerm::Distance(p[0])), Some(ClothTerm::Isometric(p[1]))] }),
+    rule: Fold::Cloth(|p, _| ClothRule { terms: [Some(ClothTerm::Distance(p[0])), Some(ClothTerm::Isometric(p[1]))], volume: None }),
     example: &[0.9, 0.1],
     masses: None,
 };

@@ -40,6 +40,7 @@ pub(crate) static CLOTH_STRAIN: ModelDef = ModelDef {
             })),
             Some(ClothTerm::Dihedral(p[2])),
         ],
+        volume: None,
     }),
     example: &[0.9, 0.5, 0.1],
     masses: None,

@@ -14,7 +14,7 @@ pub(crate) static CLOTH_XPBD_MORSE: ModelDef = ModelDef {
     name: "cloth-xpbd-morse",
     description: "sheets: XPBD modified Morse edge springs (alpha_d) and isometric bending (alpha_b)",
     parameters: &PARAMETERS,
-    settings: &[],
+    settings: &crate::cloth::VOLUME_SETTINGS,
     nit_means: crate::model::SOLVER_ITERATIONS,
     usage: crate::model::no_usage,
     rule: Fold::Cloth(|p, s| springs_rule(p, s, SpringPotential::Morse)),

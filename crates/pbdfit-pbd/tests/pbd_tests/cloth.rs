@@ -211,3 +211,44 @@ fn xpbd_compliance_folds_as_the_library() {
     let k = 2f64.powi(20);
     assert_eq!(xpbd_alpha_tilde(1.0 / k, DT), 1.0 / (k * DT * DT));
 }
+
+/// A closed surface (the unit cube's at n = 2, hung by three top vertices) with the volume constraint: its
+/// rest state keeps the enclosed volume, and its sensitivity to the edge compliance equals central
+/// differences of warm-started rest states (so gradient fits work with `volume=on`).
+#[test]
+fn the_volume_constraint_s_rest_state_keeps_the_volume_and_its_sensitivity_matches_differences() {
+    let text = "name = \"box\"\n[sheet]\nsurface = \"unit-cube\"\nn = 2\nthickness = 0.16666666666666666\n\
+                [[held]]\nbox = { min = [0, 1, 0.5], max = [1, 1, 0.5] }\nsupport = \"pinned\"\n[load]\n\
+                gravity = [0, -9.81, 0]\n[material]\ndensity = 1.0\n";
+    let body = pbdfit_mesh::SheetScene::parse(text, "test", None).unwrap().body(None).unwrap();
+    let system = PbdSystem::sheet_body(&body);
+    let triangles = body.sheet.mesh.triangles();
+    let kind = ModelKind::CLOTH_XPBD_HOOKEAN.with_setting("volume", 1.0).unwrap();
+    let values = [1e-3, 1e4];
+    let (dt, nit) = (0.05, 20);
+    let options = RestOptions { max_sweeps: 400_000, ..RestOptions::default() };
+    let params = SimParams::new(dt, nit, kind.with(&values).unwrap());
+    let base = system.rest_state(&params, &options, None).unwrap();
+    assert!(base.converged);
+    let x: Vec<Vec3> = system.rest_positions().iter().zip(&base.displacements).map(|(r, u)| r + u).collect();
+    let ratio = pbdfit_mesh::sheet::enclosed_volume(&x, triangles);
+    println!("V / V0 at rest {ratio:.15}");
+    assert!((ratio - 1.0).abs() < 1e-9, "{ratio}");
+    let s = system.sensitivity(&params, &base.displacements, &SensitivityOptions::default()).unwrap();
+    let h = 1e-2 * values[0];
+    let at = |sign: f64| {
+        let p = SimParams::new(dt, nit, kind.with(&[values[0] + sign * h, values[1]]).unwrap());
+        let r = system.rest_state(&p, &options, Some(&base.displacements)).unwrap();
+        assert!(r.converged);
+        r.displacements
+    };
+    let (plus, minus) = (at(1.0), at(-1.0));
+    let (mut largest, mut worst): (f64, f64) = (0.0, 0.0);
+    for v in 0..plus.len() {
+        let fd = (plus[v] - minus[v]) / (2.0 * h);
+        largest = largest.max(fd.norm());
+        worst = worst.max((fd - s.columns[0][v]).norm());
+    }
+    println!("volume=on alpha_d: |du/dp| {largest:.3e}, sensitivity - differences {:.2e} relative", worst / largest);
+    assert!(largest > 0.0 && worst <= 1e-3 * largest, "{worst:e} of {largest:e}");
+}

@@ -1090,3 +1090,78 @@ fn cloth_models_rest_on_the_draped_sheet_s_sphere() {
         &["turns about its hold (60.6 degrees after 24.38 s", "false torque"],
     );
 }
+
+/// The volume a closed surface encloses at the vertices plus displacements of a `simulate --json` report.
+fn enclosed_volume(r: &serde_json::Value, displaced: bool) -> f64 {
+    let v = |i: usize| -> [f64; 3] {
+        let p = &r["vertices"][i];
+        let u = &r["displacements"][i];
+        let s = if displaced { 1.0 } else { 0.0 };
+        [0, 1, 2].map(|k| p[k].as_f64().unwrap() + s * u[k].as_f64().unwrap())
+    };
+    let mut total = 0.0;
+    for t in r["triangles"].as_array().unwrap() {
+        let [a, b, c] = [0, 1, 2].map(|k| v(t[k].as_u64().unwrap() as usize));
+        let cross = [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+        total += cross[0] * c[0] + cross[1] * c[1] + cross[2] * c[2];
+    }
+    total / 6.0
+}
+
+#[test]
+fn a_closed_surface_keeps_its_volume_under_the_volume_constraint_and_an_open_one_is_refused() {
+    let dir = scratch("closed-surface");
+    let scene = dir.join("box.toml");
+    std::fs::write(
+        &scene,
+        "name = \"box\"\n[sheet]\nsurface = \"unit-cube\"\nn = 2\nthickness = 0.16666666666666666\n[[held]]\n\
+         box = { min = [0.4, 1, 0.4], max = [0.6, 1, 0.6] }\nsupport = \"pinned\"\n[[held]]\n\
+         box = { min = [0, 1, 0.4], max = [0, 1, 0.6] }\nsupport = \"pinned\"\n[[held]]\n\
+         box = { min = [1, 1, 0.4], max = [1, 1, 0.6] }\nsupport = \"pinned\"\n[load]\ngravity = [0, -9.81, 0]\n\
+         [material]\ndensity = 1.0\n",
+    )
+    .unwrap();
+    let run = |volume: &str| {
+        json(&pbdfit(&[
+            "simulate",
+            "--scene",
+            scene.to_str().unwrap(),
+            "--model",
+            "cloth-xpbd-hookean",
+            "--param",
+            "alpha_d=1e-3",
+            "--param",
+            "alpha_b=1e4",
+            "--dt",
+            "0.05",
+            "--nit",
+            "20",
+            "--setting",
+            &format!("volume={volume}"),
+            "--json",
+        ]))
+    };
+    let (on, off) = (run("on"), run("off"));
+    let ratio = |r: &serde_json::Value| enclosed_volume(r, true) / enclosed_volume(r, false);
+    let (with, without) = (ratio(&on), ratio(&off));
+    println!("V / V0 at rest: {with:.12} with the volume constraint, {without:.12} without");
+    assert!((enclosed_volume(&on, false) - 1.0).abs() < 1e-14);
+    assert!((with - 1.0).abs() < 1e-9, "{with}");
+    assert!((without - 1.0).abs() > 1e-3, "{without}");
+    assert_refused(
+        &[
+            "simulate",
+            "--scene",
+            "hanging-sheet",
+            "--model",
+            "cloth-xpbd",
+            "--param",
+            "alpha_d=1e-6",
+            "--param",
+            "alpha_b=1e-2",
+            "--setting",
+            "volume=on",
+        ],
+        &["volume=on", "closed surface", "edge ["],
+    );
+}
