@@ -589,6 +589,7 @@ def simulate(
     thickness: Optional[float] = None,
     integrator: Optional[str] = None,
     steps: Optional[int] = None,
+    max_sweeps: Optional[int] = None,
     unbounded: bool = False,
     damping: Optional[float] = None,
     method: Optional[str] = None,
@@ -603,7 +604,8 @@ def simulate(
     ``settings`` by the engine's names (``settings={"relaxation": 0.8}``). ``damping``: PBD velocity damping
     per step in [0, 1), or a mass-spring model's spring damping (N s/m); ``method``: ``fixed-point``
     (default) or ``stepping``; ``integrator`` (mass-spring models: ``verlet``, ``implicit-euler``, ...)
-    runs the dynamics for at most ``steps`` steps instead and gives :class:`Dynamics`."""
+    runs the dynamics for at most ``steps`` steps instead and gives :class:`Dynamics`; ``max_sweeps`` bounds
+    a PBD rest state's projection sweeps (default 20,000,000), a point that needs more is refused."""
     named = {**(_named_numbers("params", params, "{'kd': 0.3, 'kv': 0.5}") or {}),
              **{k: _number(k, v) for k, v in parameters.items()}}
     keywords: Dict[str, Any] = dict(
@@ -614,7 +616,8 @@ def simulate(
         kvol=_number("kvol", kvol), params=named, mass_model=mass_model, fix_orientation=bool(fix_orientation),
         density=_number("density", density), size=_number("size", size), thickness=_number("thickness", thickness),
         integrator=integrator,
-        steps=_count("steps", steps, 1), unbounded=bool(unbounded), damping=_number("damping", damping),
+        steps=_count("steps", steps, 1), max_sweeps=_count("max_sweeps", max_sweeps, 1),
+        unbounded=bool(unbounded), damping=_number("damping", damping),
         method=method,
     )
     report = json.loads(_native.run_job("simulate", _json(keywords)))

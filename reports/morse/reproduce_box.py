@@ -53,7 +53,7 @@ DAMPINGS = [0.0, 0.3, 1.0]
 # alpha = 1e-5 read as alpha_V in m^6/J ("soft"). A claim holds where it holds in both.
 VOLUME_VARIANTS = [("hard", 0.0), ("soft", ALPHA)]
 SAME = 0.1
-REST_TIMEOUT = 60  # s: a rest state not found by then is replaced by the state after SETTLE steps
+MAX_SWEEPS = 500_000  # a rest state not found within these sweeps is replaced by the state after SETTLE steps
 SETTLE = 480  # 20 s of motion
 
 
@@ -118,20 +118,25 @@ def model_args(model, damping=0.0, volume_on=True, compliance=0.0):
     return args
 
 
+def reason(p):
+    """Why `simulate` gave no rest state, in a few words (its budget, or the refusal's first clause)."""
+    if "projection sweeps" in p.stderr:
+        return f"not within {MAX_SWEEPS:,} sweeps"
+    return "refused"
+
+
 def surface_rest(raw, scene, model, volume_on, compliance=0.0):
     soft = f"-soft{compliance:g}" if volume_on and compliance > 0.0 else ""
     tag = f"rest-{scene}-{model}-{'vol' if volume_on else 'novol'}{soft}.json"
 
     def make():
         args = ["--scene", os.path.join(HERE, f"{scene}.toml"), *model_args(model, 0.0, volume_on, compliance)]
-        try:
-            p = subprocess.run([CLI, "simulate", *args, "--json"], capture_output=True, text=True, timeout=REST_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            p = None
-        if p is not None and p.returncode == 0:
+        p = subprocess.run([CLI, "simulate", *args, "--max-sweeps", str(MAX_SWEEPS), "--json"],
+                           capture_output=True, text=True)
+        if p.returncode == 0:
             r = json.loads(p.stdout)
             return {k: r[k] for k in ("vertices", "triangles", "displacements", "converged", "residual", "iterations")}
-        # No rest state (refused, diverged or not found in time): the state after SETTLE steps of motion.
+        # No rest state (refused, diverged or not found within MAX_SWEEPS): the state after SETTLE steps of motion.
         frames = tempfile.mkdtemp(prefix="morse-box-")
         try:
             run(["simulate", *args, "--frames", frames, "--frame-every", str(SETTLE), "--frame-steps", str(SETTLE),
@@ -141,7 +146,7 @@ def surface_rest(raw, scene, model, volume_on, compliance=0.0):
                 tris = connectivity(f.read())
             return {"vertices": vtu_array(os.path.join(frames, names[0]), "Points"), "triangles": tris,
                     "displacements": vtu_array(os.path.join(frames, names[-1]), "displacement"),
-                    "converged": f"no rest state ({'timeout' if p is None else 'failed'}): after {SETTLE} steps"}
+                    "converged": f"no rest state ({reason(p)}): after {SETTLE} steps"}
         finally:
             shutil.rmtree(frames, ignore_errors=True)
 

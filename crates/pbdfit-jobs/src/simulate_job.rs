@@ -68,6 +68,11 @@ pub struct SimulateKeywords {
     /// With --integrator: the largest number of steps [default: 1000000].
     #[arg(long)]
     pub steps: Option<usize>,
+    /// PBD models and engine profiles: the largest number of projection sweeps (steps x nit, or map
+    /// evaluations x nit) the rest state may spend before the point is refused as not converged: a budget
+    /// that ends a slow point the same way on every machine [default: 20000000].
+    #[arg(long)]
+    pub max_sweeps: Option<usize>,
     /// Allow stiffness above 1 (experimental: it can overshoot).
     #[arg(long)]
     pub unbounded: bool,
@@ -520,7 +525,13 @@ impl SimulateKeywords {
                     ..SimParams::new(dt, nit, model)
                 };
                 params.validate().map_err(|e| input(format!("scene {name}: {e}")))?;
-                SimulateRun::Rest { params, options: RestOptions { method, ..RestOptions::default() } }
+                let defaults = RestOptions::default();
+                let max_sweeps = match self.max_sweeps {
+                    None => defaults.max_sweeps,
+                    Some(0) => return Err(input(format!("{}: must be at least 1", spelling.name("max_sweeps")))),
+                    Some(m) => m,
+                };
+                SimulateRun::Rest { params, options: RestOptions { method, max_sweeps, ..defaults } }
             }
         };
         let (set, parts, warnings) = match loaded {

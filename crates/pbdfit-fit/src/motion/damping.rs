@@ -34,10 +34,10 @@ pub struct DampingFit {
 }
 
 /// Whether `kind` has a knob a damping search can turn: the engine's damping setting, or, for a textbook
-/// model (no engine settings), pbdfit's velocity damping. An engine profile without a damping setting
-/// (Genesis's PBD) has none.
+/// model (settings or not, as the cloth's `volume`), pbdfit's velocity damping. An engine profile without
+/// a damping setting (Genesis's PBD) has none.
 pub fn has_damping_knob(kind: ModelKind) -> bool {
-    kind.def().settings.is_empty() || kind.damping_setting().is_some()
+    !kind.is_engine_profile() || kind.damping_setting().is_some()
 }
 
 /// pbdfit's velocity damping per step, `v <- (1 - damping) v`, as a knob: a model without an engine

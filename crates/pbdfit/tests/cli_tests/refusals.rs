@@ -601,3 +601,16 @@ fn the_contact_sensitivity_refusal_points_to_what_works() {
     let fit = json(&pbdfit(&["fit", "--scene", "indentation", "--n", "1", "--search", "gradient", "--json"]));
     assert!(fit["error"].as_f64().is_some_and(f64::is_finite), "{fit}");
 }
+
+/// `simulate --max-sweeps` bounds a rest state's projection sweeps, so a slow point ends the same way on
+/// every machine (a script's wall-clock timeout did not): a budget the point needs more than is refused
+/// (exit 2) saying the sweeps, the default budget converges, and a budget of 0 is refused naming the option.
+#[test]
+fn a_sweep_budget_ends_a_rest_state_the_same_way_everywhere() {
+    let args = ["simulate", "--scene", "gravity-floor", "--n", "2", "--kd", "0.3", "--kv", "0.4", "--json"];
+    let rested = pbdfit(&args);
+    assert_eq!(rested.status.code(), Some(0), "{}", stderr(&rested));
+    let short = pbdfit(&[&args[..], &["--max-sweeps", "3"]].concat());
+    assert_input_error(&short, &["projection sweeps"]);
+    assert_refused(&[&args[..], &["--max-sweeps", "0"]].concat(), &["--max-sweeps", "at least 1"]);
+}
