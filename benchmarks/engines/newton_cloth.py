@@ -98,12 +98,16 @@ def rel_max(u: np.ndarray, ref: np.ndarray) -> float:
     return float(np.linalg.norm(u - ref, axis=1).max() / np.linalg.norm(ref, axis=1).max())
 
 
-def profile_report(pbdfit: str, scene: str, n: int, dt: float, iterations: int, point: dict) -> dict:
-    """`pbdfit simulate --json` of the profile: its object (vertices, triangles, fixed, masses, displacements)."""
+def profile_report(pbdfit: str, scene: str, n: int, dt: float, iterations: int, point: dict,
+                   rest: str = "fixed-point") -> dict:
+    """`pbdfit simulate --json` of the profile: its object (vertices, triangles, fixed, masses, displacements);
+    `rest`: simulate's `--method` (`stepping`: the dynamics stepped from the flat sheet, the state Newton reaches
+    where the step has two)."""
     scene = str(REPO / scene) if scene.endswith(".toml") else scene
     cmd = [pbdfit, "simulate", "--scene", scene, "--model", "newton-cloth", "--n", str(n), "--dt", repr(dt), "--nit",
            str(iterations), "--param", f"spring_ke={point['spring_ke']!r}", "--param", f"edge_ke={point['edge_ke']!r}",
-           "--setting", f"spring_kd={point['spring_kd']!r}", "--setting", f"edge_kd={point['edge_kd']!r}", "--json"]
+           "--setting", f"spring_kd={point['spring_kd']!r}", "--setting", f"edge_kd={point['edge_kd']!r}",
+           "--method", rest, "--json"]
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)}: exit {res.returncode}: {res.stderr.strip()}")

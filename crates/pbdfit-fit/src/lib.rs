@@ -35,6 +35,7 @@
 
 mod cancel;
 mod error;
+mod engine_rest;
 mod error_metric;
 mod fit;
 mod gradient;
@@ -59,6 +60,7 @@ pub mod verdict;
 
 pub use cancel::{Cancelled, cancellable};
 pub use error::{FitError, FitJobError, ReferenceFault, SearchError};
+pub use engine_rest::{EngineRest, FixedPointFit, SAME_STATE, check_by_stepping, rest_distance, stepping_problem};
 pub use error_metric::{compound_error, moved_vertices, reference_fault, relative_error, vertex_error};
 pub use fit::{
     FailedPoint, FitOptions, FitResult, GRADIENT_MAX_SWEEPS, Search, deadline_after, fit, fit_cpu, fit_with_grid,

@@ -5,3 +5,4 @@ mod identify;
 mod measured;
 mod nothing_to_fit;
 mod shared_rest_states;
+mod engine_rest;
