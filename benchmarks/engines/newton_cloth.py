@@ -116,19 +116,19 @@ def profile_report(pbdfit: str, scene: str, n: int, dt: float, iterations: int, 
 
 
 def newton_rest(report: dict, gravity, dt: float, iterations: int, point: dict, start=None, tol: float = 1e-7,
-                max_steps: int = 200000, patience: int = 2000) -> dict:
+                max_steps: int = 200000, patience: int = 2000, dynamics: bool = False) -> dict:
     """Newton's own rest state of the sheet of `report` (a `simulate --json` object of `newton-cloth`),
     iterated from the displacements `start` (m; default: none, the flat sheet): `{"displacements", "steps",
     "converged", "stop_reason", "springs", "bends", "newton_version"}`. Warp's messages go to stderr."""
     stdout = sys.stdout
     sys.stdout = sys.stderr
     try:
-        return _newton_rest(report, gravity, dt, iterations, point, start, tol, max_steps, patience)
+        return _newton_rest(report, gravity, dt, iterations, point, start, tol, max_steps, patience, dynamics)
     finally:
         sys.stdout = stdout
 
 
-def _newton_rest(report, gravity, dt, iterations, point, start, tol, max_steps, patience) -> dict:
+def _newton_rest(report, gravity, dt, iterations, point, start, tol, max_steps, patience, dynamics=False) -> dict:
     import warp as wp
 
     import newton
@@ -160,11 +160,20 @@ def _newton_rest(report, gravity, dt, iterations, point, start, tol, max_steps, 
     solver = newton.solvers.SolverXPBD(model, iterations=int(iterations))
     s_in, s_out, control = model.state(), model.state(), model.control()
 
+    # Each step from zero velocity (the rest map's iteration), or, with `dynamics`, Newton's own simulation: the
+    # velocity each step leaves carried into the next, from the start at rest.
+    velocity: list = [None]
+
     def step(x: np.ndarray) -> np.ndarray:
         s_in.particle_q.assign(x.astype(np.float32))
-        s_in.particle_qd.zero_()
+        if velocity[0] is None:
+            s_in.particle_qd.zero_()
+        else:
+            s_in.particle_qd.assign(velocity[0])
         s_in.clear_forces()
         solver.step(s_in, s_out, control, None, dt)
+        if dynamics:
+            velocity[0] = s_out.particle_qd.numpy()
         return s_out.particle_q.numpy().astype(np.float64)
 
     X32 = model.particle_q.numpy().astype(np.float64)

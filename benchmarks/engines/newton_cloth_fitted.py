@@ -93,8 +93,8 @@ def case(args, c: dict) -> dict:
     e_fit, e_sim = fit["error"], fit_error(u_pbdfit, u_fem, moved)
     t0 = time.perf_counter()
     starts = {}
-    for name, start in (("flat", None), ("pbdfit", u_pbdfit)):
-        newton = nc.newton_rest(report, nc.GRAVITY[c["scene"]], DT, ITERATIONS, point, start=start)
+    for name, start, dynamics in (("flat", None, False), ("pbdfit", u_pbdfit, False), ("dyn", None, True)):
+        newton = nc.newton_rest(report, nc.GRAVITY[c["scene"]], DT, ITERATIONS, point, start=start, dynamics=dynamics)
         if (newton["springs"], newton["bends"]) != nc.counts(report):
             raise RuntimeError(f"Newton made {newton['springs']} springs and {newton['bends']} bends, the profile's "
                                f"sheet has {nc.counts(report)}")
@@ -105,7 +105,10 @@ def case(args, c: dict) -> dict:
                         "rel_l2_from_pbdfit": nc.rel_l2(u_pbdfit, u), "steps": newton["steps"],
                         "stop": newton["stop_reason"], "converged": newton["converged"],
                         "newton_version": newton["newton_version"]}
-    ok = all(abs(s["ratio"]) <= args.goal and (s["converged"] or s["stop"] == "f32_floor") for s in starts.values())
+    # The goal is Newton's own simulation from the flat sheet (`dyn`) and its step at pbdfit's state; `flat`, the
+    # rest map iterated from the flat sheet at zero velocity, is no path the engine takes and is reported only.
+    ok = all(abs(s["ratio"]) <= args.goal and (s["converged"] or s["stop"] == "f32_floor")
+             for name, s in starts.items() if name != "flat")
     return {**c, "dt": DT, "iterations": ITERATIONS, "fit_young": fit["young"], "spring_ke": p["spring_ke"],
             "edge_ke": p["edge_ke"], "fit_verdict": fit.get("verdict"), "fit_status": fit.get("status"),
             "at_bound": fit.get("at_bound", []), "ranges_1_percent": fit.get("identifiability", {}).get(
@@ -134,7 +137,8 @@ def main() -> int:
         "Fitted newton-cloth parameters run in NVIDIA Newton itself: the error against the shell, pbdfit's and Newton's",
         f"(Newton {rows[0]['newton_version']} SolverXPBD, Warp CPU, f32; add_cloth_mesh(add_springs=True, "
         f"particle_radius=0); dt 1/600 s, {ITERATIONS} iterations, kd 0; Newton iterated from zero velocity, "
-        f"started flat and at pbdfit's rest state; goal |e_newton / e_pbdfit - 1| <= {args.goal:g})",
+        f"started flat and at pbdfit's rest state, and Newton's own simulation from the flat sheet (dyn, velocity kept); "
+        f"goal |e_newton / e_pbdfit - 1| <= {args.goal:g} from dyn and pbdfit)",
         "",
         f"{'scene':14} {'N':>2} {'E (Pa)':>7} {'spring_ke':>10} {'edge_ke':>10} {'e_pbdfit':>10} {'e_simulate':>10} "
         f"{'floor':>6} {'start':>6} {'e_newton':>10} {'ratio-1':>9} {'above floor':>11} {'|du| L2':>8} "
@@ -157,7 +161,8 @@ def main() -> int:
         "above floor: (e_newton - floor) / (e_pbdfit - floor) - 1; |du| L2: Newton's rest state against pbdfit's",
         "(relative L2); steps with *: Newton stopped at f32's floor before its step change fell below 1e-7 of max|u|",
         ("PASS" if all(r["verdict"] == "ok" for r in rows) else "FAIL")
-        + f" (goal: |e_newton / e_pbdfit - 1| <= {args.goal:g} from both starts)",
+        + f" (goal: |e_newton / e_pbdfit - 1| <= {args.goal:g} from dyn and pbdfit; flat: the rest map iterated at zero "
+        "velocity from the flat sheet, no path Newton's simulation takes, reported only)",
     ]
     for r in rows:
         fp = r["rest_state"].get("fixed_point_fit")

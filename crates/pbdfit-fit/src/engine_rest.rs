@@ -76,7 +76,7 @@ impl EngineRest {
     pub fn line(&self) -> String {
         let distance = self.fixed_point_distance.map_or("none".to_string(), |d| format!("{d:.2e}"));
         let mut text = format!(
-            "rest state: reached by {} ({} stepped rest states, {:.1} s); the fixed point's is {distance} from it \
+            "rest state: reached by {} ({} stepped rest state(s), {:.2} s); the fixed point's is {distance} from it \
              (relative L2)",
             self.reached_by, self.stepped_evaluations, self.seconds
         );

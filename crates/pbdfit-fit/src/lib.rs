@@ -34,8 +34,8 @@
 //! `pbdfit-results` (results files), `thiserror` (errors).
 
 mod cancel;
-mod error;
 mod engine_rest;
+mod error;
 mod error_metric;
 mod fit;
 mod gradient;
@@ -59,8 +59,8 @@ mod target;
 pub mod verdict;
 
 pub use cancel::{Cancelled, cancellable};
-pub use error::{FitError, FitJobError, ReferenceFault, SearchError};
 pub use engine_rest::{EngineRest, FixedPointFit, SAME_STATE, check_by_stepping, rest_distance, stepping_problem};
+pub use error::{FitError, FitJobError, ReferenceFault, SearchError};
 pub use error_metric::{compound_error, moved_vertices, reference_fault, relative_error, vertex_error};
 pub use fit::{
     FailedPoint, FitOptions, FitResult, GRADIENT_MAX_SWEEPS, Search, deadline_after, fit, fit_cpu, fit_with_grid,
