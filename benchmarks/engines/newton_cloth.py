@@ -178,7 +178,10 @@ def _newton_rest(report, gravity, dt, iterations, point, start, tol, max_steps, 
 
     X32 = model.particle_q.numpy().astype(np.float64)
     x0 = X32 if start is None else (X32 + np.asarray(start)).astype(np.float32).astype(np.float64)
-    res = fixed_point(step, x0, max_steps, tol, float(np.finfo(np.float32).eps), patience)
+    if dynamics:
+        res = simulate(step, x0, max_steps, tol)
+    else:
+        res = fixed_point(step, x0, max_steps, tol, float(np.finfo(np.float32).eps), patience)
     bends = model.edge_indices.numpy()
     return {
         "newton_version": newton.__version__,
@@ -189,6 +192,23 @@ def _newton_rest(report, gravity, dt, iterations, point, start, tol, max_steps, 
         "springs": int(model.spring_count),
         "bends": int(((bends[:, 0] >= 0) & (bends[:, 1] >= 0)).sum()),
     }
+
+
+def simulate(step, x0: np.ndarray, max_steps: int, tol: float) -> dict:
+    """Newton's own simulation from `x0` at rest: `step` (velocity kept) until a step moves no vertex by more than
+    `tol` of the largest displacement, or `max_steps` (no growth verdict: the sheet accelerates from rest, and an
+    undamped swing passes turning points)."""
+    x, change = x0, math.inf
+    for n in range(1, max_steps + 1):
+        x_new = step(x)
+        if not np.all(np.isfinite(x_new)):
+            return dict(steps=n, converged=False, stop_reason="diverged_nonfinite", x=x)
+        change = float(np.max(np.abs(x_new - x)))
+        x = x_new
+        u_max = float(np.max(np.abs(x - x0)))
+        if n > 100 and change <= tol * u_max:
+            return dict(steps=n, converged=True, stop_reason="tol", x=x)
+    return dict(steps=max_steps, converged=False, stop_reason="max_steps", x=x, change=change)
 
 
 def counts(report: dict) -> tuple[int, int]:

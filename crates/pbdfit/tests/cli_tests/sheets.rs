@@ -365,7 +365,7 @@ fn simulate_writes_a_sheet_s_rest_state_as_triangles() {
 }
 
 /// Jolt's soft body on a sheet (`jolt-cloth`) fits the hanging sheet against the shell with Jolt's names in
-/// its paste lines, `evaluate` at the fitted compliances gives the fit's error, the damping moves the answer
+/// its paste lines and the rest state stepping from the flat sheet reaches (`engine.rest_state`), `evaluate` at the fitted compliances gives the fit's error, the damping moves the answer
 /// as it scales gravity, and the profile refuses a solid (exit 2, naming the model).
 #[test]
 fn jolt_cloth_fits_a_sheet_and_refuses_a_solid() {
@@ -386,6 +386,11 @@ fn jolt_cloth_fits_a_sheet_and_refuses_a_solid() {
     for name in ["mCompliance", "mShearCompliance", "mBendCompliance", "CreateConstraints", "mNumIterations = 5"] {
         assert!(paste.contains(name), "{name}: {paste}");
     }
+    // The rest state the answer is of is the one Jolt reaches by stepping from the flat sheet; here the fixed
+    // point's is the same (one rest state), so the fit stands and no refit is reported.
+    let rest = &r["engine"]["rest_state"];
+    assert_eq!(rest["reached_by"], "stepping from the start", "{rest}");
+    assert!(rest["fixed_point_distance"].as_f64().unwrap() <= 1e-6 && rest["fixed_point_fit"].is_null(), "{rest}");
     let p = &r["parameters"];
     let param = |name: &str| format!("{name}={:e}", p[name].as_f64().unwrap());
     let (c, s, b) = (param("compliance"), param("shear_compliance"), param("bend_compliance"));
