@@ -80,7 +80,8 @@ def case(args, scene: str, n: int, dt: str, iterations: int, extra: list[str]) -
     density = jcl.DENSITY[scene]
     body = ["--scene", path, "--n", str(n), "--density", repr(density)]
     t0 = time.perf_counter()
-    fit = run([args.pbdfit, "fit", *body, "--model", "jolt-cloth", "--dt", dt, "--nit", str(iterations), *extra, "--json"])
+    fit = run([args.pbdfit, "fit", *body, "--model", "jolt-cloth", "--dt", dt, "--nit", str(iterations), *extra,
+               "--json"])
     fit_seconds = time.perf_counter() - t0
     p = fit["parameters"]
     values = [p["compliance"], p["shear_compliance"], p["bend_compliance"]]

@@ -15,7 +15,8 @@ For each case (sheet scene, N, material; dt 1/600 s and 10 iterations, as `newto
   (d) reports e_Newton / e_pbdfit - 1 (the goal: within 1 %), for both starts, and the same ratio above the
       floor.
 pbdfit's rest state is `pbdfit simulate --method stepping` (the dynamics from the flat sheet, as Newton is run; the
-fit answers with that state, its `engine.rest_state`, docs/engines.md). It checks that it gives the fit's e again (so the metric and the reference
+fit answers with that state, its `engine.rest_state`, docs/engines.md). It checks that it gives the fit's e again
+(so the metric and the reference
 are the fit's) and that Newton made the profile's springs and bending edges.
 
 Usage:
@@ -141,7 +142,8 @@ def main() -> int:
         "Fitted newton-cloth parameters run in NVIDIA Newton itself: the error against the shell, pbdfit's and Newton's",
         f"(Newton {rows[0]['newton_version']} SolverXPBD, Warp CPU, f32; add_cloth_mesh(add_springs=True, "
         f"particle_radius=0); dt 1/600 s, {ITERATIONS} iterations, kd 0; Newton iterated from zero velocity, "
-        f"started flat and at pbdfit's rest state, and Newton's own simulation from the flat sheet (dyn, velocity kept); "
+        f"started flat and at pbdfit's rest state, and Newton's own simulation from the flat sheet (dyn, velocity "
+        "kept); "
         f"goal |e_newton / e_pbdfit - 1| <= {args.goal:g} from dyn and pbdfit)",
         "",
         f"{'scene':14} {'N':>2} {'E (Pa)':>7} {'spring_ke':>10} {'edge_ke':>10} {'e_pbdfit':>10} {'e_simulate':>10} "
@@ -159,23 +161,23 @@ def main() -> int:
                 f"{r['fit_verdict']}")
     lines += [
         "",
-        "e_simulate: pbdfit simulate --method stepping's rest state at the fitted point, with this script's metric (equals",
-        "the fit's e: the fit answers with the state stepping reaches, engine.rest_state);",
+        "e_simulate: pbdfit simulate --method stepping's rest state at the fitted point, with this script's metric",
+        "(equals the fit's e: the fit answers with the state stepping reaches, engine.rest_state);",
         "floor: the clamp's second row (held by the particles, free in the shell), 1 per vertex over the moved ones;",
         "above floor: (e_newton - floor) / (e_pbdfit - floor) - 1; |du| L2: Newton's rest state against pbdfit's",
         "(relative L2); steps with *: Newton stopped at f32's floor before its step change fell below 1e-7 of max|u|",
         f"(dyn: its {DYNAMIC_STEPS} steps ran out, where its step change stays above 1e-7 in f32);",
         ("PASS" if all(r["verdict"] == "ok" for r in rows) else "FAIL")
-        + f" (goal: |e_newton / e_pbdfit - 1| <= {args.goal:g} from dyn and pbdfit; flat: the rest map iterated at zero "
-        "velocity from the flat sheet, no path Newton's simulation takes, reported only)",
+        + f" (goal: |e_newton / e_pbdfit - 1| <= {args.goal:g} from dyn and pbdfit; flat: the rest map iterated "
+        "at zero velocity from the flat sheet, no path Newton's simulation takes, reported only)",
     ]
     for r in rows:
         fp = r["rest_state"].get("fixed_point_fit")
         if fp:
             at = ", ".join(f"{n} = {v:.4e}" for n, v in fp["parameters"])
-            lines.append(f"{r['scene']} E {r['fit_young']:.1e}: the fixed point's fit ({at}) had error {fp['error']:.4e} of "
-                         f"a rest state {fp['distance']:.2e} from the one stepping reaches (error {fp['stepped_error']:.4e}); "
-                         "refitted with stepped rest states")
+            lines.append(f"{r['scene']} E {r['fit_young']:.1e}: the fixed point's fit ({at}) had error "
+                         f"{fp['error']:.4e} of a rest state {fp['distance']:.2e} from the one stepping reaches (error "
+                         f"{fp['stepped_error']:.4e}); refitted with stepped rest states")
         if r["at_bound"]:
             lines.append(f"{r['scene']}: the fit left {', '.join(r['at_bound'])} at its box's bound")
     text = "\n".join(lines) + "\n"
