@@ -49,10 +49,8 @@ pub struct EngineRest {
     /// stepping reaches at those parameters).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fixed_point_fit: Option<FixedPointFit>,
-    /// Stepped rest states the check and the refit computed.
+    /// Stepped rest states the check and the refit computed (their time is in the fit's `seconds`).
     pub stepped_evaluations: usize,
-    /// Wall-clock seconds they took.
-    pub seconds: f64,
     /// Why the answer is not checked, or what the refit left out.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -76,9 +74,9 @@ impl EngineRest {
     pub fn line(&self) -> String {
         let distance = self.fixed_point_distance.map_or("none".to_string(), |d| format!("{d:.2e}"));
         let mut text = format!(
-            "rest state: reached by {} ({} stepped rest state(s), {:.2} s); the fixed point's is {distance} from it \
-             (relative L2)",
-            self.reached_by, self.stepped_evaluations, self.seconds
+            "rest state: reached by {} ({} stepped rest state(s)); the fixed point's is {distance} from it (relative \
+             L2)",
+            self.reached_by, self.stepped_evaluations
         );
         if let Some(f) = &self.fixed_point_fit {
             let at: Vec<String> =
@@ -179,9 +177,9 @@ pub fn check_by_stepping(
             fixed_point_distance: None,
             fixed_point_fit: None,
             stepped_evaluations: 1,
-            seconds: start.elapsed().as_secs_f64(),
             note: Some(format!("stepping from the start found no rest state at the fitted point: {why}")),
         });
+        result.seconds += start.elapsed().as_secs_f64();
         return Ok(result);
     }
     let distance = rest_distance(&result.rest_states, &stepped.rest);
@@ -191,9 +189,9 @@ pub fn check_by_stepping(
             fixed_point_distance: Some(distance),
             fixed_point_fit: None,
             stepped_evaluations: 1,
-            seconds: start.elapsed().as_secs_f64(),
             note: None,
         });
+        result.seconds += start.elapsed().as_secs_f64();
         return Ok(result);
     }
     // Another rest state: fit again, every point's rest state stepped from the start.
@@ -229,7 +227,6 @@ pub fn check_by_stepping(
         fixed_point_distance: fixed.failure.is_none().then(|| rest_distance(&fixed.rest, &result.rest_states)),
         fixed_point_fit: Some(fixed_point_fit),
         stepped_evaluations: evaluations,
-        seconds: start.elapsed().as_secs_f64(),
         note: had_ranges.then(|| {
             "the identifiability and intervals were the fixed point's fit's: left out (not measured on stepped rest \
              states)"
