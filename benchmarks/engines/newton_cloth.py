@@ -98,12 +98,16 @@ def rel_max(u: np.ndarray, ref: np.ndarray) -> float:
     return float(np.linalg.norm(u - ref, axis=1).max() / np.linalg.norm(ref, axis=1).max())
 
 
-def profile_report(pbdfit: str, scene: str, n: int, dt: float, iterations: int, point: dict) -> dict:
-    """`pbdfit simulate --json` of the profile: its object (vertices, triangles, fixed, masses, displacements)."""
+def profile_report(pbdfit: str, scene: str, n: int, dt: float, iterations: int, point: dict,
+                   rest: str = "fixed-point") -> dict:
+    """`pbdfit simulate --json` of the profile: its object (vertices, triangles, fixed, masses, displacements);
+    `rest`: simulate's `--method` (`stepping`: the dynamics stepped from the flat sheet, the state Newton reaches
+    where the step has two)."""
     scene = str(REPO / scene) if scene.endswith(".toml") else scene
     cmd = [pbdfit, "simulate", "--scene", scene, "--model", "newton-cloth", "--n", str(n), "--dt", repr(dt), "--nit",
            str(iterations), "--param", f"spring_ke={point['spring_ke']!r}", "--param", f"edge_ke={point['edge_ke']!r}",
-           "--setting", f"spring_kd={point['spring_kd']!r}", "--setting", f"edge_kd={point['edge_kd']!r}", "--json"]
+           "--setting", f"spring_kd={point['spring_kd']!r}", "--setting", f"edge_kd={point['edge_kd']!r}",
+           "--method", rest, "--json"]
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)}: exit {res.returncode}: {res.stderr.strip()}")
@@ -112,19 +116,19 @@ def profile_report(pbdfit: str, scene: str, n: int, dt: float, iterations: int, 
 
 
 def newton_rest(report: dict, gravity, dt: float, iterations: int, point: dict, start=None, tol: float = 1e-7,
-                max_steps: int = 200000, patience: int = 2000) -> dict:
+                max_steps: int = 200000, patience: int = 2000, dynamics: bool = False) -> dict:
     """Newton's own rest state of the sheet of `report` (a `simulate --json` object of `newton-cloth`),
     iterated from the displacements `start` (m; default: none, the flat sheet): `{"displacements", "steps",
     "converged", "stop_reason", "springs", "bends", "newton_version"}`. Warp's messages go to stderr."""
     stdout = sys.stdout
     sys.stdout = sys.stderr
     try:
-        return _newton_rest(report, gravity, dt, iterations, point, start, tol, max_steps, patience)
+        return _newton_rest(report, gravity, dt, iterations, point, start, tol, max_steps, patience, dynamics)
     finally:
         sys.stdout = stdout
 
 
-def _newton_rest(report, gravity, dt, iterations, point, start, tol, max_steps, patience) -> dict:
+def _newton_rest(report, gravity, dt, iterations, point, start, tol, max_steps, patience, dynamics=False) -> dict:
     import warp as wp
 
     import newton
@@ -156,16 +160,28 @@ def _newton_rest(report, gravity, dt, iterations, point, start, tol, max_steps, 
     solver = newton.solvers.SolverXPBD(model, iterations=int(iterations))
     s_in, s_out, control = model.state(), model.state(), model.control()
 
+    # Each step from zero velocity (the rest map's iteration), or, with `dynamics`, Newton's own simulation: the
+    # velocity each step leaves carried into the next, from the start at rest.
+    velocity: list = [None]
+
     def step(x: np.ndarray) -> np.ndarray:
         s_in.particle_q.assign(x.astype(np.float32))
-        s_in.particle_qd.zero_()
+        if velocity[0] is None:
+            s_in.particle_qd.zero_()
+        else:
+            s_in.particle_qd.assign(velocity[0])
         s_in.clear_forces()
         solver.step(s_in, s_out, control, None, dt)
+        if dynamics:
+            velocity[0] = s_out.particle_qd.numpy()
         return s_out.particle_q.numpy().astype(np.float64)
 
     X32 = model.particle_q.numpy().astype(np.float64)
     x0 = X32 if start is None else (X32 + np.asarray(start)).astype(np.float32).astype(np.float64)
-    res = fixed_point(step, x0, max_steps, tol, float(np.finfo(np.float32).eps), patience)
+    if dynamics:
+        res = simulate(step, x0, max_steps, tol)
+    else:
+        res = fixed_point(step, x0, max_steps, tol, float(np.finfo(np.float32).eps), patience)
     bends = model.edge_indices.numpy()
     return {
         "newton_version": newton.__version__,
@@ -176,6 +192,23 @@ def _newton_rest(report, gravity, dt, iterations, point, start, tol, max_steps, 
         "springs": int(model.spring_count),
         "bends": int(((bends[:, 0] >= 0) & (bends[:, 1] >= 0)).sum()),
     }
+
+
+def simulate(step, x0: np.ndarray, max_steps: int, tol: float) -> dict:
+    """Newton's own simulation from `x0` at rest: `step` (velocity kept) until a step moves no vertex by more than
+    `tol` of the largest displacement, or `max_steps` (no growth verdict: the sheet accelerates from rest, and an
+    undamped swing passes turning points)."""
+    x, change = x0, math.inf
+    for n in range(1, max_steps + 1):
+        x_new = step(x)
+        if not np.all(np.isfinite(x_new)):
+            return dict(steps=n, converged=False, stop_reason="diverged_nonfinite", x=x)
+        change = float(np.max(np.abs(x_new - x)))
+        x = x_new
+        u_max = float(np.max(np.abs(x - x0)))
+        if n > 100 and change <= tol * u_max:
+            return dict(steps=n, converged=True, stop_reason="tol", x=x)
+    return dict(steps=max_steps, converged=False, stop_reason="max_steps", x=x, change=change)
 
 
 def counts(report: dict) -> tuple[int, int]:

@@ -299,6 +299,10 @@ pub struct FitResult {
     /// Where the search's minimum had no stable rest state as `simulate` solves it, and the fit gives the
     /// best earlier point of its path that has one: what happened, naming the minimum ([`confirm_rest`]).
     pub moved: Option<String>,
+    /// An engine profile's rest state: reached by stepping from the start, how far the fixed point's is, and
+    /// the fixed point's fit where the fit was made again with stepped rest states
+    /// ([`crate::engine_rest`]); `None` for every other model.
+    pub engine_rest: Option<crate::EngineRest>,
 }
 
 impl FitResult {
@@ -468,7 +472,8 @@ pub fn fit_with_grid_from(
     };
     if options.search == Search::Gradient {
         let result = fit_gradient(problem, grids, options, &points, start, rest)?;
-        return confirm_rest(unlimited, search_box, result);
+        let result = confirm_rest(unlimited, search_box, result)?;
+        return crate::engine_rest::check_by_stepping(unlimited, search_box, refit_step(resolution), result);
     }
     let dimensions = search_box.dimensions();
     let solver = PatternSearch::new(
@@ -536,8 +541,15 @@ pub fn fit_with_grid_from(
         starts: (1, 1),
         stopped: Budget::new(options, start).timed_out().then(|| "stopped at its time limit (--max-seconds)".into()),
         moved: None,
+        engine_rest: None,
     };
-    confirm_rest(unlimited, search_box, result)
+    let result = confirm_rest(unlimited, search_box, result)?;
+    crate::engine_rest::check_by_stepping(unlimited, search_box, refit_step(resolution), result)
+}
+
+/// The stepped refit's first step ([`crate::engine_rest`]): the grid's spacing.
+fn refit_step(resolution: usize) -> f64 {
+    1.0 / (resolution.max(2) - 1) as f64
 }
 
 /// An engine profile's fitted point is solved again as `simulate` solves it: from the undeformed body,
@@ -704,6 +716,7 @@ fn fit_gradient(
         starts: (reached, total),
         stopped: budget.stopped,
         moved: None,
+        engine_rest: None,
     })
 }
 
@@ -812,6 +825,7 @@ mod tests {
             starts: (1, 1),
             stopped: None,
             moved: None,
+            engine_rest: None,
         };
         let unstable = fitted(3.0, vec![step(2.2841, 1.0), step(3.0, 0.5)]);
         let moved = confirm_rest(&problem, &search_box, unstable).unwrap();

@@ -34,6 +34,7 @@
 //! `pbdfit-results` (results files), `thiserror` (errors).
 
 mod cancel;
+mod engine_rest;
 mod error;
 mod error_metric;
 mod fit;
@@ -58,6 +59,7 @@ mod target;
 pub mod verdict;
 
 pub use cancel::{Cancelled, cancellable};
+pub use engine_rest::{EngineRest, FixedPointFit, SAME_STATE, check_by_stepping, rest_distance, stepping_problem};
 pub use error::{FitError, FitJobError, ReferenceFault, SearchError};
 pub use error_metric::{compound_error, moved_vertices, reference_fault, relative_error, vertex_error};
 pub use fit::{

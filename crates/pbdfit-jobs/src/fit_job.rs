@@ -384,6 +384,11 @@ pub struct EngineAnswer {
     /// orders move the rest state and the error at the fitted point.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub orders: Option<pbdfit_fit::OrderSpread>,
+    /// Which rest state the answer is of: the one stepping from the scene's start reaches (the engine's own
+    /// dynamics), how far the fixed point's is, and the fixed point's fit where it rested elsewhere and the
+    /// fit was made again with stepped rest states (`pbdfit_fit::check_by_stepping`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rest_state: Option<pbdfit_fit::EngineRest>,
 }
 
 /// The error a paste line's own parameters leave, where they differ from the fitted ones.
@@ -587,6 +592,7 @@ impl FitReport {
                 .is_finite()
                 .then(|| pbdfit_fit::order_spread(&prepared.problem, &values, result.error))
                 .flatten(),
+            rest_state: result.engine_rest.clone(),
         });
         let at_model_limit = result
             .at_bound
@@ -828,6 +834,9 @@ impl FitReport {
             }
             if let Some(orders) = &engine.orders {
                 line(format!("    {}", orders.line(self.error)));
+            }
+            if let Some(rest) = &engine.rest_state {
+                line(format!("    {}", rest.line()));
             }
         }
         if !self.failures.is_empty() {

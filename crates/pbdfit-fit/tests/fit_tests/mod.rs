@@ -1,5 +1,6 @@
 //! The modules of the `fit` test binary (`tests/fit.rs`), one behaviour each.
 
+mod engine_rest;
 mod fit;
 mod identify;
 mod measured;

@@ -365,7 +365,7 @@ fn simulate_writes_a_sheet_s_rest_state_as_triangles() {
 }
 
 /// Jolt's soft body on a sheet (`jolt-cloth`) fits the hanging sheet against the shell with Jolt's names in
-/// its paste lines, `evaluate` at the fitted compliances gives the fit's error, the damping moves the answer
+/// its paste lines and the rest state stepping from the flat sheet reaches (`engine.rest_state`), `evaluate` at the fitted compliances gives the fit's error, the damping moves the answer
 /// as it scales gravity, and the profile refuses a solid (exit 2, naming the model).
 #[test]
 fn jolt_cloth_fits_a_sheet_and_refuses_a_solid() {
@@ -386,6 +386,11 @@ fn jolt_cloth_fits_a_sheet_and_refuses_a_solid() {
     for name in ["mCompliance", "mShearCompliance", "mBendCompliance", "CreateConstraints", "mNumIterations = 5"] {
         assert!(paste.contains(name), "{name}: {paste}");
     }
+    // The rest state the answer is of is the one Jolt reaches by stepping from the flat sheet; here the fixed
+    // point's is the same (one rest state), so the fit stands and no refit is reported.
+    let rest = &r["engine"]["rest_state"];
+    assert_eq!(rest["reached_by"], "stepping from the start", "{rest}");
+    assert!(rest["fixed_point_distance"].as_f64().unwrap() <= 1e-6 && rest["fixed_point_fit"].is_null(), "{rest}");
     let p = &r["parameters"];
     let param = |name: &str| format!("{name}={:e}", p[name].as_f64().unwrap());
     let (c, s, b) = (param("compliance"), param("shear_compliance"), param("bend_compliance"));
@@ -665,7 +670,9 @@ fn jolt_cloth_s_bend_compliance_unit_follows_the_bend_type() {
 
 /// `settings` on a sheet fits a cloth model to the shell at every setting, as `fit` does: on the 0.3 m steel
 /// strip at N = 4 `jolt-cloth` is far too soft at these substeps, the error falls as the substep shrinks
-/// (1/30 s to 1/240 s: 3.2e3, 2.4e3, 7.5e2, 3.4e2), two settings with the same substep dt/nit rest alike (Jolt's
+/// (1/30 s to 1/240 s: 3.2e3, 2.4e3, 1.6e3, 1.1e3, each the error of the rest state Jolt reaches by stepping
+/// from the flat strip; the fixed point's fits said 7.5e2 and 3.4e2 at the last two, of states Jolt does not
+/// reach), two settings with the same substep dt/nit rest alike (Jolt's
 /// substeps differ only in h), and none reaches the target, which the answer says. A strip a thousandth as
 /// stiff reaches a target above the clamp's floor (0.25) at the cheapest setting. A solid's model is refused
 /// naming it (exit 2).
@@ -688,7 +695,7 @@ fn settings_sweeps_jolt_cloth_on_the_clamped_strip() {
     for (i, j) in [(1, 2), (3, 4)] {
         assert!((error(i) / error(j) - 1.0).abs() < 1e-9, "the same substep: {} against {}", error(i), error(j));
     }
-    assert!(error(0) > error(1) && error(1) > error(3) && error(3) > 2.0 * error(5), "{rows:?}");
+    assert!(error(0) > error(1) && error(1) > error(3) && error(3) > 1.4 * error(5), "{rows:?}");
     assert!(error(5) > 1.0 && steel["cheapest"].is_null(), "{steel}");
     assert_eq!((steel["best"]["dt"].as_f64(), steel["best"]["nit"].as_u64()), (Some(1.0 / 60.0), Some(4)));
     let soft = run(&["--young", "2e8", "--target", "0.4", "--setting", "bend=dihedral"]);
