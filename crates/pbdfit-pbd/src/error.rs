@@ -315,6 +315,6 @@ mod unstable_message {
         let with = message(Some("relaxation"));
         assert!(with.contains("; a smaller relaxation (--setting relaxation=...), a smaller dt or softer"), "{with}");
         let without = message(None);
-        assert!(without.contains("compression); a smaller dt or softer parameters"), "{without}");
+        assert!(without.contains("blows up there); a smaller dt or softer parameters"), "{without}");
     }
 }
