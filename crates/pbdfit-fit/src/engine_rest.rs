@@ -51,6 +51,8 @@ pub struct EngineRest {
     pub fixed_point_fit: Option<FixedPointFit>,
     /// Stepped rest states the check and the refit computed (their time is in the fit's `seconds`).
     pub stepped_evaluations: usize,
+    /// Whether the fit was made again with stepped rest states (not where neither state is an answer).
+    pub refitted: bool,
     /// Why the answer is not checked, or what the refit left out.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -83,11 +85,12 @@ impl EngineRest {
                 f.parameters.iter().map(|(n, v)| format!("{n} = {}", pbdfit_mesh::display::number(*v))).collect();
             text.push_str(&format!(
                 "; the fixed point's fit ({}, error {:.6e}) rests at another state, {:.2e} away, which stepping \
-                 does not reach (its error there {:.6e}): refitted with stepped rest states",
+                 does not reach (its error there {:.6e}){}",
                 at.join(", "),
                 f.error,
                 f.distance,
-                f.stepped_error
+                f.stepped_error,
+                if self.refitted { ": refitted with stepped rest states" } else { "" }
             ));
         }
         if let Some(note) = &self.note {
@@ -177,6 +180,7 @@ pub fn check_by_stepping(
             fixed_point_distance: None,
             fixed_point_fit: None,
             stepped_evaluations: 1,
+            refitted: false,
             note: Some(format!("stepping from the start found no rest state at the fitted point: {why}")),
         });
         result.seconds += start.elapsed().as_secs_f64();
@@ -189,7 +193,38 @@ pub fn check_by_stepping(
             fixed_point_distance: Some(distance),
             fixed_point_fit: None,
             stepped_evaluations: 1,
+            refitted: false,
             note: None,
+        });
+        result.seconds += start.elapsed().as_secs_f64();
+        return Ok(result);
+    }
+    // Another rest state. Where neither is an answer (both errors at least a body's that does not deform),
+    // a refit cannot make one, and each of its points is a stepped rest state (seconds each for Newton's
+    // solids): the stepped state at the fitted point is reported instead, the parameters kept.
+    let undeformed = crate::verdict::undeformed_error(problem.parts.len());
+    if result.error >= undeformed && stepped.error >= undeformed {
+        let fixed_point_fit = FixedPointFit {
+            parameters: result.parameters.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+            error: result.error,
+            stepped_error: stepped.error,
+            distance,
+        };
+        result.error = stepped.error;
+        result.part_errors = problem.parts.iter().map(|p| p.scene.clone()).zip(stepped.part_errors).collect();
+        result.rest_states = stepped.rest;
+        let had_ranges = result.identifiability.take().is_some() | result.confidence.take().is_some();
+        result.engine_rest = Some(EngineRest {
+            reached_by: "stepping from the start",
+            fixed_point_distance: Some(distance),
+            fixed_point_fit: Some(fixed_point_fit),
+            stepped_evaluations: 1,
+            refitted: false,
+            note: Some(format!(
+                "not refitted: neither state is an answer (errors at least {}, a body's that does not deform){}",
+                pbdfit_mesh::display::number(undeformed),
+                if had_ranges { "; the identifiability and intervals were the fixed point's: left out" } else { "" }
+            )),
         });
         result.seconds += start.elapsed().as_secs_f64();
         return Ok(result);
@@ -227,6 +262,7 @@ pub fn check_by_stepping(
         fixed_point_distance: fixed.failure.is_none().then(|| rest_distance(&fixed.rest, &result.rest_states)),
         fixed_point_fit: Some(fixed_point_fit),
         stepped_evaluations: evaluations,
+        refitted: true,
         note: had_ranges.then(|| {
             "the identifiability and intervals were the fixed point's fit's: left out (not measured on stepped rest \
              states)"

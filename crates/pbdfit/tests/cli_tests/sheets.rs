@@ -670,9 +670,9 @@ fn jolt_cloth_s_bend_compliance_unit_follows_the_bend_type() {
 
 /// `settings` on a sheet fits a cloth model to the shell at every setting, as `fit` does: on the 0.3 m steel
 /// strip at N = 4 `jolt-cloth` is far too soft at these substeps, the error falls as the substep shrinks
-/// (1/30 s to 1/240 s: 3.2e3, 2.4e3, 1.6e3, 1.1e3, each the error of the rest state Jolt reaches by stepping
-/// from the flat strip; the fixed point's fits said 7.5e2 and 3.4e2 at the last two, of states Jolt does not
-/// reach), two settings with the same substep dt/nit rest alike (Jolt's
+/// (1/30 s to 1/240 s: 3.2e3, 2.4e3, 1.6e3, 1.3e3, each the error of the rest state Jolt reaches by stepping
+/// from the flat strip at the fit's parameters; the fixed point's fits said 7.5e2 and 3.4e2 at the last two,
+/// of states Jolt does not reach, and no state is an answer, so they are not refitted), two settings with the same substep dt/nit rest alike (Jolt's
 /// substeps differ only in h), and none reaches the target, which the answer says. A strip a thousandth as
 /// stiff reaches a target above the clamp's floor (0.25) at the cheapest setting. A solid's model is refused
 /// naming it (exit 2).
@@ -695,7 +695,7 @@ fn settings_sweeps_jolt_cloth_on_the_clamped_strip() {
     for (i, j) in [(1, 2), (3, 4)] {
         assert!((error(i) / error(j) - 1.0).abs() < 1e-9, "the same substep: {} against {}", error(i), error(j));
     }
-    assert!(error(0) > error(1) && error(1) > error(3) && error(3) > 1.4 * error(5), "{rows:?}");
+    assert!(error(0) > error(1) && error(1) > error(3) && error(3) > 1.2 * error(5), "{rows:?}");
     assert!(error(5) > 1.0 && steel["cheapest"].is_null(), "{steel}");
     assert_eq!((steel["best"]["dt"].as_f64(), steel["best"]["nit"].as_u64()), (Some(1.0 / 60.0), Some(4)));
     let soft = run(&["--young", "2e8", "--target", "0.4", "--setting", "bend=dihedral"]);
