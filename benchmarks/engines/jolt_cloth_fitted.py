@@ -180,7 +180,7 @@ def main() -> int:
             f"{p['shear_compliance']:>10.4e} {p['bend_compliance']:>10.4e} {r['e_pbdfit']:>10.4e} "
             f"{r['e_pbdfit_stepped']:>10.4e} {r['floor']:>6.3f} {r['e_jolt']:>10.4e} {r['ratio']:>+9.2e} "
             f"{r['ratio_above_floor']:>+11.2e} {r['rel_l2_jolt_pbdfit']:>8.1e} "
-            f"{(f'{dist:.1e}' if dist is not None else 'none'):>8} {('yes' if 'fixed_point_fit' in rs else 'no'):>5} "
+            f"{(f'{dist:.1e}' if dist is not None else 'none'):>8} {('yes' if rs.get('refitted') else 'no'):>5} "
             f"{r['jolt_steps']:>6d}{'' if r['jolt_converged'] else '+'}  {'yes' if r['verdict'] == 'ok' else 'NO':6}  "
             f"{r['fit_verdict']}")
     lines += [
@@ -190,7 +190,8 @@ def main() -> int:
         "in the shell), 1 per vertex over the moved ones; above floor: (e_jolt - floor) / (e_pbdfit - floor) - 1;",
         "|du| L2: Jolt's rest state against pbdfit's (relative L2); fp dist: the fit's engine.rest_state.",
         "fixed_point_distance (the fixed point's rest state against the stepped one at the answer); refit: the fixed",
-        "point's fit rested elsewhere and the fit was made again with stepped rest states; steps with +: Jolt never",
+        "point's fit rested elsewhere and the fit was made again with stepped rest states (not where neither state",
+        "is an answer: then the fit's parameters are kept and e is the stepped state's); steps with +: Jolt never",
         "came to rest",
         ("PASS" if all(r["verdict"] == "ok" for r in rows) else "FAIL")
         + f" (goal: |e_jolt / e_pbdfit - 1| <= {args.goal:g})",

@@ -177,7 +177,9 @@ def main() -> int:
             at = ", ".join(f"{n} = {v:.4e}" for n, v in fp["parameters"])
             lines.append(f"{r['scene']} E {r['fit_young']:.1e}: the fixed point's fit ({at}) had error "
                          f"{fp['error']:.4e} of a rest state {fp['distance']:.2e} from the one stepping reaches (error "
-                         f"{fp['stepped_error']:.4e}); refitted with stepped rest states")
+                         f"{fp['stepped_error']:.4e}); "
+                         + ("refitted with stepped rest states" if r["rest_state"].get("refitted")
+                            else "not refitted (neither state is an answer): e is the stepped state's"))
         if r["at_bound"]:
             lines.append(f"{r['scene']}: the fit left {', '.join(r['at_bound'])} at its box's bound")
     text = "\n".join(lines) + "\n"
