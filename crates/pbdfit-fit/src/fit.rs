@@ -473,7 +473,13 @@ pub fn fit_with_grid_from(
     if options.search == Search::Gradient {
         let result = fit_gradient(problem, grids, options, &points, start, rest)?;
         let result = confirm_rest(unlimited, search_box, result)?;
-        return crate::engine_rest::check_by_stepping(unlimited, search_box, refit_step(resolution), result);
+        return crate::engine_rest::check_by_stepping(
+            unlimited,
+            search_box,
+            refit_step(resolution),
+            crate::engine_rest::RefitBudget::of(options, start),
+            result,
+        );
     }
     let dimensions = search_box.dimensions();
     let solver = PatternSearch::new(
@@ -544,7 +550,13 @@ pub fn fit_with_grid_from(
         engine_rest: None,
     };
     let result = confirm_rest(unlimited, search_box, result)?;
-    crate::engine_rest::check_by_stepping(unlimited, search_box, refit_step(resolution), result)
+    crate::engine_rest::check_by_stepping(
+        unlimited,
+        search_box,
+        refit_step(resolution),
+        crate::engine_rest::RefitBudget::of(options, start),
+        result,
+    )
 }
 
 /// The stepped refit's first step ([`crate::engine_rest`]): the grid's spacing.

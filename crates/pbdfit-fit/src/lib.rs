@@ -59,7 +59,10 @@ mod target;
 pub mod verdict;
 
 pub use cancel::{Cancelled, cancellable};
-pub use engine_rest::{EngineRest, FixedPointFit, SAME_STATE, check_by_stepping, rest_distance, stepping_problem};
+pub use engine_rest::{
+    EngineRest, FixedPointFit, REFIT_MAX_EVALUATIONS, RefitBudget, SAME_STATE, check_by_stepping, rest_distance,
+    stepping_problem,
+};
 pub use error::{FitError, FitJobError, ReferenceFault, SearchError};
 pub use error_metric::{compound_error, moved_vertices, reference_fault, relative_error, vertex_error};
 pub use fit::{

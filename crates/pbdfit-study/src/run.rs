@@ -607,6 +607,10 @@ fn fit_one(
             if let Some(moved) = &r.moved {
                 record.message = [moved.clone(), record.message].join("; ").trim_end_matches("; ").into();
             }
+            // An engine profile's rest state: reached by stepping, or the fixed point's, and any refit.
+            if let Some(rest) = &r.engine_rest {
+                record.message = [rest.line(), record.message].join("; ").trim_end_matches("; ").into();
+            }
             if let Some(search) = &mut record.search {
                 (search.reached, search.starts) = r.starts;
             }

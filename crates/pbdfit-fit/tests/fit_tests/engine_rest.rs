@@ -3,8 +3,8 @@
 
 use pbdfit_fem::YoungPoisson;
 use pbdfit_fit::{
-    FitOptions, FitResult, SAME_STATE, SearchBox, Settings, ShellReference, check_by_stepping, rest_distance,
-    sheet_problem, stepping_problem,
+    FitOptions, FitResult, REFIT_MAX_EVALUATIONS, RefitBudget, SAME_STATE, SearchBox, Settings, ShellReference,
+    check_by_stepping, rest_distance, sheet_problem, stepping_problem,
 };
 use pbdfit_mesh::{SheetScene, Vec3};
 use pbdfit_pbd::ModelKind;
@@ -70,7 +70,7 @@ fn a_jolt_cloth_evaluation_on_the_plate_steps_to_the_state_jolt_reaches() {
     let material = YoungPoisson::new(scene.young.unwrap_or(2e11), scene.poisson.unwrap_or(0.3)).unwrap();
     let problem = sheet_problem(&body, Settings::new(dt, 1, nit, kind), material, COROTATIONAL).unwrap();
     let fixed = problem.evaluate(&point, None);
-    let stepped = stepping_problem(&problem).evaluate(&point, None);
+    let stepped = stepping_problem(&problem, None).evaluate(&point, None);
     assert!(fixed.failure.is_none() && stepped.failure.is_none());
     let (to_jolt, fixed_to_jolt) = (relative(&stepped.rest[0], &jolt), relative(&fixed.rest[0], &jolt));
     let apart = rest_distance(&fixed.rest, &stepped.rest);
@@ -99,18 +99,28 @@ fn the_check_keeps_an_answer_whose_fixed_point_is_the_stepped_state_and_ignores_
     let result = result_at(kind, &values, problem.evaluate(&values, None));
     let error = result.error;
     let search_box = FitOptions::new(SearchBox::default_for(kind)).search_box;
-    let checked = check_by_stepping(&problem, &search_box, 0.1, result).unwrap();
+    let checked = check_by_stepping(&problem, &search_box, 0.1, RefitBudget::unlimited(), result).unwrap();
     let rest = checked.engine_rest.as_ref().expect("an engine profile's result says its rest state");
     println!("{}", rest.line());
     assert_eq!(rest.reached_by, "stepping from the start");
     assert!(rest.fixed_point_distance.unwrap() <= SAME_STATE && rest.fixed_point_fit.is_none());
     assert_eq!((checked.error, checked.parameters[0].1), (error, values[0]));
+    // A fit whose time limit has passed is not checked: its answer stands, said to be the fixed point's.
+    let late = RefitBudget { deadline: Some(std::time::Instant::now()), evaluations: REFIT_MAX_EVALUATIONS };
+    let result = result_at(kind, &values, problem.evaluate(&values, None));
+    let unchecked = check_by_stepping(&problem, &search_box, 0.1, late, result).unwrap();
+    let rest = unchecked.engine_rest.as_ref().unwrap();
+    println!("{}", rest.line());
+    assert_eq!(rest.reached_by, "fixed point (not checked by stepping)");
+    assert_eq!(rest.note.as_deref(), Some("the fit's time limit (--max-seconds) had passed before the check"));
+    assert_eq!(rest.stepped_evaluations, 0);
+    assert_eq!((unchecked.error, unchecked.parameters[0].1), (error, values[0]));
     let textbook = ModelKind::CLOTH_XPBD;
     let problem = sheet_problem(&body, Settings::new(0.01, 2, 10, textbook), material, COROTATIONAL).unwrap();
     let values = textbook.example().values().to_vec();
     let values = values.as_slice();
     let result = result_at(textbook, values, problem.evaluate(values, None));
     let search_box = SearchBox::default_for(textbook);
-    let unchanged = check_by_stepping(&problem, &search_box, 0.1, result.clone()).unwrap();
+    let unchanged = check_by_stepping(&problem, &search_box, 0.1, RefitBudget::unlimited(), result.clone()).unwrap();
     assert_eq!(unchanged, result);
 }
