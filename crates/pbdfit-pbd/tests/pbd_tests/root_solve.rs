@@ -249,7 +249,8 @@ fn the_preconditioned_root_solve_rests_where_the_plain_one_does() {
 /// check included) than the unpreconditioned solve. Measured (sweeps: accelerated, plain, preconditioned):
 /// N = 2 newton-xpbd (relaxation 0.3) 2,690 / 2,270 / 1,480, jolt 670 / 750 / 480, genesis-pbd
 /// 1,520 / 1,550 / 1,180; N = 4 jolt 710 / 800 / 550, genesis-pbd 2,070 / 2,200 / 1,220. Newton's point at
-/// N = 4 repels (its spectral radius about 19): every solve refuses it as unstable.
+/// N = 4 repels (its spectral radius about 19): every solve refuses it (unstable; the preconditioned one's
+/// stepping fallback diverges).
 #[test]
 fn the_engines_preconditioned_root_solve_rests_where_the_others_do_in_fewer_sweeps() {
     let newton = ModelKind::NEWTON_XPBD.with_setting("relaxation", 0.3).unwrap();
@@ -274,9 +275,13 @@ fn the_engines_preconditioned_root_solve_rests_where_the_others_do_in_fewer_swee
                 show(&p)
             );
             if n == 4 && kind == newton {
-                for r in [&a, &u, &p] {
+                // No rest state by any solve: the accelerated and plain solves call the fixed point
+                // unstable; the preconditioned solve hands a different iterate on, whose stepping
+                // fallback diverges (measured: after 66,190 sweeps).
+                for r in [&a, &u] {
                     assert!(matches!(r, Err(PbdError::Unstable { .. })), "{}", show(r));
                 }
+                assert!(matches!(p, Err(PbdError::Unstable { .. } | PbdError::Diverged { .. })), "{}", show(&p));
                 continue;
             }
             let (a, u, p) = (a.unwrap(), u.unwrap(), p.unwrap());
