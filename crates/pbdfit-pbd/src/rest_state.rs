@@ -254,7 +254,7 @@ pub enum RootSolve {
     Anderson,
     /// Newton-Krylov on `G(u) - u` (`newton_krylov.rs`) first, for every model with a step, its GMRES
     /// preconditioned where the stage has a preconditioner (the cloth models' static tangent,
-    /// `cloth/tangent.rs`).
+    /// `cloth/tangent.rs`; the solid engine profiles', `engines/tangent.rs`).
     NewtonKrylov,
     /// [`NewtonKrylov`](Self::NewtonKrylov) with unpreconditioned GMRES (the cloth models' root solve as
     /// it was before their static tangent; the same rest states to the tolerance).

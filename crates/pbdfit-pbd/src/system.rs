@@ -663,7 +663,7 @@ pub(crate) trait Stage: Copy {
 
     /// The root solve's preconditioner at `params` (`newton_krylov.rs`'s
     /// [`Preconditioner`](crate::newton_krylov::Preconditioner)); `None`: its GMRES goes unpreconditioned
-    /// (the textbook solids and the engine profiles).
+    /// (the textbook solids, and the engine profiles without a static tangent, `engines/tangent.rs`).
     fn preconditioner<'a>(
         &'a self,
         _system: &'a PbdSystem,

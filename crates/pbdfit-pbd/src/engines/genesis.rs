@@ -48,6 +48,38 @@ pub struct GenesisPbd {
 impl EngineStep for GenesisPbd {
     type Cache = ();
     const PASSES: super::Passes = super::Passes::Jacobi { relaxation: Some("stretch_relaxation") };
+    const TANGENT: bool = true;
+
+    /// Genesis's uniform masses ([`uniform_inverse_mass`]).
+    fn inverse_mass(&self, system: &PbdSystem, p: usize) -> f64 {
+        if system.inverse_masses[p] > 0.0 { uniform_inverse_mass(system) } else { 0.0 }
+    }
+
+    /// Every edge (its geometric part in tension) at the compliance of its multiplier-free passes
+    /// (`pbd_compliance`, a pass removing `stretch_relaxation W / (W + alpha / h^2)` of a violation). The
+    /// volumes are left out: their extra `|g_i|^2` leaves them nearly inert (the module doc).
+    fn tangent(
+        &self,
+        system: &PbdSystem,
+        body: &EngineBody,
+        _: &(),
+        passes: usize,
+        h: f64,
+        u: &[Vec3],
+        put: &mut dyn FnMut(&[usize], Option<&super::tangent::Blocks>),
+    ) {
+        let alpha = self.stretch_compliance / (h * h);
+        let w_free = uniform_inverse_mass(system);
+        let w = |p: usize| if system.inverse_masses[p] > 0.0 { w_free } else { 0.0 };
+        for e in &body.edges {
+            let [a, b] = e.particles;
+            let weight = w(a) + w(b);
+            let k = self.stretch_relaxation * weight / (weight + alpha);
+            let blocks = super::tangent::pbd_compliance(k, self.stretch_iterations * passes, weight)
+                .and_then(|c| super::tangent::edge(e.rest + u[b] - u[a], e.length, c));
+            put(&e.particles, blocks.as_ref());
+        }
+    }
 
     fn solve(&self, system: &PbdSystem, body: &EngineBody, _: &(), passes: usize, d: &mut Dynamics, h: f64) {
         let inv_h2 = 1.0 / (h * h);

@@ -47,6 +47,40 @@ pub struct Jolt {
 impl EngineStep for Jolt {
     type Cache = Orders;
     const PASSES: super::Passes = super::Passes::GaussSeidel;
+    const TANGENT: bool = true;
+
+    /// Every volume (`C = 6V - 6V0`, Gauss-Newton), then every edge (its geometric part in tension), each
+    /// at its `alpha / h^2 + W / passes`.
+    fn tangent(
+        &self,
+        system: &PbdSystem,
+        body: &EngineBody,
+        _: &Orders,
+        passes: usize,
+        h: f64,
+        u: &[crate::Vec3],
+        put: &mut dyn FnMut(&[usize], Option<&super::tangent::Blocks>),
+    ) {
+        use super::tangent::{edge, gauss_newton, xpbd_compliance};
+        let inv_h2 = 1.0 / (h * h);
+        let passes = passes as f64;
+        let x = &system.rest;
+        for t in &body.tets {
+            let [a, b, c, e] = t.particles;
+            let (e1, e2, e3) = (x[b] - x[a] + u[b] - u[a], x[c] - x[a] + u[c] - u[a], x[e] - x[a] + u[e] - u[a]);
+            let g = [(e3 - e1).cross(&(e2 - e1)), e2.cross(&e3), e3.cross(&e1), e1.cross(&e2)];
+            let w = (0..4).map(|k| t.w[k] * g[k].norm_squared()).sum();
+            let blocks = xpbd_compliance(self.volume_compliance * inv_h2, w, passes).map(|c| gauss_newton(&g, c));
+            put(&t.particles, blocks.as_ref());
+        }
+        for edge_constraint in &body.edges {
+            let [a, b] = edge_constraint.particles;
+            let w = edge_constraint.w[0] + edge_constraint.w[1];
+            let blocks = xpbd_compliance(self.edge_compliance * inv_h2, w, passes)
+                .and_then(|c| edge(edge_constraint.rest + u[b] - u[a], edge_constraint.length, c));
+            put(&edge_constraint.particles, blocks.as_ref());
+        }
+    }
 
     fn solve(&self, system: &PbdSystem, body: &EngineBody, orders: &Orders, passes: usize, d: &mut Dynamics, h: f64) {
         let order = orders.get_or_build(self.order, || Order::new(system, body, self.order));

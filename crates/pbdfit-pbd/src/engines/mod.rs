@@ -39,6 +39,7 @@ use crate::{Dynamics, ModelDef, ModelKind, PbdSystem, SimParams, Vec3};
 
 pub mod creation;
 pub mod jolt_faces;
+pub(crate) mod tangent;
 pub use creation::CreationOrder;
 
 /// What a step builds once per body and key and reuses (a creation order's projection order, a sheet's
@@ -114,9 +115,32 @@ pub trait EngineStep: fmt::Debug + Clone + Copy + PartialEq {
     /// map (`newton_krylov.rs`'s `RootControls::smoothing`). `false` (the default): the accelerated iteration,
     /// then stepping, as the solid profiles' committed results were computed.
     const ROOT: bool = false;
+    /// Whether the engine gives its constraints' static tangent ([`Self::tangent`]), which
+    /// preconditions its root solve (`tangent.rs`). `false` (the default): the root solve's GMRES goes
+    /// unpreconditioned.
+    const TANGENT: bool = false;
     /// The cache of this body (the default: nothing to derive).
     fn cache(_: &PbdSystem, _: &EngineBody) -> Self::Cache {
         Self::Cache::default()
+    }
+    /// The inverse mass the engine's step gives particle `p` (the default: the scene's).
+    fn inverse_mass(&self, system: &PbdSystem, p: usize) -> f64 {
+        system.inverse_masses[p]
+    }
+    /// Each constraint's blocks of the static tangent (`tangent.rs`) at the displacements `u`, one call
+    /// of `put(particles, blocks)` per constraint in a fixed order (`None`: none there, zeros), with
+    /// `passes` passes a substep of `h` s. Only where [`Self::TANGENT`].
+    #[allow(clippy::too_many_arguments)]
+    fn tangent(
+        &self,
+        _system: &PbdSystem,
+        _body: &EngineBody,
+        _cache: &Self::Cache,
+        _passes: usize,
+        _h: f64,
+        _u: &[Vec3],
+        _put: &mut dyn FnMut(&[usize], Option<&tangent::Blocks>),
+    ) {
     }
     /// Solves one substep's constraints on `d.predicted` (`passes` passes), `d.u` holding the substep's
     /// start; it resets whatever multipliers it keeps. `h` is the substep in s.
@@ -177,6 +201,34 @@ macro_rules! engines {
             /// Whether the engine's fixed point is solved as a root by default ([`EngineStep::ROOT`]).
             pub fn root(&self) -> bool {
                 match self { $($(#[$cfg])* Self::$step(_) => <$file::$step as EngineStep>::ROOT,)+ }
+            }
+
+            /// Whether the engine gives a static tangent ([`EngineStep::TANGENT`]).
+            pub(crate) fn has_tangent(&self) -> bool {
+                match self { $($(#[$cfg])* Self::$step(_) => <$file::$step as EngineStep>::TANGENT,)+ }
+            }
+
+            /// The inverse mass the engine gives particle `p` ([`EngineStep::inverse_mass`]).
+            pub(crate) fn inverse_mass(&self, system: &PbdSystem, p: usize) -> f64 {
+                match self { $($(#[$cfg])* Self::$step(constants) => constants.inverse_mass(system, p),)+ }
+            }
+
+            /// The engine's static tangent blocks at `u` ([`EngineStep::tangent`]).
+            pub(crate) fn tangent(
+                &self,
+                system: &PbdSystem,
+                passes: usize,
+                h: f64,
+                u: &[Vec3],
+                put: &mut dyn FnMut(&[usize], Option<&tangent::Blocks>),
+            ) {
+                let body = system.engine_body();
+                match self {
+                    $($(#[$cfg])* Self::$step(constants) => {
+                        let cache = body.caches.$file.get_or_init(|| $file::$step::cache(system, body));
+                        constants.tangent(system, body, cache, passes, h, u, put)
+                    })+
+                }
             }
 
             /// One substep's solve by the engine's step, with its cache of this body.
@@ -370,6 +422,15 @@ impl crate::system::Stage for EngineRule {
     /// [`ROOT_SMOOTHING`] where the root solve is the engine's default ([`EngineStep::ROOT`]).
     fn root_smoothing(&self) -> usize {
         if self.constants.root() { ROOT_SMOOTHING } else { 0 }
+    }
+
+    /// The engine's static tangent (`tangent.rs`) where it gives one.
+    fn preconditioner<'a>(
+        &'a self,
+        system: &'a PbdSystem,
+        params: &SimParams,
+    ) -> Option<Box<dyn crate::newton_krylov::Preconditioner + 'a>> {
+        tangent::EngineTangent::new(self, system, params).map(|t| Box::new(t) as _)
     }
 
     /// One time step of an engine profile (see the module doc); returns the largest displacement of a

@@ -53,6 +53,55 @@ pub struct NewtonXpbd {
 impl EngineStep for NewtonXpbd {
     type Cache = ();
     const PASSES: super::Passes = super::Passes::Jacobi { relaxation: Some("relaxation") };
+    const TANGENT: bool = true;
+
+    /// Both constraints of every tetrahedron at compliance `1 / (V0 k h^2) + W / (relaxation passes)`:
+    /// Gauss-Newton, plus `C_dev`'s geometric part where it is stretched (`C_dev > 0`:
+    /// `hess tr(F^T F) = 2 (b_i . b_j) I`, `b_i` the vertex rows of `Dm^-1`), the only shear stiffness the
+    /// pair has near zero strain.
+    fn tangent(
+        &self,
+        _: &PbdSystem,
+        body: &EngineBody,
+        _: &(),
+        passes: usize,
+        h: f64,
+        u: &[Vec3],
+        put: &mut dyn FnMut(&[usize], Option<&super::tangent::Blocks>),
+    ) {
+        let stiffness = [self.k_mu, self.k_lambda];
+        let passes = self.relaxation * passes as f64;
+        for t in &body.tets {
+            let hu = displacement_gradient(t, u);
+            let f = Matrix3::identity() + hu;
+            let c_dev = 2.0 * hu.trace() + hu.norm_squared();
+            let terms = [
+                (c_dev, vertex_gradients(&(f * 2.0 * t.dm_inv.transpose()))),
+                (det_minus_one(&hu), det_gradient(t, &f)),
+            ];
+            for (term, (value, grad)) in terms.into_iter().enumerate() {
+                let k = stiffness[term];
+                let c = (stiffness[0] > 0.0 && stiffness[1] > 0.0)
+                    .then(|| super::tangent::xpbd_compliance(1.0 / (t.volume * k) / (h * h), weighted_norm(&t.w, &grad), passes))
+                    .flatten();
+                let Some(c) = c else {
+                    put(&t.particles, None);
+                    continue;
+                };
+                let mut blocks = super::tangent::gauss_newton(&grad, c);
+                if term == 0 && value > 0.0 {
+                    let rows = [t.dm_inv.row(0).transpose(), t.dm_inv.row(1).transpose(), t.dm_inv.row(2).transpose()];
+                    let b = [-(rows[0] + rows[1] + rows[2]), rows[0], rows[1], rows[2]];
+                    for i in 0..4 {
+                        for j in 0..4 {
+                            blocks[i][j] += Matrix3::identity() * (2.0 * value * b[i].dot(&b[j]) / c);
+                        }
+                    }
+                }
+                put(&t.particles, Some(&blocks));
+            }
+        }
+    }
 
     fn solve(&self, system: &PbdSystem, body: &EngineBody, _: &(), passes: usize, d: &mut Dynamics, dt: f64) {
         let (relaxation, k_damp) = (self.relaxation, self.k_damp);
