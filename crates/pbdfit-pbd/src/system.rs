@@ -322,6 +322,7 @@ impl PbdSystem {
             engine: std::sync::OnceLock::new(),
             cloth: Some(Box::new(cloth)),
             follower: None,
+            wind: None,
         }
     }
 
