@@ -208,6 +208,9 @@ pub fn solve_shell_with_contact(
     material: YoungPoisson,
     reference: ShellReference,
 ) -> Result<(ShellSolution, Option<String>, Option<ShellContactSolution>), ShellError> {
+    if !body.wind.is_none() {
+        return Err(ShellError::Wind);
+    }
     let held = shell_constraints(body);
     let load = ShellLoad::of_sheet(&body.sheet, body.gravity, &body.pressure);
     Ok(match reference {
@@ -239,6 +242,9 @@ pub fn solve_shell_dynamic(
     settings: &pbdfit_fem::DynamicSettings,
     progress: &mut dyn FnMut(&pbdfit_fem::DynamicProgress),
 ) -> Result<(ShellSolution, String), ShellError> {
+    if !body.wind.is_none() {
+        return Err(ShellError::Wind);
+    }
     let held = shell_constraints(body);
     let load = ShellLoad::of_sheet(&body.sheet, body.gravity, &body.pressure);
     let shell = CorotationalShell::with_membrane(&body.sheet, material, membrane)?;

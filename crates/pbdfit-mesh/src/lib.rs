@@ -64,7 +64,7 @@ pub use cube::{CubeSplit, cuboid, unit_cube, unit_cube_split};
 pub use error::{MeshError, SceneError};
 pub use held::PlaneSelector;
 pub use load::{
-    Displacement, Keys, Load, LoadCase, LoadKind, Pressure, Rotation, Traction, TrianglePressure,
+    Displacement, Keys, Load, LoadCase, LoadKind, Pressure, Rotation, Traction, TrianglePressure, TriangleWind, Wind,
     selected_boundary_faces, traction_forces, unanchored_vertices,
 };
 pub use markers::{LocatedMarker, Marker, MarkerError, Markers};

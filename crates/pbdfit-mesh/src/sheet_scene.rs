@@ -32,7 +32,9 @@
 //! sheet that starts inside one is refused naming it, and a sheet held by obstacles alone may hold no
 //! vertex. Besides gravity a sheet takes pressure loads, `[[load.pressure]]` with a selector,
 //! `pressure = p` (Pa, along each triangle's winding normal where positive) and `follower = false` for a
-//! dead one ([`Pressure`]); the solids' other loads are refused, named.
+//! dead one ([`Pressure`]), and wind loads, `[[load.wind]]` with a selector and `wind = [wx, wy, wz]` (m/s;
+//! [`Wind`]: the quadratic drag of the air's velocity relative to the cloth); the solids' other loads are
+//! refused, named.
 //!
 //! [`SceneSet`](crate::SceneSet) refuses a sheet scene with [`SceneError::Sheet`], so that every command
 //! and model made for solids says so instead of misreading it; [`SheetScene::load`] reads one.
@@ -41,7 +43,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::load::{LoadTables, Pressure, TrianglePressure};
+use crate::load::{LoadTables, Pressure, TrianglePressure, TriangleWind, Wind};
 use crate::scene::{BUILTIN_SCENES, BodyError, BodySummary, MAX_SIZE, MIN_SIZE};
 use crate::selector::{BoxKeys, SelectorKeys};
 use crate::sheet::{Diagonal, Sheet, SheetMesh};
@@ -178,6 +180,8 @@ pub struct SheetScene {
     pub gravity: Vec3,
     /// The pressure loads, each with its key (`load.pressure[0]`).
     pub pressures: Vec<(String, Pressure)>,
+    /// The wind loads, each with its key (`load.wind[0]`).
+    pub winds: Vec<(String, Wind)>,
     /// Rigid obstacles the sheet may touch (`[[obstacle]]` tables), at their starting places, as the file
     /// gives them (the body's [`SheetBody::obstacles`] are scaled with the sheet).
     pub obstacles: Vec<crate::Obstacle>,
@@ -202,6 +206,8 @@ pub struct SheetBody {
     pub gravity: Vec3,
     /// The pressure on each triangle (Pa; follower and dead; empty vectors without a pressure load).
     pub pressure: TrianglePressure,
+    /// The wind on each triangle (empty vectors without a wind load).
+    pub wind: TriangleWind,
     /// Rigid obstacles the sheet may touch, at their starting places (scaled with the sheet).
     pub obstacles: Vec<crate::Obstacle>,
 }
@@ -442,16 +448,17 @@ impl SheetScene {
             ));
         }
         let tables = file.load.unwrap_or_default();
-        let mut pressures = Vec::new();
+        let (mut pressures, mut winds) = (Vec::new(), Vec::new());
         for (key, load) in tables.loads().map_err(|(key, message)| invalid(&key, message))? {
             match load {
                 Load::Pressure(p) => pressures.push((key, p)),
+                Load::Wind(w) => winds.push((key, w)),
                 other => {
                     return Err(invalid(
                         &key,
                         format!(
-                            "a sheet takes gravity and pressure loads ([[load.pressure]]), not a {}: the {} loads \
-                             are the tetrahedral solids'",
+                            "a sheet takes gravity, pressure and wind loads ([[load.pressure]], [[load.wind]]), not a {}: the {} \
+                             loads are the tetrahedral solids'",
                             other.kind(),
                             other.kind()
                         ),
@@ -499,6 +506,7 @@ impl SheetScene {
             groups,
             gravity: Vec3::from(gravity),
             pressures,
+            winds,
             obstacles,
             reference,
             scale: 1.0,
@@ -647,7 +655,8 @@ impl SheetScene {
         crate::obstacle::check_start(&obstacles, sheet.mesh.vertices(), "sheet", &self.name)
             .map_err(|(key, message)| invalid(&key, message))?;
         let pressure = self.triangle_pressure(&sheet, &mesh_unscaled_vertices)?;
-        Ok(SheetBody { scene: self.name.clone(), n, sheet, held, gravity: self.gravity, pressure, obstacles })
+        let wind = self.triangle_wind(&sheet, &mesh_unscaled_vertices)?;
+        Ok(SheetBody { scene: self.name.clone(), n, sheet, held, gravity: self.gravity, pressure, wind, obstacles })
     }
 
     /// The pressure loads on `sheet`'s triangles, each load on the triangles whose three vertices its
@@ -687,6 +696,61 @@ impl SheetScene {
                     "{} selects no triangle of the sheet (a pressure acts on the triangles whose three vertices it \
                      selects, coordinates as the scene file gives them)",
                     p.on
+                )));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The wind loads on `sheet`'s triangles, each on the triangles whose three vertices its selector
+    /// picks among `select_on` (unscaled); a load that picks no triangle, or a triangle two winds pick (the
+    /// drag of two winds is not the sum of their drags), is refused, naming the key.
+    fn triangle_wind(&self, sheet: &Sheet, select_on: &[Vec3]) -> Result<TriangleWind, SceneError> {
+        if self.winds.is_empty() {
+            return Ok(TriangleWind::default());
+        }
+        let triangles = sheet.mesh.triangles();
+        let nt = triangles.len();
+        let mut out =
+            TriangleWind { velocity: vec![Vec3::zeros(); nt], normal: vec![0.0; nt], tangential: vec![0.0; nt] };
+        let mut by: Vec<Option<&str>> = vec![None; nt];
+        for (key, w) in &self.winds {
+            let invalid =
+                |message: String| SceneError::Invalid { origin: self.origin.clone(), key: key.clone(), message };
+            let mut selected = vec![false; select_on.len()];
+            for v in w.on.select(select_on, &self.groups).map_err(invalid)? {
+                selected[v] = true;
+            }
+            let mut any = false;
+            for (t, tri) in triangles.iter().enumerate() {
+                if !tri.iter().all(|&v| selected[v]) {
+                    continue;
+                }
+                if let Some(other) = by[t] {
+                    return Err(invalid(format!(
+                        "triangle {t} also feels the wind of {other}: give each triangle one wind (the drag of two \
+                         winds is not the sum of their drags)"
+                    )));
+                }
+                by[t] = Some(key);
+                out.velocity[t] = w.wind;
+                out.normal[t] = 0.5 * w.air_density * w.drag;
+                out.tangential[t] = 0.5 * w.air_density * w.tangential;
+                any = true;
+            }
+            // The solvers take norms of the forces: their squares must stay finite.
+            let total = 0.5 * w.air_density * w.drag.max(w.tangential) * sheet.mesh.area() * w.wind.norm_squared();
+            if !(total * total).is_finite() {
+                return Err(invalid(format!(
+                    "the wind {:?} m/s gives a total force ({total:e} N) whose square overflows f64",
+                    w.wind.as_slice()
+                )));
+            }
+            if !any {
+                return Err(invalid(format!(
+                    "{} selects no triangle of the sheet (a wind acts on the triangles whose three vertices it \
+                     selects, coordinates as the scene file gives them)",
+                    w.on
                 )));
             }
         }
@@ -880,7 +944,7 @@ mod tests {
         assert!((total - Vec3::new(0.0, 0.0, 250.0 * area)).norm() < 1e-12 * 250.0, "{total}");
         let e = |text: &str| SheetScene::parse(text, "t", None).unwrap_err().to_string();
         let s = e(&format!("{STRIP}[[load.traction]]\nplane = \"x = 1\"\ntraction = [1, 0, 0]\n"));
-        assert!(s.contains("load.traction[0]") && s.contains("gravity and pressure"), "{s}");
+        assert!(s.contains("load.traction[0]") && s.contains("gravity, pressure and wind"), "{s}");
         let s = e(&format!("{STRIP}[[load.pressure]]\nplane = \"x = 1\"\npressure = 1\n"));
         assert!(s.contains("load.pressure[0]") && s.contains("selects no triangle"), "{s}");
         let s = e(&format!("{STRIP}[[load.pressure]]\nplane = \"z = 0\"\npressure = 1\nfollower = 1\n"));

@@ -25,11 +25,11 @@ pub const MIN_STEP_MOTION: f64 = 1e-11;
 
 impl PbdSystem {
     /// The largest acceleration of a free particle from the body's loads (m/s^2): gravity plus traction
-    /// over mass, and a sheet's pressures over mass (a follower pressure's at rest). 0 for a body held
+    /// over mass, and a sheet's pressures and wind over mass (a follower pressure's and the wind's at rest). 0 for a body held
     /// everywhere, or loaded only by prescribed displacements.
     pub fn largest_load_acceleration(&self) -> f64 {
         let mut scratch = Vec::new();
-        let loads = self.loads_at(&self.prescribed, &mut scratch);
+        let loads = self.loads_at(&self.prescribed, &[], &mut scratch);
         self.free.iter().map(|&p| loads[p].norm()).fold(0.0, f64::max)
     }
 

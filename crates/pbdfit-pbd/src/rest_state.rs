@@ -770,6 +770,12 @@ impl PbdSystem {
                        pressure, follower = false, works)",
             });
         }
+        if self.wind.is_some() {
+            return Err(PbdError::Unsupported {
+                model: params.describe_springs(),
+                what: "a wind: the mass-spring rest state's Newton has no load stiffness for its drag",
+            });
+        }
         if !self.obstacles.is_empty() {
             // Contact: where Verlet with microcollisions and dry friction settles (`SpringBody::settle`).
             // The fit's time limit reaches the settling run: a hopeless point may take 2,000,000 steps.

@@ -61,6 +61,18 @@ pub struct PbdSystem {
     /// A sheet's follower pressures (`None`: none), a load of the current positions added to
     /// [`Self::accelerations`] in every step and rest map ([`Self::loads_at`]).
     pub(crate) follower: Option<Box<FollowerPressure>>,
+    /// A sheet's wind (`None`: none), a load of the current positions and velocities added to
+    /// [`Self::accelerations`] at every step's start and in every rest map, at zero velocity there
+    /// ([`Self::loads_at`]).
+    pub(crate) wind: Option<Box<WindLoad>>,
+}
+
+/// The wind on a sheet's triangles ([`pbdfit_mesh::TriangleWind`]: the quadratic drag of the air's
+/// velocity relative to each triangle), with the triangles it acts on.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct WindLoad {
+    triangles: Vec<[usize; 3]>,
+    wind: pbdfit_mesh::TriangleWind,
 }
 
 /// Follower pressures on a sheet's triangles: `p (x1 - x0) x (x2 - x0) / 6` (N) to each vertex of a
@@ -160,6 +172,7 @@ impl PbdSystem {
             engine: std::sync::OnceLock::new(),
             cloth: None,
             follower: None,
+            wind: None,
         }
     }
 
@@ -172,7 +185,33 @@ impl PbdSystem {
         let mut system = Self::sheet(&body.scene, &body.sheet, &body.particle_held(), body.gravity);
         system.contacts = Contact::placed(&body.obstacles);
         system.obstacles = body.obstacles.clone();
-        system.with_pressure(&body.pressure)
+        system.with_pressure(&body.pressure).with_wind(&body.wind)
+    }
+
+    /// A sheet in a wind ([`pbdfit_mesh::TriangleWind`]): its force at the current positions and
+    /// velocities joins the loads at every step's start (explicitly, as the cloth models and the engine
+    /// profiles take every load), and at the positions and zero velocity in a rest map. No wind: nothing
+    /// changes. For a solid, or a wind of the wrong length, the body is returned as it is.
+    pub fn with_wind(mut self, wind: &pbdfit_mesh::TriangleWind) -> Self {
+        let Some(cloth) = self.cloth.as_deref() else { return self };
+        let triangles: Vec<[usize; 3]> = cloth.triangles();
+        if wind.is_none() || wind.normal.len() != triangles.len() {
+            return self;
+        }
+        self.gravity_only = false;
+        self.wind = Some(Box::new(WindLoad { triangles, wind: wind.clone() }));
+        self
+    }
+
+    /// Whether a wind acts (its forces depend on the positions and velocities).
+    pub fn has_wind(&self) -> bool {
+        self.wind.is_some()
+    }
+
+    /// Whether a load depends on the state (a follower pressure or a wind), so a step or rest map
+    /// evaluates the loads at its state ([`Self::loads_at`]) rather than reading [`Self::accelerations`].
+    pub(crate) fn state_dependent_loads(&self) -> bool {
+        self.follower.is_some() || self.wind.is_some()
     }
 
     /// A sheet with pressure loads (Pa per triangle, [`pbdfit_mesh::TrianglePressure`]): the dead part's
@@ -213,15 +252,28 @@ impl PbdSystem {
         self.follower.is_some()
     }
 
-    /// The loads' accelerations (m/s^2 per particle) at displacements `u` (every particle's): with a
-    /// follower pressure, [`Self::accelerations`] plus its nodal forces at `X + u` over each free particle's
-    /// mass, written to `out`; without one, [`Self::accelerations`] itself.
-    pub(crate) fn loads_at<'a>(&'a self, u: &[Vec3], out: &'a mut Vec<Vec3>) -> &'a [Vec3] {
-        let Some(follower) = self.follower.as_deref() else { return &self.accelerations };
+    /// The loads' accelerations (m/s^2 per particle) at displacements `u` (every particle's) and velocities
+    /// `v` (every particle's; empty: at rest): with a follower pressure or a wind, [`Self::accelerations`]
+    /// plus their nodal forces at `X + u` (and `v`) over each free particle's mass, written to `out`;
+    /// without one, [`Self::accelerations`] itself.
+    pub(crate) fn loads_at<'a>(&'a self, u: &[Vec3], v: &[Vec3], out: &'a mut Vec<Vec3>) -> &'a [Vec3] {
+        if !self.state_dependent_loads() {
+            return &self.accelerations;
+        }
         let x: Vec<Vec3> = self.rest.iter().zip(u).map(|(x, u)| x + u).collect();
-        let forces = pbdfit_mesh::TrianglePressure::nodal_forces(&follower.triangles, &follower.pressure, &x);
         out.clear();
-        out.extend(self.accelerations.iter().zip(&forces).zip(&self.inverse_masses).map(|((a, f), w)| a + f * *w));
+        out.extend_from_slice(&self.accelerations);
+        let mut add = |forces: Vec<Vec3>| {
+            for ((a, f), w) in out.iter_mut().zip(&forces).zip(&self.inverse_masses) {
+                *a += f * *w;
+            }
+        };
+        if let Some(follower) = self.follower.as_deref() {
+            add(pbdfit_mesh::TrianglePressure::nodal_forces(&follower.triangles, &follower.pressure, &x));
+        }
+        if let Some(wind) = self.wind.as_deref() {
+            add(wind.wind.nodal_forces(&wind.triangles, &x, v));
+        }
         out
     }
 
@@ -270,6 +322,7 @@ impl PbdSystem {
             engine: std::sync::OnceLock::new(),
             cloth: Some(Box::new(cloth)),
             follower: None,
+            wind: None,
         }
     }
 
@@ -693,7 +746,7 @@ pub(crate) fn projected_step(
     let dt = params.dt;
     let keep = 1.0 - params.damping;
     let mut scratch = std::mem::take(&mut d.loads);
-    let loads = system.loads_at(&d.u, &mut scratch);
+    let loads = system.loads_at(&d.u, &d.v, &mut scratch);
     for &p in &system.free {
         d.v[p] = d.v[p] * keep + loads[p] * dt;
         d.predicted[p] = d.u[p] + d.v[p] * dt;
@@ -724,8 +777,8 @@ pub(crate) fn projected_rest_map(
 ) {
     let dt2 = params.dt * params.dt;
     let mut scratch = std::mem::take(&mut d.loads);
-    let loads = if system.follower.is_some() {
-        system.loads_at(&system.displacements_of(x), &mut scratch)
+    let loads = if system.state_dependent_loads() {
+        system.loads_at(&system.displacements_of(x), &[], &mut scratch)
     } else {
         &system.accelerations
     };

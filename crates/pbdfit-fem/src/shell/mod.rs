@@ -134,6 +134,14 @@ pub enum ShellError {
          the pressure `follower = false` on a sheet with obstacles"
     )]
     FollowerContact,
+    /// A wind on the sheet: its drag depends on the velocities, which neither the shell's static solves
+    /// nor its implicit Newmark step (whose Newton would need the drag's velocity tangent) take.
+    #[error(
+        "the shell reference takes no wind ([[load.wind]]): its drag depends on the sheet's velocity, which the \
+         shell's static solves and its implicit dynamics do not take; the cloth models simulate a sheet in wind \
+         (pbdfit simulate), a fit or a release test against the shell needs a sheet without one"
+    )]
+    Wind,
     /// A facet has no area (only for facets not taken from a validated [`Sheet`]).
     #[error("shell facet {triangle} is degenerate (area {area:e} m^2)")]
     DegenerateFacet {

@@ -1,6 +1,7 @@
 //! Load cases besides gravity (docs/meshes-and-loads.md): a uniform surface traction on selected
 //! boundary faces, a prescribed displacement of selected vertices, and a torsion, i.e. a prescribed
-//! rotation of selected vertices about an axis, and a pressure normal to a sheet (follower or dead).
+//! rotation of selected vertices about an axis, a pressure normal to a sheet (follower or dead), and a
+//! steady wind on a sheet (the quadratic drag of the air's velocity relative to the cloth).
 //!
 //! Sign conventions: a traction is the force per area (Pa) that acts on the body's surface, so
 //! `[0, 10, 0]` on the top face `y = 1` pulls it up (tension) and `[0, -10, 0]` pushes it down
@@ -17,11 +18,13 @@ mod displacement;
 mod pressure;
 mod rotation;
 mod traction;
+mod wind;
 
 pub use displacement::Displacement;
 pub use pressure::{Pressure, TrianglePressure};
 pub use rotation::Rotation;
 pub use traction::Traction;
+pub use wind::{TriangleWind, Wind};
 
 /// What a kind of load is and does; one file each in this folder.
 ///
@@ -84,6 +87,11 @@ impl Keys {
     pub fn scalar(&self, key: &str) -> Result<f64, String> {
         let value = self.0.get(key).ok_or_else(|| format!("missing `{key}`"))?;
         number(value).ok_or_else(|| format!("`{key}` must be a number"))
+    }
+
+    /// One number, `default` where the key is not given.
+    pub fn scalar_or(&self, key: &str, default: f64) -> Result<f64, String> {
+        if self.0.contains_key(key) { self.scalar(key) } else { Ok(default) }
     }
 
     /// A boolean, `default` where the key is not given.
@@ -206,10 +214,12 @@ loads! {
     Rotation => Rotation,
     /// A uniform pressure normal to a sheet, follower or dead ([`Pressure`]; sheets only).
     Pressure => Pressure,
+    /// A steady wind on a sheet, the quadratic drag of the air's relative velocity ([`Wind`]; sheets only).
+    Wind => Wind,
 }
 
 impl Load {
-    /// The scene-file key of this kind of load (`traction`, `displacement`, `rotation`, `pressure`).
+    /// The scene-file key of this kind of load (`traction`, `displacement`, `rotation`, `pressure`, `wind`).
     pub fn kind(&self) -> &'static str {
         self.load_kind().name()
     }
@@ -467,7 +477,7 @@ mod tests {
     #[test]
     fn every_load_kind_parses_refuses_foreign_keys_and_holds_as_it_prescribes() {
         let value = |key: &str| match key {
-            "angle" | "pressure" => "0.1".to_string(),
+            "angle" | "pressure" | "air_density" | "drag" | "tangential" => "0.1".to_string(),
             "follower" => "false".to_string(),
             _ => "[1.0, 0.0, 0.0]".to_string(),
         };

@@ -441,7 +441,7 @@ impl crate::system::Stage for EngineRule {
         let start: Vec<Vec3> = system.free.iter().map(|&p| d.u[p]).collect();
         for _ in 0..self.substeps {
             let mut scratch = std::mem::take(&mut d.loads);
-            let loads = system.loads_at(&d.u, &mut scratch);
+            let loads = system.loads_at(&d.u, &d.v, &mut scratch);
             for &p in &system.free {
                 d.v[p] = (d.v[p] * keep + loads[p] * (h * self.gravity_factor)) * self.velocity_factor;
                 d.predicted[p] = d.u[p] + d.v[p] * h;
@@ -461,8 +461,8 @@ impl crate::system::Stage for EngineRule {
         let h = params.dt / self.substeps as f64;
         let h2 = h * h * self.velocity_factor * self.gravity_factor;
         let mut scratch = std::mem::take(&mut d.loads);
-        let loads = if system.follower.is_some() {
-            system.loads_at(&system.displacements_of(x), &mut scratch)
+        let loads = if system.state_dependent_loads() {
+            system.loads_at(&system.displacements_of(x), &[], &mut scratch)
         } else {
             &system.accelerations
         };

@@ -12,3 +12,4 @@ mod pressure;
 mod rest_state;
 mod root_solve;
 mod sensitivity;
+mod wind;
