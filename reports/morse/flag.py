@@ -272,7 +272,7 @@ def write_md(out, results):
             lines.append(f"| {name} | {r['alpha_d']:.3g} | {w[0]['wrinkles_rad']:.4f} / {w[1]['wrinkles_rad']:.4f} | "
                          f"{w[0]['rms_speed_m_s']:.4f} / {w[1]['rms_speed_m_s']:.4f} | "
                          f"{w[0]['rms_motion_m']:.4f} / {w[1]['rms_motion_m']:.4f} | "
-                         f"{', '.join(f'{c:.3f}' for c in r['free_edge_m'])} | {r['finite']} |")
+                         f"{', '.join(f'{c:.3f}' for c in r['free_edge_m'])} | {'yes' if r['finite'] else 'no (the run diverged)'} |")
         lines += ["", "| spring | stretching has fewer wrinkles | the spring moves faster | the spring moves more |",
                   "| --- | --- | --- | --- |"]
         for name, vd in v["verdicts"].items():
