@@ -1271,7 +1271,7 @@ fn a_sheet_study_fits_as_pbdfit_fit_does_on_any_thread_count_and_resumes() {
     assert_eq!(fit["error"].as_f64().unwrap().to_bits(), row.error.to_bits());
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(one.join("summary.json")).unwrap()).unwrap();
-    assert_eq!(summary["experiments"][1]["setting"], "thickness", "{summary}");
+    assert_eq!(summary["layout"]["experiments"][1]["setting"], "thickness", "{summary}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
