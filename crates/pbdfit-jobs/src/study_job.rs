@@ -19,6 +19,10 @@ fn backend(
     largest: usize,
     context: &Context<'_>,
 ) -> Result<Box<dyn pbdfit_pbd::RestStateBackend>, FitJobError> {
+    if study.is_sheet() {
+        // A sheet study's fits run `pbdfit fit`'s path on the CPU (pbdfit-study's `fit_one`).
+        return Ok(Box::new(pbdfit_pbd::CpuBackend));
+    }
     let body = study.scenes[0].scenes()[0].body(largest).map_err(|e| FitJobError::Input(e.to_string()))?;
     let grid = study.fit.resolution().pow(study.fit.search_box.dimensions() as u32);
     Ok((context.choose)(&pbdfit_pbd::PbdSystem::new(&body), grid))

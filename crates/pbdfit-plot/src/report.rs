@@ -258,7 +258,7 @@ mod tests {
                 mass_model: None,
                 scenes: vec![],
                 experiments: vec![],
-                base: pbdfit_results::BaseSettings { dt: 0.01, n: 1, nit: 1, young: 1e3 },
+                base: pbdfit_results::BaseSettings { dt: 0.01, n: 1, nit: 1, young: 1e3, thickness: None },
                 poisson: vec![],
                 grid: 21,
                 min_step: 1e-4,

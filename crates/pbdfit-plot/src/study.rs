@@ -382,7 +382,7 @@ mod tests {
             mass_model: None,
             scenes: vec![d.scene.clone()],
             experiments: vec![layout_exp.clone()],
-            base: pbdfit_results::BaseSettings { dt: 0.01, n: 1, nit: 1, young: 1e3 },
+            base: pbdfit_results::BaseSettings { dt: 0.01, n: 1, nit: 1, young: 1e3, thickness: None },
             poisson: vec![0.0],
             grid: 21,
             min_step: 1e-4,
@@ -414,6 +414,7 @@ mod tests {
             message: String::new(),
             reference: "linear static".into(),
             search: None,
+            thickness: None,
         };
         let records = [row(0.003, 0.1), row(0.005, 0.2), row(0.001, 0.1), row(0.005, 0.1), row(0.01, 0.0)];
         let g = group(&layout, &d.scene, &layout_exp, &records);

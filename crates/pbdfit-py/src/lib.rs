@@ -312,6 +312,10 @@ fn read_results<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyDi
     column!("status", |r| if r.status == pbdfit_results::FitStatus::Ok { "ok" } else { "failed" });
     column!("message", |r| r.message.clone());
     column!("reference", |r| r.reference.clone());
+    // A sheet study's thickness (its files' last column); the solids' results have none.
+    if records.iter().any(|r| r.thickness.is_some()) {
+        column!("thickness", |r| r.thickness.unwrap_or(f64::NAN));
+    }
     Ok(d)
 }
 

@@ -83,6 +83,7 @@ impl ExperimentLayout {
             None => "",
             Some("n") => "N",
             Some("young") => "E",
+            Some("thickness") => "h",
             Some(other) => other,
         }
     }
@@ -95,6 +96,7 @@ impl ExperimentLayout {
             Some("n") => "mesh resolution N".into(),
             Some("nit") => "solver iterations nit".into(),
             Some("young") => "Young's modulus E".into(),
+            Some("thickness") => "sheet thickness h".into(),
             Some(other) => other.to_string(),
         }
     }
@@ -104,6 +106,7 @@ impl ExperimentLayout {
         match (self.setting.as_deref(), value) {
             (None, _) | (_, None) => "base".into(),
             (Some("young"), Some(v)) => format!("E = {v:e} Pa"),
+            (Some("thickness"), Some(v)) => format!("h = {v} m"),
             (Some(_), Some(v)) => format!("{} = {v}", self.symbol()),
         }
     }
@@ -126,6 +129,10 @@ pub struct BaseSettings {
     pub nit: usize,
     /// Young's modulus in Pa.
     pub young: f64,
+    /// A sheet study's thickness h in m (`[base] thickness`); absent for solids and for a sheet study
+    /// that leaves each scene its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thickness: Option<f64>,
 }
 
 fn default_precision() -> String {
@@ -325,7 +332,7 @@ mod tests {
             mass_model: None,
             scenes: vec![SceneLayout { name: "gravity".into(), parts: vec!["gravity-floor".into()] }],
             experiments: vec![ExperimentLayout { name: "dt".into(), setting: Some("dt".into()), values: vec![0.01] }],
-            base: BaseSettings { dt: 0.01, n: 1, nit: 1, young: 1e3 },
+            base: BaseSettings { dt: 0.01, n: 1, nit: 1, young: 1e3, thickness: None },
             poisson: vec![0.0, 0.3],
             grid: 21,
             min_step: 1e-4,

@@ -27,6 +27,6 @@ pub use layout::{
 };
 pub use record::{
     DEFAULT_REFERENCE, FIXED_COLUMNS_AFTER, FIXED_COLUMNS_BEFORE, FitRecord, FitStatus, LEGACY_COLUMNS_AFTER,
-    SEARCH_COLUMNS, SearchRecord, UNREFERENCED_COLUMNS_AFTER, append_record, csv_header, format_number, is_legacy,
-    parse_records, read_records, records_text, same_value, write_records,
+    SEARCH_COLUMNS, SearchRecord, THICKNESS_COLUMN, UNREFERENCED_COLUMNS_AFTER, append_record, csv_header,
+    format_number, is_legacy, parse_records, read_records, records_text, same_value, write_records,
 };

@@ -115,7 +115,13 @@ pub struct FitRecord {
     /// `starts` after `reference`, present only in files of such searches (so the pinned pattern results
     /// keep their bytes). `None`: the pattern search.
     pub search: Option<SearchRecord>,
+    /// A sheet's thickness h in m: column `thickness`, the last, present only in a sheet study's files (so
+    /// the solids' results keep their bytes). `None`: a solid.
+    pub thickness: Option<f64>,
 }
+
+/// The last column of a sheet study's files.
+pub const THICKNESS_COLUMN: &str = "thickness";
 
 /// How a gradient fit searched: its name and how many of its starts reached the minimum.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -178,6 +184,9 @@ impl FitRecord {
         if let Some(search) = &self.search {
             out.extend([search.name.clone(), format!("{}/{}", search.reached, search.starts)]);
         }
+        if let Some(h) = self.thickness {
+            out.push(format_number(h));
+        }
         out
     }
 }
@@ -214,7 +223,7 @@ pub fn is_legacy(text: &str) -> bool {
         .headers()
         .ok()
         .and_then(|h| parameter_columns(h).ok())
-        .is_some_and(|(_, f)| !matches!(f, Format::Current | Format::Searched))
+        .is_some_and(|(_, f, _)| !matches!(f, Format::Current | Format::Searched))
 }
 
 /// Which of the known column sets a file has.
@@ -255,18 +264,30 @@ const SEARCHED_COLUMNS_AFTER: [&str; 14] = {
 
 /// The header of a results CSV for a model with the given parameter names (pattern-search rows).
 pub fn csv_header(parameter_names: &[&str]) -> Vec<String> {
-    header(parameter_names, false)
+    header(parameter_names, false, false)
 }
 
-/// The header for rows with or without the search columns.
-fn header(parameter_names: &[&str], searched: bool) -> Vec<String> {
+/// The header for rows with or without the search columns, and with or without a sheet's thickness.
+fn header(parameter_names: &[&str], searched: bool, sheet: bool) -> Vec<String> {
     let after: &[&str] = if searched { &SEARCHED_COLUMNS_AFTER } else { &FIXED_COLUMNS_AFTER };
-    FIXED_COLUMNS_BEFORE.iter().chain(parameter_names).chain(after.iter()).map(|s| s.to_string()).collect()
+    let thickness: &[&str] = if sheet { &[THICKNESS_COLUMN] } else { &[] };
+    FIXED_COLUMNS_BEFORE
+        .iter()
+        .chain(parameter_names)
+        .chain(after.iter())
+        .chain(thickness.iter())
+        .map(|s| s.to_string())
+        .collect()
 }
 
-/// The parameter names a header declares and its format, or what is wrong with it.
-fn parameter_columns(header: &csv::StringRecord) -> Result<(Vec<String>, Format), String> {
-    let names: Vec<&str> = header.iter().collect();
+/// The parameter names a header declares, its format and whether it ends in a sheet's thickness, or what
+/// is wrong with it.
+fn parameter_columns(header: &csv::StringRecord) -> Result<(Vec<String>, Format, bool), String> {
+    let mut names: Vec<&str> = header.iter().collect();
+    let sheet = names.last() == Some(&THICKNESS_COLUMN);
+    if sheet {
+        names.pop();
+    }
     let before = FIXED_COLUMNS_BEFORE.len();
     let matches = |after: &[&str]| {
         names.len() >= before + after.len()
@@ -288,13 +309,13 @@ fn parameter_columns(header: &csv::StringRecord) -> Result<(Vec<String>, Format)
     if params.iter().any(|p| p.is_empty()) {
         return Err("a parameter column has no name".into());
     }
-    Ok((params, format))
+    Ok((params, format, sheet))
 }
 
-fn parse_row(row: &csv::StringRecord, params: &[String], format: Format) -> Result<FitRecord, String> {
+fn parse_row(row: &csv::StringRecord, params: &[String], format: Format, sheet: bool) -> Result<FitRecord, String> {
     let after = format.after().len();
     let legacy = format == Format::Legacy;
-    let expected = FIXED_COLUMNS_BEFORE.len() + params.len() + after;
+    let expected = FIXED_COLUMNS_BEFORE.len() + params.len() + after + usize::from(sheet);
     if row.len() != expected {
         return Err(format!("{} fields, expected {expected}", row.len()));
     }
@@ -397,6 +418,7 @@ fn parse_row(row: &csv::StringRecord, params: &[String], format: Format) -> Resu
     } else {
         None
     };
+    let thickness = if sheet { Some(setting(THICKNESS_COLUMN, next(), true)?) } else { None };
     Ok(FitRecord {
         scene,
         experiment,
@@ -422,6 +444,7 @@ fn parse_row(row: &csv::StringRecord, params: &[String], format: Format) -> Resu
         message,
         reference,
         search,
+        thickness,
     })
 }
 
@@ -430,11 +453,11 @@ pub fn parse_records(text: &str, path: &Path) -> Result<Vec<FitRecord>, ResultsE
     let format = |row: usize, message: String| ResultsError::Format { path: path.to_path_buf(), row, message };
     let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(text.as_bytes());
     let header = reader.headers().map_err(|e| format(1, e.to_string()))?.clone();
-    let (params, columns) = parameter_columns(&header).map_err(|m| format(1, m))?;
+    let (params, columns, sheet) = parameter_columns(&header).map_err(|m| format(1, m))?;
     let mut out = Vec::new();
     for (i, row) in reader.records().enumerate() {
         let row = row.map_err(|e| format(i + 2, e.to_string()))?;
-        out.push(parse_row(&row, &params, columns).map_err(|m| format(i + 2, m))?);
+        out.push(parse_row(&row, &params, columns, sheet).map_err(|m| format(i + 2, m))?);
     }
     Ok(out)
 }
@@ -464,8 +487,16 @@ pub fn write_records(path: &Path, parameter_names: &[&str], records: &[FitRecord
 /// `path` only names the records in errors.
 pub fn records_text(path: &Path, parameter_names: &[&str], records: &[FitRecord]) -> Result<String, ResultsError> {
     let searched = records.first().is_some_and(|r| r.search.is_some());
-    let mut bytes = row_bytes(&header(parameter_names, searched));
+    let sheet = records.first().is_some_and(|r| r.thickness.is_some());
+    let mut bytes = row_bytes(&header(parameter_names, searched, sheet));
     for (i, r) in records.iter().enumerate() {
+        if r.thickness.is_some() != sheet {
+            return Err(ResultsError::Format {
+                path: path.to_path_buf(),
+                row: i + 2,
+                message: "rows of a sheet (with a thickness) and of a solid in one file".into(),
+            });
+        }
         if r.search.is_some() != searched {
             return Err(ResultsError::Format {
                 path: path.to_path_buf(),
@@ -496,7 +527,11 @@ pub fn append_record(path: &Path, record: &FitRecord) -> Result<(), ResultsError
     let fresh = std::fs::metadata(path).map(|m| m.len() == 0).unwrap_or(true);
     let mut bytes = Vec::new();
     if fresh {
-        bytes.extend(row_bytes(&header(&record.parameter_names(), record.search.is_some())));
+        bytes.extend(row_bytes(&header(
+            &record.parameter_names(),
+            record.search.is_some(),
+            record.thickness.is_some(),
+        )));
     }
     bytes.extend(row_bytes(&record.fields()));
     let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(io)?;
@@ -553,6 +588,7 @@ mod tests {
             message: "a note, with a comma and \"quotes\"".into(),
             reference: "stvk dynamic lumped rest".into(),
             search: None,
+            thickness: None,
         }
     }
 

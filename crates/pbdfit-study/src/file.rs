@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use pbdfit_mesh::{MassModel, ReferenceOptions, SceneSet};
+use pbdfit_mesh::{MassModel, ReferenceOptions, SceneSet, SheetScene};
 use pbdfit_pbd::{ModelKind, Precision};
 use pbdfit_results::{BaseSettings, ExperimentLayout, ParameterLayout, SceneLayout, StudyLayout};
 use serde::Deserialize;
@@ -99,6 +99,8 @@ struct BaseDef {
     n: i64,
     nit: i64,
     young: f64,
+    /// A sheet study's thickness in m (default: each sheet scene's own).
+    thickness: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -189,6 +191,8 @@ pub enum Setting {
     Nit,
     /// Young's modulus (Pa).
     Young,
+    /// A sheet's thickness h (m): sheet studies only.
+    Thickness,
 }
 
 impl Setting {
@@ -198,17 +202,19 @@ impl Setting {
             "n" => Self::N,
             "nit" => Self::Nit,
             "young" => Self::Young,
+            "thickness" => Self::Thickness,
             _ => return None,
         })
     }
 
-    /// The name in study files and results (`dt`, `n`, `nit`, `young`).
+    /// The name in study files and results (`dt`, `n`, `nit`, `young`, `thickness`).
     pub fn name(self) -> &'static str {
         match self {
             Self::Dt => "dt",
             Self::N => "n",
             Self::Nit => "nit",
             Self::Young => "young",
+            Self::Thickness => "thickness",
         }
     }
 
@@ -221,6 +227,7 @@ impl Setting {
             Setting::N => (v >= 1.0 && v.fract() == 0.0 && v <= 1e6, "an integer mesh resolution from 1 to 1000000"),
             Setting::Nit => (v >= 1.0 && v.fract() == 0.0 && v <= 1e6, "an integer iteration count from 1 to 1000000"),
             Setting::Young => (v.is_finite() && v > 0.0, "a Young's modulus > 0 Pa"),
+            Setting::Thickness => (v.is_finite() && v > 0.0, "a sheet thickness > 0 m"),
         };
         if ok { Ok(()) } else { Err(allowed) }
     }
@@ -250,6 +257,9 @@ pub struct Configuration {
     pub nit: usize,
     /// Young's modulus (Pa).
     pub young: f64,
+    /// A sheet's thickness (m); `None` for a solid, and in a sheet study's base for each scene's own
+    /// (a fit's key always carries the thickness it runs at, [`crate::FitKey`]).
+    pub thickness: Option<f64>,
 }
 
 /// A validated study definition.
@@ -261,8 +271,11 @@ pub struct Study {
     pub description: String,
     /// Where it was read from.
     pub origin: String,
-    /// The scene sets fitted, in order.
+    /// The scene sets fitted, in order (empty in a sheet study).
     pub scenes: Vec<SceneSet>,
+    /// The sheet scenes fitted, in order, for a cloth model (empty in a study of solids): a study's scenes
+    /// are all solids or all sheets.
+    pub sheets: Vec<SheetScene>,
     /// Mass model override (`None`: each scene's own).
     pub mass_model: Option<MassModel>,
     /// Model kind.
@@ -386,7 +399,22 @@ impl Study {
             return Err(bad("scenes", "lists no scene".into()));
         }
         let mut scenes: Vec<SceneSet> = Vec::new();
+        let mut sheets: Vec<SheetScene> = Vec::new();
         for s in &file.scenes {
+            let entry = format!("scenes: `{s}`");
+            if let Some(sheet) = load_sheet_scene(s, Path::new(origin)).map_err(|m| bad(&entry, m))? {
+                // The model and the scene named before any fit runs (exit 2 from the command line).
+                pbdfit_fit::check_cloth_model(kind, &sheet.name).map_err(|e| bad(&entry, e.to_string()))?;
+                pbdfit_fit::check_fitted_parameters(kind).map_err(|e| bad(&entry, e.to_string()))?;
+                if sheets.iter().any(|other| other.name == sheet.name) {
+                    return Err(bad(
+                        &entry,
+                        format!("scene `{}` is listed twice (its name names the results files)", sheet.name),
+                    ));
+                }
+                sheets.push(sheet);
+                continue;
+            }
             let set = SceneSet::load_from(s, std::path::Path::new(origin))
                 .map_err(|e| bad(&format!("scenes: `{s}`"), e.to_string()))?;
             // A scene set's name names its CSV files: listed twice, it was computed twice into them.
@@ -396,7 +424,22 @@ impl Study {
                     format!("scene `{}` is listed twice (its name names the results files)", set.name()),
                 ));
             }
+            pbdfit_fit::check_solid_model(kind, set.name()).map_err(|e| bad(&entry, e.to_string()))?;
             scenes.push(pbdfit_fit::with_resolved_masses(set, file.mass_model, Some(kind)));
+        }
+        if !sheets.is_empty() {
+            if file.mass_model.is_some_and(|m| m != MassModel::Lumped) {
+                return Err(bad(
+                    "mass_model",
+                    "a sheet's masses are lumped (a third of each triangle's to each of its vertices)".into(),
+                ));
+            }
+            if file.motion.is_some() {
+                return Err(bad(
+                    "motion",
+                    "the release pass after the fits takes solids only (run `pbdfit motion` on a sheet)".into(),
+                ));
+            }
         }
         let fit = file
             .fit
@@ -411,11 +454,21 @@ impl Study {
         for (entry, setting, v) in base_checks {
             setting.check(v).map_err(|m| bad(entry, m))?;
         }
+        if let Some(h) = file.base.thickness {
+            if sheets.is_empty() {
+                return Err(bad(
+                    "base.thickness",
+                    "sets a sheet's thickness, and the study's scenes are solids".into(),
+                ));
+            }
+            Setting::Thickness.check(h).map_err(|m| bad("base.thickness", m))?;
+        }
         let base = Configuration {
             dt: file.base.dt,
             n: file.base.n as usize,
             nit: file.base.nit as usize,
             young: file.base.young,
+            thickness: file.base.thickness,
         };
         let p = &file.poisson;
         if !(p.step.is_finite() && p.step > 0.0) {
@@ -466,10 +519,19 @@ impl Study {
                 None => return Err(bad(&entry, "has values but no parameter".into())),
                 Some(name) => {
                     let setting = Setting::parse(name).ok_or_else(|| {
-                        bad(&entry, format!("unknown parameter `{name}`: expected dt, n, nit or young"))
+                        bad(
+                            &entry,
+                            format!("unknown parameter `{name}`: expected dt, n, nit, young or thickness (sheets)"),
+                        )
                     })?;
                     if e.values.is_empty() {
                         return Err(bad(&entry, "empty list of values".into()));
+                    }
+                    if setting == Setting::Thickness && sheets.is_empty() {
+                        return Err(bad(
+                            &entry,
+                            "varies a sheet's thickness, and the study's scenes are solids".into(),
+                        ));
                     }
                     for (i, v) in e.values.iter().enumerate() {
                         setting.check(*v).map_err(|m| bad(&entry, m))?;
@@ -486,14 +548,14 @@ impl Study {
         // Every fit the study plans (before `--only`), bounded like nu's count; explicit value lists are
         // short, but their products are not.
         let values: usize = experiments.iter().map(|e| e.varies.as_ref().map_or(1, |(_, v)| v.len())).sum();
-        let fits = (scenes.len() as f64) * (poisson.len() as f64) * (values as f64);
+        let fits = ((scenes.len() + sheets.len()) as f64) * (poisson.len() as f64) * (values as f64);
         if fits > MAX_FITS as f64 {
             return Err(bad(
                 "experiment",
                 format!(
                     "{} scene sets x {} values of nu x {values} experiment values give {fits:.3e} fits; at most \
                      {MAX_FITS}",
-                    scenes.len(),
+                    scenes.len() + sheets.len(),
                     poisson.len()
                 ),
             ));
@@ -509,6 +571,7 @@ impl Study {
             description: file.description.clone(),
             origin: origin.to_string(),
             scenes,
+            sheets,
             mass_model: file.mass_model,
             kind,
             unbounded: file.unbounded,
@@ -537,6 +600,9 @@ impl Study {
     /// for every scene: the error names the scene and the field. A scene whose reference is measured
     /// markers is refused before any work ([`FitError::MeasuredScene`]): a study fits against the FEM.
     pub fn check_reference(&self) -> Result<(), FitError> {
+        for sheet in &self.sheets {
+            self.shell_reference(sheet)?;
+        }
         for set in &self.scenes {
             pbdfit_fit::fits_against_fem(set)?;
             for scene in set.scenes() {
@@ -582,6 +648,7 @@ impl Study {
             Some((Setting::N, v)) => c.n = v as usize,
             Some((Setting::Nit, v)) => c.nit = v as usize,
             Some((Setting::Young, v)) => c.young = v,
+            Some((Setting::Thickness, v)) => c.thickness = Some(v),
             None => {}
         }
         c
@@ -604,6 +671,50 @@ impl Study {
     ) -> Result<FitProblem, FitError> {
         let material = YoungPoisson::new(c.young, nu)?;
         let problem = FitProblem::new(set, self.settings(c.dt, c.n, c.nit), material, cache)?;
+        Ok(FitProblem { rest_options: self.precision.rest_options(), ..problem })
+    }
+
+    /// Whether the study fits sheets (a cloth model against the shell reference).
+    pub fn is_sheet(&self) -> bool {
+        !self.sheets.is_empty()
+    }
+
+    /// The names of the study's scenes (scene sets or sheets), in order: a fit key's `scene` indexes them.
+    pub fn scene_names(&self) -> Vec<&str> {
+        if self.is_sheet() {
+            self.sheets.iter().map(|s| s.name.as_str()).collect()
+        } else {
+            self.scenes.iter().map(|s| s.name()).collect()
+        }
+    }
+
+    /// The shell reference of `sheet` under the study's `[reference]` (over the scene's own; the
+    /// corotational shell by default), as `pbdfit fit` reads it.
+    pub fn shell_reference(&self, sheet: &SheetScene) -> Result<pbdfit_fit::ShellReference, FitError> {
+        pbdfit_fit::ShellReference::of_job(&self.reference, sheet, pbdfit_fit::Spelling::Keyword)
+            .map_err(|e| FitError::Internal(e.to_string()))
+    }
+
+    /// The configuration `c` with the sheet's thickness where it leaves it to the scene: what a sheet
+    /// study's fit key records (solids: `c` as it is).
+    pub fn resolved(&self, scene: usize, c: Configuration) -> Configuration {
+        match (self.sheets.get(scene), c.thickness) {
+            (Some(sheet), None) => Configuration { thickness: Some(sheet.thickness), ..c },
+            _ => c,
+        }
+    }
+
+    /// The fit problem of sheet `sheet` at configuration `c` (its thickness given) and Poisson ratio `nu`:
+    /// the problem `pbdfit fit --scene <sheet> --thickness h --n N --dt dt --nit nit --young E --poisson nu`
+    /// builds (`pbdfit_fit::load_sheet`, the shell reference, `sheet_problem_with_note`), in the study's
+    /// precision.
+    pub fn sheet_problem(&self, sheet: &SheetScene, c: &Configuration, nu: f64) -> Result<FitProblem, FitError> {
+        let reference = self.shell_reference(sheet)?;
+        let scene = sheet.clone().with_body(None, None, c.thickness).map_err(|e| FitError::Internal(e.to_string()))?;
+        let body = scene.body(Some(c.n))?;
+        let material = YoungPoisson::new(c.young, nu)?;
+        let (problem, _) =
+            pbdfit_fit::sheet_problem_with_note(&body, self.settings(c.dt, c.n, c.nit), material, reference)?;
         Ok(FitProblem { rest_options: self.precision.rest_options(), ..problem })
     }
 
@@ -638,6 +749,7 @@ impl Study {
                     name: s.name().into(),
                     parts: if s.is_compound() { s.scenes().iter().map(|p| p.name.clone()).collect() } else { vec![] },
                 })
+                .chain(self.sheets.iter().map(|s| SceneLayout { name: s.name.clone(), parts: vec![] }))
                 .collect(),
             experiments: self
                 .experiments
@@ -648,7 +760,13 @@ impl Study {
                     values: e.varies.as_ref().map(|(_, v)| v.clone()).unwrap_or_default(),
                 })
                 .collect(),
-            base: BaseSettings { dt: self.base.dt, n: self.base.n, nit: self.base.nit, young: self.base.young },
+            base: BaseSettings {
+                dt: self.base.dt,
+                n: self.base.n,
+                nit: self.base.nit,
+                young: self.base.young,
+                thickness: self.base.thickness,
+            },
             poisson: self.poisson.clone(),
             grid: self.fit.resolution(),
             min_step: self.fit.min_step,
@@ -656,6 +774,23 @@ impl Study {
             neighbour_starts: self.fit.neighbour_starts(),
         }
     }
+}
+
+/// The sheet scene `name_or_path` names (a built-in sheet, or a `[sheet]` scene file, relative to the
+/// study file `definition` as a solid scene file is), or `None` where it names no sheet; `Err` where it
+/// names a sheet that does not read.
+fn load_sheet_scene(name_or_path: &str, definition: &Path) -> Result<Option<SheetScene>, String> {
+    let path = match definition.parent() {
+        Some(folder) if Path::new(name_or_path).is_relative() && !folder.as_os_str().is_empty() => {
+            let joined = folder.join(name_or_path);
+            if joined.exists() { joined.to_string_lossy().into_owned() } else { name_or_path.to_string() }
+        }
+        _ => name_or_path.to_string(),
+    };
+    if !SheetScene::names_sheet(&path) {
+        return Ok(None);
+    }
+    SheetScene::load(&path).map(Some).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

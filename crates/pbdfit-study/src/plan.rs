@@ -21,17 +21,34 @@ pub struct FitKey {
     pub young: u64,
     /// Poisson ratio bits.
     pub poisson: u64,
+    /// A sheet's thickness bits (`None` for a solid).
+    #[serde(default)]
+    pub thickness: Option<u64>,
 }
 
 impl FitKey {
     /// The key of a fit.
     pub fn new(scene: usize, c: &Configuration, poisson: f64) -> Self {
-        Self { scene, dt: c.dt.to_bits(), n: c.n, nit: c.nit, young: c.young.to_bits(), poisson: poisson.to_bits() }
+        Self {
+            scene,
+            dt: c.dt.to_bits(),
+            n: c.n,
+            nit: c.nit,
+            young: c.young.to_bits(),
+            poisson: poisson.to_bits(),
+            thickness: c.thickness.map(f64::to_bits),
+        }
     }
 
     /// The configuration the key encodes.
     pub fn configuration(&self) -> Configuration {
-        Configuration { dt: f64::from_bits(self.dt), n: self.n, nit: self.nit, young: f64::from_bits(self.young) }
+        Configuration {
+            dt: f64::from_bits(self.dt),
+            n: self.n,
+            nit: self.nit,
+            young: f64::from_bits(self.young),
+            thickness: self.thickness.map(f64::from_bits),
+        }
     }
 
     /// The Poisson ratio.
@@ -75,7 +92,7 @@ impl Plan {
     pub fn new(study: &Study, out_dir: &Path, only: &[String]) -> Result<Self, FitError> {
         for f in only {
             let (s, e) = f.split_once('/').unwrap_or((f.as_str(), "*"));
-            let scene_ok = s == "*" || study.scenes.iter().any(|x| x.name() == s);
+            let scene_ok = s == "*" || study.scene_names().contains(&s);
             let experiment_ok = e == "*" || study.experiments.iter().any(|x| x.name == e);
             if !scene_ok || !experiment_ok {
                 return Err(FitError::StudyFile {
@@ -83,7 +100,7 @@ impl Plan {
                     entry: format!("--only `{f}`"),
                     message: format!(
                         "matches nothing: scenes are {}, experiments {}",
-                        study.scenes.iter().map(|s| s.name()).collect::<Vec<_>>().join(", "),
+                        study.scene_names().join(", "),
                         study.experiments.iter().map(|e| e.name.as_str()).collect::<Vec<_>>().join(", ")
                     ),
                 });
@@ -91,19 +108,19 @@ impl Plan {
         }
         let mut files = Vec::new();
         let mut fits: BTreeMap<FitKey, Vec<Target>> = BTreeMap::new();
-        for (si, set) in study.scenes.iter().enumerate() {
+        for (si, name) in study.scene_names().into_iter().enumerate() {
             for e in &study.experiments {
-                if !matches_filter(only, set.name(), &e.name) {
+                if !matches_filter(only, name, &e.name) {
                     continue;
                 }
                 let file = files.len();
-                files.push(out_dir.join(format!("{}-{}.csv", set.name(), e.name)));
+                files.push(out_dir.join(format!("{name}-{}.csv", e.name)));
                 let values: Vec<Option<(Setting, f64)>> = match &e.varies {
                     None => vec![None],
                     Some((p, vs)) => vs.iter().map(|v| Some((*p, *v))).collect(),
                 };
                 for v in values {
-                    let c = study.configuration(v);
+                    let c = study.resolved(si, study.configuration(v));
                     for &nu in &study.poisson {
                         fits.entry(FitKey::new(si, &c, nu)).or_default().push(Target {
                             file,
@@ -129,12 +146,12 @@ impl Plan {
     ) -> Self {
         let mut files = Vec::new();
         let mut fits: BTreeMap<FitKey, Vec<Target>> = BTreeMap::new();
-        for (si, set) in study.scenes.iter().enumerate() {
+        for (si, name) in study.scene_names().into_iter().enumerate() {
             let file = files.len();
-            files.push(out_dir.join(format!("{}-{experiment}.csv", set.name())));
+            files.push(out_dir.join(format!("{name}-{experiment}.csv")));
             for c in configurations {
                 for &nu in &study.poisson {
-                    let targets = fits.entry(FitKey::new(si, c, nu)).or_default();
+                    let targets = fits.entry(FitKey::new(si, &study.resolved(si, *c), nu)).or_default();
                     if targets.is_empty() {
                         targets.push(Target { file, experiment: experiment.to_string(), value: None });
                     }
@@ -155,7 +172,7 @@ impl Plan {
 
     /// Index of each scene set by name.
     pub fn scene_index(study: &Study) -> HashMap<&str, usize> {
-        study.scenes.iter().enumerate().map(|(i, s)| (s.name(), i)).collect()
+        study.scene_names().into_iter().enumerate().map(|(i, s)| (s, i)).collect()
     }
 }
 
@@ -212,8 +229,8 @@ values = [1e3, 1e4]
     #[test]
     fn explicit_configurations_are_planned_once_each() {
         let s = study();
-        let a = Configuration { dt: 0.01, n: 1, nit: 1, young: 1e3 };
-        let b = Configuration { dt: 0.005, n: 2, nit: 4, young: 1e4 };
+        let a = Configuration { dt: 0.01, n: 1, nit: 1, young: 1e3, thickness: None };
+        let b = Configuration { dt: 0.005, n: 2, nit: 4, young: 1e4, thickness: None };
         let plan = Plan::from_configurations(&s, Path::new("out"), "table", &[a, b, a]);
         assert_eq!(plan.files, vec![Path::new("out/gravity-floor-table.csv"), Path::new("out/gravity-wall-table.csv")]);
         // 2 scenes x 2 distinct configurations x 2 nu.

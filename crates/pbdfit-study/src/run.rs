@@ -5,7 +5,6 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use pbdfit_mesh::SceneSet;
 use pbdfit_pbd::RestStateBackend;
 use pbdfit_results::{FitRecord, FitStatus, SearchRecord, StudySummary};
 use rayon::prelude::*;
@@ -211,8 +210,13 @@ pub fn resume(
     let started = Instant::now();
     let out_dir = folder.path();
     // The reference's name for the layout: build one reference now (it is cached for the fits).
-    let first = study.scenes[0].scenes().first().ok_or_else(|| FitError::Internal("empty scene set".into()))?;
-    let reference_name = cache.reference(first, study.base.n, study.base.dt)?.describe();
+    let reference_name = match study.sheets.first() {
+        Some(sheet) => study.shell_reference(sheet)?.id().to_string(),
+        None => {
+            let first = study.scenes[0].scenes().first().ok_or_else(|| FitError::Internal("empty scene set".into()))?;
+            cache.reference(first, study.base.n, study.base.dt)?.describe()
+        }
+    };
     let layout = study.layout(&reference_name);
     let search = study.fit.search.name();
     check_settings(out_dir, &layout, search, &study.origin)?;
@@ -221,7 +225,11 @@ pub fn resume(
     let model = &study.kind.spec();
     let parameters: Vec<&str> = study.kind.parameters().iter().map(|p| p.name).collect();
     let scene_index = Plan::scene_index(study);
+    let sheet_masses = study.kind.sheet_masses().name().to_string();
     let mass_of = |scene: &str| {
+        if study.is_sheet() {
+            return study.scene_names().contains(&scene).then(|| sheet_masses.clone());
+        }
         study
             .scenes
             .iter()
@@ -230,6 +238,9 @@ pub fn resume(
             .map(|s| s.mass_model().name().to_string())
     };
     let reference_of = |scene: &str| {
+        if let Some(sheet) = study.sheets.iter().find(|s| s.name == scene) {
+            return study.shell_reference(sheet).ok().map(|r| r.id().to_string());
+        }
         study.scenes.iter().find(|s| s.name() == scene).map(|s| pbdfit_fit::reference_id(s, cache.overrides()))
     };
     let expected = store::Expected {
@@ -263,7 +274,7 @@ pub fn resume(
         let mut rows = HashMap::new();
         for r in rows_on_disk {
             if let Some(&si) = scene_index.get(r.scene.as_str()) {
-                let c = Configuration { dt: r.dt, n: r.n, nit: r.nit, young: r.young };
+                let c = Configuration { dt: r.dt, n: r.n, nit: r.nit, young: r.young, thickness: r.thickness };
                 let key = FitKey::new(si, &c, r.poisson);
                 known.entry(key).or_insert_with(|| r.clone());
                 rows.insert(key, r);
@@ -356,6 +367,11 @@ pub fn group_grids(
     grids: &mut HashMap<String, GridRestStates>,
 ) -> Result<(), FitError> {
     let settings = study.settings(f64::from_bits(dt_bits), n, nit);
+    if study.is_sheet() {
+        // A sheet's fit computes its own grid, as `pbdfit fit` does ([`fit_one`]): its body depends on
+        // the thickness as well as (dt, N, nit).
+        return Ok(());
+    }
     for &si in needed {
         for scene in study.scenes[si].scenes() {
             if grids.contains_key(&scene.name) {
@@ -406,7 +422,7 @@ pub fn run_task_from(
                 .cloned()
                 .or_else(|| fit.resumed_start.as_ref().map(|s| s.iter().map(|b| f64::from_bits(*b)).collect()))
         });
-        let record = fit_one(&study.scenes[fit.key.scene], &fit.key, study, cache, grids, start, rest);
+        let record = fit_one(&fit.key, study, cache, grids, start, rest);
         if record.status == FitStatus::Ok {
             computed.insert(fit.key, record.parameters.iter().map(|(_, v)| *v).collect());
         }
@@ -526,7 +542,6 @@ fn short(v: f64) -> String {
 /// One fit of a study, as a record (failed fits become failed records, never errors); it also starts
 /// from `neighbour` (its neighbour's parameters, given only with neighbour starts) where given.
 fn fit_one(
-    set: &SceneSet,
     key: &FitKey,
     study: &Study,
     cache: &PartCache,
@@ -537,9 +552,23 @@ fn fit_one(
     let start = Instant::now();
     let c = key.configuration();
     let nu = key.poisson();
-    let mass_model = set.scenes().first().map(|s| s.mass_model().name()).unwrap_or("lumped").to_string();
+    let sheet = study.sheets.get(key.scene);
+    let set = if sheet.is_some() { None } else { Some(&study.scenes[key.scene]) };
+    let (scene, mass_model, reference) = match (sheet, set) {
+        (Some(sheet), _) => (
+            sheet.name.clone(),
+            study.kind.sheet_masses().name().to_string(),
+            study.shell_reference(sheet).map(|r| r.id().to_string()).unwrap_or_default(),
+        ),
+        (None, Some(set)) => (
+            set.name().to_string(),
+            set.scenes().first().map(|s| s.mass_model().name()).unwrap_or("lumped").to_string(),
+            pbdfit_fit::reference_id(set, cache.overrides()),
+        ),
+        (None, None) => unreachable!("a key indexes a scene or a sheet"),
+    };
     let mut record = FitRecord {
-        scene: set.name().to_string(),
+        scene,
         experiment: String::new(),
         value: None,
         young: c.young,
@@ -561,15 +590,19 @@ fn fit_one(
         seconds: 0.0,
         status: FitStatus::Failed,
         message: String::new(),
-        reference: pbdfit_fit::reference_id(set, cache.overrides()),
+        reference,
+        thickness: c.thickness,
         search: (study.fit.search != Search::Pattern).then(|| SearchRecord {
             name: study.fit.search.name().to_string(),
             reached: 0,
             starts: 0,
         }),
     };
-    let outcome = study.problem(set, &c, nu, cache).and_then(|problem| {
-        let part_grids: Vec<&GridRestStates> = problem.parts.iter().map(|p| &grids[&p.scene]).collect();
+    let problem = match set {
+        Some(set) => study.problem(set, &c, nu, cache),
+        None => study.sheet_problem(sheet.expect("a sheet"), &c, nu),
+    };
+    let outcome = problem.and_then(|problem| {
         let with_start;
         let options = match neighbour.clone() {
             Some(at) => {
@@ -581,6 +614,11 @@ fn fit_one(
             }
             None => &study.fit,
         };
+        if set.is_none() {
+            // A sheet: `pbdfit fit`'s own path, its grid and search in one (`pbdfit_fit::fit`), on the CPU.
+            return pbdfit_fit::fit(&problem, options, &pbdfit_pbd::CpuBackend).map(|r| (problem.compound, r));
+        }
+        let part_grids: Vec<&GridRestStates> = problem.parts.iter().map(|p| &grids[&p.scene]).collect();
         fit_with_grid_from(&problem, &part_grids, options, rest).map(|r| (problem.compound, r))
     });
     match outcome {

@@ -348,6 +348,7 @@ mod tests {
             message: String::new(),
             reference: "linear static".into(),
             search: None,
+            thickness: None,
         }
     }
 

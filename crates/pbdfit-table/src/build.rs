@@ -38,7 +38,7 @@ pub fn node_configurations(def: &TableDef) -> Vec<Configuration> {
         for &dt in &a.dt {
             for &nit in &a.nit {
                 for &n in &a.n {
-                    out.push(Configuration { dt, n: n as usize, nit: nit as usize, young });
+                    out.push(Configuration { dt, n: n as usize, nit: nit as usize, young, thickness: None });
                 }
             }
         }
@@ -248,7 +248,7 @@ fn finish(
                 return Err(FitError::Interrupted { done: 0, total: 0 });
             }
             let node = &nodes[p.node];
-            let c = Configuration { dt: node.dt, n: node.n, nit: node.nit, young: node.young };
+            let c = Configuration { dt: node.dt, n: node.n, nit: node.nit, young: node.young, thickness: None };
             Ok(study.problem(set, &c, node.poisson, cache)?.evaluate(&p.values, None).error)
         })
         .collect();

@@ -99,6 +99,20 @@ impl TableDef {
             None => ModelKind::PBD,
         };
         let scene_name = file.scene.as_deref().unwrap_or("gravity");
+        let relative = Path::new(origin).parent().map(|d| d.join(scene_name)).filter(|p| p.exists());
+        let named = relative.map_or_else(|| scene_name.to_string(), |p| p.to_string_lossy().into_owned());
+        if pbdfit_mesh::SheetScene::names_sheet(&named) {
+            // A table's axes, its leave-one-out and `lookup` read a solid's scene set; a sheet's fits run in
+            // studies (`pbdfit study`), whose thickness axis a table has no axis for.
+            return Err(bad(
+                "scene",
+                format!(
+                    "`{scene_name}` is a sheet: tables take tetrahedral solids only (a table has no thickness \
+                     axis, and lookup and its refining fit read a solid scene); run a sheet's fits over dt, nit, N \
+                     and thickness as a study (`pbdfit study`, docs/sheets.md)"
+                ),
+            ));
+        }
         let set = SceneSet::load_from(scene_name, Path::new(origin))
             .map_err(|e| bad("scene", format!("`{scene_name}`: {e}")))?;
         let set = pbdfit_fit::with_resolved_masses(set, file.mass_model, Some(kind));
@@ -137,6 +151,7 @@ impl TableDef {
             description: file.description.clone(),
             origin: origin.to_string(),
             scenes: vec![set],
+            sheets: Vec::new(),
             mass_model: file.mass_model,
             kind,
             unbounded: false,
@@ -145,6 +160,7 @@ impl TableDef {
                 n: axes.n[0] as usize,
                 nit: axes.nit[0] as usize,
                 young: axes.young[0],
+                thickness: None,
             },
             poisson: axes.poisson.clone(),
             experiments: vec![Experiment { name: "table".into(), varies: None }],

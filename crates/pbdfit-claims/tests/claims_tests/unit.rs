@@ -39,7 +39,7 @@ fn layout() -> StudyLayout {
             experiment("dt", Some("dt"), vec![0.01, 0.005, 0.002]),
             experiment("n", Some("n"), vec![1.0, 2.0]),
         ],
-        base: BaseSettings { dt: 0.01, n: 1, nit: 1, young: 1e3 },
+        base: BaseSettings { dt: 0.01, n: 1, nit: 1, young: 1e3, thickness: None },
         poisson: vec![],
         grid: 21,
         min_step: 1e-4,
@@ -74,6 +74,7 @@ fn record(scene: &str, experiment: &str, value: Option<f64>, nu: f64, error: f64
         message: String::new(),
         reference: "linear static".into(),
         search: None,
+        thickness: None,
     }
 }
 

@@ -58,7 +58,7 @@ fn layout(
         mass_model: None,
         scenes,
         experiments,
-        base: BaseSettings { dt: 0.01, n: 1, nit: 1, young: 1e3 },
+        base: BaseSettings { dt: 0.01, n: 1, nit: 1, young: 1e3, thickness: None },
         poisson: NUS.to_vec(),
         grid: 21,
         min_step: 1e-4,
@@ -176,6 +176,7 @@ fn record(layout: &StudyLayout, scene: &str, e: &ExperimentLayout, value: Option
         message: String::new(),
         reference: "linear static".into(),
         search: None,
+        thickness: None,
     }
 }
 

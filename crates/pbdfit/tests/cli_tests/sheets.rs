@@ -1211,3 +1211,137 @@ fn a_closed_surface_keeps_its_volume_under_the_volume_constraint_and_an_open_one
         &["volume=on", "closed surface", "edge ["],
     );
 }
+
+/// A sheet study of cloth-xpbd on the hanging sheet at N 2: base and a thickness experiment.
+fn sheet_study(dir: &std::path::Path, scenes: &str, model: &str) -> std::path::PathBuf {
+    let text = format!(
+        r#"name = "sheet"
+scenes = {scenes}
+model = "{model}"
+[base]
+dt = 0.01
+n = 2
+nit = 4
+young = 2e6
+[poisson]
+from = 0.3
+to = 0.3
+step = 0.1
+[fit]
+search = "gradient"
+grid = 3
+[[experiment]]
+name = "base"
+[[experiment]]
+name = "h"
+parameter = "thickness"
+values = [2.5e-4, 1e-3]
+"#
+    );
+    let file = dir.join("sheet.toml");
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
+/// A study of a sheet runs each fit through `pbdfit fit`'s path: its row at h = 1 mm has the parameters
+/// and error `pbdfit fit --thickness 1e-3` gives, bit for bit (both print round-trip decimals); its rows
+/// are the same bytes (but the seconds) on 1 and 2 threads and after a run stopped after one fit and
+/// resumed; the CSV's last column is the thickness (the scene's 0.5 mm in the base row) and the
+/// experiment's setting is `thickness` in summary.json.
+#[test]
+fn a_sheet_study_fits_as_pbdfit_fit_does_on_any_thread_count_and_resumes() {
+    use crate::common::{files, rows_without_seconds};
+    let dir = scratch("sheet-study");
+    let file = sheet_study(&dir, r#"["hanging-sheet"]"#, "cloth-xpbd");
+    let run = |out: &std::path::Path, extra: &[&str]| {
+        let mut args = vec!["study", file.to_str().unwrap(), "--out", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        pbdfit(&args)
+    };
+    let (one, two, resumed) = (dir.join("one"), dir.join("two"), dir.join("resumed"));
+    let o = run(&one, &["--jobs", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&two, &["--jobs", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(rows_without_seconds(&one), rows_without_seconds(&two), "1 and 2 threads");
+    let o = run(&resumed, &["--jobs", "1", "--abort-after", "1"]);
+    assert!(!o.status.success(), "the run was aborted");
+    let o = run(&resumed, &["--jobs", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("1 resumed"), "{}", stdout(&o));
+    assert_eq!(rows_without_seconds(&one), rows_without_seconds(&resumed), "resumed");
+    let names: Vec<String> = files(&one).into_iter().map(|(n, _)| n).collect();
+    assert!(names.contains(&"hanging-sheet-h.csv".to_string()), "{names:?}");
+    let rows = pbdfit_results::read_records(&one.join("hanging-sheet-h.csv")).unwrap();
+    let base = pbdfit_results::read_records(&one.join("hanging-sheet-base.csv")).unwrap();
+    assert_eq!(base[0].thickness, Some(5e-4), "the scene's own thickness");
+    assert_eq!(base[0].reference, "corotational shell");
+    let header = std::fs::read_to_string(one.join("hanging-sheet-h.csv")).unwrap();
+    assert!(header.lines().next().unwrap().ends_with(",thickness"), "{header}");
+    let row = rows.iter().find(|r| r.thickness == Some(1e-3)).expect("the row at 1 mm");
+    assert_eq!(row.value, Some(1e-3));
+    let fit = json(&pbdfit(&[
+        "fit",
+        "--scene",
+        "hanging-sheet",
+        "--model",
+        "cloth-xpbd",
+        "--n",
+        "2",
+        "--dt",
+        "0.01",
+        "--nit",
+        "4",
+        "--young",
+        "2e6",
+        "--poisson",
+        "0.3",
+        "--thickness",
+        "1e-3",
+        "--search",
+        "gradient",
+        "--grid",
+        "3",
+        "--json",
+    ]));
+    for (name, value) in &row.parameters {
+        assert_eq!(fit["parameters"][name].as_f64().unwrap().to_bits(), value.to_bits(), "{name}");
+    }
+    assert_eq!(fit["error"].as_f64().unwrap().to_bits(), row.error.to_bits());
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(one.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["layout"]["experiments"][1]["setting"], "thickness", "{summary}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A study names the model and the scene when they take different bodies, before any fit: a solid's
+/// model on a sheet and a cloth model on a solid; solids and sheets in one file; a thickness experiment
+/// on solids; and a table over a sheet says what it lacks (exit 2 each, no results folder).
+#[test]
+fn a_study_of_the_wrong_body_is_refused_before_any_fit() {
+    let dir = scratch("sheet-study-refusals");
+    let out = dir.join("out");
+    for (scenes, model, words) in [
+        (r#"["hanging-sheet"]"#, "xpbd", &["`xpbd`", "hanging-sheet", "is a sheet"][..]),
+        (r#"["gravity-floor"]"#, "cloth-xpbd", &["`cloth-xpbd`", "gravity-floor", "tetrahedral solid"][..]),
+        // Solids and sheets in one file: the model refuses one of them.
+        (r#"["gravity-floor", "hanging-sheet"]"#, "cloth-xpbd", &["`cloth-xpbd`", "gravity-floor"][..]),
+    ] {
+        let file = sheet_study(&dir, scenes, model);
+        let o = pbdfit(&["study", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        crate::common::assert_input_error(&o, words);
+        assert!(!out.exists());
+    }
+    let file = sheet_study(&dir, r#"["gravity-floor"]"#, "xpbd");
+    let o = pbdfit(&["study", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    crate::common::assert_input_error(&o, &["experiment[1] `h`", "thickness", "solids"]);
+    let table = dir.join("table.toml");
+    std::fs::write(
+        &table,
+        "name = \"t\"\nmodel = \"cloth-xpbd\"\nscene = \"hanging-sheet\"\n[axes]\nyoung = [1e3]\npoisson = [0.3]\ndt = [0.01]\nnit = [1]\nn = [2]\n",
+    )
+    .unwrap();
+    let o = pbdfit(&["table", table.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    crate::common::assert_input_error(&o, &["hanging-sheet", "is a sheet", "tables take tetrahedral solids only"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
