@@ -72,6 +72,7 @@ mod projection;
 mod resolution;
 mod rest_state;
 mod sensitivity;
+mod static_tangent;
 mod system;
 mod tetrahedra;
 

@@ -136,7 +136,7 @@ pub(crate) trait ClothConstraint {
 }
 
 /// A constraint's 3 x 3 stiffness blocks over its (up to four) particles, row particle first (kg).
-pub(crate) type Blocks = [[nalgebra::Matrix3<f64>; 4]; 4];
+pub(crate) use crate::static_tangent::Blocks;
 
 /// The registry: each entry (its doc, then `file::Type => Constants`) declares a variant of [`ClothTerm`] carrying
 /// the kind's constants, its rest data on every body and its dispatch.
